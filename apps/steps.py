@@ -1,0 +1,9 @@
+"""The three-step "predict, then demonstrate" explorable (section 3.8).
+
+Serve with ``panel serve apps/steps.py``; every browser session runs this
+script and gets its own explorer.
+"""
+
+from attention_explorable.apps import steps_app
+
+steps_app().servable(title="3.8 注意力：一步一步建立直观")

@@ -1,0 +1,332 @@
+"""The three-step "predict, then demonstrate" explorable of section 3.8."""
+
+from __future__ import annotations
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.events import Tap
+from bokeh.models import ColumnDataSource
+
+from . import core, plots, scenarios, ui
+from .strings import DEFAULT_LANGUAGE, STRINGS, text
+
+_T_BOUNDS = (0.01, 10.0)
+_CURVE_T = np.geomspace(*_T_BOUNDS, 160)
+_STATE_PARAMS = scenarios.STATE_KEYS
+
+
+class StepsExplorer(pn.viewable.Viewer):
+    """Attention over two scalar values, replayed in three steps.
+
+    A student picks a step, predicts the output ``y``, presses
+    "演示本步" and watches the parameters move from the step's start to
+    its target state, then compares the result with the prediction. All
+    numbers come from :mod:`attention_explorable.core`:
+    ``a = softmax([s_1, s_2], T)``, ``y = a_1 v_1 + a_2 v_2``.
+
+    Parameters
+    ----------
+    step : int
+        Current step, 1-3 (see :data:`attention_explorable.scenarios.STEPS`).
+    score_1, score_diff : float
+        First score ``s_1`` and difference ``s_2 - s_1`` (dimensionless).
+    temperature : float
+        Softmax temperature ``T`` in [0.01, 10].
+    value_1, value_2 : float
+        The two scalar values ``v_1``, ``v_2``.
+    prediction : float or None
+        The student's predicted output ``y``; kept through the demonstration.
+
+    Raises
+    ------
+    ValueError
+        From ``param`` when a parameter is set outside its bounds; the
+        message names the parameter and the value.
+
+    References
+    ----------
+    Course section 3.8, "一步一步建立直观"; Definition 3.8.1 and
+    Proposition 3.8.1.
+    """
+
+    step = param.Integer(1, bounds=(1, 3), doc="Current step of section 3.8 (1, 2 or 3).")
+    score_1 = param.Number(0.0, bounds=(-50.0, 50.0), step=0.5,
+                           doc="First score s₁ (dimensionless).")
+    score_diff = param.Number(0.0, bounds=(-10.0, 10.0), step=0.1,
+                              doc="Score difference s₂ − s₁ (dimensionless).")
+    temperature = param.Number(1.0, bounds=_T_BOUNDS, step=0.01,
+                               doc="Softmax temperature T > 0: low sharpens, high flattens.")
+    value_1 = param.Number(2.0, bounds=(-20.0, 20.0), step=0.5, doc="First scalar value v₁.")
+    value_2 = param.Number(10.0, bounds=(-20.0, 20.0), step=0.5, doc="Second scalar value v₂.")
+    prediction = param.Number(None, allow_None=True, bounds=(-20.0, 20.0), step=0.1,
+                              doc="The student's prediction of the output y at the target state.")
+    revealed = param.Boolean(False, doc="True once this step has been demonstrated.")
+    animating = param.Boolean(False, doc="True while the demonstration is replaying.")
+    animate = param.Boolean(True, doc="Replay the demonstration in frames (False jumps to the target).")
+    frames = param.Integer(24, bounds=(1, 200), doc="Number of frames of the replay (40 ms each).")
+    language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
+                              doc="Language of the interface text.")
+
+    go_step_1 = param.Event(doc="Go to step 1 and reset to its start state.")
+    go_step_2 = param.Event(doc="Go to step 2 and reset to its start state.")
+    go_step_3 = param.Event(doc="Go to step 3 and reset to its start state.")
+    demonstrate = param.Event(doc="Replay the current step from its start to its target state.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        t = self._t
+        self._answer: float | None = None
+        self._callback = None
+        self._frame_states: list[dict] = []
+
+        self._values = ColumnDataSource({"x": [], "label": []})
+        self._interval = ColumnDataSource({"x0": [], "x1": []})
+        self._output = ColumnDataSource({"x": [], "label": []})
+        self._prediction = ColumnDataSource({"x": [], "label": []})
+        self._weights = ColumnDataSource({"name": ["a₁", "a₂"], "weight": [0.5, 0.5], "label": ["", ""]})
+        self._curve = ColumnDataSource({"t": [], "weight": []})
+        self._point = ColumnDataSource({"t": [], "weight": []})
+
+        self._line_fig = plots.number_line_figure(
+            self._values, self._interval, self._output, self._prediction, t("plot_number_line"),
+            {"interval": t("legend_interval"), "value": t("legend_value"),
+             "output": t("legend_output"), "prediction": t("legend_prediction")})
+        self._line_fig.on_event(Tap, self._on_tap)
+        self._weights_fig = plots.weights_figure(self._weights, t("plot_weights"), t("axis_weight"))
+        self._curve_fig = plots.temperature_curve_figure(
+            self._curve, self._point, t("plot_temperature_curve"), t("axis_temperature"),
+            t("axis_weight"), _T_BOUNDS)
+
+        self._question = pn.pane.HTML("", css_classes=["ae-question"], margin=(0, 5))
+        self._readouts = ui.readout("ae-readouts")
+        self._formula = ui.readout("ae-formula")
+        self._naive = ui.readout("ae-naive")
+        self._result = ui.readout("ae-result")
+        self._error = pn.pane.HTML("", css_classes=["ae-error"], visible=False)
+
+        self._controls = self._build_controls()
+        self._update()
+        self._update_step_text()
+
+    # --- text ------------------------------------------------------------
+    def _t(self, key, **fmt):
+        return text(key, self.language, **fmt)
+
+    # --- widgets (all from parameters) -------------------------------------
+    def _build_controls(self):
+        t = self._t
+        step_buttons = [
+            pn.widgets.Button.from_param(getattr(self.param, f"go_step_{n}"),
+                                         name=t("step_button", n=n), css_classes=[f"ae-step-{n}"],
+                                         color="primary" if n == self.step else "default",
+                                         sizing_mode="stretch_width")
+            for n in (1, 2, 3)
+        ]
+        self._step_buttons = step_buttons
+        self._demo_button = pn.widgets.Button.from_param(
+            self.param.demonstrate, name=t("demonstrate"), css_classes=["ae-demonstrate"],
+            color="success", sizing_mode="stretch_width")
+
+        def slider(name, css, **kw):
+            return pn.widgets.EditableFloatSlider.from_param(
+                getattr(self.param, name), name=t(name), css_classes=[css],
+                sizing_mode="stretch_width", **kw)
+
+        return {
+            "steps": pn.Row(*step_buttons, sizing_mode="stretch_width"),
+            "prediction": pn.widgets.FloatInput.from_param(
+                self.param.prediction, name=t("prediction"), css_classes=["ae-prediction"],
+                placeholder="?", sizing_mode="stretch_width"),
+            "demonstrate": self._demo_button,
+            "score_diff": slider("score_diff", "ae-score-diff"),
+            "temperature": slider("temperature", "ae-temperature", format="0.00"),
+            "value_1": slider("value_1", "ae-value-1"),
+            "value_2": slider("value_2", "ae-value-2"),
+            "score_1": slider("score_1", "ae-score-1"),
+        }
+
+    # --- navigation and replay ---------------------------------------------
+    def go_to_step(self, number: int) -> None:
+        """Go to step ``number`` (1-3) and reset to its start state.
+
+        Raises
+        ------
+        ValueError
+            If ``number`` is not 1, 2 or 3.
+        """
+        step = scenarios.get_step(number)
+        self._stop_animation()
+        self._answer = None
+        self.param.update(step=number, prediction=None, revealed=False, **step.start)
+        for n, button in enumerate(self._step_buttons, start=1):
+            button.color = "primary" if n == number else "default"
+        self._update_step_text()
+
+    @param.depends("go_step_1", watch=True)
+    def _on_go_1(self):
+        self.go_to_step(1)
+
+    @param.depends("go_step_2", watch=True)
+    def _on_go_2(self):
+        self.go_to_step(2)
+
+    @param.depends("go_step_3", watch=True)
+    def _on_go_3(self):
+        self.go_to_step(3)
+
+    @param.depends("demonstrate", watch=True)
+    def _on_demonstrate(self):
+        if self.animating:
+            return
+        step = scenarios.get_step(self.step)
+        self._answer = step.expected_output()
+        self.revealed = False
+        if self.animate and self.frames > 1 and pn.state.curdoc is not None \
+                and pn.state.curdoc.session_context is not None:
+            self._frame_states = [
+                scenarios.interpolate(step.start, step.target, i / (self.frames - 1))
+                for i in range(self.frames)
+            ]
+            self.param.update(animating=True, **self._frame_states.pop(0))
+            self._demo_button.name = self._t("demonstrating")
+            self._callback = pn.state.add_periodic_callback(
+                self._next_frame, period=40, count=len(self._frame_states))
+        else:
+            self.param.update(revealed=True, **step.target)
+        self._update_step_text()
+
+    def _next_frame(self):
+        if not self._frame_states:
+            return
+        state = self._frame_states.pop(0)
+        if self._frame_states:
+            self.param.update(**state)
+        else:
+            self._callback = None
+            self._demo_button.name = self._t("demonstrate")
+            self.param.update(animating=False, revealed=True, **state)
+            self._update_step_text()
+
+    def _stop_animation(self):
+        if self._callback is not None:
+            self._callback.stop()
+            self._callback = None
+        self._frame_states = []
+        if self.animating:
+            self.animating = False
+            self._demo_button.name = self._t("demonstrate")
+
+    def _on_tap(self, event):
+        lo, hi = self.param.prediction.bounds
+        self.prediction = round(min(max(float(event.x), lo), hi), 2)
+
+    # --- the one updater ----------------------------------------------------
+    def _state(self) -> dict:
+        return {k: getattr(self, k) for k in _STATE_PARAMS}
+
+    @param.depends(*_STATE_PARAMS, "prediction", "revealed", watch=True)
+    def _update(self):
+        t, f = self._t, ui.format_number
+        try:
+            res = scenarios.outcome(self._state())
+        except ValueError as exc:  # defensive: the widgets' bounds make this unreachable
+            self._error.object = f"{t('error_prefix')}{exc}"
+            self._error.visible = True
+            return
+        self._error.visible = False
+        (s1, s2), (a1, a2), y = res["scores"], res["weights"], res["output"]
+        v1, v2, temp = self.value_1, self.value_2, self.temperature
+
+        self._values.data = {"x": [v1, v2], "label": [f"v₁={v1:g}", f"v₂={v2:g}"]}
+        self._interval.data = {"x0": [res["interval"][0]], "x1": [res["interval"][1]]}
+        self._output.data = {"x": [y], "label": [f"y={y:.2f}"]}
+        pred = self.prediction
+        self._prediction.data = ({"x": [pred], "label": [f"{pred:g}"]} if pred is not None
+                                 else {"x": [], "label": []})
+        xs = [v1, v2, y] + ([pred] if pred is not None else [])
+        pad = max(1.0, 0.12 * (max(xs) - min(xs)))
+        self._line_fig.x_range.update(start=min(xs) - pad, end=max(xs) + pad)
+
+        self._weights.data = {"name": ["a₁", "a₂"], "weight": [a1, a2],
+                              "label": [f"{a1:.4f}", f"{a2:.4f}"]}
+        big = 1 if s2 >= s1 else 0
+        gap = abs(s2 - s1)
+        curve = core.softmax(np.stack([np.zeros_like(_CURVE_T), gap / _CURVE_T], axis=1))
+        self._curve.data = {"t": _CURVE_T, "weight": curve[:, 1]}
+        self._point.data = {"t": [temp], "weight": [res["weights"][big]]}
+
+        self._readouts.object = (
+            "<table>"
+            f"<tr><td class='ae-kind'>{t('readout_scores')}</td>"
+            f"<td class='ae-score-1'>s₁ = {f(s1, 2)}</td><td class='ae-score-2'>s₂ = {f(s2, 2)}</td></tr>"
+            f"<tr><td class='ae-kind'>{t('readout_temperature')}</td>"
+            f"<td class='ae-temperature-readout' colspan='2'>T = {f(temp, 2)}</td></tr>"
+            f"<tr><td class='ae-kind'>{t('readout_weights')}</td>"
+            f"<td class='ae-weight-1'>a₁ = {f(a1)}</td><td class='ae-weight-2'>a₂ = {f(a2)}</td></tr>"
+            f"<tr><td class='ae-kind'>{t('readout_output')}</td>"
+            f"<td class='ae-output' colspan='2'>y = {f(y)}</td></tr>"
+            "</table>"
+        )
+        self._formula.object = (
+            f"<div class='ae-kind'>{t('formula_label')} · {t('stable_label')}</div>"
+            f"a₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)"
+            f" = 1 / (1 + e<sup>−(s₂−s₁)/T</sup>)"
+            f" = 1 / (1 + e<sup>−({f(s2 - s1, 2)})/{f(temp, 2)}</sup>) = {f(a2)}<br>"
+            f"y = a₁·v₁ + a₂·v₂ = {f(a1)} × {v1:g} + {f(a2)} × {v2:g} = {f(y)}"
+        )
+        self._naive.object = self._naive_html(res)
+        if self.revealed and self._answer is not None:
+            true = self._answer
+            msg = (t("result_with_prediction", pred=f"{pred:g}", true=f(true, 2), gap=f(abs(pred - true), 2))
+                   if pred is not None else t("result_no_prediction", true=f(true, 2)))
+        else:
+            msg = t("result_pending")
+        self._result.object = f"<b>{t('result_label')}</b>：{msg}"
+
+    def _naive_html(self, res) -> str:
+        t, f = self._t, ui.format_number
+        scores, temp = res["scores"], self.temperature
+        with np.errstate(all="ignore"):
+            exps = np.exp(scores / temp)
+        naive = res["naive_weights"]
+        if np.isinf(exps).any():
+            status = t("naive_overflow")
+        elif not exps.any():
+            status = t("naive_underflow")
+        else:
+            status = t("naive_ok")
+        bad = "ae-error" if np.isnan(naive).any() else ""
+        return (
+            f"<div class='ae-kind'>{t('naive_label')}</div>"
+            f"e<sup>s₁/T</sup> = {f(exps[0], 3)}, e<sup>s₂/T</sup> = {f(exps[1], 3)} → "
+            f"<span class='{bad}'>a₁ = {f(naive[0])}, a₂ = {f(naive[1])}</span> · {status}<br>"
+            f"<span class='ae-kind'>{t('stable_label')}</span>: a₁ = {f(res['weights'][0])}, "
+            f"a₂ = {f(res['weights'][1])}"
+        )
+
+    def _update_step_text(self):
+        step = scenarios.get_step(self.step)
+        explain = f"<p class='ae-explain'>{self._t(step.explain_key)}</p>" if self.revealed else ""
+        self._question.object = (
+            f"<h3 style='margin:4px 0'>{self._t(step.title_key)}</h3>"
+            f"<p>{self._t(step.question_key)}</p>{explain}"
+        )
+        self._curve_fig.visible = self.step == 3
+        self._naive.visible = self.step == 3
+
+    # --- layout only ----------------------------------------------------------
+    def __panel__(self):
+        c = self._controls
+        hint = pn.pane.HTML(f"<small>{self._t('prediction_hint')}</small>", margin=(0, 5))
+        left = pn.Column(
+            c["steps"], self._question, hint, c["prediction"], c["demonstrate"], self._result,
+            c["score_diff"], c["temperature"], c["value_1"], c["value_2"], c["score_1"],
+            self._error, styles={"flex": "1 1 330px", "max-width": "440px", "min-width": "0"},
+        )
+        right = pn.Column(
+            self._readouts, self._line_fig, self._weights_fig, self._curve_fig,
+            self._formula, self._naive, styles={"flex": "2 1 480px", "min-width": "0"},
+        )
+        return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",
+                          css_classes=["ae-steps"], styles={"gap": "12px"})

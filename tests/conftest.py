@@ -1,0 +1,146 @@
+"""Shared fixtures: a served app on a free port, and Debian's Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("AE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-sync",
+]
+ARTIFACTS = ROOT / "artifacts"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServedApp:
+    """A ``panel serve`` subprocess on a free port, stopped on close."""
+
+    def __init__(self, *app_files: str, extra_args: tuple[str, ...] = ()):
+        self.port = free_port()
+        self.names = [Path(a).stem for a in app_files]
+        self.log = ARTIFACTS / f"serve-{'-'.join(self.names)}-{self.port}.log"
+        ARTIFACTS.mkdir(exist_ok=True)
+        self._log_file = open(self.log, "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "panel", "serve", *[str(ROOT / a) for a in app_files],
+             "--port", str(self.port), "--address", "127.0.0.1",
+             "--allow-websocket-origin", f"127.0.0.1:{self.port}", *extra_args],
+            cwd=ROOT, stdout=self._log_file, stderr=subprocess.STDOUT,
+        )
+        self._wait()
+
+    def url(self, name: str | None = None) -> str:
+        return f"http://127.0.0.1:{self.port}/{name or self.names[0]}"
+
+    def _wait(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"panel serve exited early: {self.log.read_text()}")
+            try:
+                with urllib.request.urlopen(self.url(), timeout=5) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError(f"panel serve did not answer within {timeout} s: {self.log.read_text()}")
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+        self._log_file.close()
+
+
+def _browser_or_skip():
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        reason = f"Chromium not found at {CHROMIUM}"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{reason}; under CI=true browser tests must run", pytrace=False)
+        pytest.skip(reason)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"playwright is not installed: {exc}", pytrace=False)
+        pytest.skip(f"playwright is not installed: {exc}")
+    return sync_playwright
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """A headless Debian Chromium driven by Playwright (session-wide)."""
+    sync_playwright = _browser_or_skip()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class StudentPage:
+    """A page plus the console errors and page errors it produced."""
+
+    def __init__(self, browser, width: int = 1280, height: int = 900):
+        self.context = browser.new_context(viewport={"width": width, "height": height},
+                                           locale="zh-CN")
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def open(self, url: str, ready_selector: str) -> None:
+        self.page.goto(url, wait_until="load")
+        self.page.wait_for_selector(ready_selector, timeout=30_000)
+
+    def screenshot(self, name: str) -> Path:
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+    def assert_clean(self) -> None:
+        body = self.page.inner_text("body")
+        assert "Traceback" not in body, body[:2000]
+        assert not self.errors, self.errors
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def student(chromium):
+    pages = []
+
+    def make(width: int = 1280, height: int = 900) -> StudentPage:
+        p = StudentPage(chromium, width, height)
+        pages.append(p)
+        return p
+
+    yield make
+    for p in pages:
+        p.close()
