@@ -67,6 +67,12 @@ class ServedApp:
                 time.sleep(0.3)
         raise RuntimeError(f"panel serve did not answer within {timeout} s: {self.log.read_text()}")
 
+    def assert_clean_log(self) -> None:
+        """Fail if the server logged a traceback or an error."""
+        self._log_file.flush()
+        log = self.log.read_text()
+        assert "Traceback" not in log and " ERROR " not in log, log[-4000:]
+
     def close(self) -> None:
         self.proc.terminate()
         try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import panel as pn
 import param
@@ -61,6 +63,7 @@ class StepsExplorer(pn.viewable.Viewer):
     value_2 = param.Number(10.0, bounds=(-20.0, 20.0), step=0.5, doc="Second scalar value v₂.")
     prediction = param.Number(None, allow_None=True, bounds=(-20.0, 20.0), step=0.1,
                               doc="The student's prediction of the output y at the target state.")
+    prediction_text = param.String("", doc="The prediction as typed; parsed into `prediction`.")
     revealed = param.Boolean(False, doc="True once this step has been demonstrated.")
     animating = param.Boolean(False, doc="True while the demonstration is replaying.")
     animate = param.Boolean(True, doc="Replay the demonstration in frames (False jumps to the target).")
@@ -77,6 +80,7 @@ class StepsExplorer(pn.viewable.Viewer):
         super().__init__(**params)
         t = self._t
         self._answer: float | None = None
+        self._prediction_error = ""
         self._callback = None
         self._frame_states: list[dict] = []
 
@@ -135,8 +139,8 @@ class StepsExplorer(pn.viewable.Viewer):
 
         return {
             "steps": pn.Row(*step_buttons, sizing_mode="stretch_width"),
-            "prediction": pn.widgets.FloatInput.from_param(
-                self.param.prediction, name=t("prediction"), css_classes=["ae-prediction"],
+            "prediction": pn.widgets.TextInput.from_param(
+                self.param.prediction_text, name=t("prediction"), css_classes=["ae-prediction"],
                 placeholder="?", sizing_mode="stretch_width"),
             "demonstrate": self._demo_button,
             "score_diff": slider("score_diff", "ae-score-diff"),
@@ -158,7 +162,7 @@ class StepsExplorer(pn.viewable.Viewer):
         step = scenarios.get_step(number)
         self._stop_animation()
         self._answer = None
-        self.param.update(step=number, prediction=None, revealed=False, **step.start)
+        self.param.update(step=number, prediction_text="", revealed=False, **step.start)
         for n, button in enumerate(self._step_buttons, start=1):
             button.color = "primary" if n == number else "default"
         self._update_step_text()
@@ -219,7 +223,29 @@ class StepsExplorer(pn.viewable.Viewer):
 
     def _on_tap(self, event):
         lo, hi = self.param.prediction.bounds
-        self.prediction = round(min(max(float(event.x), lo), hi), 2)
+        self.prediction_text = f"{min(max(float(event.x), lo), hi):.2f}"
+
+    @param.depends("prediction_text", watch=True)
+    def _parse_prediction(self):
+        raw = self.prediction_text.strip().replace("，", ".").replace(",", ".")
+        lo, hi = self.param.prediction.bounds
+        if not raw:
+            self._prediction_error = ""
+            self.prediction = None
+            return
+        try:
+            value = float(raw)
+            if not lo <= value <= hi:
+                raise ValueError
+        except ValueError:
+            self._prediction_error = self._t("prediction_invalid", raw=html.escape(self.prediction_text),
+                                             lo=f"{lo:g}", hi=f"{hi:g}")
+            if self.prediction is None:
+                self.param.trigger("prediction")
+            self.prediction = None
+            return
+        self._prediction_error = ""
+        self.prediction = value
 
     # --- the one updater ----------------------------------------------------
     def _state(self) -> dict:
@@ -227,6 +253,12 @@ class StepsExplorer(pn.viewable.Viewer):
 
     @param.depends(*_STATE_PARAMS, "prediction", "revealed", watch=True)
     def _update(self):
+        # Panel runs button events without the Bokeh document lock; unlocked()
+        # holds and dispatches the raw Bokeh model changes safely either way.
+        with pn.io.unlocked():
+            self._push()
+
+    def _push(self):
         t, f = self._t, ui.format_number
         try:
             res = scenarios.outcome(self._state())
@@ -234,7 +266,6 @@ class StepsExplorer(pn.viewable.Viewer):
             self._error.object = f"{t('error_prefix')}{exc}"
             self._error.visible = True
             return
-        self._error.visible = False
         (s1, s2), (a1, a2), y = res["scores"], res["weights"], res["output"]
         v1, v2, temp = self.value_1, self.value_2, self.temperature
 
@@ -249,7 +280,7 @@ class StepsExplorer(pn.viewable.Viewer):
         self._line_fig.x_range.update(start=min(xs) - pad, end=max(xs) + pad)
 
         self._weights.data = {"name": ["a₁", "a₂"], "weight": [a1, a2],
-                              "label": [f"{a1:.4f}", f"{a2:.4f}"]}
+                              "label": [ui.format_number(a1, html=False), ui.format_number(a2, html=False)]}
         big = 1 if s2 >= s1 else 0
         gap = abs(s2 - s1)
         curve = core.softmax(np.stack([np.zeros_like(_CURVE_T), gap / _CURVE_T], axis=1))
@@ -283,6 +314,8 @@ class StepsExplorer(pn.viewable.Viewer):
         else:
             msg = t("result_pending")
         self._result.object = f"<b>{t('result_label')}</b>：{msg}"
+        self._error.object = self._prediction_error
+        self._error.visible = bool(self._prediction_error)
 
     def _naive_html(self, res) -> str:
         t, f = self._t, ui.format_number
@@ -312,7 +345,8 @@ class StepsExplorer(pn.viewable.Viewer):
             f"<h3 style='margin:4px 0'>{self._t(step.title_key)}</h3>"
             f"<p>{self._t(step.question_key)}</p>{explain}"
         )
-        self._curve_fig.visible = self.step == 3
+        with pn.io.unlocked():
+            self._curve_fig.visible = self.step == 3
         self._naive.visible = self.step == 3
 
     # --- layout only ----------------------------------------------------------
@@ -320,9 +354,10 @@ class StepsExplorer(pn.viewable.Viewer):
         c = self._controls
         hint = pn.pane.HTML(f"<small>{self._t('prediction_hint')}</small>", margin=(0, 5))
         left = pn.Column(
-            c["steps"], self._question, hint, c["prediction"], c["demonstrate"], self._result,
+            c["steps"], self._question, hint, c["prediction"], self._error, c["demonstrate"],
+            self._result,
             c["score_diff"], c["temperature"], c["value_1"], c["value_2"], c["score_1"],
-            self._error, styles={"flex": "1 1 330px", "max-width": "440px", "min-width": "0"},
+            styles={"flex": "1 1 330px", "max-width": "440px", "min-width": "0"},
         )
         right = pn.Column(
             self._readouts, self._line_fig, self._weights_fig, self._curve_fig,

@@ -20,7 +20,7 @@ CSS = """
 """
 
 
-def format_number(x: float, digits: int = 4) -> str:
+def format_number(x: float, digits: int = 4, html: bool = True) -> str:
     """Format a readout number as HTML: fixed decimals, scientific when tiny.
 
     NaN and infinities are written as ``NaN``, ``∞`` and ``−∞``.
@@ -34,6 +34,8 @@ def format_number(x: float, digits: int = 4) -> str:
         return "∞" if x > 0 else "−∞"
     if x != 0.0 and abs(x) < 0.5 * 10.0 ** (-digits):
         mantissa, exponent = f"{x:.1e}".split("e")
+        if not html:
+            return f"{mantissa}e{int(exponent)}"
         return f"{mantissa}×10<sup>{int(exponent)}</sup>"
     s = f"{x:.{digits}f}"
     return "0." + "0" * digits if s.startswith("-") and float(s) == 0.0 else s

@@ -1,0 +1,101 @@
+"""A student works through the three steps in Chromium."""
+
+import re
+
+import pytest
+
+from attention_explorable import scenarios
+
+pytestmark = pytest.mark.browser
+
+
+_SHADOW_TEXT = """e => e.shadowRoot
+    ? Array.from(e.shadowRoot.children).filter(c => !['STYLE', 'LINK'].includes(c.tagName))
+        .map(c => c.innerText).join('\\n')
+    : e.innerText"""
+
+
+def text_of(page, css: str) -> str:
+    """Visible text of the first element matching ``css``, shadow DOM included."""
+    return page.locator(css).first.evaluate(_SHADOW_TEXT)
+
+
+def readout_number(page, css: str) -> float:
+    txt = text_of(page, css)
+    m = re.search(r"=\s*(-?[0-9.]+)", txt)
+    assert m, f"no number in {css}: {txt!r}"
+    return float(m.group(1))
+
+
+def wait_text(page, css: str, pattern: str, timeout: float = 15_000) -> None:
+    page.locator(css).filter(has_text=re.compile(pattern)).first.wait_for(timeout=timeout)
+
+
+def test_student_does_all_three_steps(steps_server, student):
+    s = student()
+    page = s.page
+    s.open(steps_server.url(), ".ae-output")
+    assert readout_number(page, ".ae-output") == pytest.approx(6.0)
+
+    # Step 1: predict the midpoint, demonstrate, read the check.
+    page.locator(".ae-prediction input").fill("6")
+    page.locator(".ae-prediction input").press("Enter")
+    page.locator(".ae-demonstrate button").click()
+    wait_text(page, ".ae-result", r"实际 y = 6\.00；相差 0\.00")
+    assert readout_number(page, ".ae-weight-1") == pytest.approx(0.5)
+
+    # Step 2: predict 8, demonstrate; the output moves towards 10 but stays below it.
+    page.locator(".ae-step-2 button").click()
+    wait_text(page, ".ae-result", "先预测")
+    page.locator(".ae-prediction input").fill("八")
+    page.locator(".ae-prediction input").press("Enter")
+    wait_text(page, ".ae-error", "预测必须是 -20 到 20 之间的数字，收到的是「八」")
+    page.locator(".ae-prediction input").fill("8")
+    page.locator(".ae-prediction input").press("Enter")
+    page.locator(".ae-demonstrate button").click()
+    expected = scenarios.get_step(2).expected_output()
+    wait_text(page, ".ae-result", rf"实际 y = {expected:.2f}；相差 {abs(8 - expected):.2f}")
+    assert readout_number(page, ".ae-output") == pytest.approx(expected, abs=1e-4)
+    assert readout_number(page, ".ae-weight-2") == pytest.approx(0.8808, abs=1e-4)
+    s.screenshot("steps-step2-1280")
+
+    # Controls stay free: one key press on the score-difference slider.
+    handle = page.locator(".ae-score-diff .noUi-handle").first
+    handle.focus()
+    handle.press("ArrowRight")
+    wait_text(page, ".ae-score-2", r"s₂ = 2\.10")
+    assert readout_number(page, ".ae-weight-2") == pytest.approx(0.8909, abs=1e-4)
+
+    # Step 3: lower the temperature to 0.02; the naive formula overflows.
+    page.locator(".ae-step-3 button").click()
+    wait_text(page, ".ae-score-1", r"s₁ = 20\.00")
+    page.locator(".ae-demonstrate button").click()
+    wait_text(page, ".ae-result", r"实际 y = 10\.00")
+    wait_text(page, ".ae-temperature-readout", r"T = 0\.02")
+    naive = text_of(page, ".ae-naive")
+    assert "NaN" in naive and "∞" in naive
+    s.screenshot("steps-step3-1280")
+
+    # Drag the temperature handle to the far right: T = 10, weights near the average.
+    box = page.locator(".ae-temperature .noUi-base").first.bounding_box()
+    h = page.locator(".ae-temperature .noUi-handle").first.bounding_box()
+    page.mouse.move(h["x"] + h["width"] / 2, h["y"] + h["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] + 40, h["y"] + h["height"] / 2, steps=8)
+    page.mouse.up()
+    wait_text(page, ".ae-temperature-readout", r"T = 10\.00")
+    assert readout_number(page, ".ae-weight-2") == pytest.approx(0.5498, abs=1e-4)
+    assert "NaN" not in text_of(page, ".ae-naive").split("\n")[1]
+    s.assert_clean()
+    steps_server.assert_clean_log()
+
+
+def test_phone_width_has_no_horizontal_scroll(steps_server, student):
+    s = student(width=390, height=844)
+    s.open(steps_server.url(), ".ae-output")
+    page = s.page
+    page.wait_for_timeout(500)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 392, width
+    s.screenshot("steps-390")
+    s.assert_clean()
