@@ -10,15 +10,21 @@ from collections.abc import Callable
 
 import panel as pn
 
-from . import ui
+from . import serving, ui
 from .strings import text
+
+
+def _page_setup() -> None:
+    """Per-process setup shared by every app: extension, CSS, fast path."""
+    serving.enable_fast_path()
+    ui.extension()
 
 
 def steps_app(language: str = "zh") -> pn.viewable.Viewable:
     """The three-step explorable of section 3.8 on a page of its own."""
     from .steps import StepsExplorer
 
-    ui.extension()
+    _page_setup()
     return pn.Column(
         pn.pane.HTML(f"<h1 style='margin:8px 5px'>{text('steps_heading', language)}</h1>"),
         StepsExplorer(language=language),

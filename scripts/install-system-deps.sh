@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the browser tests need, only where missing:
+# Chromium (driven by Playwright; its own browser download does not work
+# offline) and CJK fonts (so Chinese text renders in screenshots).
+set -euo pipefail
+need=()
+[ -x /usr/bin/chromium ] || need+=(chromium)
+dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need+=(fonts-noto-cjk)
+if [ ${#need[@]} -eq 0 ]; then
+  echo "system dependencies present: chromium, fonts-noto-cjk"
+  exit 0
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "installing ${need[*]} with apt-get"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"

@@ -1,0 +1,95 @@
+"""Command-line interface: ``attention-explorable serve`` and ``list``.
+
+Examples
+--------
+Serve every app on port 5006 of this machine and open a browser::
+
+    attention-explorable serve --show
+
+Serve a classroom on the local network::
+
+    attention-explorable serve --address 0.0.0.0 --port 8080 --allow-websocket-origin '*'
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import socket
+import sys
+
+from .apps import APPS
+
+PROG = "attention-explorable"
+
+
+def port_in_use(address: str, port: int) -> bool:
+    """True if ``port`` cannot be bound on ``address`` (0 means any free port)."""
+    if port == 0:
+        return False
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((address, port))
+        except OSError as exc:
+            if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+                return True
+            raise
+    return False
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Interactive attention explorables (course sections 3.7 and 3.8).")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="serve every app: " + ", ".join(APPS))
+    serve.add_argument("--port", type=int, default=5006, help="port to listen on (default 5006)")
+    serve.add_argument("--address", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1; 0.0.0.0 for a classroom)")
+    serve.add_argument("--show", action="store_true", help="open the first app in a browser")
+    serve.add_argument("--allow-websocket-origin", action="append", default=None, metavar="HOST[:PORT]",
+                       help="extra origin allowed to connect (repeatable; '*' allows any)")
+    serve.add_argument("--num-procs", type=int, default=1,
+                       help="number of worker processes (0 = one per core; needs sticky sessions behind a proxy)")
+    sub.add_parser("list", help="list the apps and their URLs")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``attention-explorable`` console script.
+
+    Returns the process exit code: 0 on success, 2 on a usage error such as
+    a port that is already taken.
+    """
+    args = _parser().parse_args(argv)
+    if args.command == "list":
+        for name, builder in APPS.items():
+            print(f"/{name}\t{(builder.__doc__ or '').strip().splitlines()[0]}")
+        return 0
+
+    if not 0 <= args.port <= 65535:
+        print(f"{PROG}: error: --port must be between 0 and 65535, got {args.port}", file=sys.stderr)
+        return 2
+    if port_in_use(args.address, args.port):
+        print(f"{PROG}: error: port {args.port} on {args.address} is already in use; "
+              f"choose another with --port", file=sys.stderr)
+        return 2
+
+    import panel as pn
+
+    from . import serving
+
+    serving.enable_fast_path()
+    origins = args.allow_websocket_origin or [f"{h}:{args.port}" for h in ("localhost", "127.0.0.1", args.address)]
+    print(f"{PROG}: serving " + ", ".join(f"http://{args.address}:{args.port}/{n}" for n in APPS), flush=True)
+    pn.serve(
+        dict(APPS), port=args.port, address=args.address, show=args.show,
+        websocket_origin=origins, num_procs=args.num_procs, title={n: f"{n} · attention" for n in APPS},
+        start=True,
+    )
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
