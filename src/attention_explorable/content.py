@@ -1,0 +1,288 @@
+"""The course text: read ``content/*.md`` and render it with explorables inline.
+
+File format
+-----------
+Each section is one Markdown file with front matter (``id``, ``title``,
+``order``). Inline math is ``$...$``, display math ``$$...$$``. Special
+blocks open with a line ``:::NAME args`` and close with a line ``:::``:
+
+* ``:::explorable NAME`` - an explorable placed here (body: a caption);
+* ``:::exercise ID kind=number|choice|text answer=... tol=...`` - body: the
+  question, then ``---options`` (choice), ``---hint``, ``---answer``;
+* ``:::proof TITLE`` - a collapsible proof;
+* ``:::definition TITLE`` / ``:::proposition TITLE`` - boxed statements;
+* ``:::lean TITLE`` - Lean 4 source, shown as code with a note that this
+  project does not compile it;
+* ``:::video url=URL`` - a lecture video that loads nothing until clicked.
+
+Math
+----
+Panel's Markdown pane hands ``$$...$$`` to Bokeh's bundled MathJax but shows
+inline ``$...$`` as raw text. Here the text is parsed with markdown-it and
+its ``dollarmath`` plugin, and every math span is written out as ``\\(...\\)``
+(inline) or ``\\[...\\]`` (display), delimiters that the same bundled MathJax
+typesets in the browser, with no network access. A dollar sign followed by
+a space, or a closing one followed by a digit, is not math, so ``$5`` stays text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from .strings import text as _text
+
+#: Where the section files live: the repository's ``content/`` folder.
+CONTENT_DIR = Path(__file__).resolve().parents[2] / "content"
+
+BLOCK_KINDS = ("explorable", "exercise", "proof", "definition", "proposition", "lean", "video")
+
+
+@dataclass(frozen=True, eq=False)
+class Block:
+    """One piece of a section: Markdown text or a special block.
+
+    Attributes
+    ----------
+    kind : str
+        ``"markdown"`` or one of :data:`BLOCK_KINDS`.
+    body : str
+        Markdown text (or Lean source for ``lean``).
+    args : tuple of str
+        Positional words after the block name (e.g. the explorable's name,
+        the exercise id, a title).
+    options : dict
+        ``key=value`` words after the block name.
+    parts : dict
+        For exercises: ``question``, ``options``, ``hint``, ``answer``.
+    """
+
+    kind: str
+    body: str = ""
+    args: tuple = ()
+    options: dict = field(default_factory=dict)
+    parts: dict = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        return " ".join(self.args)
+
+
+@dataclass(frozen=True)
+class Section:
+    """A section of the course: front matter plus its blocks."""
+
+    id: str
+    title: str
+    order: int
+    blocks: tuple
+    path: Path
+
+    def headings(self) -> list[tuple[str, str]]:
+        """``(anchor, text)`` of every ``##`` heading, in order."""
+        out = []
+        for block in self.blocks:
+            if block.kind == "markdown":
+                for line in block.body.splitlines():
+                    if line.startswith("## "):
+                        title = line[3:].strip()
+                        out.append((anchor(self.id, title), title))
+        return out
+
+    def exercises(self) -> list[Block]:
+        return [b for b in self.blocks if b.kind == "exercise"]
+
+
+class ContentError(ValueError):
+    """A content file does not follow the format (the message names file and line)."""
+
+
+def anchor(section_id: str, heading: str) -> str:
+    """A stable HTML id for a heading of a section."""
+    slug = re.sub(r"[^\w]+", "-", heading, flags=re.UNICODE).strip("-").lower()
+    return f"{section_id}--{slug}"
+
+
+# --- parsing -------------------------------------------------------------------
+
+_OPEN = re.compile(r"^:::(\w+)\s*(.*)$")
+
+
+def parse_section(path: Path) -> Section:
+    """Parse one content file.
+
+    Raises
+    ------
+    ContentError
+        On missing front matter fields, an unknown block, or a block that is
+        never closed; the message names the file and the line.
+    """
+    raw = Path(path).read_text(encoding="utf-8")
+    m = re.match(r"^---\n(.*?)\n---\n", raw, flags=re.S)
+    if not m:
+        raise ContentError(f"{path}: missing front matter (--- ... ---) at line 1")
+    meta = yaml.safe_load(m.group(1)) or {}
+    for key in ("id", "title", "order"):
+        if key not in meta:
+            raise ContentError(f"{path}: front matter lacks {key!r}")
+    body = raw[m.end():]
+    offset = raw[: m.end()].count("\n")
+    blocks: list[Block] = []
+    text_lines: list[str] = []
+    lines = body.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        om = _OPEN.match(line)
+        if not om or line.strip() == ":::":
+            text_lines.append(line)
+            i += 1
+            continue
+        kind, rest = om.group(1), om.group(2)
+        if kind not in BLOCK_KINDS:
+            raise ContentError(f"{path}:{offset + i + 1}: unknown block ':::{kind}'")
+        start = i
+        i += 1
+        inner = []
+        while i < len(lines) and lines[i].strip() != ":::":
+            inner.append(lines[i])
+            i += 1
+        if i >= len(lines):
+            raise ContentError(f"{path}:{offset + start + 1}: block ':::{kind}' is never closed")
+        i += 1
+        if "".join(text_lines).strip():
+            blocks.append(Block("markdown", "\n".join(text_lines)))
+        text_lines = []
+        blocks.append(_make_block(kind, rest, "\n".join(inner), f"{path}:{offset + start + 1}"))
+    if "".join(text_lines).strip():
+        blocks.append(Block("markdown", "\n".join(text_lines)))
+    return Section(str(meta["id"]), str(meta["title"]), int(meta["order"]), tuple(blocks), Path(path))
+
+
+def _make_block(kind: str, rest: str, inner: str, where: str) -> Block:
+    args, options = [], {}
+    for word in rest.split():
+        if "=" in word and kind in ("exercise", "video"):
+            k, v = word.split("=", 1)
+            options[k] = v
+        else:
+            args.append(word)
+    parts = {}
+    if kind == "exercise":
+        parts = _split_parts(inner)
+        kind_opt = options.get("kind")
+        if kind_opt not in ("number", "choice", "text"):
+            raise ContentError(f"{where}: exercise needs kind=number|choice|text, got {kind_opt!r}")
+        if kind_opt in ("number", "choice") and "answer" not in options:
+            raise ContentError(f"{where}: exercise of kind {kind_opt} needs answer=")
+        if kind_opt == "number":
+            float(options["answer"])
+    return Block(kind, inner, tuple(args), options, parts)
+
+
+def _split_parts(inner: str) -> dict:
+    parts = {"question": []}
+    current = "question"
+    for line in inner.splitlines():
+        m = re.match(r"^---(\w+)\s*$", line)
+        if m:
+            current = m.group(1)
+            parts[current] = []
+        else:
+            parts[current].append(line)
+    return {k: "\n".join(v).strip() for k, v in parts.items()}
+
+
+def load_sections(directory: Path | None = None) -> list[Section]:
+    """All sections under ``directory`` (default :data:`CONTENT_DIR`), by ``order``.
+
+    Raises
+    ------
+    ContentError
+        If the folder holds no section file.
+    """
+    directory = Path(directory or CONTENT_DIR)
+    files = sorted(directory.glob("*.md"))
+    if not files:
+        raise ContentError(f"no section files (*.md) in {directory}")
+    return sorted((parse_section(f) for f in files), key=lambda s: s.order)
+
+
+# --- Markdown and math to HTML ----------------------------------------------------
+
+def _math_inline(content: str) -> str:
+    return r"\(" + _tex(content) + r"\)"
+
+
+def _math_block(content: str) -> str:
+    return r"\[" + _tex(content) + r"\]"
+
+
+def _tex(content: str) -> str:
+    # The page's MathJax reads the decoded HTML string, so the TeX must not
+    # contain markup characters; < and > have TeX names.
+    return content.strip().replace("<", r"\lt ").replace(">", r"\gt ").replace("&", r"\&")
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+    md.use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
+    md.add_render_rule("math_inline", lambda self, tokens, idx, options, env: _math_inline(tokens[idx].content))
+    md.add_render_rule("math_inline_double",
+                       lambda self, tokens, idx, options, env: _math_block(tokens[idx].content))
+    md.add_render_rule("math_block",
+                       lambda self, tokens, idx, options, env: "<div class='ae-math-display'>"
+                       + _math_block(tokens[idx].content) + "</div>\n")
+    return md
+
+
+def markdown_to_html(source: str, section_id: str = "") -> str:
+    """Render Markdown with math to HTML ready for MathJax.
+
+    ``##``/``###`` headings get stable ids (see :func:`anchor`). Raw HTML in
+    the source is escaped, not passed through.
+
+    Examples
+    --------
+    >>> markdown_to_html("权重 $a_j$ 之和为 $1$。")
+    '<p>权重 \\\\(a_j\\\\) 之和为 \\\\(1\\\\)。</p>\\n'
+    >>> markdown_to_html("It costs $5 and $10.")
+    '<p>It costs $5 and $10.</p>\\n'
+    """
+    md = _parser()
+    tokens = md.parse(source)
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.tag in ("h2", "h3"):
+            title = tokens[i + 1].content
+            tok.attrSet("id", anchor(section_id, title))
+    return md.renderer.render(tokens, md.options, {})
+
+
+def math_html(html_text: str, **kw):
+    """A Panel HTML pane whose ``\\(...\\)`` and ``\\[...\\]`` spans MathJax typesets.
+
+    Panel's HTML pane disables math by default; Bokeh's bundled MathJax
+    (loaded by ``pn.extension("mathjax")``) renders it in the browser.
+    """
+    import panel as pn
+
+    kw.setdefault("sizing_mode", "stretch_width")
+    return pn.pane.HTML(html_text, disable_math=False, **kw)
+
+
+def plain_text(source: str) -> str:
+    """The Markdown source without markup, for search and length checks."""
+    return html.unescape(re.sub(r"<[^>]+>", "", markdown_to_html(source)))
+
+
+def ui_text(key: str, language: str = "zh", **fmt) -> str:
+    """Shortcut to the strings table (kept here so views import one module)."""
+    return _text(key, language, **fmt)

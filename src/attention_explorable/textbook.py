@@ -1,0 +1,182 @@
+"""The textbook page: sections 3.7 and 3.8 with their explorables inline."""
+
+from __future__ import annotations
+
+import html
+import importlib
+from functools import lru_cache
+
+import panel as pn
+import param
+
+from .content import Block, Section, anchor, load_sections, markdown_to_html, math_html
+from .exercises import Exercise
+from .strings import DEFAULT_LANGUAGE, STRINGS, text
+
+#: Explorable name used in ``:::explorable NAME`` -> "module:Class".
+EXPLORABLES = {
+    "steps": "attention_explorable.steps:StepsExplorer",
+    "vector": "attention_explorable.vector:VectorExplorer",
+    "matrix": "attention_explorable.matrix:MatrixExplorer",
+    "selfcross": "attention_explorable.selfcross:SelfCrossExplorer",
+}
+
+PROSE_CSS = """
+:host { font-size: 16px; }
+.ae-prose, .ae-prose p, .ae-prose li { line-height: 1.8; }
+h2 { margin-top: 1.6em; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+.ae-math-display { max-width: 100%; }
+mjx-container[display="true"] { display: block; text-align: center; margin: 0.6em 0;
+  max-width: 100%; overflow-x: auto; overflow-y: hidden; }
+mjx-container { max-width: 100%; }
+.ae-box { border: 1px solid #c9c3e6; background: #f7f5ff; border-radius: 6px; padding: 4px 12px; }
+details.ae-proof { border-left: 3px solid #999; padding-left: 10px; }
+details.ae-proof summary { cursor: pointer; color: #444; }
+pre.ae-lean { background: #f6f8fa; padding: 10px; overflow-x: auto; font-size: 13px; }
+.ae-caption { color: #555; font-size: 0.9em; }
+.ae-video iframe { width: 100%; aspect-ratio: 16 / 9; border: 0; }
+.ae-right { color: #1b7f3b; font-weight: 600; }
+.ae-wrong { color: #b35c00; }
+.ae-error { color: #b00020; font-weight: 600; }
+table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: 2px 8px; }
+"""
+
+
+def explorable_class(name: str) -> type:
+    """The Viewer class registered under ``name`` in :data:`EXPLORABLES`.
+
+    Raises
+    ------
+    KeyError
+        If no explorable of that name is registered.
+    """
+    try:
+        target = EXPLORABLES[name]
+    except KeyError:
+        raise KeyError(f"unknown explorable {name!r}; known: {sorted(EXPLORABLES)}") from None
+    module, cls = target.split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+@lru_cache(maxsize=None)
+def _sections() -> tuple[Section, ...]:
+    return tuple(load_sections())
+
+
+@lru_cache(maxsize=None)
+def block_html(section_id: str, block: Block, language: str) -> str:
+    """HTML of a non-interactive block (cached: the text is the same for every session)."""
+    t = lambda key: text(key, language)  # noqa: E731
+    if block.kind == "markdown":
+        return markdown_to_html(block.body, section_id)
+    if block.kind in ("definition", "proposition"):
+        return (f"<div class='ae-box ae-{block.kind}'><p><b>{html.escape(block.title)}</b></p>"
+                f"{markdown_to_html(block.body, section_id)}</div>")
+    if block.kind == "proof":
+        return (f"<details class='ae-proof'><summary>{html.escape(block.title) or t('proof_summary')}"
+                f" · {t('proof_summary')}</summary>{markdown_to_html(block.body, section_id)}</details>")
+    if block.kind == "lean":
+        return (f"<p><b>{html.escape(block.title)}</b></p><p class='ae-caption'>{t('lean_note')}</p>"
+                f"<pre class='ae-lean'><code>{html.escape(block.body.strip())}</code></pre>")
+    if block.kind == "video":
+        url = block.options.get("url", "")
+        video_id = url.split("v=")[-1].split("&")[0]
+        embed = f"https://www.youtube-nocookie.com/embed/{html.escape(video_id)}"
+        onclick = ("const d=this.parentElement;const f=document.createElement('iframe');"
+                   f"f.src='{embed}';f.allow='fullscreen';f.className='ae-video-frame';"
+                   "d.appendChild(f);this.remove();")
+        return (f"<div class='ae-video'>{markdown_to_html(block.body, section_id)}"
+                f"<p class='ae-caption'>{t('video_note')} "
+                f"<a href='{html.escape(url)}' target='_blank' rel='noopener'>{t('video_link')}</a></p>"
+                f"<button class='ae-video-load' onclick=\"{onclick}\">{t('video_button')}</button></div>")
+    raise ValueError(f"block kind {block.kind!r} has no static HTML")
+
+
+class TextbookPage(pn.viewable.Viewer):
+    """Sections 3.7 and 3.8 as one page, with explorables and exercises inline.
+
+    Parameters
+    ----------
+    language : str
+        Interface language ("zh" default). The course text is Chinese.
+
+    Attributes
+    ----------
+    explorables : dict[str, pn.viewable.Viewer]
+        The explorables on the page, by name (one instance each per page).
+    exercises : dict[str, Exercise]
+        The exercises on the page, by id.
+
+    References
+    ----------
+    Course sections 3.7 (attention mechanism) and 3.8 (attention: weighting
+    information by context).
+    """
+
+    language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
+                              doc="Language of the interface text.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.sections = _sections()
+        self.explorables: dict[str, pn.viewable.Viewer] = {}
+        self.exercises: dict[str, Exercise] = {}
+        self._body = [self._section_view(s) for s in self.sections]
+
+    def _html(self, source: str, css: str = "ae-prose") -> pn.pane.HTML:
+        return math_html(source, css_classes=[css], stylesheets=[PROSE_CSS], margin=(0, 10))
+
+    def _section_view(self, section: Section) -> pn.Column:
+        items = [self._html(f"<h1 id='{section.id}'>{html.escape(section.title)}</h1>", "ae-section-title")]
+        for block in section.blocks:
+            if block.kind == "explorable":
+                items.append(self._explorable(block))
+            elif block.kind == "exercise":
+                ex = Exercise(block, language=self.language)
+                self.exercises[block.args[0] if block.args else f"ex{len(self.exercises)}"] = ex
+                items.append(ex)
+            else:
+                items.append(self._html(block_html(section.id, block, self.language)))
+        return pn.Column(*items, css_classes=["ae-section", f"ae-{section.id}"],
+                         sizing_mode="stretch_width")
+
+    def _explorable(self, block: Block):
+        name = block.args[0] if block.args else ""
+        try:
+            cls = explorable_class(name)
+        except (KeyError, ImportError):
+            return self._html(f"<p class='ae-error'>{text('unknown_explorable', self.language, name=html.escape(name))}</p>")
+        view = cls(language=self.language)
+        self.explorables[name] = view
+        caption = markdown_to_html(block.body) if block.body.strip() else ""
+        return pn.Column(
+            self._html(f"<div class='ae-caption'>{caption}</div>") if caption else None,
+            view,
+            css_classes=["ae-explorable", f"ae-explorable-{name}"],
+            sizing_mode="stretch_width",
+            styles={"border": "1px solid #e3e3e3", "border-radius": "8px", "padding": "6px",
+                    "margin": "12px 0"},
+        )
+
+    def toc_html(self) -> str:
+        """The table of contents: each section and its ``##`` headings, as links."""
+        parts = [f"<nav class='ae-toc'><b>{text('toc', self.language)}</b><ul>"]
+        for s in self.sections:
+            sub = "".join(f"<li><a href='#{a}'>{html.escape(h)}</a></li>" for a, h in s.headings())
+            parts.append(f"<li><a href='#{s.id}'>{html.escape(s.title)}</a><ul>{sub}</ul></li>")
+        parts.append("</ul></nav>")
+        return "".join(parts)
+
+    def __panel__(self):
+        return pn.Column(
+            self._html(f"<h1>{text('page_title', self.language)}</h1>", "ae-page-title"),
+            self._html(self.toc_html(), "ae-toc"),
+            *self._body,
+            css_classes=["ae-textbook"],
+            sizing_mode="stretch_width",
+            max_width=1100,
+            styles={"margin": "0 auto"},
+        )
+
+
+__all__ = ["TextbookPage", "EXPLORABLES", "explorable_class", "anchor"]
