@@ -20,6 +20,14 @@ def _page_setup() -> None:
     ui.extension()
 
 
+def textbook_app(language: str = "zh") -> pn.viewable.Viewable:
+    """Sections 3.7 and 3.8 as one page, every explorable inline."""
+    from .textbook import TextbookPage
+
+    _page_setup()
+    return TextbookPage(language=language)
+
+
 def steps_app(language: str = "zh") -> pn.viewable.Viewable:
     """The three-step explorable of section 3.8 on a page of its own."""
     from .steps import StepsExplorer
@@ -34,7 +42,45 @@ def steps_app(language: str = "zh") -> pn.viewable.Viewable:
     )
 
 
+def _explorer_page(heading_key: str, explorer, language: str) -> pn.viewable.Viewable:
+    return pn.Column(
+        pn.pane.HTML(f"<h1 style='margin:8px 5px'>{text(heading_key, language)}</h1>"),
+        explorer,
+        sizing_mode="stretch_width",
+        max_width=1200,
+        styles={"margin": "0 auto"},
+    )
+
+
+def vector_app(language: str = "zh") -> pn.viewable.Viewable:
+    """The worked example of section 3.7: drag the query, watch weights and output."""
+    from .vector import VectorExplorer
+
+    _page_setup()
+    return _explorer_page("vector_heading", VectorExplorer(language=language), language)
+
+
+def matrix_app(language: str = "zh") -> pn.viewable.Viewable:
+    """Scaled dot-product attention of section 3.7: score and weight heatmaps, √d_k."""
+    from .matrix import MatrixExplorer
+
+    _page_setup()
+    return _explorer_page("matrix_heading", MatrixExplorer(language=language), language)
+
+
+def selfcross_app(language: str = "zh") -> pn.viewable.Viewable:
+    """Self- and cross-attention of section 3.7: where Q, K and V come from."""
+    from .selfcross import SelfCrossExplorer
+
+    _page_setup()
+    return _explorer_page("selfcross_heading", SelfCrossExplorer(language=language), language)
+
+
 #: App name -> builder, in the order the CLI lists and serves them.
 APPS: dict[str, Callable[[], pn.viewable.Viewable]] = {
+    "textbook": textbook_app,
     "steps": steps_app,
+    "vector": vector_app,
+    "matrix": matrix_app,
+    "selfcross": selfcross_app,
 }

@@ -12,6 +12,9 @@ import param
 from .content import Block, markdown_to_html, math_html
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
 
+# Long option texts wrap instead of widening the page on a phone.
+_WRAP_LABELS = "label, span { white-space: normal; overflow-wrap: anywhere; }"
+
 _OPTION = re.compile(r"^\s*([A-Z])[.．、]\s*(.*)$")
 
 
@@ -123,7 +126,8 @@ class Exercise(pn.viewable.Viewer):
             widgets.append(pn.widgets.RadioBoxGroup.from_param(
                 self.param.choice, name="", options={
                     f"{letter}. {opt}": letter for letter, opt in self.options},
-                css_classes=["ae-exercise-choice"], inline=False, sizing_mode="stretch_width"))
+                css_classes=["ae-exercise-choice"], inline=False, sizing_mode="stretch_width",
+                stylesheets=[_WRAP_LABELS]))
         else:
             widgets.append(pn.widgets.TextAreaInput.from_param(
                 self.param.response, name="", placeholder=t("exercise_your_answer"),

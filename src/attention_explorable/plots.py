@@ -9,11 +9,18 @@ never by building a figure again.
 from __future__ import annotations
 
 from bokeh.models import (
+    Arrow,
     ColumnDataSource,
+    DataRange1d,
+    FixedTicker,
     HoverTool,
     LabelSet,
+    PointDrawTool,
     Range1d,
+    Span,
+    VeeHead,
 )
+from bokeh.palettes import Blues256, RdBu11
 from bokeh.plotting import figure
 
 PALETTE = {
@@ -145,3 +152,219 @@ def temperature_curve_figure(curve: ColumnDataSource, point: ColumnDataSource,
     fig.xaxis.axis_label = x_label
     fig.yaxis.axis_label = y_label
     return fig
+
+
+# --- section 3.7 explorables: vector, matrix, self/cross ----------------------
+
+PALETTE_37 = {
+    "query": "#C44E52",
+    "key": "#7F7F7F",
+    "value": "#4C72B0",
+    "hull": "#B3CDE3",
+    "output": "#DD8452",
+    "scaled": "#4C72B0",
+    "unscaled": "#DD8452",
+    "masked": "#E4E4E4",
+    "highlight": "#C44E52",
+}
+
+
+def vector_figure(query: ColumnDataSource, keys: ColumnDataSource, values: ColumnDataSource,
+                  hull: ColumnDataSource, output: ColumnDataSource, title: str, labels: dict,
+                  extent: float = 2.0):
+    """The plane of the 3.7 worked example: query, keys, values, their hull, the output.
+
+    Parameters
+    ----------
+    query : ColumnDataSource
+        Columns ``x``, ``y``, ``label``; one row, the tip of the query arrow.
+        A :class:`~bokeh.models.PointDrawTool` (active, no adding) lets the
+        student drag it; the caller listens to ``query.on_change("data")``.
+    keys : ColumnDataSource
+        Columns ``x``, ``y`` (key tips, drawn as arrows from the origin),
+        ``label``, ``lx``, ``ly`` (where the label is anchored), ``dx``,
+        ``dy`` (its offset in pixels) and ``align`` (its text alignment).
+    values : ColumnDataSource
+        Columns ``x``, ``y``, ``size`` (value points, size ~ weight) and
+        ``label``, ``dx``, ``dy``, ``align`` as for the keys.
+    hull : ColumnDataSource
+        Columns ``x``, ``y``: vertices of the convex hull of the values, in order.
+    output : ColumnDataSource
+        Columns ``x``, ``y``, ``label``: the output point ``y``.
+    title : str
+        Figure title.
+    labels : dict
+        Legend labels: keys ``query``, ``key``, ``value``, ``hull``, ``output``.
+    extent : float, default 2.0
+        Half-width of the square kept in view (the bounds of the query).
+    """
+    fig = _base_figure(title, height=500, max_width=520, match_aspect=True, tools="",
+                       x_range=DataRange1d(range_padding=0.02), y_range=DataRange1d(range_padding=0.02))
+    pad = extent + 0.1
+    fig.scatter([-pad, pad], [-pad, pad], alpha=0)  # keeps the square [-pad, pad]² in view
+    for dim in ("width", "height"):
+        fig.add_layout(Span(location=0, dimension=dim, line_color="#999", line_width=1))
+    c = PALETTE_37
+    fig.patch("x", "y", source=hull, fill_color=c["hull"], fill_alpha=0.6, line_color=c["value"],
+              line_dash="dashed", legend_label=labels["hull"])
+    fig.add_layout(Arrow(end=VeeHead(size=10, fill_color=c["key"], line_color=c["key"]),
+                         x_start=0, y_start=0, x_end="x", y_end="y", source=keys,
+                         line_color=c["key"], line_width=2))
+    fig.line([0, 0], [0, 0], color=c["key"], line_width=2, legend_label=labels["key"])  # legend entry only
+    fig.add_layout(LabelSet(x="lx", y="ly", text="label", source=keys, x_offset="dx", y_offset="dy",
+                            text_align="align", text_baseline="middle", text_font_size="12px",
+                            text_color="#555"))
+    fig.scatter("x", "y", source=values, size="size", color=c["value"], fill_alpha=0.8,
+                legend_label=labels["value"])
+    fig.add_layout(LabelSet(x="x", y="y", text="label", source=values, x_offset="dx", y_offset="dy",
+                            text_align="align", text_baseline="middle", text_font_size="12px",
+                            text_color=c["value"]))
+    fig.scatter("x", "y", source=output, marker="star", size=20, color=c["output"],
+                line_color="#333", legend_label=labels["output"])
+    fig.add_layout(LabelSet(x="x", y="y", text="label", source=output, x_offset=-12, y_offset=0,
+                            text_align="right", text_baseline="middle", text_font_size="13px",
+                            text_color="#8a4a12", text_font_style="bold"))
+    fig.add_layout(Arrow(end=VeeHead(size=12, fill_color=c["query"], line_color=c["query"]),
+                         x_start=0, y_start=0, x_end="x", y_end="y", source=query,
+                         line_color=c["query"], line_width=3))
+    tip = fig.scatter("x", "y", source=query, size=18, color=c["query"], fill_alpha=0.3,
+                      line_width=2, legend_label=labels["query"])
+    fig.add_layout(LabelSet(x="x", y="y", text="label", source=query, x_offset=9, y_offset=12,
+                            text_baseline="middle", text_font_size="14px", text_color=c["query"],
+                            text_font_style="bold"))
+    drag = PointDrawTool(renderers=[tip], add=False, num_objects=1)
+    fig.add_tools(drag)
+    fig.toolbar.active_tap = drag
+    fig.toolbar.active_drag = drag
+    fig.add_layout(fig.legend[0], "below")
+    fig.legend.orientation = "horizontal"
+    fig.legend.label_text_font = _FONT
+    fig.legend.label_text_font_size = "11px"
+    fig.legend.padding = 2
+    fig.legend.spacing = 4
+    fig.legend.ncols = 2
+    return fig
+
+
+def heatmap_figure(cells: ColumnDataSource, title: str, x_label: str, y_label: str,
+                   highlight: ColumnDataSource | None = None, n: int = 4, height: int = 300):
+    """A matrix drawn as coloured cells with its numbers written in.
+
+    Row ``i`` (a query) runs downwards from the top, column ``j`` (a key)
+    to the right, both numbered from 1, as the matrix is written on paper.
+
+    Parameters
+    ----------
+    cells : ColumnDataSource
+        Columns ``x`` (column j), ``y`` (row i), ``fill`` (colour),
+        ``text`` (number shown) and ``text_color``.
+    title, x_label, y_label : str
+        Figure title and axis titles (the x axis is drawn above the matrix).
+    highlight : ColumnDataSource, optional
+        Columns ``x``, ``y``, ``width``, ``height``: outlined rectangles,
+        e.g. one selected row.
+    n : int, default 4
+        Initial number of rows and columns; the caller moves ``x_range`` and
+        ``y_range`` (``Range1d``; y runs from ``n + 0.5`` down to ``0.5``).
+    height : int, default 300
+        Figure height in pixels.
+    """
+    fig = _base_figure(title, height=height, tools="", x_axis_location="above",
+                       x_range=Range1d(0.5, n + 0.5), y_range=Range1d(n + 0.5, 0.5))
+    cell = fig.rect("x", "y", width=0.96, height=0.96, source=cells, fill_color="fill", line_color=None)
+    fig.text("x", "y", text="text", source=cells, text_color="text_color", text_align="center",
+             text_baseline="middle", text_font_size="13px")
+    if highlight is not None:
+        fig.rect("x", "y", width="width", height="height", source=highlight, fill_alpha=0,
+                 line_color=PALETTE_37["highlight"], line_width=3)
+    fig.add_tools(HoverTool(renderers=[cell], tooltips=[("i", "@y"), ("j", "@x"), ("", "@text")]))
+    for axis, label in ((fig.xaxis, x_label), (fig.yaxis, y_label)):
+        axis.ticker = FixedTicker(ticks=list(range(1, 17)))
+        axis.axis_label = label
+        axis.major_label_text_font = _FONT
+        axis.major_label_text_font_size = "12px"
+        axis.minor_tick_line_color = None
+    fig.grid.visible = False
+    fig.min_border_right = 12
+    return fig
+
+
+def saturation_figure(curve: ColumnDataSource, mark: ColumnDataSource, title: str,
+                      x_label: str, y_label: str, labels: dict, d_max: int = 64):
+    """Mean largest softmax weight against the dimension ``d_k``, scaled and not.
+
+    Parameters
+    ----------
+    curve : ColumnDataSource
+        Columns ``d``, ``scaled``, ``unscaled``: the precomputed curves.
+    mark : ColumnDataSource
+        Columns ``d``, ``scaled``, ``unscaled``, ``current``, ``y0``,
+        ``y1``: one row, the current ``d_k`` (a vertical line from ``y0``
+        to ``y1``, a dot on each curve and the current matrix's value).
+    labels : dict
+        Legend labels: keys ``scaled``, ``unscaled``, ``current``.
+    d_max : int, default 64
+        Right end of the ``d_k`` axis.
+    """
+    c = PALETTE_37
+    fig = _base_figure(title, height=260, tools="", x_range=Range1d(0, d_max + 1),
+                       y_range=Range1d(0.0, 1.03))
+    fig.segment("d", "y0", "d", "y1", source=mark, line_color="#999", line_dash="dashed")
+    fig.line("d", "unscaled", source=curve, line_width=2, color=c["unscaled"], legend_label=labels["unscaled"])
+    fig.line("d", "scaled", source=curve, line_width=2, color=c["scaled"], legend_label=labels["scaled"])
+    fig.scatter("d", "unscaled", source=mark, size=9, color=c["unscaled"])
+    fig.scatter("d", "scaled", source=mark, size=9, color=c["scaled"])
+    fig.scatter("d", "current", source=mark, size=12, marker="diamond", color="#333",
+                legend_label=labels["current"])
+    fig.add_tools(HoverTool(tooltips=[("d_k", "@d"), ("÷√d_k", "@scaled{0.000}"),
+                                      ("×1", "@unscaled{0.000}")]))
+    fig.xaxis.axis_label = x_label
+    fig.yaxis.axis_label = y_label
+    fig.add_layout(fig.legend[0], "below")
+    fig.legend.orientation = "horizontal"
+    fig.legend.label_text_font = _FONT
+    fig.legend.label_text_font_size = "11px"
+    fig.legend.padding = 2
+    fig.legend.spacing = 6
+    return fig
+
+
+def heat_colors(values, masked, diverging: bool = False, limit: float = 1.0):
+    """Fill and text colours of heatmap cells.
+
+    Parameters
+    ----------
+    values : sequence of float
+        Cell values; weights in [0, 1] (sequential blues) or, with
+        ``diverging=True``, scores in [-limit, limit] (blue negative, red positive).
+    masked : sequence of bool
+        True where a cell is masked: drawn light grey.
+    limit : float, default 1.0
+        Magnitude mapped to the darkest colour (diverging only).
+
+    Returns
+    -------
+    fill, text_color : list of str
+        Hex colours; the text is white on dark cells so every number stays readable.
+
+    Examples
+    --------
+    >>> heat_colors([0.0, 1.0], [False, False])
+    (['#f7fbff', '#08306b'], ['#222222', '#ffffff'])
+    """
+    fill, text_color = [], []
+    for v, m in zip(values, masked):
+        if m:
+            fill.append(PALETTE_37["masked"])
+            text_color.append("#777777")
+            continue
+        if diverging:
+            t = max(-1.0, min(1.0, float(v) / limit)) if limit > 0 else 0.0
+            fill.append(RdBu11[round((t + 1.0) / 2.0 * 10)])
+            dark = abs(t) > 0.55
+        else:
+            w = max(0.0, min(1.0, float(v)))
+            fill.append(Blues256[round((1.0 - w) * 255)])
+            dark = w > 0.5
+        text_color.append("#ffffff" if dark else "#222222")
+    return fill, text_color

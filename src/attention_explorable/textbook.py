@@ -123,8 +123,9 @@ class TextbookPage(pn.viewable.Viewer):
         self.exercises: dict[str, Exercise] = {}
         self._body = [self._section_view(s) for s in self.sections]
 
-    def _html(self, source: str, css: str = "ae-prose") -> pn.pane.HTML:
-        return math_html(source, css_classes=[css], stylesheets=[PROSE_CSS], margin=(0, 10))
+    def _html(self, source: str, css: str = "") -> pn.pane.HTML:
+        classes = ["ae-prose"] + ([css] if css else [])
+        return math_html(source, css_classes=classes, stylesheets=[PROSE_CSS], margin=(0, 10))
 
     def _section_view(self, section: Section) -> pn.Column:
         items = [self._html(f"<h1 id='{section.id}'>{html.escape(section.title)}</h1>", "ae-section-title")]

@@ -1,0 +1,9 @@
+"""Scaled dot-product attention of section 3.7: score and weight heatmaps.
+
+Serve with ``panel serve apps/matrix.py``; every browser session runs this
+script and gets its own explorer.
+"""
+
+from attention_explorable.apps import matrix_app
+
+matrix_app().servable(title="3.7 缩放点积注意力")

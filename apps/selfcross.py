@@ -1,0 +1,9 @@
+"""Self- and cross-attention of section 3.7: where Q, K and V come from.
+
+Serve with ``panel serve apps/selfcross.py``; every browser session runs this
+script and gets its own explorer.
+"""
+
+from attention_explorable.apps import selfcross_app
+
+selfcross_app().servable(title="3.7 自注意力与交叉注意力")

@@ -1,0 +1,180 @@
+"""A student uses the three explorables of section 3.7 in Chromium."""
+
+import re
+import time
+
+import pytest
+
+from attention_explorable import core
+from attention_explorable.selfcross import EN_EMBEDDINGS, ZH_EMBEDDINGS, ZH_TOKENS
+
+from ..test_matrix import reference
+from .test_steps_browser import text_of, wait_text
+
+pytestmark = pytest.mark.browser
+
+
+def labelled(txt: str, label: str) -> float:
+    m = re.search(re.escape(label) + r"\s*=\s*(-?[0-9.]+)", txt)
+    assert m, f"{label!r} not in {txt!r}"
+    return float(m.group(1))
+
+
+def wait_change(page, css: str, old: str, timeout: float = 15.0) -> str:
+    """Wait until the text of ``css`` differs from ``old``; return the new text."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        now = text_of(page, css)
+        if now != old:
+            return now
+        page.wait_for_timeout(100)
+    raise AssertionError(f"{css} still reads {old!r} after {timeout} s")
+
+
+def press(page, css: str, key: str = "ArrowRight") -> None:
+    handle = page.locator(f"{css} .noUi-handle").first
+    handle.focus()
+    handle.press(key)
+
+
+# --- 3.7.6 worked example ---------------------------------------------------------
+
+def test_vector_slider_tap_and_drag(vector_server, student):
+    s = student()
+    page = s.page
+    s.open(vector_server.url(), ".ae-vector-output")
+    weights = text_of(page, ".ae-vector-weights")
+    assert [labelled(weights, f"α{i}") for i in "₁₂₃"] == [0.422, 0.155, 0.422]
+    assert "y = [0.845, 0.578]" in text_of(page, ".ae-vector-output")
+    s.screenshot("vector-1280")
+
+    # One key press on the second component of q: 0 -> 0.05.
+    press(page, ".ae-query-y")
+    wait_text(page, ".ae-vector-scores", r"s₂ = 0\.050")
+    expected = core.softmax([1.0, 0.05, 1.05])
+    weights = text_of(page, ".ae-vector-weights")
+    assert [labelled(weights, f"α{i}") for i in "₁₂₃"] == pytest.approx(expected, abs=6e-4)
+
+    # Tap the plot: the query jumps there (s₁ = q_x, s₂ = q_y with these keys).
+    canvas = page.locator(".ae-vector-plot canvas").first.bounding_box()
+    x, y = canvas["x"] + 0.72 * canvas["width"], canvas["y"] + 0.3 * canvas["height"]
+    old = text_of(page, ".ae-vector-scores")
+    page.mouse.click(x, y)
+    scores = wait_change(page, ".ae-vector-scores", old)
+    qx, qy = labelled(scores, "s₁"), labelled(scores, "s₂")
+    assert qx > 0 and qy > 0 and labelled(scores, "s₃") == pytest.approx(qx + qy, abs=2e-3)
+
+    # Drag the tip to the right: q_x grows, q_y stays.
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 40, y, steps=6)
+    page.mouse.up()
+    scores = wait_change(page, ".ae-vector-scores", scores)
+    page.wait_for_timeout(300)
+    scores = text_of(page, ".ae-vector-scores")
+    assert labelled(scores, "s₁") > qx + 0.1
+    assert labelled(scores, "s₂") == pytest.approx(qy, abs=0.03)
+    q = [labelled(scores, "s₁"), labelled(scores, "s₂")]
+    out, _ = core.scaled_dot_product_attention(q, [[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]], scale=1.0)
+    m = re.search(r"y = \[([0-9.]+), ([0-9.]+)\]", text_of(page, ".ae-vector-output"))
+    assert [float(m.group(1)), float(m.group(2))] == pytest.approx(out[0], abs=1e-3)
+    s.assert_clean()
+    vector_server.assert_clean_log()
+
+
+# --- 3.7.7 scaled dot-product attention ---------------------------------------
+
+def max_weight(page) -> float:
+    txt = text_of(page, ".ae-matrix-max-weight")
+    m = re.search(r"\n\s*([0-9]\.[0-9]{4})\s*\n", txt)
+    assert m, txt
+    return float(m.group(1))
+
+
+def expected_max(**kw) -> float:
+    return round(float(reference(**kw)[1].max(axis=1).mean()), 4)
+
+
+def test_matrix_scaling_dk_and_causal(matrix_server, student):
+    s = student()
+    page = s.page
+    s.open(matrix_server.url(), ".ae-matrix-max-weight")
+    assert max_weight(page) == expected_max()
+
+    # Switch the √d_k scaling off: the weights get sharper.
+    old = text_of(page, ".ae-matrix-max-weight")
+    page.locator(".ae-matrix-scaled input").click()
+    wait_change(page, ".ae-matrix-max-weight", old)
+    assert max_weight(page) == expected_max(scaled=False)
+
+    # d_k 4 -> 5 with one key press.
+    old = text_of(page, ".ae-matrix-max-weight")
+    press(page, ".ae-matrix-dk")
+    wait_change(page, ".ae-matrix-max-weight", old)
+    assert max_weight(page) == expected_max(scaled=False, d_k=5)
+    assert "d_k = 5" in text_of(page, ".ae-matrix-max-weight")
+
+    # Causal mask: every row still sums to 1, the first row is all on itself.
+    old = text_of(page, ".ae-matrix-max-weight")
+    page.locator(".ae-matrix-causal input").click()
+    wait_change(page, ".ae-matrix-max-weight", old)
+    assert max_weight(page) == expected_max(scaled=False, d_k=5, causal=True)
+    assert re.findall(r"[0-9]\.[0-9]{3}", text_of(page, ".ae-matrix-row-sums")) == ["1.000"] * 4
+    s.screenshot("matrix-1280")
+
+    # A new seed.
+    old = text_of(page, ".ae-matrix-max-weight")
+    page.locator(".ae-matrix-seed input").fill("3")
+    page.locator(".ae-matrix-seed input").press("Enter")
+    wait_change(page, ".ae-matrix-max-weight", old)
+    assert max_weight(page) == expected_max(scaled=False, d_k=5, causal=True, seed=3)
+    s.assert_clean()
+    matrix_server.assert_clean_log()
+
+
+# --- 3.7.8 self- and cross-attention ------------------------------------------
+
+def test_selfcross_modes_and_query_row(selfcross_server, student):
+    s = student()
+    page = s.page
+    s.open(selfcross_server.url(), ".ae-selfcross-row")
+    assert "中文句子「我 爱 机器 学习」" in text_of(page, ".ae-selfcross-roles")
+    assert "查询「我」的权重" in text_of(page, ".ae-selfcross-row")
+
+    page.locator(".ae-selfcross-mode button", has_text="交叉注意力").click()
+    wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
+    page.locator(".ae-selfcross-query button", has_text="love").click()
+    wait_text(page, ".ae-selfcross-row", "查询「love」的权重")
+    _, w = core.scaled_dot_product_attention(EN_EMBEDDINGS, ZH_EMBEDDINGS, ZH_EMBEDDINGS)
+    row = text_of(page, ".ae-selfcross-row")
+    assert f"最关注「爱」（权重 {w[1].max():.3f}）" in row
+    for tok, weight in zip(ZH_TOKENS, w[1]):
+        assert re.search(rf"{tok}\s+{weight:.3f}", row), (tok, row)
+    s.screenshot("selfcross-1280")
+
+    # English self-attention with the causal mask: "love" sees only "I" and itself.
+    page.locator(".ae-selfcross-mode button", has_text="自注意力（英文）").click()
+    wait_text(page, ".ae-selfcross-roles", "英文句子「I love machine learning」")
+    page.locator(".ae-selfcross-causal input").click()
+    wait_text(page, ".ae-selfcross-roles", "因果掩码")
+    row = text_of(page, ".ae-selfcross-row")
+    assert re.search(r"machine\s+0\.000", row) and re.search(r"learning\s+0\.000", row), row
+    s.assert_clean()
+    selfcross_server.assert_clean_log()
+
+
+# --- phone width ------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, ready", [("vector", ".ae-vector-output"), ("matrix", ".ae-matrix-max-weight"),
+                                         ("selfcross", ".ae-selfcross-row")])
+def test_phone_width_has_no_horizontal_scroll(name, ready, request, student):
+    server = request.getfixturevalue(f"{name}_server")
+    s = student(width=390, height=844)
+    s.open(server.url(), ready)
+    page = s.page
+    page.wait_for_timeout(500)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 392, width
+    s.screenshot(f"{name}-390")
+    s.assert_clean()
+    server.assert_clean_log()

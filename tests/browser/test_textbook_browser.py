@@ -1,0 +1,105 @@
+"""A student reads the textbook page in Chromium: math, exercises, explorables."""
+
+import re
+
+import pytest
+
+from attention_explorable import content
+from attention_explorable.textbook import _sections
+
+from .test_steps_browser import text_of, wait_text
+
+pytestmark = pytest.mark.browser
+
+_ALL_PROSE_TEXT = """() => {
+  const out = [];
+  function walk(root) {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) {
+        if (el.classList.contains('ae-prose')) {
+          for (const c of el.shadowRoot.children) {
+            if (!['STYLE', 'LINK'].includes(c.tagName)) out.push(c.innerText);
+          }
+        }
+        walk(el.shadowRoot);
+      }
+    }
+  }
+  walk(document);
+  return out.join('\\n');
+}"""
+
+
+def expected_math_spans() -> int:
+    """Math spans in the always-visible parts of the page (not hidden answers or hints)."""
+    n = 0
+    for section in _sections():
+        for b in section.blocks:
+            if b.kind in ("markdown", "definition", "proposition", "proof"):
+                src = b.body
+            elif b.kind == "exercise":
+                src = b.parts.get("question", "")
+            else:
+                continue
+            html = content.markdown_to_html(src)
+            n += html.count("\\(") + html.count("\\[")
+    return n
+
+
+def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, student):
+    s = student()
+    page = s.page
+    s.open(textbook_server.url(), ".ae-textbook")
+    expected = expected_math_spans()
+    assert expected > 100
+    page.wait_for_function(f"() => document.querySelectorAll('*').length && "
+                           f"(function count(root) {{ let n = root.querySelectorAll('mjx-container').length;"
+                           f" for (const el of root.querySelectorAll('*')) if (el.shadowRoot) n += count(el.shadowRoot);"
+                           f" return n; }})(document) >= {expected}", timeout=30_000)
+    visible = page.evaluate(_ALL_PROSE_TEXT)
+    assert "3.7 注意力机制" in visible and "3.8" in visible
+    assert "$" not in visible, re.findall(r".{20}\$.{20}", visible)[:5]
+    assert "\\(" not in visible and "\\[" not in visible
+
+    # Exercise Q2: malformed, wrong, then right; then reveal the worked answer.
+    q2 = page.locator(".ae-exercise-q2-alpha2")
+    box = q2.locator(".ae-exercise-input input")
+    box.fill("零点一")
+    box.press("Enter")
+    q2.locator(".ae-exercise-check button").click()
+    wait_text(page, ".ae-exercise-q2-alpha2 .ae-exercise-feedback", "请输入一个数字")
+    box.fill("0.422")
+    box.press("Enter")
+    q2.locator(".ae-exercise-check button").click()
+    wait_text(page, ".ae-exercise-q2-alpha2 .ae-exercise-feedback", "还不对")
+    box.fill("0.155")
+    box.press("Enter")
+    q2.locator(".ae-exercise-check button").click()
+    wait_text(page, ".ae-exercise-q2-alpha2 .ae-exercise-feedback", "正确")
+    q2.locator(".ae-exercise-reveal button").click()
+    wait_text(page, ".ae-exercise-q2-alpha2 .ae-exercise-answer", "参考答案")
+
+    # The steps explorer works inside the page.
+    steps = page.locator(".ae-explorable-steps")
+    handle = steps.locator(".ae-score-diff .noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    handle.press("ArrowRight")
+    wait_text(page, ".ae-explorable-steps .ae-weight-2", r"a₂ = 0\.5250")
+
+    # The video loads nothing until clicked.
+    assert page.locator("iframe").count() == 0
+    assert page.locator(".ae-video-load").count() == 1
+    s.screenshot("textbook-1280")
+    s.assert_clean()
+    textbook_server.assert_clean_log()
+
+
+def test_textbook_on_a_phone(textbook_server, student):
+    s = student(width=390, height=844)
+    s.open(textbook_server.url(), ".ae-textbook")
+    page = s.page
+    page.wait_for_timeout(2500)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 392
+    s.screenshot("textbook-390")
+    s.assert_clean()

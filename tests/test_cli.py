@@ -1,0 +1,47 @@
+"""The command-line interface and the app registry."""
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from attention_explorable import cli
+from attention_explorable.apps import APPS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_app_file_is_registered_and_textbook_comes_first():
+    files = sorted(p.stem for p in (ROOT / "apps").glob("*.py"))
+    assert files == sorted(APPS)
+    assert next(iter(APPS)) == "textbook"
+
+
+def test_list_prints_every_app(capsys):
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert [line.split("\t")[0] for line in out.splitlines()] == [f"/{name}" for name in APPS]
+
+
+def test_taken_port_gives_one_line_error_and_status_2():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        res = subprocess.run(
+            [sys.executable, "-m", "attention_explorable.cli", "serve", "--port", str(port)],
+            capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"port {port}" in lines[0] and "already in use" in lines[0]
+
+
+def test_bad_port_number():
+    assert cli.main(["serve", "--port", "70000"]) == 2
+
+
+def test_port_in_use_detects_free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert not cli.port_in_use("127.0.0.1", port)
