@@ -266,6 +266,28 @@ def markdown_to_html(source: str, section_id: str = "") -> str:
     return md.renderer.render(tokens, md.options, {})
 
 
+#: Typography of the course text (applied inside each HTML pane's shadow root).
+PROSE_CSS = """
+:host { font-size: 16px; }
+.ae-prose, .ae-prose p, .ae-prose li { line-height: 1.8; }
+h2 { margin-top: 1.6em; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+.ae-math-display { max-width: 100%; }
+mjx-container[display="true"] { display: block; text-align: center; margin: 0.6em 0;
+  max-width: 100%; overflow-x: auto; overflow-y: hidden; }
+mjx-container { max-width: 100%; }
+.ae-box { border: 1px solid #c9c3e6; background: #f7f5ff; border-radius: 6px; padding: 4px 12px; }
+details.ae-proof { border-left: 3px solid #999; padding-left: 10px; }
+details.ae-proof summary { cursor: pointer; color: #444; }
+pre.ae-lean { background: #f6f8fa; padding: 10px; overflow-x: auto; font-size: 13px; }
+.ae-caption { color: #555; font-size: 0.9em; }
+.ae-video iframe { width: 100%; aspect-ratio: 16 / 9; border: 0; }
+.ae-right { color: #1b7f3b; font-weight: 600; }
+.ae-wrong { color: #b35c00; }
+.ae-error { color: #b00020; font-weight: 600; }
+table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: 2px 8px; }
+"""
+
+
 def math_html(html_text: str, **kw):
     """A Panel HTML pane whose ``\\(...\\)`` and ``\\[...\\]`` spans MathJax typesets.
 
@@ -275,7 +297,19 @@ def math_html(html_text: str, **kw):
     import panel as pn
 
     kw.setdefault("sizing_mode", "stretch_width")
+    kw.setdefault("stylesheets", [PROSE_CSS])
     return pn.pane.HTML(html_text, disable_math=False, **kw)
+
+
+def inline_html(source: str) -> str:
+    """Render one line of Markdown with math as inline HTML (no ``<p>`` wrapper).
+
+    Examples
+    --------
+    >>> inline_html("weights sum to $1$")
+    'weights sum to \\\\(1\\\\)'
+    """
+    return _parser().renderInline(source)
 
 
 def plain_text(source: str) -> str:

@@ -9,11 +9,8 @@ import re
 import panel as pn
 import param
 
-from .content import Block, markdown_to_html, math_html
+from .content import Block, inline_html, markdown_to_html, math_html
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
-
-# Long option texts wrap instead of widening the page on a phone.
-_WRAP_LABELS = "label, span { white-space: normal; overflow-wrap: anywhere; }"
 
 _OPTION = re.compile(r"^\s*([A-Z])[.．、]\s*(.*)$")
 
@@ -123,11 +120,16 @@ class Exercise(pn.viewable.Viewer):
                 self.param.response, name="", placeholder=t("exercise_answer_placeholder"),
                 css_classes=["ae-exercise-input"], width=180))
         elif self.kind == "choice":
-            widgets.append(pn.widgets.RadioBoxGroup.from_param(
-                self.param.choice, name="", options={
-                    f"{letter}. {opt}": letter for letter, opt in self.options},
-                css_classes=["ae-exercise-choice"], inline=False, sizing_mode="stretch_width",
-                stylesheets=[_WRAP_LABELS]))
+            # Option texts may hold math, which radio labels cannot typeset:
+            # the options are shown as rendered text, the radios carry letters.
+            listing = "".join(f"<li><b>{letter}.</b> {inline_html(opt)}</li>"
+                              for letter, opt in self.options)
+            widgets.append(math_html(f"<ul class='ae-options'>{listing}</ul>",
+                                     css_classes=["ae-prose", "ae-exercise-options"], margin=(0, 5)))
+            widgets.append(pn.widgets.RadioButtonGroup.from_param(
+                self.param.choice, name="", options=[letter for letter, _ in self.options],
+                css_classes=["ae-exercise-choice"], sizing_mode="fixed",
+                width=60 * len(self.options), height=36))
         else:
             widgets.append(pn.widgets.TextAreaInput.from_param(
                 self.param.response, name="", placeholder=t("exercise_your_answer"),

@@ -21,25 +21,6 @@ EXPLORABLES = {
     "selfcross": "attention_explorable.selfcross:SelfCrossExplorer",
 }
 
-PROSE_CSS = """
-:host { font-size: 16px; }
-.ae-prose, .ae-prose p, .ae-prose li { line-height: 1.8; }
-h2 { margin-top: 1.6em; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
-.ae-math-display { max-width: 100%; }
-mjx-container[display="true"] { display: block; text-align: center; margin: 0.6em 0;
-  max-width: 100%; overflow-x: auto; overflow-y: hidden; }
-mjx-container { max-width: 100%; }
-.ae-box { border: 1px solid #c9c3e6; background: #f7f5ff; border-radius: 6px; padding: 4px 12px; }
-details.ae-proof { border-left: 3px solid #999; padding-left: 10px; }
-details.ae-proof summary { cursor: pointer; color: #444; }
-pre.ae-lean { background: #f6f8fa; padding: 10px; overflow-x: auto; font-size: 13px; }
-.ae-caption { color: #555; font-size: 0.9em; }
-.ae-video iframe { width: 100%; aspect-ratio: 16 / 9; border: 0; }
-.ae-right { color: #1b7f3b; font-weight: 600; }
-.ae-wrong { color: #b35c00; }
-.ae-error { color: #b00020; font-weight: 600; }
-table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: 2px 8px; }
-"""
 
 
 def explorable_class(name: str) -> type:
@@ -125,7 +106,7 @@ class TextbookPage(pn.viewable.Viewer):
 
     def _html(self, source: str, css: str = "") -> pn.pane.HTML:
         classes = ["ae-prose"] + ([css] if css else [])
-        return math_html(source, css_classes=classes, stylesheets=[PROSE_CSS], margin=(0, 10))
+        return math_html(source, css_classes=classes, margin=(0, 10))
 
     def _section_view(self, section: Section) -> pn.Column:
         items = [self._html(f"<h1 id='{section.id}'>{html.escape(section.title)}</h1>", "ae-section-title")]

@@ -87,10 +87,15 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     handle.press("ArrowRight")
     wait_text(page, ".ae-explorable-steps .ae-weight-2", r"a₂ = 0\.5250")
 
-    # The video loads nothing until clicked.
+    # The video loads nothing until clicked; the click inserts the player.
+    requested = []
+    page.route("**/*youtube*/**", lambda route: (requested.append(route.request.url),
+                                                 route.fulfill(status=200, body="<html></html>")))
     assert page.locator("iframe").count() == 0
-    assert page.locator(".ae-video-load").count() == 1
     s.screenshot("textbook-1280")
+    page.locator(".ae-video-load").click()
+    page.locator("iframe.ae-video-frame").wait_for(state="attached", timeout=10_000)
+    assert "youtube-nocookie.com/embed/" in page.locator("iframe.ae-video-frame").get_attribute("src")
     s.assert_clean()
     textbook_server.assert_clean_log()
 
