@@ -132,3 +132,10 @@ def test_step_2_numbers_quoted_in_3_8_match_the_core():
     res = scenarios.outcome(step.target)
     assert f"从 $0$ 提高到 ${step.target['score_diff']:g}$" in text
     assert f"第二个权重约为 ${res['weights'][1]:.3f}$，输出约为 ${res['output']:.2f}$" in text
+
+
+def test_package_reads_the_repository_content_folder():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    assert content.CONTENT_DIR.resolve() == (root / "content").resolve()

@@ -39,8 +39,9 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from .strings import text as _text
 
-#: Where the section files live: the repository's ``content/`` folder.
-CONTENT_DIR = Path(__file__).resolve().parents[2] / "content"
+#: Where the section files live: ``content/`` at the top of the repository,
+#: reached through the package's ``sections`` link (copied into wheels).
+CONTENT_DIR = Path(__file__).resolve().parent / "sections"
 
 BLOCK_KINDS = ("explorable", "exercise", "proof", "definition", "proposition", "lean", "video")
 
