@@ -134,6 +134,15 @@ class StudentPage:
         assert "Traceback" not in body, body[:2000]
         assert not self.errors, self.errors
 
+    def assert_fits_phone(self, name: str, settle_ms: int = 500) -> None:
+        """No horizontal scrolling at this width; save a screenshot ``name``; no errors."""
+        self.page.wait_for_timeout(settle_ms)
+        width = self.page.evaluate("document.documentElement.scrollWidth")
+        viewport = self.page.viewport_size["width"]
+        assert width <= viewport + 2, f"page is {width} px wide in a {viewport} px viewport"
+        self.screenshot(name)
+        self.assert_clean()
+
     def close(self) -> None:
         self.context.close()
 

@@ -51,6 +51,17 @@ def _base_figure(title: str, **kw):
     return fig
 
 
+def _legend_below(fig, **style) -> None:
+    """Move the figure's legend under the plot, in one horizontal band."""
+    fig.add_layout(fig.legend[0], "below")
+    fig.legend.orientation = "horizontal"
+    fig.legend.label_text_font = _FONT
+    fig.legend.label_text_font_size = "11px"
+    fig.legend.padding = 2
+    for name, value in style.items():
+        setattr(fig.legend, name, value)
+
+
 def number_line_figure(
     values: ColumnDataSource,
     interval: ColumnDataSource,
@@ -99,13 +110,7 @@ def number_line_figure(
     fig.add_layout(LabelSet(x="x", y=-0.75, text="label", source=prediction, y_offset=-22,
                             text_align="center", text_font_size="12px",
                             text_color=PALETTE["prediction"]))
-    fig.add_layout(fig.legend[0], "below")
-    fig.legend.orientation = "horizontal"
-    fig.legend.label_text_font = _FONT
-    fig.legend.label_text_font_size = "11px"
-    fig.legend.background_fill_alpha = 0.6
-    fig.legend.padding = 2
-    fig.legend.spacing = 6
+    _legend_below(fig, spacing=6, background_fill_alpha=0.6)
     return fig
 
 
@@ -236,13 +241,7 @@ def vector_figure(query: ColumnDataSource, keys: ColumnDataSource, values: Colum
     fig.add_tools(drag)
     fig.toolbar.active_tap = drag
     fig.toolbar.active_drag = drag
-    fig.add_layout(fig.legend[0], "below")
-    fig.legend.orientation = "horizontal"
-    fig.legend.label_text_font = _FONT
-    fig.legend.label_text_font_size = "11px"
-    fig.legend.padding = 2
-    fig.legend.spacing = 4
-    fig.legend.ncols = 2
+    _legend_below(fig, spacing=4, ncols=2)
     return fig
 
 

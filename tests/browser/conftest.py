@@ -3,36 +3,20 @@ import pytest
 from ..conftest import ServedApp
 
 
-@pytest.fixture(scope="module")
-def steps_server():
-    app = ServedApp("apps/steps.py")
-    yield app
-    app.close()
+def _server_fixture(app_file: str):
+    """A module-scoped fixture serving ``apps/<app_file>`` with ``panel serve``."""
+
+    @pytest.fixture(scope="module")
+    def server():
+        app = ServedApp(f"apps/{app_file}")
+        yield app
+        app.close()
+
+    return server
 
 
-@pytest.fixture(scope="module")
-def textbook_server():
-    app = ServedApp("apps/textbook.py")
-    yield app
-    app.close()
-
-
-@pytest.fixture(scope="module")
-def vector_server():
-    app = ServedApp("apps/vector.py")
-    yield app
-    app.close()
-
-
-@pytest.fixture(scope="module")
-def matrix_server():
-    app = ServedApp("apps/matrix.py")
-    yield app
-    app.close()
-
-
-@pytest.fixture(scope="module")
-def selfcross_server():
-    app = ServedApp("apps/selfcross.py")
-    yield app
-    app.close()
+steps_server = _server_fixture("steps.py")
+textbook_server = _server_fixture("textbook.py")
+vector_server = _server_fixture("vector.py")
+matrix_server = _server_fixture("matrix.py")
+selfcross_server = _server_fixture("selfcross.py")

@@ -171,10 +171,5 @@ def test_phone_width_has_no_horizontal_scroll(name, ready, request, student):
     server = request.getfixturevalue(f"{name}_server")
     s = student(width=390, height=844)
     s.open(server.url(), ready)
-    page = s.page
-    page.wait_for_timeout(500)
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 392, width
-    s.screenshot(f"{name}-390")
-    s.assert_clean()
+    s.assert_fits_phone(f"{name}-390")
     server.assert_clean_log()
