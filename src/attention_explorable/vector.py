@@ -7,6 +7,7 @@ import panel as pn
 import param
 from bokeh.events import Tap
 from bokeh.models import ColumnDataSource
+from scipy.spatial import ConvexHull, QhullError
 
 from . import core, plots, ui
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
@@ -36,8 +37,8 @@ class _Points(param.Array):
 def convex_hull(points) -> np.ndarray:
     """Vertices of the convex hull of 2-D points, counter-clockwise.
 
-    Andrew's monotone chain; meant for the handful of values of an
-    explorable, not for large point sets.
+    Computed by Qhull (``scipy.spatial.ConvexHull``); points on one line
+    give the segment between the two extreme points.
 
     Parameters
     ----------
@@ -46,30 +47,23 @@ def convex_hull(points) -> np.ndarray:
     Returns
     -------
     hull : ndarray, shape (m, 2)
-        ``m <= n`` distinct vertices; fewer than 3 when the points are collinear.
+        ``m <= n`` distinct vertices, starting from the lowest-left one;
+        fewer than 3 when the points are collinear.
 
     Examples
     --------
     >>> convex_hull([[1, 0], [0, 1], [1, 1], [0.5, 0.5]]).tolist()
     [[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
     """
-    pts = sorted({(float(x), float(y)) for x, y in np.asarray(points, dtype=np.float64)})
-    if len(pts) <= 2:
-        return np.array(pts).reshape(-1, 2)
-
-    def cross(o, a, b):
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    lower, upper = [], []
-    for p in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
-            lower.pop()
-        lower.append(p)
-    for p in reversed(pts):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
-            upper.pop()
-        upper.append(p)
-    return np.array(lower[:-1] + upper[:-1])
+    pts = np.unique(np.asarray(points, dtype=np.float64).reshape(-1, 2), axis=0)  # sorted rows
+    if len(pts) >= 3:
+        try:
+            hull = pts[ConvexHull(pts).vertices]  # counter-clockwise in 2-D
+        except QhullError:  # every point on one line
+            pass
+        else:
+            return np.roll(hull, -int(np.lexsort((hull[:, 1], hull[:, 0]))[0]), axis=0)
+    return pts[[0, -1]] if len(pts) > 1 else pts
 
 
 def _sub(j: int) -> str:
