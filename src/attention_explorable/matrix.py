@@ -182,8 +182,10 @@ class MatrixExplorer(pn.viewable.Viewer):
             "d_k": slider("d_k", "ae-matrix-dk"),
             "n_tokens": slider("n_tokens", "ae-matrix-n"),
             "q1_scale": slider("q1_scale", "ae-matrix-q1-scale", pn.widgets.FloatSlider, format="0.0"),
-            "seed": slider("seed", "ae-matrix-seed", pn.widgets.IntInput),
+            "seed": slider("seed", "ae-matrix-seed", ui.EditableIntSlider,
+                           message_template=t("input_clamped")),
         }
+        self._notice = ui.input_notice([self._controls["seed"]])
         self._update()
 
     def _t(self, key, **fmt):
@@ -255,8 +257,8 @@ class MatrixExplorer(pn.viewable.Viewer):
         intro = pn.pane.HTML(f"<p style='margin:0'>{self._t('matrix_intro')}</p>", margin=(0, 5),
                              sizing_mode="stretch_width")
         controls = pn.Column(
-            intro, c["scaled"], c["causal"], c["d_k"], c["n_tokens"], c["q1_scale"], c["seed"], self._error,
-            self._max_weight, self._row_sums,
+            intro, c["scaled"], c["causal"], c["d_k"], c["n_tokens"], c["q1_scale"], c["seed"],
+            self._notice, self._error, self._max_weight, self._row_sums,
             styles={"flex": "1 1 300px", "max-width": "400px", "min-width": "0"},
         )
         heatmaps = pn.FlexBox(

@@ -133,21 +133,25 @@ class StepsExplorer(pn.viewable.Viewer):
             color="success", sizing_mode="stretch_width")
 
         def slider(name, css, **kw):
-            return pn.widgets.EditableFloatSlider.from_param(
+            return ui.EditableFloatSlider.from_param(
                 getattr(self.param, name), name=t(name), css_classes=[css],
-                sizing_mode="stretch_width", **kw)
+                message_template=t("input_clamped"), sizing_mode="stretch_width", **kw)
 
-        return {
-            "steps": pn.Row(*step_buttons, sizing_mode="stretch_width"),
-            "prediction": pn.widgets.TextInput.from_param(
-                self.param.prediction_text, name=t("prediction"), css_classes=["ae-prediction"],
-                placeholder="?", sizing_mode="stretch_width"),
-            "demonstrate": self._demo_button,
+        sliders = {
             "score_diff": slider("score_diff", "ae-score-diff"),
             "temperature": slider("temperature", "ae-temperature", format="0.00"),
             "value_1": slider("value_1", "ae-value-1"),
             "value_2": slider("value_2", "ae-value-2"),
             "score_1": slider("score_1", "ae-score-1"),
+        }
+        return {
+            **sliders,
+            "notice": ui.input_notice(sliders.values()),
+            "steps": pn.Row(*step_buttons, sizing_mode="stretch_width"),
+            "prediction": pn.widgets.TextInput.from_param(
+                self.param.prediction_text, name=t("prediction"), css_classes=["ae-prediction"],
+                placeholder="?", sizing_mode="stretch_width"),
+            "demonstrate": self._demo_button,
         }
 
     # --- navigation and replay ---------------------------------------------
@@ -356,7 +360,7 @@ class StepsExplorer(pn.viewable.Viewer):
         left = pn.Column(
             c["steps"], self._question, hint, c["prediction"], self._error, c["demonstrate"],
             self._result,
-            c["score_diff"], c["temperature"], c["value_1"], c["value_2"], c["score_1"],
+            c["score_diff"], c["temperature"], c["value_1"], c["value_2"], c["score_1"], c["notice"],
             styles={"flex": "1 1 330px", "max-width": "440px", "min-width": "0"},
         )
         right = pn.Column(

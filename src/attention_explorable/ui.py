@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import panel as pn
+import param
 
 #: CSS shared by every explorable: readout typography and the error banner.
 CSS = """
@@ -51,3 +52,65 @@ def extension() -> None:
     if CSS not in pn.config.raw_css:
         pn.config.raw_css.append(CSS)
     pn.extension("mathjax", sizing_mode="stretch_width", notifications=False)
+
+
+class _ClampedBox(param.Parameterized):
+    """Mixin for Panel's editable sliders: a typed value out of range is clamped, visibly.
+
+    Bokeh's number box silently ignores a typed number outside the slider's
+    fixed bounds and keeps showing it, so the box and the value disagree.
+    Here the box accepts any number; the server clamps it to
+    ``[fixed_start, fixed_end]``, writes the clamped value back into the box,
+    and describes the correction in :attr:`message` (empty otherwise).
+    Relies on Panel's ``_value_edit`` box and ``_sync_value`` hook; the tests
+    in ``tests/test_ui.py`` and the browser tests fail if a release changes them.
+    """
+
+    message = param.String("", doc="Why the last typed value was changed; empty when it was not.")
+    message_template = param.String("{name}: {raw} is outside [{lo}, {hi}]; set to {value}",
+                                    doc="Format of `message` (fields name, raw, lo, hi, value).")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._open_box_bounds()
+        # Runs after Panel's own bounds watcher, which narrows the box again.
+        self.param.watch(self._open_box_bounds, ["start", "end", "fixed_start", "fixed_end"])
+
+    def _open_box_bounds(self, *events):
+        self._value_edit.param.update(start=None, end=None)
+
+    def _sync_value(self, event):
+        raw = event.new
+        lo, hi = self.fixed_start, self.fixed_end
+        if event.name in ("value", "value_throttled") and raw is not None:
+            value = min(max(raw, lo if lo is not None else raw), hi if hi is not None else raw)
+            if value != raw:
+                # Panel's box script stretches the slider to a typed number: undo that too.
+                self._slider.param.update(start=self.start, end=self.end)
+                setattr(event.obj, event.name, value)  # comes back here, in range
+                self.message = self.message_template.format(
+                    name=self.name, raw=f"{raw:g}", lo=f"{lo:g}", hi=f"{hi:g}", value=f"{value:g}")
+                return
+            if event.obj is self._value_edit:
+                self.message = ""
+        super()._sync_value(event)
+
+
+class EditableFloatSlider(_ClampedBox, pn.widgets.EditableFloatSlider):
+    """``pn.widgets.EditableFloatSlider`` whose box never shows a value the slider lacks."""
+
+
+class EditableIntSlider(_ClampedBox, pn.widgets.EditableIntSlider):
+    """``pn.widgets.EditableIntSlider`` whose box never shows a value the slider lacks."""
+
+
+def input_notice(widgets, css_class: str = "ae-input-notice") -> pn.pane.HTML:
+    """A pane showing the latest :attr:`_ClampedBox.message` of ``widgets`` (hidden when empty)."""
+    pane = pn.pane.HTML("", css_classes=["ae-error", css_class], visible=False, margin=(0, 5))
+
+    def show(event):
+        pane.param.update(object=event.new, visible=bool(event.new))
+
+    for widget in widgets:
+        widget.param.watch(show, "message")
+    return pane

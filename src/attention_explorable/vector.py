@@ -187,13 +187,14 @@ class VectorExplorer(pn.viewable.Viewer):
         self._formula = ui.readout("ae-vector-formula")
         self._error = pn.pane.HTML("", css_classes=["ae-error"], visible=False)
         self._controls = {
-            name: pn.widgets.EditableFloatSlider.from_param(
+            name: ui.EditableFloatSlider.from_param(
                 getattr(self.param, name), name=t(label), css_classes=[css],
-                sizing_mode="stretch_width", format="0.00")
+                message_template=t("input_clamped"), sizing_mode="stretch_width", format="0.00")
             for name, label, css in (("query_x", "vector_query_x", "ae-query-x"),
                                      ("query_y", "vector_query_y", "ae-query-y"),
                                      ("temperature", "temperature", "ae-vector-temperature"))
         }
+        self._notice = ui.input_notice(self._controls.values())
         self._update()
 
     def _t(self, key, **fmt):
@@ -296,7 +297,7 @@ class VectorExplorer(pn.viewable.Viewer):
                              sizing_mode="stretch_width")
         plot = pn.Column(self._figure, styles={"flex": "1 1 340px", "max-width": "540px", "min-width": "0"})
         side = pn.Column(
-            intro, c["query_x"], c["query_y"], c["temperature"], self._error,
+            intro, c["query_x"], c["query_y"], c["temperature"], self._notice, self._error,
             self._scores_readout, self._weights_readout, self._output_readout, self._formula,
             styles={"flex": "1 1 300px", "max-width": "560px", "min-width": "0"},
         )

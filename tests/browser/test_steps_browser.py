@@ -66,6 +66,14 @@ def test_student_does_all_three_steps(steps_server, student):
     wait_text(page, ".ae-score-2", r"s₂ = 2\.10")
     assert readout_number(page, ".ae-weight-2") == pytest.approx(0.8909, abs=1e-4)
 
+    # A typed temperature out of range is clamped, and the box says so.
+    box = page.locator(".ae-temperature input").first
+    box.fill("50")
+    box.press("Enter")
+    wait_text(page, ".ae-temperature-readout", r"T = 10\.00")
+    wait_text(page, ".ae-input-notice", r"输入的 50 超出范围 \[0\.01, 10\]，已改为 10")
+    assert float(box.input_value()) == 10.0
+
     # Step 3: lower the temperature to 0.02; the naive formula overflows.
     page.locator(".ae-step-3 button").click()
     wait_text(page, ".ae-score-1", r"s₁ = 20\.00")
