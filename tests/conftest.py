@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -118,6 +119,13 @@ class StudentPage:
         self.errors: list[str] = []
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.external_requests: list[str] = []
+        self.page.on("request", self._note_request)
+
+    def _note_request(self, request) -> None:
+        host = urllib.parse.urlsplit(request.url).hostname or ""
+        if request.url.startswith(("http:", "https:", "ws:", "wss:")) and host not in ("127.0.0.1", "localhost"):
+            self.external_requests.append(request.url)
 
     def open(self, url: str, ready_selector: str) -> None:
         self.page.goto(url, wait_until="load")

@@ -92,6 +92,7 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     page.route("**/*youtube*/**", lambda route: (requested.append(route.request.url),
                                                  route.fulfill(status=200, body="<html></html>")))
     assert page.locator("iframe").count() == 0
+    assert s.external_requests == []  # math, fonts and scripts all come from this server
     s.screenshot("textbook-1280")
     page.locator(".ae-video-load").click()
     page.locator("iframe.ae-video-frame").wait_for(state="attached", timeout=10_000)
