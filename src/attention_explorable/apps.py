@@ -15,8 +15,12 @@ from .strings import text
 
 
 def _page_setup() -> None:
-    """Per-process setup shared by every app: extension, CSS, fast path."""
-    serving.enable_fast_path()
+    """Per-process setup shared by every app: extension, CSS, fast path.
+
+    The fast path is skipped when ``AE_FAST_PATH=0`` (benchmarks' baseline).
+    """
+    if serving.fast_path_requested():
+        serving.enable_fast_path()
     ui.extension()
 
 
@@ -30,21 +34,17 @@ def textbook_app(language: str = "zh") -> pn.viewable.Viewable:
 
 def steps_app(language: str = "zh") -> pn.viewable.Viewable:
     """The three-step explorable of section 3.8 on a page of its own."""
-    from .steps import StepsExplorer
+    from .steps import StepsExplorer, presenter_keys
 
     _page_setup()
-    return pn.Column(
-        pn.pane.HTML(f"<h1 style='margin:8px 5px'>{text('steps_heading', language)}</h1>"),
-        StepsExplorer(language=language),
-        sizing_mode="stretch_width",
-        max_width=1200,
-        styles={"margin": "0 auto"},
-    )
+    return _explorer_page("steps_heading", StepsExplorer(language=language), language,
+                          presenter_keys(language))
 
 
-def _explorer_page(heading_key: str, explorer, language: str) -> pn.viewable.Viewable:
+def _explorer_page(heading_key: str, explorer, language: str, *extra) -> pn.viewable.Viewable:
     return pn.Column(
         pn.pane.HTML(f"<h1 style='margin:8px 5px'>{text(heading_key, language)}</h1>"),
+        *extra,
         explorer,
         sizing_mode="stretch_width",
         max_width=1200,

@@ -80,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from . import serving
 
-    serving.enable_fast_path()
+    if serving.fast_path_requested():
+        serving.enable_fast_path()
     origins = args.allow_websocket_origin or [f"{h}:{args.port}" for h in ("localhost", "127.0.0.1", args.address)]
     print(f"{PROG}: serving " + ", ".join(f"http://{args.address}:{args.port}/{n}" for n in APPS), flush=True)
     pn.serve(

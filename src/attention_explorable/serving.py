@@ -61,10 +61,17 @@ Tornado release makes either override ineffective, those tests fail.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from typing import Any
 
-__all__ = ["disable_fast_path", "enable_fast_path", "fast_path_status"]
+__all__ = ["FAST_PATH_ENV", "disable_fast_path", "enable_fast_path", "fast_path_requested",
+           "fast_path_status"]
+
+#: Environment variable that switches the fast path off (``0``, ``false``,
+#: ``no`` or ``off``) for side-by-side measurements against Panel's defaults;
+#: see :func:`fast_path_requested`.  Unset or any other value: on.
+FAST_PATH_ENV = "AE_FAST_PATH"
 
 #: Marker set on the wrapper so that re-wrapping is detectable and avoided.
 _MARKER = "__attention_explorable_nodelay__"
@@ -157,6 +164,22 @@ def enable_fast_path() -> None:
         if not getattr(current, _MARKER, False):
             _saved["open"] = current
             handler.open = _wrap_open(current)
+
+
+def fast_path_requested() -> bool:
+    """Whether the page builders and the CLI should call :func:`enable_fast_path`.
+
+    True unless the environment variable ``AE_FAST_PATH`` is ``0``, ``false``,
+    ``no`` or ``off`` (any case).  The benchmarks set ``AE_FAST_PATH=0`` on a
+    ``panel serve`` subprocess to measure the same apps under Panel's defaults.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ.get("AE_FAST_PATH") is None and fast_path_requested()
+    True
+    """
+    return os.environ.get(FAST_PATH_ENV, "1").strip().lower() not in {"0", "false", "no", "off"}
 
 
 def disable_fast_path() -> None:

@@ -369,3 +369,42 @@ class StepsExplorer(pn.viewable.Viewer):
         )
         return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",
                           css_classes=["ae-steps"], styles={"gap": "12px"})
+
+
+# Presenter keys: 1/2/3 choose a step, D demonstrates. The listener sits on
+# the document (key events cross Panel's shadow roots) and clicks the same
+# buttons a mouse would, so the server sees an ordinary click.
+_KEYS_SCRIPT = """<script>
+(() => {
+  if (window.__aeStepKeys) return;
+  window.__aeStepKeys = true;
+  const find = (root, sel) => {
+    const hit = root.querySelector(sel);
+    if (hit) return hit;
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) { const inner = find(el.shadowRoot, sel); if (inner) return inner; }
+    }
+    return null;
+  };
+  const targets = {"1": ".ae-step-1", "2": ".ae-step-2", "3": ".ae-step-3",
+                   "d": ".ae-demonstrate", "D": ".ae-demonstrate"};
+  document.addEventListener("keydown", (e) => {
+    const origin = e.composedPath()[0];
+    const typing = origin && (["INPUT", "TEXTAREA", "SELECT"].includes(origin.tagName) || origin.isContentEditable);
+    if (typing || e.ctrlKey || e.metaKey || e.altKey || !(e.key in targets)) return;
+    const host = find(document, targets[e.key]);
+    const button = host && (host.shadowRoot || host).querySelector("button");
+    if (button) { button.click(); e.preventDefault(); }
+  });
+})();
+</script>"""
+
+
+def presenter_keys(language: str = DEFAULT_LANGUAGE) -> pn.pane.HTML:
+    """A one-line hint plus the script that maps keys 1, 2, 3 and D to the step buttons.
+
+    For a page with a single :class:`StepsExplorer`, such as the classroom
+    app: an instructor can step through section 3.8 from the keyboard.
+    """
+    return pn.pane.HTML(f"<small class='ae-keys'>{text('keyboard_hint', language)}</small>{_KEYS_SCRIPT}",
+                        css_classes=["ae-presenter-keys"], margin=(0, 5))

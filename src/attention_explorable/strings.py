@@ -61,6 +61,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "legend_value": "值",
         # errors
         "error_prefix": "输入有误：",
+        "keyboard_hint": "键盘：按 1 / 2 / 3 切换步骤，按 D 演示本步。",
         "input_clamped": "{name}：输入的 {raw} 超出范围 [{lo}, {hi}]，已改为 {value}。",
         # textbook page, exercises, content blocks
         "page_title": "注意力机制：3.7 与 3.8",
@@ -188,6 +189,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "legend_prediction": "your prediction",
         "legend_value": "values",
         "error_prefix": "Invalid input: ",
+        "keyboard_hint": "Keyboard: 1 / 2 / 3 choose a step, D demonstrates it.",
         "input_clamped": "{name}: {raw} is outside [{lo}, {hi}]; set to {value}.",
         "page_title": "Attention: sections 3.7 and 3.8",
         "toc": "Contents",

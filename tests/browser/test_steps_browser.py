@@ -102,3 +102,23 @@ def test_phone_width_has_no_horizontal_scroll(steps_server, student):
     s = student(width=390, height=844)
     s.open(steps_server.url(), ".ae-output")
     s.assert_fits_phone("steps-390")
+
+
+def test_presenter_keys_step_and_demonstrate(steps_server, student):
+    s = student()
+    page = s.page
+    s.open(steps_server.url(), ".ae-output")
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("2")
+    wait_text(page, ".ae-question", "第 2 步")
+    page.keyboard.press("d")
+    expected = scenarios.get_step(2).expected_output()
+    wait_text(page, ".ae-result", rf"实际 y = {expected:.2f}")
+    page.keyboard.press("3")
+    wait_text(page, ".ae-score-1", r"s₁ = 20\.00")
+    # Typing in a box is not a shortcut: "1" in the prediction box stays text.
+    page.locator(".ae-prediction input").fill("")
+    page.locator(".ae-prediction input").type("1")
+    page.wait_for_timeout(300)
+    assert "第 3 步" in text_of(page, ".ae-question")
+    s.assert_clean()
