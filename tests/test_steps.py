@@ -168,3 +168,11 @@ def test_each_explorer_has_its_own_widgets():
     assert b.score_diff == 0.0
     assert a._controls["score_diff"] is not b._controls["score_diff"]
     assert a._weights is not b._weights
+
+
+def test_constructed_at_step_3_starts_in_its_situation():
+    ex = StepsExplorer(step=3, animate=False)
+    assert (ex.score_1, ex.score_diff, ex.temperature) == (20.0, 2.0, 1.0)
+    assert "第 3 步" in ex._question.object and ex._curve_fig.visible
+    ex = StepsExplorer(step=3, temperature=0.5, animate=False)
+    assert ex.temperature == 0.5 and ex.score_1 == 20.0

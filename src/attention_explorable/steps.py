@@ -78,6 +78,9 @@ class StepsExplorer(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
+        # Start in the chosen step's own situation, except what the caller set.
+        start = scenarios.get_step(self.step).start
+        self.param.update(**{k: v for k, v in start.items() if k not in params})
         t = self._t
         self._answer: float | None = None
         self._prediction_error = ""
