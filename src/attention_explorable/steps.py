@@ -77,10 +77,9 @@ class StepsExplorer(pn.viewable.Viewer):
     demonstrate = param.Event(doc="Replay the current step from its start to its target state.")
 
     def __init__(self, **params):
-        super().__init__(**params)
         # Start in the chosen step's own situation, except what the caller set.
-        start = scenarios.get_step(self.step).start
-        self.param.update(**{k: v for k, v in start.items() if k not in params})
+        start = scenarios.get_step(params.get("step", type(self).param.step.default)).start
+        super().__init__(**{**start, **params})
         t = self._t
         self._answer: float | None = None
         self._prediction_error = ""
