@@ -23,7 +23,12 @@ def explorer():
     return StepsExplorer(animate=False)
 
 
-def test_default_state_is_step_1_with_midpoint_output(explorer):
+def test_step_1_starts_unequal_and_demonstrates_the_midpoint(explorer):
+    html = explorer._readouts.object
+    a2 = 1 / (1 + np.exp(-1.0))
+    assert number(html, "a₂") == pytest.approx(a2, abs=1e-4)
+    assert number(html, "y") == pytest.approx(2 + 8 * a2, abs=1e-4)  # the answer is not shown yet
+    explorer.param.trigger("demonstrate")
     html = explorer._readouts.object
     assert number(html, "a₁") == pytest.approx(0.5)
     assert number(html, "y") == pytest.approx(6.0)
@@ -96,7 +101,7 @@ def test_temperature_curve_visible_only_in_step_3(explorer):
 
 def test_sources_get_fresh_dicts_not_in_place_edits(explorer):
     data_before = explorer._weights.data
-    explorer.score_diff = 1.0
+    explorer.score_diff = 2.5
     assert explorer._weights.data is not data_before
 
 
@@ -165,7 +170,7 @@ def test_layout_renders_and_widgets_carry_css_classes(explorer):
 def test_each_explorer_has_its_own_widgets():
     a, b = StepsExplorer(animate=False), StepsExplorer(animate=False)
     a.score_diff = 3.0
-    assert b.score_diff == 0.0
+    assert b.score_diff == scenarios.get_step(1).start["score_diff"]
     assert a._controls["score_diff"] is not b._controls["score_diff"]
     assert a._weights is not b._weights
 

@@ -47,9 +47,19 @@ def test_box_stays_open_when_bounds_change():
     pn.panel(w).get_root()
 
 
-def test_slider_stretched_by_the_box_script_is_pulled_back():
+def test_box_has_no_script_that_stretches_the_slider():
+    from panel.links import Callback
+
+    owner = Owner()
+    plain = pn.widgets.EditableFloatSlider.from_param(owner.param.t)
+    assert Callback.registry.get(plain._value_edit)  # Panel's own widget has the script
+    w = ui.EditableFloatSlider.from_param(owner.param.t)
+    assert not Callback.registry.get(w._value_edit)
+
+
+def test_emptied_box_shows_the_value_again_without_error():
     owner = Owner()
     w = ui.EditableFloatSlider.from_param(owner.param.t)
-    w._slider.end = 50.0  # what Panel's box script does in the browser for a typed 50
-    w._slider.value = 13.65
-    assert owner.t == 10.0 and w._slider.value == 10.0 and w._slider.end == 10.0
+    w._value_edit.value = 2.5
+    w._value_edit.value = None
+    assert owner.t == 2.5 and w._value_edit.value == 2.5

@@ -275,11 +275,14 @@ h2 { margin-top: 1.6em; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
 .ae-math-display { max-width: 100%; }
 mjx-container[display="true"] { display: block; text-align: center; margin: 0.6em 0;
   max-width: 100%; overflow-x: auto; overflow-y: hidden; }
+/* On a narrow screen a wide formula shrinks to fit instead of being cut off. */
+mjx-container[display="true"] > svg { max-width: 100%; height: auto; }
 mjx-container { max-width: 100%; }
 .ae-box { border: 1px solid #c9c3e6; background: #f7f5ff; border-radius: 6px; padding: 4px 12px; }
 details.ae-proof { border-left: 3px solid #999; padding-left: 10px; }
 details.ae-proof summary { cursor: pointer; color: #444; }
-pre.ae-lean { background: #f6f8fa; padding: 10px; overflow-x: auto; font-size: 13px; }
+pre.ae-lean { background: #f6f8fa; padding: 10px; font-size: 13px;
+  white-space: pre-wrap; overflow-wrap: anywhere; }
 .ae-caption { color: #555; font-size: 0.9em; }
 .ae-video iframe { width: 100%; aspect-ratio: 16 / 9; border: 0; }
 .ae-right { color: #1b7f3b; font-weight: 600; }

@@ -118,7 +118,7 @@ class Exercise(pn.viewable.Viewer):
         if self.kind == "number":
             widgets.append(pn.widgets.TextInput.from_param(
                 self.param.response, name="", placeholder=t("exercise_answer_placeholder"),
-                css_classes=["ae-exercise-input"], width=180))
+                css_classes=["ae-exercise-input"], width=180, description=None))
         elif self.kind == "choice":
             # Option texts may hold math, which radio labels cannot typeset:
             # the options are shown as rendered text, the radios carry letters.
@@ -126,19 +126,22 @@ class Exercise(pn.viewable.Viewer):
                               for letter, opt in self.options)
             widgets.append(math_html(f"<ul class='ae-options'>{listing}</ul>",
                                      css_classes=["ae-prose", "ae-exercise-options"], margin=(0, 5)))
-            widgets.append(pn.widgets.RadioButtonGroup.from_param(
-                self.param.choice, name="", options=[letter for letter, _ in self.options],
-                css_classes=["ae-exercise-choice"], sizing_mode="fixed",
-                width=60 * len(self.options), height=36))
+            # Panel selects the first option when the value is not among the
+            # options; a hidden "no answer yet" option keeps A from looking chosen.
+            widgets.append(pn.widgets.RadioBoxGroup.from_param(
+                self.param.choice, name="", inline=True, css_classes=["ae-exercise-choice"],
+                options={"": None, **{letter: letter for letter, _ in self.options}},
+                stylesheets=["label:first-of-type { display: none; }"]))
         else:
             widgets.append(pn.widgets.TextAreaInput.from_param(
                 self.param.response, name="", placeholder=t("exercise_your_answer"),
-                css_classes=["ae-exercise-input"], rows=3, sizing_mode="stretch_width"))
+                css_classes=["ae-exercise-input"], rows=3, sizing_mode="stretch_width",
+                description=None))
         buttons = []
         if self.kind != "text":
             buttons.append(pn.widgets.Button.from_param(
                 self.param.check, name=t("exercise_check"), css_classes=["ae-exercise-check"],
-                color="primary", width=100))
+                color="primary", width=100, description=None))
         buttons.append(pn.widgets.Toggle.from_param(
             self.param.reveal, name=t("exercise_reveal"), css_classes=["ae-exercise-reveal"],
             width=140))
@@ -169,7 +172,7 @@ class Exercise(pn.viewable.Viewer):
             except ValueError:
                 return "invalid", t("exercise_malformed", raw=html.escape(raw))
             tol = float(self.block.options.get("tol", 1e-6))
-            if abs(value - self.answer) <= tol:
+            if abs(value - self.answer) <= tol * (1 + 1e-9):  # 0.157 vs 0.155 ± 0.002 is right
                 return "right", t("exercise_right")
             return "wrong", t("exercise_wrong") + hint_html
         if self.kind == "choice":

@@ -63,7 +63,10 @@ def _state(**kw) -> MappingProxyType:
 _BASE = dict(score_1=0.0, score_diff=0.0, temperature=1.0, value_1=2.0, value_2=10.0)
 
 STEPS: tuple[Step, ...] = (
-    Step(1, _state(**_BASE), _state(**_BASE), "step1_title", "step1_question", "step1_explain"),
+    # Step 1 starts unequal, so the answer (the midpoint) is not on screen
+    # before the student predicts it.
+    Step(1, _state(**{**_BASE, "score_diff": 1.0}), _state(**_BASE),
+         "step1_title", "step1_question", "step1_explain"),
     Step(2, _state(**_BASE), _state(**{**_BASE, "score_diff": 2.0}),
          "step2_title", "step2_question", "step2_explain"),
     # Large absolute scores (20 and 22) keep the difference at 2 but make the

@@ -113,13 +113,13 @@ class SelfCrossExplorer(pn.viewable.Viewer):
         self._error = pn.pane.HTML("", css_classes=["ae-error"], visible=False)
         self._controls = {
             "mode": pn.widgets.RadioButtonGroup.from_param(
-                self.param.mode, name=t("selfcross_mode"), css_classes=["ae-selfcross-mode"],
+                self.param.mode, description=None, name=t("selfcross_mode"), css_classes=["ae-selfcross-mode"],
                 options={t(f"selfcross_mode_{m}"): m for m in MODES}, orientation="vertical",
                 color="primary", variant="outline", sizing_mode="stretch_width"),
             "causal": pn.widgets.Checkbox.from_param(self.param.causal, name=t("selfcross_causal"),
                                                      css_classes=["ae-selfcross-causal"]),
             "query": pn.widgets.RadioButtonGroup.from_param(
-                self.param.query, name=t("selfcross_query"), css_classes=["ae-selfcross-query"],
+                self.param.query, description=None, name=t("selfcross_query"), css_classes=["ae-selfcross-query"],
                 options=self._query_options(), color="primary", variant="outline",
                 sizing_mode="stretch_width"),
         }

@@ -18,6 +18,18 @@ _CURVE_T = np.geomspace(*_T_BOUNDS, 160)
 _STATE_PARAMS = scenarios.STATE_KEYS
 
 
+def _set_data(source: ColumnDataSource, data: dict) -> None:
+    """Assign the fresh dict ``data`` to ``source.data`` unless no column changed.
+
+    Every assignment travels to the browser and redraws its plot; one slider
+    key press changes only some of the sources, so unchanged ones are skipped.
+    """
+    old = source.data
+    if old.keys() == data.keys() and all(np.array_equal(old[k], v) for k, v in data.items()):
+        return
+    source.data = data
+
+
 class StepsExplorer(pn.viewable.Viewer):
     """Attention over two scalar values, replayed in three steps.
 
@@ -85,6 +97,7 @@ class StepsExplorer(pn.viewable.Viewer):
         self._prediction_error = ""
         self._callback = None
         self._frame_states: list[dict] = []
+        self._temperature_views_current = False
 
         self._values = ColumnDataSource({"x": [], "label": []})
         self._interval = ColumnDataSource({"x0": [], "x1": []})
@@ -123,7 +136,7 @@ class StepsExplorer(pn.viewable.Viewer):
     def _build_controls(self):
         t = self._t
         step_buttons = [
-            pn.widgets.Button.from_param(getattr(self.param, f"go_step_{n}"),
+            pn.widgets.Button.from_param(getattr(self.param, f"go_step_{n}"), description=None,
                                          name=t("step_button", n=n), css_classes=[f"ae-step-{n}"],
                                          color="primary" if n == self.step else "default",
                                          sizing_mode="stretch_width")
@@ -131,7 +144,7 @@ class StepsExplorer(pn.viewable.Viewer):
         ]
         self._step_buttons = step_buttons
         self._demo_button = pn.widgets.Button.from_param(
-            self.param.demonstrate, name=t("demonstrate"), css_classes=["ae-demonstrate"],
+            self.param.demonstrate, description=None, name=t("demonstrate"), css_classes=["ae-demonstrate"],
             color="success", sizing_mode="stretch_width")
 
         def slider(name, css, **kw):
@@ -151,7 +164,7 @@ class StepsExplorer(pn.viewable.Viewer):
             "notice": ui.input_notice(sliders.values()),
             "steps": pn.Row(*step_buttons, sizing_mode="stretch_width"),
             "prediction": pn.widgets.TextInput.from_param(
-                self.param.prediction_text, name=t("prediction"), css_classes=["ae-prediction"],
+                self.param.prediction_text, description=None, name=t("prediction"), css_classes=["ae-prediction"],
                 placeholder="?", sizing_mode="stretch_width"),
             "demonstrate": self._demo_button,
         }
@@ -275,23 +288,24 @@ class StepsExplorer(pn.viewable.Viewer):
         (s1, s2), (a1, a2), y = res["scores"], res["weights"], res["output"]
         v1, v2, temp = self.value_1, self.value_2, self.temperature
 
-        self._values.data = {"x": [v1, v2], "label": [f"v₁={v1:g}", f"v₂={v2:g}"]}
-        self._interval.data = {"x0": [res["interval"][0]], "x1": [res["interval"][1]]}
-        self._output.data = {"x": [y], "label": [f"y={y:.2f}"]}
+        _set_data(self._values, {"x": [v1, v2], "label": [f"v₁={v1:g}", f"v₂={v2:g}"]})
+        _set_data(self._interval, {"x0": [res["interval"][0]], "x1": [res["interval"][1]]})
+        _set_data(self._output, {"x": [y], "label": [f"y={y:.2f}"]})
         pred = self.prediction
-        self._prediction.data = ({"x": [pred], "label": [f"{pred:g}"]} if pred is not None
-                                 else {"x": [], "label": []})
+        _set_data(self._prediction, {"x": [pred], "label": [f"{pred:g}"]} if pred is not None
+                  else {"x": [], "label": []})
         xs = [v1, v2, y] + ([pred] if pred is not None else [])
         pad = max(1.0, 0.12 * (max(xs) - min(xs)))
         self._line_fig.x_range.update(start=min(xs) - pad, end=max(xs) + pad)
 
-        self._weights.data = {"name": ["a₁", "a₂"], "weight": [a1, a2],
-                              "label": [ui.format_number(a1, html=False), ui.format_number(a2, html=False)]}
-        big = 1 if s2 >= s1 else 0
-        gap = abs(s2 - s1)
-        curve = core.softmax(np.stack([np.zeros_like(_CURVE_T), gap / _CURVE_T], axis=1))
-        self._curve.data = {"t": _CURVE_T, "weight": curve[:, 1]}
-        self._point.data = {"t": [temp], "weight": [res["weights"][big]]}
+        _set_data(self._weights, {"name": ["a₁", "a₂"], "weight": [a1, a2],
+                                  "label": [ui.format_number(a1, html=False),
+                                            ui.format_number(a2, html=False)]})
+        # The temperature curve and the naive formula are shown in step 3 only;
+        # elsewhere they are brought up to date when step 3 is entered.
+        self._temperature_views_current = self.step == 3
+        if self._temperature_views_current:
+            self._push_temperature_views(res)
 
         self._readouts.object = (
             "<table>"
@@ -312,7 +326,6 @@ class StepsExplorer(pn.viewable.Viewer):
             f" = 1 / (1 + e<sup>−({f(s2 - s1, 2)})/{f(temp, 2)}</sup>) = {f(a2)}<br>"
             f"y = a₁·v₁ + a₂·v₂ = {f(a1)} × {v1:g} + {f(a2)} × {v2:g} = {f(y)}"
         )
-        self._naive.object = self._naive_html(res)
         if self.revealed and self._answer is not None:
             true = self._answer
             msg = (t("result_with_prediction", pred=f"{pred:g}", true=f(true, 2), gap=f(abs(pred - true), 2))
@@ -322,6 +335,15 @@ class StepsExplorer(pn.viewable.Viewer):
         self._result.object = f"<b>{t('result_label')}</b>：{msg}"
         self._error.object = self._prediction_error
         self._error.visible = bool(self._prediction_error)
+
+    def _push_temperature_views(self, res) -> None:
+        (s1, s2), temp = res["scores"], self.temperature
+        big = 1 if s2 >= s1 else 0
+        gap = abs(s2 - s1)
+        curve = core.softmax(np.stack([np.zeros_like(_CURVE_T), gap / _CURVE_T], axis=1))
+        _set_data(self._curve, {"t": _CURVE_T, "weight": curve[:, 1]})
+        _set_data(self._point, {"t": [temp], "weight": [res["weights"][big]]})
+        self._naive.object = self._naive_html(res)
 
     def _naive_html(self, res) -> str:
         t, f = self._t, ui.format_number
@@ -352,6 +374,9 @@ class StepsExplorer(pn.viewable.Viewer):
             f"<p>{self._t(step.question_key)}</p>{explain}"
         )
         with pn.io.unlocked():
+            if self.step == 3 and not self._temperature_views_current:
+                self._push_temperature_views(scenarios.outcome(self._state()))
+                self._temperature_views_current = True
             self._curve_fig.visible = self.step == 3
         self._naive.visible = self.step == 3
 

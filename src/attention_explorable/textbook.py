@@ -54,8 +54,8 @@ def block_html(section_id: str, block: Block, language: str) -> str:
         return (f"<div class='ae-box ae-{block.kind}'><p><b>{html.escape(block.title)}</b></p>"
                 f"{markdown_to_html(block.body, section_id)}</div>")
     if block.kind == "proof":
-        return (f"<details class='ae-proof'><summary>{html.escape(block.title) or t('proof_summary')}"
-                f" · {t('proof_summary')}</summary>{markdown_to_html(block.body, section_id)}</details>")
+        return (f"<details class='ae-proof'><summary><b>{html.escape(block.title)}</b>"
+                f"（{t('proof_summary')}）</summary>{markdown_to_html(block.body, section_id)}</details>")
     if block.kind == "lean":
         return (f"<p><b>{html.escape(block.title)}</b></p><p class='ae-caption'>{t('lean_note')}</p>"
                 f"<pre class='ae-lean'><code>{html.escape(block.body.strip())}</code></pre>")

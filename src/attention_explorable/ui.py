@@ -72,6 +72,11 @@ class _ClampedBox(param.Parameterized):
 
     def __init__(self, **params):
         super().__init__(**params)
+        # Panel's box carries a browser script that stretches the slider to a
+        # typed number; values are clamped here instead, so drop the script.
+        from panel.links import Callback
+
+        Callback.registry.pop(self._value_edit, None)
         self._open_box_bounds()
         # Runs after Panel's own bounds watcher, which narrows the box again.
         self.param.watch(self._open_box_bounds, ["start", "end", "fixed_start", "fixed_end"])
@@ -82,11 +87,12 @@ class _ClampedBox(param.Parameterized):
     def _sync_value(self, event):
         raw = event.new
         lo, hi = self.fixed_start, self.fixed_end
+        if event.obj is self._value_edit and raw is None:  # the box was emptied
+            self._value_edit.value = self.value
+            return
         if event.name in ("value", "value_throttled") and raw is not None:
             value = min(max(raw, lo if lo is not None else raw), hi if hi is not None else raw)
             if value != raw:
-                # Panel's box script stretches the slider to a typed number: undo that too.
-                self._slider.param.update(start=self.start, end=self.end)
                 setattr(event.obj, event.name, value)  # comes back here, in range
                 self.message = self.message_template.format(
                     name=self.name, raw=f"{raw:g}", lo=f"{lo:g}", hi=f"{hi:g}", value=f"{value:g}")

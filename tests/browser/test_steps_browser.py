@@ -35,13 +35,15 @@ def test_student_does_all_three_steps(steps_server, student):
     s = student()
     page = s.page
     s.open(steps_server.url(), ".ae-output")
-    assert readout_number(page, ".ae-output") == pytest.approx(6.0)
+    start = scenarios.outcome(scenarios.get_step(1).start)["output"]
+    assert readout_number(page, ".ae-output") == pytest.approx(start, abs=1e-4)  # not yet 6
 
     # Step 1: predict the midpoint, demonstrate, read the check.
     page.locator(".ae-prediction input").fill("6")
     page.locator(".ae-prediction input").press("Enter")
     page.locator(".ae-demonstrate button").click()
-    wait_text(page, ".ae-result", r"实际 y = 6\.00；相差 0\.00")
+    wait_text(page, ".ae-result", r"演示结果 y = 6\.00；相差 0\.00")
+    assert readout_number(page, ".ae-output") == pytest.approx(6.0)
     assert readout_number(page, ".ae-weight-1") == pytest.approx(0.5)
 
     # Step 2: predict 8, demonstrate; the output moves towards 10 but stays below it.
@@ -54,7 +56,7 @@ def test_student_does_all_three_steps(steps_server, student):
     page.locator(".ae-prediction input").press("Enter")
     page.locator(".ae-demonstrate button").click()
     expected = scenarios.get_step(2).expected_output()
-    wait_text(page, ".ae-result", rf"实际 y = {expected:.2f}；相差 {abs(8 - expected):.2f}")
+    wait_text(page, ".ae-result", rf"演示结果 y = {expected:.2f}；相差 {abs(8 - expected):.2f}")
     assert readout_number(page, ".ae-output") == pytest.approx(expected, abs=1e-4)
     assert readout_number(page, ".ae-weight-2") == pytest.approx(0.8808, abs=1e-4)
     s.screenshot("steps-step2-1280")
@@ -73,12 +75,19 @@ def test_student_does_all_three_steps(steps_server, student):
     wait_text(page, ".ae-temperature-readout", r"T = 10\.00")
     wait_text(page, ".ae-input-notice", r"输入的 50 超出范围 \[0\.01, 10\]，已改为 10")
     assert float(box.input_value()) == 10.0
+    handle = page.locator(".ae-temperature .noUi-handle").first
+    assert float(handle.get_attribute("aria-valuemax")) == 10.0  # the slider was not stretched
+    assert float(handle.get_attribute("aria-valuenow")) == 10.0
+    box.fill("")
+    box.press("Enter")
+    page.wait_for_timeout(300)
+    assert float(box.input_value()) == 10.0  # an emptied box shows the value again
 
     # Step 3: lower the temperature to 0.02; the naive formula overflows.
     page.locator(".ae-step-3 button").click()
     wait_text(page, ".ae-score-1", r"s₁ = 20\.00")
     page.locator(".ae-demonstrate button").click()
-    wait_text(page, ".ae-result", r"实际 y = 10\.00")
+    wait_text(page, ".ae-result", r"演示结果 y = 10\.00")
     wait_text(page, ".ae-temperature-readout", r"T = 0\.02")
     naive = text_of(page, ".ae-naive")
     assert "NaN" in naive and "∞" in naive
@@ -113,7 +122,7 @@ def test_presenter_keys_step_and_demonstrate(steps_server, student):
     wait_text(page, ".ae-question", "第 2 步")
     page.keyboard.press("d")
     expected = scenarios.get_step(2).expected_output()
-    wait_text(page, ".ae-result", rf"实际 y = {expected:.2f}")
+    wait_text(page, ".ae-result", rf"演示结果 y = {expected:.2f}")
     page.keyboard.press("3")
     wait_text(page, ".ae-score-1", r"s₁ = 20\.00")
     # Typing in a box is not a shortcut: "1" in the prediction box stays text.

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from attention_explorable import content
+from attention_explorable import content, core, scenarios
 from attention_explorable.textbook import _sections
 
 from .test_steps_browser import text_of, wait_text
@@ -79,13 +79,26 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     q2.locator(".ae-exercise-reveal button").click()
     wait_text(page, ".ae-exercise-q2-alpha2 .ae-exercise-answer", "参考答案")
 
+    # Exercise Q3 (choice): nothing is chosen at first; the right letter checks as right.
+    q3_block = next(b for sec in _sections() for b in sec.exercises() if b.options["kind"] == "choice")
+    q3 = page.locator(f".ae-exercise-{q3_block.args[0]}")
+    assert q3.locator("input[type=radio]:checked").count() == 0
+    q3.locator(".ae-exercise-check button").click()
+    wait_text(page, f".ae-exercise-{q3_block.args[0]} .ae-exercise-feedback", "请先选择一个选项")
+    letters = [lab.strip() for lab in q3.locator(".ae-exercise-choice label").all_inner_texts()]
+    q3.locator(".ae-exercise-choice input[type=radio]").nth(letters.index(q3_block.options["answer"])).check()
+    q3.locator(".ae-exercise-check button").click()
+    wait_text(page, f".ae-exercise-{q3_block.args[0]} .ae-exercise-feedback", "正确")
+
     # The steps explorer works inside the page.
     steps = page.locator(".ae-explorable-steps")
     handle = steps.locator(".ae-score-diff .noUi-handle").first
     handle.scroll_into_view_if_needed()
     handle.focus()
     handle.press("ArrowRight")
-    wait_text(page, ".ae-explorable-steps .ae-weight-2", r"a₂ = 0\.5250")
+    diff = scenarios.get_step(1).start["score_diff"] + 0.1  # one slider step
+    a2 = core.softmax([0.0, diff])[1]
+    wait_text(page, ".ae-explorable-steps .ae-weight-2", rf"a₂ = {a2:.4f}")
 
     # The video loads nothing until clicked; the click inserts the player.
     requested = []
