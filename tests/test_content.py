@@ -139,3 +139,15 @@ def test_package_reads_the_repository_content_folder():
 
     root = Path(__file__).resolve().parents[1]
     assert content.CONTENT_DIR.resolve() == (root / "content").resolve()
+
+
+def test_step_3_numbers_quoted_in_3_8_match_the_scenario():
+    from attention_explorable import scenarios
+
+    text = section_text("sec-3-8")
+    start, target = scenarios.get_step(3).start, scenarios.get_step(3).target
+    s1, s2 = start["score_1"], start["score_1"] + start["score_diff"]
+    assert f"两个分数取 ${s1:g}$ 和 ${s2:g}$，差为 ${start['score_diff']:g}$" in text
+    assert f"从 ${start['temperature']:g}$ 降到 ${target['temperature']:g}$" in text
+    assert f"$e^{{{s2 / target['temperature']:g}}}$" in text
+    assert s2 / target["temperature"] > np.log(np.finfo(np.float64).max)  # it really overflows
