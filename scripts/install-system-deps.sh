@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the browser tests need, only where missing:
 # Chromium (driven by Playwright; its own browser download does not work
-# offline) and CJK fonts (so Chinese text renders in screenshots).
+# offline), CJK fonts (so Chinese text renders in screenshots) and nginx (the
+# reverse-proxy check of benchmarks/proxy_check.py runs it from a temporary
+# directory; nothing under /etc is used).
 set -euo pipefail
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need+=(fonts-noto-cjk)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
 if [ ${#need[@]} -eq 0 ]; then
-  echo "system dependencies present: chromium, fonts-noto-cjk"
+  echo "system dependencies present: chromium, fonts-noto-cjk, nginx"
   exit 0
 fi
 sudo=""

@@ -29,10 +29,37 @@ neither Panel nor Bokeh exposes a public setting for:
    neither Bokeh (``bokeh serve``/``Server``) nor Panel (``panel serve``,
    ``pn.serve``) has an option for it.
 
+With those two delays gone, the time left between the browser sending a
+change and the server's reply is Python work and scheduling, measured with
+timestamps and ``py-spy`` (see ``benchmarks/RESULTS.md``).  Two further costs
+come from Panel's server path and have no public setting either:
+
+3. **Replies written behind a 10 ms poll, in several messages.**  Bokeh
+   answers each incoming ``PATCH-DOC`` with an ``OK`` message whose three
+   frames are written under the connection's ``write_lock``, one event-loop
+   iteration per frame.  With a zero debounce Panel's change callback runs
+   in one of those iterations, so when it pushes the resulting model changes
+   (``panel.io.document.unlocked``) it finds the lock held and takes its
+   fallback: queue the message and poll the lock every 10 ms
+   (``asyncio.sleep(0.01)`` in ``_dispatch_msgs``).  That cost ~10 ms on
+   every key press.  In addition, each Panel object that changes in response
+   (for a slider: the number box echoing the value, then the explorable's
+   readouts and plots) opens its own ``unlocked()`` block and sends its own
+   ``PATCH-DOC``, each serialized against every model of the document.
+   Panel's notebook path processes a change batch inside one document hold
+   (``Syncable._schedule_change``); its server path does not.
+
+4. **Busy-state bookkeeping nobody reads.**  Panel counts every incoming
+   change and event in ``pn.state._busy_counter`` so that ``pn.state.busy``
+   can drive busy indicators.  Each add and remove edits read-only
+   parameters of ``pn.state`` and runs its watchers: about 2 ms per slider
+   key press on the benchmark machine, a tenth of the server's work, also
+   when no indicator exists.
+
 What the override does
 ----------------------
-:func:`enable_fast_path` changes exactly two things, process-wide, and
-:func:`disable_fast_path` puts both back:
+:func:`enable_fast_path` changes four things, process-wide, and
+:func:`disable_fast_path` puts all of them back:
 
 * sets ``panel.reactive.Syncable._debounce = 0``.  ``Syncable`` is the base
   of every Panel widget, pane and layout, and none of them overrides
@@ -44,9 +71,25 @@ What the override does
   per_app_patterns`` when ``panel.io.server`` is imported, which
   ``panel serve`` and ``pn.serve`` both do), and that subclass's ``open``
   ends with ``super().open()``, so the one wrapper covers ``panel serve``,
-  ``pn.serve`` and plain Bokeh servers in the same process.
+  ``pn.serve`` and plain Bokeh servers in the same process;
+* wraps ``panel.reactive.Syncable._change_coroutine`` (the callback that
+  ``_server_change`` schedules) so that it first waits until every
+  connection of the session has finished writing (``async with
+  write_lock``: at most the frames of one reply, since the callback holds
+  the document lock), and then processes the change batch inside one
+  ``panel.io.document.unlocked()`` block: everything the batch changes
+  leaves as one ``PATCH-DOC``, written at once instead of after a poll.
+  With a thread pool (``pn.config.nthreads``) it only waits;
+* wraps ``pn.state``'s ``_add_busy_event`` so that it records nothing while
+  nothing observes ``pn.state.busy`` (no indicator registered through
+  ``pn.state.sync_busy`` or a template's ``busy_indicator``, and no watcher
+  on ``pn.state.param.busy`` besides Panel's own), and ``_remove_busy_event``
+  so that it returns at once when nothing is recorded.  As soon as an
+  indicator or a watcher appears, busy tracking works as before.  The one
+  visible difference: reading ``pn.state.busy`` directly, without watching
+  it, gives ``False`` during callbacks.
 
-Both overrides act on objects that are looked up at run time (``self.
+All overrides act on objects that are looked up at run time (``self.
 _debounce`` when a change arrives; ``open`` when a websocket connects), so
 calling :func:`enable_fast_path` from an app script run by ``panel serve``
 works: the page request that runs the script comes before the websocket
@@ -54,8 +97,11 @@ connection.  Call it as early as convenient, before serving.
 
 The tests in ``tests/test_serving.py`` check against a real server that the
 websocket socket ends up with ``TCP_NODELAY`` set only with the override, and
-that ``_server_change`` still reads ``_debounce``.  If a Panel, Bokeh or
-Tornado release makes either override ineffective, those tests fail.
+that ``_server_change`` still reads ``_debounce``; ``tests/
+test_serving_batching.py`` checks against a real server that one slider change
+comes back as one ``PATCH-DOC`` without waiting for the poll, and that busy
+events are skipped only while unobserved.  If a Panel, Bokeh or Tornado
+release makes an override ineffective, those tests fail.
 """
 
 from __future__ import annotations
@@ -73,7 +119,7 @@ __all__ = ["FAST_PATH_ENV", "disable_fast_path", "enable_fast_path", "fast_path_
 #: see :func:`fast_path_requested`.  Unset or any other value: on.
 FAST_PATH_ENV = "AE_FAST_PATH"
 
-#: Marker set on the wrapper so that re-wrapping is detectable and avoided.
+#: Marker set on the wrappers so that re-wrapping is detectable and avoided.
 _MARKER = "__attention_explorable_nodelay__"
 
 _lock = threading.Lock()
@@ -117,6 +163,79 @@ def _wrap_open(original: Any) -> Any:
     return open_with_nodelay
 
 
+async def _replies_written(doc: Any) -> None:
+    """Wait until no connection of ``doc``'s session is writing a message."""
+    session = getattr(getattr(doc, "session_context", None), "session", None)
+    for connection in list(getattr(session, "_subscribed_connections", ()) or ()):
+        write_lock = getattr(getattr(connection, "_socket", None), "write_lock", None)
+        if write_lock is not None:
+            async with write_lock:  # returns at once when nothing is being written
+                pass
+
+
+def _wrap_change_coroutine(original: Any) -> Any:
+    @functools.wraps(original)
+    async def change_after_reply_in_one_patch(self: Any, doc: Any, event_id: Any = None) -> Any:
+        from panel.io.document import unlocked
+        from panel.io.state import set_curdoc, state
+
+        await _replies_written(doc)
+        if state._thread_pool:
+            return await original(self, doc, event_id=event_id)
+        with set_curdoc(doc), unlocked():
+            return await original(self, doc, event_id=event_id)
+
+    setattr(change_after_reply_in_one_patch, _MARKER, True)
+    return change_after_reply_in_one_patch
+
+
+def _busy_observed(state: Any) -> bool:
+    """True when a busy indicator or a watcher other than Panel's own follows ``state.busy``."""
+    if state._indicators:
+        return True
+    own = getattr(type(state), "_update_busy", None)
+    for watchers in state.param.watchers.get("busy", {}).values():
+        for watcher in watchers:
+            fn = getattr(watcher.fn, "keywords", {}).get("function", watcher.fn)
+            if own is None or getattr(fn, "__func__", None) is not own:
+                return True
+    return False
+
+
+def _wrap_add_busy(original: Any) -> Any:
+    @functools.wraps(original)
+    def add_busy_event_if_observed(self: Any, event_id: str) -> None:
+        if _busy_observed(self):
+            original(self, event_id)
+
+    setattr(add_busy_event_if_observed, _MARKER, True)
+    return add_busy_event_if_observed
+
+
+def _wrap_remove_busy(original: Any) -> Any:
+    @functools.wraps(original)
+    def remove_busy_event_if_any(self: Any, event_id: str) -> None:
+        if self._busy_counter:
+            original(self, event_id)
+
+    setattr(remove_busy_event_if_any, _MARKER, True)
+    return remove_busy_event_if_any
+
+
+def _state_class() -> type:
+    from panel.io.state import _state
+
+    return _state
+
+
+#: (attribute, owner getter, wrapper factory) of the method overrides.
+_METHOD_OVERRIDES = (
+    ("change_coroutine", _syncable, "_change_coroutine", _wrap_change_coroutine),
+    ("add_busy_event", _state_class, "_add_busy_event", _wrap_add_busy),
+    ("remove_busy_event", _state_class, "_remove_busy_event", _wrap_remove_busy),
+)
+
+
 def _all_subclasses(cls: type) -> list[type]:
     seen: list[type] = []
     stack = [cls]
@@ -129,12 +248,15 @@ def _all_subclasses(cls: type) -> list[type]:
 
 
 def enable_fast_path() -> None:
-    """Remove Panel's 50 ms change debounce and Nagle's algorithm on websockets.
+    """Remove the fixed delays and avoidable work between a widget change and the reply.
 
-    Sets ``panel.reactive.Syncable._debounce`` to 0 and wraps
+    Sets ``panel.reactive.Syncable._debounce`` to 0; wraps
     ``bokeh.server.views.ws.WSHandler.open`` so that every websocket served
-    by a Panel or Bokeh server in this process calls
-    ``set_nodelay(True)`` when it opens (see the module docstring for why).
+    by a Panel or Bokeh server in this process calls ``set_nodelay(True)``
+    when it opens; wraps ``Syncable._change_coroutine`` so that a change batch
+    is processed after the reply being written and sent as one ``PATCH-DOC``;
+    and skips Panel's busy-state bookkeeping while nothing observes
+    ``pn.state.busy`` (see the module docstring for why).
     Idempotent and thread-safe: calling it again changes nothing.  It
     affects sessions and connections made after the call.
 
@@ -165,6 +287,13 @@ def enable_fast_path() -> None:
             _saved["open"] = current
             handler.open = _wrap_open(current)
 
+        for key, owner_of, name, wrap in _METHOD_OVERRIDES:
+            owner = owner_of()
+            current = owner.__dict__[name]
+            if not getattr(current, _MARKER, False):
+                _saved[key] = current
+                setattr(owner, name, wrap(current))
+
 
 def fast_path_requested() -> bool:
     """Whether the page builders and the CLI should call :func:`enable_fast_path`.
@@ -185,8 +314,9 @@ def fast_path_requested() -> bool:
 def disable_fast_path() -> None:
     """Undo :func:`enable_fast_path`, restoring Panel's and Bokeh's defaults.
 
-    Puts back the original ``Syncable._debounce`` value and the original
-    ``WSHandler.open``.  Safe to call when the fast path is not enabled.
+    Puts back the original ``Syncable._debounce`` value, ``WSHandler.open``,
+    ``Syncable._change_coroutine`` and ``pn.state``'s busy-event methods.
+    Safe to call when the fast path is not enabled.
     Mainly for tests and before/after comparisons.
 
     Returns
@@ -198,6 +328,9 @@ def disable_fast_path() -> None:
             _syncable()._debounce = _saved.pop("debounce")
         if "open" in _saved:
             _bokeh_ws_handler().open = _saved.pop("open")
+        for key, owner_of, name, _wrap in _METHOD_OVERRIDES:
+            if key in _saved:
+                setattr(owner_of(), name, _saved.pop(key))
 
 
 def fast_path_status() -> dict[str, Any]:
@@ -221,14 +354,22 @@ def fast_path_status() -> dict[str, Any]:
         ``nodelay`` : bool
             True when ``bokeh.server.views.ws.WSHandler.open`` is wrapped and
             the served handler class inherits from it.
+        ``batching`` : bool
+            True when ``Syncable._change_coroutine`` is wrapped (change
+            batches wait for pending replies and go out as one message) and
+            no loaded subclass overrides it.
+        ``busy_skip`` : bool
+            True when ``pn.state``'s busy-event methods are wrapped.
         ``enabled`` : bool
-            True when both ``debounce`` and ``nodelay`` are.
+            True when ``debounce``, ``nodelay``, ``batching`` and
+            ``busy_skip`` all are.
 
     Examples
     --------
     >>> from attention_explorable.serving import fast_path_status
-    >>> sorted(fast_path_status())
-    ['debounce', 'debounce_ms', 'debounce_shadowed_by', 'enabled', 'nodelay', 'ws_handler']
+    >>> sorted(fast_path_status())  # doctest: +NORMALIZE_WHITESPACE
+    ['batching', 'busy_skip', 'debounce', 'debounce_ms', 'debounce_shadowed_by',
+     'enabled', 'nodelay', 'ws_handler']
     """
     syncable = _syncable()
     debounce_ms = syncable._debounce
@@ -242,6 +383,13 @@ def fast_path_status() -> dict[str, Any]:
     wrapped = bool(getattr(bokeh_handler.__dict__.get("open"), _MARKER, False))
     nodelay = wrapped and served is not None and issubclass(served, bokeh_handler)
     debounce = debounce_ms == 0 and not shadowed
+    wrapped_methods = {
+        key: bool(getattr(owner_of().__dict__.get(name), _MARKER, False))
+        for key, owner_of, name, _wrap in _METHOD_OVERRIDES
+    }
+    batching = wrapped_methods["change_coroutine"] and not any(
+        "_change_coroutine" in cls.__dict__ for cls in _all_subclasses(syncable))
+    busy_skip = wrapped_methods["add_busy_event"] and wrapped_methods["remove_busy_event"]
     return {
         "debounce": debounce,
         "debounce_ms": debounce_ms,
@@ -250,5 +398,7 @@ def fast_path_status() -> dict[str, Any]:
             f"{served.__module__}.{served.__qualname__}" if served is not None else ""
         ),
         "nodelay": nodelay,
-        "enabled": debounce and nodelay,
+        "batching": batching,
+        "busy_skip": busy_skip,
+        "enabled": debounce and nodelay and batching and busy_skip,
     }

@@ -109,16 +109,26 @@ class TextbookPage(pn.viewable.Viewer):
         return math_html(source, css_classes=classes, margin=(0, 10))
 
     def _section_view(self, section: Section) -> pn.Column:
-        items = [self._html(f"<h1 id='{section.id}'>{html.escape(section.title)}</h1>", "ae-section-title")]
+        # Consecutive static blocks (the section title, text, definitions,
+        # proofs, Lean, video) share one HTML pane: a pane costs a Panel object
+        # and Bokeh models per session, whether it holds a line or a page.
+        items: list = []
+        run = [f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>"]
         for block in section.blocks:
-            if block.kind == "explorable":
-                items.append(self._explorable(block))
-            elif block.kind == "exercise":
-                ex = Exercise(block, language=self.language)
-                self.exercises[block.args[0] if block.args else f"ex{len(self.exercises)}"] = ex
-                items.append(ex)
+            if block.kind in ("explorable", "exercise"):
+                if run:
+                    items.append(self._html("".join(run)))
+                    run = []
+                if block.kind == "explorable":
+                    items.append(self._explorable(block))
+                else:
+                    ex = Exercise(block, language=self.language)
+                    self.exercises[block.args[0] if block.args else f"ex{len(self.exercises)}"] = ex
+                    items.append(ex)
             else:
-                items.append(self._html(block_html(section.id, block, self.language)))
+                run.append(block_html(section.id, block, self.language))
+        if run:
+            items.append(self._html("".join(run)))
         return pn.Column(*items, css_classes=["ae-section", f"ae-{section.id}"],
                          sizing_mode="stretch_width")
 
@@ -151,8 +161,8 @@ class TextbookPage(pn.viewable.Viewer):
 
     def __panel__(self):
         return pn.Column(
-            self._html(f"<h1>{text('page_title', self.language)}</h1>", "ae-page-title"),
-            self._html(self.toc_html(), "ae-toc"),
+            self._html(f"<h1 class='ae-page-title'>{text('page_title', self.language)}</h1>"
+                       f"{self.toc_html()}", "ae-toc"),
             *self._body,
             css_classes=["ae-textbook"],
             sizing_mode="stretch_width",

@@ -1,0 +1,541 @@
+"""Shared pieces of the benchmarks: served apps, a Bokeh protocol client, statistics.
+
+Everything here targets loopback only (``127.0.0.1``).  Every loop is bounded
+in count and in time, and every server a benchmark starts is stopped by the
+same benchmark (``Served`` is a context manager that terminates its process
+group, also on errors and Ctrl-C).
+
+The protocol client speaks Bokeh's websocket protocol the way BokehJS does in
+a browser tab: it requests the page (which creates the server session and
+carries the session token), opens ``/<app>/ws`` with the subprotocols
+``["bokeh", token]``, pulls the document (``PULL-DOC-REQ``), announces
+``document_ready`` (which marks the session as connected for Panel), and then
+sends ``PATCH-DOC`` messages with ``ModelChanged`` events exactly as a
+browser's slider does (``value`` then ``value_throttled`` per key press).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("AE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu",
+    "--disable-background-networking", "--disable-component-update", "--no-first-run",
+]
+#: Environment switch read by :func:`attention_explorable.serving.fast_path_requested`.
+FAST_ENV = "AE_FAST_PATH"
+HOST = "127.0.0.1"
+
+
+# --- statistics ---------------------------------------------------------------
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q``-th percentile (linear interpolation, like numpy's default)."""
+    if not values:
+        return float("nan")
+    xs = sorted(values)
+    pos = (len(xs) - 1) * q / 100.0
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+# --- the machine ----------------------------------------------------------------
+
+def machine_info() -> dict[str, str]:
+    """nproc, CPU model, RAM, OS, Python and the serving stack's versions."""
+    import bokeh
+    import panel
+    import tornado
+
+    cpu = "?"
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    ram = "?"
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        kb = int(Path("/proc/meminfo").read_text().split("MemTotal:")[1].split()[0])
+        ram = f"{kb / 1024 / 1024:.1f} GiB"
+    os_name = platform.platform()
+    with contextlib.suppress(OSError):
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                os_name = line.split("=", 1)[1].strip('"')
+    return {
+        "nproc": str(os.cpu_count()),
+        "cpu": cpu,
+        "ram": ram,
+        "os": os_name,
+        "python": platform.python_version(),
+        "panel": panel.__version__,
+        "bokeh": bokeh.__version__,
+        "tornado": tornado.version,
+        "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+    }
+
+
+def print_machine() -> None:
+    m = machine_info()
+    print(f"machine: {m['nproc']} cores, {m['cpu']}, {m['ram']}, {m['os']}, Python {m['python']}, "
+          f"panel {m['panel']}, bokeh {m['bokeh']}, tornado {m['tornado']}, load {m['load']}",
+          flush=True)
+
+
+# --- served apps -------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def proc_rss_kb(pid: int) -> int:
+    """Resident set size of one process, in KiB (``VmRSS`` in /proc/PID/status)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of one process so far, in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_pids(pid: int) -> list[int]:
+    out = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                out += [int(c) for c in (task / "children").read_text().split()]
+    return out
+
+
+@dataclass
+class Served:
+    """``panel serve`` of some ``apps/*.py`` on a free loopback port, in its own process group.
+
+    Parameters
+    ----------
+    apps : list of str
+        App names (``steps``, ``textbook``...): files ``apps/<name>.py``.
+    fast : bool
+        Whether the apps enable the fast path (``AE_FAST_PATH=1``) or run with
+        Panel's defaults (``AE_FAST_PATH=0``).
+    extra : list of str
+        Further ``panel serve`` arguments (``--num-procs 2``...).
+    """
+
+    apps: list[str]
+    fast: bool = True
+    extra: list[str] = field(default_factory=list)
+    port: int = 0
+    log_path: Path | None = None
+    proc: subprocess.Popen | None = None
+    origins: list[str] = field(default_factory=list)
+
+    def __enter__(self) -> Served:
+        import tempfile
+
+        self.port = self.port or free_port()
+        label = "fast" if self.fast else "defaults"
+        fd, name = tempfile.mkstemp(prefix=f"ae-bench-{label}-{self.port}-", suffix=".log")
+        os.close(fd)
+        self.log_path = Path(name)
+        origins = [f"{HOST}:{self.port}", f"localhost:{self.port}", *self.origins]
+        cmd = [sys.executable, "-m", "panel", "serve",
+               *[str(ROOT / "apps" / f"{a}.py") for a in self.apps],
+               "--address", HOST, "--port", str(self.port),
+               *[arg for o in origins for arg in ("--allow-websocket-origin", o)],
+               *self.extra]
+        env = dict(os.environ, **{FAST_ENV: "1" if self.fast else "0"})
+        self._log = open(self.log_path, "wb")  # noqa: SIM115
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._log,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     start_new_session=True)
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def url(self, app: str | None = None) -> str:
+        return f"http://{HOST}:{self.port}/{app or self.apps[0]}"
+
+    def wait_ready(self, timeout: float = 90.0) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"panel serve exited early:\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(self.url(), timeout=30) as r:
+                    r.read()
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"panel serve not ready in {timeout} s:\n{self.log_tail()}") from None
+                time.sleep(0.2)
+
+    def pids(self) -> list[int]:
+        """The server process and its worker processes (``--num-procs``)."""
+        return [self.proc.pid, *children_pids(self.proc.pid)]
+
+    def rss_mb(self) -> float:
+        return sum(proc_rss_kb(p) for p in self.pids() if Path(f"/proc/{p}").exists()) / 1024
+
+    def cpu_seconds(self) -> float:
+        return sum(proc_cpu_seconds(p) for p in self.pids() if Path(f"/proc/{p}").exists())
+
+    def log_tail(self, n: int = 4000) -> str:
+        with contextlib.suppress(OSError):
+            self._log.flush()
+            return self.log_path.read_text(errors="replace")[-n:]
+        return ""
+
+    def log_errors(self) -> list[str]:
+        text = self.log_tail(10_000_000)
+        return [line for line in text.splitlines()
+                if "Traceback" in line or " ERROR " in line or "Exception" in line]
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(15)
+        with contextlib.suppress(Exception):
+            self._log.close()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+        if self.log_path is not None and exc[0] is None:
+            with contextlib.suppress(OSError):
+                self.log_path.unlink()
+
+
+# --- the Bokeh protocol client ------------------------------------------------------
+
+class ProtocolError(RuntimeError):
+    pass
+
+
+def _msgid() -> str:
+    return uuid.uuid4().hex.upper()
+
+
+@dataclass
+class Received:
+    header: dict
+    metadata: dict
+    content: dict
+    t: float  # time.perf_counter() when the last fragment arrived
+    buffers: list = field(default_factory=list)
+
+
+def walk_models(obj: Any, models: dict[str, dict]) -> None:
+    """Collect every serialized Bokeh model ``{"type": "object", "id": ...}`` in ``obj``."""
+    if isinstance(obj, dict):
+        if obj.get("type") == "object" and "id" in obj and "attributes" in obj:
+            models.setdefault(obj["id"], obj)
+        for v in obj.values():
+            walk_models(v, models)
+    elif isinstance(obj, list):
+        for v in obj:
+            walk_models(v, models)
+
+
+def child_ids(model: dict) -> list[str]:
+    """Ids of every model referenced from ``model``'s attributes."""
+    out: list[str] = []
+
+    def visit(x):
+        if isinstance(x, dict):
+            if "id" in x and (x.get("type") == "object" or set(x) == {"id"}):
+                out.append(x["id"])
+                return
+            for v in x.values():
+                visit(v)
+        elif isinstance(x, list):
+            for v in x:
+                visit(v)
+
+    visit(model.get("attributes", {}))
+    return out
+
+
+def css_classes(model: dict) -> list[str]:
+    return list(model.get("attributes", {}).get("css_classes") or [])
+
+
+class BokehSession:
+    """One browser-like session: page request, websocket, pulled document.
+
+    Use :meth:`open` (a coroutine) to create one; all I/O runs on the current
+    asyncio loop.  ``listeners`` are called with each received message.
+    """
+
+    def __init__(self, base: str, app: str, user_agent: str = "ae-benchmark"):
+        self.base = base.rstrip("/")
+        self.app = app
+        self.user_agent = user_agent
+        self.cookies: dict[str, str] = {}
+        self.ws = None
+        self.models: dict[str, dict] = {}
+        self.listeners: list = []
+        self.errors: list[str] = []
+        self._reader: asyncio.Task | None = None
+        self._pending: dict[str, asyncio.Future] = {}
+        self.closed = False
+
+    @classmethod
+    async def open(cls, base: str, app: str, timeout: float = 60.0,
+                   user_agent: str = "ae-benchmark") -> BokehSession:
+        self = cls(base, app, user_agent)
+        await asyncio.wait_for(self._open(), timeout)
+        return self
+
+    async def _open(self) -> None:
+        from tornado.httpclient import AsyncHTTPClient, HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        client = AsyncHTTPClient()
+        page = await client.fetch(f"{self.base}/{self.app}", request_timeout=60,
+                                  headers={"User-Agent": self.user_agent})
+        # Like a browser: keep the cookies the page sets (a reverse proxy's
+        # sticky-session cookie) and send them with the websocket upgrade.
+        for header in page.headers.get_list("Set-Cookie"):
+            name, _, rest = header.partition("=")
+            self.cookies[name.strip()] = rest.split(";", 1)[0]
+        html = page.body.decode()
+        m = re.search(r'"token"\s*:\s*"([^"]+)"', html)
+        if not m:
+            raise ProtocolError("no session token in the served page")
+        token = m.group(1)
+        host = self.base.split("://", 1)[1]
+        headers = {"Origin": self.base, "User-Agent": self.user_agent}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        request = HTTPRequest(f"ws://{host}/{self.app}/ws", headers=headers,
+                              connect_timeout=30, request_timeout=60)
+        self.ws = await websocket_connect(request, subprotocols=["bokeh", token],
+                                          max_message_size=64 * 1024 * 1024)
+        # Like a browser: no Nagle delay on the client's small frames either.
+        self.ws.stream.set_nodelay(True)
+        self._reader = asyncio.ensure_future(self._read_loop())
+        ack = await self.request(None, expect="ACK")
+        del ack
+        reply = await self.request(("PULL-DOC-REQ", {}), expect="PULL-DOC-REPLY")
+        walk_models(reply.content.get("doc", {}), self.models)
+        # What BokehJS sends once the document is rendered: Panel marks the
+        # session as connected on it (state._on_load).
+        await self.send("PATCH-DOC", {"events": [{
+            "kind": "MessageSent", "msg_type": "bokeh_event",
+            "msg_data": {"type": "event", "name": "document_ready", "values": {"type": "map"}}}]})
+
+    async def _read_loop(self) -> None:
+        try:
+            while True:
+                header_raw = await self.ws.read_message()
+                if header_raw is None:
+                    break
+                header = json.loads(header_raw)
+                metadata = json.loads(await self.ws.read_message())
+                content_raw = await self.ws.read_message()
+                buffers = []
+                for _ in range(int(header.get("num_buffers", 0) or 0)):
+                    bh = await self.ws.read_message()
+                    payload = await self.ws.read_message()
+                    buffers.append((bh, payload))
+                msg = Received(header, metadata, json.loads(content_raw), time.perf_counter(), buffers)
+                for key in (msg.header.get("msgtype"), "reqid:" + str(msg.header.get("reqid"))):
+                    fut = self._pending.pop(key, None)
+                    if fut is not None and not fut.done():
+                        fut.set_result(msg)
+                if msg.header.get("msgtype") == "ERROR":
+                    self.errors.append(str(msg.content)[:500])
+                for listener in list(self.listeners):
+                    listener(msg)
+        except Exception as exc:  # noqa: BLE001 - recorded, reported by the caller
+            if not self.closed:
+                self.errors.append(f"read loop: {exc!r}")
+        finally:
+            for fut in self._pending.values():
+                if not fut.done():
+                    fut.set_exception(ProtocolError("connection closed"))
+            if not self.closed:
+                self.errors.append("connection closed by the server")
+
+    async def request(self, msg: tuple[str, dict] | None, expect: str,
+                      timeout: float = 60.0) -> Received:
+        fut = asyncio.get_running_loop().create_future()
+        self._pending[expect] = fut
+        if msg is not None:
+            await self.send(*msg)
+        return await asyncio.wait_for(fut, timeout)
+
+    async def send(self, msgtype: str, content: dict) -> None:
+        header = json.dumps({"msgid": _msgid(), "msgtype": msgtype})
+        await self.ws.write_message(header)
+        await self.ws.write_message("{}")
+        await self.ws.write_message(json.dumps(content))
+
+    async def set_value(self, model_id: str, attr: str, value: Any) -> None:
+        await self.send("PATCH-DOC", {"events": [
+            {"kind": "ModelChanged", "model": {"id": model_id}, "attr": attr, "new": value}]})
+
+    # --- finding models ---
+    def find(self, css: str, within: str | None = None, type_name: str | None = None) -> str:
+        """Id of the first model carrying CSS class ``css`` (below model ``within``)."""
+        ids = self.descendants(within) if within else list(self.models)
+        for mid in ids:
+            model = self.models.get(mid)
+            if model and css in css_classes(model) and (type_name is None or model["name"].endswith(type_name)):
+                return mid
+        raise ProtocolError(f"no model with CSS class {css!r}")
+
+    def descendants(self, root: str) -> list[str]:
+        out, stack, seen = [], [root], set()
+        while stack:
+            mid = stack.pop(0)
+            if mid in seen or mid not in self.models:
+                continue
+            seen.add(mid)
+            out.append(mid)
+            stack.extend(child_ids(self.models[mid]))
+        return out
+
+    def first_of_type(self, root: str, suffix: str) -> str:
+        for mid in self.descendants(root):
+            if self.models[mid]["name"].split(".")[-1] == suffix:
+                return mid
+        raise ProtocolError(f"no {suffix} model below {root}")
+
+    def value(self, model_id: str, attr: str) -> Any:
+        return self.models[model_id]["attributes"].get(attr)
+
+    async def close(self) -> None:
+        self.closed = True
+        if self.ws is not None:
+            self.ws.close()
+        if self._reader is not None:
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
+                await asyncio.wait_for(self._reader, 5)
+
+
+def patched_attrs(msg: Received) -> set[tuple[str, str]]:
+    """``(model id, attr)`` of every model change carried by a PATCH-DOC message."""
+    out = set()
+    if msg.header.get("msgtype") != "PATCH-DOC":
+        return out
+    for ev in msg.content.get("events", []):
+        model = ev.get("model")
+        if isinstance(model, dict) and "id" in model:
+            out.add((model["id"], ev.get("attr", "data")))
+    return out
+
+
+@dataclass
+class SliderTarget:
+    """Where a session's score-difference slider and its readout live."""
+
+    slider: str
+    readout: str
+    source: str | None
+    start: float
+    end: float
+    step: float
+    value: float
+
+
+def steps_target(session: BokehSession, scope_css: str | None = None) -> SliderTarget:
+    """The steps explorer's score-difference slider, ``ae-readouts`` pane and weights source.
+
+    ``scope_css`` limits the search to the model carrying that class (on the
+    textbook page: ``ae-explorable-steps``).
+    """
+    within = session.find(scope_css) if scope_css else None
+    box = session.find("ae-score-diff", within=within)
+    slider = session.first_of_type(box, "Slider")
+    readout = session.find("ae-readouts", within=within)
+    source = None
+    for mid in session.descendants(within) if within else list(session.models):
+        m = session.models[mid]
+        if m["name"].endswith("ColumnDataSource"):
+            data = m["attributes"].get("data", {})
+            keys = [e[0] for e in data.get("entries", [])] if isinstance(data, dict) else []
+            if "weight" in keys and "name" in keys:
+                source = mid
+                break
+    a = session.models[slider]["attributes"]
+    return SliderTarget(slider, readout, source, float(a.get("start", -10)), float(a.get("end", 10)),
+                        float(a.get("step", 0.1)), float(a.get("value", 0.0)))
+
+
+async def round_trip(session: BokehSession, target: SliderTarget, value: float,
+                     timeout: float = 30.0, throttled: bool = True) -> tuple[float, float | None]:
+    """Send one slider key press; return (ms to readout text, ms to weights data).
+
+    Sends ``value`` then ``value_throttled`` (what BokehJS sends for one key
+    press on a Panel slider) and waits for the PATCH-DOC that changes the
+    readout's ``text``.
+    """
+    loop = asyncio.get_running_loop()
+    got_text = loop.create_future()
+    seen: dict[str, float] = {}
+
+    def listener(msg: Received) -> None:
+        attrs = patched_attrs(msg)
+        if target.source and (target.source, "data") in attrs and "source" not in seen:
+            seen["source"] = msg.t
+        if (target.readout, "text") in attrs and not got_text.done():
+            got_text.set_result(msg.t)
+
+    session.listeners.append(listener)
+    try:
+        t0 = time.perf_counter()
+        await session.set_value(target.slider, "value", value)
+        if throttled:
+            await session.set_value(target.slider, "value_throttled", value)
+        t_text = await asyncio.wait_for(got_text, timeout)
+    finally:
+        session.listeners.remove(listener)
+    return (t_text - t0) * 1000, ((seen["source"] - t0) * 1000 if "source" in seen else None)
+
+
+def next_value(target: SliderTarget, k: int) -> float:
+    """The slider value after ``k`` key presses, bouncing between the bounds."""
+    span = int(round((target.end - target.start) / target.step))
+    base = int(round((target.value - target.start) / target.step))
+    pos = (base + k) % (2 * span)
+    pos = pos if pos <= span else 2 * span - pos
+    return round(target.start + pos * target.step, 10)

@@ -1,0 +1,171 @@
+"""Server memory per open session, and drift over many open/close cycles.
+
+For each app it starts ``panel serve`` (fast path, as shipped) with
+``--check-unused-sessions 500 --unused-session-lifetime 1000`` so that the
+server discards a closed session within about 1.5 s, and measures the server
+process's resident set size (``VmRSS`` in ``/proc/PID/status``):
+
+1. **per session**: after a warm-up (3 sessions opened and closed), open
+   ``--sessions`` sessions (100) with the Bokeh protocol client of
+   ``benchlib`` (page request + websocket + ``PULL-DOC`` + ``document_ready``,
+   like a browser tab) and keep them open; (RSS after - RSS before) / N.
+2. **drift**: close them, then run open/close cycles (``--batch`` sessions
+   open at a time, all closed, the server left to discard them) until
+   ``--cycles`` (500) sessions have been opened and closed; compare the RSS
+   after the first 100 cycles with the RSS after the last.
+
+Usage::
+
+    python benchmarks/memory.py                       # steps and textbook, 100 sessions, 500 cycles
+    python benchmarks/memory.py --apps steps --cycles 300
+    python benchmarks/memory.py --smoke               # steps, 3 sessions, 6 cycles, short waits
+
+Baselines printed beside: the server's RSS before any session, and the same
+measurement with Panel's defaults (``AE_FAST_PATH=0``) with ``--baseline``.
+Targets: <= 2 MB per steps session, <= 6 MB per textbook session; RSS after
+500 cycles within 10 % of the RSS after the first 100.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+
+from benchlib import BokehSession, Served, print_machine, verdict
+
+TARGET_MB = {"steps": 2.0, "textbook": 6.0}
+TARGET_DRIFT = 0.10
+SERVE_ARGS = ["--check-unused-sessions", "500", "--unused-session-lifetime", "1000"]
+#: Wait after closing sessions: the server discards them after 1-1.5 s and Panel
+#: runs gc.collect() 5 s after the last discarded document (GC_DEBOUNCE).
+SETTLE_S = 8.0
+
+
+async def open_many(base: str, app: str, n: int, concurrency: int = 4) -> list[BokehSession]:
+    sem = asyncio.Semaphore(concurrency)
+
+    async def one() -> BokehSession:
+        async with sem:
+            return await BokehSession.open(base, app, timeout=120)
+
+    return list(await asyncio.gather(*(one() for _ in range(n))))
+
+
+async def close_all(sessions: list[BokehSession]) -> None:
+    await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
+
+
+async def settled_rss(srv: Served, seconds: float | None = None) -> float:
+    await asyncio.sleep(SETTLE_S if seconds is None else seconds)
+    return srv.rss_mb()
+
+
+async def measure_app(app: str, n: int, cycles: int, batch: int, fast: bool) -> dict:
+    with Served([app], fast=fast, extra=SERVE_ARGS) as srv:
+        base = f"http://127.0.0.1:{srv.port}"
+        start_rss = srv.rss_mb()
+        await close_all(await open_many(base, app, 3))
+        before = await settled_rss(srv)
+        t0 = time.monotonic()
+        sessions = await open_many(base, app, n)
+        open_s = (time.monotonic() - t0) / n
+        with_open = await settled_rss(srv, 1.0)
+        errors = [e for s in sessions for e in s.errors]
+        await close_all(sessions)
+        after_close = await settled_rss(srv)
+        per_session = (with_open - before) / n
+
+        drift = None
+        rss_100 = rss_end = float("nan")
+        done = 0
+        if cycles:
+            checkpoint = min(100, cycles)
+            while done < cycles:
+                k = min(batch, cycles - done)
+                batch_sessions = await open_many(base, app, k)
+                errors += [e for s in batch_sessions for e in s.errors]
+                await close_all(batch_sessions)
+                done += k
+                if done == checkpoint:
+                    rss_100 = await settled_rss(srv)
+            rss_end = await settled_rss(srv)
+            drift = (rss_end - rss_100) / rss_100
+        errors += [f"server log: {e}" for e in srv.log_errors()]
+    return {"app": app, "fast": fast, "n": n, "start_rss": start_rss, "before": before,
+            "with_open": with_open, "after_close": after_close, "per_session_mb": per_session,
+            "open_s": open_s, "cycles": done, "rss_after_100": rss_100, "rss_end": rss_end,
+            "drift": drift, "errors": errors}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--apps", default="steps,textbook", help="apps to measure (default steps,textbook)")
+    parser.add_argument("--sessions", type=int, default=100, help="sessions kept open (default 100)")
+    parser.add_argument("--cycles", type=int, default=500, help="open/close cycles (default 500; 0: none)")
+    parser.add_argument("--cycle-apps", default="steps,textbook", help="apps that get the cycles")
+    parser.add_argument("--batch", type=int, default=10, help="sessions open at once while cycling")
+    parser.add_argument("--baseline", action="store_true", help="also measure with Panel's defaults")
+    parser.add_argument("--smoke", action="store_true", help="quick run: steps, 3 sessions, 6 cycles")
+    args = parser.parse_args(argv)
+    global SETTLE_S
+    if args.smoke:
+        apps, n, cycles, cycle_apps, batch = ["steps"], 3, 6, {"steps"}, 3
+        SETTLE_S = 1.5
+    else:
+        apps = [a.strip() for a in args.apps.split(",") if a.strip()]
+        n, cycles, batch = args.sessions, args.cycles, args.batch
+        cycle_apps = {a.strip() for a in args.cycle_apps.split(",")}
+
+    print_machine()
+    rows = []
+    try:
+        for app in apps:
+            for fast in ([True, False] if args.baseline else [True]):
+                row = asyncio.run(measure_app(app, n, cycles if app in cycle_apps else 0, batch, fast))
+                rows.append(row)
+                label = "fast path" if fast else "defaults"
+                print(f"  {app:<9} {label:<9} RSS idle {row['before']:6.1f} MB  with {n} open "
+                      f"{row['with_open']:7.1f} MB  -> {row['per_session_mb']:5.2f} MB/session  "
+                      f"(after closing {row['after_close']:6.1f} MB; open {row['open_s'] * 1000:.0f} ms/session)",
+                      flush=True)
+                if row["drift"] is not None:
+                    print(f"  {app:<9} {label:<9} {row['cycles']} open/close cycles: RSS after "
+                          f"{min(100, row['cycles'])} "
+                          f"{row['rss_after_100']:6.1f} MB, after {row['cycles']} {row['rss_end']:6.1f} MB, "
+                          f"drift {row['drift'] * 100:+.1f} %", flush=True)
+                for e in row["errors"][:5]:
+                    print(f"    error: {e}")
+    except Exception as exc:  # noqa: BLE001 - reported, exit status 2
+        print(f"measurement failed: {exc!r}", file=sys.stderr)
+        return 2
+
+    print("summary:")
+    figures = {}
+    for row in rows:
+        if not row["fast"]:
+            continue
+        app = row["app"]
+        target = TARGET_MB.get(app, float("inf"))
+        ok_mem = row["per_session_mb"] <= target
+        ok_drift = row["drift"] is None or abs(row["drift"]) <= TARGET_DRIFT
+        base = next((r for r in rows if r["app"] == app and not r["fast"]), None)
+        base_txt = f" (defaults {base['per_session_mb']:.2f})" if base else ""
+        print(f"  {app:<9} {row['per_session_mb']:5.2f} MB/session{base_txt}, target <= {target:g}: "
+              f"{verdict(ok_mem)}" + (f";  drift {row['drift'] * 100:+.1f} % over {row['cycles']} cycles, "
+                                      f"target within {TARGET_DRIFT * 100:g} %: {verdict(ok_drift)}"
+                                      if row["drift"] is not None else ""))
+        figures[app] = {"mb_per_session": round(row["per_session_mb"], 2), "target_mb": target,
+                        "idle_rss_mb": round(row["before"], 1), "sessions": row["n"],
+                        "drift_pct": None if row["drift"] is None else round(row["drift"] * 100, 1),
+                        "cycles": row["cycles"], "errors": len(row["errors"]),
+                        "defaults_mb_per_session": round(base["per_session_mb"], 2) if base else None,
+                        "pass": ok_mem and ok_drift}
+    print("FIGURES memory " + json.dumps({"figures": figures}))
+    return 2 if any(r["errors"] for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,194 @@
+"""Page load: from navigation start to the first readout that answers a slider.
+
+Serves ``apps/textbook.py`` (and, for comparison, ``apps/steps.py``) with
+``panel serve`` on a free loopback port and loads the page in headless
+Chromium.  An init script, installed before the page's own scripts, watches
+the first explorable on the page (the first ``.ae-explorable``, or the page
+itself for the one-explorable apps): its first ``.ae-readout`` pane and the
+first slider handle in it.  Times are ``performance.now()`` in the page, that
+is milliseconds since navigation start:
+
+* **readout**: the readout is in the DOM with text;
+* **interactive**: the first time an ArrowRight on that slider (pressed by
+  Playwright as soon as the handle exists, again every 250 ms until one is
+  answered) changes the readout's text: the page is connected and the server
+  session answers.
+
+Each app is measured as **first** (a freshly started server and an empty
+browser cache), **cold** (empty browser cache, server already warm; median of
+``--n``) and **warm** (browser cache filled by an earlier load; median of
+``--n``).  Every load is a new server session.  Both setups are measured: as
+shipped (fast path) and with Panel's defaults (``AE_FAST_PATH=0``).
+
+Usage::
+
+    python benchmarks/pageload.py            # 5 loads per mode
+    python benchmarks/pageload.py --smoke    # textbook, one load (stands in for every mode)
+
+Target: textbook page interactive within 1.0 s (cold and warm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+from benchlib import CHROMIUM, CHROMIUM_ARGS, Served, print_machine, verdict
+
+TARGET_S = 1.0
+
+WATCH_JS = """
+(() => {
+  const deepAll = (root, sel, out) => {
+    for (const el of root.querySelectorAll(sel)) out.push(el);
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) deepAll(el.shadowRoot, sel, out);
+    return out;
+  };
+  const w = {readout: null, interactive: null, handleAt: null, text: null, pressedAt: null};
+  window.__aeLoad = w;
+  const findParts = () => {
+    const scope = deepAll(document, '.ae-explorable', [])[0] || document;
+    const inner = scope.shadowRoot || scope;
+    const readout = deepAll(inner, '.ae-readout', [])[0] || deepAll(document, '.ae-readout', [])[0];
+    const handle = deepAll(inner, '.noUi-handle', [])[0] || deepAll(document, '.noUi-handle', [])[0];
+    return [readout, handle];
+  };
+  const textOf = (el) => (el.shadowRoot ? el.shadowRoot.textContent : el.textContent).trim();
+  const tick = () => {
+    const [readout, handle] = findParts();
+    if (readout && w.readout === null && textOf(readout)) {
+      w.readout = performance.now();
+      w.text = textOf(readout);
+      new MutationObserver(() => {
+        const t = textOf(readout);
+        if (w.interactive === null && w.pressedAt !== null && t !== w.text) w.interactive = performance.now();
+      }).observe(readout.shadowRoot || readout, {subtree: true, childList: true, characterData: true});
+    }
+    if (handle && w.handleAt === null) { w.handleAt = performance.now(); window.__aeHandle = handle; }
+    if (w.readout === null || w.handleAt === null) setTimeout(tick, 10);
+  };
+  const start = () => tick();
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
+})();
+"""
+
+
+def load_once(context, url: str, timeout_s: float = 60.0) -> dict:
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.add_init_script(WATCH_JS)
+        page.goto(url, wait_until="commit", timeout=timeout_s * 1000)
+        page.wait_for_function("window.__aeLoad && window.__aeLoad.readout !== null "
+                               "&& window.__aeLoad.handleAt !== null", timeout=timeout_s * 1000,
+                               polling=5)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            page.evaluate("() => { window.__aeHandle.focus(); window.__aeLoad.pressedAt = performance.now(); }")
+            page.keyboard.press("ArrowRight")
+            try:
+                page.wait_for_function("window.__aeLoad.interactive !== null", timeout=250, polling=5)
+                break
+            except Exception:  # noqa: BLE001 - not answered yet: press again
+                if time.monotonic() > deadline:
+                    raise
+        w = page.evaluate("window.__aeLoad")
+        nav = page.evaluate("(() => { const e = performance.getEntriesByType('navigation')[0];"
+                            " return e ? {dcl: e.domContentLoadedEventEnd, load: e.loadEventEnd,"
+                            " ttfb: e.responseStart} : {}; })()")
+        return {"readout_ms": w["readout"], "interactive_ms": w["interactive"], "errors": errors, **nav}
+    finally:
+        page.close()
+
+
+def measure(browser, url: str, n: int, smoke: bool = False) -> dict:
+    def fresh() -> dict:
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+        try:
+            return load_once(ctx, url)
+        finally:
+            ctx.close()
+
+    first = fresh()
+    if smoke:  # one fresh load stands in for every mode
+        return {"first": first, "cold": [first], "warm": [first]}
+    cold = [fresh() for _ in range(n)]
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+    try:
+        load_once(ctx, url)  # fills the cache
+        warm = [load_once(ctx, url) for _ in range(n)]
+    finally:
+        ctx.close()
+    return {"first": first, "cold": cold, "warm": warm}
+
+
+def med(rows: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=5, help="loads per mode (default 5)")
+    parser.add_argument("--apps", default="textbook,steps", help="apps (default textbook,steps)")
+    parser.add_argument("--no-baseline", action="store_true", help="skip Panel's defaults")
+    parser.add_argument("--smoke", action="store_true", help="quick run: textbook, one load")
+    args = parser.parse_args(argv)
+    n = 1 if args.smoke else args.n
+    apps = ["textbook"] if args.smoke else [a.strip() for a in args.apps.split(",") if a.strip()]
+    setups = [True] if (args.smoke or args.no_baseline) else [True, False]
+
+    from playwright.sync_api import sync_playwright
+
+    print_machine()
+    results = {}
+    errors: list[str] = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                for app in apps:
+                    for fast in setups:
+                        with Served([app], fast=fast) as srv:
+                            r = measure(browser, srv.url(app), n, smoke=args.smoke)
+                            errors += [f"{app}: {e}" for mode in ("cold", "warm") for row in r[mode]
+                                       for e in row["errors"]] + [f"{app}: {e}" for e in r["first"]["errors"]]
+                            errors += [f"{app} server: {e}" for e in srv.log_errors()]
+                        results[(app, fast)] = r
+            finally:
+                browser.close()
+    except Exception as exc:  # noqa: BLE001 - reported, exit status 2
+        print(f"measurement failed: {exc!r}", file=sys.stderr)
+        return 2
+
+    print(f"page load, navigation start -> first readout with text / first slider press answered "
+          f"(ms), Chromium, panel serve on loopback; cold/warm: median of {n}")
+    print(f"{'app':<9} {'setup':<9} {'first: readout / interactive':>29} {'cold: readout / interactive':>28} "
+          f"{'warm: readout / interactive':>28}  target interactive <= {TARGET_S * 1000:.0f} ms")
+    figures = {}
+    for (app, fast), r in results.items():
+        label = "fast path" if fast else "defaults"
+        f = r["first"]
+        row = {"first_readout": f["readout_ms"], "first_interactive": f["interactive_ms"],
+               "cold_readout": med(r["cold"], "readout_ms"), "cold_interactive": med(r["cold"], "interactive_ms"),
+               "warm_readout": med(r["warm"], "readout_ms"), "warm_interactive": med(r["warm"], "interactive_ms")}
+        ok = row["cold_interactive"] <= TARGET_S * 1000 and row["warm_interactive"] <= TARGET_S * 1000
+        target_txt = verdict(ok) if app == "textbook" else "(info)"
+        print(f"{app:<9} {label:<9} {row['first_readout']:12.0f} / {row['first_interactive']:6.0f}   "
+              f"{row['cold_readout']:14.0f} / {row['cold_interactive']:6.0f}   "
+              f"{row['warm_readout']:14.0f} / {row['warm_interactive']:6.0f}    {target_txt}")
+        figures[f"{app}.{'fast' if fast else 'defaults'}"] = {
+            **{k: round(v) for k, v in row.items()}, "pass": ok if app == "textbook" else None}
+    if errors:
+        print(f"errors ({len(errors)}):")
+        for e in errors[:10]:
+            print(f"  {e}")
+    print("FIGURES pageload " + json.dumps({"figures": figures, "errors": len(errors)}))
+    return 2 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

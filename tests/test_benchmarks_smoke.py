@@ -1,0 +1,128 @@
+"""The benchmark scripts keep working: each runs in ``--smoke`` mode.
+
+The scripts measure; they are not timed tests.  Here each one is run as a
+subprocess with ``--smoke`` (seconds-long, a handful of sessions or presses)
+and must exit with status 0 and print its ``FIGURES <name> {...}`` line.  The
+five scripts start together (they only use loopback and free ports) so that
+the file takes about as long as the slowest of them, well under two minutes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import CHROMIUM
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "benchmarks"
+TIMEOUT_S = 240
+
+#: script -> needs Chromium
+SCRIPTS = {
+    "roundtrip": True,
+    "pageload": True,
+    "classroom": False,
+    "memory": False,
+    "proxy_check": False,
+}
+
+
+def _chromium_available() -> bool:
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        return False
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def smoke_runs():
+    """Start every runnable script with --smoke at once; yield name -> Popen."""
+    browser = _chromium_available()
+    procs: dict[str, subprocess.Popen] = {}
+    for name, needs_browser in SCRIPTS.items():
+        if needs_browser and not browser:
+            continue
+        procs[name] = subprocess.Popen(
+            [sys.executable, str(BENCH / f"{name}.py"), "--smoke"], cwd=BENCH,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env=dict(os.environ, PYTHONUNBUFFERED="1"), start_new_session=True)
+    started = time.monotonic()
+    yield procs, started
+    for proc in procs.values():
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
+def _result(smoke_runs, name: str) -> tuple[int, str]:
+    procs, started = smoke_runs
+    proc = procs[name]
+    remaining = max(1.0, TIMEOUT_S - (time.monotonic() - started))
+    try:
+        out, _ = proc.communicate(timeout=remaining)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate(timeout=10)
+        pytest.fail(f"{name}.py --smoke did not finish in {TIMEOUT_S} s:\n{out[-3000:]}")
+    return proc.returncode, out
+
+
+def _figures(name: str, out: str) -> dict:
+    lines = [ln for ln in out.splitlines() if ln.startswith(f"FIGURES {name} ")]
+    assert lines, f"no 'FIGURES {name}' line in the output:\n{out[-3000:]}"
+    return json.loads(lines[-1].split(" ", 2)[2])
+
+
+def _check(smoke_runs, name: str) -> dict:
+    if name not in smoke_runs[0]:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"Chromium not found at {CHROMIUM}; under CI=true browser tests must run",
+                        pytrace=False)
+        pytest.skip(f"Chromium not found at {CHROMIUM}")
+    code, out = _result(smoke_runs, name)
+    assert code == 0, f"{name}.py --smoke exited with {code}:\n{out[-3000:]}"
+    assert out.startswith("machine: "), out[:500]
+    return _figures(name, out)
+
+
+@pytest.mark.browser
+def test_roundtrip_smoke(smoke_runs):
+    figures = _check(smoke_runs, "roundtrip")
+    assert figures["errors"] == 0
+    row = figures["figures"]["steps.readout"]
+    assert row["n"] > 0 and row["fast_p50"] > 0 and row["defaults_p50"] > 0
+
+
+@pytest.mark.browser
+def test_pageload_smoke(smoke_runs):
+    figures = _check(smoke_runs, "pageload")
+    row = figures["figures"]["textbook.fast"]
+    assert 0 < row["first_readout"] <= row["first_interactive"]
+
+
+def test_classroom_smoke(smoke_runs):
+    figures = _check(smoke_runs, "classroom")
+    row = figures["figures"]["procs1"]
+    assert row["errors"] == 0 and row["moves"] > 0
+
+
+def test_memory_smoke(smoke_runs):
+    figures = _check(smoke_runs, "memory")
+    row = figures["figures"]["steps"]
+    assert row["errors"] == 0 and row["sessions"] == 3 and row["drift_pct"] is not None
+
+
+def test_proxy_check_smoke(smoke_runs):
+    figures = _check(smoke_runs, "proxy_check")
+    assert figures["ok"], figures
