@@ -20,8 +20,9 @@ Usage::
     python benchmarks/memory.py --apps steps --cycles 300
     python benchmarks/memory.py --smoke               # steps, 3 sessions, 6 cycles, short waits
 
-Baselines printed beside: the server's RSS before any session, and the same
-measurement with Panel's defaults (``AE_FAST_PATH=0``) with ``--baseline``.
+Baselines printed beside: the server's RSS before any session, and (with
+``--baseline``) the per-session figure with Panel's defaults (``AE_FAST_PATH=0``;
+no cycles).
 Targets: <= 2 MB per steps session, <= 6 MB per textbook session; RSS after
 500 cycles within 10 % of the RSS after the first 100.
 """
@@ -124,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for app in apps:
             for fast in ([True, False] if args.baseline else [True]):
-                row = asyncio.run(measure_app(app, n, cycles if app in cycle_apps else 0, batch, fast))
+                row = asyncio.run(measure_app(app, n, cycles if (fast and app in cycle_apps) else 0,
+                                              batch, fast))
                 rows.append(row)
                 label = "fast path" if fast else "defaults"
                 print(f"  {app:<9} {label:<9} RSS idle {row['before']:6.1f} MB  with {n} open "
@@ -150,12 +152,14 @@ def main(argv: list[str] | None = None) -> int:
         app = row["app"]
         target = TARGET_MB.get(app, float("inf"))
         ok_mem = row["per_session_mb"] <= target
-        ok_drift = row["drift"] is None or abs(row["drift"]) <= TARGET_DRIFT
+        # "Back within 10 % of the level after the first 100": growth beyond
+        # 10 % fails; a lower level (memory handed back) passes.
+        ok_drift = row["drift"] is None or row["drift"] <= TARGET_DRIFT
         base = next((r for r in rows if r["app"] == app and not r["fast"]), None)
         base_txt = f" (defaults {base['per_session_mb']:.2f})" if base else ""
         print(f"  {app:<9} {row['per_session_mb']:5.2f} MB/session{base_txt}, target <= {target:g}: "
               f"{verdict(ok_mem)}" + (f";  drift {row['drift'] * 100:+.1f} % over {row['cycles']} cycles, "
-                                      f"target within {TARGET_DRIFT * 100:g} %: {verdict(ok_drift)}"
+                                      f"target at most +{TARGET_DRIFT * 100:g} %: {verdict(ok_drift)}"
                                       if row["drift"] is not None else ""))
         figures[app] = {"mb_per_session": round(row["per_session_mb"], 2), "target_mb": target,
                         "idle_rss_mb": round(row["before"], 1), "sessions": row["n"],

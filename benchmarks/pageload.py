@@ -4,14 +4,14 @@ Serves ``apps/textbook.py`` (and, for comparison, ``apps/steps.py``) with
 ``panel serve`` on a free loopback port and loads the page in headless
 Chromium.  An init script, installed before the page's own scripts, watches
 the first explorable on the page (the first ``.ae-explorable``, or the page
-itself for the one-explorable apps): its first ``.ae-readout`` pane and the
-first slider handle in it.  Times are ``performance.now()`` in the page, that
+itself for the one-explorable apps): its ``.ae-readout`` panes and its first
+slider handle.  Times are ``performance.now()`` in the page, that
 is milliseconds since navigation start:
 
-* **readout**: the readout is in the DOM with text;
+* **readout**: a readout is in the DOM with text;
 * **interactive**: the first time an ArrowRight on that slider (pressed by
   Playwright as soon as the handle exists, again every 250 ms until one is
-  answered) changes the readout's text: the page is connected and the server
+  answered) changes a readout's text: the page is connected and the server
   session answers.
 
 Each app is measured as **first** (a freshly started server and an empty
@@ -47,31 +47,31 @@ WATCH_JS = """
     for (const el of root.querySelectorAll('*')) if (el.shadowRoot) deepAll(el.shadowRoot, sel, out);
     return out;
   };
-  const w = {readout: null, interactive: null, handleAt: null, text: null, pressedAt: null};
+  const w = {readout: null, interactive: null, handleAt: null, pressedAt: null};
   window.__aeLoad = w;
-  const findParts = () => {
-    const scope = deepAll(document, '.ae-explorable', [])[0] || document;
-    const inner = scope.shadowRoot || scope;
-    const readout = deepAll(inner, '.ae-readout', [])[0] || deepAll(document, '.ae-readout', [])[0];
-    const handle = deepAll(inner, '.noUi-handle', [])[0] || deepAll(document, '.noUi-handle', [])[0];
-    return [readout, handle];
-  };
   const textOf = (el) => (el.shadowRoot ? el.shadowRoot.textContent : el.textContent).trim();
   const tick = () => {
-    const [readout, handle] = findParts();
-    if (readout && w.readout === null && textOf(readout)) {
+    const scope = deepAll(document, '.ae-explorable', [])[0] || document;
+    const inner = scope.shadowRoot || scope;
+    const readouts = deepAll(inner, '.ae-readout', []).filter((el) => textOf(el));
+    const handle = deepAll(inner, '.noUi-handle', [])[0];
+    if (readouts.length && w.readout === null) {
       w.readout = performance.now();
-      w.text = textOf(readout);
-      new MutationObserver(() => {
-        const t = textOf(readout);
-        if (w.interactive === null && w.pressedAt !== null && t !== w.text) w.interactive = performance.now();
-      }).observe(readout.shadowRoot || readout, {subtree: true, childList: true, characterData: true});
+      // Any readout of this explorable answering a press counts (the first
+      // one in the DOM may be a status line that the slider does not touch).
+      for (const el of readouts) {
+        const before = textOf(el);
+        new MutationObserver(() => {
+          if (w.interactive === null && w.pressedAt !== null && textOf(el) !== before) {
+            w.interactive = performance.now();
+          }
+        }).observe(el.shadowRoot || el, {subtree: true, childList: true, characterData: true});
+      }
     }
     if (handle && w.handleAt === null) { w.handleAt = performance.now(); window.__aeHandle = handle; }
     if (w.readout === null || w.handleAt === null) setTimeout(tick, 10);
   };
-  const start = () => tick();
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', tick); else tick();
 })();
 """
 
@@ -180,8 +180,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{app:<9} {label:<9} {row['first_readout']:12.0f} / {row['first_interactive']:6.0f}   "
               f"{row['cold_readout']:14.0f} / {row['cold_interactive']:6.0f}   "
               f"{row['warm_readout']:14.0f} / {row['warm_interactive']:6.0f}    {target_txt}")
+        cold = r["cold"]
+        print(f"{'':<9} {'':<9} where the cold load's time goes (median): page response (server builds the "
+              f"session) {med(cold, 'ttfb'):.0f} ms, scripts loaded (DOMContentLoaded) {med(cold, 'dcl'):.0f} ms, "
+              f"then websocket + document pull + rendering until the readout")
         figures[f"{app}.{'fast' if fast else 'defaults'}"] = {
-            **{k: round(v) for k, v in row.items()}, "pass": ok if app == "textbook" else None}
+            **{k: round(v) for k, v in row.items()}, "cold_ttfb": round(med(cold, "ttfb")),
+            "cold_dcl": round(med(cold, "dcl")), "pass": ok if app == "textbook" else None}
     if errors:
         print(f"errors ({len(errors)}):")
         for e in errors[:10]:
