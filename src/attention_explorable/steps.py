@@ -10,11 +10,10 @@ import param
 from bokeh.events import Tap
 from bokeh.models import ColumnDataSource
 
-from . import core, plots, scenarios, ui
+from . import plots, scenarios, stepsview, ui
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
 
-_T_BOUNDS = (0.01, 10.0)
-_CURVE_T = np.geomspace(*_T_BOUNDS, 160)
+_T_BOUNDS = stepsview.T_BOUNDS
 _STATE_PARAMS = scenarios.STATE_KEYS
 
 
@@ -99,34 +98,45 @@ class StepsExplorer(pn.viewable.Viewer):
         self._frame_states: list[dict] = []
         self._temperature_views_current = False
 
-        self._values = ColumnDataSource({"x": [], "label": []})
-        self._interval = ColumnDataSource({"x0": [], "x1": []})
-        self._output = ColumnDataSource({"x": [], "label": []})
+        # The browser redraws these from the slider values itself (see
+        # _attach_mirror); syncable=False keeps those redraws from being sent
+        # back. The server still writes them, from the core.
+        drawn = {"syncable": False}
+        self._values = ColumnDataSource({"x": [], "label": []}, **drawn)
+        self._interval = ColumnDataSource({"x0": [], "x1": []}, **drawn)
+        self._output = ColumnDataSource({"x": [], "label": []}, **drawn)
         self._prediction = ColumnDataSource({"x": [], "label": []})
-        self._weights = ColumnDataSource({"name": ["a₁", "a₂"], "weight": [0.5, 0.5], "label": ["", ""]})
-        self._curve = ColumnDataSource({"t": [], "weight": []})
-        self._point = ColumnDataSource({"t": [], "weight": []})
+        self._weights = ColumnDataSource({"name": ["a₁", "a₂"], "weight": [0.5, 0.5], "label": ["", ""]}, **drawn)
+        self._curve = ColumnDataSource({"t": [], "weight": []}, **drawn)
+        self._point = ColumnDataSource({"t": [], "weight": []}, **drawn)
+        self._strings = stepsview.view_strings(self.language)
+        # The JavaScript mirror's source, its strings and the curve's temperatures,
+        # sent once per page and shared by all the callbacks of this explorable.
+        self._mirror_lib = ColumnDataSource({"t": stepsview.CURVE_T}, tags=[stepsview.VIEW_JS, self._strings],
+                                            **drawn)
 
         self._line_fig = plots.number_line_figure(
             self._values, self._interval, self._output, self._prediction, t("plot_number_line"),
             {"interval": t("legend_interval"), "value": t("legend_value"),
              "output": t("legend_output"), "prediction": t("legend_prediction")})
         self._line_fig.on_event(Tap, self._on_tap)
+        self._line_fig.x_range.syncable = False
         self._weights_fig = plots.weights_figure(self._weights, t("plot_weights"), t("axis_weight"))
         self._curve_fig = plots.temperature_curve_figure(
             self._curve, self._point, t("plot_temperature_curve"), t("axis_temperature"),
             t("axis_weight"), _T_BOUNDS)
 
         self._question = pn.pane.HTML("", css_classes=["ae-question"], margin=(0, 5))
-        self._readouts = ui.readout("ae-readouts")
-        self._formula = ui.readout("ae-formula")
-        self._naive = ui.readout("ae-naive")
+        self._readouts = ui.readout("ae-readouts", drawn_in_browser=True)
+        self._formula = ui.readout("ae-formula", drawn_in_browser=True)
+        self._naive = ui.readout("ae-naive", drawn_in_browser=True)
         self._result = ui.readout("ae-result")
         self._error = pn.pane.HTML("", css_classes=["ae-error"], visible=False)
 
         self._controls = self._build_controls()
         self._update()
         self._update_step_text()
+        self._attach_mirror()
 
     # --- text ------------------------------------------------------------
     def _t(self, key, **fmt):
@@ -278,56 +288,21 @@ class StepsExplorer(pn.viewable.Viewer):
             self._push()
 
     def _push(self):
-        t, f = self._t, ui.format_number
+        t = self._t
+        self._temperature_views_current = self.step == 3
         try:
-            res = scenarios.outcome(self._state())
+            view = stepsview.steps_view(self._state(), self.prediction, self._strings,
+                                        temperature_views=self._temperature_views_current)
         except ValueError as exc:  # defensive: the widgets' bounds make this unreachable
             self._error.object = f"{t('error_prefix')}{exc}"
             self._error.visible = True
             return
-        (s1, s2), (a1, a2), y = res["scores"], res["weights"], res["output"]
-        v1, v2, temp = self.value_1, self.value_2, self.temperature
-
-        _set_data(self._values, {"x": [v1, v2], "label": [f"v₁={v1:g}", f"v₂={v2:g}"]})
-        _set_data(self._interval, {"x0": [res["interval"][0]], "x1": [res["interval"][1]]})
-        _set_data(self._output, {"x": [y], "label": [f"y={y:.2f}"]})
+        self._draw(view)
         pred = self.prediction
         _set_data(self._prediction, {"x": [pred], "label": [f"{pred:g}"]} if pred is not None
                   else {"x": [], "label": []})
-        xs = [v1, v2, y] + ([pred] if pred is not None else [])
-        pad = max(1.0, 0.12 * (max(xs) - min(xs)))
-        self._line_fig.x_range.update(start=min(xs) - pad, end=max(xs) + pad)
-
-        _set_data(self._weights, {"name": ["a₁", "a₂"], "weight": [a1, a2],
-                                  "label": [ui.format_number(a1, html=False),
-                                            ui.format_number(a2, html=False)]})
-        # The temperature curve and the naive formula are shown in step 3 only;
-        # elsewhere they are brought up to date when step 3 is entered.
-        self._temperature_views_current = self.step == 3
-        if self._temperature_views_current:
-            self._push_temperature_views(res)
-
-        self._readouts.object = (
-            "<table>"
-            f"<tr><td class='ae-kind'>{t('readout_scores')}</td>"
-            f"<td class='ae-score-1'>s₁ = {f(s1, 2)}</td><td class='ae-score-2'>s₂ = {f(s2, 2)}</td></tr>"
-            f"<tr><td class='ae-kind'>{t('readout_temperature')}</td>"
-            f"<td class='ae-temperature-readout' colspan='2'>T = {f(temp, 2)}</td></tr>"
-            f"<tr><td class='ae-kind'>{t('readout_weights')}</td>"
-            f"<td class='ae-weight-1'>a₁ = {f(a1)}</td><td class='ae-weight-2'>a₂ = {f(a2)}</td></tr>"
-            f"<tr><td class='ae-kind'>{t('readout_output')}</td>"
-            f"<td class='ae-output' colspan='2'>y = {f(y)}</td></tr>"
-            "</table>"
-        )
-        self._formula.object = (
-            f"<div class='ae-kind'>{t('formula_label')} · {t('stable_label')}</div>"
-            f"a₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)"
-            f" = 1 / (1 + e<sup>−(s₂−s₁)/T</sup>)"
-            f" = 1 / (1 + e<sup>−({f(s2 - s1, 2)})/{f(temp, 2)}</sup>) = {f(a2)}<br>"
-            f"y = a₁·v₁ + a₂·v₂ = {f(a1)} × {v1:g} + {f(a2)} × {v2:g} = {f(y)}"
-        )
         if self.revealed and self._answer is not None:
-            true = self._answer
+            f, true = ui.format_number, self._answer
             msg = (t("result_with_prediction", pred=f"{pred:g}", true=f(true, 2), gap=f(abs(pred - true), 2))
                    if pred is not None else t("result_no_prediction", true=f(true, 2)))
         else:
@@ -336,35 +311,54 @@ class StepsExplorer(pn.viewable.Viewer):
         self._error.object = self._prediction_error
         self._error.visible = bool(self._prediction_error)
 
-    def _push_temperature_views(self, res) -> None:
-        (s1, s2), temp = res["scores"], self.temperature
-        big = 1 if s2 >= s1 else 0
-        gap = abs(s2 - s1)
-        curve = core.softmax(np.stack([np.zeros_like(_CURVE_T), gap / _CURVE_T], axis=1))
-        _set_data(self._curve, {"t": _CURVE_T, "weight": curve[:, 1]})
-        _set_data(self._point, {"t": [temp], "weight": [res["weights"][big]]})
-        self._naive.object = self._naive_html(res)
+    def _draw(self, view: dict) -> None:
+        """Write a :func:`stepsview.steps_view` into the sources and panes.
 
-    def _naive_html(self, res) -> str:
-        t, f = self._t, ui.format_number
-        scores, temp = res["scores"], self.temperature
-        with np.errstate(all="ignore"):
-            exps = np.exp(scores / temp)
-        naive = res["naive_weights"]
-        if np.isinf(exps).any():
-            status = t("naive_overflow")
-        elif not exps.any():
-            status = t("naive_underflow")
-        else:
-            status = t("naive_ok")
-        bad = "ae-error" if np.isnan(naive).any() else ""
-        return (
-            f"<div class='ae-kind'>{t('naive_label')}</div>"
-            f"e<sup>s₁/T</sup> = {f(exps[0], 3)}, e<sup>s₂/T</sup> = {f(exps[1], 3)} → "
-            f"<span class='{bad}'>a₁ = {f(naive[0])}, a₂ = {f(naive[1])}</span> · {status}<br>"
-            f"<span class='ae-kind'>{t('stable_label')}</span>: a₁ = {f(res['weights'][0])}, "
-            f"a₂ = {f(res['weights'][1])}"
+        The readouts and the formula go last: in the browser, their arrival
+        makes the mirror redraw from the sliders' current values, so a reply
+        to an older slider position never stays on screen.
+        """
+        for name in ("values", "interval", "output", "weights", "curve", "point"):
+            if name in view:
+                _set_data(getattr(self, f"_{name}"), view[name])
+        start, end = view["x_range"]
+        self._line_fig.x_range.update(start=start, end=end)
+        if "naive" in view:
+            self._naive.object = view["naive"]
+        self._formula.object = view["formula"]
+        self._readouts.object = view["readouts"]
+
+    def _push_temperature_views(self) -> None:
+        view = stepsview.steps_view(self._state(), self.prediction, self._strings)
+        _set_data(self._curve, view["curve"])
+        _set_data(self._point, view["point"])
+        self._naive.object = view["naive"]
+
+    def _attach_mirror(self) -> None:
+        """Let the browser redraw readouts and plots as a slider moves (JavaScript mirror).
+
+        Runs :data:`stepsview.VIEW_JS` on every change of a slider's value, and
+        whenever the server's readouts or formula arrive, so that what is on
+        screen always belongs to the sliders' current position. Errors go to
+        the browser console.
+        """
+        sliders = {name: self._controls[name]._slider for name in _STATE_PARAMS}
+        args = {"lib": self._mirror_lib, **sliders, "prediction": self._prediction, "values": self._values,
+                "interval": self._interval, "output": self._output, "weights": self._weights,
+                "curve": self._curve, "point": self._point, "x_range": self._line_fig.x_range,
+                "readouts": self._readouts, "formula": self._formula, "naive": self._naive,
+                "curve_fig": self._curve_fig}
+        names = ", ".join(args)
+        code = (
+            "try {"
+            " const ae = window.__aeStepsView || (window.__aeStepsView = new Function(lib.tags[0])());"
+            f" ae.stepsDraw({{{names}}});"
+            " } catch (err) { console.error('attention explorable: drawing in the browser failed', err); }"
         )
+        for slider in sliders.values():
+            slider.jscallback(args=args, value=code)
+        for pane in (self._readouts, self._formula):
+            pane.jscallback(args=args, text=code)
 
     def _update_step_text(self):
         step = scenarios.get_step(self.step)
@@ -375,7 +369,7 @@ class StepsExplorer(pn.viewable.Viewer):
         )
         with pn.io.unlocked():
             if self.step == 3 and not self._temperature_views_current:
-                self._push_temperature_views(scenarios.outcome(self._state()))
+                self._push_temperature_views()
                 self._temperature_views_current = True
             self._curve_fig.visible = self.step == 3
         self._naive.visible = self.step == 3

@@ -22,18 +22,21 @@ CSS = """
 
 
 def format_number(x: float, digits: int = 4, html: bool = True) -> str:
-    """Format a readout number as HTML: fixed decimals, scientific when tiny.
+    """Format a readout number as HTML: fixed decimals, scientific when tiny or huge.
 
     NaN and infinities are written as ``NaN``, ``∞`` and ``−∞``.
     A weight such as ``1.4e-87`` is shown as such rather than as ``0.0000``,
-    so a student sees that softmax never gives exactly zero to a finite score.
+    so a student sees that softmax never gives exactly zero to a finite score;
+    a number of a million or more (``e^{440}``) as ``1.2×10^191``, not as
+    192 digits. Rounding is Python's (half to even on the exact binary value);
+    the JavaScript mirror in :mod:`attention_explorable.stepsview` repeats it.
     """
     x = float(x)
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
-    if x != 0.0 and abs(x) < 0.5 * 10.0 ** (-digits):
+    if abs(x) >= 1e6 or (x != 0.0 and abs(x) < 0.5 * 10.0 ** (-digits)):
         mantissa, exponent = f"{x:.1e}".split("e")
         if not html:
             return f"{mantissa}e{int(exponent)}"
@@ -42,9 +45,27 @@ def format_number(x: float, digits: int = 4, html: bool = True) -> str:
     return "0." + "0" * digits if s.startswith("-") and float(s) == 0.0 else s
 
 
-def readout(css_class: str, **kw) -> pn.pane.HTML:
-    """An HTML pane for one live readout, carrying ``ae-readout`` and ``css_class``."""
-    return pn.pane.HTML("", css_classes=["ae-readout", css_class], margin=(2, 5), **kw)
+class BrowserDrawnHTML(pn.pane.HTML):
+    """An HTML pane whose text the browser may also rewrite, without sending it back.
+
+    Its Bokeh model is created with ``syncable=False``: a browser-side script
+    (such as the steps explorer's JavaScript mirror) can redraw the text, and
+    the server's own updates still reach the browser.
+    """
+
+    def _get_model(self, doc, root=None, parent=None, comm=None):
+        model = super()._get_model(doc, root, parent, comm)
+        model.syncable = False
+        return model
+
+
+def readout(css_class: str, drawn_in_browser: bool = False, **kw) -> pn.pane.HTML:
+    """An HTML pane for one live readout, carrying ``ae-readout`` and ``css_class``.
+
+    With ``drawn_in_browser`` it is a :class:`BrowserDrawnHTML`.
+    """
+    cls = BrowserDrawnHTML if drawn_in_browser else pn.pane.HTML
+    return cls("", css_classes=["ae-readout", css_class], margin=(2, 5), **kw)
 
 
 def extension() -> None:
