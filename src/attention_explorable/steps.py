@@ -10,7 +10,7 @@ import param
 from bokeh.events import Tap
 from bokeh.models import ColumnDataSource
 
-from . import plots, scenarios, stepsview, ui
+from . import plots, scenarios, serving, stepsview, ui
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
 
 _T_BOUNDS = stepsview.T_BOUNDS
@@ -50,6 +50,9 @@ class StepsExplorer(pn.viewable.Viewer):
         The two scalar values ``v_1``, ``v_2``.
     prediction : float or None
         The student's predicted output ``y``; kept through the demonstration.
+    browser_drawing : bool
+        Redraw in the browser as a slider moves (default: on unless
+        ``AE_FAST_PATH=0``); see :mod:`attention_explorable.stepsview`.
 
     Raises
     ------
@@ -81,6 +84,11 @@ class StepsExplorer(pn.viewable.Viewer):
     frames = param.Integer(24, bounds=(1, 200), doc="Number of frames of the replay (40 ms each).")
     language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
                               doc="Language of the interface text.")
+    browser_drawing = param.Boolean(
+        True, constant=True,
+        doc="Redraw readouts and plots in the browser as a slider moves (the JavaScript mirror of "
+            "stepsview); the server's results, from the core, follow. Off when AE_FAST_PATH=0, "
+            "so that benchmarks can compare with a plain Panel component.")
 
     go_step_1 = param.Event(doc="Go to step 1 and reset to its start state.")
     go_step_2 = param.Event(doc="Go to step 2 and reset to its start state.")
@@ -90,6 +98,7 @@ class StepsExplorer(pn.viewable.Viewer):
     def __init__(self, **params):
         # Start in the chosen step's own situation, except what the caller set.
         start = scenarios.get_step(params.get("step", type(self).param.step.default)).start
+        params.setdefault("browser_drawing", serving.fast_path_requested())
         super().__init__(**{**start, **params})
         t = self._t
         self._answer: float | None = None
@@ -127,16 +136,17 @@ class StepsExplorer(pn.viewable.Viewer):
             t("axis_weight"), _T_BOUNDS)
 
         self._question = pn.pane.HTML("", css_classes=["ae-question"], margin=(0, 5))
-        self._readouts = ui.readout("ae-readouts", drawn_in_browser=True)
-        self._formula = ui.readout("ae-formula", drawn_in_browser=True)
-        self._naive = ui.readout("ae-naive", drawn_in_browser=True)
+        self._readouts = ui.browser_drawn_readout("ae-readouts")
+        self._formula = ui.browser_drawn_readout("ae-formula")
+        self._naive = ui.browser_drawn_readout("ae-naive")
         self._result = ui.readout("ae-result")
         self._error = pn.pane.HTML("", css_classes=["ae-error"], visible=False)
 
         self._controls = self._build_controls()
         self._update()
         self._update_step_text()
-        self._attach_mirror()
+        if self.browser_drawing:
+            self._attach_mirror()
 
     # --- text ------------------------------------------------------------
     def _t(self, key, **fmt):
@@ -324,15 +334,15 @@ class StepsExplorer(pn.viewable.Viewer):
         start, end = view["x_range"]
         self._line_fig.x_range.update(start=start, end=end)
         if "naive" in view:
-            self._naive.object = view["naive"]
-        self._formula.object = view["formula"]
-        self._readouts.object = view["readouts"]
+            self._naive.object.text = view["naive"]
+        self._formula.object.text = view["formula"]
+        self._readouts.object.text = view["readouts"]
 
     def _push_temperature_views(self) -> None:
         view = stepsview.steps_view(self._state(), self.prediction, self._strings)
         _set_data(self._curve, view["curve"])
         _set_data(self._point, view["point"])
-        self._naive.object = view["naive"]
+        self._naive.object.text = view["naive"]
 
     def _attach_mirror(self) -> None:
         """Let the browser redraw readouts and plots as a slider moves (JavaScript mirror).
@@ -346,7 +356,8 @@ class StepsExplorer(pn.viewable.Viewer):
         args = {"lib": self._mirror_lib, **sliders, "prediction": self._prediction, "values": self._values,
                 "interval": self._interval, "output": self._output, "weights": self._weights,
                 "curve": self._curve, "point": self._point, "x_range": self._line_fig.x_range,
-                "readouts": self._readouts, "formula": self._formula, "naive": self._naive,
+                "readouts": self._readouts.object, "formula": self._formula.object,
+                "naive": self._naive.object,
                 "curve_fig": self._curve_fig}
         names = ", ".join(args)
         code = (
@@ -358,7 +369,7 @@ class StepsExplorer(pn.viewable.Viewer):
         for slider in sliders.values():
             slider.jscallback(args=args, value=code)
         for pane in (self._readouts, self._formula):
-            pane.jscallback(args=args, text=code)
+            pane.jscallback(args=args, text=code)  # the pane's model is the Div
 
     def _update_step_text(self):
         step = scenarios.get_step(self.step)
@@ -372,7 +383,7 @@ class StepsExplorer(pn.viewable.Viewer):
                 self._push_temperature_views()
                 self._temperature_views_current = True
             self._curve_fig.visible = self.step == 3
-        self._naive.visible = self.step == 3
+            self._naive.object.visible = self.step == 3
 
     # --- layout only ----------------------------------------------------------
     def __panel__(self):

@@ -282,9 +282,6 @@ function stepsView(st, S, curveT, temperatureViews = true) {
   }
   return view;
 }
-// Python's html.escape, as Panel applies it to the text of an HTML pane.
-const aeEscape = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-  .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 function aeSameColumns(data, want) {
   for (const [k, col] of Object.entries(want)) {
     const have = data[k];
@@ -314,8 +311,7 @@ function stepsDraw(m) {
     const [start, end] = v.x_range;
     if (m.x_range.start !== start || m.x_range.end !== end) m.x_range.setv({start, end});
     for (const name of (temperatureViews ? ["naive"] : []).concat(["formula", "readouts"])) {
-      const text = aeEscape(v[name]);
-      if (m[name].text !== text) m[name].text = text;
+      if (m[name].text !== v[name]) m[name].text = v[name];
     }
   } finally {
     m.lib.__aeDrawing = false;

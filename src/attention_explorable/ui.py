@@ -10,6 +10,7 @@ import math
 
 import panel as pn
 import param
+from bokeh.models import Div
 
 #: CSS shared by every explorable: readout typography and the error banner.
 CSS = """
@@ -45,27 +46,23 @@ def format_number(x: float, digits: int = 4, html: bool = True) -> str:
     return "0." + "0" * digits if s.startswith("-") and float(s) == 0.0 else s
 
 
-class BrowserDrawnHTML(pn.pane.HTML):
-    """An HTML pane whose text the browser may also rewrite, without sending it back.
+def readout(css_class: str, **kw) -> pn.pane.HTML:
+    """An HTML pane for one live readout, carrying ``ae-readout`` and ``css_class``."""
+    return pn.pane.HTML("", css_classes=["ae-readout", css_class], margin=(2, 5), **kw)
 
-    Its Bokeh model is created with ``syncable=False``: a browser-side script
-    (such as the steps explorer's JavaScript mirror) can redraw the text, and
-    the server's own updates still reach the browser.
+
+def browser_drawn_readout(css_class: str) -> pn.pane.Bokeh:
+    """A live readout that a browser-side script may also redraw, without sending it back.
+
+    A bare Bokeh :class:`~bokeh.models.Div` (its ``text`` is HTML) created with
+    ``syncable=False``, in a Panel pane for the layout; reach the Div as
+    ``pane.object``. Setting ``pane.object.text`` on the server costs a
+    fraction of what an HTML pane's update does, which matters once per
+    slider step for every student of a class.
     """
-
-    def _get_model(self, doc, root=None, parent=None, comm=None):
-        model = super()._get_model(doc, root, parent, comm)
-        model.syncable = False
-        return model
-
-
-def readout(css_class: str, drawn_in_browser: bool = False, **kw) -> pn.pane.HTML:
-    """An HTML pane for one live readout, carrying ``ae-readout`` and ``css_class``.
-
-    With ``drawn_in_browser`` it is a :class:`BrowserDrawnHTML`.
-    """
-    cls = BrowserDrawnHTML if drawn_in_browser else pn.pane.HTML
-    return cls("", css_classes=["ae-readout", css_class], margin=(2, 5), **kw)
+    div = Div(text="", css_classes=["ae-readout", css_class], stylesheets=[CSS], margin=(2, 5),
+              sizing_mode="stretch_width", syncable=False)
+    return pn.pane.Bokeh(div, sizing_mode="stretch_width", margin=0)
 
 
 def extension() -> None:
