@@ -117,7 +117,7 @@ SOCKET_JS = """
     constructor(...args) {
       super(...args);
       this.addEventListener('message', (ev) => {
-        if (typeof ev.data === 'string' && ev.data.includes('"msgtype":"PATCH-DOC"') && window.__aeOnPatch) {
+        if (typeof ev.data === 'string' && /"msgtype":\s*"PATCH-DOC"/.test(ev.data) && window.__aeOnPatch) {
           window.__aeOnPatch(performance.now());
         }
       });

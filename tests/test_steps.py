@@ -6,7 +6,7 @@ import numpy as np
 import panel as pn
 import pytest
 
-from attention_explorable import core, scenarios
+from attention_explorable import core, scenarios, ui
 from attention_explorable.steps import StepsExplorer
 from attention_explorable.strings import STRINGS
 
@@ -24,12 +24,12 @@ def explorer():
 
 
 def test_step_1_starts_unequal_and_demonstrates_the_midpoint(explorer):
-    html = explorer._readouts.object.text
+    html = ui.readout_html(explorer._readouts)
     a2 = 1 / (1 + np.exp(-1.0))
     assert number(html, "a₂") == pytest.approx(a2, abs=1e-4)
     assert number(html, "y") == pytest.approx(2 + 8 * a2, abs=1e-4)  # the answer is not shown yet
     explorer.param.trigger("demonstrate")
-    html = explorer._readouts.object.text
+    html = ui.readout_html(explorer._readouts)
     assert number(html, "a₁") == pytest.approx(0.5)
     assert number(html, "y") == pytest.approx(6.0)
     assert explorer._output.data["x"] == [pytest.approx(6.0)]
@@ -58,7 +58,7 @@ def test_demonstrate_reaches_target_and_compares_with_prediction(explorer, n):
         core.softmax([step.target["score_1"], step.target["score_1"] + step.target["score_diff"]],
                      temperature=step.target["temperature"]),
         [step.target["value_1"], step.target["value_2"]]))
-    assert number(explorer._readouts.object.text, "y") == pytest.approx(expected, abs=1e-4)
+    assert number(ui.readout_html(explorer._readouts), "y") == pytest.approx(expected, abs=1e-4)
     result = explorer._result.object
     assert "7.5" in result and f"{expected:.2f}" in result and f"{abs(7.5 - expected):.2f}" in result
     assert explorer.prediction == 7.5  # the prediction is kept
@@ -70,7 +70,7 @@ def test_step_2_moves_output_towards_second_value_inside_interval(explorer):
     explorer.param.trigger("demonstrate")
     after = explorer._output.data["x"][0]
     assert before == pytest.approx(6.0) and 6.0 < after < 10.0
-    assert number(explorer._readouts.object.text, "a₂") == pytest.approx(1 / (1 + np.exp(-2)), abs=1e-4)
+    assert number(ui.readout_html(explorer._readouts), "a₂") == pytest.approx(1 / (1 + np.exp(-2)), abs=1e-4)
     for diff in np.linspace(-10, 10, 21):  # controls stay free after the demonstration
         explorer.score_diff = float(diff)
         assert 2.0 <= explorer._output.data["x"][0] <= 10.0
@@ -83,10 +83,10 @@ def test_step_3_low_temperature_sharpens_high_tends_to_average(explorer):
     a2 = explorer._weights.data["weight"][1]
     assert 0.999 < a2 < 1.0 or a2 == pytest.approx(1.0)
     assert explorer._weights.data["weight"][0] > 0.0  # a weighting, never a hard maximum
-    assert "NaN" in explorer._naive.object.text and "∞" in explorer._naive.object.text
+    assert "NaN" in ui.readout_html(explorer._naive) and "∞" in ui.readout_html(explorer._naive)
     explorer.temperature = 10.0
     assert explorer._weights.data["weight"][1] == pytest.approx(1 / (1 + np.exp(-0.2)))
-    assert "NaN" not in explorer._naive.object.text.split("<br>")[0]
+    assert "NaN" not in ui.readout_html(explorer._naive).split("<br>")[0]
     assert explorer._point.data["t"] == [10.0]
     curve_t, curve_w = explorer._curve.data["t"], explorer._curve.data["weight"]
     assert curve_t[0] == pytest.approx(0.01) and curve_t[-1] == pytest.approx(10.0)
@@ -121,7 +121,7 @@ def test_tap_sets_prediction_within_bounds(explorer):
 def test_bad_input_names_parameter_and_value(explorer, name, bad):
     with pytest.raises(ValueError, match=name):
         setattr(explorer, name, bad)
-    assert "NaN" not in explorer._readouts.object.text
+    assert "NaN" not in ui.readout_html(explorer._readouts)
 
 
 @pytest.mark.parametrize("raw", ["abc", "1e999", "21", "nan", "<b>x</b>"])
@@ -142,9 +142,9 @@ def test_invalid_step_number(explorer):
 
 def test_formula_shows_current_numbers(explorer):
     explorer.param.update(score_diff=1.5, temperature=0.5)
-    assert "(1.50)/0.50" in explorer._formula.object.text
+    assert "(1.50)/0.50" in ui.readout_html(explorer._formula)
     w = core.softmax([0.0, 1.5], temperature=0.5)
-    assert f"{w[1]:.4f}" in explorer._formula.object.text
+    assert f"{w[1]:.4f}" in ui.readout_html(explorer._formula)
 
 
 def test_every_ui_string_comes_from_the_table():
@@ -162,7 +162,7 @@ def test_layout_renders_and_widgets_carry_css_classes(explorer):
     for css in ["ae-step-1", "ae-step-2", "ae-step-3", "ae-demonstrate", "ae-prediction",
                 "ae-score-diff", "ae-temperature", "ae-value-1", "ae-value-2"]:
         assert css in classes, css
-    html = explorer._readouts.object.text
+    html = ui.readout_html(explorer._readouts)
     for css in ["ae-weight-1", "ae-weight-2", "ae-output"]:
         assert f"class='{css}'" in html
 

@@ -334,15 +334,15 @@ class StepsExplorer(pn.viewable.Viewer):
         start, end = view["x_range"]
         self._line_fig.x_range.update(start=start, end=end)
         if "naive" in view:
-            self._naive.object.text = view["naive"]
-        self._formula.object.text = view["formula"]
-        self._readouts.object.text = view["readouts"]
+            ui.set_readout(self._naive, view["naive"])
+        ui.set_readout(self._formula, view["formula"])
+        ui.set_readout(self._readouts, view["readouts"])
 
     def _push_temperature_views(self) -> None:
         view = stepsview.steps_view(self._state(), self.prediction, self._strings)
         _set_data(self._curve, view["curve"])
         _set_data(self._point, view["point"])
-        self._naive.object.text = view["naive"]
+        ui.set_readout(self._naive, view["naive"])
 
     def _attach_mirror(self) -> None:
         """Let the browser redraw readouts and plots as a slider moves (JavaScript mirror).
@@ -369,7 +369,7 @@ class StepsExplorer(pn.viewable.Viewer):
         for slider in sliders.values():
             slider.jscallback(args=args, value=code)
         for pane in (self._readouts, self._formula):
-            pane.jscallback(args=args, text=code)  # the pane's model is the Div
+            pane.jscallback(args=args, text=code)  # the pane's model is the HTML model
 
     def _update_step_text(self):
         step = scenarios.get_step(self.step)

@@ -137,7 +137,7 @@ def _naive_html(res, temp: float, strings: dict[str, str]) -> str:
 #: The JavaScript mirror of :func:`steps_view` and of the number formats it uses
 #: (``ui.format_number``, ``format(x, "g")``, ``format(x, ".2f")``), plus
 #: ``stepsDraw``, which writes a view into the explorable's Bokeh models.
-#: Defines ``aeFormat``, ``aeFixed``, ``aeG``, ``stepsView``, ``stepsDraw``
+#: Defines ``aeFormat``, ``aeFixed``, ``aeG``, ``aeEscape``, ``stepsView``, ``stepsDraw``
 #: and their helpers; run as a function body it returns them.
 VIEW_JS = r"""
 // The decimal expansion of |x| as digits and the position of the decimal
@@ -282,6 +282,9 @@ function stepsView(st, S, curveT, temperatureViews = true) {
   }
   return view;
 }
+// Python's html.escape: the text of Panel's HTML model is escaped HTML.
+const aeEscape = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+  .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 function aeSameColumns(data, want) {
   for (const [k, col] of Object.entries(want)) {
     const have = data[k];
@@ -311,11 +314,12 @@ function stepsDraw(m) {
     const [start, end] = v.x_range;
     if (m.x_range.start !== start || m.x_range.end !== end) m.x_range.setv({start, end});
     for (const name of (temperatureViews ? ["naive"] : []).concat(["formula", "readouts"])) {
-      if (m[name].text !== v[name]) m[name].text = v[name];
+      const text = aeEscape(v[name]);
+      if (m[name].text !== text) m[name].text = text;
     }
   } finally {
     m.lib.__aeDrawing = false;
   }
 }
-return {aeFormat, aeFixed, aeG, stepsView, stepsDraw};
+return {aeFormat, aeFixed, aeG, aeEscape, stepsView, stepsDraw};
 """

@@ -8,6 +8,7 @@ the same state, and every number must agree to the last few bits.
 
 from __future__ import annotations
 
+import html
 import itertools
 import math
 import random
@@ -90,6 +91,10 @@ def test_mirror_gives_the_python_view(page, language):
         if not _close(got["x_range"], want["x_range"]):
             mismatches.append((state, "x_range", want["x_range"], got["x_range"]))
     assert not mismatches, mismatches[:5]
+    # The browser writes escaped HTML, as html.escape gives it to Panel's HTML model.
+    sample = [want_html for (state, pred) in cases[:20]
+              for want_html in (stepsview.steps_view(state, pred, strings)["readouts"],)] + ["<a href='x'>&\"</a>"]
+    assert page.evaluate("(xs) => xs.map(aeEscape)", sample) == [html.escape(x) for x in sample]
 
 
 NUMBERS = [0.0, -0.0, 0.5, 0.125, -0.125, 0.03125, 19.53125, 2.675, 1 / 3, -2 / 3, 9.99996, 0.99995, 4.9999e-05,
