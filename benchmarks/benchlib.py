@@ -319,8 +319,10 @@ class BokehSession:
 
     @classmethod
     async def open(cls, base: str, app: str, timeout: float = 60.0,
-                   user_agent: str = "ae-benchmark") -> BokehSession:
+                   user_agent: str = "ae-benchmark", query: str = "") -> BokehSession:
+        """Open a session of ``app`` (the page at ``base/app?query``, then its websocket)."""
         self = cls(base, app, user_agent)
+        self.query = query
         await asyncio.wait_for(self._open(), timeout)
         return self
 
@@ -329,7 +331,8 @@ class BokehSession:
         from tornado.websocket import websocket_connect
 
         client = AsyncHTTPClient()
-        page = await client.fetch(f"{self.base}/{self.app}", request_timeout=60,
+        query = getattr(self, "query", "")
+        page = await client.fetch(f"{self.base}/{self.app}" + (f"?{query}" if query else ""), request_timeout=60,
                                   headers={"User-Agent": self.user_agent})
         # Like a browser: keep the cookies the page sets (a reverse proxy's
         # sticky-session cookie) and send them with the websocket upgrade.

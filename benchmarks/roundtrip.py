@@ -139,6 +139,8 @@ class AppPage:
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.goto(url, wait_until="load", timeout=90_000)
         prefix = f"{scope} " if scope else ""
+        if scope:  # on the textbook page the explorable is built as the reader scrolls near it
+            self.page.locator(scope).first.scroll_into_view_if_needed(timeout=90_000)
         self.handle = self.page.locator(f"{prefix}.ae-score-diff .noUi-handle").first
         self.handle.wait_for(timeout=90_000)
         self.page.locator(f"{prefix}.ae-weight-2").first.wait_for(timeout=90_000)

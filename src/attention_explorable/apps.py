@@ -25,11 +25,19 @@ def _page_setup() -> None:
 
 
 def textbook_app(language: str = "zh") -> pn.viewable.Viewable:
-    """Sections 3.7 and 3.8 as one page, every explorable inline."""
+    """Sections 3.7 and 3.8 as one page, every explorable inline.
+
+    The explorables after the first are built as the reader approaches them;
+    the URL argument ``?explorables=all`` builds every one with the page
+    (for projecting, or to measure a fully built page).
+    """
     from .textbook import TextbookPage
 
     _page_setup()
-    return TextbookPage(language=language)
+    args = pn.state.session_args or {}
+    load = "all" if [v.decode() if isinstance(v, bytes) else v for v in args.get("explorables", [])] == ["all"] \
+        else "on_approach"
+    return TextbookPage(language=language, load=load)
 
 
 def steps_app(language: str = "zh") -> pn.viewable.Viewable:

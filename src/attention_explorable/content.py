@@ -17,12 +17,12 @@ blocks open with a line ``:::NAME args`` and close with a line ``:::``:
 
 Math
 ----
-Panel's Markdown pane hands ``$$...$$`` to Bokeh's bundled MathJax but shows
-inline ``$...$`` as raw text. Here the text is parsed with markdown-it and
-its ``dollarmath`` plugin, and every math span is written out as ``\\(...\\)``
-(inline) or ``\\[...\\]`` (display), delimiters that the same bundled MathJax
-typesets in the browser, with no network access. A dollar sign followed by
-a space, or a closing one followed by a digit, is not math, so ``$5`` stays text.
+The text is parsed with markdown-it and its ``dollarmath`` plugin; every
+math span is converted on the server to MathML (``latex2mathml``, cached per
+process), which the browser lays out natively: no math script to load, no
+typesetting time, nothing fetched from the network, and formulas that screen
+readers can read. A dollar sign followed by a space, or a closing one
+followed by a digit, is not math, so ``$5`` stays text.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from pathlib import Path
 
 import yaml
 from markdown_it import MarkdownIt
+from latex2mathml.converter import convert as _latex2mathml
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from .strings import text as _text
@@ -219,17 +220,43 @@ def load_sections(directory: Path | None = None) -> list[Section]:
 # --- Markdown and math to HTML ----------------------------------------------------
 
 def _math_inline(content: str) -> str:
-    return r"\(" + _tex(content) + r"\)"
+    return tex_to_mathml(content.strip(), display=False)
 
 
 def _math_block(content: str) -> str:
-    return r"\[" + _tex(content) + r"\]"
+    return tex_to_mathml(content.strip(), display=True)
 
 
-def _tex(content: str) -> str:
-    # The page's MathJax reads the decoded HTML string, so the TeX must not
-    # contain markup characters; < and > have TeX names.
-    return content.strip().replace("<", r"\lt ").replace(">", r"\gt ").replace("&", r"\&")
+@lru_cache(maxsize=4096)
+def tex_to_mathml(tex: str, display: bool = False) -> str:
+    """Convert a TeX formula to MathML, which browsers lay out natively.
+
+    Converted on the server with ``latex2mathml`` (cached: the course text is
+    the same for every session), so a page needs no math script and no
+    typesetting time in the browser.
+
+    Parameters
+    ----------
+    tex : str
+        The formula, without ``$`` delimiters.
+    display : bool
+        Display style (a formula on its own line) instead of inline.
+
+    Raises
+    ------
+    ContentError
+        If the formula cannot be converted; the message quotes it.
+
+    Examples
+    --------
+    >>> tex_to_mathml("a_j").startswith("<math")
+    True
+    """
+    try:
+        out = _latex2mathml(tex, display="block" if display else "inline")
+    except Exception as exc:  # noqa: BLE001 - any converter failure names the formula
+        raise ContentError(f"cannot convert the formula {tex!r} to MathML: {exc}") from exc
+    return out.replace("<math ", "<math class='ae-math' ", 1)
 
 
 @lru_cache(maxsize=1)
@@ -246,15 +273,15 @@ def _parser() -> MarkdownIt:
 
 
 def markdown_to_html(source: str, section_id: str = "") -> str:
-    """Render Markdown with math to HTML ready for MathJax.
+    """Render Markdown with math (as MathML) to HTML.
 
     ``##``/``###`` headings get stable ids (see :func:`anchor`). Raw HTML in
     the source is escaped, not passed through.
 
     Examples
     --------
-    >>> markdown_to_html("权重 $a_j$ 之和为 $1$。")
-    '<p>权重 \\\\(a_j\\\\) 之和为 \\\\(1\\\\)。</p>\\n'
+    >>> markdown_to_html("权重 $a_j$ 之和为 $1$。").count("<math ")
+    2
     >>> markdown_to_html("It costs $5 and $10.")
     '<p>It costs $5 and $10.</p>\\n'
     """
@@ -272,12 +299,13 @@ PROSE_CSS = """
 :host { font-size: 16px; }
 .ae-prose, .ae-prose p, .ae-prose li { line-height: 1.8; }
 h2 { margin-top: 1.6em; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
-.ae-math-display { max-width: 100%; }
-mjx-container[display="true"] { display: block; text-align: center; margin: 0.6em 0;
-  max-width: 100%; overflow-x: auto; overflow-y: hidden; }
-/* On a narrow screen a wide formula shrinks to fit instead of being cut off. */
-mjx-container[display="true"] > svg { max-width: 100%; height: auto; }
-mjx-container { max-width: 100%; }
+/* A font with OpenType math tables, where the reader's system has one, gives
+   stretchy brackets and radicals; the browser's default math font otherwise. */
+math { font-size: 1.05em; font-family: "STIX Two Math", "Cambria Math", "Latin Modern Math",
+  "Noto Sans Math", math; }
+.ae-math-display { max-width: 100%; overflow-x: auto; overflow-y: hidden; margin: 0.6em 0; }
+/* A wide formula scrolls inside its own box on a narrow screen. */
+math[display="block"] { display: block math; margin: 0 auto; }
 .ae-box { border: 1px solid #c9c3e6; background: #f7f5ff; border-radius: 6px; padding: 4px 12px; }
 details.ae-proof { border-left: 3px solid #999; padding-left: 10px; }
 details.ae-proof summary { cursor: pointer; color: #444; }
@@ -293,16 +321,12 @@ table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: 2
 
 
 def math_html(html_text: str, **kw):
-    """A Panel HTML pane whose ``\\(...\\)`` and ``\\[...\\]`` spans MathJax typesets.
-
-    Panel's HTML pane disables math by default; Bokeh's bundled MathJax
-    (loaded by ``pn.extension("mathjax")``) renders it in the browser.
-    """
+    """A Panel HTML pane for rendered course text (MathML formulas, prose typography)."""
     import panel as pn
 
     kw.setdefault("sizing_mode", "stretch_width")
     kw.setdefault("stylesheets", [PROSE_CSS])
-    return pn.pane.HTML(html_text, disable_math=False, **kw)
+    return pn.pane.HTML(html_text, **kw)
 
 
 def inline_html(source: str) -> str:
@@ -310,8 +334,8 @@ def inline_html(source: str) -> str:
 
     Examples
     --------
-    >>> inline_html("weights sum to $1$")
-    'weights sum to \\\\(1\\\\)'
+    >>> inline_html("weights sum to $1$").startswith("weights sum to <math ")
+    True
     """
     return _parser().renderInline(source)
 

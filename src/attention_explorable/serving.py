@@ -300,7 +300,10 @@ def fast_path_requested() -> bool:
 
     True unless the environment variable ``AE_FAST_PATH`` is ``0``, ``false``,
     ``no`` or ``off`` (any case).  The benchmarks set ``AE_FAST_PATH=0`` on a
-    ``panel serve`` subprocess to measure the same apps under Panel's defaults.
+    ``panel serve`` subprocess to measure the same apps under Panel's defaults;
+    it also turns off the steps explorer's drawing in the browser
+    (:attr:`~attention_explorable.steps.StepsExplorer.browser_drawing`), so
+    that the baseline is a plain Panel component.
 
     Examples
     --------

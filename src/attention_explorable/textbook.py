@@ -73,6 +73,40 @@ def block_html(section_id: str, block: Block, language: str) -> str:
     raise ValueError(f"block kind {block.kind!r} has no static HTML")
 
 
+#: Presses an explorable's load button when the reader comes within about a
+#: screen of it. The buttons sit in Panel's shadow roots, so they are looked
+#: up (again, as the page grows) by walking the open shadow roots.
+APPROACH_SCRIPT = """<script>
+(() => {
+  if (window.__aeApproach) return;
+  window.__aeApproach = true;
+  const seen = new Set();
+  const started = Date.now();
+  const io = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (!e.isIntersecting) continue;
+      io.unobserve(e.target);
+      const button = (e.target.shadowRoot || e.target).querySelector("button");
+      if (button) button.click();
+    }
+  }, {rootMargin: "900px 0px"});
+  const scan = (root) => {
+    for (const el of root.querySelectorAll(".ae-load")) {
+      if (!seen.has(el)) { seen.add(el); io.observe(el); }
+    }
+    for (const el of root.querySelectorAll("*")) if (el.shadowRoot) scan(el.shadowRoot);
+  };
+  // Scan until every button seen has been replaced by its explorable.
+  const tick = () => {
+    scan(document);
+    const waiting = [...seen].some((el) => el.isConnected);
+    if (waiting || (seen.size === 0 && Date.now() - started < 60000)) setTimeout(tick, 700);
+  };
+  tick();
+})();
+</script>"""
+
+
 class TextbookPage(pn.viewable.Viewer):
     """Sections 3.7 and 3.8 as one page, with explorables and exercises inline.
 
@@ -96,12 +130,20 @@ class TextbookPage(pn.viewable.Viewer):
 
     language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
                               doc="Language of the interface text.")
+    load = param.Selector(default="on_approach", objects=["on_approach", "all"], constant=True, doc=(
+        "When the explorables are built. 'on_approach': in a server session the first one comes "
+        "with the page and each further one when the reader scrolls near it (or presses its "
+        "button), so the page arrives sooner and a reader who stops early costs the server "
+        "nothing more; 'all': every one with the page. Outside a server session all are built."))
 
     def __init__(self, **params):
         super().__init__(**params)
         self.sections = _sections()
         self.explorables: dict[str, pn.viewable.Viewer] = {}
         self.exercises: dict[str, Exercise] = {}
+        self._pending: dict[str, tuple[pn.Column, type]] = {}
+        doc = pn.state.curdoc
+        self._defer = self.load == "on_approach" and doc is not None and doc.session_context is not None
         self._body = [self._section_view(s) for s in self.sections]
 
     def _html(self, source: str, css: str = "") -> pn.pane.HTML:
@@ -138,17 +180,43 @@ class TextbookPage(pn.viewable.Viewer):
             cls = explorable_class(name)
         except (KeyError, ImportError):
             return self._html(f"<p class='ae-error'>{text('unknown_explorable', self.language, name=html.escape(name))}</p>")
-        view = cls(language=self.language)
-        self.explorables[name] = view
         caption = markdown_to_html(block.body) if block.body.strip() else ""
-        return pn.Column(
+        box = pn.Column(
             self._html(f"<div class='ae-caption'>{caption}</div>") if caption else None,
-            view,
             css_classes=["ae-explorable", f"ae-explorable-{name}"],
             sizing_mode="stretch_width",
             styles={"border": "1px solid #e3e3e3", "border-radius": "8px", "padding": "6px",
                     "margin": "12px 0"},
         )
+        if self._defer and self.explorables:
+            button = pn.widgets.Button(name=text("explorable_load", self.language), button_type="primary",
+                                       css_classes=["ae-load", f"ae-load-{name}"], width=260)
+            button.on_click(lambda event, name=name: self.load_explorable(name))
+            box.append(pn.Column(
+                pn.pane.HTML(f"<p class='ae-loading'>{text('explorable_loading', self.language)}</p>",
+                             margin=(0, 10)),
+                button, min_height=360, sizing_mode="stretch_width"))
+            self._pending[name] = (box, cls)
+        else:
+            box.append(self._build(cls, name))
+        return box
+
+    def _build(self, cls: type, name: str):
+        view = cls(language=self.language)
+        self.explorables[name] = view
+        return view
+
+    def load_explorable(self, name: str) -> None:
+        """Build the explorable ``name`` into its place if it is still waiting (else nothing).
+
+        In the browser this runs when the reader comes within about a screen
+        of the explorable (see :data:`APPROACH_SCRIPT`) or presses its button.
+        """
+        entry = self._pending.pop(name, None)
+        if entry is None:
+            return
+        box, cls = entry
+        box[-1] = self._build(cls, name)
 
     def toc_html(self) -> str:
         """The table of contents: each section and its ``##`` headings, as links."""
@@ -163,6 +231,7 @@ class TextbookPage(pn.viewable.Viewer):
         return pn.Column(
             self._html(f"<h1 class='ae-page-title'>{text('page_title', self.language)}</h1>"
                        f"{self.toc_html()}", "ae-toc"),
+            pn.pane.HTML(APPROACH_SCRIPT, margin=0, height=0, css_classes=["ae-approach"]) if self._pending else None,
             *self._body,
             css_classes=["ae-textbook"],
             sizing_mode="stretch_width",

@@ -84,7 +84,7 @@ def extension() -> None:
     """Load Panel's extension with the project's CSS (idempotent)."""
     if CSS not in pn.config.raw_css:
         pn.config.raw_css.append(CSS)
-    pn.extension("mathjax", sizing_mode="stretch_width", notifications=False)
+    pn.extension(sizing_mode="stretch_width", notifications=False)
 
 
 class _ClampedBox(param.Parameterized):

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from attention_explorable import content, core, scenarios
-from attention_explorable.textbook import _sections
+from attention_explorable.textbook import EXPLORABLES, _sections
 
 from .test_steps_browser import text_of, wait_text
 
@@ -42,7 +42,7 @@ def expected_math_spans() -> int:
             else:
                 continue
             html = content.markdown_to_html(src)
-            n += html.count("\\(") + html.count("\\[")
+            n += html.count("<math ")
     return n
 
 
@@ -53,13 +53,25 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     expected = expected_math_spans()
     assert expected > 100
     page.wait_for_function(f"() => document.querySelectorAll('*').length && "
-                           f"(function count(root) {{ let n = root.querySelectorAll('mjx-container').length;"
+                           f"(function count(root) {{ let n = root.querySelectorAll('math').length;"
                            f" for (const el of root.querySelectorAll('*')) if (el.shadowRoot) n += count(el.shadowRoot);"
                            f" return n; }})(document) >= {expected}", timeout=30_000)
     visible = page.evaluate(_ALL_PROSE_TEXT)
     assert "3.7 注意力机制" in visible and "3.8" in visible
     assert "$" not in visible, re.findall(r".{20}\$.{20}", visible)[:5]
     assert "\\(" not in visible and "\\[" not in visible
+
+    # The first explorable comes with the page; each further one is built as
+    # the reader scrolls near it.
+    names = [b.args[0] for sec in _sections() for b in sec.blocks if b.kind == "explorable"]
+    assert sorted(names) == sorted(EXPLORABLES) and names[-1] == "steps"
+    page.locator(f".ae-explorable-{names[0]} canvas").first.wait_for(state="attached", timeout=30_000)
+    page.wait_for_timeout(1500)
+    assert page.locator(".ae-explorable-steps canvas").count() == 0  # far below: not built yet
+    for name in names[1:]:
+        page.locator(f".ae-explorable-{name}").first.scroll_into_view_if_needed()
+        page.locator(f".ae-explorable-{name} canvas").first.wait_for(state="attached", timeout=30_000)
+    assert page.locator(".ae-load").count() == 0
 
     # Exercise Q2: malformed, wrong, then right; then reveal the worked answer.
     q2 = page.locator(".ae-exercise-q2-alpha2")
