@@ -219,9 +219,31 @@ class Served:
         return ""
 
     def log_errors(self) -> list[str]:
-        text = self.log_tail(10_000_000)
-        return [line for line in text.splitlines()
-                if "Traceback" in line or " ERROR " in line or "Exception" in line]
+        """Error lines of the server log, one per traceback (its last line).
+
+        A traceback that ends in ``WebSocketClosedError`` is tornado reporting
+        a write to a tab that had just been closed (Bokeh does not collect
+        that task's exception); it is not an error of the app and is left out.
+        """
+        lines = self.log_tail(10_000_000).splitlines()
+        errors, i = [], 0
+        while i < len(lines):
+            line = lines[i]
+            if line.startswith("Traceback") or "Task exception was never retrieved" in line:
+                j = i + 1
+                while j < len(lines) and (lines[j].startswith((" ", "Traceback", "During handling"))
+                                          or not lines[j].strip() or not lines[j][:4].isdigit()):
+                    j += 1
+                block = lines[i:j]
+                last = next((b for b in reversed(block) if b.strip()), line)
+                if "WebSocketClosedError" not in last and "StreamClosedError" not in last:
+                    errors.append(last.strip())
+                i = j
+                continue
+            if " ERROR " in line or "Exception" in line:
+                errors.append(line.strip())
+            i += 1
+        return errors
 
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -237,10 +259,15 @@ class Served:
             self._log.close()
 
     def __exit__(self, *exc) -> None:
+        errors = self.log_errors() if self.log_path is not None else []
         self.close()
-        if self.log_path is not None and exc[0] is None:
+        if self.log_path is None:
+            return
+        if exc[0] is None and not errors:
             with contextlib.suppress(OSError):
                 self.log_path.unlink()
+        else:
+            print(f"server log kept: {self.log_path}", file=sys.stderr)
 
 
 # --- the Bokeh protocol client ------------------------------------------------------

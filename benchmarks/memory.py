@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="apps to measure (default steps,textbook,textbook-all)")
     parser.add_argument("--sessions", type=int, default=100, help="sessions kept open (default 100)")
     parser.add_argument("--cycles", type=int, default=500, help="open/close cycles (default 500; 0: none)")
-    parser.add_argument("--cycle-apps", default="steps,textbook-all", help="apps that get the cycles")
+    parser.add_argument("--cycle-apps", default="steps,textbook", help="apps that get the cycles (default steps,textbook)")
     parser.add_argument("--batch", type=int, default=10, help="sessions open at once while cycling")
     parser.add_argument("--baseline", action="store_true", help="also measure with Panel's defaults")
     parser.add_argument("--smoke", action="store_true", help="quick run: steps, 3 sessions, 6 cycles")

@@ -31,6 +31,7 @@ Target: textbook page interactive within 1.0 s (cold and warm).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
@@ -102,6 +103,11 @@ def load_once(context, url: str, timeout_s: float = 60.0) -> dict:
                             " ttfb: e.responseStart} : {}; })()")
         return {"readout_ms": w["readout"], "interactive_ms": w["interactive"], "errors": errors, **nav}
     finally:
+        # Leave the page as a reader does (the websocket closes cleanly), so the
+        # server does not write into a socket torn down under it.
+        with contextlib.suppress(Exception):
+            page.goto("about:blank", timeout=10_000)
+            page.wait_for_timeout(200)
         page.close()
 
 

@@ -13,6 +13,7 @@ from bokeh.models import (
     ColumnDataSource,
     DataRange1d,
     FixedTicker,
+    GlyphRenderer,
     HoverTool,
     LabelSet,
     PointDrawTool,
@@ -36,6 +37,9 @@ _FONT = "'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', s
 
 
 def _base_figure(title: str, **kw):
+    # No default tools: with the toolbar hidden they would only let a stray
+    # drag pan a plot away, and each costs models in every session.
+    kw.setdefault("tools", "")
     fig = figure(
         title=title,
         toolbar_location=None,
@@ -48,6 +52,17 @@ def _base_figure(title: str, **kw):
     for axis in (fig.xaxis, fig.yaxis):
         axis.axis_label_text_font = _FONT
         axis.axis_label_text_font_style = "normal"
+    return fig
+
+
+def _slim(fig):
+    """Drop the per-renderer copies of each glyph that ``figure`` makes for
+    unselected and muted points: nothing here is selected or muted, and
+    BokehJS derives them ("auto") if ever needed. Returns ``fig``."""
+    for r in fig.renderers:
+        if isinstance(r, GlyphRenderer):
+            r.nonselection_glyph = "auto"
+            r.muted_glyph = "auto"
     return fig
 
 
@@ -111,7 +126,7 @@ def number_line_figure(
                             text_align="center", text_font_size="12px",
                             text_color=PALETTE["prediction"]))
     _legend_below(fig, spacing=6, background_fill_alpha=0.6)
-    return fig
+    return _slim(fig)
 
 
 def weights_figure(weights: ColumnDataSource, title: str, y_label: str):
@@ -132,7 +147,7 @@ def weights_figure(weights: ColumnDataSource, title: str, y_label: str):
                             text_align="center", text_font_size="12px"))
     fig.yaxis.axis_label = y_label
     fig.xgrid.visible = False
-    return fig
+    return _slim(fig)
 
 
 def temperature_curve_figure(curve: ColumnDataSource, point: ColumnDataSource,
@@ -156,7 +171,7 @@ def temperature_curve_figure(curve: ColumnDataSource, point: ColumnDataSource,
     fig.add_tools(HoverTool(tooltips=[("T", "@t{0.000}"), ("a", "@weight{0.0000}")]))
     fig.xaxis.axis_label = x_label
     fig.yaxis.axis_label = y_label
-    return fig
+    return _slim(fig)
 
 
 # --- section 3.7 explorables: vector, matrix, self/cross ----------------------
@@ -242,7 +257,7 @@ def vector_figure(query: ColumnDataSource, keys: ColumnDataSource, values: Colum
     fig.toolbar.active_tap = drag
     fig.toolbar.active_drag = drag
     _legend_below(fig, spacing=4, ncols=2)
-    return fig
+    return _slim(fig)
 
 
 def heatmap_figure(cells: ColumnDataSource, title: str, x_label: str, y_label: str,
@@ -285,7 +300,7 @@ def heatmap_figure(cells: ColumnDataSource, title: str, x_label: str, y_label: s
         axis.minor_tick_line_color = None
     fig.grid.visible = False
     fig.min_border_right = 12
-    return fig
+    return _slim(fig)
 
 
 def saturation_figure(curve: ColumnDataSource, mark: ColumnDataSource, title: str,
@@ -325,7 +340,7 @@ def saturation_figure(curve: ColumnDataSource, mark: ColumnDataSource, title: st
     fig.legend.label_text_font_size = "11px"
     fig.legend.padding = 2
     fig.legend.spacing = 6
-    return fig
+    return _slim(fig)
 
 
 def heat_colors(values, masked, diverging: bool = False, limit: float = 1.0):

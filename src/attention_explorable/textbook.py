@@ -142,9 +142,13 @@ class TextbookPage(pn.viewable.Viewer):
         self.explorables: dict[str, pn.viewable.Viewer] = {}
         self.exercises: dict[str, Exercise] = {}
         self._pending: dict[str, tuple[pn.Column, type]] = {}
-        doc = pn.state.curdoc
-        self._defer = self.load == "on_approach" and doc is not None and doc.session_context is not None
+        self._defer = self.load == "on_approach" and self._in_server_session()
         self._body = [self._section_view(s) for s in self.sections]
+
+    @staticmethod
+    def _in_server_session() -> bool:
+        doc = pn.state.curdoc
+        return doc is not None and doc.session_context is not None
 
     def _html(self, source: str, css: str = "") -> pn.pane.HTML:
         classes = ["ae-prose"] + ([css] if css else [])

@@ -131,3 +131,22 @@ def test_presenter_keys_step_and_demonstrate(steps_server, student):
     page.wait_for_timeout(300)
     assert "第 3 步" in text_of(page, ".ae-question")
     s.assert_clean()
+
+
+def test_clicking_the_number_line_sets_the_prediction(steps_server, student):
+    s = student()
+    page = s.page
+    s.open(steps_server.url(), ".ae-output")
+    page.wait_for_timeout(500)
+    canvas = page.locator("canvas").first  # the number line is the first plot
+    box = canvas.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
+    page.wait_for_function(
+        "() => { const f = (r) => { const h = r.querySelector('.ae-prediction');"
+        " if (h) return (h.shadowRoot || h).querySelector('input').value;"
+        " for (const e of r.querySelectorAll('*')) if (e.shadowRoot) { const v = f(e.shadowRoot); if (v) return v; }"
+        " return ''; }; return f(document) !== ''; }", timeout=10_000)
+    typed = float(page.locator(".ae-prediction input").input_value())
+    lo, hi = sorted(scenarios.get_step(1).start[k] for k in ("value_1", "value_2"))
+    assert lo - 2 < typed < hi + 2  # a point inside the plotted range, here between the values
+    s.assert_clean()
