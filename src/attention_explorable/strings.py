@@ -84,8 +84,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "video_note": "点击之前不会加载任何外部内容。",
         "video_link": "在新窗口打开视频",
         "unknown_explorable": "未知的交互组件：{name}",
-        "explorable_loading": "读到这里时，交互演示会自动加载。",
-        "explorable_load": "现在加载交互演示",
+        "explorable_load": "交互演示：读到这里时自动加载，也可点此立即加载",
+        "exercise_load": "练习：读到这里时自动加载，也可点此立即加载",
         # VectorExplorer (3.7.6 worked example)
         "vector_heading": "3.7 手算示例：移动查询向量",
         "vector_intro": "三个位置的键和值与 3.7.6 节相同：k₁ = v₁ = [1, 0]，k₂ = v₂ = [0, 1]，k₃ = v₃ = [1, 1]；分数是直接点积（不除以 √d）。拖动或点击图中的查询箭头尖端，或者用滑块移动它。",
@@ -213,8 +213,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "video_note": "Nothing external loads before you click.",
         "video_link": "Open the video in a new window",
         "unknown_explorable": "Unknown explorable: {name}",
-        "explorable_loading": "The interactive demonstration loads when you read up to here.",
-        "explorable_load": "Load the demonstration now",
+        "explorable_load": "Demonstration: loads when you read up to here, or click to load it now",
+        "exercise_load": "Exercise: loads when you read up to here, or click to load it now",
         # VectorExplorer (3.7.6 worked example)
         "vector_heading": "Section 3.7 worked example: move the query",
         "vector_intro": "The keys and values of section 3.7.6: k₁ = v₁ = [1, 0], k₂ = v₂ = [0, 1], k₃ = v₃ = [1, 1]; the scores are plain dot products (no division by √d). Drag or tap the tip of the query arrow on the plot, or move it with the sliders.",

@@ -131,17 +131,18 @@ class TextbookPage(pn.viewable.Viewer):
     language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
                               doc="Language of the interface text.")
     load = param.Selector(default="on_approach", objects=["on_approach", "all"], constant=True, doc=(
-        "When the explorables are built. 'on_approach': in a server session the first one comes "
-        "with the page and each further one when the reader scrolls near it (or presses its "
-        "button), so the page arrives sooner and a reader who stops early costs the server "
-        "nothing more; 'all': every one with the page. Outside a server session all are built."))
+        "When the explorables and exercises are built. 'on_approach': in a server session the "
+        "first explorable comes with the page and every further explorable and exercise when the "
+        "reader scrolls near it (or presses its button), so the page arrives sooner and a reader "
+        "who stops early costs the server nothing more; 'all': everything with the page. Outside "
+        "a server session everything is built."))
 
     def __init__(self, **params):
         super().__init__(**params)
         self.sections = _sections()
         self.explorables: dict[str, pn.viewable.Viewer] = {}
         self.exercises: dict[str, Exercise] = {}
-        self._pending: dict[str, tuple[pn.Column, type]] = {}
+        self._pending: dict[str, tuple[pn.Column, object]] = {}
         self._defer = self.load == "on_approach" and self._in_server_session()
         self._body = [self._section_view(s) for s in self.sections]
 
@@ -168,9 +169,7 @@ class TextbookPage(pn.viewable.Viewer):
                 if block.kind == "explorable":
                     items.append(self._explorable(block))
                 else:
-                    ex = Exercise(block, language=self.language)
-                    self.exercises[block.args[0] if block.args else f"ex{len(self.exercises)}"] = ex
-                    items.append(ex)
+                    items.append(self._exercise(block))
             else:
                 run.append(block_html(section.id, block, self.language))
         if run:
@@ -193,34 +192,59 @@ class TextbookPage(pn.viewable.Viewer):
                     "margin": "12px 0"},
         )
         if self._defer and self.explorables:
-            button = pn.widgets.Button(name=text("explorable_load", self.language), button_type="primary",
-                                       css_classes=["ae-load", f"ae-load-{name}"], width=260)
-            button.on_click(lambda event, name=name: self.load_explorable(name))
-            box.append(pn.Column(
-                pn.pane.HTML(f"<p class='ae-loading'>{text('explorable_loading', self.language)}</p>",
-                             margin=(0, 10)),
-                button, min_height=360, sizing_mode="stretch_width"))
-            self._pending[name] = (box, cls)
+            box.append(self._placeholder(name, "explorable", lambda: self._build(cls, name)))
         else:
             box.append(self._build(cls, name))
         return box
+
+    def _exercise(self, block: Block):
+        key = block.args[0] if block.args else f"ex{len(self.exercises) + len(self._pending)}"
+
+        def build() -> Exercise:
+            ex = Exercise(block, language=self.language)
+            self.exercises[key] = ex
+            return ex
+
+        if not self._defer:
+            return build()
+        return self._placeholder(key, "exercise", build)
+
+    def _placeholder(self, key: str, kind: str, build) -> pn.widgets.Button:
+        """A button that :meth:`build_waiting` replaces by ``build()`` when the reader comes near.
+
+        One Bokeh model per waiting part: the page that is sent first stays small.
+        """
+        button = pn.widgets.Button(name=text(f"{kind}_load", self.language), button_type="light",
+                                   css_classes=["ae-load", f"ae-load-{key}"], margin=(10, 10))
+        button.on_click(lambda event: self.build_waiting(key))
+        self._pending[key] = (button, build)
+        return button
 
     def _build(self, cls: type, name: str):
         view = cls(language=self.language)
         self.explorables[name] = view
         return view
 
-    def load_explorable(self, name: str) -> None:
-        """Build the explorable ``name`` into its place if it is still waiting (else nothing).
+    def build_waiting(self, key: str) -> None:
+        """Build the waiting explorable or exercise ``key`` into its place (else nothing).
 
-        In the browser this runs when the reader comes within about a screen
-        of the explorable (see :data:`APPROACH_SCRIPT`) or presses its button.
+        ``key`` is an explorable's name (``"steps"``) or an exercise's id. In
+        the browser this runs when the reader comes within about a screen of
+        it (see :data:`APPROACH_SCRIPT`) or presses its button.
         """
-        entry = self._pending.pop(name, None)
+        entry = self._pending.pop(key, None)
         if entry is None:
             return
-        box, cls = entry
-        box[-1] = self._build(cls, name)
+        holder, build = entry
+        parent = next(col for col in self._containers() if any(o is holder for o in col.objects))
+        parent[[i for i, o in enumerate(parent.objects) if o is holder][0]] = build()
+
+    load_explorable = build_waiting
+
+    def _containers(self):
+        for section in self._body:
+            yield section
+            yield from (item for item in section.objects if isinstance(item, pn.Column))
 
     def toc_html(self) -> str:
         """The table of contents: each section and its ``##`` headings, as links."""

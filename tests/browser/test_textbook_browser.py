@@ -30,14 +30,14 @@ _ALL_PROSE_TEXT = """() => {
 }"""
 
 
-def expected_math_spans() -> int:
+def expected_math_spans(with_exercises: bool = True) -> int:
     """Math spans in the always-visible parts of the page (not hidden answers or hints)."""
     n = 0
     for section in _sections():
         for b in section.blocks:
             if b.kind in ("markdown", "definition", "proposition", "proof"):
                 src = b.body
-            elif b.kind == "exercise":
+            elif b.kind == "exercise" and with_exercises:
                 src = b.parts.get("question", "")
             else:
                 continue
@@ -50,12 +50,12 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     s = student()
     page = s.page
     s.open(textbook_server.url(), ".ae-textbook")
-    expected = expected_math_spans()
+    count_math = ("() => (function count(root) { let n = root.querySelectorAll('math').length;"
+                  " for (const el of root.querySelectorAll('*')) if (el.shadowRoot) n += count(el.shadowRoot);"
+                  " return n; })(document)")
+    expected = expected_math_spans(with_exercises=False)
     assert expected > 100
-    page.wait_for_function(f"() => document.querySelectorAll('*').length && "
-                           f"(function count(root) {{ let n = root.querySelectorAll('math').length;"
-                           f" for (const el of root.querySelectorAll('*')) if (el.shadowRoot) n += count(el.shadowRoot);"
-                           f" return n; }})(document) >= {expected}", timeout=30_000)
+    page.wait_for_function(f"() => ({count_math})() >= {expected}", timeout=30_000)
     visible = page.evaluate(_ALL_PROSE_TEXT)
     assert "3.7 注意力机制" in visible and "3.8" in visible
     assert "$" not in visible, re.findall(r".{20}\$.{20}", visible)[:5]
@@ -71,7 +71,16 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     for name in names[1:]:
         page.locator(f".ae-explorable-{name}").first.scroll_into_view_if_needed()
         page.locator(f".ae-explorable-{name} canvas").first.wait_for(state="attached", timeout=30_000)
+    # So is each exercise; then every formula of the questions is on the page too.
+    ids = [b.args[0] for sec in _sections() for b in sec.blocks if b.kind == "exercise"]
+    assert page.locator(f".ae-exercise-{ids[-1]}").count() == 0
+    for ex_id in ids:
+        load = page.locator(f".ae-load-{ex_id}")
+        if load.count():
+            load.first.scroll_into_view_if_needed()
+        page.locator(f".ae-exercise-{ex_id}").first.wait_for(state="attached", timeout=30_000)
     assert page.locator(".ae-load").count() == 0
+    assert page.evaluate(count_math) >= expected_math_spans(with_exercises=True)
 
     # Exercise Q2: malformed, wrong, then right; then reveal the worked answer.
     q2 = page.locator(".ae-exercise-q2-alpha2")
