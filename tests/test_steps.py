@@ -181,3 +181,24 @@ def test_constructed_at_step_3_starts_in_its_situation():
     assert "第 3 步" in ex._question.object and ex._curve_fig.visible
     ex = StepsExplorer(step=3, temperature=0.5, animate=False)
     assert ex.temperature == 0.5 and ex.score_1 == 20.0
+
+
+def test_browser_drawing_lives_on_the_session_models_only():
+    """The mirror's callbacks hang on the root's Bokeh models, not in Panel's process-wide
+    ``Callback.registry``, whose entries would keep every closed session alive."""
+    from bokeh.document import Document
+    from bokeh.models import CustomJS
+    from panel.links import Callback
+
+    explorer = StepsExplorer(browser_drawing=True)
+    root = pn.panel(explorer).get_root(Document())
+    sliders = [explorer._controls[name]._slider for name in scenarios.STATE_KEYS]
+    assert not any(obj in Callback.registry for obj in sliders + [explorer._readouts, explorer._formula])
+    ref = root.ref["id"]
+    callbacks = {id(cb) for s in sliders for cb in s._models[ref][0].js_property_callbacks.get("change:value", [])
+                 if isinstance(cb, CustomJS)}
+    assert len(callbacks) == 1  # one shared drawing callback on every slider of this root
+    assert explorer._readouts.object.js_property_callbacks.get("change:text")
+    plain = StepsExplorer(browser_drawing=False)
+    root = pn.panel(plain).get_root(Document())
+    assert not plain._readouts.object.js_property_callbacks

@@ -8,7 +8,7 @@ import numpy as np
 import panel as pn
 import param
 from bokeh.events import Tap
-from bokeh.models import ColumnDataSource
+from bokeh.models import ColumnDataSource, CustomJS
 
 from . import plots, scenarios, serving, stepsview, ui
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
@@ -145,8 +145,7 @@ class StepsExplorer(pn.viewable.Viewer):
         self._controls = self._build_controls()
         self._update()
         self._update_step_text()
-        if self.browser_drawing:
-            self._attach_mirror()
+        self._mirrored_roots: set[str] = set()
 
     # --- text ------------------------------------------------------------
     def _t(self, key, **fmt):
@@ -344,32 +343,43 @@ class StepsExplorer(pn.viewable.Viewer):
         _set_data(self._point, view["point"])
         ui.set_readout(self._naive, view["naive"])
 
-    def _attach_mirror(self) -> None:
+    def _attach_mirror(self, root) -> None:
         """Let the browser redraw readouts and plots as a slider moves (JavaScript mirror).
 
-        Runs :data:`stepsview.VIEW_JS` on every change of a slider's value, and
-        whenever the server's readouts or formula arrive, so that what is on
-        screen always belongs to the sliders' current position. Errors go to
-        the browser console.
+        Called once the Bokeh models of ``root`` exist. Attaches one
+        ``CustomJS`` running :data:`stepsview.VIEW_JS` to every change of a
+        slider's value, and to the arrival of the server's readouts or
+        formula, so that what is on screen always belongs to the sliders'
+        current position. Errors go to the browser console. The callback
+        lives on the Bokeh models of that root only (Panel's ``jscallback``
+        would keep every session's objects alive in a process-wide registry).
         """
-        sliders = {name: self._controls[name]._slider for name in _STATE_PARAMS}
+        ref = root.ref["id"]
+        if ref in self._mirrored_roots:
+            return
+        sliders = {}
+        for name in _STATE_PARAMS:
+            entry = self._controls[name]._slider._models.get(ref)
+            if entry is None:  # the sliders are not part of this root
+                return
+            sliders[name] = entry[0]
+        self._mirrored_roots.add(ref)
         args = {"lib": self._mirror_lib, **sliders, "prediction": self._prediction, "values": self._values,
                 "interval": self._interval, "output": self._output, "weights": self._weights,
                 "curve": self._curve, "point": self._point, "x_range": self._line_fig.x_range,
                 "readouts": self._readouts.object, "formula": self._formula.object,
-                "naive": self._naive.object,
-                "curve_fig": self._curve_fig}
+                "naive": self._naive.object, "curve_fig": self._curve_fig}
         names = ", ".join(args)
-        code = (
+        draw = CustomJS(args=args, code=(
             "try {"
             " const ae = window.__aeStepsView || (window.__aeStepsView = new Function(lib.tags[0])());"
             f" ae.stepsDraw({{{names}}});"
             " } catch (err) { console.error('attention explorable: drawing in the browser failed', err); }"
-        )
-        for slider in sliders.values():
-            slider.jscallback(args=args, value=code)
-        for pane in (self._readouts, self._formula):
-            pane.jscallback(args=args, text=code)  # the pane's model is the HTML model
+        ))
+        for model in sliders.values():
+            model.js_on_change("value", draw)
+        self._readouts.object.js_on_change("text", draw)
+        self._formula.object.js_on_change("text", draw)
 
     def _update_step_text(self):
         step = scenarios.get_step(self.step)
@@ -399,8 +409,27 @@ class StepsExplorer(pn.viewable.Viewer):
             self._readouts, self._line_fig, self._weights_fig, self._curve_fig,
             self._formula, self._naive, styles={"flex": "2 1 480px", "min-width": "0"},
         )
-        return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",
+        body = pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",
                           css_classes=["ae-steps"], styles={"gap": "12px"})
+        return _RenderHook(body, sizing_mode="stretch_width", margin=0,
+                           on_render=self._attach_mirror if self.browser_drawing else None)
+
+
+class _RenderHook(pn.Column):
+    """A Column that calls ``on_render(root)`` once it has built its models for a root.
+
+    (A Column: Panel maps it to Bokeh's own ``Column`` model, also when subclassed.)
+    """
+
+    def __init__(self, *objects, on_render=None, **params):
+        super().__init__(*objects, **params)
+        self._on_render = on_render
+
+    def _get_model(self, doc, root=None, parent=None, comm=None):
+        model = super()._get_model(doc, root, parent, comm)
+        if self._on_render is not None:
+            self._on_render(root if root is not None else model)
+        return model
 
 
 # Presenter keys: 1/2/3 choose a step, D demonstrates. The listener sits on
