@@ -63,3 +63,16 @@ def test_emptied_box_shows_the_value_again_without_error():
     w._value_edit.value = 2.5
     w._value_edit.value = None
     assert owner.t == 2.5 and w._value_edit.value == 2.5
+
+
+def test_slider_steps_skip_the_throttled_echo():
+    """A key press sends value and value_throttled; only value is processed (the second
+    change would cost the server about a third of a step's work)."""
+    owner = Owner()
+    w = ui.EditableFloatSlider.from_param(owner.param.t)
+    w._slider._process_events({"value": 2.5})
+    assert owner.t == 2.5 and w.value == 2.5 and w._value_edit.value == 2.5
+    seen = []
+    w._slider.param.watch(lambda e: seen.append(e.new), "value_throttled")
+    w._slider._process_events({"value_throttled": 3.0})
+    assert seen == [] and owner.t == 2.5
