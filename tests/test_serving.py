@@ -28,16 +28,10 @@ from panel.reactive import Syncable
 
 from attention_explorable import serving
 
+from .conftest import free_port
 
-@pytest.fixture(autouse=True)
-def _restore_fast_path_state() -> Iterator[None]:
-    """Leave the process-wide overrides as this test found them."""
-    was_enabled = serving.fast_path_status()["enabled"]
-    yield
-    if was_enabled:
-        serving.enable_fast_path()
-    else:
-        serving.disable_fast_path()
+
+pytestmark = pytest.mark.usefixtures("restore_fast_path")
 
 
 def _set_fast_path(on: bool) -> None:
@@ -101,16 +95,10 @@ def test_no_loaded_reactive_class_escapes_the_debounce_override():
 
 # --- websocket TCP_NODELAY -------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextlib.contextmanager
 def _served_slider_app() -> Iterator[int]:
     """Serve a one-slider app with ``pn.serve(threaded=True)``; yield its port."""
-    port = _free_port()
+    port = free_port()
     thread = pn.serve(
         lambda: pn.Column(pn.widgets.IntSlider(start=0, end=10)),
         port=port, address="127.0.0.1", websocket_origin=f"127.0.0.1:{port}",

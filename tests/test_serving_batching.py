@@ -13,10 +13,8 @@ import asyncio
 import inspect
 import json
 import re
-import socket
 import threading
 import uuid
-from collections.abc import Iterator
 
 import panel as pn
 import pytest
@@ -25,21 +23,10 @@ from panel.reactive import Syncable
 
 from attention_explorable import serving
 
-
-@pytest.fixture(autouse=True)
-def _restore_fast_path_state() -> Iterator[None]:
-    was_enabled = serving.fast_path_status()["enabled"]
-    yield
-    if was_enabled:
-        serving.enable_fast_path()
-    else:
-        serving.disable_fast_path()
+from .conftest import free_port
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+pytestmark = pytest.mark.usefixtures("restore_fast_path")
 
 
 # --- a minimal Bokeh protocol client ------------------------------------------
@@ -135,7 +122,7 @@ def _two_readout_app():
 def _run_served(scenario):
     """Serve the two-readout app in this thread's event loop; run ``scenario(port)``."""
     async def main():
-        port = _free_port()
+        port = free_port()
         server = pn.serve({"app": _two_readout_app}, port=port, address="127.0.0.1",
                           websocket_origin=[f"127.0.0.1:{port}"], show=False, start=False)
         server.start()

@@ -338,10 +338,7 @@ class StepsExplorer(pn.viewable.Viewer):
         ui.set_readout(self._readouts, view["readouts"])
 
     def _push_temperature_views(self) -> None:
-        view = stepsview.steps_view(self._state(), self.prediction, self._strings)
-        _set_data(self._curve, view["curve"])
-        _set_data(self._point, view["point"])
-        ui.set_readout(self._naive, view["naive"])
+        self._draw(stepsview.steps_view(self._state(), self.prediction, self._strings))
 
     def _attach_mirror(self, root) -> None:
         """Let the browser redraw readouts and plots as a slider moves (JavaScript mirror).

@@ -239,7 +239,6 @@ class TextbookPage(pn.viewable.Viewer):
         parent = next(col for col in self._containers() if any(o is holder for o in col.objects))
         parent[[i for i, o in enumerate(parent.objects) if o is holder][0]] = build()
 
-    load_explorable = build_waiting
 
     def _containers(self):
         for section in self._body:

@@ -135,13 +135,8 @@ class _ClampedBox(param.Parameterized):
         super()._sync_value(event)
 
 
-def _drop_throttled(events: dict) -> dict:
-    events.pop("value_throttled", None)
-    return events
-
-
-class _FloatSlider(pn.widgets.FloatSlider):
-    """The slider inside :class:`EditableFloatSlider`: leaves out ``value_throttled``.
+class _NoThrottledEcho:
+    """Mixin for the slider inside an editable slider: leaves out ``value_throttled``.
 
     BokehJS sends ``value`` and then ``value_throttled`` for every key press;
     the explorables follow ``value`` only, and processing the second change
@@ -149,22 +144,23 @@ class _FloatSlider(pn.widgets.FloatSlider):
     """
 
     def _process_events(self, events):
-        if _drop_throttled(events):
+        events.pop("value_throttled", None)
+        if events:
             super()._process_events(events)
 
 
-class _IntSlider(pn.widgets.IntSlider):
-    """The slider inside :class:`EditableIntSlider`: leaves out ``value_throttled`` (see _FloatSlider)."""
+class _FloatSlider(_NoThrottledEcho, pn.widgets.FloatSlider):
+    """The slider inside :class:`EditableFloatSlider`."""
 
-    def _process_events(self, events):
-        if _drop_throttled(events):
-            super()._process_events(events)
+
+class _IntSlider(_NoThrottledEcho, pn.widgets.IntSlider):
+    """The slider inside :class:`EditableIntSlider`."""
 
 
 class EditableFloatSlider(_ClampedBox, pn.widgets.EditableFloatSlider):
     """``pn.widgets.EditableFloatSlider`` whose box never shows a value the slider lacks.
 
-    Its ``value_throttled`` does not follow the slider (see ``_FloatSlider``);
+    Its ``value_throttled`` does not follow the slider (see ``_NoThrottledEcho``);
     watch ``value``.
     """
 
