@@ -3,14 +3,17 @@
 # Chromium (driven by Playwright; its own browser download does not work
 # offline), CJK fonts (so Chinese text renders in screenshots) and nginx (the
 # reverse-proxy check of benchmarks/proxy_check.py runs it from a temporary
-# directory; nothing under /etc is used).
+# directory; nothing under /etc is used), and Node.js with npm (esbuild bundles
+# the explorables' ES modules; tests/test_web.py checks the shipped bundles).
 set -euo pipefail
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need+=(fonts-noto-cjk)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
 if [ ${#need[@]} -eq 0 ]; then
-  echo "system dependencies present: chromium, fonts-noto-cjk, nginx"
+  echo "system dependencies present: chromium, fonts-noto-cjk, nginx, node, npm"
   exit 0
 fi
 sudo=""

@@ -125,9 +125,10 @@ def chromium():
 class StudentPage:
     """A page plus the console errors and page errors it produced."""
 
-    def __init__(self, browser, width: int = 1280, height: int = 900):
+    def __init__(self, browser, width: int = 1280, height: int = 900, mobile: bool = False):
+        phone = {"is_mobile": True, "has_touch": True, "device_scale_factor": 3} if mobile else {}
         self.context = browser.new_context(viewport={"width": width, "height": height},
-                                           locale="zh-CN")
+                                           locale="zh-CN", **phone)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
@@ -144,6 +145,25 @@ class StudentPage:
         self.page.goto(url, wait_until="load")
         self.page.wait_for_selector(ready_selector, timeout=30_000)
 
+    def open_offline(self, path: Path, ready_selector: str) -> list[str]:
+        """Open the saved page ``path`` from ``file://`` with every other request aborted.
+
+        Returns the list the aborted requests' URLs are added to.
+        """
+        aborted: list[str] = []
+
+        def route(r):
+            if r.request.url.startswith(("file:", "data:", "blob:")):
+                r.continue_()
+            else:
+                aborted.append(r.request.url)
+                r.abort()
+
+        self.page.route("**/*", route)
+        self.errors_to_ignore = ("Failed to load resource",)
+        self.open(Path(path).resolve().as_uri(), ready_selector)
+        return aborted
+
     def screenshot(self, name: str) -> Path:
         ARTIFACTS.mkdir(exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
@@ -153,7 +173,9 @@ class StudentPage:
     def assert_clean(self) -> None:
         body = self.page.inner_text("body")
         assert "Traceback" not in body, body[:2000]
-        assert not self.errors, self.errors
+        ignore = getattr(self, "errors_to_ignore", ())
+        errors = [e for e in self.errors if not any(i in e for i in ignore)]
+        assert not errors, errors
 
     def assert_fits_phone(self, name: str, settle_ms: int = 500) -> None:
         """No horizontal scrolling at this width; save a screenshot ``name``; no errors."""
@@ -172,8 +194,8 @@ class StudentPage:
 def student(chromium):
     pages = []
 
-    def make(width: int = 1280, height: int = 900) -> StudentPage:
-        p = StudentPage(chromium, width, height)
+    def make(width: int = 1280, height: int = 900, mobile: bool = False) -> StudentPage:
+        p = StudentPage(chromium, width, height, mobile)
         pages.append(p)
         return p
 

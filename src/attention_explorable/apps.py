@@ -42,7 +42,7 @@ def textbook_app(language: str = "zh") -> pn.viewable.Viewable:
 
 def steps_app(language: str = "zh") -> pn.viewable.Viewable:
     """The three-step explorable of section 3.8 on a page of its own."""
-    from .steps import StepsExplorer, presenter_keys
+    from .explorables.steps import StepsExplorer, presenter_keys
 
     _page_setup()
     return _explorer_page("steps_heading", StepsExplorer(language=language), language,

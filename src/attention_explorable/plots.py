@@ -108,7 +108,10 @@ def number_line_figure(
         Its ``x_range`` is a :class:`~bokeh.models.Range1d` the caller may
         move to keep every marker in view.
     """
-    fig = _base_figure(title, height=190, x_range=Range1d(0, 12), y_range=Range1d(-1.3, 1.4))
+    # Rows, from the top: the output y and its label, the values and their labels,
+    # the prediction and its label below; far enough apart that no label covers
+    # another marker, and inside the frame.
+    fig = _base_figure(title, height=220, x_range=Range1d(0, 12), y_range=Range1d(-2.0, 1.9))
     fig.yaxis.visible = False
     fig.ygrid.visible = False
     fig.hbar(y=0, left="x0", right="x1", height=0.35, source=interval,
@@ -116,13 +119,13 @@ def number_line_figure(
     fig.scatter("x", 0, source=values, size=14, color=PALETTE["value"], legend_label=labels["value"])
     fig.add_layout(LabelSet(x="x", y=0, text="label", source=values, y_offset=12,
                             text_align="center", text_font_size="12px", text_color=PALETTE["value"]))
-    fig.scatter("x", 0.75, source=output, marker="inverted_triangle", size=18,
+    fig.scatter("x", 1.05, source=output, marker="inverted_triangle", size=18,
                 color=PALETTE["output"], legend_label=labels["output"])
-    fig.add_layout(LabelSet(x="x", y=0.75, text="label", source=output, y_offset=10,
+    fig.add_layout(LabelSet(x="x", y=1.05, text="label", source=output, y_offset=10,
                             text_align="center", text_font_size="12px", text_color=PALETTE["output"]))
-    fig.scatter("x", -0.75, source=prediction, marker="triangle", size=16,
+    fig.scatter("x", -0.85, source=prediction, marker="triangle", size=16,
                 color=PALETTE["prediction"], legend_label=labels["prediction"])
-    fig.add_layout(LabelSet(x="x", y=-0.75, text="label", source=prediction, y_offset=-22,
+    fig.add_layout(LabelSet(x="x", y=-0.85, text="label", source=prediction, y_offset=-24,
                             text_align="center", text_font_size="12px",
                             text_color=PALETTE["prediction"]))
     _legend_below(fig, spacing=6, background_fill_alpha=0.6)

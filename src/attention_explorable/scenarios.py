@@ -120,6 +120,8 @@ def interpolate(start, target, fraction: float) -> dict:
     spends as long on each factor of ten; other keys linearly.
     """
     f = min(max(float(fraction), 0.0), 1.0)
+    if f in (0.0, 1.0):  # the ends exactly, so the last frame is the target itself
+        return {key: float((start if f == 0.0 else target)[key]) for key in STATE_KEYS}
     f = f * f * (3.0 - 2.0 * f)  # smoothstep easing
     out = {}
     for key in STATE_KEYS:

@@ -49,6 +49,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "result_with_prediction": "你的预测 y = {pred}；演示结果 y = {true}；相差 {gap}",
         "result_no_prediction": "演示结果 y = {true}（这次没有先做预测）",
         "result_pending": "先预测，再点「演示本步」核对。",
+        "result_moved": "（这是本步目标状态的结果；滑块已移动，上方读数属于当前状态。）",
         # plots
         "plot_number_line": "数轴：两个值、输出 y 与你的预测",
         "plot_weights": "权重",
@@ -181,6 +182,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "result_with_prediction": "You predicted y = {pred}; the demonstration gave y = {true}; off by {gap}",
         "result_no_prediction": "The demonstration gave y = {true} (no prediction this time)",
         "result_pending": "Predict first, then press “Demonstrate this step”.",
+        "result_moved": " (the result at this step's target; the sliders have moved since, and the readouts above show the current state)",
         "plot_number_line": "Number line: the two values, the output y and your prediction",
         "plot_weights": "Weights",
         "plot_temperature_curve": "Weight of the larger score against temperature",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import importlib
 from functools import lru_cache
 
 import panel as pn
@@ -11,32 +10,9 @@ import param
 
 from .content import Block, Section, anchor, load_sections, markdown_to_html, math_html
 from .exercises import Exercise
+from .explorables import EXPLORABLES, explorable_class
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
 
-#: Explorable name used in ``:::explorable NAME`` -> "module:Class".
-EXPLORABLES = {
-    "steps": "attention_explorable.steps:StepsExplorer",
-    "vector": "attention_explorable.vector:VectorExplorer",
-    "matrix": "attention_explorable.matrix:MatrixExplorer",
-    "selfcross": "attention_explorable.selfcross:SelfCrossExplorer",
-}
-
-
-
-def explorable_class(name: str) -> type:
-    """The Viewer class registered under ``name`` in :data:`EXPLORABLES`.
-
-    Raises
-    ------
-    KeyError
-        If no explorable of that name is registered.
-    """
-    try:
-        target = EXPLORABLES[name]
-    except KeyError:
-        raise KeyError(f"unknown explorable {name!r}; known: {sorted(EXPLORABLES)}") from None
-    module, cls = target.split(":")
-    return getattr(importlib.import_module(module), cls)
 
 
 @lru_cache(maxsize=None)
@@ -139,6 +115,8 @@ class TextbookPage(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
+        for name in EXPLORABLES:  # their state models must be defined before the page is sent
+            explorable_class(name)
         self.sections = _sections()
         self.explorables: dict[str, pn.viewable.Viewer] = {}
         self.exercises: dict[str, Exercise] = {}

@@ -1,10 +1,13 @@
-"""A student works through the three steps in Chromium."""
+"""A student works through the three steps in Chromium: served, with the server stopped, and saved."""
 
 import re
 
+import panel as pn
 import pytest
 
 from attention_explorable import scenarios
+
+from ..conftest import ServedApp
 
 pytestmark = pytest.mark.browser
 
@@ -31,86 +34,133 @@ def wait_text(page, css: str, pattern: str, timeout: float = 15_000) -> None:
     page.locator(css).filter(has_text=re.compile(pattern)).first.wait_for(timeout=timeout)
 
 
-def test_student_does_all_three_steps(steps_server, student):
+def save_page(path, build) -> None:
+    """Save ``build()`` as Panel does for an author: one HTML file, resources inline."""
+    from attention_explorable import ui
+
+    ui.extension()
+    pn.panel(build()).save(str(path), resources="inline")
+
+
+@pytest.fixture(scope="module")
+def saved_steps(tmp_path_factory):
+    from attention_explorable.explorables.steps import StepsExplorer
+
+    path = tmp_path_factory.mktemp("saved") / "steps.html"
+    save_page(path, StepsExplorer)
+    return path
+
+
+@pytest.fixture(params=["served", "server-stopped", "saved"])
+def steps_page(request, steps_server, saved_steps, student):
+    """The steps page as a student gets it: from the server, from a server stopped after the
+    page loaded, or from a saved file with no network at all."""
     s = student()
-    page = s.page
-    s.open(steps_server.url(), ".ae-output")
+    if request.param == "served":
+        s.open(steps_server.url(), ".ae-output")
+        yield s
+        steps_server.assert_clean_log()
+    elif request.param == "server-stopped":
+        own = ServedApp("apps/steps.py")
+        try:
+            s.open(own.url(), ".ae-output")
+        finally:
+            own.close()
+        s.errors_to_ignore = ("WebSocket", "Lost websocket connection", "ERR_CONNECTION_REFUSED",
+                              "not connected so cannot send")
+        yield s
+    else:
+        aborted = s.open_offline(saved_steps, ".ae-output")
+        yield s
+        assert all("cdn.holoviz.org" in url and url.split("?")[0].endswith(".css") for url in aborted), aborted
+
+
+def test_student_does_all_three_steps(steps_page, request):
+    s, page = steps_page, steps_page.page
     start = scenarios.outcome(scenarios.get_step(1).start)["output"]
     assert readout_number(page, ".ae-output") == pytest.approx(start, abs=1e-4)  # not yet 6
 
     # Step 1: predict the midpoint, demonstrate, read the check.
     page.locator(".ae-prediction input").fill("6")
-    page.locator(".ae-prediction input").press("Enter")
     page.locator(".ae-demonstrate button").click()
     wait_text(page, ".ae-result", r"演示结果 y = 6\.00；相差 0\.00")
     assert readout_number(page, ".ae-output") == pytest.approx(6.0)
     assert readout_number(page, ".ae-weight-1") == pytest.approx(0.5)
 
-    # Step 2: predict 8, demonstrate; the output moves towards 10 but stays below it.
+    # Step 2: a junk prediction is named, then predict 8, demonstrate.
     page.locator(".ae-step-2 button").click()
     wait_text(page, ".ae-result", "先预测")
     page.locator(".ae-prediction input").fill("八")
-    page.locator(".ae-prediction input").press("Enter")
-    wait_text(page, ".ae-error", "预测必须是 -20 到 20 之间的数字，收到的是「八」")
+    wait_text(page, ".ae-prediction-error", "预测必须是 -20 到 20 之间的数字，收到的是「八」")
     page.locator(".ae-prediction input").fill("8")
-    page.locator(".ae-prediction input").press("Enter")
     page.locator(".ae-demonstrate button").click()
     expected = scenarios.get_step(2).expected_output()
     wait_text(page, ".ae-result", rf"演示结果 y = {expected:.2f}；相差 {abs(8 - expected):.2f}")
     assert readout_number(page, ".ae-output") == pytest.approx(expected, abs=1e-4)
     assert readout_number(page, ".ae-weight-2") == pytest.approx(0.8808, abs=1e-4)
-    s.screenshot("steps-step2-1280")
+    s.screenshot(f"steps-step2-1280-{request.node.callspec.id}")
 
-    # Controls stay free: one key press on the score-difference slider.
+    # Controls stay free: one key press on the score-difference slider; the box shows 2.1.
     handle = page.locator(".ae-score-diff .noUi-handle").first
     handle.focus()
     handle.press("ArrowRight")
-    wait_text(page, ".ae-score-2", r"s₂ = 2\.10")
+    wait_text(page, ".ae-score-2-readout", r"s₂ = 2\.10")
     assert readout_number(page, ".ae-weight-2") == pytest.approx(0.8909, abs=1e-4)
+    assert page.locator(".ae-score-diff-box input").input_value() == "2.1"
+    assert "滑块已移动" in text_of(page, ".ae-result")  # the result says which state it is of
 
     # A typed temperature out of range is clamped, and the box says so.
-    box = page.locator(".ae-temperature input").first
+    box = page.locator(".ae-temperature-box input").first
     box.fill("50")
     box.press("Enter")
     wait_text(page, ".ae-temperature-readout", r"T = 10\.00")
     wait_text(page, ".ae-input-notice", r"输入的 50 超出范围 \[0\.01, 10\]，已改为 10")
-    assert float(box.input_value()) == 10.0
+    assert box.input_value() == "10"
     handle = page.locator(".ae-temperature .noUi-handle").first
-    assert float(handle.get_attribute("aria-valuemax")) == 10.0  # the slider was not stretched
     assert float(handle.get_attribute("aria-valuenow")) == 10.0
     box.fill("")
     box.press("Enter")
     page.wait_for_timeout(300)
-    assert float(box.input_value()) == 10.0  # an emptied box shows the value again
+    assert box.input_value() == "10"  # an emptied box shows the value again
 
-    # Step 3: lower the temperature to 0.02; the naive formula overflows.
+    # Step 3: lower the temperature to 0.02; the literal formula overflows.
     page.locator(".ae-step-3 button").click()
-    wait_text(page, ".ae-score-1", r"s₁ = 20\.00")
+    wait_text(page, ".ae-score-1-readout", r"s₁ = 20\.00")
     page.locator(".ae-demonstrate button").click()
     wait_text(page, ".ae-result", r"演示结果 y = 10\.00")
     wait_text(page, ".ae-temperature-readout", r"T = 0\.02")
     naive = text_of(page, ".ae-naive")
     assert "NaN" in naive and "∞" in naive
-    s.screenshot("steps-step3-1280")
+    s.screenshot(f"steps-step3-1280-{request.node.callspec.id}")
 
     # Drag the temperature handle to the far right: T = 10, weights near the average.
-    box = page.locator(".ae-temperature .noUi-base").first.bounding_box()
+    track = page.locator(".ae-temperature .noUi-base").first.bounding_box()
     h = page.locator(".ae-temperature .noUi-handle").first.bounding_box()
     page.mouse.move(h["x"] + h["width"] / 2, h["y"] + h["height"] / 2)
     page.mouse.down()
-    page.mouse.move(box["x"] + box["width"] + 40, h["y"] + h["height"] / 2, steps=8)
+    page.mouse.move(track["x"] + track["width"] + 40, h["y"] + h["height"] / 2, steps=8)
     page.mouse.up()
     wait_text(page, ".ae-temperature-readout", r"T = 10\.00")
     assert readout_number(page, ".ae-weight-2") == pytest.approx(0.5498, abs=1e-4)
     assert "NaN" not in text_of(page, ".ae-naive").split("\n")[1]
     s.assert_clean()
-    steps_server.assert_clean_log()
 
 
-def test_phone_width_has_no_horizontal_scroll(steps_server, student):
-    s = student(width=390, height=844)
-    s.open(steps_server.url(), ".ae-output")
-    s.assert_fits_phone("steps-390")
+def test_clicking_the_number_line_sets_the_prediction(steps_page):
+    page = steps_page.page
+    page.wait_for_timeout(300)
+    canvas = page.locator(".ae-number-line canvas").first
+    box = canvas.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
+    page.wait_for_function(
+        "() => { const f = (r) => { const h = r.querySelector('.ae-prediction');"
+        " if (h) return (h.shadowRoot || h).querySelector('input').value;"
+        " for (const e of r.querySelectorAll('*')) if (e.shadowRoot) { const v = f(e.shadowRoot); if (v) return v; }"
+        " return ''; }; return f(document) !== ''; }", timeout=10_000)
+    typed = float(page.locator(".ae-prediction input").input_value())
+    lo, hi = sorted(scenarios.get_step(1).start[k] for k in ("value_1", "value_2"))
+    assert lo - 2 < typed < hi + 2  # a point inside the plotted range, here between the values
+    steps_page.assert_clean()
 
 
 def test_presenter_keys_step_and_demonstrate(steps_server, student):
@@ -124,29 +174,10 @@ def test_presenter_keys_step_and_demonstrate(steps_server, student):
     expected = scenarios.get_step(2).expected_output()
     wait_text(page, ".ae-result", rf"演示结果 y = {expected:.2f}")
     page.keyboard.press("3")
-    wait_text(page, ".ae-score-1", r"s₁ = 20\.00")
+    wait_text(page, ".ae-score-1-readout", r"s₁ = 20\.00")
     # Typing in a box is not a shortcut: "1" in the prediction box stays text.
     page.locator(".ae-prediction input").fill("")
     page.locator(".ae-prediction input").type("1")
     page.wait_for_timeout(300)
     assert "第 3 步" in text_of(page, ".ae-question")
-    s.assert_clean()
-
-
-def test_clicking_the_number_line_sets_the_prediction(steps_server, student):
-    s = student()
-    page = s.page
-    s.open(steps_server.url(), ".ae-output")
-    page.wait_for_timeout(500)
-    canvas = page.locator("canvas").first  # the number line is the first plot
-    box = canvas.bounding_box()
-    page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
-    page.wait_for_function(
-        "() => { const f = (r) => { const h = r.querySelector('.ae-prediction');"
-        " if (h) return (h.shadowRoot || h).querySelector('input').value;"
-        " for (const e of r.querySelectorAll('*')) if (e.shadowRoot) { const v = f(e.shadowRoot); if (v) return v; }"
-        " return ''; }; return f(document) !== ''; }", timeout=10_000)
-    typed = float(page.locator(".ae-prediction input").input_value())
-    lo, hi = sorted(scenarios.get_step(1).start[k] for k in ("value_1", "value_2"))
-    assert lo - 2 < typed < hi + 2  # a point inside the plotted range, here between the values
     s.assert_clean()

@@ -1,0 +1,190 @@
+"""The base every explorable shares: its state in the browser, and its view drawn there.
+
+An explorable is a :class:`panel.viewable.Viewer` whose ``param`` parameters
+are its state. This base mirrors the state parameters into one Bokeh
+``DataModel`` (``_state``, made from the parameters), the only model whose
+changes travel between browser and server:
+
+* in the browser, the explorable's ES module (``web/dist/<name>.mjs``, run by
+  Bokeh's ``CustomJS``) turns a student's actions into changes of the state
+  model, and draws every change of it (from the student or from the server)
+  with the JavaScript twin of the Python view: nothing waits for the server,
+  and a saved page works with no server at all;
+* on the server, a change from the browser sets the parameters (validated,
+  so the server log never sees a traceback), and a change made in Python (a
+  deep link, a notebook, the class) reaches the browser as a change of the
+  state model, which the browser draws. Python writes its own view into the
+  models only for changes made in Python, so that the page it builds, or
+  saves, opens with the right picture.
+
+References: DESIGN.md, "Three ways to deliver, one explorable".
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from functools import lru_cache
+from importlib import resources
+
+import panel as pn
+import param
+from bokeh.core.properties import Bool, Float, Int, Nullable, String
+from bokeh.model import DataModel
+from bokeh.models import CustomJS
+from panel.models.markup import HTML as HTMLModel
+
+from ..strings import DEFAULT_LANGUAGE, STRINGS, text
+
+#: CSS shared by every explorable: readout typography and the error banner.
+CSS = """
+.ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }
+.ae-readout table { border-collapse: collapse; }
+.ae-readout td { padding: 1px 8px 1px 0; }
+.ae-kind { color: #555; font-size: 0.88em; }
+.ae-error { color: #b00020; font-weight: 600; overflow-wrap: anywhere; }
+"""
+
+
+@lru_cache(maxsize=None)
+def web_module(name: str) -> str:
+    """The source of the bundled ES module ``web/dist/<name>.mjs`` (package data)."""
+    return resources.files("attention_explorable").joinpath("web", "dist", f"{name}.mjs").read_text("utf-8")
+
+
+_PROPERTY = {param.Integer: Int, param.Number: Float, param.Boolean: Bool, param.String: String}
+
+
+@lru_cache(maxsize=None)
+def state_model_class(owner: type) -> type:
+    """A Bokeh ``DataModel`` class with one property per state parameter of ``owner``.
+
+    Call it when the explorable's module is imported: Bokeh sends the
+    definitions of the data models that exist when a document is first sent.
+    """
+    props = {}
+    for name in owner._state_params:
+        p = owner.param[name]
+        kind = next(prop for cls, prop in _PROPERTY.items() if isinstance(p, cls))
+        props[name] = Nullable(kind) if p.allow_None else kind()
+    return type(f"{owner.__name__}State", (DataModel,), {"__module__": owner.__module__, **props})
+
+
+def html_model(css_class: str, **kw) -> HTMLModel:
+    """A readout the browser draws (Panel's HTML model; its ``text`` is escaped HTML)."""
+    return HTMLModel(text="", css_classes=["ae-readout", css_class], stylesheets=[CSS], margin=(2, 5),
+                     sizing_mode="stretch_width", syncable=False, **kw)
+
+
+def write_view(models: dict, view: dict) -> None:
+    """Write ``view`` into ``models`` (the Python twin of ``writeView`` in ``web/shared.js``)."""
+    for name, data in view.get("sources", {}).items():
+        models[name].data = {k: list(v) for k, v in data.items()}
+    for name, (start, end) in view.get("ranges", {}).items():
+        models[name].update(start=start, end=end)
+    for name, text_ in view.get("html", {}).items():
+        models[name].text = html.escape(text_)
+    for name, props in view.get("props", {}).items():
+        models[name].update(**props)
+
+
+class Explorable(pn.viewable.Viewer):
+    """Base of the explorables: language, state in the browser, the view drawn there.
+
+    Subclasses set ``_name`` (the module ``web/dist/<_name>.mjs``),
+    ``_state_params`` (the parameters mirrored into the browser), and
+    implement :meth:`view` and :meth:`_models`; they call :meth:`_attach`
+    once their models exist, giving the models whose events the module handles.
+    """
+
+    language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
+                              doc="Language of the interface text.")
+
+    _name: str = ""
+    _state_params: tuple[str, ...] = ()
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._state = state_model_class(type(self))(**self.state())
+        self._browser_change = False
+        for name in self._state_params:
+            self._state.on_change(name, self._from_browser)
+        self.param.watch(self._to_browser, list(self._state_params))
+
+    # --- text -----------------------------------------------------------------
+    def _t(self, key, **fmt):
+        return text(key, self.language, **fmt)
+
+    # --- state ----------------------------------------------------------------
+    def state(self) -> dict:
+        """The explorable's state: the value of every state parameter, by name."""
+        return {name: getattr(self, name) for name in self._state_params}
+
+    def view(self) -> dict:
+        """What the explorable displays now (its Python view; see :mod:`attention_explorable.views`)."""
+        raise NotImplementedError
+
+    def _models(self) -> dict:
+        """The page's models by the names the view uses."""
+        raise NotImplementedError
+
+    def _config(self) -> dict:
+        """The JSON-able data the view needs besides the state (strings, bounds, ...)."""
+        raise NotImplementedError
+
+    def _valid(self, name: str, value) -> bool:
+        """Whether ``value`` from the browser may become parameter ``name``."""
+        p = self.param[name]
+        if value is None:
+            return bool(p.allow_None)
+        if isinstance(p, param.Boolean):
+            return isinstance(value, bool)
+        if isinstance(p, param.String):
+            return isinstance(value, str) and len(value) <= 10_000
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return False
+        if isinstance(p, param.Integer) and value != int(value):
+            return False
+        lo, hi = p.bounds or (None, None)
+        return (lo is None or value >= lo) and (hi is None or value <= hi)
+
+    def _from_browser(self, attr, old, new):
+        if new == getattr(self, attr) and type(new) is type(getattr(self, attr)):
+            return  # the echo of a change made in Python (Bokeh calls back for those too)
+        if not self._valid(attr, new):  # never from our page; put the server's value back
+            with pn.io.unlocked():
+                setattr(self._state, attr, getattr(self, attr))
+            return
+        if isinstance(self.param[attr], param.Integer):
+            new = int(new)
+        was, self._browser_change = self._browser_change, True
+        try:
+            self.param.update({attr: new})
+        finally:
+            self._browser_change = was
+
+    def _to_browser(self, *events):
+        with pn.io.unlocked():
+            self._state.update(**{e.name: e.new for e in events})
+            if not self._browser_change:  # the browser draws its own changes
+                self._redraw()
+
+    def _redraw(self) -> None:
+        write_view(self._models(), self.view())
+
+    def _attach(self, events: dict) -> None:
+        """Run the explorable's ES module on every change of the state and on ``events``.
+
+        ``events`` maps a model to what to listen to: a property name
+        (``"value"``) or an event name (``"button_click"``, ``"tap"``).
+        """
+        callback = CustomJS(code=web_module(self._name), module=True,
+                            args={"state": self._state, "models": self._models(), "config": self._config()})
+        for name in self._state_params:
+            self._state.js_on_change(name, callback)
+        for model, what in events.items():
+            for item in (what if isinstance(what, (list, tuple)) else [what]):
+                if item in model.properties():
+                    model.js_on_change(item, callback)
+                else:
+                    model.js_on_event(item, callback)

@@ -1,0 +1,51 @@
+"""Bokeh controls made from an explorable's parameters.
+
+Each control is a plain Bokeh widget whose bounds, step and label come from a
+``param`` parameter; the explorable's ES module handles its events and
+redraws it, so the controls carry ``syncable=False``: only the state model
+travels to the server. Every control carries a stable ``ae-`` CSS class.
+"""
+
+from __future__ import annotations
+
+from bokeh.models import Button, Row, Slider, TextInput
+
+from ..views.numbers import format_g
+
+#: CSS of the controls: touch-sized on phones, the number box beside its slider.
+CSS = """
+:host { font-size: 15px; }
+.bk-input { min-height: 32px; font-size: 16px; }
+.bk-btn { min-height: 36px; font-size: 15px; }
+"""
+
+
+def slider(parameter, value: float, label: str, css_class: str) -> tuple[Slider, TextInput, Row]:
+    """A slider for a numeric parameter (at ``value``) and a box to type its value.
+
+    Returns
+    -------
+    (slider, box, row)
+        ``slider`` carries ``css_class``, ``box`` ``css_class + "-box"``;
+        ``row`` lays them out side by side.
+    """
+    lo, hi = parameter.bounds
+    s = Slider(start=lo, end=hi, step=parameter.step, value=value, title=label, show_value=False,
+               css_classes=["ae-slider", css_class], stylesheets=[CSS], sizing_mode="stretch_width",
+               margin=(4, 8, 4, 5), syncable=False)
+    box = TextInput(value=format_g(value), css_classes=["ae-box", f"{css_class}-box"], width=86,
+                    stylesheets=[CSS], margin=(22, 5, 4, 0), syncable=False, title="",
+                    name=f"{parameter.name}_box")
+    return s, box, Row(children=[s, box], sizing_mode="stretch_width", margin=0)
+
+
+def button(label: str, css_class: str, button_type: str = "default") -> Button:
+    """A button whose clicks the explorable's ES module handles."""
+    return Button(label=label, css_classes=[css_class], button_type=button_type, stylesheets=[CSS],
+                  sizing_mode="stretch_width", margin=(4, 5), syncable=False)
+
+
+def text_input(label: str, css_class: str, value: str = "", placeholder: str = "") -> TextInput:
+    """A text box whose typing the explorable's ES module handles (as ``value_input``)."""
+    return TextInput(title=label, value=value, placeholder=placeholder, css_classes=[css_class],
+                     stylesheets=[CSS], sizing_mode="stretch_width", margin=(4, 5), syncable=False)

@@ -1,0 +1,226 @@
+"""The three-step "predict, then demonstrate" explorable of section 3.8.
+
+Its view is :func:`attention_explorable.views.steps.steps_view`; in the
+browser ``web/steps.js`` draws it and handles the student's actions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import panel as pn
+import param
+from bokeh.models import ColumnDataSource
+from panel.custom import JSComponent
+
+from .. import plots, scenarios
+from ..strings import DEFAULT_LANGUAGE, text
+from ..views import steps as steps_view
+from . import controls
+from .base import Explorable, html_model, state_model_class
+
+
+class StepsExplorer(Explorable):
+    """Attention over two scalar values, replayed in three steps.
+
+    A student picks a step, predicts the output ``y``, presses
+    "演示本步" and watches the parameters move from the step's start to
+    its target state, then compares the result with the prediction. All
+    numbers come from :mod:`attention_explorable.core`:
+    ``a = softmax([s_1, s_2], T)``, ``y = a_1 v_1 + a_2 v_2``. Everything a
+    student does runs in the browser (``web/steps.js``), with or without a
+    server; the parameters follow it.
+
+    Parameters
+    ----------
+    step : int
+        Current step, 1-3 (see :data:`attention_explorable.scenarios.STEPS`);
+        a new explorable starts in its step's start state.
+    score_1, score_diff : float
+        First score ``s_1`` in [-50, 50] and difference ``s_2 - s_1`` in
+        [-10, 10] (dimensionless).
+    temperature : float
+        Softmax temperature ``T`` in [0.01, 10].
+    value_1, value_2 : float
+        The two scalar values ``v_1``, ``v_2``, each in [-20, 20].
+    prediction_text : str
+        The prediction of ``y`` as typed (a decimal comma, full-width digits
+        and ``a/b`` are accepted); :attr:`prediction` is its number.
+    revealed, animating : bool
+        Whether the step has been demonstrated; whether the replay runs.
+    language : {"zh", "en"}
+        Language of the interface text.
+
+    Raises
+    ------
+    ValueError
+        From ``param`` when a parameter is set outside its bounds; the
+        message names the parameter and the value.
+
+    References
+    ----------
+    Course section 3.8, "一步一步建立直观"; Definition 3.8.1 and
+    Proposition 3.8.1.
+
+    Examples
+    --------
+    >>> ex = StepsExplorer()
+    >>> ex.go_to_step(2); ex.demonstrate()
+    >>> round(ex.view()["sources"]["output"]["x"][0], 2)
+    9.05
+    """
+
+    step = param.Integer(1, bounds=(1, 3), doc="Current step of section 3.8 (1, 2 or 3).")
+    score_1 = param.Number(0.0, bounds=steps_view.SLIDERS["score_1"][:2], step=steps_view.SLIDERS["score_1"][2],
+                           doc="First score s₁ (dimensionless).")
+    score_diff = param.Number(0.0, bounds=steps_view.SLIDERS["score_diff"][:2],
+                              step=steps_view.SLIDERS["score_diff"][2], doc="Score difference s₂ − s₁ (dimensionless).")
+    temperature = param.Number(1.0, bounds=steps_view.T_BOUNDS, step=steps_view.SLIDERS["temperature"][2],
+                               doc="Softmax temperature T > 0: low sharpens, high flattens.")
+    value_1 = param.Number(2.0, bounds=steps_view.SLIDERS["value_1"][:2], step=steps_view.SLIDERS["value_1"][2],
+                           doc="First scalar value v₁.")
+    value_2 = param.Number(10.0, bounds=steps_view.SLIDERS["value_2"][:2], step=steps_view.SLIDERS["value_2"][2],
+                           doc="Second scalar value v₂.")
+    prediction_text = param.String("", doc="The student's prediction of the output y, as typed.")
+    revealed = param.Boolean(False, doc="True once this step has been demonstrated.")
+    animating = param.Boolean(False, doc="True while the demonstration is replaying in the browser.")
+
+    _name = "steps"
+    _state_params = steps_view.STATE_NAMES
+
+    def __init__(self, **params):
+        # Start in the chosen step's own situation, except what the caller set.
+        start = scenarios.get_step(params.get("step", type(self).param.step.default)).start
+        super().__init__(**{**start, **params})
+        t = self._t
+        self._sources = {
+            "values": ColumnDataSource({"x": [], "label": []}),
+            "interval": ColumnDataSource({"x0": [], "x1": []}),
+            "output": ColumnDataSource({"x": [], "label": []}),
+            "prediction": ColumnDataSource({"x": [], "label": []}),
+            "weights": ColumnDataSource({"name": ["a₁", "a₂"], "weight": [0.5, 0.5], "label": ["", ""]}),
+            "curve": ColumnDataSource({"t": [], "weight": []}),
+            "point": ColumnDataSource({"t": [], "weight": []}),
+        }
+        for source in self._sources.values():
+            source.syncable = False
+        src = self._sources
+        self._line_fig = plots.number_line_figure(
+            src["values"], src["interval"], src["output"], src["prediction"], t("plot_number_line"),
+            {"interval": t("legend_interval"), "value": t("legend_value"),
+             "output": t("legend_output"), "prediction": t("legend_prediction")})
+        self._line_fig.x_range.syncable = False
+        self._line_fig.css_classes = ["ae-number-line"]
+        self._weights_fig = plots.weights_figure(src["weights"], t("plot_weights"), t("axis_weight"))
+        self._curve_fig = plots.temperature_curve_figure(
+            src["curve"], src["point"], t("plot_temperature_curve"), t("axis_temperature"),
+            t("axis_weight"), steps_view.T_BOUNDS)
+        for fig in (self._line_fig, self._weights_fig, self._curve_fig):
+            fig.syncable = False
+
+        self._html = {name: html_model(f"ae-{name}") for name in
+                      ("readouts", "formula", "naive", "question", "result", "error", "notice")}
+        self._html["question"].css_classes = ["ae-question"]
+        self._html["error"].css_classes = ["ae-error", "ae-prediction-error"]
+        self._html["notice"].css_classes = ["ae-error", "ae-input-notice"]
+        self._html["notice"].visible = False
+
+        self._sliders = {}
+        for name in steps_view.SLIDERS:
+            css = "ae-" + name.replace("_", "-")
+            self._sliders[name] = controls.slider(self.param[name], getattr(self, name), t(name), css)
+        self._step_buttons = {n: controls.button(t("step_button", n=n), f"ae-step-{n}") for n in (1, 2, 3)}
+        self._demonstrate = controls.button(t("demonstrate"), "ae-demonstrate", "success")
+        self._prediction_input = controls.text_input(t("prediction"), "ae-prediction", placeholder="?")
+
+        self._config_data = steps_view.steps_config(self.language)
+        self._redraw()
+        events = {self._line_fig: "tap", self._demonstrate: "button_click",
+                  self._prediction_input: "value_input"}
+        events.update({b: "button_click" for b in self._step_buttons.values()})
+        for s, box, _ in self._sliders.values():
+            events[s] = "value"
+            events[box] = "value"
+        self._attach(events)
+
+    # --- the view -------------------------------------------------------------
+    @property
+    def prediction(self) -> float | None:
+        """The typed prediction as a number; None when empty, not a number or out of [-20, 20]."""
+        return steps_view.parse_prediction(self.prediction_text)
+
+    def view(self) -> dict:
+        return steps_view.steps_view(self.state(), self._config_data)
+
+    def _config(self) -> dict:
+        return self._config_data
+
+    def _models(self) -> dict:
+        models = {**self._sources, **self._html, "x_range": self._line_fig.x_range,
+                  "line_fig": self._line_fig, "curve_fig": self._curve_fig,
+                  "demonstrate": self._demonstrate, "prediction_input": self._prediction_input}
+        for name, (s, box, _) in self._sliders.items():
+            models[f"{name}_slider"], models[f"{name}_box"] = s, box
+        models.update({f"step_{n}": b for n, b in self._step_buttons.items()})
+        return models
+
+    # --- navigation (for notebooks, the class and deep links) --------------------
+    def go_to_step(self, number: int) -> None:
+        """Go to step ``number`` (1-3) and reset to its start state.
+
+        Raises
+        ------
+        ValueError
+            If ``number`` is not 1, 2 or 3.
+        """
+        step = scenarios.get_step(number)
+        self.param.update(step=number, prediction_text="", revealed=False, animating=False, **step.start)
+
+    def demonstrate(self) -> None:
+        """Show the current step's target state and its result (no replay; the browser replays)."""
+        step = scenarios.get_step(self.step)
+        self.param.update(animating=False, revealed=True, **step.target)
+
+    # --- layout only ----------------------------------------------------------
+    def __panel__(self):
+        t = self._t
+        bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
+        hint = pn.pane.HTML(f"<small>{t('prediction_hint')}</small>", margin=(0, 5))
+        left = pn.Column(
+            pn.Row(*map(bokeh, self._step_buttons.values()), sizing_mode="stretch_width"),
+            bokeh(self._html["question"]), hint, bokeh(self._prediction_input), bokeh(self._html["error"]),
+            bokeh(self._demonstrate), bokeh(self._html["result"]),
+            *(bokeh(row) for _, _, row in self._sliders.values()), bokeh(self._html["notice"]),
+            styles={"flex": "1 1 330px", "max-width": "440px", "min-width": "0"},
+        )
+        right = pn.Column(
+            bokeh(self._html["readouts"]), bokeh(self._line_fig), bokeh(self._weights_fig),
+            bokeh(self._curve_fig), bokeh(self._html["formula"]), bokeh(self._html["naive"]),
+            styles={"flex": "2 1 480px", "min-width": "0"},
+        )
+        return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",
+                          css_classes=["ae-steps"], styles={"gap": "12px"})
+
+
+# The state model's class exists from import on: Bokeh sends the definitions of
+# data models with a document, so a page that builds this explorable later (the
+# textbook, as the reader scrolls) must have imported it before it was sent.
+state_model_class(StepsExplorer)
+
+
+class PresenterKeys(JSComponent):
+    """A one-line hint, and keys 1, 2, 3 and D for the step buttons of the page (``web/keys.js``).
+
+    For a page with a single :class:`StepsExplorer`, such as the one an
+    instructor projects: the keys click the same buttons a mouse would, in
+    the browser, server or not.
+    """
+
+    hint = param.String("", doc="The hint shown, e.g. which keys do what.")
+
+    _esm = Path(__file__).parent.parent / "web" / "keys.js"
+
+
+def presenter_keys(language: str = DEFAULT_LANGUAGE) -> PresenterKeys:
+    """The :class:`PresenterKeys` of a page in ``language``."""
+    return PresenterKeys(hint=text("keyboard_hint", language), css_classes=["ae-presenter-keys"], margin=(0, 5))

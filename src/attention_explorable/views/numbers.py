@@ -1,0 +1,97 @@
+"""Number formats and the answer parser shared by every view.
+
+Each function has a twin of the same name in ``web/shared.js``
+(``formatNumber``, ``formatG``, ``formatFixed``, ``parseNumber``); the
+mirror tests hold them to these. Rounding is Python's: half to even on the
+exact binary value of the float.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+__all__ = ["format_fixed", "format_g", "format_number", "parse_number"]
+
+
+def format_number(x: float, digits: int = 4, html: bool = True) -> str:
+    """A readout number: ``digits`` decimals, scientific when tiny or huge.
+
+    NaN and infinities are written as ``NaN``, ``∞`` and ``−∞``. A weight such
+    as ``1.4e-87`` is shown as such rather than as ``0.0000``, so a student
+    sees that softmax never gives exactly zero to a finite score; a number of
+    a million or more (``e^{440}``) as ``1.2×10^191``, not as 192 digits.
+
+    Parameters
+    ----------
+    x : float
+        The number.
+    digits : int
+        Decimals of the fixed-point form.
+    html : bool
+        Write the exponent as ``×10<sup>e</sup>`` (True) or ``e`` notation.
+
+    Examples
+    --------
+    >>> format_number(0.42231), format_number(1.4e-87), format_number(-0.00001, 2)
+    ('0.4223', '1.4×10<sup>-87</sup>', '-1.0×10<sup>-5</sup>')
+    """
+    x = float(x)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if abs(x) >= 1e6 or (x != 0.0 and abs(x) < 0.5 * 10.0 ** (-digits)):
+        mantissa, exponent = f"{x:.1e}".split("e")
+        if not html:
+            return f"{mantissa}e{int(exponent)}"
+        return f"{mantissa}×10<sup>{int(exponent)}</sup>"
+    s = f"{x:.{digits}f}"
+    return "0." + "0" * digits if s.startswith("-") and float(s) == 0.0 else s
+
+
+def format_g(x: float) -> str:
+    """Python's ``format(x, "g")``: six significant digits, trailing zeros dropped."""
+    return format(float(x), "g")
+
+
+def format_fixed(x: float, decimals: int) -> str:
+    """Python's ``format(x, f".{decimals}f")``."""
+    return format(float(x), f".{decimals}f")
+
+
+_FULL_WIDTH = str.maketrans("０１２３４５６７８９．，－＋／　", "0123456789.,-+/ ")
+_NUMBER = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")
+
+
+def parse_number(raw: str) -> float:
+    """Parse a typed number: a prediction, an exercise answer, a slider's box.
+
+    Accepts full-width digits and signs, a decimal comma (``0,155``), the
+    minus sign ``−``, surrounding spaces, exponents (``1e-3``) and a simple
+    fraction ``a/b``. Nothing else: no ``inf``, ``nan``, ``0x10`` or ``1_000``,
+    which Python's ``float`` would take but a student does not mean.
+
+    Raises
+    ------
+    ValueError
+        If ``raw`` is empty, not a number, or not finite; the message quotes it.
+
+    Examples
+    --------
+    >>> parse_number(" 0,155 "), parse_number("42/5"), parse_number("０.１５５")
+    (0.155, 8.4, 0.155)
+    """
+    s = str(raw).translate(_FULL_WIDTH).strip().replace("，", ".").replace(",", ".").replace("−", "-")
+    parts = [p.strip() for p in s.split("/")] if s.count("/") == 1 else [s]
+    if not all(_NUMBER.match(p) for p in parts):
+        raise ValueError(f"answer must be a number, got {raw!r}")
+    value = float(parts[0])
+    if len(parts) == 2:
+        den = float(parts[1])
+        if den == 0:
+            raise ValueError(f"answer must be a number, got {raw!r}")
+        value /= den
+    if not math.isfinite(value):
+        raise ValueError(f"answer must be a finite number, got {raw!r}")
+    return value

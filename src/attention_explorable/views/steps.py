@@ -1,0 +1,230 @@
+"""What the steps explorable (section 3.8) displays, as one pure function of its state.
+
+:func:`steps_view` turns a state (the step, two scores, a temperature, two
+values, the typed prediction, whether the step was demonstrated) into
+everything on screen: the data of the plots, the number line's range, the
+readouts, the formula, the literal ``exp`` computation, the question, the
+check of the prediction and the positions of the controls. Every number
+comes from :mod:`attention_explorable.core` (through
+:func:`attention_explorable.scenarios.outcome`). Its JavaScript twin is
+``stepsView`` in ``web/steps.js``.
+
+Reference: course section 3.8, "一步一步建立直观" (Definition 3.8.1).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import core, scenarios
+from ..strings import text
+from .numbers import format_fixed, format_g, format_number, parse_number
+
+#: Bounds of the temperature slider; the curve's temperatures are log-spaced over them.
+T_BOUNDS = (0.01, 10.0)
+CURVE_T = np.geomspace(*T_BOUNDS, 160)
+#: Bounds of a prediction of the output y.
+PREDICTION_BOUNDS = (-20.0, 20.0)
+#: Longest echo of a rejected prediction, in characters.
+ECHO_LIMIT = 40
+#: Sliders of the state: name -> (low, high, step).
+SLIDERS = {
+    "score_diff": (-10.0, 10.0, 0.1),
+    "temperature": (T_BOUNDS[0], T_BOUNDS[1], 0.01),
+    "value_1": (-20.0, 20.0, 0.5),
+    "value_2": (-20.0, 20.0, 0.5),
+    "score_1": (-50.0, 50.0, 0.5),
+}
+#: The state of the explorable: the numbers of :data:`scenarios.STATE_KEYS` plus these.
+STATE_NAMES = ("step", *scenarios.STATE_KEYS, "prediction_text", "revealed", "animating")
+
+STRING_KEYS = (
+    "readout_scores", "readout_temperature", "readout_weights", "readout_output", "formula_label",
+    "stable_label", "naive_label", "naive_overflow", "naive_underflow", "naive_ok", "result_label",
+    "result_with_prediction", "result_no_prediction", "result_pending", "result_moved",
+    "prediction_invalid", "demonstrate", "demonstrating", "input_clamped",
+    *(f"step{n}_{part}" for n in (1, 2, 3) for part in ("title", "question", "explain")),
+)
+
+
+def steps_config(language: str) -> dict:
+    """What :func:`steps_view` needs besides the state, as JSON-able data.
+
+    ``strings`` (the interface text in ``language``), ``steps`` (each step's
+    ``start`` and ``target`` state), ``curve_t`` (temperatures of the curve),
+    ``prediction_bounds``, ``labels`` (the sliders' names), ``frames`` and
+    ``frame_ms`` (the replay: 24 frames, 40 ms apart). The same dict is sent
+    to the browser once.
+    """
+    return {
+        "strings": {key: text(key, language) for key in STRING_KEYS},
+        "steps": [{"start": dict(s.start), "target": dict(s.target)} for s in scenarios.STEPS],
+        "curve_t": CURVE_T.tolist(),
+        "prediction_bounds": list(PREDICTION_BOUNDS),
+        "labels": {name: text(name, language) for name in SLIDERS},
+        "frames": 24,
+        "frame_ms": 40,
+    }
+
+
+def parse_prediction(raw: str, bounds=PREDICTION_BOUNDS) -> float | None:
+    """The prediction typed as ``raw``, or None when empty, not a number or out of ``bounds``."""
+    if not raw.strip():
+        return None
+    try:
+        value = parse_number(raw)
+    except ValueError:
+        return None
+    return value if bounds[0] <= value <= bounds[1] else None
+
+
+def _echo(raw: str) -> str:
+    raw = raw.strip()
+    return raw if len(raw) <= ECHO_LIMIT else raw[:ECHO_LIMIT] + "…"
+
+
+def _escape(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def steps_view(state, config: dict) -> dict:
+    """Everything the steps explorable displays for one state.
+
+    Parameters
+    ----------
+    state : Mapping
+        ``step`` (1-3); ``score_1``, ``score_diff`` (``s₂ = s₁ + diff``),
+        ``temperature`` (T > 0), ``value_1``, ``value_2`` (floats);
+        ``prediction_text`` (str, as typed); ``revealed``, ``animating`` (bool).
+    config : dict
+        :func:`steps_config` of the interface language.
+
+    Returns
+    -------
+    dict
+        A view (see :mod:`attention_explorable.views`): sources ``values``,
+        ``interval``, ``output``, ``prediction``, ``weights``, ``curve``,
+        ``point``; range ``x_range``; html ``readouts``, ``formula``,
+        ``naive``, ``question``, ``result``, ``error``; props of the sliders
+        and their boxes, the step buttons, ``demonstrate``, ``prediction_input``,
+        ``curve_fig``, ``naive``, ``error``.
+
+    Raises
+    ------
+    ValueError
+        From the core, for a temperature that is not > 0 or a non-finite score.
+    """
+    f, S = format_number, config["strings"]
+    res = scenarios.outcome(state)
+    (s1, s2), (a1, a2), y = res["scores"], res["weights"], res["output"]
+    v1, v2, temp = float(state["value_1"]), float(state["value_2"]), float(state["temperature"])
+    step = int(state["step"])
+    raw = str(state["prediction_text"])
+    pred = parse_prediction(raw, config["prediction_bounds"])
+    xs = [v1, v2, y] + ([pred] if pred is not None else [])
+    pad = max(1.0, 0.12 * (max(xs) - min(xs)))
+    step3 = step == 3
+
+    gap = abs(s2 - s1)
+    curve = core.softmax(np.stack([np.zeros(len(config["curve_t"])), gap / np.asarray(config["curve_t"])],
+                                  axis=1)) if step3 else None
+    view = {
+        "sources": {
+            "values": {"x": [v1, v2], "label": [f"v₁={format_g(v1)}", f"v₂={format_g(v2)}"]},
+            "interval": {"x0": [min(v1, v2)], "x1": [max(v1, v2)]},
+            "output": {"x": [y], "label": [f"y={format_fixed(y, 2)}"]},
+            "prediction": ({"x": [pred], "label": [format_g(pred)]} if pred is not None
+                           else {"x": [], "label": []}),
+            "weights": {"name": ["a₁", "a₂"], "weight": [float(a1), float(a2)],
+                        "label": [f(a1, html=False), f(a2, html=False)]},
+            "curve": ({"t": list(config["curve_t"]), "weight": curve[:, 1].tolist()} if step3
+                      else {"t": [], "weight": []}),
+            "point": ({"t": [temp], "weight": [float(a2 if s2 >= s1 else a1)]} if step3
+                      else {"t": [], "weight": []}),
+        },
+        "ranges": {"x_range": [min(xs) - pad, max(xs) + pad]},
+        "html": {
+            "readouts": (
+                "<table>"
+                f"<tr><td class='ae-kind'>{S['readout_scores']}</td>"
+                f"<td class='ae-score-1-readout'>s₁ = {f(s1, 2)}</td>"
+                f"<td class='ae-score-2-readout'>s₂ = {f(s2, 2)}</td></tr>"
+                f"<tr><td class='ae-kind'>{S['readout_temperature']}</td>"
+                f"<td class='ae-temperature-readout' colspan='2'>T = {f(temp, 2)}</td></tr>"
+                f"<tr><td class='ae-kind'>{S['readout_weights']}</td>"
+                f"<td class='ae-weight-1'>a₁ = {f(a1)}</td><td class='ae-weight-2'>a₂ = {f(a2)}</td></tr>"
+                f"<tr><td class='ae-kind'>{S['readout_output']}</td>"
+                f"<td class='ae-output' colspan='2'>y = {f(y)}</td></tr>"
+                "</table>"
+            ),
+            "formula": (
+                f"<div class='ae-kind'>{S['formula_label']} · {S['stable_label']}</div>"
+                "a₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)"
+                " = 1 / (1 + e<sup>−(s₂−s₁)/T</sup>)"
+                f" = 1 / (1 + e<sup>−({f(s2 - s1, 2)})/{f(temp, 2)}</sup>) = {f(a2)}<br>"
+                f"y = a₁·v₁ + a₂·v₂ = {f(a1)} × {format_g(v1)} + {f(a2)} × {format_g(v2)} = {f(y)}"
+            ),
+            "naive": _naive_html(res, temp, S) if step3 else "",
+            "question": _question_html(step, bool(state["revealed"]), S),
+            "result": _result_html(state, pred, config),
+            "error": (S["prediction_invalid"].format(raw=_escape(_echo(raw)),
+                                                     lo=format_g(config["prediction_bounds"][0]),
+                                                     hi=format_g(config["prediction_bounds"][1]))
+                      if pred is None and raw.strip() else ""),
+        },
+        "props": {
+            **{f"{name}_slider": {"value": float(state[name])} for name in SLIDERS},
+            **{f"{name}_box": {"value": format_g(state[name])} for name in SLIDERS},
+            **{f"step_{n}": {"button_type": "primary" if n == step else "default"} for n in (1, 2, 3)},
+            "demonstrate": {"label": S["demonstrating"] if state["animating"] else S["demonstrate"]},
+            "prediction_input": {"value": raw},
+            "curve_fig": {"visible": step3},
+            "naive": {"visible": step3},
+            "error": {"visible": pred is None and bool(raw.strip())},
+        },
+    }
+    return view
+
+
+def _question_html(step: int, revealed: bool, S) -> str:
+    explain = f"<p class='ae-explain'>{S[f'step{step}_explain']}</p>" if revealed else ""
+    return (f"<h3 style='margin:4px 0'>{S[f'step{step}_title']}</h3>"
+            f"<p>{S[f'step{step}_question']}</p>{explain}")
+
+
+def _result_html(state, pred: float | None, config: dict) -> str:
+    S, f = config["strings"], format_number
+    if not state["revealed"] or state["animating"]:
+        msg = S["result_pending"]
+    else:
+        target = config["steps"][int(state["step"]) - 1]["target"]
+        true = scenarios.outcome(target)["output"]
+        msg = (S["result_with_prediction"].format(pred=format_g(pred), true=f(true, 2), gap=f(abs(pred - true), 2))
+               if pred is not None else S["result_no_prediction"].format(true=f(true, 2)))
+        if any(float(state[k]) != float(target[k]) for k in scenarios.STATE_KEYS):
+            msg += S["result_moved"]
+    return f"<b>{S['result_label']}</b>：{msg}"
+
+
+def _naive_html(res, temp: float, S) -> str:
+    f = format_number
+    scores = res["scores"]
+    with np.errstate(all="ignore"):
+        exps = np.exp(scores / temp)
+    naive = res["naive_weights"]
+    if np.isinf(exps).any():
+        status = S["naive_overflow"]
+    elif not exps.any():
+        status = S["naive_underflow"]
+    else:
+        status = S["naive_ok"]
+    bad = "ae-error" if any(math.isnan(w) for w in naive) else ""
+    return (
+        f"<div class='ae-kind'>{S['naive_label']}</div>"
+        f"e<sup>s₁/T</sup> = {f(exps[0], 3)}, e<sup>s₂/T</sup> = {f(exps[1], 3)} → "
+        f"<span class='{bad}'>a₁ = {f(naive[0])}, a₂ = {f(naive[1])}</span> · {status}<br>"
+        f"<span class='ae-kind'>{S['stable_label']}</span>: a₁ = {f(res['weights'][0])}, "
+        f"a₂ = {f(res['weights'][1])}"
+    )

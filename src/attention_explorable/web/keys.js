@@ -1,0 +1,39 @@
+// Presenter keys for a page with one steps explorable (a Panel ESM
+// component): 1, 2, 3 choose a step and D demonstrates it, by clicking the
+// same buttons a mouse would. Keys typed into a box stay text. The listener
+// sits on the document, since key events cross the shadow roots of the page.
+
+function find(root, selector) {
+  const hit = root.querySelector(selector);
+  if (hit) return hit;
+  for (const el of root.querySelectorAll("*")) {
+    if (el.shadowRoot) {
+      const inner = find(el.shadowRoot, selector);
+      if (inner) return inner;
+    }
+  }
+  return null;
+}
+
+const TARGETS = {"1": ".ae-step-1", "2": ".ae-step-2", "3": ".ae-step-3", "d": ".ae-demonstrate", "D": ".ae-demonstrate"};
+
+function onKey(event) {
+  const origin = event.composedPath()[0];
+  const typing = origin && (["INPUT", "TEXTAREA", "SELECT"].includes(origin.tagName) || origin.isContentEditable);
+  if (typing || event.ctrlKey || event.metaKey || event.altKey || !(event.key in TARGETS)) return;
+  const host = find(document, TARGETS[event.key]);
+  const button = host && (host.shadowRoot || host).querySelector("button");
+  if (button) {
+    button.click();
+    event.preventDefault();
+  }
+}
+
+export function render({model, el}) {
+  const hint = document.createElement("small");
+  hint.className = "ae-keys";
+  hint.textContent = model.hint;
+  el.append(hint);
+  document.addEventListener("keydown", onKey);
+  model.on("remove", () => document.removeEventListener("keydown", onKey));
+}

@@ -1,0 +1,216 @@
+// Pieces every explorable's view shares: number formats that round exactly
+// as Python's `format` does, the stable softmax of `core.softmax`, the
+// answer parser of `views/numbers.py`, and the few lines that write a view
+// into Bokeh models. Twin of attention_explorable/views/numbers.py.
+
+// The decimal expansion of |x| as digits and the position of the decimal
+// point: |x| = 0.d1d2d3... * 10^point. Exact for every double from 1e-4 up
+// (below 1e21 a double of 1e-4 or more has at most 66 decimals; from 1e21 on
+// it is an integer); below 1e-4, 41 correctly rounded significant digits,
+// which suffice there because no number that small lies exactly halfway
+// between two 2- or 6-digit roundings.
+function decimal(ax) {
+  if (ax === 0) return {digits: "", point: 0};
+  if (ax < 1e-4) {
+    const [m, e] = ax.toExponential(40).split("e");
+    return {digits: m.replace(".", ""), point: Number(e) + 1};
+  }
+  const s = ax >= 1e21 ? BigInt(ax).toString() : ax.toFixed(100);
+  const [ip, fp = ""] = s.split(".");
+  const digits = ip + fp;
+  const lead = digits.search(/[1-9]/);
+  return {digits: digits.slice(lead), point: ip.length - lead};
+}
+
+// The first p digits, rounded half to even on the exact tail; one digit
+// longer than p when the rounding carries.
+function roundDigits(digits, p) {
+  const kept = [];
+  for (let i = 0; i < p; i++) kept.push(i < digits.length ? Number(digits[i]) : 0);
+  const next = p < digits.length ? digits[p] : "0";
+  let up = next > "5";
+  if (next === "5") {
+    const tail = /[1-9]/.test(digits.slice(p + 1));
+    up = tail || (p > 0 && kept[p - 1] % 2 === 1);
+  }
+  if (up) {
+    let i = kept.length - 1;
+    while (i >= 0 && kept[i] === 9) { kept[i] = 0; i--; }
+    if (i < 0) kept.unshift(1); else kept[i] += 1;
+  }
+  return kept;
+}
+
+const isNegative = (x) => x < 0 || Object.is(x, -0);
+
+/** Python's format(x, `.${decimals}f`) for a finite x. */
+export function formatFixed(x, decimals) {
+  const d = decimal(Math.abs(x));
+  const p = d.point + decimals;
+  const kept = p < 0 ? [] : roundDigits(d.digits, p);
+  const intLen = kept.length - decimals;
+  const ip = intLen > 0 ? kept.slice(0, intLen).join("") : "0";
+  const fp = (intLen >= 0 ? kept.slice(intLen) : Array(-intLen).fill(0).concat(kept))
+    .join("").padStart(decimals, "0");
+  return (isNegative(x) ? "-" : "") + ip + (decimals > 0 ? "." + fp : "");
+}
+
+// Mantissa digits (decimals + 1 of them) and decimal exponent of format(x, `.${decimals}e`).
+function scientific(x, decimals) {
+  const d = decimal(Math.abs(x));
+  if (!d.digits) return {digits: Array(decimals + 1).fill(0), exp: 0};
+  let kept = roundDigits(d.digits, decimals + 1);
+  let exp = d.point - 1;
+  if (kept.length > decimals + 1) { kept = kept.slice(0, decimals + 1); exp += 1; }
+  return {digits: kept, exp};
+}
+
+/** Python's format(x, "g"): six significant digits, trailing zeros dropped. */
+export function formatG(x) {
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  const sign = isNegative(x) ? "-" : "";
+  if (x === 0) return sign + "0";
+  const {digits, exp} = scientific(x, 5);
+  if (exp >= -4 && exp < 6) {
+    let s = formatFixed(Math.abs(x), 5 - exp);
+    if (s.includes(".")) s = s.replace(/0+$/, "").replace(/\.$/, "");
+    return sign + s;
+  }
+  const m = (digits[0] + "." + digits.slice(1).join("")).replace(/0+$/, "").replace(/\.$/, "");
+  const e = Math.abs(exp);
+  return sign + m + "e" + (exp < 0 ? "-" : "+") + (e < 10 ? "0" + e : String(e));
+}
+
+/**
+ * A readout number (views.numbers.format_number): `digits` decimals,
+ * scientific when tiny or huge; NaN, ∞, −∞ as such.
+ */
+export function formatNumber(x, digits = 4, html = true) {
+  if (Number.isNaN(x)) return "NaN";
+  if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
+  if (Math.abs(x) >= 1e6 || (x !== 0 && Math.abs(x) < Number("5e-" + (digits + 1)))) {
+    const {digits: m, exp} = scientific(x, 1);
+    const mantissa = (isNegative(x) ? "-" : "") + m[0] + "." + m[1];
+    return html ? mantissa + "×10<sup>" + exp + "</sup>" : mantissa + "e" + exp;
+  }
+  const s = formatFixed(x, digits);
+  return s.startsWith("-") && Number(s) === 0 ? "0." + "0".repeat(digits) : s;
+}
+
+const FULL_WIDTH = {"０": "0", "１": "1", "２": "2", "３": "3", "４": "4", "５": "5", "６": "6",
+  "７": "7", "８": "8", "９": "9", "．": ".", "，": ",", "－": "-", "＋": "+", "／": "/", "　": " "};
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const PY_SPACE = /^[\s\u001c-\u001f\u0085]+|[\s\u001c-\u001f\u0085]+$/g;
+
+/**
+ * A typed number (views.numbers.parse_number): full-width digits, a decimal
+ * comma, the minus sign −, exponents and a fraction a/b. Returns null for
+ * anything else (empty, junk, not finite, a zero denominator).
+ */
+export function parseNumber(raw) {
+  let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
+  s = s.replace(PY_SPACE, "").replaceAll("，", ".").replaceAll(",", ".").replaceAll("−", "-");
+  const parts = (s.match(/\//g) || []).length === 1 ? s.split("/").map((p) => p.replace(PY_SPACE, "")) : [s];
+  if (!parts.every((p) => NUMBER.test(p))) return null;
+  let value = Number(parts[0]);
+  if (parts.length === 2) {
+    const den = Number(parts[1]);
+    if (den === 0) return null;
+    value /= den;
+  }
+  return Number.isFinite(value) ? value : null;
+}
+
+/**
+ * The stable softmax of core.softmax along one row: shift by the largest
+ * finite score, divide the non-positive gaps by T, exponentiate, normalise.
+ * -Infinity is a masked entry (weight 0); a fully masked row gives zeros.
+ * @param {number[]} scores (n,)
+ * @param {number} temperature T > 0
+ * @returns {number[]} (n,) weights
+ */
+export function softmax(scores, temperature = 1) {
+  const finite = scores.filter(Number.isFinite);
+  const m = finite.length ? Math.max(...finite) : 0;
+  const e = scores.map((s) => (Number.isFinite(s) ? Math.exp((s - m) / temperature) : 0));
+  let total = 0;
+  for (const v of e) total += v;
+  return e.map((v) => v / (total > 0 ? total : 1));
+}
+
+/** Python's html.escape(s) (quote=True). */
+export function escapeHtml(s) {
+  return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
+}
+
+/** str.format-like: fill `{name}` fields of `template` from `fields`. */
+export function fill(template, fields) {
+  return template.replace(/\{(\w+)\}/g, (whole, key) => (key in fields ? String(fields[key]) : whole));
+}
+
+function sameColumns(have, want) {
+  const keys = Object.keys(want);
+  if (Object.keys(have).length !== keys.length) return false;
+  for (const k of keys) {
+    const a = have[k], b = want[k];
+    if (!a || a.length !== b.length) return false;
+    for (let i = 0; i < b.length; i++) if (a[i] !== b[i] && !Object.is(a[i], b[i])) return false;
+  }
+  return true;
+}
+
+/**
+ * Write a view ({sources, ranges, html, props}) into the page's Bokeh models,
+ * only what changed. `models` maps the view's names to models: sources to
+ * ColumnDataSources, ranges to Range1d, html names to Panel HTML models
+ * (whose text is escaped HTML), props names to any model.
+ */
+export function writeView(models, view) {
+  for (const [name, data] of Object.entries(view.sources || {})) {
+    const source = models[name];
+    if (!sameColumns(source.data, data)) source.data = data;
+  }
+  for (const [name, [start, end]] of Object.entries(view.ranges || {})) {
+    const range = models[name];
+    if (range.start !== start || range.end !== end) range.setv({start, end});
+  }
+  for (const [name, html] of Object.entries(view.html || {})) {
+    const text = escapeHtml(html);
+    if (models[name].text !== text) models[name].text = text;
+  }
+  for (const [name, props] of Object.entries(view.props || {})) {
+    const model = models[name];
+    const changed = {};
+    for (const [key, value] of Object.entries(props)) {
+      const now = model[key];
+      const same = Array.isArray(value) ? sameColumns({v: now || []}, {v: value}) : now === value;
+      if (!same) changed[key] = value;
+    }
+    if (Object.keys(changed).length) model.setv(changed);
+  }
+}
+
+/** The explorable's state as a plain object: the named properties of the state model. */
+export function readState(stateModel, names) {
+  const out = {};
+  for (const name of names) out[name] = stateModel[name];
+  return out;
+}
+
+const pending = new WeakSet();
+
+/**
+ * Run `draw()` once after the current burst of changes to `key` (several
+ * state properties set together call it once), in a microtask: before the
+ * browser paints the next frame.
+ */
+export function drawSoon(key, draw) {
+  if (pending.has(key)) return;
+  pending.add(key);
+  queueMicrotask(() => {
+    pending.delete(key);
+    try { draw(); } catch (err) { console.error("attention explorable: drawing failed", err); }
+  });
+}

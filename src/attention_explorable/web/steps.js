@@ -1,0 +1,286 @@
+// The steps explorable of section 3.8 in the browser: its view (twin of
+// attention_explorable/views/steps.py), the replay of a step (twin of
+// scenarios.interpolate), and the controller that turns a student's clicks,
+// keys and taps into state and draws every change of state.
+import {
+  drawSoon, escapeHtml, fill, formatFixed, formatG, formatNumber, parseNumber, readState, softmax,
+  writeView,
+} from "./shared.js";
+
+// The shared pieces too, for the mirror tests.
+export {formatFixed, formatG, formatNumber, parseNumber, softmax} from "./shared.js";
+
+export const STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
+export const STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating"];
+export const SLIDERS = {
+  score_diff: [-10, 10, 0.1], temperature: [0.01, 10, 0.01], value_1: [-20, 20, 0.5],
+  value_2: [-20, 20, 0.5], score_1: [-50, 50, 0.5],
+};
+const ECHO_LIMIT = 40;
+
+/** scenarios.outcome: scores (2), weights (2), output y, literal weights (2), interval. */
+export function outcome(st) {
+  const scores = [st.score_1, st.score_1 + st.score_diff];
+  const weights = softmax(scores, st.temperature);
+  const output = weights[0] * st.value_1 + weights[1] * st.value_2;
+  const exps = scores.map((s) => Math.exp(s / st.temperature));
+  const naive = exps.map((e) => e / (exps[0] + exps[1]));
+  return {scores, weights, output, exps, naive};
+}
+
+/** views.steps.parse_prediction: the typed prediction, or null (empty, junk, out of bounds). */
+export function parsePrediction(raw, [lo, hi]) {
+  if (!raw.trim()) return null;
+  const v = parseNumber(raw);
+  return v !== null && v >= lo && v <= hi ? v : null;
+}
+
+const echo = (raw) => {
+  const s = raw.trim();
+  return Array.from(s).length <= ECHO_LIMIT ? s : Array.from(s).slice(0, ECHO_LIMIT).join("") + "…";
+};
+const escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+  .replace(/"/g, "&quot;");
+
+/**
+ * Everything the steps explorable displays for one state (views.steps.steps_view).
+ * @param {object} st step, score_1, score_diff, temperature, value_1, value_2, prediction_text, revealed, animating
+ * @param {object} config views.steps.steps_config(language)
+ * @returns {object} {sources, ranges, html, props}
+ */
+export function stepsView(st, config) {
+  const f = formatNumber, S = config.strings;
+  const res = outcome(st);
+  const [s1, s2] = res.scores, [a1, a2] = res.weights, y = res.output;
+  const v1 = st.value_1, v2 = st.value_2, temp = st.temperature, step = st.step;
+  const raw = String(st.prediction_text);
+  const pred = parsePrediction(raw, config.prediction_bounds);
+  const xs = [v1, v2, y].concat(pred === null ? [] : [pred]);
+  const pad = Math.max(1.0, 0.12 * (Math.max(...xs) - Math.min(...xs)));
+  const step3 = step === 3;
+  const gap = Math.abs(s2 - s1);
+  const invalid = pred === null && raw.trim() !== "";
+  const [lo, hi] = config.prediction_bounds;
+  const props = {};
+  for (const name of Object.keys(SLIDERS)) {
+    props[name + "_slider"] = {value: st[name]};
+    props[name + "_box"] = {value: formatG(st[name])};
+  }
+  for (const n of [1, 2, 3]) props["step_" + n] = {button_type: n === step ? "primary" : "default"};
+  Object.assign(props, {
+    demonstrate: {label: st.animating ? S.demonstrating : S.demonstrate},
+    prediction_input: {value: raw},
+    curve_fig: {visible: step3},
+    naive: {visible: step3},
+    error: {visible: invalid},
+  });
+  return {
+    sources: {
+      values: {x: [v1, v2], label: ["v₁=" + formatG(v1), "v₂=" + formatG(v2)]},
+      interval: {x0: [Math.min(v1, v2)], x1: [Math.max(v1, v2)]},
+      output: {x: [y], label: ["y=" + formatFixed(y, 2)]},
+      prediction: pred === null ? {x: [], label: []} : {x: [pred], label: [formatG(pred)]},
+      weights: {name: ["a₁", "a₂"], weight: [a1, a2], label: [f(a1, 4, false), f(a2, 4, false)]},
+      curve: step3 ? {t: config.curve_t.slice(), weight: config.curve_t.map((t) => softmax([0, gap / t])[1])}
+        : {t: [], weight: []},
+      point: step3 ? {t: [temp], weight: [s2 >= s1 ? a2 : a1]} : {t: [], weight: []},
+    },
+    ranges: {x_range: [Math.min(...xs) - pad, Math.max(...xs) + pad]},
+    html: {
+      readouts:
+        "<table>" +
+        `<tr><td class='ae-kind'>${S.readout_scores}</td>` +
+        `<td class='ae-score-1-readout'>s₁ = ${f(s1, 2)}</td>` +
+        `<td class='ae-score-2-readout'>s₂ = ${f(s2, 2)}</td></tr>` +
+        `<tr><td class='ae-kind'>${S.readout_temperature}</td>` +
+        `<td class='ae-temperature-readout' colspan='2'>T = ${f(temp, 2)}</td></tr>` +
+        `<tr><td class='ae-kind'>${S.readout_weights}</td>` +
+        `<td class='ae-weight-1'>a₁ = ${f(a1)}</td><td class='ae-weight-2'>a₂ = ${f(a2)}</td></tr>` +
+        `<tr><td class='ae-kind'>${S.readout_output}</td>` +
+        `<td class='ae-output' colspan='2'>y = ${f(y)}</td></tr>` +
+        "</table>",
+      formula:
+        `<div class='ae-kind'>${S.formula_label} · ${S.stable_label}</div>` +
+        "a₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)" +
+        " = 1 / (1 + e<sup>−(s₂−s₁)/T</sup>)" +
+        ` = 1 / (1 + e<sup>−(${f(s2 - s1, 2)})/${f(temp, 2)}</sup>) = ${f(a2)}<br>` +
+        `y = a₁·v₁ + a₂·v₂ = ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)} = ${f(y)}`,
+      naive: step3 ? naiveHtml(res, S) : "",
+      question: questionHtml(step, st.revealed, S),
+      result: resultHtml(st, pred, config),
+      error: invalid ? fill(S.prediction_invalid, {raw: escapeText(echo(raw)), lo: formatG(lo), hi: formatG(hi)}) : "",
+    },
+    props,
+  };
+}
+
+function questionHtml(step, revealed, S) {
+  const explain = revealed ? `<p class='ae-explain'>${S[`step${step}_explain`]}</p>` : "";
+  return `<h3 style='margin:4px 0'>${S[`step${step}_title`]}</h3><p>${S[`step${step}_question`]}</p>${explain}`;
+}
+
+function resultHtml(st, pred, config) {
+  const S = config.strings, f = formatNumber;
+  let msg;
+  if (!st.revealed || st.animating) {
+    msg = S.result_pending;
+  } else {
+    const target = config.steps[st.step - 1].target;
+    const trueY = outcome(target).output;
+    msg = pred !== null
+      ? fill(S.result_with_prediction, {pred: formatG(pred), true: f(trueY, 2), gap: f(Math.abs(pred - trueY), 2)})
+      : fill(S.result_no_prediction, {true: f(trueY, 2)});
+    if (STATE_KEYS.some((k) => st[k] !== target[k])) msg += S.result_moved;
+  }
+  return `<b>${S.result_label}</b>：${msg}`;
+}
+
+function naiveHtml(res, S) {
+  const f = formatNumber, {exps, naive, weights} = res;
+  const status = exps.some((e) => e === Infinity) ? S.naive_overflow
+    : exps.every((e) => e === 0) ? S.naive_underflow : S.naive_ok;
+  const bad = naive.some(Number.isNaN) ? "ae-error" : "";
+  return `<div class='ae-kind'>${S.naive_label}</div>` +
+    `e<sup>s₁/T</sup> = ${f(exps[0], 3)}, e<sup>s₂/T</sup> = ${f(exps[1], 3)} → ` +
+    `<span class='${bad}'>a₁ = ${f(naive[0])}, a₂ = ${f(naive[1])}</span> · ${status}<br>` +
+    `<span class='ae-kind'>${S.stable_label}</span>: a₁ = ${f(weights[0])}, a₂ = ${f(weights[1])}`;
+}
+
+/**
+ * scenarios.interpolate: the state a fraction of the way from start (0) to
+ * target (1), smoothstep-eased; temperatures geometrically. The ends exactly.
+ */
+export function interpolate(start, target, fraction) {
+  let f = Math.min(Math.max(fraction, 0), 1);
+  if (f === 0 || f === 1) return Object.fromEntries(STATE_KEYS.map((k) => [k, (f === 0 ? start : target)[k]]));
+  f = f * f * (3 - 2 * f);
+  const out = {};
+  for (const k of STATE_KEYS) {
+    const a = start[k], b = target[k];
+    out[k] = k === "temperature" ? Math.exp(Math.log(a) + f * (Math.log(b) - Math.log(a))) : a + f * (b - a);
+  }
+  return out;
+}
+
+/** The frames of a step's replay: `count` states from its start to its target. */
+export function replayFrames(step, count) {
+  if (count <= 1) return [Object.fromEntries(STATE_KEYS.map((k) => [k, step.target[k]]))];
+  return Array.from({length: count}, (_, i) => interpolate(step.start, step.target, i / (count - 1)));
+}
+
+// A slider's value on its own grid: 1.8, not 1.8000000000000007.
+function onGrid(value, step) {
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  return Number(value.toFixed(decimals));
+}
+
+const timers = new WeakMap();
+
+function stopReplay(state) {
+  clearTimeout(timers.get(state));
+  timers.delete(state);
+}
+
+function demonstrate(state, config) {
+  if (state.animating) return;
+  const step = config.steps[state.step - 1];
+  const frames = replayFrames(step, config.frames);
+  const last = frames.pop();
+  if (!frames.length) {
+    state.setv({...last, revealed: true, animating: false});
+    return;
+  }
+  state.setv({...frames.shift(), revealed: false, animating: true});
+  const next = () => {
+    if (frames.length) {
+      state.setv(frames.shift());
+      timers.set(state, setTimeout(next, config.frame_ms));
+    } else {
+      timers.delete(state);
+      state.setv({...last, revealed: true, animating: false});
+    }
+  };
+  timers.set(state, setTimeout(next, config.frame_ms));
+}
+
+function goToStep(state, config, n) {
+  stopReplay(state);
+  state.setv({step: n, ...config.steps[n - 1].start, prediction_text: "", revealed: false, animating: false});
+}
+
+function typedValue(state, models, config, name) {
+  const box = models[name + "_box"];
+  const [lo, hi, step] = SLIDERS[name];
+  const raw = box.value;
+  if (raw === formatG(state[name])) return;  // drawn from the state, not typed
+  const parsed = parseNumber(raw);
+  let notice = "";
+  if (parsed === null) {
+    box.value = formatG(state[name]);  // junk or emptied: show the value the slider has
+    return;
+  }
+  const value = onGrid(Math.min(Math.max(parsed, lo), hi), step);
+  if (value !== parsed) {
+    notice = fill(config.strings.input_clamped, {
+      name: config.labels[name], raw: escapeText(echo(raw)), lo: formatG(lo), hi: formatG(hi),
+      value: formatG(value)});
+  }
+  models.notice.text = escapeHtml(notice);
+  models.notice.visible = notice !== "";
+  if (state[name] !== value) state[name] = value;
+  else box.value = formatG(value);
+}
+
+/** Draw the current state into the page's models. */
+export function draw(state, models, config) {
+  writeView(models, stepsView(readState(state, STATE_NAMES), config));
+}
+
+/**
+ * The controller, run by Bokeh's CustomJS for every event of the explorable:
+ * a change of the state model (from the student or from the server) draws;
+ * a student's action on a control changes the state.
+ */
+export default function steps(args, obj) {
+  try {
+    handle(args, obj);
+  } catch (err) {
+    console.error("attention explorable (steps):", err);
+  }
+}
+
+function handle(args, obj) {
+  const {state, models, config} = args;
+  const origin = obj && obj.origin ? obj.origin : obj;
+  if (origin === state) {
+    drawSoon(state, () => draw(state, models, config));
+    return;
+  }
+  // A student's action: a clamped value's notice lasts until the next one.
+  const acted = () => { if (models.notice.visible) models.notice.visible = false; };
+  for (const name of Object.keys(SLIDERS)) {
+    if (origin === models[name + "_slider"]) {
+      if (origin.value === state[name]) return;  // drawn from the state, not moved by hand
+      acted();
+      const value = onGrid(origin.value, SLIDERS[name][2]);
+      if (value !== state[name]) {
+        if (state.animating) stopReplay(state), state.animating = false;
+        state[name] = value;
+      }
+      return;
+    }
+    if (origin === models[name + "_box"]) return typedValue(state, models, config, name);
+  }
+  for (const n of [1, 2, 3]) if (origin === models["step_" + n]) return acted(), goToStep(state, config, n);
+  if (origin === models.demonstrate) return acted(), demonstrate(state, config);
+  if (origin === models.prediction_input) {
+    const text = obj.value_input ?? origin.value_input;
+    if (text !== state.prediction_text) acted(), state.prediction_text = text;
+    return;
+  }
+  if (origin === models.line_fig && obj && Number.isFinite(obj.x)) {
+    acted();
+    const [lo, hi] = config.prediction_bounds;
+    state.prediction_text = formatFixed(Math.min(Math.max(obj.x, lo), hi), 2);
+  }
+}

@@ -1,0 +1,130 @@
+"""The Python view of the steps explorable (the oracle of web/steps.js) on chosen states."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from attention_explorable import core, scenarios
+from attention_explorable.strings import STRINGS
+from attention_explorable.views import steps as view
+
+CONFIG = view.steps_config("zh")
+
+
+def state(step=1, prediction_text="", revealed=False, animating=False, **numbers):
+    base = dict(scenarios.get_step(step).start)
+    return {**base, **numbers, "step": step, "prediction_text": prediction_text, "revealed": revealed,
+            "animating": animating}
+
+
+def number(html: str, label: str) -> float:
+    """The number after ``label =`` in a readout's HTML."""
+    m = re.search(re.escape(label) + r" = (-?[0-9.]+)", html)
+    assert m, f"{label!r} not found in {html!r}"
+    return float(m.group(1))
+
+
+def test_step_1_starts_unequal_so_the_answer_is_not_shown_early():
+    v = view.steps_view(state(1), CONFIG)
+    a2 = 1 / (1 + np.exp(-1.0))
+    assert number(v["html"]["readouts"], "a₂") == pytest.approx(a2, abs=1e-4)
+    assert number(v["html"]["readouts"], "y") == pytest.approx(2 + 8 * a2, abs=1e-4)
+    target = view.steps_view({**state(1), **scenarios.get_step(1).target}, CONFIG)
+    assert number(target["html"]["readouts"], "a₁") == 0.5 and number(target["html"]["readouts"], "y") == 6.0
+    assert target["sources"]["interval"] == {"x0": [2.0], "x1": [10.0]}
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_result_compares_the_prediction_with_the_target(n):
+    step = scenarios.get_step(n)
+    expected = float(core.weighted_sum(
+        core.softmax([step.target["score_1"], step.target["score_1"] + step.target["score_diff"]],
+                     temperature=step.target["temperature"]),
+        [step.target["value_1"], step.target["value_2"]]))
+    v = view.steps_view({**state(n, "7.5", revealed=True), **step.target}, CONFIG)
+    result = v["html"]["result"]
+    assert "7.5" in result and f"{expected:.2f}" in result and f"{abs(7.5 - expected):.2f}" in result
+    assert STRINGS["zh"]["result_moved"] not in result
+    assert STRINGS["zh"][f"step{n}_explain"] in v["html"]["question"]
+    pending = view.steps_view(state(n, "7.5"), CONFIG)["html"]["result"]
+    assert STRINGS["zh"]["result_pending"] in pending and f"{expected:.2f}" not in pending
+
+
+def test_result_after_moving_a_slider_says_which_state_it_belongs_to():
+    step = scenarios.get_step(2)
+    moved = view.steps_view({**state(2, "9", revealed=True), **step.target, "temperature": 10.0}, CONFIG)
+    assert "9.05" in moved["html"]["result"] and STRINGS["zh"]["result_moved"] in moved["html"]["result"]
+
+
+def test_step_3_low_temperature_sharpens_and_the_literal_formula_overflows():
+    v = view.steps_view({**state(3), **scenarios.get_step(3).target}, CONFIG)
+    a1, a2 = v["sources"]["weights"]["weight"]
+    assert 0.999 < a2 <= 1.0 and a1 > 0.0  # a weighting, never a hard maximum
+    assert "NaN" in v["html"]["naive"] and "∞" in v["html"]["naive"]
+    hot = view.steps_view(state(3, temperature=10.0), CONFIG)
+    assert hot["sources"]["weights"]["weight"][1] == pytest.approx(1 / (1 + np.exp(-0.2)))
+    assert number(hot["html"]["readouts"], "y") == pytest.approx(6.3987, abs=1e-4)
+    assert hot["sources"]["point"]["t"] == [10.0]
+    curve = hot["sources"]["curve"]
+    assert curve["t"][0] == pytest.approx(0.01) and curve["t"][-1] == pytest.approx(10.0)
+    assert np.all(np.diff(curve["weight"]) <= 1e-15)  # monotone: sharper at low T
+
+
+def test_temperature_views_only_in_step_3():
+    for n in (1, 2):
+        v = view.steps_view(state(n), CONFIG)
+        assert v["props"]["curve_fig"]["visible"] is False and v["sources"]["curve"] == {"t": [], "weight": []}
+    assert view.steps_view(state(3), CONFIG)["props"]["curve_fig"]["visible"] is True
+
+
+@pytest.mark.parametrize("raw", ["abc", "1e999", "21", "nan", "<b>x</b>", "1/0"])
+def test_malformed_prediction_gives_a_clear_message(raw):
+    v = view.steps_view(state(1, raw), CONFIG)
+    assert v["props"]["error"]["visible"] and "预测必须是 -20 到 20 之间的数字" in v["html"]["error"]
+    assert "<b>x" not in v["html"]["error"] and v["sources"]["prediction"]["x"] == []
+    ok = view.steps_view(state(1, "5，5"), CONFIG)  # a full-width comma typed as decimal mark
+    assert ok["sources"]["prediction"]["x"] == [5.5] and not ok["props"]["error"]["visible"]
+
+
+def test_a_long_prediction_echo_is_capped():
+    v = view.steps_view(state(1, "9" * 5000), CONFIG)
+    assert len(v["html"]["error"]) < 200 and "…" in v["html"]["error"]
+
+
+def test_the_prediction_widens_the_number_line():
+    v = view.steps_view(state(1, "-19"), CONFIG)
+    start, end = v["ranges"]["x_range"]
+    assert start < -19 and end > 10
+
+
+def test_slider_boxes_show_the_value_not_float_noise():
+    v = view.steps_view(state(1, score_diff=1.8000000000000007), CONFIG)
+    assert v["props"]["score_diff_box"]["value"] == "1.8"
+
+
+def test_formula_shows_current_numbers():
+    v = view.steps_view(state(1, score_diff=1.5, temperature=0.5), CONFIG)
+    assert "(1.50)/0.50" in v["html"]["formula"]
+    w = core.softmax([0.0, 1.5], temperature=0.5)
+    assert f"{w[1]:.4f}" in v["html"]["formula"]
+
+
+def test_each_language_has_its_own_text():
+    zh = view.steps_view(state(1), view.steps_config("zh"))
+    en = view.steps_view(state(1), view.steps_config("en"))
+    assert STRINGS["zh"]["step1_question"] in zh["html"]["question"]
+    assert STRINGS["en"]["step1_question"] in en["html"]["question"]
+
+
+def test_the_view_imports_no_panel_or_bokeh():
+    import subprocess
+    import sys
+
+    code = ("import sys, attention_explorable.views.steps, attention_explorable.views.numbers; "
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('panel', 'bokeh', 'param')]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
