@@ -71,8 +71,10 @@ def _legend_below(fig, **style) -> None:
     fig.add_layout(fig.legend[0], "below")
     fig.legend.orientation = "horizontal"
     fig.legend.label_text_font = _FONT
-    fig.legend.label_text_font_size = "11px"
+    fig.legend.label_text_font_size = "14px"  # readable on a phone
     fig.legend.padding = 2
+    if len(fig.legend[0].items) > 2:  # two columns: fits a phone's width
+        fig.legend.ncols = 2
     for name, value in style.items():
         setattr(fig.legend, name, value)
 
@@ -111,7 +113,7 @@ def number_line_figure(
     # Rows, from the top: the output y and its label, the values and their labels,
     # the prediction and its label below; far enough apart that no label covers
     # another marker, and inside the frame.
-    fig = _base_figure(title, height=220, x_range=Range1d(0, 12), y_range=Range1d(-2.0, 1.9))
+    fig = _base_figure(title, height=250, x_range=Range1d(0, 12), y_range=Range1d(-2.2, 2.8))
     fig.yaxis.visible = False
     fig.ygrid.visible = False
     fig.hbar(y=0, left="x0", right="x1", height=0.35, source=interval,
@@ -340,8 +342,10 @@ def saturation_figure(curve: ColumnDataSource, mark: ColumnDataSource, title: st
     fig.add_layout(fig.legend[0], "below")
     fig.legend.orientation = "horizontal"
     fig.legend.label_text_font = _FONT
-    fig.legend.label_text_font_size = "11px"
+    fig.legend.label_text_font_size = "14px"  # readable on a phone
     fig.legend.padding = 2
+    if len(fig.legend[0].items) > 2:  # two columns: fits a phone's width
+        fig.legend.ncols = 2
     fig.legend.spacing = 6
     return _slim(fig)
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import html
 from functools import lru_cache
+from pathlib import Path
 
 import panel as pn
 import param
+from panel.custom import JSComponent
 
 from .content import Block, Section, anchor, load_sections, markdown_to_html, math_html
 from .exercises import Exercise
@@ -39,48 +41,24 @@ def block_html(section_id: str, block: Block, language: str) -> str:
         url = block.options.get("url", "")
         video_id = url.split("v=")[-1].split("&")[0]
         embed = f"https://www.youtube-nocookie.com/embed/{html.escape(video_id)}"
-        onclick = ("const d=this.parentElement;const f=document.createElement('iframe');"
-                   f"f.src='{embed}';f.allow='fullscreen';f.className='ae-video-frame';"
-                   "d.appendChild(f);this.remove();")
         return (f"<div class='ae-video'>{markdown_to_html(block.body, section_id)}"
                 f"<p class='ae-caption'>{t('video_note')} "
                 f"<a href='{html.escape(url)}' target='_blank' rel='noopener'>{t('video_link')}</a></p>"
-                f"<button class='ae-video-load' onclick=\"{onclick}\">{t('video_button')}</button></div>")
+                f"<button class='ae-video-load' data-src='{embed}'>{t('video_button')}</button></div>")
     raise ValueError(f"block kind {block.kind!r} has no static HTML")
 
 
-#: Presses an explorable's load button when the reader comes within about a
-#: screen of it. The buttons sit in Panel's shadow roots, so they are looked
-#: up (again, as the page grows) by walking the open shadow roots.
-APPROACH_SCRIPT = """<script>
-(() => {
-  if (window.__aeApproach) return;
-  window.__aeApproach = true;
-  const seen = new Set();
-  const started = Date.now();
-  const io = new IntersectionObserver((entries) => {
-    for (const e of entries) {
-      if (!e.isIntersecting) continue;
-      io.unobserve(e.target);
-      const button = (e.target.shadowRoot || e.target).querySelector("button");
-      if (button) button.click();
-    }
-  }, {rootMargin: "900px 0px"});
-  const scan = (root) => {
-    for (const el of root.querySelectorAll(".ae-load")) {
-      if (!seen.has(el)) { seen.add(el); io.observe(el); }
-    }
-    for (const el of root.querySelectorAll("*")) if (el.shadowRoot) scan(el.shadowRoot);
-  };
-  // Scan until every button seen has been replaced by its explorable.
-  const tick = () => {
-    scan(document);
-    const waiting = [...seen].some((el) => el.isConnected);
-    if (waiting || (seen.size === 0 && Date.now() - started < 60000)) setTimeout(tick, 700);
-  };
-  tick();
-})();
-</script>"""
+class PageScripts(JSComponent):
+    """The textbook page's own scripts (``web/page.js``), rendered once per page.
+
+    Presses each waiting part's load button when the reader comes within
+    about a screen of it (when ``load_on_approach``), and loads a lecture
+    video into the page only when its button is clicked.
+    """
+
+    load_on_approach = param.Boolean(True, doc="Build waiting explorables and exercises as the reader nears them.")
+
+    _esm = Path(__file__).parent / "web" / "page.js"
 
 
 class TextbookPage(pn.viewable.Viewer):
@@ -208,7 +186,7 @@ class TextbookPage(pn.viewable.Viewer):
 
         ``key`` is an explorable's name (``"steps"``) or an exercise's id. In
         the browser this runs when the reader comes within about a screen of
-        it (see :data:`APPROACH_SCRIPT`) or presses its button.
+        it (see :class:`PageScripts`) or presses its button.
         """
         entry = self._pending.pop(key, None)
         if entry is None:
@@ -236,7 +214,7 @@ class TextbookPage(pn.viewable.Viewer):
         return pn.Column(
             self._html(f"<h1 class='ae-page-title'>{text('page_title', self.language)}</h1>"
                        f"{self.toc_html()}", "ae-toc"),
-            pn.pane.HTML(APPROACH_SCRIPT, margin=0, height=0, css_classes=["ae-approach"]) if self._pending else None,
+            PageScripts(load_on_approach=bool(self._pending), margin=0, height=0, css_classes=["ae-page-scripts"]),
             *self._body,
             css_classes=["ae-textbook"],
             sizing_mode="stretch_width",

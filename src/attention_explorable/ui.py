@@ -15,10 +15,11 @@ from panel.models.markup import HTML as HTMLModel
 
 #: CSS shared by every explorable: readout typography and the error banner.
 CSS = """
+:root { --bokeh-font-size: 15px; --bokeh-base-font: system-ui, "Noto Sans CJK SC", sans-serif; }
 .ae-readout { font-variant-numeric: tabular-nums; }
 .ae-readout table { border-collapse: collapse; }
 .ae-readout td { padding: 1px 8px 1px 0; }
-.ae-kind { color: #666; font-size: 0.85em; }
+.ae-kind { color: #555; font-size: max(14px, 0.9em); }
 .ae-error { color: #b00020; font-weight: 600; }
 """
 

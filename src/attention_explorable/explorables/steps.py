@@ -185,7 +185,8 @@ class StepsExplorer(Explorable):
     def __panel__(self):
         t = self._t
         bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
-        hint = pn.pane.HTML(f"<small>{t('prediction_hint')}</small>", margin=(0, 5))
+        hint = pn.pane.HTML(f"<span class='ae-hint'>{t('prediction_hint')}</span>", margin=(0, 5),
+                            stylesheets=[".ae-hint { font-size: 14px; color: #444; }"])
         left = pn.Column(
             pn.Row(*map(bokeh, self._step_buttons.values()), sizing_mode="stretch_width"),
             bokeh(self._html["question"]), hint, bokeh(self._prediction_input), bokeh(self._html["error"]),

@@ -30,8 +30,9 @@ function onKey(event) {
 }
 
 export function render({model, el}) {
-  const hint = document.createElement("small");
+  const hint = document.createElement("span");
   hint.className = "ae-keys";
+  hint.style.fontSize = "14px";
   hint.textContent = model.hint;
   el.append(hint);
   document.addEventListener("keydown", onKey);

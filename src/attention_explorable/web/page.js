@@ -1,0 +1,56 @@
+// Scripts of the textbook page (a Panel ESM component, rendered once):
+// builds each waiting explorable or exercise as the reader comes within
+// about a screen of it, by pressing its load button; loads a lecture video
+// only when its button is clicked. The page's parts live in Panel's shadow
+// roots, so buttons are found by walking the open shadow roots, and clicks by
+// the composed path of a click on the document.
+
+function scanFor(root, selector, found) {
+  for (const el of root.querySelectorAll(selector)) found.push(el);
+  for (const el of root.querySelectorAll("*")) if (el.shadowRoot) scanFor(el.shadowRoot, selector, found);
+  return found;
+}
+
+function loadOnApproach() {
+  const seen = new Set();
+  const started = Date.now();
+  const observer = new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      observer.unobserve(entry.target);
+      const button = (entry.target.shadowRoot || entry.target).querySelector("button");
+      if (button) button.click();
+    }
+  }, {rootMargin: "900px 0px"});
+  // Scan (again, as the page grows) until every button seen has been replaced.
+  const tick = () => {
+    for (const el of scanFor(document, ".ae-load", [])) {
+      if (!seen.has(el)) { seen.add(el); observer.observe(el); }
+    }
+    const waiting = [...seen].some((el) => el.isConnected);
+    if (waiting || (seen.size === 0 && Date.now() - started < 60000)) setTimeout(tick, 700);
+  };
+  tick();
+  return () => observer.disconnect();
+}
+
+function onVideoClick(event) {
+  const button = event.composedPath().find((el) => el.classList && el.classList.contains("ae-video-load"));
+  if (!button) return;
+  const frame = document.createElement("iframe");
+  frame.src = button.dataset.src;
+  frame.allow = "fullscreen";
+  frame.title = button.dataset.title || "";
+  frame.className = "ae-video-frame";
+  button.replaceWith(frame);
+}
+
+export function render({model, el}) {
+  el.style.display = "none";
+  const stop = model.load_on_approach ? loadOnApproach() : () => {};
+  document.addEventListener("click", onVideoClick);
+  model.on("remove", () => {
+    stop();
+    document.removeEventListener("click", onVideoClick);
+  });
+}

@@ -1,0 +1,63 @@
+"""Every served page on a phone (Chromium's mobile emulation, not a narrow desktop window).
+
+The page declares a viewport and its language, so it is laid out at the
+phone's width instead of 980 px shrunk to fit; nothing scrolls sideways,
+body text is at least 14 px and every control at least 24 px high.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ..conftest import ServedApp
+
+pytestmark = pytest.mark.browser
+
+APPS = ["steps", "vector", "matrix", "selfcross", "textbook"]
+
+# Font sizes of visible text and heights of visible controls, in every open shadow root.
+_MEASURE = """() => {
+  const small = [], tiny = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      const box = el.getBoundingClientRect();
+      if (!box.width || !box.height) continue;
+      const style = getComputedStyle(el);
+      if (style.visibility === "hidden") continue;
+      const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+      if (own && parseFloat(style.fontSize) < 14 && !el.closest("math, sup, sub"))
+        small.push(el.tagName + "." + el.className + ": " + style.fontSize + " " + el.textContent.trim().slice(0, 30));
+      const control = el.matches("button, input:not([type=hidden]), select, textarea, .noUi-handle");
+      if (control && box.height < 24) tiny.push(el.tagName + "." + el.className + ": " + box.height);
+    }
+  };
+  walk(document);
+  return {small, tiny, lang: document.documentElement.lang,
+          viewport: !!document.querySelector("meta[name=viewport]"),
+          scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth};
+}"""
+
+
+@pytest.fixture(scope="module")
+def all_apps():
+    app = ServedApp(*[f"apps/{name}.py" for name in APPS])
+    yield app
+    app.close()
+
+
+@pytest.mark.parametrize("size", [(390, 844), (360, 740)], ids=["390", "360"])
+@pytest.mark.parametrize("name", APPS)
+def test_page_fits_a_phone(all_apps, student, name, size):
+    s = student(width=size[0], height=size[1], mobile=True)
+    s.open(all_apps.url(name), ".ae-readout, .ae-prose")
+    s.page.wait_for_timeout(800)
+    m = s.page.evaluate(_MEASURE)
+    assert m["viewport"] and m["lang"] == "zh-Hans", m
+    assert m["innerWidth"] == size[0], "the page is laid out wider than the phone and zoomed out"
+    assert m["scrollWidth"] <= size[0] + 1, f"the page scrolls sideways: {m['scrollWidth']} px"
+    assert not m["small"], m["small"][:8]
+    assert not m["tiny"], m["tiny"][:8]
+    s.screenshot(f"phone-{name}-{size[0]}")
+    s.assert_clean()
+    all_apps.assert_clean_log()
