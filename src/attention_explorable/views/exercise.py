@@ -1,0 +1,200 @@
+"""What an exercise of the course text displays, as one pure function of its state.
+
+An exercise (a ``:::exercise`` block of ``content/``) is one of three kinds:
+
+* ``number``: the student types a number; it is right when it lies within
+  ``tol`` of ``answer`` (default tolerance 1e-6);
+* ``choice``: the student picks one option letter; right when it is ``answer``;
+* ``text``: free text, not graded; the model answer can be revealed.
+
+Its state is what the student typed (``response``), the option chosen
+(``choice``, ``""`` for none), what was submitted at the last press of
+"检查" (``checked``, None before the first) and whether the worked answer is
+shown (``revealed``). The feedback belongs to ``checked``: typing afterwards
+changes nothing shown until the next check. :func:`exercise_view` turns a
+state into the feedback, the answer and the positions of the controls; its
+JavaScript twin is ``exerciseView`` in ``web/exercise.js``.
+
+Reference: course sections 3.7 (exercises Q1-Q4) and 3.8 (Exercise 3.8.1).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from ..content import Block, inline_html, markdown_to_html
+from ..strings import text
+from .numbers import parse_number
+
+#: The state of an exercise, as mirrored to the browser.
+STATE_NAMES = ("response", "choice", "checked", "revealed")
+#: Longest echo of a malformed answer, in characters.
+ECHO_LIMIT = 40
+#: Relative slack on the tolerance, so that an answer exactly ``tol`` away
+#: (0.157 for 0.155 ± 0.002, not exactly representable) counts as right.
+TOL_SLACK = 1e-9
+#: CSS class of the feedback for each outcome of a check.
+STATUS_CSS = {"right": "ae-right", "wrong": "ae-wrong", "invalid": "ae-error"}
+KINDS = ("number", "choice", "text")
+
+STRING_KEYS = ("exercise_right", "exercise_wrong", "exercise_malformed", "exercise_empty",
+               "exercise_choose", "exercise_reveal", "exercise_hide")
+
+_OPTION = re.compile(r"^\s*([A-Z])[.．、]\s*(.*)$")
+
+
+def choice_options(block: Block) -> list[tuple[str, str]]:
+    """``(letter, text)`` of each option of a choice exercise, in order (Markdown text)."""
+    out = []
+    for line in block.parts.get("options", "").splitlines():
+        m = _OPTION.match(line)
+        if m:
+            out.append((m.group(1), m.group(2).strip()))
+    return out
+
+
+def question_html(block: Block) -> str:
+    """The question of ``block`` as HTML, formulas in MathML."""
+    return markdown_to_html(block.parts.get("question", ""))
+
+
+def options_html(block: Block) -> str:
+    """The options of a choice exercise as an HTML list (``""`` for other kinds).
+
+    Option texts may hold math, which radio labels cannot lay out: the
+    options are shown as rendered text, the radios carry only the letters.
+    """
+    items = "".join(f"<li><b>{letter}.</b> {inline_html(opt)}</li>" for letter, opt in choice_options(block))
+    return f"<ul class='ae-options'>{items}</ul>" if items else ""
+
+
+def exercise_config(block: Block, language: str) -> dict:
+    """What :func:`exercise_view` needs besides the state, as JSON-able data.
+
+    Parameters
+    ----------
+    block : Block
+        A parsed ``:::exercise`` block (see :mod:`attention_explorable.content`).
+    language : str
+        Language of the interface text ("zh" or "en").
+
+    Returns
+    -------
+    dict
+        ``kind`` ("number", "choice" or "text"); ``answer`` (a float, a
+        letter, or None for text); ``tol`` (float, number kind, else None);
+        ``letters`` (the option letters, choice kind, else empty);
+        ``hint_html`` and ``answer_html`` (rendered, formulas in MathML;
+        ``hint_html`` is ``""`` when the block has no hint); ``strings``.
+
+    Raises
+    ------
+    ValueError
+        If ``block`` is not an exercise block, or its kind is unknown.
+    KeyError
+        If ``language`` is unknown.
+    """
+    if block.kind != "exercise":
+        raise ValueError(f"block must be an exercise block, got kind {block.kind!r}")
+    kind = block.options.get("kind")
+    if kind not in KINDS:
+        raise ValueError(f"exercise kind must be one of {KINDS}, got {kind!r}")
+    hint = block.parts.get("hint", "")
+    return {
+        "kind": kind,
+        "answer": float(block.options["answer"]) if kind == "number" else block.options.get("answer"),
+        "tol": float(block.options.get("tol", 1e-6)) if kind == "number" else None,
+        "letters": [letter for letter, _ in choice_options(block)] if kind == "choice" else [],
+        "hint_html": markdown_to_html(hint) if hint else "",
+        "answer_html": (f"<div class='ae-answer'><b>{text('exercise_model_answer', language)}</b>"
+                        f"{markdown_to_html(block.parts.get('answer', ''))}</div>"),
+        "strings": {key: text(key, language) for key in STRING_KEYS},
+    }
+
+
+def _echo(raw: str) -> str:
+    raw = raw.strip()
+    return raw if len(raw) <= ECHO_LIMIT else raw[:ECHO_LIMIT] + "…"
+
+
+def judge(submitted: str, config: dict) -> tuple[str, str]:
+    """The outcome of checking ``submitted``: ``(status, message)``, never raising.
+
+    Parameters
+    ----------
+    submitted : str
+        The typed answer (number kind) or the chosen letter (choice kind,
+        ``""`` for none).
+    config : dict
+        :func:`exercise_config` of the exercise.
+
+    Returns
+    -------
+    (str, str)
+        ``status`` is "right", "wrong" (the message ends with the hint),
+        "invalid" (empty, not a number or no option chosen: the message
+        says so, quoting a malformed entry, escaped and cut to 40
+        characters) or "pending" (text exercises are not graded; empty
+        message). The message is HTML.
+    """
+    kind, S = config["kind"], config["strings"]
+    if kind == "number":
+        if not submitted.strip():
+            return "invalid", S["exercise_empty"]
+        try:
+            value = parse_number(submitted)
+        except ValueError:
+            return "invalid", S["exercise_malformed"].format(raw=html.escape(_echo(submitted)))
+        if abs(value - config["answer"]) <= config["tol"] * (1 + TOL_SLACK):
+            return "right", S["exercise_right"]
+        return "wrong", S["exercise_wrong"] + config["hint_html"]
+    if kind == "choice":
+        if not submitted:
+            return "invalid", S["exercise_choose"]
+        if submitted == config["answer"]:
+            return "right", S["exercise_right"]
+        return "wrong", S["exercise_wrong"] + config["hint_html"]
+    return "pending", ""
+
+
+def exercise_view(state, config: dict) -> dict:
+    """Everything an exercise displays for one state.
+
+    Parameters
+    ----------
+    state : Mapping
+        ``response`` (str, as typed), ``choice`` (an option letter or ``""``),
+        ``checked`` (str submitted at the last check, or None), ``revealed`` (bool).
+    config : dict
+        :func:`exercise_config` of the exercise.
+
+    Returns
+    -------
+    dict
+        A view (see :mod:`attention_explorable.views`): no sources; html
+        ``feedback`` (the outcome of the last check, ``""`` before one) and
+        ``answer`` (the worked answer while revealed, else ``""``); props of
+        ``feedback`` and ``answer`` (visible), ``reveal`` (the button's
+        label) and ``input`` (its value; number and text kinds) or
+        ``choice`` (the active radio, None for none; choice kind).
+    """
+    S, kind = config["strings"], config["kind"]
+    checked, revealed = state["checked"], bool(state["revealed"])
+    status, message = judge(checked, config) if checked is not None else ("pending", "")
+    feedback = f"<div class='{STATUS_CSS[status]}'>{message}</div>" if status in STATUS_CSS else ""
+    props = {
+        "feedback": {"visible": feedback != ""},
+        "answer": {"visible": revealed},
+        "reveal": {"label": S["exercise_hide"] if revealed else S["exercise_reveal"]},
+    }
+    if kind == "choice":
+        letters = config["letters"]
+        props["choice"] = {"active": letters.index(state["choice"]) if state["choice"] in letters else None}
+    else:
+        props["input"] = {"value": state["response"]}
+    return {
+        "sources": {},
+        "html": {"feedback": feedback, "answer": config["answer_html"] if revealed else ""},
+        "props": props,
+    }

@@ -1,0 +1,162 @@
+"""The Python view of an exercise (the oracle of web/exercise.js) on chosen states."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from attention_explorable import content, core
+from attention_explorable.strings import STRINGS
+from attention_explorable.views import exercise as view
+from attention_explorable.views.numbers import parse_number
+
+BLOCKS = {b.args[0]: b for s in content.load_sections() for b in s.exercises()}
+ZH = STRINGS["zh"]
+
+
+def config(ex_id: str, language: str = "zh") -> dict:
+    return view.exercise_config(BLOCKS[ex_id], language)
+
+
+def state(response="", choice="", checked=None, revealed=False) -> dict:
+    return {"response": response, "choice": choice, "checked": checked, "revealed": revealed}
+
+
+def feedback(ex_id: str, checked: str, **kw) -> str:
+    return view.exercise_view(state(checked=checked, **kw), config(ex_id))["html"]["feedback"]
+
+
+def test_the_course_has_every_kind():
+    kinds = {b.options["kind"] for b in BLOCKS.values()}
+    assert kinds == {"number", "choice", "text"}
+
+
+def test_config_renders_hint_and_answer_with_mathml():
+    c = config("q2-alpha2")
+    assert c["kind"] == "number" and c["answer"] == 0.155 and c["tol"] == 0.002 and c["letters"] == []
+    assert c["hint_html"] == content.markdown_to_html(BLOCKS["q2-alpha2"].parts["hint"])
+    assert "<math " in c["hint_html"] and "<math " in c["answer_html"] and "参考答案" in c["answer_html"]
+    assert "$" not in c["answer_html"]
+    choice = config("q3-sqrt-d")
+    assert choice["letters"] == ["A", "B", "C", "D"] and choice["answer"] == "C" and choice["tol"] is None
+    text = config("q1-qkv", "en")
+    assert text["answer"] is None and text["hint_html"] == "" and "Model answer" in text["answer_html"]
+
+
+def test_config_refuses_a_block_that_is_no_exercise():
+    with pytest.raises(ValueError, match="exercise block, got kind 'proof'"):
+        view.exercise_config(content.Block("proof", "x"), "zh")
+
+
+def test_number_right_wrong_malformed_empty():
+    _, w = core.scaled_dot_product_attention([[1, 0]], [[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]],
+                                             scale=1.0)
+    right = feedback("q2-alpha2", f"{w[0, 1]:.4f}")
+    assert right == f"<div class='ae-right'>{ZH['exercise_right']}</div>"
+    wrong = feedback("q2-alpha2", "0.422")
+    hint = content.markdown_to_html(BLOCKS["q2-alpha2"].parts["hint"])
+    assert wrong == f"<div class='ae-wrong'>{ZH['exercise_wrong']}{hint}</div>"
+    bad = feedback("q2-alpha2", "零点一五<script>")
+    assert "请输入一个数字" in bad and "「零点一五&lt;script&gt;」" in bad and "<script>" not in bad
+    assert "class='ae-error'" in bad
+    assert ZH["exercise_empty"] in feedback("q2-alpha2", "  ") and ZH["exercise_empty"] in feedback("q2-alpha2", "")
+
+
+def test_exercise_3_8_1_accepts_the_core_value():
+    y = float(core.weighted_sum([0.2, 0.8], [2.0, 10.0]))
+    assert view.judge(str(y), config("ex-3-8-1"))[0] == "right"
+
+
+@pytest.mark.parametrize("raw, status", [
+    ("0.157", "right"), ("0.153", "right"),          # exactly tol away: right
+    ("0.1571", "wrong"), ("0.1529", "wrong"),        # just beyond
+    ("0,155", "right"), ("０.１５５", "right"), ("0，155", "right"), ("31/200", "right"), (" 0.155 ", "right"),
+    ("−0.155", "wrong"), ("inf", "invalid"), ("nan", "invalid"), ("0x10", "invalid"), ("1_000", "invalid"),
+    ("1/0", "invalid"), ("0.1.2", "invalid"), ("1e999", "invalid"),
+])
+def test_number_judging_at_the_tolerance_edge_and_the_spellings(raw, status):
+    assert view.judge(raw, config("q2-alpha2"))[0] == status
+
+
+def test_a_long_malformed_echo_is_capped_at_40_characters():
+    status, message = view.judge("x" * 5000, config("q2-alpha2"))
+    assert status == "invalid" and "「" + "x" * 40 + "…」" in message and len(message) < 120
+    forty = view.judge(" " + "y" * 40 + " ", config("q2-alpha2"))[1]
+    assert "「" + "y" * 40 + "」" in forty  # stripped, exactly 40: not cut
+
+
+def test_the_echo_is_escaped_after_cutting():
+    message = view.judge("<" * 50, config("q2-alpha2"))[1]
+    assert "&lt;" * 40 + "…" in message and "<<" not in message
+
+
+def test_choice_needs_a_choice_and_a_wrong_one_shows_the_hint():
+    c = config("q3-sqrt-d")
+    assert view.judge("", c) == ("invalid", ZH["exercise_choose"])
+    assert view.judge("C", c) == ("right", ZH["exercise_right"])
+    status, message = view.judge("A", c)
+    assert status == "wrong" and message.endswith(c["hint_html"]) and c["hint_html"]
+
+
+def test_text_exercises_are_not_graded():
+    assert view.judge("anything", config("q1-qkv")) == ("pending", "")
+    v = view.exercise_view(state(response="my answer", checked="my answer"), config("q1-qkv"))
+    assert v["html"]["feedback"] == "" and v["props"]["feedback"] == {"visible": False}
+    assert v["props"]["input"] == {"value": "my answer"}
+
+
+def test_the_feedback_belongs_to_the_last_check_not_to_later_typing():
+    c = config("q2-alpha2")
+    before = view.exercise_view(state(response="0.155"), c)
+    assert before["html"]["feedback"] == "" and not before["props"]["feedback"]["visible"]
+    after = view.exercise_view(state(response="0.9", checked="0.155"), c)
+    assert "ae-right" in after["html"]["feedback"] and after["props"]["feedback"]["visible"]
+    assert after["props"]["input"] == {"value": "0.9"}
+
+
+def test_choice_view_marks_the_chosen_radio():
+    c = config("q3-sqrt-d")
+    assert view.exercise_view(state(), c)["props"]["choice"] == {"active": None}
+    assert view.exercise_view(state(choice="B"), c)["props"]["choice"] == {"active": 1}
+    assert "input" not in view.exercise_view(state(), c)["props"]
+
+
+@pytest.mark.parametrize("language", sorted(STRINGS))
+def test_reveal_shows_the_worked_answer_and_relabels_the_button(language):
+    c = config("q2-alpha2", language)
+    hidden = view.exercise_view(state(), c)
+    assert hidden["html"]["answer"] == "" and hidden["props"]["answer"] == {"visible": False}
+    assert hidden["props"]["reveal"] == {"label": STRINGS[language]["exercise_reveal"]}
+    shown = view.exercise_view(state(revealed=True), c)
+    assert shown["html"]["answer"] == c["answer_html"] and shown["props"]["answer"] == {"visible": True}
+    assert shown["props"]["reveal"] == {"label": STRINGS[language]["exercise_hide"]}
+    assert shown["sources"] == {}
+
+
+def test_each_language_has_its_own_messages():
+    en = view.judge("abc", config("q2-alpha2", "en"))[1]
+    assert en == STRINGS["en"]["exercise_malformed"].format(raw="abc")
+
+
+@pytest.mark.parametrize("raw, value", [("0.155", 0.155), (" 0,155", 0.155), ("0，155", 0.155),
+                                        ("42/5", 8.4), ("−1.5", -1.5), ("０.１５５", 0.155)])
+def test_parse_number_accepts_common_spellings(raw, value):
+    assert parse_number(raw) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("raw", ["", "abc", "1/0", "inf", "nan", "0.1.2", "0x10", "1_000"])
+def test_parse_number_rejects_with_the_input_quoted(raw):
+    with pytest.raises(ValueError, match="answer must be a .*" + re.escape(repr(raw))):
+        parse_number(raw)
+
+
+def test_the_view_imports_no_panel_or_bokeh():
+    import subprocess
+    import sys
+
+    code = ("import sys, attention_explorable.views.exercise; "
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('panel', 'bokeh', 'param')]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
