@@ -1,0 +1,84 @@
+"""The JavaScript exercise view (web/exercise.js) against the Python one (views/exercise.py), in Chromium.
+
+Every exercise of the course, with typed answers of every kind (right,
+wrong, exactly at and just beyond the tolerance, malformed, empty,
+full-width, fractions, long, HTML), every choice, revealed or not, checked
+or not, in both languages: every string of the two views must be equal.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from attention_explorable import content
+from attention_explorable.strings import STRINGS
+from attention_explorable.views import exercise as view
+
+from .mirror import differences, load_module
+
+pytestmark = pytest.mark.browser
+
+BLOCKS = [b for s in content.load_sections() for b in s.exercises()]
+
+TYPED = ["", "  ", "0.155", "0.157", "0.153", "0.1571", "0.1529", "0.15700001", "8.4", "8.41", "8.39", "8.4101",
+         "8,4", "0,155", "０.１５５", "８．４", "0，155", "42/5", "31/200", " 42 / 5 ", "1/0", "−0.155", "-8.4",
+         "+8.4", "1.55e-1", "84e-1", ".155", "155.", "abc", "零点一五", "inf", "nan", "-inf", "0x10", "1_000",
+         "1e999", "0.1.2", "2/3/4", "x" * 5000, "9" * 39 + "x", "9" * 41 + "x", " " + "y" * 40 + " ",
+         "<b>8.4</b>", "<script>alert(1)</script>", "a&b\"c'd", "<" * 45, "8.4\n", "\t0.155\u3000",
+         "\u00a08.4\u2003", "\u200b8.4", "٣", "😀" * 45, "{raw}", "$5"]
+CHOICES = ["", "A", "B", "C", "D"]
+
+
+def _states() -> list[tuple[int, dict]]:
+    """(block index, state) pairs: every block with every typed answer or choice."""
+    out = []
+    for i, block in enumerate(BLOCKS):
+        kind = block.options["kind"]
+        if kind == "choice":
+            for n, (choice, checked) in enumerate((c, k) for c in CHOICES for k in [None, *CHOICES]):
+                out.append((i, {"response": TYPED[n % len(TYPED)], "choice": choice, "checked": checked,
+                                "revealed": n % 3 == 1}))
+        else:
+            for n, typed in enumerate(TYPED):
+                for checked in (typed, None, TYPED[(n + 7) % len(TYPED)]):
+                    out.append((i, {"response": typed, "choice": "", "checked": checked,
+                                    "revealed": (n + (checked is None)) % 2 == 1}))
+    return out
+
+
+@pytest.fixture(scope="module")
+def module_page(chromium):
+    context = chromium.new_context()
+    page = load_module(context, "exercise")
+    yield page
+    assert not page.ae_errors, page.ae_errors
+    context.close()
+
+
+@pytest.mark.parametrize("language", sorted(STRINGS))
+def test_javascript_view_equals_python_view(module_page, language):
+    configs = [view.exercise_config(b, language) for b in BLOCKS]
+    states = _states()
+    assert len(states) >= 300 and {c["kind"] for c in configs} == {"number", "choice", "text"}
+    js = module_page.evaluate(
+        "([states, configs]) => states.map(([i, s]) => ae.exerciseView(s, configs[i]))", [states, configs])
+    bad = []
+    for (i, st), js_view in zip(states, js):
+        diffs = differences(view.exercise_view(st, configs[i]), js_view)
+        if diffs:
+            short = {k: v[:60] if isinstance(v, str) else v for k, v in st.items()}
+            bad.append((BLOCKS[i].args[0], short, [d[:300] for d in diffs[:3]]))
+    assert not bad, f"{len(bad)} of {len(states)} states differ, e.g. {bad[:3]}"
+    statuses = {view.judge(st["checked"], configs[i])[0] for i, st in states if st["checked"] is not None}
+    assert statuses == {"right", "wrong", "invalid", "pending"}
+
+
+@pytest.mark.parametrize("raw", TYPED)
+def test_javascript_judge_and_strip_equal_python(module_page, raw):
+    for block in BLOCKS:
+        if block.options["kind"] != "number":
+            continue
+        config = view.exercise_config(block, "zh")
+        js = module_page.evaluate("([raw, config]) => ae.judge(raw, config)", [raw, config])
+        assert differences(list(view.judge(raw, config)), js) == [], (raw, js)
+    assert module_page.evaluate("(raw) => ae.pyStrip(raw)", raw) == raw.strip()
