@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# Apps that browser tests serve; importing one would build and serve it.
+collect_ignore = ["apps"]
 CHROMIUM = os.environ.get("AE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless=new",
