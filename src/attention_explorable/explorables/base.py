@@ -52,7 +52,9 @@ def web_module(name: str) -> str:
     return resources.files("attention_explorable").joinpath("web", "dist", f"{name}.mjs").read_text("utf-8")
 
 
-_PROPERTY = {param.Integer: Int, param.Number: Float, param.Boolean: Bool, param.String: String}
+# A Selector of strings travels as its string (the browser sends only its objects).
+_PROPERTY = {param.Integer: Int, param.Number: Float, param.Boolean: Bool, param.String: String,
+             param.Selector: String}
 
 
 @lru_cache(maxsize=None)
@@ -139,6 +141,8 @@ class Explorable(pn.viewable.Viewer):
             return bool(p.allow_None)
         if isinstance(p, param.Boolean):
             return isinstance(value, bool)
+        if isinstance(p, param.Selector):
+            return isinstance(value, str) and value in p.objects
         if isinstance(p, param.String):
             return isinstance(value, str) and len(value) <= 10_000
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):

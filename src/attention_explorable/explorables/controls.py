@@ -8,7 +8,7 @@ travels to the server. Every control carries a stable ``ae-`` CSS class.
 
 from __future__ import annotations
 
-from bokeh.models import Button, Row, Slider, TextInput
+from bokeh.models import Button, Checkbox, RadioButtonGroup, Row, Slider, TextInput
 
 from ..views.numbers import format_g
 
@@ -49,3 +49,28 @@ def text_input(label: str, css_class: str, value: str = "", placeholder: str = "
     """A text box whose typing the explorable's ES module handles (as ``value_input``)."""
     return TextInput(title=label, value=value, placeholder=placeholder, css_classes=[css_class],
                      stylesheets=[CSS], sizing_mode="stretch_width", margin=(4, 5), syncable=False)
+
+
+def choice(labels: list[str], active: int, css_class: str, orientation: str = "horizontal") -> RadioButtonGroup:
+    """A row (or column) of buttons, one of them pressed; the ES module handles ``active``."""
+    return RadioButtonGroup(labels=list(labels), active=active, orientation=orientation, button_type="default",
+                            css_classes=[css_class], stylesheets=[CSS, _CHOICE_CSS], sizing_mode="stretch_width",
+                            margin=(4, 5), syncable=False)
+
+
+#: The pressed button of a :func:`choice` stands out (Bokeh's own is a faint grey).
+_CHOICE_CSS = ".bk-btn.bk-active { background-color: #2f6fad; border-color: #24578a; color: #fff; }"
+
+
+def checkbox(label: str, active: bool, css_class: str) -> Checkbox:
+    """A labelled check box for a boolean parameter; the ES module handles ``active``."""
+    return Checkbox(label=label, active=active, css_classes=[css_class], stylesheets=[CSS, _CHECKBOX_CSS],
+                    sizing_mode="stretch_width", margin=(4, 5), syncable=False)
+
+
+#: A check box big enough for a finger, its label beside it.
+_CHECKBOX_CSS = """
+:host { display: flex; align-items: center; gap: 8px; }
+input[type=checkbox] { width: 24px; height: 24px; margin: 0; flex: none; }
+.bk-label { flex: 1 1 auto; min-width: 0; }
+"""
