@@ -145,6 +145,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "selfcross_roles_cross": "交叉注意力：查询 Q 来自英文句子「{en}」（解码器一侧），键 K 和值 V 来自中文句子「{zh}」（编码器一侧）。所以行是英文词，列是中文词。",
         "selfcross_row": "查询「{token}」的权重",
         "selfcross_row_best": "最关注「{token}」（权重 {weight}）",
+        "selfcross_query_hint": "也可以点热图的一行来选查询词。",
     },
     "en": {
         "steps_heading": "Predict, then demonstrate: attention over two values",
@@ -275,6 +276,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "selfcross_roles_cross": "Cross-attention: queries Q come from the English sentence “{en}” (decoder side); keys K and values V come from the Chinese sentence “{zh}” (encoder side). So the rows are English words and the columns Chinese words.",
         "selfcross_row": "Weights of the query “{token}”",
         "selfcross_row_best": "attends most to “{token}” (weight {weight})",
+        "selfcross_query_hint": "You can also tap a row of the heatmap to pick the query.",
     },
 }
 

@@ -1,0 +1,166 @@
+"""The Python view of the self- and cross-attention explorable (the oracle of web/selfcross.js) on chosen states."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attention_explorable import core
+from attention_explorable.strings import STRINGS
+from attention_explorable.views import selfcross as view
+from attention_explorable.views.selfcross import EN_EMBEDDINGS, EN_TOKENS, ZH_EMBEDDINGS, ZH_TOKENS
+
+CONFIG = view.selfcross_config("zh")
+ZH = STRINGS["zh"]
+
+
+def state(mode="self_zh", causal=False, query=1):
+    return {"mode": mode, "causal": causal, "query": query}
+
+
+def weights(q, kv, mask=None):
+    return core.scaled_dot_product_attention(q, kv, kv, mask=mask)[1]
+
+
+def cell_texts(v) -> dict:
+    """(row, column) -> the number written in the heatmap cell."""
+    cells = v["sources"]["cells"]
+    return dict(zip(zip(cells["y"], cells["x"]), cells["text"]))
+
+
+def test_default_is_chinese_self_attention():
+    v = view.selfcross_view(state(), CONFIG)
+    q_tokens, k_tokens, w, mask = view.selfcross_weights(state(), CONFIG)
+    np.testing.assert_allclose(w, weights(ZH_EMBEDDINGS, ZH_EMBEDDINGS))
+    assert tuple(q_tokens) == tuple(k_tokens) == ZH_TOKENS and mask.all()
+    assert v["props"]["x_axis"]["axis_label"] == ZH["selfcross_axis_key"].format(source=ZH["selfcross_source_zh"])
+    assert v["props"]["y_axis"]["axis_label"] == ZH["selfcross_axis_query"].format(source=ZH["selfcross_source_zh"])
+    assert "Q、键 K、值 V 都来自中文句子「我 爱 机器 学习」" in v["html"]["roles"]
+    # 机器 and 学习 attend to each other: a sensible toy pattern.
+    assert w[2, 3] > 0.3 and w[3, 2] > 0.3
+    assert cell_texts(v)[(3, 4)] == f"{w[2, 3]:.2f}"
+
+
+def test_cross_mode_has_english_rows_and_chinese_columns():
+    v = view.selfcross_view(state("cross"), CONFIG)
+    q_tokens, k_tokens, w, _ = view.selfcross_weights(state("cross"), CONFIG)
+    assert w.shape == (len(EN_TOKENS), len(ZH_TOKENS))
+    np.testing.assert_allclose(w, weights(EN_EMBEDDINGS, ZH_EMBEDDINGS))
+    assert tuple(q_tokens) == EN_TOKENS and tuple(k_tokens) == ZH_TOKENS
+    props = v["props"]
+    assert props["y_axis"]["major_label_overrides"] == {str(i): t for i, t in enumerate(EN_TOKENS, start=1)}
+    assert props["x_axis"]["major_label_overrides"] == {str(j): t for j, t in enumerate(ZH_TOKENS, start=1)}
+    assert props["y_axis"]["axis_label"] == "查询来自：英文句子"
+    assert props["x_axis"]["axis_label"] == "键和值来自：中文句子"
+    assert v["ranges"] == {"x_range": [0.5, len(ZH_TOKENS) + 0.5], "y_range": [len(EN_TOKENS) + 0.5, 0.5]}
+    assert len(v["sources"]["cells"]["x"]) == len(EN_TOKENS) * len(ZH_TOKENS)
+    roles = v["html"]["roles"]
+    assert "查询 Q 来自英文句子" in roles and "键 K 和值 V 来自中文句子" in roles
+    # Each English word attends most to its translation.
+    assert [ZH_TOKENS[j] for j in w.argmax(axis=1)] == list(ZH_TOKENS)
+    assert props["query"]["labels"] == list(EN_TOKENS) and props["mode"]["active"] == 2
+
+
+def test_query_row_readout_and_highlight():
+    v = view.selfcross_view(state("cross", query=2), CONFIG)
+    row = weights(EN_EMBEDDINGS, ZH_EMBEDDINGS)[1]
+    html = v["html"]["row"]
+    assert "查询「love」的权重" in html
+    for tok, w in zip(ZH_TOKENS, row):
+        assert f"<td>{tok}</td><td><b>{w:.3f}</b></td>" in html
+    assert f"最关注「爱」（权重 {row.max():.3f}）" in html
+    assert v["sources"]["highlight"] == {"x": [2.5], "y": [2], "width": [3.98], "height": [0.98]}
+    assert v["props"]["query"]["active"] == 1
+    v = view.selfcross_view(state("cross", query=4), CONFIG)
+    assert "查询「learning」的权重" in v["html"]["row"] and v["sources"]["highlight"]["y"] == [4]
+
+
+def test_causal_mask_in_english_self_attention_only():
+    zh = view.selfcross_view(state(causal=True), CONFIG)  # ignored outside the decoder's self-attention
+    np.testing.assert_allclose(view.selfcross_weights(state(causal=True), CONFIG)[2],
+                               weights(ZH_EMBEDDINGS, ZH_EMBEDDINGS))
+    assert zh["props"]["causal"] == {"active": True, "disabled": True}
+    en = view.selfcross_view(state("self_en", causal=True), CONFIG)
+    assert en["props"]["causal"] == {"active": True, "disabled": False}
+    w = view.selfcross_weights(state("self_en", causal=True), CONFIG)[2]
+    np.testing.assert_allclose(w, weights(EN_EMBEDDINGS, EN_EMBEDDINGS, core.causal_mask(4)))
+    assert np.all(w[np.triu_indices(4, 1)] == 0.0)
+    texts = cell_texts(en)
+    assert texts[(1, 2)] == "—" and texts[(2, 1)] != "—"
+    fills = dict(zip(zip(en["sources"]["cells"]["y"], en["sources"]["cells"]["x"]), en["sources"]["cells"]["fill"]))
+    assert fills[(1, 2)] == view.MASKED_FILL and fills[(2, 1)] != view.MASKED_FILL
+    assert ZH["selfcross_roles_self_en_causal"] in en["html"]["roles"]
+    # "I" sees only itself; the masked keys read 0.000 in the row readout.
+    first = view.selfcross_view(state("self_en", causal=True, query=1), CONFIG)["html"]["row"]
+    assert "<td>I</td><td><b>1.000</b></td>" in first and "<td>love</td><td><b>0.000</b></td>" in first
+    cross = view.selfcross_view(state("cross", causal=True), CONFIG)
+    assert np.all(view.selfcross_weights(state("cross", causal=True), CONFIG)[2] > 0)
+    assert ZH["selfcross_roles_self_en_causal"] not in cross["html"]["roles"]
+    assert "—" not in cell_texts(cross).values()
+
+
+@pytest.mark.parametrize("mode", view.MODES)
+@pytest.mark.parametrize("causal", [False, True])
+def test_rows_sum_to_one_in_every_mode(mode, causal):
+    w = view.selfcross_weights(state(mode, causal), CONFIG)[2]
+    np.testing.assert_allclose(w.sum(axis=1), 1.0)
+    assert np.all(w >= 0)
+
+
+def test_colours_are_those_of_the_other_heatmaps():
+    from bokeh.palettes import Blues256
+
+    from attention_explorable import plots
+
+    assert view.blues256() == list(Blues256)
+    assert (view.MASKED_FILL, view.MASKED_TEXT) == (plots.PALETTE_37["masked"], "#777777")
+    st = state("self_en", causal=True)
+    v = view.selfcross_view(st, CONFIG)
+    _, _, w, mask = view.selfcross_weights(st, CONFIG)
+    fill, text_color = plots.heat_colors(w.ravel(), (~mask).ravel().tolist())
+    assert v["sources"]["cells"]["fill"] == fill and v["sources"]["cells"]["text_color"] == text_color
+
+
+def test_page_says_the_vectors_are_hand_made():
+    assert "手工设定" in view.selfcross_view(state(), CONFIG)["html"]["note"]
+    assert "hand-made" in view.selfcross_view(state(), view.selfcross_config("en"))["html"]["note"]
+
+
+def test_every_ui_string_comes_from_the_table():
+    en = view.selfcross_view(state("cross"), view.selfcross_config("en"))
+    assert en["props"]["x_axis"]["axis_label"] == "Keys and values from: the Chinese sentence"
+    assert "Queries from: the English sentence" == en["props"]["y_axis"]["axis_label"]
+    assert "Weights of the query “I”" in en["html"]["row"]
+    for language in STRINGS:
+        config = view.selfcross_config(language)
+        assert set(config["strings"]) == set(view.STRING_KEYS)
+        assert all(config["strings"][k] == STRINGS[language][k] for k in view.STRING_KEYS)
+
+
+def test_tokens_are_escaped():
+    config = view.selfcross_config("en")
+    config["sentences"]["en"]["tokens"] = ["<b>", "a&b", "\"q\"", "x"]
+    v = view.selfcross_view(state("cross", query=1), config)
+    assert "&lt;b&gt;" in v["html"]["row"] and "<b>&" not in v["html"]["roles"]
+    assert "a&amp;b" in v["html"]["roles"]
+    assert v["props"]["query"]["labels"][0] == "<b>"  # a button label is text, not HTML
+
+
+@pytest.mark.parametrize("bad, match", [({"mode": "self_fr"}, "mode"), ({"query": 0}, "query"),
+                                        ({"query": 5}, "query"), ({"query": 1.5}, "query"),
+                                        ({"query": True}, "query")])
+def test_bad_state_names_the_parameter_and_value(bad, match):
+    with pytest.raises(ValueError, match=match) as err:
+        view.selfcross_view({**state(), **bad}, CONFIG)
+    assert repr(next(iter(bad.values()))) in str(err.value)
+
+
+def test_the_view_imports_no_panel_or_bokeh():
+    import subprocess
+    import sys
+
+    code = ("import sys, attention_explorable.views.selfcross; "
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('panel', 'bokeh', 'param')]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
