@@ -78,7 +78,7 @@ def matrix_app(language: str = "zh") -> pn.viewable.Viewable:
 
 def selfcross_app(language: str = "zh") -> pn.viewable.Viewable:
     """Self- and cross-attention of section 3.7: where Q, K and V come from."""
-    from .selfcross import SelfCrossExplorer
+    from .explorables.selfcross import SelfCrossExplorer
 
     _page_setup()
     return _explorer_page("selfcross_heading", SelfCrossExplorer(language=language), language)

@@ -6,7 +6,6 @@ import time
 import pytest
 
 from attention_explorable import core
-from attention_explorable.selfcross import EN_EMBEDDINGS, ZH_EMBEDDINGS, ZH_TOKENS
 
 from ..test_matrix import reference
 from .test_steps_browser import text_of, wait_text
@@ -132,41 +131,9 @@ def test_matrix_scaling_dk_and_causal(matrix_server, student):
     matrix_server.assert_clean_log()
 
 
-# --- 3.7.8 self- and cross-attention ------------------------------------------
-
-def test_selfcross_modes_and_query_row(selfcross_server, student):
-    s = student()
-    page = s.page
-    s.open(selfcross_server.url(), ".ae-selfcross-row")
-    assert "中文句子「我 爱 机器 学习」" in text_of(page, ".ae-selfcross-roles")
-    assert "查询「我」的权重" in text_of(page, ".ae-selfcross-row")
-
-    page.locator(".ae-selfcross-mode button", has_text="交叉注意力").click()
-    wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
-    page.locator(".ae-selfcross-query button", has_text="love").click()
-    wait_text(page, ".ae-selfcross-row", "查询「love」的权重")
-    _, w = core.scaled_dot_product_attention(EN_EMBEDDINGS, ZH_EMBEDDINGS, ZH_EMBEDDINGS)
-    row = text_of(page, ".ae-selfcross-row")
-    assert f"最关注「爱」（权重 {w[1].max():.3f}）" in row
-    for tok, weight in zip(ZH_TOKENS, w[1]):
-        assert re.search(rf"{tok}\s+{weight:.3f}", row), (tok, row)
-    s.screenshot("selfcross-1280")
-
-    # English self-attention with the causal mask: "love" sees only "I" and itself.
-    page.locator(".ae-selfcross-mode button", has_text="自注意力（英文）").click()
-    wait_text(page, ".ae-selfcross-roles", "英文句子「I love machine learning」")
-    page.locator(".ae-selfcross-causal input").click()
-    wait_text(page, ".ae-selfcross-roles", "因果掩码")
-    row = text_of(page, ".ae-selfcross-row")
-    assert re.search(r"machine\s+0\.000", row) and re.search(r"learning\s+0\.000", row), row
-    s.assert_clean()
-    selfcross_server.assert_clean_log()
-
-
 # --- phone width ------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, ready", [("vector", ".ae-vector-output"), ("matrix", ".ae-matrix-max-weight"),
-                                         ("selfcross", ".ae-selfcross-row")])
+@pytest.mark.parametrize("name, ready", [("vector", ".ae-vector-output"), ("matrix", ".ae-matrix-max-weight")])
 def test_phone_width_has_no_horizontal_scroll(name, ready, request, student):
     server = request.getfixturevalue(f"{name}_server")
     s = student(width=390, height=844)

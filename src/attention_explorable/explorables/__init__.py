@@ -16,7 +16,7 @@ EXPLORABLES = {
     "steps": ("attention_explorable.explorables.steps", "StepsExplorer"),
     "vector": ("attention_explorable.vector", "VectorExplorer"),
     "matrix": ("attention_explorable.matrix", "MatrixExplorer"),
-    "selfcross": ("attention_explorable.selfcross", "SelfCrossExplorer"),
+    "selfcross": ("attention_explorable.explorables.selfcross", "SelfCrossExplorer"),
 }
 
 

@@ -1,0 +1,168 @@
+"""Self- and cross-attention (section 3.7.8): where queries, keys and values come from.
+
+Its view is :func:`attention_explorable.views.selfcross.selfcross_view`; in
+the browser ``web/selfcross.js`` draws it and handles the student's actions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import ColumnDataSource
+
+from .. import plots
+from ..views import selfcross as selfcross_view
+from ..views.selfcross import MODES, N_QUERY
+from . import controls
+from .base import Explorable, html_model, state_model_class, write_view
+
+
+class SelfCrossExplorer(Explorable):
+    """Self-attention within one sentence, cross-attention between two.
+
+    The Chinese sentence ``我 爱 机器 学习`` and its translation ``I love
+    machine learning`` carry hand-made 4-dimensional toy embeddings
+    (:data:`~attention_explorable.views.selfcross.ZH_EMBEDDINGS`,
+    :data:`~attention_explorable.views.selfcross.EN_EMBEDDINGS`), used
+    directly as queries, keys and values (identity projections). The
+    weights come from :func:`~attention_explorable.core.scaled_dot_product_attention`
+    (scores divided by ``sqrt(4) = 2``)::
+
+        self_zh:  Q = K = V = X_zh          weights (n_zh, n_zh)
+        self_en:  Q = K = V = X_en          weights (n_en, n_en), optionally causal
+        cross:    Q = X_en, K = V = X_zh    weights (n_en, n_zh)
+
+    The heatmap shows one row per query and one column per key; its axis
+    titles name the sentence each role comes from. Everything a student does
+    (the mode buttons, the causal mask, the query buttons, a tap on a row of
+    the heatmap) runs in the browser (``web/selfcross.js``), with or without
+    a server; the parameters follow it.
+
+    Parameters
+    ----------
+    mode : {"self_zh", "self_en", "cross"}
+        Kind of attention; default ``"self_zh"``.
+    causal : bool
+        Causal mask for ``self_en`` (the decoder sees only the words generated
+        so far); ignored in the other modes. Default False.
+    query : int
+        Query row to highlight and read out, 1-based, 1-4; default 1.
+    language : {"zh", "en"}
+        Language of the interface text (constant after construction).
+
+    Attributes
+    ----------
+    weights : ndarray, shape (n_q, n_k)
+        Current weights; each row sums to 1.
+    query_tokens, key_tokens : tuple of str
+        Tokens of the rows (queries) and of the columns (keys and values).
+
+    Raises
+    ------
+    ValueError
+        From ``param`` when ``mode`` is not one of the three modes, or
+        ``query`` is outside 1-4; the message names the parameter and the value.
+
+    References
+    ----------
+    Course section 3.7.8 ("自注意力与交叉注意力");
+    A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017, section 3.2.3.
+
+    Examples
+    --------
+    >>> ex = SelfCrossExplorer(mode="cross")
+    >>> ex.weights.shape, ex.query_tokens[1], ex.key_tokens[int(ex.weights[1].argmax())]
+    ((4, 4), 'love', '爱')
+    """
+
+    mode = param.Selector(default="self_zh", objects=list(MODES),
+                          doc="Kind of attention: self-attention in Chinese or English, or cross-attention.")
+    causal = param.Boolean(False, doc="Causal mask in English self-attention (decoder); ignored otherwise.")
+    query = param.Integer(1, bounds=(1, N_QUERY), doc="Query row to highlight (1-based).")
+
+    _name = "selfcross"
+    _state_params = selfcross_view.STATE_NAMES
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        t = self._t
+        self._config_data = selfcross_view.selfcross_config(self.language)
+        self._sources = {
+            "cells": ColumnDataSource({k: [] for k in ("x", "y", "fill", "text", "text_color")}),
+            "highlight": ColumnDataSource({"x": [], "y": [], "width": [], "height": []}),
+        }
+        self._figure = plots.heatmap_figure(self._sources["cells"], t("selfcross_plot"), "", "",
+                                            highlight=self._sources["highlight"], n=N_QUERY, height=330)
+        self._figure.css_classes = ["ae-selfcross-heatmap"]
+        self._html = {name: html_model(f"ae-selfcross-{name}") for name in ("roles", "row", "hint", "note")}
+        self._controls = {
+            "mode": controls.choice([t(f"selfcross_mode_{m}") for m in MODES], MODES.index(self.mode),
+                                    "ae-selfcross-mode", orientation="vertical"),
+            "causal": controls.checkbox(t("selfcross_causal"), self.causal, "ae-selfcross-causal"),
+            "query": controls.choice([], self.query - 1, "ae-selfcross-query"),
+        }
+        fig = self._figure
+        for model in (fig, fig.x_range, fig.y_range, fig.xaxis[0], fig.yaxis[0], *self._sources.values()):
+            model.syncable = False
+        self._redraw()
+        self._attach({self._controls["mode"]: "active", self._controls["causal"]: "active",
+                      self._controls["query"]: "active", fig: "tap"})
+
+    # --- the view -------------------------------------------------------------
+    def view(self) -> dict:
+        return selfcross_view.selfcross_view(self.state(), self._config_data)
+
+    def _config(self) -> dict:
+        return self._config_data
+
+    def _models(self) -> dict:
+        fig = self._figure
+        return {**self._sources, **self._html, **self._controls, "heatmap": fig,
+                "x_range": fig.x_range, "y_range": fig.y_range, "x_axis": fig.xaxis[0], "y_axis": fig.yaxis[0]}
+
+    def _redraw(self) -> None:
+        view = self.view()
+        for axis in ("x_axis", "y_axis"):  # Bokeh keys an axis's tick labels by the number of the tick
+            props = view["props"][axis]
+            props["major_label_overrides"] = {int(k): v for k, v in props["major_label_overrides"].items()}
+        write_view(self._models(), view)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The current weights, shape (n_q, n_k); each row sums to 1, masked entries are 0."""
+        return selfcross_view.selfcross_weights(self.state(), self._config_data)[2]
+
+    @property
+    def query_tokens(self) -> tuple[str, ...]:
+        """Tokens of the rows: the sentence the queries come from."""
+        return tuple(selfcross_view.selfcross_weights(self.state(), self._config_data)[0])
+
+    @property
+    def key_tokens(self) -> tuple[str, ...]:
+        """Tokens of the columns: the sentence the keys and values come from."""
+        return tuple(selfcross_view.selfcross_weights(self.state(), self._config_data)[1])
+
+    # --- layout only ----------------------------------------------------------
+    def __panel__(self):
+        t = self._t
+        bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
+        label = lambda key: pn.pane.HTML(  # noqa: E731
+            f"<div class='ae-kind' style='margin:4px 5px 0'>{t(key)}</div>", margin=0)
+        c = self._controls
+        left = pn.Column(
+            label("selfcross_mode"), bokeh(c["mode"]), bokeh(c["causal"]),
+            label("selfcross_query"), bokeh(c["query"]),
+            bokeh(self._html["hint"]),
+            bokeh(self._html["roles"]), bokeh(self._html["row"]), bokeh(self._html["note"]),
+            styles={"flex": "1 1 300px", "max-width": "440px", "min-width": "0"},
+        )
+        right = pn.Column(bokeh(self._figure), styles={"flex": "1 1 320px", "max-width": "560px", "min-width": "0"})
+        return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",
+                          css_classes=["ae-selfcross"], styles={"gap": "12px"})
+
+
+# The state model's class exists from import on: Bokeh sends the definitions of
+# data models with a document, so a page that builds this explorable later (the
+# textbook, as the reader scrolls) must have imported it before it was sent.
+state_model_class(SelfCrossExplorer)

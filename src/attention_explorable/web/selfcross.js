@@ -1,0 +1,201 @@
+// The self- and cross-attention explorable of section 3.7.8 in the browser:
+// its view (twin of attention_explorable/views/selfcross.py) and the
+// controller that turns a student's clicks (mode buttons, causal mask, query
+// buttons, a tap on a heatmap row) into state and draws every change of state.
+import {drawSoon, escapeHtml, fill, formatNumber, readState, softmax, writeView} from "./shared.js";
+
+// The shared pieces too, for the mirror tests.
+export {formatNumber, softmax} from "./shared.js";
+
+export const MODES = ["self_zh", "self_en", "cross"];
+/** Mode -> [sentence of the queries, sentence of the keys and values]. */
+export const SIDES = {self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"]};
+export const STATE_NAMES = ["mode", "causal", "query"];
+
+/** Python's round(x) for x >= 0: to the nearest integer, ties to even. */
+function roundHalfEven(x) {
+  const r = Math.round(x);
+  return r - x === 0.5 && r % 2 === 1 ? r - 1 : r;
+}
+
+/**
+ * Scaled dot-product attention weights (core.scaled_dot_product_attention):
+ * softmax(q kᵀ / √d) row by row, masked entries -Infinity, so exactly 0.
+ * @param {number[][]} q (n_q, d) queries
+ * @param {number[][]} k (n_k, d) keys
+ * @param {boolean[][]|null} mask (n_q, n_k), true where a query may attend a key; null: all
+ * @returns {number[][]} (n_q, n_k) weights, each row summing to 1
+ */
+export function attentionWeights(q, k, mask) {
+  const d = q[0].length;
+  const scale = 1.0 / Math.sqrt(d);
+  return q.map((qi, i) => {
+    const scores = k.map((kj, j) => {
+      if (mask && !mask[i][j]) return -Infinity;
+      let dot = 0;
+      for (let c = 0; c < d; c++) dot += qi[c] * kj[c];
+      return dot * scale;
+    });
+    return softmax(scores);
+  });
+}
+
+/**
+ * The attention of one state (views.selfcross.selfcross_weights).
+ * @param {object} st mode, causal
+ * @param {object} config views.selfcross.selfcross_config(language)
+ * @returns {{qTokens: string[], kTokens: string[], weights: number[][], mask: boolean[][]}}
+ *   weights (n_q, n_k), mask (n_q, n_k)
+ * @throws {Error} for an unknown mode (the message names it)
+ */
+export function selfcrossWeights(st, config) {
+  if (!(st.mode in SIDES)) throw new Error(`mode must be one of ${MODES.join(", ")}; got ${JSON.stringify(st.mode)}`);
+  const [qSide, kSide] = SIDES[st.mode];
+  const q = config.sentences[qSide], kv = config.sentences[kSide];
+  const nQ = q.tokens.length, nK = kv.tokens.length;
+  const causal = Boolean(st.causal) && st.mode === "self_en";  // the decoder may not look at later words
+  const mask = Array.from({length: nQ}, (_, i) => Array.from({length: nK}, (_, j) => !causal || j <= i));
+  return {qTokens: q.tokens.slice(), kTokens: kv.tokens.slice(),
+    weights: attentionWeights(q.embeddings, kv.embeddings, mask), mask};
+}
+
+/**
+ * Everything the explorable displays for one state (views.selfcross.selfcross_view).
+ * @param {object} st mode ("self_zh" | "self_en" | "cross"), causal (bool), query (1-based row)
+ * @param {object} config views.selfcross.selfcross_config(language)
+ * @returns {object} {sources, ranges, html, props}
+ * @throws {Error} for an unknown mode or a query that is not a row
+ */
+export function selfcrossView(st, config) {
+  const S = config.strings, f = formatNumber;
+  const {qTokens, kTokens, weights, mask} = selfcrossWeights(st, config);
+  const nQ = qTokens.length, nK = kTokens.length;
+  const query = st.query;
+  if (typeof query !== "number" || !Number.isInteger(query) || query < 1 || query > nQ) {
+    throw new Error(`query must be an integer from 1 to ${nQ}; got ${JSON.stringify(query)}`);
+  }
+  const mode = st.mode;
+  const causal = Boolean(st.causal) && mode === "self_en";
+
+  const cells = {x: [], y: [], fill: [], text: [], text_color: []};
+  const [maskedFill, maskedText] = config.masked;
+  for (let i = 0; i < nQ; i++) {
+    for (let j = 0; j < nK; j++) {
+      const w = weights[i][j];
+      cells.x.push(j + 1);
+      cells.y.push(i + 1);
+      if (!mask[i][j]) {
+        cells.fill.push(maskedFill);
+        cells.text_color.push(maskedText);
+        cells.text.push("—");
+        continue;
+      }
+      // Darker for more weight; white text on the dark half (as plots.heat_colors).
+      cells.fill.push(config.palette[roundHalfEven((1.0 - Math.min(Math.max(w, 0.0), 1.0)) * 255)]);
+      cells.text_color.push(w > 0.5 ? "#ffffff" : "#222222");
+      cells.text.push(f(w, 2, false));
+    }
+  }
+
+  const [qSide, kSide] = SIDES[mode];
+  const sentence = (side) => config.sentences[side].tokens.join(" ");
+  let roles = fill(S[`selfcross_roles_${mode}`], {zh: escapeHtml(sentence("zh")), en: escapeHtml(sentence("en"))});
+  if (causal) roles += " " + S.selfcross_roles_self_en_causal;
+  const row = weights[query - 1];
+  let best = 0;
+  for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;  // the first largest, as np.argmax
+  const tds = kTokens.map((tok, j) => `<td>${escapeHtml(tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
+  const rowHtml =
+    `<div class='ae-kind'>${fill(S.selfcross_row, {token: escapeHtml(qTokens[query - 1])})}</div>` +
+    `<table><tr>${tds}</tr></table>` +
+    fill(S.selfcross_row_best, {token: escapeHtml(kTokens[best]), weight: f(row[best], 3)});
+  const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
+  return {
+    sources: {
+      cells,
+      highlight: {x: [(nK + 1) / 2], y: [query], width: [nK - 0.02], height: [0.98]},
+    },
+    ranges: {x_range: [0.5, nK + 0.5], y_range: [nQ + 0.5, 0.5]},
+    html: {
+      roles,
+      row: rowHtml,
+      hint: `<div class='ae-hint'>${S.selfcross_query_hint}</div>`,
+      note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
+    },
+    props: {
+      x_axis: {axis_label: fill(S.selfcross_axis_key, {source: S[`selfcross_source_${kSide}`]}),
+        major_label_overrides: overrides(kTokens)},
+      y_axis: {axis_label: fill(S.selfcross_axis_query, {source: S[`selfcross_source_${qSide}`]}),
+        major_label_overrides: overrides(qTokens)},
+      mode: {active: MODES.indexOf(mode)},
+      causal: {active: Boolean(st.causal), disabled: mode !== "self_en"},
+      query: {labels: qTokens, active: query - 1},
+    },
+  };
+}
+
+// An axis's tick labels as Bokeh keeps them: a Map from the numeric tick.
+function tickLabels(overrides) {
+  return new Map(Object.entries(overrides).map(([tick, label]) => [Number(tick), label]));
+}
+
+function sameLabels(have, want) {
+  if (!(have instanceof Map) || have.size !== want.size) return false;
+  for (const [tick, label] of want) if (have.get(tick) !== label) return false;
+  return true;
+}
+
+/** Draw the current state into the page's models. */
+export function draw(state, models, config) {
+  const view = selfcrossView(readState(state, STATE_NAMES), config);
+  for (const axis of ["x_axis", "y_axis"]) {
+    const props = view.props[axis];
+    const labels = tickLabels(props.major_label_overrides);
+    if (sameLabels(models[axis].major_label_overrides, labels)) delete props.major_label_overrides;
+    else props.major_label_overrides = labels;
+  }
+  writeView(models, view);
+}
+
+/**
+ * The controller, run by Bokeh's CustomJS for every event of the explorable:
+ * a change of the state model (from the student or from the server) draws;
+ * a student's action on a control changes the state.
+ */
+export default function selfcross(args, obj) {
+  try {
+    handle(args, obj);
+  } catch (err) {
+    console.error("attention explorable (selfcross):", err);
+  }
+}
+
+function handle(args, obj) {
+  const {state, models, config} = args;
+  const origin = obj && obj.origin ? obj.origin : obj;
+  if (origin === state) {
+    drawSoon(state, () => draw(state, models, config));
+    return;
+  }
+  // A control whose value already equals the state was drawn from it, not moved by hand.
+  if (origin === models.mode) {
+    const mode = MODES[origin.active];
+    if (mode !== undefined && mode !== state.mode) state.mode = mode;
+    return;
+  }
+  if (origin === models.causal) {
+    if (origin.active !== state.causal) state.causal = origin.active;
+    return;
+  }
+  if (origin === models.query) {
+    const query = origin.active + 1;
+    if (Number.isInteger(query) && query !== state.query) state.query = query;
+    return;
+  }
+  if (origin === models.heatmap && obj && Number.isFinite(obj.y)) {
+    // A tap on the heatmap picks the query of the row tapped (rows are 1, 2, ... downwards).
+    const rows = models.query.labels.length;
+    const query = Math.min(Math.max(Math.round(obj.y), 1), rows);
+    if (query !== state.query) state.query = query;
+  }
+}

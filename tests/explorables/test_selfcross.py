@@ -1,0 +1,141 @@
+"""The self- and cross-attention explorable as a Panel component: parameters, state model, models, layout."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import panel as pn
+import pytest
+from bokeh.document import Document
+
+from attention_explorable import core
+from attention_explorable.explorables import explorable_class
+from attention_explorable.explorables.selfcross import SelfCrossExplorer
+from attention_explorable.strings import STRINGS
+from attention_explorable.views import selfcross as view
+from attention_explorable.views.selfcross import EN_EMBEDDINGS, EN_TOKENS, ZH_EMBEDDINGS, ZH_TOKENS
+
+
+@pytest.fixture
+def explorer():
+    return SelfCrossExplorer()
+
+
+def shown(explorer, name: str) -> str:
+    """The HTML a readout shows."""
+    return html.unescape(explorer._html[name].text)
+
+
+def test_registered_under_its_name():
+    assert explorable_class("selfcross") is SelfCrossExplorer
+
+
+def test_default_draws_chinese_self_attention(explorer):
+    assert explorer.mode == "self_zh" and explorer.query == 1 and not explorer.causal
+    _, w = core.scaled_dot_product_attention(ZH_EMBEDDINGS, ZH_EMBEDDINGS, ZH_EMBEDDINGS)
+    np.testing.assert_allclose(explorer.weights, w)
+    assert explorer.query_tokens == explorer.key_tokens == ZH_TOKENS
+    fig = explorer._figure
+    assert fig.xaxis[0].axis_label == "键和值来自：中文句子" and fig.yaxis[0].axis_label == "查询来自：中文句子"
+    assert fig.xaxis[0].major_label_overrides == dict(enumerate(ZH_TOKENS, start=1))  # keyed by the tick number
+    assert "Q、键 K、值 V 都来自中文句子" in shown(explorer, "roles")
+    assert "查询「我」的权重" in shown(explorer, "row") and "手工设定" in shown(explorer, "note")
+    assert explorer._controls["query"].labels == list(ZH_TOKENS)
+    assert explorer._controls["causal"].disabled
+
+
+def test_python_changes_reach_the_state_model_and_the_drawn_models(explorer):
+    explorer.param.update(mode="cross", query=2)
+    assert explorer._state.mode == "cross" and explorer._state.query == 2
+    fig = explorer._figure
+    assert fig.yaxis[0].major_label_overrides == dict(enumerate(EN_TOKENS, start=1))
+    assert fig.yaxis[0].axis_label == "查询来自：英文句子"
+    assert explorer._controls["mode"].active == 2 and explorer._controls["query"].active == 1
+    assert explorer._controls["query"].labels == list(EN_TOKENS)
+    assert explorer._sources["highlight"].data["y"] == [2]
+    row = core.scaled_dot_product_attention(EN_EMBEDDINGS, ZH_EMBEDDINGS, ZH_EMBEDDINGS)[1][1]
+    assert f"最关注「爱」（权重 {row.max():.3f}）" in shown(explorer, "row")
+    explorer.param.update(mode="self_en", causal=True)
+    assert not explorer._controls["causal"].disabled and explorer._controls["causal"].active
+    texts = dict(zip(zip(explorer._sources["cells"].data["y"], explorer._sources["cells"].data["x"]),
+                     explorer._sources["cells"].data["text"]))
+    assert texts[(1, 2)] == "—" and texts[(2, 1)] != "—"
+    assert STRINGS["zh"]["selfcross_roles_self_en_causal"] in shown(explorer, "roles")
+
+
+def test_browser_changes_set_the_parameters_without_drawing_on_the_server(explorer):
+    before = explorer._html["roles"].text
+    explorer._from_browser("mode", "self_zh", "cross")
+    explorer._from_browser("query", 1, 3)
+    assert explorer.mode == "cross" and explorer.query == 3
+    assert explorer._html["roles"].text == before  # the browser drew it already
+
+
+@pytest.mark.parametrize("name, bad", [("mode", "self_fr"), ("mode", 1), ("mode", None), ("query", 0),
+                                       ("query", 5), ("query", 1.5), ("query", True), ("query", "2"),
+                                       ("causal", "yes"), ("causal", 1)])
+def test_bad_values_from_the_browser_are_refused_and_put_back(explorer, name, bad):
+    good = getattr(explorer, name)
+    explorer._from_browser(name, good, bad)
+    assert getattr(explorer, name) == good and getattr(explorer._state, name) == good
+
+
+@pytest.mark.parametrize("name, bad", [("mode", "self_fr"), ("query", 0), ("query", 5), ("causal", 1.5)])
+def test_bad_python_input_names_parameter(explorer, name, bad):
+    with pytest.raises(ValueError, match=name):
+        setattr(explorer, name, bad)
+    assert explorer.weights.shape == (4, 4)
+
+
+def test_sources_get_fresh_dicts(explorer):
+    before = explorer._sources["cells"].data
+    explorer.mode = "self_en"
+    assert explorer._sources["cells"].data is not before
+
+
+def test_every_ui_string_comes_from_the_table():
+    en = SelfCrossExplorer(language="en", mode="cross")
+    assert en._figure.xaxis[0].axis_label == "Keys and values from: the Chinese sentence"
+    assert en._controls["mode"].labels == [STRINGS["en"][f"selfcross_mode_{m}"] for m in view.MODES]
+    assert "hand-made" in shown(en, "note")
+    zh = SelfCrossExplorer()
+    assert zh._controls["mode"].labels == ["自注意力（中文）", "自注意力（英文）", "交叉注意力（英文查询 → 中文键/值）"]
+    assert zh._controls["causal"].label == STRINGS["zh"]["selfcross_causal"]
+
+
+def test_layout_renders_and_carries_css_classes(explorer):
+    root = pn.panel(explorer).get_root(Document())
+    classes = set()
+    for model in root.references():
+        classes.update(getattr(model, "css_classes", []) or [])
+    for css in ["ae-selfcross", "ae-selfcross-mode", "ae-selfcross-query", "ae-selfcross-causal",
+                "ae-selfcross-roles", "ae-selfcross-row", "ae-selfcross-note", "ae-selfcross-heatmap"]:
+        assert css in classes, css
+
+
+def test_only_the_state_model_travels_to_the_server(explorer):
+    root = pn.panel(explorer).get_root(Document())
+    drawn = set(explorer._models().values())
+    synced = [m for m in root.references() if m in drawn and m.syncable]
+    assert not synced, synced
+    assert explorer._state.syncable
+
+
+def test_the_module_runs_on_every_state_change_and_every_control(explorer):
+    callbacks = {name: explorer._state.js_property_callbacks.get(f"change:{name}", [])
+                 for name in view.STATE_NAMES}
+    assert all(len(cbs) == 1 for cbs in callbacks.values()), callbacks
+    callback = callbacks["mode"][0]
+    assert callback.module is True and "as default" in callback.code and "selfcrossView" in callback.code
+    for name in ("mode", "causal", "query"):
+        assert callback in explorer._controls[name].js_property_callbacks["change:active"], name
+    assert callback in explorer._figure.js_event_callbacks["tap"]
+
+
+def test_each_explorer_has_its_own_models():
+    a, b = SelfCrossExplorer(), SelfCrossExplorer()
+    a.mode = "cross"
+    assert b.mode == "self_zh" and b.query_tokens == ZH_TOKENS
+    assert a._controls["mode"] is not b._controls["mode"] and a._sources["cells"] is not b._sources["cells"]
+    assert a._state is not b._state
