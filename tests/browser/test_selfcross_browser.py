@@ -1,0 +1,163 @@
+"""A student compares self- and cross-attention in Chromium: served, with the server stopped, and saved."""
+
+import re
+
+import pytest
+
+from attention_explorable import core
+from attention_explorable.views.selfcross import EN_EMBEDDINGS, EN_TOKENS, ZH_EMBEDDINGS, ZH_TOKENS
+
+from ..conftest import ServedApp
+from .test_steps_browser import save_page, text_of, wait_text
+
+pytestmark = pytest.mark.browser
+
+READY = ".ae-selfcross-row"
+SERVER_GONE = ("WebSocket", "Lost websocket connection", "ERR_CONNECTION_REFUSED", "not connected so cannot send")
+
+# The heatmap as BokehJS holds it: axis titles, tick labels, the highlighted
+# row, the cells' numbers, and where its frame lies on the canvas.
+_HEATMAP = """() => {
+  const models = [...Bokeh.documents[0].all_models];
+  const fig = models.find((m) => (m.css_classes || []).includes('ae-selfcross-heatmap'));
+  const axis = (list) => {
+    const a = list.find((m) => 'major_label_overrides' in m);
+    return {label: a.axis_label, ticks: [...a.major_label_overrides].sort((p, q) => p[0] - q[0]).map((e) => e[1])};
+  };
+  const source = (column) => fig.renderers.map((r) => r.data_source).find((d) => d && column in d.data);
+  const cells = source('text_color'), highlight = source('height');
+  const box = Bokeh.index.find_one(fig).frame.bbox;
+  return {x: axis(fig.above), y: axis(fig.left), row: highlight.data.y[0], text: [...cells.data.text],
+          frame: [box.left, box.top, box.width, box.height]};
+}"""
+
+
+def heatmap(page) -> dict:
+    return page.evaluate(_HEATMAP)
+
+
+def weights_in(row_text: str) -> dict:
+    """Token -> weight read from the query row's readout."""
+    table = row_text.split("\n")[1] if "\n" in row_text else row_text
+    return {tok: float(w) for tok, w in re.findall(r"(\S+)\s+([0-9]\.[0-9]{3})", table)}
+
+
+def tap_row(page, row: int, n_rows: int = 4, touch: bool = False) -> None:
+    """Click (or, on a phone, tap) heatmap row ``row`` (1 = top)."""
+    left, top, width, height = heatmap(page)["frame"]
+    canvas = page.locator(".ae-selfcross-heatmap canvas").first.bounding_box()
+    x, y = canvas["x"] + left + 0.3 * width, canvas["y"] + top + (row - 0.5) / n_rows * height
+    page.touchscreen.tap(x, y) if touch else page.mouse.click(x, y)
+
+
+@pytest.fixture(scope="module")
+def saved_selfcross(tmp_path_factory):
+    from attention_explorable.explorables.selfcross import SelfCrossExplorer
+
+    path = tmp_path_factory.mktemp("saved") / "selfcross.html"
+    save_page(path, SelfCrossExplorer)
+    return path
+
+
+@pytest.fixture(params=["served", "server-stopped", "saved"])
+def selfcross_page(request, selfcross_server, saved_selfcross, student):
+    """The page as a student gets it: from the server, from a server stopped after the page
+    loaded, or from a saved file with every request but file:// aborted."""
+    s = student()
+    if request.param == "served":
+        s.open(selfcross_server.url(), READY)
+        yield s
+        selfcross_server.assert_clean_log()
+    elif request.param == "server-stopped":
+        own = ServedApp("apps/selfcross.py")
+        try:
+            s.open(own.url(), READY)
+        finally:
+            own.close()
+        s.errors_to_ignore = SERVER_GONE
+        yield s
+    else:
+        aborted = s.open_offline(saved_selfcross, READY)
+        yield s
+        assert all("cdn.holoviz.org" in url and url.split("?")[0].endswith(".css") for url in aborted), aborted
+
+
+def test_student_uses_every_control(selfcross_page, request):
+    s, page = selfcross_page, selfcross_page.page
+    flavour = request.node.callspec.id
+    _, zh = core.scaled_dot_product_attention(ZH_EMBEDDINGS, ZH_EMBEDDINGS, ZH_EMBEDDINGS)
+    _, cross = core.scaled_dot_product_attention(EN_EMBEDDINGS, ZH_EMBEDDINGS, ZH_EMBEDDINGS)
+    causal = core.scaled_dot_product_attention(EN_EMBEDDINGS, EN_EMBEDDINGS, EN_EMBEDDINGS,
+                                               mask=core.causal_mask(4))[1]
+
+    # Chinese self-attention: the heatmap says both roles come from the Chinese sentence.
+    assert "中文句子「我 爱 机器 学习」" in text_of(page, ".ae-selfcross-roles")
+    row = text_of(page, ".ae-selfcross-row")
+    assert "查询「我」的权重" in row
+    assert weights_in(row) == {tok: round(w, 3) for tok, w in zip(ZH_TOKENS, zh[0])}
+    hm = heatmap(page)
+    assert hm["x"] == {"label": "键和值来自：中文句子", "ticks": list(ZH_TOKENS)}
+    assert hm["y"] == {"label": "查询来自：中文句子", "ticks": list(ZH_TOKENS)}
+    assert hm["text"] == [f"{w:.2f}" for w in zh.ravel()] and hm["row"] == 1
+    assert page.locator(".ae-selfcross-causal input").is_disabled()  # no causal mask in the encoder
+
+    # Cross-attention: English rows, Chinese columns; "love" attends most to 爱.
+    page.locator(".ae-selfcross-mode button", has_text="交叉注意力").click()
+    wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
+    page.locator(".ae-selfcross-query button", has_text="love").click()
+    wait_text(page, ".ae-selfcross-row", "查询「love」的权重")
+    row = text_of(page, ".ae-selfcross-row")
+    assert f"最关注「爱」（权重 {cross[1].max():.3f}）" in row
+    for tok, weight in zip(ZH_TOKENS, cross[1]):
+        assert re.search(rf"{tok}\s+{weight:.3f}", row), (tok, row)
+    hm = heatmap(page)
+    assert hm["y"] == {"label": "查询来自：英文句子", "ticks": list(EN_TOKENS)}
+    assert hm["x"] == {"label": "键和值来自：中文句子", "ticks": list(ZH_TOKENS)}
+    assert hm["row"] == 2 and hm["text"] == [f"{w:.2f}" for w in cross.ravel()]
+    s.screenshot(f"selfcross-cross-1280-{flavour}")
+
+    # Tap the heatmap's last row: "learning" becomes the query, its button pressed.
+    tap_row(page, 4)
+    wait_text(page, ".ae-selfcross-row", "查询「learning」的权重")
+    assert weights_in(text_of(page, ".ae-selfcross-row")) == {
+        tok: round(w, 3) for tok, w in zip(ZH_TOKENS, cross[3])}
+    assert heatmap(page)["row"] == 4
+    assert "bk-active" in page.locator(".ae-selfcross-query button", has_text="learning").get_attribute("class")
+
+    # English self-attention with the causal mask: "love" sees only "I" and itself.
+    page.locator(".ae-selfcross-mode button", has_text="自注意力（英文）").click()
+    wait_text(page, ".ae-selfcross-roles", "英文句子「I love machine learning」")
+    assert page.locator(".ae-selfcross-causal input").is_enabled()
+    page.locator(".ae-selfcross-query button", has_text="love").click()
+    page.locator(".ae-selfcross-causal input").click()
+    wait_text(page, ".ae-selfcross-roles", "因果掩码")
+    wait_text(page, ".ae-selfcross-row", "查询「love」的权重")
+    row = text_of(page, ".ae-selfcross-row")
+    assert re.search(r"machine\s+0\.000", row) and re.search(r"learning\s+0\.000", row), row
+    assert weights_in(row) == {tok: round(w, 3) for tok, w in zip(EN_TOKENS, causal[1])}
+    hm = heatmap(page)
+    assert hm["text"][1] == "—" and hm["text"][4:6] == [f"{causal[1, 0]:.2f}", f"{causal[1, 1]:.2f}"]
+    assert hm["x"]["label"] == "键和值来自：英文句子" and hm["y"]["ticks"] == list(EN_TOKENS)
+    s.screenshot(f"selfcross-causal-1280-{flavour}")
+
+    # The mask off again: the full row comes back.
+    page.locator(".ae-selfcross-causal input").click()
+    full = core.scaled_dot_product_attention(EN_EMBEDDINGS, EN_EMBEDDINGS, EN_EMBEDDINGS)[1][1]
+    wait_text(page, ".ae-selfcross-row", rf"learning\s*{full[3]:.3f}")
+    assert weights_in(text_of(page, ".ae-selfcross-row")) == {tok: round(w, 3) for tok, w in zip(EN_TOKENS, full)}
+    assert "因果掩码" not in text_of(page, ".ae-selfcross-roles")
+    s.assert_clean()
+
+
+def test_phone_has_no_sideways_scroll(selfcross_server, student):
+    s = student(width=390, height=844, mobile=True)
+    s.open(selfcross_server.url(), READY)
+    page = s.page
+    page.locator(".ae-selfcross-mode button", has_text="交叉注意力").tap()
+    wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
+    page.locator(".ae-selfcross-heatmap canvas").first.scroll_into_view_if_needed()
+    tap_row(page, 3, touch=True)
+    wait_text(page, ".ae-selfcross-row", "查询「machine」的权重")
+    assert heatmap(page)["row"] == 3
+    s.assert_fits_phone("selfcross-390")
+    selfcross_server.assert_clean_log()
