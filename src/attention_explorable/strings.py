@@ -103,7 +103,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "vector_formula_output": "输出 y = Σ αⱼ vⱼ（落在值的凸包内）",
         # MatrixExplorer (3.7.7 scaled dot-product attention)
         "matrix_heading": "缩放点积注意力：分数矩阵与权重矩阵",
-        "matrix_intro": "Q、K、V 的每个分量都从标准正态分布随机抽取（由随机种子决定）。打开或关闭 √d_k 缩放，再拖动 d_k，观察权重热图：不缩放时，d_k 越大，每行越接近只有一个亮格。",
+        "matrix_intro": "Q、K、V 的每个分量都是由随机种子决定的近似标准正态随机数（12 个 0 到 1 之间的均匀随机数之和减 6）。打开或关闭 √d_k 缩放，再拖动 d_k，观察权重热图：不缩放时，d_k 越大，每行越接近只有一个亮格。",
         "matrix_n_tokens": "词元数 n",
         "matrix_d_k": "维度 d_k",
         "matrix_seed": "随机种子",
@@ -125,6 +125,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "matrix_curve_values": "曲线：{draws} 组随机 Q、K（n = {n}）的平均。在 d_k = {d} 处：缩放 {scaled}，不缩放 {unscaled}",
         "matrix_row_sums": "每行权重之和",
         "matrix_masked_note": "灰色格被因果掩码屏蔽：分数改为 −∞，权重为 0。",
+        "matrix_highlight_note": "红框：每一行最大的分数和最大的权重（softmax 不改变大小顺序）。",
+        "matrix_new_seed": "换一组随机数",
         # SelfCrossExplorer (3.7.8 self- and cross-attention)
         "selfcross_heading": "自注意力与交叉注意力：查询、键、值从哪里来",
         "selfcross_toy_note": "说明：这里的词向量是为演示手工设定的 4 维玩具向量，不是训练得到的；为简单起见，直接把词向量当作查询、键和值（投影矩阵取单位矩阵），分数除以 √d = 2。",
@@ -234,7 +236,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "vector_formula_output": "Output y = Σ αⱼ vⱼ (inside the convex hull of the values)",
         # MatrixExplorer (3.7.7 scaled dot-product attention)
         "matrix_heading": "Scaled dot-product attention: score and weight matrices",
-        "matrix_intro": "Every entry of Q, K and V is drawn from a standard normal distribution (fixed by the random seed). Switch the √d_k scaling on or off, then drag d_k and watch the weight heatmap: unscaled, a larger d_k leaves nearly one bright cell per row.",
+        "matrix_intro": "Every entry of Q, K and V is an approximately standard normal random number fixed by the seed (the sum of 12 uniform random numbers between 0 and 1, minus 6). Switch the √d_k scaling on or off, then drag d_k and watch the weight heatmap: unscaled, a larger d_k leaves nearly one bright cell per row.",
         "matrix_n_tokens": "Tokens n",
         "matrix_d_k": "Dimension d_k",
         "matrix_seed": "Random seed",
@@ -256,6 +258,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "matrix_curve_values": "Curves: mean over {draws} random Q, K (n = {n}). At d_k = {d}: scaled {scaled}, unscaled {unscaled}",
         "matrix_row_sums": "Row sums of the weights",
         "matrix_masked_note": "Grey cells are masked by the causal mask: the score becomes −∞, the weight 0.",
+        "matrix_highlight_note": "Red outlines: the largest score and the largest weight of each row (softmax keeps their order).",
+        "matrix_new_seed": "New random numbers",
         # SelfCrossExplorer (3.7.8 self- and cross-attention)
         "selfcross_heading": "Self- and cross-attention: where queries, keys and values come from",
         "selfcross_toy_note": "Note: the word vectors here are hand-made 4-dimensional toy vectors for this demonstration, not trained ones; for simplicity they serve directly as queries, keys and values (identity projections), and the scores are divided by √d = 2.",
