@@ -1,0 +1,343 @@
+// The matrix explorable of section 3.7.7 (scaled dot-product attention) in
+// the browser: the shared random generator (twin of mulberry32,
+// irwin_hall_normals and random_qkv in attention_explorable/views/matrix.py),
+// its view (twin of matrix_view), and the controller that turns a student's
+// moves into state and draws every change of state.
+import {drawSoon, escapeHtml, fill, formatG, formatNumber, parseNumber, readState, softmax, writeView}
+  from "./shared.js";
+
+// The shared pieces too, for the mirror tests.
+export {formatG, formatNumber, parseNumber, softmax} from "./shared.js";
+
+export const STATE_NAMES = ["n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled"];
+export const TOGGLES = ["causal", "scaled"];
+export const MULBERRY_INCREMENT = 0x6D2B79F5;
+export const IRWIN_HALL_TERMS = 12;
+
+const BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
+const RED_BLUE = ["#67001f", "#b2182b", "#d6604d", "#f4a582", "#fddbc7", "#f7f7f7", "#d1e5f0", "#92c5de",
+  "#4393c3", "#2166ac", "#053061"];
+const MASKED_FILL = "#e4e4e4", MASKED_TEXT = "#777777", DARK_TEXT = "#222222", LIGHT_TEXT = "#ffffff";
+const CELL = 0.96;
+const ECHO_LIMIT = 40;
+
+// --- the shared random generator ---------------------------------------------------
+
+/**
+ * The first `count` outputs of mulberry32 started at `seed` (views.matrix.mulberry32):
+ * the state advances by 0x6D2B79F5 and is mixed by 32-bit integer arithmetic.
+ * @param {number} seed integer in [0, 2**32)
+ * @param {number} count number of outputs
+ * @returns {number[]} (count,) integers in [0, 2**32)
+ */
+export function mulberry32(seed, count) {
+  const out = new Array(count);
+  let a = seed >>> 0;
+  for (let i = 0; i < count; i++) {
+    a = (a + MULBERRY_INCREMENT) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t = (t + Math.imul(t ^ (t >>> 7), t | 61)) ^ t;
+    out[i] = (t ^ (t >>> 14)) >>> 0;
+  }
+  return out;
+}
+
+/**
+ * `count` approximately standard normal numbers (views.matrix.irwin_hall_normals):
+ * each the sum of 12 uniforms k / 2**32 minus 6 (Irwin–Hall; exact in float64,
+ * mean 0, variance 1, values in [-6, 6): an approximation of a normal).
+ * @param {number} seed integer in [0, 2**32)
+ * @param {number} count number of normals
+ * @returns {number[]} (count,)
+ */
+export function irwinHallNormals(seed, count) {
+  const k = mulberry32(seed, IRWIN_HALL_TERMS * count);
+  const out = new Array(count);
+  for (let j = 0; j < count; j++) {
+    let total = 0;  // an integer below 2**36: exact
+    for (let m = 0; m < IRWIN_HALL_TERMS; m++) total += k[IRWIN_HALL_TERMS * j + m];
+    out[j] = total / 4294967296 - 6;
+  }
+  return out;
+}
+
+/**
+ * Q, K, V of the explorable (views.matrix.random_qkv): the first 3 n d_k normals
+ * of the seed, row by row, Q first.
+ * @param {number} seed integer in [0, 2**32)
+ * @param {number} n number of tokens (rows)
+ * @param {number} dK dimension d_k (columns)
+ * @returns {number[][][]} [q, k, v], each (n, d_k)
+ */
+export function randomQKV(seed, n, dK) {
+  const z = irwinHallNormals(seed, 3 * n * dK);
+  return [0, 1, 2].map((m) => Array.from({length: n}, (_, i) => z.slice((m * n + i) * dK, (m * n + i + 1) * dK)));
+}
+
+// --- the numbers ----------------------------------------------------------------------
+
+/**
+ * views.matrix.check_state: throws an Error naming the parameter and the value
+ * unless every slider's value is a finite number within its bounds (an integer
+ * where the step is) and every switch a boolean.
+ * @param {object} st the state
+ * @param {object} sliders name -> [low, high, step]
+ */
+export function checkState(st, sliders) {
+  for (const [name, [lo, hi, step]] of Object.entries(sliders)) {
+    const value = st[name];
+    const integer = Number.isInteger(step);
+    const ok = typeof value === "number" && Number.isFinite(value) && value >= lo && value <= hi &&
+      (!integer || Number.isInteger(value));
+    if (!ok) {
+      throw new Error(`${name} must be ${integer ? "an integer" : "a number"} in [${formatG(lo)}, ${formatG(hi)}],` +
+        ` got ${JSON.stringify(value)}`);
+    }
+  }
+  for (const name of TOGGLES) {
+    if (typeof st[name] !== "boolean") throw new Error(`${name} must be true or false, got ${JSON.stringify(st[name])}`);
+  }
+}
+
+/**
+ * The matrices of one state (views.matrix.attention_matrices).
+ * @param {object} st n_tokens, d_k, seed, q1_scale, causal, scaled
+ * @param {object} sliders name -> [low, high, step]
+ * @returns {object} q, k, v (n, d_k); mask (n, n) true where query i may attend key j;
+ *   scores (n, n), -Infinity where masked; weights (n, n), rows summing to 1;
+ *   rowMax (n,); meanMaxWeight
+ */
+export function attentionMatrices(st, sliders) {
+  checkState(st, sliders);
+  const n = st.n_tokens, dK = st.d_k;
+  const [q, k, v] = randomQKV(st.seed, n, dK);  // each (n, d_k)
+  q[0] = q[0].map((x) => x * st.q1_scale);  // a longer first query: its row of scores grows
+  const scale = st.scaled ? 1.0 / Math.sqrt(dK) : 1.0;
+  const mask = q.map((_, i) => k.map((__, j) => !st.causal || j <= i));  // causal: no later keys
+  const scores = q.map((qi, i) => k.map((kj, j) => {  // (n, d_k) @ (d_k, n) -> (n, n)
+    let dot = 0;
+    for (let c = 0; c < dK; c++) dot += qi[c] * kj[c];
+    return mask[i][j] ? dot * scale : -Infinity;
+  }));
+  const weights = scores.map((row) => softmax(row));  // (n, n)
+  const rowMax = weights.map((row) => Math.max(...row));
+  let total = 0;
+  for (const m of rowMax) total += m;
+  return {q, k, v, mask, scores, weights, rowMax, meanMaxWeight: total / n};
+}
+
+/**
+ * views.matrix.ramp: the colour a fraction t in [0, 1] along `colors`, linear
+ * between neighbours, each channel rounded half up.
+ * @param {string[]} colors "#rrggbb" colours, at least two
+ * @param {number} t fraction in [0, 1] (clamped)
+ * @returns {string} "#rrggbb"
+ */
+export function ramp(colors, t) {
+  const x = Math.min(Math.max(t, 0), 1) * (colors.length - 1);
+  const i = Math.min(Math.floor(x), colors.length - 2);
+  const f = x - i;
+  const a = colors[i], b = colors[i + 1];
+  let out = "#";
+  for (const c of [1, 3, 5]) {
+    const lo = parseInt(a.slice(c, c + 2), 16), hi = parseInt(b.slice(c, c + 2), 16);
+    out += Math.floor(lo + (hi - lo) * f + 0.5).toString(16).padStart(2, "0");
+  }
+  return out;
+}
+
+/**
+ * views.matrix.heat_cells: fill and text colours of heatmap cells; weights light
+ * to dark blue, scores (diverging) red negative to blue positive, masked grey.
+ * @param {number[]} values (cells,) weights in [0, 1] or scores
+ * @param {boolean[]} masked (cells,) true where masked
+ * @param {boolean} diverging scores (true) or weights (false)
+ * @param {number} limit score magnitude of the darkest colour
+ * @returns {string[][]} [fill, text colour], each (cells,)
+ */
+export function heatCells(values, masked, diverging, limit = 1.0) {
+  const fillColors = [], textColors = [];
+  values.forEach((value, c) => {
+    if (masked[c]) {
+      fillColors.push(MASKED_FILL);
+      textColors.push(MASKED_TEXT);
+    } else if (diverging) {
+      const t = Math.min(Math.max(value / limit, -1.0), 1.0);
+      fillColors.push(ramp(RED_BLUE, (t + 1.0) / 2.0));
+      textColors.push(Math.abs(t) > 0.55 ? LIGHT_TEXT : DARK_TEXT);
+    } else {
+      fillColors.push(ramp(BLUES, value));
+      textColors.push(value > 0.5 ? LIGHT_TEXT : DARK_TEXT);
+    }
+  });
+  return [fillColors, textColors];
+}
+
+// --- the view -------------------------------------------------------------------------
+
+/**
+ * Everything the matrix explorable displays for one state (views.matrix.matrix_view).
+ * @param {object} st n_tokens, d_k, seed, q1_scale, causal, scaled
+ * @param {object} config views.matrix.matrix_config(language)
+ * @returns {object} {sources, ranges, html, props}
+ */
+export function matrixView(st, config) {
+  const f = formatNumber, S = config.strings;
+  const res = attentionMatrices(st, config.sliders);
+  const n = st.n_tokens, dK = st.d_k;
+  const masked = res.mask.flat().map((m) => !m);
+  const xs = [], ys = [];
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) xs.push(j + 1), ys.push(i + 1);
+  const flatScores = res.scores.flat(), flatWeights = res.weights.flat();
+  let limit = 0;
+  flatScores.forEach((s, c) => { if (!masked[c]) limit = Math.max(limit, Math.abs(s)); });
+  limit = limit || 1.0;
+  const [scoreFill, scoreColour] = heatCells(flatScores, masked, true, limit);
+  const [weightFill, weightColour] = heatCells(flatWeights, masked, false);
+  const top = [];  // [j, i] of each row's largest weight, the first of equals
+  res.weights.forEach((row, i) => {
+    let best = 0;
+    row.forEach((w, j) => { if (w > row[best]) best = j; });
+    if (row[best] > 0) top.push([best, i]);
+  });
+
+  const curve = config.curves[String(n)];
+  const curveScaled = curve.scaled[dK - 1], curveUnscaled = curve.unscaled[dK - 1];
+  const meanMax = res.meanMaxWeight;
+  const curveText = fill(S.matrix_curve_values, {draws: config.curve_draws, n, d: dK,
+    scaled: f(curveScaled, 3), unscaled: f(curveUnscaled, 3)});
+  const notes = S.matrix_highlight_note + (st.causal ? "<br>" + S.matrix_masked_note : "");
+  const props = {};
+  for (const name of Object.keys(config.sliders)) {
+    props[name + "_slider"] = {value: st[name]};
+    props[name + "_box"] = {value: formatG(st[name])};
+  }
+  for (const name of TOGGLES) props[name + "_toggle"] = {active: st[name]};
+  props.score_title = {text: S[st.scaled ? "matrix_plot_scores_scaled" : "matrix_plot_scores_unscaled"]};
+  const sums = [];
+  for (const row of res.weights) {
+    let s = 0;
+    for (const w of row) s += w;
+    sums.push(f(s, 3));
+  }
+  return {
+    sources: {
+      score_cells: {x: xs, y: ys, fill: scoreFill, text_color: scoreColour,
+        text: flatScores.map((s, c) => (masked[c] ? "−∞" : f(s, 2, false)))},
+      weight_cells: {x: xs.slice(), y: ys.slice(), fill: weightFill, text_color: weightColour,
+        text: flatWeights.map((w, c) => (masked[c] ? "—" : f(w, 2, false)))},
+      highlight: {x: top.map(([j]) => j + 1), y: top.map(([, i]) => i + 1),
+        width: top.map(() => CELL), height: top.map(() => CELL)},
+      curve: {d: curve.d.slice(), scaled: curve.scaled.slice(), unscaled: curve.unscaled.slice()},
+      mark: {d: [dK], scaled: [curveScaled], unscaled: [curveUnscaled], current: [meanMax], y0: [0.0], y1: [1.0]},
+    },
+    ranges: {score_x: [0.5, n + 0.5], score_y: [n + 0.5, 0.5], weight_x: [0.5, n + 0.5], weight_y: [n + 0.5, 0.5]},
+    html: {
+      max_weight: `<div class='ae-kind'>${S.matrix_max_weight}</div>` +
+        `<b class='ae-matrix-mean-max'>${f(meanMax)}</b><br><span class='ae-hint'>${curveText}</span>`,
+      row_sums: `<span class='ae-kind'>${S.matrix_row_sums}</span> ` + sums.join(", "),
+      notes: `<span class='ae-hint'>${notes}</span>`,
+    },
+    props,
+  };
+}
+
+// --- the controller -------------------------------------------------------------------
+
+// A slider's value on its own grid: 1.1, not 1.1000000000000001.
+function onGrid(value, step) {
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  return Number(value.toFixed(decimals));
+}
+
+const echo = (raw) => {
+  const s = raw.trim();
+  return Array.from(s).length <= ECHO_LIMIT ? s : Array.from(s).slice(0, ECHO_LIMIT).join("") + "…";
+};
+const escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+  .replace(/"/g, "&quot;");
+
+function showNotice(models, notice) {
+  models.notice.text = escapeHtml(notice);
+  models.notice.visible = notice !== "";
+}
+
+// A value typed into a slider's box: junk shows the state's value again; a
+// number outside the bounds is clamped, and the notice says so.
+function typedValue(state, models, config, name) {
+  const box = models[name + "_box"];
+  const [lo, hi, step] = config.sliders[name];
+  const raw = box.value;
+  if (raw === formatG(state[name])) return;  // drawn from the state, not typed
+  const parsed = parseNumber(raw);
+  if (parsed === null) {
+    box.value = formatG(state[name]);
+    return;
+  }
+  const value = onGrid(Math.min(Math.max(parsed, lo), hi), step);
+  const clamped = parsed < lo || parsed > hi;
+  showNotice(models, clamped ? fill(config.strings.input_clamped, {
+    name: config.labels[name], raw: escapeText(echo(raw)), lo: formatG(lo), hi: formatG(hi),
+    value: formatG(value)}) : "");
+  if (state[name] !== value) state[name] = value;
+  else box.value = formatG(value);
+}
+
+// A new seed for the "new random numbers" button: any other one of the slider's.
+function newSeed(config, seed) {
+  const [lo, hi] = config.sliders.seed;
+  let next = seed;
+  while (next === seed) next = lo + Math.floor(Math.random() * (hi - lo + 1));
+  return next;
+}
+
+/** Draw the current state into the page's models. */
+export function draw(state, models, config) {
+  writeView(models, matrixView(readState(state, STATE_NAMES), config));
+}
+
+/**
+ * The controller, run by Bokeh's CustomJS for every event of the explorable:
+ * a change of the state model (from the student or from the server) draws;
+ * a student's action on a control changes the state.
+ */
+export default function matrix(args, obj) {
+  try {
+    handle(args, obj);
+  } catch (err) {
+    console.error("attention explorable (matrix):", err);
+  }
+}
+
+function handle(args, obj) {
+  const {state, models, config} = args;
+  const origin = obj && obj.origin ? obj.origin : obj;
+  if (origin === state) {
+    drawSoon(state, () => draw(state, models, config));
+    return;
+  }
+  // A student's action: a clamped value's notice lasts until the next one.
+  const acted = () => { if (models.notice.visible) models.notice.visible = false; };
+  for (const [name, [lo, hi, step]] of Object.entries(config.sliders)) {
+    if (origin === models[name + "_slider"]) {
+      if (origin.value === state[name]) return;  // drawn from the state, not moved by hand
+      acted();
+      const value = onGrid(Math.min(Math.max(origin.value, lo), hi), step);
+      if (value !== state[name]) state[name] = value;
+      return;
+    }
+    if (origin === models[name + "_box"]) return typedValue(state, models, config, name);
+  }
+  for (const name of TOGGLES) {
+    if (origin === models[name + "_toggle"]) {
+      if (origin.active === state[name]) return;  // drawn from the state
+      acted();
+      state[name] = origin.active;
+      return;
+    }
+  }
+  if (origin === models.new_seed) {
+    acted();
+    state.seed = newSeed(config, state.seed);
+  }
+}
