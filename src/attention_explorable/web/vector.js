@@ -1,0 +1,281 @@
+// The vector explorable of section 3.7.6 in the browser: its view (twin of
+// attention_explorable/views/vector.py), the convex hull of the values
+// (Andrew's monotone chain, giving the vertices Qhull gives in Python), and
+// the controller that turns a student's drags, taps, slider moves and typed
+// numbers into state and draws every change of state.
+import {
+  drawSoon, escapeHtml, fill, formatFixed, formatG, formatNumber, parseNumber, readState, softmax,
+  writeView,
+} from "./shared.js";
+
+// The shared pieces too, for the mirror tests.
+export {formatFixed, formatG, formatNumber, parseNumber, softmax} from "./shared.js";
+
+export const STATE_NAMES = ["query_x", "query_y", "temperature"];
+const SUB = "₀₁₂₃₄₅₆₇₈₉";
+const ECHO_LIMIT = 40;
+
+/**
+ * Scores, weights and output of one query (views.vector.attend).
+ * @param {number[]} query (2,) the query q
+ * @param {number[][]} keys (n, 2) keys k_j
+ * @param {number[][]} values (n, 2) values v_j
+ * @param {number} temperature T > 0
+ * @returns {{scores: number[], weights: number[], output: number[]}} scores s = q · k_j (n,),
+ *   weights softmax(s / T) (n,), output y = Σ a_j v_j (2,)
+ */
+export function attend(query, keys, values, temperature) {
+  const scores = keys.map(([kx, ky]) => query[0] * kx + query[1] * ky);  // (2,) @ (2, n) -> (n,)
+  const weights = softmax(scores, temperature);
+  const output = [0, 0];  // (n,) @ (n, 2) -> (2,)
+  for (let j = 0; j < values.length; j++) {
+    output[0] += weights[j] * values[j][0];
+    output[1] += weights[j] * values[j][1];
+  }
+  return {scores, weights, output};
+}
+
+const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+
+/**
+ * Vertices of the convex hull of 2-D points, counter-clockwise
+ * (views.vector.convex_hull, which asks Qhull): Andrew's monotone chain.
+ * Duplicates are dropped; the first vertex is the lowest-left point (smallest
+ * x, then smallest y); points on one line (within 1e-12 of the points'
+ * extent squared, as Qhull judges them) give the two extreme points.
+ * @param {number[][]} points (n, 2), n >= 1
+ * @returns {number[][]} (m, 2), m <= n
+ */
+export function convexHull(points) {
+  const sorted = points.map(([x, y]) => [x, y]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const pts = sorted.filter((p, i) => i === 0 || p[0] !== sorted[i - 1][0] || p[1] !== sorted[i - 1][1]);
+  if (pts.length <= 2) return pts.length === 2 ? pts : pts.slice(0, 1);
+  const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+  const extent = Math.max(Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys));
+  const eps = 1e-12 * extent * extent;
+  const chain = (list) => {
+    const out = [];
+    for (const p of list) {
+      while (out.length >= 2 && cross(out[out.length - 2], out[out.length - 1], p) <= eps) out.pop();
+      out.push(p);
+    }
+    return out;
+  };
+  const lower = chain(pts), upper = chain(pts.slice().reverse());
+  const hull = lower.slice(0, -1).concat(upper.slice(0, -1));
+  return hull.length >= 3 ? hull : [pts[0], pts[pts.length - 1]];
+}
+
+// Python's round(x, decimals) (half to even on the exact value), + 0 turning -0 into 0.
+const roundTo = (x, decimals) => Number(formatFixed(x, decimals)) + 0;
+
+/**
+ * The query a tap or a drag at (x, y) sets (views.vector.point_to_query):
+ * clamped to [lo, hi], rounded to `decimals`; null when x or y is not a
+ * finite number (a deleted tip).
+ * @param {number} x data units
+ * @param {number} y data units
+ * @param {number[]} bounds [lo, hi]
+ * @param {number} decimals
+ * @returns {number[] | null} [query_x, query_y]
+ */
+export function pointToQuery(x, y, [lo, hi] = [-2, 2], decimals = 2) {
+  if (typeof x !== "number" || typeof y !== "number" || !Number.isFinite(x) || !Number.isFinite(y)) return null;
+  return [roundTo(Math.min(Math.max(x, lo), hi), decimals), roundTo(Math.min(Math.max(y, lo), hi), decimals)];
+}
+
+const sub = (j) => Array.from(String(j), (c) => SUB[Number(c)]).join("");
+const vec = (v, digits = 3) => "[" + v.map((x) => formatNumber(x, digits)).join(", ") + "]";
+
+// `direction` or its opposite, whichever points away from `centre` (ties: the opposite).
+function away(point, [dx, dy], centre) {
+  const dot = dx * (centre[0] - point[0]) + dy * (centre[1] - point[1]);
+  return dot >= 0 ? [-dx, -dy] : [dx, dy];
+}
+
+/**
+ * Pixel offsets and alignments that put each label `gap` px along its direction.
+ * @param {number[][]} directions (n, 2)
+ * @param {number} gap pixels
+ * @returns {{dx: number[], dy: number[], align: string[]}}
+ */
+export function labelOffsets(directions, gap) {
+  const dx = [], dy = [], align = [];
+  for (const [ddx, ddy] of directions) {
+    const norm = Math.sqrt(ddx * ddx + ddy * ddy);
+    const [ux, uy] = norm > 1e-12 ? [ddx / norm, ddy / norm] : [0.7071, -0.7071];
+    dx.push(gap * ux);
+    dy.push(gap * uy);
+    align.push(ux > 0.3 ? "left" : ux < -0.3 ? "right" : "center");
+  }
+  return {dx, dy, align};
+}
+
+/**
+ * Everything the vector explorable displays for one state (views.vector.vector_view).
+ * @param {object} st query_x, query_y (components of q, each in [-2, 2]), temperature (T in [0.05, 5])
+ * @param {object} config views.vector.vector_config(language, keys, values)
+ * @returns {object} {sources, ranges, html, props}
+ */
+export function vectorView(st, config) {
+  const f = formatNumber, S = config.strings;
+  const qx = st.query_x, qy = st.query_y, temp = st.temperature;
+  const k = config.keys, v = config.values;
+  const {scores, weights, output: y} = attend([qx, qy], k, v, temp);
+  const idx = k.map((_, j) => sub(j + 1));
+
+  // Labels sit on the side away from the values' centre (see the Python twin).
+  let cx = 0, cy = 0;
+  for (const [vx, vy] of v) { cx += vx; cy += vy; }
+  const centre = [cx / v.length, cy / v.length];
+  const gap = config.label_gap;
+  const mids = k.map(([kx, ky]) => [0.4 * kx, 0.4 * ky]);
+  const keyDirs = mids.map((m, j) => away(m, [-k[j][1], k[j][0]], centre));
+  const valueDirs = v.map(([vx, vy]) => [vx - centre[0], vy - centre[1]]);
+  const hull = convexHull(v);
+
+  const dots = k.map((kj, j) =>
+    `s${idx[j]} = ${f(qx, 2)}×${formatG(kj[0])} + ${f(qy, 2)}×${formatG(kj[1])} = ${f(scores[j], 3)}`).join("<br>");
+  const terms = weights.map((w, j) =>
+    `${f(w, 3)}·${v[j].every((c) => c === Math.round(c)) ? vec(v[j], 0) : vec(v[j], 2)}`).join(" + ");
+  const row = (kind, cells) => `<table><tr><td class='ae-kind'>${kind}</td>${cells}</tr></table>`;
+  const values = [qx, qy, temp];
+  const props = {};
+  STATE_NAMES.forEach((name, i) => { props[name + "_slider"] = {value: values[i]}; });
+  STATE_NAMES.forEach((name, i) => { props[name + "_box"] = {value: formatG(values[i])}; });
+
+  return {
+    sources: {
+      query: {x: [qx], y: [qy], label: ["q"]},
+      keys: {x: k.map((p) => p[0]), y: k.map((p) => p[1]), lx: mids.map((m) => m[0]), ly: mids.map((m) => m[1]),
+        label: idx.map((i) => "k" + i), ...labelOffsets(keyDirs, gap)},
+      values: {x: v.map((p) => p[0]), y: v.map((p) => p[1]), size: weights.map((a) => 8.0 + 22.0 * Math.sqrt(a)),
+        label: weights.map((a, j) => `v${idx[j]} (${f(a, 2, false)})`), ...labelOffsets(valueDirs, gap)},
+      hull: {x: hull.map((p) => p[0]), y: hull.map((p) => p[1])},
+      output: {x: [y[0]], y: [y[1]], label: ["y"]},
+    },
+    ranges: {},
+    html: {
+      scores_readout: row(S.readout_scores, scores.map((s, j) => `<td>s${idx[j]} = ${f(s, 3)}</td>`).join("")),
+      weights_readout: row(S.readout_weights, weights.map((a, j) => `<td>α${idx[j]} = ${f(a, 3)}</td>`).join("")),
+      output_readout: row(S.readout_output, `<td>y = ${vec(y)}</td>`),
+      formula:
+        `<div class='ae-kind'>${S.formula_label}</div>` +
+        `<div class='ae-kind'>${S.vector_formula_scores}</div>${dots}` +
+        `<div class='ae-kind'>${S.vector_formula_weights}</div>` +
+        `α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)})` +
+        ` = [${weights.map((a) => f(a, 3)).join(", ")}]` +
+        `<div class='ae-kind'>${S.vector_formula_output}</div>` +
+        `y = ${terms} = ${vec(y)}`,
+    },
+    props,
+  };
+}
+
+// --- the controller -------------------------------------------------------------
+
+// Query sources whose tip the student is dragging: drawn where the pointer
+// holds it (it rounds to the state) until it is dropped, then snapped.
+const held = new WeakSet();
+
+/** Draw the current state into the page's models. */
+export function draw(state, models, config) {
+  const view = vectorView(readState(state, STATE_NAMES), config);
+  if (held.has(models.query)) delete view.sources.query;
+  writeView(models, view);
+}
+
+const redraw = (state, models, config) => drawSoon(state, () => draw(state, models, config));
+
+const echo = (raw) => {
+  const s = raw.trim();
+  return Array.from(s).length <= ECHO_LIMIT ? s : Array.from(s).slice(0, ECHO_LIMIT).join("") + "…";
+};
+const escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+  .replace(/"/g, "&quot;");
+
+function setQuery(state, q) {
+  if (q[0] !== state.query_x || q[1] !== state.query_y) state.setv({query_x: q[0], query_y: q[1]});
+}
+
+// The query source changed: the student drags its tip (PointDrawTool edits the
+// data in place and emits `change`), dropped it, deleted it (Backspace), or
+// this module drew it.
+function tipMoved(state, models, config) {
+  const source = models.query;
+  const x = source.data.x ? source.data.x[0] : undefined;
+  const y = source.data.y ? source.data.y[0] : undefined;
+  const dragging = source.selected.indices.length > 0;
+  if (x === state.query_x && y === state.query_y) {  // drawn from the state
+    held.delete(source);
+    return;
+  }
+  const q = pointToQuery(x, y, config.sliders.query_x.slice(0, 2), config.decimals);
+  if (q === null) {  // deleted, or not a number: put the tip back
+    held.delete(source);
+    redraw(state, models, config);
+    return;
+  }
+  if (dragging) held.add(source);
+  else held.delete(source);
+  if (models.notice.visible) models.notice.visible = false;
+  if (q[0] !== state.query_x || q[1] !== state.query_y) setQuery(state, q);
+  else if (!dragging) redraw(state, models, config);  // dropped: snap the tip to the state
+}
+
+function typedValue(state, models, config, name) {
+  const box = models[name + "_box"];
+  const [lo, hi] = config.sliders[name];
+  const raw = box.value;
+  if (raw === formatG(state[name])) return;  // drawn from the state, not typed
+  const parsed = parseNumber(raw);
+  if (parsed === null) {
+    box.value = formatG(state[name]);  // junk or emptied: show the value the slider has
+    return;
+  }
+  const clamped = Math.min(Math.max(parsed, lo), hi);
+  const value = roundTo(clamped, config.decimals);
+  const notice = clamped === parsed ? "" : fill(config.strings.input_clamped, {
+    name: config.labels[name], raw: escapeText(echo(raw)), lo: formatG(lo), hi: formatG(hi), value: formatG(value)});
+  models.notice.text = escapeHtml(notice);
+  models.notice.visible = notice !== "";
+  if (state[name] !== value) state[name] = value;
+  else box.value = formatG(value);
+}
+
+/**
+ * The controller, run by Bokeh's CustomJS for every event of the explorable:
+ * a change of the state model (from the student or from the server) draws;
+ * a student's action (a slider, a typed box, a tap on the plot, a drag of
+ * the query's tip) changes the state.
+ */
+export default function vector(args, obj) {
+  try {
+    handle(args, obj);
+  } catch (err) {
+    console.error("attention explorable (vector):", err);
+  }
+}
+
+function handle(args, obj) {
+  const {state, models, config} = args;
+  const origin = obj && obj.origin ? obj.origin : obj;
+  if (origin === state) return redraw(state, models, config);
+  if (origin === models.query) return tipMoved(state, models, config);
+  // A student's action: a clamped value's notice lasts until the next one.
+  const acted = () => { if (models.notice.visible) models.notice.visible = false; };
+  for (const name of STATE_NAMES) {
+    if (origin === models[name + "_slider"]) {
+      if (origin.value === state[name]) return;  // drawn from the state, not moved by hand
+      acted();
+      const value = roundTo(origin.value, config.decimals);
+      if (value !== state[name]) state[name] = value;
+      return;
+    }
+    if (origin === models[name + "_box"]) return typedValue(state, models, config, name);
+  }
+  if (origin === models.plot && obj && Number.isFinite(obj.x) && Number.isFinite(obj.y)) {
+    acted();
+    setQuery(state, pointToQuery(obj.x, obj.y, config.sliders.query_x.slice(0, 2), config.decimals));
+  }
+}
