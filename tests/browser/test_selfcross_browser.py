@@ -161,3 +161,33 @@ def test_phone_has_no_sideways_scroll(selfcross_server, student):
     assert heatmap(page)["row"] == 3
     s.assert_fits_phone("selfcross-390")
     selfcross_server.assert_clean_log()
+
+
+def test_state_travels_both_ways(student):
+    """A student's changes reach the server's parameters; the server's changes are drawn."""
+    server = ServedApp("tests/apps/selfcross_server_state.py")
+    try:
+        s = student()
+        page = s.page
+        s.open(server.url(), READY)
+        wait_text(page, ".ae-server-state", "mode=self_zh causal=False query=1")
+        page.locator(".ae-selfcross-mode button", has_text="自注意力（英文）").click()
+        wait_text(page, ".ae-server-state", "mode=self_en causal=False query=1")
+        page.locator(".ae-selfcross-causal input").click()
+        wait_text(page, ".ae-server-state", "mode=self_en causal=True query=1")
+        tap_row(page, 3)
+        wait_text(page, ".ae-server-state", "mode=self_en causal=True query=3")
+
+        page.locator(".ae-server-jump button").click()  # the server changes the state
+        wait_text(page, ".ae-selfcross-row", "查询「learning」的权重")
+        wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
+        cross = core.scaled_dot_product_attention(EN_EMBEDDINGS, ZH_EMBEDDINGS, ZH_EMBEDDINGS)[1]
+        assert weights_in(text_of(page, ".ae-selfcross-row")) == {
+            tok: round(w, 3) for tok, w in zip(ZH_TOKENS, cross[3])}
+        assert not page.locator(".ae-selfcross-causal input").is_checked()
+        assert "bk-active" in page.locator(".ae-selfcross-mode button", has_text="交叉注意力").get_attribute("class")
+        assert heatmap(page)["row"] == 4 and heatmap(page)["x"]["label"] == "键和值来自：中文句子"
+        s.assert_clean()
+        server.assert_clean_log()
+    finally:
+        server.close()
