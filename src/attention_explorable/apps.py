@@ -62,7 +62,7 @@ def _explorer_page(heading_key: str, explorer, language: str, *extra) -> pn.view
 
 def vector_app(language: str = "zh") -> pn.viewable.Viewable:
     """The worked example of section 3.7: drag the query, watch weights and output."""
-    from .vector import VectorExplorer
+    from .explorables.vector import VectorExplorer
 
     _page_setup()
     return _explorer_page("vector_heading", VectorExplorer(language=language), language)

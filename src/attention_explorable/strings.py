@@ -90,6 +90,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # VectorExplorer (3.7.6 worked example)
         "vector_heading": "3.7 手算示例：移动查询向量",
         "vector_intro": "三个位置的键和值与 3.7.6 节相同：k₁ = v₁ = [1, 0]，k₂ = v₂ = [0, 1]，k₃ = v₃ = [1, 1]；分数是直接点积（不除以 √d）。拖动或点击图中的查询箭头尖端，或者用滑块移动它。",
+        "vector_intro_custom": "分数是直接点积（不除以 √d）。拖动或点击图中的查询箭头尖端，或者用滑块移动它。",
         "vector_query_x": "查询 q 的第一个分量",
         "vector_query_y": "查询 q 的第二个分量",
         "vector_plot": "查询、键、值与输出 y（拖动或点击红色的查询尖端）",
@@ -223,6 +224,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # VectorExplorer (3.7.6 worked example)
         "vector_heading": "Section 3.7 worked example: move the query",
         "vector_intro": "The keys and values of section 3.7.6: k₁ = v₁ = [1, 0], k₂ = v₂ = [0, 1], k₃ = v₃ = [1, 1]; the scores are plain dot products (no division by √d). Drag or tap the tip of the query arrow on the plot, or move it with the sliders.",
+        "vector_intro_custom": "The scores are plain dot products (no division by √d). Drag or tap the tip of the query arrow on the plot, or move it with the sliders.",
         "vector_query_x": "Query q, first component",
         "vector_query_y": "Query q, second component",
         "vector_plot": "Query, keys, values and output y (drag or tap the red query tip)",

@@ -5,8 +5,6 @@ import time
 
 import pytest
 
-from attention_explorable import core
-
 from ..test_matrix import reference
 from .test_steps_browser import text_of, wait_text
 
@@ -34,51 +32,6 @@ def press(page, css: str, key: str = "ArrowRight") -> None:
     handle = page.locator(f"{css} .noUi-handle").first
     handle.focus()
     handle.press(key)
-
-
-# --- 3.7.6 worked example ---------------------------------------------------------
-
-def test_vector_slider_tap_and_drag(vector_server, student):
-    s = student()
-    page = s.page
-    s.open(vector_server.url(), ".ae-vector-output")
-    weights = text_of(page, ".ae-vector-weights")
-    assert [labelled(weights, f"α{i}") for i in "₁₂₃"] == [0.422, 0.155, 0.422]
-    assert "y = [0.845, 0.578]" in text_of(page, ".ae-vector-output")
-    s.screenshot("vector-1280")
-
-    # One key press on the second component of q: 0 -> 0.05.
-    press(page, ".ae-query-y")
-    wait_text(page, ".ae-vector-scores", r"s₂ = 0\.050")
-    expected = core.softmax([1.0, 0.05, 1.05])
-    weights = text_of(page, ".ae-vector-weights")
-    assert [labelled(weights, f"α{i}") for i in "₁₂₃"] == pytest.approx(expected, abs=6e-4)
-
-    # Tap the plot: the query jumps there (s₁ = q_x, s₂ = q_y with these keys).
-    canvas = page.locator(".ae-vector-plot canvas").first.bounding_box()
-    x, y = canvas["x"] + 0.72 * canvas["width"], canvas["y"] + 0.3 * canvas["height"]
-    old = text_of(page, ".ae-vector-scores")
-    page.mouse.click(x, y)
-    scores = wait_change(page, ".ae-vector-scores", old)
-    qx, qy = labelled(scores, "s₁"), labelled(scores, "s₂")
-    assert qx > 0 and qy > 0 and labelled(scores, "s₃") == pytest.approx(qx + qy, abs=2e-3)
-
-    # Drag the tip to the right: q_x grows, q_y stays.
-    page.mouse.move(x, y)
-    page.mouse.down()
-    page.mouse.move(x + 40, y, steps=6)
-    page.mouse.up()
-    scores = wait_change(page, ".ae-vector-scores", scores)
-    page.wait_for_timeout(300)
-    scores = text_of(page, ".ae-vector-scores")
-    assert labelled(scores, "s₁") > qx + 0.1
-    assert labelled(scores, "s₂") == pytest.approx(qy, abs=0.03)
-    q = [labelled(scores, "s₁"), labelled(scores, "s₂")]
-    out, _ = core.scaled_dot_product_attention(q, [[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]], scale=1.0)
-    m = re.search(r"y = \[([0-9.]+), ([0-9.]+)\]", text_of(page, ".ae-vector-output"))
-    assert [float(m.group(1)), float(m.group(2))] == pytest.approx(out[0], abs=1e-3)
-    s.assert_clean()
-    vector_server.assert_clean_log()
 
 
 # --- 3.7.7 scaled dot-product attention ---------------------------------------
@@ -133,7 +86,7 @@ def test_matrix_scaling_dk_and_causal(matrix_server, student):
 
 # --- phone width ------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, ready", [("vector", ".ae-vector-output"), ("matrix", ".ae-matrix-max-weight")])
+@pytest.mark.parametrize("name, ready", [("matrix", ".ae-matrix-max-weight")])
 def test_phone_width_has_no_horizontal_scroll(name, ready, request, student):
     server = request.getfixturevalue(f"{name}_server")
     s = student(width=390, height=844)

@@ -14,7 +14,7 @@ import importlib
 #: name -> (module, class) of every explorable.
 EXPLORABLES = {
     "steps": ("attention_explorable.explorables.steps", "StepsExplorer"),
-    "vector": ("attention_explorable.vector", "VectorExplorer"),
+    "vector": ("attention_explorable.explorables.vector", "VectorExplorer"),
     "matrix": ("attention_explorable.matrix", "MatrixExplorer"),
     "selfcross": ("attention_explorable.explorables.selfcross", "SelfCrossExplorer"),
 }

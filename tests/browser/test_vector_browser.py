@@ -1,0 +1,240 @@
+"""A student moves the query of the 3.7.6 worked example in Chromium: served, with the server
+stopped, and saved to a file; by dragging its tip, tapping the plot, slider keys and typed numbers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from attention_explorable import core
+from attention_explorable.views.vector import EXAMPLE_KEYS, EXAMPLE_VALUES
+
+from ..conftest import ServedApp
+from .test_steps_browser import save_page, text_of, wait_text
+
+pytestmark = pytest.mark.browser
+
+# The plot's view in BokehJS: where a point of the plane is on the screen.
+_TO_SCREEN = """([x, y]) => {
+  const queue = [...Bokeh.index.roots], seen = new Set();
+  while (queue.length) {
+    const v = queue.shift();
+    if (seen.has(v)) continue;
+    seen.add(v);
+    if (v.frame && (v.model.css_classes || []).includes("ae-vector-plot")) {
+      const r = v.canvas_view.el.getBoundingClientRect();
+      return [r.x + v.frame.x_scale.compute(x), r.y + v.frame.y_scale.compute(y)];
+    }
+    queue.push(...v.children());
+  }
+  return null;
+}"""
+# The data of the query's source, [x, y, selected indices] (the tip as drawn).
+_TIP = """() => {
+  for (const doc of Bokeh.documents)
+    for (const m of doc.all_models)
+      if (m.data && m.data.label && m.data.label[0] === "q") return [Array.from(m.data.x), Array.from(m.data.y)];
+  return null;
+}"""
+
+
+def labelled(txt: str, label: str) -> float:
+    m = re.search(re.escape(label) + r"\s*=\s*(-?[0-9.]+)", txt)
+    assert m, f"{label!r} not in {txt!r}"
+    return float(m.group(1))
+
+
+def scores(page) -> list[float]:
+    txt = text_of(page, ".ae-vector-scores")
+    return [labelled(txt, f"s{i}") for i in "₁₂₃"]
+
+
+def weights(page) -> list[float]:
+    txt = text_of(page, ".ae-vector-weights")
+    return [labelled(txt, f"α{i}") for i in "₁₂₃"]
+
+
+def output(page) -> list[float]:
+    m = re.search(r"y = \[(-?[0-9.]+), (-?[0-9.]+)\]", text_of(page, ".ae-vector-output"))
+    assert m, text_of(page, ".ae-vector-output")
+    return [float(m.group(1)), float(m.group(2))]
+
+
+def query(page) -> list[float]:
+    """The query as the formula shows it (two decimals): s₁ = q_x×1 + q_y×0."""
+    m = re.search(r"s₁ = (-?[0-9.]+)×1 \+ (-?[0-9.]+)×0", text_of(page, ".ae-vector-formula"))
+    assert m, text_of(page, ".ae-vector-formula")
+    return [float(m.group(1)), float(m.group(2))]
+
+
+def expected(q, temperature=1.0):
+    out, w = core.scaled_dot_product_attention(q, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=temperature, scale=1.0)
+    return w[0], out[0]
+
+
+def wait_query(page, q, timeout: float = 10_000) -> None:
+    pattern = rf"s₁ = {q[0]:.2f}×1 \+ {q[1]:.2f}×0 ="
+    wait_text(page, ".ae-vector-formula", pattern.replace("-", r"\-"), timeout)
+
+
+def assert_consistent(page) -> None:
+    """Every readout agrees with the core for the query shown (and T = 1)."""
+    q = query(page)
+    w, out = expected(q)
+    assert scores(page) == pytest.approx([q[0], q[1], q[0] + q[1]], abs=6e-4)
+    assert weights(page) == pytest.approx(w, abs=6e-4)
+    assert output(page) == pytest.approx(out, abs=6e-4)
+
+
+def drag(page, start, end, steps: int = 8, hold=None) -> None:
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(*end, steps=steps)
+    if hold:
+        hold()
+    page.mouse.up()
+
+
+@pytest.fixture(scope="module")
+def saved_vector(tmp_path_factory):
+    from attention_explorable.explorables.vector import VectorExplorer
+
+    path = tmp_path_factory.mktemp("saved") / "vector.html"
+    save_page(path, VectorExplorer)
+    return path
+
+
+@pytest.fixture(params=["served", "server-stopped", "saved"])
+def vector_page(request, vector_server, saved_vector, student):
+    """The vector page as a student gets it: from the server, from a server stopped after the
+    page loaded, or from a saved file with no network at all."""
+    s = student()
+    if request.param == "served":
+        s.open(vector_server.url(), ".ae-vector-output")
+        yield s
+        vector_server.assert_clean_log()
+    elif request.param == "server-stopped":
+        own = ServedApp("apps/vector.py")
+        try:
+            s.open(own.url(), ".ae-vector-output")
+            wait_text(s.page, ".ae-vector-output", r"y = \[0\.845, 0\.578\]")
+        finally:
+            own.close()
+        s.errors_to_ignore = ("WebSocket", "Lost websocket connection", "ERR_CONNECTION_REFUSED",
+                              "not connected so cannot send")
+        yield s
+    else:
+        aborted = s.open_offline(saved_vector, ".ae-vector-output")
+        yield s
+        assert all("cdn.holoviz.org" in url and url.split("?")[0].endswith(".css") for url in aborted), aborted
+
+
+def test_student_moves_the_query(vector_page, request):
+    s, page = vector_page, vector_page.page
+    mode = request.node.callspec.id
+    wait_text(page, ".ae-vector-output", r"y = \[0\.845, 0\.578\]")
+    assert weights(page) == [0.422, 0.155, 0.422]  # the numbers of section 3.7.6
+    assert scores(page) == [1.0, 0.0, 1.0]
+    s.screenshot(f"vector-1280-{mode}")
+
+    # One key press on the second component of q: 0 -> 0.05; its box follows.
+    handle = page.locator(".ae-query-y .noUi-handle").first
+    handle.focus()
+    handle.press("ArrowRight")
+    wait_text(page, ".ae-vector-scores", r"s₂ = 0\.050")
+    assert weights(page) == pytest.approx(core.softmax([1.0, 0.05, 1.05]), abs=6e-4)
+    assert page.locator(".ae-query-y-box input").input_value() == "0.05"
+    assert_consistent(page)
+
+    # A typed number out of range is clamped, and a notice says so; a decimal comma is a number.
+    box = page.locator(".ae-query-x-box input").first
+    box.fill("5")
+    box.press("Enter")
+    wait_text(page, ".ae-vector-scores", r"s₁ = 2\.000")
+    notice = r"查询 q 的第一个分量：输入的 5 超出范围 \[-2, 2\]，已改为 2"
+    wait_text(page, ".ae-input-notice", notice)
+    assert box.input_value() == "2"
+    assert float(page.locator(".ae-query-x .noUi-handle").first.get_attribute("aria-valuenow")) == 2.0
+    box = page.locator(".ae-vector-temperature-box input").first
+    box.fill("0,5")
+    box.press("Enter")
+    wait_text(page, ".ae-vector-formula", r"/ 0\.50\)")
+    assert not page.locator(".ae-input-notice").first.is_visible()  # in range: no notice
+    w, _ = expected([2.0, 0.05], temperature=0.5)
+    assert weights(page) == pytest.approx(w, abs=6e-4)
+    box.fill("abc")
+    box.press("Enter")
+    page.wait_for_timeout(300)
+    assert box.input_value() == "0.5"  # junk: the box shows the value again
+    box.fill("1")
+    box.press("Enter")
+    wait_text(page, ".ae-vector-formula", r"/ 1\.00\)")
+
+    # Tap the plot: the query jumps there, rounded to 0.01.
+    target = page.evaluate(_TO_SCREEN, [-0.8, 1.3])
+    page.mouse.click(*target)
+    wait_query(page, [-0.8, 1.3])
+    assert page.evaluate(_TIP) == [[-0.8], [1.3]]
+    assert_consistent(page)
+
+    # Drag the tip: the numbers follow while the pointer moves, and the tip stays where it is dropped.
+    start = page.evaluate(_TO_SCREEN, [-0.8, 1.3])
+    end = page.evaluate(_TO_SCREEN, [0.6, -0.7])
+    moving = {}
+
+    def look():
+        page.wait_for_timeout(200)
+        moving["q"] = query(page)
+
+    drag(page, start, end, hold=look)
+    assert moving["q"] == pytest.approx([0.6, -0.7], abs=0.02)  # drawn before the drop
+    page.wait_for_timeout(300)
+    q = query(page)
+    assert q == pytest.approx([0.6, -0.7], abs=0.02)
+    assert page.evaluate(_TIP) == [[q[0]], [q[1]]]  # snapped to the two decimals shown
+    assert_consistent(page)
+
+    # Dragged past the bounds: the query stops at 2 (and -2); dropped there, the tip snaps back.
+    start = page.evaluate(_TO_SCREEN, q)
+    end = page.evaluate(_TO_SCREEN, [3.5, -3.5])
+    drag(page, start, end)
+    wait_query(page, [2.0, -2.0])
+    page.wait_for_timeout(300)
+    assert page.evaluate(_TIP) == [[2.0], [-2.0]]
+    assert_consistent(page)
+
+    # The tip tapped (selected) and deleted with Backspace: it is put back, nothing else changes.
+    before = text_of(page, ".ae-vector-formula")
+    page.mouse.click(*page.evaluate(_TO_SCREEN, [2.0, -2.0]))
+    page.wait_for_timeout(300)
+    page.keyboard.press("Backspace")
+    page.wait_for_timeout(400)
+    assert page.evaluate(_TIP) == [[2.0], [-2.0]]
+    assert text_of(page, ".ae-vector-formula") == before
+    s.screenshot(f"vector-dragged-1280-{mode}")
+    s.assert_clean()
+
+
+@pytest.mark.parametrize("source", ["served", "saved"])
+def test_phone_has_no_horizontal_scroll_and_a_tap_moves_the_query(source, vector_server, saved_vector, student,
+                                                                   tmp_path):
+    s = student(width=390, height=844, mobile=True)
+    if source == "served":
+        s.open(vector_server.url(), ".ae-vector-output")
+    else:
+        # Panel's save() writes no viewport; the author's page around the explorable carries one.
+        phone_page = tmp_path / "vector-phone.html"
+        phone_page.write_text(saved_vector.read_text("utf-8").replace(
+            "<head>", '<head><meta name="viewport" content="width=device-width, initial-scale=1">', 1), "utf-8")
+        s.open_offline(phone_page, ".ae-vector-output")
+    page = s.page
+    wait_text(page, ".ae-vector-output", r"y = \[0\.845, 0\.578\]")
+    s.assert_fits_phone(f"vector-390-{source}")
+    page.locator(".ae-vector-plot").first.scroll_into_view_if_needed()
+    page.touchscreen.tap(*page.evaluate(_TO_SCREEN, [-1.0, 0.5]))
+    wait_query(page, [-1.0, 0.5])
+    assert_consistent(page)
+    s.assert_fits_phone(f"vector-390-tapped-{source}")
+    if source == "served":
+        vector_server.assert_clean_log()

@@ -1,0 +1,191 @@
+"""The vector explorable as a Panel component: parameters, state model, models, layout."""
+
+from __future__ import annotations
+
+import numpy as np
+import panel as pn
+import pytest
+from bokeh.document import Document
+
+from attention_explorable import core
+from attention_explorable.explorables import explorable_class
+from attention_explorable.explorables.vector import VectorExplorer
+from attention_explorable.strings import STRINGS
+from attention_explorable.views import vector as view
+
+
+@pytest.fixture
+def explorer():
+    return VectorExplorer()
+
+
+def test_default_state_reproduces_the_worked_example(explorer):
+    # Section 3.7.6: scores 1, 0, 1; weights 0.422, 0.155, 0.422; y = [0.845, 0.578].
+    assert explorer.scores.tolist() == [1.0, 0.0, 1.0]
+    np.testing.assert_allclose(explorer.weights, [0.422, 0.155, 0.422], atol=5e-4)
+    np.testing.assert_allclose(explorer.output, [0.845, 0.578], atol=5e-4)
+    assert "α₂ = 0.155" in explorer._html["weights_readout"].text
+    assert "y = [0.845, 0.578]" in explorer._html["output_readout"].text
+    assert explorer._sources["output"].data["x"] == [pytest.approx(0.8446376)]
+    assert explorer._sources["query"].data["x"] == [1.0] and explorer._sources["query"].data["y"] == [0.0]
+    assert explorer._sources["hull"].data == {"x": [0.0, 1.0, 1.0], "y": [1.0, 0.0, 1.0]}
+
+
+@pytest.mark.parametrize("qx, qy, temp", [(-1.5, 0.5, 1.0), (0.3, -2.0, 0.05), (2.0, 2.0, 5.0)])
+def test_numbers_follow_core(explorer, qx, qy, temp):
+    explorer.param.update(query_x=qx, query_y=qy, temperature=temp)
+    out, w = core.scaled_dot_product_attention([qx, qy], explorer.keys, explorer.values, temperature=temp,
+                                               scale=1.0)
+    np.testing.assert_allclose(explorer.scores, core.dot_product_scores([qx, qy], explorer.keys, scale=1.0)[0])
+    np.testing.assert_allclose(explorer.weights, w[0])
+    np.testing.assert_allclose(explorer.output, out[0])
+    assert explorer.weights.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(explorer._sources["output"].data["x"], [out[0, 0]])
+
+
+def test_python_changes_reach_the_state_model_and_the_drawn_models(explorer):
+    explorer.query_y = 0.5
+    assert explorer._state.query_y == 0.5
+    assert "s₂ = 0.500" in explorer._html["scores_readout"].text
+    assert explorer._sources["query"].data["y"] == [0.5]
+    assert explorer._sliders["query_y"][0].value == 0.5 and explorer._sliders["query_y"][1].value == "0.5"
+    explorer.temperature = 0.05
+    assert explorer._state.temperature == 0.05 and "/ 0.05)" in explorer._html["formula"].text
+
+
+def test_sources_get_fresh_dicts(explorer):
+    before = explorer._sources["values"].data
+    explorer.query_y = 0.5
+    assert explorer._sources["values"].data is not before
+
+
+def test_browser_changes_set_the_parameters_without_drawing_on_the_server(explorer):
+    before = explorer._html["scores_readout"].text
+    explorer._from_browser("query_x", 1.0, -0.7)
+    assert explorer.query_x == -0.7 and explorer.scores[0] == pytest.approx(-0.7)
+    assert explorer._html["scores_readout"].text == before  # the browser drew it already
+
+
+@pytest.mark.parametrize("name, bad", [("query_x", 2.5), ("query_y", -3.0), ("temperature", 0.0),
+                                       ("temperature", 5.5), ("query_x", float("nan")), ("query_y", "0.5"),
+                                       ("temperature", True), ("query_x", None), ("temperature", float("inf"))])
+def test_bad_values_from_the_browser_are_refused_and_put_back(explorer, name, bad):
+    good = getattr(explorer, name)
+    explorer._from_browser(name, good, bad)
+    assert getattr(explorer, name) == good and getattr(explorer._state, name) == good
+
+
+@pytest.mark.parametrize("name, bad", [("query_x", 2.5), ("query_y", -3.0), ("temperature", 0.0),
+                                       ("temperature", -1.0), ("query_x", float("nan"))])
+def test_bad_python_input_names_parameter(explorer, name, bad):
+    with pytest.raises(ValueError, match=name):
+        setattr(explorer, name, bad)
+    assert "NaN" not in explorer._html["weights_readout"].text
+
+
+def test_set_query_as_a_tap_does(explorer):
+    explorer.set_query(-0.7, 1.234)
+    assert (explorer.query_x, explorer.query_y) == (-0.7, 1.23)
+    assert explorer.scores.tolist() == pytest.approx([-0.7, 1.23, 0.53])
+    explorer.set_query(7.0, -9.0)  # clamped to the bounds
+    assert (explorer.query_x, explorer.query_y) == (2.0, -2.0)
+    assert explorer._sources["query"].data["x"] == [2.0] and explorer._sources["query"].data["y"] == [-2.0]
+    with pytest.raises(ValueError, match=r"finite numbers, got x=nan, y=0\.5"):
+        explorer.set_query(float("nan"), 0.5)
+    assert (explorer.query_x, explorer.query_y) == (2.0, -2.0)
+
+
+@pytest.mark.parametrize("bad", [np.array([[1.0, 2.0, 3.0]]), np.array([[np.nan, 0.0]]),
+                                 np.zeros((7, 2)), np.zeros((0, 2)), np.array([["a", "b"]])])
+def test_bad_keys_name_parameter_and_value(bad):
+    with pytest.raises(ValueError, match=r"keys must be an \(n, 2\) array"):
+        VectorExplorer(keys=bad)
+
+
+def test_keys_and_values_are_constant_and_read_only(explorer):
+    with pytest.raises(TypeError, match="keys"):
+        explorer.keys = np.eye(3, 2)
+    with pytest.raises(TypeError, match="values"):
+        explorer.values = np.eye(3, 2)
+    with pytest.raises(ValueError, match="read-only"):
+        explorer.keys[0, 0] = 5.0
+    assert explorer.keys[0, 0] == 1.0
+
+
+def test_mismatched_keys_and_values():
+    with pytest.raises(ValueError, match=r"keys and values must have the same shape.*\(2, 2\).*\(3, 2\)"):
+        VectorExplorer(keys=np.eye(2))
+
+
+def test_other_keys_and_values():
+    ex = VectorExplorer(keys=np.array([[1.0, 0.0], [-1.0, 0.0]]), values=np.array([[0.0, 2.0], [0.0, -2.0]]))
+    assert ex.weights.tolist() == pytest.approx(core.softmax([1.0, -1.0]).tolist())
+    assert ex._sources["keys"].data["label"] == ["k₁", "k₂"]
+    assert ex._config()["keys"] == [[1.0, 0.0], [-1.0, 0.0]]
+    intro = [o for o in pn.panel(ex).select(pn.pane.HTML) if STRINGS["zh"]["vector_intro_custom"] in o.object]
+    assert intro, "custom keys get the intro without the worked example's numbers"
+
+
+def test_every_ui_string_comes_from_the_table():
+    zh, en = VectorExplorer(), VectorExplorer(language="en")
+    assert STRINGS["zh"]["readout_weights"] in zh._html["weights_readout"].text
+    assert STRINGS["en"]["readout_weights"] in en._html["weights_readout"].text
+    assert en._figure.title.text == STRINGS["en"]["vector_plot"]
+    assert en._sliders["query_x"][0].title == STRINGS["en"]["vector_query_x"]
+    intro = [o for o in pn.panel(zh).select(pn.pane.HTML) if STRINGS["zh"]["vector_intro"] in o.object]
+    assert intro
+
+
+def test_layout_renders_and_carries_css_classes(explorer):
+    root = pn.panel(explorer).get_root(Document())
+    classes = set()
+    for model in root.references():
+        classes.update(getattr(model, "css_classes", []) or [])
+    for css in ["ae-vector", "ae-query-x", "ae-query-y", "ae-vector-temperature", "ae-query-x-box",
+                "ae-query-y-box", "ae-vector-temperature-box", "ae-vector-scores", "ae-vector-weights",
+                "ae-vector-output", "ae-vector-formula", "ae-error", "ae-input-notice", "ae-vector-plot"]:
+        assert css in classes, css
+
+
+def test_only_the_state_model_travels_to_the_server(explorer):
+    root = pn.panel(explorer).get_root(Document())
+    drawn = [m for m in root.references() if type(m).__name__ in
+             ("ColumnDataSource", "Slider", "TextInput", "DataRange1d", "HTML", "Selection", "Figure")]
+    synced = [m for m in drawn if m.syncable and (m in explorer._models().values()
+                                                  or m is explorer._sources["query"].selected
+                                                  or m in (explorer._figure.x_range, explorer._figure.y_range))]
+    assert not synced, synced
+    assert explorer._state.syncable
+
+
+def test_the_module_runs_on_every_state_change_and_every_control(explorer):
+    callbacks = {name: explorer._state.js_property_callbacks.get(f"change:{name}", [])
+                 for name in view.STATE_NAMES}
+    assert all(len(cbs) == 1 for cbs in callbacks.values()), callbacks
+    callback = callbacks["query_x"][0]
+    assert callback.module is True and "as default" in callback.code and "vectorView" in callback.code
+    assert callback in explorer._figure.js_event_callbacks["tap"]
+    assert explorer._sources["query"].js_property_callbacks["change"] == [callback]  # a dragged tip
+    for s, box, _ in explorer._sliders.values():
+        assert callback in s.js_property_callbacks["change:value"]
+        assert callback in box.js_property_callbacks["change:value"]
+    config = callback.args["config"]
+    assert config["keys"] == [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]] and "strings" in config
+
+
+def test_each_explorer_has_its_own_models():
+    a, b = VectorExplorer(), VectorExplorer()
+    a.query_x = -1.0
+    assert b.query_x == 1.0 and b.scores.tolist() == [1.0, 0.0, 1.0]
+    assert a._state is not b._state and a._sliders["query_x"][0] is not b._sliders["query_x"][0]
+    assert a._figure is not b._figure and a._sources["query"] is not b._sources["query"]
+    assert a.keys is not b.keys
+
+
+def test_registered_and_served_by_the_app():
+    from attention_explorable import apps
+
+    assert explorable_class("vector") is VectorExplorer
+    page = apps.vector_app("en")
+    assert "ae-vector" in page.objects[1].css_classes
+    assert STRINGS["en"]["vector_heading"] in page.objects[0].object
