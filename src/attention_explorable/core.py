@@ -39,23 +39,64 @@ __all__ = [
 WEIGHT_SUM_TOLERANCE = 1e-9
 
 
+def _short(x) -> str:
+    text = repr(x)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _is_real_scalar(v) -> bool:
+    return not isinstance(v, (bool, np.bool_)) and isinstance(v, (int, float, np.integer, np.floating))
+
+
 def _as_float_array(x, name: str) -> np.ndarray:
+    """``x`` as a float64 array, or ``ValueError`` naming ``name`` and the value.
+
+    Accepts real numbers of any numpy or Python type (Python ints of any size
+    that fits float64, ``np.longdouble`` within float64's range); refuses
+    strings, bytes, ``None``, booleans inside an object array, ``Decimal``,
+    dates, complex numbers and ragged lists, instead of converting them.
+    """
+    if x is None or isinstance(x, (str, bytes)):
+        raise ValueError(f"{name} must be real numbers, got {_short(x)}")
     try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric, got {x!r}") from exc
-    return arr
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:  # ragged nested lists
+        raise ValueError(f"{name} must be a rectangular array of real numbers, got {_short(x)}") from exc
+    too_big = ValueError(f"{name} must lie within the float64 range (|x| <= 1.8e308), got {_short(x)}")
+    if arr.dtype.kind == "O":
+        flat = arr.ravel()
+        out = np.empty(flat.shape, dtype=np.float64)
+        for i, v in enumerate(flat):
+            if not _is_real_scalar(v):
+                raise ValueError(f"{name} must be real numbers, got {_short(x)}")
+            try:
+                with np.errstate(over="ignore"):
+                    out[i] = float(v)
+            except OverflowError:
+                raise too_big from None
+            if math.isinf(out[i]) and not np.isinf(v):
+                raise too_big
+        return out.reshape(arr.shape)
+    if arr.dtype.kind not in "fiu":
+        raise ValueError(f"{name} must be real numbers, got {_short(x)} (dtype {arr.dtype})")
+    with np.errstate(over="ignore"):
+        out = arr.astype(np.float64)
+    if arr.dtype.kind == "f" and arr.dtype.itemsize > 8 and (np.isfinite(arr) & ~np.isfinite(out)).any():
+        raise too_big
+    return out
 
 
 def _check_temperature(temperature) -> float:
+    message = f"temperature must be a finite number > 0, got {_short(temperature)}"
+    if not _is_real_scalar(temperature):
+        raise ValueError(message)
     try:
-        t = float(temperature)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"temperature must be a finite number > 0, got {temperature!r}"
-        ) from exc
+        with np.errstate(over="ignore"):
+            t = float(temperature)
+    except OverflowError:
+        raise ValueError(message + " (beyond the float64 range)") from None
     if not math.isfinite(t) or t <= 0.0:
-        raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
+        raise ValueError(message)
     return t
 
 
@@ -82,11 +123,16 @@ def softmax(scores, temperature: float = 1.0, axis: int = -1) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``temperature`` is not a finite number > 0, or if ``scores``
-        contains NaN or ``+inf``.
+        If ``temperature`` is not a finite number > 0; if ``scores`` is not
+        an array of real numbers (strings, ``None``, complex numbers, dates
+        and ``Decimal`` are refused, not converted), lies beyond the float64
+        range, is a scalar, or contains NaN or ``+inf``. The message names
+        the parameter and the value.
 
     Notes
     -----
+    Empty input gives empty output of the same shape (as in PyTorch).
+
     Definition 3.8.1 of the course text:
 
     .. math:: a_j = \\frac{e^{s_j / T}}{\\sum_k e^{s_k / T}}
@@ -110,11 +156,13 @@ def softmax(scores, temperature: float = 1.0, axis: int = -1) -> np.ndarray:
     t = _check_temperature(temperature)
     s = _as_float_array(scores, "scores")
     if np.isnan(s).any():
-        raise ValueError("scores must not contain NaN")
+        raise ValueError(f"scores must not contain NaN, got {_short(scores)}")
     if np.isposinf(s).any():
-        raise ValueError("scores must not contain +inf (use -inf to mask an entry)")
+        raise ValueError(f"scores must not contain +inf (use -inf to mask an entry), got {_short(scores)}")
     if s.ndim == 0:
-        raise ValueError("scores must have at least one dimension, got a scalar")
+        raise ValueError(f"scores must have at least one dimension, got the scalar {_short(scores)}")
+    if s.size == 0:  # an empty slice has no weights (as a fully masked one has zeros)
+        return np.zeros(s.shape)
 
     finite = np.isfinite(s)
     # The largest finite score of each slice; 0 for a fully masked slice.
@@ -122,8 +170,16 @@ def softmax(scores, temperature: float = 1.0, axis: int = -1) -> np.ndarray:
     m = np.where(np.isfinite(m), m, 0.0)
     # Divide the (non-positive) gaps by T, never s by T first: s / T may
     # overflow for tiny T, the gap may only go towards -inf, which exp maps to 0.
-    with np.errstate(over="ignore", under="ignore"):
-        z = np.where(finite, (s - m) / t, -np.inf)
+    # A gap beyond float64 (scores near -1e308 and 1e308) is taken a quarter
+    # at a time, so a huge T still gets it right: ((s/4 - m/4) / T) * 4, where
+    # the quarters and the factor 4 are exact.
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        gap = s - m
+        z = gap / t
+        wide = finite & np.isinf(gap)
+        if wide.any():
+            z = np.where(wide, ((s * 0.25 - m * 0.25) / t) * 4.0, z)
+        z = np.where(finite, z, -np.inf)
         e = np.exp(z)
         total = np.sum(e, axis=axis, keepdims=True)
         safe_total = np.where(total > 0.0, total, 1.0)  # fully masked -> zero weights
@@ -164,6 +220,8 @@ def naive_softmax(scores, temperature: float = 1.0, axis: int = -1) -> np.ndarra
     """
     t = _check_temperature(temperature)
     s = _as_float_array(scores, "scores")
+    if s.ndim == 0:
+        raise ValueError(f"scores must have at least one dimension, got the scalar {_short(scores)}")
     with np.errstate(all="ignore"):
         e = np.exp(s / t)
         return e / np.sum(e, axis=axis, keepdims=True)
@@ -191,9 +249,14 @@ def dot_product_scores(q, k, scale: float | None = None) -> np.ndarray:
     Raises
     ------
     ValueError
-        If the arrays are not 1-D or 2-D, if the last dimensions of ``q`` and
-        ``k`` differ (the message names both shapes), if any entry is not
-        finite, or if ``scale`` is not finite.
+        If the arrays are not 1-D or 2-D arrays of real numbers, if the last
+        dimensions of ``q`` and ``k`` differ (the message names both shapes),
+        if any entry is not finite, if ``scale`` is not a finite number, if
+        ``d_k`` is 0 with the default scale, or if the products overflow.
+
+    Notes
+    -----
+    ``n_q = 0`` or ``n_k = 0`` gives an empty ``(n_q, n_k)`` result.
 
     References
     ----------
@@ -213,15 +276,24 @@ def dot_product_scores(q, k, scale: float | None = None) -> np.ndarray:
             f"{q2.shape} and k of shape {k2.shape}"
         )
     if scale is None:
+        if q2.shape[1] == 0:
+            raise ValueError(f"d_k must be >= 1 for the default scale 1/sqrt(d_k), got q of shape {q2.shape} "
+                             f"and k of shape {k2.shape}")
         scale = 1.0 / math.sqrt(q2.shape[1])
-    scale = float(scale)
-    if not math.isfinite(scale):
-        raise ValueError(f"scale must be finite, got {scale!r}")
-    with np.errstate(over="raise"):
-        try:
-            return (q2 @ k2.T) * scale  # (n_q, d_k) @ (d_k, n_k) -> (n_q, n_k)
-        except FloatingPointError as exc:
-            raise ValueError("dot products overflow float64; rescale q or k") from exc
+    if not _is_real_scalar(scale):
+        raise ValueError(f"scale must be a finite number, got {_short(scale)}")
+    try:
+        with np.errstate(over="ignore"):
+            scale_f = float(scale)
+    except OverflowError:
+        scale_f = math.inf
+    if not math.isfinite(scale_f):
+        raise ValueError(f"scale must be a finite number, got {_short(scale)}")
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        scores = (q2 @ k2.T) * scale_f  # (n_q, d_k) @ (d_k, n_k) -> (n_q, n_k)
+    if not np.isfinite(scores).all():
+        raise ValueError("dot products overflow float64; rescale q, k or scale")
+    return scores
 
 
 def _as_2d(x, name: str) -> np.ndarray:
@@ -231,7 +303,7 @@ def _as_2d(x, name: str) -> np.ndarray:
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 1-D or 2-D, got shape {arr.shape}")
     if not np.isfinite(arr).all():
-        raise ValueError(f"{name} must contain only finite numbers")
+        raise ValueError(f"{name} must contain only finite numbers, got {_short(x)}")
     return arr
 
 
@@ -339,7 +411,8 @@ def scaled_dot_product_attention(
             )
         scores = np.where(m, scores, -np.inf)
     weights = softmax(scores, temperature=temperature, axis=-1)
-    out = weights @ v_arr  # (n_q, n_k) @ (n_k, d_v) -> (n_q, d_v)
+    with np.errstate(under="ignore"):  # tiny products round to subnormals or 0: harmless
+        out = weights @ v_arr  # (n_q, n_k) @ (n_k, d_v) -> (n_q, d_v)
     return out, weights
 
 
@@ -393,4 +466,5 @@ def weighted_sum(weights, values) -> np.ndarray:
     total = float(np.sum(w))
     if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
         raise ValueError(f"weights must sum to 1 (within 1e-9), got a sum of {total!r}")
-    return np.asarray(w @ vals)  # (n,) @ (n, d_v) -> (d_v,)
+    with np.errstate(under="ignore"):
+        return np.asarray(w @ vals)  # (n,) @ (n, d_v) -> (d_v,)

@@ -116,7 +116,11 @@ function parseNumber(raw) {
 function softmax(scores, temperature = 1) {
   const finite = scores.filter(Number.isFinite);
   const m = finite.length ? Math.max(...finite) : 0;
-  const e = scores.map((s) => Number.isFinite(s) ? Math.exp((s - m) / temperature) : 0);
+  const z = (s) => {
+    const gap = s - m;
+    return Number.isFinite(gap) ? gap / temperature : (s * 0.25 - m * 0.25) / temperature * 4;
+  };
+  const e = scores.map((s) => Number.isFinite(s) ? Math.exp(z(s)) : 0);
   let total = 0;
   for (const v of e) total += v;
   return e.map((v) => v / (total > 0 ? total : 1));
