@@ -7,21 +7,66 @@ defined once. Each call builds fresh components: one set per browser session.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
+from importlib import resources
+
+import jinja2
+from bokeh.models import CustomJS
 
 import panel as pn
 
 from . import serving, ui
+from .explorables.base import html_model, web_module
 from .strings import text
 
 
-def _page_setup() -> None:
-    """Per-process setup shared by every app: extension, CSS, fast path.
+#: BCP 47 tag of each interface language, for ``<html lang>``.
+HTML_LANG = {"zh": "zh-Hans", "en": "en"}
+
+
+@lru_cache(maxsize=None)
+def page_template() -> jinja2.Template:
+    """The page served apps are delivered in (``templates/page.html``): ``<html lang>`` and a viewport."""
+    source = resources.files("attention_explorable").joinpath("templates", "page.html").read_text("utf-8")
+    return jinja2.Template(source)
+
+
+def _page_setup(language: str = "zh") -> None:
+    """Setup shared by every app: extension, CSS, fast path, and the page around the app.
 
     The fast path is skipped when ``AE_FAST_PATH=0`` (benchmarks' baseline).
+    In a server session the page gets ``<html lang>`` of ``language`` and a
+    viewport for phones (:func:`page_template`).
     """
     if serving.fast_path_requested():
         serving.enable_fast_path()
     ui.extension()
+    doc = pn.state.curdoc
+    if doc is not None and doc.session_context is not None:
+        doc.template = page_template()
+        doc.template_variables["lang"] = HTML_LANG.get(language, language)
+
+
+def connection_notice(language: str = "zh") -> pn.pane.Bokeh:
+    """A notice (class ``ae-connection-lost``) that appears when the page loses its server.
+
+    Shown by ``web/connection.js`` on the document's ``connection_lost``
+    event, in a server session; elsewhere (a saved page) it never shows.
+    """
+    notice = html_model("ae-connection-lost", visible=False)
+    notice.css_classes = ["ae-connection-lost"]
+    notice.stylesheets = [*notice.stylesheets, _NOTICE_CSS]
+    doc = pn.state.curdoc
+    if doc is not None and doc.session_context is not None:
+        doc.js_on_event("connection_lost", CustomJS(code=web_module("connection"), module=True, args={
+            "notice": notice, "message": text("connection_lost", language)}))
+    return pn.pane.Bokeh(notice, sizing_mode="stretch_width", margin=0)
+
+
+_NOTICE_CSS = """
+:host { position: fixed; top: 0; left: 0; right: 0; z-index: 1000; margin: 0; width: auto;
+        background: #b00020; color: #fff; padding: 10px 14px; font-size: 16px; font-weight: 600; }
+"""
 
 
 def textbook_app(language: str = "zh") -> pn.viewable.Viewable:
@@ -33,24 +78,26 @@ def textbook_app(language: str = "zh") -> pn.viewable.Viewable:
     """
     from .textbook import TextbookPage
 
-    _page_setup()
+    _page_setup(language)
     args = pn.state.session_args or {}
     load = "all" if [v.decode() if isinstance(v, bytes) else v for v in args.get("explorables", [])] == ["all"] \
         else "on_approach"
-    return TextbookPage(language=language, load=load)
+    return pn.Column(connection_notice(language), TextbookPage(language=language, load=load),
+                     sizing_mode="stretch_width", margin=0)
 
 
 def steps_app(language: str = "zh") -> pn.viewable.Viewable:
     """The three-step explorable of section 3.8 on a page of its own."""
     from .explorables.steps import StepsExplorer, presenter_keys
 
-    _page_setup()
+    _page_setup(language)
     return _explorer_page("steps_heading", StepsExplorer(language=language), language,
                           presenter_keys(language))
 
 
 def _explorer_page(heading_key: str, explorer, language: str, *extra) -> pn.viewable.Viewable:
     return pn.Column(
+        connection_notice(language),
         pn.pane.HTML(f"<h1 style='margin:8px 5px'>{text(heading_key, language)}</h1>"),
         *extra,
         explorer,
@@ -64,7 +111,7 @@ def vector_app(language: str = "zh") -> pn.viewable.Viewable:
     """The worked example of section 3.7: drag the query, watch weights and output."""
     from .explorables.vector import VectorExplorer
 
-    _page_setup()
+    _page_setup(language)
     return _explorer_page("vector_heading", VectorExplorer(language=language), language)
 
 
@@ -72,7 +119,7 @@ def matrix_app(language: str = "zh") -> pn.viewable.Viewable:
     """Scaled dot-product attention of section 3.7: score and weight heatmaps, √d_k."""
     from .matrix import MatrixExplorer
 
-    _page_setup()
+    _page_setup(language)
     return _explorer_page("matrix_heading", MatrixExplorer(language=language), language)
 
 
@@ -80,7 +127,7 @@ def selfcross_app(language: str = "zh") -> pn.viewable.Viewable:
     """Self- and cross-attention of section 3.7: where Q, K and V come from."""
     from .explorables.selfcross import SelfCrossExplorer
 
-    _page_setup()
+    _page_setup(language)
     return _explorer_page("selfcross_heading", SelfCrossExplorer(language=language), language)
 
 

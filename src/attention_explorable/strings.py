@@ -50,6 +50,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "result_no_prediction": "演示结果 y = {true}（这次没有先做预测）",
         "result_pending": "先预测，再点「演示本步」核对。",
         "result_moved": "（这是本步目标状态的结果；滑块已移动，上方读数属于当前状态。）",
+        "connection_lost": "与服务器的连接已断开。页面上的演示和计算仍在浏览器里照常进行，但你的操作不再发送到服务器。重新加载页面即可重新连接。",
         # plots
         "plot_number_line": "数轴：两个值、输出 y 与你的预测",
         "plot_weights": "权重",
@@ -187,6 +188,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "result_no_prediction": "The demonstration gave y = {true} (no prediction this time)",
         "result_pending": "Predict first, then press “Demonstrate this step”.",
         "result_moved": " (the result at this step's target; the sliders have moved since, and the readouts above show the current state)",
+        "connection_lost": "The connection to the server is lost. The demonstrations and numbers on this page still work in your browser, but nothing you do reaches the server any more. Reload the page to reconnect.",
         "plot_number_line": "Number line: the two values, the output y and your prediction",
         "plot_weights": "Weights",
         "plot_temperature_curve": "Weight of the larger score against temperature",

@@ -68,6 +68,7 @@ def steps_page(request, steps_server, saved_steps, student):
             own.close()
         s.errors_to_ignore = ("WebSocket", "Lost websocket connection", "ERR_CONNECTION_REFUSED",
                               "not connected so cannot send")
+        wait_text(s.page, ".ae-connection-lost", "与服务器的连接已断开")  # said out loud
         yield s
     else:
         aborted = s.open_offline(saved_steps, ".ae-output")
