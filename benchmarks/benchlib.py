@@ -11,7 +11,14 @@ carries the session token), opens ``/<app>/ws`` with the subprotocols
 ``["bokeh", token]``, pulls the document (``PULL-DOC-REQ``), announces
 ``document_ready`` (which marks the session as connected for Panel), and then
 sends ``PATCH-DOC`` messages with ``ModelChanged`` events exactly as a
-browser's slider does (``value`` then ``value_throttled`` per key press).
+browser does when a student moves a slider: the explorable's controls are
+drawn in the browser (``syncable=False``), and the one model whose changes
+travel is the explorable's state model (``<Name>ExplorerState``, a Bokeh
+``DataModel``), so a slider step is one ``ModelChanged`` of that model's
+property (``score_diff``...).  Bokeh's server answers every ``PATCH-DOC``
+with an ``OK`` message whose ``reqid`` is the request's ``msgid``, once it
+has applied the change and run the explorable's callbacks:
+:func:`apply_state` times that.
 """
 
 from __future__ import annotations
@@ -29,7 +36,6 @@ import sys
 import time
 import urllib.request
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -433,15 +439,22 @@ class BokehSession:
             await self.send(*msg)
         return await asyncio.wait_for(fut, timeout)
 
-    async def send(self, msgtype: str, content: dict) -> None:
-        header = json.dumps({"msgid": _msgid(), "msgtype": msgtype})
+    async def send(self, msgtype: str, content: dict, msgid: str | None = None) -> str:
+        """Send one message (header, metadata, content frames); return its ``msgid``."""
+        msgid = msgid or _msgid()
+        header = json.dumps({"msgid": msgid, "msgtype": msgtype})
         await self.ws.write_message(header)
         await self.ws.write_message("{}")
         await self.ws.write_message(json.dumps(content))
+        return msgid
 
-    async def set_value(self, model_id: str, attr: str, value: Any) -> None:
-        await self.send("PATCH-DOC", {"events": [
-            {"kind": "ModelChanged", "model": {"id": model_id}, "attr": attr, "new": value}]})
+    async def patch(self, events: list[dict], timeout: float = 60.0) -> Received:
+        """Send a ``PATCH-DOC`` with ``events``; return the server's answer to it (``OK`` or ``ERROR``)."""
+        msgid = _msgid()
+        fut = asyncio.get_running_loop().create_future()
+        self._pending[f"reqid:{msgid}"] = fut
+        await self.send("PATCH-DOC", {"events": events}, msgid)
+        return await asyncio.wait_for(fut, timeout)
 
     # --- finding models ---
     def find(self, css: str, within: str | None = None, type_name: str | None = None) -> str:
@@ -495,74 +508,62 @@ def patched_attrs(msg: Received) -> set[tuple[str, str]]:
 
 
 @dataclass
-class SliderTarget:
-    """Where a session's score-difference slider and its readout live."""
+class StateTarget:
+    """One property of an explorable's state model, and the bounds of the slider that sets it."""
 
-    slider: str
-    readout: str
-    source: str | None
+    model: str
+    attr: str
     start: float
     end: float
     step: float
     value: float
 
 
-def steps_target(session: BokehSession, scope_css: str | None = None) -> SliderTarget:
-    """The steps explorer's score-difference slider, ``ae-readouts`` pane and weights source.
+def state_target(session: BokehSession, explorer: str = "StepsExplorer", attr: str = "score_diff",
+                 slider_css: str = "ae-score-diff", scope_css: str | None = None) -> StateTarget:
+    """The state model of ``explorer`` (type name ``<explorer>State``) and the bounds of its slider.
 
     ``scope_css`` limits the search to the model carrying that class (on the
-    textbook page: ``ae-explorable-steps``).
+    textbook page: ``ae-explorable-steps``).  The slider (CSS class
+    ``slider_css``) is drawn by the browser; its ``start``, ``end`` and
+    ``step`` are the parameter's bounds and step.
     """
     within = session.find(scope_css) if scope_css else None
-    box = session.find("ae-score-diff", within=within)
-    slider = session.first_of_type(box, "Slider")
-    readout = session.find("ae-readouts", within=within)
-    source = None
-    for mid in session.descendants(within) if within else list(session.models):
-        m = session.models[mid]
-        if m["name"].endswith("ColumnDataSource"):
-            data = m["attributes"].get("data", {})
-            keys = [e[0] for e in data.get("entries", [])] if isinstance(data, dict) else []
-            if "weight" in keys and "name" in keys:
-                source = mid
-                break
+    ids = session.descendants(within) if within else list(session.models)
+    state = next((mid for mid in ids if session.models[mid]["name"].endswith(f"{explorer}State")), None)
+    if state is None:
+        raise ProtocolError(f"no {explorer}State model in the document")
+    slider = session.find(slider_css, within=within, type_name="Slider")
     a = session.models[slider]["attributes"]
-    return SliderTarget(slider, readout, source, float(a.get("start", -10)), float(a.get("end", 10)),
-                        float(a.get("step", 0.1)), float(a.get("value", 0.0)))
+    value = session.value(state, attr)
+    return StateTarget(state, attr, float(a.get("start", -10)), float(a.get("end", 10)),
+                       float(a.get("step", 0.1)), float(value if value is not None else a.get("value", 0.0)))
 
 
-async def round_trip(session: BokehSession, target: SliderTarget, value: float,
-                     timeout: float = 30.0, throttled: bool = True) -> tuple[float, float | None]:
-    """Send one slider key press; return (ms to readout text, ms to weights data).
+async def apply_state(session: BokehSession, target: StateTarget, value: float,
+                      timeout: float = 30.0) -> float:
+    """Set ``target``'s property to ``value`` as a browser does; return ms until the server's ``OK``.
 
-    Sends ``value`` then ``value_throttled`` (what BokehJS sends for one key
-    press on a Panel slider) and waits for the PATCH-DOC that changes the
-    readout's ``text``.
+    The ``OK`` (``reqid`` = this ``PATCH-DOC``'s ``msgid``) is written once
+    the server has applied the change to the document and run every callback
+    of the state model (the explorable's parameters follow).
+
+    Raises
+    ------
+    ProtocolError
+        If the server answers with anything but ``OK`` (an ``ERROR``).
+    asyncio.TimeoutError
+        If no answer comes within ``timeout`` seconds.
     """
-    loop = asyncio.get_running_loop()
-    got_text = loop.create_future()
-    seen: dict[str, float] = {}
-
-    def listener(msg: Received) -> None:
-        attrs = patched_attrs(msg)
-        if target.source and (target.source, "data") in attrs and "source" not in seen:
-            seen["source"] = msg.t
-        if (target.readout, "text") in attrs and not got_text.done():
-            got_text.set_result(msg.t)
-
-    session.listeners.append(listener)
-    try:
-        t0 = time.perf_counter()
-        await session.set_value(target.slider, "value", value)
-        if throttled:
-            await session.set_value(target.slider, "value_throttled", value)
-        t_text = await asyncio.wait_for(got_text, timeout)
-    finally:
-        session.listeners.remove(listener)
-    return (t_text - t0) * 1000, ((seen["source"] - t0) * 1000 if "source" in seen else None)
+    t0 = time.perf_counter()
+    reply = await session.patch([{"kind": "ModelChanged", "model": {"id": target.model},
+                                  "attr": target.attr, "new": value}], timeout=timeout)
+    if reply.header.get("msgtype") != "OK":
+        raise ProtocolError(f"{reply.header.get('msgtype')} for {target.attr}={value}: {str(reply.content)[:300]}")
+    return (reply.t - t0) * 1000
 
 
-def next_value(target: SliderTarget, k: int) -> float:
+def next_value(target: StateTarget, k: int) -> float:
     """The slider value after ``k`` key presses, bouncing between the bounds."""
     span = int(round((target.end - target.start) / target.step))
     base = int(round((target.value - target.start) / target.step))

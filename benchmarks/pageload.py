@@ -11,8 +11,10 @@ is milliseconds since navigation start:
 * **readout**: a readout is in the DOM with text;
 * **interactive**: the first time an ArrowRight on that slider (pressed by
   Playwright as soon as the handle exists, again every 250 ms until one is
-  answered) changes a readout's text: the page is connected and the server
-  session answers.
+  answered) changes a readout's text.  The explorables draw themselves in
+  the browser, so this is the page's own JavaScript answering; a served page
+  gets its document over the websocket, so by then the server session is
+  connected too.
 
 Each app is measured as **first** (a freshly started server and an empty
 browser cache), **cold** (empty browser cache, server already warm; median of

@@ -5,8 +5,9 @@ script.
 
 1. **Several processes**: ``panel serve apps/steps.py --num-procs 2``; open
    sessions with the Bokeh protocol client of ``benchlib`` (page, websocket,
-   document, ``document_ready``) and move the score-difference slider in each:
-   every move must be answered by the readout.
+   document, ``document_ready``) and move the score-difference slider in each
+   as a browser does (a ``PATCH-DOC`` of the explorable's state model): the
+   server must answer every move with ``OK``.
 2. **nginx in front of two backends**: two ``panel serve apps/steps.py
    --use-xheaders`` on their own ports, and nginx (``daemon off``, its own
    prefix, pid and logs in a temporary directory; nothing under ``/etc`` is
@@ -16,7 +17,8 @@ script.
    the document and answer a slider move; nginx's access log shows each
    session's page request and websocket going to the same backend (sticky
    cookie), and both backends used; with Chromium present, a browser moves
-   the slider through the proxy and sees the readout change.
+   the slider through the proxy: the readout changes (drawn in the browser)
+   and the server answers the state change the page sends with ``OK``.
 
 Usage::
 
@@ -44,8 +46,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from benchlib import (CHROMIUM, CHROMIUM_ARGS, HOST, ROOT, BokehSession, Served, free_port,
-                      next_value, print_machine, round_trip, steps_target)
+from benchlib import (CHROMIUM, CHROMIUM_ARGS, HOST, ROOT, BokehSession, Served, apply_state, free_port,
+                      next_value, print_machine, state_target)
 
 DEPLOY_DOC = ROOT / "docs" / "deploy.md"
 APP = "steps"
@@ -142,10 +144,9 @@ async def sessions_work(base: str, n: int, tag: str) -> tuple[list[str], list[fl
             failures.append(f"session {i}: open failed: {exc!r}")
             continue
         try:
-            target = steps_target(s)
+            target = state_target(s, "StepsExplorer", "score_diff", "ae-score-diff")
             for k in (1, 2):
-                text_ms, _ = await round_trip(s, target, next_value(target, k), timeout=20)
-                latencies.append(text_ms)
+                latencies.append(await apply_state(s, target, next_value(target, k), timeout=20))
             if s.errors:
                 failures.append(f"session {i}: {s.errors[:2]}")
         except Exception as exc:  # noqa: BLE001
@@ -174,7 +175,12 @@ def sticky_report(access_log: Path, tag: str, n: int) -> tuple[list[str], dict[s
 
 
 def browser_check(url: str) -> list[str]:
-    """A real browser moves the slider through the proxy and sees the readout change."""
+    """A browser moves the slider through the proxy: the readout changes and the server says OK.
+
+    The readout is drawn by the page itself; the server's ``OK`` to the
+    ``PATCH-DOC`` carrying the new ``score_diff`` (seen by ``ws_watch.js``)
+    shows that the change went through the proxy and was applied.
+    """
     from playwright.sync_api import sync_playwright
 
     failures: list[str] = []
@@ -184,6 +190,7 @@ def browser_check(url: str) -> list[str]:
             page = browser.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
+            page.add_init_script(path=str(Path(__file__).with_name("ws_watch.js")))
             page.goto(url, timeout=60_000)
             readout = page.locator(".ae-weight-2").first
             readout.wait_for(timeout=60_000)
@@ -197,6 +204,12 @@ def browser_check(url: str) -> list[str]:
                     failures.append(f"browser: readout stayed {before!r} after a key press")
                     break
                 page.wait_for_timeout(50)
+            try:
+                page.wait_for_function("window.__aeWs.sent.length > 0 && window.__aeWs.acked.length"
+                                       " === window.__aeWs.sent.length", timeout=15_000)
+            except Exception:  # noqa: BLE001 - reported as a failed check
+                failures.append(f"browser: the server did not answer the slider's state change: "
+                                f"{page.evaluate('window.__aeWs')}")
             if errors:
                 failures.append(f"browser errors: {errors[:3]}")
         finally:
@@ -213,7 +226,7 @@ def check_num_procs(n: int) -> list[str]:
     workers = len(pids) - 1
     if workers < 2:
         failures.append(f"expected 2 worker processes, found {workers}")
-    print(f"    worker processes: {workers}; moves answered: {len(lat)}/{2 * n}; "
+    print(f"    worker processes: {workers}; moves acknowledged (OK): {len(lat)}/{2 * n}; "
           f"{'ok' if not failures else 'FAILED'}")
     return failures
 
@@ -258,7 +271,7 @@ def check_proxy(n: int, with_browser: bool) -> tuple[list[str], bool]:
             else:
                 browser_txt = "browser part skipped"
         failures += [f"backend log: {e}" for e in b1.log_errors() + b2.log_errors()]
-    print(f"    moves answered: {len(lat)}/{2 * n}; sessions per backend: {per_backend}; "
+    print(f"    moves acknowledged (OK): {len(lat)}/{2 * n}; sessions per backend: {per_backend}; "
           f"{browser_txt}; {'ok' if not failures else 'FAILED'}")
     return failures, False
 
