@@ -1,9 +1,14 @@
-"""Exercise checking: right, wrong and malformed answers, and revealing."""
+"""Exercises as Panel components: checking, hints, revealing, the state model and the layout."""
 
+import html
+
+import panel as pn
 import pytest
+from bokeh.document import Document
 
 from attention_explorable import content, core
-from attention_explorable.exercises import Exercise, parse_number
+from attention_explorable.exercises import Exercise
+from attention_explorable.views import exercise as view
 
 BLOCKS = {b.args[0]: b for s in content.load_sections() for b in s.exercises()}
 
@@ -12,70 +17,151 @@ def make(ex_id, **kw):
     return Exercise(BLOCKS[ex_id], **kw)
 
 
-@pytest.mark.parametrize("raw, value", [("0.155", 0.155), (" 0,155", 0.155), ("0，155", 0.155),
-                                        ("42/5", 8.4), ("−1.5", -1.5)])
-def test_parse_number_accepts_common_spellings(raw, value):
-    assert parse_number(raw) == pytest.approx(value)
-
-
-@pytest.mark.parametrize("raw", ["", "abc", "1/0", "inf", "nan", "0.1.2"])
-def test_parse_number_rejects_with_the_input_quoted(raw):
-    with pytest.raises(ValueError, match="answer must be"):
-        parse_number(raw)
+def shown(model) -> str:
+    """The HTML a browser-drawn model shows (its text is escaped HTML)."""
+    return html.unescape(model.text)
 
 
 def test_number_exercise_right_wrong_malformed():
     ex = make("q2-alpha2")
+    assert ex.status == "pending" and ex.checked is None and not ex._feedback.visible
     _, w = core.scaled_dot_product_attention([[1, 0]], [[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]],
                                              scale=1.0)
     ex.response = f"{w[0, 1]:.4f}"
-    ex.param.trigger("check")
-    assert ex.status == "right" and "正确" in ex._feedback.object
+    assert ex.check() == "right" and "正确" in shown(ex._feedback) and ex._feedback.visible
     ex.response = "0.422"
-    ex.param.trigger("check")
-    assert ex.status == "wrong" and "还不对" in ex._feedback.object
+    assert ex.check() == "wrong" and "还不对" in shown(ex._feedback)
     hint = BLOCKS["q2-alpha2"].parts["hint"]
-    assert hint and content.markdown_to_html(hint) in ex._feedback.object
+    assert hint and content.markdown_to_html(hint) in shown(ex._feedback)
     ex.response = "零点一五<script>"
-    ex.param.trigger("check")
-    assert ex.status == "invalid" and "请输入一个数字" in ex._feedback.object
-    assert "<script>" not in ex._feedback.object
+    assert ex.check() == "invalid" and "请输入一个数字" in shown(ex._feedback)
+    assert "<script>" not in shown(ex._feedback)
     ex.response = "  "
-    ex.param.trigger("check")
-    assert ex.status == "invalid" and "请先输入答案" in ex._feedback.object
+    assert ex.check() == "invalid" and "请先输入答案" in shown(ex._feedback)
+
+
+def test_typing_after_a_check_keeps_the_feedback_until_the_next_check():
+    ex = make("q2-alpha2", response="0.155")
+    ex.check()
+    ex.response = "0.9"
+    assert ex.status == "right" and "正确" in shown(ex._feedback)
+    assert ex.evaluate()[0] == "wrong"  # what a check would say now
+    assert ex._input.value == "0.9"
+    ex.check()
+    assert ex.status == "wrong"
+
+
+def test_status_is_read_only():
+    ex = make("q2-alpha2")
+    with pytest.raises(AttributeError):
+        ex.status = "right"
 
 
 def test_exercise_3_8_1_accepts_the_core_value():
     ex = make("ex-3-8-1")
     ex.response = str(float(core.weighted_sum([0.2, 0.8], [2.0, 10.0])))
-    ex.param.trigger("check")
-    assert ex.status == "right"
+    assert ex.check() == "right" and ex.answer == 8.4
 
 
 def test_choice_exercise():
     ex = make("q3-sqrt-d")
-    assert [letter for letter, _ in ex.options][:2] == ["A", "B"]
-    ex.param.trigger("check")
-    assert ex.status == "invalid"
+    assert [letter for letter, _ in ex.options][:2] == ["A", "B"] and ex.answer == "C"
+    assert ex._choice.active is None and ex._choice.labels == ["A", "B", "C", "D"]
+    assert ex.check() == "invalid" and "请先选择一个选项" in shown(ex._feedback)
     wrong = next(letter for letter, _ in ex.options if letter != ex.answer)
     ex.choice = wrong
-    ex.param.trigger("check")
-    assert ex.status == "wrong"
+    assert ex._choice.active == ["A", "B", "C", "D"].index(wrong)
+    assert ex.check() == "wrong" and ex.checked == wrong
     ex.choice = ex.answer
-    ex.param.trigger("check")
-    assert ex.status == "right"
+    assert ex.check() == "right"
     with pytest.raises(ValueError, match="choice"):
         ex.choice = "Z"
+    with pytest.raises(ValueError, match="choice"):
+        make("q3-sqrt-d", choice="Z")
+    assert make("q3-sqrt-d", choice="B", checked="B").status == "wrong"
 
 
 def test_text_exercise_reveals_model_answer():
     ex = make("q1-qkv")
-    assert not ex._answer.visible
-    ex.reveal = True
-    assert ex._answer.visible and "参考答案" in ex._answer.object
-    assert ex._buttons[-1].name == "隐藏解答"
+    assert not ex._answer.visible and ex._answer.text == ""
+    assert ex._check is None and ex.check() == "pending"
+    ex.revealed = True
+    assert ex._answer.visible and "参考答案" in shown(ex._answer)
+    assert ex._reveal.label == "隐藏解答"
+    ex.revealed = False
+    assert not ex._answer.visible and ex._reveal.label == "显示解答"
+
+
+def test_english_interface():
+    ex = make("q2-alpha2", language="en", response="abc")
+    assert ex.check() == "invalid" and "Please type a number" in shown(ex._feedback)
+    assert ex._reveal.label == "Show the answer" and ex._check.label == "Check"
 
 
 def test_non_exercise_block_rejected():
     with pytest.raises(ValueError, match="exercise block"):
         Exercise(content.Block("proof", "x"))
+
+
+def test_browser_changes_set_the_parameters_without_drawing_on_the_server():
+    ex = make("q2-alpha2")
+    ex._from_browser("response", "", "0.155")
+    ex._from_browser("checked", None, "0.155")
+    assert ex.response == "0.155" and ex.status == "right"
+    assert ex._feedback.text == ""  # the browser drew it already
+
+
+@pytest.mark.parametrize("ex_id, name, bad", [
+    ("q3-sqrt-d", "choice", "Z"), ("q3-sqrt-d", "choice", None), ("q3-sqrt-d", "checked", "E"),
+    ("q3-sqrt-d", "choice", 1), ("q2-alpha2", "response", None), ("q2-alpha2", "response", "9" * 10_001),
+    ("q2-alpha2", "revealed", "yes"), ("q2-alpha2", "checked", 0.155), ("q1-qkv", "revealed", 1),
+])
+def test_bad_values_from_the_browser_are_refused_and_put_back(ex_id, name, bad):
+    ex = make(ex_id)
+    good = getattr(ex, name)
+    ex._from_browser(name, good, bad)
+    assert getattr(ex, name) == good and getattr(ex._state, name) == good
+
+
+def test_layout_renders_and_carries_the_css_classes():
+    for ex_id in BLOCKS:
+        ex = make(ex_id)
+        root = pn.panel(ex).get_root(Document())
+        classes = set()
+        for model in root.references():
+            classes.update(getattr(model, "css_classes", []) or [])
+        want = {"ae-exercise", f"ae-exercise-{ex_id}", "ae-exercise-reveal", "ae-exercise-feedback",
+                "ae-exercise-answer"}
+        want |= ({"ae-exercise-choice", "ae-exercise-check"} if ex.kind == "choice"
+                 else {"ae-exercise-input", "ae-exercise-check"} if ex.kind == "number" else {"ae-exercise-input"})
+        assert want <= classes, (ex_id, want - classes)
+        assert ex.css == f"ae-exercise-{ex_id}"
+
+
+def test_only_the_state_model_travels_to_the_server():
+    ex = make("q3-sqrt-d")
+    root = pn.panel(ex).get_root(Document())
+    synced = [m for m in root.references() if m.syncable and m in ex._models().values()]
+    assert not synced, synced
+    assert ex._state.syncable
+
+
+def test_the_module_runs_on_every_state_change_and_every_control():
+    ex = make("q2-alpha2")
+    callbacks = {name: ex._state.js_property_callbacks.get(f"change:{name}", []) for name in view.STATE_NAMES}
+    assert all(len(cbs) == 1 for cbs in callbacks.values()), callbacks
+    callback = callbacks["response"][0]
+    assert callback.module is True and "as default" in callback.code and "exerciseView" in callback.code
+    assert callback in ex._check.js_event_callbacks["button_click"]
+    assert callback in ex._reveal.js_event_callbacks["button_click"]
+    assert callback in ex._input.js_property_callbacks["change:value_input"]
+    assert callback in ex._input.js_event_callbacks["value_submit"]
+    choice = make("q3-sqrt-d")
+    cb = choice._state.js_property_callbacks["change:choice"][0]
+    assert cb in choice._choice.js_property_callbacks["change:active"]
+
+
+def test_each_exercise_has_its_own_models():
+    a, b = make("q2-alpha2"), make("q2-alpha2")
+    a.response = "1"
+    assert b.response == "" and a._state is not b._state and a._input is not b._input

@@ -1,62 +1,34 @@
-"""Interactive exercises: type or choose, check, get a hint, reveal the answer."""
+"""Interactive exercises: type or choose, check, get a hint, reveal the answer.
+
+Its view is :func:`attention_explorable.views.exercise.exercise_view`; in the
+browser ``web/exercise.js`` draws it and handles the student's actions, so
+an exercise is checked at once, with or without a server.
+"""
 
 from __future__ import annotations
 
-import html
-import math
-import re
-
 import panel as pn
 import param
+from bokeh.models import Button, RadioGroup, Row, TextAreaInput, TextInput
+from panel.models.markup import HTML as HTMLModel
 
-from .content import Block, inline_html, markdown_to_html, math_html
-from .strings import DEFAULT_LANGUAGE, STRINGS, text
+from .content import PROSE_CSS, Block, math_html
+from .explorables import controls
+from .explorables.base import Explorable, state_model_class
+from .views import exercise as exercise_view
 
-_OPTION = re.compile(r"^\s*([A-Z])[.．、]\s*(.*)$")
-
-
-def parse_number(raw: str) -> float:
-    """Parse a typed numeric answer.
-
-    Accepts a decimal point or a comma (half- or full-width), surrounding
-    spaces, and a simple fraction ``a/b``.
-
-    Raises
-    ------
-    ValueError
-        If ``raw`` is empty, not a number, or not finite; the message quotes it.
-
-    Examples
-    --------
-    >>> parse_number(" 0,155 "), parse_number("42/5")
-    (0.155, 8.4)
-    """
-    s = raw.strip().replace("，", ".").replace(",", ".").replace("－", "-").replace("−", "-")
-    try:
-        if "/" in s:
-            num, den = s.split("/", 1)
-            value = float(num) / float(den)
-        else:
-            value = float(s)
-    except (ValueError, ZeroDivisionError):
-        raise ValueError(f"answer must be a number, got {raw!r}") from None
-    if not math.isfinite(value):
-        raise ValueError(f"answer must be a finite number, got {raw!r}")
-    return value
+#: The feedback wraps anywhere: a long echo of a malformed answer stays within a phone's width.
+FEEDBACK_CSS = ".ae-right, .ae-wrong, .ae-error { overflow-wrap: anywhere; }"
+#: Option letters as touch targets: radios of 24 px, spaced apart.
+CHOICE_CSS = """
+.bk-input-group { flex-wrap: wrap; gap: 4px 20px; }
+label { display: inline-flex; align-items: center; gap: 6px; min-height: 36px; font-size: 16px; margin: 0; }
+input[type="radio"] { width: 24px; height: 24px; margin: 0; }
+"""
 
 
-def choice_options(block: Block) -> list[tuple[str, str]]:
-    """``(letter, text)`` pairs of a choice exercise, in order."""
-    out = []
-    for line in block.parts.get("options", "").splitlines():
-        m = _OPTION.match(line)
-        if m:
-            out.append((m.group(1), m.group(2).strip()))
-    return out
-
-
-class Exercise(pn.viewable.Viewer):
-    """One exercise of the course text, checked on the server.
+class Exercise(Explorable):
+    """One exercise of the course text, checked in the browser.
 
     Kinds (from the content block's ``kind=`` option):
 
@@ -65,144 +37,180 @@ class Exercise(pn.viewable.Viewer):
     * ``choice``: the student picks one option; right when it is ``answer``;
     * ``text``: free text, not graded; the model answer can be revealed.
 
+    A wrong answer is shown the block's hint. Pressing "检查" (or Enter in the
+    number box) submits what is typed or chosen; the feedback belongs to
+    that submission until the next check.
+
     Parameters
     ----------
     block : Block
         A parsed ``:::exercise`` block (see :mod:`attention_explorable.content`).
     response : str
         What the student typed (number and text kinds).
-    choice : str or None
-        The chosen option's letter (choice kind).
+    choice : str
+        The chosen option's letter, ``""`` for none (choice kind).
+    checked : str or None
+        What was submitted at the last check (the typed answer or the
+        chosen letter); None before the first.
+    revealed : bool
+        Whether the worked answer is shown.
+    language : {"zh", "en"}
+        Language of the interface text.
+
+    Attributes
+    ----------
+    css : str
+        The exercise's own CSS class, ``ae-exercise-<id>``.
 
     Raises
     ------
     ValueError
-        If ``block`` is not an exercise block.
+        If ``block`` is not an exercise block; from ``param`` when
+        ``choice`` is not one of the option letters (or ``""``).
 
     References
     ----------
     Course sections 3.7 (exercises Q1-Q4) and 3.8 (Exercise 3.8.1).
+
+    Examples
+    --------
+    >>> from attention_explorable import content
+    >>> block = next(b for s in content.load_sections() for b in s.exercises() if b.args[0] == "ex-3-8-1")
+    >>> ex = Exercise(block)
+    >>> ex.response = "8,4"
+    >>> ex.check()
+    'right'
     """
 
-    response = param.String("", doc="The student's typed answer.")
-    choice = param.Selector(default=None, objects=[None], allow_None=True,
-                            doc="Letter of the chosen option (choice exercises).")
-    check = param.Event(doc="Check the answer.")
-    reveal = param.Boolean(False, doc="Show the worked answer.")
-    status = param.Selector(default="pending", objects=["pending", "right", "wrong", "invalid"],
-                            doc="Outcome of the last check.")
-    language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
-                              doc="Language of the interface text.")
+    response = param.String("", doc="The student's typed answer (number and text kinds).")
+    choice = param.String("", doc="Letter of the chosen option, \"\" for none (choice kind).")
+    checked = param.String(None, allow_None=True,
+                           doc="What was submitted at the last check; None before the first.")
+    revealed = param.Boolean(False, doc="True while the worked answer is shown.")
+
+    _name = "exercise"
+    _state_params = exercise_view.STATE_NAMES
 
     def __init__(self, block: Block, **params):
         if block.kind != "exercise":
             raise ValueError(f"block must be an exercise block, got kind {block.kind!r}")
         self.block = block
         self.kind = block.options["kind"]
-        self.options = choice_options(block) if self.kind == "choice" else []
+        self.options = exercise_view.choice_options(block) if self.kind == "choice" else []
+        chosen = {k: params.pop(k) for k in ("choice", "checked") if k in params}
         super().__init__(**params)
-        if self.options:
-            self.param.choice.objects = [None] + [letter for letter, _ in self.options]
+        if self.kind == "choice":  # only an option letter, or "" for none
+            letters = "|".join(letter for letter, _ in self.options)
+            self.param.choice.regex = self.param.checked.regex = rf"^(|{letters})\Z"
         t = self._t
         ex_id = block.args[0] if block.args else "exercise"
         self.css = f"ae-exercise-{ex_id}"
-        self._question = math_html(markdown_to_html(block.parts.get("question", "")),
-                                      css_classes=["ae-prose"], margin=(0, 5))
-        self._feedback = math_html("", css_classes=["ae-exercise-feedback"], margin=(0, 5))
-        answer_md = block.parts.get("answer", "")
-        self._answer = math_html(
-            f"<div class='ae-answer'><b>{t('exercise_model_answer')}</b>"
-            f"{markdown_to_html(answer_md)}</div>",
-            css_classes=["ae-prose", "ae-exercise-answer"], visible=False, margin=(0, 5))
-        widgets = []
+        self._config_data = exercise_view.exercise_config(block, self.language)
+
+        self._question = math_html(exercise_view.question_html(block), css_classes=["ae-prose"], margin=(0, 5))
+        self._options_pane = (math_html(exercise_view.options_html(block), margin=(0, 5),
+                                        css_classes=["ae-prose", "ae-exercise-options"])
+                              if self.kind == "choice" else None)
+        common = {"stylesheets": [controls.CSS], "syncable": False}
         if self.kind == "number":
-            widgets.append(pn.widgets.TextInput.from_param(
-                self.param.response, name="", placeholder=t("exercise_answer_placeholder"),
-                css_classes=["ae-exercise-input"], width=180, description=None))
-        elif self.kind == "choice":
-            # Option texts may hold math, which radio labels cannot typeset:
-            # the options are shown as rendered text, the radios carry letters.
-            listing = "".join(f"<li><b>{letter}.</b> {inline_html(opt)}</li>"
-                              for letter, opt in self.options)
-            widgets.append(math_html(f"<ul class='ae-options'>{listing}</ul>",
-                                     css_classes=["ae-prose", "ae-exercise-options"], margin=(0, 5)))
-            # Panel selects the first option when the value is not among the
-            # options; a hidden "no answer yet" option keeps A from looking chosen.
-            widgets.append(pn.widgets.RadioBoxGroup.from_param(
-                self.param.choice, name="", inline=True, css_classes=["ae-exercise-choice"],
-                options={"": None, **{letter: letter for letter, _ in self.options}},
-                stylesheets=["label:first-of-type { display: none; }"]))
+            self._input = TextInput(value="", placeholder=t("exercise_answer_placeholder"), width=180,
+                                    css_classes=["ae-exercise-input"], margin=(4, 5), **common)
+        elif self.kind == "text":
+            self._input = TextAreaInput(value="", placeholder=t("exercise_your_answer"), rows=3,
+                                        css_classes=["ae-exercise-input"], sizing_mode="stretch_width",
+                                        margin=(4, 5), **common)
         else:
-            widgets.append(pn.widgets.TextAreaInput.from_param(
-                self.param.response, name="", placeholder=t("exercise_your_answer"),
-                css_classes=["ae-exercise-input"], rows=3, sizing_mode="stretch_width",
-                description=None))
-        buttons = []
-        if self.kind != "text":
-            buttons.append(pn.widgets.Button.from_param(
-                self.param.check, name=t("exercise_check"), css_classes=["ae-exercise-check"],
-                color="primary", width=100, description=None))
-        buttons.append(pn.widgets.Toggle.from_param(
-            self.param.reveal, name=t("exercise_reveal"), css_classes=["ae-exercise-reveal"],
-            width=140))
-        self._widgets = widgets
-        self._buttons = buttons
+            self._input = None
+        self._choice = (RadioGroup(labels=[letter for letter, _ in self.options], active=None, inline=True,
+                                   css_classes=["ae-exercise-choice"], margin=(4, 5),
+                                   **{**common, "stylesheets": [controls.CSS, CHOICE_CSS]})
+                        if self.kind == "choice" else None)
+        self._check = (Button(label=t("exercise_check"), button_type="primary", width=100,
+                              css_classes=["ae-exercise-check"], margin=(4, 5), **common)
+                       if self.kind != "text" else None)
+        self._reveal = Button(label=t("exercise_reveal"), width=140, css_classes=["ae-exercise-reveal"],
+                              margin=(4, 5), **common)
+        prose = {"stylesheets": [PROSE_CSS], "syncable": False, "sizing_mode": "stretch_width", "margin": (0, 5)}
+        self._feedback = HTMLModel(text="", css_classes=["ae-exercise-feedback"], visible=False,
+                                   html_attributes={"role": "status", "aria-live": "polite"},
+                                   **{**prose, "stylesheets": [PROSE_CSS, FEEDBACK_CSS]})
+        self._answer = HTMLModel(text="", css_classes=["ae-prose", "ae-exercise-answer"], visible=False, **prose)
 
-    def _t(self, key, **fmt):
-        return text(key, self.language, **fmt)
+        self.param.update(chosen)
+        self._redraw()
+        events = {self._reveal: "button_click"}
+        if self._check is not None:
+            events[self._check] = "button_click"
+        if self.kind == "number":
+            events[self._input] = ["value_input", "value_submit"]
+        elif self.kind == "text":
+            events[self._input] = "value_input"
+        else:
+            events[self._choice] = "active"
+        self._attach(events)
 
+    # --- the view -------------------------------------------------------------
     @property
     def answer(self):
         """The expected answer: a float (number), a letter (choice) or None (text)."""
-        if self.kind == "number":
-            return float(self.block.options["answer"])
-        return self.block.options.get("answer")
+        return self._config_data["answer"]
+
+    @property
+    def status(self) -> str:
+        """Outcome of the last check: "pending" (none yet, or a text exercise), "right", "wrong", "invalid"."""
+        if self.checked is None:
+            return "pending"
+        return exercise_view.judge(self.checked, self._config_data)[0]
+
+    def _submission(self) -> str:
+        return self.choice if self.kind == "choice" else self.response
 
     def evaluate(self) -> tuple[str, str]:
-        """Judge the current response: ``(status, message)``, never raising."""
-        t = self._t
-        hint = self.block.parts.get("hint", "")
-        hint_html = markdown_to_html(hint) if hint else ""
-        if self.kind == "number":
-            raw = self.response
-            if not raw.strip():
-                return "invalid", t("exercise_empty")
-            try:
-                value = parse_number(raw)
-            except ValueError:
-                return "invalid", t("exercise_malformed", raw=html.escape(raw))
-            tol = float(self.block.options.get("tol", 1e-6))
-            if abs(value - self.answer) <= tol * (1 + 1e-9):  # 0.157 vs 0.155 ± 0.002 is right
-                return "right", t("exercise_right")
-            return "wrong", t("exercise_wrong") + hint_html
-        if self.kind == "choice":
-            if self.choice is None:
-                return "invalid", t("exercise_choose")
-            if self.choice == self.answer:
-                return "right", t("exercise_right")
-            return "wrong", t("exercise_wrong") + hint_html
-        return "pending", ""
+        """Judge what is typed or chosen now: ``(status, message)``, never raising.
 
-    @param.depends("check", watch=True)
-    def _on_check(self):
-        status, message = self.evaluate()
-        css = {"right": "ae-right", "wrong": "ae-wrong", "invalid": "ae-error"}.get(status, "")
-        self._feedback.object = f"<div class='{css}'>{message}</div>"
-        self.status = status
+        See :func:`attention_explorable.views.exercise.judge`.
+        """
+        return exercise_view.judge(self._submission(), self._config_data)
 
-    @param.depends("reveal", watch=True)
-    def _on_reveal(self):
-        self._answer.visible = self.reveal
-        self._buttons[-1].name = self._t("exercise_hide" if self.reveal else "exercise_reveal")
+    def check(self) -> str:
+        """Submit what is typed or chosen now, as "检查" does; return the status."""
+        self.checked = self._submission()
+        return self.status
 
+    def view(self) -> dict:
+        return exercise_view.exercise_view(self.state(), self._config_data)
+
+    def _config(self) -> dict:
+        return self._config_data
+
+    def _models(self) -> dict:
+        models = {"feedback": self._feedback, "answer": self._answer, "reveal": self._reveal}
+        for name, model in (("input", self._input), ("choice", self._choice), ("check", self._check)):
+            if model is not None:
+                models[name] = model
+        return models
+
+    def _valid(self, name: str, value) -> bool:
+        if name in ("choice", "checked") and self.kind == "choice" and value is not None:
+            return value == "" or value in (letter for letter, _ in self.options)
+        return super()._valid(name, value)
+
+    # --- layout only ----------------------------------------------------------
     def __panel__(self):
+        bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
+        buttons = Row(children=[b for b in (self._check, self._reveal) if b is not None],
+                      sizing_mode="stretch_width", margin=0, syncable=False)
+        parts = [self._question, self._options_pane, bokeh(self._input if self._input is not None else self._choice), bokeh(buttons),
+                 bokeh(self._feedback), bokeh(self._answer)]
         return pn.Column(
-            self._question,
-            *self._widgets,
-            pn.Row(*self._buttons, sizing_mode="stretch_width"),
-            self._feedback,
-            self._answer,
+            *(p for p in parts if p is not None),
             css_classes=["ae-exercise", self.css],
             sizing_mode="stretch_width",
             styles={"border-left": "4px solid #8172B2", "padding-left": "8px", "margin": "8px 0"},
         )
+
+
+# The state model's class exists from import on: Bokeh sends the definitions of
+# data models with a document, so a page that builds an exercise later (the
+# textbook, as the reader scrolls) must have imported it before it was sent.
+state_model_class(Exercise)
