@@ -1,0 +1,187 @@
+"""A student works the exercises in Chromium: on a saved page with no network, and on the served textbook."""
+
+import re
+import urllib.request
+
+import panel as pn
+import pytest
+
+from attention_explorable import content
+
+from .test_steps_browser import save_page, text_of, wait_text
+
+pytestmark = pytest.mark.browser
+
+BLOCKS = {b.args[0]: b for s in content.load_sections() for b in s.exercises()}
+SAVED = ("q2-alpha2", "q3-sqrt-d", "q1-qkv", "ex-3-8-1")
+CHOICE = next(k for k, b in BLOCKS.items() if b.options["kind"] == "choice")
+
+
+@pytest.fixture(scope="module")
+def saved_exercises(tmp_path_factory):
+    from attention_explorable.exercises import Exercise
+
+    path = tmp_path_factory.mktemp("saved") / "exercises.html"
+    save_page(path, lambda: pn.Column(*(Exercise(BLOCKS[k]) for k in SAVED)))
+    return path
+
+
+@pytest.fixture(scope="module")
+def saved_for_phones(tmp_path_factory):
+    """The same page saved in the served pages' template: with a viewport, so a phone lays it
+    out at its own width (Panel's default file has none and is shown 980 px wide, zoomed out)."""
+    from attention_explorable import ui
+    from attention_explorable.apps import HTML_LANG, page_template
+    from attention_explorable.exercises import Exercise
+
+    ui.extension()
+    path = tmp_path_factory.mktemp("saved") / "exercises-phone.html"
+    pn.panel(pn.Column(*(Exercise(BLOCKS[k]) for k in SAVED))).save(
+        str(path), resources="inline", template=page_template(), template_variables={"lang": HTML_LANG["zh"]})
+    return path
+
+
+@pytest.fixture(scope="module")
+def textbook_all(textbook_server):
+    """The URL of the fully built textbook, requested once so that the server's one-time
+    work for a full page (caches filled on a process's first build) is done before a browser waits."""
+    url = textbook_server.url() + "?explorables=all"
+    with urllib.request.urlopen(url, timeout=600) as r:
+        assert r.status == 200
+    return url
+
+
+@pytest.fixture(params=["saved", "served"])
+def exercise_page(request, saved_exercises, textbook_server, textbook_all, student):
+    """Exercises as a student gets them: a saved file with every request but file:// aborted,
+    or the served textbook with everything built (``?explorables=all``)."""
+    s = student()
+    if request.param == "saved":
+        aborted = s.open_offline(saved_exercises, ".ae-exercise-q2-alpha2 .ae-exercise-check button")
+        yield s
+        assert all("cdn.holoviz.org" in url and url.split("?")[0].endswith(".css") for url in aborted), aborted
+    else:
+        s.open(textbook_all, ".ae-exercise-q2-alpha2 .ae-exercise-check button")
+        yield s
+        textbook_server.assert_clean_log()
+
+
+def feedback(page, ex_id: str) -> str:
+    return text_of(page, f".ae-exercise-{ex_id} .ae-exercise-feedback")
+
+
+def test_number_exercise_check_hint_and_reveal(exercise_page, request):
+    s, page = exercise_page, exercise_page.page
+    sel = ".ae-exercise-q2-alpha2"
+    q2 = page.locator(sel)
+    q2.scroll_into_view_if_needed()
+    assert page.locator(f"{sel} .ae-exercise-feedback").is_hidden()
+    assert page.locator(f"{sel} .ae-exercise-answer").is_hidden()
+    box = q2.locator(".ae-exercise-input input")
+    check = q2.locator(".ae-exercise-check button")
+
+    check.click()
+    wait_text(page, f"{sel} .ae-exercise-feedback", "请先输入答案")
+    box.fill("零点一<b>")
+    check.click()
+    wait_text(page, f"{sel} .ae-exercise-feedback", "请输入一个数字（例如 0.5），收到的是「零点一<b>」")
+    assert page.locator(f"{sel} .ae-exercise-feedback b").count() == 0  # the echo is text, not markup
+
+    box.fill("0.422")
+    check.click()
+    wait_text(page, f"{sel} .ae-exercise-feedback", "还不对")
+    assert "先算出三个分数" in feedback(page, "q2-alpha2")  # the hint, with its formulas
+    assert page.locator(f"{sel} .ae-exercise-feedback math").count() >= 2
+
+    # Typing alone changes nothing shown: the feedback is that of the last check.
+    box.fill("0.157")
+    page.wait_for_timeout(300)
+    assert "还不对" in feedback(page, "q2-alpha2")
+    box.press("Enter")  # Enter checks too; 0.157 is exactly the tolerance away
+    wait_text(page, f"{sel} .ae-exercise-feedback", "正确")
+    assert "先算出" not in feedback(page, "q2-alpha2")
+
+    reveal = q2.locator(".ae-exercise-reveal button")
+    assert reveal.inner_text().strip() == "显示解答"
+    reveal.click()
+    wait_text(page, f"{sel} .ae-exercise-answer", "参考答案")
+    assert "0.155" in text_of(page, f"{sel} .ae-exercise-answer")
+    assert reveal.inner_text().strip() == "隐藏解答"
+    s.screenshot(f"exercise-q2-1280-{request.node.callspec.id}")
+    reveal.click()
+    page.locator(f"{sel} .ae-exercise-answer").wait_for(state="hidden", timeout=10_000)
+    assert reveal.inner_text().strip() == "显示解答"
+    s.assert_clean()
+
+
+def test_choice_exercise_needs_a_choice_then_judges_it(exercise_page):
+    s, page = exercise_page, exercise_page.page
+    block, sel = BLOCKS[CHOICE], f".ae-exercise-{CHOICE}"
+    ex = page.locator(sel)
+    ex.scroll_into_view_if_needed()
+    # The options are shown as rendered text with their formulas; the radios carry the letters.
+    options = text_of(page, f"{sel} .ae-exercise-options")
+    assert all(f"{letter}." in options for letter in "ABCD")
+    assert page.locator(f"{sel} .ae-exercise-options math").count() >= 1
+    assert ex.locator("input[type=radio]:checked").count() == 0
+    ex.locator(".ae-exercise-check button").click()
+    wait_text(page, f"{sel} .ae-exercise-feedback", "请先选择一个选项")
+    letters = [lab.strip() for lab in ex.locator(".ae-exercise-choice label").all_inner_texts()]
+    assert letters == ["A", "B", "C", "D"]
+    radios = ex.locator(".ae-exercise-choice input[type=radio]")
+    wrong = next(x for x in letters if x != block.options["answer"])
+    radios.nth(letters.index(wrong)).check()
+    ex.locator(".ae-exercise-check button").click()
+    wait_text(page, f"{sel} .ae-exercise-feedback", "还不对")
+    assert "想一想" in feedback(page, CHOICE)
+    radios.nth(letters.index(block.options["answer"])).check()
+    page.wait_for_timeout(200)
+    assert "还不对" in feedback(page, CHOICE)  # until checked again
+    ex.locator(".ae-exercise-check button").click()
+    wait_text(page, f"{sel} .ae-exercise-feedback", "正确")
+    assert ex.locator("input[type=radio]:checked").count() == 1
+    s.assert_clean()
+
+
+def test_text_exercise_is_written_then_compared(exercise_page):
+    s, page = exercise_page, exercise_page.page
+    sel = ".ae-exercise-q1-qkv"
+    ex = page.locator(sel)
+    ex.scroll_into_view_if_needed()
+    assert ex.locator(".ae-exercise-check").count() == 0  # not graded
+    area = ex.locator(".ae-exercise-input textarea")
+    area.fill("查询是要找的信息，键用来比对，值是内容。")
+    ex.locator(".ae-exercise-reveal button").click()
+    wait_text(page, f"{sel} .ae-exercise-answer", "参考答案")
+    assert area.input_value() == "查询是要找的信息，键用来比对，值是内容。"
+    assert page.locator(f"{sel} .ae-exercise-feedback").is_hidden()
+    s.assert_clean()
+
+
+def test_exercises_on_a_phone(saved_for_phones, textbook_server, textbook_all, student):
+    s = student(width=390, height=844, mobile=True)
+    s.open_offline(saved_for_phones, ".ae-exercise-q2-alpha2 .ae-exercise-check button")
+    page = s.page
+    box = page.locator(".ae-exercise-q2-alpha2 .ae-exercise-input input")
+    box.fill("x" * 300)
+    page.locator(".ae-exercise-q2-alpha2 .ae-exercise-check button").click()
+    wait_text(page, ".ae-exercise-q2-alpha2 .ae-exercise-feedback", re.escape("x" * 40 + "…"))
+    page.locator(".ae-exercise-q2-alpha2 .ae-exercise-reveal button").click()
+    page.locator(f".ae-exercise-{CHOICE} .ae-exercise-check button").click()
+    wait_text(page, f".ae-exercise-{CHOICE} .ae-exercise-feedback", "请先选择一个选项")
+    page.locator(".ae-exercise-q1-qkv .ae-exercise-reveal button").click()
+    wait_text(page, ".ae-exercise-q1-qkv .ae-exercise-answer", "参考答案")
+    s.assert_fits_phone("exercise-saved-390")
+
+    served = student(width=390, height=844, mobile=True)
+    served.open(textbook_all, ".ae-exercise-q2-alpha2 .ae-exercise-check button")
+    q2 = served.page.locator(".ae-exercise-q2-alpha2")
+    q2.scroll_into_view_if_needed()
+    q2.locator(".ae-exercise-input input").fill("0.422")
+    q2.locator(".ae-exercise-check button").click()
+    wait_text(served.page, ".ae-exercise-q2-alpha2 .ae-exercise-feedback", "还不对")
+    q2.locator(".ae-exercise-reveal button").click()
+    wait_text(served.page, ".ae-exercise-q2-alpha2 .ae-exercise-answer", "参考答案")
+    served.assert_fits_phone("exercise-served-390", settle_ms=1500)
+    q2.screenshot(path=str(served.screenshot("exercise-served-390").with_name("exercise-q2-served-390.png")))
+    textbook_server.assert_clean_log()
