@@ -16,7 +16,7 @@ def test_app_serves_without_traceback(app_file, student):
     server = ServedApp(f"apps/{app_file}")
     try:
         s = student()
-        s.open(server.url(), ".bk-panel-models-markup-HTML")
+        s.open(server.url(), "h1")
         s.page.wait_for_timeout(1500)
         s.assert_clean()
         server.assert_clean_log()

@@ -92,7 +92,8 @@ def test_replay_frames_equal_python_interpolation(module_page):
 
 
 @pytest.mark.parametrize("raw", ["0,155", "０.１５５", "42/5", " 8.4 ", "−2", "1e-3", "+.5", "3/4", "", "abc",
-                                 "1/0", "inf", "nan", "0x10", "1_000", "1e999", "٣", "2/3/4", "5.", "- 5"])
+                                 "1/0", "inf", "nan", "0x10", "1_000", "1e999", "٣", "2/3/4", "5.", "- 5",
+                                 "\ufeff8.4", "8.4\x85", "\x1c3", "\u30003\u3000", " 1 / 2 "])
 def test_javascript_parser_equals_python_parser(module_page, raw):
     from attention_explorable.views.numbers import parse_number
 

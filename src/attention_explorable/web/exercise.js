@@ -2,25 +2,16 @@
 // attention_explorable/views/exercise.py) and the controller that turns a
 // student's typing, choosing and pressing into state, and draws every
 // change of state. Everything runs with or without a server.
-import {drawSoon, escapeHtml, fill, parseNumber, readState, writeView} from "./shared.js";
+import {drawSoon, escapeHtml, fill, parseNumber, pyStrip, readState, writeView} from "./shared.js";
 
 // The shared pieces too, for the mirror tests.
-export {escapeHtml, parseNumber} from "./shared.js";
+export {escapeHtml, parseNumber, pyStrip} from "./shared.js";
 
 export const STATE_NAMES = ["response", "choice", "checked", "revealed"];
 export const ECHO_LIMIT = 40;
 export const TOL_SLACK = 1e-9;
 const STATUS_CSS = {right: "ae-right", wrong: "ae-wrong", invalid: "ae-error"};
 
-// Python's str.isspace() characters: str.strip() removes exactly these
-// (JavaScript's trim() also removes U+FEFF, which Python keeps).
-const PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
-
-/** Python's str.strip() with no argument. */
-export function pyStrip(s) {
-  return String(s).replace(PY_STRIP, "");
-}
 
 const echo = (raw) => {
   const chars = Array.from(pyStrip(raw));  // code points, as Python counts

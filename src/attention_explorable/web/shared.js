@@ -101,7 +101,15 @@ export function formatNumber(x, digits = 4, html = true) {
 const FULL_WIDTH = {"０": "0", "１": "1", "２": "2", "３": "3", "４": "4", "５": "5", "６": "6",
   "７": "7", "８": "8", "９": "9", "．": ".", "，": ",", "－": "-", "＋": "+", "／": "/", "　": " "};
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-const PY_SPACE = /^[\s\u001c-\u001f\u0085]+|[\s\u001c-\u001f\u0085]+$/g;
+// The characters Python's str.strip() removes (str.isspace), which are not
+// those of JavaScript's \s or trim(): no U+FEFF, but U+001C-U+001F and U+0085.
+const PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
+
+/** Python's str.strip() with no argument. */
+export function pyStrip(s) {
+  return String(s).replace(PY_STRIP, "");
+}
 
 /**
  * A typed number (views.numbers.parse_number): full-width digits, a decimal
@@ -110,8 +118,8 @@ const PY_SPACE = /^[\s\u001c-\u001f\u0085]+|[\s\u001c-\u001f\u0085]+$/g;
  */
 export function parseNumber(raw) {
   let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
-  s = s.replace(PY_SPACE, "").replaceAll("，", ".").replaceAll(",", ".").replaceAll("−", "-");
-  const parts = (s.match(/\//g) || []).length === 1 ? s.split("/").map((p) => p.replace(PY_SPACE, "")) : [s];
+  s = pyStrip(s).replaceAll("，", ".").replaceAll(",", ".").replaceAll("−", "-");
+  const parts = (s.match(/\//g) || []).length === 1 ? s.split("/").map(pyStrip) : [s];
   if (!parts.every((p) => NUMBER.test(p))) return null;
   let value = Number(parts[0]);
   if (parts.length === 2) {

@@ -3,7 +3,7 @@
 // scenarios.interpolate), and the controller that turns a student's clicks,
 // keys and taps into state and draws every change of state.
 import {
-  drawSoon, escapeHtml, fill, formatFixed, formatG, formatNumber, parseNumber, readState, softmax,
+  drawSoon, escapeHtml, fill, formatFixed, formatG, formatNumber, parseNumber, pyStrip, readState, softmax,
   writeView,
 } from "./shared.js";
 
@@ -30,13 +30,13 @@ export function outcome(st) {
 
 /** views.steps.parse_prediction: the typed prediction, or null (empty, junk, out of bounds). */
 export function parsePrediction(raw, [lo, hi]) {
-  if (!raw.trim()) return null;
+  if (!pyStrip(raw)) return null;
   const v = parseNumber(raw);
   return v !== null && v >= lo && v <= hi ? v : null;
 }
 
 const echo = (raw) => {
-  const s = raw.trim();
+  const s = pyStrip(raw);
   return Array.from(s).length <= ECHO_LIMIT ? s : Array.from(s).slice(0, ECHO_LIMIT).join("") + "…";
 };
 const escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
@@ -59,7 +59,7 @@ export function stepsView(st, config) {
   const pad = Math.max(1.0, 0.12 * (Math.max(...xs) - Math.min(...xs)));
   const step3 = step === 3;
   const gap = Math.abs(s2 - s1);
-  const invalid = pred === null && raw.trim() !== "";
+  const invalid = pred === null && pyStrip(raw) !== "";
   const [lo, hi] = config.prediction_bounds;
   const props = {};
   for (const name of Object.keys(SLIDERS)) {

@@ -99,11 +99,15 @@ var FULL_WIDTH = {
   "　": " "
 };
 var NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-var PY_SPACE = /^[\s\u001c-\u001f\u0085]+|[\s\u001c-\u001f\u0085]+$/g;
+var PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
+function pyStrip(s) {
+  return String(s).replace(PY_STRIP, "");
+}
 function parseNumber(raw) {
   let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
-  s = s.replace(PY_SPACE, "").replaceAll("，", ".").replaceAll(",", ".").replaceAll("−", "-");
-  const parts = (s.match(/\//g) || []).length === 1 ? s.split("/").map((p) => p.replace(PY_SPACE, "")) : [s];
+  s = pyStrip(s).replaceAll("，", ".").replaceAll(",", ".").replaceAll("−", "-");
+  const parts = (s.match(/\//g) || []).length === 1 ? s.split("/").map(pyStrip) : [s];
   if (!parts.every((p) => NUMBER.test(p))) return null;
   let value = Number(parts[0]);
   if (parts.length === 2) {
@@ -204,12 +208,12 @@ function outcome(st) {
   return { scores, weights, output, exps, naive };
 }
 function parsePrediction(raw, [lo, hi]) {
-  if (!raw.trim()) return null;
+  if (!pyStrip(raw)) return null;
   const v = parseNumber(raw);
   return v !== null && v >= lo && v <= hi ? v : null;
 }
 var echo = (raw) => {
-  const s = raw.trim();
+  const s = pyStrip(raw);
   return Array.from(s).length <= ECHO_LIMIT ? s : Array.from(s).slice(0, ECHO_LIMIT).join("") + "…";
 };
 var escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -224,7 +228,7 @@ function stepsView(st, config) {
   const pad = Math.max(1, 0.12 * (Math.max(...xs) - Math.min(...xs)));
   const step3 = step === 3;
   const gap = Math.abs(s2 - s1);
-  const invalid = pred === null && raw.trim() !== "";
+  const invalid = pred === null && pyStrip(raw) !== "";
   const [lo, hi] = config.prediction_bounds;
   const props = {};
   for (const name of Object.keys(SLIDERS)) {
