@@ -8,7 +8,7 @@ import pytest
 
 from attention_explorable import content
 
-from .test_steps_browser import save_page, text_of, wait_text
+from .pages import save_page, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 

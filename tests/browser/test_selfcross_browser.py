@@ -8,12 +8,11 @@ from attention_explorable import core
 from attention_explorable.views.selfcross import EN_EMBEDDINGS, EN_TOKENS, ZH_EMBEDDINGS, ZH_TOKENS
 
 from ..conftest import ServedApp
-from .test_steps_browser import save_page, text_of, wait_text
+from .pages import MODES, explorable_page, save_page, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
 READY = ".ae-selfcross-row"
-SERVER_GONE = ("WebSocket", "Lost websocket connection", "ERR_CONNECTION_REFUSED", "not connected so cannot send")
 
 # The heatmap as BokehJS holds it: axis titles, tick labels, the highlighted
 # row, the cells' numbers, and where its frame lies on the canvas.
@@ -59,27 +58,12 @@ def saved_selfcross(tmp_path_factory):
     return path
 
 
-@pytest.fixture(params=["served", "server-stopped", "saved"])
+@pytest.fixture(params=MODES)
 def selfcross_page(request, selfcross_server, saved_selfcross, student):
-    """The page as a student gets it: from the server, from a server stopped after the page
-    loaded, or from a saved file with every request but file:// aborted."""
-    s = student()
-    if request.param == "served":
-        s.open(selfcross_server.url(), READY)
+    """The page as a student gets it (see :func:`pages.explorable_page`)."""
+    with explorable_page(request.param, student, app="selfcross", ready=READY, server=selfcross_server,
+                         saved=saved_selfcross) as s:
         yield s
-        selfcross_server.assert_clean_log()
-    elif request.param == "server-stopped":
-        own = ServedApp("apps/selfcross.py")
-        try:
-            s.open(own.url(), READY)
-        finally:
-            own.close()
-        s.errors_to_ignore = SERVER_GONE
-        yield s
-    else:
-        aborted = s.open_offline(saved_selfcross, READY)
-        yield s
-        assert all("cdn.holoviz.org" in url and url.split("?")[0].endswith(".css") for url in aborted), aborted
 
 
 def test_student_uses_every_control(selfcross_page, request):

@@ -3,7 +3,8 @@
 import pytest
 
 from ..conftest import ServedApp
-from .test_steps_browser import readout_number, text_of, wait_text
+from .pages import text_of, wait_text
+from .test_steps_browser import readout_number
 
 pytestmark = pytest.mark.browser
 

@@ -2,25 +2,13 @@
 
 import re
 
-import panel as pn
 import pytest
 
 from attention_explorable import scenarios
 
-from ..conftest import ServedApp
+from .pages import MODES, explorable_page, save_page, text_of, wait_text
 
 pytestmark = pytest.mark.browser
-
-
-_SHADOW_TEXT = """e => e.shadowRoot
-    ? Array.from(e.shadowRoot.children).filter(c => !['STYLE', 'LINK'].includes(c.tagName))
-        .map(c => c.innerText).join('\\n')
-    : e.innerText"""
-
-
-def text_of(page, css: str) -> str:
-    """Visible text of the first element matching ``css``, shadow DOM included."""
-    return page.locator(css).first.evaluate(_SHADOW_TEXT)
 
 
 def readout_number(page, css: str) -> float:
@@ -28,18 +16,6 @@ def readout_number(page, css: str) -> float:
     m = re.search(r"=\s*(-?[0-9.]+)", txt)
     assert m, f"no number in {css}: {txt!r}"
     return float(m.group(1))
-
-
-def wait_text(page, css: str, pattern: str, timeout: float = 15_000) -> None:
-    page.locator(css).filter(has_text=re.compile(pattern)).first.wait_for(timeout=timeout)
-
-
-def save_page(path, build) -> None:
-    """Save ``build()`` as Panel does for an author: one HTML file, resources inline."""
-    from attention_explorable import ui
-
-    ui.extension()
-    pn.panel(build()).save(str(path), resources="inline")
 
 
 @pytest.fixture(scope="module")
@@ -51,29 +27,12 @@ def saved_steps(tmp_path_factory):
     return path
 
 
-@pytest.fixture(params=["served", "server-stopped", "saved"])
+@pytest.fixture(params=MODES)
 def steps_page(request, steps_server, saved_steps, student):
-    """The steps page as a student gets it: from the server, from a server stopped after the
-    page loaded, or from a saved file with no network at all."""
-    s = student()
-    if request.param == "served":
-        s.open(steps_server.url(), ".ae-output")
+    """The steps page as a student gets it (see :func:`pages.explorable_page`)."""
+    with explorable_page(request.param, student, app="steps", ready=".ae-output", server=steps_server,
+                         saved=saved_steps) as s:
         yield s
-        steps_server.assert_clean_log()
-    elif request.param == "server-stopped":
-        own = ServedApp("apps/steps.py")
-        try:
-            s.open(own.url(), ".ae-output")
-        finally:
-            own.close()
-        s.errors_to_ignore = ("WebSocket", "Lost websocket connection", "ERR_CONNECTION_REFUSED",
-                              "not connected so cannot send")
-        wait_text(s.page, ".ae-connection-lost", "与服务器的连接已断开")  # said out loud
-        yield s
-    else:
-        aborted = s.open_offline(saved_steps, ".ae-output")
-        yield s
-        assert all("cdn.holoviz.org" in url and url.split("?")[0].endswith(".css") for url in aborted), aborted
 
 
 def test_student_does_all_three_steps(steps_page, request):

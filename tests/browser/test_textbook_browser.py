@@ -7,7 +7,7 @@ import pytest
 from attention_explorable import content, core, scenarios
 from attention_explorable.textbook import EXPLORABLES, _sections
 
-from .test_steps_browser import text_of, wait_text
+from .pages import text_of, wait_text
 
 pytestmark = pytest.mark.browser
 

@@ -10,8 +10,7 @@ import pytest
 from attention_explorable import core
 from attention_explorable.views.vector import EXAMPLE_KEYS, EXAMPLE_VALUES
 
-from ..conftest import ServedApp
-from .test_steps_browser import save_page, text_of, wait_text
+from .pages import MODES, explorable_page, save_page, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -105,29 +104,12 @@ def saved_vector(tmp_path_factory):
     return path
 
 
-@pytest.fixture(params=["served", "server-stopped", "saved"])
+@pytest.fixture(params=MODES)
 def vector_page(request, vector_server, saved_vector, student):
-    """The vector page as a student gets it: from the server, from a server stopped after the
-    page loaded, or from a saved file with no network at all."""
-    s = student()
-    if request.param == "served":
-        s.open(vector_server.url(), ".ae-vector-output")
+    """The vector page as a student gets it (see :func:`pages.explorable_page`)."""
+    with explorable_page(request.param, student, app="vector", ready=".ae-vector-output", server=vector_server,
+                         saved=saved_vector, loaded=(".ae-vector-output", r"y = \[0\.845, 0\.578\]")) as s:
         yield s
-        vector_server.assert_clean_log()
-    elif request.param == "server-stopped":
-        own = ServedApp("apps/vector.py")
-        try:
-            s.open(own.url(), ".ae-vector-output")
-            wait_text(s.page, ".ae-vector-output", r"y = \[0\.845, 0\.578\]")
-        finally:
-            own.close()
-        s.errors_to_ignore = ("WebSocket", "Lost websocket connection", "ERR_CONNECTION_REFUSED",
-                              "not connected so cannot send")
-        yield s
-    else:
-        aborted = s.open_offline(saved_vector, ".ae-vector-output")
-        yield s
-        assert all("cdn.holoviz.org" in url and url.split("?")[0].endswith(".css") for url in aborted), aborted
 
 
 def test_student_moves_the_query(vector_page, request):

@@ -1,0 +1,77 @@
+"""How a student gets an explorable's page in the browser tests, and how to read it.
+
+:func:`explorable_page` opens one of three ways: ``served`` (a running
+``panel serve``), ``server-stopped`` (served, then the server stopped once
+the page has loaded: everything must still work in the browser, and the page
+says the connection is lost) and ``saved`` (``pn.panel(x).save(...,
+resources="inline")`` opened from ``file://`` with every other request
+aborted).
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+
+import panel as pn
+
+from ..conftest import ServedApp
+
+MODES = ["served", "server-stopped", "saved"]
+#: Console messages of a page whose server is gone: expected, not errors.
+SERVER_GONE = ("WebSocket", "Lost websocket connection", "ERR_CONNECTION_REFUSED", "not connected so cannot send")
+
+_SHADOW_TEXT = """e => e.shadowRoot
+    ? Array.from(e.shadowRoot.children).filter(c => !['STYLE', 'LINK'].includes(c.tagName))
+        .map(c => c.innerText).join('\\n')
+    : e.innerText"""
+
+
+def text_of(page, css: str) -> str:
+    """Visible text of the first element matching ``css``, shadow DOM included."""
+    return page.locator(css).first.evaluate(_SHADOW_TEXT)
+
+
+def wait_text(page, css: str, pattern: str, timeout: float = 15_000) -> None:
+    """Wait until an element matching ``css`` shows text matching the regular expression ``pattern``."""
+    page.locator(css).filter(has_text=re.compile(pattern)).first.wait_for(timeout=timeout)
+
+
+def save_page(path, build) -> None:
+    """Save ``build()`` as Panel does for an author: one HTML file, resources inline."""
+    from attention_explorable import ui
+
+    ui.extension()
+    pn.panel(build()).save(str(path), resources="inline")
+
+
+@contextmanager
+def explorable_page(mode: str, student, *, app: str, ready: str, server=None, saved=None, loaded=None):
+    """A :class:`~tests.conftest.StudentPage` with the page of ``apps/<app>.py`` opened in ``mode``.
+
+    ``server`` is the module's running server (for ``served``), ``saved`` the
+    saved file (for ``saved``); ``ready`` a selector to wait for, ``loaded``
+    an optional ``(selector, pattern)`` the page shows once its first view is
+    drawn. On leaving, the served page's server log must be clean, and the
+    saved page must have requested nothing but Panel's CSS from its CDN.
+    """
+    s = student()
+    if mode == "served":
+        s.open(server.url(), ready)
+        yield s
+        server.assert_clean_log()
+    elif mode == "server-stopped":
+        own = ServedApp(f"apps/{app}.py")
+        try:
+            s.open(own.url(), ready)
+            if loaded:
+                wait_text(s.page, *loaded)
+        finally:
+            own.close()
+        s.errors_to_ignore = SERVER_GONE
+        wait_text(s.page, ".ae-connection-lost", "连接已断开")  # said out loud
+        yield s
+    else:
+        aborted = s.open_offline(saved, ready)
+        yield s
+        assert all("cdn.holoviz.org" in url and url.split("?")[0].endswith(".css") for url in aborted), aborted
