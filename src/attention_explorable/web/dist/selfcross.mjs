@@ -65,10 +65,16 @@ function formatNumber(x, digits = 4, html = true) {
   const s = formatFixed(x, digits);
   return s.startsWith("-") && Number(s) === 0 ? "0." + "0".repeat(digits) : s;
 }
+var PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 function softmax(scores, temperature = 1) {
   const finite = scores.filter(Number.isFinite);
   const m = finite.length ? Math.max(...finite) : 0;
-  const e = scores.map((s) => Number.isFinite(s) ? Math.exp((s - m) / temperature) : 0);
+  const z = (s) => {
+    const gap = s - m;
+    return Number.isFinite(gap) ? gap / temperature : (s * 0.25 - m * 0.25) / temperature * 4;
+  };
+  const e = scores.map((s) => Number.isFinite(s) ? Math.exp(z(s)) : 0);
   let total = 0;
   for (const v of e) total += v;
   return e.map((v) => v / (total > 0 ? total : 1));
