@@ -165,7 +165,7 @@ def test_unscaled_saturation_grows_with_dk_scaled_stays_moderate():
 
 def test_saturation_curve_matches_a_plain_loop():
     # Same random stream, one draw at a time, no block tricks.
-    n, draws, seed = 3, 50, 7
+    n, draws, seed = 3, 10, 7
     _, scaled, unscaled = view.saturation_curve(n, draws=draws, seed=seed)
     rng = np.random.default_rng(seed)
     for d_k in range(1, 65):
@@ -175,22 +175,34 @@ def test_saturation_curve_matches_a_plain_loop():
             best = [core.softmax(core.dot_product_scores(qi, ki, scale=scale)).max(axis=1).mean()
                     for qi, ki in zip(q, k)]
             assert curve[d_k - 1] == pytest.approx(np.mean(best), rel=1e-12)
-    with pytest.raises(ValueError, match="draws a multiple of 5"):
-        view.saturation_curve(4, draws=33)
+    with pytest.raises(ValueError, match="draws >= 1, got n=4, draws=0"):
+        view.saturation_curve(4, draws=0)
 
 
-def test_the_config_ships_every_curve_as_data():
+def test_the_config_ships_every_stored_curve_as_computed():
     lo, hi, _ = view.SLIDERS["n_tokens"]
     assert sorted(CONFIG["curves"], key=int) == [str(n) for n in range(lo, hi + 1)]
     for n in range(lo, hi + 1):
         d, scaled, unscaled = view.saturation_curve(n)
-        assert CONFIG["curves"][str(n)] == {"d": d.tolist(), "scaled": scaled.tolist(),
-                                            "unscaled": unscaled.tolist()}
+        curve = CONFIG["curves"][str(n)]
+        assert curve["d"] == d.tolist()
+        np.testing.assert_allclose(curve["scaled"], scaled, rtol=0, atol=5.01e-7)
+        np.testing.assert_allclose(curve["unscaled"], unscaled, rtol=0, atol=5.01e-7)
+    source = view.curves_source()
+    assert "SCALED[6] = (" in source and source.count("\n") > 100
+
+
+def test_pages_never_wait_for_the_curves(monkeypatch):
+    def slow(*args, **kwargs):
+        raise AssertionError("a page computed the saturation curves")
+
+    monkeypatch.setattr(view, "saturation_curve", slow)
+    assert view.matrix_config("en")["curves"]["2"]["unscaled"][0] == CONFIG["curves"]["2"]["unscaled"][0]
 
 
 def test_curve_and_mark_follow_the_settings():
     v = view.matrix_view(state(d_k=32), CONFIG)
-    d, scaled, unscaled = view.saturation_curve(4)
+    scaled, unscaled = CONFIG["curves"]["4"]["scaled"], CONFIG["curves"]["4"]["unscaled"]
     mark = v["sources"]["mark"]
     assert mark["d"] == [32] and mark["unscaled"] == [unscaled[31]] and mark["scaled"] == [scaled[31]]
     assert mark["current"] == [view.attention_matrices(state(d_k=32))["mean_max_weight"]]
@@ -198,7 +210,8 @@ def test_curve_and_mark_follow_the_settings():
     assert f"{view.CURVE_DRAWS}" in v["html"]["max_weight"] and "d_k = 32" in v["html"]["max_weight"]
     six = view.matrix_view(state(n_tokens=6), CONFIG)
     assert len(six["sources"]["curve"]["d"]) == 64
-    np.testing.assert_array_equal(six["sources"]["curve"]["unscaled"], view.saturation_curve(6)[2])
+    assert six["sources"]["curve"]["unscaled"] == CONFIG["curves"]["6"]["unscaled"]
+    assert six["sources"]["curve"]["unscaled"][63] > 0.85 > 0.6 > six["sources"]["curve"]["scaled"][63]
 
 
 def test_unscaled_current_matrix_saturates_at_large_dk():

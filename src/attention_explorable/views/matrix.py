@@ -31,9 +31,10 @@ every seed:
 
 ``Q`` takes the first ``n * d_k`` normals of the seed's stream (row by row),
 ``K`` the next ``n * d_k``, ``V`` the next. The saturation curve is a Monte
-Carlo mean over many random matrices; it is computed once per process in
-Python with numpy's generator (true normals) and shipped to the browser as
-data (:func:`matrix_config`), never recomputed there.
+Carlo mean over many random matrices, computed in Python with numpy's
+generator (true normals) by :func:`saturation_curve`, stored in
+``views/matrix_curves.py`` (no page waits for it) and shipped to the
+browser as data (:func:`matrix_config`), never recomputed there.
 
 References: course section 3.7.7 ("缩放点积注意力"); A. Vaswani et al.,
 "Attention Is All You Need", NeurIPS 2017, eq. (1) and section 3.2.1 (why
@@ -70,7 +71,6 @@ D_MAX = SLIDERS["d_k"][1]
 #: Random draws behind each point of the saturation curve, and their seed (numpy's generator).
 CURVE_DRAWS = 200
 CURVE_SEED = 2017
-_CHUNK = 5  # draws per core call: one (chunk*n, d) @ (d, chunk*n) product, diagonal blocks kept
 
 #: mulberry32's Weyl increment and the 32-bit mask.
 MULBERRY_INCREMENT = 0x6D2B79F5
@@ -192,20 +192,23 @@ def saturation_curve(n: int, draws: int = CURVE_DRAWS, seed: int = CURVE_SEED):
 
     For each ``d_k`` in 1..64, ``draws`` pairs ``Q, K`` of shape ``(n, d_k)``
     with standard normal entries (numpy's generator, not the explorable's
-    Irwin–Hall one: a Monte Carlo estimate wants true normals) are scored by
-    :func:`~attention_explorable.core.dot_product_scores`, once divided by
-    ``sqrt(d_k)`` and once not, turned into weights by
+    Irwin–Hall one: a Monte Carlo estimate wants true normals) are scored as
+    :func:`~attention_explorable.core.dot_product_scores` scores them (the
+    same products, all draws in one batched product; a test holds them to
+    the core's, draw by draw), once divided by ``sqrt(d_k)`` and once not,
+    turned into weights by
     :func:`~attention_explorable.core.softmax`, and the largest weight of
     each row is averaged over rows and draws. Unscaled, the dot products
     grow like ``sqrt(d_k)`` and the softmax saturates towards 1; scaled,
-    it stays moderate. Cached: computed once per ``n`` and process.
+    it stays moderate. Cached; the pages read the curves stored by
+    :func:`curves_source` instead (a second or more on a busy machine).
 
     Parameters
     ----------
     n : int
         Number of queries and keys, ``>= 1``.
     draws : int, default 200
-        Random draws per ``d_k`` (a multiple of 5).
+        Random draws per ``d_k``, ``>= 1``.
     seed : int, default 2017
         Seed of :func:`numpy.random.default_rng`.
 
@@ -217,7 +220,7 @@ def saturation_curve(n: int, draws: int = CURVE_DRAWS, seed: int = CURVE_SEED):
     Raises
     ------
     ValueError
-        If ``n < 1`` or ``draws`` is not a positive multiple of 5.
+        If ``n < 1`` or ``draws < 1``.
 
     Examples
     --------
@@ -225,19 +228,18 @@ def saturation_curve(n: int, draws: int = CURVE_DRAWS, seed: int = CURVE_SEED):
     >>> bool(unscaled[63] > 0.85 and scaled[63] < 0.6)
     True
     """
-    if n < 1 or draws < _CHUNK or draws % _CHUNK:
-        raise ValueError(f"need n >= 1 and draws a multiple of {_CHUNK}, got n={n!r}, draws={draws!r}")
+    if n < 1 or draws < 1:
+        raise ValueError(f"need n >= 1 and draws >= 1, got n={n!r}, draws={draws!r}")
     rng = np.random.default_rng(seed)
     d = np.arange(1, D_MAX + 1)
     scaled, unscaled = np.empty(D_MAX), np.empty(D_MAX)
-    pick = np.arange(_CHUNK)
     for i, d_k in enumerate(d):
-        q = rng.standard_normal((draws // _CHUNK, _CHUNK * n, d_k))
-        k = rng.standard_normal((draws // _CHUNK, _CHUNK * n, d_k))
-        # (chunk*n, d_k) @ (d_k, chunk*n) -> (chunk*n, chunk*n); keep the chunk's own n x n blocks
-        raw = np.concatenate([core.dot_product_scores(qc, kc, scale=1.0).reshape(_CHUNK, n, _CHUNK, n)[pick, :, pick, :]
-                              for qc, kc in zip(q, k)])  # (draws, n, n)
-        # scale=None in the core multiplies the same products by the same factor
+        q = rng.standard_normal((draws * n, d_k)).reshape(draws, n, d_k)
+        k = rng.standard_normal((draws * n, d_k)).reshape(draws, n, d_k)
+        # The products of core.dot_product_scores, for all draws at once (the 2-D core
+        # would take one call per draw): (draws, n, d_k) @ (draws, d_k, n) -> (draws, n, n)
+        raw = q @ k.transpose(0, 2, 1)
+        # scale=None in the core multiplies the same products by 1 / sqrt(d_k)
         for scores, curve in ((raw * (1.0 / math.sqrt(d_k)), scaled), (raw, unscaled)):
             weights = core.softmax(scores, axis=-1)  # (draws, n, n)
             curve[i] = weights.max(axis=-1).mean()
@@ -246,22 +248,54 @@ def saturation_curve(n: int, draws: int = CURVE_DRAWS, seed: int = CURVE_SEED):
     return d, scaled, unscaled
 
 
+#: Decimals kept of the stored curves (the page shows three).
+CURVE_DECIMALS = 6
+
+
+def curves_source() -> str:
+    """The text of ``views/matrix_curves.py``: :func:`saturation_curve` of every ``n`` of the slider.
+
+    Run ``python -m attention_explorable.views.matrix`` to write it again
+    after changing the curve's definition; a test recomputes the curves and
+    compares them with the stored ones.
+    """
+    lo, hi, _ = SLIDERS["n_tokens"]
+    lines = [
+        '"""Saturation curves of the matrix explorable, stored so that no page waits for them.',
+        "",
+        f"Written by ``python -m attention_explorable.views.matrix`` from ``saturation_curve(n)``",
+        f"({CURVE_DRAWS} draws, seed {CURVE_SEED}, d_k = 1..{D_MAX}), rounded to {CURVE_DECIMALS} decimals; do not edit.",
+        "tests/views/test_matrix_view.py computes them again and compares.",
+        '"""',
+        "",
+        "#: n -> mean largest weight for d_k = 1..64, scores divided by sqrt(d_k) and not.",
+        "SCALED, UNSCALED = {}, {}",
+    ]
+    for n in range(lo, hi + 1):
+        _, scaled, unscaled = saturation_curve(n)
+        for name, curve in (("SCALED", scaled), ("UNSCALED", unscaled)):
+            values = [f"{round(float(x), CURVE_DECIMALS)!r}" for x in curve]
+            lines.append(f"{name}[{n}] = (")
+            lines += ["    " + ", ".join(values[i:i + 8]) + "," for i in range(0, len(values), 8)]
+            lines.append(")")
+    return "\n".join(lines) + "\n"
+
+
 def matrix_config(language: str) -> dict:
     """What :func:`matrix_view` needs besides the state, as JSON-able data.
 
     ``strings`` (the interface text in ``language``), ``labels`` (the
     sliders' names), ``sliders`` (name -> ``[low, high, step]``),
     ``curves`` (``str(n)`` -> ``{"d", "scaled", "unscaled"}``, the
-    saturation curve of every ``n`` the slider allows, see
-    :func:`saturation_curve`) and ``curve_draws``. The same dict is sent to
-    the browser once; the first call in a process computes the curves
-    (about half a second), later calls reuse them.
+    saturation curve of every ``n`` the slider allows, read from
+    ``views/matrix_curves.py``, see :func:`saturation_curve`) and
+    ``curve_draws``. The same dict is sent to the browser once.
     """
+    from .matrix_curves import SCALED, UNSCALED
+
     lo, hi, _ = SLIDERS["n_tokens"]
-    curves = {}
-    for n in range(lo, hi + 1):
-        d, scaled, unscaled = saturation_curve(n)
-        curves[str(n)] = {"d": d.tolist(), "scaled": scaled.tolist(), "unscaled": unscaled.tolist()}
+    d = list(range(1, D_MAX + 1))
+    curves = {str(n): {"d": d, "scaled": list(SCALED[n]), "unscaled": list(UNSCALED[n])} for n in range(lo, hi + 1)}
     return {
         "strings": {key: text(key, language) for key in STRING_KEYS},
         "labels": {name: text(f"matrix_{name}", language) for name in SLIDERS},
@@ -456,3 +490,9 @@ def matrix_view(state, config: dict) -> dict:
         },
         "props": props,
     }
+
+
+if __name__ == "__main__":  # python -m attention_explorable.views.matrix: store the curves again
+    from pathlib import Path
+
+    Path(__file__).with_name("matrix_curves.py").write_text(curves_source(), encoding="utf-8")
