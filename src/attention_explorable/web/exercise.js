@@ -2,7 +2,7 @@
 // attention_explorable/views/exercise.py) and the controller that turns a
 // student's typing, choosing and pressing into state, and draws every
 // change of state. Everything runs with or without a server.
-import {drawSoon, escapeHtml, fill, parseNumber, pyStrip, readState, writeView} from "./shared.js";
+import {controller, escapeHtml, fill, parseNumber, pyStrip, readState, writeView} from "./shared.js";
 
 // The shared pieces too, for the mirror tests.
 export {escapeHtml, parseNumber, pyStrip} from "./shared.js";
@@ -88,21 +88,9 @@ function check(state, config) {
  * a change of the state model (from the student or from the server) draws;
  * a student's action on a control changes the state.
  */
-export default function exercise(args, obj) {
-  try {
-    handle(args, obj);
-  } catch (err) {
-    console.error("attention explorable (exercise):", err);
-  }
-}
+export default controller("exercise", draw, act);
 
-function handle(args, obj) {
-  const {state, models, config} = args;
-  const origin = obj && obj.origin ? obj.origin : obj;
-  if (origin === state) {
-    drawSoon(state, () => draw(state, models, config));
-    return;
-  }
+function act({state, models, config, origin, event: obj}) {
   if (origin === models.input) {
     // Enter in the number box checks what it holds.
     const submit = obj && obj.event_name === "value_submit";

@@ -2,7 +2,7 @@
 // its view (twin of attention_explorable/views/selfcross.py) and the
 // controller that turns a student's clicks (mode buttons, causal mask, query
 // buttons, a tap on a heatmap row) into state and draws every change of state.
-import {drawSoon, escapeHtml, fill, formatNumber, readState, softmax, writeView} from "./shared.js";
+import {controller, escapeHtml, fill, formatNumber, readState, softmax, writeView} from "./shared.js";
 
 // The shared pieces too, for the mirror tests.
 export {formatNumber, softmax} from "./shared.js";
@@ -162,21 +162,9 @@ export function draw(state, models, config) {
  * a change of the state model (from the student or from the server) draws;
  * a student's action on a control changes the state.
  */
-export default function selfcross(args, obj) {
-  try {
-    handle(args, obj);
-  } catch (err) {
-    console.error("attention explorable (selfcross):", err);
-  }
-}
+export default controller("selfcross", draw, act);
 
-function handle(args, obj) {
-  const {state, models, config} = args;
-  const origin = obj && obj.origin ? obj.origin : obj;
-  if (origin === state) {
-    drawSoon(state, () => draw(state, models, config));
-    return;
-  }
+function act({state, models, config, origin, event: obj}) {
   // A control whose value already equals the state was drawn from it, not moved by hand.
   if (origin === models.mode) {
     const mode = MODES[origin.active];

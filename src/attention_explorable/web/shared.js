@@ -228,3 +228,57 @@ export function drawSoon(key, draw) {
     try { draw(); } catch (err) { console.error("attention explorable: drawing failed", err); }
   });
 }
+
+/**
+ * The controller an explorable's CustomJS runs for every event: a change of
+ * the state model (from the student or from the server) is drawn with
+ * `draw(state, models, config)` before the next frame; any other event is a
+ * student's action, handed to `act({state, models, config, origin, event})`.
+ * An error goes to the console and never stops the page.
+ * @param {string} name the explorable's name, for the console
+ */
+export function controller(name, draw, act) {
+  return function (args, event) {
+    try {
+      const {state, models, config} = args;
+      const origin = event && event.origin ? event.origin : event;
+      if (origin === state) drawSoon(state, () => draw(state, models, config));
+      else act({state, models, config, origin, event});
+    } catch (err) {
+      console.error(`attention explorable (${name}):`, err);
+    }
+  };
+}
+
+/** `raw` stripped as Python does, cut to `limit` code points with "…" (a long echo stays short). */
+export function echo(raw, limit = 40) {
+  const chars = Array.from(pyStrip(raw));
+  return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
+}
+
+/**
+ * A number typed into the box of slider `name` (Enter or leaving the box):
+ * junk or an emptied box shows the state's value again; a number outside
+ * [lo, hi] is clamped and `models.notice` says so (`message`, a template with
+ * name, raw, lo, hi, value); the value, put on the slider's grid by
+ * `toGrid`, becomes the state.
+ * @param {{lo: number, hi: number, toGrid: function(number): number, message: string, label: string}} slider
+ */
+export function typedNumber(state, models, name, {lo, hi, toGrid, message, label}) {
+  const box = models[name + "_box"];
+  const raw = box.value;
+  if (raw === formatG(state[name])) return;  // drawn from the state, not typed
+  const parsed = parseNumber(raw);
+  if (parsed === null) {
+    box.value = formatG(state[name]);
+    return;
+  }
+  const clamped = Math.min(Math.max(parsed, lo), hi);
+  const value = toGrid(clamped);
+  const notice = clamped === parsed ? "" : fill(message, {
+    name: label, raw: escapeHtml(echo(raw)), lo: formatG(lo), hi: formatG(hi), value: formatG(value)});
+  models.notice.text = escapeHtml(notice);
+  models.notice.visible = notice !== "";
+  if (state[name] !== value) state[name] = value;
+  else box.value = formatG(value);
+}

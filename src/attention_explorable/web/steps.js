@@ -3,7 +3,7 @@
 // scenarios.interpolate), and the controller that turns a student's clicks,
 // keys and taps into state and draws every change of state.
 import {
-  drawSoon, escapeHtml, fill, formatFixed, formatG, formatNumber, parseNumber, pyStrip, readState, softmax,
+  controller, echo, fill, formatFixed, formatG, formatNumber, parseNumber, pyStrip, readState, softmax, typedNumber,
   writeView,
 } from "./shared.js";
 
@@ -35,10 +35,6 @@ export function parsePrediction(raw, [lo, hi]) {
   return v !== null && v >= lo && v <= hi ? v : null;
 }
 
-const echo = (raw) => {
-  const s = pyStrip(raw);
-  return Array.from(s).length <= ECHO_LIMIT ? s : Array.from(s).slice(0, ECHO_LIMIT).join("") + "…";
-};
 const escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
   .replace(/"/g, "&quot;");
 
@@ -108,7 +104,7 @@ export function stepsView(st, config) {
       naive: step3 ? naiveHtml(res, S) : "",
       question: questionHtml(step, st.revealed, S),
       result: resultHtml(st, pred, config),
-      error: invalid ? fill(S.prediction_invalid, {raw: escapeText(echo(raw)), lo: formatG(lo), hi: formatG(hi)}) : "",
+      error: invalid ? fill(S.prediction_invalid, {raw: escapeText(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi)}) : "",
     },
     props,
   };
@@ -208,29 +204,6 @@ function goToStep(state, config, n) {
   state.setv({step: n, ...config.steps[n - 1].start, prediction_text: "", revealed: false, animating: false});
 }
 
-function typedValue(state, models, config, name) {
-  const box = models[name + "_box"];
-  const [lo, hi, step] = SLIDERS[name];
-  const raw = box.value;
-  if (raw === formatG(state[name])) return;  // drawn from the state, not typed
-  const parsed = parseNumber(raw);
-  let notice = "";
-  if (parsed === null) {
-    box.value = formatG(state[name]);  // junk or emptied: show the value the slider has
-    return;
-  }
-  const value = onGrid(Math.min(Math.max(parsed, lo), hi), step);
-  if (value !== parsed) {
-    notice = fill(config.strings.input_clamped, {
-      name: config.labels[name], raw: escapeText(echo(raw)), lo: formatG(lo), hi: formatG(hi),
-      value: formatG(value)});
-  }
-  models.notice.text = escapeHtml(notice);
-  models.notice.visible = notice !== "";
-  if (state[name] !== value) state[name] = value;
-  else box.value = formatG(value);
-}
-
 /** Draw the current state into the page's models. */
 export function draw(state, models, config) {
   writeView(models, stepsView(readState(state, STATE_NAMES), config));
@@ -241,46 +214,36 @@ export function draw(state, models, config) {
  * a change of the state model (from the student or from the server) draws;
  * a student's action on a control changes the state.
  */
-export default function steps(args, obj) {
-  try {
-    handle(args, obj);
-  } catch (err) {
-    console.error("attention explorable (steps):", err);
-  }
-}
-
-function handle(args, obj) {
-  const {state, models, config} = args;
-  const origin = obj && obj.origin ? obj.origin : obj;
-  if (origin === state) {
-    drawSoon(state, () => draw(state, models, config));
-    return;
-  }
+export default controller("steps", draw, ({state, models, config, origin, event}) => {
   // A student's action: a clamped value's notice lasts until the next one.
   const acted = () => { if (models.notice.visible) models.notice.visible = false; };
-  for (const name of Object.keys(SLIDERS)) {
+  for (const [name, [lo, hi, step]] of Object.entries(SLIDERS)) {
     if (origin === models[name + "_slider"]) {
       if (origin.value === state[name]) return;  // drawn from the state, not moved by hand
       acted();
-      const value = onGrid(origin.value, SLIDERS[name][2]);
+      const value = onGrid(origin.value, step);
       if (value !== state[name]) {
         if (state.animating) stopReplay(state), state.animating = false;
         state[name] = value;
       }
       return;
     }
-    if (origin === models[name + "_box"]) return typedValue(state, models, config, name);
+    if (origin === models[name + "_box"]) {
+      typedNumber(state, models, name, {lo, hi, toGrid: (v) => onGrid(v, step),
+                                        message: config.strings.input_clamped, label: config.labels[name]});
+      return;
+    }
   }
   for (const n of [1, 2, 3]) if (origin === models["step_" + n]) return acted(), goToStep(state, config, n);
   if (origin === models.demonstrate) return acted(), demonstrate(state, config);
   if (origin === models.prediction_input) {
-    const text = obj.value_input ?? origin.value_input;
+    const text = event.value_input ?? origin.value_input;
     if (text !== state.prediction_text) acted(), state.prediction_text = text;
     return;
   }
-  if (origin === models.line_fig && obj && Number.isFinite(obj.x)) {
+  if (origin === models.line_fig && event && Number.isFinite(event.x)) {
     acted();
     const [lo, hi] = config.prediction_bounds;
-    state.prediction_text = formatFixed(Math.min(Math.max(obj.x, lo), hi), 2);
+    state.prediction_text = formatFixed(Math.min(Math.max(event.x, lo), hi), 2);
   }
-}
+});

@@ -4,8 +4,7 @@
 // the controller that turns a student's drags, taps, slider moves and typed
 // numbers into state and draws every change of state.
 import {
-  drawSoon, escapeHtml, fill, formatFixed, formatG, formatNumber, parseNumber, readState, softmax,
-  writeView,
+  controller, drawSoon, formatFixed, formatG, formatNumber, parseNumber, readState, softmax, typedNumber, writeView,
 } from "./shared.js";
 
 // The shared pieces too, for the mirror tests.
@@ -13,7 +12,6 @@ export {formatFixed, formatG, formatNumber, parseNumber, softmax} from "./shared
 
 export const STATE_NAMES = ["query_x", "query_y", "temperature"];
 const SUB = "₀₁₂₃₄₅₆₇₈₉";
-const ECHO_LIMIT = 40;
 
 /**
  * Scores, weights and output of one query (views.vector.attend).
@@ -187,12 +185,6 @@ export function draw(state, models, config) {
 
 const redraw = (state, models, config) => drawSoon(state, () => draw(state, models, config));
 
-const echo = (raw) => {
-  const s = raw.trim();
-  return Array.from(s).length <= ECHO_LIMIT ? s : Array.from(s).slice(0, ECHO_LIMIT).join("") + "…";
-};
-const escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-  .replace(/"/g, "&quot;");
 
 function setQuery(state, q) {
   if (q[0] !== state.query_x || q[1] !== state.query_y) state.setv({query_x: q[0], query_y: q[1]});
@@ -223,44 +215,13 @@ function tipMoved(state, models, config) {
   else if (!dragging) redraw(state, models, config);  // dropped: snap the tip to the state
 }
 
-function typedValue(state, models, config, name) {
-  const box = models[name + "_box"];
-  const [lo, hi] = config.sliders[name];
-  const raw = box.value;
-  if (raw === formatG(state[name])) return;  // drawn from the state, not typed
-  const parsed = parseNumber(raw);
-  if (parsed === null) {
-    box.value = formatG(state[name]);  // junk or emptied: show the value the slider has
-    return;
-  }
-  const clamped = Math.min(Math.max(parsed, lo), hi);
-  const value = roundTo(clamped, config.decimals);
-  const notice = clamped === parsed ? "" : fill(config.strings.input_clamped, {
-    name: config.labels[name], raw: escapeText(echo(raw)), lo: formatG(lo), hi: formatG(hi), value: formatG(value)});
-  models.notice.text = escapeHtml(notice);
-  models.notice.visible = notice !== "";
-  if (state[name] !== value) state[name] = value;
-  else box.value = formatG(value);
-}
-
 /**
  * The controller, run by Bokeh's CustomJS for every event of the explorable:
  * a change of the state model (from the student or from the server) draws;
  * a student's action (a slider, a typed box, a tap on the plot, a drag of
  * the query's tip) changes the state.
  */
-export default function vector(args, obj) {
-  try {
-    handle(args, obj);
-  } catch (err) {
-    console.error("attention explorable (vector):", err);
-  }
-}
-
-function handle(args, obj) {
-  const {state, models, config} = args;
-  const origin = obj && obj.origin ? obj.origin : obj;
-  if (origin === state) return redraw(state, models, config);
+export default controller("vector", draw, ({state, models, config, origin, event}) => {
   if (origin === models.query) return tipMoved(state, models, config);
   // A student's action: a clamped value's notice lasts until the next one.
   const acted = () => { if (models.notice.visible) models.notice.visible = false; };
@@ -272,10 +233,15 @@ function handle(args, obj) {
       if (value !== state[name]) state[name] = value;
       return;
     }
-    if (origin === models[name + "_box"]) return typedValue(state, models, config, name);
+    if (origin === models[name + "_box"]) {
+      const [lo, hi] = config.sliders[name];
+      typedNumber(state, models, name, {lo, hi, toGrid: (v) => roundTo(v, config.decimals),
+                                        message: config.strings.input_clamped, label: config.labels[name]});
+      return;
+    }
   }
-  if (origin === models.plot && obj && Number.isFinite(obj.x) && Number.isFinite(obj.y)) {
+  if (origin === models.plot && event && Number.isFinite(event.x) && Number.isFinite(event.y)) {
     acted();
-    setQuery(state, pointToQuery(obj.x, obj.y, config.sliders.query_x.slice(0, 2), config.decimals));
+    setQuery(state, pointToQuery(event.x, event.y, config.sliders.query_x.slice(0, 2), config.decimals));
   }
-}
+});

@@ -96,6 +96,18 @@ function drawSoon(key, draw2) {
     }
   });
 }
+function controller(name, draw2, act2) {
+  return function(args, event) {
+    try {
+      const { state, models, config } = args;
+      const origin = event && event.origin ? event.origin : event;
+      if (origin === state) drawSoon(state, () => draw2(state, models, config));
+      else act2({ state, models, config, origin, event });
+    } catch (err) {
+      console.error(`attention explorable (${name}):`, err);
+    }
+  };
+}
 
 // src/attention_explorable/web/exercise.js
 var STATE_NAMES = ["response", "choice", "checked", "revealed"];
@@ -151,20 +163,8 @@ function check(state, config) {
   const submitted = config.kind === "choice" ? state.choice : state.response;
   if (state.checked !== submitted) state.checked = submitted;
 }
-function exercise(args, obj) {
-  try {
-    handle(args, obj);
-  } catch (err) {
-    console.error("attention explorable (exercise):", err);
-  }
-}
-function handle(args, obj) {
-  const { state, models, config } = args;
-  const origin = obj && obj.origin ? obj.origin : obj;
-  if (origin === state) {
-    drawSoon(state, () => draw(state, models, config));
-    return;
-  }
+var exercise_default = controller("exercise", draw, act);
+function act({ state, models, config, origin, event: obj }) {
   if (origin === models.input) {
     const submit = obj && obj.event_name === "value_submit";
     const typed = submit ? obj.value : obj.value_input ?? origin.value_input;
@@ -185,7 +185,7 @@ export {
   ECHO_LIMIT,
   STATE_NAMES,
   TOL_SLACK,
-  exercise as default,
+  exercise_default as default,
   draw,
   escapeHtml,
   exerciseView,

@@ -137,6 +137,18 @@ function drawSoon(key, draw2) {
     }
   });
 }
+function controller(name, draw2, act2) {
+  return function(args, event) {
+    try {
+      const { state, models, config } = args;
+      const origin = event && event.origin ? event.origin : event;
+      if (origin === state) drawSoon(state, () => draw2(state, models, config));
+      else act2({ state, models, config, origin, event });
+    } catch (err) {
+      console.error(`attention explorable (${name}):`, err);
+    }
+  };
+}
 
 // src/attention_explorable/web/selfcross.js
 var MODES = ["self_zh", "self_en", "cross"];
@@ -256,20 +268,8 @@ function draw(state, models, config) {
   }
   writeView(models, view);
 }
-function selfcross(args, obj) {
-  try {
-    handle(args, obj);
-  } catch (err) {
-    console.error("attention explorable (selfcross):", err);
-  }
-}
-function handle(args, obj) {
-  const { state, models, config } = args;
-  const origin = obj && obj.origin ? obj.origin : obj;
-  if (origin === state) {
-    drawSoon(state, () => draw(state, models, config));
-    return;
-  }
+var selfcross_default = controller("selfcross", draw, act);
+function act({ state, models, config, origin, event: obj }) {
   if (origin === models.mode) {
     const mode = MODES[origin.active];
     if (mode !== void 0 && mode !== state.mode) state.mode = mode;
@@ -295,7 +295,7 @@ export {
   SIDES,
   STATE_NAMES,
   attentionWeights,
-  selfcross as default,
+  selfcross_default as default,
   draw,
   formatNumber,
   selfcrossView,

@@ -187,6 +187,45 @@ function drawSoon(key, draw2) {
     }
   });
 }
+function controller(name, draw2, act) {
+  return function(args, event) {
+    try {
+      const { state, models, config } = args;
+      const origin = event && event.origin ? event.origin : event;
+      if (origin === state) drawSoon(state, () => draw2(state, models, config));
+      else act({ state, models, config, origin, event });
+    } catch (err) {
+      console.error(`attention explorable (${name}):`, err);
+    }
+  };
+}
+function echo(raw, limit = 40) {
+  const chars = Array.from(pyStrip(raw));
+  return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
+}
+function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
+  const box = models[name + "_box"];
+  const raw = box.value;
+  if (raw === formatG(state[name])) return;
+  const parsed = parseNumber(raw);
+  if (parsed === null) {
+    box.value = formatG(state[name]);
+    return;
+  }
+  const clamped = Math.min(Math.max(parsed, lo), hi);
+  const value = toGrid(clamped);
+  const notice = clamped === parsed ? "" : fill(message, {
+    name: label,
+    raw: escapeHtml(echo(raw)),
+    lo: formatG(lo),
+    hi: formatG(hi),
+    value: formatG(value)
+  });
+  models.notice.text = escapeHtml(notice);
+  models.notice.visible = notice !== "";
+  if (state[name] !== value) state[name] = value;
+  else box.value = formatG(value);
+}
 
 // src/attention_explorable/web/steps.js
 var STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
@@ -212,10 +251,6 @@ function parsePrediction(raw, [lo, hi]) {
   const v = parseNumber(raw);
   return v !== null && v >= lo && v <= hi ? v : null;
 }
-var echo = (raw) => {
-  const s = pyStrip(raw);
-  return Array.from(s).length <= ECHO_LIMIT ? s : Array.from(s).slice(0, ECHO_LIMIT).join("") + "…";
-};
 var escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 function stepsView(st, config) {
   const f = formatNumber, S = config.strings;
@@ -260,7 +295,7 @@ function stepsView(st, config) {
       naive: step3 ? naiveHtml(res, S) : "",
       question: questionHtml(step, st.revealed, S),
       result: resultHtml(st, pred, config),
-      error: invalid ? fill(S.prediction_invalid, { raw: escapeText(echo(raw)), lo: formatG(lo), hi: formatG(hi) }) : ""
+      error: invalid ? fill(S.prediction_invalid, { raw: escapeText(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi) }) : ""
     },
     props
   };
@@ -337,83 +372,53 @@ function goToStep(state, config, n) {
   stopReplay(state);
   state.setv({ step: n, ...config.steps[n - 1].start, prediction_text: "", revealed: false, animating: false });
 }
-function typedValue(state, models, config, name) {
-  const box = models[name + "_box"];
-  const [lo, hi, step] = SLIDERS[name];
-  const raw = box.value;
-  if (raw === formatG(state[name])) return;
-  const parsed = parseNumber(raw);
-  let notice = "";
-  if (parsed === null) {
-    box.value = formatG(state[name]);
-    return;
-  }
-  const value = onGrid(Math.min(Math.max(parsed, lo), hi), step);
-  if (value !== parsed) {
-    notice = fill(config.strings.input_clamped, {
-      name: config.labels[name],
-      raw: escapeText(echo(raw)),
-      lo: formatG(lo),
-      hi: formatG(hi),
-      value: formatG(value)
-    });
-  }
-  models.notice.text = escapeHtml(notice);
-  models.notice.visible = notice !== "";
-  if (state[name] !== value) state[name] = value;
-  else box.value = formatG(value);
-}
 function draw(state, models, config) {
   writeView(models, stepsView(readState(state, STATE_NAMES), config));
 }
-function steps(args, obj) {
-  try {
-    handle(args, obj);
-  } catch (err) {
-    console.error("attention explorable (steps):", err);
-  }
-}
-function handle(args, obj) {
-  const { state, models, config } = args;
-  const origin = obj && obj.origin ? obj.origin : obj;
-  if (origin === state) {
-    drawSoon(state, () => draw(state, models, config));
-    return;
-  }
+var steps_default = controller("steps", draw, ({ state, models, config, origin, event }) => {
   const acted = () => {
     if (models.notice.visible) models.notice.visible = false;
   };
-  for (const name of Object.keys(SLIDERS)) {
+  for (const [name, [lo, hi, step]] of Object.entries(SLIDERS)) {
     if (origin === models[name + "_slider"]) {
       if (origin.value === state[name]) return;
       acted();
-      const value = onGrid(origin.value, SLIDERS[name][2]);
+      const value = onGrid(origin.value, step);
       if (value !== state[name]) {
         if (state.animating) stopReplay(state), state.animating = false;
         state[name] = value;
       }
       return;
     }
-    if (origin === models[name + "_box"]) return typedValue(state, models, config, name);
+    if (origin === models[name + "_box"]) {
+      typedNumber(state, models, name, {
+        lo,
+        hi,
+        toGrid: (v) => onGrid(v, step),
+        message: config.strings.input_clamped,
+        label: config.labels[name]
+      });
+      return;
+    }
   }
   for (const n of [1, 2, 3]) if (origin === models["step_" + n]) return acted(), goToStep(state, config, n);
   if (origin === models.demonstrate) return acted(), demonstrate(state, config);
   if (origin === models.prediction_input) {
-    const text = obj.value_input ?? origin.value_input;
+    const text = event.value_input ?? origin.value_input;
     if (text !== state.prediction_text) acted(), state.prediction_text = text;
     return;
   }
-  if (origin === models.line_fig && obj && Number.isFinite(obj.x)) {
+  if (origin === models.line_fig && event && Number.isFinite(event.x)) {
     acted();
     const [lo, hi] = config.prediction_bounds;
-    state.prediction_text = formatFixed(Math.min(Math.max(obj.x, lo), hi), 2);
+    state.prediction_text = formatFixed(Math.min(Math.max(event.x, lo), hi), 2);
   }
-}
+});
 export {
   SLIDERS,
   STATE_KEYS,
   STATE_NAMES,
-  steps as default,
+  steps_default as default,
   draw,
   formatFixed,
   formatG,

@@ -187,11 +187,49 @@ function drawSoon(key, draw2) {
     }
   });
 }
+function controller(name, draw2, act) {
+  return function(args, event) {
+    try {
+      const { state, models, config } = args;
+      const origin = event && event.origin ? event.origin : event;
+      if (origin === state) drawSoon(state, () => draw2(state, models, config));
+      else act({ state, models, config, origin, event });
+    } catch (err) {
+      console.error(`attention explorable (${name}):`, err);
+    }
+  };
+}
+function echo(raw, limit = 40) {
+  const chars = Array.from(pyStrip(raw));
+  return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
+}
+function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
+  const box = models[name + "_box"];
+  const raw = box.value;
+  if (raw === formatG(state[name])) return;
+  const parsed = parseNumber(raw);
+  if (parsed === null) {
+    box.value = formatG(state[name]);
+    return;
+  }
+  const clamped = Math.min(Math.max(parsed, lo), hi);
+  const value = toGrid(clamped);
+  const notice = clamped === parsed ? "" : fill(message, {
+    name: label,
+    raw: escapeHtml(echo(raw)),
+    lo: formatG(lo),
+    hi: formatG(hi),
+    value: formatG(value)
+  });
+  models.notice.text = escapeHtml(notice);
+  models.notice.visible = notice !== "";
+  if (state[name] !== value) state[name] = value;
+  else box.value = formatG(value);
+}
 
 // src/attention_explorable/web/vector.js
 var STATE_NAMES = ["query_x", "query_y", "temperature"];
 var SUB = "₀₁₂₃₄₅₆₇₈₉";
-var ECHO_LIMIT = 40;
 function attend(query, keys, values, temperature) {
   const scores = keys.map(([kx, ky]) => query[0] * kx + query[1] * ky);
   const weights = softmax(scores, temperature);
@@ -310,11 +348,6 @@ function draw(state, models, config) {
   writeView(models, view);
 }
 var redraw = (state, models, config) => drawSoon(state, () => draw(state, models, config));
-var echo = (raw) => {
-  const s = raw.trim();
-  return Array.from(s).length <= ECHO_LIMIT ? s : Array.from(s).slice(0, ECHO_LIMIT).join("") + "…";
-};
-var escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 function setQuery(state, q) {
   if (q[0] !== state.query_x || q[1] !== state.query_y) state.setv({ query_x: q[0], query_y: q[1] });
 }
@@ -339,41 +372,7 @@ function tipMoved(state, models, config) {
   if (q[0] !== state.query_x || q[1] !== state.query_y) setQuery(state, q);
   else if (!dragging) redraw(state, models, config);
 }
-function typedValue(state, models, config, name) {
-  const box = models[name + "_box"];
-  const [lo, hi] = config.sliders[name];
-  const raw = box.value;
-  if (raw === formatG(state[name])) return;
-  const parsed = parseNumber(raw);
-  if (parsed === null) {
-    box.value = formatG(state[name]);
-    return;
-  }
-  const clamped = Math.min(Math.max(parsed, lo), hi);
-  const value = roundTo(clamped, config.decimals);
-  const notice = clamped === parsed ? "" : fill(config.strings.input_clamped, {
-    name: config.labels[name],
-    raw: escapeText(echo(raw)),
-    lo: formatG(lo),
-    hi: formatG(hi),
-    value: formatG(value)
-  });
-  models.notice.text = escapeHtml(notice);
-  models.notice.visible = notice !== "";
-  if (state[name] !== value) state[name] = value;
-  else box.value = formatG(value);
-}
-function vector(args, obj) {
-  try {
-    handle(args, obj);
-  } catch (err) {
-    console.error("attention explorable (vector):", err);
-  }
-}
-function handle(args, obj) {
-  const { state, models, config } = args;
-  const origin = obj && obj.origin ? obj.origin : obj;
-  if (origin === state) return redraw(state, models, config);
+var vector_default = controller("vector", draw, ({ state, models, config, origin, event }) => {
   if (origin === models.query) return tipMoved(state, models, config);
   const acted = () => {
     if (models.notice.visible) models.notice.visible = false;
@@ -386,18 +385,28 @@ function handle(args, obj) {
       if (value !== state[name]) state[name] = value;
       return;
     }
-    if (origin === models[name + "_box"]) return typedValue(state, models, config, name);
+    if (origin === models[name + "_box"]) {
+      const [lo, hi] = config.sliders[name];
+      typedNumber(state, models, name, {
+        lo,
+        hi,
+        toGrid: (v) => roundTo(v, config.decimals),
+        message: config.strings.input_clamped,
+        label: config.labels[name]
+      });
+      return;
+    }
   }
-  if (origin === models.plot && obj && Number.isFinite(obj.x) && Number.isFinite(obj.y)) {
+  if (origin === models.plot && event && Number.isFinite(event.x) && Number.isFinite(event.y)) {
     acted();
-    setQuery(state, pointToQuery(obj.x, obj.y, config.sliders.query_x.slice(0, 2), config.decimals));
+    setQuery(state, pointToQuery(event.x, event.y, config.sliders.query_x.slice(0, 2), config.decimals));
   }
-}
+});
 export {
   STATE_NAMES,
   attend,
   convexHull,
-  vector as default,
+  vector_default as default,
   draw,
   formatFixed,
   formatG,
