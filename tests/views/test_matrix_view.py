@@ -256,6 +256,8 @@ def test_each_rows_largest_cell_is_outlined():
         assert h["y"] == list(range(1, n + 1)) and h["x"] == [int(j) + 1 for j in w.argmax(axis=1)]
         assert h["width"] == h["height"] == [view.CELL] * n
     assert view.matrix_view(state(causal=True), CONFIG)["sources"]["highlight"]["x"][0] == 1
+    uniform = view.matrix_view(state(q1_scale=0.0), CONFIG)["sources"]["highlight"]  # first row: four equal
+    assert uniform["y"][:4] == [1, 1, 1, 1] and uniform["x"][:4] == [1, 2, 3, 4] and len(uniform["x"]) == 7
 
 
 def test_colours_run_from_light_to_dark_and_the_text_stays_readable():

@@ -428,7 +428,7 @@ def matrix_view(state, config: dict) -> dict:
         A view (see :mod:`attention_explorable.views`): sources
         ``score_cells``, ``weight_cells`` (columns ``x`` = key j, ``y`` =
         query i, from 1; ``fill``, ``text``, ``text_color``), ``highlight``
-        (each row's largest cell: ``x``, ``y``, ``width``, ``height``),
+        (each row's largest cells, ties all outlined: ``x``, ``y``, ``width``, ``height``),
         ``curve`` (``d``, ``scaled``, ``unscaled``) and ``mark`` (the current
         ``d_k``: ``d``, ``scaled``, ``unscaled``, ``current``, ``y0``,
         ``y1``); ranges ``score_x``, ``score_y``, ``weight_x``, ``weight_y``
@@ -451,7 +451,8 @@ def matrix_view(state, config: dict) -> dict:
     limit = max((abs(s) for s, m in zip(flat_scores, masked) if not m), default=0.0) or 1.0
     score_fill, score_colour = heat_cells(flat_scores, masked, diverging=True, limit=limit)
     weight_fill, weight_colour = heat_cells(flat_weights, masked, diverging=False)
-    top = [(int(np.argmax(row)), i) for i, row in enumerate(weights) if row.max() > 0.0]  # (j, i)
+    # (j, i) of each row's largest weight, every one of equals (a row of q₁ = 0 is all equal)
+    top = [(j, i) for i, row in enumerate(weights.tolist()) for j, w in enumerate(row) if w == max(row) > 0.0]
 
     curve = config["curves"][str(n)]
     curve_scaled, curve_unscaled = curve["scaled"][d_k - 1], curve["unscaled"][d_k - 1]

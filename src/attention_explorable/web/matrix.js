@@ -194,11 +194,10 @@ export function matrixView(st, config) {
   limit = limit || 1.0;
   const [scoreFill, scoreColour] = heatCells(flatScores, masked, true, limit);
   const [weightFill, weightColour] = heatCells(flatWeights, masked, false);
-  const top = [];  // [j, i] of each row's largest weight, the first of equals
+  const top = [];  // [j, i] of each row's largest weight, every one of equals (a row of q₁ = 0 is all equal)
   res.weights.forEach((row, i) => {
-    let best = 0;
-    row.forEach((w, j) => { if (w > row[best]) best = j; });
-    if (row[best] > 0) top.push([best, i]);
+    const best = Math.max(...row);
+    row.forEach((w, j) => { if (w === best && best > 0) top.push([j, i]); });
   });
 
   const curve = config.curves[String(n)];

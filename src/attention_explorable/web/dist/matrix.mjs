@@ -99,11 +99,15 @@ var FULL_WIDTH = {
   "　": " "
 };
 var NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-var PY_SPACE = /^[\s\u001c-\u001f\u0085]+|[\s\u001c-\u001f\u0085]+$/g;
+var PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
+function pyStrip(s) {
+  return String(s).replace(PY_STRIP, "");
+}
 function parseNumber(raw) {
   let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
-  s = s.replace(PY_SPACE, "").replaceAll("，", ".").replaceAll(",", ".").replaceAll("−", "-");
-  const parts = (s.match(/\//g) || []).length === 1 ? s.split("/").map((p) => p.replace(PY_SPACE, "")) : [s];
+  s = pyStrip(s).replaceAll("，", ".").replaceAll(",", ".").replaceAll("−", "-");
+  const parts = (s.match(/\//g) || []).length === 1 ? s.split("/").map(pyStrip) : [s];
   if (!parts.every((p) => NUMBER.test(p))) return null;
   let value = Number(parts[0]);
   if (parts.length === 2) {
@@ -116,7 +120,11 @@ function parseNumber(raw) {
 function softmax(scores, temperature = 1) {
   const finite = scores.filter(Number.isFinite);
   const m = finite.length ? Math.max(...finite) : 0;
-  const e = scores.map((s) => Number.isFinite(s) ? Math.exp((s - m) / temperature) : 0);
+  const z = (s) => {
+    const gap = s - m;
+    return Number.isFinite(gap) ? gap / temperature : (s * 0.25 - m * 0.25) / temperature * 4;
+  };
+  const e = scores.map((s) => Number.isFinite(s) ? Math.exp(z(s)) : 0);
   let total = 0;
   for (const v of e) total += v;
   return e.map((v) => v / (total > 0 ? total : 1));
@@ -307,11 +315,10 @@ function matrixView(st, config) {
   const [weightFill, weightColour] = heatCells(flatWeights, masked, false);
   const top = [];
   res.weights.forEach((row, i) => {
-    let best = 0;
+    const best = Math.max(...row);
     row.forEach((w, j) => {
-      if (w > row[best]) best = j;
+      if (w === best && best > 0) top.push([j, i]);
     });
-    if (row[best] > 0) top.push([best, i]);
   });
   const curve = config.curves[String(n)];
   const curveScaled = curve.scaled[dK - 1], curveUnscaled = curve.unscaled[dK - 1];
