@@ -65,7 +65,11 @@ class ServedApp:
              "--allow-websocket-origin", f"127.0.0.1:{self.port}", *extra_args],
             cwd=ROOT, stdout=self._log_file, stderr=subprocess.STDOUT,
         )
-        self._wait()
+        try:
+            self._wait()
+        except BaseException:  # a server that never answered must not outlive the test
+            self.close()
+            raise
 
     def url(self, name: str | None = None) -> str:
         return f"http://127.0.0.1:{self.port}/{name or self.names[0]}"
