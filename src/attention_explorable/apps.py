@@ -117,7 +117,7 @@ def vector_app(language: str = "zh") -> pn.viewable.Viewable:
 
 def matrix_app(language: str = "zh") -> pn.viewable.Viewable:
     """Scaled dot-product attention of section 3.7: score and weight heatmaps, √d_k."""
-    from .matrix import MatrixExplorer
+    from .explorables.matrix import MatrixExplorer
 
     _page_setup(language)
     return _explorer_page("matrix_heading", MatrixExplorer(language=language), language)

@@ -15,7 +15,7 @@ import importlib
 EXPLORABLES = {
     "steps": ("attention_explorable.explorables.steps", "StepsExplorer"),
     "vector": ("attention_explorable.explorables.vector", "VectorExplorer"),
-    "matrix": ("attention_explorable.matrix", "MatrixExplorer"),
+    "matrix": ("attention_explorable.explorables.matrix", "MatrixExplorer"),
     "selfcross": ("attention_explorable.explorables.selfcross", "SelfCrossExplorer"),
 }
 

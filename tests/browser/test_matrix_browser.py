@@ -1,0 +1,196 @@
+"""A student works the matrix explorable in Chromium: served, with the server stopped, and saved.
+
+Every control is moved as a student would (a click on a switch, an arrow key
+on a slider's handle, a value typed into a box, the new-seed button); after
+each move the numbers in both heatmaps and the readouts must be exactly what
+the Python view gives for the state the controls show.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from attention_explorable.strings import STRINGS
+from attention_explorable.views import matrix as view
+
+from .pages import MODES, explorable_page, save_page, text_of, wait_text
+
+pytestmark = pytest.mark.browser
+
+READY = ".ae-matrix-max-weight"
+CONFIG = view.matrix_config("zh")
+DEFAULT = {"n_tokens": 4, "d_k": 4, "seed": 0, "q1_scale": 1.0, "causal": False, "scaled": True}
+
+# What BokehJS holds now: the numbers written into each heatmap, the outlined cells, the mark on the curve.
+_DRAWN = """() => {
+  const models = [...Bokeh.documents[0].all_models];
+  const fig = (css) => models.find((m) => (m.css_classes || []).includes(css));
+  const source = (f, column) => f.renderers.map((r) => r.data_source).find((d) => d && column in d.data);
+  const scores = fig('ae-matrix-scores'), weights = fig('ae-matrix-weights'), curve = fig('ae-matrix-curve');
+  return {score_text: [...source(scores, 'text_color').data.text],
+          weight_text: [...source(weights, 'text_color').data.text],
+          weight_fill: [...source(weights, 'text_color').data.fill],
+          highlight: [...source(weights, 'height').data.x],
+          mark: [...source(curve, 'current').data.d],
+          title: scores.title.text};
+}"""
+
+
+_SAME = "(want) => { try { return JSON.stringify((" + _DRAWN + ")()) === JSON.stringify(want); } catch (e) { return false; } }"
+
+
+def drawn(page) -> dict:
+    return page.evaluate(_DRAWN)
+
+
+def expected(st: dict) -> dict:
+    v = view.matrix_view(st, CONFIG)
+    cells = v["sources"]
+    return {"score_text": cells["score_cells"]["text"], "weight_text": cells["weight_cells"]["text"],
+            "weight_fill": cells["weight_cells"]["fill"], "highlight": cells["highlight"]["x"],
+            "mark": [st["d_k"]], "title": v["props"]["score_title"]["text"]}
+
+
+def readout_text(html: str) -> str:
+    """The text a browser shows for a view's readout HTML."""
+    return re.sub(r"\s+", "", re.sub(r"<[^>]+>", "", html))
+
+
+def assert_shows(page, st: dict, timeout: float = 10_000) -> None:
+    """Wait until the page shows state ``st``, then compare everything with the Python view."""
+    want = expected(st)
+    page.wait_for_function(_SAME, arg=want, timeout=timeout)
+    assert drawn(page) == want
+    v = view.matrix_view(st, CONFIG)
+    for name in ("max_weight", "row_sums"):
+        shown = re.sub(r"\s+", "", text_of(page, f".ae-matrix-{name.replace('_', '-')}"))
+        assert shown == readout_text(v["html"][name]), name
+    for name in view.SLIDERS:
+        assert page.locator(f".ae-matrix-{_CSS[name]}-box input").input_value() == v["props"][f"{name}_box"]["value"]
+    for name in view.TOGGLES:
+        assert page.locator(f".ae-matrix-{name} input").is_checked() is st[name]
+
+
+_CSS = {"n_tokens": "n", "d_k": "dk", "seed": "seed", "q1_scale": "q1-scale"}
+
+
+def press(page, name: str, key: str = "ArrowRight") -> None:
+    handle = page.locator(f".ae-matrix-{_CSS[name]} .noUi-handle").first
+    handle.focus()
+    handle.press(key)
+
+
+def type_into(page, name: str, raw: str) -> None:
+    box = page.locator(f".ae-matrix-{_CSS[name]}-box input").first
+    box.fill(raw)
+    box.press("Enter")
+
+
+@pytest.fixture(scope="module")
+def saved_matrix(tmp_path_factory):
+    from attention_explorable.explorables.matrix import MatrixExplorer
+
+    path = tmp_path_factory.mktemp("saved") / "matrix.html"
+    save_page(path, MatrixExplorer)
+    return path
+
+
+@pytest.fixture(params=MODES)
+def matrix_page(request, matrix_server, saved_matrix, student):
+    """The matrix page as a student gets it (see :func:`pages.explorable_page`)."""
+    with explorable_page(request.param, student, app="matrix", ready=READY, server=matrix_server,
+                         saved=saved_matrix, loaded=(".ae-matrix-max-weight", r"0\.[0-9]{4}")) as s:
+        yield s
+
+
+def test_student_moves_every_control(matrix_page, request):
+    s, page = matrix_page, matrix_page.page
+    st = dict(DEFAULT)
+    assert_shows(page, st)
+
+    # Switch the √d_k scaling off: the weights get sharper, the score title says so.
+    page.locator(".ae-matrix-scaled input").click()
+    st["scaled"] = False
+    assert_shows(page, st)
+    assert drawn(page)["title"] == STRINGS["zh"]["matrix_plot_scores_unscaled"]
+
+    # d_k 4 -> 5 with one key press; the curve's mark follows.
+    press(page, "d_k")
+    st["d_k"] = 5
+    assert_shows(page, st)
+    assert "d_k = 5" in text_of(page, ".ae-matrix-max-weight")
+
+    # Causal mask: grey cells above the diagonal, every row still sums to 1.
+    page.locator(".ae-matrix-causal input").click()
+    st["causal"] = True
+    assert_shows(page, st)
+    assert re.findall(r"[0-9]\.[0-9]{3}", text_of(page, ".ae-matrix-row-sums")) == ["1.000"] * 4
+    assert STRINGS["zh"]["matrix_masked_note"] in text_of(page, ".ae-matrix-notes")
+    assert drawn(page)["weight_text"][1] == "—" and drawn(page)["weight_text"][0] == "1.00"
+    s.screenshot(f"matrix-causal-1280-{request.node.callspec.id}")
+
+    # A typed seed; then a d_k beyond the slider, clamped with a notice.
+    type_into(page, "seed", "3")
+    st["seed"] = 3
+    assert_shows(page, st)
+    type_into(page, "d_k", "100")
+    st["d_k"] = 64
+    assert_shows(page, st)
+    wait_text(page, ".ae-matrix-notice", r"维度 d_k：输入的 100 超出范围 \[1, 64\]，已改为 64")
+    handle = page.locator(".ae-matrix-dk .noUi-handle").first
+    assert float(handle.get_attribute("aria-valuenow")) == 64.0
+    type_into(page, "d_k", "abc")  # junk: the box shows the value again
+    page.wait_for_timeout(300)
+    assert page.locator(".ae-matrix-dk-box input").input_value() == "64"
+
+    # Fewer tokens with the keyboard: a 3 x 3 matrix; the next move hides the notice.
+    press(page, "n_tokens", "ArrowLeft")
+    st["n_tokens"] = 3
+    assert_shows(page, st)
+    assert not page.locator(".ae-matrix-notice").is_visible()
+
+    # A longer first query, by key and by typing: its row sharpens.
+    press(page, "q1_scale")
+    st["q1_scale"] = 1.1
+    assert_shows(page, st)
+    type_into(page, "q1_scale", "4")
+    st["q1_scale"] = 4.0
+    assert_shows(page, st)
+    type_into(page, "q1_scale", "-2")
+    st["q1_scale"] = 0.0
+    assert_shows(page, st)
+    wait_text(page, ".ae-matrix-notice", r"超出范围 \[0, 4\]，已改为 0")
+
+    # Scaling back on, causal off.
+    page.locator(".ae-matrix-scaled input").click()
+    page.locator(".ae-matrix-causal input").click()
+    st.update(scaled=True, causal=False)
+    assert_shows(page, st)
+    assert drawn(page)["weight_text"][:3] == ["0.33"] * 3  # q₁ = 0: a uniform first row
+
+    # A new random seed: the box shows it and the matrices are that seed's.
+    box = page.locator(".ae-matrix-seed-box input").first
+    page.locator(".ae-matrix-new-seed button").click()
+    for _ in range(50):
+        if box.input_value() != "3":
+            break
+        page.wait_for_timeout(100)
+    seed = int(box.input_value())
+    assert seed != 3 and 0 <= seed <= 9999
+    st["seed"] = seed
+    assert_shows(page, st)
+    s.screenshot(f"matrix-1280-{request.node.callspec.id}")
+    s.assert_clean()
+
+
+def test_phone_has_no_sideways_scroll_and_taps_work(matrix_server, student):
+    s = student(width=390, height=844, mobile=True)
+    page = s.page
+    s.open(matrix_server.url(), READY)
+    assert_shows(page, DEFAULT)
+    page.locator(".ae-matrix-causal input").tap()
+    assert_shows(page, {**DEFAULT, "causal": True})
+    s.assert_fits_phone("matrix-390")
+    matrix_server.assert_clean_log()
