@@ -3,8 +3,7 @@
 // irwin_hall_normals and random_qkv in attention_explorable/views/matrix.py),
 // its view (twin of matrix_view), and the controller that turns a student's
 // moves into state and draws every change of state.
-import {drawSoon, escapeHtml, fill, formatG, formatNumber, parseNumber, readState, softmax, writeView}
-  from "./shared.js";
+import {controller, fill, formatG, formatNumber, readState, softmax, typedNumber, writeView} from "./shared.js";
 
 // The shared pieces too, for the mirror tests.
 export {formatG, formatNumber, parseNumber, softmax} from "./shared.js";
@@ -19,7 +18,6 @@ const RED_BLUE = ["#67001f", "#b2182b", "#d6604d", "#f4a582", "#fddbc7", "#f7f7f
   "#4393c3", "#2166ac", "#053061"];
 const MASKED_FILL = "#e4e4e4", MASKED_TEXT = "#777777", DARK_TEXT = "#222222", LIGHT_TEXT = "#ffffff";
 const CELL = 0.96;
-const ECHO_LIMIT = 40;
 
 // --- the shared random generator ---------------------------------------------------
 
@@ -249,39 +247,6 @@ function onGrid(value, step) {
   return Number(value.toFixed(decimals));
 }
 
-const echo = (raw) => {
-  const s = raw.trim();
-  return Array.from(s).length <= ECHO_LIMIT ? s : Array.from(s).slice(0, ECHO_LIMIT).join("") + "…";
-};
-const escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-  .replace(/"/g, "&quot;");
-
-function showNotice(models, notice) {
-  models.notice.text = escapeHtml(notice);
-  models.notice.visible = notice !== "";
-}
-
-// A value typed into a slider's box: junk shows the state's value again; a
-// number outside the bounds is clamped, and the notice says so.
-function typedValue(state, models, config, name) {
-  const box = models[name + "_box"];
-  const [lo, hi, step] = config.sliders[name];
-  const raw = box.value;
-  if (raw === formatG(state[name])) return;  // drawn from the state, not typed
-  const parsed = parseNumber(raw);
-  if (parsed === null) {
-    box.value = formatG(state[name]);
-    return;
-  }
-  const value = onGrid(Math.min(Math.max(parsed, lo), hi), step);
-  const clamped = parsed < lo || parsed > hi;
-  showNotice(models, clamped ? fill(config.strings.input_clamped, {
-    name: config.labels[name], raw: escapeText(echo(raw)), lo: formatG(lo), hi: formatG(hi),
-    value: formatG(value)}) : "");
-  if (state[name] !== value) state[name] = value;
-  else box.value = formatG(value);
-}
-
 // A new seed for the "new random numbers" button: any other one of the slider's.
 function newSeed(config, seed) {
   const [lo, hi] = config.sliders.seed;
@@ -298,23 +263,10 @@ export function draw(state, models, config) {
 /**
  * The controller, run by Bokeh's CustomJS for every event of the explorable:
  * a change of the state model (from the student or from the server) draws;
- * a student's action on a control changes the state.
+ * a student's action on a control (a slider, its box, a check box, the
+ * new-seed button) changes the state.
  */
-export default function matrix(args, obj) {
-  try {
-    handle(args, obj);
-  } catch (err) {
-    console.error("attention explorable (matrix):", err);
-  }
-}
-
-function handle(args, obj) {
-  const {state, models, config} = args;
-  const origin = obj && obj.origin ? obj.origin : obj;
-  if (origin === state) {
-    drawSoon(state, () => draw(state, models, config));
-    return;
-  }
+export default controller("matrix", draw, ({state, models, config, origin}) => {
   // A student's action: a clamped value's notice lasts until the next one.
   const acted = () => { if (models.notice.visible) models.notice.visible = false; };
   for (const [name, [lo, hi, step]] of Object.entries(config.sliders)) {
@@ -325,7 +277,11 @@ function handle(args, obj) {
       if (value !== state[name]) state[name] = value;
       return;
     }
-    if (origin === models[name + "_box"]) return typedValue(state, models, config, name);
+    if (origin === models[name + "_box"]) {
+      typedNumber(state, models, name, {lo, hi, toGrid: (v) => onGrid(v, step),
+        message: config.strings.input_clamped, label: config.labels[name]});
+      return;
+    }
   }
   for (const name of TOGGLES) {
     if (origin === models[name + "_toggle"]) {
@@ -339,4 +295,4 @@ function handle(args, obj) {
     acted();
     state.seed = newSeed(config, state.seed);
   }
-}
+});

@@ -187,6 +187,45 @@ function drawSoon(key, draw2) {
     }
   });
 }
+function controller(name, draw2, act) {
+  return function(args, event) {
+    try {
+      const { state, models, config } = args;
+      const origin = event && event.origin ? event.origin : event;
+      if (origin === state) drawSoon(state, () => draw2(state, models, config));
+      else act({ state, models, config, origin, event });
+    } catch (err) {
+      console.error(`attention explorable (${name}):`, err);
+    }
+  };
+}
+function echo(raw, limit = 40) {
+  const chars = Array.from(pyStrip(raw));
+  return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
+}
+function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
+  const box = models[name + "_box"];
+  const raw = box.value;
+  if (raw === formatG(state[name])) return;
+  const parsed = parseNumber(raw);
+  if (parsed === null) {
+    box.value = formatG(state[name]);
+    return;
+  }
+  const clamped = Math.min(Math.max(parsed, lo), hi);
+  const value = toGrid(clamped);
+  const notice = clamped === parsed ? "" : fill(message, {
+    name: label,
+    raw: escapeHtml(echo(raw)),
+    lo: formatG(lo),
+    hi: formatG(hi),
+    value: formatG(value)
+  });
+  models.notice.text = escapeHtml(notice);
+  models.notice.visible = notice !== "";
+  if (state[name] !== value) state[name] = value;
+  else box.value = formatG(value);
+}
 
 // src/attention_explorable/web/matrix.js
 var STATE_NAMES = ["n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled"];
@@ -212,7 +251,6 @@ var MASKED_TEXT = "#777777";
 var DARK_TEXT = "#222222";
 var LIGHT_TEXT = "#ffffff";
 var CELL = 0.96;
-var ECHO_LIMIT = 40;
 function mulberry32(seed, count) {
   const out = new Array(count);
   let a = seed >>> 0;
@@ -382,37 +420,6 @@ function onGrid(value, step) {
   const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
   return Number(value.toFixed(decimals));
 }
-var echo = (raw) => {
-  const s = raw.trim();
-  return Array.from(s).length <= ECHO_LIMIT ? s : Array.from(s).slice(0, ECHO_LIMIT).join("") + "…";
-};
-var escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-function showNotice(models, notice) {
-  models.notice.text = escapeHtml(notice);
-  models.notice.visible = notice !== "";
-}
-function typedValue(state, models, config, name) {
-  const box = models[name + "_box"];
-  const [lo, hi, step] = config.sliders[name];
-  const raw = box.value;
-  if (raw === formatG(state[name])) return;
-  const parsed = parseNumber(raw);
-  if (parsed === null) {
-    box.value = formatG(state[name]);
-    return;
-  }
-  const value = onGrid(Math.min(Math.max(parsed, lo), hi), step);
-  const clamped = parsed < lo || parsed > hi;
-  showNotice(models, clamped ? fill(config.strings.input_clamped, {
-    name: config.labels[name],
-    raw: escapeText(echo(raw)),
-    lo: formatG(lo),
-    hi: formatG(hi),
-    value: formatG(value)
-  }) : "");
-  if (state[name] !== value) state[name] = value;
-  else box.value = formatG(value);
-}
 function newSeed(config, seed) {
   const [lo, hi] = config.sliders.seed;
   let next = seed;
@@ -422,20 +429,7 @@ function newSeed(config, seed) {
 function draw(state, models, config) {
   writeView(models, matrixView(readState(state, STATE_NAMES), config));
 }
-function matrix(args, obj) {
-  try {
-    handle(args, obj);
-  } catch (err) {
-    console.error("attention explorable (matrix):", err);
-  }
-}
-function handle(args, obj) {
-  const { state, models, config } = args;
-  const origin = obj && obj.origin ? obj.origin : obj;
-  if (origin === state) {
-    drawSoon(state, () => draw(state, models, config));
-    return;
-  }
+var matrix_default = controller("matrix", draw, ({ state, models, config, origin }) => {
   const acted = () => {
     if (models.notice.visible) models.notice.visible = false;
   };
@@ -447,7 +441,16 @@ function handle(args, obj) {
       if (value !== state[name]) state[name] = value;
       return;
     }
-    if (origin === models[name + "_box"]) return typedValue(state, models, config, name);
+    if (origin === models[name + "_box"]) {
+      typedNumber(state, models, name, {
+        lo,
+        hi,
+        toGrid: (v) => onGrid(v, step),
+        message: config.strings.input_clamped,
+        label: config.labels[name]
+      });
+      return;
+    }
   }
   for (const name of TOGGLES) {
     if (origin === models[name + "_toggle"]) {
@@ -461,7 +464,7 @@ function handle(args, obj) {
     acted();
     state.seed = newSeed(config, state.seed);
   }
-}
+});
 export {
   IRWIN_HALL_TERMS,
   MULBERRY_INCREMENT,
@@ -469,7 +472,7 @@ export {
   TOGGLES,
   attentionMatrices,
   checkState,
-  matrix as default,
+  matrix_default as default,
   draw,
   formatG,
   formatNumber,
