@@ -62,7 +62,9 @@ def _as_float_array(x, name: str) -> np.ndarray:
         arr = np.asarray(x)
     except (TypeError, ValueError) as exc:  # ragged nested lists
         raise ValueError(f"{name} must be a rectangular array of real numbers, got {_short(x)}") from exc
-    too_big = ValueError(f"{name} must lie within the float64 range (|x| <= 1.8e308), got {_short(x)}")
+    def too_big():
+        return ValueError(f"{name} must lie within the float64 range (|x| <= 1.8e308), got {_short(x)}")
+
     if arr.dtype.kind == "O":
         flat = arr.ravel()
         out = np.empty(flat.shape, dtype=np.float64)
@@ -73,16 +75,16 @@ def _as_float_array(x, name: str) -> np.ndarray:
                 with np.errstate(over="ignore"):
                     out[i] = float(v)
             except OverflowError:
-                raise too_big from None
+                raise too_big() from None
             if math.isinf(out[i]) and not np.isinf(v):
-                raise too_big
+                raise too_big()
         return out.reshape(arr.shape)
     if arr.dtype.kind not in "fiu":
         raise ValueError(f"{name} must be real numbers, got {_short(x)} (dtype {arr.dtype})")
     with np.errstate(over="ignore"):
         out = arr.astype(np.float64)
     if arr.dtype.kind == "f" and arr.dtype.itemsize > 8 and (np.isfinite(arr) & ~np.isfinite(out)).any():
-        raise too_big
+        raise too_big()
     return out
 
 

@@ -41,7 +41,8 @@ CSS = """
 .ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }
 .ae-readout table { border-collapse: collapse; }
 .ae-readout td { padding: 1px 8px 1px 0; }
-.ae-kind { color: #555; font-size: 0.88em; }
+.ae-kind { color: #555; font-size: max(14px, 0.9em); }
+.ae-hint { font-size: 14px; color: #444; }
 .ae-error { color: #b00020; font-weight: 600; overflow-wrap: anywhere; }
 """
 

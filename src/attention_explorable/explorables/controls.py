@@ -17,6 +17,9 @@ CSS = """
 :host { font-size: 15px; }
 .bk-input { min-height: 32px; font-size: 16px; }
 .bk-btn { min-height: 36px; font-size: 15px; }
+.noUi-horizontal { height: 8px; }
+.noUi-horizontal .noUi-handle { width: 28px; height: 28px; top: -11px; right: -14px; border-radius: 50%; }
+.noUi-handle::before, .noUi-handle::after { display: none; }
 """
 
 
