@@ -309,10 +309,11 @@ math[display="block"] { display: block math; margin: 0 auto; }
 .ae-box { border: 1px solid #c9c3e6; background: #f7f5ff; border-radius: 6px; padding: 4px 12px; }
 details.ae-proof { border-left: 3px solid #999; padding-left: 10px; }
 details.ae-proof summary { cursor: pointer; color: #444; }
-pre.ae-lean { background: #f6f8fa; padding: 10px; font-size: 13px;
+pre.ae-lean { background: #f6f8fa; padding: 10px; font-size: 14px;
   white-space: pre-wrap; overflow-wrap: anywhere; }
 .ae-caption { color: #555; font-size: 0.9em; }
 .ae-video iframe { width: 100%; aspect-ratio: 16 / 9; border: 0; }
+.ae-video-load { font-size: 15px; min-height: 40px; padding: 6px 14px; }
 .ae-right { color: #1b7f3b; font-weight: 600; }
 .ae-wrong { color: #b35c00; }
 .ae-error { color: #b00020; font-weight: 600; }

@@ -48,6 +48,10 @@ def block_html(section_id: str, block: Block, language: str) -> str:
     raise ValueError(f"block kind {block.kind!r} has no static HTML")
 
 
+#: A waiting part's button: wraps its text on a narrow screen, readable on a phone.
+_LOAD_CSS = ".bk-btn { white-space: normal; font-size: 15px; min-height: 40px; }"
+
+
 class PageScripts(JSComponent):
     """The textbook page's own scripts (``web/page.js``), rendered once per page.
 
@@ -171,7 +175,8 @@ class TextbookPage(pn.viewable.Viewer):
         One Bokeh model per waiting part: the page that is sent first stays small.
         """
         button = pn.widgets.Button(name=text(f"{kind}_load", self.language), button_type="light",
-                                   css_classes=["ae-load", f"ae-load-{key}"], margin=(10, 10))
+                                   css_classes=["ae-load", f"ae-load-{key}"], margin=(10, 10),
+                                   sizing_mode="stretch_width", stylesheets=[_LOAD_CSS])
         button.on_click(lambda event: self.build_waiting(key))
         self._pending[key] = (button, build)
         return button
