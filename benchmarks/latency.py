@@ -55,7 +55,7 @@ from benchlib import CHROMIUM, CHROMIUM_ARGS, Served, percentile, print_machine,
 EXPLORABLES: dict[str, tuple[str, str] | None] = {
     "steps": (".ae-score-diff", ".ae-output"),
     "vector": (".ae-query-x", ".ae-vector-output"),
-    "matrix": (".ae-matrix-q1-scale", ".ae-matrix-max-weight"),
+    "matrix": (".ae-matrix-q1-scale", ".ae-matrix-mean-max"),
     "selfcross": None,  # its controls are buttons and a check box
 }
 TARGET_P50, TARGET_P95, TARGET_RATIO = 16.7, 33.0, 1.2

@@ -32,7 +32,7 @@
       if (!el) return null;
       root = el.getRootNode();
     }
-    return el.textContent;
+    return (el.shadowRoot || el).textContent;  // a readout model draws inside its own shadow root
   };
 
   const channel = new MessageChannel();

@@ -123,7 +123,10 @@ def steps_view(state, config: dict) -> dict:
     step = int(state["step"])
     raw = str(state["prediction_text"])
     pred = parse_prediction(raw, config["prediction_bounds"])
-    xs = [v1, v2, y] + ([pred] if pred is not None else [])
+    # The output y lies between the values (a convex combination), so the number
+    # line's range depends on the values and the prediction only: it stays put
+    # while scores and temperature move, and the axis is not laid out again.
+    xs = [v1, v2] + ([pred] if pred is not None else [])
     pad = max(1.0, 0.12 * (max(xs) - min(xs)))
     step3 = step == 3
 

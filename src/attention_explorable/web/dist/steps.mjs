@@ -259,7 +259,7 @@ function stepsView(st, config) {
   const v1 = st.value_1, v2 = st.value_2, temp = st.temperature, step = st.step;
   const raw = String(st.prediction_text);
   const pred = parsePrediction(raw, config.prediction_bounds);
-  const xs = [v1, v2, y].concat(pred === null ? [] : [pred]);
+  const xs = [v1, v2].concat(pred === null ? [] : [pred]);
   const pad = Math.max(1, 0.12 * (Math.max(...xs) - Math.min(...xs)));
   const step3 = step === 3;
   const gap = Math.abs(s2 - s1);
