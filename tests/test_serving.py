@@ -1,11 +1,10 @@
-"""The fast-path overrides of :mod:`attention_explorable.serving` still work.
+"""The one serving override of :mod:`attention_explorable.serving` (TCP_NODELAY) still works.
 
 These tests exercise the code that Panel, Bokeh and Tornado actually run, not
-just the attributes that :func:`enable_fast_path` sets.  They are meant to fail
-when an upgrade makes an override ineffective (a renamed attribute, a handler
-class that no longer defers to Bokeh's ``open``, a new code path that ignores
-``_debounce``), and each check is also run without the override to show that
-it can fail.
+just the attribute that :func:`enable_fast_path` sets.  They are meant to fail
+when an upgrade makes the override ineffective (a handler class that no
+longer defers to Bokeh's ``open``), and the check is also run without the
+override to show that it can fail.
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ from collections.abc import Iterator
 import panel as pn
 import pytest
 from panel.io.state import state
-from panel.reactive import Syncable
 
 from attention_explorable import serving
 
@@ -39,58 +37,6 @@ def _set_fast_path(on: bool) -> None:
         serving.enable_fast_path()
     else:
         serving.disable_fast_path()
-
-
-# --- debounce ------------------------------------------------------------
-
-class _RecordingDoc:
-    """Stand-in for a server-side bokeh Document that records scheduled delays."""
-
-    session_context = object()  # truthy: take the server branch
-
-    def __init__(self) -> None:
-        self.timeouts: list[float] = []
-
-    def add_timeout_callback(self, callback, timeout_milliseconds):
-        self.timeouts.append(timeout_milliseconds)
-
-
-def test_server_change_still_schedules_with_debounce_attribute():
-    """The override sets ``_debounce``; Panel must still read that name."""
-    source = inspect.getsource(Syncable._server_change)
-    assert "add_timeout_callback" in source
-    assert "self._debounce" in source
-    assert "_debounce" in Syncable.__dict__
-
-
-@pytest.mark.parametrize("fast", [False, True], ids=["defaults", "fast_path"])
-def test_widget_change_is_scheduled_with_the_expected_delay(fast):
-    """Drive the real ``_server_change`` of a slider and record its delay."""
-    serving.disable_fast_path()
-    default_ms = Syncable._debounce
-    assert default_ms > 0
-    _set_fast_path(fast)
-    slider = pn.widgets.IntSlider(start=0, end=10, value=0)
-    doc = _RecordingDoc()
-    try:
-        slider._server_change(doc, "ref", None, "value", 0, 1)
-    finally:
-        state._change_callbacks.pop(doc, None)
-        slider._events.clear()
-    assert doc.timeouts == ([0] if fast else [default_ms])
-
-
-def test_no_loaded_reactive_class_escapes_the_debounce_override():
-    import panel.layout  # noqa: F401
-    import panel.pane  # noqa: F401
-    import panel.widgets  # noqa: F401
-
-    serving.enable_fast_path()
-    status = serving.fast_path_status()
-    assert status["debounce_ms"] == 0
-    assert status["debounce_shadowed_by"] == []
-    assert pn.widgets.FloatSlider()._debounce == 0
-    assert pn.pane.Markdown("x")._debounce == 0
 
 
 # --- websocket TCP_NODELAY -------------------------------------------------
@@ -221,10 +167,8 @@ def test_enable_is_idempotent_and_disable_restores_the_originals():
 
     serving.disable_fast_path()
     original_open = BokehWSHandler.__dict__["open"]
-    default_ms = Syncable._debounce
     status = serving.fast_path_status()
-    assert default_ms > 0 and status["debounce_ms"] == default_ms
-    assert not (status["debounce"] or status["nodelay"] or status["enabled"])
+    assert not (status["nodelay"] or status["enabled"])
 
     serving.enable_fast_path()
     wrapped = BokehWSHandler.__dict__["open"]
@@ -232,11 +176,9 @@ def test_enable_is_idempotent_and_disable_restores_the_originals():
     serving.enable_fast_path()
     assert BokehWSHandler.__dict__["open"] is wrapped
     assert wrapped.__wrapped__ is original_open
-    assert Syncable._debounce == 0
     assert serving.fast_path_status()["enabled"]
 
     serving.disable_fast_path()
     serving.disable_fast_path()
     assert BokehWSHandler.__dict__["open"] is original_open
-    assert Syncable._debounce == default_ms
     assert not serving.fast_path_status()["enabled"]
