@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from attention_explorable import cli
 from attention_explorable.apps import APPS
 
@@ -45,3 +47,16 @@ def test_port_in_use_detects_free_port():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     assert not cli.port_in_use("127.0.0.1", port)
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--address", "10.9.9.9"], "--address 10.9.9.9 is not an address of this machine"),
+    (["--address", "not-a-host.invalid"], "--address 'not-a-host.invalid' is not a known host name"),
+    (["--num-procs", "-3"], "--num-procs must be 0 (one per core) or more, got -3"),
+])
+def test_bad_serve_options_give_one_line_errors_and_status_2(args, says):
+    res = subprocess.run([sys.executable, "-m", "attention_explorable.cli", "serve", "--port", "0", *args],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0] and "Traceback" not in res.stderr, res.stderr

@@ -23,20 +23,36 @@ from .apps import APPS
 PROG = "attention-explorable"
 
 
-def port_in_use(address: str, port: int) -> bool:
-    """True if ``port`` cannot be bound on ``address`` (0 means any free port)."""
-    if port == 0:
-        return False
-    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+def listen_problem(address: str, port: int) -> str | None:
+    """Why the server could not listen on ``address``:``port``, as one line; None when it can.
+
+    Resolves ``address`` and binds a socket to it, as the server would: an
+    unknown host name, an address that is not this machine's, or a port in
+    use each give a sentence naming the option and the value.
+    """
+    try:
+        infos = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError, ValueError):
+        return f"--address {address!r} is not a known host name or IP address"
+    family, _, _, _, sockaddr = infos[0]
     with socket.socket(family, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            s.bind((address, port))
+            s.bind(sockaddr)
         except OSError as exc:
-            if exc.errno in (errno.EADDRINUSE, errno.EACCES):
-                return True
-            raise
-    return False
+            if exc.errno in (errno.EADDRINUSE, errno.EACCES) and port:
+                return f"port {port} on {address} is already in use; choose another with --port"
+            if exc.errno == errno.EADDRNOTAVAIL:
+                return (f"--address {address} is not an address of this machine; use 127.0.0.1, "
+                        f"0.0.0.0 (every network) or one of this machine's addresses")
+            return f"cannot listen on {address} port {port}: {exc.strerror}"
+    return None
+
+
+def port_in_use(address: str, port: int) -> bool:
+    """True if ``port`` cannot be bound on ``address`` because it is taken (0 means any free port)."""
+    problem = listen_problem(address, port)
+    return problem is not None and "already in use" in problem
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -71,9 +87,13 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= args.port <= 65535:
         print(f"{PROG}: error: --port must be between 0 and 65535, got {args.port}", file=sys.stderr)
         return 2
-    if port_in_use(args.address, args.port):
-        print(f"{PROG}: error: port {args.port} on {args.address} is already in use; "
-              f"choose another with --port", file=sys.stderr)
+    if args.num_procs < 0:
+        print(f"{PROG}: error: --num-procs must be 0 (one per core) or more, got {args.num_procs}",
+              file=sys.stderr)
+        return 2
+    problem = listen_problem(args.address, args.port)
+    if problem:
+        print(f"{PROG}: error: {problem}", file=sys.stderr)
         return 2
 
     import panel as pn
