@@ -149,14 +149,3 @@ def test_parse_number_accepts_common_spellings(raw, value):
 def test_parse_number_rejects_with_the_input_quoted(raw):
     with pytest.raises(ValueError, match="answer must be a .*" + re.escape(repr(raw))):
         parse_number(raw)
-
-
-def test_the_view_imports_no_panel_or_bokeh():
-    import subprocess
-    import sys
-
-    code = ("import sys, attention_explorable.views.exercise; "
-            "bad = [m for m in sys.modules if m.split('.')[0] in ('panel', 'bokeh', 'param')]; "
-            "print(bad); sys.exit(1 if bad else 0)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr

@@ -292,14 +292,3 @@ def test_each_language_has_its_own_text():
     assert STRINGS["en"]["matrix_row_sums"] in en["html"]["row_sums"]
     assert "Curves: mean over 200 random Q, K (n = 4)" in en["html"]["max_weight"]
     assert en["props"]["score_title"]["text"] == STRINGS["en"]["matrix_plot_scores_scaled"]
-
-
-def test_the_view_imports_no_panel_or_bokeh():
-    import subprocess
-    import sys
-
-    code = ("import sys, attention_explorable.views.matrix; "
-            "bad = [m for m in sys.modules if m.split('.')[0] in ('panel', 'bokeh', 'param')]; "
-            "print(bad); sys.exit(1 if bad else 0)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr

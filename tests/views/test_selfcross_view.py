@@ -153,14 +153,3 @@ def test_bad_state_names_the_parameter_and_value(bad, match):
     with pytest.raises(ValueError, match=match) as err:
         view.selfcross_view({**state(), **bad}, CONFIG)
     assert repr(next(iter(bad.values()))) in str(err.value)
-
-
-def test_the_view_imports_no_panel_or_bokeh():
-    import subprocess
-    import sys
-
-    code = ("import sys, attention_explorable.views.selfcross; "
-            "bad = [m for m in sys.modules if m.split('.')[0] in ('panel', 'bokeh', 'param')]; "
-            "print(bad); sys.exit(1 if bad else 0)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
