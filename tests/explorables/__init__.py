@@ -1,0 +1,16 @@
+"""Tests of the explorables as Panel components."""
+
+
+def the_module_callback(explorer, state_names, twin: str):
+    """The one CustomJS that runs the explorable's bundle, after checking how it is attached.
+
+    Every state property of ``explorer`` has exactly that callback; it is an ES
+    module whose default export is the controller and which holds the view
+    ``twin`` (e.g. ``"stepsView"``).
+    """
+    callbacks = {name: explorer._state.js_property_callbacks.get(f"change:{name}", []) for name in state_names}
+    assert all(len(cbs) == 1 for cbs in callbacks.values()), callbacks
+    callback = callbacks[state_names[0]][0]
+    assert all(cbs[0] is callback for cbs in callbacks.values())
+    assert callback.module is True and "as default" in callback.code and twin in callback.code
+    return callback

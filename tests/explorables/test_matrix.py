@@ -15,6 +15,8 @@ from attention_explorable.explorables.matrix import MatrixExplorer
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import matrix as view
 
+from . import the_module_callback
+
 
 @pytest.fixture
 def explorer():
@@ -118,11 +120,7 @@ def test_only_the_state_model_travels_to_the_server(explorer):
 
 
 def test_the_module_runs_on_every_state_change_and_every_control(explorer):
-    callbacks = {name: explorer._state.js_property_callbacks.get(f"change:{name}", [])
-                 for name in view.STATE_NAMES}
-    assert all(len(cbs) == 1 for cbs in callbacks.values()), callbacks
-    callback = callbacks["seed"][0]
-    assert callback.module is True and "as default" in callback.code and "matrixView" in callback.code
+    callback = the_module_callback(explorer, view.STATE_NAMES, "matrixView")
     assert callback.args["config"]["curves"]["4"]["d"] == list(range(1, 65))
     assert callback in explorer._new_seed.js_event_callbacks["button_click"]
     for name in view.TOGGLES:

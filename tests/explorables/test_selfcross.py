@@ -16,6 +16,8 @@ from attention_explorable.strings import STRINGS
 from attention_explorable.views import selfcross as view
 from attention_explorable.views.selfcross import EN_EMBEDDINGS, EN_TOKENS, ZH_EMBEDDINGS, ZH_TOKENS
 
+from . import the_module_callback
+
 
 @pytest.fixture
 def explorer():
@@ -123,11 +125,7 @@ def test_only_the_state_model_travels_to_the_server(explorer):
 
 
 def test_the_module_runs_on_every_state_change_and_every_control(explorer):
-    callbacks = {name: explorer._state.js_property_callbacks.get(f"change:{name}", [])
-                 for name in view.STATE_NAMES}
-    assert all(len(cbs) == 1 for cbs in callbacks.values()), callbacks
-    callback = callbacks["mode"][0]
-    assert callback.module is True and "as default" in callback.code and "selfcrossView" in callback.code
+    callback = the_module_callback(explorer, view.STATE_NAMES, "selfcrossView")
     for name in ("mode", "causal", "query"):
         assert callback in explorer._controls[name].js_property_callbacks["change:active"], name
     assert callback in explorer._figure.js_event_callbacks["tap"]

@@ -10,6 +10,8 @@ from attention_explorable import scenarios
 from attention_explorable.explorables.steps import StepsExplorer
 from attention_explorable.views import steps as view
 
+from . import the_module_callback
+
 
 @pytest.fixture
 def explorer():
@@ -94,11 +96,7 @@ def test_only_the_state_model_travels_to_the_server(explorer):
 
 
 def test_the_module_runs_on_every_state_change_and_every_control(explorer):
-    callbacks = {name: explorer._state.js_property_callbacks.get(f"change:{name}", [])
-                 for name in view.STATE_NAMES}
-    assert all(len(cbs) == 1 for cbs in callbacks.values()), callbacks
-    callback = callbacks["step"][0]
-    assert callback.module is True and "as default" in callback.code and "stepsView" in callback.code
+    callback = the_module_callback(explorer, view.STATE_NAMES, "stepsView")
     assert callback in explorer._demonstrate.js_event_callbacks["button_click"]
     assert callback in explorer._sliders["temperature"][0].js_property_callbacks["change:value"]
 

@@ -13,6 +13,8 @@ from attention_explorable.explorables.vector import VectorExplorer
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import vector as view
 
+from . import the_module_callback
+
 
 @pytest.fixture
 def explorer():
@@ -159,11 +161,7 @@ def test_only_the_state_model_travels_to_the_server(explorer):
 
 
 def test_the_module_runs_on_every_state_change_and_every_control(explorer):
-    callbacks = {name: explorer._state.js_property_callbacks.get(f"change:{name}", [])
-                 for name in view.STATE_NAMES}
-    assert all(len(cbs) == 1 for cbs in callbacks.values()), callbacks
-    callback = callbacks["query_x"][0]
-    assert callback.module is True and "as default" in callback.code and "vectorView" in callback.code
+    callback = the_module_callback(explorer, view.STATE_NAMES, "vectorView")
     assert callback in explorer._figure.js_event_callbacks["tap"]
     assert explorer._sources["query"].js_property_callbacks["change"] == [callback]  # a dragged tip
     for s, box, _ in explorer._sliders.values():
