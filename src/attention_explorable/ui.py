@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import panel as pn
 
-#: CSS shared by every page: the base font size (Bokeh's widgets and plots
-#: follow it), readout typography and the error text.
+#: CSS shared by every page (as Panel's raw CSS) and by every readout the
+#: browser draws (as its shadow root's stylesheet): the base font size
+#: (Bokeh's widgets and plots follow it), readout typography, hints, errors.
 CSS = """
 :root { --bokeh-font-size: 15px; --bokeh-base-font: system-ui, "Noto Sans CJK SC", sans-serif; }
-.ae-readout { font-variant-numeric: tabular-nums; }
+.ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }
 .ae-readout table { border-collapse: collapse; }
 .ae-readout td { padding: 1px 8px 1px 0; }
 .ae-kind { color: #555; font-size: max(14px, 0.9em); }
-.ae-error { color: #b00020; font-weight: 600; }
+.ae-hint { font-size: 14px; color: #444; }
+.ae-error { color: #b00020; font-weight: 600; overflow-wrap: anywhere; }
 """
 
 

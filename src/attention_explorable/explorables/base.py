@@ -34,17 +34,8 @@ from bokeh.model import DataModel
 from bokeh.models import CustomJS
 from panel.models.markup import HTML as HTMLModel
 
+from .. import ui
 from ..strings import DEFAULT_LANGUAGE, STRINGS, text
-
-#: CSS shared by every explorable: readout typography and the error banner.
-CSS = """
-.ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }
-.ae-readout table { border-collapse: collapse; }
-.ae-readout td { padding: 1px 8px 1px 0; }
-.ae-kind { color: #555; font-size: max(14px, 0.9em); }
-.ae-hint { font-size: 14px; color: #444; }
-.ae-error { color: #b00020; font-weight: 600; overflow-wrap: anywhere; }
-"""
 
 
 @lru_cache(maxsize=None)
@@ -75,7 +66,7 @@ def state_model_class(owner: type) -> type:
 
 def html_model(css_class: str, **kw) -> HTMLModel:
     """A readout the browser draws (Panel's HTML model; its ``text`` is escaped HTML)."""
-    return HTMLModel(text="", css_classes=["ae-readout", css_class], stylesheets=[CSS], margin=(2, 5),
+    return HTMLModel(text="", css_classes=["ae-readout", css_class], stylesheets=[ui.CSS], margin=(2, 5),
                      sizing_mode="stretch_width", syncable=False, **kw)
 
 

@@ -13,7 +13,7 @@ import param
 from bokeh.models import ColumnDataSource
 from panel.custom import JSComponent
 
-from .. import plots, scenarios
+from .. import plots, scenarios, ui
 from ..strings import DEFAULT_LANGUAGE, text
 from ..views import steps as steps_view
 from . import controls
@@ -186,7 +186,7 @@ class StepsExplorer(Explorable):
         t = self._t
         bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
         hint = pn.pane.HTML(f"<span class='ae-hint'>{t('prediction_hint')}</span>", margin=(0, 5),
-                            stylesheets=[".ae-hint { font-size: 14px; color: #444; }"])
+                            stylesheets=[ui.CSS])
         left = pn.Column(
             pn.Row(*map(bokeh, self._step_buttons.values()), sizing_mode="stretch_width"),
             bokeh(self._html["question"]), hint, bokeh(self._prediction_input), bokeh(self._html["error"]),
