@@ -6,6 +6,7 @@ defined once. Each call builds fresh components: one set per browser session.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
@@ -82,6 +83,7 @@ def textbook_app(language: str = "zh") -> pn.viewable.Viewable:
     args = pn.state.session_args or {}
     load = "all" if [v.decode() if isinstance(v, bytes) else v for v in args.get("explorables", [])] == ["all"] \
         else "on_approach"
+    page_frame()
     return pn.Column(connection_notice(language), TextbookPage(language=language, load=load),
                      sizing_mode="stretch_width", margin=0)
 
@@ -95,10 +97,32 @@ def steps_app(language: str = "zh") -> pn.viewable.Viewable:
                           presenter_keys(language))
 
 
+def session_query() -> dict:
+    """The URL query of the page being built (Panel's session arguments); empty outside a server session."""
+    return dict(pn.state.session_args or {}) if pn.state.curdoc is not None else {}
+
+
+def page_frame(heading=None) -> None:
+    """Run ``web/frame.js`` when the page's document is ready (served or static).
+
+    With ``?embed=1`` the page's ``heading`` (a model) hides; in an iframe
+    the page reports its height to the host; heading anchors land.
+    """
+    doc = pn.state.curdoc
+    if doc is not None:
+        doc.js_on_event("document_ready", CustomJS(code=web_module("frame"), module=True,
+                                                   args={"heading": heading}))
+
+
 def _explorer_page(heading_key: str, explorer, language: str, *extra) -> pn.viewable.Viewable:
+    explorer.open_link(session_query())  # a deep link: /steps?step=3&temperature=0.05
+    heading = html_model("ae-page-heading", margin=(8, 5))
+    heading.css_classes = ["ae-page-heading"]
+    heading.text = html.escape(f"<h1 style='margin:0'>{html.escape(text(heading_key, language))}</h1>")
+    page_frame(heading)
     return pn.Column(
         connection_notice(language),
-        pn.pane.HTML(f"<h1 style='margin:8px 5px'>{text(heading_key, language)}</h1>"),
+        pn.pane.Bokeh(heading, sizing_mode="stretch_width", margin=0),
         *extra,
         explorer,
         sizing_mode="stretch_width",

@@ -182,7 +182,9 @@ class TextbookPage(pn.viewable.Viewer):
         return button
 
     def _build(self, cls: type, name: str):
-        view = cls(language=self.language)
+        # On this page each explorable reads its link parameters behind its name: ?steps.step=3
+        view = cls(language=self.language, link_prefix=f"{name}.")
+        view.open_link(pn.state.session_args or {})
         self.explorables[name] = view
         return view
 

@@ -14,3 +14,15 @@ def the_module_callback(explorer, state_names, twin: str):
     assert all(cbs[0] is callback for cbs in callbacks.values())
     assert callback.module is True and "as default" in callback.code and twin in callback.code
     return callback
+
+
+def page_heading(page) -> str:
+    """The text of the heading of an explorable's page (its model of class ``ae-page-heading``)."""
+    import html
+    import re
+
+    for obj in page.objects:
+        model = getattr(obj, "object", None)
+        if "ae-page-heading" in (getattr(model, "css_classes", None) or []):
+            return re.sub("<[^>]+>", "", html.unescape(model.text))
+    raise AssertionError("the page has no heading")

@@ -15,7 +15,7 @@ from attention_explorable.explorables.matrix import MatrixExplorer
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import matrix as view
 
-from . import the_module_callback
+from . import page_heading, the_module_callback
 
 
 @pytest.fixture
@@ -143,5 +143,5 @@ def test_registry_and_app_build_this_explorable():
     assert EXPLORABLES["matrix"] == ("attention_explorable.explorables.matrix", "MatrixExplorer")
     assert explorable_class("matrix") is MatrixExplorer
     page = apps.matrix_app("en")
-    assert any(STRINGS["en"]["matrix_heading"] in str(getattr(obj, "object", "")) for obj in page.objects)
+    assert page_heading(page) == STRINGS["en"]["matrix_heading"]
     assert any("ae-matrix" in (obj.css_classes or []) for obj in page.objects)

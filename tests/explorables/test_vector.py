@@ -13,7 +13,7 @@ from attention_explorable.explorables.vector import VectorExplorer
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import vector as view
 
-from . import the_module_callback
+from . import page_heading, the_module_callback
 
 
 @pytest.fixture
@@ -186,4 +186,4 @@ def test_registered_and_served_by_the_app():
     assert explorable_class("vector") is VectorExplorer
     page = apps.vector_app("en")
     assert any("ae-vector" in (o.css_classes or []) for o in page.objects)
-    assert any(STRINGS["en"]["vector_heading"] in str(getattr(o, "object", "")) for o in page.objects)
+    assert page_heading(page) == STRINGS["en"]["vector_heading"]

@@ -36,6 +36,7 @@ from panel.models.markup import HTML as HTMLModel
 
 from .. import ui
 from ..strings import DEFAULT_LANGUAGE, STRINGS, text
+from ..views.links import link_values, read_link
 
 
 @lru_cache(maxsize=None)
@@ -66,8 +67,8 @@ def state_model_class(owner: type) -> type:
 
 def html_model(css_class: str, **kw) -> HTMLModel:
     """A readout the browser draws (Panel's HTML model; its ``text`` is escaped HTML)."""
-    return HTMLModel(text="", css_classes=["ae-readout", css_class], stylesheets=[ui.CSS], margin=(2, 5),
-                     sizing_mode="stretch_width", syncable=False, **kw)
+    return HTMLModel(**{"text": "", "css_classes": ["ae-readout", css_class], "stylesheets": [ui.CSS],
+                        "margin": (2, 5), "sizing_mode": "stretch_width", "syncable": False, **kw})
 
 
 def write_view(models: dict, view: dict) -> None:
@@ -93,9 +94,14 @@ class Explorable(pn.viewable.Viewer):
 
     language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
                               doc="Language of the interface text.")
+    link_prefix = param.String("", constant=True, doc=(
+        "What this explorable's parameters are called in a deep link: '' on a page of its own "
+        "(?temperature=0.05), 'steps.' on the textbook page (?steps.temperature=0.05)."))
 
     _name: str = ""
     _state_params: tuple[str, ...] = ()
+    #: The state parameters a deep link may set (and the address bar keeps).
+    _link_params: tuple[str, ...] = ()
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -125,6 +131,72 @@ class Explorable(pn.viewable.Viewer):
     def _config(self) -> dict:
         """The JSON-able data the view needs besides the state (strings, bounds, ...)."""
         raise NotImplementedError
+
+    # --- deep links -------------------------------------------------------------
+    def _link_starts(self) -> dict:
+        """For an explorable whose link resets to a start: ``(parameter, {value: start state})``."""
+        return {}
+
+    def link_spec(self) -> dict:
+        """The JSON spec of this explorable's deep links (see :mod:`attention_explorable.views.links`).
+
+        Built from the link parameters' ``param`` definitions: kind, bounds,
+        choices, and the state a fresh explorable opens with.
+        """
+        params = []
+        for name in self._link_params:
+            p = self.param[name]
+            if isinstance(p, param.Boolean):
+                params.append({"name": name, "kind": "boolean"})
+            elif isinstance(p, param.Selector):
+                params.append({"name": name, "kind": "choice", "choices": list(p.objects)})
+            elif isinstance(p, param.String):
+                params.append({"name": name, "kind": "text"})
+            else:
+                lo, hi = p.bounds
+                params.append({"name": name, "kind": "integer" if isinstance(p, param.Integer) else "number",
+                               "lo": lo, "hi": hi})
+        defaults = {name: self.param[name].default for name in self._link_params}
+        spec = {"prefix": self.link_prefix, "params": params, "defaults": defaults,
+                "messages": {"clamped": self._t("link_clamped"), "junk": self._t("link_junk")}}
+        reset = self._link_starts()
+        if reset:
+            spec["reset"], starts = reset
+            spec["starts"] = {str(k): {n: v for n, v in start.items() if n in self._link_params}
+                              for k, start in starts.items()}
+            defaults.update(spec["starts"][str(defaults[spec["reset"]])])
+        return spec
+
+    def open_link(self, query) -> list[str]:
+        """Set the state a deep link names; return the notices about values it clamped or ignored.
+
+        Parameters
+        ----------
+        query : Mapping[str, list[str | bytes]] or Iterable[tuple[str, str]]
+            The URL's query, such as Panel's ``pn.state.session_args``;
+            names other than this explorable's link parameters are left alone.
+
+        The notices also appear in the explorable (its ``ae-input-notice``).
+        Never raises for what a URL can hold.
+
+        Examples
+        --------
+        >>> from attention_explorable.explorables.vector import VectorExplorer
+        >>> v = VectorExplorer(language="en")
+        >>> v.open_link([("query_x", "0.5"), ("temperature", "hot")])
+        ['The link’s temperature=hot is not a value it can take; ignored.']
+        >>> v.query_x
+        0.5
+        """
+        spec = self.link_spec()
+        values, notices = read_link(spec, query)
+        state = link_values(spec, {n: getattr(self, n) for n in self._link_params}, values)
+        self.param.update({n: v for n, v in state.items() if v != getattr(self, n)})
+        notice = self._models().get("notice")
+        if notice is not None and notices:
+            with pn.io.unlocked():
+                notice.update(text=html.escape(" ".join(notices)), visible=True)
+        return notices
 
     def _valid(self, name: str, value) -> bool:
         """Whether ``value`` from the browser may become parameter ``name``."""
@@ -174,8 +246,12 @@ class Explorable(pn.viewable.Viewer):
         ``events`` maps a model to what to listen to: a property name
         (``"value"``) or an event name (``"button_click"``, ``"tap"``).
         """
+        config = {**self._config(), "link": self.link_spec()} if self._link_params else self._config()
         callback = CustomJS(code=web_module(self._name), module=True,
-                            args={"state": self._state, "models": self._models(), "config": self._config()})
+                            args={"state": self._state, "models": self._models(), "config": config})
+        doc = pn.state.curdoc
+        if doc is not None and self._link_params:  # a page opened with a link (static pages)
+            doc.js_on_event("document_ready", callback)
         for name in self._state_params:
             self._state.js_on_change(name, callback)
         for model, what in events.items():

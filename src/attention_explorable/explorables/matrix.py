@@ -96,6 +96,7 @@ class MatrixExplorer(Explorable):
 
     _name = "matrix"
     _state_params = matrix_view.STATE_NAMES
+    _link_params = matrix_view.STATE_NAMES
 
     def __init__(self, **params):
         super().__init__(**params)

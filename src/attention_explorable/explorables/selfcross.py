@@ -83,6 +83,7 @@ class SelfCrossExplorer(Explorable):
 
     _name = "selfcross"
     _state_params = selfcross_view.STATE_NAMES
+    _link_params = selfcross_view.STATE_NAMES
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -96,6 +97,8 @@ class SelfCrossExplorer(Explorable):
                                             highlight=self._sources["highlight"], n=N_QUERY, height=330)
         self._figure.css_classes = ["ae-selfcross-heatmap"]
         self._html = {name: html_model(f"ae-selfcross-{name}") for name in ("roles", "row", "hint", "note")}
+        self._html["notice"] = html_model("ae-input-notice", visible=False)
+        self._html["notice"].css_classes = ["ae-error", "ae-input-notice"]
         self._controls = {
             "mode": controls.choice([t(f"selfcross_mode_{m}") for m in MODES], MODES.index(self.mode),
                                     "ae-selfcross-mode", orientation="vertical"),
@@ -153,7 +156,7 @@ class SelfCrossExplorer(Explorable):
         left = pn.Column(
             label("selfcross_mode"), bokeh(c["mode"]), bokeh(c["causal"]),
             label("selfcross_query"), bokeh(c["query"]),
-            bokeh(self._html["hint"]),
+            bokeh(self._html["hint"]), bokeh(self._html["notice"]),
             bokeh(self._html["roles"]), bokeh(self._html["row"]), bokeh(self._html["note"]),
             styles={"flex": "1 1 300px", "max-width": "440px", "min-width": "0"},
         )

@@ -87,6 +87,7 @@ class StepsExplorer(Explorable):
 
     _name = "steps"
     _state_params = steps_view.STATE_NAMES
+    _link_params = ("step", *scenarios.STATE_KEYS, "prediction_text")
 
     def __init__(self, **params):
         # Start in the chosen step's own situation, except what the caller set.
@@ -163,6 +164,10 @@ class StepsExplorer(Explorable):
             models[f"{name}_slider"], models[f"{name}_box"] = s, box
         models.update({f"step_{n}": b for n, b in self._step_buttons.items()})
         return models
+
+    def _link_starts(self):
+        # A link's step opens at that step's start, as the step buttons do.
+        return "step", {n: {"step": n, "prediction_text": "", **scenarios.get_step(n).start} for n in (1, 2, 3)}
 
     # --- navigation (for notebooks, the class and deep links) --------------------
     def go_to_step(self, number: int) -> None:

@@ -104,6 +104,7 @@ class VectorExplorer(Explorable):
 
     _name = "vector"
     _state_params = vector_view.STATE_NAMES
+    _link_params = vector_view.STATE_NAMES
 
     def __init__(self, **params):
         super().__init__(**params)

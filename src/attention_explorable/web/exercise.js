@@ -2,7 +2,8 @@
 // attention_explorable/views/exercise.py) and the controller that turns a
 // student's typing, choosing and pressing into state, and draws every
 // change of state. Everything runs with or without a server.
-import {controller, escapeHtml, fill, parseNumber, pyStrip, readState, writeView} from "./shared.js";
+import {controller} from "./controller.js";
+import {escapeHtml, fill, parseNumber, pyStrip, readState, writeView} from "./shared.js";
 
 // The shared pieces too, for the mirror tests.
 export {escapeHtml, parseNumber, pyStrip} from "./shared.js";

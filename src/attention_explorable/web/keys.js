@@ -2,6 +2,7 @@
 // component): 1, 2, 3 choose a step and D demonstrates it, by clicking the
 // same buttons a mouse would. Keys typed into a box stay text. The listener
 // sits on the document, since key events cross the shadow roots of the page.
+// An embedded page (?embed=1) keeps the keys and leaves out the hint.
 
 function find(root, selector) {
   const hit = root.querySelector(selector);
@@ -34,7 +35,7 @@ export function render({model, el}) {
   hint.className = "ae-keys";
   hint.style.fontSize = "14px";
   hint.textContent = model.hint;
-  el.append(hint);
+  if (new URLSearchParams(window.location.search).get("embed") !== "1") el.append(hint);
   document.addEventListener("keydown", onKey);
   model.on("remove", () => document.removeEventListener("keydown", onKey));
 }

@@ -3,7 +3,8 @@
 // irwin_hall_normals and random_qkv in attention_explorable/views/matrix.py),
 // its view (twin of matrix_view), and the controller that turns a student's
 // moves into state and draws every change of state.
-import {controller, fill, formatG, formatNumber, readState, softmax, typedNumber, writeView} from "./shared.js";
+import {controller} from "./controller.js";
+import {fill, formatG, formatNumber, readState, softmax, typedNumber, writeView} from "./shared.js";
 
 // The shared pieces too, for the mirror tests.
 export {formatG, formatNumber, parseNumber, softmax} from "./shared.js";

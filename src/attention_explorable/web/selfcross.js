@@ -2,7 +2,8 @@
 // its view (twin of attention_explorable/views/selfcross.py) and the
 // controller that turns a student's clicks (mode buttons, causal mask, query
 // buttons, a tap on a heatmap row) into state and draws every change of state.
-import {controller, escapeHtml, fill, formatNumber, readState, softmax, writeView} from "./shared.js";
+import {controller} from "./controller.js";
+import {escapeHtml, fill, formatNumber, readState, softmax, writeView} from "./shared.js";
 
 // The shared pieces too, for the mirror tests.
 export {formatNumber, softmax} from "./shared.js";

@@ -213,43 +213,6 @@ export function readState(stateModel, names) {
   return out;
 }
 
-const pending = new WeakSet();
-
-/**
- * Run `draw()` once after the current burst of changes to `key` (several
- * state properties set together call it once), in a microtask: before the
- * browser paints the next frame.
- */
-export function drawSoon(key, draw) {
-  if (pending.has(key)) return;
-  pending.add(key);
-  queueMicrotask(() => {
-    pending.delete(key);
-    try { draw(); } catch (err) { console.error("attention explorable: drawing failed", err); }
-  });
-}
-
-/**
- * The controller an explorable's CustomJS runs for every event: a change of
- * the state model (from the student or from the server) is drawn with
- * `draw(state, models, config)` before the next frame; any other event is a
- * student's action, handed to `act({state, models, config, origin, event})`.
- * An error goes to the console and never stops the page.
- * @param {string} name the explorable's name, for the console
- */
-export function controller(name, draw, act) {
-  return function (args, event) {
-    try {
-      const {state, models, config} = args;
-      const origin = event && event.origin ? event.origin : event;
-      if (origin === state) drawSoon(state, () => draw(state, models, config));
-      else act({state, models, config, origin, event});
-    } catch (err) {
-      console.error(`attention explorable (${name}):`, err);
-    }
-  };
-}
-
 /** `raw` stripped as Python does, cut to `limit` code points with "…" (a long echo stays short). */
 export function echo(raw, limit = 40) {
   const chars = Array.from(pyStrip(raw));

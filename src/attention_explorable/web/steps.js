@@ -2,9 +2,9 @@
 // attention_explorable/views/steps.py), the replay of a step (twin of
 // scenarios.interpolate), and the controller that turns a student's clicks,
 // keys and taps into state and draws every change of state.
+import {controller} from "./controller.js";
 import {
-  controller, echo, fill, formatFixed, formatG, formatNumber, parseNumber, pyStrip, readState, softmax, typedNumber,
-  writeView,
+  echo, fill, formatFixed, formatG, formatNumber, parseNumber, pyStrip, readState, softmax, typedNumber, writeView,
 } from "./shared.js";
 
 // The shared pieces too, for the mirror tests.

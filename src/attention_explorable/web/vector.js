@@ -3,8 +3,9 @@
 // (Andrew's monotone chain, giving the vertices Qhull gives in Python), and
 // the controller that turns a student's drags, taps, slider moves and typed
 // numbers into state and draws every change of state.
+import {controller, drawSoon} from "./controller.js";
 import {
-  controller, drawSoon, formatFixed, formatG, formatNumber, parseNumber, readState, softmax, typedNumber, writeView,
+  formatFixed, formatG, formatNumber, parseNumber, readState, softmax, typedNumber, writeView,
 } from "./shared.js";
 
 // The shared pieces too, for the mirror tests.

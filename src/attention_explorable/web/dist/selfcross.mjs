@@ -54,6 +54,21 @@ function scientific(x, decimals) {
   }
   return { digits: kept, exp };
 }
+function formatG(x) {
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  const sign = isNegative(x) ? "-" : "";
+  if (x === 0) return sign + "0";
+  const { digits, exp } = scientific(x, 5);
+  if (exp >= -4 && exp < 6) {
+    let s = formatFixed(Math.abs(x), 5 - exp);
+    if (s.includes(".")) s = s.replace(/0+$/, "").replace(/\.$/, "");
+    return sign + s;
+  }
+  const m = (digits[0] + "." + digits.slice(1).join("")).replace(/0+$/, "").replace(/\.$/, "");
+  const e = Math.abs(exp);
+  return sign + m + "e" + (exp < 0 ? "-" : "+") + (e < 10 ? "0" + e : String(e));
+}
 function formatNumber(x, digits = 4, html = true) {
   if (Number.isNaN(x)) return "NaN";
   if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
@@ -65,8 +80,43 @@ function formatNumber(x, digits = 4, html = true) {
   const s = formatFixed(x, digits);
   return s.startsWith("-") && Number(s) === 0 ? "0." + "0".repeat(digits) : s;
 }
+var FULL_WIDTH = {
+  "０": "0",
+  "１": "1",
+  "２": "2",
+  "３": "3",
+  "４": "4",
+  "５": "5",
+  "６": "6",
+  "７": "7",
+  "８": "8",
+  "９": "9",
+  "．": ".",
+  "，": ",",
+  "－": "-",
+  "＋": "+",
+  "／": "/",
+  "　": " "
+};
+var NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 var PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
+function pyStrip(s) {
+  return String(s).replace(PY_STRIP, "");
+}
+function parseNumber(raw) {
+  let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
+  s = pyStrip(s).replaceAll("，", ".").replaceAll(",", ".").replaceAll("−", "-");
+  const parts = (s.match(/\//g) || []).length === 1 ? s.split("/").map(pyStrip) : [s];
+  if (!parts.every((p) => NUMBER.test(p))) return null;
+  let value = Number(parts[0]);
+  if (parts.length === 2) {
+    const den = Number(parts[1]);
+    if (den === 0) return null;
+    value /= den;
+  }
+  return Number.isFinite(value) ? value : null;
+}
 function softmax(scores, temperature = 1) {
   const finite = scores.filter(Number.isFinite);
   const m = finite.length ? Math.max(...finite) : 0;
@@ -119,11 +169,112 @@ function writeView(models, view) {
     if (Object.keys(changed).length) model.setv(changed);
   }
 }
-function readState(stateModel, names) {
+function readState(stateModel, names2) {
   const out = {};
-  for (const name of names) out[name] = stateModel[name];
+  for (const name of names2) out[name] = stateModel[name];
   return out;
 }
+function echo(raw, limit = 40) {
+  const chars = Array.from(pyStrip(raw));
+  return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
+}
+
+// src/attention_explorable/web/links.js
+var TEXT_LIMIT = 200;
+var TRUE = ["true", "1", "yes", "on"];
+var FALSE = ["false", "0", "no", "off"];
+function readOne(p, raw) {
+  if (p.kind === "boolean") {
+    const word = raw.trim().toLowerCase();
+    return [TRUE.includes(word) ? true : FALSE.includes(word) ? false : null, false];
+  }
+  if (p.kind === "choice") return [p.choices.includes(raw) ? raw : null, false];
+  if (p.kind === "text") return [Array.from(raw).length <= TEXT_LIMIT ? raw : null, false];
+  const value = parseNumber(raw);
+  if (value === null || p.kind === "integer" && !Number.isInteger(value)) return [null, false];
+  const clamped = Math.min(Math.max(value, p.lo), p.hi);
+  return [clamped, clamped !== value];
+}
+function readLink(spec, query) {
+  const prefix = spec.prefix || "";
+  const byName = new Map(spec.params.map((p) => [prefix + p.name, p]));
+  const values = {}, notices = [], seen = /* @__PURE__ */ new Set();
+  for (const [key, raw] of new URLSearchParams(query)) {
+    const p = byName.get(key);
+    if (!p || seen.has(key)) continue;
+    seen.add(key);
+    const [value, clamped] = readOne(p, raw);
+    const shown = escapeHtml(echo(raw));
+    if (value === null) {
+      notices.push(fill(spec.messages.junk, { name: escapeHtml(key), raw: shown }));
+      continue;
+    }
+    if (clamped) {
+      notices.push(fill(spec.messages.clamped, {
+        name: escapeHtml(key),
+        raw: shown,
+        lo: formatG(p.lo),
+        hi: formatG(p.hi),
+        value: formatG(value)
+      }));
+    }
+    values[p.name] = value;
+  }
+  return [values, notices];
+}
+function linkValues(spec, state, values) {
+  const out = { ...state };
+  if (spec.reset && spec.reset in values) Object.assign(out, spec.starts[String(values[spec.reset])]);
+  return Object.assign(out, values);
+}
+var names = (spec) => spec.params.map((p) => p.name);
+function encode(value) {
+  return typeof value === "number" ? String(value) : typeof value === "boolean" ? String(value) : value;
+}
+function linkQuery(spec, state, query) {
+  const params = new URLSearchParams(query);
+  const prefix = spec.prefix || "";
+  const base = spec.reset ? linkValues(spec, spec.defaults, { [spec.reset]: state[spec.reset] }) : spec.defaults;
+  for (const p of spec.params) {
+    const key = prefix + p.name, value = state[p.name];
+    const keep = p.name === spec.reset ? value !== spec.defaults[p.name] : value !== base[p.name];
+    if (keep) params.set(key, encode(value));
+    else params.delete(key);
+  }
+  return params.toString();
+}
+function applyLink(state, models, config) {
+  const spec = config.link;
+  if (!spec) return;
+  const [values, notices] = readLink(spec, window.location.search);
+  const next = linkValues(spec, readState(state, names(spec)), values);
+  const changes = {};
+  for (const name of names(spec)) if (next[name] !== state[name]) changes[name] = next[name];
+  if (Object.keys(changes).length) state.setv(changes);
+  if (notices.length && models.notice) {
+    models.notice.text = escapeHtml(notices.join(" "));
+    models.notice.visible = true;
+  }
+}
+var timers = /* @__PURE__ */ new WeakMap();
+function followLink(state, config) {
+  const spec = config.link;
+  if (!spec) return;
+  clearTimeout(timers.get(state));
+  timers.set(state, setTimeout(() => {
+    const search = linkQuery(spec, readState(state, names(spec)), window.location.search);
+    const { pathname, hash } = window.location;
+    const url = pathname + (search ? "?" + search : "") + hash;
+    if (url === pathname + window.location.search + hash) return;
+    try {
+      window.history.replaceState(window.history.state, "", url);
+    } catch (err) {
+      console.warn("attention explorable: the address cannot follow the state here", err);
+    }
+  }, 150));
+}
+
+// src/attention_explorable/web/controller.js
 var pending = /* @__PURE__ */ new WeakSet();
 function drawSoon(key, draw2) {
   if (pending.has(key)) return;
@@ -138,12 +289,15 @@ function drawSoon(key, draw2) {
   });
 }
 function controller(name, draw2, act2) {
-  return function(args, event) {
+  return function(args, event, data) {
     try {
       const { state, models, config } = args;
       const origin = event && event.origin ? event.origin : event;
-      if (origin === state) drawSoon(state, () => draw2(state, models, config));
-      else act2({ state, models, config, origin, event });
+      if (data && data.event_name === "document_ready") applyLink(state, models, config);
+      else if (origin === state) {
+        drawSoon(state, () => draw2(state, models, config));
+        followLink(state, config);
+      } else act2({ state, models, config, origin, event });
     } catch (err) {
       console.error(`attention explorable (${name}):`, err);
     }

@@ -169,35 +169,10 @@ function writeView(models, view) {
     if (Object.keys(changed).length) model.setv(changed);
   }
 }
-function readState(stateModel, names) {
+function readState(stateModel, names2) {
   const out = {};
-  for (const name of names) out[name] = stateModel[name];
+  for (const name of names2) out[name] = stateModel[name];
   return out;
-}
-var pending = /* @__PURE__ */ new WeakSet();
-function drawSoon(key, draw2) {
-  if (pending.has(key)) return;
-  pending.add(key);
-  queueMicrotask(() => {
-    pending.delete(key);
-    try {
-      draw2();
-    } catch (err) {
-      console.error("attention explorable: drawing failed", err);
-    }
-  });
-}
-function controller(name, draw2, act) {
-  return function(args, event) {
-    try {
-      const { state, models, config } = args;
-      const origin = event && event.origin ? event.origin : event;
-      if (origin === state) drawSoon(state, () => draw2(state, models, config));
-      else act({ state, models, config, origin, event });
-    } catch (err) {
-      console.error(`attention explorable (${name}):`, err);
-    }
-  };
 }
 function echo(raw, limit = 40) {
   const chars = Array.from(pyStrip(raw));
@@ -225,6 +200,131 @@ function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
   models.notice.visible = notice !== "";
   if (state[name] !== value) state[name] = value;
   else box.value = formatG(value);
+}
+
+// src/attention_explorable/web/links.js
+var TEXT_LIMIT = 200;
+var TRUE = ["true", "1", "yes", "on"];
+var FALSE = ["false", "0", "no", "off"];
+function readOne(p, raw) {
+  if (p.kind === "boolean") {
+    const word = raw.trim().toLowerCase();
+    return [TRUE.includes(word) ? true : FALSE.includes(word) ? false : null, false];
+  }
+  if (p.kind === "choice") return [p.choices.includes(raw) ? raw : null, false];
+  if (p.kind === "text") return [Array.from(raw).length <= TEXT_LIMIT ? raw : null, false];
+  const value = parseNumber(raw);
+  if (value === null || p.kind === "integer" && !Number.isInteger(value)) return [null, false];
+  const clamped = Math.min(Math.max(value, p.lo), p.hi);
+  return [clamped, clamped !== value];
+}
+function readLink(spec, query) {
+  const prefix = spec.prefix || "";
+  const byName = new Map(spec.params.map((p) => [prefix + p.name, p]));
+  const values = {}, notices = [], seen = /* @__PURE__ */ new Set();
+  for (const [key, raw] of new URLSearchParams(query)) {
+    const p = byName.get(key);
+    if (!p || seen.has(key)) continue;
+    seen.add(key);
+    const [value, clamped] = readOne(p, raw);
+    const shown = escapeHtml(echo(raw));
+    if (value === null) {
+      notices.push(fill(spec.messages.junk, { name: escapeHtml(key), raw: shown }));
+      continue;
+    }
+    if (clamped) {
+      notices.push(fill(spec.messages.clamped, {
+        name: escapeHtml(key),
+        raw: shown,
+        lo: formatG(p.lo),
+        hi: formatG(p.hi),
+        value: formatG(value)
+      }));
+    }
+    values[p.name] = value;
+  }
+  return [values, notices];
+}
+function linkValues(spec, state, values) {
+  const out = { ...state };
+  if (spec.reset && spec.reset in values) Object.assign(out, spec.starts[String(values[spec.reset])]);
+  return Object.assign(out, values);
+}
+var names = (spec) => spec.params.map((p) => p.name);
+function encode(value) {
+  return typeof value === "number" ? String(value) : typeof value === "boolean" ? String(value) : value;
+}
+function linkQuery(spec, state, query) {
+  const params = new URLSearchParams(query);
+  const prefix = spec.prefix || "";
+  const base = spec.reset ? linkValues(spec, spec.defaults, { [spec.reset]: state[spec.reset] }) : spec.defaults;
+  for (const p of spec.params) {
+    const key = prefix + p.name, value = state[p.name];
+    const keep = p.name === spec.reset ? value !== spec.defaults[p.name] : value !== base[p.name];
+    if (keep) params.set(key, encode(value));
+    else params.delete(key);
+  }
+  return params.toString();
+}
+function applyLink(state, models, config) {
+  const spec = config.link;
+  if (!spec) return;
+  const [values, notices] = readLink(spec, window.location.search);
+  const next = linkValues(spec, readState(state, names(spec)), values);
+  const changes = {};
+  for (const name of names(spec)) if (next[name] !== state[name]) changes[name] = next[name];
+  if (Object.keys(changes).length) state.setv(changes);
+  if (notices.length && models.notice) {
+    models.notice.text = escapeHtml(notices.join(" "));
+    models.notice.visible = true;
+  }
+}
+var timers = /* @__PURE__ */ new WeakMap();
+function followLink(state, config) {
+  const spec = config.link;
+  if (!spec) return;
+  clearTimeout(timers.get(state));
+  timers.set(state, setTimeout(() => {
+    const search = linkQuery(spec, readState(state, names(spec)), window.location.search);
+    const { pathname, hash } = window.location;
+    const url = pathname + (search ? "?" + search : "") + hash;
+    if (url === pathname + window.location.search + hash) return;
+    try {
+      window.history.replaceState(window.history.state, "", url);
+    } catch (err) {
+      console.warn("attention explorable: the address cannot follow the state here", err);
+    }
+  }, 150));
+}
+
+// src/attention_explorable/web/controller.js
+var pending = /* @__PURE__ */ new WeakSet();
+function drawSoon(key, draw2) {
+  if (pending.has(key)) return;
+  pending.add(key);
+  queueMicrotask(() => {
+    pending.delete(key);
+    try {
+      draw2();
+    } catch (err) {
+      console.error("attention explorable: drawing failed", err);
+    }
+  });
+}
+function controller(name, draw2, act) {
+  return function(args, event, data) {
+    try {
+      const { state, models, config } = args;
+      const origin = event && event.origin ? event.origin : event;
+      if (data && data.event_name === "document_ready") applyLink(state, models, config);
+      else if (origin === state) {
+        drawSoon(state, () => draw2(state, models, config));
+        followLink(state, config);
+      } else act({ state, models, config, origin, event });
+    } catch (err) {
+      console.error(`attention explorable (${name}):`, err);
+    }
+  };
 }
 
 // src/attention_explorable/web/vector.js

@@ -1,0 +1,191 @@
+"""The static export: the textbook and each explorable as files that open anywhere, with no Python.
+
+``attention-explorable export DIR`` writes::
+
+    DIR/index.html              the textbook page (every explorable and exercise built)
+    DIR/steps.html ...          one page per explorable (steps, vector, matrix, selfcross)
+    DIR/assets/                 BokehJS, Panel's JavaScript and CSS: once, shared by every page
+    DIR/embed/NAME.html         the snippet an author pastes into a page in DIR (no iframe)
+    DIR/embed/NAME.js           the explorable that snippet loads
+    DIR/embed/NAME-iframe.html  the iframe an author pastes into a page in DIR, with its resize script
+    DIR/embed/resize.js         that resize script (the iframes grow to their content's height)
+
+Each page is the same Bokeh document the server sends, with the same
+JavaScript (the explorables' ES modules run by Bokeh's ``CustomJS``), written
+with Panel's ``save`` and then pointed at ``assets/`` instead of the CDNs:
+nothing is requested from another host, and every page works from ``file://``.
+
+References: DESIGN.md, "Three ways to deliver, one explorable"; docs/embedding.md.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import shutil
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import bokeh
+import jinja2
+import panel as pn
+from bokeh.document import Document
+from bokeh.embed import autoload_static
+from bokeh.util.paths import bokehjs_path
+from panel.io.model import add_to_doc
+from panel.io.resources import CDN_DIST, Resources
+from panel.io.state import set_curdoc
+
+from . import apps
+from .explorables import EXPLORABLES
+from .strings import STRINGS, text
+
+__all__ = ["export_site", "ExportReport", "PAGES"]
+
+#: Page file -> (app name, title key): the textbook and one page per explorable.
+PAGES = {"index.html": ("textbook", "page_title"), **{f"{n}.html": (n, f"{n}_heading") for n in EXPLORABLES}}
+
+_BOKEH_CDN = "https://cdn.bokeh.org/bokeh/release/"
+_PANEL_DIST = ("panel", Path(pn.__file__).parent / "dist")
+_CDNS = {CDN_DIST: _PANEL_DIST, f"https://unpkg.com/@holoviz/panel@{pn.__version__}/dist/": _PANEL_DIST,
+         _BOKEH_CDN: ("bokeh", Path(bokehjs_path()) / "js")}
+#: The BokehJS parts a page loads (the pages use no MathJax: formulas are MathML).
+_COMPONENTS = ["bokeh", "bokeh-gl", "bokeh-widgets", "bokeh-tables"]
+_URL = re.compile("(" + "|".join(re.escape(prefix) for prefix in _CDNS) + r")([^\"'\s?)\\]+)(\?[^\"'\s)\\]*)?")
+
+
+@dataclass
+class ExportReport:
+    """What :func:`export_site` wrote: the files, their bytes, and the seconds it took."""
+
+    directory: Path
+    files: list[Path] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def bytes(self) -> int:
+        """Total size of the files written, in bytes."""
+        return sum(f.stat().st_size for f in self.files)
+
+
+class _Assets:
+    """Rewrites CDN addresses to ``assets/...`` and copies each file it names, once."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self.copied: dict[str, Path] = {}
+
+    def _file(self, prefix: str, rest: str) -> str:
+        folder, source = _CDNS[prefix]
+        if prefix == _BOKEH_CDN:  # the CDN names carry the version; the package's files do not
+            rest = rest.replace(f"-{bokeh.__version__}", "")
+        relative = f"assets/{folder}/{rest}"
+        if relative not in self.copied:
+            origin = source / rest
+            if not origin.is_file():
+                raise FileNotFoundError(f"asset {prefix}{rest} has no file at {origin}")
+            target = self.directory / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(origin, target)
+            self.copied[relative] = target
+        return relative
+
+    def rewrite(self, source: str, depth: int = 0) -> str:
+        """``source`` with every CDN address replaced by its copy under ``assets/`` (``depth`` folders up)."""
+        up = "../" * depth
+        return _URL.sub(lambda m: up + self._file(m.group(1), m.group(2)), source)
+
+
+@contextmanager
+def _quiet_standalone():
+    # Bokeh warns that Python callbacks cannot run in a standalone file: true, and meant;
+    # everything a reader does runs in JavaScript there.
+    log = logging.getLogger("bokeh.embed.util")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
+def _document(app: str, language: str) -> Document:
+    """A fresh document holding the page of ``app`` (built as for a reader with no server)."""
+    doc = Document()
+    with set_curdoc(doc):
+        component = apps.APPS[app](language)
+        root = pn.panel(component).get_root(doc)
+        add_to_doc(root, doc, True)
+    return doc
+
+
+def _page(app: str, language: str, title: str) -> str:
+    buffer = io.StringIO()
+    with _quiet_standalone():
+        pn.io.save.save(_document(app, language), buffer, title=title, resources="cdn",
+                        template=apps.page_template(), template_variables={"lang": apps.HTML_LANG[language]})
+    return buffer.getvalue()
+
+
+def _iframe_snippet(name: str, title: str) -> str:
+    source = resources.files("attention_explorable").joinpath("templates", "embed-iframe.html").read_text("utf-8")
+    return jinja2.Template(source, autoescape=True).render(name=name, title=title)
+
+
+def export_site(directory: str | Path, language: str = "zh") -> ExportReport:
+    """Write the static site into ``directory`` (created if missing; files of the same names replaced).
+
+    Parameters
+    ----------
+    directory : str or Path
+        Where the site goes.
+    language : str
+        Interface language, ``"zh"`` (default) or ``"en"``.
+
+    Returns
+    -------
+    ExportReport
+        The files written, their total size and the time taken.
+
+    Raises
+    ------
+    ValueError
+        If ``language`` is unknown, or ``directory`` exists and is not a folder.
+    """
+    if language not in STRINGS:
+        raise ValueError(f"language must be one of {sorted(STRINGS)}, got {language!r}")
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"directory {str(out)!r} exists and is not a folder")
+    started = time.perf_counter()
+    (out / "embed").mkdir(parents=True, exist_ok=True)
+    apps.ui.extension()
+    assets = _Assets(out)
+    report = ExportReport(out)
+
+    def write(relative: str, content: str) -> None:
+        path = out / relative
+        path.write_text(content, encoding="utf-8")
+        report.files.append(path)
+
+    for filename, (app, title_key) in PAGES.items():
+        write(filename, assets.rewrite(_page(app, language, text(title_key, language))))
+
+    write("embed/resize.js", resources.files("attention_explorable").joinpath("web", "resize.js")
+          .read_text("utf-8"))
+    panel_resources = Resources(mode="cdn", components=_COMPONENTS)
+    for name in EXPLORABLES:
+        title = text(f"{name}_heading", language)
+        with _quiet_standalone():
+            js, tag = autoload_static(_document(name, language), panel_resources, f"embed/{name}.js")
+        write(f"embed/{name}.js", assets.rewrite(js))
+        write(f"embed/{name}.html", tag.strip() + "\n")
+        write(f"embed/{name}-iframe.html", _iframe_snippet(name, title))
+
+    report.files.extend(assets.copied.values())
+    report.seconds = time.perf_counter() - started
+    return report

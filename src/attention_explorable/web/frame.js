@@ -1,0 +1,71 @@
+// The page around an explorable or the textbook, once the document is ready
+// (run by a CustomJS on the document's document_ready event, served or
+// static): with ?embed=1 the page title hides; in an iframe the page reports
+// its height to the host page (web/resize.js); a heading anchor (#sec-3-8)
+// lands on its heading, also when clicked in the contents, although the
+// headings live in Panel's shadow roots where the browser does not look.
+
+const EMBED = "embed";
+
+function findById(root, id) {
+  const hit = root.getElementById ? root.getElementById(id) : root.querySelector(`[id="${CSS.escape(id)}"]`);
+  if (hit) return hit;
+  for (const el of root.querySelectorAll("*")) {
+    if (el.shadowRoot) {
+      const found = findById(el.shadowRoot, id);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+let readerMoved = false;
+
+function goToAnchor() {
+  const id = decodeURIComponent(window.location.hash.slice(1));
+  if (!id) return;
+  const land = () => {
+    const target = findById(document, id);
+    if (target && !readerMoved) target.scrollIntoView({block: "start"});
+    return target;
+  };
+  land();
+  // The page still settles (plots, fonts) after it is ready: land again unless the reader has moved.
+  for (const delay of [200, 600, 1500]) setTimeout(land, delay);
+}
+
+function onContentsClick(event) {
+  const link = event.composedPath().find((el) => el.tagName === "A" && (el.getAttribute("href") || "").startsWith("#"));
+  if (!link) return;
+  event.preventDefault();
+  readerMoved = false;
+  window.history.pushState(window.history.state, "", link.getAttribute("href"));
+  goToAnchor();
+}
+
+function reportHeight() {
+  let last = 0;
+  const send = () => {
+    const height = document.documentElement.scrollHeight;
+    if (Math.abs(height - last) < 2) return;
+    last = height;
+    window.parent.postMessage({type: "attention-explorable:height", height}, "*");
+  };
+  new ResizeObserver(send).observe(document.body);
+  send();
+}
+
+export default function ({heading}) {
+  try {
+    if (new URLSearchParams(window.location.search).get(EMBED) === "1" && heading) heading.visible = false;
+    if (window.parent !== window) reportHeight();
+    for (const kind of ["wheel", "touchstart", "keydown"]) {
+      window.addEventListener(kind, () => { readerMoved = true; }, {passive: true});
+    }
+    goToAnchor();
+    window.addEventListener("hashchange", () => { readerMoved = false; goToAnchor(); });
+    document.addEventListener("click", onContentsClick);
+  } catch (err) {
+    console.error("attention explorable (page):", err);
+  }
+}

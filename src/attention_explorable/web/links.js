@@ -1,0 +1,121 @@
+// Deep links in the browser: an explorable's state read from the URL query
+// (twin of attention_explorable/views/links.py, which documents the spec) and
+// the address bar kept following the state, so a copied URL reopens the view.
+import {echo, escapeHtml, fill, formatG, parseNumber, readState} from "./shared.js";
+
+export const TEXT_LIMIT = 200;
+const TRUE = ["true", "1", "yes", "on"], FALSE = ["false", "0", "no", "off"];
+
+/** [value, clamped] of `raw` for parameter `p`; value null when it is junk (views.links._read_one). */
+function readOne(p, raw) {
+  if (p.kind === "boolean") {
+    const word = raw.trim().toLowerCase();
+    return [TRUE.includes(word) ? true : FALSE.includes(word) ? false : null, false];
+  }
+  if (p.kind === "choice") return [p.choices.includes(raw) ? raw : null, false];
+  if (p.kind === "text") return [Array.from(raw).length <= TEXT_LIMIT ? raw : null, false];
+  const value = parseNumber(raw);
+  if (value === null || (p.kind === "integer" && !Number.isInteger(value))) return [null, false];
+  const clamped = Math.min(Math.max(value, p.lo), p.hi);
+  return [clamped, clamped !== value];
+}
+
+/**
+ * views.links.read_link: the parameters a link sets and the notices about
+ * values clamped or ignored.
+ * @param {object} spec the explorable's link spec
+ * @param {string|URLSearchParams} query the URL's query (`location.search`)
+ * @returns {[object, string[]]} [values, notices]
+ */
+export function readLink(spec, query) {
+  const prefix = spec.prefix || "";
+  const byName = new Map(spec.params.map((p) => [prefix + p.name, p]));
+  const values = {}, notices = [], seen = new Set();
+  for (const [key, raw] of new URLSearchParams(query)) {
+    const p = byName.get(key);
+    if (!p || seen.has(key)) continue;
+    seen.add(key);
+    const [value, clamped] = readOne(p, raw);
+    const shown = escapeHtml(echo(raw));
+    if (value === null) {
+      notices.push(fill(spec.messages.junk, {name: escapeHtml(key), raw: shown}));
+      continue;
+    }
+    if (clamped) {
+      notices.push(fill(spec.messages.clamped, {
+        name: escapeHtml(key), raw: shown, lo: formatG(p.lo), hi: formatG(p.hi), value: formatG(value)}));
+    }
+    values[p.name] = value;
+  }
+  return [values, notices];
+}
+
+/** views.links.link_values: `state` reset to the start of `values[spec.reset]`, then `values`. */
+export function linkValues(spec, state, values) {
+  const out = {...state};
+  if (spec.reset && spec.reset in values) Object.assign(out, spec.starts[String(values[spec.reset])]);
+  return Object.assign(out, values);
+}
+
+const names = (spec) => spec.params.map((p) => p.name);
+
+function encode(value) {
+  return typeof value === "number" ? String(value) : typeof value === "boolean" ? String(value) : value;
+}
+
+/**
+ * The query that reopens `state`: `query` with this explorable's parameters
+ * set where they differ from what the page opens with (the defaults, or the
+ * start of the current step), removed where they do not.
+ */
+export function linkQuery(spec, state, query) {
+  const params = new URLSearchParams(query);
+  const prefix = spec.prefix || "";
+  const base = spec.reset ? linkValues(spec, spec.defaults, {[spec.reset]: state[spec.reset]}) : spec.defaults;
+  for (const p of spec.params) {
+    const key = prefix + p.name, value = state[p.name];
+    const keep = p.name === spec.reset ? value !== spec.defaults[p.name] : value !== base[p.name];
+    if (keep) params.set(key, encode(value));
+    else params.delete(key);
+  }
+  return params.toString();
+}
+
+/** Open the link of the page's URL: set the state it names, show its notices in `models.notice`. */
+export function applyLink(state, models, config) {
+  const spec = config.link;
+  if (!spec) return;
+  const [values, notices] = readLink(spec, window.location.search);
+  const next = linkValues(spec, readState(state, names(spec)), values);
+  const changes = {};
+  for (const name of names(spec)) if (next[name] !== state[name]) changes[name] = next[name];
+  if (Object.keys(changes).length) state.setv(changes);
+  if (notices.length && models.notice) {
+    models.notice.text = escapeHtml(notices.join(" "));
+    models.notice.visible = true;
+  }
+}
+
+const timers = new WeakMap();
+
+/**
+ * Let the address bar follow the state, once a burst of changes settles
+ * (`history.replaceState`: no history entry per move). Nothing happens in a
+ * page that cannot rewrite its address.
+ */
+export function followLink(state, config) {
+  const spec = config.link;
+  if (!spec) return;
+  clearTimeout(timers.get(state));
+  timers.set(state, setTimeout(() => {
+    const search = linkQuery(spec, readState(state, names(spec)), window.location.search);
+    const {pathname, hash} = window.location;
+    const url = pathname + (search ? "?" + search : "") + hash;
+    if (url === pathname + window.location.search + hash) return;
+    try {
+      window.history.replaceState(window.history.state, "", url);
+    } catch (err) {
+      console.warn("attention explorable: the address cannot follow the state here", err);
+    }
+  }, 150));
+}
