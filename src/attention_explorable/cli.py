@@ -1,10 +1,14 @@
-"""Command-line interface: ``attention-explorable serve`` and ``list``.
+"""Command-line interface: ``attention-explorable serve``, ``export`` and ``list``.
 
 Examples
 --------
 Serve every app on port 5006 of this machine and open a browser::
 
     attention-explorable serve --show
+
+Write the static site (open ``site/index.html``; no server needed)::
+
+    attention-explorable export site --language zh
 
 Serve a classroom on the local network::
 
@@ -55,6 +59,26 @@ def port_in_use(address: str, port: int) -> bool:
     return problem is not None and "already in use" in problem
 
 
+def _export(directory: str, language: str) -> int:
+    from pathlib import Path
+
+    from .site import export_site
+
+    target = Path(directory)
+    if target.exists() and not target.is_dir():
+        print(f"{PROG}: error: {directory!r} exists and is not a folder", file=sys.stderr)
+        return 2
+    try:
+        report = export_site(target, language=language)
+    except OSError as exc:
+        print(f"{PROG}: error: cannot write the site into {directory!r}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    index = (target / "index.html").resolve()
+    print(f"{PROG}: wrote {len(report.files)} files ({report.bytes / 1e6:.1f} MB) in {report.seconds:.1f} s; "
+          f"open {index.as_uri()}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="Interactive attention explorables (course sections 3.7 and 3.8).")
@@ -68,6 +92,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="extra origin allowed to connect (repeatable; '*' allows any)")
     serve.add_argument("--num-procs", type=int, default=1,
                        help="number of worker processes (0 = one per core; needs sticky sessions behind a proxy)")
+    export = sub.add_parser("export", help="write the static site: the textbook, each explorable, embeds")
+    export.add_argument("directory", help="folder to write the site into (created if missing)")
+    export.add_argument("--language", choices=["zh", "en"], default="zh", help="interface language (default zh)")
     sub.add_parser("list", help="list the apps and their URLs")
     return parser
 
@@ -79,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     a port that is already taken.
     """
     args = _parser().parse_args(argv)
+    if args.command == "export":
+        return _export(args.directory, args.language)
     if args.command == "list":
         for name, builder in APPS.items():
             print(f"/{name}\t{(builder.__doc__ or '').strip().splitlines()[0]}")

@@ -20,3 +20,11 @@ textbook_server = _server_fixture("textbook.py")
 vector_server = _server_fixture("vector.py")
 matrix_server = _server_fixture("matrix.py")
 selfcross_server = _server_fixture("selfcross.py")
+
+
+@pytest.fixture(scope="session")
+def static_site(tmp_path_factory):
+    """The static site as ``attention-explorable export`` writes it (Chinese), once per test run."""
+    from attention_explorable.site import export_site
+
+    return export_site(tmp_path_factory.mktemp("site"), language="zh").directory

@@ -3,9 +3,8 @@
 :func:`explorable_page` opens one of three ways: ``served`` (a running
 ``panel serve``), ``server-stopped`` (served, then the server stopped once
 the page has loaded: everything must still work in the browser, and the page
-says the connection is lost) and ``saved`` (``pn.panel(x).save(...,
-resources="inline")`` opened from ``file://`` with every other request
-aborted).
+says the connection is lost) and ``static`` (the page of the exported site,
+opened from ``file://`` with every other request aborted).
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ import panel as pn
 
 from ..conftest import ServedApp
 
-MODES = ["served", "server-stopped", "saved"]
+MODES = ["served", "server-stopped", "static"]
 #: Console messages of a page whose server is gone: expected, not errors.
 SERVER_GONE = ("WebSocket", "Lost websocket connection", "ERR_CONNECTION_REFUSED", "not connected so cannot send")
 
@@ -37,23 +36,15 @@ def wait_text(page, css: str, pattern: str, timeout: float = 15_000) -> None:
     page.locator(css).filter(has_text=re.compile(pattern)).first.wait_for(timeout=timeout)
 
 
-def save_page(path, build) -> None:
-    """Save ``build()`` as Panel does for an author: one HTML file, resources inline."""
-    from attention_explorable import ui
-
-    ui.extension()
-    pn.panel(build()).save(str(path), resources="inline")
-
-
 @contextmanager
 def explorable_page(mode: str, student, *, app: str, ready: str, server=None, saved=None, loaded=None):
     """A :class:`~tests.conftest.StudentPage` with the page of ``apps/<app>.py`` opened in ``mode``.
 
     ``server`` is the module's running server (for ``served``), ``saved`` the
-    saved file (for ``saved``); ``ready`` a selector to wait for, ``loaded``
+    exported page (for ``static``); ``ready`` a selector to wait for, ``loaded``
     an optional ``(selector, pattern)`` the page shows once its first view is
     drawn. On leaving, the served page's server log must be clean, and the
-    saved page must have requested nothing but Panel's CSS from its CDN.
+    static page must have requested nothing but its own files.
     """
     s = student()
     if mode == "served":
@@ -74,4 +65,4 @@ def explorable_page(mode: str, student, *, app: str, ready: str, server=None, sa
     else:
         aborted = s.open_offline(saved, ready)
         yield s
-        assert all("cdn.holoviz.org" in url and url.split("?")[0].endswith(".css") for url in aborted), aborted
+        assert aborted == []

@@ -1,44 +1,25 @@
-"""A student works the exercises in Chromium: on a saved page with no network, and on the served textbook."""
+"""A student works the exercises in Chromium: on the exported textbook page with no network,
+and on the served textbook."""
 
 import re
 import urllib.request
 
-import panel as pn
 import pytest
 
 from attention_explorable import content
 
-from .pages import save_page, text_of, wait_text
+from .pages import text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
 BLOCKS = {b.args[0]: b for s in content.load_sections() for b in s.exercises()}
-SAVED = ("q2-alpha2", "q3-sqrt-d", "q1-qkv", "ex-3-8-1")
 CHOICE = next(k for k, b in BLOCKS.items() if b.options["kind"] == "choice")
 
 
 @pytest.fixture(scope="module")
-def saved_exercises(tmp_path_factory):
-    from attention_explorable.exercises import Exercise
-
-    path = tmp_path_factory.mktemp("saved") / "exercises.html"
-    save_page(path, lambda: pn.Column(*(Exercise(BLOCKS[k]) for k in SAVED)))
-    return path
-
-
-@pytest.fixture(scope="module")
-def saved_for_phones(tmp_path_factory):
-    """The same page saved in the served pages' template: with a viewport, so a phone lays it
-    out at its own width (Panel's default file has none and is shown 980 px wide, zoomed out)."""
-    from attention_explorable import ui
-    from attention_explorable.apps import HTML_LANG, page_template
-    from attention_explorable.exercises import Exercise
-
-    ui.extension()
-    path = tmp_path_factory.mktemp("saved") / "exercises-phone.html"
-    pn.panel(pn.Column(*(Exercise(BLOCKS[k]) for k in SAVED))).save(
-        str(path), resources="inline", template=page_template(), template_variables={"lang": HTML_LANG["zh"]})
-    return path
+def saved_exercises(static_site):
+    """The exported textbook page: every exercise, built with the page."""
+    return static_site / "index.html"
 
 
 @pytest.fixture(scope="module")
@@ -51,15 +32,15 @@ def textbook_all(textbook_server):
     return url
 
 
-@pytest.fixture(params=["saved", "served"])
+@pytest.fixture(params=["static", "served"])
 def exercise_page(request, saved_exercises, textbook_server, textbook_all, student):
-    """Exercises as a student gets them: a saved file with every request but file:// aborted,
+    """Exercises as a student gets them: the exported page with every request but file:// aborted,
     or the served textbook with everything built (``?explorables=all``)."""
     s = student()
-    if request.param == "saved":
+    if request.param == "static":
         aborted = s.open_offline(saved_exercises, ".ae-exercise-q2-alpha2 .ae-exercise-check button")
         yield s
-        assert all("cdn.holoviz.org" in url and url.split("?")[0].endswith(".css") for url in aborted), aborted
+        assert aborted == []
     else:
         s.open(textbook_all, ".ae-exercise-q2-alpha2 .ae-exercise-check button")
         yield s
@@ -158,9 +139,9 @@ def test_text_exercise_is_written_then_compared(exercise_page):
     s.assert_clean()
 
 
-def test_exercises_on_a_phone(saved_for_phones, textbook_server, textbook_all, student):
+def test_exercises_on_a_phone(saved_exercises, textbook_server, textbook_all, student):
     s = student(width=390, height=844, mobile=True)
-    s.open_offline(saved_for_phones, ".ae-exercise-q2-alpha2 .ae-exercise-check button")
+    s.open_offline(saved_exercises, ".ae-exercise-q2-alpha2 .ae-exercise-check button")
     page = s.page
     box = page.locator(".ae-exercise-q2-alpha2 .ae-exercise-input input")
     box.fill("x" * 300)
@@ -171,7 +152,7 @@ def test_exercises_on_a_phone(saved_for_phones, textbook_server, textbook_all, s
     wait_text(page, f".ae-exercise-{CHOICE} .ae-exercise-feedback", "请先选择一个选项")
     page.locator(".ae-exercise-q1-qkv .ae-exercise-reveal button").click()
     wait_text(page, ".ae-exercise-q1-qkv .ae-exercise-answer", "参考答案")
-    s.assert_fits_phone("exercise-saved-390")
+    s.assert_fits_phone("exercise-static-390")
 
     served = student(width=390, height=844, mobile=True)
     served.open(textbook_all, ".ae-exercise-q2-alpha2 .ae-exercise-check button")

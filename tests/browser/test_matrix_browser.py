@@ -15,7 +15,7 @@ import pytest
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import matrix as view
 
-from .pages import MODES, explorable_page, save_page, text_of, wait_text
+from .pages import MODES, explorable_page, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -89,12 +89,8 @@ def type_into(page, name: str, raw: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def saved_matrix(tmp_path_factory):
-    from attention_explorable.explorables.matrix import MatrixExplorer
-
-    path = tmp_path_factory.mktemp("saved") / "matrix.html"
-    save_page(path, MatrixExplorer)
-    return path
+def saved_matrix(static_site):
+    return static_site / "matrix.html"
 
 
 @pytest.fixture(params=MODES)

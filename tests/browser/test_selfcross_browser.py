@@ -8,7 +8,7 @@ from attention_explorable import core
 from attention_explorable.views.selfcross import EN_EMBEDDINGS, EN_TOKENS, ZH_EMBEDDINGS, ZH_TOKENS
 
 from ..conftest import ServedApp
-from .pages import MODES, explorable_page, save_page, text_of, wait_text
+from .pages import MODES, explorable_page, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -50,12 +50,8 @@ def tap_row(page, row: int, n_rows: int = 4, touch: bool = False) -> None:
 
 
 @pytest.fixture(scope="module")
-def saved_selfcross(tmp_path_factory):
-    from attention_explorable.explorables.selfcross import SelfCrossExplorer
-
-    path = tmp_path_factory.mktemp("saved") / "selfcross.html"
-    save_page(path, SelfCrossExplorer)
-    return path
+def saved_selfcross(static_site):
+    return static_site / "selfcross.html"
 
 
 @pytest.fixture(params=MODES)

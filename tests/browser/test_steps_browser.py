@@ -6,7 +6,7 @@ import pytest
 
 from attention_explorable import scenarios
 
-from .pages import MODES, explorable_page, save_page, text_of, wait_text
+from .pages import MODES, explorable_page, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -19,12 +19,8 @@ def readout_number(page, css: str) -> float:
 
 
 @pytest.fixture(scope="module")
-def saved_steps(tmp_path_factory):
-    from attention_explorable.explorables.steps import StepsExplorer
-
-    path = tmp_path_factory.mktemp("saved") / "steps.html"
-    save_page(path, StepsExplorer)
-    return path
+def saved_steps(static_site):
+    return static_site / "steps.html"
 
 
 @pytest.fixture(params=MODES)
