@@ -41,7 +41,7 @@ from panel.io.resources import CDN_DIST, Resources
 from panel.io.state import set_curdoc
 
 from . import apps
-from .explorables import EXPLORABLES
+from .explorables import EXPLORABLES, explorable_class
 from .strings import STRINGS, text
 
 __all__ = ["export_site", "ExportReport", "PAGES"]
@@ -113,12 +113,11 @@ def _quiet_standalone():
         log.setLevel(level)
 
 
-def _document(app: str, language: str) -> Document:
-    """A fresh document holding the page of ``app`` (built as for a reader with no server)."""
+def _document(build) -> Document:
+    """A fresh document holding ``build()`` (built as for a reader with no server)."""
     doc = Document()
     with set_curdoc(doc):
-        component = apps.APPS[app](language)
-        root = pn.panel(component).get_root(doc)
+        root = pn.panel(build()).get_root(doc)
         add_to_doc(root, doc, True)
     return doc
 
@@ -126,7 +125,7 @@ def _document(app: str, language: str) -> Document:
 def _page(app: str, language: str, title: str) -> str:
     buffer = io.StringIO()
     with _quiet_standalone():
-        pn.io.save.save(_document(app, language), buffer, title=title, resources="cdn",
+        pn.io.save.save(_document(lambda: apps.APPS[app](language)), buffer, title=title, resources="cdn",
                         template=apps.page_template(), template_variables={"lang": apps.HTML_LANG[language]})
     return buffer.getvalue()
 
@@ -180,8 +179,11 @@ def export_site(directory: str | Path, language: str = "zh") -> ExportReport:
     panel_resources = Resources(mode="cdn", components=_COMPONENTS)
     for name in EXPLORABLES:
         title = text(f"{name}_heading", language)
+        # In an author's page: the explorable alone (no page title, no presenter keys), reading
+        # its deep-link parameters behind its name, as on the textbook page (?steps.step=3).
+        explorable = lambda: explorable_class(name)(language=language, link_prefix=f"{name}.")  # noqa: E731
         with _quiet_standalone():
-            js, tag = autoload_static(_document(name, language), panel_resources, f"embed/{name}.js")
+            js, tag = autoload_static(_document(explorable), panel_resources, f"embed/{name}.js")
         write(f"embed/{name}.js", assets.rewrite(js))
         write(f"embed/{name}.html", tag.strip() + "\n")
         write(f"embed/{name}-iframe.html", _iframe_snippet(name, title))

@@ -9,6 +9,7 @@ import {
 
 // The shared pieces too, for the mirror tests.
 export {formatFixed, formatG, formatNumber, parseNumber, softmax} from "./shared.js";
+export {linkQuery, linkValues, readLink} from "./links.js";
 
 export const STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
 export const STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating"];

@@ -524,9 +524,12 @@ export {
   formatG,
   formatNumber,
   interpolate,
+  linkQuery,
+  linkValues,
   outcome,
   parseNumber,
   parsePrediction,
+  readLink,
   replayFrames,
   softmax,
   stepsView
