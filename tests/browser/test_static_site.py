@@ -1,0 +1,192 @@
+"""The exported site as a reader and an author get it: every page from ``file://`` with the network cut.
+
+Every page opens with no request leaving ``file://`` and answers a key; deep
+links open their view, clamp or ignore bad values with a notice, and the
+address bar follows the controls so that a copied URL reopens the view;
+heading anchors land; an author's host page with two pasted snippets and an
+iframe works; a phone lays the pages out at its own width.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from attention_explorable.site import PAGES
+
+from .pages import text_of, wait_text
+
+pytestmark = pytest.mark.browser
+
+#: What each page shows once its first explorable is drawn.
+READY = {"index.html": ".ae-vector-output", "steps.html": ".ae-output", "vector.html": ".ae-vector-output",
+         "matrix.html": ".ae-matrix-max-weight", "selfcross.html": ".ae-selfcross-row"}
+#: A slider handle of each page and the readout an arrow key on it changes.
+KEYED = {"index.html": (".ae-vector-temperature .noUi-handle", ".ae-vector-weights"),
+         "steps.html": (".ae-temperature .noUi-handle", ".ae-temperature-readout"),
+         "vector.html": (".ae-query-x .noUi-handle", ".ae-vector-output"),
+         "matrix.html": (".ae-matrix-q1-scale .noUi-handle", ".ae-matrix-max-weight"),
+         "selfcross.html": (None, None)}
+
+
+def _open(student, site, page_url: str, ready: str, **kw):
+    """A student with ``site/page_url`` (query and anchor allowed) opened offline, and the aborted requests."""
+    s = student(**kw)
+    return s, _open_url(s, site, page_url, ready)
+
+
+def _open_url(s, site, page_url: str, ready: str) -> list[str]:
+    aborted: list[str] = []
+
+    def route(r):
+        if r.request.url.startswith(("file:", "data:", "blob:")):
+            r.continue_()
+        else:
+            aborted.append(r.request.url)
+            r.abort()
+
+    s.page.route("**/*", route)
+    s.errors_to_ignore = ("Failed to load resource",)
+    s.open(site.resolve().as_uri() + "/" + page_url, ready)
+    return aborted
+
+
+def test_the_site_holds_what_the_command_promises(static_site):
+    names = {p.relative_to(static_site).as_posix() for p in static_site.rglob("*") if p.is_file()}
+    assert set(PAGES) <= names
+    for name in ("steps", "vector", "matrix", "selfcross"):
+        assert {f"embed/{name}.html", f"embed/{name}.js", f"embed/{name}-iframe.html"} <= names
+    assert sum(1 for n in names if n.endswith("bokeh.min.js")) == 1  # the shared assets once
+    for page in PAGES:
+        source = (static_site / page).read_text("utf-8")
+        assert "/*! BEGIN" not in source and "BEGIN bokeh.min.js" not in source  # not inlined
+        assert not re.search(r"(src|href)=\"https?://", source), page
+    total = sum((static_site / n).stat().st_size for n in names)
+    assert total < 6e6, total
+
+
+@pytest.mark.parametrize("page_file", list(PAGES))
+def test_every_page_opens_offline_and_answers_a_key(page_file, static_site, student):
+    s, aborted = _open(student, static_site, page_file, READY[page_file])
+    page = s.page
+    wait_text(page, READY[page_file], r"[0-9]")
+    handle, readout = KEYED[page_file]
+    if handle:
+        before = text_of(page, readout)
+        page.locator(handle).first.focus()
+        page.keyboard.press("ArrowRight")
+        for _ in range(50):
+            if text_of(page, readout) != before:
+                break
+            page.wait_for_timeout(50)
+        assert text_of(page, readout) != before, f"{page_file}: an arrow key changed nothing"
+    else:
+        before = text_of(page, ".ae-selfcross-roles")
+        page.locator(".ae-selfcross-mode button", has_text="交叉注意力").click()
+        page.wait_for_timeout(300)
+        assert text_of(page, ".ae-selfcross-roles") != before
+    assert page.evaluate("document.documentElement.lang") == "zh-Hans"
+    s.assert_clean()
+    assert aborted == []
+
+
+def test_a_deep_link_opens_its_view_and_the_address_follows_the_controls(static_site, student):
+    link = "steps.html?step=3&temperature=0.05&score_diff=2&value_1=2&value_2=10"
+    s, aborted = _open(student, static_site, link, ".ae-output")
+    page = s.page
+    wait_text(page, ".ae-temperature-readout", r"T = 0\.05")
+    assert "第 3 步" in text_of(page, ".ae-question") or "温度" in text_of(page, ".ae-question")
+    output = text_of(page, ".ae-readouts")
+    # the address already names exactly this view (values equal to step 3's start are left out)
+    page.wait_for_function("() => location.search === '?step=3&temperature=0.05'")
+    # a move of the temperature slider follows into the address; the copied URL reopens the view
+    page.locator(".ae-temperature .noUi-handle").first.focus()
+    page.keyboard.press("ArrowRight")
+    wait_text(page, ".ae-temperature-readout", r"T = 0\.06")
+    page.wait_for_function("() => location.search.includes('temperature=0.06')")
+    copied = page.url
+    moved = text_of(page, ".ae-readouts")
+    assert moved != output
+    history_length = page.evaluate("history.length")
+    again = student()
+    _open_url(again, static_site, copied.split(static_site.resolve().as_uri() + "/")[1], ".ae-output")
+    wait_text(again.page, ".ae-temperature-readout", r"T = 0\.06")
+    assert text_of(again.page, ".ae-readouts") == moved
+    assert page.evaluate("history.length") == history_length  # replaced, not pushed
+    s.assert_clean()
+    again.assert_clean()
+    assert aborted == []
+
+
+def test_bad_link_values_are_clamped_or_ignored_with_a_notice(static_site, student):
+    s, _ = _open(student, static_site, "vector.html?query_x=9&query_y=abc&temperature=0.5", ".ae-vector-output")
+    page = s.page
+    wait_text(page, ".ae-input-notice", r"query_x=9 超出范围 \[-2, 2\]，已改为 2")
+    wait_text(page, ".ae-input-notice", r"query_y=abc 不是可用的值，已忽略")
+    assert page.locator(".ae-query-x-box input").input_value() == "2"
+    assert page.locator(".ae-vector-temperature-box input").input_value() == "0.5"
+    s.assert_clean()
+
+
+def test_the_textbook_reads_prefixed_links_and_lands_on_its_anchor(static_site, student):
+    s, _ = _open(student, static_site, "index.html?vector.query_x=0.5&steps.step=2&temperature=9#sec-3-8",
+                 ".ae-vector-output")
+    page = s.page
+    page.wait_for_function("() => window.scrollY > 1000")
+    top = page.evaluate("""() => {
+        const find = (root) => root.getElementById?.('sec-3-8') || root.querySelector?.('#sec-3-8')
+          || [...root.querySelectorAll('*')].map(e => e.shadowRoot && find(e.shadowRoot)).find(Boolean);
+        return find(document).getBoundingClientRect().top; }""")
+    assert -5 <= top <= 150, top
+    assert page.locator(".ae-query-x-box input").input_value() == "0.5"
+    assert page.locator(".ae-vector-temperature-box input").input_value() == "1"  # unprefixed: not its own
+    wait_text(page, ".ae-question", "提高第二项分数")
+    s.screenshot("static-index-anchor-1280")
+    s.assert_clean()
+
+
+def test_an_author_pastes_two_snippets_and_an_iframe(static_site, student):
+    host = static_site / "host-test.html"
+    body = "".join(f"<h2>{n}</h2>{(static_site / 'embed' / f'{n}.html').read_text('utf-8')}<p>text</p>"
+                   for n in ("steps", "vector"))
+    body += "<h2>frame</h2>" + (static_site / "embed" / "matrix-iframe.html").read_text("utf-8") + "<p>end</p>"
+    host.write_text(f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>host</title></head>"
+                    f"<body>{body}</body></html>", "utf-8")
+    try:
+        s, aborted = _open(student, static_site, "host-test.html?vector.temperature=2", ".ae-vector-output")
+        page = s.page
+        wait_text(page, ".ae-output", r"[0-9]")
+        # both inline explorables work and do not interfere
+        page.locator(".ae-step-2 button").click()
+        wait_text(page, ".ae-question", "提高第二项分数")
+        assert page.locator(".ae-vector-temperature-box input").input_value() == "2"
+        box = page.locator(".ae-query-x-box input")
+        box.fill("-1")
+        box.press("Enter")
+        wait_text(page, ".ae-vector-output", r"y = \[")
+        assert page.locator(".ae-step-2 button").count() == 1 and page.locator(".ae-page-heading").count() == 0
+        assert page.locator(".ae-keys").count() == 0  # no presenter keys taking the host page's keys
+        # the iframe grows to its page's height, which hides its title
+        frame_el = page.locator("iframe.ae-embed-frame")
+        frame_el.scroll_into_view_if_needed()
+        page.wait_for_function("() => document.querySelector('iframe.ae-embed-frame').offsetHeight > 430")
+        frame = frame_el.content_frame
+        frame.locator(".ae-matrix-max-weight").first.wait_for()
+        content = frame_el.element_handle().content_frame().evaluate("document.documentElement.scrollHeight")
+        assert abs(page.evaluate("document.querySelector('iframe.ae-embed-frame').offsetHeight") - content) <= 2
+        frame.locator(".ae-matrix-causal input").first.click()
+        assert not frame.locator(".ae-page-heading").first.is_visible()
+        s.screenshot("static-host-1280")
+        s.assert_clean()
+        assert aborted == []
+    finally:
+        host.unlink()
+
+
+@pytest.mark.parametrize("page_file", ["index.html", "steps.html"])
+def test_pages_fit_a_phone_offline(page_file, static_site, student):
+    s, aborted = _open(student, static_site, page_file, READY[page_file], width=390, height=844, mobile=True)
+    wait_text(s.page, READY[page_file], r"[0-9]")
+    s.assert_fits_phone(f"static-{page_file.removesuffix('.html')}-390")
+    assert aborted == []
