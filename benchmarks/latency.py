@@ -1,4 +1,4 @@
-"""What a student sees: arrow key on a slider -> the frame with the new readout, served and saved.
+"""What a student sees: arrow key on a slider -> the frame with the new readout, served and static.
 
 For each explorable of :data:`EXPLORABLES` (its slider and one readout,
 found by their stable ``ae-`` CSS classes), headless Chromium (Debian's
@@ -6,8 +6,9 @@ found by their stable ``ae-`` CSS classes), headless Chromium (Debian's
 
 * **served**: ``panel serve apps/<name>.py`` on a free loopback port (as
   shipped; the state changes also travel to the server);
-* **saved**: ``pn.panel(Explorer()).save(path, resources="inline")``, opened
-  from ``file://`` with every other request aborted (no server at all).
+* **static**: the explorable's page of the exported site
+  (``attention-explorable export``), opened from ``file://`` with every
+  other request aborted (no server at all).
 
 The key presses alternate between the two pages in rounds, so that both see
 the same machine.  In each page the slider's handle (``.noUi-handle``) has
@@ -33,7 +34,7 @@ Usage::
     python benchmarks/latency.py --smoke            # steps, 4 presses per page, ~1 min
 
 Targets: p50 <= 16.7 ms (one frame at 60 Hz) and p95 <= 33 ms in both
-setups; served p50 at most 1.2x the saved p50 (the server costs the student
+setups; served p50 at most 1.2x the static p50 (the server costs the student
 nothing noticeable).  Exit status 0 when the measurement ran (``--strict``:
 1 when a target is missed), 2 on a measurement error.
 """
@@ -59,7 +60,7 @@ EXPLORABLES: dict[str, tuple[str, str] | None] = {
     "selfcross": None,  # its controls are buttons and a check box
 }
 TARGET_P50, TARGET_P95, TARGET_RATIO = 16.7, 33.0, 1.2
-SETUPS = ("served", "saved")
+SETUPS = ("served", "static")
 PROBE_JS = (Path(__file__).parent / "latency_probe.js").read_text(encoding="utf-8")
 PAUSE_MS = 50          # between presses: a student's pace
 ANSWER_MS = 5_000      # a press whose readout has not changed by then is a miss
@@ -70,15 +71,11 @@ TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline"
 
 # --- the two setups -------------------------------------------------------------------
 
-def save_explorable(name: str, path: Path) -> None:
-    """Save explorable ``name`` as an author does: one HTML file, resources inline."""
-    import panel as pn
+def export_pages(directory: Path) -> Path:
+    """The static site as ``attention-explorable export`` writes it; each explorable is ``<name>.html`` there."""
+    from attention_explorable.site import export_site
 
-    from attention_explorable import ui
-    from attention_explorable.explorables import explorable_class
-
-    ui.extension()
-    pn.panel(explorable_class(name)()).save(str(path), resources="inline")
+    return export_site(directory / "site").directory
 
 
 def skip_reason(name: str) -> str | None:
@@ -260,7 +257,7 @@ def measure(browser, name: str, url: str, saved: Path, n: int, rounds: int, warm
     pages: dict[str, LatencyPage] = {}
     try:
         pages["served"] = LatencyPage(browser, url, slider, readout, offline=False)
-        pages["saved"] = LatencyPage(browser, saved.resolve().as_uri(), slider, readout, offline=True)
+        pages["static"] = LatencyPage(browser, saved.resolve().as_uri(), slider, readout, offline=True)
         for setup, page in pages.items():
             page.press()
             if page.results(0)[1]:
@@ -289,14 +286,13 @@ def run(names: list[str], n: int, rounds: int, warmup: int, profile_name: str | 
     results: dict = {"skipped": {}, "errors": []}
     todo = []
     with tempfile.TemporaryDirectory(prefix="ae-latency-") as tmp:
+        site = export_pages(Path(tmp))
         for name in names:
             reason = skip_reason(name)
             if reason is None:
-                path = Path(tmp) / f"{name}.html"
-                try:
-                    save_explorable(name, path)
-                except Exception as exc:  # noqa: BLE001 - an explorable being ported may not save
-                    reason = f"saving failed: {exc!r}"[:300]
+                path = site / f"{name}.html"
+                if not path.is_file():
+                    reason = f"the export has no {path.name}"
             if reason:
                 results["skipped"][name] = reason
                 print(f"  skipped {name}: {reason}", flush=True)
@@ -355,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"arrow keydown on a slider -> frame painted with the new readout, Chromium, n={n} per explorable "
           f"and setup, {rounds} alternating rounds, {time.monotonic() - t0:.0f} s")
     print(f"{'explorable':<10} {'setup':<7} {'p50':>6} {'p95':>6} {'max':>6} ms  {'n':>4} {'misses':>6}"
-          f"   target p50<={TARGET_P50:g} p95<={TARGET_P95:g}, served/saved p50<={TARGET_RATIO:g}")
+          f"   target p50<={TARGET_P50:g} p95<={TARGET_P95:g}, served/static p50<={TARGET_RATIO:g}")
     figures, all_ok = {}, True
     for name in measured:
         row: dict = {}
@@ -370,13 +366,13 @@ def main(argv: list[str] | None = None) -> int:
                           "misses": r["misses"], "pass": ok}
             print(f"{name:<10} {setup:<7} {p50:6.1f} {p95:6.1f} {mx:6.1f}     {len(xs):4d} {r['misses']:6d}"
                   f"   {verdict(ok)}")
-        ratio50 = p50s["served"] / p50s["saved"] if p50s["saved"] else float("nan")
-        ratio95 = p95s["served"] / p95s["saved"] if p95s["saved"] else float("nan")
+        ratio50 = p50s["served"] / p50s["static"] if p50s["static"] else float("nan")
+        ratio95 = p95s["served"] / p95s["static"] if p95s["static"] else float("nan")
         ok_ratio = ratio50 <= TARGET_RATIO
         row.update(ratio_p50=figure(ratio50, 2), ratio_p95=figure(ratio95, 2), ratio_pass=ok_ratio)
-        row["pass"] = row["served"]["pass"] and row["saved"]["pass"] and ok_ratio
+        row["pass"] = row["served"]["pass"] and row["static"]["pass"] and ok_ratio
         all_ok &= row["pass"]
-        print(f"{name:<10} served/saved p50 {ratio50:.2f}x, p95 {ratio95:.2f}x   {verdict(ok_ratio)}")
+        print(f"{name:<10} served/static p50 {ratio50:.2f}x, p95 {ratio95:.2f}x   {verdict(ok_ratio)}")
         figures[name] = row
         for setup in SETUPS:
             if "profile" in results[name][setup]:

@@ -33,6 +33,7 @@ SCRIPTS = {
     "classroom": False,
     "memory": False,
     "proxy_check": False,
+    "static_site": True,
 }
 
 
@@ -103,12 +104,12 @@ def test_latency_smoke(smoke_runs):
     assert figures["errors"] == 0
     assert "steps" not in figures["skipped"], figures["skipped"]
     row = figures["figures"]["steps"]
-    for setup in ("served", "saved"):
+    for setup in ("served", "static"):
         r = row[setup]
         assert r["n"] == 4 and r["misses"] == 0, r
         # At least the keydown and one painted frame; at most the 5 s a miss takes.
         assert 0 < r["p50"] <= r["p95"] <= r["max"] < 5000, r
-    assert row["ratio_p50"] == pytest.approx(row["served"]["p50"] / row["saved"]["p50"], rel=0.05)
+    assert row["ratio_p50"] == pytest.approx(row["served"]["p50"] / row["static"]["p50"], rel=0.05)
 
 
 @pytest.mark.browser
@@ -138,3 +139,14 @@ def test_memory_smoke(smoke_runs):
 def test_proxy_check_smoke(smoke_runs):
     figures = _check(smoke_runs, "proxy_check")
     assert figures["ok"], figures
+
+
+@pytest.mark.browser
+def test_static_site_smoke(smoke_runs):
+    figures = _check(smoke_runs, "static_site")
+    assert figures["errors"] == 0
+    f = figures["figures"]
+    assert 0 < f["export"]["seconds"] < 600 and 0 < f["index_mb"] <= f["export"]["site_mb"], f
+    for page in ("index.html", "steps.html", "served /textbook"):
+        assert f[page]["aborted"] == 0 and 0 < f[page]["cold_ms"] < 60_000, f[page]
+
