@@ -53,8 +53,9 @@ _BOKEH_CDN = "https://cdn.bokeh.org/bokeh/release/"
 _PANEL_DIST = ("panel", Path(pn.__file__).parent / "dist")
 _CDNS = {CDN_DIST: _PANEL_DIST, f"https://unpkg.com/@holoviz/panel@{pn.__version__}/dist/": _PANEL_DIST,
          _BOKEH_CDN: ("bokeh", Path(bokehjs_path()) / "js")}
-#: The BokehJS parts a page loads (the pages use no MathJax: formulas are MathML).
-_COMPONENTS = ["bokeh", "bokeh-gl", "bokeh-widgets", "bokeh-tables"]
+#: The BokehJS parts a page loads: no MathJax (formulas are MathML) and no WebGL (plots draw on
+#: a canvas); Panel's own script needs the tables part.
+_COMPONENTS = ["bokeh", "bokeh-widgets", "bokeh-tables"]
 _URL = re.compile("(" + "|".join(re.escape(prefix) for prefix in _CDNS) + r")([^\"'\s?)\\]+)(\?[^\"'\s)\\]*)?")
 
 
@@ -125,7 +126,8 @@ def _document(build) -> Document:
 def _page(app: str, language: str, title: str) -> str:
     buffer = io.StringIO()
     with _quiet_standalone():
-        pn.io.save.save(_document(lambda: apps.APPS[app](language)), buffer, title=title, resources="cdn",
+        pn.io.save.save(_document(lambda: apps.APPS[app](language)), buffer, title=title,
+                        resources=Resources(mode="cdn", components=_COMPONENTS),
                         template=apps.page_template(), template_variables={"lang": apps.HTML_LANG[language]})
     return buffer.getvalue()
 
