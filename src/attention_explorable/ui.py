@@ -23,8 +23,15 @@ CSS = """
 """
 
 
-def extension() -> None:
-    """Load Panel's extension with the project's CSS (idempotent)."""
+def extension(inline: bool = False) -> None:
+    """Load Panel's extension with the project's CSS (idempotent).
+
+    Parameters
+    ----------
+    inline : bool
+        Put BokehJS and Panel's script into the notebook's output (so that a
+        notebook exported to HTML works with no network); a server ignores it.
+    """
     if CSS not in pn.config.raw_css:
         pn.config.raw_css.append(CSS)
-    pn.extension(sizing_mode="stretch_width", notifications=False)
+    pn.extension(sizing_mode="stretch_width", notifications=False, inline=inline)
