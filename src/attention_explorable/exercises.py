@@ -90,6 +90,8 @@ class Exercise(Explorable):
 
     _name = "exercise"
     _state_params = exercise_view.STATE_NAMES
+    #: A reload keeps what the student typed or chose: the address bar carries it.
+    _link_params = ("response", "choice")
 
     def __init__(self, block: Block, **params):
         if block.kind != "exercise":
@@ -171,6 +173,14 @@ class Exercise(Explorable):
         See :func:`attention_explorable.views.exercise.judge`.
         """
         return exercise_view.judge(self._submission(), self._config_data)
+
+    def link_spec(self) -> dict:
+        """As :meth:`Explorable.link_spec`; a choice is one of the option letters (or "" for none)."""
+        spec = super().link_spec()
+        for p in spec["params"]:
+            if p["name"] == "choice":
+                p.update(kind="choice", choices=["", *(letter for letter, _ in self.options)])
+        return spec
 
     def check(self) -> str:
         """Submit what is typed or chosen now, as "检查" does; return the status."""

@@ -161,7 +161,9 @@ class TextbookPage(pn.viewable.Viewer):
         key = block.args[0] if block.args else f"ex{len(self.exercises) + len(self._pending)}"
 
         def build() -> Exercise:
-            ex = Exercise(block, language=self.language)
+            # What the student typed comes back after a reload: ?q2-alpha2.response=0.155
+            ex = Exercise(block, language=self.language, link_prefix=f"{key}.")
+            ex.open_link(pn.state.session_args or {})
             self.exercises[key] = ex
             return ex
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from .pages import text_of, wait_text
 
@@ -50,5 +51,22 @@ def test_the_textbook_reads_each_explorables_prefix_and_lands_on_its_anchor(text
     # the steps explorable is built as the reader nears it, with its own link
     page.locator(".ae-explorable-steps").first.scroll_into_view_if_needed()
     wait_text(page, ".ae-question", "调低温度", timeout=30_000)
+    s.assert_clean()
+    textbook_server.assert_clean_log()
+
+
+def test_a_reload_keeps_the_typed_answer_of_an_exercise_built_on_approach(textbook_server, student):
+    s = student()
+    s.open(textbook_server.url(), ".ae-vector-output")
+    page = s.page
+    box = page.locator(".ae-exercise-q2-alpha2 .ae-exercise-input input")
+    page.locator(".ae-load-q2-alpha2, .ae-exercise-q2-alpha2").first.scroll_into_view_if_needed()
+    box.wait_for(timeout=30_000)
+    box.fill("0.155")
+    page.wait_for_function("() => location.search.includes('q2-alpha2.response=0.155')")
+    page.reload()
+    page.locator(".ae-vector-output").first.wait_for()
+    page.locator(".ae-load-q2-alpha2, .ae-exercise-q2-alpha2").first.scroll_into_view_if_needed()
+    expect(box).to_have_value("0.155", timeout=30_000)
     s.assert_clean()
     textbook_server.assert_clean_log()

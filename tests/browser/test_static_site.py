@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from attention_explorable.site import PAGES
 
@@ -189,4 +190,27 @@ def test_pages_fit_a_phone_offline(page_file, static_site, student):
     s, aborted = _open(student, static_site, page_file, READY[page_file], width=390, height=844, mobile=True)
     wait_text(s.page, READY[page_file], r"[0-9]")
     s.assert_fits_phone(f"static-{page_file.removesuffix('.html')}-390")
+    assert aborted == []
+
+
+def test_a_reload_keeps_the_step_the_prediction_and_the_typed_answers(static_site, student):
+    s, aborted = _open(student, static_site, "steps.html", ".ae-output")
+    page = s.page
+    page.locator(".ae-step-2 button").click()
+    page.locator(".ae-prediction input").fill("8")
+    page.wait_for_function("() => location.search === '?step=2&prediction_text=8'")
+    page.reload()
+    page.locator(".ae-output").first.wait_for()
+    wait_text(page, ".ae-question", "提高第二项分数")
+    expect(page.locator(".ae-prediction input")).to_have_value("8")
+
+    book, _ = _open(student, static_site, "index.html", ".ae-vector-output")
+    q2 = book.page.locator(".ae-exercise-q2-alpha2 .ae-exercise-input input")
+    q2.fill("0,155")
+    book.page.wait_for_function("() => location.search.includes('q2-alpha2.response=0%2C155')")
+    book.page.reload()
+    book.page.locator(".ae-vector-output").first.wait_for()
+    expect(q2).to_have_value("0,155")
+    s.assert_clean()
+    book.assert_clean()
     assert aborted == []

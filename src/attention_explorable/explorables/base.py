@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from functools import lru_cache
 from importlib import resources
 
@@ -208,7 +209,8 @@ class Explorable(pn.viewable.Viewer):
         if isinstance(p, param.Selector):
             return isinstance(value, str) and value in p.objects
         if isinstance(p, param.String):
-            return isinstance(value, str) and len(value) <= 10_000
+            return isinstance(value, str) and len(value) <= 10_000 and (
+                p.regex is None or re.match(p.regex, value) is not None)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return False
         if isinstance(p, param.Integer) and value != int(value):

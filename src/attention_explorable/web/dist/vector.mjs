@@ -260,7 +260,7 @@ function linkQuery(spec, state, query) {
   const base = spec.reset ? linkValues(spec, spec.defaults, { [spec.reset]: state[spec.reset] }) : spec.defaults;
   for (const p of spec.params) {
     const key = prefix + p.name, value = state[p.name];
-    const keep = p.name === spec.reset ? value !== spec.defaults[p.name] : value !== base[p.name];
+    const keep = (p.name === spec.reset ? value !== spec.defaults[p.name] : value !== base[p.name]) && !(p.kind === "text" && Array.from(value).length > TEXT_LIMIT);
     if (keep) params.set(key, encode(value));
     else params.delete(key);
   }
