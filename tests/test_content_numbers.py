@@ -155,6 +155,11 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("\\alpha_2=1/(1+e^{-1})\\approx0.731", f"\\alpha_2=1/(1+e^{{-1}})\\approx{f(w_t2[1], 3)}"),
         ("\\alpha_1\\approx0.269", f"\\alpha_1\\approx{f(w_t2[0], 3)}"),
         ("\\approx7.85", f"\\approx{f(y_t2, 2)}"),
+        ("第一步开始时（分数差 $1$、$T=1$）读数里的 $7.85$" if zh else
+         "the $7.85$ the readouts showed at the start of step 1 (score difference $1$, $T=1$)",
+         ("第一步开始时（分数差 ${:g}$、$T={:g}$）读数里的 ${}$" if zh else
+          "the ${2}$ the readouts showed at the start of step 1 (score difference ${0:g}$, $T={1:g}$)").format(
+             step1.start["score_diff"], step1.start["temperature"], f(scenarios.outcome(step1.start)["output"], 2))),
         # Two values, exercise 3.8.1.
         ("0.75\\times 2 + 0.25\\times 10 = 1.5 + 2.5 = 4",
          f"0.75\\times 2 + 0.25\\times 10 = {0.75 * 2:g} + {0.25 * 10:g} = {float(core.weighted_sum([0.75, 0.25], [2, 10])):g}"),

@@ -398,7 +398,9 @@ pre.ae-lean { background: #f6f8fa; padding: 10px; font-size: 14px;
 .ae-right { color: #1b7f3b; font-weight: 600; }
 .ae-wrong { color: #b35c00; }
 .ae-error { color: #b00020; font-weight: 600; }
-table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: 2px 8px; }
+/* A wide table (the glossary on a phone) scrolls inside its own box, not the page. */
+table { border-collapse: collapse; display: block; max-width: 100%; overflow-x: auto; }
+td, th { border: 1px solid #ddd; padding: 2px 6px; }
 """
 
 

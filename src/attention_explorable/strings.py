@@ -96,8 +96,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "exercise_load": "练习：读到这里时自动加载，也可点此立即加载",
         # VectorExplorer (3.7.6 worked example)
         "vector_heading": "3.7 手算示例：移动查询向量",
-        "vector_intro": "三个位置的键和值与 3.7.6 节相同：k₁ = v₁ = [1, 0]，k₂ = v₂ = [0, 1]，k₃ = v₃ = [1, 1]；分数是直接点积（不除以 √d）。拖动或点击图中的查询箭头尖端，或者用滑块移动它。",
-        "vector_intro_custom": "分数是直接点积（不除以 √d）。拖动或点击图中的查询箭头尖端，或者用滑块移动它。",
+        "vector_intro": "三个位置的键和值与 3.7.6 节相同：k₁ = v₁ = [1, 0]，k₂ = v₂ = [0, 1]，k₃ = v₃ = [1, 1]；分数是直接点积（不除以 √d_k）。拖动或点击图中的查询箭头尖端，或者用滑块移动它。",
+        "vector_intro_custom": "分数是直接点积（不除以 √d_k）。拖动或点击图中的查询箭头尖端，或者用滑块移动它。",
         "vector_query_x": "查询 q 的第一个分量",
         "vector_query_y": "查询 q 的第二个分量",
         "vector_plot": "查询、键、值与输出 y（拖动或点击红色的查询尖端）",
@@ -137,7 +137,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "matrix_new_seed": "换一组随机数",
         # SelfCrossExplorer (3.7.8 self- and cross-attention)
         "selfcross_heading": "自注意力与交叉注意力：查询、键、值从哪里来",
-        "selfcross_toy_note": "说明：这里的词向量是为演示手工设定的 4 维玩具向量，不是训练得到的；为简单起见，直接把词向量当作查询、键和值（投影矩阵取单位矩阵），分数除以 √d = 2。",
+        "selfcross_toy_note": "说明：这里的词向量是为演示手工设定的 4 维玩具向量，不是训练得到的；为简单起见，直接把词向量当作查询、键和值（投影矩阵取单位矩阵），分数除以 √d_k = 2。",
         "selfcross_mode": "注意力类型",
         "selfcross_mode_self_zh": "自注意力（中文）",
         "selfcross_mode_self_en": "自注意力（英文）",
@@ -237,8 +237,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "exercise_load": "Exercise: loads when you read up to here, or click to load it now",
         # VectorExplorer (3.7.6 worked example)
         "vector_heading": "Section 3.7 worked example: move the query",
-        "vector_intro": "The keys and values of section 3.7.6: k₁ = v₁ = [1, 0], k₂ = v₂ = [0, 1], k₃ = v₃ = [1, 1]; the scores are plain dot products (no division by √d). Drag or tap the tip of the query arrow on the plot, or move it with the sliders.",
-        "vector_intro_custom": "The scores are plain dot products (no division by √d). Drag or tap the tip of the query arrow on the plot, or move it with the sliders.",
+        "vector_intro": "The keys and values of section 3.7.6: k₁ = v₁ = [1, 0], k₂ = v₂ = [0, 1], k₃ = v₃ = [1, 1]; the scores are plain dot products (no division by √d_k). Drag or tap the tip of the query arrow on the plot, or move it with the sliders.",
+        "vector_intro_custom": "The scores are plain dot products (no division by √d_k). Drag or tap the tip of the query arrow on the plot, or move it with the sliders.",
         "vector_query_x": "Query q, first component",
         "vector_query_y": "Query q, second component",
         "vector_plot": "Query, keys, values and output y (drag or tap the red query tip)",
@@ -278,7 +278,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "matrix_new_seed": "New random numbers",
         # SelfCrossExplorer (3.7.8 self- and cross-attention)
         "selfcross_heading": "Self- and cross-attention: where queries, keys and values come from",
-        "selfcross_toy_note": "Note: the word vectors here are hand-made 4-dimensional toy vectors for this demonstration, not trained ones; for simplicity they serve directly as queries, keys and values (identity projections), and the scores are divided by √d = 2.",
+        "selfcross_toy_note": "Note: the word vectors here are hand-made 4-dimensional toy vectors for this demonstration, not trained ones; for simplicity they serve directly as queries, keys and values (identity projections), and the scores are divided by √d_k = 2.",
         "selfcross_mode": "Kind of attention",
         "selfcross_mode_self_zh": "Self-attention (Chinese)",
         "selfcross_mode_self_en": "Self-attention (English)",
