@@ -159,7 +159,8 @@ def textbook_en_server():
 def test_english_textbook_reads_in_english(textbook_en_server, student):
     s = student()
     page = s.page
-    s.open(textbook_en_server.url(), ".ae-textbook")
+    # Everything built with the page: nothing moves while the reader works below.
+    s.open(textbook_en_server.url() + "?explorables=all", ".ae-textbook")
     assert page.evaluate("document.documentElement.lang") == "en"
     sections = _sections("en")
     expected = sum(content.markdown_to_html(b.body).count("<math ") for sec in sections for b in sec.blocks
@@ -177,14 +178,13 @@ def test_english_textbook_reads_in_english(textbook_en_server, student):
     assert "注意力" in glossary
 
     # A folded check opens; a step's checked question answers in English.
+    for name in EXPLORABLES:
+        page.locator(f".ae-explorable-{name} canvas").first.wait_for(state="attached", timeout=60_000)
     check = page.locator("details.ae-proof", has_text="Check · Step 2").first
     check.scroll_into_view_if_needed()
     assert not check.evaluate("d => d.open")
     check.locator("summary").click()
     assert check.evaluate("d => d.open") and "0.881" in check.inner_text()
-    load = page.locator(".ae-load-step2-check")
-    if load.count():
-        load.first.scroll_into_view_if_needed()
     ex = page.locator(".ae-exercise-step2-check")
     ex.first.wait_for(state="attached", timeout=30_000)
     box = ex.locator(".ae-exercise-input input")
@@ -196,7 +196,6 @@ def test_english_textbook_reads_in_english(textbook_en_server, student):
     box.press("Enter")
     ex.locator(".ae-exercise-check button").click()
     wait_text(page, ".ae-exercise-step2-check .ae-exercise-feedback", "Right")
-    page.locator(".ae-explorable-steps canvas").first.wait_for(state="attached", timeout=30_000)
     wait_text(page, ".ae-explorable-steps", "Demonstrate")
     assert s.external_requests == []
     page.evaluate("window.scrollTo(0, 0)")
