@@ -1,61 +1,98 @@
-"""The course text: structure, math, and every number it quotes, recomputed."""
+"""The course text: its format, its structure, and the two editions (zh, en) held together."""
 
 import re
+from pathlib import Path
 
-import numpy as np
 import pytest
 
-from attention_explorable import content, core
+from attention_explorable import content
 from attention_explorable.textbook import EXPLORABLES
 
-SECTIONS = {s.id: s for s in content.load_sections()}
+LANGUAGES = ("zh", "en")
+EDITIONS = {lang: {s.id: s for s in content.load_sections(lang)} for lang in LANGUAGES}
+SECTIONS = EDITIONS["zh"]
 
 
-def section_text(section_id: str) -> str:
-    return "\n".join(b.body for b in SECTIONS[section_id].blocks) + "\n" + "\n".join(
-        "\n".join(b.parts.values()) for b in SECTIONS[section_id].blocks if b.kind == "exercise")
+def blocks(section_id, kind, language="zh"):
+    return [b for b in EDITIONS[language][section_id].blocks if b.kind == kind]
 
 
-def blocks(section_id, kind):
-    return [b for b in SECTIONS[section_id].blocks if b.kind == kind]
+def display_math(section) -> list[str]:
+    """The display formulas ($$...$$) of a section, in order, whitespace removed."""
+    found = []
+    for block in section.blocks:
+        for part in [block.body, *block.parts.values()]:
+            found += [re.sub(r"\s+", "", m) for m in re.findall(r"\$\$(.+?)\$\$", part, flags=re.S)]
+    return found
 
 
-def test_both_sections_present_in_order():
-    assert list(SECTIONS) == ["sec-3-7", "sec-3-8"]
-    assert SECTIONS["sec-3-7"].title.startswith("3.7") and SECTIONS["sec-3-8"].title.startswith("3.8")
+# --- the format --------------------------------------------------------------------
+
+def test_the_text_exists_in_both_languages():
+    assert content.content_languages() == sorted(LANGUAGES)
+    with pytest.raises(ValueError, match=r"language must be one of \['en', 'zh'\], got 'fr'"):
+        content.load_sections("fr")
+    with pytest.raises(ValueError, match="got None"):
+        content.load_sections(None)
 
 
-def test_every_explorable_placed_and_registered():
-    placed = [b.args[0] for s in SECTIONS.values() for b in s.blocks if b.kind == "explorable"]
-    assert sorted(placed) == sorted(EXPLORABLES)
+def test_package_reads_the_repository_content_folder():
+    root = Path(__file__).resolve().parents[1]
+    assert content.CONTENT_DIR.resolve() == (root / "content").resolve()
+    for lang in LANGUAGES:
+        assert {s.path.resolve().parent for s in EDITIONS[lang].values()} == {(root / "content" / lang).resolve()}
 
 
-def test_section_3_8_structure():
-    assert len(blocks("sec-3-8", "definition")) == 1
-    assert len(blocks("sec-3-8", "proposition")) == 1
-    assert len(blocks("sec-3-8", "proof")) == 1
-    assert len(blocks("sec-3-8", "lean")) == 1 and "theorem" in blocks("sec-3-8", "lean")[0].body
-    video = blocks("sec-3-8", "video")
-    assert len(video) == 1 and video[0].options["url"].startswith("https://")
-    assert "M" in section_text("sec-3-8") and r"\sqrt{d_k}" in section_text("sec-3-8")
+def test_package_data_ships_every_edition():
+    import tomllib
+    from fnmatch import fnmatch
+
+    root = Path(__file__).resolve().parents[1]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
+        "attention_explorable"]
+    for lang in LANGUAGES:
+        for section in EDITIONS[lang].values():
+            rel = f"sections/{lang}/{section.path.name}"
+            assert any(fnmatch(rel, p) for p in patterns), rel
 
 
-def test_section_3_7_exercises_q1_to_q4():
-    ids = [b.args[0] for b in blocks("sec-3-7", "exercise")]
-    assert len(ids) == 4
-    kinds = [b.options["kind"] for b in blocks("sec-3-7", "exercise")]
-    assert kinds == ["text", "number", "choice", "text"]
-    for b in blocks("sec-3-7", "exercise"):
-        assert b.parts.get("answer"), b.args
+def test_parser_reports_unclosed_and_unknown_blocks(tmp_path):
+    bad = tmp_path / "x.md"
+    bad.write_text("---\nid: x\ntitle: X\norder: 1\n---\ntext\n:::proof P\nbody\n", encoding="utf-8")
+    with pytest.raises(content.ContentError, match=r"x.md:7: block ':::proof' is never closed"):
+        content.parse_section(bad)
+    bad.write_text("---\nid: x\ntitle: X\norder: 1\n---\n:::poem\n:::\n", encoding="utf-8")
+    with pytest.raises(content.ContentError, match="unknown block ':::poem'"):
+        content.parse_section(bad)
+    bad.write_text("no front matter", encoding="utf-8")
+    with pytest.raises(content.ContentError, match="front matter"):
+        content.parse_section(bad)
 
 
-@pytest.mark.parametrize("section_id", list(SECTIONS))
-def test_no_raw_dollar_reaches_the_reader(section_id):
-    for block in SECTIONS[section_id].blocks:
-        if block.kind in ("markdown", "definition", "proposition", "proof"):
-            html = content.markdown_to_html(block.body)
-            visible = re.sub(r"<math .*?</math>", "", html, flags=re.S)
-            assert "$" not in visible, visible[:300]
+@pytest.mark.parametrize("line, message", [
+    (":::video", "video needs at least one source"),
+    (":::video url=https://www.youtube.com/watch?v=eMlx5fFNoYc", "unknown video site 'url'"),
+    (":::video vimeo=123", "unknown video site 'vimeo'"),
+    (":::video youtube=eMlx5fFNoYc'><script>", r"youtube=\"eMlx5fFNoYc'><script>\" is not a youtube video id"),
+    (":::video bilibili=av123", "bilibili='av123' is not a bilibili video id"),
+])
+def test_a_video_block_names_what_is_wrong_with_its_sources(tmp_path, line, message):
+    bad = tmp_path / "v.md"
+    bad.write_text(f"---\nid: x\ntitle: X\norder: 1\n---\n{line}\nwatch\n:::\n", encoding="utf-8")
+    with pytest.raises(content.ContentError, match=rf"v.md:6: {message}"):
+        content.parse_section(bad)
+
+
+def test_video_sources_keep_the_written_order(tmp_path):
+    f = tmp_path / "v.md"
+    f.write_text("---\nid: x\ntitle: X\norder: 1\n---\n:::video bilibili=BV1TZ421j7Ke youtube=eMlx5fFNoYc\n:::\n",
+                 encoding="utf-8")
+    (video,) = content.parse_section(f).blocks
+    assert content.video_sources(video) == [
+        ("bilibili", "https://player.bilibili.com/player.html?bvid=BV1TZ421j7Ke&autoplay=0",
+         "https://www.bilibili.com/video/BV1TZ421j7Ke/"),
+        ("youtube", "https://www.youtube-nocookie.com/embed/eMlx5fFNoYc", "https://www.youtube.com/watch?v=eMlx5fFNoYc"),
+    ]
 
 
 def test_money_dollar_stays_text_and_math_becomes_mathml():
@@ -69,15 +106,144 @@ def test_money_dollar_stays_text_and_math_becomes_mathml():
     assert "<mo>&#x0003C;</mo>" in less and "<b" not in less  # no markup leaks from the formula
 
 
-def test_every_formula_of_the_course_converts():
-    n = 0
-    for section in SECTIONS.values():
-        for block in section.blocks:
-            for part in [block.body, *block.parts.values()]:
-                n += content.markdown_to_html(part).count("<math ")
-    assert n > 200
-
-
 def test_a_formula_that_cannot_convert_is_named():
     with pytest.raises(content.ContentError, match=r"cannot convert the formula 'a_\{'"):
         content.tex_to_mathml("a_{")
+
+
+# --- each edition --------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_both_sections_present_in_order(lang):
+    sections = EDITIONS[lang]
+    assert list(sections) == ["sec-3-7", "sec-3-8"]
+    assert sections["sec-3-7"].title.startswith("3.7 ") and sections["sec-3-8"].title.startswith("3.8 ")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_explorable_placed_and_registered(lang):
+    placed = [b.args[0] for s in EDITIONS[lang].values() for b in s.blocks if b.kind == "explorable"]
+    assert sorted(placed) == sorted(EXPLORABLES)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_section_3_8_structure(lang):
+    assert len(blocks("sec-3-8", "definition", lang)) == 1
+    assert len(blocks("sec-3-8", "proposition", lang)) == 1
+    # The proof of Proposition 3.8.1 and one folded check per step of the explorable.
+    assert len(blocks("sec-3-8", "proof", lang)) == 4
+    lean = blocks("sec-3-8", "lean", lang)
+    assert len(lean) == 1 and "theorem" in lean[0].body
+    (video,) = blocks("sec-3-8", "video", lang)
+    assert {site for site, _, _ in content.video_sources(video)} == {"youtube", "bilibili"}
+    assert r"\sqrt{d_k}" in "\n".join(display_math(EDITIONS[lang]["sec-3-8"]))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_each_step_is_predicted_before_it_is_answered(lang):
+    """The steps' answers come after the explorable, each folded, each followed by a checked question."""
+    kinds = [(b.kind, b.args[0] if b.args else "") for b in EDITIONS[lang]["sec-3-8"].blocks]
+    at = kinds.index(("explorable", "steps"))
+    before = "\n".join(b.body for b in EDITIONS[lang]["sec-3-8"].blocks[:at])
+    for answer in ("0.881", "9.05", "0.450", "6.40"):
+        assert answer not in before, f"{answer} is given before the explorable"
+    after = [(k, a) for k, a in kinds[at + 1:] if k != "markdown"][:6]
+    assert [k for k, _ in after] == ["proof", "exercise"] * 3
+    assert [a for k, a in after if k == "exercise"] == ["step1-check", "step2-check", "step3-check"]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_section_3_7_exercises_q1_to_q4(lang):
+    exercises = blocks("sec-3-7", "exercise", lang)
+    assert [b.args[0] for b in exercises] == ["q1-qkv", "q2-alpha2", "q3-sqrt-d", "q4-self-cross"]
+    assert [b.options["kind"] for b in exercises] == ["text", "number", "choice", "text"]
+    for b in exercises:
+        assert b.parts.get("answer"), b.args
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_each_section_opens_with_objectives_and_ends_with_a_summary(lang):
+    marks = {"zh": ("**学习目标。**", "小结"), "en": ("**Learning objectives.**", "Summary")}[lang]
+    for section in EDITIONS[lang].values():
+        first_heading = section.blocks[0].body.index("\n## ")
+        assert marks[0] in section.blocks[0].body[:first_heading], section.id
+        headings = [h for _, h in section.headings()]
+        assert marks[1] in headings and headings.index(marks[1]) >= len(headings) - 5, headings
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_glossary_pairs_each_term_with_its_translation(lang):
+    last = EDITIONS[lang]["sec-3-8"].blocks[-1].body
+    html = content.markdown_to_html(last)
+    assert "<table>" in html
+    for zh, en in [("查询", "query"), ("键", "key"), ("值", "value"), ("分数", "score"), ("权重", "weight"),
+                   ("温度", "temperature"), ("掩码", "mask"), ("凸包", "convex hull"), ("词元", "token"),
+                   ("自注意力", "self-attention"), ("交叉注意力", "cross-attention"), ("注意力头", "attention head")]:
+        rows = [r for r in re.findall(r"<tr>(.*?)</tr>", html, flags=re.S) if f"<td>{zh}" in r]
+        assert any(en in r for r in rows), (zh, en)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_raw_dollar_reaches_the_reader(lang):
+    for section in EDITIONS[lang].values():
+        for block in section.blocks:
+            if block.kind in ("markdown", "definition", "proposition", "proof"):
+                html = content.markdown_to_html(block.body)
+                visible = re.sub(r"<math .*?</math>", "", html, flags=re.S)
+                assert "$" not in visible, visible[:300]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_formula_of_the_course_converts(lang):
+    n = 0
+    for section in EDITIONS[lang].values():
+        for block in section.blocks:
+            if block.kind != "lean":
+                for part in [block.body, *block.parts.values()]:
+                    n += content.markdown_to_html(part).count("<math ")
+    assert n > 300
+
+
+# --- the two editions held together -------------------------------------------------------
+
+def _skeleton(section) -> list[tuple]:
+    """What must not differ between editions: every block's kind and, for blocks
+    that carry them, the id, the options and the exercise's answer parts."""
+    out = []
+    for b in section.blocks:
+        if b.kind == "markdown":
+            continue
+        if b.kind in ("explorable", "exercise"):
+            key = (b.kind, b.args, tuple(sorted(b.options.items())),
+                   tuple(sorted(k for k in b.parts if k != "question")),
+                   tuple(line.split(".")[0] for line in b.parts.get("options", "").splitlines()))
+        elif b.kind == "video":
+            key = (b.kind, tuple(sorted(b.options.items())))
+        else:  # titled blocks: the titles are translated, their numbers are not
+            key = (b.kind, tuple(re.findall(r"\d+(?:\.\d+)+", b.title)))
+        out.append(key)
+    return out
+
+
+@pytest.mark.parametrize("section_id", list(SECTIONS))
+def test_both_editions_have_the_same_blocks(section_id):
+    zh, en = EDITIONS["zh"][section_id], EDITIONS["en"][section_id]
+    assert (zh.id, zh.order) == (en.id, en.order)
+    assert _skeleton(zh) == _skeleton(en)
+    assert len(zh.headings()) == len(en.headings())
+    numbered = [re.match(r"[\d.]+", h).group() for _, h in zh.headings() if h[0].isdigit()]
+    assert numbered == [re.match(r"[\d.]+", h).group() for _, h in en.headings() if h[0].isdigit()]
+
+
+@pytest.mark.parametrize("section_id", list(SECTIONS))
+def test_both_editions_show_the_same_display_formulas(section_id):
+    assert display_math(EDITIONS["zh"][section_id]) == display_math(EDITIONS["en"][section_id])
+
+
+def test_exercises_are_checked_alike_in_both_editions():
+    zh = {b.args[0]: b for s in EDITIONS["zh"].values() for b in s.exercises()}
+    en = {b.args[0]: b for s in EDITIONS["en"].values() for b in s.exercises()}
+    assert list(zh) == list(en)
+    for ex_id in zh:
+        assert zh[ex_id].options == en[ex_id].options, ex_id
+        assert bool(zh[ex_id].parts.get("hint")) == bool(en[ex_id].parts.get("hint")), ex_id

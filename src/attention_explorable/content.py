@@ -1,9 +1,11 @@
-"""The course text: read ``content/*.md`` and render it with explorables inline.
+"""The course text: read ``content/<language>/*.md`` and render it with explorables inline.
 
 File format
 -----------
-Each section is one Markdown file with front matter (``id``, ``title``,
-``order``). Inline math is ``$...$``, display math ``$$...$$``. Special
+Each language has a folder (``content/zh``, ``content/en``) holding the
+same sections, one Markdown file each, with the same blocks in the same
+order (a test compares them). Each file has front matter (``id``,
+``title``, ``order``). Inline math is ``$...$``, display math ``$$...$$``. Special
 blocks open with a line ``:::NAME args`` and close with a line ``:::``:
 
 * ``:::explorable NAME`` - an explorable placed here (body: a caption);
@@ -13,7 +15,9 @@ blocks open with a line ``:::NAME args`` and close with a line ``:::``:
 * ``:::definition TITLE`` / ``:::proposition TITLE`` - boxed statements;
 * ``:::lean TITLE`` - Lean 4 source, shown as code with a note that this
   project does not compile it;
-* ``:::video url=URL`` - a lecture video that loads nothing until clicked.
+* ``:::video bilibili=BVID youtube=ID`` - a lecture video from one or more
+  sites (:data:`VIDEO_SOURCES`), in the order written; the reader picks one
+  and nothing loads before that click.
 
 Math
 ----
@@ -41,8 +45,50 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from .strings import text as _text
 
 #: Where the section files live: ``content/`` at the top of the repository,
-#: reached through the package's ``sections`` link (copied into wheels).
+#: reached through the package's ``sections`` link (copied into wheels); one
+#: folder per language below it.
 CONTENT_DIR = Path(__file__).resolve().parent / "sections"
+
+
+@dataclass(frozen=True)
+class VideoSite:
+    """A site a ``:::video`` block can name: how its video ids look, where they play.
+
+    Attributes
+    ----------
+    id_pattern : str
+        Regular expression a video id of this site must match in full.
+    embed : str
+        Player URL for an ``<iframe>``, with ``{id}`` for the video id.
+    page : str
+        The video's own page on the site, with ``{id}``.
+    """
+
+    id_pattern: str
+    embed: str
+    page: str
+
+
+#: The sites a ``:::video`` block can take a video from, by option name.
+VIDEO_SOURCES: dict[str, VideoSite] = {
+    "youtube": VideoSite(r"[A-Za-z0-9_-]{11}", "https://www.youtube-nocookie.com/embed/{id}",
+                         "https://www.youtube.com/watch?v={id}"),
+    # Reachable from mainland China, where YouTube often is not.
+    "bilibili": VideoSite(r"BV[0-9A-Za-z]{10}", "https://player.bilibili.com/player.html?bvid={id}&autoplay=0",
+                          "https://www.bilibili.com/video/{id}/"),
+}
+
+
+def video_sources(block: "Block") -> list[tuple[str, str, str]]:
+    """``(site, embed URL, page URL)`` of each source of a ``:::video`` block, in the order written.
+
+    Examples
+    --------
+    >>> video_sources(Block("video", options={"youtube": "eMlx5fFNoYc"}))[0][1]
+    'https://www.youtube-nocookie.com/embed/eMlx5fFNoYc'
+    """
+    return [(site, VIDEO_SOURCES[site].embed.format(id=vid), VIDEO_SOURCES[site].page.format(id=vid))
+            for site, vid in block.options.items()]
 
 BLOCK_KINDS = ("explorable", "exercise", "proof", "definition", "proposition", "lean", "video")
 
@@ -186,7 +232,21 @@ def _make_block(kind: str, rest: str, inner: str, where: str) -> Block:
             raise ContentError(f"{where}: exercise of kind {kind_opt} needs answer=")
         if kind_opt == "number":
             float(options["answer"])
+    if kind == "video":
+        _check_video(options, where)
     return Block(kind, inner, tuple(args), options, parts)
+
+
+def _check_video(options: dict, where: str) -> None:
+    if not options:
+        raise ContentError(f"{where}: video needs at least one source, e.g. youtube=ID; "
+                           f"known sites: {', '.join(VIDEO_SOURCES)}")
+    for site, vid in options.items():
+        if site not in VIDEO_SOURCES:
+            raise ContentError(f"{where}: unknown video site {site!r} (known: {', '.join(VIDEO_SOURCES)})")
+        if not re.fullmatch(VIDEO_SOURCES[site].id_pattern, vid):
+            raise ContentError(f"{where}: {site}={vid!r} is not a {site} video id "
+                               f"(expected {VIDEO_SOURCES[site].id_pattern})")
 
 
 def _split_parts(inner: str) -> dict:
@@ -202,15 +262,34 @@ def _split_parts(inner: str) -> dict:
     return {k: "\n".join(v).strip() for k, v in parts.items()}
 
 
-def load_sections(directory: Path | None = None) -> list[Section]:
-    """All sections under ``directory`` (default :data:`CONTENT_DIR`), by ``order``.
+def content_languages() -> list[str]:
+    """The languages the course text exists in: the folders under :data:`CONTENT_DIR`."""
+    return sorted(p.name for p in CONTENT_DIR.iterdir() if p.is_dir() and any(p.glob("*.md")))
+
+
+def load_sections(language: str = "zh", directory: Path | None = None) -> list[Section]:
+    """The sections of the course text in ``language``, by ``order``.
+
+    Parameters
+    ----------
+    language : str
+        ``"zh"`` (default) or ``"en"``: reads ``content/<language>/*.md``.
+    directory : path, optional
+        Read this folder instead (then ``language`` is not used).
 
     Raises
     ------
+    ValueError
+        If ``language`` is not one the text exists in (the message names it
+        and the known ones).
     ContentError
-        If the folder holds no section file.
+        If the folder holds no section file, or a file does not follow the format.
     """
-    directory = Path(directory or CONTENT_DIR)
+    if directory is None:
+        if not isinstance(language, str) or not (CONTENT_DIR / language).is_dir():
+            raise ValueError(f"language must be one of {content_languages()}, got {language!r}")
+        directory = CONTENT_DIR / language
+    directory = Path(directory)
     files = sorted(directory.glob("*.md"))
     if not files:
         raise ContentError(f"no section files (*.md) in {directory}")
@@ -312,12 +391,16 @@ details.ae-proof summary { cursor: pointer; color: #444; }
 pre.ae-lean { background: #f6f8fa; padding: 10px; font-size: 14px;
   white-space: pre-wrap; overflow-wrap: anywhere; }
 .ae-caption { color: #555; font-size: 0.9em; }
-.ae-video iframe { width: 100%; aspect-ratio: 16 / 9; border: 0; }
+.ae-video iframe { width: 100%; aspect-ratio: 16 / 9; border: 0; margin-top: 8px; }
+.ae-video-choices { display: flex; flex-wrap: wrap; gap: 8px; }
 .ae-video-load { font-size: 15px; min-height: 40px; padding: 6px 14px; }
+.ae-video-load[aria-pressed="true"] { font-weight: 600; border-width: 2px; }
 .ae-right { color: #1b7f3b; font-weight: 600; }
 .ae-wrong { color: #b35c00; }
 .ae-error { color: #b00020; font-weight: 600; }
-table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: 2px 8px; }
+/* A wide table (the glossary on a phone) scrolls inside its own box, not the page. */
+table { border-collapse: collapse; display: block; max-width: 100%; overflow-x: auto; }
+td, th { border: 1px solid #ddd; padding: 2px 6px; }
 """
 
 

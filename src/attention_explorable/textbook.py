@@ -10,7 +10,7 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
-from .content import Block, Section, anchor, load_sections, markdown_to_html, math_html
+from .content import Block, Section, anchor, load_sections, markdown_to_html, math_html, video_sources
 from .exercises import Exercise
 from .explorables import EXPLORABLES, explorable_class
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
@@ -18,8 +18,8 @@ from .strings import DEFAULT_LANGUAGE, STRINGS, text
 
 
 @lru_cache(maxsize=None)
-def _sections() -> tuple[Section, ...]:
-    return tuple(load_sections())
+def _sections(language: str = DEFAULT_LANGUAGE) -> tuple[Section, ...]:
+    return tuple(load_sections(language))
 
 
 @lru_cache(maxsize=None)
@@ -38,13 +38,23 @@ def block_html(section_id: str, block: Block, language: str) -> str:
         return (f"<p><b>{html.escape(block.title)}</b></p><p class='ae-caption'>{t('lean_note')}</p>"
                 f"<pre class='ae-lean'><code>{html.escape(block.body.strip())}</code></pre>")
     if block.kind == "video":
-        url = block.options.get("url", "")
-        video_id = url.split("v=")[-1].split("&")[0]
-        embed = f"https://www.youtube-nocookie.com/embed/{html.escape(video_id)}"
+        # One button per source; web/page.js puts the chosen player in only on
+        # that click, so nothing is fetched from any site before it.
+        sources = video_sources(block)
+        names = {site: t(f"video_site_{site}") for site, _, _ in sources}
+        buttons = "".join(
+            f"<button type='button' class='ae-video-load ae-video-{site}' aria-pressed='false' "
+            f"data-src='{html.escape(embed)}' "
+            f"data-title='{html.escape(text('video_frame_title', language, site=names[site]))}'>"
+            f"{html.escape(text('video_play', language, site=names[site]))}</button>"
+            for site, embed, _ in sources)
+        links = " · ".join(f"<a href='{html.escape(page)}' target='_blank' rel='noopener'>{html.escape(names[site])}</a>"
+                           for site, _, page in sources)
         return (f"<div class='ae-video'>{markdown_to_html(block.body, section_id)}"
-                f"<p class='ae-caption'>{t('video_note')} "
-                f"<a href='{html.escape(url)}' target='_blank' rel='noopener'>{t('video_link')}</a></p>"
-                f"<button class='ae-video-load' data-src='{embed}'>{t('video_button')}</button></div>")
+                f"<p class='ae-caption'>{t('video_note')}</p>"
+                f"<div class='ae-video-choices' role='group' aria-label='{html.escape(t('video_choose'))}'>"
+                f"{buttons}</div>"
+                f"<p class='ae-caption'>{t('video_link')}{links}</p></div>")
     raise ValueError(f"block kind {block.kind!r} has no static HTML")
 
 
@@ -99,7 +109,7 @@ class TextbookPage(pn.viewable.Viewer):
         super().__init__(**params)
         for name in EXPLORABLES:  # their state models must be defined before the page is sent
             explorable_class(name)
-        self.sections = _sections()
+        self.sections = _sections(self.language)
         self.explorables: dict[str, pn.viewable.Viewer] = {}
         self.exercises: dict[str, Exercise] = {}
         self._pending: dict[str, tuple[pn.Column, object]] = {}

@@ -121,14 +121,15 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     a2 = core.softmax([0.0, diff])[1]
     wait_text(page, ".ae-explorable-steps .ae-weight-2", rf"a₂ = {a2:.4f}")
 
-    # The video loads nothing until clicked; the click inserts the player.
+    # The video loads nothing until a source is chosen; the click inserts that source's player
+    # (tests/browser/test_video_browser.py checks every source).
     requested = []
     page.route("**/*youtube*/**", lambda route: (requested.append(route.request.url),
                                                  route.fulfill(status=200, body="<html></html>")))
     assert page.locator("iframe").count() == 0
     assert s.external_requests == []  # math, fonts and scripts all come from this server
     s.screenshot("textbook-1280")
-    page.locator(".ae-video-load").click()
+    page.locator(".ae-video-youtube").click()
     page.locator("iframe.ae-video-frame").wait_for(state="attached", timeout=10_000)
     assert "youtube-nocookie.com/embed/" in page.locator("iframe.ae-video-frame").get_attribute("src")
     s.assert_clean()
@@ -139,3 +140,72 @@ def test_textbook_on_a_phone(textbook_server, student):
     s = student(width=390, height=844)
     s.open(textbook_server.url(), ".ae-textbook")
     s.assert_fits_phone("textbook-390", settle_ms=2500)
+
+
+# --- the English edition (no URL selects it yet: tests/apps/textbook_en.py builds it) -----------
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(scope="module")
+def textbook_en_server():
+    from ..conftest import ServedApp
+
+    app = ServedApp("tests/apps/textbook_en.py")
+    yield app
+    app.close()
+
+
+def test_english_textbook_reads_in_english(textbook_en_server, student):
+    s = student()
+    page = s.page
+    # Everything built with the page: nothing moves while the reader works below.
+    s.open(textbook_en_server.url() + "?explorables=all", ".ae-textbook")
+    assert page.evaluate("document.documentElement.lang") == "en"
+    sections = _sections("en")
+    expected = sum(content.markdown_to_html(b.body).count("<math ") for sec in sections for b in sec.blocks
+                   if b.kind in ("markdown", "definition", "proposition", "proof"))
+    count_math = ("() => (function count(root) { let n = root.querySelectorAll('math').length;"
+                  " for (const el of root.querySelectorAll('*')) if (el.shadowRoot) n += count(el.shadowRoot);"
+                  " return n; })(document)")
+    page.wait_for_function(f"() => ({count_math})() >= {expected}", timeout=30_000)
+    visible = page.evaluate(_ALL_PROSE_TEXT)
+    assert "3.7 The attention mechanism" in visible and "Learning objectives." in visible
+    assert "$" not in visible, re.findall(r".{20}\$.{20}", visible)[:5]
+    # Chinese only where the English text means it: the glossary's second column.
+    prose, glossary = visible.rsplit("Glossary (English–Chinese)", 1)
+    assert not _CJK.search(prose), [line for line in prose.splitlines() if _CJK.search(line)][:5]
+    assert "注意力" in glossary
+
+    # A folded check opens; a step's checked question answers in English.
+    for name in EXPLORABLES:
+        page.locator(f".ae-explorable-{name} canvas").first.wait_for(state="attached", timeout=60_000)
+    check = page.locator("details.ae-proof", has_text="Check · Step 2").first
+    check.scroll_into_view_if_needed()
+    assert not check.evaluate("d => d.open")
+    check.locator("summary").click()
+    assert check.evaluate("d => d.open") and "0.881" in check.inner_text()
+    ex = page.locator(".ae-exercise-step2-check")
+    ex.first.wait_for(state="attached", timeout=30_000)
+    box = ex.locator(".ae-exercise-input input")
+    box.fill("9.05")
+    box.press("Enter")
+    ex.locator(".ae-exercise-check button").click()
+    wait_text(page, ".ae-exercise-step2-check .ae-exercise-feedback", "Not yet")
+    box.fill("2.95")
+    box.press("Enter")
+    ex.locator(".ae-exercise-check button").click()
+    wait_text(page, ".ae-exercise-step2-check .ae-exercise-feedback", "Right")
+    wait_text(page, ".ae-explorable-steps", "Demonstrate")
+    assert s.external_requests == []
+    page.evaluate("window.scrollTo(0, 0)")
+    s.screenshot("textbook-en-1280")
+    s.assert_clean()
+    textbook_en_server.assert_clean_log()
+
+
+def test_english_textbook_on_a_phone(textbook_en_server, student):
+    s = student(width=390, height=844, mobile=True)
+    s.open(textbook_en_server.url(), ".ae-textbook")
+    assert s.page.evaluate("document.documentElement.lang") == "en"
+    s.assert_fits_phone("textbook-en-390", settle_ms=2500)

@@ -1,7 +1,7 @@
 // Scripts of the textbook page (a Panel ESM component, rendered once):
 // builds each waiting explorable or exercise as the reader comes within
 // about a screen of it, by pressing its load button; loads a lecture video
-// only when its button is clicked. The page's parts live in Panel's shadow
+// only when one of its sources is clicked. The page's parts live in Panel's shadow
 // roots, so buttons are found by walking the open shadow roots, and clicks by
 // the composed path of a click on the document.
 
@@ -34,15 +34,25 @@ function loadOnApproach() {
   return () => observer.disconnect();
 }
 
+// A video block offers one button per source (YouTube, Bilibili, ...): the
+// click puts that source's player below the buttons, replacing a player
+// chosen before, so a reader whose first choice does not load can take
+// another. Nothing is fetched from a video site before such a click.
 function onVideoClick(event) {
   const button = event.composedPath().find((el) => el.classList && el.classList.contains("ae-video-load"));
   if (!button) return;
+  const block = button.closest(".ae-video") || button.parentNode;
+  for (const other of block.querySelectorAll(".ae-video-load")) {
+    other.setAttribute("aria-pressed", other === button ? "true" : "false");
+  }
   const frame = document.createElement("iframe");
   frame.src = button.dataset.src;
   frame.allow = "fullscreen";
   frame.title = button.dataset.title || "";
   frame.className = "ae-video-frame";
-  button.replaceWith(frame);
+  const old = block.querySelector("iframe.ae-video-frame");
+  if (old) old.replaceWith(frame);
+  else (button.closest(".ae-video-choices") || button).after(frame);
 }
 
 export function render({model, el}) {

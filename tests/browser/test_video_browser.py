@@ -1,0 +1,57 @@
+"""The lecture video in Chromium: nothing is requested before a click, and each source
+the reader picks loads its own player (the requests are aborted: no network here)."""
+
+import pytest
+
+from attention_explorable import content
+
+from ..conftest import ServedApp
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def video_server():
+    app = ServedApp("tests/apps/video_block.py")
+    yield app
+    app.close()
+
+
+def _sources(language):
+    block = next(b for s in content.load_sections(language) for b in s.blocks if b.kind == "video")
+    return content.video_sources(block)
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_each_source_loads_only_when_chosen(video_server, student, language):
+    s = student()
+    page = s.page
+    requested = []
+
+    def outside(route):
+        requested.append(route.request.url)
+        route.abort()
+
+    page.route(lambda url: not url.startswith(("http://127.0.0.1", "data:", "blob:")), outside)
+    s.errors_to_ignore = ("Failed to load resource",)  # the aborted players
+    s.open(video_server.url() + f"?lang={language}", ".ae-video-load")
+    page.wait_for_timeout(1500)
+    assert requested == [] and page.locator("iframe").count() == 0
+
+    sources = _sources(language)
+    for site, embed, _ in sources + sources[:1]:  # each source, then back to the first
+        before = len(requested)
+        page.locator(f".ae-video-{site}").click()
+        frame = page.locator("iframe.ae-video-frame")
+        frame.wait_for(state="attached", timeout=10_000)
+        assert page.locator("iframe.ae-video-frame").count() == 1  # the choice replaces the player
+        assert frame.get_attribute("src") == embed
+        for _ in range(50):  # the request follows the frame's insertion
+            if len(requested) > before:
+                break
+            page.wait_for_timeout(100)
+        assert requested[before:] == [embed], (site, requested)
+        pressed = page.locator(".ae-video-load[aria-pressed=true]")
+        assert pressed.count() == 1 and f"ae-video-{site}" in pressed.get_attribute("class")
+    s.assert_clean()
+    video_server.assert_clean_log()

@@ -1,0 +1,229 @@
+"""Every number the course text quotes, recomputed by the core, in both editions.
+
+:func:`figures` lists, for each section, what the text writes (the quoted
+string, exactly as in the Markdown source) beside the same string produced
+from :mod:`attention_explorable.core` (or from the scenarios and explorables
+the text describes). Three checks hold it together:
+
+* each computed string equals the quoted one;
+* each quoted string appears in the section, in every language;
+* every decimal number in a section is covered: it is one of the quoted
+  figures (or appears inside one), or a given input listed in :data:`GIVEN`.
+
+So a number added to the text without a check here fails the third test,
+and a change of the core that moves a quoted number fails the first.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from attention_explorable import content, core, scenarios
+from attention_explorable.explorables.steps import StepsExplorer
+
+LANGUAGES = ("zh", "en")
+EDITIONS = {lang: {s.id: s for s in content.load_sections(lang)} for lang in LANGUAGES}
+
+#: Decimal numbers the text takes as inputs, not results: weights and
+#: temperatures chosen for an example.
+GIVEN = {"sec-3-7": {"0.5"}, "sec-3-8": {"0.75", "0.25", "0.2", "0.8", "0.5", "0.02", "0.01"}}
+#: Section numbers look like decimals; the text refers to these.
+SECTION_REFS = {"3.5", "3.7", "3.8"}
+
+# Section 3.7.6 (and the vector explorable's default state).
+Q = [[1.0, 0.0]]
+K = V = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+# Section 3.8, example 3.8.2: scaled scores of three tokens.
+S = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [1.0, 0.0, 1.0]])
+
+
+def f(x: float, decimals: int) -> str:
+    return f"{float(x):.{decimals}f}"
+
+
+def section_source(lang: str, section_id: str) -> str:
+    section = EDITIONS[lang][section_id]
+    return "\n".join(b.body + "\n" + "\n".join(b.parts.values()) for b in section.blocks)
+
+
+def two_values(score_diff: float, temperature: float, values=(2.0, 10.0)):
+    """Weights and output of the two-value model of 3.8 (scores 0 and ``score_diff``)."""
+    w = core.softmax([0.0, score_diff], temperature=temperature)
+    return w, float(core.weighted_sum(w, list(values)))
+
+
+def sci(x: float, digits: int = 1) -> str:
+    """``x`` as the text writes it: mantissa\\times10^{exponent}."""
+    m, e = f"{x:.{digits}e}".split("e")
+    return f"{m}\\times10^{{{int(e)}}}"
+
+
+def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
+    """``section id -> [(quoted, computed), ...]`` for ``lang``."""
+    zh = lang == "zh"
+    scores = core.dot_product_scores(Q, K, scale=1.0)[0]
+    out, w = core.scaled_dot_product_attention(Q, K, V, scale=1.0)
+    exps = np.exp(scores)
+    rounded_w = [round(x, 3) for x in w[0]]
+    _, w_cold = core.scaled_dot_product_attention(Q, K, V, scale=1.0, temperature=0.5)
+    _, w_warm = core.scaled_dot_product_attention(Q, K, V, scale=1.0, temperature=2.0)
+    # Order-blindness: the positions of 3.7.6 in another order give the same output.
+    order = [2, 0, 1]
+    out_perm, w_perm = core.scaled_dot_product_attention(Q, np.take(K, order, 0), np.take(V, order, 0), scale=1.0)
+    assert np.allclose(w_perm[0], w[0][order]) and np.allclose(out_perm, out)
+    # Cost: n = 1000 tokens give an n x n score matrix; twice as many, four times the scores.
+    n = 1000
+    n_scores = core.dot_product_scores(np.zeros((n, 1)), np.zeros((n, 1))).size
+    n_scores_2 = core.dot_product_scores(np.zeros((2 * n, 1)), np.zeros((2 * n, 1))).size
+    assert n_scores == 10 ** 6
+    # sqrt(d_k): unit-variance components give dot products of standard deviation sqrt(d_k).
+    d_k = 64
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal((20000, d_k)), rng.standard_normal((20000, d_k))
+    raw = np.einsum("ij,ij->i", q, k)  # 20000 independent dot products
+    assert raw.std() == pytest.approx(math.sqrt(d_k), rel=0.02)
+    assert core.dot_product_scores(q[:200], k[:200]).std() == pytest.approx(1.0, rel=0.1)  # scaled by 1/sqrt(d_k)
+
+    fig37 = [
+        ("e\\approx 2.718", f"e\\approx {f(math.exp(scores[0]), 3)}"),
+        ("2.718+1+2.718=6.436", f"{f(exps[0], 3)}+{exps[1]:g}+{f(exps[2], 3)}="
+                                f"{f(sum(round(x, 3) for x in exps), 3)}"),
+        ("\\approx 0.422", f"\\approx {f(w[0, 0], 3)}"),
+        ("\\approx 0.155", f"\\approx {f(w[0, 1], 3)}"),
+        ("$0.999$", f"${f(sum(rounded_w), 3)}$"),
+        ("y \\approx [0.845, 0.578]", f"y \\approx [{f(out[0, 0], 3)}, {f(out[0, 1], 3)}]"),
+        ("$0.844$", f"${f(rounded_w[0] + rounded_w[2], 3)}$"),
+        ("$0.577$", f"${f(rounded_w[1] + rounded_w[2], 3)}$"),
+        ("$0.063$", f"${f(w_cold[0, 1], 3)}$"),
+        ("$0.233$", f"${f(w_warm[0, 1], 3)}$"),
+        ("$[0.845, 0.578]$", f"$[{f(out_perm[0, 0], 3)}, {f(out_perm[0, 1], 3)}]$"),
+        ("$n=1000$", f"$n={n}$"),
+        ("$10^6$", f"$10^{round(math.log10(n_scores))}$"),
+        ("$4$ 倍" if zh else "$4$ times", ("${}$ 倍" if zh else "${}$ times").format(n_scores_2 // n_scores)),
+        ("$d_k=64$", f"$d_k={d_k}$"),
+        ("标准差是 $8$" if zh else "standard deviation of $8$",
+         ("标准差是 ${:g}$" if zh else "standard deviation of ${:g}$").format(round(raw.std()))),
+    ]
+
+    step1, step2, step3 = scenarios.STEPS
+    r1, r2, r3 = (scenarios.outcome(s.target) for s in scenarios.STEPS)
+    s1, s2, t_low = step3.target["score_1"], step3.target["score_1"] + step3.target["score_diff"], \
+        step3.target["temperature"]
+    t_bounds = StepsExplorer.param.temperature.bounds
+    w_neg, y_neg = two_values(-2.0, 1.0)
+    w_t2, y_t2 = two_values(s2 - s1, 2.0)
+    w_equal, y_equal = two_values(0.0, 1.0, values=(4.0, 16.0))
+    assert float(core.weighted_sum(core.softmax([7.0, 7.0]), [4.0, 16.0])) == y_equal
+    table = {t: two_values(s2 - s1, t) for t in (0.5, 1.0, 10.0)}
+    masked = core.softmax(np.where(core.causal_mask(3), S, -np.inf))  # (3, 3), rows sum to 1
+    big = np.finfo(np.float64).max
+
+    fig38 = [
+        # Steps: the text describes the scenarios the explorable runs.
+        ("比第一个高 $1$" if zh else "second score $1$ above",
+         ("比第一个高 ${:g}$" if zh else "second score ${:g}$ above").format(step1.start["score_diff"])),
+        ("从 $0$ 提高到 $2$" if zh else "from $0$ to $2$",
+         ("从 ${:g}$ 提高到 ${:g}$" if zh else "from ${:g}$ to ${:g}$").format(
+             step2.start["score_diff"], step2.target["score_diff"])),
+        ("两个分数取 $20$ 和 $22$" if zh else "The two scores are $20$ and $22$",
+         ("两个分数取 ${:g}$ 和 ${:g}$" if zh else "The two scores are ${:g}$ and ${:g}$").format(s1, s2)),
+        ("从 $1$ 降到 $0.02$" if zh else "from $1$ to $0.02$",
+         ("从 ${:g}$ 降到 ${:g}$" if zh else "from ${:g}$ to ${:g}$").format(step3.start["temperature"], t_low)),
+        ("在 $0.01$ 到 $10$ 之间" if zh else "between $0.01$ and $10$",
+         ("在 ${:g}$ 到 ${:g}$ 之间" if zh else "between ${:g}$ and ${:g}$").format(*t_bounds)),
+        ("$e^{1100}$", f"$e^{{{s2 / t_low:g}}}$"),
+        ("1.8\\times10^{308}", sci(big)),
+        ("e^{709.8}", f"e^{{{f(math.log(big), 1)}}}"),
+        # Checks of the three steps.
+        ("0.5\\times2+0.5\\times10=6", f"{r1['weights'][0]:g}\\times2+{r1['weights'][1]:g}\\times10={r1['output']:g}"),
+        ("0.5\\times4+0.5\\times16=10", f"{w_equal[0]:g}\\times4+{w_equal[1]:g}\\times16={y_equal:g}"),
+        ("\\approx0.881", f"\\approx{f(r2['weights'][1], 3)}"),
+        ("\\alpha_1\\approx0.119", f"\\alpha_1\\approx{f(r2['weights'][0], 3)}"),
+        ("\\approx9.05", f"\\approx{f(r2['output'], 2)}"),
+        ("\\approx2.95", f"\\approx{f(y_neg, 2)}"),
+        ("\\alpha_1\\approx0.881", f"\\alpha_1\\approx{f(w_neg[0], 3)}"),
+        ("2/0.02=100", f"{s2 - s1:g}/{t_low:g}={(s2 - s1) / t_low:g}"),
+        ("3.7\\times10^{-44}", sci(r3["weights"][0])),
+        ("\\alpha_1\\approx0.450", f"\\alpha_1\\approx{f(table[10.0][0][0], 3)}"),
+        ("\\alpha_2\\approx0.550", f"\\alpha_2\\approx{f(table[10.0][0][1], 3)}"),
+        ("输出约为 $6.40$" if zh else "the output is about $6.40$",
+         ("输出约为 ${}$" if zh else "the output is about ${}$").format(f(table[10.0][1], 2))),
+        ("\\alpha_2=1/(1+e^{-1})\\approx0.731", f"\\alpha_2=1/(1+e^{{-1}})\\approx{f(w_t2[1], 3)}"),
+        ("\\alpha_1\\approx0.269", f"\\alpha_1\\approx{f(w_t2[0], 3)}"),
+        ("\\approx7.85", f"\\approx{f(y_t2, 2)}"),
+        ("第一步开始时（分数差 $1$、$T=1$）读数里的 $7.85$" if zh else
+         "the $7.85$ the readouts showed at the start of step 1 (score difference $1$, $T=1$)",
+         ("第一步开始时（分数差 ${:g}$、$T={:g}$）读数里的 ${}$" if zh else
+          "the ${2}$ the readouts showed at the start of step 1 (score difference ${0:g}$, $T={1:g}$)").format(
+             step1.start["score_diff"], step1.start["temperature"], f(scenarios.outcome(step1.start)["output"], 2))),
+        # Two values, exercise 3.8.1.
+        ("0.75\\times 2 + 0.25\\times 10 = 1.5 + 2.5 = 4",
+         f"0.75\\times 2 + 0.25\\times 10 = {0.75 * 2:g} + {0.25 * 10:g} = {float(core.weighted_sum([0.75, 0.25], [2, 10])):g}"),
+        ("0.2\\times 2 + 0.8\\times 10 = 0.4 + 8 = 8.4",
+         f"0.2\\times 2 + 0.8\\times 10 = {0.2 * 2:g} + {0.8 * 10:g} = {float(core.weighted_sum([0.2, 0.8], [2, 10])):g}"),
+        # Example 3.8.1: the temperature table, with the step's scores.
+        *[(row, "| ${:g}$ | ${:g}$ | ${}$ | ${}$ | ${}$ |".format(
+            t, (s2 - s1) / t, f(table[t][0][0], 3), f(table[t][0][1], 3), f(table[t][1], 2)))
+          for t, row in [(0.5, "| $0.5$ | $4$ | $0.018$ | $0.982$ | $9.86$ |"),
+                         (1.0, "| $1$ | $2$ | $0.119$ | $0.881$ | $9.05$ |"),
+                         (10.0, "| $10$ | $0.2$ | $0.450$ | $0.550$ | $6.40$ |")]],
+        # Example 3.8.2: the causal mask over three tokens, row by row.
+        ("$(1, 0, 0)$", "$({:g}, {:g}, {:g})$".format(*masked[0])),
+        ("$(0.269, 0.731, 0)$", "$({}, {}, {:g})$".format(f(masked[1, 0], 3), f(masked[1, 1], 3), masked[1, 2])),
+        ("$(0.422, 0.155, 0.422)$", "$({}, {}, {})$".format(*(f(x, 3) for x in masked[2]))),
+        ("最大的分数 $3$" if zh else "The largest score of this row, $3$",
+         ("最大的分数 ${:g}$" if zh else "The largest score of this row, ${:g}$").format(S[1][~core.causal_mask(3)[1]].max())),
+    ]
+    assert S[1].argmax() > 1  # the largest score of row 2 is a future position
+    return {"sec-3-7": fig37, "sec-3-8": fig38}
+
+
+FIGURES = {lang: figures(lang) for lang in LANGUAGES}
+CASES = [(lang, sid, quoted, computed) for lang in LANGUAGES for sid, pairs in FIGURES[lang].items()
+         for quoted, computed in pairs]
+
+
+@pytest.mark.parametrize("lang, section_id, quoted, computed", CASES,
+                         ids=[f"{c[0]}-{c[1]}-{c[2][:30]}" for c in CASES])
+def test_each_quoted_figure_is_the_core_value(lang, section_id, quoted, computed):
+    assert computed == quoted
+    assert quoted in section_source(lang, section_id), f"{quoted!r} is not in the {lang} text of {section_id}"
+
+
+_DECIMAL = re.compile(r"(?<![\d.])\d+\.\d+(?![\d.])")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("section_id", ["sec-3-7", "sec-3-8"])
+def test_every_decimal_in_the_text_is_checked(lang, section_id):
+    covered = {n for quoted, _ in FIGURES[lang][section_id] for n in _DECIMAL.findall(quoted)}
+    allowed = covered | GIVEN[section_id] | SECTION_REFS
+    unchecked = sorted(set(_DECIMAL.findall(section_source(lang, section_id))) - allowed)
+    assert not unchecked, f"numbers quoted without a check in tests/test_content_numbers.py: {unchecked}"
+
+
+#: Exercise answers, recomputed: id -> the exact value the answer rounds.
+ANSWERS = {
+    "q2-alpha2": lambda: core.scaled_dot_product_attention(Q, K, V, scale=1.0)[1][0, 1],
+    "step1-check": lambda: core.weighted_sum(core.softmax([7.0, 7.0]), [4.0, 16.0]),
+    "step2-check": lambda: two_values(-2.0, 1.0)[1],
+    "step3-check": lambda: two_values(2.0, 2.0)[1],
+    "ex-3-8-1": lambda: core.weighted_sum([0.2, 0.8], [2.0, 10.0]),
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_number_exercise_answers_are_the_core_values(lang):
+    numbered = [b for s in EDITIONS[lang].values() for b in s.exercises() if b.options["kind"] == "number"]
+    assert sorted(b.args[0] for b in numbered) == sorted(ANSWERS)
+    for b in numbered:
+        exact = float(ANSWERS[b.args[0]]())
+        answer = b.options["answer"]
+        decimals = len(answer.split(".")[1]) if "." in answer else 0
+        assert f(exact, decimals) == answer, b.args
+        assert abs(float(answer) - exact) <= float(b.options["tol"]), b.args
+        assert answer in b.parts["answer"], f"{b.args[0]}: the worked answer does not state {answer}"
