@@ -33,7 +33,7 @@ def block_html(section_id: str, block: Block, language: str) -> str:
                 f"{markdown_to_html(block.body, section_id)}</div>")
     if block.kind == "proof":
         return (f"<details class='ae-proof'><summary><b>{html.escape(block.title)}</b>"
-                f"（{t('proof_summary')}）</summary>{markdown_to_html(block.body, section_id)}</details>")
+                f"{t('proof_summary')}</summary>{markdown_to_html(block.body, section_id)}</details>")
     if block.kind == "lean":
         return (f"<p><b>{html.escape(block.title)}</b></p><p class='ae-caption'>{t('lean_note')}</p>"
                 f"<pre class='ae-lean'><code>{html.escape(block.body.strip())}</code></pre>")
@@ -81,7 +81,7 @@ class TextbookPage(pn.viewable.Viewer):
     Parameters
     ----------
     language : str
-        Interface language ("zh" default). The course text is Chinese.
+        Language of the interface and of the course text ("zh" default, or "en": content/en/).
 
     Attributes
     ----------
