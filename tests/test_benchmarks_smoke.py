@@ -34,6 +34,7 @@ SCRIPTS = {
     "memory": False,
     "proxy_check": False,
     "static_site": True,
+    "burst": False,
 }
 
 
@@ -149,4 +150,11 @@ def test_static_site_smoke(smoke_runs):
     assert 0 < f["export"]["seconds"] < 600 and 0 < f["index_mb"] <= f["export"]["site_mb"], f
     for page in ("index.html", "steps.html", "served /textbook"):
         assert f[page]["aborted"] == 0 and 0 < f[page]["cold_ms"] < 60_000, f[page]
+
+
+def test_burst_smoke(smoke_runs):
+    figures = _check(smoke_runs, "burst")
+    assert figures["errors"] == 0
+    f = figures["figures"]
+    assert f["burst"] == 3 and f["rounds"] == 1 and 0 < f["median_s"] <= f["max_s"] < 300, f
 

@@ -127,8 +127,9 @@ def main(argv: list[str] | None = None) -> int:
 
     import panel as pn
 
-    from . import serving
+    from . import doors, serving
 
+    doors.install()  # page builds in turns, clients in rotation
     if serving.fast_path_requested():
         serving.enable_fast_path()
     origins = args.allow_websocket_origin or [f"{h}:{args.port}" for h in ("localhost", "127.0.0.1", args.address)]
@@ -136,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     pn.serve(
         dict(APPS), port=args.port, address=args.address, show=args.show,
         websocket_origin=origins, num_procs=args.num_procs, title={n: f"{n} · attention" for n in APPS},
-        start=True,
+        extra_patterns=doors.refused_routes(), start=True,
     )
     return 0
 
