@@ -17,6 +17,7 @@ import http.client
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -69,6 +70,21 @@ def test_the_components_route_imports_nothing(server):
         assert _get(port, path)[0] == 404
     time.sleep(0.3)
     assert "Beautiful is better than ugly" not in log.read_text()
+
+
+def test_autoload_takes_only_an_element_id(server):
+    port, log = server
+    element = "p1234-ab_C"
+    ok = f"/steps/autoload.js?bokeh-autoload-element={element}&bokeh-absolute-url=http://127.0.0.1:{port}/steps"
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request("GET", ok)
+    response = conn.getresponse()
+    body = response.read().decode()
+    conn.close()
+    assert response.status == 200 and element in body
+    payload = urllib.parse.quote('x");alert(document.cookie);//')
+    assert _get(port, f"/steps/autoload.js?bokeh-autoload-element={payload}")[0] == 400
+    assert "Traceback" not in log.read_text()
 
 
 def test_a_burst_from_one_client_does_not_stall_another(server):

@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from . import doors, serving
 
-    doors.install()  # page builds in turns, clients in rotation
+    doors.install()  # page builds in turns, clients in rotation; autoload takes only an element id
     if serving.fast_path_requested():
         serving.enable_fast_path()
     origins = args.allow_websocket_origin or [f"{h}:{args.port}" for h in ("localhost", "127.0.0.1", args.address)]

@@ -20,6 +20,11 @@ another student's page comes after at most the one build under way. A client wit
 pages waiting, or a server with more than :data:`MAX_WAITING` in all, gets
 ``429 Too Many Requests`` with a ``Retry-After``, never a stall of the others.
 
+**Autoload.** Bokeh's ``/<app>/autoload.js?bokeh-autoload-element=…`` (the
+``server_document`` embedding of docs/embedding.md) writes that argument
+unescaped into the JavaScript it returns; anything but an element id is
+refused with 400.
+
 Measured by ``tests/test_doors.py`` (10 parallel fully built textbooks from
 one client, then another client's ``/steps``) and ``benchmarks/burst.py``.
 """
@@ -27,6 +32,7 @@ one client, then another client's ``/steps``) and ``benchmarks/burst.py``.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections import deque
 
@@ -38,6 +44,8 @@ __all__ = ["MAX_WAITING", "MAX_WAITING_PER_CLIENT", "install", "refused_routes"]
 MAX_WAITING_PER_CLIENT = 16
 #: Pages all clients together may have waiting; the next one is refused with 429.
 MAX_WAITING = 400
+#: What ``bokeh-autoload-element`` may be: an element id as Bokeh makes them.
+_ELEMENT_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 #: Seconds between two page builds in a row, in which the server reads the requests that came meanwhile.
 _PAUSE_S = 0.1
 
@@ -125,6 +133,14 @@ def _bounded(handler: type) -> type:
     """A subclass of ``handler`` whose ``get`` (the page build and its HTML) waits for its turn."""
 
     class Bounded(handler):
+        def prepare(self):
+            # Bokeh writes this argument unescaped into the JavaScript it returns; an element id
+            # needs none of the characters that could break out of it.
+            element = self.get_argument("bokeh-autoload-element", None)
+            if element is not None and not _ELEMENT_ID.fullmatch(element):
+                raise HTTPError(400, reason="bokeh-autoload-element must be an element id")
+            return super().prepare()
+
         async def get(self, *args, **kwargs):
             # the whole page in its turn: the build, and the page's HTML made from it
             return await _turns.build(self.request.remote_ip or "", lambda: super(Bounded, self).get(*args, **kwargs))
