@@ -79,7 +79,9 @@ WATCH_JS = """
 """
 
 
-def load_once(context, url: str, timeout_s: float = 60.0) -> dict:
+def load_once(context, url: str, timeout_s: float = 60.0, keyed: bool = True) -> dict:
+    """One load of ``url``: readout and interactive times (ms); a page with no slider (``keyed=False``)
+    counts as interactive when its first readout has text."""
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -87,8 +89,11 @@ def load_once(context, url: str, timeout_s: float = 60.0) -> dict:
         page.add_init_script(WATCH_JS)
         page.goto(url, wait_until="commit", timeout=timeout_s * 1000)
         page.wait_for_function("window.__aeLoad && window.__aeLoad.readout !== null "
-                               "&& window.__aeLoad.handleAt !== null", timeout=timeout_s * 1000,
-                               polling=5)
+                               + ("&& window.__aeLoad.handleAt !== null" if keyed else ""),
+                               timeout=timeout_s * 1000, polling=5)
+        if not keyed:
+            readout = page.evaluate("window.__aeLoad.readout")
+            return {"readout_ms": readout, "interactive_ms": readout, "errors": errors}
         deadline = time.monotonic() + timeout_s
         while True:
             page.evaluate("() => { window.__aeHandle.focus(); window.__aeLoad.pressedAt = performance.now(); }")

@@ -30,11 +30,10 @@ import json
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+import pageload
 from benchlib import CHROMIUM, CHROMIUM_ARGS, Served, print_machine, verdict
-from pageload import WATCH_JS
 
 TARGET_INDEX_MS, TARGET_PAGE_MS = 500.0, 300.0
 TARGET_SITE_MB, TARGET_INDEX_MB = 6.0, 4.0
@@ -54,29 +53,9 @@ def _offline(context, aborted: list[str], loaded: list[str]) -> None:
     context.route("**/*", route)
 
 
-def load_once(context, url: str, keyed: bool, timeout_s: float = 30.0) -> float:
+def load_once(context, url: str, keyed: bool) -> float:
     """Milliseconds from navigation start to interactive (or to the first readout when not ``keyed``)."""
-    page = context.new_page()
-    try:
-        page.add_init_script(WATCH_JS)
-        page.goto(url, wait_until="commit", timeout=timeout_s * 1000)
-        page.wait_for_function("window.__aeLoad && window.__aeLoad.readout !== null", timeout=timeout_s * 1000,
-                               polling=5)
-        if not keyed:
-            return page.evaluate("window.__aeLoad.readout")
-        page.wait_for_function("window.__aeLoad.handleAt !== null", timeout=timeout_s * 1000, polling=5)
-        deadline = time.monotonic() + timeout_s
-        while True:
-            page.evaluate("() => { window.__aeHandle.focus(); window.__aeLoad.pressedAt = performance.now(); }")
-            page.keyboard.press("ArrowRight")
-            try:
-                page.wait_for_function("window.__aeLoad.interactive !== null", timeout=250, polling=5)
-                return page.evaluate("window.__aeLoad.interactive")
-            except Exception:  # noqa: BLE001 - not answered yet: press again
-                if time.monotonic() > deadline:
-                    raise
-    finally:
-        page.close()
+    return pageload.load_once(context, url, keyed=keyed)["interactive_ms"]
 
 
 def measure_page(browser, url: str, n: int, keyed: bool, offline: bool) -> dict:

@@ -151,9 +151,10 @@ class StudentPage:
         self.page.goto(url, wait_until="load")
         self.page.wait_for_selector(ready_selector, timeout=30_000)
 
-    def open_offline(self, path: Path, ready_selector: str) -> list[str]:
+    def open_offline(self, path: Path, ready_selector: str, suffix: str = "") -> list[str]:
         """Open the saved page ``path`` from ``file://`` with every other request aborted.
 
+        ``suffix`` follows the file's URL: a query and an anchor (``?step=3#top``).
         Returns the list the aborted requests' URLs are added to.
         """
         aborted: list[str] = []
@@ -167,7 +168,7 @@ class StudentPage:
 
         self.page.route("**/*", route)
         self.errors_to_ignore = ("Failed to load resource",)
-        self.open(Path(path).resolve().as_uri(), ready_selector)
+        self.open(Path(path).resolve().as_uri() + suffix, ready_selector)
         return aborted
 
     def screenshot(self, name: str) -> Path:

@@ -38,19 +38,8 @@ def _open(student, site, page_url: str, ready: str, **kw):
 
 
 def _open_url(s, site, page_url: str, ready: str) -> list[str]:
-    aborted: list[str] = []
-
-    def route(r):
-        if r.request.url.startswith(("file:", "data:", "blob:")):
-            r.continue_()
-        else:
-            aborted.append(r.request.url)
-            r.abort()
-
-    s.page.route("**/*", route)
-    s.errors_to_ignore = ("Failed to load resource",)
-    s.open(site.resolve().as_uri() + "/" + page_url, ready)
-    return aborted
+    name = re.split(r"[?#]", page_url, maxsplit=1)[0]
+    return s.open_offline(site / name, ready, page_url[len(name):])
 
 
 def test_the_site_holds_what_the_command_promises(static_site):
