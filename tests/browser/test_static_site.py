@@ -203,3 +203,21 @@ def test_a_reload_keeps_the_step_the_prediction_and_the_typed_answers(static_sit
     s.assert_clean()
     book.assert_clean()
     assert aborted == []
+
+
+def test_the_video_loads_nothing_until_chosen(static_site, student):
+    from attention_explorable import content
+
+    block = next(b for s in content.load_sections("zh") for b in s.blocks if b.kind == "video")
+    site, embed, _ = content.video_sources(block)[0]
+    s, aborted = _open(student, static_site, "index.html", ".ae-vector-output")
+    page = s.page
+    page.wait_for_timeout(1000)
+    assert aborted == [] and page.locator("iframe").count() == 0
+    page.locator(f".ae-video-{site}").click()
+    page.locator("iframe.ae-video-frame").wait_for(state="attached")
+    for _ in range(50):
+        if aborted:
+            break
+        page.wait_for_timeout(100)
+    assert aborted == [embed]  # the chosen player, and nothing else, asked for the network
