@@ -4,7 +4,10 @@
 # offline), CJK fonts (so Chinese text renders in screenshots) and nginx (the
 # reverse-proxy check of benchmarks/proxy_check.py runs it from a temporary
 # directory; nothing under /etc is used), and Node.js with npm (esbuild bundles
-# the explorables' ES modules; tests/test_web.py checks the shipped bundles).
+# the explorables' ES modules; tests/test_web.py checks the shipped bundles),
+# and PostgreSQL's server programs (the class's tests start a throwaway server
+# with initdb/pg_ctl from /usr/lib/postgresql/*/bin in a temporary folder, as
+# an unprivileged user; the cluster the package may set up is not used).
 set -euo pipefail
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)
@@ -12,8 +15,9 @@ dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need+=(fonts-noto-cjk)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
 if [ ${#need[@]} -eq 0 ]; then
-  echo "system dependencies present: chromium, fonts-noto-cjk, nginx, node, npm"
+  echo "system dependencies present: chromium, fonts-noto-cjk, nginx, node, npm, postgresql"
   exit 0
 fi
 sudo=""

@@ -1,0 +1,539 @@
+"""The class's storage: rooms, rounds, predictions and reveals, through SQLAlchemy 2.
+
+Everything shared between sessions (and between server processes or
+machines) lives here, never in Python objects: a room is a row, and every
+session reads and writes it through a :class:`Store`. The same code runs on
+SQLite (the default: one file in the user's data folder, in WAL mode, so
+several processes of one machine share it) and on PostgreSQL (several
+machines).
+
+Tables
+------
+``schema_version``
+    One row: the version of these tables (:data:`SCHEMA_VERSION`), so a later
+    release can migrate the rooms an earlier one stored.
+``rooms``
+    A short join code, the step the instructor shows, the current round,
+    whether students follow the instructor's step.
+``rounds``
+    Numbered from 1 within a room; "新一轮" adds one and keeps the others.
+``predictions``
+    One per student per step per round (a unique key): a new answer replaces
+    the old one (``revisions`` counts the replacements).
+``reveals``
+    Which steps of which round the instructor has revealed.
+``login_failures``
+    Failed instructor logins, per client, for the limit of 10 a minute.
+
+Durability: a prediction is acknowledged to the student only after its
+transaction has committed. SQLite runs with ``synchronous=NORMAL`` in WAL
+mode: a committed transaction survives the server process being killed
+(``kill -9``); only a power cut of the machine may lose the last ones.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import (Boolean, Float, ForeignKey, Integer, String, UniqueConstraint, create_engine, delete,
+                        event, func, select, update)
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+
+#: Version of the tables below; bump it (and add a migration) when they change.
+SCHEMA_VERSION = 1
+#: Letters of a room code: no 0/O, 1/I/L, so a code read off a projector is typed right.
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+#: A student's anonymous id: what the browser makes (letters, digits, - and _).
+STUDENT_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+STUDENT_ID_LENGTH = (8, 64)
+#: At most one prediction a second per student.
+MIN_SUBMIT_INTERVAL_S = 1.0
+#: Instructor logins: at most this many failures per client per window.
+LOGIN_FAILURES_ALLOWED = 10
+LOGIN_WINDOW_S = 60.0
+STEPS = (1, 2, 3)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class SchemaVersion(Base):
+    __tablename__ = "schema_version"
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+
+
+class Room(Base):
+    __tablename__ = "rooms"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    code: Mapped[str] = mapped_column(String(16), unique=True, index=True)
+    created_at: Mapped[float] = mapped_column(Float)
+    step: Mapped[int] = mapped_column(Integer, default=1)
+    round: Mapped[int] = mapped_column(Integer, default=1)
+    follow: Mapped[bool] = mapped_column(Boolean, default=True)
+
+
+class Round(Base):
+    __tablename__ = "rounds"
+    __table_args__ = (UniqueConstraint("room_id", "number"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class Prediction(Base):
+    __tablename__ = "predictions"
+    __table_args__ = (UniqueConstraint("round_id", "step", "student"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), index=True)
+    step: Mapped[int] = mapped_column(Integer)
+    student: Mapped[str] = mapped_column(String(64), index=True)
+    value: Mapped[float] = mapped_column(Float)
+    submitted_at: Mapped[float] = mapped_column(Float)
+    revisions: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Reveal(Base):
+    __tablename__ = "reveals"
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), primary_key=True)
+    step: Mapped[int] = mapped_column(Integer, primary_key=True)
+    revealed_at: Mapped[float] = mapped_column(Float)
+
+
+class LoginFailure(Base):
+    __tablename__ = "login_failures"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    client: Mapped[str] = mapped_column(String(64), index=True)
+    at: Mapped[float] = mapped_column(Float, index=True)
+
+
+class StoreError(ValueError):
+    """A database URL that cannot be used, or tables written by a newer release."""
+
+
+@dataclass(frozen=True)
+class RoomState:
+    """A room as every session sees it.
+
+    Attributes
+    ----------
+    code : str
+        The join code (:data:`CODE_LENGTH` letters of :data:`CODE_ALPHABET`).
+    step : int
+        The step the instructor shows (1-3).
+    round : int
+        The current round, from 1.
+    follow : bool
+        Whether students' pages follow the instructor's step.
+    """
+
+    code: str
+    step: int
+    round: int
+    follow: bool
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What became of a submission: ``ok`` (stored, acknowledged) or a refusal ``reason``.
+
+    ``reason`` is one of ``"room"`` (no such room), ``"student"`` (a malformed
+    id), ``"step"``, ``"value"`` (not a finite number in range), ``"rate"``
+    (less than :data:`MIN_SUBMIT_INTERVAL_S` after the student's last one).
+    """
+
+    ok: bool
+    reason: str = ""
+    round: int = 0
+    replaced: bool = False
+
+
+def default_url() -> str:
+    """The default database: ``classroom.sqlite3`` in the user's data folder (platformdirs)."""
+    import platformdirs
+
+    folder = Path(platformdirs.user_data_dir("attention-explorable", appauthor=False))
+    return f"sqlite:///{folder / 'classroom.sqlite3'}"
+
+
+def check_url(url: str) -> str | None:
+    """Why ``url`` cannot be a database URL, as one line naming it; None when it can."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return f"--db {url!r} is not a database URL (e.g. sqlite:///class.db or postgresql+psycopg://host/db)"
+    if parsed.get_backend_name() not in ("sqlite", "postgresql"):
+        return f"--db {url!r}: only sqlite and postgresql databases are supported"
+    try:
+        parsed.get_dialect()
+    except Exception as exc:  # noqa: BLE001 - a missing driver, named in the message
+        return f"--db {url!r}: no driver for it ({exc}); for PostgreSQL install psycopg"
+    return None
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")      # readers never block the writer; several processes share it
+    cursor.execute("PRAGMA synchronous=NORMAL")    # a commit survives the process being killed
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``: SQLite in WAL mode (its folder made), or PostgreSQL."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(parsed, connect_args={"timeout": 10})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(parsed, pool_pre_ping=True, pool_size=5, max_overflow=5)
+
+
+class Store:
+    """The class's rooms in one database.
+
+    Parameters
+    ----------
+    url : str
+        An SQLAlchemy URL: ``sqlite:///path`` or ``postgresql+psycopg://...``.
+
+    Raises
+    ------
+    StoreError
+        If the tables were written by a newer release (a higher schema
+        version than :data:`SCHEMA_VERSION`).
+
+    Examples
+    --------
+    >>> store = Store("sqlite://")
+    >>> room = store.create_room()
+    >>> store.submit(room.code, "student-0001", 1, 6.0).ok
+    True
+    >>> store.values(room.code, step=1)
+    [6.0]
+    """
+
+    def __init__(self, url: str):
+        self.url = url
+        self.engine = make_engine(url)
+        try:
+            self.create_schema()
+        except BaseException:
+            self.engine.dispose()
+            raise
+
+    def create_schema(self) -> None:
+        """Create the tables when missing and record the schema version (safe in several processes)."""
+        try:
+            Base.metadata.create_all(self.engine)
+        except (IntegrityError, OperationalError):  # another process created them at the same moment
+            Base.metadata.create_all(self.engine)
+        with Session(self.engine) as s:
+            stored = s.scalar(select(func.max(SchemaVersion.version)))
+            if stored is None:
+                s.add(SchemaVersion(version=SCHEMA_VERSION))
+                try:
+                    s.commit()
+                except IntegrityError:
+                    s.rollback()
+            elif stored > SCHEMA_VERSION:
+                raise StoreError(f"the database {self.engine.url!r} holds schema version {stored}, newer than "
+                                 f"this release's {SCHEMA_VERSION}: use a newer attention-explorable")
+
+    def schema_version(self) -> int:
+        with Session(self.engine) as s:
+            return int(s.scalar(select(func.max(SchemaVersion.version))))
+
+    # --- rooms ---------------------------------------------------------------------
+    def create_room(self, now: float | None = None) -> RoomState:
+        """A new room with a fresh random code, at step 1, round 1, students following."""
+        now = time.time() if now is None else now
+        for _ in range(20):
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            with Session(self.engine) as s:
+                room = Room(code=code, created_at=now, step=1, round=1, follow=True)
+                s.add(room)
+                try:
+                    s.flush()
+                    s.add(Round(room_id=room.id, number=1, created_at=now))
+                    s.commit()
+                except IntegrityError:  # the code is taken: draw another
+                    s.rollback()
+                    continue
+                return RoomState(code, 1, 1, True)
+        raise RuntimeError("no free room code after 20 draws")  # pragma: no cover - 31^6 codes
+
+    def room(self, code: str) -> RoomState | None:
+        """The room with join code ``code`` (any case), or None."""
+        code = normalise_code(code)
+        if code is None:
+            return None
+        with Session(self.engine) as s:
+            row = s.execute(select(Room.code, Room.step, Room.round, Room.follow).where(Room.code == code)).first()
+        return RoomState(*row) if row else None
+
+    def rooms(self, codes) -> dict[str, RoomState]:
+        """Several rooms at once, by code (for the per-process watcher)."""
+        codes = [c for c in codes if c]
+        if not codes:
+            return {}
+        with Session(self.engine) as s:
+            rows = s.execute(select(Room.code, Room.step, Room.round, Room.follow).where(Room.code.in_(codes)))
+            return {r[0]: RoomState(*r) for r in rows}
+
+    def latest_room(self) -> RoomState | None:
+        with Session(self.engine) as s:
+            row = s.execute(select(Room.code, Room.step, Room.round, Room.follow)
+                            .order_by(Room.created_at.desc(), Room.id.desc()).limit(1)).first()
+        return RoomState(*row) if row else None
+
+    def set_step(self, code: str, step: int) -> None:
+        """Show ``step`` (1-3) in room ``code``.
+
+        Raises
+        ------
+        ValueError
+            If ``step`` is not 1, 2 or 3.
+        """
+        if step not in STEPS:
+            raise ValueError(f"step must be 1, 2 or 3, got {step!r}")
+        self._update(code, step=step)
+
+    def set_follow(self, code: str, follow: bool) -> None:
+        self._update(code, follow=bool(follow))
+
+    def _update(self, code: str, **values) -> None:
+        with Session(self.engine) as s:
+            s.execute(update(Room).where(Room.code == code).values(**values))
+            s.commit()
+
+    def new_round(self, code: str, now: float | None = None) -> int:
+        """Start the next round of room ``code`` (the earlier ones are kept); return its number."""
+        now = time.time() if now is None else now
+        with Session(self.engine) as s:
+            room = s.scalar(select(Room).where(Room.code == code).with_for_update())
+            if room is None:
+                raise KeyError(code)
+            room.round += 1
+            s.add(Round(room_id=room.id, number=room.round, created_at=now))
+            s.commit()
+            return room.round
+
+    def _round_id(self, s: Session, code: str, number: int | None = None) -> tuple[int, int] | None:
+        """(round id, round number) of round ``number`` (default: the current one) of room ``code``."""
+        q = select(Round.id, Round.number).join(Room, Room.id == Round.room_id).where(Room.code == code)
+        q = q.where(Round.number == (Room.round if number is None else number))
+        row = s.execute(q).first()
+        return (row[0], row[1]) if row else None
+
+    # --- predictions -------------------------------------------------------------------
+    def submit(self, code: str, student: str, step: int, value, now: float | None = None,
+               bounds: tuple[float, float] = (-20.0, 20.0)) -> Submitted:
+        """Store ``student``'s prediction ``value`` for ``step`` in the current round of room ``code``.
+
+        One prediction per student per step per round: a later one replaces
+        the earlier one. Returns :class:`Submitted`; a refusal stores nothing.
+        Committed before it returns, so an ``ok`` survives a killed server.
+        """
+        now = time.time() if now is None else now
+        if not valid_student(student):
+            return Submitted(False, "student")
+        if isinstance(step, bool) or step not in STEPS:
+            return Submitted(False, "step")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or not bounds[0] <= value <= bounds[1]:
+            return Submitted(False, "value")
+        code = normalise_code(code) or ""
+        with Session(self.engine) as s:
+            current = self._round_id(s, code)
+            if current is None:
+                return Submitted(False, "room")
+            round_id, number = current
+            last = s.scalar(select(func.max(Prediction.submitted_at)).join(Round, Round.id == Prediction.round_id)
+                            .join(Room, Room.id == Round.room_id)
+                            .where(Room.code == code, Prediction.student == student))
+            if last is not None and now - last < MIN_SUBMIT_INTERVAL_S:
+                return Submitted(False, "rate", number)
+            old = s.scalar(select(Prediction).where(Prediction.round_id == round_id, Prediction.step == step,
+                                                    Prediction.student == student))
+            if old is None:
+                s.add(Prediction(round_id=round_id, step=step, student=student, value=float(value),
+                                 submitted_at=now, revisions=0))
+            else:
+                old.value, old.submitted_at, old.revisions = float(value), now, old.revisions + 1
+            try:
+                s.commit()
+            except IntegrityError:  # the same student's other tab stored it a moment ago: replace that one
+                s.rollback()
+                s.execute(update(Prediction).where(Prediction.round_id == round_id, Prediction.step == step,
+                                                   Prediction.student == student)
+                          .values(value=float(value), submitted_at=now, revisions=Prediction.revisions + 1))
+                s.commit()
+                return Submitted(True, round=number, replaced=True)
+            return Submitted(True, round=number, replaced=old is not None)
+
+    def prediction(self, code: str, student: str, step: int, round: int | None = None) -> float | None:
+        """``student``'s prediction for ``step`` in round ``round`` (default: the current one), or None."""
+        with Session(self.engine) as s:
+            current = self._round_id(s, normalise_code(code) or "", round)
+            if current is None:
+                return None
+            return s.scalar(select(Prediction.value).where(
+                Prediction.round_id == current[0], Prediction.step == step, Prediction.student == student))
+
+    def latest_prediction(self, code: str, student: str) -> tuple[int, float] | None:
+        """(step, value) of ``student``'s latest prediction in the current round, or None."""
+        with Session(self.engine) as s:
+            current = self._round_id(s, normalise_code(code) or "")
+            if current is None:
+                return None
+            row = s.execute(select(Prediction.step, Prediction.value)
+                            .where(Prediction.round_id == current[0], Prediction.student == student)
+                            .order_by(Prediction.submitted_at.desc()).limit(1)).first()
+            return (row[0], row[1]) if row else None
+
+    def values(self, code: str, step: int, round: int | None = None) -> list[float]:
+        """Every stored prediction for ``step`` in round ``round`` (default: current), in submission order."""
+        with Session(self.engine) as s:
+            current = self._round_id(s, code, round)
+            if current is None:
+                return []
+            return list(s.scalars(select(Prediction.value).where(
+                Prediction.round_id == current[0], Prediction.step == step).order_by(Prediction.submitted_at)))
+
+    def count(self, code: str, step: int, round: int | None = None) -> int:
+        with Session(self.engine) as s:
+            current = self._round_id(s, code, round)
+            if current is None:
+                return 0
+            return int(s.scalar(select(func.count()).select_from(Prediction).where(
+                Prediction.round_id == current[0], Prediction.step == step)))
+
+    # --- reveals --------------------------------------------------------------------------
+    def reveal(self, code: str, step: int, now: float | None = None) -> None:
+        """Mark ``step`` of the current round of room ``code`` revealed (again: no change)."""
+        now = time.time() if now is None else now
+        with Session(self.engine) as s:
+            current = self._round_id(s, code)
+            if current is None:
+                raise KeyError(code)
+            if s.get(Reveal, (current[0], step)) is None:
+                s.add(Reveal(round_id=current[0], step=step, revealed_at=now))
+                try:
+                    s.commit()
+                except IntegrityError:
+                    s.rollback()
+
+    def revealed(self, code: str, step: int, round: int | None = None) -> bool:
+        with Session(self.engine) as s:
+            current = self._round_id(s, code, round)
+            return current is not None and s.get(Reveal, (current[0], step)) is not None
+
+    # --- export -------------------------------------------------------------------------------
+    def export_rows(self, code: str) -> list[dict]:
+        """Every prediction of every round of room ``code``, oldest round first."""
+        with Session(self.engine) as s:
+            rows = s.execute(
+                select(Room.code, Round.number, Prediction.step, Prediction.student, Prediction.value,
+                       Prediction.submitted_at, Prediction.revisions, Reveal.revealed_at)
+                .join(Round, Round.room_id == Room.id).join(Prediction, Prediction.round_id == Round.id)
+                .outerjoin(Reveal, (Reveal.round_id == Round.id) & (Reveal.step == Prediction.step))
+                .where(Room.code == code).order_by(Round.number, Prediction.step, Prediction.submitted_at))
+            return [dict(room=r[0], round=r[1], step=r[2], student=r[3], prediction=r[4], submitted_at=r[5],
+                         revisions=r[6], revealed=r[7] is not None) for r in rows]
+
+    def export_csv(self, code: str) -> str:
+        """:meth:`export_rows` as CSV text (UTF-8), cells neutralised against spreadsheet formulas."""
+        out = io.StringIO()
+        fields = ["room", "round", "step", "student", "prediction", "submitted_at_utc", "revisions", "revealed"]
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(fields)
+        for row in self.export_rows(code):
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row["submitted_at"]))
+            writer.writerow([neutralise(c) for c in (row["room"], row["round"], row["step"], row["student"],
+                                                      repr(float(row["prediction"])), stamp, row["revisions"],
+                                                      "yes" if row["revealed"] else "no")])
+        return out.getvalue()
+
+    # --- instructor logins ----------------------------------------------------------------------
+    def login_allowed(self, client: str, now: float | None = None) -> bool:
+        """Whether ``client`` has had fewer than 10 failed logins in the last minute."""
+        now = time.time() if now is None else now
+        with Session(self.engine) as s:
+            n = s.scalar(select(func.count()).select_from(LoginFailure).where(
+                LoginFailure.client == client[:64], LoginFailure.at > now - LOGIN_WINDOW_S))
+        return n < LOGIN_FAILURES_ALLOWED
+
+    def login_failed(self, client: str, now: float | None = None) -> None:
+        now = time.time() if now is None else now
+        with Session(self.engine) as s:
+            s.add(LoginFailure(client=client[:64], at=now))
+            s.execute(delete(LoginFailure).where(LoginFailure.at < now - 10 * LOGIN_WINDOW_S))
+            s.commit()
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def normalise_code(code) -> str | None:
+    """A room code as stored (upper case), or None when ``code`` cannot be one."""
+    if not isinstance(code, str):
+        return None
+    code = code.strip().upper()
+    if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
+        return None
+    return code
+
+
+def valid_student(student) -> bool:
+    """Whether ``student`` is an anonymous id as the browser makes them."""
+    lo, hi = STUDENT_ID_LENGTH
+    return isinstance(student, str) and lo <= len(student) <= hi and set(student) <= STUDENT_ID_CHARS
+
+
+def neutralise(cell) -> str:
+    """A CSV cell a spreadsheet shows as text: one starting with =, +, -, @ (or tab, CR) gets a leading '.
+
+    Numbers are left alone when they are plain numbers (a negative
+    prediction stays a number a spreadsheet can average).
+
+    >>> neutralise("=HYPERLINK(1)"), neutralise("-3.5"), neutralise("@x")
+    ("'=HYPERLINK(1)", '-3.5', "'@x")
+    """
+    text = str(cell)
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        try:
+            float(text)
+            return text
+        except ValueError:
+            return "'" + text
+    return text
+
+
+_stores: dict[tuple[int, str], Store] = {}
+_stores_lock = threading.Lock()
+
+
+def store_for(url: str) -> Store:
+    """The :class:`Store` of ``url`` in this process (one engine per process: never shared across a fork)."""
+    key = (os.getpid(), url)
+    with _stores_lock:
+        store = _stores.get(key)
+        if store is None:
+            store = _stores[key] = Store(url)
+        return store

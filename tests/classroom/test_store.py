@@ -1,0 +1,207 @@
+"""The class's storage on SQLite and on a real PostgreSQL server: rooms, rounds, predictions, reveals."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import sqlite3
+
+import pytest
+from sqlalchemy import text
+
+from attention_explorable.classroom import store as store_module
+from attention_explorable.classroom.store import (CODE_ALPHABET, CODE_LENGTH, SCHEMA_VERSION, Store, StoreError,
+                                                  check_url, default_url, neutralise, normalise_code)
+
+ALICE, BOB = "alice-0000000001", "bob-00000000002"
+
+
+@pytest.fixture
+def store(db_url):
+    s = Store(db_url)
+    yield s
+    s.close()
+
+
+def test_a_room_has_a_short_code_step_1_round_1_and_followers(store):
+    room = store.create_room()
+    assert len(room.code) == CODE_LENGTH and set(room.code) <= set(CODE_ALPHABET)
+    assert (room.step, room.round, room.follow) == (1, 1, True)
+    assert store.room(room.code.lower()) == room  # a code typed in lower case joins too
+    assert store.room("NOPE00") is None and store.room("") is None and store.room(None) is None
+
+
+def test_one_prediction_per_student_per_step_per_round_a_new_one_replaces(store):
+    code = store.create_room().code
+    assert store.submit(code, ALICE, 1, 5.0, now=100.0).ok
+    assert store.submit(code, BOB, 1, 7.0, now=100.0).ok
+    again = store.submit(code, ALICE, 1, 6.0, now=102.0)
+    assert again.ok and again.replaced
+    assert sorted(store.values(code, 1)) == [6.0, 7.0]
+    assert store.count(code, 1) == 2
+    assert store.submit(code, ALICE, 2, 9.0, now=104.0).ok  # another step: another prediction
+    assert store.values(code, 2) == [9.0] and store.count(code, 1) == 2
+    assert store.prediction(code, ALICE, 1) == 6.0
+    assert store.latest_prediction(code, ALICE) == (2, 9.0)
+
+
+def test_at_most_one_prediction_a_second_per_student(store):
+    code = store.create_room().code
+    assert store.submit(code, ALICE, 1, 5.0, now=100.0).ok
+    refused = store.submit(code, ALICE, 2, 6.0, now=100.5)
+    assert not refused.ok and refused.reason == "rate"
+    assert store.values(code, 2) == []
+    assert store.submit(code, BOB, 1, 6.0, now=100.5).ok  # another student is not held back
+    assert store.submit(code, ALICE, 2, 6.0, now=101.0).ok
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 20.5, -21, "6", None, True, [6]])
+def test_values_that_are_not_finite_numbers_in_range_are_refused_and_not_stored(store, value):
+    code = store.create_room().code
+    result = store.submit(code, ALICE, 1, value, now=100.0)
+    assert not result.ok and result.reason == "value"
+    assert store.values(code, 1) == [] and store.export_rows(code) == []
+
+
+@pytest.mark.parametrize("student, step, reason", [
+    ("short", 1, "student"), ("x" * 65, 1, "student"), ("bad id with spaces", 1, "student"), (None, 1, "student"),
+    (ALICE, 0, "step"), (ALICE, 4, "step"), (ALICE, True, "step"), (ALICE, "1", "step")])
+def test_malformed_students_and_steps_are_refused(store, student, step, reason):
+    code = store.create_room().code
+    result = store.submit(code, student, step, 6.0, now=100.0)
+    assert (result.ok, result.reason) == (False, reason)
+
+
+def test_a_submission_to_an_unknown_room_is_refused(store):
+    assert store.submit("ABCDEF", ALICE, 1, 6.0).reason == "room"
+
+
+def test_a_new_round_starts_empty_and_keeps_the_old_ones(store):
+    code = store.create_room().code
+    store.submit(code, ALICE, 1, 5.0, now=100.0)
+    store.reveal(code, 1)
+    assert store.new_round(code) == 2
+    assert store.room(code).round == 2
+    assert store.values(code, 1) == [] and not store.revealed(code, 1)
+    assert store.values(code, 1, round=1) == [5.0] and store.revealed(code, 1, round=1)
+    assert store.submit(code, ALICE, 1, 8.0, now=102.0).round == 2
+    rows = store.export_rows(code)
+    assert [(r["round"], r["prediction"], r["revealed"]) for r in rows] == [(1, 5.0, True), (2, 8.0, False)]
+
+
+def test_step_and_follow_are_stored(store):
+    code = store.create_room().code
+    store.set_step(code, 3)
+    store.set_follow(code, False)
+    room = store.room(code)
+    assert (room.step, room.follow) == (3, False)
+    assert store.rooms([code, "ZZZZZZ"]) == {code: room}
+    assert store.latest_room() == room
+    with pytest.raises(ValueError, match="step must be 1, 2 or 3, got 4"):
+        store.set_step(code, 4)
+
+
+def test_rooms_are_shared_by_two_stores_on_one_database(db_url):
+    """Two server processes are two engines on one database."""
+    a, b = Store(db_url), Store(db_url)
+    try:
+        code = a.create_room().code
+        assert b.submit(code, ALICE, 1, 6.0).ok
+        assert a.values(code, 1) == [6.0]
+        b.new_round(code)
+        assert a.room(code).round == 2
+    finally:
+        a.close()
+        b.close()
+
+
+def test_the_csv_has_every_round_and_neutralises_formula_cells(store):
+    code = store.create_room().code
+    store.submit(code, "-danger12345", 1, -3.5, now=100.0)
+    store.submit(code, BOB, 1, 6.0, now=100.0)
+    store.new_round(code)
+    store.submit(code, BOB, 1, 9.0, now=200.0)
+    # Ids the browser never makes, as if written into the database by other means.
+    with store.engine.begin() as conn:
+        conn.execute(text("INSERT INTO predictions (round_id, step, student, value, submitted_at, revisions) "
+                          "SELECT id, 2, '=HYPERLINK(1)', 4.0, 300.0, 0 FROM rounds WHERE number = 2"))
+        conn.execute(text("INSERT INTO predictions (round_id, step, student, value, submitted_at, revisions) "
+                          "SELECT id, 3, '@SUM(A1)', 4.0, 300.0, 0 FROM rounds WHERE number = 2"))
+        conn.execute(text("INSERT INTO predictions (round_id, step, student, value, submitted_at, revisions) "
+                          "SELECT id, 3, '+1+1', 4.0, 301.0, 0 FROM rounds WHERE number = 2"))
+    rows = list(csv.reader(io.StringIO(store.export_csv(code))))
+    assert rows[0] == ["room", "round", "step", "student", "prediction", "submitted_at_utc", "revisions", "revealed"]
+    body = rows[1:]
+    assert [(r[1], r[2]) for r in body] == [("1", "1"), ("1", "1"), ("2", "1"), ("2", "2"), ("2", "3"), ("2", "3")]
+    assert {r[3] for r in body} == {"'-danger12345", BOB, "'=HYPERLINK(1)", "'@SUM(A1)", "'+1+1"}
+    assert sorted(r[4] for r in body) == ["-3.5", "4.0", "4.0", "4.0", "6.0", "9.0"]  # a negative number stays a number
+    assert body[0][5] == "1970-01-01T00:01:40Z"
+
+
+@pytest.mark.parametrize("cell, shown", [("=1+1", "'=1+1"), ("+1+1", "'+1+1"), ("-1+1", "'-1+1"),
+                                         ("@A1", "'@A1"), ("\t=1", "'\t=1"), ("-2.5", "-2.5"), ("abc", "abc")])
+def test_neutralise(cell, shown):
+    assert neutralise(cell) == shown
+
+
+def test_failed_logins_are_limited_to_10_a_minute_per_client(store):
+    for i in range(10):
+        assert store.login_allowed("10.0.0.7", now=1000.0 + i)
+        store.login_failed("10.0.0.7", now=1000.0 + i)
+    assert not store.login_allowed("10.0.0.7", now=1010.0)
+    assert store.login_allowed("10.0.0.8", now=1010.0)
+    assert store.login_allowed("10.0.0.7", now=1061.0)  # the first failures are a minute old
+
+
+def test_the_schema_version_is_recorded_and_a_newer_one_refused(db_url):
+    s = Store(db_url)
+    assert s.schema_version() == SCHEMA_VERSION
+    Store(db_url).close()  # opening again adds no second row
+    with s.engine.begin() as conn:
+        assert conn.execute(text("SELECT count(*) FROM schema_version")).scalar() == 1
+        conn.execute(text("UPDATE schema_version SET version = :v"), {"v": SCHEMA_VERSION + 1})
+    s.close()
+    with pytest.raises(StoreError, match=f"schema version {SCHEMA_VERSION + 1}, newer"):
+        Store(db_url)
+
+
+def test_sqlite_runs_in_wal_mode(tmp_path):
+    path = tmp_path / "class.sqlite3"
+    s = Store(f"sqlite:///{path}")
+    s.create_room()
+    s.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_the_default_database_is_an_sqlite_file_in_the_user_data_folder(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    url = default_url()
+    assert url == f"sqlite:///{tmp_path / 'attention-explorable' / 'classroom.sqlite3'}"
+    s = Store(url)  # the folder is made
+    assert s.create_room().round == 1
+    s.close()
+    assert (tmp_path / "attention-explorable" / "classroom.sqlite3").exists()
+
+
+@pytest.mark.parametrize("url, says", [
+    ("nonsense", "is not a database URL"), ("mysql://x/y", "only sqlite and postgresql"),
+    ("postgresql+nodriver://x/y", "no driver")])
+def test_bad_database_urls_are_named(url, says):
+    assert says in check_url(url) and repr(url) in check_url(url)
+
+
+def test_good_database_urls_pass():
+    assert check_url("sqlite:///x.db") is None and check_url("postgresql+psycopg://u@h/db") is None
+
+
+def test_normalise_code():
+    assert normalise_code(" abcdef ") == "ABCDEF"
+    assert normalise_code("ABCDE0") is None  # 0 is not a code letter
+    assert normalise_code(123) is None
+
+
+def test_store_for_gives_one_store_per_process_and_url(tmp_path):
+    url = f"sqlite:///{tmp_path / 'x.sqlite3'}"
+    assert store_module.store_for(url) is store_module.store_for(url)
