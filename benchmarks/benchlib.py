@@ -352,10 +352,16 @@ class BokehSession:
 
     @classmethod
     async def open(cls, base: str, app: str, timeout: float = 60.0,
-                   user_agent: str = "ae-benchmark", query: str = "") -> BokehSession:
-        """Open a session of ``app`` (the page at ``base/app?query``, then its websocket)."""
+                   user_agent: str = "ae-benchmark", query: str = "",
+                   cookies: dict[str, str] | None = None) -> BokehSession:
+        """Open a session of ``app`` (the page at ``base/app?query``, then its websocket).
+
+        ``cookies`` are sent with the page request and the websocket, as a
+        browser sends the cookies it holds.
+        """
         self = cls(base, app, user_agent)
         self.query = query
+        self.cookies.update(cookies or {})
         await asyncio.wait_for(self._open(), timeout)
         return self
 
@@ -365,8 +371,11 @@ class BokehSession:
 
         client = AsyncHTTPClient()
         query = getattr(self, "query", "")
+        page_headers = {"User-Agent": self.user_agent}
+        if self.cookies:
+            page_headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         page = await client.fetch(f"{self.base}/{self.app}" + (f"?{query}" if query else ""), request_timeout=60,
-                                  headers={"User-Agent": self.user_agent})
+                                  headers=page_headers)
         # Like a browser: keep the cookies the page sets (a reverse proxy's
         # sticky-session cookie) and send them with the websocket upgrade.
         for header in page.headers.get_list("Set-Cookie"):

@@ -12,7 +12,7 @@ const web = join(dirname(fileURLToPath(import.meta.url)), "..", "src", "attentio
 const outdir = process.argv[2] || join(web, "dist");
 // The explorables' controllers (run by Bokeh's CustomJS); the other modules
 // in web/ are imported by them or loaded by Panel as ESM components.
-const ENTRIES = ["steps", "vector", "matrix", "selfcross", "exercise", "connection", "frame"];
+const ENTRIES = ["steps", "vector", "matrix", "selfcross", "exercise", "connection", "frame", "classroom"];
 const entries = readdirSync(web).filter((f) => ENTRIES.includes(f.replace(/\.js$/, "")));
 await build({
   entryPoints: entries.map((f) => join(web, f)),

@@ -48,19 +48,23 @@ def _page_setup(language: str = "zh") -> None:
         doc.template_variables["lang"] = HTML_LANG.get(language, language)
 
 
-def connection_notice(language: str = "zh") -> pn.pane.Bokeh:
+def connection_notice(language: str = "zh", link=None) -> pn.pane.Bokeh:
     """A notice (class ``ae-connection-lost``) that appears when the page loses its server.
 
     Shown by ``web/connection.js`` on the document's ``connection_lost``
     event, in a server session; elsewhere (a saved page) it never shows.
+    With ``link`` (a page in a room, :class:`~.classroom.student.StudentLink`)
+    it also says whether the last prediction was received.
     """
     notice = html_model("ae-connection-lost", visible=False)
     notice.css_classes = ["ae-connection-lost"]
     notice.stylesheets = [*notice.stylesheets, _NOTICE_CSS]
     doc = pn.state.curdoc
     if doc is not None and doc.session_context is not None:
-        doc.js_on_event("connection_lost", CustomJS(code=web_module("connection"), module=True, args={
-            "notice": notice, "message": text("connection_lost", language)}))
+        args = {"notice": notice, "message": text("connection_lost", language)}
+        if link is not None:
+            args.update(link=link.model, strings=link.browser_config()["strings"])
+        doc.js_on_event("connection_lost", CustomJS(code=web_module("connection"), module=True, args=args))
     return pn.pane.Bokeh(notice, sizing_mode="stretch_width", margin=0)
 
 
@@ -84,8 +88,19 @@ def textbook_app(language: str = "zh") -> pn.viewable.Viewable:
     load = "all" if [v.decode() if isinstance(v, bytes) else v for v in args.get("explorables", [])] == ["all"] \
         else "on_approach"
     page_frame()
-    return pn.Column(connection_notice(language), TextbookPage(language=language, load=load),
+    link = _room_link(language)
+    return pn.Column(connection_notice(language, link), TextbookPage(language=language, load=load, classroom=link),
                      sizing_mode="stretch_width", margin=0)
+
+
+def _room_link(language: str):
+    """The page's link to its room (``?room=CODE``, not an explorable parameter), or None."""
+    if not (pn.state.session_args or {}).get("room"):
+        return None
+    from .classroom.student import StudentLink, room_argument
+
+    room = room_argument()
+    return StudentLink(room, language) if room else None
 
 
 def steps_app(language: str = "zh") -> pn.viewable.Viewable:
@@ -93,8 +108,9 @@ def steps_app(language: str = "zh") -> pn.viewable.Viewable:
     from .explorables.steps import StepsExplorer, presenter_keys
 
     _page_setup(language)
-    return _explorer_page("steps_heading", StepsExplorer(language=language), language,
-                          presenter_keys(language))
+    link = _room_link(language)
+    return _explorer_page("steps_heading", StepsExplorer(language=language, classroom=link), language,
+                          presenter_keys(language), link=link)
 
 
 def session_query() -> dict:
@@ -114,14 +130,14 @@ def page_frame(heading=None) -> None:
                                                    args={"heading": heading}))
 
 
-def _explorer_page(heading_key: str, explorer, language: str, *extra) -> pn.viewable.Viewable:
+def _explorer_page(heading_key: str, explorer, language: str, *extra, link=None) -> pn.viewable.Viewable:
     explorer.open_link(session_query())  # a deep link: /steps?step=3&temperature=0.05
     heading = html_model("ae-page-heading", margin=(8, 5))
     heading.css_classes = ["ae-page-heading"]
     heading.text = html.escape(f"<h1 style='margin:0'>{html.escape(text(heading_key, language))}</h1>")
     page_frame(heading)
     return pn.Column(
-        connection_notice(language),
+        connection_notice(language, link),
         pn.pane.Bokeh(heading, sizing_mode="stretch_width", margin=0),
         *extra,
         explorer,
@@ -153,6 +169,15 @@ def selfcross_app(language: str = "zh") -> pn.viewable.Viewable:
 
     _page_setup(language)
     return _explorer_page("selfcross_heading", SelfCrossExplorer(language=language), language)
+
+
+def instructor_app(language: str = "zh") -> pn.viewable.Viewable:
+    """The instructor's view of the class: the room, its predictions, the reveal (``/instructor``)."""
+    from .classroom.instructor import instructor_page
+
+    _page_setup(language)
+    return pn.Column(connection_notice(language), instructor_page(language), sizing_mode="stretch_width",
+                     margin=0)
 
 
 #: App name -> builder, in the order the CLI lists and serves them.

@@ -10,9 +10,10 @@ Write the static site (open ``site/index.html``; no server needed)::
 
     attention-explorable export site --language zh
 
-Serve a classroom on the local network::
+Serve a classroom on the local network (prints the addresses students use,
+the instructor's URL and, unless given, a fresh instructor secret)::
 
-    attention-explorable serve --address 0.0.0.0 --port 8080 --allow-websocket-origin '*'
+    attention-explorable serve --address 0.0.0.0 --port 8080
 """
 
 from __future__ import annotations
@@ -89,14 +90,69 @@ def _parser() -> argparse.ArgumentParser:
                        help="address to listen on (default 127.0.0.1; 0.0.0.0 for a classroom)")
     serve.add_argument("--show", action="store_true", help="open the first app in a browser")
     serve.add_argument("--allow-websocket-origin", action="append", default=None, metavar="HOST[:PORT]",
-                       help="extra origin allowed to connect (repeatable; '*' allows any)")
+                       help="origin allowed to connect besides this machine's own addresses (repeatable; "
+                            "'*' allows any)")
     serve.add_argument("--num-procs", type=int, default=1,
                        help="number of worker processes (0 = one per core; needs sticky sessions behind a proxy)")
+    _class_options(serve)
     export = sub.add_parser("export", help="write the static site: the textbook, each explorable, embeds")
     export.add_argument("directory", help="folder to write the site into (created if missing)")
     export.add_argument("--language", choices=["zh", "en"], default="zh", help="interface language (default zh)")
     sub.add_parser("list", help="list the apps and their URLs")
     return parser
+
+
+def _class_options(serve: argparse.ArgumentParser) -> None:
+    from .classroom.limits import DEFAULT_LIMIT
+
+    serve.add_argument("--db", metavar="URL", default=None,
+                       help="database of the class (SQLAlchemy URL; default: an SQLite file in your data folder; "
+                            "postgresql+psycopg://... for several processes or machines)")
+    serve.add_argument("--instructor-key", metavar="SECRET", default=None,
+                       help="the instructor's secret for /instructor (default: $AE_INSTRUCTOR_KEY, else a new "
+                            "one printed at start)")
+    serve.add_argument("--max-sessions-per-client", type=int, default=DEFAULT_LIMIT, metavar="N",
+                       help=f"sessions one client address may hold open per process (default {DEFAULT_LIMIT}; "
+                            "0: no limit)")
+    serve.add_argument("--use-xheaders", action="store_true",
+                       help="take the client's address from X-Real-IP/X-Forwarded-For (behind a proxy)")
+
+
+def _prepare_class(args) -> tuple[str | None, dict]:
+    """Check the class's options and set them up for the server processes.
+
+    Returns (a one-line problem or None, what to pass on to ``pn.serve``).
+    The database is opened once here (its tables made), the secret chosen,
+    and both put into the environment the worker processes inherit.
+    """
+    import os
+    import secrets
+
+    from .classroom import config, network
+    from .classroom.store import Store, StoreError, check_url, default_url
+
+    if args.max_sessions_per_client < 0:
+        return f"--max-sessions-per-client must be 0 (no limit) or more, got {args.max_sessions_per_client}", {}
+    url = args.db or os.environ.get(config.DB_ENV) or default_url()
+    problem = check_url(url)
+    if problem:
+        return problem, {}
+    try:
+        Store(url).close()
+    except StoreError as exc:
+        return f"--db: {exc}", {}
+    except Exception as exc:  # noqa: BLE001 - a database that cannot be reached, named on one line
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        return f"--db {url!r}: cannot open the database: {reason}", {}
+    key = args.instructor_key or os.environ.get(config.KEY_ENV) or ""
+    generated = not key
+    key = key or secrets.token_urlsafe(12)
+    hosts = network.student_hosts(args.address)
+    os.environ.update({config.DB_ENV: url, config.KEY_ENV: key,
+                       config.PUBLIC_URLS_ENV: " ".join(f"http://{h}:{args.port}" for h in hosts)})
+    origins = [f"{h}:{args.port}" for h in network.reachable_hosts(args.address)]
+    origins += [o for o in (args.allow_websocket_origin or []) if o not in origins]
+    return None, {"origins": origins, "key": key if generated else None, "hosts": hosts, "db": url}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,19 +181,36 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: {problem}", file=sys.stderr)
         return 2
 
+    problem, served = _prepare_class(args)
+    if problem:
+        print(f"{PROG}: error: {problem}", file=sys.stderr)
+        return 2
+
     import panel as pn
 
     from . import doors, serving
+    from .apps import instructor_app
+    from .classroom import handlers
+    from .classroom.limits import SessionCap
 
     doors.install()  # page builds in turns, clients in rotation; autoload takes only an element id
     if serving.fast_path_requested():
         serving.enable_fast_path()
-    origins = args.allow_websocket_origin or [f"{h}:{args.port}" for h in ("localhost", "127.0.0.1", args.address)]
-    print(f"{PROG}: serving " + ", ".join(f"http://{args.address}:{args.port}/{n}" for n in APPS), flush=True)
+    origins = served["origins"]
+    cap = SessionCap(args.max_sessions_per_client)
+    apps = {n: cap.guard(b) for n, b in {**APPS, "instructor": instructor_app}.items()}
+    bases = [f"http://{h}:{args.port}" for h in served["hosts"]]
+    print(f"{PROG}: serving " + ", ".join(f"{bases[0]}/{n}" for n in APPS), flush=True)
+    for base in bases[1:]:
+        print(f"{PROG}: also at {base}/textbook", flush=True)
+    print(f"{PROG}: instructor: {bases[0]}/instructor (class database: {served['db']})", flush=True)
+    if served["key"]:
+        print(f"{PROG}: instructor secret (for this run): {served['key']}", flush=True)
     pn.serve(
-        dict(APPS), port=args.port, address=args.address, show=args.show,
-        websocket_origin=origins, num_procs=args.num_procs, title={n: f"{n} · attention" for n in APPS},
-        extra_patterns=doors.refused_routes(), start=True,
+        apps, port=args.port, address=args.address, show=args.show,
+        websocket_origin=origins, num_procs=args.num_procs, title={n: f"{n} · attention" for n in apps},
+        extra_patterns=[*doors.refused_routes(), *handlers.patterns()], use_xheaders=args.use_xheaders,
+        start=True,
     )
     return 0
 

@@ -389,3 +389,30 @@ def heat_colors(values, masked, diverging: bool = False, limit: float = 1.0):
             dark = w > 0.5
         text_color.append("#ffffff" if dark else "#222222")
     return fill, text_color
+
+
+def histogram_figure(bars: ColumnDataSource, answer: Span, x_label: str, y_label: str):
+    """The room's predictions as bars, for a projector (24 px text); ``answer`` marks the true y.
+
+    ``bars`` has columns ``left``, ``right`` (bar edges in units of y) and
+    ``count`` (students); ``answer`` is a vertical :class:`Span` the caller
+    shows (``visible``, ``location``) once the instructor reveals the answer.
+    """
+    fig = _base_figure("", height=340, y_range=DataRange1d(start=0, min_interval=1, range_padding=0.1))
+    fig.quad(left="left", right="right", top="count", bottom=0, source=bars, fill_color=PALETTE["prediction"],
+             line_color="white", fill_alpha=0.85)
+    fig.add_layout(answer)
+    fig.xaxis.axis_label, fig.yaxis.axis_label = x_label, y_label
+    for axis in (fig.xaxis, fig.yaxis):
+        axis.axis_label_text_font_size = "24px"
+        axis.major_label_text_font_size = "24px"
+    fig.yaxis.ticker.desired_num_ticks = 5
+    fig.yaxis.ticker.min_interval = 1  # whole students
+    fig.yaxis.minor_tick_line_color = None
+    fig.xgrid.visible = False
+    return fig
+
+
+def answer_span() -> Span:
+    """The revealed answer on :func:`histogram_figure`: hidden, placed nowhere, until the reveal."""
+    return Span(location=None, dimension="height", line_color=PALETTE["output"], line_width=5, visible=False)

@@ -105,8 +105,9 @@ class TextbookPage(pn.viewable.Viewer):
         "who stops early costs the server nothing more; 'all': everything with the page. Outside "
         "a server session everything is built."))
 
-    def __init__(self, **params):
+    def __init__(self, classroom=None, **params):
         super().__init__(**params)
+        self._classroom = classroom  # a page in a room: the steps explorable submits to it
         for name in EXPLORABLES:  # their state models must be defined before the page is sent
             explorable_class(name)
         self.sections = _sections(self.language)
@@ -161,7 +162,7 @@ class TextbookPage(pn.viewable.Viewer):
             styles={"border": "1px solid #e3e3e3", "border-radius": "8px", "padding": "6px",
                     "margin": "12px 0"},
         )
-        if self._defer and self.explorables:
+        if self._defer and self.explorables and not (name == "steps" and self._classroom):
             box.append(self._placeholder(name, "explorable", lambda: self._build(cls, name)))
         else:
             box.append(self._build(cls, name))
@@ -195,7 +196,8 @@ class TextbookPage(pn.viewable.Viewer):
 
     def _build(self, cls: type, name: str):
         # On this page each explorable reads its link parameters behind its name: ?steps.step=3
-        view = cls(language=self.language, link_prefix=f"{name}.")
+        extra = {"classroom": self._classroom} if name == "steps" and self._classroom else {}
+        view = cls(language=self.language, link_prefix=f"{name}.", **extra)
         view.open_link(pn.state.session_args or {})
         self.explorables[name] = view
         return view

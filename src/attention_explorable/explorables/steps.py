@@ -50,6 +50,9 @@ class StepsExplorer(Explorable):
         Whether the step has been demonstrated; whether the replay runs.
     language : {"zh", "en"}
         Language of the interface text.
+    classroom : attention_explorable.classroom.student.StudentLink, optional
+        On a page in a room (``?room=CODE``): "演示本步" and "提交预测"
+        submit the prediction to the room. Not a parameter: not part of the state.
 
     Raises
     ------
@@ -89,10 +92,11 @@ class StepsExplorer(Explorable):
     _state_params = steps_view.STATE_NAMES
     _link_params = ("step", *scenarios.STATE_KEYS, "prediction_text")
 
-    def __init__(self, **params):
+    def __init__(self, classroom=None, **params):
         # Start in the chosen step's own situation, except what the caller set.
         start = scenarios.get_step(params.get("step", type(self).param.step.default)).start
         super().__init__(**{**start, **params})
+        self._classroom = classroom
         t = self._t
         self._sources = {
             "values": ColumnDataSource({"x": [], "label": []}),
@@ -143,6 +147,8 @@ class StepsExplorer(Explorable):
             events[s] = "value"
             events[box] = "value"
         self._attach(events)
+        if classroom is not None:
+            classroom.attach(self, self._state, self._demonstrate)
 
     # --- the view -------------------------------------------------------------
     @property
@@ -195,7 +201,8 @@ class StepsExplorer(Explorable):
         left = pn.Column(
             pn.Row(*map(bokeh, self._step_buttons.values()), sizing_mode="stretch_width"),
             bokeh(self._html["question"]), hint, bokeh(self._prediction_input), bokeh(self._html["error"]),
-            bokeh(self._demonstrate), bokeh(self._html["result"]),
+            bokeh(self._demonstrate), self._classroom.panel() if self._classroom else None,
+            bokeh(self._html["result"]),
             *(bokeh(row) for _, _, row in self._sliders.values()), bokeh(self._html["notice"]),
             styles={"flex": "1 1 330px", "max-width": "440px", "min-width": "0"},
         )
@@ -223,6 +230,7 @@ class PresenterKeys(JSComponent):
     """
 
     hint = param.String("", doc="The hint shown, e.g. which keys do what.")
+    targets = param.Dict(default={}, doc="More keys: a key (either case) -> the CSS selector of the button it clicks.")
 
     _esm = Path(__file__).parent.parent / "web" / "keys.js"
 

@@ -4,9 +4,11 @@
 // keys and taps into state and draws every change of state.
 import {controller} from "./controller.js";
 import {
-  echo, fill, formatFixed, formatG, formatNumber, parseNumber, pyStrip, readState, softmax, typedNumber, writeView,
+  echo, fill, formatFixed, formatG, formatNumber, pyStrip, readState, softmax, typedNumber, writeView,
 } from "./shared.js";
+import {parsePrediction} from "./prediction.js";
 
+export {parsePrediction};
 // The shared pieces too, for the mirror tests.
 export {formatFixed, formatG, formatNumber, parseNumber, softmax} from "./shared.js";
 export {linkQuery, linkValues, readLink} from "./links.js";
@@ -29,12 +31,6 @@ export function outcome(st) {
   return {scores, weights, output, exps, naive};
 }
 
-/** views.steps.parse_prediction: the typed prediction, or null (empty, junk, out of bounds). */
-export function parsePrediction(raw, [lo, hi]) {
-  if (!pyStrip(raw)) return null;
-  const v = parseNumber(raw);
-  return v !== null && v >= lo && v <= hi ? v : null;
-}
 
 const escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
   .replace(/"/g, "&quot;");

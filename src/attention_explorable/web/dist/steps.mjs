@@ -327,6 +327,13 @@ function controller(name, draw2, act) {
   };
 }
 
+// src/attention_explorable/web/prediction.js
+function parsePrediction(raw, [lo, hi]) {
+  if (!pyStrip(raw)) return null;
+  const v = parseNumber(raw);
+  return v !== null && v >= lo && v <= hi ? v : null;
+}
+
 // src/attention_explorable/web/steps.js
 var STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
 var STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating"];
@@ -345,11 +352,6 @@ function outcome(st) {
   const exps = scores.map((s) => Math.exp(s / st.temperature));
   const naive = exps.map((e) => e / (exps[0] + exps[1]));
   return { scores, weights, output, exps, naive };
-}
-function parsePrediction(raw, [lo, hi]) {
-  if (!pyStrip(raw)) return null;
-  const v = parseNumber(raw);
-  return v !== null && v >= lo && v <= hi ? v : null;
 }
 var escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 function stepsView(st, config) {

@@ -1,0 +1,292 @@
+"""The class over the wire: a served ``attention-explorable serve``, students and an instructor as protocol clients.
+
+Shared by ``benchmarks/classroom_room.py`` and the class's tests. A
+:class:`ClassStudent` is what a student's browser tab is to the server: the
+page request, its websocket, the pulled document, and then the messages the
+page's ``web/classroom.js`` sends: the anonymous id (a ``ModelChanged`` of
+the ``ClassroomLink`` model's ``student_id``) and each submission (its
+``submission``, JSON ``{"seq", "step", "value"}``). The server answers with a
+``PATCH-DOC`` setting the link's ``receipt``, written once the prediction is
+committed: :meth:`ClassStudent.submit` times click to receipt, which is what
+the student's "已提交" waits for. Every message a student receives is kept
+(``received``), so a test can check that none carries another student's
+prediction.
+
+An :class:`InstructorClient` logs in through the form (``POST
+/instructor/login``), keeps the cookie, opens ``/instructor?room=CODE`` and
+follows the count of predictions (``ae-prediction-count``) as the server
+pushes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from benchlib import HOST, BokehSession, ProtocolError, Received, free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+KEY = "class-test-secret-42"
+
+
+class ClassServer:
+    """``attention-explorable serve`` on a free loopback port, in its own process group.
+
+    Parameters
+    ----------
+    db : str
+        The database URL (``--db``).
+    extra : list of str
+        More ``serve`` options (``--num-procs 2``, ``--max-sessions-per-client 3``...).
+    port : int
+        A port to reuse (a restart after a kill); 0 picks a free one.
+    """
+
+    def __init__(self, db: str, extra: list[str] | None = None, port: int = 0, key: str = KEY):
+        self.db, self.extra, self.key = db, list(extra or []), key
+        self.port = port or free_port()
+        self.proc: subprocess.Popen | None = None
+        fd, name = tempfile.mkstemp(prefix=f"ae-class-{self.port}-", suffix=".log")
+        os.close(fd)
+        self.log_path = Path(name)
+
+    @property
+    def base(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    def start(self, timeout: float = 90.0) -> ClassServer:
+        cmd = [sys.executable, "-m", "attention_explorable.cli", "serve", "--address", HOST,
+               "--port", str(self.port), "--db", self.db, "--instructor-key", self.key, *self.extra]
+        self._log = open(self.log_path, "ab")  # noqa: SIM115
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"serve exited early:\n{self.log()[-3000:]}")
+            try:  # an address that opens no session (a redirect to the login form's page)
+                with urllib.request.build_opener(_NoRedirect).open(f"{self.base}/instructor/login", timeout=30):
+                    pass
+                return self
+            except urllib.error.HTTPError:
+                return self
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"serve not ready in {timeout} s:\n{self.log()[-3000:]}") from None
+                time.sleep(0.2)
+
+    def log(self) -> str:
+        with contextlib.suppress(OSError):
+            return self.log_path.read_text(errors="replace")
+        return ""
+
+    def log_errors(self) -> list[str]:
+        """Lines of the log that report a traceback or an error."""
+        return [line for line in self.log().splitlines()
+                if "Traceback" in line or " ERROR " in line or "Exception" in line]
+
+    def kill(self) -> None:
+        """SIGKILL the server and its workers: no clean-up runs, as in a crash or a pulled plug."""
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(15)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        with contextlib.suppress(Exception):
+            self._log.close()
+
+    def __enter__(self) -> ClassServer:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+# --- the instructor ---------------------------------------------------------------------
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def post_login(base: str, key: str, room: str = "") -> tuple[int, dict, str]:
+    """POST the login form; return (status, headers, body) without following the redirect."""
+    data = urllib.parse.urlencode({"key": key, "room": room}).encode()
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        with opener.open(urllib.request.Request(f"{base}/instructor/login", data=data), timeout=30) as r:
+            return r.status, dict(r.headers), r.read().decode()
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), err.read().decode()
+
+
+def login_cookie(base: str, key: str = KEY) -> dict[str, str]:
+    """The instructor's cookie, as the login form's answer sets it."""
+    status, headers, _ = post_login(base, key)
+    if status != 303:
+        raise ProtocolError(f"login answered {status}")
+    name, _, rest = headers["Set-Cookie"].partition("=")
+    return {name.strip(): rest.split(";", 1)[0]}
+
+
+def http_get(url: str, cookies: dict[str, str] | None = None) -> tuple[int, dict, str]:
+    headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in (cookies or {}).items())} if cookies else {}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as r:
+            return r.status, dict(r.headers), r.read().decode()
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), err.read().decode()
+
+
+def _text_of(value) -> str:
+    return value if isinstance(value, str) else ""
+
+
+class InstructorClient:
+    """An instructor's ``/instructor?room=CODE`` session, following the count of predictions."""
+
+    def __init__(self, session: BokehSession):
+        self.session = session
+        self.count_model = next(mid for mid, m in session.models.items()
+                                if "ae-prediction-count" in _text_of(m.get("attributes", {}).get("text")))
+        self.count = self._parse(session.value(self.count_model, "text"))
+        self.changes: list[tuple[float, int]] = []  # (perf_counter, count) as pushed
+        session.listeners.append(self._watch)
+
+    @staticmethod
+    def _parse(text: str) -> int:
+        m = re.search(r"(\d+)", re.sub(r"<[^>]*>|&lt;.*?&gt;", " ", text or ""))
+        return int(m.group(1)) if m else -1
+
+    def _watch(self, msg: Received) -> None:
+        if msg.header.get("msgtype") != "PATCH-DOC":
+            return
+        for ev in msg.content.get("events", []):
+            if ev.get("kind") == "ModelChanged" and ev.get("model", {}).get("id") == self.count_model \
+                    and ev.get("attr") == "text":
+                self.count = self._parse(ev.get("new"))
+                self.changes.append((msg.t, self.count))
+
+    @classmethod
+    async def open(cls, base: str, code: str, cookies: dict[str, str]) -> InstructorClient:
+        session = await BokehSession.open(base, "instructor", query=f"room={code}", cookies=cookies, timeout=120)
+        return cls(session)
+
+    async def wait_count(self, n: int, timeout: float = 10.0) -> float:
+        """Wait until the pushed count is ``n``; return the perf_counter time it arrived."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for t, c in self.changes:
+                if c == n:
+                    return t
+            if self.count == n and not self.changes:
+                return time.perf_counter()
+            await asyncio.sleep(0.02)
+        raise asyncio.TimeoutError(f"the instructor's count stayed {self.count}, not {n}")
+
+    async def close(self) -> None:
+        await self.session.close()
+
+
+# --- students --------------------------------------------------------------------------
+
+class ClassStudent:
+    """One student's tab in room ``code`` (see the module docstring)."""
+
+    def __init__(self, session: BokehSession, student_id: str):
+        self.session = session
+        self.student_id = student_id
+        self.link = next(mid for mid, m in session.models.items() if m["name"].endswith("ClassroomLink"))
+        self.state = next((mid for mid, m in session.models.items() if m["name"].endswith("StepsExplorerState")),
+                          None)
+        self.seq = 0
+        self.receipts: list[dict] = []
+        self.received: list[str] = []  # every message's content, as text
+        self._waiting: dict[int, asyncio.Future] = {}
+        session.listeners.append(self._watch)
+
+    def _watch(self, msg: Received) -> None:
+        self.received.append(json.dumps(msg.content))
+        if msg.header.get("msgtype") != "PATCH-DOC":
+            return
+        for ev in msg.content.get("events", []):
+            if ev.get("kind") == "ModelChanged" and ev.get("model", {}).get("id") == self.link \
+                    and ev.get("attr") == "receipt" and ev.get("new"):
+                receipt = json.loads(ev["new"])
+                receipt["t"] = msg.t
+                self.receipts.append(receipt)
+                fut = self._waiting.pop(receipt.get("seq", -1), None)
+                if fut is not None and not fut.done():
+                    fut.set_result(receipt)
+
+    @classmethod
+    async def open(cls, base: str, code: str, student_id: str, app: str = "steps") -> ClassStudent:
+        session = await BokehSession.open(base, app, query=f"room={code}", timeout=120)
+        self = cls(session, student_id)
+        await self.set_link("student_id", student_id)
+        return self
+
+    async def set_link(self, attr: str, value) -> None:
+        reply = await self.session.patch([{"kind": "ModelChanged", "model": {"id": self.link}, "attr": attr,
+                                           "new": value}], timeout=30)
+        if reply.header.get("msgtype") != "OK":
+            raise ProtocolError(f"{attr}: {reply.header.get('msgtype')}")
+
+    def state_value(self, attr: str):
+        """The explorable's state property ``attr`` as the server last set it (pulled or patched)."""
+        value = self.session.value(self.state, attr)
+        for text in self.received:
+            msg = json.loads(text)
+            for ev in msg.get("events", []) if isinstance(msg, dict) else []:
+                if ev.get("model", {}).get("id") == self.state and ev.get("attr") == attr:
+                    value = ev.get("new")
+        return value
+
+    async def submit(self, step: int, value, timeout: float = 10.0, raw: str | None = None) -> tuple[dict, float]:
+        """Submit ``value`` for ``step``; return (the receipt, ms from sending to the receipt)."""
+        self.seq += 1
+        seq = self.seq
+        if raw is not None:  # a message no page sends: its receipt carries its own seq, or 0
+            try:
+                parsed = json.loads(raw)
+                seq = parsed.get("seq", 0) if isinstance(parsed, dict) and isinstance(parsed.get("seq"), int) else 0
+            except ValueError:
+                seq = 0
+        fut = asyncio.get_running_loop().create_future()
+        self._waiting[seq] = fut
+        t0 = time.perf_counter()
+        payload = raw if raw is not None else json.dumps({"seq": seq, "step": step, "value": value},
+                                                         allow_nan=True)
+        await self.session.send("PATCH-DOC", {"events": [{"kind": "ModelChanged", "model": {"id": self.link},
+                                                           "attr": "submission", "new": payload}]})
+        receipt = await asyncio.wait_for(fut, timeout)
+        return receipt, (receipt["t"] - t0) * 1000
+
+    async def close(self) -> None:
+        await self.session.close()
+
+
+def student_id(i: int, run: str = "") -> str:
+    """A well-formed anonymous id (what the browser makes): 32 hex digits."""
+    return f"{run}{i:0{32 - len(run)}x}"[:32]

@@ -1,0 +1,119 @@
+"""The instructor's HTTP endpoints beside the Bokeh apps (tornado handlers).
+
+``POST /instructor/login``
+    The login form's secret. Right: a signed, HttpOnly, SameSite=Strict
+    cookie and a redirect (303) to ``/instructor``. Wrong: a 403 page with
+    the form again. More than 10 failures a minute from one client (counted
+    in the database, so every process agrees): 429, the secret not even
+    compared.
+``GET /instructor/rooms/CODE.csv``
+    Every round of the room as CSV (formula cells neutralised), for the
+    instructor's cookie only; otherwise a 403 page.
+
+Nothing here logs a secret or puts it in a URL.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from functools import lru_cache
+from importlib import resources
+
+import jinja2
+from sqlalchemy.exc import SQLAlchemyError
+from tornado.web import RequestHandler
+
+from ..strings import DEFAULT_LANGUAGE, STRINGS, text
+from . import config
+from .instructor import CSS, login_form_html
+from .store import normalise_code
+
+log = logging.getLogger(__name__)
+
+HTML_LANG = {"zh": "zh-Hans", "en": "en"}
+
+
+@lru_cache(maxsize=None)
+def _template() -> jinja2.Template:
+    source = resources.files("attention_explorable").joinpath("templates", "classroom_message.html")
+    return jinja2.Environment(autoescape=True).from_string(source.read_text("utf-8"))
+
+
+def message_page(language: str, body_html: str) -> str:
+    """A whole HTML page around ``body_html`` (already escaped), in ``language``."""
+    return _template().render(lang=HTML_LANG.get(language, language), title=text("instructor_title", language),
+                              css=CSS, body=body_html)
+
+
+class _Base(RequestHandler):
+    def _language(self) -> str:
+        lang = self.get_argument("language", DEFAULT_LANGUAGE)
+        return lang if lang in STRINGS else DEFAULT_LANGUAGE
+
+    def _page(self, status: int, body_html: str) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "text/html; charset=UTF-8")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(message_page(self._language(), body_html))
+
+    def _instructor(self) -> bool:
+        return config.cookie_valid(self.get_cookie(config.COOKIE))
+
+    def check_xsrf_cookie(self) -> None:  # the login form carries no token: SameSite and the secret guard it
+        return None
+
+
+class LoginHandler(_Base):
+    """``/instructor/login``: the form's secret for the instructor's cookie (see the module docstring)."""
+
+    def get(self) -> None:
+        self.redirect("/instructor", status=303)
+
+    def post(self) -> None:
+        lang = self._language()
+        room = normalise_code(self.get_body_argument("room", ""))
+        client = self.request.remote_ip or "?"
+        store = config.store()
+        try:
+            allowed = store.login_allowed(client)
+        except SQLAlchemyError as exc:
+            log.warning("class: login limit not read: %s", type(exc).__name__)
+            allowed = False
+        if not allowed:
+            self._page(429, login_form_html(lang, room, text("instructor_too_many", lang)))
+            return
+        if config.key_matches(self.get_body_argument("key", "")):
+            self.set_cookie(config.COOKIE, config.signed_cookie(), path="/", httponly=True, samesite="Strict",
+                            expires_days=config.COOKIE_DAYS, secure=self.request.protocol == "https")
+            self.redirect("/instructor" + (f"?room={room}" if room else ""), status=303)
+            return
+        try:
+            store.login_failed(client)
+        except SQLAlchemyError as exc:
+            log.warning("class: failed login not recorded: %s", type(exc).__name__)
+        self._page(403, login_form_html(lang, room, text("instructor_wrong_key", lang)))
+
+
+class CsvHandler(_Base):
+    """``/instructor/rooms/CODE.csv``: every round of a room, for the instructor only."""
+
+    def get(self, code: str) -> None:
+        if not self._instructor():
+            lang = self._language()
+            self._page(403, f"<p class='ae-error'>{html.escape(text('instructor_refused', lang))}</p>"
+                            f"<p><a href='/instructor'>{html.escape(text('instructor_title', lang))}</a></p>")
+            return
+        code = normalise_code(code)
+        if code is None or config.store().room(code) is None:
+            self.send_error(404)
+            return
+        self.set_header("Content-Type", "text/csv; charset=UTF-8")
+        self.set_header("Content-Disposition", f'attachment; filename="class-{code}.csv"')
+        self.set_header("Cache-Control", "no-store")
+        self.finish(config.store().export_csv(code))
+
+
+def patterns() -> list[tuple]:
+    """The handlers' routes, for ``pn.serve(extra_patterns=...)``."""
+    return [(r"/instructor/login", LoginHandler), (r"/instructor/rooms/([A-Za-z0-9]+)\.csv", CsvHandler)]

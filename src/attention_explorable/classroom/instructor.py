@@ -1,0 +1,279 @@
+"""The instructor's page, ``/instructor``: the room, its predictions, the reveal. Made for a projector.
+
+Without the instructor's signed cookie the page is only the login form (the
+secret box ``ae-instructor-key`` and its button ``ae-instructor-login``),
+which posts to ``/instructor/login`` (:mod:`.handlers`): the secret travels
+in a form body, never in a URL. With it, :class:`InstructorView`: a button
+that starts a room (``ae-start-room``), then the room's code
+(``ae-room-code``), the join URL (``ae-join-url``) and its QR code
+(``ae-qr``), the live count of predictions for the step on screen
+(``ae-prediction-count``), their histogram (``ae-histogram``) with the
+answer hidden until "揭晓" (``ae-reveal``), then the answer and the spread
+(``ae-spread``), "新一轮" (``ae-new-round``), the CSV of every round
+(``ae-csv``), whether students follow the instructor's step (``ae-follow``),
+and the steps explorable itself to demonstrate with. Keys: 1/2/3 choose
+the step, D demonstrates, R reveals, N starts a new round.
+
+Every number shown is read from the database four times a second, so
+several instructor windows, and rooms served by several processes, agree.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from urllib.parse import quote
+
+import panel as pn
+import param
+import segno
+from bokeh.models import ColumnDataSource
+from sqlalchemy.exc import SQLAlchemyError
+
+from .. import plots, scenarios
+from ..strings import DEFAULT_LANGUAGE, STRINGS, text
+from ..views.numbers import format_number
+from . import config, stats
+from .store import normalise_code
+
+log = logging.getLogger(__name__)
+
+#: How often the view reads the room (ms): the count follows a submission within about this.
+REFRESH_MS = 250
+
+#: Projector sizes: every text of the class panel is 24 px or more at 1024x768.
+CSS = """
+:host { font-size: 24px; }
+.ae-big { font-size: 24px; line-height: 1.35; }
+.ae-room-code { font-size: 72px; font-weight: 700; letter-spacing: 0.12em; font-family: ui-monospace, monospace; }
+.ae-join-url { font-size: 28px; font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
+.ae-prediction-count { font-size: 40px; font-weight: 700; }
+.ae-label { font-size: 24px; color: #444; }
+.ae-spread { font-size: 28px; font-weight: 600; }
+.ae-instructor-question { font-size: 24px; }
+.ae-instructor-question h2 { font-size: 30px; margin: 0 0 6px; }
+.ae-csv { font-size: 24px; }
+.ae-qr svg { width: 100%; height: auto; max-width: 300px; display: block; }
+.ae-login { font-size: 24px; max-width: 640px; }
+.ae-login input { font-size: 24px; padding: 6px 10px; width: 100%; box-sizing: border-box; margin: 8px 0; }
+.ae-login button { font-size: 24px; padding: 8px 24px; }
+.ae-login .ae-error { color: #b00020; font-weight: 600; }
+"""
+_BUTTON_CSS = ".bk-btn { font-size: 24px; min-height: 52px; } :host { font-size: 24px; }"
+_CHECK_CSS = ":host { font-size: 24px; } input { width: 24px; height: 24px; }"
+
+
+def _t(key: str, language: str, **fmt) -> str:
+    return text(key, language, **fmt)
+
+
+def _html(source: str, **kw) -> pn.pane.HTML:
+    return pn.pane.HTML(source, stylesheets=[CSS], **{"sizing_mode": "stretch_width", "margin": (4, 10), **kw})
+
+
+def login_form_html(language: str, room: str | None = None, message: str = "") -> str:
+    """The login form (secret box ``ae-instructor-key``, button ``ae-instructor-login``), as HTML.
+
+    It posts to ``/instructor/login`` (relative, so a prefix in front of the
+    server keeps working); ``room`` comes back after the login.
+    """
+    room_field = f"<input type='hidden' name='room' value='{html.escape(room)}'>" if room else ""
+    error = f"<p class='ae-error' role='alert'>{html.escape(message)}</p>" if message else ""
+    return (f"<form class='ae-login' method='post' action='/instructor/login'>"
+            f"<h1>{html.escape(_t('instructor_title', language))}</h1>{error}"
+            f"<p>{html.escape(_t('instructor_login_hint', language))}</p>"
+            f"<label>{html.escape(_t('instructor_key', language))}"
+            f"<input type='password' name='key' class='ae-instructor-key' autocomplete='current-password' "
+            f"required autofocus></label>{room_field}"
+            f"<input type='hidden' name='language' value='{html.escape(language)}'>"
+            f"<button type='submit' class='ae-instructor-login'>{html.escape(_t('instructor_login', language))}"
+            f"</button></form>")
+
+
+def join_base(headers: dict | None = None) -> str:
+    """The base URL students use: the first LAN URL the server printed, else the host this page came from."""
+    public = config.public_urls()
+    host = str((headers or {}).get("Host", "") or "")
+    if public and (not host or host.split(":")[0] in ("localhost", "127.0.0.1", "[::1]")):
+        return public[0]
+    return f"http://{host}" if host else (public[0] if public else "http://localhost:5006")
+
+
+class InstructorView(pn.viewable.Viewer):
+    """The instructor's view of one room (see the module docstring).
+
+    Parameters
+    ----------
+    code : str
+        The room's join code; empty for a page that starts one.
+    language : {"zh", "en"}
+        Language of the interface text.
+    base_url : str
+        What students type before ``/steps?room=CODE``.
+    """
+
+    code = param.String("", doc="Join code of the room shown; empty until one is started.")
+    language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
+                              doc="Language of the interface text.")
+    base_url = param.String("http://localhost:5006", doc="Base URL of the join link.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.store = config.store()
+        self._body = pn.Column(sizing_mode="stretch_width", margin=0)
+        self._seen = None
+        self._refresh_cb = None
+        room = self.store.room(self.code) if self.code else None
+        if room is None:
+            self._show_start(missing=self.code)
+        else:
+            self._show_room(room)
+
+    # --- no room yet -----------------------------------------------------------------
+    def _show_start(self, missing: str = "") -> None:
+        lang = self.language
+        start = pn.widgets.Button(name=_t("instructor_start_room", lang), button_type="primary",
+                                  css_classes=["ae-start-room"], stylesheets=[_BUTTON_CSS], width=420)
+        start.on_click(lambda _e: self._show_room(self.store.create_room()))
+        items = [_html(f"<h1 class='ae-big'>{html.escape(_t('instructor_title', lang))}</h1>")]
+        if missing:
+            items.append(_html(f"<p class='ae-big ae-error'>"
+                               f"{html.escape(_t('instructor_room_missing', lang, code=missing))}</p>"))
+        items.append(start)
+        latest = self.store.latest_room()
+        if latest is not None:
+            resume = pn.widgets.Button(name=_t("instructor_resume_room", lang, code=latest.code),
+                                       css_classes=["ae-resume-room"], stylesheets=[_BUTTON_CSS], width=420)
+            resume.on_click(lambda _e: self._show_room(self.store.room(latest.code)))
+            items.append(resume)
+        self._body[:] = items
+
+    # --- a room ----------------------------------------------------------------------
+    def _show_room(self, room) -> None:
+        from ..explorables.steps import PresenterKeys, StepsExplorer
+
+        lang = self.language
+        self.code = room.code
+        if pn.state.location is not None:  # a reload comes back to this room
+            pn.state.location.update_query(room=room.code)
+        join = f"{self.base_url}/steps?room={quote(room.code)}"
+        qr = segno.make(join, error="m").svg_inline(scale=8, border=2, dark="#000", light="#fff")
+        self._count = _html("", css_classes=[])
+        self._round = _html("")
+        self._question = _html("")
+        self._spread = _html("")
+        self._bars = ColumnDataSource(stats.histogram([]))
+        self._answer = plots.answer_span()
+        figure = plots.histogram_figure(self._bars, self._answer, _t("instructor_axis", lang),
+                                        _t("instructor_axis_count", lang))
+        figure.css_classes = ["ae-histogram"]
+        reveal = pn.widgets.Button(name=_t("instructor_reveal", lang), button_type="warning",
+                                   css_classes=["ae-reveal"], stylesheets=[_BUTTON_CSS], width=260)
+        reveal.on_click(lambda _e: self.reveal())
+        new_round = pn.widgets.Button(name=_t("instructor_new_round", lang), css_classes=["ae-new-round"],
+                                      stylesheets=[_BUTTON_CSS], width=260)
+        new_round.on_click(lambda _e: self.new_round())
+        self._follow = pn.widgets.Checkbox(name=_t("instructor_follow", lang), value=room.follow,
+                                           css_classes=["ae-follow"], stylesheets=[_CHECK_CSS])
+        self._follow.param.watch(lambda e: self.store.set_follow(self.code, e.new), "value")
+        csv = (f"<a class='ae-csv' href='/instructor/rooms/{quote(room.code)}.csv' download>"
+               f"{html.escape(_t('instructor_csv', lang))}</a>")
+        self.explorer = StepsExplorer(language=lang, step=room.step)
+        self.explorer.param.watch(self._step_chosen, "step")
+        keys = PresenterKeys(hint="", targets={"r": ".ae-reveal", "n": ".ae-new-round"},
+                             css_classes=["ae-presenter-keys"], margin=0, height=0)
+        header = pn.Row(
+            pn.Column(
+                _html(f"<div class='ae-label'>{html.escape(_t('instructor_room_code', lang))}</div>"
+                      f"<div class='ae-room-code'>{html.escape(room.code)}</div>"),
+                _html(f"<div class='ae-label'>{html.escape(_t('instructor_join', lang))}</div>"
+                      f"<div class='ae-join-url'>{html.escape(join)}</div>"),
+                self._round, self._count, sizing_mode="stretch_width"),
+            _html(f"<div class='ae-qr' role='img' aria-label='{html.escape(join)}'>{qr}</div>", width=320,
+                  sizing_mode="fixed"),
+            sizing_mode="stretch_width")
+        self._body[:] = [
+            header, self._question,
+            pn.pane.Bokeh(figure, sizing_mode="stretch_width"), self._spread,
+            pn.Row(reveal, new_round, self._follow, sizing_mode="stretch_width"),
+            _html(csv), _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"), keys,
+            pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
+        ]
+        self.refresh()
+        if self._refresh_cb is None and pn.state.curdoc is not None and pn.state.curdoc.session_context:
+            self._refresh_cb = pn.state.add_periodic_callback(self.refresh, period=REFRESH_MS)
+
+    # --- actions (the buttons, and keys R, N, 1-3) -----------------------------------------
+    def _step_chosen(self, event) -> None:
+        self.store.set_step(self.code, event.new)
+        self.refresh()
+
+    def reveal(self) -> None:
+        """Show the answer and the spread for the step on screen (recorded in the database)."""
+        room = self.store.room(self.code)
+        self.store.reveal(self.code, room.step)
+        self.refresh()
+
+    def new_round(self) -> None:
+        """Start a new round: the histogram empties, the earlier rounds stay in the CSV."""
+        self.store.new_round(self.code)
+        self.refresh()
+
+    # --- what is shown ------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Read the room and redraw what changed (count, histogram, answer, spread)."""
+        try:
+            room = self.store.room(self.code)
+            values = self.store.values(self.code, room.step) if room else []
+            revealed = bool(room) and self.store.revealed(self.code, room.step)
+        except SQLAlchemyError as exc:
+            log.warning("class: room %s not read: %s", self.code, type(exc).__name__)
+            return
+        seen = (room, tuple(values), revealed)
+        if room is None or seen == self._seen:
+            return
+        self._seen = seen
+        lang = self.language
+        step = scenarios.get_step(room.step)
+        self._count.object = (f"<div class='ae-prediction-count' aria-live='polite'>"
+                              f"{html.escape(_t('instructor_count', lang, n=len(values)))}</div>")
+        self._round.object = (f"<div class='ae-round ae-label'>"
+                              f"{html.escape(_t('instructor_round', lang, round=room.round, step=room.step))}</div>")
+        self._question.object = (f"<div class='ae-instructor-question'><h2>{html.escape(_t(step.title_key, lang))}"
+                                 f"</h2><p>{html.escape(_t(step.question_key, lang))}</p></div>")
+        self._bars.data = stats.histogram(values)
+        if revealed:
+            answer = step.expected_output()
+            spread = stats.spread(values, answer)
+            if spread["n"]:
+                line = _t("instructor_spread", lang, answer=format_number(answer, 2, False),
+                          gap=format_number(spread["median_gap"], 2, False),
+                          share=f"{round(100 * spread['share_within'])}%")
+            else:
+                line = _t("instructor_spread_empty", lang, answer=format_number(answer, 2, False))
+            self._answer.update(location=answer, visible=True)
+        else:
+            line = _t("instructor_hidden", lang)
+            self._answer.update(location=None, visible=False)
+        self._spread.object = f"<div class='ae-spread'>{html.escape(line)}</div>"
+        if self._follow.value != room.follow:
+            self._follow.value = room.follow
+        if self.explorer.step != room.step:  # chosen in another instructor window
+            self.explorer.go_to_step(room.step)
+
+    def __panel__(self):
+        return pn.Column(self._body, sizing_mode="stretch_width", max_width=1400, styles={"margin": "0 auto"},
+                         css_classes=["ae-instructor"])
+
+
+def instructor_page(language: str = DEFAULT_LANGUAGE) -> pn.viewable.Viewable:
+    """The page at ``/instructor``: the login form, or the view of a room for the instructor's cookie."""
+    from .student import room_argument
+
+    if not config.instructor_key():
+        return _html(f"<p class='ae-big ae-error'>{html.escape(_t('instructor_no_key', language))}</p>")
+    room = room_argument()
+    if not config.cookie_valid(pn.state.cookies.get(config.COOKIE)):
+        return _html(login_form_html(language, normalise_code(room) if room else None))
+    return InstructorView(code=normalise_code(room) or (room or ""), language=language,
+                          base_url=join_base(pn.state.headers))
