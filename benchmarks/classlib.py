@@ -41,6 +41,16 @@ ROOT = Path(__file__).resolve().parents[1]
 KEY = "class-test-secret-42"
 
 
+def allow_many_requests(n: int = 256) -> None:
+    """Let tornado's HTTP client open ``n`` pages at once (its default queues all but 10)."""
+    from tornado.httpclient import AsyncHTTPClient
+
+    AsyncHTTPClient.configure(None, max_clients=n)
+
+
+allow_many_requests()
+
+
 class ClassServer:
     """``attention-explorable serve`` on a free loopback port, in its own process group.
 
@@ -104,6 +114,8 @@ class ClassServer:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(15)
+        with contextlib.suppress(Exception):
+            self._log.close()
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
