@@ -1,0 +1,115 @@
+"""The class's small parts: the instructor's cookie, the addresses, the session cap, the spread, serve's options."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+from attention_explorable import cli
+from attention_explorable.classroom import config, network, stats
+from attention_explorable.classroom.limits import SessionCap
+
+from ..conftest import ROOT
+
+
+def test_the_cookie_is_signed_for_the_secret_and_expires():
+    value = config.signed_cookie("secret-one")
+    assert config.cookie_valid(value, "secret-one")
+    assert not config.cookie_valid(value, "secret-two")  # another secret: another signing key
+    assert b"secret-one" not in value
+    assert not config.cookie_valid(value.replace(b"aW5zdHJ1Y3Rvcg==", b"c3R1ZGVudA=="), "secret-one")
+    assert not config.cookie_valid("", "secret-one") and not config.cookie_valid("junk|1|2", "secret-one")
+    assert not config.cookie_valid(value, "")  # no secret set: no cookie is valid
+    later = time.time() + config.COOKIE_DAYS * 86400 + 60
+    from unittest import mock
+    with mock.patch("time.time", return_value=later):
+        assert not config.cookie_valid(value, "secret-one")
+
+
+def test_the_secret_is_compared_exactly():
+    assert config.key_matches("abc", "abc") and not config.key_matches("abd", "abc")
+    assert not config.key_matches("", "") and not config.key_matches("abc", "")
+
+
+def test_lan_addresses_leave_out_loopback_and_link_local(monkeypatch):
+    class Ip:
+        def __init__(self, ip):
+            self.ip, self.is_IPv4 = ip, isinstance(ip, str)
+
+    class Adapter:
+        def __init__(self, *ips):
+            self.ips = [Ip(i) for i in ips]
+
+    monkeypatch.setattr(network.ifaddr, "get_adapters", lambda: [
+        Adapter("127.0.0.1", ("::1", 0, 0)), Adapter("192.168.1.20", ("fe80::1", 0, 2)), Adapter("169.254.3.4"),
+        Adapter("10.0.0.5")])
+    assert network.lan_addresses() == ["10.0.0.5", "192.168.1.20"]
+    assert network.reachable_hosts("0.0.0.0") == ["localhost", "127.0.0.1", "10.0.0.5", "192.168.1.20"]
+    assert network.student_hosts("0.0.0.0") == ["10.0.0.5", "192.168.1.20"]
+    assert network.reachable_hosts("127.0.0.1") == ["localhost", "127.0.0.1"]
+
+
+def test_session_cap_counts_per_client_and_zero_means_none():
+    cap = SessionCap(2)
+    assert cap.admit("a") and cap.admit("a") and not cap.admit("a") and cap.admit("b")
+    cap.release("a")
+    assert cap.admit("a")
+    unlimited = SessionCap(0)
+    assert all(unlimited.admit("a") for _ in range(100))
+
+
+def test_spread_and_histogram():
+    s = stats.spread([5.5, 6.0, 6.5, 9.0], answer=6.0)
+    assert s == {"n": 4, "median_gap": 0.5, "share_within": 0.75}
+    assert stats.spread([], 6.0)["median_gap"] is None
+    h = stats.histogram([6.0, 6.2, -20.0, 20.0])
+    assert sum(h["count"]) == 4 and h["left"][0] == -20.0 and h["right"][-1] > 20.0
+    assert all(r - l == pytest.approx(stats.BIN_WIDTH) for l, r in zip(h["left"], h["right"]))
+
+
+def test_origins_extend_the_defaults_and_lan_urls_are_printed(monkeypatch, tmp_path):
+    monkeypatch.setattr(network, "lan_addresses", lambda: ["192.168.1.20"])
+    for name in (config.DB_ENV, config.KEY_ENV, config.PUBLIC_URLS_ENV):
+        monkeypatch.delenv(name, raising=False)
+    args = cli._parser().parse_args(["serve", "--address", "0.0.0.0", "--port", "8080", "--db",
+                                     f"sqlite:///{tmp_path / 'c.db'}", "--allow-websocket-origin",
+                                     "class.example.org"])
+    problem, served = cli._prepare_class(args)
+    assert problem is None
+    assert served["origins"] == ["localhost:8080", "127.0.0.1:8080", "192.168.1.20:8080", "class.example.org"]
+    assert served["hosts"] == ["192.168.1.20"] and served["key"]  # a secret made for this run
+    assert os.environ[config.PUBLIC_URLS_ENV] == "http://192.168.1.20:8080"
+    assert os.environ[config.KEY_ENV] == served["key"]
+
+
+def test_a_given_secret_is_not_printed(monkeypatch, tmp_path):
+    monkeypatch.delenv(config.KEY_ENV, raising=False)
+    args = cli._parser().parse_args(["serve", "--db", f"sqlite:///{tmp_path / 'c.db'}", "--instructor-key", "mine"])
+    problem, served = cli._prepare_class(args)
+    assert problem is None and served["key"] is None and os.environ[config.KEY_ENV] == "mine"
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--db", "nonsense"], "--db 'nonsense' is not a database URL"),
+    (["--db", "postgresql+psycopg://nobody@127.0.0.1:1/none"], "cannot open the database"),
+    (["--max-sessions-per-client", "-1"], "--max-sessions-per-client must be 0 (no limit) or more, got -1"),
+])
+def test_bad_class_options_give_one_line_errors(args, says):
+    res = subprocess.run([sys.executable, "-m", "attention_explorable.cli", "serve", "--port", "0", *args],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0] and "Traceback" not in res.stderr, res.stderr
+
+
+def test_the_readme_class_command_allows_no_origin_wildcard():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## For instructors", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"```bash\n(.*?)```", section, re.S)
+    assert any("serve --address 0.0.0.0" in c for c in commands)
+    assert "'*'" not in section and '"*"' not in section
