@@ -31,6 +31,9 @@ from bokeh.models import ColumnDataSource
 from sqlalchemy.exc import SQLAlchemyError
 
 from .. import plots, scenarios
+# Imported with the page, not when a room starts: the explorable's state model must be
+# defined before Bokeh first sends the document (it sends the data models defined then).
+from ..explorables.steps import PresenterKeys, StepsExplorer
 from ..strings import DEFAULT_LANGUAGE, STRINGS, text
 from ..views.numbers import format_number
 from . import config, stats
@@ -150,8 +153,6 @@ class InstructorView(pn.viewable.Viewer):
 
     # --- a room ----------------------------------------------------------------------
     def _show_room(self, room) -> None:
-        from ..explorables.steps import PresenterKeys, StepsExplorer
-
         lang = self.language
         self.code = room.code
         if pn.state.location is not None:  # a reload comes back to this room

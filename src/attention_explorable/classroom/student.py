@@ -60,6 +60,9 @@ BROWSER_STRINGS = ("class_submitted", "class_submitted_restored", "class_pending
                    "class_lost_not_received", "class_lost_none")
 
 
+_SUBMITTED_CSS = ":host { color: #1b7a2e; font-weight: 600; }"
+
+
 class ClassroomLink(DataModel):
     """What travels between a student's page and the room (see the module docstring)."""
 
@@ -91,6 +94,7 @@ class StudentLink:
         self.room_line = html_model("ae-room")
         self.room_line.text = html.escape(text("class_room", language, code=self.code or str(code)[:16]))
         self.submitted = html_model("ae-submitted", visible=False)
+        self.submitted.stylesheets = [*self.submitted.stylesheets, _SUBMITTED_CSS]
         self.message = html_model("ae-class-message", visible=False)
         self.message.css_classes = ["ae-class-message", "ae-error"]
         self.submit_button = controls.button(text("class_submit", language), "ae-submit-prediction", "primary")

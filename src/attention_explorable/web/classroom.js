@@ -51,12 +51,13 @@ function show(model, html) {
  * @param {object} strings class_lost_received, class_lost_not_received, class_lost_none
  */
 export function classStatus(link, strings) {
+  // From the link's own properties only: this runs in another bundle (connection.mjs).
   if (!link || !link.room) return "";
-  const sent = parse(link.submission), receipt = parse(link.receipt), ok = acknowledged.get(link);
+  const sent = parse(link.submission), receipt = parse(link.receipt);
   if (sent && !(receipt && receipt.seq === sent.seq && receipt.ok)) {
     return fill(strings.class_lost_not_received, {step: sent.step, value: formatG(sent.value)});
   }
-  if (ok) return fill(strings.class_lost_received, {step: ok.step, value: formatG(ok.value)});
+  if (receipt && receipt.ok) return fill(strings.class_lost_received, {step: receipt.step, value: formatG(receipt.value)});
   return strings.class_lost_none;
 }
 

@@ -155,11 +155,11 @@ function show(model, html) {
 }
 function classStatus(link, strings) {
   if (!link || !link.room) return "";
-  const sent = parse(link.submission), receipt = parse(link.receipt), ok = acknowledged.get(link);
+  const sent = parse(link.submission), receipt = parse(link.receipt);
   if (sent && !(receipt && receipt.seq === sent.seq && receipt.ok)) {
     return fill(strings.class_lost_not_received, { step: sent.step, value: formatG(sent.value) });
   }
-  if (ok) return fill(strings.class_lost_received, { step: ok.step, value: formatG(ok.value) });
+  if (receipt && receipt.ok) return fill(strings.class_lost_received, { step: receipt.step, value: formatG(receipt.value) });
   return strings.class_lost_none;
 }
 function draw(link, state, models, config) {

@@ -79,7 +79,6 @@ function fill(template, fields) {
 }
 
 // src/attention_explorable/web/classroom.js
-var acknowledged = /* @__PURE__ */ new WeakMap();
 function parse(json) {
   if (!json) return null;
   try {
@@ -90,11 +89,11 @@ function parse(json) {
 }
 function classStatus(link, strings) {
   if (!link || !link.room) return "";
-  const sent = parse(link.submission), receipt = parse(link.receipt), ok = acknowledged.get(link);
+  const sent = parse(link.submission), receipt = parse(link.receipt);
   if (sent && !(receipt && receipt.seq === sent.seq && receipt.ok)) {
     return fill(strings.class_lost_not_received, { step: sent.step, value: formatG(sent.value) });
   }
-  if (ok) return fill(strings.class_lost_received, { step: ok.step, value: formatG(ok.value) });
+  if (receipt && receipt.ok) return fill(strings.class_lost_received, { step: receipt.step, value: formatG(receipt.value) });
   return strings.class_lost_none;
 }
 

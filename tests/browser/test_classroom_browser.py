@@ -1,0 +1,139 @@
+"""A lesson in real browsers: the instructor logs in, starts a room and reveals; students join by
+the join URL, predict and see 已提交; the projector's text is 24 px or more at 1024x768.
+
+The room of 30 is tested over the protocol (tests/classroom/test_server.py); here a few real
+browser contexts, one of them a phone, check what people see and press.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sys
+
+import pytest
+
+from ..conftest import ROOT
+from .pages import SERVER_GONE, text_of, wait_text
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from classlib import KEY, ClassServer  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+#: Everything of the instructor's class panel that shows text, with the element that holds it.
+PROJECTOR_TEXT = [".ae-room-code", ".ae-join-url", ".ae-prediction-count", ".ae-round", ".ae-instructor-question p",
+                  ".ae-instructor-question h2", ".ae-spread", ".ae-csv", ".ae-reveal button", ".ae-new-round button",
+                  ".ae-follow .bk-label", ".ae-label"]
+
+
+def _font_px(page, css: str) -> float:
+    return float(page.locator(css).first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)"))
+
+
+def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
+    with ClassServer(f"sqlite:///{tmp_path / 'class.sqlite3'}", ["--max-sessions-per-client", "0"]) as server:
+        teacher = student(1024, 768)
+        teacher.open(f"{server.base}/instructor", ".ae-instructor-key")
+        teacher.page.fill(".ae-instructor-key", "wrong secret")
+        teacher.page.click(".ae-instructor-login")
+        assert "密钥不对" in teacher.page.inner_text("body")  # the 403 page, with the form again
+        assert "wrong secret" not in teacher.page.url
+        teacher.errors.clear()  # the browser logs the 403 itself
+        teacher.page.fill(".ae-instructor-key", KEY)
+        teacher.page.click(".ae-instructor-login")
+        teacher.page.wait_for_selector(".ae-start-room", timeout=30_000)
+        assert KEY not in teacher.page.url
+        teacher.page.click(".ae-start-room button")
+        teacher.page.wait_for_selector(".ae-room-code", timeout=30_000)
+        code = text_of(teacher.page, ".ae-room-code").strip()
+        join = text_of(teacher.page, ".ae-join-url").strip()
+        assert re.fullmatch(r"[A-Z2-9]{6}", code) and join == f"{server.base}/steps?room={code}"
+        assert teacher.page.locator(".ae-qr svg").count() == 1
+        assert f"room={code}" in teacher.page.url  # a reload comes back to the room
+
+        # Students join by the URL the projector shows; one on a phone.
+        desk, phone = student(1280, 900), student(390, 844, mobile=True)
+        for s in (desk, phone):
+            s.open(join, ".ae-submit-prediction")
+            wait_text(s.page, ".ae-room", code)
+        desk.page.locator(".ae-prediction input").fill("6.5")
+        desk.page.locator(".ae-demonstrate button").click()  # 演示本步 submits
+        wait_text(desk.page, ".ae-submitted", r"已提交.*6\.5")
+        phone.page.locator(".ae-prediction input").fill("7")
+        phone.page.locator(".ae-submit-prediction button").click()
+        wait_text(phone.page, ".ae-submitted", r"已提交.*7")
+        wait_text(teacher.page, ".ae-prediction-count", "已收到 2 份预测")
+        assert "隐藏" in text_of(teacher.page, ".ae-spread") and "6.00" not in text_of(teacher.page, ".ae-spread")
+
+        # A changed answer replaces the earlier one.
+        phone.page.wait_for_timeout(1100)
+        phone.page.locator(".ae-prediction input").fill("5.5")
+        phone.page.locator(".ae-submit-prediction button").click()
+        wait_text(phone.page, ".ae-submitted", r"已提交.*5\.5")
+        teacher.page.wait_for_timeout(600)
+        assert "已收到 2 份预测" in text_of(teacher.page, ".ae-prediction-count")
+
+        teacher.page.keyboard.press("r")  # reveal
+        wait_text(teacher.page, ".ae-spread", r"答案 y = 6\.00.*中位绝对差 0\.50.*100%")
+        for css in PROJECTOR_TEXT:
+            assert _font_px(teacher.page, css) >= 24, css
+        teacher.screenshot("classroom-instructor-revealed")
+        desk.screenshot("classroom-student-submitted")
+        phone.assert_fits_phone("classroom-student-phone")
+
+        with teacher.page.expect_download() as download:
+            teacher.page.click(".ae-csv")
+        rows = download.value.path().read_text().splitlines()
+        assert rows[0].startswith("room,round,step,student,prediction") and len(rows) == 3
+
+        teacher.page.keyboard.press("n")  # a new round
+        wait_text(teacher.page, ".ae-round", "第 2 轮")
+        wait_text(teacher.page, ".ae-prediction-count", "已收到 0 份预测")
+        wait_text(desk.page, ".ae-class-message", "第 2 轮开始了")
+        assert not desk.page.locator(".ae-submitted").first.is_visible()
+
+        teacher.page.keyboard.press("2")  # the students follow the instructor's step
+        wait_text(desk.page, ".ae-question", "第 2 步")
+
+        desk.page.locator(".ae-prediction input").fill("9")
+        desk.page.locator(".ae-submit-prediction button").click()
+        wait_text(desk.page, ".ae-submitted", r"第 2 步.*9")
+        desk.page.reload()  # the same anonymous id: back with the step and the prediction
+        desk.page.wait_for_selector(".ae-submit-prediction", timeout=30_000)
+        wait_text(desk.page, ".ae-submitted", r"已提交.*第 2 步.*9")
+        assert desk.page.locator(".ae-prediction input").input_value() == "9"
+        for s in (teacher, desk, phone):
+            s.assert_clean()
+        assert not server.log_errors()
+
+    # The server is gone: the explorable keeps working, and the notice says the prediction arrived.
+    desk.errors_to_ignore = SERVER_GONE
+    wait_text(desk.page, ".ae-connection-lost", "连接已断开")
+    assert "服务器已经收到" in text_of(desk.page, ".ae-connection-lost")
+    desk.screenshot("classroom-student-connection-lost")
+
+
+def test_a_prediction_not_acknowledged_is_said_to_be_lost(student, tmp_path):
+    server = ClassServer(f"sqlite:///{tmp_path / 'class.sqlite3'}").start()
+    try:
+        from attention_explorable.classroom.store import Store
+
+        store = Store(server.db)
+        code = store.create_room().code
+        store.close()
+        s = student()
+        s.open(f"{server.base}/steps?room={code}", ".ae-submit-prediction")
+        wait_text(s.page, ".ae-room", code)
+        os.kill(server.proc.pid, signal.SIGSTOP)  # the server hangs: the submission gets no receipt
+        s.page.locator(".ae-prediction input").fill("4")
+        s.page.locator(".ae-submit-prediction button").click()
+        wait_text(s.page, ".ae-class-message", "正在提交")
+        server.kill()  # then dies
+    finally:
+        server.stop()
+    s.errors_to_ignore = SERVER_GONE
+    wait_text(s.page, ".ae-connection-lost", "连接已断开")
+    assert "没有确认收到" in text_of(s.page, ".ae-connection-lost")
+    assert s.page.locator(".ae-output").first.is_visible()  # the explorable still works
