@@ -3,7 +3,7 @@
 The scripts measure; they are not timed tests.  Here each one is run as a
 subprocess with ``--smoke`` (seconds-long, a handful of sessions or presses)
 and must exit with status 0 and print its ``FIGURES <name> {...}`` line with
-figures that exist and are plausible.  The five scripts start together (they
+figures that exist and are plausible.  The six scripts start together (they
 only use loopback and free ports) so that the file takes about as long as the
 slowest of them, a minute or two.
 """
@@ -35,6 +35,7 @@ SCRIPTS = {
     "proxy_check": False,
     "static_site": True,
     "burst": False,
+    "classroom_room": False,
 }
 
 
@@ -158,3 +159,12 @@ def test_burst_smoke(smoke_runs):
     f = figures["figures"]
     assert f["burst"] == 3 and f["rounds"] == 1 and 0 < f["median_s"] <= f["max_s"] < 300, f
 
+
+def test_classroom_room_smoke(smoke_runs):
+    figures = _check(smoke_runs, "classroom_room")
+    row = figures["figures"]["sqlite.1proc"]
+    assert row["students"] == 4 and row["stored"] == 4 and row["acked"] == 4 and row["errors"] == 0, row
+    assert 0 < row["p50"] <= row["p95"] <= row["max"] < 10_000, row
+    assert 0 <= row["count_after_last_s"] < 15, row
+    assert row["fault"]["lost"] == 0 and row["fault"]["acked_before_kill"] + row["fault"]["unacked"] == 4, row
+    assert row["server_log_errors"] == 0
