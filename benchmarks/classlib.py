@@ -299,6 +299,21 @@ class ClassStudent:
         await self.session.close()
 
 
+async def open_students(bases: list[str], code: str, n: int, run: str, concurrency: int = 8) -> list[ClassStudent]:
+    """``n`` students in room ``code``, spread over the servers ``bases``, ``concurrency`` pages at a time.
+
+    A class's devices open the page within some seconds, not all in the same
+    instant; one client address with many pages waiting is refused (429).
+    """
+    sem = asyncio.Semaphore(concurrency)
+
+    async def one(i: int) -> ClassStudent:
+        async with sem:
+            return await ClassStudent.open(bases[i % len(bases)], code, student_id(i, run))
+
+    return list(await asyncio.gather(*(one(i) for i in range(n))))
+
+
 def student_id(i: int, run: str = "") -> str:
     """A well-formed anonymous id (what the browser makes): 32 hex digits."""
     return f"{run}{i:0{32 - len(run)}x}"[:32]

@@ -50,7 +50,7 @@ import time
 from pathlib import Path
 
 from benchlib import percentile, print_machine, verdict
-from classlib import ClassServer, ClassStudent, InstructorClient, login_cookie, student_id
+from classlib import ClassServer, ClassStudent, InstructorClient, login_cookie, open_students
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -59,16 +59,6 @@ TARGET_P95_MS = 100.0
 TARGET_COUNT_S = 1.0
 TIMEOUT_S = 10.0
 NO_CAP = ["--max-sessions-per-client", "0"]
-
-
-async def open_students(servers, code: str, n: int, run: str, concurrency: int = 8) -> list[ClassStudent]:
-    sem = asyncio.Semaphore(concurrency)
-
-    async def one(i: int) -> ClassStudent:
-        async with sem:
-            return await ClassStudent.open(servers[i % len(servers)].base, code, student_id(i, run))
-
-    return list(await asyncio.gather(*(one(i) for i in range(n))))
 
 
 async def burst(students, window: float, base_value: float, on_ack=None):
@@ -118,7 +108,7 @@ async def run_setup(db: str, procs: int, n: int, window: float, run: str, fault:
         code = store.create_room().code
         t0 = time.monotonic()
         teacher = await InstructorClient.open(servers[0].base, code, login_cookie(servers[0].base))
-        students = await open_students(servers, code, n, run)
+        students = await open_students([s.base for s in servers], code, n, run)
         row["join_s"] = round(time.monotonic() - t0, 1)
         await asyncio.sleep(1.0)
 

@@ -13,7 +13,7 @@ from attention_explorable.classroom.store import Store
 from ..conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from classlib import ClassServer, ClassStudent, InstructorClient, login_cookie, student_id  # noqa: E402
+from classlib import ClassServer, ClassStudent, InstructorClient, login_cookie, open_students  # noqa: E402
 
 NO_CAP = ["--max-sessions-per-client", "0"]
 
@@ -40,8 +40,7 @@ def test_sigkill_mid_class_keeps_every_acknowledged_prediction(db_url):
     n = 12
 
     async def burst():
-        students = await asyncio.gather(*(ClassStudent.open(server.base, code, student_id(i, "k"))
-                                          for i in range(n)))
+        students = await open_students([server.base], code, n, "k")
         acked: dict[str, float] = {}
 
         async def one(i, s):
@@ -96,9 +95,7 @@ def test_two_processes_share_one_room(db_url):
     with ClassServer(db_url, NO_CAP) as a, ClassServer(db_url, NO_CAP) as b:
         async def lesson():
             teacher = await InstructorClient.open(a.base, code, login_cookie(a.base))
-            students = await asyncio.gather(
-                *(ClassStudent.open(srv.base, code, student_id(i, f"{k}p"))
-                  for k, srv in enumerate((a, b)) for i in range(per_server)))
+            students = await open_students([a.base, b.base], code, 2 * per_server, "p")
             results = await asyncio.gather(*(s.submit(1, 6.0 + (i % 8) / 4) for i, s in enumerate(students)))
             assert all(r["ok"] for r, _ in results)
             await teacher.wait_count(2 * per_server)  # the instructor on A counts B's students too

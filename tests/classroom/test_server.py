@@ -27,7 +27,7 @@ from ..conftest import ROOT
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from benchlib import BokehSession  # noqa: E402
 from classlib import (KEY, ClassServer, ClassStudent, InstructorClient, http_get, login_cookie,  # noqa: E402
-                      post_login, student_id)
+                      open_students, post_login, student_id)
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +52,7 @@ def test_thirty_students_counted_exactly_a_new_answer_replaces_and_nothing_leaks
 
     async def lesson():
         teacher = await InstructorClient.open(served.base, code, cookie)
-        students = await asyncio.gather(*(ClassStudent.open(served.base, code, student_id(i, "a"))
-                                          for i in range(30)))
+        students = await open_students([served.base], code, 30, "a")
         try:
             values = [2.0 + 0.25 * i for i in range(30)]  # distinct, so a leak would show
             results = await asyncio.gather(*(s.submit(1, v) for s, v in zip(students, values)))
