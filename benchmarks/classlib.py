@@ -90,7 +90,8 @@ class ClassServer:
                 with urllib.request.build_opener(_NoRedirect).open(f"{self.base}/instructor/login", timeout=30):
                     pass
                 return self
-            except urllib.error.HTTPError:
+            except urllib.error.HTTPError as err:
+                err.close()
                 return self
             except OSError:
                 if time.monotonic() > deadline:
@@ -150,7 +151,8 @@ def post_login(base: str, key: str, room: str = "") -> tuple[int, dict, str]:
         with opener.open(urllib.request.Request(f"{base}/instructor/login", data=data), timeout=30) as r:
             return r.status, dict(r.headers), r.read().decode()
     except urllib.error.HTTPError as err:
-        return err.code, dict(err.headers), err.read().decode()
+        with err:
+            return err.code, dict(err.headers), err.read().decode()
 
 
 def login_cookie(base: str, key: str = KEY) -> dict[str, str]:
@@ -168,7 +170,8 @@ def http_get(url: str, cookies: dict[str, str] | None = None) -> tuple[int, dict
         with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as r:
             return r.status, dict(r.headers), r.read().decode()
     except urllib.error.HTTPError as err:
-        return err.code, dict(err.headers), err.read().decode()
+        with err:
+            return err.code, dict(err.headers), err.read().decode()
 
 
 def _text_of(value) -> str:

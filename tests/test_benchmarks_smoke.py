@@ -3,7 +3,7 @@
 The scripts measure; they are not timed tests.  Here each one is run as a
 subprocess with ``--smoke`` (seconds-long, a handful of sessions or presses)
 and must exit with status 0 and print its ``FIGURES <name> {...}`` line with
-figures that exist and are plausible.  The six scripts start together (they
+figures that exist and are plausible.  The scripts start together (they
 only use loopback and free ports) so that the file takes about as long as the
 slowest of them, a minute or two.
 """

@@ -82,6 +82,9 @@ class TextbookPage(pn.viewable.Viewer):
     ----------
     language : str
         Language of the interface and of the course text ("zh" default, or "en": content/en/).
+    classroom : attention_explorable.classroom.student.StudentLink, optional
+        On a page in a room (``?room=CODE``): the steps explorable, built
+        with the page, submits its predictions to the room. Not a parameter.
 
     Attributes
     ----------

@@ -150,6 +150,26 @@ def test_a_reload_rejoins_with_the_step_and_prediction_and_a_followed_step_reach
     assert {"new_round": 2} in [{k: v for k, v in r.items() if k != "t"} for r in receipts]
 
 
+def test_the_textbook_in_a_room_submits_from_its_steps_explorable(served):
+    code = _room(served)
+
+    async def run():
+        s = await ClassStudent.open(served.base, code, student_id(4, "t"), app="textbook")
+        try:
+            receipt, _ = await s.submit(1, 6.0)
+            return receipt
+        finally:
+            await s.close()
+
+    receipt = asyncio.run(run())
+    assert receipt["ok"] and receipt["step"] == 1
+    store = Store(served.db)
+    try:
+        assert store.values(code, 1) == [6.0]
+    finally:
+        store.close()
+
+
 def test_an_unknown_room_is_said_to_be_unknown(served):
     async def run():
         s = await ClassStudent.open(served.base, "ZZZZZZ", student_id(3, "u"))
@@ -239,6 +259,7 @@ def test_a_websocket_from_a_forged_origin_is_refused(served):
         except HTTPClientError as err:
             return err.code
         ws.close()
+        await ws.read_message()  # the close handshake: the socket is closed before the loop ends
         del session
         return 101
 

@@ -188,7 +188,9 @@ class InstructorView(pn.viewable.Viewer):
                 _html(f"<div class='ae-label'>{html.escape(_t('instructor_room_code', lang))}</div>"
                       f"<div class='ae-room-code'>{html.escape(room.code)}</div>"),
                 _html(f"<div class='ae-label'>{html.escape(_t('instructor_join', lang))}</div>"
-                      f"<div class='ae-join-url'>{html.escape(join)}</div>"),
+                      f"<div class='ae-join-url'>{html.escape(join)}</div>"
+                      f"<div class='ae-label ae-join-textbook'>{html.escape(_t('instructor_join_textbook', lang))} "
+                      f"{html.escape(join.replace('/steps?', '/textbook?'))}</div>"),
                 self._round, self._count, sizing_mode="stretch_width"),
             _html(f"<div class='ae-qr' role='img' aria-label='{html.escape(join)}'>{qr}</div>", width=320,
                   sizing_mode="fixed"),
