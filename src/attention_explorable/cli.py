@@ -94,7 +94,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="number of worker processes (0 = one per core; needs sticky sessions behind a proxy)")
     export = sub.add_parser("export", help="write the static site: the textbook, each explorable, embeds")
     export.add_argument("directory", help="folder to write the site into (created if missing)")
-    export.add_argument("--language", choices=["zh", "en"], default="zh", help="interface language (default zh)")
+    export.add_argument("--language", choices=["zh", "en"], default="zh", help="language of the top pages and the embeds (default zh); the other language "
+                        "goes to DIR/en/ or DIR/zh/")
     sub.add_parser("list", help="list the apps and their URLs")
     return parser
 
@@ -128,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     import panel as pn
 
     from . import doors, serving
+    from .apps import ROOT_TEMPLATE
 
     doors.install()  # page builds in turns, clients in rotation; autoload takes only an element id
     if serving.fast_path_requested():
@@ -137,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     pn.serve(
         dict(APPS), port=args.port, address=args.address, show=args.show,
         websocket_origin=origins, num_procs=args.num_procs, title={n: f"{n} · attention" for n in APPS},
-        extra_patterns=doors.refused_routes(), start=True,
+        extra_patterns=doors.refused_routes(), index=str(ROOT_TEMPLATE), start=True,
     )
     return 0
 
