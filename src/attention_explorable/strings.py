@@ -171,6 +171,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "index_selfcross": "自注意力与交叉注意力：查询、键、值分别来自哪句话。",
         "live_label": "读数播报",
         "plot_data": "图的数据",
+        "data_name": "项目",
+        "data_value": "数值",
     },
     "en": {
         "steps_heading": "Predict, then demonstrate: attention over two values",
@@ -327,6 +329,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "index_selfcross": "Self- and cross-attention: which sentence the queries, keys and values come from.",
         "live_label": "Readout announcements",
         "plot_data": "Data of the plot",
+        "data_name": "Item",
+        "data_value": "Value",
     },
 }
 
