@@ -2,6 +2,19 @@
 
 // src/attention_explorable/web/a11y.js
 var watched = /* @__PURE__ */ new WeakSet();
+var focused = null;
+function deepActive() {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  return el;
+}
+function keepFocus() {
+  if (!focused || focused.el.isConnected || !focused.host.isConnected) return;
+  const now = deepActive();
+  if (now && now !== document.body && now !== document.documentElement) return;
+  const again = focused.host.shadowRoot && focused.host.shadowRoot.querySelector(focused.el.tagName);
+  if (again) again.focus({ preventScroll: true });
+}
 function nameControls(root) {
   for (const handle of root.querySelectorAll(".noUi-handle[role=slider]:not([aria-label])")) {
     const title = root.querySelector(".bk-slider-title");
@@ -28,9 +41,16 @@ function watch(root) {
       }
     }
     nameControls(root);
+    keepFocus();
   }).observe(root, { childList: true, subtree: true });
 }
 function nameUnnamedControls() {
+  const note = (el) => {
+    const host = el && el.getRootNode && el.getRootNode().host;
+    focused = host ? { el, host } : null;
+  };
+  document.addEventListener("keydown", () => note(deepActive()), true);
+  document.addEventListener("focusin", (event) => note(event.composedPath()[0]), true);
   watch(document);
 }
 
