@@ -221,9 +221,13 @@ def page_frame(heading=None) -> None:
                                                    args={"heading": heading}))
 
 
+#: A page title that fits a phone: smaller on a narrow screen, at most 2em.
+HEADING_CSS = "h1 { font-size: clamp(24px, 7vw, 2em); line-height: 1.25; }"
+
+
 def _explorer_page(heading_key: str, explorer, language: str, *extra) -> pn.viewable.Viewable:
     explorer.open_link(session_query())  # a deep link: /steps?step=3&temperature=0.05
-    heading = html_model("ae-page-heading", margin=(8, 5))
+    heading = html_model("ae-page-heading", margin=(8, 5), stylesheets=[ui.CSS, HEADING_CSS])
     heading.css_classes = ["ae-page-heading"]
     heading.text = html.escape(f"<h1 style='margin:0'>{html.escape(text(heading_key, language))}</h1>")
     page_frame(heading)

@@ -407,6 +407,8 @@ td, th { border: 1px solid #ddd; padding: 2px 6px; }
 a:focus-visible, table:focus-visible, summary:focus-visible, button:focus-visible {
   outline: 3px solid #1a5fb4; outline-offset: 2px; }
 .ae-toc a { display: inline-block; min-height: 24px; }
+/* Titles that fit a phone: smaller on a narrow screen, at most 2em. */
+h1 { font-size: clamp(24px, 7vw, 2em); line-height: 1.25; }
 """
 
 

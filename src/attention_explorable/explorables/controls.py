@@ -76,8 +76,12 @@ def choice(labels: list[str], active: int, css_class: str, orientation: str = "h
                             margin=(4, 5), syncable=False)
 
 
-#: The pressed button of a :func:`choice` stands out (Bokeh's own is a faint grey).
-_CHOICE_CSS = ".bk-btn.bk-active { background-color: #2f6fad; border-color: #24578a; color: #fff; }"
+#: The pressed button of a :func:`choice` stands out (Bokeh's own is a faint grey); a long
+#: label wraps instead of widening the page on a phone.
+_CHOICE_CSS = """
+.bk-btn.bk-active { background-color: #2f6fad; border-color: #24578a; color: #fff; }
+.bk-btn { white-space: normal; overflow-wrap: anywhere; }
+"""
 
 
 def checkbox(label: str, active: bool, css_class: str) -> Checkbox:
