@@ -6,4 +6,4 @@ script and gets its own explorer.
 
 from attention_explorable.apps import matrix_app
 
-matrix_app().servable(title="3.7 缩放点积注意力")
+matrix_app().servable()

@@ -6,4 +6,4 @@ script and gets its own explorer.
 
 from attention_explorable.apps import selfcross_app
 
-selfcross_app().servable(title="3.7 自注意力与交叉注意力")
+selfcross_app().servable()

@@ -6,4 +6,4 @@ script and gets its own explorer.
 
 from attention_explorable.apps import steps_app
 
-steps_app().servable(title="3.8 注意力：一步一步建立直观")
+steps_app().servable()

@@ -6,4 +6,4 @@ script and gets its own page.
 
 from attention_explorable.apps import textbook_app
 
-textbook_app().servable(title="注意力机制：3.7 与 3.8")
+textbook_app().servable()

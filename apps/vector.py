@@ -6,4 +6,4 @@ script and gets its own explorer.
 
 from attention_explorable.apps import vector_app
 
-vector_app().servable(title="3.7 注意力：手算示例")
+vector_app().servable()

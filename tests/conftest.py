@@ -53,16 +53,18 @@ def free_port() -> int:
 class ServedApp:
     """A ``panel serve`` subprocess on a free port, stopped on close."""
 
-    def __init__(self, *app_files: str, extra_args: tuple[str, ...] = ()):
+    def __init__(self, *app_files: str, extra_args: tuple[str, ...] = (), cli: bool = False):
         self.port = free_port()
-        self.names = [Path(a).stem for a in app_files]
+        self.names = [Path(a).stem for a in app_files] if not cli else ["textbook"]
         self.log = ARTIFACTS / f"serve-{'-'.join(self.names)}-{self.port}.log"
         ARTIFACTS.mkdir(exist_ok=True)
         self._log_file = open(self.log, "w")
+        # cli=True: every app as ``attention-explorable serve`` serves them (with its index at /).
+        command = ([sys.executable, "-m", "attention_explorable.cli", "serve"] if cli else
+                   [sys.executable, "-m", "panel", "serve", *[str(ROOT / a) for a in app_files],
+                    "--allow-websocket-origin", f"127.0.0.1:{self.port}"])
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "panel", "serve", *[str(ROOT / a) for a in app_files],
-             "--port", str(self.port), "--address", "127.0.0.1",
-             "--allow-websocket-origin", f"127.0.0.1:{self.port}", *extra_args],
+            [*command, "--port", str(self.port), "--address", "127.0.0.1", *extra_args],
             cwd=ROOT, stdout=self._log_file, stderr=subprocess.STDOUT,
         )
         try:

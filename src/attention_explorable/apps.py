@@ -8,21 +8,120 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 import jinja2
+import param
 from bokeh.models import CustomJS
+from panel.custom import JSComponent
 
 import panel as pn
 
 from . import serving, ui
 from .explorables.base import html_model, web_module
-from .strings import text
+from .strings import DEFAULT_LANGUAGE, STRINGS, text
 
 
 #: BCP 47 tag of each interface language, for ``<html lang>``.
 HTML_LANG = {"zh": "zh-Hans", "en": "en"}
+#: The cookie (and localStorage key) that remembers the reader's language; see ``web/language.js``.
+LANGUAGE_COOKIE = "ae-lang"
+#: The other language of each language, for the switch.
+OTHER_LANGUAGE = {"zh": "en", "en": "zh"}
+#: Title key of each app's page.
+TITLE_KEYS = {"textbook": "page_title", "steps": "steps_heading", "vector": "vector_heading",
+              "matrix": "matrix_heading", "selfcross": "selfcross_heading"}
+
+# While the static export builds a page: the address of the same page in the other language
+# (a file of the other language's folder); None on served pages, whose switch uses ?lang=.
+_other_language_page: ContextVar[str | None] = ContextVar("other_language_page", default=None)
+
+
+@contextmanager
+def other_language_page(href: str):
+    """Build pages whose language switch links to ``href`` (a relative file address) instead of ``?lang=``.
+
+    Used by the static export (:mod:`attention_explorable.site`), whose
+    languages live in separate folders.
+    """
+    token = _other_language_page.set(href)
+    try:
+        yield
+    finally:
+        _other_language_page.reset(token)
+
+
+def _argument(name: str) -> str | None:
+    values = session_query().get(name) or []
+    value = values[0] if values else None
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def reader_language(language: str | None = None) -> str:
+    """The language a page is built in: ``language`` when given, else the reader's.
+
+    The reader's language is the URL's ``?lang=zh|en``, else the one the
+    reader chose before (the ``ae-lang`` cookie that the language switch
+    sets, ``web/language.js``), else Chinese. Unknown values are ignored.
+
+    Raises
+    ------
+    ValueError
+        If ``language`` is given and is not a known language.
+    """
+    if language is not None:
+        if language not in STRINGS:
+            raise ValueError(f"language must be one of {sorted(STRINGS)}, got {language!r}")
+        return language
+    asked = _argument("lang")
+    if asked in STRINGS:
+        return asked
+    doc = pn.state.curdoc
+    if doc is not None and doc.session_context is not None:
+        remembered = (pn.state.cookies or {}).get(LANGUAGE_COOKIE)
+        if remembered in STRINGS:
+            return remembered
+    return DEFAULT_LANGUAGE
+
+
+class LanguageSwitch(JSComponent):
+    """A link to the same page in the other language (class ``ae-language``; ``web/language.js``).
+
+    It keeps the page's query (the explorables' state) and its anchor, and
+    remembers the choice; see :func:`language_switch`.
+    """
+
+    language = param.String(DEFAULT_LANGUAGE, doc="Language of this page.")
+    other = param.String("en", doc="The language the link leads to.")
+    other_tag = param.String("en", doc="BCP 47 tag of the other language (the link's lang).")
+    label = param.String("", doc="The link's text: the other language's own name.")
+    hint = param.String("", doc="What the link does, in the other language.")
+    nav_label = param.String("", doc="Accessible name of the switch's navigation landmark.")
+    target = param.String("", doc="Static pages: the other language's file (relative); '' when served.")
+
+    _esm = Path(__file__).parent / "web" / "language.js"
+    _stylesheets = ["""
+nav { display: flex; justify-content: flex-end; padding: 4px 10px 0; }
+a.ae-language { display: inline-block; min-height: 24px; line-height: 24px; padding: 2px 10px;
+                font-size: 15px; color: #1a4f8b; border: 1px solid #9bb5d3; border-radius: 14px;
+                text-decoration: none; }
+a.ae-language:hover { background: #eef4fb; text-decoration: underline; }
+a.ae-language:focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
+"""]
+
+
+def language_switch(language: str) -> LanguageSwitch:
+    """The language switch of a page in ``language`` (served: ``?lang=``; static: see :func:`other_language_page`)."""
+    other = OTHER_LANGUAGE[language]
+    return LanguageSwitch(
+        language=language, other=other, other_tag=HTML_LANG[other], label=text("language_name", other),
+        hint=text("language_switch_to", other), nav_label=text("language_switch", language),
+        target=_other_language_page.get() or "", css_classes=["ae-language-bar"],
+        sizing_mode="stretch_width", margin=0)
 
 
 @lru_cache(maxsize=None)
@@ -32,12 +131,12 @@ def page_template() -> jinja2.Template:
     return jinja2.Template(source)
 
 
-def _page_setup(language: str = "zh") -> None:
+def _page_setup(language: str = "zh", title: str = "") -> None:
     """Setup shared by every app: extension, CSS, fast path, and the page around the app.
 
     The fast path is skipped when ``AE_FAST_PATH=0`` (benchmarks' baseline).
-    In a server session the page gets ``<html lang>`` of ``language`` and a
-    viewport for phones (:func:`page_template`).
+    In a server session the page gets ``<html lang>`` of ``language``, the
+    ``title`` and a viewport for phones (:func:`page_template`).
     """
     if serving.fast_path_requested():
         serving.enable_fast_path()
@@ -46,6 +145,7 @@ def _page_setup(language: str = "zh") -> None:
     if doc is not None and doc.session_context is not None:
         doc.template = page_template()
         doc.template_variables["lang"] = HTML_LANG.get(language, language)
+        doc.template_variables["page_title"] = title
 
 
 def connection_notice(language: str = "zh", link=None) -> pn.pane.Bokeh:
@@ -74,22 +174,30 @@ _NOTICE_CSS = """
 """
 
 
-def textbook_app(language: str = "zh") -> pn.viewable.Viewable:
+def _setup(app: str, language: str | None) -> str:
+    language = reader_language(language)
+    _page_setup(language, text(TITLE_KEYS[app], language))
+    return language
+
+
+def textbook_app(language: str | None = None) -> pn.viewable.Viewable:
     """Sections 3.7 and 3.8 as one page, every explorable inline.
 
     The explorables after the first are built as the reader approaches them;
     the URL argument ``?explorables=all`` builds every one with the page
-    (for projecting, or to measure a fully built page).
+    (for projecting, or to measure a fully built page). Like every app, in
+    ``language`` when given, else in the reader's (:func:`reader_language`).
     """
     from .textbook import TextbookPage
 
-    _page_setup(language)
+    language = _setup("textbook", language)
     args = pn.state.session_args or {}
     load = "all" if [v.decode() if isinstance(v, bytes) else v for v in args.get("explorables", [])] == ["all"] \
         else "on_approach"
     page_frame()
     link = _room_link(language)
-    return pn.Column(connection_notice(language, link), TextbookPage(language=language, load=load, classroom=link),
+    return pn.Column(connection_notice(language, link), language_switch(language),
+                     TextbookPage(language=language, load=load, classroom=link),
                      sizing_mode="stretch_width", margin=0)
 
 
@@ -103,11 +211,11 @@ def _room_link(language: str):
     return StudentLink(room, language) if room else None
 
 
-def steps_app(language: str = "zh") -> pn.viewable.Viewable:
+def steps_app(language: str | None = None) -> pn.viewable.Viewable:
     """The three-step explorable of section 3.8 on a page of its own."""
     from .explorables.steps import StepsExplorer, presenter_keys
 
-    _page_setup(language)
+    language = _setup("steps", language)
     link = _room_link(language)
     return _explorer_page("steps_heading", StepsExplorer(language=language, classroom=link), language,
                           presenter_keys(language), link=link)
@@ -130,14 +238,19 @@ def page_frame(heading=None) -> None:
                                                    args={"heading": heading}))
 
 
+#: A page title that fits a phone: smaller on a narrow screen, at most 2em.
+HEADING_CSS = "h1 { font-size: clamp(24px, 7vw, 2em); line-height: 1.25; }"
+
+
 def _explorer_page(heading_key: str, explorer, language: str, *extra, link=None) -> pn.viewable.Viewable:
     explorer.open_link(session_query())  # a deep link: /steps?step=3&temperature=0.05
-    heading = html_model("ae-page-heading", margin=(8, 5))
+    heading = html_model("ae-page-heading", margin=(8, 5), stylesheets=[ui.CSS, HEADING_CSS])
     heading.css_classes = ["ae-page-heading"]
     heading.text = html.escape(f"<h1 style='margin:0'>{html.escape(text(heading_key, language))}</h1>")
     page_frame(heading)
     return pn.Column(
         connection_notice(language, link),
+        language_switch(language),
         pn.pane.Bokeh(heading, sizing_mode="stretch_width", margin=0),
         *extra,
         explorer,
@@ -147,27 +260,27 @@ def _explorer_page(heading_key: str, explorer, language: str, *extra, link=None)
     )
 
 
-def vector_app(language: str = "zh") -> pn.viewable.Viewable:
+def vector_app(language: str | None = None) -> pn.viewable.Viewable:
     """The worked example of section 3.7: drag the query, watch weights and output."""
     from .explorables.vector import VectorExplorer
 
-    _page_setup(language)
+    language = _setup("vector", language)
     return _explorer_page("vector_heading", VectorExplorer(language=language), language)
 
 
-def matrix_app(language: str = "zh") -> pn.viewable.Viewable:
+def matrix_app(language: str | None = None) -> pn.viewable.Viewable:
     """Scaled dot-product attention of section 3.7: score and weight heatmaps, √d_k."""
     from .explorables.matrix import MatrixExplorer
 
-    _page_setup(language)
+    language = _setup("matrix", language)
     return _explorer_page("matrix_heading", MatrixExplorer(language=language), language)
 
 
-def selfcross_app(language: str = "zh") -> pn.viewable.Viewable:
+def selfcross_app(language: str | None = None) -> pn.viewable.Viewable:
     """Self- and cross-attention of section 3.7: where Q, K and V come from."""
     from .explorables.selfcross import SelfCrossExplorer
 
-    _page_setup(language)
+    language = _setup("selfcross", language)
     return _explorer_page("selfcross_heading", SelfCrossExplorer(language=language), language)
 
 
@@ -188,3 +301,37 @@ APPS: dict[str, Callable[[], pn.viewable.Viewable]] = {
     "matrix": matrix_app,
     "selfcross": selfcross_app,
 }
+
+
+#: The template ``attention-explorable serve`` renders at ``/`` (Bokeh's server option ``index``).
+ROOT_TEMPLATE = Path(__file__).parent / "templates" / "root.html"
+
+
+@lru_cache(maxsize=None)
+def _index_template() -> jinja2.Template:
+    source = resources.files("attention_explorable").joinpath("templates", "index.html").read_text("utf-8")
+    return jinja2.Template(source, autoescape=True)
+
+
+def index_page(handler) -> str:
+    """The server's root page (``/``): this product's pages, in the reader's language.
+
+    The language is the request's ``?lang=``, which is then remembered in
+    the ``ae-lang`` cookie, else that cookie, else Chinese, as for the
+    pages (:func:`reader_language`). Called by ``templates/root.html`` with
+    the request's Tornado ``handler``.
+    """
+    asked = handler.get_argument("lang", None)
+    if asked in STRINGS:
+        handler.set_cookie(LANGUAGE_COOKIE, asked, path="/", expires_days=365, samesite="Lax")
+        language = asked
+    else:
+        remembered = handler.get_cookie(LANGUAGE_COOKIE)
+        language = remembered if remembered in STRINGS else DEFAULT_LANGUAGE
+    other = OTHER_LANGUAGE[language]
+    pages = [(f"{name}?lang={language}", text(key, language), text(f"index_{name}", language))
+             for name, key in TITLE_KEYS.items()]
+    return _index_template().render(
+        lang=HTML_LANG[language], t=STRINGS[language], pages=pages, switch_href=f"?lang={other}",
+        switch_label=text("language_name", other), switch_lang=HTML_LANG[other],
+        switch_hint=text("language_switch_to", other))

@@ -97,7 +97,8 @@ def _parser() -> argparse.ArgumentParser:
     _class_options(serve)
     export = sub.add_parser("export", help="write the static site: the textbook, each explorable, embeds")
     export.add_argument("directory", help="folder to write the site into (created if missing)")
-    export.add_argument("--language", choices=["zh", "en"], default="zh", help="interface language (default zh)")
+    export.add_argument("--language", choices=["zh", "en"], default="zh", help="language of the top pages and the embeds (default zh); the other language "
+                        "goes to DIR/en/ or DIR/zh/")
     sub.add_parser("list", help="list the apps and their URLs")
     return parser
 
@@ -189,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     import panel as pn
 
     from . import doors, serving
-    from .apps import instructor_app
+    from .apps import ROOT_TEMPLATE, instructor_app
     from .classroom import handlers
     from .classroom.limits import SessionCap
 
@@ -210,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         apps, port=args.port, address=args.address, show=args.show,
         websocket_origin=origins, num_procs=args.num_procs, title={n: f"{n} · attention" for n in apps},
         extra_patterns=[*doors.refused_routes(), *handlers.patterns()], use_xheaders=args.use_xheaders,
-        start=True,
+        index=str(ROOT_TEMPLATE), start=True,
     )
     return 0
 

@@ -370,6 +370,8 @@ def markdown_to_html(source: str, section_id: str = "") -> str:
         if tok.type == "heading_open" and tok.tag in ("h2", "h3"):
             title = tokens[i + 1].content
             tok.attrSet("id", anchor(section_id, title))
+        elif tok.type == "table_open":  # a table that scrolls in its own box: reachable by keyboard
+            tok.attrSet("tabindex", "0")
     return md.renderer.render(tokens, md.options, {})
 
 
@@ -401,6 +403,12 @@ pre.ae-lean { background: #f6f8fa; padding: 10px; font-size: 14px;
 /* A wide table (the glossary on a phone) scrolls inside its own box, not the page. */
 table { border-collapse: collapse; display: block; max-width: 100%; overflow-x: auto; }
 td, th { border: 1px solid #ddd; padding: 2px 6px; }
+/* The keyboard sees where it is; a link of the contents is a target of at least 24 px. */
+a:focus-visible, table:focus-visible, summary:focus-visible, button:focus-visible {
+  outline: 3px solid #1a5fb4; outline-offset: 2px; }
+.ae-toc a { display: inline-block; min-height: 24px; }
+/* Titles that fit a phone: smaller on a narrow screen, at most 2em. */
+h1 { font-size: clamp(24px, 7vw, 2em); line-height: 1.25; }
 """
 
 

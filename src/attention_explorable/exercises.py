@@ -116,11 +116,13 @@ class Exercise(Explorable):
         common = {"stylesheets": [controls.CSS], "syncable": False}
         if self.kind == "number":
             self._input = TextInput(value="", placeholder=t("exercise_answer_placeholder"), width=180,
-                                    css_classes=["ae-exercise-input"], margin=(4, 5), **common)
+                                    title=t("exercise_answer"), css_classes=["ae-exercise-input"], margin=(4, 5),
+                                    **{**common, "stylesheets": [controls.CSS, controls.SR_ONLY_LABEL_CSS]})
         elif self.kind == "text":
             self._input = TextAreaInput(value="", placeholder=t("exercise_your_answer"), rows=3,
-                                        css_classes=["ae-exercise-input"], sizing_mode="stretch_width",
-                                        margin=(4, 5), **common)
+                                        title=t("exercise_answer"), css_classes=["ae-exercise-input"],
+                                        sizing_mode="stretch_width", margin=(4, 5),
+                                        **{**common, "stylesheets": [controls.CSS, controls.SR_ONLY_LABEL_CSS]})
         else:
             self._input = None
         self._choice = (RadioGroup(labels=[letter for letter, _ in self.options], active=None, inline=True,

@@ -9,6 +9,9 @@
     DIR/embed/NAME.js           the explorable that snippet loads
     DIR/embed/NAME-iframe.html  the iframe an author pastes into a page in DIR, with its resize script
     DIR/embed/resize.js         that resize script (the iframes grow to their content's height)
+    DIR/en/index.html ...       the same pages in the other language (DIR/zh/ for an English
+                                site), sharing DIR/assets/; each page's language switch links
+                                to its twin, keeping the query and the anchor
 
 Each page is the same Bokeh document the server sends, with the same
 JavaScript (the explorables' ES modules run by Bokeh's ``CustomJS``), written
@@ -145,7 +148,8 @@ def export_site(directory: str | Path, language: str = "zh") -> ExportReport:
     directory : str or Path
         Where the site goes.
     language : str
-        Interface language, ``"zh"`` (default) or ``"en"``.
+        Language of the pages at the top, ``"zh"`` (default) or ``"en"``, and of
+        the embeds; the other language's pages go to ``directory/<other>/``.
 
     Returns
     -------
@@ -173,8 +177,13 @@ def export_site(directory: str | Path, language: str = "zh") -> ExportReport:
         path.write_text(content, encoding="utf-8")
         report.files.append(path)
 
+    other = apps.OTHER_LANGUAGE[language]
+    (out / other).mkdir(exist_ok=True)
     for filename, (app, title_key) in PAGES.items():
-        write(filename, assets.rewrite(_page(app, language, text(title_key, language))))
+        with apps.other_language_page(f"{other}/{filename}"):
+            write(filename, assets.rewrite(_page(app, language, text(title_key, language))))
+        with apps.other_language_page(f"../{filename}"):
+            write(f"{other}/{filename}", assets.rewrite(_page(app, other, text(title_key, other)), depth=1))
 
     write("embed/resize.js", resources.files("attention_explorable").joinpath("web", "resize.js")
           .read_text("utf-8"))

@@ -23,6 +23,14 @@ CSS = """
 """
 
 
+#: A part only screen readers read (a live region, a plot's data table): out of sight, not
+#: out of the accessibility tree. Used as the stylesheet of such a part (its ``:host``).
+SR_ONLY = """
+:host { position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;
+        clip-path: inset(50%); white-space: nowrap; margin: 0 !important; padding: 0 !important; }
+"""
+
+
 def extension(inline: bool = False) -> None:
     """Load Panel's extension with the project's CSS (idempotent).
 

@@ -23,8 +23,16 @@ selfcross_server = _server_fixture("selfcross.py")
 
 
 @pytest.fixture(scope="session")
+def every_app():
+    """Every app served as ``attention-explorable serve`` serves them (its index at ``/``), once per run."""
+    app = ServedApp(cli=True)
+    yield app
+    app.close()
+
+
+@pytest.fixture(scope="session")
 def static_site(tmp_path_factory):
-    """The static site as ``attention-explorable export`` writes it (Chinese), once per test run."""
+    """The static site as ``attention-explorable export`` writes it (Chinese; English in ``en/``), once per test run."""
     from attention_explorable.site import export_site
 
     return export_site(tmp_path_factory.mktemp("site"), language="zh").directory

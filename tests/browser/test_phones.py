@@ -1,4 +1,4 @@
-"""Every served page on a phone (Chromium's mobile emulation, not a narrow desktop window).
+"""Every served page on a phone (Chromium's mobile emulation, not a narrow desktop window), in both languages.
 
 The page declares a viewport and its language, so it is laid out at the
 phone's width instead of 980 px shrunk to fit; nothing scrolls sideways,
@@ -46,18 +46,19 @@ def all_apps():
     app.close()
 
 
-@pytest.mark.parametrize("size", [(390, 844), (360, 740)], ids=["390", "360"])
+@pytest.mark.parametrize("size, language", [((390, 844), "zh"), ((360, 740), "zh"), ((390, 844), "en")],
+                         ids=["390", "360", "390-en"])
 @pytest.mark.parametrize("name", APPS)
-def test_page_fits_a_phone(all_apps, student, name, size):
+def test_page_fits_a_phone(all_apps, student, name, size, language):
     s = student(width=size[0], height=size[1], mobile=True)
-    s.open(all_apps.url(name), ".ae-readout, .ae-prose")
+    s.open(all_apps.url(name) + f"?lang={language}", ".ae-readout, .ae-prose")
     s.page.wait_for_timeout(800)
     m = s.page.evaluate(_MEASURE)
-    assert m["viewport"] and m["lang"] == "zh-Hans", m
+    assert m["viewport"] and m["lang"] == {"zh": "zh-Hans", "en": "en"}[language], m
     assert m["innerWidth"] == size[0], "the page is laid out wider than the phone and zoomed out"
     assert m["scrollWidth"] <= size[0] + 1, f"the page scrolls sideways: {m['scrollWidth']} px"
     assert not m["small"], m["small"][:8]
     assert not m["tiny"], m["tiny"][:8]
-    s.screenshot(f"phone-{name}-{size[0]}")
+    s.screenshot(f"phone-{name}-{size[0]}-{language}")
     s.assert_clean()
     all_apps.assert_clean_log()

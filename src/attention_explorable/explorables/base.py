@@ -72,6 +72,17 @@ def html_model(css_class: str, **kw) -> HTMLModel:
                         "margin": (2, 5), "sizing_mode": "stretch_width", "syncable": False, **kw})
 
 
+def screen_reader_model(css_class: str, live: bool = False) -> HTMLModel:
+    """A readout out of sight for screen readers: a plot's data table, or (``live``) a polite live region.
+
+    A live region (``role=status``) is announced when its text changes; the
+    browser writes it once a movement settles (``writeViewAnnounced`` in
+    ``web/shared.js``).
+    """
+    attributes = {"role": "status", "aria-live": "polite"} if live else {}
+    return html_model(css_class, stylesheets=[ui.CSS, ui.SR_ONLY], html_attributes=attributes)
+
+
 def write_view(models: dict, view: dict) -> None:
     """Write ``view`` into ``models`` (the Python twin of ``writeView`` in ``web/shared.js``)."""
     for name, data in view.get("sources", {}).items():

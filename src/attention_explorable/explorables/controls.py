@@ -12,7 +12,9 @@ from bokeh.models import Button, Checkbox, RadioButtonGroup, Row, Slider, TextIn
 
 from ..views.numbers import format_g
 
-#: CSS of the controls: touch-sized on phones, the number box beside its slider.
+#: CSS of the controls: touch-sized on phones, the number box beside its slider, a focus
+#: ring the keyboard can see, colours with at least 4.5:1 contrast (Bokeh's primary and
+#: success buttons have 3.6:1 and 2.5:1).
 CSS = """
 :host { font-size: 15px; }
 .bk-input { min-height: 32px; font-size: 16px; }
@@ -20,6 +22,19 @@ CSS = """
 .noUi-horizontal { height: 8px; }
 .noUi-horizontal .noUi-handle { width: 28px; height: 28px; top: -11px; right: -14px; border-radius: 50%; }
 .noUi-handle::before, .noUi-handle::after { display: none; }
+.bk-btn:focus-visible, .bk-input:focus-visible, input:focus-visible, .noUi-handle:focus-visible {
+  outline: 3px solid #1a5fb4; outline-offset: 2px; }
+.noUi-handle:focus-visible { box-shadow: 0 0 0 2px #fff; }
+.bk-btn-primary, .bk-btn-primary:hover, .bk-btn-primary:focus { background-color: #2f6fad; border-color: #24578a; color: #fff; }
+.bk-btn-primary:active, .bk-btn-primary.bk-active { background-color: #24578a; }
+.bk-btn-success, .bk-btn-success:hover, .bk-btn-success:focus { background-color: #2e7d32; border-color: #1b5e20; color: #fff; }
+.bk-btn-success:active, .bk-btn-success.bk-active { background-color: #1b5e20; }
+"""
+
+#: A label that only screen readers read (the number box beside a slider is named by it).
+SR_ONLY_LABEL_CSS = """
+.bk-input-group > label { position: absolute; width: 1px; height: 1px; overflow: hidden;
+                          clip-path: inset(50%); white-space: nowrap; margin: 0; padding: 0; }
 """
 
 
@@ -37,7 +52,7 @@ def slider(parameter, value: float, label: str, css_class: str) -> tuple[Slider,
                css_classes=["ae-slider", css_class], stylesheets=[CSS], sizing_mode="stretch_width",
                margin=(4, 8, 4, 5), syncable=False)
     box = TextInput(value=format_g(value), css_classes=["ae-box", f"{css_class}-box"], width=86,
-                    stylesheets=[CSS], margin=(22, 5, 4, 0), syncable=False, title="",
+                    stylesheets=[CSS, SR_ONLY_LABEL_CSS], margin=(22, 5, 4, 0), syncable=False, title=label,
                     name=f"{parameter.name}_box")
     return s, box, Row(children=[s, box], sizing_mode="stretch_width", margin=0)
 
@@ -61,8 +76,12 @@ def choice(labels: list[str], active: int, css_class: str, orientation: str = "h
                             margin=(4, 5), syncable=False)
 
 
-#: The pressed button of a :func:`choice` stands out (Bokeh's own is a faint grey).
-_CHOICE_CSS = ".bk-btn.bk-active { background-color: #2f6fad; border-color: #24578a; color: #fff; }"
+#: The pressed button of a :func:`choice` stands out (Bokeh's own is a faint grey); a long
+#: label wraps instead of widening the page on a phone.
+_CHOICE_CSS = """
+.bk-btn.bk-active { background-color: #2f6fad; border-color: #24578a; color: #fff; }
+.bk-btn { white-space: normal; overflow-wrap: anywhere; }
+"""
 
 
 def checkbox(label: str, active: bool, css_class: str) -> Checkbox:

@@ -14,7 +14,7 @@ from bokeh.models import ColumnDataSource
 from .. import plots
 from ..views import matrix as matrix_view
 from . import controls
-from .base import Explorable, html_model, state_model_class
+from .base import Explorable, html_model, screen_reader_model, state_model_class
 
 _SLIDERS = matrix_view.SLIDERS
 
@@ -132,6 +132,9 @@ class MatrixExplorer(Explorable):
                       for name in ("max_weight", "row_sums", "notes", "notice")}
         self._html["notice"].css_classes = ["ae-error", "ae-input-notice", "ae-matrix-notice"]
         self._html["notice"].visible = False
+        for name in ("scores_data", "weights_data", "curve_data"):
+            self._html[name] = screen_reader_model(f"ae-matrix-{name.replace('_', '-')}")
+        self._html["live"] = screen_reader_model("ae-live", live=True)
 
         css = {"n_tokens": "ae-matrix-n", "d_k": "ae-matrix-dk", "seed": "ae-matrix-seed",
                "q1_scale": "ae-matrix-q1-scale"}
@@ -197,15 +200,18 @@ class MatrixExplorer(Explorable):
             intro, bokeh(self._toggles["scaled"]), bokeh(self._toggles["causal"]),
             *(bokeh(s[name][2]) for name in ("d_k", "n_tokens", "q1_scale", "seed")),
             bokeh(self._new_seed), bokeh(self._html["notice"]),
-            bokeh(self._html["max_weight"]), bokeh(self._html["row_sums"]),
+            bokeh(self._html["max_weight"]), bokeh(self._html["live"]), bokeh(self._html["row_sums"]),
             styles={"flex": "1 1 300px", "max-width": "420px", "min-width": "0"},
         )
         heatmaps = pn.FlexBox(
-            pn.Column(bokeh(self._score_fig), styles={"flex": "1 1 260px", "min-width": "0"}),
-            pn.Column(bokeh(self._weight_fig), styles={"flex": "1 1 260px", "min-width": "0"}),
+            pn.Column(bokeh(self._score_fig), bokeh(self._html["scores_data"]),
+                      styles={"flex": "1 1 260px", "min-width": "0"}),
+            pn.Column(bokeh(self._weight_fig), bokeh(self._html["weights_data"]),
+                      styles={"flex": "1 1 260px", "min-width": "0"}),
             flex_wrap="wrap", sizing_mode="stretch_width", styles={"gap": "8px"},
         )
         plots_column = pn.Column(heatmaps, bokeh(self._html["notes"]), bokeh(self._curve_fig),
+                                 bokeh(self._html["curve_data"]),
                                  styles={"flex": "3 1 540px", "min-width": "0"})
         return pn.FlexBox(controls_column, plots_column, flex_wrap="wrap", sizing_mode="stretch_width",
                           css_classes=["ae-matrix"], styles={"gap": "12px"})

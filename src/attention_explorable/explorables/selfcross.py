@@ -15,7 +15,7 @@ from .. import plots
 from ..views import selfcross as selfcross_view
 from ..views.selfcross import MODES, N_QUERY
 from . import controls
-from .base import Explorable, html_model, state_model_class, write_view
+from .base import Explorable, html_model, screen_reader_model, state_model_class, write_view
 
 
 class SelfCrossExplorer(Explorable):
@@ -99,6 +99,8 @@ class SelfCrossExplorer(Explorable):
         self._html = {name: html_model(f"ae-selfcross-{name}") for name in ("roles", "row", "hint", "note")}
         self._html["notice"] = html_model("ae-input-notice", visible=False)
         self._html["notice"].css_classes = ["ae-error", "ae-input-notice"]
+        self._html["plot_data"] = screen_reader_model("ae-selfcross-plot-data")
+        self._html["live"] = screen_reader_model("ae-live", live=True)
         self._controls = {
             "mode": controls.choice([t(f"selfcross_mode_{m}") for m in MODES], MODES.index(self.mode),
                                     "ae-selfcross-mode", orientation="vertical"),
@@ -157,10 +159,11 @@ class SelfCrossExplorer(Explorable):
             label("selfcross_mode"), bokeh(c["mode"]), bokeh(c["causal"]),
             label("selfcross_query"), bokeh(c["query"]),
             bokeh(self._html["hint"]), bokeh(self._html["notice"]),
-            bokeh(self._html["roles"]), bokeh(self._html["row"]), bokeh(self._html["note"]),
+            bokeh(self._html["roles"]), bokeh(self._html["row"]), bokeh(self._html["live"]),
+            bokeh(self._html["note"]),
             styles={"flex": "1 1 300px", "max-width": "440px", "min-width": "0"},
         )
-        right = pn.Column(bokeh(self._figure), styles={"flex": "1 1 320px", "max-width": "560px", "min-width": "0"})
+        right = pn.Column(bokeh(self._figure), bokeh(self._html["plot_data"]), styles={"flex": "1 1 320px", "max-width": "560px", "min-width": "0"})
         return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",
                           css_classes=["ae-selfcross"], styles={"gap": "12px"})
 

@@ -17,7 +17,7 @@ from .. import plots, scenarios, ui
 from ..strings import DEFAULT_LANGUAGE, text
 from ..views import steps as steps_view
 from . import controls
-from .base import Explorable, html_model, state_model_class
+from .base import Explorable, html_model, screen_reader_model, state_model_class
 
 
 class StepsExplorer(Explorable):
@@ -129,6 +129,9 @@ class StepsExplorer(Explorable):
         self._html["error"].css_classes = ["ae-error", "ae-prediction-error"]
         self._html["notice"].css_classes = ["ae-error", "ae-input-notice"]
         self._html["notice"].visible = False
+        self._html["live"] = screen_reader_model("ae-live", live=True)
+        for name in ("line_data", "weights_data", "curve_data"):
+            self._html[name] = screen_reader_model(f"ae-{name.replace('_', '-')}")
 
         self._sliders = {}
         for name in steps_view.SLIDERS:
@@ -207,8 +210,11 @@ class StepsExplorer(Explorable):
             styles={"flex": "1 1 330px", "max-width": "440px", "min-width": "0"},
         )
         right = pn.Column(
-            bokeh(self._html["readouts"]), bokeh(self._line_fig), bokeh(self._weights_fig),
-            bokeh(self._curve_fig), bokeh(self._html["formula"]), bokeh(self._html["naive"]),
+            bokeh(self._html["readouts"]), bokeh(self._html["live"]),
+            bokeh(self._line_fig), bokeh(self._html["line_data"]),
+            bokeh(self._weights_fig), bokeh(self._html["weights_data"]),
+            bokeh(self._curve_fig), bokeh(self._html["curve_data"]),
+            bokeh(self._html["formula"]), bokeh(self._html["naive"]),
             styles={"flex": "2 1 480px", "min-width": "0"},
         )
         return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",

@@ -15,7 +15,7 @@ from .. import plots
 from ..views import vector as vector_view
 from ..views.vector import EXAMPLE_KEYS, EXAMPLE_VALUES, MAX_POINTS, SLIDERS
 from . import controls
-from .base import Explorable, html_model, state_model_class
+from .base import Explorable, html_model, screen_reader_model, state_model_class
 
 
 class _Points(param.Array):
@@ -140,6 +140,8 @@ class VectorExplorer(Explorable):
         self._html["formula"] = html_model("ae-vector-formula")
         self._html["notice"] = html_model("ae-input-notice", visible=False)
         self._html["notice"].css_classes = ["ae-error", "ae-input-notice"]
+        self._html["plot_data"] = screen_reader_model("ae-vector-plot-data")
+        self._html["live"] = screen_reader_model("ae-live", live=True)
 
         labels = self._config_data["labels"]
         css = {"query_x": "ae-query-x", "query_y": "ae-query-y", "temperature": "ae-vector-temperature"}
@@ -214,10 +216,11 @@ class VectorExplorer(Explorable):
         example = (np.array_equal(self.keys, EXAMPLE_KEYS) and np.array_equal(self.values, EXAMPLE_VALUES))
         intro = pn.pane.HTML(f"<p style='margin:0'>{self._t('vector_intro' if example else 'vector_intro_custom')}</p>",
                              margin=(0, 5), sizing_mode="stretch_width")
-        plot = pn.Column(bokeh(self._figure), styles={"flex": "1 1 340px", "max-width": "540px", "min-width": "0"})
+        plot = pn.Column(bokeh(self._figure), bokeh(self._html["plot_data"]), styles={"flex": "1 1 340px", "max-width": "540px", "min-width": "0"})
         side = pn.Column(
             intro, *(bokeh(row) for _, _, row in self._sliders.values()), bokeh(self._html["notice"]),
-            *(bokeh(self._html[name]) for name in ("scores_readout", "weights_readout", "output_readout", "formula")),
+            *(bokeh(self._html[name]) for name in ("scores_readout", "weights_readout", "output_readout", "live",
+                                                    "formula")),
             styles={"flex": "1 1 300px", "max-width": "560px", "min-width": "0"},
         )
         return pn.FlexBox(plot, side, flex_wrap="wrap", sizing_mode="stretch_width",

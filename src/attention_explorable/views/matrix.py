@@ -50,7 +50,7 @@ import numpy as np
 
 from .. import core
 from ..strings import text
-from .numbers import format_g, format_number
+from .numbers import data_table, format_g, format_number
 
 _INT = (int, np.integer)
 _REAL = (int, float, np.integer, np.floating)
@@ -91,6 +91,8 @@ CELL = 0.96
 STRING_KEYS = (
     "matrix_max_weight", "matrix_curve_values", "matrix_row_sums", "matrix_masked_note",
     "matrix_highlight_note", "matrix_plot_scores_scaled", "matrix_plot_scores_unscaled", "input_clamped",
+    "matrix_plot_weights", "matrix_plot_saturation", "matrix_axis_query", "matrix_axis_key", "matrix_axis_dk",
+    "matrix_legend_scaled", "matrix_legend_unscaled",
 )
 
 
@@ -432,7 +434,9 @@ def matrix_view(state, config: dict) -> dict:
         ``curve`` (``d``, ``scaled``, ``unscaled``) and ``mark`` (the current
         ``d_k``: ``d``, ``scaled``, ``unscaled``, ``current``, ``y0``,
         ``y1``); ranges ``score_x``, ``score_y``, ``weight_x``, ``weight_y``
-        (y runs downwards); html ``max_weight``, ``row_sums``, ``notes``;
+        (y runs downwards); html ``max_weight``, ``row_sums``, ``notes``, the
+        plots' data as tables ``scores_data``, ``weights_data``,
+        ``curve_data``, and ``live`` (announced once a movement settles);
         props of the sliders and their boxes, the switches, ``score_title``.
 
     Raises
@@ -468,12 +472,19 @@ def matrix_view(state, config: dict) -> dict:
         props[f"{name}_toggle"] = {"active": bool(state[name])}
     props["score_title"] = {"text": S["matrix_plot_scores_scaled" if state["scaled"]
                                      else "matrix_plot_scores_unscaled"]}
+    score_text = ["−∞" if m else f(s, 2, html=False) for s, m in zip(flat_scores, masked)]
+    weight_text = ["—" if m else f(w, 2, html=False) for w, m in zip(flat_weights, masked)]
+    # The plots' data as tables: the two matrices (row = query i, column = key j) and the curves.
+    corner = [f"{S['matrix_axis_query']} / {S['matrix_axis_key']}", *(str(j) for j in range(1, n + 1))]
+
+    def matrix_table(caption: str, cells: list[str]) -> str:
+        return data_table(caption, corner, [[str(i + 1), *cells[i * n:(i + 1) * n]] for i in range(n)])
+
+    curve_rows = [[format_g(d), f(a, 3), f(b, 3)] for d, a, b in zip(curve["d"], curve["scaled"], curve["unscaled"])]
     return {
         "sources": {
-            "score_cells": {"x": xs, "y": ys, "fill": score_fill, "text_color": score_colour,
-                            "text": ["−∞" if m else f(s, 2, html=False) for s, m in zip(flat_scores, masked)]},
-            "weight_cells": {"x": xs, "y": ys, "fill": weight_fill, "text_color": weight_colour,
-                             "text": ["—" if m else f(w, 2, html=False) for w, m in zip(flat_weights, masked)]},
+            "score_cells": {"x": xs, "y": ys, "fill": score_fill, "text_color": score_colour, "text": score_text},
+            "weight_cells": {"x": xs, "y": ys, "fill": weight_fill, "text_color": weight_colour, "text": weight_text},
             "highlight": {"x": [j + 1 for j, _ in top], "y": [i + 1 for _, i in top],
                           "width": [CELL] * len(top), "height": [CELL] * len(top)},
             "curve": {"d": list(curve["d"]), "scaled": list(curve["scaled"]), "unscaled": list(curve["unscaled"])},
@@ -488,6 +499,11 @@ def matrix_view(state, config: dict) -> dict:
             "row_sums": (f"<span class='ae-kind'>{S['matrix_row_sums']}</span> "
                          + ", ".join(f(s, 3) for s in weights.sum(axis=1).tolist())),
             "notes": f"<span class='ae-hint'>{notes}</span>",
+            "scores_data": matrix_table(props["score_title"]["text"], score_text),
+            "weights_data": matrix_table(S["matrix_plot_weights"], weight_text),
+            "curve_data": data_table(S["matrix_plot_saturation"], [S["matrix_axis_dk"], S["matrix_legend_scaled"],
+                                                                   S["matrix_legend_unscaled"]], curve_rows),
+            "live": f"{S['matrix_max_weight']}: {f(mean_max)}",
         },
         "props": props,
     }

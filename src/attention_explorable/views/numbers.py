@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["format_fixed", "format_g", "format_number", "parse_number"]
+__all__ = ["data_table", "format_fixed", "format_g", "format_number", "parse_number"]
 
 
 def format_number(x: float, digits: int = 4, html: bool = True) -> str:
@@ -95,3 +95,20 @@ def parse_number(raw: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"answer must be a finite number, got {raw!r}")
     return value
+
+
+def data_table(caption: str, header: list[str], rows: list[list[str]]) -> str:
+    """A plot's data as an HTML table: its text alternative for screen readers.
+
+    Twin of ``dataTable`` in ``web/shared.js``. The cells are HTML already
+    (numbers formatted, text escaped); the first cell of each row heads it.
+
+    Examples
+    --------
+    >>> data_table("Weights", ["", "weight"], [["a₁", "0.5"]])
+    "<table class='ae-data'><caption>Weights</caption><tr><th scope='col'></th><th scope='col'>weight</th></tr><tr><th scope='row'>a₁</th><td>0.5</td></tr></table>"
+    """
+    head = "".join(f"<th scope='col'>{h}</th>" for h in header)
+    body = "".join(f"<tr><th scope='row'>{row[0]}</th>" + "".join(f"<td>{c}</td>" for c in row[1:]) + "</tr>"
+                   for row in rows)
+    return f"<table class='ae-data'><caption>{caption}</caption><tr>{head}</tr>{body}</table>"

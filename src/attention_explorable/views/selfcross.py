@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import core
 from ..strings import text
-from .numbers import format_number
+from .numbers import data_table, format_number
 
 #: The source sentence and its translation, one token per entry.
 ZH_TOKENS = ("我", "爱", "机器", "学习")
@@ -66,7 +66,7 @@ STRING_KEYS = (
     "selfcross_toy_note", "selfcross_axis_query", "selfcross_axis_key", "selfcross_source_zh",
     "selfcross_source_en", "selfcross_roles_self_zh", "selfcross_roles_self_en",
     "selfcross_roles_self_en_causal", "selfcross_roles_cross", "selfcross_row", "selfcross_row_best",
-    "selfcross_query_hint",
+    "selfcross_query_hint", "selfcross_plot",
 )
 
 
@@ -172,7 +172,8 @@ def selfcross_view(state, config: dict) -> dict:
         ``text_color``; n_q·n_k rows, row-major) and ``highlight`` (the
         query row's outline); ranges ``x_range``, ``y_range``; html
         ``roles``, ``row`` (the query row's weights), ``hint``, ``note`` (the
-        vectors are toys); props ``x_axis`` and ``y_axis``
+        vectors are toys), ``plot_data`` (the heatmap as a table), ``live``
+        (the query row's strongest weight, announced once settled); props ``x_axis`` and ``y_axis``
         (``axis_label`` naming the sentence of the keys and values and of the
         queries; ``major_label_overrides``, tick as a decimal string -> token),
         ``mode`` (``active`` button), ``causal`` (``active``, ``disabled``
@@ -225,6 +226,9 @@ def selfcross_view(state, config: dict) -> dict:
         f"<table><tr>{cells}</tr></table>"
         f"{S['selfcross_row_best'].format(token=html.escape(k_tokens[best]), weight=f(row[best], 3))}"
     )
+    best_text = S["selfcross_row_best"].format(token=html.escape(k_tokens[best]), weight=f(row[best], 3))
+    # The heatmap's data: a row per query token, a column per key token.
+    plot_rows = [[html.escape(q), *texts[i * n_k:(i + 1) * n_k]] for i, q in enumerate(q_tokens)]
     return {
         "sources": {
             "cells": {"x": xs, "y": ys, "fill": fill, "text": texts, "text_color": text_color},
@@ -236,6 +240,8 @@ def selfcross_view(state, config: dict) -> dict:
             "row": row_html,
             "hint": f"<div class='ae-hint'>{S['selfcross_query_hint']}</div>",
             "note": f"<div class='ae-hint'>{S['selfcross_toy_note']}</div>",
+            "plot_data": data_table(S["selfcross_plot"], ["", *(html.escape(k) for k in k_tokens)], plot_rows),
+            "live": f"{S['selfcross_row'].format(token=html.escape(q_tokens[query - 1]))}: {best_text}",
         },
         "props": {
             "x_axis": {"axis_label": S["selfcross_axis_key"].format(source=S[f"selfcross_source_{k_side}"]),

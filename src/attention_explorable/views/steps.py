@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import core, scenarios
 from ..strings import text
-from .numbers import format_fixed, format_g, format_number, parse_number
+from .numbers import data_table, format_fixed, format_g, format_number, parse_number
 
 #: Bounds of the temperature slider; the curve's temperatures are log-spaced over them.
 T_BOUNDS = (0.01, 10.0)
@@ -45,6 +45,8 @@ STRING_KEYS = (
     "stable_label", "naive_label", "naive_overflow", "naive_underflow", "naive_ok", "result_label",
     "result_with_prediction", "result_no_prediction", "result_pending", "result_moved",
     "prediction_invalid", "demonstrate", "demonstrating", "input_clamped",
+    "plot_number_line", "plot_weights", "plot_temperature_curve", "axis_temperature", "axis_weight",
+    "legend_value", "legend_output", "legend_prediction", "data_name", "data_value",
     *(f"step{n}_{part}" for n in (1, 2, 3) for part in ("title", "question", "explain")),
 )
 
@@ -107,7 +109,10 @@ def steps_view(state, config: dict) -> dict:
         A view (see :mod:`attention_explorable.views`): sources ``values``,
         ``interval``, ``output``, ``prediction``, ``weights``, ``curve``,
         ``point``; range ``x_range``; html ``readouts``, ``formula``,
-        ``naive``, ``question``, ``result``, ``error``; props of the sliders
+        ``naive``, ``question``, ``result``, ``error``, the plots' data as
+        tables ``line_data``, ``weights_data``, ``curve_data`` (step 3; else
+        empty) and ``live`` (the weights and the output, for a screen reader
+        to announce once a movement settles); props of the sliders
         and their boxes, the step buttons, ``demonstrate``, ``prediction_input``,
         ``curve_fig``, ``naive``, ``error``.
 
@@ -133,6 +138,11 @@ def steps_view(state, config: dict) -> dict:
     gap = abs(s2 - s1)
     curve = core.softmax(np.stack([np.zeros(len(config["curve_t"])), gap / np.asarray(config["curve_t"])],
                                   axis=1)) if step3 else None
+    line_rows = [[f"{S['legend_value']} v₁", format_g(v1)], [f"{S['legend_value']} v₂", format_g(v2)],
+                 [S["legend_output"], f(y)]] + ([[S["legend_prediction"], format_g(pred)]] if pred is not None else [])
+    last = len(config["curve_t"]) - 1
+    curve_rows = ([[format_g(t), f(w)] for i, (t, w) in enumerate(zip(config["curve_t"], curve[:, 1].tolist()))
+                   if i % 10 == 0 or i == last] if step3 else [])
     view = {
         "sources": {
             "values": {"x": [v1, v2], "label": [f"v₁={format_g(v1)}", f"v₂={format_g(v2)}"]},
@@ -176,6 +186,12 @@ def steps_view(state, config: dict) -> dict:
                                                      lo=format_g(config["prediction_bounds"][0]),
                                                      hi=format_g(config["prediction_bounds"][1]))
                       if pred is None and raw.strip() else ""),
+            "line_data": data_table(S["plot_number_line"], [S["data_name"], S["data_value"]], line_rows),
+            "weights_data": data_table(S["plot_weights"], [S["data_name"], S["axis_weight"]],
+                                       [["a₁", f(a1)], ["a₂", f(a2)]]),
+            "curve_data": (data_table(S["plot_temperature_curve"], [S["axis_temperature"], S["axis_weight"]],
+                                      curve_rows) if step3 else ""),
+            "live": f"{S['readout_weights']} a₁ = {f(a1)}, a₂ = {f(a2)} · {S['readout_output']} y = {f(y)}",
         },
         "props": {
             **{f"{name}_slider": {"value": float(state[name])} for name in SLIDERS},

@@ -32,7 +32,7 @@ from scipy.spatial import ConvexHull, QhullError
 
 from .. import core
 from ..strings import text
-from .numbers import format_g, format_number
+from .numbers import data_table, format_g, format_number
 
 #: Bounds of each component of the query q.
 Q_BOUNDS = (-2.0, 2.0)
@@ -60,7 +60,7 @@ _SUB = "₀₁₂₃₄₅₆₇₈₉"
 _LABELS = {"query_x": "vector_query_x", "query_y": "vector_query_y", "temperature": "temperature"}
 STRING_KEYS = (
     "readout_scores", "readout_weights", "readout_output", "formula_label", "vector_formula_scores",
-    "vector_formula_weights", "vector_formula_output", "input_clamped",
+    "vector_formula_weights", "vector_formula_output", "input_clamped", "vector_plot", "data_name",
 )
 
 
@@ -262,8 +262,10 @@ def vector_view(state, config: dict) -> dict:
         ``size`` growing with the weight, labels ``v₁ (0.42)``), ``hull``
         (vertices of the convex hull of the values, counter-clockwise) and
         ``output`` (the point ``y``); no ranges; html
-        ``scores_readout``, ``weights_readout``, ``output_readout`` and
-        ``formula`` (the computation with the current numbers); props of
+        ``scores_readout``, ``weights_readout``, ``output_readout``,
+        ``formula`` (the computation with the current numbers), ``plot_data``
+        (the plot's points as a table) and ``live`` (the weights and the
+        output, announced once a movement settles); props of
         the sliders and their boxes.
 
     Raises
@@ -310,6 +312,12 @@ def vector_view(state, config: dict) -> dict:
     def row(kind: str, cells: str) -> str:
         return f"<table><tr><td class='ae-kind'>{kind}</td>{cells}</tr></table>"
 
+    # The plot's data: each point with its coordinates, each value with its weight.
+    points_rows = ([["q", f(qx, 3), f(qy, 3), ""]]
+                   + [[f"k{i}", format_g(kx), format_g(ky), ""] for i, (kx, ky) in zip(idx, k.tolist())]
+                   + [[f"v{i}", format_g(vx), format_g(vy), f(a, 3)] for i, (vx, vy), a in zip(idx, v.tolist(), weights)]
+                   + [["y", f(y[0], 3), f(y[1], 3), ""]])
+
     return {
         "sources": {
             "query": {"x": [qx], "y": [qy], "label": ["q"]},
@@ -339,6 +347,9 @@ def vector_view(state, config: dict) -> dict:
                 f"<div class='ae-kind'>{S['vector_formula_output']}</div>"
                 f"y = {terms} = {_vec(y)}"
             ),
+            "plot_data": data_table(S["vector_plot"], [S["data_name"], "x", "y", S["readout_weights"]], points_rows),
+            "live": (f"{S['readout_weights']} " + ", ".join(f"α{i} = {f(a, 3)}" for i, a in zip(idx, weights))
+                     + f" · {S['readout_output']} y = {_vec(y)}"),
         },
         "props": {
             **{f"{name}_slider": {"value": value} for name, value in zip(STATE_NAMES, (qx, qy, temp))},

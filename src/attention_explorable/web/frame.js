@@ -3,7 +3,10 @@
 // static): with ?embed=1 the page title hides; in an iframe the page reports
 // its height to the host page (web/resize.js); a heading anchor (#sec-3-8)
 // lands on its heading, also when clicked in the contents, although the
-// headings live in Panel's shadow roots where the browser does not look.
+// headings live in Panel's shadow roots where the browser does not look;
+// Bokeh's unnamed controls get names (web/a11y.js).
+
+import {nameUnnamedControls} from "./a11y.js";
 
 const EMBED = "embed";
 
@@ -62,6 +65,7 @@ export default function ({heading}) {
     for (const kind of ["wheel", "touchstart", "keydown"]) {
       window.addEventListener(kind, () => { readerMoved = true; }, {passive: true});
     }
+    nameUnnamedControls();
     goToAnchor();
     window.addEventListener("hashchange", () => { readerMoved = false; goToAnchor(); });
     document.addEventListener("click", onContentsClick);

@@ -4,7 +4,7 @@
 // its view (twin of matrix_view), and the controller that turns a student's
 // moves into state and draws every change of state.
 import {controller} from "./controller.js";
-import {fill, formatG, formatNumber, readState, softmax, typedNumber, writeView} from "./shared.js";
+import {dataTable, fill, formatG, formatNumber, readState, softmax, typedNumber, writeViewAnnounced} from "./shared.js";
 
 // The shared pieces too, for the mirror tests.
 export {formatG, formatNumber, parseNumber, softmax} from "./shared.js";
@@ -218,12 +218,18 @@ export function matrixView(st, config) {
     for (const w of row) s += w;
     sums.push(f(s, 3));
   }
+  const scoreText = flatScores.map((s, c) => (masked[c] ? "−∞" : f(s, 2, false)));
+  const weightText = flatWeights.map((w, c) => (masked[c] ? "—" : f(w, 2, false)));
+  // The plots' data as tables: the two matrices (row = query i, column = key j) and the curves.
+  const corner = [`${S.matrix_axis_query} / ${S.matrix_axis_key}`];
+  for (let j = 1; j <= n; j++) corner.push(String(j));
+  const matrixTable = (caption, cells) => dataTable(caption, corner,
+    Array.from({length: n}, (_, i) => [String(i + 1), ...cells.slice(i * n, (i + 1) * n)]));
+  const curveRows = curve.d.map((d, i) => [formatG(d), f(curve.scaled[i], 3), f(curve.unscaled[i], 3)]);
   return {
     sources: {
-      score_cells: {x: xs, y: ys, fill: scoreFill, text_color: scoreColour,
-        text: flatScores.map((s, c) => (masked[c] ? "−∞" : f(s, 2, false)))},
-      weight_cells: {x: xs.slice(), y: ys.slice(), fill: weightFill, text_color: weightColour,
-        text: flatWeights.map((w, c) => (masked[c] ? "—" : f(w, 2, false)))},
+      score_cells: {x: xs, y: ys, fill: scoreFill, text_color: scoreColour, text: scoreText},
+      weight_cells: {x: xs.slice(), y: ys.slice(), fill: weightFill, text_color: weightColour, text: weightText},
       highlight: {x: top.map(([j]) => j + 1), y: top.map(([, i]) => i + 1),
         width: top.map(() => CELL), height: top.map(() => CELL)},
       curve: {d: curve.d.slice(), scaled: curve.scaled.slice(), unscaled: curve.unscaled.slice()},
@@ -235,6 +241,11 @@ export function matrixView(st, config) {
         `<b class='ae-matrix-mean-max'>${f(meanMax)}</b><br><span class='ae-hint'>${curveText}</span>`,
       row_sums: `<span class='ae-kind'>${S.matrix_row_sums}</span> ` + sums.join(", "),
       notes: `<span class='ae-hint'>${notes}</span>`,
+      scores_data: matrixTable(props.score_title.text, scoreText),
+      weights_data: matrixTable(S.matrix_plot_weights, weightText),
+      curve_data: dataTable(S.matrix_plot_saturation, [S.matrix_axis_dk, S.matrix_legend_scaled, S.matrix_legend_unscaled],
+        curveRows),
+      live: `${S.matrix_max_weight}: ${f(meanMax)}`,
     },
     props,
   };
@@ -258,7 +269,7 @@ function newSeed(config, seed) {
 
 /** Draw the current state into the page's models. */
 export function draw(state, models, config) {
-  writeView(models, matrixView(readState(state, STATE_NAMES), config));
+  writeViewAnnounced(models, matrixView(readState(state, STATE_NAMES), config));
 }
 
 /**

@@ -3,7 +3,7 @@
 // controller that turns a student's clicks (mode buttons, causal mask, query
 // buttons, a tap on a heatmap row) into state and draws every change of state.
 import {controller} from "./controller.js";
-import {escapeHtml, fill, formatNumber, readState, softmax, writeView} from "./shared.js";
+import {dataTable, escapeHtml, fill, formatNumber, readState, softmax, writeViewAnnounced} from "./shared.js";
 
 // The shared pieces too, for the mirror tests.
 export {formatNumber, softmax} from "./shared.js";
@@ -111,6 +111,9 @@ export function selfcrossView(st, config) {
     `<table><tr>${tds}</tr></table>` +
     fill(S.selfcross_row_best, {token: escapeHtml(kTokens[best]), weight: f(row[best], 3)});
   const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
+  const bestText = fill(S.selfcross_row_best, {token: escapeHtml(kTokens[best]), weight: f(row[best], 3)});
+  // The heatmap's data: a row per query token, a column per key token.
+  const plotRows = qTokens.map((q, i) => [escapeHtml(q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
   return {
     sources: {
       cells,
@@ -122,6 +125,8 @@ export function selfcrossView(st, config) {
       row: rowHtml,
       hint: `<div class='ae-hint'>${S.selfcross_query_hint}</div>`,
       note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
+      plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map(escapeHtml)), plotRows),
+      live: `${fill(S.selfcross_row, {token: escapeHtml(qTokens[query - 1])})}: ${bestText}`,
     },
     props: {
       x_axis: {axis_label: fill(S.selfcross_axis_key, {source: S[`selfcross_source_${kSide}`]}),
@@ -155,7 +160,7 @@ export function draw(state, models, config) {
     if (sameLabels(models[axis].major_label_overrides, labels)) delete props.major_label_overrides;
     else props.major_label_overrides = labels;
   }
-  writeView(models, view);
+  writeViewAnnounced(models, view);
 }
 
 /**

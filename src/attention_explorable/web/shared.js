@@ -245,3 +245,31 @@ export function typedNumber(state, models, name, {lo, hi, toGrid, message, label
   if (state[name] !== value) state[name] = value;
   else box.value = formatG(value);
 }
+
+/** views.numbers.data_table: a plot's data as an HTML table (cells are HTML already). */
+export function dataTable(caption, header, rows) {
+  const head = header.map((h) => `<th scope='col'>${h}</th>`).join("");
+  const body = rows.map((row) => `<tr><th scope='row'>${row[0]}</th>` +
+    row.slice(1).map((c) => `<td>${c}</td>`).join("") + "</tr>").join("");
+  return `<table class='ae-data'><caption>${caption}</caption><tr>${head}</tr>${body}</table>`;
+}
+
+const announcing = new WeakMap();
+
+/**
+ * writeView, except the view's `html.live` (what a screen reader announces,
+ * written into `models.live`, a polite live region): it is written once the
+ * changes have settled, `delay` ms after the last one, so that a dragged
+ * slider or a replay is announced once, at its end, not on every frame.
+ */
+export function writeViewAnnounced(models, view, delay = 800) {
+  const {live, ...rest} = view.html || {};
+  writeView(models, {...view, html: rest});
+  const region = models.live;
+  if (live === undefined || !region) return;
+  clearTimeout(announcing.get(region));
+  announcing.set(region, setTimeout(() => {
+    const text = escapeHtml(live);
+    if (region.text !== text) region.text = text;
+  }, delay));
+}

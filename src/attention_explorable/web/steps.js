@@ -4,7 +4,8 @@
 // keys and taps into state and draws every change of state.
 import {controller} from "./controller.js";
 import {
-  echo, fill, formatFixed, formatG, formatNumber, pyStrip, readState, softmax, typedNumber, writeView,
+  dataTable, echo, fill, formatFixed, formatG, formatNumber, parseNumber, pyStrip, readState, softmax, typedNumber,
+  writeViewAnnounced,
 } from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 
@@ -54,6 +55,11 @@ export function stepsView(st, config) {
   const gap = Math.abs(s2 - s1);
   const invalid = pred === null && pyStrip(raw) !== "";
   const [lo, hi] = config.prediction_bounds;
+  const curve = step3 ? config.curve_t.map((t) => softmax([0, gap / t])[1]) : [];
+  const lineRows = [[`${S.legend_value} v₁`, formatG(v1)], [`${S.legend_value} v₂`, formatG(v2)],
+    [S.legend_output, f(y)]].concat(pred === null ? [] : [[S.legend_prediction, formatG(pred)]]);
+  const last = config.curve_t.length - 1;
+  const curveRows = curve.map((w, i) => [formatG(config.curve_t[i]), f(w)]).filter((_, i) => i % 10 === 0 || i === last);
   const props = {};
   for (const name of Object.keys(SLIDERS)) {
     props[name + "_slider"] = {value: st[name]};
@@ -74,8 +80,7 @@ export function stepsView(st, config) {
       output: {x: [y], label: ["y=" + formatFixed(y, 2)]},
       prediction: pred === null ? {x: [], label: []} : {x: [pred], label: [formatG(pred)]},
       weights: {name: ["a₁", "a₂"], weight: [a1, a2], label: [f(a1, 4, false), f(a2, 4, false)]},
-      curve: step3 ? {t: config.curve_t.slice(), weight: config.curve_t.map((t) => softmax([0, gap / t])[1])}
-        : {t: [], weight: []},
+      curve: step3 ? {t: config.curve_t.slice(), weight: curve} : {t: [], weight: []},
       point: step3 ? {t: [temp], weight: [s2 >= s1 ? a2 : a1]} : {t: [], weight: []},
     },
     ranges: {x_range: [Math.min(...xs) - pad, Math.max(...xs) + pad]},
@@ -102,6 +107,10 @@ export function stepsView(st, config) {
       question: questionHtml(step, st.revealed, S),
       result: resultHtml(st, pred, config),
       error: invalid ? fill(S.prediction_invalid, {raw: escapeText(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi)}) : "",
+      line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
+      weights_data: dataTable(S.plot_weights, [S.data_name, S.axis_weight], [["a₁", f(a1)], ["a₂", f(a2)]]),
+      curve_data: step3 ? dataTable(S.plot_temperature_curve, [S.axis_temperature, S.axis_weight], curveRows) : "",
+      live: `${S.readout_weights} a₁ = ${f(a1)}, a₂ = ${f(a2)} · ${S.readout_output} y = ${f(y)}`,
     },
     props,
   };
@@ -174,10 +183,14 @@ function stopReplay(state) {
   timers.delete(state);
 }
 
+// A reader who asks for less motion gets the step's end at once, with no replay.
+const lessMotion = () => typeof window !== "undefined" && window.matchMedia &&
+  window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
 function demonstrate(state, config) {
   if (state.animating) return;
   const step = config.steps[state.step - 1];
-  const frames = replayFrames(step, config.frames);
+  const frames = replayFrames(step, lessMotion() ? 1 : config.frames);
   const last = frames.pop();
   if (!frames.length) {
     state.setv({...last, revealed: true, animating: false});
@@ -203,7 +216,7 @@ function goToStep(state, config, n) {
 
 /** Draw the current state into the page's models. */
 export function draw(state, models, config) {
-  writeView(models, stepsView(readState(state, STATE_NAMES), config));
+  writeViewAnnounced(models, stepsView(readState(state, STATE_NAMES), config));
 }
 
 /**

@@ -5,7 +5,8 @@
 // numbers into state and draws every change of state.
 import {controller, drawSoon} from "./controller.js";
 import {
-  formatFixed, formatG, formatNumber, parseNumber, readState, softmax, typedNumber, writeView,
+  dataTable, formatFixed, formatG, formatNumber, parseNumber, readState, softmax, typedNumber, writeView,
+  writeViewAnnounced,
 } from "./shared.js";
 
 // The shared pieces too, for the mirror tests.
@@ -138,6 +139,11 @@ export function vectorView(st, config) {
   const terms = weights.map((w, j) =>
     `${f(w, 3)}·${v[j].every((c) => c === Math.round(c)) ? vec(v[j], 0) : vec(v[j], 2)}`).join(" + ");
   const row = (kind, cells) => `<table><tr><td class='ae-kind'>${kind}</td>${cells}</tr></table>`;
+  // The plot's data: each point with its coordinates, each value with its weight.
+  const pointsRows = [["q", f(qx, 3), f(qy, 3), ""]]
+    .concat(k.map(([kx, ky], j) => [`k${idx[j]}`, formatG(kx), formatG(ky), ""]))
+    .concat(v.map(([vx, vy], j) => [`v${idx[j]}`, formatG(vx), formatG(vy), f(weights[j], 3)]))
+    .concat([["y", f(y[0], 3), f(y[1], 3), ""]]);
   const values = [qx, qy, temp];
   const props = {};
   STATE_NAMES.forEach((name, i) => { props[name + "_slider"] = {value: values[i]}; });
@@ -166,6 +172,9 @@ export function vectorView(st, config) {
         ` = [${weights.map((a) => f(a, 3)).join(", ")}]` +
         `<div class='ae-kind'>${S.vector_formula_output}</div>` +
         `y = ${terms} = ${vec(y)}`,
+      plot_data: dataTable(S.vector_plot, [S.data_name, "x", "y", S.readout_weights], pointsRows),
+      live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") +
+        ` · ${S.readout_output} y = ${vec(y)}`,
     },
     props,
   };
@@ -181,7 +190,7 @@ const held = new WeakSet();
 export function draw(state, models, config) {
   const view = vectorView(readState(state, STATE_NAMES), config);
   if (held.has(models.query)) delete view.sources.query;
-  writeView(models, view);
+  writeViewAnnounced(models, view);
 }
 
 const redraw = (state, models, config) => drawSoon(state, () => draw(state, models, config));

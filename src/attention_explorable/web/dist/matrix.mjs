@@ -201,6 +201,23 @@ function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
   if (state[name] !== value) state[name] = value;
   else box.value = formatG(value);
 }
+function dataTable(caption, header, rows) {
+  const head = header.map((h) => `<th scope='col'>${h}</th>`).join("");
+  const body = rows.map((row) => `<tr><th scope='row'>${row[0]}</th>` + row.slice(1).map((c) => `<td>${c}</td>`).join("") + "</tr>").join("");
+  return `<table class='ae-data'><caption>${caption}</caption><tr>${head}</tr>${body}</table>`;
+}
+var announcing = /* @__PURE__ */ new WeakMap();
+function writeViewAnnounced(models, view, delay = 800) {
+  const { live, ...rest } = view.html || {};
+  writeView(models, { ...view, html: rest });
+  const region = models.live;
+  if (live === void 0 || !region) return;
+  clearTimeout(announcing.get(region));
+  announcing.set(region, setTimeout(() => {
+    const text = escapeHtml(live);
+    if (region.text !== text) region.text = text;
+  }, delay));
+}
 
 // src/attention_explorable/web/links.js
 var TEXT_LIMIT = 200;
@@ -482,22 +499,20 @@ function matrixView(st, config) {
     for (const w of row) s += w;
     sums.push(f(s, 3));
   }
+  const scoreText = flatScores.map((s, c) => masked[c] ? "−∞" : f(s, 2, false));
+  const weightText = flatWeights.map((w, c) => masked[c] ? "—" : f(w, 2, false));
+  const corner = [`${S.matrix_axis_query} / ${S.matrix_axis_key}`];
+  for (let j = 1; j <= n; j++) corner.push(String(j));
+  const matrixTable = (caption, cells) => dataTable(
+    caption,
+    corner,
+    Array.from({ length: n }, (_, i) => [String(i + 1), ...cells.slice(i * n, (i + 1) * n)])
+  );
+  const curveRows = curve.d.map((d, i) => [formatG(d), f(curve.scaled[i], 3), f(curve.unscaled[i], 3)]);
   return {
     sources: {
-      score_cells: {
-        x: xs,
-        y: ys,
-        fill: scoreFill,
-        text_color: scoreColour,
-        text: flatScores.map((s, c) => masked[c] ? "−∞" : f(s, 2, false))
-      },
-      weight_cells: {
-        x: xs.slice(),
-        y: ys.slice(),
-        fill: weightFill,
-        text_color: weightColour,
-        text: flatWeights.map((w, c) => masked[c] ? "—" : f(w, 2, false))
-      },
+      score_cells: { x: xs, y: ys, fill: scoreFill, text_color: scoreColour, text: scoreText },
+      weight_cells: { x: xs.slice(), y: ys.slice(), fill: weightFill, text_color: weightColour, text: weightText },
       highlight: {
         x: top.map(([j]) => j + 1),
         y: top.map(([, i]) => i + 1),
@@ -511,7 +526,15 @@ function matrixView(st, config) {
     html: {
       max_weight: `<div class='ae-kind'>${S.matrix_max_weight}</div><b class='ae-matrix-mean-max'>${f(meanMax)}</b><br><span class='ae-hint'>${curveText}</span>`,
       row_sums: `<span class='ae-kind'>${S.matrix_row_sums}</span> ` + sums.join(", "),
-      notes: `<span class='ae-hint'>${notes}</span>`
+      notes: `<span class='ae-hint'>${notes}</span>`,
+      scores_data: matrixTable(props.score_title.text, scoreText),
+      weights_data: matrixTable(S.matrix_plot_weights, weightText),
+      curve_data: dataTable(
+        S.matrix_plot_saturation,
+        [S.matrix_axis_dk, S.matrix_legend_scaled, S.matrix_legend_unscaled],
+        curveRows
+      ),
+      live: `${S.matrix_max_weight}: ${f(meanMax)}`
     },
     props
   };
@@ -527,7 +550,7 @@ function newSeed(config, seed) {
   return next;
 }
 function draw(state, models, config) {
-  writeView(models, matrixView(readState(state, STATE_NAMES), config));
+  writeViewAnnounced(models, matrixView(readState(state, STATE_NAMES), config));
 }
 var matrix_default = controller("matrix", draw, ({ state, models, config, origin }) => {
   const acted = () => {

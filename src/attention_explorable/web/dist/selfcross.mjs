@@ -178,6 +178,23 @@ function echo(raw, limit = 40) {
   const chars = Array.from(pyStrip(raw));
   return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
 }
+function dataTable(caption, header, rows) {
+  const head = header.map((h) => `<th scope='col'>${h}</th>`).join("");
+  const body = rows.map((row) => `<tr><th scope='row'>${row[0]}</th>` + row.slice(1).map((c) => `<td>${c}</td>`).join("") + "</tr>").join("");
+  return `<table class='ae-data'><caption>${caption}</caption><tr>${head}</tr>${body}</table>`;
+}
+var announcing = /* @__PURE__ */ new WeakMap();
+function writeViewAnnounced(models, view, delay = 800) {
+  const { live, ...rest } = view.html || {};
+  writeView(models, { ...view, html: rest });
+  const region = models.live;
+  if (live === void 0 || !region) return;
+  clearTimeout(announcing.get(region));
+  announcing.set(region, setTimeout(() => {
+    const text = escapeHtml(live);
+    if (region.text !== text) region.text = text;
+  }, delay));
+}
 
 // src/attention_explorable/web/links.js
 var TEXT_LIMIT = 200;
@@ -377,6 +394,8 @@ function selfcrossView(st, config) {
   const tds = kTokens.map((tok, j) => `<td>${escapeHtml(tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
   const rowHtml = `<div class='ae-kind'>${fill(S.selfcross_row, { token: escapeHtml(qTokens[query - 1]) })}</div><table><tr>${tds}</tr></table>` + fill(S.selfcross_row_best, { token: escapeHtml(kTokens[best]), weight: f(row[best], 3) });
   const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
+  const bestText = fill(S.selfcross_row_best, { token: escapeHtml(kTokens[best]), weight: f(row[best], 3) });
+  const plotRows = qTokens.map((q, i) => [escapeHtml(q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
   return {
     sources: {
       cells,
@@ -387,7 +406,9 @@ function selfcrossView(st, config) {
       roles,
       row: rowHtml,
       hint: `<div class='ae-hint'>${S.selfcross_query_hint}</div>`,
-      note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`
+      note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
+      plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map(escapeHtml)), plotRows),
+      live: `${fill(S.selfcross_row, { token: escapeHtml(qTokens[query - 1]) })}: ${bestText}`
     },
     props: {
       x_axis: {
@@ -420,7 +441,7 @@ function draw(state, models, config) {
     if (sameLabels(models[axis].major_label_overrides, labels)) delete props.major_label_overrides;
     else props.major_label_overrides = labels;
   }
-  writeView(models, view);
+  writeViewAnnounced(models, view);
 }
 var selfcross_default = controller("selfcross", draw, act);
 function act({ state, models, config, origin, event: obj }) {

@@ -201,6 +201,23 @@ function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
   if (state[name] !== value) state[name] = value;
   else box.value = formatG(value);
 }
+function dataTable(caption, header, rows) {
+  const head = header.map((h) => `<th scope='col'>${h}</th>`).join("");
+  const body = rows.map((row) => `<tr><th scope='row'>${row[0]}</th>` + row.slice(1).map((c) => `<td>${c}</td>`).join("") + "</tr>").join("");
+  return `<table class='ae-data'><caption>${caption}</caption><tr>${head}</tr>${body}</table>`;
+}
+var announcing = /* @__PURE__ */ new WeakMap();
+function writeViewAnnounced(models, view, delay = 800) {
+  const { live, ...rest } = view.html || {};
+  writeView(models, { ...view, html: rest });
+  const region = models.live;
+  if (live === void 0 || !region) return;
+  clearTimeout(announcing.get(region));
+  announcing.set(region, setTimeout(() => {
+    const text = escapeHtml(live);
+    if (region.text !== text) region.text = text;
+  }, delay));
+}
 
 // src/attention_explorable/web/links.js
 var TEXT_LIMIT = 200;
@@ -367,6 +384,14 @@ function stepsView(st, config) {
   const gap = Math.abs(s2 - s1);
   const invalid = pred === null && pyStrip(raw) !== "";
   const [lo, hi] = config.prediction_bounds;
+  const curve = step3 ? config.curve_t.map((t) => softmax([0, gap / t])[1]) : [];
+  const lineRows = [
+    [`${S.legend_value} v₁`, formatG(v1)],
+    [`${S.legend_value} v₂`, formatG(v2)],
+    [S.legend_output, f(y)]
+  ].concat(pred === null ? [] : [[S.legend_prediction, formatG(pred)]]);
+  const last = config.curve_t.length - 1;
+  const curveRows = curve.map((w, i) => [formatG(config.curve_t[i]), f(w)]).filter((_, i) => i % 10 === 0 || i === last);
   const props = {};
   for (const name of Object.keys(SLIDERS)) {
     props[name + "_slider"] = { value: st[name] };
@@ -387,7 +412,7 @@ function stepsView(st, config) {
       output: { x: [y], label: ["y=" + formatFixed(y, 2)] },
       prediction: pred === null ? { x: [], label: [] } : { x: [pred], label: [formatG(pred)] },
       weights: { name: ["a₁", "a₂"], weight: [a1, a2], label: [f(a1, 4, false), f(a2, 4, false)] },
-      curve: step3 ? { t: config.curve_t.slice(), weight: config.curve_t.map((t) => softmax([0, gap / t])[1]) } : { t: [], weight: [] },
+      curve: step3 ? { t: config.curve_t.slice(), weight: curve } : { t: [], weight: [] },
       point: step3 ? { t: [temp], weight: [s2 >= s1 ? a2 : a1] } : { t: [], weight: [] }
     },
     ranges: { x_range: [Math.min(...xs) - pad, Math.max(...xs) + pad] },
@@ -397,7 +422,11 @@ function stepsView(st, config) {
       naive: step3 ? naiveHtml(res, S) : "",
       question: questionHtml(step, st.revealed, S),
       result: resultHtml(st, pred, config),
-      error: invalid ? fill(S.prediction_invalid, { raw: escapeText(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi) }) : ""
+      error: invalid ? fill(S.prediction_invalid, { raw: escapeText(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi) }) : "",
+      line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
+      weights_data: dataTable(S.plot_weights, [S.data_name, S.axis_weight], [["a₁", f(a1)], ["a₂", f(a2)]]),
+      curve_data: step3 ? dataTable(S.plot_temperature_curve, [S.axis_temperature, S.axis_weight], curveRows) : "",
+      live: `${S.readout_weights} a₁ = ${f(a1)}, a₂ = ${f(a2)} · ${S.readout_output} y = ${f(y)}`
     },
     props
   };
@@ -449,10 +478,11 @@ function stopReplay(state) {
   clearTimeout(timers2.get(state));
   timers2.delete(state);
 }
+var lessMotion = () => typeof window !== "undefined" && window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 function demonstrate(state, config) {
   if (state.animating) return;
   const step = config.steps[state.step - 1];
-  const frames = replayFrames(step, config.frames);
+  const frames = replayFrames(step, lessMotion() ? 1 : config.frames);
   const last = frames.pop();
   if (!frames.length) {
     state.setv({ ...last, revealed: true, animating: false });
@@ -475,7 +505,7 @@ function goToStep(state, config, n) {
   state.setv({ step: n, ...config.steps[n - 1].start, prediction_text: "", revealed: false, animating: false });
 }
 function draw(state, models, config) {
-  writeView(models, stepsView(readState(state, STATE_NAMES), config));
+  writeViewAnnounced(models, stepsView(readState(state, STATE_NAMES), config));
 }
 var steps_default = controller("steps", draw, ({ state, models, config, origin, event }) => {
   const acted = () => {

@@ -201,6 +201,23 @@ function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
   if (state[name] !== value) state[name] = value;
   else box.value = formatG(value);
 }
+function dataTable(caption, header, rows) {
+  const head = header.map((h) => `<th scope='col'>${h}</th>`).join("");
+  const body = rows.map((row) => `<tr><th scope='row'>${row[0]}</th>` + row.slice(1).map((c) => `<td>${c}</td>`).join("") + "</tr>").join("");
+  return `<table class='ae-data'><caption>${caption}</caption><tr>${head}</tr>${body}</table>`;
+}
+var announcing = /* @__PURE__ */ new WeakMap();
+function writeViewAnnounced(models, view, delay = 800) {
+  const { live, ...rest } = view.html || {};
+  writeView(models, { ...view, html: rest });
+  const region = models.live;
+  if (live === void 0 || !region) return;
+  clearTimeout(announcing.get(region));
+  announcing.set(region, setTimeout(() => {
+    const text = escapeHtml(live);
+    if (region.text !== text) region.text = text;
+  }, delay));
+}
 
 // src/attention_explorable/web/links.js
 var TEXT_LIMIT = 200;
@@ -402,6 +419,7 @@ function vectorView(st, config) {
   const dots = k.map((kj, j) => `s${idx[j]} = ${f(qx, 2)}×${formatG(kj[0])} + ${f(qy, 2)}×${formatG(kj[1])} = ${f(scores[j], 3)}`).join("<br>");
   const terms = weights.map((w, j) => `${f(w, 3)}·${v[j].every((c) => c === Math.round(c)) ? vec(v[j], 0) : vec(v[j], 2)}`).join(" + ");
   const row = (kind, cells) => `<table><tr><td class='ae-kind'>${kind}</td>${cells}</tr></table>`;
+  const pointsRows = [["q", f(qx, 3), f(qy, 3), ""]].concat(k.map(([kx, ky], j) => [`k${idx[j]}`, formatG(kx), formatG(ky), ""])).concat(v.map(([vx, vy], j) => [`v${idx[j]}`, formatG(vx), formatG(vy), f(weights[j], 3)])).concat([["y", f(y[0], 3), f(y[1], 3), ""]]);
   const values = [qx, qy, temp];
   const props = {};
   STATE_NAMES.forEach((name, i) => {
@@ -436,7 +454,9 @@ function vectorView(st, config) {
       scores_readout: row(S.readout_scores, scores.map((s, j) => `<td>s${idx[j]} = ${f(s, 3)}</td>`).join("")),
       weights_readout: row(S.readout_weights, weights.map((a, j) => `<td>α${idx[j]} = ${f(a, 3)}</td>`).join("")),
       output_readout: row(S.readout_output, `<td>y = ${vec(y)}</td>`),
-      formula: `<div class='ae-kind'>${S.formula_label}</div><div class='ae-kind'>${S.vector_formula_scores}</div>${dots}<div class='ae-kind'>${S.vector_formula_weights}</div>α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)}) = [${weights.map((a) => f(a, 3)).join(", ")}]<div class='ae-kind'>${S.vector_formula_output}</div>y = ${terms} = ${vec(y)}`
+      formula: `<div class='ae-kind'>${S.formula_label}</div><div class='ae-kind'>${S.vector_formula_scores}</div>${dots}<div class='ae-kind'>${S.vector_formula_weights}</div>α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)}) = [${weights.map((a) => f(a, 3)).join(", ")}]<div class='ae-kind'>${S.vector_formula_output}</div>y = ${terms} = ${vec(y)}`,
+      plot_data: dataTable(S.vector_plot, [S.data_name, "x", "y", S.readout_weights], pointsRows),
+      live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") + ` · ${S.readout_output} y = ${vec(y)}`
     },
     props
   };
@@ -445,7 +465,7 @@ var held = /* @__PURE__ */ new WeakSet();
 function draw(state, models, config) {
   const view = vectorView(readState(state, STATE_NAMES), config);
   if (held.has(models.query)) delete view.sources.query;
-  writeView(models, view);
+  writeViewAnnounced(models, view);
 }
 var redraw = (state, models, config) => drawSoon(state, () => draw(state, models, config));
 function setQuery(state, q) {

@@ -1,0 +1,85 @@
+"""WCAG 2.2 AA as far as a machine can check it: axe-core on every page, served and exported, in both languages.
+
+axe-core (shipped inside ``axe-playwright-python``) runs its WCAG 2.0-2.2
+A/AA rules and best practices on each page with every explorable and
+exercise built; a violation of impact "serious" or "critical" fails. The
+same pages at 640 px wide (a 1280 px window at 200 % zoom) must not scroll
+sideways.
+"""
+
+from __future__ import annotations
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from attention_explorable.site import PAGES
+
+pytestmark = pytest.mark.browser
+
+#: The rules run: WCAG 2.0, 2.1, 2.2 at levels A and AA, and axe's best practices.
+RULES = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa",
+                                                 "best-practice"]},
+         "resultTypes": ["violations"]}
+SERIOUS = ("serious", "critical")
+#: What each page shows once its explorables are drawn.
+READY = {"textbook": ".ae-exercise-input, .ae-exercise-choice", "steps": ".ae-output",
+         "vector": ".ae-vector-output", "matrix": ".ae-matrix-max-weight", "selfcross": ".ae-selfcross-row"}
+APP_OF = {page: app for page, (app, _) in PAGES.items()}
+
+
+def serious_violations(page) -> list[str]:
+    """axe's serious and critical violations on ``page``, one line per rule with its first nodes."""
+    found = Axe().run(page, options=RULES).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {v['help']} at " + "; ".join(
+        f"{n['target']} {n['html'][:120]}" for n in v["nodes"][:3])
+        for v in found if v["impact"] in SERIOUS]
+
+
+def _zoomed_scroll_width(page) -> int:
+    """The page's width in a 1280 px window at 200 % zoom (640 CSS px), then the viewport back."""
+    size = page.viewport_size
+    page.set_viewport_size({"width": 640, "height": 450})
+    page.wait_for_timeout(400)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    page.set_viewport_size(size)
+    return width
+
+
+def test_every_served_page_in_both_languages(every_app, student):
+    s = student()
+    page = s.page
+    root = f"http://127.0.0.1:{every_app.port}/"
+    problems = {}
+    for language in ("zh", "en"):
+        page.goto(f"{root}?lang={language}")
+        problems[f"/ {language}"] = serious_violations(page)
+        for app, ready in READY.items():
+            everything = "&explorables=all" if app == "textbook" else ""
+            page.goto(f"{root}{app}?lang={language}{everything}")
+            page.wait_for_selector(ready, timeout=30_000)
+            page.wait_for_timeout(800)
+            problems[f"{app} {language}"] = serious_violations(page)
+            width = _zoomed_scroll_width(page)
+            if width > 641:
+                problems[f"{app} {language}"].append(f"scrolls sideways at 200 % zoom: {width} px in 640")
+    assert not any(problems.values()), {k: v for k, v in problems.items() if v}
+    s.assert_clean()
+    every_app.assert_clean_log()
+
+
+def test_every_exported_page_in_both_languages(static_site, student):
+    s = student()
+    page = s.page
+    page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:", "blob:"))
+               else r.abort())
+    # axe reads the stylesheets by XMLHttpRequest, which a file:// page may not make.
+    s.errors_to_ignore = ("Failed to load resource", "Access to XMLHttpRequest at 'file:")
+    problems = {}
+    for folder in ("", "en/"):
+        for page_file in PAGES:
+            page.goto((static_site / folder / page_file).resolve().as_uri())
+            page.wait_for_selector(READY[APP_OF[page_file]], timeout=30_000)
+            page.wait_for_timeout(500)
+            problems[folder + page_file] = serious_violations(page)
+    assert not any(problems.values()), {k: v for k, v in problems.items() if v}
+    s.assert_clean()
