@@ -502,6 +502,11 @@ class BokehSession:
         if self._reader is not None:
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
                 await asyncio.wait_for(self._reader, 5)
+        if self.ws is not None and self.ws.stream is not None:
+            # A busy server may not finish the close handshake in time: close the socket
+            # here rather than leave it to tornado's timer, which the loop may not outlive.
+            with contextlib.suppress(Exception):
+                self.ws.stream.close()
 
 
 def patched_attrs(msg: Received) -> set[tuple[str, str]]:

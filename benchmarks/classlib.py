@@ -115,8 +115,15 @@ class ClassServer:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(15)
+        self._drop_clean_log()
+
+    def _drop_clean_log(self) -> None:
+        """Close the log, and remove it when it holds no error (else it stays for a look)."""
         with contextlib.suppress(Exception):
             self._log.close()
+        if not self.log_errors():
+            with contextlib.suppress(OSError):
+                self.log_path.unlink()
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -126,8 +133,7 @@ class ClassServer:
                 self.proc.wait(15)
             except subprocess.TimeoutExpired:
                 self.kill()
-        with contextlib.suppress(Exception):
-            self._log.close()
+        self._drop_clean_log()
 
     def __enter__(self) -> ClassServer:
         return self.start()
