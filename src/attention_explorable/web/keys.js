@@ -51,7 +51,8 @@ export function render({model, el}) {
   const words = document.createElement("span");
   words.textContent = model.hint;
   hint.append(toggle, words);
-  if (new URLSearchParams(window.location.search).get("embed") !== "1") el.append(hint);
+  // No hint (a page that says its keys elsewhere), or embedded: the keys without the check box.
+  if (model.hint && new URLSearchParams(window.location.search).get("embed") !== "1") el.append(hint);
   const targets = {...TARGETS};
   for (const [key, selector] of Object.entries(model.targets || {})) {
     targets[key.toLowerCase()] = selector;
