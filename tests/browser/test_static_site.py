@@ -157,6 +157,9 @@ def test_an_author_pastes_two_snippets_and_an_iframe(static_site, student):
         wait_text(page, ".ae-vector-output", r"y = \[")
         assert page.locator(".ae-step-2 button").count() == 1 and page.locator(".ae-page-heading").count() == 0
         assert page.locator(".ae-keys").count() == 0  # no presenter keys taking the host page's keys
+        # the snippets' sliders are named for screen readers in the author's page too
+        expect(page.locator(".ae-query-x .noUi-handle")).to_have_attribute("aria-label", "查询 q 的第一个分量")
+        expect(page.locator(".ae-temperature .noUi-handle")).to_have_attribute("aria-label", "温度 T")
         # the iframe grows to its page's height, which hides its title
         frame_el = page.locator("iframe.ae-embed-frame")
         frame_el.scroll_into_view_if_needed()

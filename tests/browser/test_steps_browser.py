@@ -136,4 +136,13 @@ def test_presenter_keys_step_and_demonstrate(steps_server, student):
     page.locator(".ae-prediction input").type("1")
     page.wait_for_timeout(300)
     assert "第 3 步" in text_of(page, ".ae-question")
+    # The keys can be switched off (WCAG 2.1.4), and on again.
+    page.locator(".ae-keys-on").focus()
+    page.keyboard.press("Space")
+    page.keyboard.press("2")
+    page.wait_for_timeout(300)
+    assert "第 3 步" in text_of(page, ".ae-question")
+    page.keyboard.press("Space")
+    page.keyboard.press("2")
+    wait_text(page, ".ae-question", "第 2 步")
     s.assert_clean()

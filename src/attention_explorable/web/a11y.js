@@ -58,6 +58,10 @@ function watch(root) {
 
 /** Name the page's unnamed controls, now and as new ones appear; keep the focus on controls drawn again. */
 export function nameUnnamedControls() {
+  // Once per page, whichever bundle comes first (each explorable's and the page's carry this module).
+  const root = document.documentElement;
+  if (root.hasAttribute("data-ae-controls-named")) return;
+  root.setAttribute("data-ae-controls-named", "");
   // Noted at each key press (a key is what the keyboard acts with; Chromium does not always
   // tell the document when the focus moves between shadow roots) and at each focus it does tell.
   const note = (el) => {

@@ -2,6 +2,7 @@
 // state before the next frame, hands a student's actions to the explorable,
 // opens the page's deep link once the document is ready and keeps the
 // address bar following the state (web/links.js).
+import {nameUnnamedControls} from "./a11y.js";
 import {applyLink, followLink} from "./links.js";
 
 const pending = new WeakSet();
@@ -36,7 +37,10 @@ export function controller(name, draw, act) {
       const {state, models, config} = args;
       const origin = event && event.origin ? event.origin : event;
       // A document's event comes as the callback's data (its object is the document).
-      if (data && data.event_name === "document_ready") applyLink(state, models, config);
+      if (data && data.event_name === "document_ready") {
+        applyLink(state, models, config);
+        nameUnnamedControls();  // also in an author's page, which has no web/frame.js
+      }
       else if (origin === state) {
         drawSoon(state, () => draw(state, models, config));
         followLink(state, config);

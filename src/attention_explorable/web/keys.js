@@ -3,8 +3,10 @@
 // same buttons a mouse would; the instructor's page adds R (reveal) and N
 // (new round) through the component's `targets` (key -> CSS selector).
 // Keys typed into a box stay text. The listener sits on the document, since
-// key events cross the shadow roots of the page.
-// An embedded page (?embed=1) keeps the keys and leaves out the hint.
+// key events cross the shadow roots of the page. The hint is a check box
+// that switches the keys off (single-key shortcuts must be able to be
+// switched off: WCAG 2.1.4). An embedded page (?embed=1) keeps the keys and
+// leaves out the hint.
 
 function find(root, selector) {
   const hit = root.querySelector(selector);
@@ -20,9 +22,13 @@ function find(root, selector) {
 
 const TARGETS = {"1": ".ae-step-1", "2": ".ae-step-2", "3": ".ae-step-3", "d": ".ae-demonstrate", "D": ".ae-demonstrate"};
 
+let enabled = true;
+
 function onKey(event, targets) {
+  if (!enabled) return;
   const origin = event.composedPath()[0];
-  const typing = origin && (["INPUT", "TEXTAREA", "SELECT"].includes(origin.tagName) || origin.isContentEditable);
+  const box = origin && origin.tagName === "INPUT" && !["checkbox", "radio", "button"].includes(origin.type);
+  const typing = origin && (box || ["TEXTAREA", "SELECT"].includes(origin.tagName) || origin.isContentEditable);
   if (typing || event.ctrlKey || event.metaKey || event.altKey || !(event.key in targets)) return;
   const host = find(document, targets[event.key]);
   const button = host && (host.shadowRoot || host).querySelector("button");
@@ -33,11 +39,20 @@ function onKey(event, targets) {
 }
 
 export function render({model, el}) {
-  const hint = document.createElement("span");
+  const hint = document.createElement("label");
   hint.className = "ae-keys";
-  hint.style.fontSize = "14px";
-  hint.textContent = model.hint;
-  if (new URLSearchParams(window.location.search).get("embed") !== "1") el.append(hint);
+  hint.style.cssText = "font-size: 14px; display: inline-flex; align-items: center; gap: 6px; min-height: 24px;";
+  const toggle = document.createElement("input");
+  toggle.type = "checkbox";
+  toggle.className = "ae-keys-on";
+  toggle.checked = enabled = true;
+  toggle.style.cssText = "width: 24px; height: 24px; margin: 0;";
+  toggle.addEventListener("change", () => { enabled = toggle.checked; });
+  const words = document.createElement("span");
+  words.textContent = model.hint;
+  hint.append(toggle, words);
+  // No hint (a page that says its keys elsewhere), or embedded: the keys without the check box.
+  if (model.hint && new URLSearchParams(window.location.search).get("embed") !== "1") el.append(hint);
   const targets = {...TARGETS};
   for (const [key, selector] of Object.entries(model.targets || {})) {
     targets[key.toLowerCase()] = selector;

@@ -45,6 +45,9 @@ function watch(root) {
   }).observe(root, { childList: true, subtree: true });
 }
 function nameUnnamedControls() {
+  const root = document.documentElement;
+  if (root.hasAttribute("data-ae-controls-named")) return;
+  root.setAttribute("data-ae-controls-named", "");
   const note = (el) => {
     const host = el && el.getRootNode && el.getRootNode().host;
     focused = host ? { el, host } : null;
