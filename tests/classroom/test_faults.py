@@ -14,6 +14,7 @@ from ..conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from classlib import ClassServer, ClassStudent, InstructorClient, login_cookie, open_students  # noqa: E402
+from . import run_coroutine  # noqa: E402
 
 NO_CAP = ["--max-sessions-per-client", "0"]
 
@@ -64,7 +65,7 @@ def test_sigkill_mid_class_keeps_every_acknowledged_prediction(db_url):
         return acked
 
     try:
-        acked = asyncio.run(burst())
+        acked = run_coroutine(burst())
     finally:
         server.kill()
     assert n // 3 <= len(acked) < n, f"the kill did not land mid-burst: {len(acked)} of {n} acknowledged"
@@ -81,7 +82,7 @@ def test_sigkill_mid_class_keeps_every_acknowledged_prediction(db_url):
             await s.close()
             return [r for r in s.receipts if r.get("restored")]
 
-        restored = asyncio.run(reload())
+        restored = run_coroutine(reload())
         assert restored and restored[0]["value"] == acked[next(iter(acked))]
         assert not restarted.log_errors()
     finally:
@@ -112,7 +113,7 @@ def test_two_processes_share_one_room(db_url):
             await asyncio.gather(teacher.close(), *(s.close() for s in students))
             return steps
 
-        steps = asyncio.run(lesson())
+        steps = run_coroutine(lesson())
         assert steps == [3] * (2 * per_server)
         assert len(_stored(db_url, code)) == 2 * per_server
         assert not a.log_errors() and not b.log_errors()

@@ -30,6 +30,8 @@ from benchlib import BokehSession  # noqa: E402
 from classlib import (KEY, ClassServer, ClassStudent, InstructorClient, http_get, login_cookie,  # noqa: E402
                       open_students, post_login, student_id)
 
+from . import run_coroutine  # noqa: E402
+
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
@@ -81,7 +83,7 @@ def test_thirty_students_counted_exactly_a_new_answer_replaces_and_nothing_leaks
             await asyncio.gather(*(s.close() for s in students), teacher.close())
         return values
 
-    values = asyncio.run(lesson())
+    values = run_coroutine(lesson())
     gc.collect()
     store = Store(served.db)
     try:
@@ -111,7 +113,7 @@ def test_refused_predictions_get_a_reason_and_are_never_stored(served, raw, reas
         finally:
             await s.close()
 
-    receipt = asyncio.run(run())
+    receipt = run_coroutine(run())
     assert receipt["ok"] is False and receipt["reason"] == reason
     store = Store(served.db)
     try:
@@ -147,7 +149,7 @@ def test_a_reload_rejoins_with_the_step_and_prediction_and_a_followed_step_reach
         return restored, text, step, again.receipts
 
     try:
-        restored, text, step, receipts = asyncio.run(run())
+        restored, text, step, receipts = run_coroutine(run())
     finally:
         store.close()
     assert restored and restored[0]["value"] == 6.5 and restored[0]["step"] == 1
@@ -167,7 +169,7 @@ def test_the_textbook_in_a_room_submits_from_its_steps_explorable(served):
         finally:
             await s.close()
 
-    receipt = asyncio.run(run())
+    receipt = run_coroutine(run())
     assert receipt["ok"] and receipt["step"] == 1
     store = Store(served.db)
     try:
@@ -184,7 +186,7 @@ def test_an_unknown_room_is_said_to_be_unknown(served):
         await s.close()
         return receipts
 
-    receipts = asyncio.run(run())
+    receipts = run_coroutine(run())
     assert receipts and receipts[0]["ok"] is False and receipts[0]["reason"] == "room"
 
 
@@ -214,7 +216,7 @@ def _instructor_document(base: str, code: str, cookies=None) -> str:
         await session.close()
         return json.dumps(session.models) + "".join(received)
 
-    return asyncio.run(run())
+    return run_coroutine(run())
 
 
 def test_students_get_only_the_login_form_and_no_csv(served):
@@ -269,8 +271,8 @@ def test_a_websocket_from_a_forged_origin_is_refused(served):
         del session
         return 101
 
-    assert asyncio.run(run("http://evil.example")) == 403
-    assert asyncio.run(run(f"http://localhost:{served.port}")) == 101  # the default origins still connect
+    assert run_coroutine(run("http://evil.example")) == 403
+    assert run_coroutine(run(f"http://localhost:{served.port}")) == 101  # the default origins still connect
 
 
 def test_a_client_with_too_many_sessions_is_refused_with_a_message(tmp_path):
@@ -281,7 +283,7 @@ def test_a_client_with_too_many_sessions_is_refused_with_a_message(tmp_path):
         return texts
 
     with ClassServer(f"sqlite:///{tmp_path / 'c.sqlite3'}", ["--max-sessions-per-client", "3"]) as server:
-        pages = asyncio.run(open_pages(server.base, 4))
+        pages = run_coroutine(open_pages(server.base, 4))
         assert all("ae-session-refused" not in p for p in pages[:3])
         assert "ae-session-refused" in pages[3] and "3 个页面" in pages[3]
         assert not server.log_errors()
