@@ -165,10 +165,9 @@ class StudentPage:
         self.page.goto(url, wait_until="load")
         self.page.wait_for_selector(ready_selector, timeout=30_000)
 
-    def open_offline(self, path: Path, ready_selector: str, suffix: str = "") -> list[str]:
-        """Open the saved page ``path`` from ``file://`` with every other request aborted.
+    def cut_network(self) -> list[str]:
+        """Abort every request of this page that is not ``file:``, ``data:`` or ``blob:`` from now on.
 
-        ``suffix`` follows the file's URL: a query and an anchor (``?step=3#top``).
         Returns the list the aborted requests' URLs are added to.
         """
         aborted: list[str] = []
@@ -182,6 +181,15 @@ class StudentPage:
 
         self.page.route("**/*", route)
         self.errors_to_ignore = ("Failed to load resource",)
+        return aborted
+
+    def open_offline(self, path: Path, ready_selector: str, suffix: str = "") -> list[str]:
+        """Open the saved page ``path`` from ``file://`` with every other request aborted.
+
+        ``suffix`` follows the file's URL: a query and an anchor (``?step=3#top``).
+        Returns the list the aborted requests' URLs are added to.
+        """
+        aborted = self.cut_network()
         self.open(Path(path).resolve().as_uri() + suffix, ready_selector)
         return aborted
 

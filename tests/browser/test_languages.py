@@ -96,17 +96,7 @@ def test_the_exported_site_holds_both_languages_and_switches_between_them(static
             assert f"<title>{text(key, language)}</title>" in html, (folder, page_file)
     s = student()
     page = s.page
-    aborted: list[str] = []
-
-    def route(r):
-        if r.request.url.startswith(("file:", "data:", "blob:")):
-            r.continue_()
-        else:
-            aborted.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
-    s.errors_to_ignore = ("Failed to load resource",)
+    aborted = s.cut_network()
     site = static_site.resolve().as_uri()
     page.goto(site + "/steps.html?step=3&temperature=0.5#top")
     wait_text(page, ".ae-output", r"[0-9]")
