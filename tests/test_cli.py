@@ -60,3 +60,14 @@ def test_bad_serve_options_give_one_line_errors_and_status_2(args, says):
     assert res.returncode == 2, res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and says in lines[0] and "Traceback" not in res.stderr, res.stderr
+
+
+def test_export_into_a_file_is_a_one_line_error(tmp_path, capsys):
+    from attention_explorable.cli import main
+
+    target = tmp_path / "taken"
+    target.write_text("not a folder")
+    assert main(["export", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "exists and is not a folder" in err and str(target) in err
+    assert target.read_text() == "not a folder"

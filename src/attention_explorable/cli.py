@@ -66,11 +66,11 @@ def _export(directory: str, language: str) -> int:
     from .site import export_site
 
     target = Path(directory)
-    if target.exists() and not target.is_dir():
-        print(f"{PROG}: error: {directory!r} exists and is not a folder", file=sys.stderr)
-        return 2
     try:
         report = export_site(target, language=language)
+    except ValueError as exc:  # the folder is a file
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"{PROG}: error: cannot write the site into {directory!r}: {exc.strerror or exc}", file=sys.stderr)
         return 2
