@@ -148,13 +148,13 @@ def _page_setup(language: str = "zh", title: str = "") -> None:
         doc.template_variables["page_title"] = title
 
 
-def connection_notice(language: str = "zh", link=None) -> pn.pane.Bokeh:
-    """A notice (class ``ae-connection-lost``) that appears when the page loses its server.
+def connection_notice(language: str = "zh") -> pn.pane.Bokeh:
+    """A notice (class ``ae-connection-lost``) that appears when a live app loses its server.
 
     Shown by ``web/connection.js`` on the document's ``connection_lost``
-    event, in a server session; elsewhere (a saved page) it never shows.
-    With ``link`` (a page in a room, :class:`~.classroom.student.StudentLink`)
-    it also says whether the last prediction was received.
+    event, in a server session (``panel serve apps/*.py``, the instructor's
+    page); elsewhere (a prebuilt or saved page) it never shows. A page in a
+    class says so from its class socket (``web/classroom.js``).
     """
     notice = html_model("ae-connection-lost", visible=False)
     notice.css_classes = ["ae-connection-lost"]
@@ -162,8 +162,6 @@ def connection_notice(language: str = "zh", link=None) -> pn.pane.Bokeh:
     doc = pn.state.curdoc
     if doc is not None and doc.session_context is not None:
         args = {"notice": notice, "message": text("connection_lost", language)}
-        if link is not None:
-            args.update(link=link.model, strings=link.browser_config()["strings"])
         doc.js_on_event("connection_lost", CustomJS(code=web_module("connection"), module=True, args=args))
     return pn.pane.Bokeh(notice, sizing_mode="stretch_width", margin=0)
 
@@ -195,20 +193,9 @@ def textbook_app(language: str | None = None) -> pn.viewable.Viewable:
     load = "all" if [v.decode() if isinstance(v, bytes) else v for v in args.get("explorables", [])] == ["all"] \
         else "on_approach"
     page_frame()
-    link = _room_link(language)
-    return pn.Column(connection_notice(language, link), language_switch(language),
-                     TextbookPage(language=language, load=load, classroom=link),
+    return pn.Column(connection_notice(language), language_switch(language),
+                     TextbookPage(language=language, load=load),
                      sizing_mode="stretch_width", margin=0)
-
-
-def _room_link(language: str):
-    """The page's link to its room (``?room=CODE``, not an explorable parameter), or None."""
-    if not (pn.state.session_args or {}).get("room"):
-        return None
-    from .classroom.student import StudentLink, room_argument
-
-    room = room_argument()
-    return StudentLink(room, language) if room else None
 
 
 def steps_app(language: str | None = None) -> pn.viewable.Viewable:
@@ -216,9 +203,7 @@ def steps_app(language: str | None = None) -> pn.viewable.Viewable:
     from .explorables.steps import StepsExplorer, presenter_keys
 
     language = _setup("steps", language)
-    link = _room_link(language)
-    return _explorer_page("steps_heading", StepsExplorer(language=language, classroom=link), language,
-                          presenter_keys(language), link=link)
+    return _explorer_page("steps_heading", StepsExplorer(language=language), language, presenter_keys(language))
 
 
 def session_query() -> dict:
@@ -242,14 +227,14 @@ def page_frame(heading=None) -> None:
 HEADING_CSS = "h1 { font-size: clamp(24px, 7vw, 2em); line-height: 1.25; }"
 
 
-def _explorer_page(heading_key: str, explorer, language: str, *extra, link=None) -> pn.viewable.Viewable:
+def _explorer_page(heading_key: str, explorer, language: str, *extra) -> pn.viewable.Viewable:
     explorer.open_link(session_query())  # a deep link: /steps?step=3&temperature=0.05
     heading = html_model("ae-page-heading", margin=(8, 5), stylesheets=[ui.CSS, HEADING_CSS])
     heading.css_classes = ["ae-page-heading"]
     heading.text = html.escape(f"<h1 style='margin:0'>{html.escape(text(heading_key, language))}</h1>")
     page_frame(heading)
     return pn.Column(
-        connection_notice(language, link),
+        connection_notice(language),
         language_switch(language),
         pn.pane.Bokeh(heading, sizing_mode="stretch_width", margin=0),
         *extra,
@@ -303,31 +288,14 @@ APPS: dict[str, Callable[[], pn.viewable.Viewable]] = {
 }
 
 
-#: The template ``attention-explorable serve`` renders at ``/`` (Bokeh's server option ``index``).
-ROOT_TEMPLATE = Path(__file__).parent / "templates" / "root.html"
-
-
 @lru_cache(maxsize=None)
 def _index_template() -> jinja2.Template:
     source = resources.files("attention_explorable").joinpath("templates", "index.html").read_text("utf-8")
     return jinja2.Template(source, autoescape=True)
 
 
-def index_page(handler) -> str:
-    """The server's root page (``/``): this product's pages, in the reader's language.
-
-    The language is the request's ``?lang=``, which is then remembered in
-    the ``ae-lang`` cookie, else that cookie, else Chinese, as for the
-    pages (:func:`reader_language`). Called by ``templates/root.html`` with
-    the request's Tornado ``handler``.
-    """
-    asked = handler.get_argument("lang", None)
-    if asked in STRINGS:
-        handler.set_cookie(LANGUAGE_COOKIE, asked, path="/", expires_days=365, samesite="Lax")
-        language = asked
-    else:
-        remembered = handler.get_cookie(LANGUAGE_COOKIE)
-        language = remembered if remembered in STRINGS else DEFAULT_LANGUAGE
+def index_html(language: str) -> str:
+    """The server's root page (``/``): this product's pages, in ``language`` (served from memory)."""
     other = OTHER_LANGUAGE[language]
     pages = [(f"{name}?lang={language}", text(key, language), text(f"index_{name}", language))
              for name, key in TITLE_KEYS.items()]

@@ -67,7 +67,7 @@ def _export(directory: str, language: str) -> int:
 
     target = Path(directory)
     try:
-        report = export_site(target, language=language)
+        report = export_site(target, language=language, progress=sys.stdout)
     except ValueError as exc:  # the folder is a file
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
@@ -189,17 +189,18 @@ def main(argv: list[str] | None = None) -> int:
 
     import panel as pn
 
-    from . import doors, serving
-    from .apps import ROOT_TEMPLATE, instructor_app
-    from .classroom import handlers
+    from . import doors, page_server, serving
+    from .apps import instructor_app
+    from .classroom import channel, config, handlers
     from .classroom.limits import SessionCap
 
-    doors.install()  # page builds in turns, clients in rotation; autoload takes only an element id
+    doors.install()  # the instructor's page builds in turns; autoload takes only an element id
     if serving.fast_path_requested():
         serving.enable_fast_path()
     origins = served["origins"]
-    cap = SessionCap(args.max_sessions_per_client)
-    apps = {n: cap.guard(b) for n, b in {**APPS, "instructor": instructor_app}.items()}
+    # Students get files and one class socket; the instructor a live Panel app.
+    pages = page_server.PageCache()
+    room_channel = channel.ClassChannel(config.store, args.max_sessions_per_client, origins)
     bases = [f"http://{h}:{args.port}" for h in served["hosts"]]
     print(f"{PROG}: serving " + ", ".join(f"{bases[0]}/{n}" for n in APPS), flush=True)
     for base in bases[1:]:
@@ -207,12 +208,24 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{PROG}: instructor: {bases[0]}/instructor (class database: {served['db']})", flush=True)
     if served["key"]:
         print(f"{PROG}: instructor secret (for this run): {served['key']}", flush=True)
-    pn.serve(
-        apps, port=args.port, address=args.address, show=args.show,
-        websocket_origin=origins, num_procs=args.num_procs, title={n: f"{n} · attention" for n in apps},
-        extra_patterns=[*doors.refused_routes(), *handlers.patterns()], use_xheaders=args.use_xheaders,
-        index=str(ROOT_TEMPLATE), start=True,
+    if args.num_procs == 1:
+        pages.start(progress=sys.stdout)  # the server answers meanwhile; a page not built yet is waited for
+    else:
+        pages.build(progress=sys.stdout)  # before the workers fork, so that each holds every page
+    cap = SessionCap(args.max_sessions_per_client)
+    server = pn.serve(
+        {"instructor": cap.guard(instructor_app)}, port=args.port, address=args.address, show=False,
+        websocket_origin=origins, num_procs=args.num_procs, title={"instructor": "instructor · attention"},
+        extra_patterns=[*doors.refused_routes(), *page_server.patterns(pages), *channel.patterns(room_channel),
+                        *handlers.patterns()],
+        use_xheaders=args.use_xheaders, start=False,
     )
+    server.start()
+    if args.show:
+        import webbrowser
+
+        server.io_loop.add_callback(webbrowser.open, f"{bases[0]}/textbook")
+    server.io_loop.start()
     return 0
 
 

@@ -23,6 +23,7 @@ References: DESIGN.md, "Three ways to deliver, one explorable"; docs/embedding.m
 
 from __future__ import annotations
 
+import hashlib
 import io
 import logging
 import re
@@ -47,7 +48,7 @@ from . import apps
 from .explorables import EXPLORABLES, explorable_class
 from .strings import STRINGS, text
 
-__all__ = ["export_site", "ExportReport", "PAGES"]
+__all__ = ["export_site", "build_page", "Assets", "ExportReport", "PAGES", "Progress"]
 
 #: Page file -> (app name, title key): the textbook and one page per explorable.
 PAGES = {"index.html": ("textbook", "page_title"), **{f"{n}.html": (n, f"{n}_heading") for n in EXPLORABLES}}
@@ -76,32 +77,51 @@ class ExportReport:
         return sum(f.stat().st_size for f in self.files)
 
 
-class _Assets:
-    """Rewrites CDN addresses to ``assets/...`` and copies each file it names, once."""
+class Assets:
+    """The shared files pages load (BokehJS, Panel's script and CSS), under content-hashed names.
 
-    def __init__(self, directory: Path):
-        self.directory = directory
-        self.copied: dict[str, Path] = {}
+    :meth:`rewrite` replaces every CDN address in a page with
+    ``assets/<folder>/<name>.<hash>.<ext>``: a name that changes whenever the
+    file does, so a browser may keep it for good (served with a long
+    ``immutable`` cache) and never runs a stale copy. ``files`` maps each
+    such relative URL to the package file it names; the export copies them,
+    the server serves them from memory.
+    """
+
+    def __init__(self):
+        self.files: dict[str, Path] = {}
+        self._names: dict[tuple[str, str], str] = {}
 
     def _file(self, prefix: str, rest: str) -> str:
-        folder, source = _CDNS[prefix]
-        if prefix == _BOKEH_CDN:  # the CDN names carry the version; the package's files do not
-            rest = rest.replace(f"-{bokeh.__version__}", "")
-        relative = f"assets/{folder}/{rest}"
-        if relative not in self.copied:
+        key = (prefix, rest)
+        if key not in self._names:
+            folder, source = _CDNS[prefix]
+            if prefix == _BOKEH_CDN:  # the CDN names carry the version; the package's files do not
+                rest = rest.replace(f"-{bokeh.__version__}", "")
             origin = source / rest
             if not origin.is_file():
                 raise FileNotFoundError(f"asset {prefix}{rest} has no file at {origin}")
-            target = self.directory / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(origin, target)
-            self.copied[relative] = target
-        return relative
+            digest = hashlib.sha256(origin.read_bytes()).hexdigest()[:12]
+            name = Path(rest)
+            relative = f"assets/{folder}/{name.parent / f'{name.stem}.{digest}{name.suffix}'}".replace("/./", "/")
+            self.files[relative] = origin
+            self._names[key] = relative
+        return self._names[key]
 
     def rewrite(self, source: str, depth: int = 0) -> str:
-        """``source`` with every CDN address replaced by its copy under ``assets/`` (``depth`` folders up)."""
+        """``source`` with every CDN address replaced by its file under ``assets/`` (``depth`` folders up)."""
         up = "../" * depth
         return _URL.sub(lambda m: up + self._file(m.group(1), m.group(2)), source)
+
+    def copy_to(self, directory: Path) -> list[Path]:
+        """Copy every file named so far into ``directory``; return the paths written."""
+        written = []
+        for relative, origin in self.files.items():
+            target = directory / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(origin, target)
+            written.append(target)
+        return written
 
 
 @contextmanager
@@ -135,12 +155,69 @@ def _page(app: str, language: str, title: str) -> str:
     return buffer.getvalue()
 
 
+def build_page(app: str, language: str, assets: Assets, *, depth: int = 0,
+               other_language_href: str | None = None) -> str:
+    """One student page as HTML: the same file for the export and for ``serve``.
+
+    Parameters
+    ----------
+    app : str
+        A key of :data:`attention_explorable.apps.APPS` (``"textbook"``, ``"steps"``, ...).
+    language : {"zh", "en"}
+        The page's language.
+    assets : Assets
+        Names the shared scripts and styles the page loads (relative URLs under ``assets/``).
+    depth : int
+        Folders between the page and ``assets/`` (1 for ``en/steps.html``).
+    other_language_href : str, optional
+        The language switch's target, a file of the other language (static
+        site); None: the switch asks the server with ``?lang=``.
+
+    Deep links, ``?room=`` and ``?embed=1`` are read by the page's scripts,
+    so one file serves every query.
+    """
+    title = text(apps.TITLE_KEYS[app], language)
+    if other_language_href is None:
+        return assets.rewrite(_page(app, language, title), depth)
+    with apps.other_language_page(other_language_href):
+        return assets.rewrite(_page(app, language, title), depth)
+
+
+class Progress:
+    """Says how far a build is, page by page: a bar on a terminal, one plain line each otherwise.
+
+    ``Progress(total, stream)`` then ``step(label)`` after each page; ``None``
+    as the stream says nothing.
+    """
+
+    def __init__(self, total: int, stream=None, what: str = "building pages"):
+        self.total, self.stream, self.what = total, stream, what
+        self.done = 0
+        self.started = time.perf_counter()
+        self.bar = bool(stream is not None and getattr(stream, "isatty", lambda: False)())
+
+    def step(self, label: str) -> None:
+        """Count one more page, named ``label``, and say so."""
+        self.done += 1
+        if self.stream is None:
+            return
+        seconds = time.perf_counter() - self.started
+        if self.bar:
+            filled = round(24 * self.done / self.total)
+            end = "\n" if self.done == self.total else ""
+            self.stream.write(f"\r{self.what} [{'#' * filled}{'.' * (24 - filled)}] "
+                              f"{self.done}/{self.total} {label:<24.24} {seconds:5.1f} s{end}")
+        else:
+            self.stream.write(f"{self.what}: {self.done}/{self.total} {label} ({seconds:.1f} s)\n")
+        self.stream.flush()
+
+
 def _iframe_snippet(name: str, title: str) -> str:
     source = resources.files("attention_explorable").joinpath("templates", "embed-iframe.html").read_text("utf-8")
     return jinja2.Template(source, autoescape=True).render(name=name, title=title)
 
 
-def export_site(directory: str | Path, language: str = "zh") -> ExportReport:
+def export_site(directory: str | Path, language: str = "zh", progress=None) -> ExportReport:
     """Write the static site into ``directory`` (created if missing; files of the same names replaced).
 
     Parameters
@@ -150,6 +227,9 @@ def export_site(directory: str | Path, language: str = "zh") -> ExportReport:
     language : str
         Language of the pages at the top, ``"zh"`` (default) or ``"en"``, and of
         the embeds; the other language's pages go to ``directory/<other>/``.
+    progress : text stream, optional
+        Where to say how far the export is, page by page (:class:`Progress`);
+        None says nothing.
 
     Returns
     -------
@@ -169,7 +249,7 @@ def export_site(directory: str | Path, language: str = "zh") -> ExportReport:
     started = time.perf_counter()
     (out / "embed").mkdir(parents=True, exist_ok=True)
     apps.ui.extension()
-    assets = _Assets(out)
+    assets = Assets()
     report = ExportReport(out)
 
     def write(relative: str, content: str) -> None:
@@ -179,11 +259,12 @@ def export_site(directory: str | Path, language: str = "zh") -> ExportReport:
 
     other = apps.OTHER_LANGUAGE[language]
     (out / other).mkdir(exist_ok=True)
-    for filename, (app, title_key) in PAGES.items():
-        with apps.other_language_page(f"{other}/{filename}"):
-            write(filename, assets.rewrite(_page(app, language, text(title_key, language))))
-        with apps.other_language_page(f"../{filename}"):
-            write(f"{other}/{filename}", assets.rewrite(_page(app, other, text(title_key, other)), depth=1))
+    tell = Progress(2 * len(PAGES) + len(EXPLORABLES), progress, "export")
+    for filename, (app, _) in PAGES.items():
+        write(filename, build_page(app, language, assets, other_language_href=f"{other}/{filename}"))
+        tell.step(f"{filename} ({language})")
+        write(f"{other}/{filename}", build_page(app, other, assets, depth=1, other_language_href=f"../{filename}"))
+        tell.step(f"{other}/{filename}")
 
     write("embed/resize.js", resources.files("attention_explorable").joinpath("web", "resize.js")
           .read_text("utf-8"))
@@ -198,7 +279,8 @@ def export_site(directory: str | Path, language: str = "zh") -> ExportReport:
         write(f"embed/{name}.js", assets.rewrite(js))
         write(f"embed/{name}.html", tag.strip() + "\n")
         write(f"embed/{name}-iframe.html", _iframe_snippet(name, title))
+        tell.step(f"embed/{name}")
 
-    report.files.extend(assets.copied.values())
+    report.files.extend(assets.copy_to(out))
     report.seconds = time.perf_counter() - started
     return report

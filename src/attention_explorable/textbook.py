@@ -82,9 +82,6 @@ class TextbookPage(pn.viewable.Viewer):
     ----------
     language : str
         Language of the interface and of the course text ("zh" default, or "en": content/en/).
-    classroom : attention_explorable.classroom.student.StudentLink, optional
-        On a page in a room (``?room=CODE``): the steps explorable, built
-        with the page, submits its predictions to the room. Not a parameter.
 
     Attributes
     ----------
@@ -108,9 +105,8 @@ class TextbookPage(pn.viewable.Viewer):
         "who stops early costs the server nothing more; 'all': everything with the page. Outside "
         "a server session everything is built."))
 
-    def __init__(self, classroom=None, **params):
+    def __init__(self, **params):
         super().__init__(**params)
-        self._classroom = classroom  # a page in a room: the steps explorable submits to it
         for name in EXPLORABLES:  # their state models must be defined before the page is sent
             explorable_class(name)
         self.sections = _sections(self.language)
@@ -165,7 +161,7 @@ class TextbookPage(pn.viewable.Viewer):
             styles={"border": "1px solid #e3e3e3", "border-radius": "8px", "padding": "6px",
                     "margin": "12px 0"},
         )
-        if self._defer and self.explorables and not (name == "steps" and self._classroom):
+        if self._defer and self.explorables:
             box.append(self._placeholder(name, "explorable", lambda: self._build(cls, name)))
         else:
             box.append(self._build(cls, name))
@@ -199,8 +195,7 @@ class TextbookPage(pn.viewable.Viewer):
 
     def _build(self, cls: type, name: str):
         # On this page each explorable reads its link parameters behind its name: ?steps.step=3
-        extra = {"classroom": self._classroom} if name == "steps" and self._classroom else {}
-        view = cls(language=self.language, link_prefix=f"{name}.", **extra)
+        view = cls(language=self.language, link_prefix=f"{name}.")
         view.open_link(pn.state.session_args or {})
         self.explorables[name] = view
         return view

@@ -13,10 +13,13 @@ store       SQLAlchemy 2 tables and every query (SQLite by default, PostgreSQL)
 config      settings from the environment; the instructor's signed cookie
 network     the LAN addresses students can reach
 stats       the histogram and the spread shown to the instructor
-student     a student's link to a room (one Bokeh data model per session)
+channel     the class socket (/class/socket): join, submit -> receipt, the room's news
 instructor  the instructor's page
 handlers    the login form's POST, the CSV export (tornado handlers)
-limits      the cap on sessions per client
+limits      the caps on connections per client
+
+The student's side in the page is the steps explorable's class panel
+(``explorables/class_panel.py``, ``web/classroom.js``).
 
 Shared state goes through the database only (DESIGN.md, "The class"):
 several server processes or machines share a room by sharing the database.

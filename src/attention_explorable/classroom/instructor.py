@@ -269,10 +269,17 @@ class InstructorView(pn.viewable.Viewer):
                          css_classes=["ae-instructor"])
 
 
+def room_argument() -> str | None:
+    """The ``?room=`` argument of the page being built, as given (None without one)."""
+    values = (pn.state.session_args or {}).get("room") or []
+    if not values:
+        return None
+    value = values[0].decode("utf-8", "replace") if isinstance(values[0], bytes) else str(values[0])
+    return value.strip()[:32] or None
+
+
 def instructor_page(language: str = DEFAULT_LANGUAGE) -> pn.viewable.Viewable:
     """The page at ``/instructor``: the login form, or the view of a room for the instructor's cookie."""
-    from .student import room_argument
-
     if not config.instructor_key():
         return _html(f"<p class='ae-big ae-error'>{html.escape(_t('instructor_no_key', language))}</p>")
     room = room_argument()

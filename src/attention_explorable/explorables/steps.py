@@ -18,6 +18,7 @@ from ..strings import DEFAULT_LANGUAGE, text
 from ..views import steps as steps_view
 from . import controls
 from .base import Explorable, html_model, screen_reader_model, state_model_class
+from .class_panel import ClassPanel
 
 
 class StepsExplorer(Explorable):
@@ -50,9 +51,10 @@ class StepsExplorer(Explorable):
         Whether the step has been demonstrated; whether the replay runs.
     language : {"zh", "en"}
         Language of the interface text.
-    classroom : attention_explorable.classroom.student.StudentLink, optional
-        On a page in a room (``?room=CODE``): "演示本步" and "提交预测"
-        submit the prediction to the room. Not a parameter: not part of the state.
+
+    On a page opened in a room (``?room=CODE``, served by ``attention-explorable
+    serve``) its class panel (:class:`~attention_explorable.explorables.class_panel.ClassPanel`)
+    appears: "演示本步" and "提交预测" submit the prediction to the room.
 
     Raises
     ------
@@ -92,11 +94,11 @@ class StepsExplorer(Explorable):
     _state_params = steps_view.STATE_NAMES
     _link_params = ("step", *scenarios.STATE_KEYS, "prediction_text")
 
-    def __init__(self, classroom=None, **params):
+    def __init__(self, **params):
         # Start in the chosen step's own situation, except what the caller set.
         start = scenarios.get_step(params.get("step", type(self).param.step.default)).start
         super().__init__(**{**start, **params})
-        self._classroom = classroom
+        self._classroom = ClassPanel(self.language)
         t = self._t
         self._sources = {
             "values": ColumnDataSource({"x": [], "label": []}),
@@ -150,8 +152,7 @@ class StepsExplorer(Explorable):
             events[s] = "value"
             events[box] = "value"
         self._attach(events)
-        if classroom is not None:
-            classroom.attach(self, self._state, self._demonstrate)
+        self._classroom.attach(self._state, self._demonstrate)
 
     # --- the view -------------------------------------------------------------
     @property
@@ -204,7 +205,7 @@ class StepsExplorer(Explorable):
         left = pn.Column(
             pn.Row(*map(bokeh, self._step_buttons.values()), sizing_mode="stretch_width"),
             bokeh(self._html["question"]), hint, bokeh(self._prediction_input), bokeh(self._html["error"]),
-            bokeh(self._demonstrate), self._classroom.panel() if self._classroom else None,
+            bokeh(self._demonstrate), self._classroom.panel(),
             bokeh(self._html["result"]),
             *(bokeh(row) for _, _, row in self._sliders.values()), bokeh(self._html["notice"]),
             styles={"flex": "1 1 330px", "max-width": "440px", "min-width": "0"},

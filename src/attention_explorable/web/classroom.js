@@ -1,16 +1,20 @@
-// A student's page in a room (twin of attention_explorable/classroom/student.py):
-// the anonymous id kept in localStorage, the prediction submitted when the
-// student presses "演示本步" or "提交预测", and the server's receipt drawn as
-// the confirmation "已提交". Run by Bokeh's CustomJS on the page's
-// document_ready, on the link's receipt, on the explorable's step and on the
-// two buttons. Nothing here sees another student's prediction: the server
-// sends only this student's receipt.
+// A student's page in a room (twin of attention_explorable/classroom/channel.py, the
+// server's end): with ?room=CODE in the address, the class panel shows, the page opens
+// its one class socket (/class/socket), joins the room with the anonymous id it keeps in
+// localStorage, submits the prediction when the student presses "演示本步" or "提交预测",
+// and draws the server's receipt as the confirmation "已提交". From the server come only
+// this student's receipts, the room's step (when the students follow the instructor) and
+// a new round. Run by Bokeh's CustomJS on the document's document_ready, on the
+// explorable's step and on the two buttons.
 import {escapeHtml, fill, formatG} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 
 const ID_KEY = "attention-explorable-student";
-// The last receipt the server acknowledged, per link (the page's memory).
-const acknowledged = new WeakMap();
+// The close code of a socket the server refused (an unknown room, a malformed id, too many
+// connections from one address); its reason names which.
+export const REFUSED = 4001;
+// The page's membership of its room, per steps explorable (its state model).
+const links = new WeakMap();
 
 /** A fresh anonymous id: 128 random bits as 32 hex digits (no name, nothing personal). */
 export function newStudentId() {
@@ -33,9 +37,41 @@ export function studentId(storage = globalThis.localStorage) {
   }
 }
 
-function parse(json) {
-  if (!json) return null;
-  try { return JSON.parse(json); } catch (err) { return null; }
+/**
+ * The room code of an address's query (`?room=ab12cd` -> "AB12CD"), or null.
+ * The server checks it; here it is only trimmed and capped as the server caps it.
+ * @param {string} search the query, with or without its "?"
+ */
+export function roomOf(search) {
+  const raw = new URLSearchParams(search).get("room");
+  const code = raw === null ? "" : raw.trim().slice(0, 32).toUpperCase();
+  return code || null;
+}
+
+/**
+ * The class socket's URL for a page at `where` (ws: or wss: as the page), or null for a page with
+ * no server (file:).
+ * @param {Location} where
+ * @param {string} path the socket's path on the server
+ */
+export function socketUrl(where, path) {
+  if (where.protocol !== "http:" && where.protocol !== "https:") return null;
+  return (where.protocol === "https:" ? "wss://" : "ws://") + where.host + path;
+}
+
+/**
+ * Whether the last prediction reached the server, as one sentence for the connection-lost notice.
+ * @param {{sent: object|null, acknowledged: object|null, receipt: object|null}} link
+ * @param {object} strings class_lost_received, class_lost_not_received, class_lost_none
+ */
+export function classStatus(link, strings) {
+  const {sent, receipt} = link;
+  if (sent && !(receipt && receipt.seq === sent.seq && receipt.ok)) {
+    return fill(strings.class_lost_not_received, {step: sent.step, value: formatG(sent.value)});
+  }
+  const ok = link.acknowledged;
+  if (ok) return fill(strings.class_lost_received, {step: ok.step, value: formatG(ok.value)});
+  return strings.class_lost_none;
 }
 
 function show(model, html) {
@@ -44,57 +80,120 @@ function show(model, html) {
   if (model.visible !== (html !== "")) model.visible = html !== "";
 }
 
-/**
- * Whether the last prediction reached the server, as one sentence for the
- * connection-lost notice ("" outside a room).
- * @param {object} link the ClassroomLink model
- * @param {object} strings class_lost_received, class_lost_not_received, class_lost_none
- */
-export function classStatus(link, strings) {
-  // From the link's own properties only: this runs in another bundle (connection.mjs).
-  if (!link || !link.room) return "";
-  const sent = parse(link.submission), receipt = parse(link.receipt);
-  if (sent && !(receipt && receipt.seq === sent.seq && receipt.ok)) {
-    return fill(strings.class_lost_not_received, {step: sent.step, value: formatG(sent.value)});
-  }
-  if (receipt && receipt.ok) return fill(strings.class_lost_received, {step: receipt.step, value: formatG(receipt.value)});
-  return strings.class_lost_none;
-}
-
 /** Draw the confirmation (for the step on screen) and the latest message. */
 export function draw(link, state, models, config) {
   const S = config.strings;
-  const receipt = parse(link.receipt);
-  const sent = parse(link.submission);
-  let message = "";
-  if (receipt && receipt.new_round !== undefined) {
-    acknowledged.delete(link);
-    message = fill(S.class_new_round, {round: receipt.new_round});
-  } else if (receipt && receipt.ok) {
-    acknowledged.set(link, receipt);
-  } else if (receipt && !receipt.ok) {
-    message = S["class_refused_" + receipt.reason] || S.class_refused_server;
-  }
-  if (sent && !(receipt && receipt.seq === sent.seq) && !message) message = S.class_pending;
-  const ok = acknowledged.get(link);
+  let message = link.message;
+  if (!message && link.sent && !(link.receipt && link.receipt.seq === link.sent.seq)) message = S.class_pending;
+  const ok = link.acknowledged;
   show(models.submitted, ok && ok.step === state.step
     ? fill(ok.restored ? S.class_submitted_restored : S.class_submitted, {step: ok.step, value: formatG(ok.value)})
     : "");
   show(models.message, message);
 }
 
+function goToStep(state, config, step) {
+  // As the step buttons do: the step's start, no prediction, nothing revealed (a replay
+  // under way stops at its next frame, web/steps.js).
+  state.setv({step, ...config.steps[step - 1].start, prediction_text: "", revealed: false, animating: false});
+}
+
+/** Take the stored prediction of the step on screen back into the page, as acknowledged. */
+function restore(link, state, prediction) {
+  if (!prediction || prediction.step !== state.step) return;
+  state.prediction_text = formatG(prediction.value);
+  link.acknowledged = {step: prediction.step, value: prediction.value, restored: true};
+}
+
+/** Act on one message of the server (see classroom/channel.py). */
+export function receive(link, state, models, config, data) {
+  const S = config.strings;
+  if (data.type === "joined" || data.type === "room") {
+    const newRound = link.round !== null && data.round !== link.round;
+    const moved = data.follow && (data.step !== state.step);
+    if (data.type === "joined") {
+      link.joined = true;
+      show(models.joined, fill(S.class_joined, {code: link.code}));
+    }
+    if (newRound) {
+      link.acknowledged = null;
+      link.message = fill(S.class_new_round, {round: data.round});
+    }
+    link.round = data.round;
+    if (moved) goToStep(state, config, data.step);
+    else if (!data.follow && data.type === "joined" && data.prediction && data.prediction.step !== state.step) {
+      goToStep(state, config, data.prediction.step);  // back at the step the student last predicted
+    }
+    if (data.type === "joined" || moved || newRound) restore(link, state, data.prediction);
+  } else if (data.type === "receipt") {
+    link.receipt = data;
+    if (data.ok) {
+      link.acknowledged = {step: data.step, value: data.value, restored: false};
+      link.message = "";
+    } else link.message = S["class_refused_" + data.reason] || S.class_refused_server;
+  } else if (data.type === "refused") {
+    link.message = S["class_refused_" + data.reason] || S.class_refused_server;
+  }
+  draw(link, state, models, config);
+}
+
+function lost(link, models, config) {
+  if (link.closing) return;
+  const S = config.strings;
+  const status = classStatus(link, S);
+  models.notice.text = escapeHtml(`<div role="alert">${escapeHtml(S.connection_lost)}` +
+    `<div class="ae-class-status">${escapeHtml(status)}</div></div>`);
+  models.notice.visible = true;
+}
+
+/** Open the class socket of a page in room `code` and join. */
+function join(state, models, config, code) {
+  const link = {code, socket: null, seq: 0, sent: null, receipt: null, acknowledged: null, message: "",
+                round: null, joined: false, closing: false};
+  links.set(state, link);
+  show(models.room, fill(config.strings.class_room, {code}));
+  models.submit.visible = true;
+  const url = socketUrl(window.location, config.socket_path);
+  if (url === null) {
+    link.message = config.strings.class_needs_server;
+    return draw(link, state, models, config);
+  }
+  const socket = new WebSocket(url);
+  link.socket = socket;
+  socket.addEventListener("open", () => {
+    socket.send(JSON.stringify({type: "join", room: code, student: studentId()}));
+  });
+  socket.addEventListener("message", (e) => {
+    let data = null;
+    try { data = JSON.parse(e.data); } catch (err) { return; }
+    if (data && typeof data === "object") receive(link, state, models, config, data);
+  });
+  socket.addEventListener("close", (e) => {
+    // The server's refusal says why in the close reason; anything else is a lost connection.
+    if (e.code === REFUSED && e.reason) {
+      link.message = config.strings["class_refused_" + e.reason] || config.strings.class_refused_server;
+      return draw(link, state, models, config);
+    }
+    lost(link, models, config);
+  });
+  window.addEventListener("pagehide", () => { link.closing = true; });
+}
+
 /** Send the prediction on screen for the current step (unless the server has it already). */
 export function submit(link, state, models, config) {
   const value = parsePrediction(state.prediction_text, config.prediction_bounds);
   if (value === null) {
-    show(models.message, config.strings.class_need_prediction);
-    return;
+    link.message = config.strings.class_need_prediction;
+    return draw(link, state, models, config);
   }
-  const ok = acknowledged.get(link);
+  const ok = link.acknowledged;
+  link.message = "";
   if (ok && ok.step === state.step && ok.value === value) return draw(link, state, models, config);
-  const last = parse(link.submission);
-  const seq = (last && Number.isInteger(last.seq) ? last.seq : 0) + 1;
-  link.submission = JSON.stringify({seq, step: state.step, value});
+  link.seq += 1;
+  link.sent = {seq: link.seq, step: state.step, value};
+  if (link.socket && link.socket.readyState === WebSocket.OPEN) {
+    link.socket.send(JSON.stringify({type: "submit", ...link.sent}));
+  }
   draw(link, state, models, config);
 }
 
@@ -105,13 +204,16 @@ export function submit(link, state, models, config) {
  */
 export default function classroom(args, obj, data) {
   try {
-    const {link, state, models, config} = args;
+    const {state, models, config} = args;
     const event = data && data.event_name ? data : obj;
-    const origin = event && event.origin ? event.origin : event;
     if (event && event.event_name === "document_ready") {
-      if (!link.student_id) link.student_id = studentId();
+      const code = roomOf(window.location.search);
+      if (code && !links.has(state)) join(state, models, config, code);
       return;
     }
+    const link = links.get(state);
+    if (!link) return;  // not in a room
+    const origin = event && event.origin ? event.origin : event;
     if (origin === models.submit || origin === models.demonstrate) return submit(link, state, models, config);
     draw(link, state, models, config);
   } catch (err) {

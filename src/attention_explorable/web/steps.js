@@ -197,7 +197,9 @@ function demonstrate(state, config) {
     return;
   }
   state.setv({...frames.shift(), revealed: false, animating: true});
+  const replayed = state.step;
   const next = () => {
+    if (state.step !== replayed) return timers.delete(state);  // moved to another step meanwhile
     if (frames.length) {
       state.setv(frames.shift());
       timers.set(state, setTimeout(next, config.frame_ms));

@@ -122,7 +122,8 @@ function parsePrediction(raw, [lo, hi]) {
 
 // src/attention_explorable/web/classroom.js
 var ID_KEY = "attention-explorable-student";
-var acknowledged = /* @__PURE__ */ new WeakMap();
+var REFUSED = 4001;
+var links = /* @__PURE__ */ new WeakMap();
 function newStudentId() {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
@@ -140,68 +141,156 @@ function studentId(storage = globalThis.localStorage) {
     return newStudentId();
   }
 }
-function parse(json) {
-  if (!json) return null;
-  try {
-    return JSON.parse(json);
-  } catch (err) {
-    return null;
+function roomOf(search) {
+  const raw = new URLSearchParams(search).get("room");
+  const code = raw === null ? "" : raw.trim().slice(0, 32).toUpperCase();
+  return code || null;
+}
+function socketUrl(where, path) {
+  if (where.protocol !== "http:" && where.protocol !== "https:") return null;
+  return (where.protocol === "https:" ? "wss://" : "ws://") + where.host + path;
+}
+function classStatus(link, strings) {
+  const { sent, receipt } = link;
+  if (sent && !(receipt && receipt.seq === sent.seq && receipt.ok)) {
+    return fill(strings.class_lost_not_received, { step: sent.step, value: formatG(sent.value) });
   }
+  const ok = link.acknowledged;
+  if (ok) return fill(strings.class_lost_received, { step: ok.step, value: formatG(ok.value) });
+  return strings.class_lost_none;
 }
 function show(model, html) {
   const text = escapeHtml(html);
   if (model.text !== text) model.text = text;
   if (model.visible !== (html !== "")) model.visible = html !== "";
 }
-function classStatus(link, strings) {
-  if (!link || !link.room) return "";
-  const sent = parse(link.submission), receipt = parse(link.receipt);
-  if (sent && !(receipt && receipt.seq === sent.seq && receipt.ok)) {
-    return fill(strings.class_lost_not_received, { step: sent.step, value: formatG(sent.value) });
-  }
-  if (receipt && receipt.ok) return fill(strings.class_lost_received, { step: receipt.step, value: formatG(receipt.value) });
-  return strings.class_lost_none;
-}
 function draw(link, state, models, config) {
   const S = config.strings;
-  const receipt = parse(link.receipt);
-  const sent = parse(link.submission);
-  let message = "";
-  if (receipt && receipt.new_round !== void 0) {
-    acknowledged.delete(link);
-    message = fill(S.class_new_round, { round: receipt.new_round });
-  } else if (receipt && receipt.ok) {
-    acknowledged.set(link, receipt);
-  } else if (receipt && !receipt.ok) {
-    message = S["class_refused_" + receipt.reason] || S.class_refused_server;
-  }
-  if (sent && !(receipt && receipt.seq === sent.seq) && !message) message = S.class_pending;
-  const ok = acknowledged.get(link);
+  let message = link.message;
+  if (!message && link.sent && !(link.receipt && link.receipt.seq === link.sent.seq)) message = S.class_pending;
+  const ok = link.acknowledged;
   show(models.submitted, ok && ok.step === state.step ? fill(ok.restored ? S.class_submitted_restored : S.class_submitted, { step: ok.step, value: formatG(ok.value) }) : "");
   show(models.message, message);
+}
+function goToStep(state, config, step) {
+  state.setv({ step, ...config.steps[step - 1].start, prediction_text: "", revealed: false, animating: false });
+}
+function restore(link, state, prediction) {
+  if (!prediction || prediction.step !== state.step) return;
+  state.prediction_text = formatG(prediction.value);
+  link.acknowledged = { step: prediction.step, value: prediction.value, restored: true };
+}
+function receive(link, state, models, config, data) {
+  const S = config.strings;
+  if (data.type === "joined" || data.type === "room") {
+    const newRound = link.round !== null && data.round !== link.round;
+    const moved = data.follow && data.step !== state.step;
+    if (data.type === "joined") {
+      link.joined = true;
+      show(models.joined, fill(S.class_joined, { code: link.code }));
+    }
+    if (newRound) {
+      link.acknowledged = null;
+      link.message = fill(S.class_new_round, { round: data.round });
+    }
+    link.round = data.round;
+    if (moved) goToStep(state, config, data.step);
+    else if (!data.follow && data.type === "joined" && data.prediction && data.prediction.step !== state.step) {
+      goToStep(state, config, data.prediction.step);
+    }
+    if (data.type === "joined" || moved || newRound) restore(link, state, data.prediction);
+  } else if (data.type === "receipt") {
+    link.receipt = data;
+    if (data.ok) {
+      link.acknowledged = { step: data.step, value: data.value, restored: false };
+      link.message = "";
+    } else link.message = S["class_refused_" + data.reason] || S.class_refused_server;
+  } else if (data.type === "refused") {
+    link.message = S["class_refused_" + data.reason] || S.class_refused_server;
+  }
+  draw(link, state, models, config);
+}
+function lost(link, models, config) {
+  if (link.closing) return;
+  const S = config.strings;
+  const status = classStatus(link, S);
+  models.notice.text = escapeHtml(`<div role="alert">${escapeHtml(S.connection_lost)}<div class="ae-class-status">${escapeHtml(status)}</div></div>`);
+  models.notice.visible = true;
+}
+function join(state, models, config, code) {
+  const link = {
+    code,
+    socket: null,
+    seq: 0,
+    sent: null,
+    receipt: null,
+    acknowledged: null,
+    message: "",
+    round: null,
+    joined: false,
+    closing: false
+  };
+  links.set(state, link);
+  show(models.room, fill(config.strings.class_room, { code }));
+  models.submit.visible = true;
+  const url = socketUrl(window.location, config.socket_path);
+  if (url === null) {
+    link.message = config.strings.class_needs_server;
+    return draw(link, state, models, config);
+  }
+  const socket = new WebSocket(url);
+  link.socket = socket;
+  socket.addEventListener("open", () => {
+    socket.send(JSON.stringify({ type: "join", room: code, student: studentId() }));
+  });
+  socket.addEventListener("message", (e) => {
+    let data = null;
+    try {
+      data = JSON.parse(e.data);
+    } catch (err) {
+      return;
+    }
+    if (data && typeof data === "object") receive(link, state, models, config, data);
+  });
+  socket.addEventListener("close", (e) => {
+    if (e.code === REFUSED && e.reason) {
+      link.message = config.strings["class_refused_" + e.reason] || config.strings.class_refused_server;
+      return draw(link, state, models, config);
+    }
+    lost(link, models, config);
+  });
+  window.addEventListener("pagehide", () => {
+    link.closing = true;
+  });
 }
 function submit(link, state, models, config) {
   const value = parsePrediction(state.prediction_text, config.prediction_bounds);
   if (value === null) {
-    show(models.message, config.strings.class_need_prediction);
-    return;
+    link.message = config.strings.class_need_prediction;
+    return draw(link, state, models, config);
   }
-  const ok = acknowledged.get(link);
+  const ok = link.acknowledged;
+  link.message = "";
   if (ok && ok.step === state.step && ok.value === value) return draw(link, state, models, config);
-  const last = parse(link.submission);
-  const seq = (last && Number.isInteger(last.seq) ? last.seq : 0) + 1;
-  link.submission = JSON.stringify({ seq, step: state.step, value });
+  link.seq += 1;
+  link.sent = { seq: link.seq, step: state.step, value };
+  if (link.socket && link.socket.readyState === WebSocket.OPEN) {
+    link.socket.send(JSON.stringify({ type: "submit", ...link.sent }));
+  }
   draw(link, state, models, config);
 }
 function classroom(args, obj, data) {
   try {
-    const { link, state, models, config } = args;
+    const { state, models, config } = args;
     const event = data && data.event_name ? data : obj;
-    const origin = event && event.origin ? event.origin : event;
     if (event && event.event_name === "document_ready") {
-      if (!link.student_id) link.student_id = studentId();
+      const code = roomOf(window.location.search);
+      if (code && !links.has(state)) join(state, models, config, code);
       return;
     }
+    const link = links.get(state);
+    if (!link) return;
+    const origin = event && event.origin ? event.origin : event;
     if (origin === models.submit || origin === models.demonstrate) return submit(link, state, models, config);
     draw(link, state, models, config);
   } catch (err) {
@@ -209,10 +298,14 @@ function classroom(args, obj, data) {
   }
 }
 export {
+  REFUSED,
   classStatus,
   classroom as default,
   draw,
   newStudentId,
+  receive,
+  roomOf,
+  socketUrl,
   studentId,
   submit
 };

@@ -548,7 +548,9 @@ function demonstrate(state, config) {
     return;
   }
   state.setv({ ...frames.shift(), revealed: false, animating: true });
+  const replayed = state.step;
   const next = () => {
+    if (state.step !== replayed) return timers2.delete(state);
     if (frames.length) {
       state.setv(frames.shift());
       timers2.set(state, setTimeout(next, config.frame_ms));

@@ -1,0 +1,254 @@
+"""The class socket: one small WebSocket per student page in a room (``/class/socket``).
+
+A page opened with ``?room=CODE`` (``web/classroom.js``) opens it and speaks
+JSON, one object per message:
+
+browser -> server
+    ``{"type": "join", "room": CODE, "student": ID}`` once, first; then
+    ``{"type": "submit", "seq": n, "step": 1-3, "value": y}`` per prediction.
+server -> browser
+    ``{"type": "joined", "room", "step", "round", "follow", "prediction"}``: the
+    room as it is, and this student's stored prediction (``{"step", "value"}``
+    or null): of the room's step when students follow the instructor, else
+    the latest; ``{"type": "receipt", "seq", "ok": true, "step", "value",
+    "round"}`` once the prediction is committed, or ``{"type": "receipt",
+    "seq", "ok": false, "reason"}``; ``{"type": "room", "step", "round",
+    "follow", "prediction"}`` when the instructor changes the step or starts
+    a new round.
+
+Nothing of another student, no count and no answer is ever sent. A refused
+join (an unknown room, a malformed id, too many connections from one
+address) is answered with ``{"type": "refused", "reason"}`` and closed with
+code :data:`REFUSED`; a message that is too long, not JSON, not an object of
+the expected fields, or out of turn closes the socket with code 1008 (policy)
+or 1009 (too big) and a reason, and is logged as one line, never a traceback.
+
+Shared state goes through the database only: :class:`ClassChannel` keeps
+this process's sockets by room and reads their rooms twice a second, so any
+process on one database serves any student of a room.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from sqlalchemy.exc import SQLAlchemyError
+from tornado.ioloop import PeriodicCallback
+from tornado.websocket import WebSocketClosedError, WebSocketHandler
+
+from ..views.steps import PREDICTION_BOUNDS
+from .store import RoomState, Store, normalise_code, valid_student
+
+log = logging.getLogger(__name__)
+
+#: The path of the class socket on the server.
+SOCKET_PATH = "/class/socket"
+#: Close code of a refused join (its reason: ``room``, ``student`` or ``busy``); ``web/classroom.js`` knows it.
+REFUSED = 4001
+#: Longest message accepted, in characters of JSON.
+MAX_MESSAGE = 400
+#: How often a process reads the rooms of its sockets (ms).
+POLL_MS = 500
+#: Default of open class sockets per client address (``--max-sessions-per-client``; 0: no cap).
+DEFAULT_PER_CLIENT = 20
+
+
+class ClassChannel:
+    """One process's class sockets, by room, and the watcher that tells them of their rooms' changes.
+
+    Parameters
+    ----------
+    store : callable returning Store
+        This process's store (called when needed, so a forked worker opens its own).
+    per_client : int
+        Open sockets allowed per client address (0: no cap).
+    origins : list of str
+        ``host:port`` origins allowed besides the page's own host (``'*'``: any).
+    """
+
+    def __init__(self, store: Callable[[], Store], per_client: int = DEFAULT_PER_CLIENT,
+                 origins: list[str] | None = None):
+        self.store = store
+        self.per_client = per_client
+        self.origins = set(origins or [])
+        self.clients: Counter[str] = Counter()
+        self.rooms: dict[str, set[ClassSocket]] = {}
+        self.seen: dict[str, RoomState] = {}
+        self._watch: PeriodicCallback | None = None
+
+    # --- connections --------------------------------------------------------------------
+    def admit(self, client: str) -> bool:
+        """Count a new socket of ``client``; False (not counted) when it has ``per_client`` already."""
+        if self.per_client and self.clients[client] >= self.per_client:
+            return False
+        self.clients[client] += 1
+        return True
+
+    def release(self, client: str) -> None:
+        self.clients[client] -= 1
+        if self.clients[client] <= 0:
+            del self.clients[client]
+
+    def origin_allowed(self, origin: str, host: str) -> bool:
+        """Whether a page from ``origin`` may open a socket on the server reached as ``host``."""
+        netloc = urlsplit(origin).netloc.lower()
+        return bool(netloc) and (netloc == host.lower() or netloc in self.origins or "*" in self.origins)
+
+    def join(self, socket: ClassSocket, room: RoomState) -> None:
+        self.rooms.setdefault(room.code, set()).add(socket)
+        self.seen.setdefault(room.code, room)
+        if self._watch is None:
+            self._watch = PeriodicCallback(self.poll, POLL_MS)
+            self._watch.start()
+
+    def leave(self, socket: ClassSocket) -> None:
+        members = self.rooms.get(socket.code or "")
+        if members is not None:
+            members.discard(socket)
+            if not members:
+                del self.rooms[socket.code]
+                self.seen.pop(socket.code, None)
+        if not self.rooms and self._watch is not None:
+            self._watch.stop()
+            self._watch = None
+
+    # --- the rooms' news ------------------------------------------------------------------
+    def poll(self) -> None:
+        """Read the rooms of this process's sockets; tell each socket of a room that changed."""
+        if not self.rooms:
+            return
+        try:
+            rooms = self.store().rooms(list(self.rooms))
+        except SQLAlchemyError as exc:
+            log.warning("class: rooms not read: %s", type(exc).__name__)
+            return
+        for code, room in rooms.items():
+            before = self.seen.get(code)
+            if before == room:
+                continue
+            self.seen[code] = room
+            moved = room.follow and (before is None or room.step != before.step or room.round != before.round)
+            for socket in list(self.rooms.get(code, ())):
+                socket.tell_room(room, moved)
+
+
+def _prediction(store: Store, room: RoomState, student: str, latest: bool) -> dict | None:
+    """The student's stored prediction to hand back: of the room's step, or (``latest``) the latest."""
+    if latest:
+        found = store.latest_prediction(room.code, student)
+        return {"step": found[0], "value": found[1]} if found else None
+    value = store.prediction(room.code, student, room.step)
+    return None if value is None else {"step": room.step, "value": value}
+
+
+class ClassSocket(WebSocketHandler):
+    """One student page's class socket (see the module docstring for its messages)."""
+
+    def initialize(self, channel: ClassChannel) -> None:
+        self.channel = channel
+        self.client = ""
+        self.code: str | None = None
+        self.student: str | None = None
+        self.counted = False
+
+    def check_origin(self, origin: str) -> bool:
+        return self.channel.origin_allowed(origin, self.request.host)
+
+    def open(self) -> None:
+        self.client = self.request.remote_ip or "?"
+        self.counted = self.channel.admit(self.client)
+        if not self.counted:
+            self._refuse("busy")
+
+    def on_close(self) -> None:
+        self.channel.leave(self)
+        if self.counted:
+            self.channel.release(self.client)
+            self.counted = False
+
+    # --- sending ------------------------------------------------------------------------
+    def _send(self, **message) -> None:
+        try:
+            self.write_message(json.dumps(message))
+        except WebSocketClosedError:
+            pass
+
+    def _refuse(self, reason: str) -> None:
+        self._send(type="refused", reason=reason)
+        self.close(REFUSED, reason)
+
+    def _drop(self, reason: str, code: int = 1008) -> None:
+        log.info("class: socket from %s closed: %s", self.client, reason)
+        self.close(code, reason)
+
+    def tell_room(self, room: RoomState, moved: bool) -> None:
+        """Tell this page of its room's new step or round (with the stored prediction of a step moved to)."""
+        prediction = None
+        if moved and self.student:
+            try:
+                prediction = _prediction(self.channel.store(), room, self.student, latest=False)
+            except SQLAlchemyError as exc:
+                log.warning("class: prediction in room %s not read: %s", room.code, type(exc).__name__)
+        self._send(type="room", step=room.step, round=room.round, follow=room.follow, prediction=prediction)
+
+    # --- receiving ----------------------------------------------------------------------
+    def on_message(self, message) -> None:
+        if not isinstance(message, str):
+            return self._drop("binary message")
+        if len(message) > MAX_MESSAGE:
+            return self._drop("message too long", 1009)
+        try:
+            data = json.loads(message)
+        except ValueError:
+            return self._drop("not JSON")
+        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+            return self._drop("not a message object")
+        if data["type"] == "join" and self.code is None:
+            return self._join(data)
+        if data["type"] == "submit" and self.code is not None:
+            return self._submit(data)
+        return self._drop(f"unexpected message {data['type'][:20]!r}")
+
+    def _join(self, data: dict) -> None:
+        code, student = normalise_code(data.get("room")), data.get("student")
+        if not valid_student(student):
+            return self._refuse("student")
+        if code is None:
+            return self._refuse("room")
+        store = self.channel.store()
+        try:
+            room = store.room(code)
+            prediction = None if room is None else _prediction(store, room, student, latest=not room.follow)
+        except SQLAlchemyError as exc:
+            log.warning("class: room %s not read: %s", code, type(exc).__name__)
+            return self._refuse("server")
+        if room is None:
+            return self._refuse("room")
+        self.code, self.student = code, student
+        self.channel.join(self, room)
+        self._send(type="joined", room=code, step=room.step, round=room.round, follow=room.follow,
+                   prediction=prediction)
+
+    def _submit(self, data: dict) -> None:
+        seq = data.get("seq")
+        if isinstance(seq, bool) or not isinstance(seq, int):
+            return self._drop("submission without a sequence number")
+        step, value = data.get("step"), data.get("value")
+        try:
+            result = self.channel.store().submit(self.code, self.student, step, value, bounds=PREDICTION_BOUNDS)
+        except SQLAlchemyError as exc:
+            log.warning("class: prediction for room %s not stored: %s", self.code, type(exc).__name__)
+            return self._send(type="receipt", seq=seq, ok=False, reason="server")
+        if result.ok:
+            self._send(type="receipt", seq=seq, ok=True, step=step, value=value, round=result.round)
+        else:
+            self._send(type="receipt", seq=seq, ok=False, reason=result.reason)
+
+
+def patterns(channel: ClassChannel) -> list[tuple]:
+    """The class socket's route, for the server's handlers."""
+    return [(SOCKET_PATH, ClassSocket, {"channel": channel})]

@@ -1,0 +1,98 @@
+"""A student's side of the class, in the page: the room's line, the submit button, the receipts.
+
+Every steps explorable carries a :class:`ClassPanel`, hidden. The page is the
+same file for every student (built once, :mod:`attention_explorable.site`);
+its script ``web/classroom.js`` reads ``?room=CODE`` from the address, and
+only then shows the panel and opens the page's one class socket
+(``/class/socket``, :mod:`.channel`): join (the room and the anonymous id
+the browser keeps in ``localStorage``) and each submission go up; the
+student's own receipts, the instructor's step and a new round come down.
+Nothing else travels, and nothing of another student ever does.
+
+A saved page, or one opened from ``file://``, has no class: without a
+server the panel stays hidden, or says the class needs the server.
+"""
+
+from __future__ import annotations
+
+import panel as pn
+from bokeh.models import CustomJS
+
+from . import controls
+from .base import html_model, web_module
+from ..strings import text
+from ..views.steps import PREDICTION_BOUNDS, steps_config
+
+#: Keys of the strings the browser shows (``web/classroom.js``).
+BROWSER_STRINGS = ("class_room", "class_joined", "class_submitted", "class_submitted_restored", "class_pending",
+                   "class_need_prediction", "class_refused_value", "class_refused_rate", "class_refused_room",
+                   "class_refused_student", "class_refused_step", "class_refused_server", "class_refused_busy",
+                   "class_refused_message", "class_new_round", "class_lost_received", "class_lost_not_received",
+                   "class_lost_none", "class_needs_server", "connection_lost")
+
+_SUBMITTED_CSS = ":host { color: #1b7a2e; font-weight: 600; }"
+_NOTICE_CSS = """
+:host { position: fixed; top: 0; left: 0; right: 0; z-index: 1000; margin: 0; width: auto;
+        background: #b00020; color: #fff; padding: 10px 14px; font-size: 16px; font-weight: 600; }
+"""
+
+
+def class_config(language: str) -> dict:
+    """What ``web/classroom.js`` needs: its strings in ``language``, the prediction's bounds, each step's start.
+
+    The socket's path is ``/class/socket`` on the page's own server.
+    """
+    return {"strings": {k: text(k, language) for k in BROWSER_STRINGS},
+            "prediction_bounds": list(PREDICTION_BOUNDS),
+            "steps": [{"start": s["start"]} for s in steps_config(language)["steps"]],
+            "socket_path": "/class/socket"}
+
+
+class ClassPanel:
+    """The class's part of a steps explorable (hidden until the page is in a room).
+
+    Parameters
+    ----------
+    language : {"zh", "en"}
+        Language of the messages.
+
+    Call :meth:`attach` once the explorable's state model and its
+    demonstrate button exist; lay it out with :meth:`panel`.
+    """
+
+    def __init__(self, language: str = "zh"):
+        self.language = language
+        self.room_line = html_model("ae-room", visible=False)
+        self.joined = html_model("ae-room-joined", visible=False)
+        self.submitted = html_model("ae-submitted", visible=False)
+        self.submitted.stylesheets = [*self.submitted.stylesheets, _SUBMITTED_CSS]
+        self.message = html_model("ae-class-message", visible=False)
+        self.message.css_classes = ["ae-class-message", "ae-error"]
+        self.notice = html_model("ae-connection-lost", visible=False)
+        self.notice.css_classes = ["ae-connection-lost"]
+        self.notice.stylesheets = [*self.notice.stylesheets, _NOTICE_CSS]
+        self.submit_button = controls.button(text("class_submit", language), "ae-submit-prediction", "primary")
+        self.submit_button.visible = False
+
+    def attach(self, state_model, demonstrate) -> None:
+        """Run ``web/classroom.js`` on the page: when its document is ready, on a change of the
+        explorable's step, and on the submit and ``demonstrate`` buttons."""
+        callback = CustomJS(code=web_module("classroom"), module=True, args={
+            "state": state_model,
+            "models": {"room": self.room_line, "joined": self.joined, "submitted": self.submitted,
+                       "message": self.message, "notice": self.notice, "submit": self.submit_button,
+                       "demonstrate": demonstrate},
+            "config": class_config(self.language)})
+        state_model.js_on_change("step", callback)
+        self.submit_button.js_on_event("button_click", callback)
+        demonstrate.js_on_event("button_click", callback)
+        doc = pn.state.curdoc
+        if doc is not None:  # the page being built: the script reads its ?room= once it is ready
+            doc.js_on_event("document_ready", callback)
+
+    def panel(self) -> pn.Column:
+        """The room's line, the submit button, the confirmation and the messages (layout only)."""
+        bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
+        return pn.Column(bokeh(self.notice), bokeh(self.room_line), bokeh(self.joined), bokeh(self.submit_button),
+                         bokeh(self.submitted), bokeh(self.message), sizing_mode="stretch_width", margin=0,
+                         css_classes=["ae-class"])

@@ -1,0 +1,209 @@
+"""Student pages as files, served from memory: what ``attention-explorable serve`` answers students with.
+
+Each student page (``/textbook``, ``/steps``, ``/vector``, ``/matrix``,
+``/selfcross``, in Chinese and English) is built once by the export's own
+builder (:func:`attention_explorable.site.build_page`) and kept in memory,
+gzipped, with an ``ETag``; the product's index at ``/`` likewise. A page
+request costs a lookup: no Bokeh session, no Python per student. The page's
+scripts read the deep link, ``?embed=1`` and ``?room=`` in the browser, as
+the exported files do; a page in a room talks to the server over the class
+socket only (:mod:`attention_explorable.classroom.channel`).
+
+The language is the request's ``?lang=zh|en``, else the reader's remembered
+choice (the ``ae-lang`` cookie the language switch sets), else Chinese.
+
+The shared scripts and styles are served under content-hashed names
+(``/assets/bokeh/bokeh.min.<hash>.js``) with a year's ``immutable`` cache.
+
+:class:`PageCache` builds the pages in a thread of their own while the
+server already answers: a request for a page not built yet waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import hashlib
+import logging
+import mimetypes
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+from tornado.web import HTTPError, RequestHandler
+
+from . import apps, site
+from .strings import DEFAULT_LANGUAGE, STRINGS
+
+log = logging.getLogger(__name__)
+
+#: The pages, by URL path, each built in every language.
+PAGE_APPS = tuple(apps.APPS)
+#: A year, for the hashed assets.
+IMMUTABLE = "public, max-age=31536000, immutable"
+
+
+@dataclass(frozen=True)
+class File:
+    """A file held in memory: its bytes, gzipped bytes, media type and ETag."""
+
+    body: bytes
+    gzipped: bytes
+    media_type: str
+    etag: str
+
+    @classmethod
+    def of(cls, body: bytes, media_type: str) -> File:
+        digest = hashlib.sha256(body).hexdigest()[:20]
+        return cls(body, gzip.compress(body, 9, mtime=0), media_type, f'"{digest}"')
+
+
+class PageCache:
+    """Every student page in every language, built once (see the module docstring).
+
+    ``get(app, language)`` answers a built page at once and waits for one
+    still being built. :meth:`build` builds them all (in the calling thread);
+    :meth:`start` does it in a thread of its own, saying how far it is on
+    ``progress`` (a text stream, or None).
+    """
+
+    def __init__(self):
+        self.assets = site.Assets()
+        self.pages: dict[tuple[str, str], File] = {}
+        self.files: dict[str, File] = {}  # /assets/... -> file
+        self.index: dict[str, File] = {lang: File.of(apps.index_html(lang).encode(), "text/html; charset=UTF-8")
+                                       for lang in STRINGS}
+        self.failed: BaseException | None = None
+        self.seconds = 0.0
+        self._ready: dict[tuple[str, str], threading.Event] = {
+            (app, lang): threading.Event() for app in PAGE_APPS for lang in STRINGS}
+        self._lock = threading.Lock()
+
+    def order(self) -> list[tuple[str, str]]:
+        """The order pages are built in: each page in Chinese and English, the single explorables first."""
+        return [(app, lang) for app in (*PAGE_APPS[1:], PAGE_APPS[0]) for lang in STRINGS]
+
+    def build(self, progress=None) -> None:
+        """Build every page (about half a second each; the textbook longer)."""
+        started = time.perf_counter()
+        tell = site.Progress(len(self._ready), progress, "building pages")
+        try:
+            for app, lang in self.order():
+                page = site.build_page(app, lang, self.assets)
+                with self._lock:
+                    for relative, origin in list(self.assets.files.items()):
+                        if "/" + relative not in self.files:
+                            media = mimetypes.guess_type(origin.name)[0] or "application/octet-stream"
+                            if media.startswith("text/") or media.endswith("javascript"):
+                                media += "; charset=UTF-8"
+                            self.files["/" + relative] = File.of(origin.read_bytes(), media)
+                    self.pages[(app, lang)] = File.of(page.encode(), "text/html; charset=UTF-8")
+                self._ready[(app, lang)].set()
+                tell.step(f"/{app} ({lang})")
+        except BaseException as exc:  # every waiting request must hear of it, not wait forever
+            self.failed = exc
+            for event in self._ready.values():
+                event.set()
+            raise
+        finally:
+            self.seconds = time.perf_counter() - started
+
+    def start(self, progress=None) -> threading.Thread:
+        """Build every page in a thread of its own; return it."""
+        def run():
+            try:
+                self.build(progress)
+            except Exception:  # noqa: BLE001 - said once, on one line; each request then answers 500
+                log.error("building the pages failed: %s", sys.exc_info()[1])
+        thread = threading.Thread(target=run, name="page-builder", daemon=True)
+        thread.start()
+        return thread
+
+    async def get(self, app: str, language: str) -> File:
+        """The page ``app`` in ``language``, waiting for it if it is still being built."""
+        event = self._ready[(app, language)]
+        while not event.is_set():
+            await asyncio.sleep(0.05)
+        page = self.pages.get((app, language))
+        if page is None:
+            raise HTTPError(500, reason="the page could not be built")
+        return page
+
+
+def reader_language(handler: RequestHandler) -> str:
+    """The language a request asks for: ``?lang=``, else the ``ae-lang`` cookie, else Chinese."""
+    asked = handler.get_argument("lang", None)
+    if asked in STRINGS:
+        return asked
+    remembered = handler.get_cookie(apps.LANGUAGE_COOKIE)
+    return remembered if remembered in STRINGS else DEFAULT_LANGUAGE
+
+
+class _FileHandler(RequestHandler):
+    """Answers a :class:`File`: gzipped when the client takes it, 304 for a matching ``If-None-Match``."""
+
+    def send(self, file: File, cache: str) -> None:
+        self.set_header("Content-Type", file.media_type)
+        self.set_header("Cache-Control", cache)
+        self.set_header("ETag", file.etag)
+        self.set_header("Vary", "Accept-Encoding")
+        self.set_header("X-Content-Type-Options", "nosniff")
+        if file.etag in (self.request.headers.get("If-None-Match") or ""):
+            self.set_status(304)
+            return self.finish()
+        if "gzip" in (self.request.headers.get("Accept-Encoding") or ""):
+            self.set_header("Content-Encoding", "gzip")
+            return self.finish(file.gzipped)
+        return self.finish(file.body)
+
+    def compute_etag(self) -> None:  # ours is the file's, set above
+        return None
+
+
+class PageHandler(_FileHandler):
+    """``/textbook``, ``/steps``, ...: the prebuilt page in the reader's language."""
+
+    def initialize(self, pages: PageCache) -> None:
+        self.pages = pages
+
+    async def get(self, app: str) -> None:
+        language = reader_language(self)
+        page = await self.pages.get(app, language)
+        self.add_header("Vary", "Cookie")
+        self.send(page, "no-cache")
+
+
+class IndexHandler(_FileHandler):
+    """``/``: this product's index of its pages, in the reader's language (``?lang=`` is remembered)."""
+
+    def initialize(self, pages: PageCache) -> None:
+        self.pages = pages
+
+    def get(self) -> None:
+        asked = self.get_argument("lang", None)
+        if asked in STRINGS:
+            self.set_cookie(apps.LANGUAGE_COOKIE, asked, path="/", expires_days=365, samesite="Lax")
+        self.add_header("Vary", "Cookie")
+        self.send(self.pages.index[reader_language(self)], "no-cache")
+
+
+class AssetHandler(_FileHandler):
+    """``/assets/...``: the shared scripts and styles, under content-hashed names, cached for good."""
+
+    def initialize(self, pages: PageCache) -> None:
+        self.pages = pages
+
+    def get(self, path: str) -> None:
+        file = self.pages.files.get("/assets/" + path)
+        if file is None:
+            raise HTTPError(404)
+        self.send(file, IMMUTABLE)
+
+
+def patterns(pages: PageCache) -> list[tuple]:
+    """The routes of the student pages, the index and the assets."""
+    names = "|".join(PAGE_APPS)
+    return [(r"/", IndexHandler, {"pages": pages}),
+            (rf"/({names})/?", PageHandler, {"pages": pages}),
+            (r"/assets/(.+)", AssetHandler, {"pages": pages})]
