@@ -230,65 +230,104 @@ class InstructorClient:
         await self.session.close()
 
 
-# --- students --------------------------------------------------------------------------
+# --- students ---------------------------------------------------------------------------
 
 class ClassStudent:
-    """One student's tab in room ``code`` (see the module docstring)."""
+    """One student's tab in room ``code``: the page's request, then its class socket (see the module docstring)."""
 
-    def __init__(self, session: BokehSession, student_id: str):
-        self.session = session
+    def __init__(self, socket, student_id: str, code: str):
+        self.socket = socket
         self.student_id = student_id
-        self.link = next(mid for mid, m in session.models.items() if m["name"].endswith("ClassroomLink"))
-        self.state = next((mid for mid, m in session.models.items() if m["name"].endswith("StepsExplorerState")),
-                          None)
+        self.code = code
         self.seq = 0
-        self.receipts: list[dict] = []
-        self.received: list[str] = []  # every message's content, as text
+        self.joined: dict | None = None  # the server's "joined" message
+        self.refused: str | None = None  # the reason of a refused join
+        self.receipts: list[dict] = []  # each receipt, with "t" (perf_counter at arrival)
+        self.news: list[dict] = []  # each "room" message: the instructor's step, a new round
+        self.received: list[str] = []  # every message, as text
+        self.closed: tuple[int | None, str | None] | None = None  # (code, reason) once the server closed it
         self._waiting: dict[int, asyncio.Future] = {}
-        session.listeners.append(self._watch)
+        self._first = asyncio.get_running_loop().create_future()
+        self._reader = asyncio.ensure_future(self._read())
 
-    def _watch(self, msg: Received) -> None:
-        self.received.append(json.dumps(msg.content))
-        if msg.header.get("msgtype") != "PATCH-DOC":
-            return
-        for ev in msg.content.get("events", []):
-            if ev.get("kind") == "ModelChanged" and ev.get("model", {}).get("id") == self.link \
-                    and ev.get("attr") == "receipt" and ev.get("new"):
-                receipt = json.loads(ev["new"])
-                receipt["t"] = msg.t
-                self.receipts.append(receipt)
-                fut = self._waiting.pop(receipt.get("seq", -1), None)
+    async def _read(self) -> None:
+        while True:
+            text = await self.socket.read_message()
+            t = time.perf_counter()
+            if text is None:
+                self.closed = (self.socket.close_code, self.socket.close_reason)
+                for fut in [self._first, *self._waiting.values()]:
+                    if not fut.done():
+                        fut.set_exception(ProtocolError(f"socket closed: {self.closed}"))
+                return
+            self.received.append(text)
+            data = json.loads(text)
+            if data.get("type") == "joined":
+                self.joined = data
+            elif data.get("type") == "refused":
+                self.refused = data.get("reason")
+            elif data.get("type") == "room":
+                self.news.append(data)
+            elif data.get("type") == "receipt":
+                data["t"] = t
+                self.receipts.append(data)
+                fut = self._waiting.pop(data.get("seq", -1), None)
                 if fut is not None and not fut.done():
-                    fut.set_result(receipt)
+                    fut.set_result(data)
+            if not self._first.done():
+                self._first.set_result(data)
+
+    @property
+    def step(self) -> int | None:
+        """The step the student's page shows as the server told it (the room's, when it follows the instructor)."""
+        step = None
+        for message in [self.joined or {}, *self.news]:
+            if message.get("follow"):
+                step = message.get("step")
+        return step
+
+    @property
+    def restored(self) -> dict | None:
+        """The stored prediction the server handed back on joining (``{"step", "value"}``), or None."""
+        return (self.joined or {}).get("prediction")
 
     @classmethod
-    async def open(cls, base: str, code: str, student_id: str, app: str = "steps") -> ClassStudent:
-        session = await BokehSession.open(base, app, query=f"room={code}", timeout=120)
-        self = cls(session, student_id)
-        await self.set_link("student_id", student_id)
+    async def open(cls, base: str, code: str, student_id: str, app: str = "steps",
+                   origin: str | None = None, address: str | None = None) -> ClassStudent:
+        """Ask for the page (``/<app>?room=CODE``), open its class socket and join; wait for the answer.
+
+        ``address``: the loopback address to come from (``127.0.0.7``), as a
+        lecture hall's devices each have their own.
+        """
+        from tornado.httpclient import AsyncHTTPClient, HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        page = await AsyncHTTPClient().fetch(HTTPRequest(
+            f"{base}/{app}?room={urllib.parse.quote(code)}", headers={"Accept-Encoding": "gzip"},
+            request_timeout=60, network_interface=address, decompress_response=False))
+        if page.code != 200:
+            raise ProtocolError(f"/{app} answered {page.code}")
+        url = base.replace("http://", "ws://") + "/class/socket"
+        socket = await websocket_connect(HTTPRequest(url, headers={"Origin": origin or base},
+                                                     network_interface=address, connect_timeout=30))
+        self = cls(socket, student_id, code)
+        await self.send({"type": "join", "room": code, "student": student_id})
+        await asyncio.wait_for(asyncio.shield(self._first), 30)
         return self
 
-    async def set_link(self, attr: str, value) -> None:
-        reply = await self.session.patch([{"kind": "ModelChanged", "model": {"id": self.link}, "attr": attr,
-                                           "new": value}], timeout=30)
-        if reply.header.get("msgtype") != "OK":
-            raise ProtocolError(f"{attr}: {reply.header.get('msgtype')}")
-
-    def state_value(self, attr: str):
-        """The explorable's state property ``attr`` as the server last set it (pulled or patched)."""
-        value = self.session.value(self.state, attr)
-        for text in self.received:
-            msg = json.loads(text)
-            for ev in msg.get("events", []) if isinstance(msg, dict) else []:
-                if ev.get("model", {}).get("id") == self.state and ev.get("attr") == attr:
-                    value = ev.get("new")
-        return value
+    async def send(self, message: dict | str) -> None:
+        text = message if isinstance(message, str) else json.dumps(message, allow_nan=True)
+        await self.socket.write_message(text)
 
     async def submit(self, step: int, value, timeout: float = 10.0, raw: str | None = None) -> tuple[dict, float]:
-        """Submit ``value`` for ``step``; return (the receipt, ms from sending to the receipt)."""
+        """Submit ``value`` for ``step``; return (the receipt, ms from sending to the receipt).
+
+        ``raw``: a message no page sends, as text; when the server closes the
+        socket for it, the "receipt" is ``{"closed": code, "reason": ...}``.
+        """
         self.seq += 1
         seq = self.seq
-        if raw is not None:  # a message no page sends: its receipt carries its own seq, or 0
+        if raw is not None:
             try:
                 parsed = json.loads(raw)
                 seq = parsed.get("seq", 0) if isinstance(parsed, dict) and isinstance(parsed.get("seq"), int) else 0
@@ -297,28 +336,37 @@ class ClassStudent:
         fut = asyncio.get_running_loop().create_future()
         self._waiting[seq] = fut
         t0 = time.perf_counter()
-        payload = raw if raw is not None else json.dumps({"seq": seq, "step": step, "value": value},
-                                                         allow_nan=True)
-        await self.session.send("PATCH-DOC", {"events": [{"kind": "ModelChanged", "model": {"id": self.link},
-                                                           "attr": "submission", "new": payload}]})
-        receipt = await asyncio.wait_for(fut, timeout)
+        await self.send(raw if raw is not None else {"type": "submit", "seq": seq, "step": step, "value": value})
+        try:
+            receipt = await asyncio.wait_for(fut, timeout)
+        except ProtocolError:
+            if self.closed is None:
+                raise
+            return {"closed": self.closed[0], "reason": self.closed[1]}, (time.perf_counter() - t0) * 1000
         return receipt, (receipt["t"] - t0) * 1000
 
     async def close(self) -> None:
-        await self.session.close()
+        self.socket.close()  # also after the server closed it: the client lets go of its protocol
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._reader, 5)
 
 
-async def open_students(bases: list[str], code: str, n: int, run: str, concurrency: int = 8) -> list[ClassStudent]:
-    """``n`` students in room ``code``, spread over the servers ``bases``, ``concurrency`` pages at a time.
+def loopback(i: int) -> str:
+    """The ``i``-th student's own loopback address: 127.0.0.2, 127.0.0.3, ... (as a lecture hall's devices)."""
+    return f"127.0.{(i + 2) // 250}.{(i + 2) % 250 or 250}"
 
-    A class's devices open the page within some seconds, not all in the same
-    instant; one client address with many pages waiting is refused (429).
+
+async def open_students(bases: list[str], code: str, n: int, run: str, concurrency: int = 0) -> list[ClassStudent]:
+    """``n`` students in room ``code``, spread over the servers ``bases``, each from its own loopback address.
+
+    ``concurrency`` pages at a time (0: all at the same moment, as a lecture hall does when the
+    instructor says "open the page now").
     """
-    sem = asyncio.Semaphore(concurrency)
+    sem = asyncio.Semaphore(concurrency or n or 1)
 
     async def one(i: int) -> ClassStudent:
         async with sem:
-            return await ClassStudent.open(bases[i % len(bases)], code, student_id(i, run))
+            return await ClassStudent.open(bases[i % len(bases)], code, student_id(i, run), address=loopback(i))
 
     return list(await asyncio.gather(*(one(i) for i in range(n))))
 

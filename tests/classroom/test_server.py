@@ -94,13 +94,11 @@ def test_thirty_students_counted_exactly_a_new_answer_replaces_and_nothing_leaks
 
 
 @pytest.mark.parametrize("raw, reason", [
-    ('{"seq": 5, "step": 1, "value": NaN}', "value"),
-    ('{"seq": 6, "step": 1, "value": Infinity}', "value"),
-    ('{"seq": 7, "step": 1, "value": 20.01}', "value"),
-    ('{"seq": 8, "step": 1, "value": "6"}', "value"),
-    ('{"seq": 9, "step": 4, "value": 6}', "step"),
-    ("not json", "value"),
-    ('{"step": 1, "value": ' + "1" * 500 + "}", "value"),  # longer than any page sends
+    ('{"type": "submit", "seq": 5, "step": 1, "value": NaN}', "value"),
+    ('{"type": "submit", "seq": 6, "step": 1, "value": Infinity}', "value"),
+    ('{"type": "submit", "seq": 7, "step": 1, "value": 20.01}', "value"),
+    ('{"type": "submit", "seq": 8, "step": 1, "value": "6"}', "value"),
+    ('{"type": "submit", "seq": 9, "step": 4, "value": 6}', "step"),
 ])
 def test_refused_predictions_get_a_reason_and_are_never_stored(served, raw, reason):
     code = _room(served)
@@ -122,6 +120,35 @@ def test_refused_predictions_get_a_reason_and_are_never_stored(served, raw, reas
         store.close()
 
 
+@pytest.mark.parametrize("raw, code, says", [
+    ("not json", 1008, "not JSON"),
+    ('["submit", 1, 6]', 1008, "not a message object"),
+    ('{"type": "submit", "step": 1, "value": 6}', 1008, "sequence number"),
+    ('{"type": "join", "room": "ABCDEF", "student": "x"}', 1008, "unexpected message"),  # a second join
+    ('{"type": "reveal"}', 1008, "unexpected message"),
+    ('{"type": "submit", "seq": 1, "step": 1, "value": ' + "1" * 500 + "}", 1009, "too long"),
+])
+def test_a_malformed_message_closes_its_socket_with_a_reason_and_stores_nothing(served, raw, code, says):
+    room = _room(served)
+
+    async def run():
+        s = await ClassStudent.open(served.base, room, student_id(5, "m"))
+        try:
+            answer, _ = await s.submit(1, None, raw=raw)
+            return answer
+        finally:
+            await s.close()
+
+    answer = run_coroutine(run())
+    assert answer["closed"] == code and says in answer["reason"]
+    store = Store(served.db)
+    try:
+        assert store.export_rows(room) == []
+    finally:
+        store.close()
+    assert "Traceback" not in served.log()
+
+
 def test_a_reload_rejoins_with_the_step_and_prediction_and_a_followed_step_reaches_the_student(served):
     code = _room(served)
     store = Store(served.db)
@@ -131,35 +158,34 @@ def test_a_reload_rejoins_with_the_step_and_prediction_and_a_followed_step_reach
         await s.submit(1, 6.5)
         await s.close()
         again = await ClassStudent.open(served.base, code, student_id(2, "f"))  # the same id: a reload
-        await asyncio.sleep(0.3)
-        restored = [r for r in again.receipts if r.get("restored")]
-        text = again.state_value("prediction_text")
+        restored = again.restored
         store.set_step(code, 2)  # the instructor moves on; the student follows
         for _ in range(50):
             await asyncio.sleep(0.1)
-            if again.state_value("step") == 2:
+            if again.step == 2:
                 break
-        step = again.state_value("step")
+        step = again.step
         store.new_round(code)
         for _ in range(50):
             await asyncio.sleep(0.1)
-            if any("new_round" in r for r in again.receipts):
+            if any(n["round"] == 2 for n in again.news):
                 break
         await again.close()
-        return restored, text, step, again.receipts
+        return restored, step, again.news
 
     try:
-        restored, text, step, receipts = run_coroutine(run())
+        restored, step, news = run_coroutine(run())
     finally:
         store.close()
-    assert restored and restored[0]["value"] == 6.5 and restored[0]["step"] == 1
-    assert text == "6.5"
+    assert restored == {"step": 1, "value": 6.5}
     assert step == 2
-    assert {"new_round": 2} in [{k: v for k, v in r.items() if k != "t"} for r in receipts]
+    assert [n["round"] for n in news] == [1, 2] and news[-1]["step"] == 2
 
 
 def test_the_textbook_in_a_room_submits_from_its_steps_explorable(served):
     code = _room(served)
+    status, _, page = http_get(f"{served.base}/textbook?room={code}")
+    assert status == 200 and "ae-submit-prediction" in page  # its steps explorable carries the class panel
 
     async def run():
         s = await ClassStudent.open(served.base, code, student_id(4, "t"), app="textbook")
@@ -178,16 +204,28 @@ def test_the_textbook_in_a_room_submits_from_its_steps_explorable(served):
         store.close()
 
 
-def test_an_unknown_room_is_said_to_be_unknown(served):
-    async def run():
-        s = await ClassStudent.open(served.base, "ZZZZZZ", student_id(3, "u"))
-        await asyncio.sleep(0.3)
-        receipts = list(s.receipts)
-        await s.close()
-        return receipts
+@pytest.mark.parametrize("room, student, reason", [
+    ("ZZZZZZ", student_id(3, "u"), "room"),
+    ("not a code", student_id(3, "u"), "room"),
+    (None, student_id(3, "u"), "room"),
+    ("ABCDEF", "short", "student"),
+    ("ABCDEF", 12345678, "student"),
+])
+def test_a_join_that_cannot_be_is_refused_with_its_reason(served, room, student, reason):
+    async def join():
+        from tornado.websocket import websocket_connect
 
-    receipts = run_coroutine(run())
-    assert receipts and receipts[0]["ok"] is False and receipts[0]["reason"] == "room"
+        socket = await websocket_connect(HTTPRequest(served.base.replace("http", "ws") + "/class/socket",
+                                                     headers={"Origin": served.base}))
+        await socket.write_message(json.dumps({"type": "join", "room": room, "student": student}))
+        answer = await socket.read_message()
+        closed = await socket.read_message()
+        socket.close()  # the client lets go of it too
+        return json.loads(answer), closed, socket.close_code, socket.close_reason
+
+    answer, closed, code, why = run_coroutine(join())
+    assert answer == {"type": "refused", "reason": reason}
+    assert closed is None and code == 4001 and why == reason
 
 
 def test_the_instructor_secret_is_exchanged_for_a_signed_httponly_samesite_cookie(served):
@@ -256,36 +294,40 @@ def test_ten_failed_logins_a_minute_then_refused_even_with_the_right_secret(tmp_
         assert not server.log_errors()
 
 
-def test_a_websocket_from_a_forged_origin_is_refused(served):
+def test_a_class_socket_from_a_forged_origin_is_refused(served):
     async def run(origin):
-        session = BokehSession(served.base, "steps")
-        status, _, page = http_get(f"{served.base}/steps")
-        token = json.loads(page.split('"token":', 1)[1].split(",", 1)[0]) if '"token":' in page else ""
-        request = HTTPRequest(f"ws://127.0.0.1:{served.port}/steps/ws", headers={"Origin": origin})
+        request = HTTPRequest(f"ws://127.0.0.1:{served.port}/class/socket", headers={"Origin": origin})
         try:
-            ws = await websocket_connect(request, subprotocols=["bokeh", token])
+            ws = await websocket_connect(request)
         except HTTPClientError as err:
             return err.code
         ws.close()
         await ws.read_message()  # the close handshake: the socket is closed before the loop ends
-        del session
         return 101
 
     assert run_coroutine(run("http://evil.example")) == 403
     assert run_coroutine(run(f"http://localhost:{served.port}")) == 101  # the default origins still connect
+    assert run_coroutine(run(f"http://127.0.0.1:{served.port}")) == 101  # the page's own host
 
 
-def test_a_client_with_too_many_sessions_is_refused_with_a_message(tmp_path):
-    async def open_pages(base, n):
-        sessions = [await BokehSession.open(base, "vector") for _ in range(n)]
-        texts = [json.dumps(s.models, ensure_ascii=False) for s in sessions]
-        await asyncio.gather(*(s.close() for s in sessions))
-        return texts
+def test_a_client_with_too_many_class_sockets_is_refused_with_a_message(tmp_path):
+    async def open_pages(base, code, n):
+        students = []
+        for i in range(n):
+            try:
+                students.append(await ClassStudent.open(base, code, student_id(i, "c")))
+            except Exception:  # noqa: BLE001 - the refused one: its socket is closed at once
+                students.append(None)
+        await asyncio.sleep(0.3)  # the refused socket's close handshake
+        answers = [(s.joined is not None, s.refused, s.closed) if s else None for s in students]
+        await asyncio.gather(*(s.close() for s in students if s))
+        return answers
 
     with ClassServer(f"sqlite:///{tmp_path / 'c.sqlite3'}", ["--max-sessions-per-client", "3"]) as server:
-        pages = run_coroutine(open_pages(server.base, 4))
-        assert all("ae-session-refused" not in p for p in pages[:3])
-        assert "ae-session-refused" in pages[3] and "3 个页面" in pages[3]
+        code = _room(server)
+        answers = run_coroutine(open_pages(server.base, code, 4))
+        assert answers[:3] == [(True, None, None)] * 3
+        assert answers[3] is not None and answers[3][1] == "busy" and answers[3][2] == (4001, "busy")
         assert not server.log_errors()
 
 
