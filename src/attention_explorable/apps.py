@@ -148,28 +148,24 @@ def _page_setup(language: str = "zh", title: str = "") -> None:
         doc.template_variables["page_title"] = title
 
 
-def connection_notice(language: str = "zh") -> pn.pane.Bokeh:
+def connection_notice(language: str = "zh") -> pn.pane.Bokeh | None:
     """A notice (class ``ae-connection-lost``) that appears when a live app loses its server.
 
     Shown by ``web/connection.js`` on the document's ``connection_lost``
     event, in a server session (``panel serve apps/*.py``, the instructor's
-    page); elsewhere (a prebuilt or saved page) it never shows. A page in a
-    class says so from its class socket (``web/classroom.js``).
+    page); None elsewhere (a prebuilt or saved page has no server
+    connection to lose; a page in a class says so from its class socket,
+    ``web/classroom.js``).
     """
+    doc = pn.state.curdoc
+    if doc is None or doc.session_context is None:
+        return None
     notice = html_model("ae-connection-lost", visible=False)
     notice.css_classes = ["ae-connection-lost"]
-    notice.stylesheets = [*notice.stylesheets, _NOTICE_CSS]
-    doc = pn.state.curdoc
-    if doc is not None and doc.session_context is not None:
-        args = {"notice": notice, "message": text("connection_lost", language)}
-        doc.js_on_event("connection_lost", CustomJS(code=web_module("connection"), module=True, args=args))
+    notice.stylesheets = [*notice.stylesheets, ui.NOTICE_CSS]
+    args = {"notice": notice, "message": text("connection_lost", language)}
+    doc.js_on_event("connection_lost", CustomJS(code=web_module("connection"), module=True, args=args))
     return pn.pane.Bokeh(notice, sizing_mode="stretch_width", margin=0)
-
-
-_NOTICE_CSS = """
-:host { position: fixed; top: 0; left: 0; right: 0; z-index: 1000; margin: 0; width: auto;
-        background: #b00020; color: #fff; padding: 10px 14px; font-size: 16px; font-weight: 600; }
-"""
 
 
 def _setup(app: str, language: str | None) -> str:

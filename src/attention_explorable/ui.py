@@ -43,3 +43,10 @@ def extension(inline: bool = False) -> None:
     if CSS not in pn.config.raw_css:
         pn.config.raw_css.append(CSS)
     pn.extension(sizing_mode="stretch_width", notifications=False, inline=inline)
+
+
+#: A notice across the top of the page (the connection-lost notices), whatever its place in the layout.
+NOTICE_CSS = """
+:host { position: fixed; top: 0; left: 0; right: 0; z-index: 1000; margin: 0; width: auto;
+        background: #b00020; color: #fff; padding: 10px 14px; font-size: 16px; font-weight: 600; }
+"""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import panel as pn
 from bokeh.models import CustomJS
 
+from .. import ui
 from . import controls
 from .base import html_model, web_module
 from ..strings import text
@@ -31,10 +32,6 @@ BROWSER_STRINGS = ("class_room", "class_joined", "class_submitted", "class_submi
                    "class_lost_none", "class_needs_server", "connection_lost")
 
 _SUBMITTED_CSS = ":host { color: #1b7a2e; font-weight: 600; }"
-_NOTICE_CSS = """
-:host { position: fixed; top: 0; left: 0; right: 0; z-index: 1000; margin: 0; width: auto;
-        background: #b00020; color: #fff; padding: 10px 14px; font-size: 16px; font-weight: 600; }
-"""
 
 
 def class_config(language: str) -> dict:
@@ -70,7 +67,7 @@ class ClassPanel:
         self.message.css_classes = ["ae-class-message", "ae-error"]
         self.notice = html_model("ae-connection-lost", visible=False)
         self.notice.css_classes = ["ae-connection-lost"]
-        self.notice.stylesheets = [*self.notice.stylesheets, _NOTICE_CSS]
+        self.notice.stylesheets = [*self.notice.stylesheets, ui.NOTICE_CSS]
         self.submit_button = controls.button(text("class_submit", language), "ae-submit-prediction", "primary")
         self.submit_button.visible = False
 
