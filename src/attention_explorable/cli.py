@@ -189,12 +189,12 @@ def main(argv: list[str] | None = None) -> int:
 
     import panel as pn
 
-    from . import doors, page_server, serving
+    from . import page_server, route_guards, serving
     from .apps import instructor_app
     from .classroom import channel, config, handlers
     from .classroom.limits import SessionCap
 
-    doors.install()  # the instructor's page builds in turns; autoload takes only an element id
+    route_guards.install()  # autoload takes only an element id
     if serving.fast_path_requested():
         serving.enable_fast_path()
     origins = served["origins"]
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     server = pn.serve(
         {"instructor": cap.guard(instructor_app)}, port=args.port, address=args.address, show=False,
         websocket_origin=origins, num_procs=args.num_procs, title={"instructor": "instructor · attention"},
-        extra_patterns=[*doors.refused_routes(), *page_server.patterns(pages), *channel.patterns(room_channel),
+        extra_patterns=[*route_guards.refused_routes(), *page_server.patterns(pages), *channel.patterns(room_channel),
                         *handlers.patterns()],
         use_xheaders=args.use_xheaders, start=False,
     )

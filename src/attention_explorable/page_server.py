@@ -160,11 +160,11 @@ def reader_language(handler: RequestHandler) -> str:
 class _FileHandler(RequestHandler):
     """Answers a :class:`File`: gzipped when the client takes it, 304 for a matching ``If-None-Match``."""
 
-    def send(self, file: File, cache: str) -> None:
+    def send(self, file: File, cache: str, vary: str = "Accept-Encoding") -> None:
         self.set_header("Content-Type", file.media_type)
         self.set_header("Cache-Control", cache)
         self.set_header("ETag", file.etag)
-        self.set_header("Vary", "Accept-Encoding")
+        self.set_header("Vary", vary)
         self.set_header("X-Content-Type-Options", "nosniff")
         if file.etag in (self.request.headers.get("If-None-Match") or ""):
             self.set_status(304)
@@ -187,8 +187,7 @@ class PageHandler(_FileHandler):
     async def get(self, app: str) -> None:
         language = reader_language(self)
         page = await self.pages.get(app, language)
-        self.add_header("Vary", "Cookie")
-        self.send(page, "no-cache")
+        self.send(page, "no-cache", "Accept-Encoding, Cookie")
 
 
 class IndexHandler(_FileHandler):
@@ -201,8 +200,7 @@ class IndexHandler(_FileHandler):
         asked = self.get_argument("lang", None)
         if asked in STRINGS:
             self.set_cookie(apps.LANGUAGE_COOKIE, asked, path="/", expires_days=365, samesite="Lax")
-        self.add_header("Vary", "Cookie")
-        self.send(self.pages.index[reader_language(self)], "no-cache")
+        self.send(self.pages.index[reader_language(self)], "no-cache", "Accept-Encoding, Cookie")
 
 
 class AssetHandler(_FileHandler):

@@ -96,7 +96,10 @@ def test_only_the_state_model_travels_to_the_server(explorer):
 
 
 def test_the_module_runs_on_every_state_change_and_every_control(explorer):
-    callback = the_module_callback(explorer, view.STATE_NAMES, "stepsView")
+    # The class panel's script follows the step too (web/classroom.js: the confirmation is per step).
+    classroom = explorer._classroom.callback
+    assert classroom.module is True and "class/socket" in str(classroom.args["config"])
+    callback = the_module_callback(explorer, view.STATE_NAMES, "stepsView", others={"step": classroom})
     assert callback in explorer._demonstrate.js_event_callbacks["button_click"]
     assert callback in explorer._sliders["temperature"][0].js_property_callbacks["change:value"]
 

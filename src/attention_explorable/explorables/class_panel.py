@@ -80,6 +80,7 @@ class ClassPanel:
                        "message": self.message, "notice": self.notice, "submit": self.submit_button,
                        "demonstrate": demonstrate},
             "config": class_config(self.language)})
+        self.callback = callback
         state_model.js_on_change("step", callback)
         self.submit_button.js_on_event("button_click", callback)
         demonstrate.js_on_event("button_click", callback)

@@ -1,0 +1,70 @@
+"""Guards on two of Panel's and Bokeh's routes that ``attention-explorable serve`` would otherwise expose.
+
+``attention-explorable serve`` installs both (:func:`install`,
+:func:`refused_routes`); they guard a classroom server that any device on
+the network can reach.
+
+**Panel's ``/components/<module>/<class>/…`` route** imports whatever module
+the URL names before it checks anything (``GET /components/this/x/y/z`` runs
+``import this``; Panel 1.9 still does). No page of this product uses the
+route, so :func:`refused_routes` puts a handler in front of it that answers
+404 without importing anything.
+
+**Autoload.** Bokeh's ``/<app>/autoload.js?bokeh-autoload-element=…`` (the
+``server_document`` embedding) writes that argument unescaped into the
+JavaScript it returns; anything but an element id is refused with 400.
+
+(Student pages need no guard of their own: they are prebuilt files,
+:mod:`attention_explorable.page_server`; a page request costs a lookup.)
+"""
+
+from __future__ import annotations
+
+import re
+
+from tornado.web import HTTPError, RequestHandler
+
+__all__ = ["install", "refused_routes"]
+
+#: What ``bokeh-autoload-element`` may be: an element id as Bokeh makes them.
+_ELEMENT_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+
+
+class RefusedRoute(RequestHandler):
+    """Answers 404 to every request of a route this product does not serve, importing nothing."""
+
+    def prepare(self) -> None:
+        raise HTTPError(404)
+
+
+def refused_routes() -> list[tuple]:
+    """Tornado rules to put before Panel's own (``pn.serve(extra_patterns=...)``)."""
+    return [(r"/components/.*", RefusedRoute)]
+
+
+def _checked(handler: type) -> type:
+    """A subclass of Bokeh's autoload handler that refuses an element argument that is not an id."""
+
+    class Checked(handler):
+        def prepare(self):
+            element = self.get_argument("bokeh-autoload-element", None)
+            if element is not None and not _ELEMENT_ID.fullmatch(element):
+                raise HTTPError(400, reason="bokeh-autoload-element must be an element id")
+            return super().prepare()
+
+    Checked.__name__ = Checked.__qualname__ = f"Checked{handler.__name__}"
+    return Checked
+
+
+def install() -> None:
+    """Check ``bokeh-autoload-element`` in every Panel server this process starts afterwards (idempotent).
+
+    Replaces the autoload handler in Bokeh's per-application routes (as
+    Panel itself installs its own there) by a subclass that checks it.
+    """
+    import panel.io.server  # noqa: F401  (installs Panel's handlers first)
+    from bokeh.server.urls import per_app_patterns
+
+    for i, (route, handler, *rest) in enumerate(per_app_patterns):
+        if route == r"/autoload.js" and not handler.__name__.startswith("Checked"):
+            per_app_patterns[i] = (route, _checked(handler), *rest)

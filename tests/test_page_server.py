@@ -1,0 +1,144 @@
+"""Student pages as files (attention_explorable.page_server), against ``attention-explorable serve`` itself.
+
+Each page is built once and answered from memory: gzipped on request, with an
+ETag that a revalidation answers with 304, in the language of ``?lang=``,
+else of the reader's cookie, else Chinese; the shared scripts under
+content-hashed names, cached for good. A lecture hall's worth of students
+asking at the same moment, each from its own address, all get the page.
+(How fast: ``benchmarks/burst.py``.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import gzip
+import hashlib
+import http.client
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from attention_explorable import page_server
+
+from .conftest import ARTIFACTS, ROOT, free_port
+
+PAGES = ["textbook", "steps", "vector", "matrix", "selfcross"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    port = free_port()
+    ARTIFACTS.mkdir(exist_ok=True)
+    log_path = ARTIFACTS / f"serve-pages-{port}.log"
+    log = open(log_path, "w")
+    db = tmp_path_factory.mktemp("pages") / "class.sqlite3"
+    proc = subprocess.Popen([sys.executable, "-m", "attention_explorable.cli", "serve", "--port", str(port),
+                             "--db", f"sqlite:///{db}", "--instructor-key", "pages-test"],
+                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/textbook?lang=en", timeout=60) as r:
+                if r.status == 200:
+                    break  # the last page built: every page is ready
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(log_path.read_text()) from None
+            time.sleep(0.3)
+    yield port, log_path
+    proc.terminate()
+    proc.wait(10)
+    log.close()
+
+
+def get(port: int, path: str, headers: dict | None = None, source: str = "127.0.0.1"):
+    """(status, headers, body bytes as sent) of a GET of ``path`` from the loopback address ``source``."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(source, 0))
+    try:
+        conn.request("GET", path, headers=headers or {})
+        response = conn.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("app", PAGES)
+def test_each_page_is_a_file_gzipped_with_an_etag_and_revalidated_with_304(server, app):
+    port, _ = server
+    status, headers, body = get(port, f"/{app}?room=ABCDEF&step=3", {"Accept-Encoding": "gzip"})
+    assert status == 200 and headers["content-encoding"] == "gzip"
+    assert headers["cache-control"] == "no-cache" and headers["content-type"].startswith("text/html")
+    page = gzip.decompress(body).decode()
+    assert '<html lang="zh-Hans">' in page
+    plain = get(port, f"/{app}")
+    assert "content-encoding" not in plain[1] and plain[2].decode() == page  # the query changes nothing
+    again = get(port, f"/{app}", {"If-None-Match": headers["etag"]})
+    assert again[0] == 304 and again[2] == b""
+    assert get(port, f"/{app}", {"If-None-Match": '"stale"'})[0] == 200
+
+
+def test_the_language_is_the_query_then_the_cookie_then_chinese(server):
+    port, _ = server
+
+    def lang(path, cookie=None):
+        _, headers, body = get(port, path, {"Cookie": cookie} if cookie else {})
+        assert "Cookie" in headers["vary"]
+        return re.search(r'<html lang="([^"]+)"', body.decode()).group(1)
+
+    assert lang("/steps") == "zh-Hans"
+    assert lang("/steps?lang=en") == "en"
+    assert lang("/steps", "ae-lang=en") == "en"
+    assert lang("/steps?lang=zh", "ae-lang=en") == "zh-Hans"
+    assert lang("/steps?lang=fr", "ae-lang=xx") == "zh-Hans"
+
+
+def test_the_index_is_in_the_readers_language_and_remembers_a_chosen_one(server):
+    port, _ = server
+    status, headers, body = get(port, "/?lang=en")
+    assert status == 200 and '<html lang="en">' in body.decode() and "ae-lang=en" in headers["set-cookie"]
+    assert all(f'href="{app}?lang=en"' in body.decode() for app in PAGES)
+    assert '<html lang="zh-Hans">' in get(port, "/")[2].decode()
+
+
+def test_assets_carry_their_content_hash_and_are_cached_for_good(server):
+    port, _ = server
+    page = get(port, "/steps")[2].decode()
+    urls = sorted(set(re.findall(r'(?:src|href)="(assets/[^"]+)"', page)))
+    assert any("bokeh.min." in u for u in urls) and any("panel.min." in u for u in urls)
+    for url in urls:
+        status, headers, body = get(port, "/" + url)
+        digest = re.search(r"\.([0-9a-f]{12})\.[a-z]+$", url).group(1)
+        assert status == 200 and hashlib.sha256(body).hexdigest()[:12] == digest, url
+        assert headers["cache-control"] == page_server.IMMUTABLE
+    assert get(port, "/assets/bokeh/bokeh.min.000000000000.js")[0] == 404
+    assert get(port, "/nothing-here")[0] == 404
+
+
+def test_a_lecture_hall_asking_at_the_same_moment_all_get_the_page(server):
+    port, log = server
+    n = 150
+    with concurrent.futures.ThreadPoolExecutor(max_workers=n) as pool:
+        answers = list(pool.map(lambda i: get(port, "/steps?room=ABCDEF", {"Accept-Encoding": "gzip"},
+                                              f"127.0.0.{i + 2}"), range(n)))
+    assert [a[0] for a in answers] == [200] * n
+    assert len({a[2] for a in answers}) == 1  # one file, the same for every student
+    assert "Traceback" not in log.read_text()
+
+
+def test_a_page_still_being_built_is_waited_for():
+    cache = page_server.PageCache()
+
+    async def run():
+        waiting = asyncio.ensure_future(cache.get("steps", "en"))
+        await asyncio.sleep(0.2)
+        assert not waiting.done()
+        cache._keep("steps", "en", "<html>built</html>", {})
+        return await asyncio.wait_for(waiting, 2)
+
+    page = asyncio.run(run())
+    assert page.body == b"<html>built</html>" and page.gzipped and page.etag.startswith('"')
