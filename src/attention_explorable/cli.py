@@ -26,6 +26,8 @@ import sys
 from .apps import APPS
 
 PROG = "attention-explorable"
+#: Connections the server's socket queues before it accepts them (a lecture hall at once).
+LISTEN_BACKLOG = 2048
 
 
 def listen_problem(address: str, port: int) -> str | None:
@@ -220,6 +222,10 @@ def main(argv: list[str] | None = None) -> int:
                         *handlers.patterns()],
         use_xheaders=args.use_xheaders, start=False,
     )
+    # A lecture hall connects at the same moment: a listen queue of 128 (tornado's) drops the
+    # rest, whose browsers retry a second later. Linux takes a longer queue on a listening socket.
+    for sock in getattr(server._http, "_sockets", {}).values():
+        sock.listen(LISTEN_BACKLOG)
     server.start()
     if args.show:
         import webbrowser
