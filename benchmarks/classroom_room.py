@@ -6,13 +6,14 @@ two ports sharing the database, the students split between them as a proxy
 would split them):
 
 1. **Join.** ``--students`` protocol clients (``classlib.ClassStudent``: the
-   page, its websocket, the anonymous id) open ``/steps?room=CODE``, 8 at a
-   time; the time it takes is printed (it is page building, not the class).
+   page, its class socket, the join with the anonymous id), each from its own
+   loopback address, open ``/steps?room=CODE`` at the same moment; the time
+   until every one has joined is printed.
 2. **Burst.** Every student submits one prediction at a random moment of
    the same ``--window`` seconds (10 s). A sample is the time from sending the
    submission to the receipt that turns the page's "已提交" on, written by the
    server after the commit. An error is a refusal, a timeout (10 s) or a
-   session the server closed.
+   socket the server closed.
 3. **Count.** An instructor's ``/instructor`` session (logged in through the
    form, on the first server) follows the count the server pushes; the
    figure is the time from the last receipt to the count showing every
@@ -24,14 +25,15 @@ would split them):
    missing from the database after the restart (target 0). Unacknowledged
    ones are what a student submits again after the reload the page asks for.
 
-Targets (the issue "The class"): 150 stored with 0 errors, the count within
-1 s of the last submission, submission p95 <= 100 ms, 0 acknowledged
-predictions lost.
+Targets (DESIGN.md, "Budgets"): every student stored with 0 errors, the
+count within 1 s of the last submission, submission p95 <= 50 ms (<= 100 ms
+with 1,000 students), 0 acknowledged predictions lost.
 
 Usage::
 
     python benchmarks/classroom_room.py               # 4 setups x 150 students (~10 min on 2 cores)
     python benchmarks/classroom_room.py --db sqlite --procs 1
+    python benchmarks/classroom_room.py --students 1000 --db postgresql --procs 2 --no-fault
     python benchmarks/classroom_room.py --smoke       # SQLite, one process, 4 students, 2 s windows
 
 Exit status 0 when the measurement ran (``--strict``: 1 when a target is
@@ -55,7 +57,8 @@ from classlib import ClassServer, ClassStudent, InstructorClient, login_cookie, 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-TARGET_P95_MS = 100.0
+TARGET_P95_MS = 50.0
+TARGET_P95_1000_MS = 100.0
 TARGET_COUNT_S = 1.0
 TIMEOUT_S = 10.0
 NO_CAP = ["--max-sessions-per-client", "0"]
@@ -140,8 +143,6 @@ async def run_setup(db: str, procs: int, n: int, window: float, run: str, fault:
                     server.kill()
 
             (acked2, _, errors2), _ = await asyncio.gather(burst(students, window, 12.0), killer())
-            for s in students:
-                s.session.closed = True
             ports = [s.port for s in servers]
             servers = [ClassServer(db, NO_CAP, port=p).start() for p in ports]
             in_db2 = stored(db, code, 2)
@@ -190,9 +191,10 @@ def main(argv=None) -> int:
                         row = asyncio.run(run_setup(db, p, args.students, args.window, f"{kind[0]}{p}",
                                                     fault=not args.no_fault))
                         figures[name] = row
+                        target = TARGET_P95_MS if args.students <= 150 else TARGET_P95_1000_MS
                         met = (row["stored"] == args.students and row["errors"] == 0
                                and row["count_after_last_s"] is not None
-                               and row["count_after_last_s"] <= TARGET_COUNT_S and row["p95"] <= TARGET_P95_MS
+                               and row["count_after_last_s"] <= TARGET_COUNT_S and row["p95"] <= target
                                and row.get("fault", {}).get("lost", 0) == 0)
                         ok &= met
                         fault = row.get("fault")
@@ -200,7 +202,7 @@ def main(argv=None) -> int:
                               f"stored {row['stored']}, errors {row['errors']} {row['error_kinds'] or ''}; "
                               f"count shown {row['count_after_last_s']} s after the last receipt "
                               f"(target <= {TARGET_COUNT_S}); submission p50 {row['p50']} ms, "
-                              f"p95 {row['p95']} ms (target <= {TARGET_P95_MS}), max {row['max']} ms"
+                              f"p95 {row['p95']} ms (target <= {target}), max {row['max']} ms"
                               + (f"; fault: {fault['acked_before_kill']} acknowledged before the kill, "
                                  f"{fault['lost']} of them lost (target 0), {fault['unacked']} to resubmit"
                                  if fault else "")
