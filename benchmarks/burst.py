@@ -14,7 +14,7 @@ Usage::
     python benchmarks/burst.py             # 150 students, 3 rounds
     python benchmarks/burst.py --smoke     # 20 students, 1 round
 
-Targets (DESIGN.md, "Budgets"): all answered within 1 s; <= 5 ms of server CPU per page.
+Targets (docs/architecture.md, "Budgets"): all answered within 1 s; <= 5 ms of server CPU per page.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ would split them):
    missing from the database after the restart (target 0). Unacknowledged
    ones are what a student submits again after the reload the page asks for.
 
-Targets (DESIGN.md, "Budgets"): every student stored with 0 errors, the
+Targets (docs/architecture.md, "Budgets"): every student stored with 0 errors, the
 count within 1 s of the last submission, submission p95 <= 50 ms (<= 100 ms
 with 1,000 students), 0 acknowledged predictions lost.
 

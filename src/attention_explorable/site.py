@@ -18,7 +18,7 @@ JavaScript (the explorables' ES modules run by Bokeh's ``CustomJS``), written
 with Panel's ``save`` and then pointed at ``assets/`` instead of the CDNs:
 nothing is requested from another host, and every page works from ``file://``.
 
-References: DESIGN.md, "Three ways to deliver, one explorable"; docs/embedding.md.
+References: docs/architecture.md, "Serving: pages are files, the class is a channel"; docs/embedding.md.
 """
 
 from __future__ import annotations

@@ -21,6 +21,6 @@ limits      the caps on connections per client
 The student's side in the page is the steps explorable's class panel
 (``explorables/class_panel.py``, ``web/classroom.js``).
 
-Shared state goes through the database only (DESIGN.md, "The class"):
+Shared state goes through the database only (docs/architecture.md, "The class"):
 several server processes or machines share a room by sharing the database.
 """

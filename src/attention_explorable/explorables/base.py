@@ -17,7 +17,7 @@ changes travel between browser and server:
   models only for changes made in Python, so that the page it builds, or
   saves, opens with the right picture.
 
-References: DESIGN.md, "Three ways to deliver, one explorable".
+References: docs/architecture.md, "The life of a key press".
 """
 
 from __future__ import annotations
