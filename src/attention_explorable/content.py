@@ -31,7 +31,6 @@ followed by a digit, is not math, so ``$5`` stays text.
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -42,7 +41,6 @@ from markdown_it import MarkdownIt
 from latex2mathml.converter import convert as _latex2mathml
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from .strings import text as _text
 
 #: Where the section files live: ``content/`` at the top of the repository,
 #: reached through the package's ``sections`` link (copied into wheels); one
@@ -430,13 +428,3 @@ def inline_html(source: str) -> str:
     True
     """
     return _parser().renderInline(source)
-
-
-def plain_text(source: str) -> str:
-    """The Markdown source without markup, for search and length checks."""
-    return html.unescape(re.sub(r"<[^>]+>", "", markdown_to_html(source)))
-
-
-def ui_text(key: str, language: str = "zh", **fmt) -> str:
-    """Shortcut to the strings table (kept here so views import one module)."""
-    return _text(key, language, **fmt)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 
-import panel as pn
 
 from ..conftest import ServedApp
 

@@ -7,7 +7,7 @@ import pytest
 from attention_explorable import content, core, scenarios
 from attention_explorable.textbook import EXPLORABLES, _sections
 
-from .pages import text_of, wait_text
+from .pages import wait_text
 
 pytestmark = pytest.mark.browser
 

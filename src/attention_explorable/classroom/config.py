@@ -7,7 +7,6 @@ before the server starts (worker processes of ``--num-procs`` inherit it):
 * ``AE_INSTRUCTOR_KEY`` -- the instructor secret;
 * ``AE_PUBLIC_URLS`` -- the base URLs students can reach, space-separated
   (the machine's LAN addresses), for the join URL and its QR code;
-* ``AE_MAX_SESSIONS_PER_CLIENT`` -- the session cap (:mod:`.limits`).
 
 The instructor's browser gets a cookie signed with a key derived from the
 secret (tornado's signed values): HttpOnly, SameSite=Strict, valid 12
@@ -28,7 +27,6 @@ from .store import Store, default_url, store_for
 DB_ENV = "AE_DB"
 KEY_ENV = "AE_INSTRUCTOR_KEY"
 PUBLIC_URLS_ENV = "AE_PUBLIC_URLS"
-MAX_SESSIONS_ENV = "AE_MAX_SESSIONS_PER_CLIENT"
 #: Name of the instructor's cookie, and how long it is valid.
 COOKIE = "ae_instructor"
 COOKIE_DAYS = 0.5

@@ -265,7 +265,7 @@ def curves_source() -> str:
     lines = [
         '"""Saturation curves of the matrix explorable, stored so that no page waits for them.',
         "",
-        f"Written by ``python -m attention_explorable.views.matrix`` from ``saturation_curve(n)``",
+        "Written by ``python -m attention_explorable.views.matrix`` from ``saturation_curve(n)``",
         f"({CURVE_DRAWS} draws, seed {CURVE_SEED}, d_k = 1..{D_MAX}), rounded to {CURVE_DECIMALS} decimals; do not edit.",
         "tests/views/test_matrix_view.py computes them again and compares.",
         '"""',
