@@ -25,6 +25,7 @@ import pytest
 
 from attention_explorable import page_server
 
+from .classroom import run_coroutine
 from .conftest import ARTIFACTS, ROOT, free_port
 
 PAGES = ["textbook", "steps", "vector", "matrix", "selfcross"]
@@ -140,5 +141,5 @@ def test_a_page_still_being_built_is_waited_for():
         cache._keep("steps", "en", "<html>built</html>", {})
         return await asyncio.wait_for(waiting, 2)
 
-    page = asyncio.run(run())
+    page = run_coroutine(run())
     assert page.body == b"<html>built</html>" and page.gzipped and page.etag.startswith('"')

@@ -51,7 +51,7 @@ def all_apps():
 @pytest.mark.parametrize("name", APPS)
 def test_page_fits_a_phone(all_apps, student, name, size, language):
     s = student(width=size[0], height=size[1], mobile=True)
-    s.open(all_apps.url(name) + f"?lang={language}", ".ae-readout, .ae-prose")
+    s.open(all_apps.url(name) + f"?lang={language}", ".ae-readout:visible, .ae-prose")
     s.page.wait_for_timeout(800)
     m = s.page.evaluate(_MEASURE)
     assert m["viewport"] and m["lang"] == {"zh": "zh-Hans", "en": "en"}[language], m
