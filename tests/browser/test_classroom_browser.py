@@ -58,6 +58,7 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         for s in (desk, phone):
             s.open(join, ".ae-submit-prediction")
             wait_text(s.page, ".ae-room", code)
+            wait_text(s.page, ".ae-room-joined", code)  # the class socket has joined the room
         desk.page.locator(".ae-prediction input").fill("6.5")
         desk.page.locator(".ae-demonstrate button").click()  # 演示本步 submits
         wait_text(desk.page, ".ae-submitted", r"已提交.*6\.5")
