@@ -45,6 +45,8 @@ from panel.io.resources import CDN_DIST, Resources
 from panel.io.state import set_curdoc
 
 from . import apps
+from .first_paint import CSS as FIRST_PAINT_CSS
+from .first_paint import first_paint_html
 from .explorables import EXPLORABLES, explorable_class
 from .strings import STRINGS, text
 
@@ -146,13 +148,22 @@ def _document(build) -> Document:
     return doc
 
 
+#: Bokeh's inline call that needs BokehJS loaded at parse time (only a log level): left out, the
+#: scripts being deferred.
+_LOG_LEVEL = re.compile(r'<script type="text/javascript">\s*Bokeh\.set_log_level\("\w+"\);\s*</script>')
+
+
 def _page(app: str, language: str, title: str) -> str:
     buffer = io.StringIO()
+    variables = {"lang": apps.HTML_LANG[language], "first_paint": first_paint_html(app, language),
+                 "first_paint_css": FIRST_PAINT_CSS}
     with _quiet_standalone():
         pn.io.save.save(_document(lambda: apps.APPS[app](language)), buffer, title=title,
                         resources=Resources(mode="cdn", components=_COMPONENTS),
-                        template=apps.page_template(), template_variables={"lang": apps.HTML_LANG[language]})
-    return buffer.getvalue()
+                        template=apps.page_template(), template_variables=variables)
+    # The first paint is the page: the scripts load without holding it up and run once it is parsed.
+    page = _LOG_LEVEL.sub("", buffer.getvalue())
+    return page.replace('<script type="text/javascript" src=', '<script type="text/javascript" defer src=')
 
 
 def build_page(app: str, language: str, assets: Assets, *, depth: int = 0,

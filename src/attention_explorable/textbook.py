@@ -58,6 +58,16 @@ def block_html(section_id: str, block: Block, language: str) -> str:
     raise ValueError(f"block kind {block.kind!r} has no static HTML")
 
 
+def contents_html(language: str) -> str:
+    """The textbook's table of contents in ``language``: each section and its ``##`` headings, as links."""
+    parts = [f"<nav class='ae-toc'><b>{text('toc', language)}</b><ul>"]
+    for s in _sections(language):
+        sub = "".join(f"<li><a href='#{a}'>{html.escape(h)}</a></li>" for a, h in s.headings())
+        parts.append(f"<li><a href='#{s.id}'>{html.escape(s.title)}</a><ul>{sub}</ul></li>")
+    parts.append("</ul></nav>")
+    return "".join(parts)
+
+
 #: A waiting part's button: wraps its text on a narrow screen, readable on a phone.
 _LOAD_CSS = ".bk-btn { white-space: normal; font-size: 15px; min-height: 40px; }"
 
@@ -222,12 +232,7 @@ class TextbookPage(pn.viewable.Viewer):
 
     def toc_html(self) -> str:
         """The table of contents: each section and its ``##`` headings, as links."""
-        parts = [f"<nav class='ae-toc'><b>{text('toc', self.language)}</b><ul>"]
-        for s in self.sections:
-            sub = "".join(f"<li><a href='#{a}'>{html.escape(h)}</a></li>" for a, h in s.headings())
-            parts.append(f"<li><a href='#{s.id}'>{html.escape(s.title)}</a><ul>{sub}</ul></li>")
-        parts.append("</ul></nav>")
-        return "".join(parts)
+        return contents_html(self.language)
 
     def __panel__(self):
         return pn.Column(

@@ -60,6 +60,8 @@ function reportHeight() {
 
 export default function ({heading}) {
   try {
+    // The live page is ready: it takes the place of the first paint (attention_explorable/first_paint.py).
+    for (const paint of document.querySelectorAll(".ae-first-paint")) paint.remove();
     if (new URLSearchParams(window.location.search).get(EMBED) === "1" && heading) heading.visible = false;
     if (window.parent !== window) reportHeight();
     for (const kind of ["wheel", "touchstart", "keydown"]) {

@@ -103,6 +103,7 @@ function reportHeight() {
 }
 function frame_default({ heading }) {
   try {
+    for (const paint of document.querySelectorAll(".ae-first-paint")) paint.remove();
     if (new URLSearchParams(window.location.search).get(EMBED) === "1" && heading) heading.visible = false;
     if (window.parent !== window) reportHeight();
     for (const kind of ["wheel", "touchstart", "keydown"]) {

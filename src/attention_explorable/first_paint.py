@@ -1,0 +1,87 @@
+"""The first paint: what a page shows before its scripts have run.
+
+A prebuilt page (:func:`attention_explorable.site.build_page`) carries, as
+plain HTML at the top of its ``<main>``, what a student reads: the textbook's
+text with its formulas (MathML) and exercises' questions, and each
+explorable's first state, its question and readouts as the Python view
+computes them. The browser paints it as soon as the HTML has arrived; the
+scripts load deferred and build the live page beside it, hidden; when the
+live page is ready (``web/frame.js``, on the document's ``document_ready``)
+the first paint is removed and the live page shown in its place. Without
+scripts the first paint stays: the text is readable anywhere.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from . import ui
+from .content import PROSE_CSS, load_sections, markdown_to_html
+from .explorables import explorable_class
+from .strings import text
+from .textbook import block_html, contents_html
+from .views import exercise as exercise_view
+
+#: View readouts that are not shown as text: the live region and the plots' screen-reader tables.
+_NOT_SHOWN = re.compile(r"^(live|error|notice|.*_data)$")
+
+#: Styles of the first paint; the live page is hidden while it is there.
+CSS = (
+    "body { margin: 0; font-family: system-ui, \"Noto Sans CJK SC\", sans-serif; color: #1b1b1b; }\n"
+    ".ae-first-paint { max-width: 1100px; margin: 0 auto; padding: 0 10px 32px; box-sizing: border-box; }\n"
+    ".ae-fp-language { display: flex; justify-content: flex-end; padding: 4px 0 0; min-height: 40px; }\n"
+    ".ae-fp-language span { display: inline-block; line-height: 24px; padding: 2px 10px; font-size: 15px; "
+    "color: #1a4f8b; border: 1px solid #9bb5d3; border-radius: 14px; }\n"
+    ".ae-first-paint .ae-fp-explorable { border: 1px solid #e3e3e3; border-radius: 8px; padding: 6px 10px; "
+    "margin: 12px 0; min-height: 200px; }\n"
+    ".ae-first-paint .ae-fp-readouts > div { margin: 2px 0; }\n"
+    "main:has(> .ae-first-paint) > .ae-live-page { position: absolute; left: 0; right: 0; top: 0; "
+    "visibility: hidden; }\n"
+    + ".ae-first-paint {" + PROSE_CSS.replace(":host", "&") + ui.CSS.replace(":root", "&").replace(".ae-readout", ".ae-fp-readouts") + "}\n"
+)
+
+
+def _readouts(name: str, language: str) -> str:
+    """An explorable's first state as HTML: what its Python view writes into its readouts."""
+    view = explorable_class(name)(language=language).view()
+    parts = [f"<div class='ae-fp-{key.replace('_', '-')}'>{value}</div>"
+             for key, value in view.get("html", {}).items() if value and not _NOT_SHOWN.match(key)]
+    return f"<div class='ae-fp-readouts'>{''.join(parts)}</div>"
+
+
+def _textbook(language: str) -> str:
+    parts = [f"<h1 class='ae-page-title'>{html.escape(text('page_title', language))}</h1>",
+             contents_html(language)]
+    for section in load_sections(language):
+        parts.append(f"<h1 class='ae-section-title'>{html.escape(section.title)}</h1>")
+        for block in section.blocks:
+            if block.kind == "explorable":
+                name = block.args[0] if block.args else ""
+                caption = markdown_to_html(block.body) if block.body.strip() else ""
+                parts.append(f"<div class='ae-fp-explorable'><div class='ae-caption'>{caption}</div>"
+                             f"{_readouts(name, language)}</div>")
+            elif block.kind == "exercise":
+                parts.append(f"<div class='ae-fp-exercise'>{exercise_view.question_html(block)}</div>")
+            else:
+                parts.append(block_html(section.id, block, language))
+    return "".join(parts)
+
+
+def first_paint_html(app: str, language: str) -> str:
+    """The first paint of page ``app`` (``"textbook"`` or an explorable's name) in ``language``.
+
+    Raises
+    ------
+    KeyError
+        If ``app`` is neither the textbook nor a known explorable.
+    """
+    # Where the live page has its language switch (the live link comes with the scripts).
+    other = "en" if language == "zh" else "zh"
+    switch = f"<div class='ae-fp-language'><span>{html.escape(text('language_name', other))}</span></div>"
+    if app == "textbook":
+        body = _textbook(language)
+    else:
+        heading = html.escape(text(f"{app}_heading", language))
+        body = f"<h1>{heading}</h1><div class='ae-fp-explorable'>{_readouts(app, language)}</div>"
+    return f"<div class='ae-first-paint'>{switch}{body}</div>"
