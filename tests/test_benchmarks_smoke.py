@@ -36,6 +36,7 @@ SCRIPTS = {
     "static_site": True,
     "burst": False,
     "classroom_room": False,
+    "first_paint": True,
 }
 
 
@@ -169,3 +170,11 @@ def test_classroom_room_smoke(smoke_runs):
     assert 0 <= row["count_after_last_s"] < 15, row
     assert row["fault"]["lost"] == 0 and row["fault"]["acked_before_kill"] + row["fault"]["unacked"] == 4, row
     assert row["server_log_errors"] == 0
+
+
+def test_first_paint_smoke(smoke_runs):
+    figures = _check(smoke_runs, "first_paint")["figures"]
+    for page in ("steps.html desktop", "index.html desktop"):
+        row = figures[page]
+        assert row["aborted"] == 0 and row["errors"] == 0, row
+        assert 0 < row["paint_ms"] < row["key_ms"] < 60_000, row  # the page paints before it answers
