@@ -1,14 +1,14 @@
 """The first paint: what a page shows before its scripts have run.
 
 A prebuilt page (:func:`attention_explorable.site.build_page`) carries, as
-plain HTML at the top of its ``<main>``, what a student reads: the textbook's
-text with its formulas (MathML) and exercises' questions, and each
-explorable's first state, its question and readouts as the Python view
-computes them. The browser paints it as soon as the HTML has arrived; the
+plain HTML at the top of its ``<main>``, what a student reads first: the
+textbook's title, contents and text (formulas in MathML) down to its first
+explorable, and an explorable's first state, its question and readouts as
+the Python view computes them. The browser paints it as soon as the HTML has arrived; the
 scripts load deferred and build the live page beside it, hidden; when the
 live page is ready (``web/frame.js``, on the document's ``document_ready``)
 the first paint is removed and the live page shown in its place. Without
-scripts the first paint stays: the text is readable anywhere.
+scripts the first paint stays: the page's beginning is readable anywhere.
 """
 
 from __future__ import annotations
@@ -51,6 +51,11 @@ def _readouts(name: str, language: str) -> str:
 
 
 def _textbook(language: str) -> str:
+    """The textbook's first screens: its title, the contents and the text up to its first explorable.
+
+    The rest of the text comes with the live page, out of sight meanwhile; a
+    page twice the size to paint the same first screen would arrive later.
+    """
     parts = [f"<h1 class='ae-page-title'>{html.escape(text('page_title', language))}</h1>",
              contents_html(language)]
     for section in load_sections(language):
@@ -61,7 +66,8 @@ def _textbook(language: str) -> str:
                 caption = markdown_to_html(block.body) if block.body.strip() else ""
                 parts.append(f"<div class='ae-fp-explorable'><div class='ae-caption'>{caption}</div>"
                              f"{_readouts(name, language)}</div>")
-            elif block.kind == "exercise":
+                return "".join(parts)
+            if block.kind == "exercise":
                 parts.append(f"<div class='ae-fp-exercise'>{exercise_view.question_html(block)}</div>")
             else:
                 parts.append(block_html(section.id, block, language))

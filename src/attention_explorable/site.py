@@ -150,7 +150,9 @@ def _document(build) -> Document:
 
 #: Bokeh's inline call that needs BokehJS loaded at parse time (only a log level): left out, the
 #: scripts being deferred.
-_LOG_LEVEL = re.compile(r'<script type="text/javascript">\s*Bokeh\.set_log_level\("\w+"\);\s*</script>')
+_LOG_LEVEL = re.compile(r'<(script) type="text/javascript">\s*Bokeh\.set_log_level\("\w+"\);\s*</\1>')
+#: The tag of a script file, to which ``defer`` is added.
+_SCRIPT_SRC = re.compile(r'(<(?:script) type="text/javascript") src=')
 
 
 def _page(app: str, language: str, title: str) -> str:
@@ -162,8 +164,7 @@ def _page(app: str, language: str, title: str) -> str:
                         resources=Resources(mode="cdn", components=_COMPONENTS),
                         template=apps.page_template(), template_variables=variables)
     # The first paint is the page: the scripts load without holding it up and run once it is parsed.
-    page = _LOG_LEVEL.sub("", buffer.getvalue())
-    return page.replace('<script type="text/javascript" src=', '<script type="text/javascript" defer src=')
+    return _SCRIPT_SRC.sub(r"\1 defer src=", _LOG_LEVEL.sub("", buffer.getvalue()))
 
 
 def build_page(app: str, language: str, assets: Assets, *, depth: int = 0,
