@@ -105,7 +105,7 @@ def test_a_student_works_the_textbook_with_the_keyboard_alone(every_app, student
 
     # An exercise of 3.7: the answer typed, Enter submits it.
     tab_to(page, "ae-exercise-q2-alpha2")
-    page.keyboard.type("0.155")
+    page.keyboard.type("0.212")
     page.keyboard.press("Enter")
     wait_text(page, ".ae-exercise-q2-alpha2 .ae-exercise-feedback", "正确")
 

@@ -198,11 +198,11 @@ def test_a_reload_keeps_the_step_the_prediction_and_the_typed_answers(static_sit
 
     book, _ = _open(student, static_site, "index.html", ".ae-vector-output")
     q2 = book.page.locator(".ae-exercise-q2-alpha2 .ae-exercise-input input")
-    q2.fill("0,155")
-    book.page.wait_for_function("() => location.search.includes('q2-alpha2.response=0%2C155')")
+    q2.fill("0,212")
+    book.page.wait_for_function("() => location.search.includes('q2-alpha2.response=0%2C212')")
     book.page.reload()
     book.page.locator(".ae-vector-output").first.wait_for()
-    expect(q2).to_have_value("0,155")
+    expect(q2).to_have_value("0,212")
     s.assert_clean()
     book.assert_clean()
     assert aborted == []

@@ -93,7 +93,7 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     box.press("Enter")
     q2.locator(".ae-exercise-check button").click()
     wait_text(page, ".ae-exercise-q2-alpha2 .ae-exercise-feedback", "还不对")
-    box.fill("0.155")
+    box.fill("0.212")
     box.press("Enter")
     q2.locator(".ae-exercise-check button").click()
     wait_text(page, ".ae-exercise-q2-alpha2 .ae-exercise-feedback", "正确")
