@@ -82,6 +82,7 @@ def test_student_does_all_three_steps(steps_page, request):
     # Step 3: lower the temperature to 0.02; the literal formula overflows.
     page.locator(".ae-step-3 button").click()
     wait_text(page, ".ae-score-1-readout", r"s₁ = 20\.00")
+    page.locator(".ae-prediction input").fill("10")
     page.locator(".ae-demonstrate button").click()
     wait_text(page, ".ae-result", r"演示结果 y = 10\.00")
     wait_text(page, ".ae-temperature-readout", r"T = 0\.02")

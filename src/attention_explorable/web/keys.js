@@ -43,6 +43,7 @@ function onKey(event, targets) {
   const owner = origin && origin.getRootNode && origin.getRootNode().host;
   const emptyPrediction = box && origin.value === "" && owner && owner.classList.contains("ae-prediction");
   if (typing && !(skip && emptyPrediction)) return;
+  if (typing) origin.blur();  // the keys work again after the skip: 1, 2, 3 are not typed into the box
   const host = skip || find(document, targets[event.key]);
   const button = host && (host.shadowRoot || host).querySelector("button");
   if (button) {
