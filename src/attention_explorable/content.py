@@ -15,6 +15,9 @@ blocks open with a line ``:::NAME args`` and close with a line ``:::``:
 * ``:::definition TITLE`` / ``:::proposition TITLE`` - boxed statements;
 * ``:::lean TITLE`` - Lean 4 source, shown as code with a note that this
   project does not compile it;
+* ``:::code`` - Python source of a worked example: shown as code on the
+  page and a code cell of the section's notebook
+  (:mod:`attention_explorable.notebooks`), where the tests run it;
 * ``:::video bilibili=BVID youtube=ID`` - a lecture video from one or more
   sites (:data:`VIDEO_SOURCES`), in the order written; the reader picks one
   and nothing loads before that click.
@@ -90,7 +93,7 @@ def video_sources(block: "Block") -> list[tuple[str, str, str]]:
     return [(site, VIDEO_SOURCES[site].embed.format(id=vid), VIDEO_SOURCES[site].page.format(id=vid))
             for site, vid in block.options.items()]
 
-BLOCK_KINDS = ("explorable", "exercise", "proof", "definition", "proposition", "lean", "video")
+BLOCK_KINDS = ("explorable", "exercise", "proof", "definition", "proposition", "lean", "video", "code")
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,7 +105,7 @@ class Block:
     kind : str
         ``"markdown"`` or one of :data:`BLOCK_KINDS`.
     body : str
-        Markdown text (or Lean source for ``lean``).
+        Markdown text (or Lean source for ``lean``, Python for ``code``).
     args : tuple of str
         Positional words after the block name (e.g. the explorable's name,
         the exercise id, a title).
@@ -390,7 +393,7 @@ math[display="block"] { display: block math; margin: 0 auto; }
 .ae-box { border: 1px solid #c9c3e6; background: #f7f5ff; border-radius: 6px; padding: 4px 12px; }
 details.ae-proof { border-left: 3px solid #999; padding-left: 10px; }
 details.ae-proof summary { cursor: pointer; color: #444; }
-pre.ae-lean { background: #f6f8fa; padding: 10px; font-size: 14px;
+pre.ae-lean, pre.ae-code { background: #f6f8fa; padding: 10px; font-size: 14px;
   white-space: pre-wrap; overflow-wrap: anywhere; }
 .ae-caption { color: #555; font-size: 0.9em; }
 .ae-video iframe { width: 100%; aspect-ratio: 16 / 9; border: 0; margin-top: 8px; }

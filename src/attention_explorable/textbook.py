@@ -12,6 +12,7 @@ from panel.custom import JSComponent
 
 from .content import Block, Section, anchor, load_sections, markdown_to_html, math_html, video_sources
 from .exercises import Exercise
+from .notebooks import notebook_data_url, notebook_filename
 from .explorables import EXPLORABLES, explorable_class
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
 
@@ -34,6 +35,9 @@ def block_html(section_id: str, block: Block, language: str) -> str:
     if block.kind == "proof":
         return (f"<details class='ae-proof'><summary><b>{html.escape(block.title)}</b>"
                 f"{t('proof_summary')}</summary>{markdown_to_html(block.body, section_id)}</details>")
+    if block.kind == "code":
+        return (f"<pre class='ae-code'><code>{html.escape(block.body.strip())}</code></pre>"
+                f"<p class='ae-caption'>{t('code_note')}</p>")
     if block.kind == "lean":
         return (f"<p><b>{html.escape(block.title)}</b></p><p class='ae-caption'>{t('lean_note')}</p>"
                 f"<pre class='ae-lean'><code>{html.escape(block.body.strip())}</code></pre>")
@@ -56,6 +60,19 @@ def block_html(section_id: str, block: Block, language: str) -> str:
                 f"{buttons}</div>"
                 f"<p class='ae-caption'>{t('video_link')}{links}</p></div>")
     raise ValueError(f"block kind {block.kind!r} has no static HTML")
+
+
+@lru_cache(maxsize=None)
+def notebook_link(section_id: str, language: str) -> str:
+    """The section's notebook as a download link (``ae-notebook``) with how to open it.
+
+    The link is a ``data:`` URL (:func:`attention_explorable.notebooks.notebook_data_url`),
+    so it works the same on a served page, an exported one and offline.
+    """
+    t = lambda key: html.escape(text(key, language))  # noqa: E731
+    return (f"<p class='ae-caption ae-notebook-line'><a class='ae-notebook' "
+            f"href='{notebook_data_url(section_id, language)}' download='{notebook_filename(section_id, language)}' "
+            f"type='application/x-ipynb+json'>{t('notebook_download')}</a> · {t('notebook_how')}</p>")
 
 
 #: A waiting part's button: wraps its text on a narrow screen, readable on a phone.
@@ -134,7 +151,8 @@ class TextbookPage(pn.viewable.Viewer):
         # proofs, Lean, video) share one HTML pane: a pane costs a Panel object
         # and Bokeh models per session, whether it holds a line or a page.
         items: list = []
-        run = [f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>"]
+        run = [f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>",
+               notebook_link(section.id, self.language)]
         for block in section.blocks:
             if block.kind in ("explorable", "exercise"):
                 if run:
