@@ -138,7 +138,8 @@ export function selfcrossView(st, config) {
         major_label_overrides: overrides(qTokens)},
       mode: {active: MODES.indexOf(mode)},
       causal: {active: Boolean(st.causal), disabled: mode !== "self_en"},
-      query: {labels: qTokens, active: query - 1},
+      // The query buttons hold the query tokens: their language for a screen reader.
+      query: {labels: qTokens, active: query - 1, html_attributes: {lang: config.lang_tags[qSide]}},
     },
   };
 }
@@ -163,6 +164,11 @@ export function draw(state, models, config) {
     if (sameLabels(models[axis].major_label_overrides, labels)) delete props.major_label_overrides;
     else props.major_label_overrides = labels;
   }
+  // The query buttons' lang, set only when it changes (BokehJS keeps a Dict property as a Map).
+  const query = view.props.query, now = models.query.html_attributes;
+  const nowLang = now instanceof Map ? now.get("lang") : now && now.lang;
+  if (nowLang === query.html_attributes.lang) delete query.html_attributes;
+  else query.html_attributes = new Map(Object.entries(query.html_attributes));
   writeViewAnnounced(models, view);
 }
 

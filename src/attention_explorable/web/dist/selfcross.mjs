@@ -481,7 +481,8 @@ function selfcrossView(st, config) {
       },
       mode: { active: MODES.indexOf(mode) },
       causal: { active: Boolean(st.causal), disabled: mode !== "self_en" },
-      query: { labels: qTokens, active: query - 1 }
+      // The query buttons hold the query tokens: their language for a screen reader.
+      query: { labels: qTokens, active: query - 1, html_attributes: { lang: config.lang_tags[qSide] } }
     }
   };
 }
@@ -501,6 +502,10 @@ function draw(state, models, config) {
     if (sameLabels(models[axis].major_label_overrides, labels)) delete props.major_label_overrides;
     else props.major_label_overrides = labels;
   }
+  const query = view.props.query, now = models.query.html_attributes;
+  const nowLang = now instanceof Map ? now.get("lang") : now && now.lang;
+  if (nowLang === query.html_attributes.lang) delete query.html_attributes;
+  else query.html_attributes = new Map(Object.entries(query.html_attributes));
   writeViewAnnounced(models, view);
 }
 var selfcross_default = controller("selfcross", draw, act);
