@@ -53,7 +53,9 @@ def test_the_site_holds_what_the_command_promises(static_site):
         assert "/*! BEGIN" not in source and "BEGIN bokeh.min.js" not in source  # not inlined
         assert not re.search(r"(src|href)=\"https?://", source), page
     total = sum((static_site / n).stat().st_size for n in names)
-    assert total < 6e6, total
+    # About 4 MB of shared assets, the pages in two languages; each textbook page carries its
+    # sections' notebooks as data: URLs (about 80 KB a page). A sanity cap, not a budget.
+    assert total < 7e6, total
 
 
 @pytest.mark.parametrize("page_file", list(PAGES))
