@@ -115,6 +115,7 @@ def test_the_demonstration_without_a_prediction_asks_for_one():
     asked = view.steps_view(state(2, asked=True), CONFIG)
     assert STRINGS["zh"]["prediction_needed"] in asked["html"]["result"]
     assert asked["props"]["skip"] == {"visible": True}
+    assert asked["html"]["live"] == STRINGS["zh"]["prediction_needed"]  # said to a screen reader too
     for calm in (state(2), state(2, "8", asked=True), state(2, asked=True, revealed=True),
                  state(2, asked=True, animating=True)):
         v = view.steps_view(calm, CONFIG)

@@ -209,7 +209,9 @@ def steps_view(state, config: dict) -> dict:
                                        [["α₁", f(a1)], ["α₂", f(a2)]]),
             "curve_data": (data_table(S["plot_temperature_curve"], [S["axis_temperature"], S["axis_weight"]],
                                       curve_rows) if curve_shown else ""),
-            "live": f"{S['readout_weights']} α₁ = {f(a1)}, α₂ = {f(a2)} · {S['readout_output']} y = {f(y)}",
+            # A screen reader hears why the cursor went to the prediction box.
+            "live": (S["prediction_needed"] if needs_prediction else
+                     f"{S['readout_weights']} α₁ = {f(a1)}, α₂ = {f(a2)} · {S['readout_output']} y = {f(y)}"),
         },
         "props": {
             **{f"{name}_slider": {"value": float(state[name])} for name in SLIDERS},

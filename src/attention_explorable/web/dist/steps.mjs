@@ -489,7 +489,8 @@ function stepsView(st, config) {
       line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
       weights_data: dataTable(S.plot_weights, [S.data_name, S.axis_weight], [["α₁", f(a1)], ["α₂", f(a2)]]),
       curve_data: curveShown ? dataTable(S.plot_temperature_curve, [S.axis_temperature, S.axis_weight], curveRows) : "",
-      live: `${S.readout_weights} α₁ = ${f(a1)}, α₂ = ${f(a2)} · ${S.readout_output} y = ${f(y)}`
+      // A screen reader hears why the cursor went to the prediction box.
+      live: needsPrediction ? S.prediction_needed : `${S.readout_weights} α₁ = ${f(a1)}, α₂ = ${f(a2)} · ${S.readout_output} y = ${f(y)}`
     },
     props
   };
