@@ -100,7 +100,9 @@ def test_the_page_links_the_notebook(section_id, language):
     assert m, link
     assert base64.b64decode(m.group(1)).decode("utf-8") == notebooks.notebook_json(section_id, language)
     assert m.group(2) == f"attention-{section_id}-{language}.ipynb"
-    assert ("下载本节 Notebook" if language == "zh" else "Download this section as a notebook") in link
+    shown = re.sub(r"<[^>]+>", "", link)  # the words a reader sees (an English word on a Chinese page has its lang)
+    assert ("下载本节 Notebook" if language == "zh" else "Download this section as a notebook") in shown
+    assert ('<span lang="en">Notebook</span>' in link) == (language == "zh")
 
 
 def test_an_unknown_section_is_named():
