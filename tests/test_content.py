@@ -153,10 +153,36 @@ def test_each_step_is_predicted_before_it_is_answered(lang):
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_section_3_7_exercises_q1_to_q4(lang):
+def test_the_vector_and_matrix_explorables_ask_before_the_text_answers(lang):
+    """3.7 asks its question at each explorable and gives the result only after it."""
+    section = EDITIONS[lang]["sec-3-7"]
+    kinds = [(b.kind, b.args[0] if b.args else "") for b in section.blocks]
+    for name, answers in {"vector": ("0.063", "0.233", "[1, 0.5]"),
+                          "matrix": ("饱和", "saturat")}.items():
+        at = kinds.index(("explorable", name))
+        before = "\n".join(b.body for b in section.blocks[:at] if b.kind == "markdown")
+        for answer in answers:
+            assert answer not in before, f"{answer} is given before the {name} explorable"
+        caption = section.blocks[at].body
+        assert "?" in caption or "？" in caption, f"the {name} explorable asks no question"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_number_exercise_is_answered_in_the_prose(lang):
+    """A number exercise asks for a number the section's prose does not already print."""
+    for section in EDITIONS[lang].values():
+        prose = "\n".join(b.body for b in section.blocks if b.kind != "exercise")
+        for b in section.exercises():
+            answer = b.options.get("answer", "")
+            if b.options["kind"] == "number" and "." in answer:
+                assert answer not in prose, f"{b.args[0]}: {answer} is printed in the text of {section.id}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_section_3_7_exercises_q1_to_q5(lang):
     exercises = blocks("sec-3-7", "exercise", lang)
-    assert [b.args[0] for b in exercises] == ["q1-qkv", "q2-alpha2", "q3-sqrt-d", "q4-self-cross"]
-    assert [b.options["kind"] for b in exercises] == ["text", "number", "choice", "text"]
+    assert [b.args[0] for b in exercises] == ["q1-qkv", "q2-alpha2", "q3-sqrt-d", "q4-self-cross", "q5-memory"]
+    assert [b.options["kind"] for b in exercises] == ["text", "number", "choice", "text", "number"]
     for b in exercises:
         assert b.parts.get("answer"), b.args
 

@@ -24,6 +24,7 @@ import pytest
 
 from attention_explorable import content, core, scenarios
 from attention_explorable.explorables.steps import StepsExplorer
+from attention_explorable.explorables.vector import VectorExplorer
 
 LANGUAGES = ("zh", "en")
 EDITIONS = {lang: {s.id: s for s in content.load_sections(lang)} for lang in LANGUAGES}
@@ -33,6 +34,8 @@ EDITIONS = {lang: {s.id: s for s in content.load_sections(lang)} for lang in LAN
 GIVEN = {"sec-3-7": {"0.5"}, "sec-3-8": {"0.75", "0.25", "0.2", "0.8", "0.5", "0.02", "0.01"}}
 #: Section numbers look like decimals; the text refers to these.
 SECTION_REFS = {"3.5", "3.7", "3.8"}
+#: arXiv numbers of the references.
+CITATIONS = {"1409.0473", "1706.03762"}
 
 # Section 3.7.6 (and the vector explorable's default state).
 Q = [[1.0, 0.0]]
@@ -88,6 +91,19 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
     assert raw.std() == pytest.approx(math.sqrt(d_k), rel=0.02)
     assert core.dot_product_scores(q[:200], k[:200]).std() == pytest.approx(1.0, rel=0.1)  # scaled by 1/sqrt(d_k)
 
+    # The tie of 3.7.6: s_1 = s_3, so as T -> 0 the output goes to the midpoint of v_1 and v_3.
+    out_tie, w_tie = core.scaled_dot_product_attention(Q, K, V, scale=1.0, temperature=1e-3)
+    t_lowest = VectorExplorer.param.temperature.bounds[0]
+    out_lowest, _ = core.scaled_dot_product_attention(Q, K, V, scale=1.0, temperature=t_lowest)
+    assert w_tie[0].tolist() == [0.5, 0.0, 0.5] and np.allclose(out_lowest, out_tie, atol=1e-8)
+    # Exercise q2: the keys of 3.7.6 with the query [1, 1].
+    _, w_q2 = core.scaled_dot_product_attention([[1.0, 1.0]], K, V, scale=1.0)
+    assert w_q2[0, 1] == pytest.approx(1 / (2 + math.e)) and w_q2[0, 2] == pytest.approx(math.e / (2 + math.e))
+    # Exercise q5: the fp16 score matrix of one head over n = 4096 tokens.
+    n_mem = 4096
+    entries = n_mem ** 2
+    mib = entries * np.dtype(np.float16).itemsize / 2 ** 20
+
     fig37 = [
         ("e\\approx 2.718", f"e\\approx {f(math.exp(scores[0]), 3)}"),
         ("2.718+1+2.718=6.436", f"{f(exps[0], 3)}+{exps[1]:g}+{f(exps[2], 3)}="
@@ -107,6 +123,16 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("$d_k=64$", f"$d_k={d_k}$"),
         ("标准差是 $8$" if zh else "standard deviation of $8$",
          ("标准差是 ${:g}$" if zh else "standard deviation of ${:g}$").format(round(raw.std()))),
+        # The tie, after the vector explorable.
+        ("$[1, 0.5]$", "$[{:g}, {:g}]$".format(*out_tie[0])),
+        ("$T=0.05$", f"$T={t_lowest:g}$"),
+        # Exercises q2 and q5.
+        ("1/(2+e)\\approx0.212", f"1/(2+e)\\approx{f(w_q2[0, 1], 3)}"),
+        ("\\alpha_3=e/(2+e)\\approx0.576", f"\\alpha_3=e/(2+e)\\approx{f(w_q2[0, 2], 3)}"),
+        ("4096^2=2^{24}=16777216", f"{n_mem}^2=2^{{{round(math.log2(entries))}}}={entries}"),
+        ("2^{25}/2^{20}=32", f"2^{{{round(math.log2(entries * 2))}}}/2^{{20}}={mib:g}"),
+        ("$8192$", f"${2 * n_mem}$"),
+        ("$128$ MiB", f"${(2 * n_mem) ** 2 * 2 / 2 ** 20:g}$ MiB"),
     ]
 
     step1, step2, step3 = scenarios.STEPS
@@ -121,6 +147,15 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
     table = {t: two_values(s2 - s1, t) for t in (0.5, 1.0, 10.0)}
     masked = core.softmax(np.where(core.causal_mask(3), S, -np.inf))  # (3, 3), rows sum to 1
     big = np.finfo(np.float64).max
+    # Exercise 3.8.2: a causal row of four tokens, the row of token 3.
+    row = np.array([1.0, 3.0, 4.0, 6.0])
+    w_row = core.softmax(np.where(core.causal_mask(4)[2], row, -np.inf))  # (4,), the future entry exactly 0
+    exps_row = np.exp(row[:3])
+    # Exercise 3.8.3: a tie at the top; T -> 0 averages the tied values.
+    tie_scores, tie_values = [2.0, 2.0, -1.0], [1.0, 5.0, 9.0]
+    y_tie_1 = float(core.weighted_sum(core.softmax(tie_scores), tie_values))
+    y_tie_0 = float(core.weighted_sum(core.softmax(tie_scores, temperature=1e-3), tie_values))
+    assert y_tie_0 == 3.0
 
     fig38 = [
         # Steps: the text describes the scenarios the explorable runs.
@@ -177,7 +212,18 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("$(0.422, 0.155, 0.422)$", "$({}, {}, {})$".format(*(f(x, 3) for x in masked[2]))),
         ("最大的分数 $3$" if zh else "The largest score of this row, $3$",
          ("最大的分数 ${:g}$" if zh else "The largest score of this row, ${:g}$").format(S[1][~core.causal_mask(3)[1]].max())),
+        # Exercises 3.8.2 and 3.8.3.
+        ("$(1, 3, 4, 6)$", "$({:g}, {:g}, {:g}, {:g})$".format(*row)),
+        ("$2.718$", f"${f(exps_row[0], 3)}$"),
+        ("$20.086$", f"${f(exps_row[1], 3)}$"),
+        ("$54.598$", f"${f(exps_row[2], 3)}$"),
+        ("$77.402$", f"${f(exps_row.sum(), 3)}$"),
+        ("$(0.035, 0.259, 0.705, 0)$", "$({}, {}, {}, {:g})$".format(*(f(x, 3) for x in w_row[:3]), w_row[3])),
+        ("\\alpha_{33}\\approx0.705", f"\\alpha_{{33}}\\approx{f(w_row[2], 3)}"),
+        ("\\tfrac12\\times1+\\tfrac12\\times5=3", f"\\tfrac12\\times1+\\tfrac12\\times5={y_tie_0:g}"),
+        ("$3.15$", f"${f(y_tie_1, 2)}$"),
     ]
+    assert row.argmax() == 3 and w_row[3] == 0.0  # the largest score is a future position
     assert S[1].argmax() > 1  # the largest score of row 2 is a future position
     return {"sec-3-7": fig37, "sec-3-8": fig38}
 
@@ -201,14 +247,17 @@ _DECIMAL = re.compile(r"(?<![\d.])\d+\.\d+(?![\d.])")
 @pytest.mark.parametrize("section_id", ["sec-3-7", "sec-3-8"])
 def test_every_decimal_in_the_text_is_checked(lang, section_id):
     covered = {n for quoted, _ in FIGURES[lang][section_id] for n in _DECIMAL.findall(quoted)}
-    allowed = covered | GIVEN[section_id] | SECTION_REFS
+    allowed = covered | GIVEN[section_id] | SECTION_REFS | CITATIONS
     unchecked = sorted(set(_DECIMAL.findall(section_source(lang, section_id))) - allowed)
     assert not unchecked, f"numbers quoted without a check in tests/test_content_numbers.py: {unchecked}"
 
 
 #: Exercise answers, recomputed: id -> the exact value the answer rounds.
 ANSWERS = {
-    "q2-alpha2": lambda: core.scaled_dot_product_attention(Q, K, V, scale=1.0)[1][0, 1],
+    "q2-alpha2": lambda: core.scaled_dot_product_attention([[1.0, 1.0]], K, V, scale=1.0)[1][0, 1],
+    "q5-memory": lambda: 4096 ** 2 * np.dtype(np.float16).itemsize / 2 ** 20,
+    "ex-3-8-2": lambda: core.softmax(np.where(core.causal_mask(4)[2], [1.0, 3.0, 4.0, 6.0], -np.inf))[2],
+    "ex-3-8-3": lambda: core.weighted_sum(core.softmax([2.0, 2.0, -1.0], temperature=1e-3), [1.0, 5.0, 9.0]),
     "step1-check": lambda: core.weighted_sum(core.softmax([7.0, 7.0]), [4.0, 16.0]),
     "step2-check": lambda: two_values(-2.0, 1.0)[1],
     "step3-check": lambda: two_values(2.0, 2.0)[1],

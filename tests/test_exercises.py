@@ -25,7 +25,7 @@ def shown(model) -> str:
 def test_number_exercise_right_wrong_malformed():
     ex = make("q2-alpha2")
     assert ex.status == "pending" and ex.checked is None and not ex._feedback.visible
-    _, w = core.scaled_dot_product_attention([[1, 0]], [[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]],
+    _, w = core.scaled_dot_product_attention([[1, 1]], [[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]],
                                              scale=1.0)
     ex.response = f"{w[0, 1]:.4f}"
     assert ex.check() == "right" and "正确" in shown(ex._feedback) and ex._feedback.visible
@@ -41,7 +41,7 @@ def test_number_exercise_right_wrong_malformed():
 
 
 def test_typing_after_a_check_keeps_the_feedback_until_the_next_check():
-    ex = make("q2-alpha2", response="0.155")
+    ex = make("q2-alpha2", response="0.212")
     ex.check()
     ex.response = "0.9"
     assert ex.status == "right" and "正确" in shown(ex._feedback)
@@ -105,16 +105,16 @@ def test_non_exercise_block_rejected():
 
 def test_browser_changes_set_the_parameters_without_drawing_on_the_server():
     ex = make("q2-alpha2")
-    ex._from_browser("response", "", "0.155")
-    ex._from_browser("checked", None, "0.155")
-    assert ex.response == "0.155" and ex.status == "right"
+    ex._from_browser("response", "", "0.212")
+    ex._from_browser("checked", None, "0.212")
+    assert ex.response == "0.212" and ex.status == "right"
     assert ex._feedback.text == ""  # the browser drew it already
 
 
 @pytest.mark.parametrize("ex_id, name, bad", [
     ("q3-sqrt-d", "choice", "Z"), ("q3-sqrt-d", "choice", None), ("q3-sqrt-d", "checked", "E"),
     ("q3-sqrt-d", "choice", 1), ("q2-alpha2", "response", None), ("q2-alpha2", "response", "9" * 10_001),
-    ("q2-alpha2", "revealed", "yes"), ("q2-alpha2", "checked", 0.155), ("q1-qkv", "revealed", 1),
+    ("q2-alpha2", "revealed", "yes"), ("q2-alpha2", "checked", 0.212), ("q1-qkv", "revealed", 1),
 ])
 def test_bad_values_from_the_browser_are_refused_and_put_back(ex_id, name, bad):
     ex = make(ex_id)

@@ -15,6 +15,9 @@ blocks open with a line ``:::NAME args`` and close with a line ``:::``:
 * ``:::definition TITLE`` / ``:::proposition TITLE`` - boxed statements;
 * ``:::lean TITLE`` - Lean 4 source, shown as code with a note that this
   project does not compile it;
+* ``:::code`` - Python source of a worked example: shown as code on the
+  page and a code cell of the section's notebook
+  (:mod:`attention_explorable.notebooks`), where the tests run it;
 * ``:::video bilibili=BVID youtube=ID`` - a lecture video from one or more
   sites (:data:`VIDEO_SOURCES`), in the order written; the reader picks one
   and nothing loads before that click.
@@ -88,7 +91,7 @@ def video_sources(block: "Block") -> list[tuple[str, str, str]]:
     return [(site, VIDEO_SOURCES[site].embed.format(id=vid), VIDEO_SOURCES[site].page.format(id=vid))
             for site, vid in block.options.items()]
 
-BLOCK_KINDS = ("explorable", "exercise", "proof", "definition", "proposition", "lean", "video")
+BLOCK_KINDS = ("explorable", "exercise", "proof", "definition", "proposition", "lean", "video", "code")
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,7 +103,7 @@ class Block:
     kind : str
         ``"markdown"`` or one of :data:`BLOCK_KINDS`.
     body : str
-        Markdown text (or Lean source for ``lean``).
+        Markdown text (or Lean source for ``lean``, Python for ``code``).
     args : tuple of str
         Positional words after the block name (e.g. the explorable's name,
         the exercise id, a title).
@@ -349,11 +352,79 @@ def _parser() -> MarkdownIt:
     return md
 
 
-def markdown_to_html(source: str, section_id: str = "") -> str:
+#: BCP 47 tags of the page languages, as on ``<html lang>``.
+LANG_TAGS = {"zh": "zh-Hans", "en": "en"}
+_CJK = "[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]"
+#: A run of the other language's script in a page's text: Chinese on an English
+#: page; on a Chinese page, Latin words (with the digits and punctuation between them).
+_OTHER_RUN = {
+    "en": re.compile(f"{_CJK}+(?:[ \u00b7]*{_CJK}+)*"),
+    "zh": re.compile(r"[0-9]*[A-Za-z][A-Za-z0-9'’\-]*(?:[ ,.:;!?&()+\-–/]*[A-Za-z0-9][A-Za-z0-9'’\-]*)*"),
+}
+#: Elements whose text is left alone: formulas, code and scripts.
+_KEEP = ("math", "code", "pre", "script", "style")
+_TAG = re.compile(r"(<[^>]+>)")
+_ENTITY = re.compile(r"(&#?\w+;)")
+
+
+def mark_languages(source: str, language: str) -> str:
+    """``source`` (HTML of a page in ``language``) with each run of the other language in a ``<span lang>``.
+
+    WCAG 3.1.2 (language of parts): a screen reader then reads a Chinese term on
+    an English page (``<span lang="zh-Hans">``), or an English one on a Chinese
+    page (``<span lang="en">``, for runs of two or more Latin letters), in its
+    own language. Tags, attributes, entities and the text inside ``math``,
+    ``code``, ``pre``, ``script`` and ``style`` are left as they are.
+
+    Parameters
+    ----------
+    source : str
+        HTML, e.g. from :func:`markdown_to_html`.
+    language : {"zh", "en"}
+        The page's language.
+
+    Raises
+    ------
+    KeyError
+        If ``language`` is unknown.
+
+    Examples
+    --------
+    >>> mark_languages("<td>查询</td><td>query</td>", "en")
+    '<td><span lang="zh-Hans">查询</span></td><td>query</td>'
+    >>> mark_languages("<p>注意力（attention）与 <code>np.exp</code></p>", "zh")
+    '<p>注意力（<span lang="en">attention</span>）与 <code>np.exp</code></p>'
+    """
+    other = "zh" if language == "en" else "en"
+    run, tag = _OTHER_RUN[language], LANG_TAGS[other]
+    wrap = lambda m: (f'<span lang="{tag}">{m.group(0)}</span>'  # noqa: E731
+                      if language == "en" or sum(c.isalpha() for c in m.group(0)) >= 2 else m.group(0))
+    out, keep = [], []
+    for part in _TAG.split(source):
+        if part.startswith("<"):
+            name = re.match(r"</?\s*([A-Za-z0-9]+)", part)
+            name = name.group(1).lower() if name else ""
+            if name in _KEEP and not part.endswith("/>"):
+                if part.startswith("</"):
+                    if name in keep:
+                        keep.remove(name)
+                else:
+                    keep.append(name)
+            out.append(part)
+        elif keep or not part:
+            out.append(part)
+        else:
+            out.append("".join(piece if _ENTITY.fullmatch(piece) else run.sub(wrap, piece)
+                               for piece in _ENTITY.split(part)))
+    return "".join(out)
+
+
+def markdown_to_html(source: str, section_id: str = "", language: str | None = None) -> str:
     """Render Markdown with math (as MathML) to HTML.
 
     ``##``/``###`` headings get stable ids (see :func:`anchor`). Raw HTML in
-    the source is escaped, not passed through.
+    the source is escaped, not passed through. With ``language`` (the page's),
+    runs of the other language are marked (:func:`mark_languages`).
 
     Examples
     --------
@@ -370,7 +441,8 @@ def markdown_to_html(source: str, section_id: str = "") -> str:
             tok.attrSet("id", anchor(section_id, title))
         elif tok.type == "table_open":  # a table that scrolls in its own box: reachable by keyboard
             tok.attrSet("tabindex", "0")
-    return md.renderer.render(tokens, md.options, {})
+    out = md.renderer.render(tokens, md.options, {})
+    return mark_languages(out, language) if language else out
 
 
 #: Typography of the course text (applied inside each HTML pane's shadow root).
@@ -388,7 +460,7 @@ math[display="block"] { display: block math; margin: 0 auto; }
 .ae-box { border: 1px solid #c9c3e6; background: #f7f5ff; border-radius: 6px; padding: 4px 12px; }
 details.ae-proof { border-left: 3px solid #999; padding-left: 10px; }
 details.ae-proof summary { cursor: pointer; color: #444; }
-pre.ae-lean { background: #f6f8fa; padding: 10px; font-size: 14px;
+pre.ae-lean, pre.ae-code { background: #f6f8fa; padding: 10px; font-size: 14px;
   white-space: pre-wrap; overflow-wrap: anywhere; }
 .ae-caption { color: #555; font-size: 0.9em; }
 .ae-video iframe { width: 100%; aspect-ratio: 16 / 9; border: 0; margin-top: 8px; }

@@ -109,8 +109,8 @@ class Exercise(Explorable):
         self.css = f"ae-exercise-{ex_id}"
         self._config_data = exercise_view.exercise_config(block, self.language)
 
-        self._question = math_html(exercise_view.question_html(block), css_classes=["ae-prose"], margin=(0, 5))
-        self._options_pane = (math_html(exercise_view.options_html(block), margin=(0, 5),
+        self._question = math_html(exercise_view.question_html(block, self.language), css_classes=["ae-prose"], margin=(0, 5))
+        self._options_pane = (math_html(exercise_view.options_html(block, self.language), margin=(0, 5),
                                         css_classes=["ae-prose", "ae-exercise-options"])
                               if self.kind == "choice" else None)
         common = {"stylesheets": [controls.CSS], "syncable": False}

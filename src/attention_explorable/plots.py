@@ -140,7 +140,7 @@ def weights_figure(weights: ColumnDataSource, title: str, y_label: str):
     Parameters
     ----------
     weights : ColumnDataSource
-        Columns ``name`` (category, e.g. ``"a₁"``), ``weight`` in [0, 1] and
+        Columns ``name`` (category, e.g. ``"α₁"``), ``weight`` in [0, 1] and
         ``label`` (the formatted number drawn above the bar).
     title, y_label : str
         Figure title and y-axis label.

@@ -10,8 +10,10 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
-from .content import Block, Section, anchor, load_sections, markdown_to_html, math_html, video_sources
+from .content import (Block, Section, anchor, load_sections, mark_languages, markdown_to_html, math_html,
+                      video_sources)
 from .exercises import Exercise
+from .notebooks import notebook_data_url, notebook_filename
 from .explorables import EXPLORABLES, explorable_class
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
 
@@ -24,7 +26,14 @@ def _sections(language: str = DEFAULT_LANGUAGE) -> tuple[Section, ...]:
 
 @lru_cache(maxsize=None)
 def block_html(section_id: str, block: Block, language: str) -> str:
-    """HTML of a non-interactive block (cached: the text is the same for every session)."""
+    """HTML of a non-interactive block (cached: the text is the same for every session).
+
+    Runs of the other language carry their ``lang`` (:func:`~attention_explorable.content.mark_languages`).
+    """
+    return mark_languages(_block_html(section_id, block, language), language)
+
+
+def _block_html(section_id: str, block: Block, language: str) -> str:
     t = lambda key: text(key, language)  # noqa: E731
     if block.kind == "markdown":
         return markdown_to_html(block.body, section_id)
@@ -34,6 +43,9 @@ def block_html(section_id: str, block: Block, language: str) -> str:
     if block.kind == "proof":
         return (f"<details class='ae-proof'><summary><b>{html.escape(block.title)}</b>"
                 f"{t('proof_summary')}</summary>{markdown_to_html(block.body, section_id)}</details>")
+    if block.kind == "code":
+        return (f"<pre class='ae-code'><code>{html.escape(block.body.strip())}</code></pre>"
+                f"<p class='ae-caption'>{t('code_note')}</p>")
     if block.kind == "lean":
         return (f"<p><b>{html.escape(block.title)}</b></p><p class='ae-caption'>{t('lean_note')}</p>"
                 f"<pre class='ae-lean'><code>{html.escape(block.body.strip())}</code></pre>")
@@ -65,7 +77,21 @@ def contents_html(language: str) -> str:
         sub = "".join(f"<li><a href='#{a}'>{html.escape(h)}</a></li>" for a, h in s.headings())
         parts.append(f"<li><a href='#{s.id}'>{html.escape(s.title)}</a><ul>{sub}</ul></li>")
     parts.append("</ul></nav>")
-    return "".join(parts)
+    return mark_languages("".join(parts), language)
+
+
+@lru_cache(maxsize=None)
+def notebook_link(section_id: str, language: str) -> str:
+    """The section's notebook as a download link (``ae-notebook``) with how to open it.
+
+    The link is a ``data:`` URL (:func:`attention_explorable.notebooks.notebook_data_url`),
+    so it works the same on a served page, an exported one and offline.
+    """
+    t = lambda key: html.escape(text(key, language))  # noqa: E731
+    line = (f"<p class='ae-caption ae-notebook-line'><a class='ae-notebook' "
+            f"href='{notebook_data_url(section_id, language)}' download='{notebook_filename(section_id, language)}' "
+            f"type='application/x-ipynb+json'>{t('notebook_download')}</a> · {t('notebook_how')}</p>")
+    return mark_languages(line, language)
 
 
 #: A waiting part's button: wraps its text on a narrow screen, readable on a phone.
@@ -140,7 +166,8 @@ class TextbookPage(pn.viewable.Viewer):
         # proofs, Lean, video) share one HTML pane: a pane costs a Panel object
         # and Bokeh models per session, whether it holds a line or a page.
         items: list = []
-        run = [f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>"]
+        run = [f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>",
+               notebook_link(section.id, self.language)]
         for block in section.blocks:
             if block.kind in ("explorable", "exercise"):
                 if run:
@@ -163,7 +190,7 @@ class TextbookPage(pn.viewable.Viewer):
             cls = explorable_class(name)
         except (KeyError, ImportError):
             return self._html(f"<p class='ae-error'>{text('unknown_explorable', self.language, name=html.escape(name))}</p>")
-        caption = markdown_to_html(block.body) if block.body.strip() else ""
+        caption = markdown_to_html(block.body, language=self.language) if block.body.strip() else ""
         box = pn.Column(
             self._html(f"<div class='ae-caption'>{caption}</div>") if caption else None,
             css_classes=["ae-explorable", f"ae-explorable-{name}"],

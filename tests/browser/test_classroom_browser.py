@@ -95,6 +95,15 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         wait_text(desk.page, ".ae-class-message", "第 2 轮开始了")
         assert not desk.page.locator(".ae-submitted").first.is_visible()
 
+        # Without a prediction 演示本步 asks for one; skipping it plays the step and submits nothing.
+        phone.page.locator(".ae-prediction input").fill("")
+        phone.page.locator(".ae-demonstrate button").click()
+        wait_text(phone.page, ".ae-result", "先写下你的预测")
+        phone.page.locator(".ae-skip-prediction button").click()
+        wait_text(phone.page, ".ae-result", "这次没有先做预测")
+        teacher.page.wait_for_timeout(1500)
+        assert "已收到 0 份预测" in text_of(teacher.page, ".ae-prediction-count")
+
         teacher.page.keyboard.press("2")  # the students follow the instructor's step
         wait_text(desk.page, ".ae-question", "第 2 步")
 

@@ -75,10 +75,10 @@ def test_number_exercise_check_hint_and_reveal(exercise_page, request):
     assert page.locator(f"{sel} .ae-exercise-feedback math").count() >= 2
 
     # Typing alone changes nothing shown: the feedback is that of the last check.
-    box.fill("0.157")
+    box.fill("0.214")
     page.wait_for_timeout(300)
     assert "还不对" in feedback(page, "q2-alpha2")
-    box.press("Enter")  # Enter checks too; 0.157 is exactly the tolerance away
+    box.press("Enter")  # Enter checks too; 0.214 is exactly the tolerance away
     wait_text(page, f"{sel} .ae-exercise-feedback", "正确")
     assert "先算出" not in feedback(page, "q2-alpha2")
 
@@ -86,7 +86,7 @@ def test_number_exercise_check_hint_and_reveal(exercise_page, request):
     assert reveal.inner_text().strip() == "显示解答"
     reveal.click()
     wait_text(page, f"{sel} .ae-exercise-answer", "参考答案")
-    assert "0.155" in text_of(page, f"{sel} .ae-exercise-answer")
+    assert "0.212" in text_of(page, f"{sel} .ae-exercise-answer")
     assert reveal.inner_text().strip() == "隐藏解答"
     s.screenshot(f"exercise-q2-1280-{request.node.callspec.id}")
     reveal.click()

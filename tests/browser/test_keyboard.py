@@ -105,7 +105,7 @@ def test_a_student_works_the_textbook_with_the_keyboard_alone(every_app, student
 
     # An exercise of 3.7: the answer typed, Enter submits it.
     tab_to(page, "ae-exercise-q2-alpha2")
-    page.keyboard.type("0.155")
+    page.keyboard.type("0.212")
     page.keyboard.press("Enter")
     wait_text(page, ".ae-exercise-q2-alpha2 .ae-exercise-feedback", "正确")
 
@@ -139,7 +139,7 @@ def test_a_student_works_the_textbook_with_the_keyboard_alone(every_app, student
     assert text_of(page, f"{steps} .ae-output") != before
     page.wait_for_timeout(1200)
     live = text_of(page, f"{steps} .ae-live")
-    assert "a₁ = " in live and text_of(page, f"{steps} .ae-output").strip() in live, live
+    assert "α₁ = " in live and text_of(page, f"{steps} .ae-output").strip() in live, live
     s.assert_clean()
     every_app.assert_clean_log()
 
@@ -153,6 +153,7 @@ def test_the_replay_respects_reduced_motion_and_its_end_is_announced(static_site
     page.goto((static_site / "steps.html").resolve().as_uri() + "?step=2")
     wait_text(page, ".ae-output", r"[0-9]")
     page.wait_for_timeout(1200)
+    page.locator(".ae-prediction input").fill("9")
     page.locator(".ae-demonstrate button").focus()
     labels = []
     page.keyboard.press("Enter")
@@ -177,6 +178,7 @@ def test_the_live_region_stays_quiet_during_a_replay(static_site, student):
     wait_text(page, ".ae-output", r"[0-9]")
     page.wait_for_timeout(1200)
     before = text_of(page, ".ae-live")
+    page.locator(".ae-prediction input").fill("9")
     page.locator(".ae-demonstrate button").focus()
     page.keyboard.press("Enter")
     seen = set()

@@ -54,7 +54,9 @@ def test_the_site_holds_what_the_command_promises(static_site):
         assert "/*! BEGIN" not in source and "BEGIN bokeh.min.js" not in source  # not inlined
         assert not re.search(r"(src|href)=\"https?://", source), page
     total = sum((static_site / n).stat().st_size for n in names)
-    assert total < 6e6, total
+    # About 4 MB of shared assets, the pages in two languages; each textbook page carries its
+    # sections' notebooks as data: URLs (about 80 KB a page). A sanity cap, not a budget.
+    assert total < 7e6, total
 
 
 @pytest.mark.parametrize("page_file", list(PAGES))
@@ -199,11 +201,11 @@ def test_a_reload_keeps_the_step_the_prediction_and_the_typed_answers(static_sit
 
     book, _ = _open(student, static_site, "index.html", ".ae-vector-output")
     q2 = book.page.locator(".ae-exercise-q2-alpha2 .ae-exercise-input input")
-    q2.fill("0,155")
-    book.page.wait_for_function("() => location.search.includes('q2-alpha2.response=0%2C155')")
+    q2.fill("0,212")
+    book.page.wait_for_function("() => location.search.includes('q2-alpha2.response=0%2C212')")
     book.page.reload()
     book.page.locator(".ae-vector-output").first.wait_for()
-    expect(q2).to_have_value("0,155")
+    expect(q2).to_have_value("0,212")
     s.assert_clean()
     book.assert_clean()
     assert aborted == []

@@ -82,6 +82,7 @@ def test_student_does_all_three_steps(steps_page, request):
     # Step 3: lower the temperature to 0.02; the literal formula overflows.
     page.locator(".ae-step-3 button").click()
     wait_text(page, ".ae-score-1-readout", r"s₁ = 20\.00")
+    page.locator(".ae-prediction input").fill("10")
     page.locator(".ae-demonstrate button").click()
     wait_text(page, ".ae-result", r"演示结果 y = 10\.00")
     wait_text(page, ".ae-temperature-readout", r"T = 0\.02")
@@ -126,9 +127,11 @@ def test_presenter_keys_step_and_demonstrate(steps_server, student):
     page.locator("body").click(position={"x": 5, "y": 5})
     page.keyboard.press("2")
     wait_text(page, ".ae-question", "第 2 步")
-    page.keyboard.press("d")
+    page.keyboard.press("d")  # no prediction: it asks for one, the cursor in the box
+    wait_text(page, ".ae-result", "先写下你的预测")
+    page.keyboard.press("d")  # D again: the skip the page shows
     expected = scenarios.get_step(2).expected_output()
-    wait_text(page, ".ae-result", rf"演示结果 y = {expected:.2f}")
+    wait_text(page, ".ae-result", rf"演示结果 y = {expected:.2f}（这次没有先做预测）")
     page.keyboard.press("3")
     wait_text(page, ".ae-score-1-readout", r"s₁ = 20\.00")
     # Typing in a box is not a shortcut: "1" in the prediction box stays text.

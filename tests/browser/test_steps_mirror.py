@@ -51,11 +51,14 @@ def _states() -> list[dict]:
     states = []
     for i, st in enumerate(numbers):
         states.append({**st, "step": 1 + i % 3, "prediction_text": PREDICTIONS[i % len(PREDICTIONS)],
-                       "revealed": i % 4 in (1, 2), "animating": i % 4 == 2})
+                       "revealed": i % 4 in (1, 2), "animating": i % 4 == 2, "asked": i % 5 in (0, 3)})
     for s in scenarios.STEPS:  # the result exactly at the target, with and without a prediction
         for pred in ("", "9"):
             states.append({**s.target, "step": s.number, "prediction_text": pred, "revealed": True,
-                           "animating": False})
+                           "animating": False, "asked": False})
+        for pred in ("", "abc", "9"):  # asked for a prediction before the demonstration
+            states.append({**s.start, "step": s.number, "prediction_text": pred, "revealed": False,
+                           "animating": False, "asked": True})
     return states
 
 

@@ -39,7 +39,9 @@ def test_demonstrate_reaches_the_target_and_keeps_the_prediction(explorer, n):
 def test_python_changes_reach_the_state_model_and_the_drawn_models(explorer):
     explorer.go_to_step(3)
     assert explorer._state.step == 3 and explorer._state.score_1 == 20.0
-    assert explorer._curve_fig.visible
+    assert not explorer._curve_fig.visible  # the curve answers step 3: not before the demonstration
+    explorer.demonstrate()
+    assert explorer._curve_fig.visible and explorer._html["curve_data"].text
     explorer.temperature = 10.0
     assert explorer._state.temperature == 10.0
     assert explorer._sources["point"].data["t"] == [10.0]
@@ -54,7 +56,7 @@ def test_browser_changes_set_the_parameters_without_drawing_on_the_server(explor
 
 
 @pytest.mark.parametrize("name, bad", [("temperature", 0.0), ("temperature", 11.0), ("score_diff", float("nan")),
-                                       ("step", 4), ("step", 1.5), ("revealed", "yes"), ("value_1", "3"),
+                                       ("step", 4), ("step", 1.5), ("revealed", "yes"), ("asked", 1), ("value_1", "3"),
                                        ("prediction_text", None), ("temperature", True)])
 def test_bad_values_from_the_browser_are_refused_and_put_back(explorer, name, bad):
     good = getattr(explorer, name)
@@ -79,7 +81,7 @@ def test_layout_renders_and_controls_carry_css_classes(explorer):
     classes = set()
     for model in root.references():
         classes.update(getattr(model, "css_classes", []) or [])
-    for css in ["ae-step-1", "ae-step-2", "ae-step-3", "ae-demonstrate", "ae-prediction", "ae-score-diff",
+    for css in ["ae-step-1", "ae-step-2", "ae-step-3", "ae-demonstrate", "ae-skip-prediction", "ae-prediction", "ae-score-diff",
                 "ae-temperature", "ae-value-1", "ae-value-2", "ae-score-1", "ae-temperature-box",
                 "ae-readouts", "ae-formula", "ae-result", "ae-question"]:
         assert css in classes, css
@@ -114,6 +116,6 @@ def test_each_explorer_has_its_own_models():
 def test_constructed_at_step_3_starts_in_its_situation():
     ex = StepsExplorer(step=3)
     assert (ex.score_1, ex.score_diff, ex.temperature) == (20.0, 2.0, 1.0)
-    assert "第 3 步" in ex.view()["html"]["question"] and ex._curve_fig.visible
+    assert "第 3 步" in ex.view()["html"]["question"] and not ex._curve_fig.visible  # shown once demonstrated
     ex = StepsExplorer(step=3, temperature=0.5)
     assert ex.temperature == 0.5 and ex.score_1 == 20.0

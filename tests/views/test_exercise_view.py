@@ -34,7 +34,7 @@ def test_the_course_has_every_kind():
 
 def test_config_renders_hint_and_answer_with_mathml():
     c = config("q2-alpha2")
-    assert c["kind"] == "number" and c["answer"] == 0.155 and c["tol"] == 0.002 and c["letters"] == []
+    assert c["kind"] == "number" and c["answer"] == 0.212 and c["tol"] == 0.002 and c["letters"] == []
     assert c["hint_html"] == content.markdown_to_html(BLOCKS["q2-alpha2"].parts["hint"])
     assert "<math " in c["hint_html"] and "<math " in c["answer_html"] and "参考答案" in c["answer_html"]
     assert "$" not in c["answer_html"]
@@ -50,7 +50,7 @@ def test_config_refuses_a_block_that_is_no_exercise():
 
 
 def test_number_right_wrong_malformed_empty():
-    _, w = core.scaled_dot_product_attention([[1, 0]], [[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]],
+    _, w = core.scaled_dot_product_attention([[1, 1]], [[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]],
                                              scale=1.0)
     right = feedback("q2-alpha2", f"{w[0, 1]:.4f}")
     assert right == f"<div class='ae-right'>{ZH['exercise_right']}</div>"
@@ -69,10 +69,10 @@ def test_exercise_3_8_1_accepts_the_core_value():
 
 
 @pytest.mark.parametrize("raw, status", [
-    ("0.157", "right"), ("0.153", "right"),          # exactly tol away: right
-    ("0.1571", "wrong"), ("0.1529", "wrong"),        # just beyond
-    ("0,155", "right"), ("０.１５５", "right"), ("0，155", "right"), ("31/200", "right"), (" 0.155 ", "right"),
-    ("−0.155", "wrong"), ("inf", "invalid"), ("nan", "invalid"), ("0x10", "invalid"), ("1_000", "invalid"),
+    ("0.214", "right"), ("0.210", "right"),          # exactly tol away: right
+    ("0.2141", "wrong"), ("0.2099", "wrong"),        # just beyond
+    ("0,212", "right"), ("０.２１２", "right"), ("0，212", "right"), ("53/250", "right"), (" 0.212 ", "right"),
+    ("−0.212", "wrong"), ("inf", "invalid"), ("nan", "invalid"), ("0x10", "invalid"), ("1_000", "invalid"),
     ("1/0", "invalid"), ("0.1.2", "invalid"), ("1e999", "invalid"),
 ])
 def test_number_judging_at_the_tolerance_edge_and_the_spellings(raw, status):
@@ -108,9 +108,9 @@ def test_text_exercises_are_not_graded():
 
 def test_the_feedback_belongs_to_the_last_check_not_to_later_typing():
     c = config("q2-alpha2")
-    before = view.exercise_view(state(response="0.155"), c)
+    before = view.exercise_view(state(response="0.212"), c)
     assert before["html"]["feedback"] == "" and not before["props"]["feedback"]["visible"]
-    after = view.exercise_view(state(response="0.9", checked="0.155"), c)
+    after = view.exercise_view(state(response="0.9", checked="0.212"), c)
     assert "ae-right" in after["html"]["feedback"] and after["props"]["feedback"]["visible"]
     assert after["props"]["input"] == {"value": "0.9"}
 

@@ -65,14 +65,14 @@ def test_query_row_readout_and_highlight():
     v = view.selfcross_view(state("cross", query=2), CONFIG)
     row = weights(EN_EMBEDDINGS, ZH_EMBEDDINGS)[1]
     html = v["html"]["row"]
-    assert "查询「love」的权重" in html
+    assert "查询「<span lang='en'>love</span>」的权重" in html  # an English token on a Chinese page says so
     for tok, w in zip(ZH_TOKENS, row):
         assert f"<td>{tok}</td><td><b>{w:.3f}</b></td>" in html
     assert f"最关注「爱」（权重 {row.max():.3f}）" in html
     assert v["sources"]["highlight"] == {"x": [2.5], "y": [2], "width": [3.98], "height": [0.98]}
     assert v["props"]["query"]["active"] == 1
     v = view.selfcross_view(state("cross", query=4), CONFIG)
-    assert "查询「learning」的权重" in v["html"]["row"] and v["sources"]["highlight"]["y"] == [4]
+    assert "查询「<span lang='en'>learning</span>」的权重" in v["html"]["row"] and v["sources"]["highlight"]["y"] == [4]
 
 
 def test_causal_mask_in_english_self_attention_only():
@@ -92,7 +92,8 @@ def test_causal_mask_in_english_self_attention_only():
     assert ZH["selfcross_roles_self_en_causal"] in en["html"]["roles"]
     # "I" sees only itself; the masked keys read 0.000 in the row readout.
     first = view.selfcross_view(state("self_en", causal=True, query=1), CONFIG)["html"]["row"]
-    assert "<td>I</td><td><b>1.000</b></td>" in first and "<td>love</td><td><b>0.000</b></td>" in first
+    assert "<td><span lang='en'>I</span></td><td><b>1.000</b></td>" in first
+    assert "<td><span lang='en'>love</span></td><td><b>0.000</b></td>" in first
     cross = view.selfcross_view(state("cross", causal=True), CONFIG)
     assert np.all(view.selfcross_weights(state("cross", causal=True), CONFIG)[2] > 0)
     assert ZH["selfcross_roles_self_en_causal"] not in cross["html"]["roles"]
@@ -153,3 +154,14 @@ def test_bad_state_names_the_parameter_and_value(bad, match):
     with pytest.raises(ValueError, match=match) as err:
         view.selfcross_view({**state(), **bad}, CONFIG)
     assert repr(next(iter(bad.values()))) in str(err.value)
+
+
+@pytest.mark.parametrize("language, other, tag", [("zh", "en", "en"), ("en", "zh", "zh-Hans")])
+def test_tokens_of_the_other_language_carry_their_lang(language, other, tag):
+    """WCAG 3.1.2: a screen reader reads each token in its own language, tables and sentences included."""
+    config = view.selfcross_config(language)
+    cross = view.selfcross_view(state("cross", query=1), config)
+    for name in ("roles", "row", "plot_data", "live"):
+        assert f"<span lang='{tag}'>" in cross["html"][name], name
+    own = view.selfcross_view(state(f"self_{language}", query=1), config)
+    assert "<span lang=" not in own["html"]["plot_data"] and "<span lang=" not in own["html"]["row"]

@@ -10,14 +10,15 @@ import pytest
 from attention_explorable import core, scenarios
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import steps as view
+from attention_explorable.views.numbers import format_number
 
 CONFIG = view.steps_config("zh")
 
 
-def state(step=1, prediction_text="", revealed=False, animating=False, **numbers):
+def state(step=1, prediction_text="", revealed=False, animating=False, asked=False, **numbers):
     base = dict(scenarios.get_step(step).start)
     return {**base, **numbers, "step": step, "prediction_text": prediction_text, "revealed": revealed,
-            "animating": animating}
+            "animating": animating, "asked": asked}
 
 
 def number(html: str, label: str) -> float:
@@ -30,10 +31,10 @@ def number(html: str, label: str) -> float:
 def test_step_1_starts_unequal_so_the_answer_is_not_shown_early():
     v = view.steps_view(state(1), CONFIG)
     a2 = 1 / (1 + np.exp(-1.0))
-    assert number(v["html"]["readouts"], "a₂") == pytest.approx(a2, abs=1e-4)
+    assert number(v["html"]["readouts"], "α₂") == pytest.approx(a2, abs=1e-4)
     assert number(v["html"]["readouts"], "y") == pytest.approx(2 + 8 * a2, abs=1e-4)
     target = view.steps_view({**state(1), **scenarios.get_step(1).target}, CONFIG)
-    assert number(target["html"]["readouts"], "a₁") == 0.5 and number(target["html"]["readouts"], "y") == 6.0
+    assert number(target["html"]["readouts"], "α₁") == 0.5 and number(target["html"]["readouts"], "y") == 6.0
     assert target["sources"]["interval"] == {"x0": [2.0], "x1": [10.0]}
 
 
@@ -64,7 +65,7 @@ def test_step_3_low_temperature_sharpens_and_the_literal_formula_overflows():
     a1, a2 = v["sources"]["weights"]["weight"]
     assert 0.999 < a2 <= 1.0 and a1 > 0.0  # a weighting, never a hard maximum
     assert "NaN" in v["html"]["naive"] and "∞" in v["html"]["naive"]
-    hot = view.steps_view(state(3, temperature=10.0), CONFIG)
+    hot = view.steps_view(state(3, temperature=10.0, revealed=True), CONFIG)  # moved by hand after it
     assert hot["sources"]["weights"]["weight"][1] == pytest.approx(1 / (1 + np.exp(-0.2)))
     assert number(hot["html"]["readouts"], "y") == pytest.approx(6.3987, abs=1e-4)
     assert hot["sources"]["point"]["t"] == [10.0]
@@ -73,11 +74,54 @@ def test_step_3_low_temperature_sharpens_and_the_literal_formula_overflows():
     assert np.all(np.diff(curve["weight"]) <= 1e-15)  # monotone: sharper at low T
 
 
-def test_temperature_views_only_in_step_3():
+def test_temperature_views_only_in_step_3_once_demonstrated():
     for n in (1, 2):
-        v = view.steps_view(state(n), CONFIG)
+        v = view.steps_view(state(n, revealed=True), CONFIG)
         assert v["props"]["curve_fig"]["visible"] is False and v["sources"]["curve"] == {"t": [], "weight": []}
-    assert view.steps_view(state(3), CONFIG)["props"]["curve_fig"]["visible"] is True
+    for shown in (state(3, revealed=True), state(3, animating=True)):
+        v = view.steps_view(shown, CONFIG)
+        assert v["props"]["curve_fig"]["visible"] is True and v["html"]["curve_data"]
+        assert len(v["sources"]["curve"]["t"]) == len(CONFIG["curve_t"]) and v["sources"]["point"]["t"]
+
+
+def shown_text(v: dict) -> str:
+    """Every text a view puts on the screen or in a screen-reader table, and every label of its plots."""
+    labels = [str(x) for src in v["sources"].values() for col in ("label", "name") for x in src.get(col, [])]
+    return "\n".join([*v["html"].values(), *labels])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_nothing_shows_a_step_s_answer_before_its_demonstration(n, language):
+    config = view.steps_config(language)
+    step = scenarios.get_step(n)
+    res = scenarios.outcome(step.target)
+    answers = {format_number(res["output"]), format_number(res["output"], 2),
+               format_number(res["weights"][0]), format_number(res["weights"][1])}
+    answers -= {format_number(x) for x in scenarios.outcome(step.start)["weights"]}  # equal at start and target
+    for typed in ("", "7", "abc"):
+        for asked in (False, True):
+            before = view.steps_view(state(n, typed, asked=asked), config)
+            text = shown_text(before)
+            assert not [a for a in answers if a in text], (typed, asked)
+            assert before["sources"]["curve"] == {"t": [], "weight": []} and before["sources"]["point"]["t"] == []
+            assert before["html"]["curve_data"] == "" and before["props"]["curve_fig"]["visible"] is False
+            assert STRINGS[language][f"step{n}_explain"] not in text
+    after = shown_text(view.steps_view({**state(n, "7", revealed=True), **step.target}, config))
+    assert format_number(res["output"], 2) in after
+
+
+def test_the_demonstration_without_a_prediction_asks_for_one():
+    asked = view.steps_view(state(2, asked=True), CONFIG)
+    assert STRINGS["zh"]["prediction_needed"] in asked["html"]["result"]
+    assert asked["props"]["skip"] == {"visible": True}
+    assert asked["html"]["live"] == STRINGS["zh"]["prediction_needed"]  # said to a screen reader too
+    for calm in (state(2), state(2, "8", asked=True), state(2, asked=True, revealed=True),
+                 state(2, asked=True, animating=True)):
+        v = view.steps_view(calm, CONFIG)
+        assert v["props"]["skip"] == {"visible": False} and STRINGS["zh"]["prediction_needed"] not in v["html"]["result"]
+    junk = view.steps_view(state(2, "abc", asked=True), CONFIG)  # a prediction that is no number is none
+    assert junk["props"]["skip"] == {"visible": True}
 
 
 @pytest.mark.parametrize("raw", ["abc", "1e999", "21", "nan", "<b>x</b>", "1/0"])

@@ -49,6 +49,10 @@ class StepsExplorer(Explorable):
         and ``a/b`` are accepted); :attr:`prediction` is its number.
     revealed, animating : bool
         Whether the step has been demonstrated; whether the replay runs.
+    asked : bool
+        Whether "演示本步" was pressed without a prediction: the explorable
+        then asks for one and offers "不预测，直接看" (``ae-skip-prediction``),
+        which runs the demonstration and, in a room, submits nothing.
     language : {"zh", "en"}
         Language of the interface text.
 
@@ -89,6 +93,7 @@ class StepsExplorer(Explorable):
     prediction_text = param.String("", doc="The student's prediction of the output y, as typed.")
     revealed = param.Boolean(False, doc="True once this step has been demonstrated.")
     animating = param.Boolean(False, doc="True while the demonstration is replaying in the browser.")
+    asked = param.Boolean(False, doc="True once the demonstration was asked for without a prediction.")
 
     _name = "steps"
     _state_params = steps_view.STATE_NAMES
@@ -105,7 +110,7 @@ class StepsExplorer(Explorable):
             "interval": ColumnDataSource({"x0": [], "x1": []}),
             "output": ColumnDataSource({"x": [], "label": []}),
             "prediction": ColumnDataSource({"x": [], "label": []}),
-            "weights": ColumnDataSource({"name": ["a₁", "a₂"], "weight": [0.5, 0.5], "label": ["", ""]}),
+            "weights": ColumnDataSource({"name": ["α₁", "α₂"], "weight": [0.5, 0.5], "label": ["", ""]}),
             "curve": ColumnDataSource({"t": [], "weight": []}),
             "point": ColumnDataSource({"t": [], "weight": []}),
         }
@@ -122,6 +127,7 @@ class StepsExplorer(Explorable):
         self._curve_fig = plots.temperature_curve_figure(
             src["curve"], src["point"], t("plot_temperature_curve"), t("axis_temperature"),
             t("axis_weight"), steps_view.T_BOUNDS)
+        self._curve_fig.css_classes = ["ae-temperature-curve"]
         for fig in (self._line_fig, self._weights_fig, self._curve_fig):
             fig.syncable = False
 
@@ -141,11 +147,13 @@ class StepsExplorer(Explorable):
             self._sliders[name] = controls.slider(self.param[name], getattr(self, name), t(name), css)
         self._step_buttons = {n: controls.button(t("step_button", n=n), f"ae-step-{n}") for n in (1, 2, 3)}
         self._demonstrate = controls.button(t("demonstrate"), "ae-demonstrate", "success")
+        self._skip = controls.button(t("skip_prediction"), "ae-skip-prediction")
+        self._skip.visible = False
         self._prediction_input = controls.text_input(t("prediction"), "ae-prediction", placeholder="?")
 
         self._config_data = steps_view.steps_config(self.language)
         self._redraw()
-        events = {self._line_fig: "tap", self._demonstrate: "button_click",
+        events = {self._line_fig: "tap", self._demonstrate: "button_click", self._skip: "button_click",
                   self._prediction_input: "value_input"}
         events.update({b: "button_click" for b in self._step_buttons.values()})
         for s, box, _ in self._sliders.values():
@@ -169,7 +177,8 @@ class StepsExplorer(Explorable):
     def _models(self) -> dict:
         models = {**self._sources, **self._html, "x_range": self._line_fig.x_range,
                   "line_fig": self._line_fig, "curve_fig": self._curve_fig,
-                  "demonstrate": self._demonstrate, "prediction_input": self._prediction_input}
+                  "demonstrate": self._demonstrate, "skip": self._skip,
+                  "prediction_input": self._prediction_input}
         for name, (s, box, _) in self._sliders.items():
             models[f"{name}_slider"], models[f"{name}_box"] = s, box
         models.update({f"step_{n}": b for n, b in self._step_buttons.items()})
@@ -189,12 +198,13 @@ class StepsExplorer(Explorable):
             If ``number`` is not 1, 2 or 3.
         """
         step = scenarios.get_step(number)
-        self.param.update(step=number, prediction_text="", revealed=False, animating=False, **step.start)
+        self.param.update(step=number, prediction_text="", revealed=False, animating=False, asked=False,
+                          **step.start)
 
     def demonstrate(self) -> None:
         """Show the current step's target state and its result (no replay; the browser replays)."""
         step = scenarios.get_step(self.step)
-        self.param.update(animating=False, revealed=True, **step.target)
+        self.param.update(animating=False, revealed=True, asked=False, **step.target)
 
     # --- layout only ----------------------------------------------------------
     def __panel__(self):
@@ -205,7 +215,7 @@ class StepsExplorer(Explorable):
         left = pn.Column(
             pn.Row(*map(bokeh, self._step_buttons.values()), sizing_mode="stretch_width"),
             bokeh(self._html["question"]), hint, bokeh(self._prediction_input), bokeh(self._html["error"]),
-            bokeh(self._demonstrate), self._classroom.panel(),
+            bokeh(self._demonstrate), bokeh(self._skip), self._classroom.panel(),
             bokeh(self._html["result"]),
             *(bokeh(row) for _, _, row in self._sliders.values()), bokeh(self._html["notice"]),
             styles={"flex": "1 1 330px", "max-width": "440px", "min-width": "0"},

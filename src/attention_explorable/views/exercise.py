@@ -23,7 +23,7 @@ from __future__ import annotations
 import html
 import re
 
-from ..content import Block, inline_html, markdown_to_html
+from ..content import Block, inline_html, mark_languages, markdown_to_html
 from ..strings import text
 from .numbers import parse_number
 
@@ -32,7 +32,7 @@ STATE_NAMES = ("response", "choice", "checked", "revealed")
 #: Longest echo of a malformed answer, in characters.
 ECHO_LIMIT = 40
 #: Relative slack on the tolerance, so that an answer exactly ``tol`` away
-#: (0.157 for 0.155 ± 0.002, not exactly representable) counts as right.
+#: (0.214 for 0.212 ± 0.002, not exactly representable) counts as right.
 TOL_SLACK = 1e-9
 #: CSS class of the feedback for each outcome of a check.
 STATUS_CSS = {"right": "ae-right", "wrong": "ae-wrong", "invalid": "ae-error"}
@@ -54,19 +54,21 @@ def choice_options(block: Block) -> list[tuple[str, str]]:
     return out
 
 
-def question_html(block: Block) -> str:
-    """The question of ``block`` as HTML, formulas in MathML."""
-    return markdown_to_html(block.parts.get("question", ""))
+def question_html(block: Block, language: str | None = None) -> str:
+    """The question of ``block`` as HTML, formulas in MathML (other-language runs marked for ``language``)."""
+    return markdown_to_html(block.parts.get("question", ""), language=language)
 
 
-def options_html(block: Block) -> str:
+def options_html(block: Block, language: str | None = None) -> str:
     """The options of a choice exercise as an HTML list (``""`` for other kinds).
 
     Option texts may hold math, which radio labels cannot lay out: the
     options are shown as rendered text, the radios carry only the letters.
+    With ``language``, runs of the other language are marked.
     """
     items = "".join(f"<li><b>{letter}.</b> {inline_html(opt)}</li>" for letter, opt in choice_options(block))
-    return f"<ul class='ae-options'>{items}</ul>" if items else ""
+    out = f"<ul class='ae-options'>{items}</ul>" if items else ""
+    return mark_languages(out, language) if language and out else out
 
 
 def exercise_config(block: Block, language: str) -> dict:
@@ -106,9 +108,9 @@ def exercise_config(block: Block, language: str) -> dict:
         "answer": float(block.options["answer"]) if kind == "number" else block.options.get("answer"),
         "tol": float(block.options.get("tol", 1e-6)) if kind == "number" else None,
         "letters": [letter for letter, _ in choice_options(block)] if kind == "choice" else [],
-        "hint_html": markdown_to_html(hint) if hint else "",
+        "hint_html": markdown_to_html(hint, language=language) if hint else "",
         "answer_html": (f"<div class='ae-answer'><b>{text('exercise_model_answer', language)}</b>"
-                        f"{markdown_to_html(block.parts.get('answer', ''))}</div>"),
+                        f"{markdown_to_html(block.parts.get('answer', ''), language=language)}</div>"),
         "strings": {key: text(key, language) for key in STRING_KEYS},
     }
 

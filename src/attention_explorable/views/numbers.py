@@ -105,8 +105,8 @@ def data_table(caption: str, header: list[str], rows: list[list[str]]) -> str:
 
     Examples
     --------
-    >>> data_table("Weights", ["", "weight"], [["a₁", "0.5"]])
-    "<table class='ae-data'><caption>Weights</caption><tr><th scope='col'></th><th scope='col'>weight</th></tr><tr><th scope='row'>a₁</th><td>0.5</td></tr></table>"
+    >>> data_table("Weights", ["", "weight"], [["α₁", "0.5"]])
+    "<table class='ae-data'><caption>Weights</caption><tr><th scope='col'></th><th scope='col'>weight</th></tr><tr><th scope='row'>α₁</th><td>0.5</td></tr></table>"
     """
     head = "".join(f"<th scope='col'>{h}</th>" for h in header)
     body = "".join(f"<tr><th scope='row'>{row[0]}</th>" + "".join(f"<td>{c}</td>" for c in row[1:]) + "</tr>"

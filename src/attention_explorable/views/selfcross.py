@@ -87,6 +87,10 @@ def blues256() -> list[str]:
     return out[::-1]
 
 
+#: The ``lang`` of each sentence's language (BCP 47), as on the page's ``<html lang>``.
+LANG_TAGS = {"zh": "zh-Hans", "en": "en"}
+
+
 def selfcross_config(language: str) -> dict:
     """What :func:`selfcross_view` needs besides the state, as JSON-able data.
 
@@ -109,6 +113,10 @@ def selfcross_config(language: str) -> dict:
         },
         "palette": blues256(),
         "masked": [MASKED_FILL, MASKED_TEXT],
+        # A token of the other language carries its own lang (WCAG 3.1.2), so a
+        # screen reader pronounces it in that language.
+        "language": language,
+        "lang_tags": dict(LANG_TAGS),
     }
 
 
@@ -214,21 +222,26 @@ def selfcross_view(state, config: dict) -> dict:
             texts.append(f(w, 2, html=False))
 
     q_side, k_side = SIDES[mode]
+
+    def said(side: str, s: str) -> str:  # escaped; in its own language's span when it is not the page's
+        s = html.escape(s)
+        return s if side == config["language"] else f"<span lang='{config['lang_tags'][side]}'>{s}</span>"
+
     sentence = {side: " ".join(config["sentences"][side]["tokens"]) for side in ("zh", "en")}
-    roles = S[f"selfcross_roles_{mode}"].format(zh=html.escape(sentence["zh"]), en=html.escape(sentence["en"]))
+    roles = S[f"selfcross_roles_{mode}"].format(zh=said("zh", sentence["zh"]), en=said("en", sentence["en"]))
     if causal:
         roles += " " + S["selfcross_roles_self_en_causal"]
     row = weights[query - 1]
     best = int(np.argmax(row))
-    cells = "".join(f"<td>{html.escape(tok)}</td><td><b>{f(w, 3)}</b></td>" for tok, w in zip(k_tokens, row))
+    cells = "".join(f"<td>{said(k_side, tok)}</td><td><b>{f(w, 3)}</b></td>" for tok, w in zip(k_tokens, row))
     row_html = (
-        f"<div class='ae-kind'>{S['selfcross_row'].format(token=html.escape(q_tokens[query - 1]))}</div>"
+        f"<div class='ae-kind'>{S['selfcross_row'].format(token=said(q_side, q_tokens[query - 1]))}</div>"
         f"<table><tr>{cells}</tr></table>"
-        f"{S['selfcross_row_best'].format(token=html.escape(k_tokens[best]), weight=f(row[best], 3))}"
+        f"{S['selfcross_row_best'].format(token=said(k_side, k_tokens[best]), weight=f(row[best], 3))}"
     )
-    best_text = S["selfcross_row_best"].format(token=html.escape(k_tokens[best]), weight=f(row[best], 3))
+    best_text = S["selfcross_row_best"].format(token=said(k_side, k_tokens[best]), weight=f(row[best], 3))
     # The heatmap's data: a row per query token, a column per key token.
-    plot_rows = [[html.escape(q), *texts[i * n_k:(i + 1) * n_k]] for i, q in enumerate(q_tokens)]
+    plot_rows = [[said(q_side, q), *texts[i * n_k:(i + 1) * n_k]] for i, q in enumerate(q_tokens)]
     return {
         "sources": {
             "cells": {"x": xs, "y": ys, "fill": fill, "text": texts, "text_color": text_color},
@@ -240,8 +253,8 @@ def selfcross_view(state, config: dict) -> dict:
             "row": row_html,
             "hint": f"<div class='ae-hint'>{S['selfcross_query_hint']}</div>",
             "note": f"<div class='ae-hint'>{S['selfcross_toy_note']}</div>",
-            "plot_data": data_table(S["selfcross_plot"], ["", *(html.escape(k) for k in k_tokens)], plot_rows),
-            "live": f"{S['selfcross_row'].format(token=html.escape(q_tokens[query - 1]))}: {best_text}",
+            "plot_data": data_table(S["selfcross_plot"], ["", *(said(k_side, k) for k in k_tokens)], plot_rows),
+            "live": f"{S['selfcross_row'].format(token=said(q_side, q_tokens[query - 1]))}: {best_text}",
         },
         "props": {
             "x_axis": {"axis_label": S["selfcross_axis_key"].format(source=S[f"selfcross_source_{k_side}"]),
@@ -250,6 +263,8 @@ def selfcross_view(state, config: dict) -> dict:
                        "major_label_overrides": {str(i): tok for i, tok in enumerate(q_tokens, start=1)}},
             "mode": {"active": MODES.index(mode)},
             "causal": {"active": bool(state["causal"]), "disabled": mode != "self_en"},
-            "query": {"labels": q_tokens, "active": query - 1},
+            # The query buttons hold the query tokens: their language for a screen reader.
+            "query": {"labels": q_tokens, "active": query - 1,
+                      "html_attributes": {"lang": config["lang_tags"][q_side]}},
         },
     }

@@ -38,13 +38,14 @@ SLIDERS = {
     "score_1": (-50.0, 50.0, 0.5),
 }
 #: The state of the explorable: the numbers of :data:`scenarios.STATE_KEYS` plus these.
-STATE_NAMES = ("step", *scenarios.STATE_KEYS, "prediction_text", "revealed", "animating")
+#: ``asked``: the demonstration was asked for without a prediction, so the view asks for one.
+STATE_NAMES = ("step", *scenarios.STATE_KEYS, "prediction_text", "revealed", "animating", "asked")
 
 STRING_KEYS = (
     "readout_scores", "readout_temperature", "readout_weights", "readout_output", "formula_label",
     "stable_label", "naive_label", "naive_overflow", "naive_underflow", "naive_ok", "result_label",
     "result_with_prediction", "result_no_prediction", "result_pending", "result_moved",
-    "prediction_invalid", "demonstrate", "demonstrating", "input_clamped",
+    "prediction_invalid", "demonstrate", "demonstrating", "input_clamped", "skip_prediction", "prediction_needed",
     "plot_number_line", "plot_weights", "plot_temperature_curve", "axis_temperature", "axis_weight",
     "legend_value", "legend_output", "legend_prediction", "data_name", "data_value",
     *(f"step{n}_{part}" for n in (1, 2, 3) for part in ("title", "question", "explain")),
@@ -99,7 +100,8 @@ def steps_view(state, config: dict) -> dict:
     state : Mapping
         ``step`` (1-3); ``score_1``, ``score_diff`` (``s₂ = s₁ + diff``),
         ``temperature`` (T > 0), ``value_1``, ``value_2`` (floats);
-        ``prediction_text`` (str, as typed); ``revealed``, ``animating`` (bool).
+        ``prediction_text`` (str, as typed); ``revealed``, ``animating``,
+        ``asked`` (bool: "演示本步" was pressed without a prediction).
     config : dict
         :func:`steps_config` of the interface language.
 
@@ -110,11 +112,21 @@ def steps_view(state, config: dict) -> dict:
         ``interval``, ``output``, ``prediction``, ``weights``, ``curve``,
         ``point``; range ``x_range``; html ``readouts``, ``formula``,
         ``naive``, ``question``, ``result``, ``error``, the plots' data as
-        tables ``line_data``, ``weights_data``, ``curve_data`` (step 3; else
-        empty) and ``live`` (the weights and the output, for a screen reader
+        tables ``line_data``, ``weights_data``, ``curve_data`` (step 3, once
+        demonstrated; else empty) and ``live`` (the weights and the output, for a screen reader
         to announce once a movement settles); props of the sliders
-        and their boxes, the step buttons, ``demonstrate``, ``prediction_input``,
-        ``curve_fig``, ``naive``, ``error``.
+        and their boxes, the step buttons, ``demonstrate``, ``skip``,
+        ``prediction_input``, ``curve_fig``, ``naive``, ``error``.
+
+    Notes
+    -----
+    Predict first: what would give a step's answer away before the student
+    commits is withheld until the demonstration runs. Step 3's temperature
+    curve (with its point and its screen-reader table) plots the weight at
+    every temperature, T = 0.02 included, so it appears only while the step
+    is demonstrated and after (moving T by hand after that keeps it). The
+    readouts show the current state, which before the demonstration is the
+    step's start, not its target.
 
     Raises
     ------
@@ -134,15 +146,20 @@ def steps_view(state, config: dict) -> dict:
     xs = [v1, v2] + ([pred] if pred is not None else [])
     pad = max(1.0, 0.12 * (max(xs) - min(xs)))
     step3 = step == 3
+    revealed, animating = bool(state["revealed"]), bool(state["animating"])
+    # Step 3's curve answers the step (the weight at T = 0.02): not before the demonstration.
+    curve_shown = step3 and (revealed or animating)
+    # "演示本步" without a prediction asks for one, and offers to skip it.
+    needs_prediction = bool(state.get("asked", False)) and pred is None and not (revealed or animating)
 
     gap = abs(s2 - s1)
     curve = core.softmax(np.stack([np.zeros(len(config["curve_t"])), gap / np.asarray(config["curve_t"])],
-                                  axis=1)) if step3 else None
+                                  axis=1)) if curve_shown else None
     line_rows = [[f"{S['legend_value']} v₁", format_g(v1)], [f"{S['legend_value']} v₂", format_g(v2)],
                  [S["legend_output"], f(y)]] + ([[S["legend_prediction"], format_g(pred)]] if pred is not None else [])
     last = len(config["curve_t"]) - 1
     curve_rows = ([[format_g(t), f(w)] for i, (t, w) in enumerate(zip(config["curve_t"], curve[:, 1].tolist()))
-                   if i % 10 == 0 or i == last] if step3 else [])
+                   if i % 10 == 0 or i == last] if curve_shown else [])
     view = {
         "sources": {
             "values": {"x": [v1, v2], "label": [f"v₁={format_g(v1)}", f"v₂={format_g(v2)}"]},
@@ -150,11 +167,11 @@ def steps_view(state, config: dict) -> dict:
             "output": {"x": [y], "label": [f"y={format_fixed(y, 2)}"]},
             "prediction": ({"x": [pred], "label": [format_g(pred)]} if pred is not None
                            else {"x": [], "label": []}),
-            "weights": {"name": ["a₁", "a₂"], "weight": [float(a1), float(a2)],
+            "weights": {"name": ["α₁", "α₂"], "weight": [float(a1), float(a2)],
                         "label": [f(a1, html=False), f(a2, html=False)]},
-            "curve": ({"t": list(config["curve_t"]), "weight": curve[:, 1].tolist()} if step3
+            "curve": ({"t": list(config["curve_t"]), "weight": curve[:, 1].tolist()} if curve_shown
                       else {"t": [], "weight": []}),
-            "point": ({"t": [temp], "weight": [float(a2 if s2 >= s1 else a1)]} if step3
+            "point": ({"t": [temp], "weight": [float(a2 if s2 >= s1 else a1)]} if curve_shown
                       else {"t": [], "weight": []}),
         },
         "ranges": {"x_range": [min(xs) - pad, max(xs) + pad]},
@@ -167,39 +184,43 @@ def steps_view(state, config: dict) -> dict:
                 f"<tr><td class='ae-kind'>{S['readout_temperature']}</td>"
                 f"<td class='ae-temperature-readout' colspan='2'>T = {f(temp, 2)}</td></tr>"
                 f"<tr><td class='ae-kind'>{S['readout_weights']}</td>"
-                f"<td class='ae-weight-1'>a₁ = {f(a1)}</td><td class='ae-weight-2'>a₂ = {f(a2)}</td></tr>"
+                f"<td class='ae-weight-1'>α₁ = {f(a1)}</td><td class='ae-weight-2'>α₂ = {f(a2)}</td></tr>"
                 f"<tr><td class='ae-kind'>{S['readout_output']}</td>"
                 f"<td class='ae-output' colspan='2'>y = {f(y)}</td></tr>"
                 "</table>"
             ),
             "formula": (
                 f"<div class='ae-kind'>{S['formula_label']} · {S['stable_label']}</div>"
-                "a₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)"
+                "α₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)"
                 " = 1 / (1 + e<sup>−(s₂−s₁)/T</sup>)"
                 f" = 1 / (1 + e<sup>−({f(s2 - s1, 2)})/{f(temp, 2)}</sup>) = {f(a2)}<br>"
-                f"y = a₁·v₁ + a₂·v₂ = {f(a1)} × {format_g(v1)} + {f(a2)} × {format_g(v2)} = {f(y)}"
+                f"y = α₁·v₁ + α₂·v₂ = {f(a1)} × {format_g(v1)} + {f(a2)} × {format_g(v2)} = {f(y)}"
             ),
             "naive": _naive_html(res, temp, S) if step3 else "",
-            "question": _question_html(step, bool(state["revealed"]), S),
-            "result": _result_html(state, pred, config),
+            "question": _question_html(step, revealed, S),
+            "result": (f"<b>{S['result_label']}</b>：{S['prediction_needed']}" if needs_prediction
+                       else _result_html(state, pred, config)),
             "error": (S["prediction_invalid"].format(raw=_escape(_echo(raw)),
                                                      lo=format_g(config["prediction_bounds"][0]),
                                                      hi=format_g(config["prediction_bounds"][1]))
                       if pred is None and raw.strip() else ""),
             "line_data": data_table(S["plot_number_line"], [S["data_name"], S["data_value"]], line_rows),
             "weights_data": data_table(S["plot_weights"], [S["data_name"], S["axis_weight"]],
-                                       [["a₁", f(a1)], ["a₂", f(a2)]]),
+                                       [["α₁", f(a1)], ["α₂", f(a2)]]),
             "curve_data": (data_table(S["plot_temperature_curve"], [S["axis_temperature"], S["axis_weight"]],
-                                      curve_rows) if step3 else ""),
-            "live": f"{S['readout_weights']} a₁ = {f(a1)}, a₂ = {f(a2)} · {S['readout_output']} y = {f(y)}",
+                                      curve_rows) if curve_shown else ""),
+            # A screen reader hears why the cursor went to the prediction box.
+            "live": (S["prediction_needed"] if needs_prediction else
+                     f"{S['readout_weights']} α₁ = {f(a1)}, α₂ = {f(a2)} · {S['readout_output']} y = {f(y)}"),
         },
         "props": {
             **{f"{name}_slider": {"value": float(state[name])} for name in SLIDERS},
             **{f"{name}_box": {"value": format_g(state[name])} for name in SLIDERS},
             **{f"step_{n}": {"button_type": "primary" if n == step else "default"} for n in (1, 2, 3)},
-            "demonstrate": {"label": S["demonstrating"] if state["animating"] else S["demonstrate"]},
+            "demonstrate": {"label": S["demonstrating"] if animating else S["demonstrate"]},
+            "skip": {"visible": needs_prediction},
             "prediction_input": {"value": raw},
-            "curve_fig": {"visible": step3},
+            "curve_fig": {"visible": curve_shown},
             "naive": {"visible": step3},
             "error": {"visible": pred is None and bool(raw.strip())},
         },
@@ -243,7 +264,7 @@ def _naive_html(res, temp: float, S) -> str:
     return (
         f"<div class='ae-kind'>{S['naive_label']}</div>"
         f"e<sup>s₁/T</sup> = {f(exps[0], 3)}, e<sup>s₂/T</sup> = {f(exps[1], 3)} → "
-        f"<span class='{bad}'>a₁ = {f(naive[0])}, a₂ = {f(naive[1])}</span> · {status}<br>"
-        f"<span class='ae-kind'>{S['stable_label']}</span>: a₁ = {f(res['weights'][0])}, "
-        f"a₂ = {f(res['weights'][1])}"
+        f"<span class='{bad}'>α₁ = {f(naive[0])}, α₂ = {f(naive[1])}</span> · {status}<br>"
+        f"<span class='ae-kind'>{S['stable_label']}</span>: α₁ = {f(res['weights'][0])}, "
+        f"α₂ = {f(res['weights'][1])}"
     )

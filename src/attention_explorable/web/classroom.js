@@ -179,11 +179,14 @@ function join(state, models, config, code) {
   window.addEventListener("pagehide", () => { link.closing = true; });
 }
 
-/** Send the prediction on screen for the current step (unless the server has it already). */
-export function submit(link, state, models, config) {
+/**
+ * Send the prediction on screen for the current step (unless the server has it already).
+ * Without one, "提交预测" says so; "演示本步" says nothing here (the explorable asks for it).
+ */
+export function submit(link, state, models, config, demonstrating = false) {
   const value = parsePrediction(state.prediction_text, config.prediction_bounds);
   if (value === null) {
-    link.message = config.strings.class_need_prediction;
+    link.message = demonstrating ? "" : config.strings.class_need_prediction;
     return draw(link, state, models, config);
   }
   const ok = link.acknowledged;
@@ -214,7 +217,9 @@ export default function classroom(args, obj, data) {
     const link = links.get(state);
     if (!link) return;  // not in a room
     const origin = event && event.origin ? event.origin : event;
-    if (origin === models.submit || origin === models.demonstrate) return submit(link, state, models, config);
+    if (origin === models.submit || origin === models.demonstrate) {
+      return submit(link, state, models, config, origin === models.demonstrate);
+    }
     draw(link, state, models, config);
   } catch (err) {
     console.error("attention explorable (class):", err);

@@ -1,6 +1,7 @@
 // Presenter keys for a page with one steps explorable (a Panel ESM
 // component): 1, 2, 3 choose a step and D demonstrates it, by clicking the
-// same buttons a mouse would; the instructor's page adds R (reveal) and N
+// same buttons a mouse would (without a prediction the explorable asks for
+// one first; D again is its "skip predicting" button); the instructor's page adds R (reveal) and N
 // (new round) through the component's `targets` (key -> CSS selector).
 // Keys typed into a box stay text. The listener sits on the document, since
 // key events cross the shadow roots of the page. The hint is a check box
@@ -24,13 +25,26 @@ const TARGETS = {"1": ".ae-step-1", "2": ".ae-step-2", "3": ".ae-step-3", "d": "
 
 let enabled = true;
 
+// The explorable's "skip predicting" button, when it is shown (after D without a prediction).
+function shownSkip() {
+  const skip = find(document, ".ae-skip-prediction");
+  return skip && skip.getClientRects().length > 0 ? skip : null;
+}
+
 function onKey(event, targets) {
   if (!enabled) return;
   const origin = event.composedPath()[0];
   const box = origin && origin.tagName === "INPUT" && !["checkbox", "radio", "button"].includes(origin.type);
   const typing = origin && (box || ["TEXTAREA", "SELECT"].includes(origin.tagName) || origin.isContentEditable);
-  if (typing || event.ctrlKey || event.metaKey || event.altKey || !(event.key in targets)) return;
-  const host = find(document, targets[event.key]);
+  if (event.ctrlKey || event.metaKey || event.altKey || !(event.key in targets)) return;
+  // D without a prediction asks for one and puts the cursor in the empty prediction box;
+  // D again there is the explicit skip the page shows (a prediction is a number, never "d").
+  const skip = event.key.toLowerCase() === "d" ? shownSkip() : null;
+  const owner = origin && origin.getRootNode && origin.getRootNode().host;
+  const emptyPrediction = box && origin.value === "" && owner && owner.classList.contains("ae-prediction");
+  if (typing && !(skip && emptyPrediction)) return;
+  if (typing) origin.blur();  // the keys work again after the skip: 1, 2, 3 are not typed into the box
+  const host = skip || find(document, targets[event.key]);
   const button = host && (host.shadowRoot || host).querySelector("button");
   if (button) {
     button.click();

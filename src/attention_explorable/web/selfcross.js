@@ -99,21 +99,24 @@ export function selfcrossView(st, config) {
   }
 
   const [qSide, kSide] = SIDES[mode];
+  // Escaped; in its own language's span when it is not the page's (WCAG 3.1.2).
+  const said = (side, s) => side === config.language ? escapeHtml(s)
+    : `<span lang='${config.lang_tags[side]}'>${escapeHtml(s)}</span>`;
   const sentence = (side) => config.sentences[side].tokens.join(" ");
-  let roles = fill(S[`selfcross_roles_${mode}`], {zh: escapeHtml(sentence("zh")), en: escapeHtml(sentence("en"))});
+  let roles = fill(S[`selfcross_roles_${mode}`], {zh: said("zh", sentence("zh")), en: said("en", sentence("en"))});
   if (causal) roles += " " + S.selfcross_roles_self_en_causal;
   const row = weights[query - 1];
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;  // the first largest, as np.argmax
-  const tds = kTokens.map((tok, j) => `<td>${escapeHtml(tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
+  const tds = kTokens.map((tok, j) => `<td>${said(kSide, tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
   const rowHtml =
-    `<div class='ae-kind'>${fill(S.selfcross_row, {token: escapeHtml(qTokens[query - 1])})}</div>` +
+    `<div class='ae-kind'>${fill(S.selfcross_row, {token: said(qSide, qTokens[query - 1])})}</div>` +
     `<table><tr>${tds}</tr></table>` +
-    fill(S.selfcross_row_best, {token: escapeHtml(kTokens[best]), weight: f(row[best], 3)});
+    fill(S.selfcross_row_best, {token: said(kSide, kTokens[best]), weight: f(row[best], 3)});
   const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
-  const bestText = fill(S.selfcross_row_best, {token: escapeHtml(kTokens[best]), weight: f(row[best], 3)});
+  const bestText = fill(S.selfcross_row_best, {token: said(kSide, kTokens[best]), weight: f(row[best], 3)});
   // The heatmap's data: a row per query token, a column per key token.
-  const plotRows = qTokens.map((q, i) => [escapeHtml(q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
+  const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
   return {
     sources: {
       cells,
@@ -125,8 +128,8 @@ export function selfcrossView(st, config) {
       row: rowHtml,
       hint: `<div class='ae-hint'>${S.selfcross_query_hint}</div>`,
       note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
-      plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map(escapeHtml)), plotRows),
-      live: `${fill(S.selfcross_row, {token: escapeHtml(qTokens[query - 1])})}: ${bestText}`,
+      plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
+      live: `${fill(S.selfcross_row, {token: said(qSide, qTokens[query - 1])})}: ${bestText}`,
     },
     props: {
       x_axis: {axis_label: fill(S.selfcross_axis_key, {source: S[`selfcross_source_${kSide}`]}),
@@ -135,7 +138,8 @@ export function selfcrossView(st, config) {
         major_label_overrides: overrides(qTokens)},
       mode: {active: MODES.indexOf(mode)},
       causal: {active: Boolean(st.causal), disabled: mode !== "self_en"},
-      query: {labels: qTokens, active: query - 1},
+      // The query buttons hold the query tokens: their language for a screen reader.
+      query: {labels: qTokens, active: query - 1, html_attributes: {lang: config.lang_tags[qSide]}},
     },
   };
 }
@@ -160,6 +164,11 @@ export function draw(state, models, config) {
     if (sameLabels(models[axis].major_label_overrides, labels)) delete props.major_label_overrides;
     else props.major_label_overrides = labels;
   }
+  // The query buttons' lang, set only when it changes (BokehJS keeps a Dict property as a Map).
+  const query = view.props.query, now = models.query.html_attributes;
+  const nowLang = now instanceof Map ? now.get("lang") : now && now.lang;
+  if (nowLang === query.html_attributes.lang) delete query.html_attributes;
+  else query.html_attributes = new Map(Object.entries(query.html_attributes));
   writeViewAnnounced(models, view);
 }
 

@@ -15,7 +15,8 @@ export {formatFixed, formatG, formatNumber, parseNumber, softmax} from "./shared
 export {linkQuery, linkValues, readLink} from "./links.js";
 
 export const STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
-export const STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating"];
+// asked: the demonstration was asked for without a prediction, so the view asks for one.
+export const STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating", "asked"];
 export const SLIDERS = {
   score_diff: [-10, 10, 0.1], temperature: [0.01, 10, 0.01], value_1: [-20, 20, 0.5],
   value_2: [-20, 20, 0.5], score_1: [-50, 50, 0.5],
@@ -38,7 +39,10 @@ const escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace
 
 /**
  * Everything the steps explorable displays for one state (views.steps.steps_view).
- * @param {object} st step, score_1, score_diff, temperature, value_1, value_2, prediction_text, revealed, animating
+ * Step 3's temperature curve (its point and its table too) answers the step,
+ * so it is shown only while the step is demonstrated and after.
+ * @param {object} st step, score_1, score_diff, temperature, value_1, value_2, prediction_text, revealed,
+ *   animating, asked
  * @param {object} config views.steps.steps_config(language)
  * @returns {object} {sources, ranges, html, props}
  */
@@ -52,10 +56,13 @@ export function stepsView(st, config) {
   const xs = [v1, v2].concat(pred === null ? [] : [pred]);  // y lies between the values
   const pad = Math.max(1.0, 0.12 * (Math.max(...xs) - Math.min(...xs)));
   const step3 = step === 3;
+  const revealed = Boolean(st.revealed), animating = Boolean(st.animating);
+  const curveShown = step3 && (revealed || animating);
+  const needsPrediction = Boolean(st.asked) && pred === null && !(revealed || animating);
   const gap = Math.abs(s2 - s1);
   const invalid = pred === null && pyStrip(raw) !== "";
   const [lo, hi] = config.prediction_bounds;
-  const curve = step3 ? config.curve_t.map((t) => softmax([0, gap / t])[1]) : [];
+  const curve = curveShown ? config.curve_t.map((t) => softmax([0, gap / t])[1]) : [];
   const lineRows = [[`${S.legend_value} v₁`, formatG(v1)], [`${S.legend_value} v₂`, formatG(v2)],
     [S.legend_output, f(y)]].concat(pred === null ? [] : [[S.legend_prediction, formatG(pred)]]);
   const last = config.curve_t.length - 1;
@@ -67,9 +74,10 @@ export function stepsView(st, config) {
   }
   for (const n of [1, 2, 3]) props["step_" + n] = {button_type: n === step ? "primary" : "default"};
   Object.assign(props, {
-    demonstrate: {label: st.animating ? S.demonstrating : S.demonstrate},
+    demonstrate: {label: animating ? S.demonstrating : S.demonstrate},
+    skip: {visible: needsPrediction},
     prediction_input: {value: raw},
-    curve_fig: {visible: step3},
+    curve_fig: {visible: curveShown},
     naive: {visible: step3},
     error: {visible: invalid},
   });
@@ -79,9 +87,9 @@ export function stepsView(st, config) {
       interval: {x0: [Math.min(v1, v2)], x1: [Math.max(v1, v2)]},
       output: {x: [y], label: ["y=" + formatFixed(y, 2)]},
       prediction: pred === null ? {x: [], label: []} : {x: [pred], label: [formatG(pred)]},
-      weights: {name: ["a₁", "a₂"], weight: [a1, a2], label: [f(a1, 4, false), f(a2, 4, false)]},
-      curve: step3 ? {t: config.curve_t.slice(), weight: curve} : {t: [], weight: []},
-      point: step3 ? {t: [temp], weight: [s2 >= s1 ? a2 : a1]} : {t: [], weight: []},
+      weights: {name: ["α₁", "α₂"], weight: [a1, a2], label: [f(a1, 4, false), f(a2, 4, false)]},
+      curve: curveShown ? {t: config.curve_t.slice(), weight: curve} : {t: [], weight: []},
+      point: curveShown ? {t: [temp], weight: [s2 >= s1 ? a2 : a1]} : {t: [], weight: []},
     },
     ranges: {x_range: [Math.min(...xs) - pad, Math.max(...xs) + pad]},
     html: {
@@ -93,24 +101,26 @@ export function stepsView(st, config) {
         `<tr><td class='ae-kind'>${S.readout_temperature}</td>` +
         `<td class='ae-temperature-readout' colspan='2'>T = ${f(temp, 2)}</td></tr>` +
         `<tr><td class='ae-kind'>${S.readout_weights}</td>` +
-        `<td class='ae-weight-1'>a₁ = ${f(a1)}</td><td class='ae-weight-2'>a₂ = ${f(a2)}</td></tr>` +
+        `<td class='ae-weight-1'>α₁ = ${f(a1)}</td><td class='ae-weight-2'>α₂ = ${f(a2)}</td></tr>` +
         `<tr><td class='ae-kind'>${S.readout_output}</td>` +
         `<td class='ae-output' colspan='2'>y = ${f(y)}</td></tr>` +
         "</table>",
       formula:
         `<div class='ae-kind'>${S.formula_label} · ${S.stable_label}</div>` +
-        "a₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)" +
+        "α₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)" +
         " = 1 / (1 + e<sup>−(s₂−s₁)/T</sup>)" +
         ` = 1 / (1 + e<sup>−(${f(s2 - s1, 2)})/${f(temp, 2)}</sup>) = ${f(a2)}<br>` +
-        `y = a₁·v₁ + a₂·v₂ = ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)} = ${f(y)}`,
+        `y = α₁·v₁ + α₂·v₂ = ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)} = ${f(y)}`,
       naive: step3 ? naiveHtml(res, S) : "",
-      question: questionHtml(step, st.revealed, S),
-      result: resultHtml(st, pred, config),
+      question: questionHtml(step, revealed, S),
+      result: needsPrediction ? `<b>${S.result_label}</b>：${S.prediction_needed}` : resultHtml(st, pred, config),
       error: invalid ? fill(S.prediction_invalid, {raw: escapeText(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi)}) : "",
       line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
-      weights_data: dataTable(S.plot_weights, [S.data_name, S.axis_weight], [["a₁", f(a1)], ["a₂", f(a2)]]),
-      curve_data: step3 ? dataTable(S.plot_temperature_curve, [S.axis_temperature, S.axis_weight], curveRows) : "",
-      live: `${S.readout_weights} a₁ = ${f(a1)}, a₂ = ${f(a2)} · ${S.readout_output} y = ${f(y)}`,
+      weights_data: dataTable(S.plot_weights, [S.data_name, S.axis_weight], [["α₁", f(a1)], ["α₂", f(a2)]]),
+      curve_data: curveShown ? dataTable(S.plot_temperature_curve, [S.axis_temperature, S.axis_weight], curveRows) : "",
+      // A screen reader hears why the cursor went to the prediction box.
+      live: needsPrediction ? S.prediction_needed
+        : `${S.readout_weights} α₁ = ${f(a1)}, α₂ = ${f(a2)} · ${S.readout_output} y = ${f(y)}`,
     },
     props,
   };
@@ -144,8 +154,8 @@ function naiveHtml(res, S) {
   const bad = naive.some(Number.isNaN) ? "ae-error" : "";
   return `<div class='ae-kind'>${S.naive_label}</div>` +
     `e<sup>s₁/T</sup> = ${f(exps[0], 3)}, e<sup>s₂/T</sup> = ${f(exps[1], 3)} → ` +
-    `<span class='${bad}'>a₁ = ${f(naive[0])}, a₂ = ${f(naive[1])}</span> · ${status}<br>` +
-    `<span class='ae-kind'>${S.stable_label}</span>: a₁ = ${f(weights[0])}, a₂ = ${f(weights[1])}`;
+    `<span class='${bad}'>α₁ = ${f(naive[0])}, α₂ = ${f(naive[1])}</span> · ${status}<br>` +
+    `<span class='ae-kind'>${S.stable_label}</span>: α₁ = ${f(weights[0])}, α₂ = ${f(weights[1])}`;
 }
 
 /**
@@ -213,7 +223,39 @@ function demonstrate(state, config) {
 
 function goToStep(state, config, n) {
   stopReplay(state);
-  state.setv({step: n, ...config.steps[n - 1].start, prediction_text: "", revealed: false, animating: false});
+  state.setv({step: n, ...config.steps[n - 1].start, prediction_text: "", revealed: false, animating: false,
+              asked: false});
+}
+
+// The view that draws a Bokeh model on the page, if it is drawn.
+function viewOf(model) {
+  const index = typeof window !== "undefined" && window.Bokeh && window.Bokeh.index;
+  return index && typeof index.find_one === "function" ? index.find_one(model) : null;
+}
+
+// Predict first: "演示本步" without a prediction asks for one and puts the
+// cursor in the box; the skip button (or a prediction) lets the replay run.
+function askForPrediction(state, models) {
+  state.asked = true;
+  const view = viewOf(models.prediction_input);
+  const box = view && (view.input_el || (view.shadow_el || view.el).querySelector("input"));
+  if (box) box.focus();
+}
+
+// On a phone the number line is below the fold: bring it into view to watch the answer arrive.
+function showNumberLine(models) {
+  const view = viewOf(models.line_fig);
+  const el = view && view.el;
+  if (!el || !el.getBoundingClientRect) return;
+  const box = el.getBoundingClientRect();
+  if (box.top >= 0 && box.bottom <= window.innerHeight) return;
+  el.scrollIntoView({block: "center", behavior: lessMotion() ? "auto" : "smooth"});
+}
+
+function play(state, models, config) {
+  if (state.asked) state.asked = false;
+  showNumberLine(models);
+  demonstrate(state, config);
 }
 
 /** Draw the current state into the page's models. */
@@ -247,7 +289,13 @@ export default controller("steps", draw, ({state, models, config, origin, event}
     }
   }
   for (const n of [1, 2, 3]) if (origin === models["step_" + n]) return acted(), goToStep(state, config, n);
-  if (origin === models.demonstrate) return acted(), demonstrate(state, config);
+  if (origin === models.demonstrate) {
+    acted();
+    if (state.animating) return;
+    if (parsePrediction(state.prediction_text, config.prediction_bounds) === null) return askForPrediction(state, models);
+    return play(state, models, config);
+  }
+  if (origin === models.skip) return acted(), play(state, models, config);
   if (origin === models.prediction_input) {
     const text = event.value_input ?? origin.value_input;
     if (text !== state.prediction_text) acted(), state.prediction_text = text;

@@ -263,10 +263,10 @@ function join(state, models, config, code) {
     link.closing = true;
   });
 }
-function submit(link, state, models, config) {
+function submit(link, state, models, config, demonstrating = false) {
   const value = parsePrediction(state.prediction_text, config.prediction_bounds);
   if (value === null) {
-    link.message = config.strings.class_need_prediction;
+    link.message = demonstrating ? "" : config.strings.class_need_prediction;
     return draw(link, state, models, config);
   }
   const ok = link.acknowledged;
@@ -291,7 +291,9 @@ function classroom(args, obj, data) {
     const link = links.get(state);
     if (!link) return;
     const origin = event && event.origin ? event.origin : event;
-    if (origin === models.submit || origin === models.demonstrate) return submit(link, state, models, config);
+    if (origin === models.submit || origin === models.demonstrate) {
+      return submit(link, state, models, config, origin === models.demonstrate);
+    }
     draw(link, state, models, config);
   } catch (err) {
     console.error("attention explorable (class):", err);

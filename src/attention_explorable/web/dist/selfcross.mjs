@@ -444,17 +444,18 @@ function selfcrossView(st, config) {
     }
   }
   const [qSide, kSide] = SIDES[mode];
+  const said = (side, s) => side === config.language ? escapeHtml(s) : `<span lang='${config.lang_tags[side]}'>${escapeHtml(s)}</span>`;
   const sentence = (side) => config.sentences[side].tokens.join(" ");
-  let roles = fill(S[`selfcross_roles_${mode}`], { zh: escapeHtml(sentence("zh")), en: escapeHtml(sentence("en")) });
+  let roles = fill(S[`selfcross_roles_${mode}`], { zh: said("zh", sentence("zh")), en: said("en", sentence("en")) });
   if (causal) roles += " " + S.selfcross_roles_self_en_causal;
   const row = weights[query - 1];
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
-  const tds = kTokens.map((tok, j) => `<td>${escapeHtml(tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
-  const rowHtml = `<div class='ae-kind'>${fill(S.selfcross_row, { token: escapeHtml(qTokens[query - 1]) })}</div><table><tr>${tds}</tr></table>` + fill(S.selfcross_row_best, { token: escapeHtml(kTokens[best]), weight: f(row[best], 3) });
+  const tds = kTokens.map((tok, j) => `<td>${said(kSide, tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
+  const rowHtml = `<div class='ae-kind'>${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}</div><table><tr>${tds}</tr></table>` + fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
   const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
-  const bestText = fill(S.selfcross_row_best, { token: escapeHtml(kTokens[best]), weight: f(row[best], 3) });
-  const plotRows = qTokens.map((q, i) => [escapeHtml(q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
+  const bestText = fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
+  const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
   return {
     sources: {
       cells,
@@ -466,8 +467,8 @@ function selfcrossView(st, config) {
       row: rowHtml,
       hint: `<div class='ae-hint'>${S.selfcross_query_hint}</div>`,
       note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
-      plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map(escapeHtml)), plotRows),
-      live: `${fill(S.selfcross_row, { token: escapeHtml(qTokens[query - 1]) })}: ${bestText}`
+      plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
+      live: `${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}: ${bestText}`
     },
     props: {
       x_axis: {
@@ -480,7 +481,8 @@ function selfcrossView(st, config) {
       },
       mode: { active: MODES.indexOf(mode) },
       causal: { active: Boolean(st.causal), disabled: mode !== "self_en" },
-      query: { labels: qTokens, active: query - 1 }
+      // The query buttons hold the query tokens: their language for a screen reader.
+      query: { labels: qTokens, active: query - 1, html_attributes: { lang: config.lang_tags[qSide] } }
     }
   };
 }
@@ -500,6 +502,10 @@ function draw(state, models, config) {
     if (sameLabels(models[axis].major_label_overrides, labels)) delete props.major_label_overrides;
     else props.major_label_overrides = labels;
   }
+  const query = view.props.query, now = models.query.html_attributes;
+  const nowLang = now instanceof Map ? now.get("lang") : now && now.lang;
+  if (nowLang === query.html_attributes.lang) delete query.html_attributes;
+  else query.html_attributes = new Map(Object.entries(query.html_attributes));
   writeViewAnnounced(models, view);
 }
 var selfcross_default = controller("selfcross", draw, act);

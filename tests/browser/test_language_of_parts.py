@@ -1,0 +1,98 @@
+"""Language of parts (WCAG 3.1.2): every Chinese part of an English page, and every English part of a
+Chinese page's text, carries its own ``lang``, so a screen reader pronounces it in that language.
+
+Every text node of the exported textbook is read, in every shadow root (screen-reader
+tables and hidden answers included), and its language is the ``lang`` of the
+closest element that has one, crossing shadow roots through their hosts.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+#: For each text node with a run of the other script: the run, its language, and
+#: whether it lies in a formula, code or a plot's canvas-free label.
+_RUNS = """([pattern, minLetters, scope]) => {
+  const run = new RegExp(pattern, 'gu');
+  const langOf = (node) => {
+    let el = node.parentElement || (node.getRootNode && node.getRootNode().host);
+    while (el) {
+      if (el.hasAttribute && el.hasAttribute('lang')) return el.getAttribute('lang');
+      el = el.parentElement || (el.getRootNode && el.getRootNode().host) || null;
+    }
+    return '';
+  };
+  const skipped = (node) => {
+    let el = node.parentElement;
+    while (el) {
+      if (['MATH', 'CODE', 'PRE', 'SCRIPT', 'STYLE'].includes(el.tagName.toUpperCase())) return true;
+      el = el.parentElement || (el.getRootNode && el.getRootNode().host) || null;
+    }
+    return false;
+  };
+  const inScope = (node) => {
+    if (!scope) return true;
+    let el = node.parentElement || node.getRootNode().host;
+    while (el) {
+      if (el.classList && el.classList.contains(scope)) return true;
+      el = el.parentElement || (el.getRootNode && el.getRootNode().host) || null;
+    }
+    return false;
+  };
+  const out = [];
+  const walk = (root) => {
+    const it = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = it.nextNode(); n; n = it.nextNode()) {
+      if (skipped(n) || !inScope(n)) continue;
+      for (const m of n.textContent.matchAll(run)) {
+        const letters = (m[0].match(/\\p{L}/gu) || []).length;
+        if (letters >= minLetters) out.push({run: m[0], lang: langOf(n)});
+      }
+    }
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+  };
+  walk(document);
+  return out;
+}"""
+
+CJK = r"[\u3400-\u4dbf\u4e00-\u9fff]+"
+LATIN = r"[A-Za-z][A-Za-z'’-]*"
+
+
+def runs(page, pattern: str, min_letters: int, scope: str = "") -> list[dict]:
+    return page.evaluate(_RUNS, [pattern, min_letters, scope])
+
+
+def _open_textbook(student, static_site, language: str):
+    s = student()
+    path = static_site / ("index.html" if language == "zh" else "en/index.html")
+    s.open_offline(path, ".ae-exercise-q1-qkv")
+    s.page.wait_for_timeout(1500)
+    return s
+
+
+def test_every_chinese_part_of_the_english_textbook_says_so(static_site, student):
+    s = _open_textbook(student, static_site, "en")
+    found = runs(s.page, CJK, 1)
+    assert len([r for r in found if r["lang"].startswith("zh")]) > 30  # the glossary, the switch, the tokens
+    unmarked = [r["run"] for r in found if not r["lang"].startswith("zh")]
+    assert not unmarked, f"{sum(map(len, unmarked))} Chinese characters without lang: {unmarked[:20]}"
+    s.assert_clean()
+
+
+#: Names inside the explorables' formulas (their readouts and screen-reader table captions),
+#: which WCAG 3.1.2 exempts as technical terms: ``softmax(s / T)``, ``QKᵀ / √d_k``.
+FORMULA_NAMES = {"softmax", "QK"}
+
+
+def test_every_english_part_of_the_chinese_page_says_so(static_site, student):
+    s = _open_textbook(student, static_site, "zh")
+    found = runs(s.page, LATIN, 2)
+    assert len([r for r in found if r["lang"] == "en"]) > 30
+    prose = runs(s.page, LATIN, 2, "ae-prose")  # the course text: prose, captions, exercises, glossary
+    assert not [r["run"] for r in prose if r["lang"] != "en"]
+    unmarked = [r["run"] for r in found if r["lang"] != "en" and r["run"] not in FORMULA_NAMES]
+    assert not unmarked, f"English words without lang: {unmarked[:30]}"
+    s.assert_clean()

@@ -1,0 +1,110 @@
+"""Each section's notebook: generated from content/, run by a real kernel, reproducing the worked examples.
+
+The notebooks of :mod:`attention_explorable.notebooks` are executed with
+nbclient, in both languages. Their code cells must run without an error and
+print the numbers the text quotes (3.7.6: the scores, the weights 0.422 /
+0.155 / 0.422 and the output [0.845, 0.578], the tie at a low temperature;
+3.8: the three steps, the literal against the stable softmax, the causal
+mask of Example 3.8.2), each recomputed here by the core.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+import numpy as np
+import pytest
+
+from attention_explorable import content, core, notebooks, scenarios
+from attention_explorable.textbook import notebook_link
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+LANGUAGES = ("zh", "en")
+SECTIONS = ("sec-3-7", "sec-3-8")
+
+
+def expected_prints(section_id: str) -> list[str]:
+    """Lines the section's notebook must print, computed here by the core and printed as numpy prints."""
+    q, k = np.array([[1.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    if section_id == "sec-3-7":
+        y, w = core.scaled_dot_product_attention(q, k, k, scale=1.0)
+        y_tie, w_tie = core.scaled_dot_product_attention(q, k, k, scale=1.0, temperature=0.05)
+        assert str(w.round(3)) == "[[0.422 0.155 0.422]]" and str(y.round(3)) == "[[0.845 0.578]]"
+        return [f"scores  {(q @ k.T).round(3)}", f"weights {w.round(3)}", f"y       {y.round(3)}", "True True",
+                f"T = 0.05 weights {w_tie.round(3)}  y {y_tie.round(3)}"]
+    steps = []
+    for step in scenarios.STEPS:
+        result = scenarios.outcome(step.target)
+        steps.append(f"step {step.number}: weights {result['weights'].round(3)}  y = {result['output']:.2f}")
+    scores = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [1.0, 0.0, 1.0]])
+    w = core.softmax(np.where(core.causal_mask(3), scores, -np.inf))
+    return [*steps, "naive  [nan nan]", f"stable {core.softmax([20.0, 22.0], temperature=0.02)}",
+            str(w.round(3)), f"{w.sum(axis=1)}"]
+
+
+@pytest.fixture(scope="module", params=[(s, lang) for s in SECTIONS for lang in LANGUAGES],
+                ids=lambda p: f"{p[0]}-{p[1]}")
+def executed(request):
+    section_id, language = request.param
+    nb = nbformat.reads(notebooks.notebook_json(section_id, language), as_version=4)
+    nbformat.validate(nb)
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3").execute()
+    return section_id, language, nb
+
+
+def test_every_cell_runs_and_the_worked_examples_come_out(executed):
+    section_id, _, nb = executed
+    outputs = [o for cell in nb.cells for o in cell.get("outputs", [])]
+    errors = [o for o in outputs if o.get("output_type") == "error"]
+    assert not errors, errors
+    printed = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+    for piece in expected_prints(section_id):
+        assert piece in printed, f"{piece!r} not printed by the {section_id} notebook:\n{printed}"
+
+
+def test_the_explorables_show_up_live(executed):
+    section_id, _, nb = executed
+    placed = [b.args[0] for b in content.load_sections()[SECTIONS.index(section_id)].blocks if b.kind == "explorable"]
+    shown = [c for c in nb.cells if c.cell_type == "code" and "Explorer(language=" in c.source]
+    assert len(shown) == len(placed) >= 1
+    for cell in shown:  # each displays a Panel object (its bundle of MIME types), not just text
+        assert any("application/vnd.holoviews_exec.v0+json" in o.get("data", {}) or
+                   "text/html" in o.get("data", {}) for o in cell.outputs), cell.source
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("section_id", SECTIONS)
+def test_the_notebook_is_the_section(section_id, language):
+    """Generated from content/: every code block, exercise and explorable of the section, in order."""
+    nb = json.loads(notebooks.notebook_json(section_id, language))
+    section = next(s for s in content.load_sections(language) if s.id == section_id)
+    code = [c["source"].strip() for c in nb["cells"] if c["cell_type"] == "code"]
+    blocks = [b.body.strip() for b in section.blocks if b.kind == "code"]
+    assert [c for c in code if c in blocks] == blocks and len(blocks) >= 2
+    markdown = "\n".join(c["source"] for c in nb["cells"] if c["cell_type"] == "markdown")
+    for b in section.exercises():
+        assert b.parts["question"].strip() in markdown and b.parts["answer"].strip() in markdown
+    assert section.title in markdown and "pip install attention-explorable" in markdown
+    assert "%pip install attention-explorable" in code[0] and "ui.extension()" in code[0]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("section_id", SECTIONS)
+def test_the_page_links_the_notebook(section_id, language):
+    link = notebook_link(section_id, language)
+    m = re.search(r"class='ae-notebook' href='data:application/x-ipynb\+json;base64,([^']+)' download='([^']+)'", link)
+    assert m, link
+    assert base64.b64decode(m.group(1)).decode("utf-8") == notebooks.notebook_json(section_id, language)
+    assert m.group(2) == f"attention-{section_id}-{language}.ipynb"
+    shown = re.sub(r"<[^>]+>", "", link)  # the words a reader sees (an English word on a Chinese page has its lang)
+    assert ("下载本节 Notebook" if language == "zh" else "Download this section as a notebook") in shown
+    assert ('<span lang="en">Notebook</span>' in link) == (language == "zh")
+
+
+def test_an_unknown_section_is_named():
+    with pytest.raises(ValueError, match="sec-9-9"):
+        notebooks.section_notebook("sec-9-9", "zh")
