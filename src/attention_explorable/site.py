@@ -39,6 +39,7 @@ import jinja2
 import panel as pn
 from bokeh.document import Document
 from bokeh.embed import autoload_static
+from bokeh.models import InlineStyleSheet
 from bokeh.util.paths import bokehjs_path
 from panel.io.model import add_to_doc
 from panel.io.resources import CDN_DIST, Resources
@@ -145,7 +146,24 @@ def _document(build) -> Document:
     with set_curdoc(doc):
         root = pn.panel(build()).get_root(doc)
         add_to_doc(root, doc, True)
+    _share_stylesheets(doc)
     return doc
+
+
+def _share_stylesheets(doc: Document) -> None:
+    """Make every model of ``doc`` refer to one ``InlineStyleSheet`` per CSS text.
+
+    Panel gives each component its own copy of the page-wide CSS (the loading
+    spinner's, the project's) and each readout carries the readouts' CSS: the
+    textbook's document held about a hundred copies of each. Shared, the file
+    holds each once and every model refers to it.
+    """
+    shared: dict[str, InlineStyleSheet] = {}
+    for model in list(doc.models):
+        sheets = getattr(model, "stylesheets", None)
+        if sheets and any(isinstance(s, str) for s in sheets):
+            model.stylesheets = [shared.setdefault(s, InlineStyleSheet(css=s)) if isinstance(s, str) else s
+                                 for s in sheets]
 
 
 #: Bokeh's inline call that needs BokehJS loaded at parse time (only a log level): left out, the

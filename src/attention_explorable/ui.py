@@ -7,10 +7,7 @@ the project's CSS once per process.
 
 from __future__ import annotations
 
-from weakref import WeakKeyDictionary
-
 import panel as pn
-from bokeh.models import InlineStyleSheet
 
 #: CSS shared by every page (as Panel's raw CSS) and by every readout the
 #: browser draws (as its shadow root's stylesheet): the base font size
@@ -54,21 +51,3 @@ NOTICE_CSS = """
         background: #b00020; color: #fff; padding: 10px 14px; font-size: 16px; font-weight: 600; }
 """
 
-
-# The document being built -> its stylesheets by CSS text (one model each, shared by its models).
-_sheets: WeakKeyDictionary = WeakKeyDictionary()
-
-
-def sheets(*css: str) -> list:
-    """Stylesheets for a Bokeh model's ``stylesheets``: one ``InlineStyleSheet`` per CSS text per document.
-
-    A page's document then carries each stylesheet once, referenced by every
-    readout and control that uses it, instead of a copy in each (the textbook
-    has about a hundred). Outside a document being built (a notebook cell
-    building an explorable), the CSS texts themselves.
-    """
-    doc = pn.state.curdoc
-    if doc is None:
-        return list(css)
-    shared = _sheets.setdefault(doc, {})
-    return [shared.setdefault(text, InlineStyleSheet(css=text)) for text in css]

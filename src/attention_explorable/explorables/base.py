@@ -68,8 +68,7 @@ def state_model_class(owner: type) -> type:
 
 def html_model(css_class: str, **kw) -> HTMLModel:
     """A readout the browser draws (Panel's HTML model; its ``text`` is escaped HTML)."""
-    kw["stylesheets"] = ui.sheets(*kw.get("stylesheets", [ui.CSS]))
-    return HTMLModel(**{"text": "", "css_classes": ["ae-readout", css_class],
+    return HTMLModel(**{"text": "", "css_classes": ["ae-readout", css_class], "stylesheets": [ui.CSS],
                         "margin": (2, 5), "sizing_mode": "stretch_width", "syncable": False, **kw})
 
 
