@@ -141,6 +141,16 @@ def test_memory_smoke(smoke_runs):
 def test_proxy_check_smoke(smoke_runs):
     figures = _check(smoke_runs, "proxy_check")
     assert figures["ok"], figures
+    if figures["proxy_skipped"]:  # no nginx or PostgreSQL here (under CI=true that is a failure above)
+        return
+    f = figures["figures"]["proxy"]
+    assert f["pages_ok"] == 1 and 1 <= f["etags_per_page"] <= 2, f
+    assert f["students"] == f["joined"] == f["acked"] == f["stored"] == f["instructor_count"] == 8, f
+    assert f["followed_step"] == 8, f
+    assert 0 < f["receipt_p50_ms"] <= f["receipt_p95_ms"] < 10_000, f
+    assert len(f["sockets_per_backend"]) == 2 and sum(f["sockets_per_backend"].values()) == 8, f
+    assert f["foreign_origin"] == [403, 403], f
+    assert f["one_address"]["refused"] >= 1 and f["one_address"]["admitted"] <= 6, f
 
 
 @pytest.mark.browser
