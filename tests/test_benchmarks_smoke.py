@@ -136,6 +136,11 @@ def test_memory_smoke(smoke_runs):
     row = figures["figures"]["steps"]
     assert row["errors"] == 0 and row["sessions"] == 3 and row["drift_pct"] is not None
     assert 50 < row["idle_rss_mb"] < 2000 and -50 < row["mb_per_session"] < 100, row
+    klass = figures["figures"]["serve.class"]
+    assert klass["errors"] == 0 and klass["students"] == klass["joined"] == 10, klass
+    assert 50 < klass["idle_rss_mb"] <= klass["after_leaving_rss_mb"] + 5 < 2000, klass
+    # Ten students move the RSS by a few pages or one allocator arena: a sane figure, not yet the target's.
+    assert -500 < klass["kb_per_student"] < 2000 and klass["target_kb"] == 100, klass
 
 
 def test_proxy_check_smoke(smoke_runs):
