@@ -36,6 +36,7 @@ SCRIPTS = {
     "static_site": True,
     "burst": False,
     "classroom_room": False,
+    "student_cost": True,
 }
 
 
@@ -174,6 +175,15 @@ def test_burst_smoke(smoke_runs):
     f = figures["figures"]
     assert f["students"] == 20 and f["rounds"] == 1 and 0 < f["median_s"] <= f["all_answered_s"] < 60, f
     assert 0 < f["cpu_ms_per_page"] <= f["cpu_ms_per_first_visit"], f
+
+
+@pytest.mark.browser
+def test_student_cost_smoke(smoke_runs):
+    figures = _check(smoke_runs, "student_cost")
+    assert figures["errors"] == 0 and figures["students"] == 2 and figures["stored"] == 3, figures
+    assert len(figures["cpu_ms_each"]) == 2 and figures["requests_per_student"] > 1, figures
+    # The server's CPU clock ticks in 10 ms: a student's figure is a multiple of it, and far below a second.
+    assert 0 <= figures["cpu_ms_per_student"] < 1000 and figures["target_ms"] == 30, figures
 
 
 def test_classroom_room_smoke(smoke_runs):
