@@ -33,10 +33,10 @@ SCRIPTS = {
     "classroom": False,
     "memory": False,
     "proxy_check": False,
+    "student_cost": True,
     "static_site": True,
     "burst": False,
     "classroom_room": False,
-    "student_cost": True,
 }
 
 
@@ -51,12 +51,13 @@ def _chromium_available() -> bool:
 
 
 @pytest.fixture(scope="module")
-def smoke_runs():
-    """Start every runnable script with --smoke at once; yield name -> Popen."""
+def smoke_runs(request):
+    """Start every runnable script whose test is selected with --smoke at once; yield name -> Popen."""
     browser = _chromium_available()
+    selected = {item.name for item in request.session.items}
     procs: dict[str, subprocess.Popen] = {}
     for name, needs_browser in SCRIPTS.items():
-        if needs_browser and not browser:
+        if (needs_browser and not browser) or f"test_{name}_smoke" not in selected:
             continue
         procs[name] = subprocess.Popen(
             [sys.executable, str(BENCH / f"{name}.py"), "--smoke"], cwd=BENCH,
@@ -68,6 +69,7 @@ def smoke_runs():
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+        proc.stdout.close()
 
 
 def _result(smoke_runs, name: str) -> tuple[int, str]:
