@@ -23,7 +23,9 @@ backends'). Checks, all through the proxy:
 3. **The instructor's step**: the instructor moves to step 2 on their page
    (the change a browser sends); every student is told, whichever backend
    holds its socket. nginx's access log says which backend held each socket:
-   both must hold some, and the students of each must have followed.
+   both must hold some, and the students of each must have followed; and
+   that the instructor's page request and its websocket reached one backend
+   (the login cookie chooses it).
 4. **Refusals**: a class socket and an instructor websocket with a foreign
    ``Origin`` are refused (403). The backends run with a cap of
    ``CAP`` sockets per client address: the students, each from its own address,
@@ -345,6 +347,17 @@ def sockets_per_backend(access_log: Path, n: int) -> dict[str, list[str]]:
     return out
 
 
+def instructor_backends(access_log: Path) -> tuple[set[str], set[str]]:
+    """From nginx's access log: the backends of the instructor's page requests, and of their websockets."""
+    pages, sockets = set(), set()
+    for line in access_log.read_text(errors="replace").splitlines():
+        if '"GET /instructor?room=' in line:
+            pages.add(line.split()[0])
+        elif '"GET /instructor/ws ' in line:
+            sockets.add(line.split()[0])
+    return pages, sockets
+
+
 def check_proxy(n: int, smoke: bool) -> tuple[list[str], dict | None]:
     """Returns (failures, figures), figures None when skipped."""
     binary = nginx_binary()
@@ -389,6 +402,10 @@ def check_proxy(n: int, smoke: bool) -> tuple[list[str], dict | None]:
                 failures += class_fails
                 figures.update(class_figures)
                 time.sleep(0.5)  # nginx writes a websocket's log line when it closes
+            pages, sockets = instructor_backends(tmp / "access.log")
+            figures["instructor_one_backend"] = len(pages) == 1 and pages == sockets
+            if not figures["instructor_one_backend"]:
+                failures.append(f"the instructor's page went to {pages}, its websocket to {sockets}: not one backend")
             per_backend = sockets_per_backend(tmp / "access.log", n)
             figures["sockets_per_backend"] = {k: len(v) for k, v in per_backend.items()}
             if len(per_backend) < 2:
@@ -405,7 +422,8 @@ def check_proxy(n: int, smoke: bool) -> tuple[list[str], dict | None]:
           f"{figures.get('acked')}/{n} acknowledged, {figures.get('stored')} stored, the instructor counted "
           f"{figures.get('instructor_count')}; receipt p50 {figures.get('receipt_p50_ms')} ms, "
           f"p95 {figures.get('receipt_p95_ms')} ms; the instructor's step reached {figures.get('followed_step')}/{n}; "
-          f"sockets per backend {figures.get('sockets_per_backend')}; foreign Origin answered "
+          f"sockets per backend {figures.get('sockets_per_backend')}; the instructor's page and websocket on one "
+          f"backend: {figures.get('instructor_one_backend')}; foreign Origin answered "
           f"{figures.get('foreign_origin')}; one address: {figures.get('one_address')}; "
           f"{'ok' if not failures else 'FAILED'}", flush=True)
     return failures, figures
