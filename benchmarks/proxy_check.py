@@ -348,12 +348,16 @@ def sockets_per_backend(access_log: Path, n: int) -> dict[str, list[str]]:
 
 
 def instructor_backends(access_log: Path) -> tuple[set[str], set[str]]:
-    """From nginx's access log: the backends of the instructor's page requests, and of their websockets."""
+    """From nginx's access log: the backends of the instructor's page requests, and of their websockets.
+
+    Only the websockets that opened (``101``) count: the foreign-Origin one is refused, and without
+    the instructor's cookie it may go to any backend.
+    """
     pages, sockets = set(), set()
     for line in access_log.read_text(errors="replace").splitlines():
         if '"GET /instructor?room=' in line:
             pages.add(line.split()[0])
-        elif '"GET /instructor/ws ' in line:
+        elif '"GET /instructor/ws ' in line and line.rsplit(None, 1)[-1] == "101":
             sockets.add(line.split()[0])
     return pages, sockets
 
