@@ -30,6 +30,19 @@ which is what the textbook target is judged on. Sessions are measured once
 the server has gone idle.
 Targets: <= 2 MB per steps session, <= 6 MB per textbook session; RSS after
 500 cycles within 10 % of the RSS after the first 100.
+
+**A class on ``attention-explorable serve``** (``serve.class``): one process
+(SQLite in a temporary folder), where a student is a prebuilt page and one
+class socket. Once every page is built and a warm-up class of 10 students has
+joined, submitted and left, ``--class-students`` (150) protocol students
+(``classlib.ClassStudent``: the page request, then ``/class/socket`` and the
+join; each from its own loopback address, 127.0.0.2, ..., as a lecture
+hall's devices) join one room and stay connected. The server process's RSS
+(``VmRSS``) once it is idle and has settled, before and after, divided by the
+number of students: target <= 100 KB per connected student (DESIGN.md,
+"Budgets"). Then they leave, and the RSS after is printed.
+
+    python benchmarks/memory.py --apps '' --class-students 150   # only the class figure
 """
 
 from __future__ import annotations
@@ -38,9 +51,12 @@ import argparse
 import asyncio
 import json
 import sys
+import tempfile
 import time
+import urllib.request
 
-from benchlib import BokehSession, Served, print_machine, proc_cpu_seconds, verdict
+from benchlib import BokehSession, Served, print_machine, proc_cpu_seconds, proc_rss_kb, verdict
+from classlib import ClassServer, open_students
 
 TARGET_MB = {"steps": 2.0, "textbook": 6.0, "textbook-all": 6.0}
 #: Measured names -> (served app, URL query). "textbook" is the page as a
@@ -48,6 +64,8 @@ TARGET_MB = {"steps": 2.0, "textbook": 6.0, "textbook-all": 6.0}
 #: near); "textbook-all" has every explorable built (``?explorables=all``).
 VARIANTS = {"textbook-all": ("textbook", "explorables=all")}
 TARGET_DRIFT = 0.10
+#: Server memory per connected class student on ``attention-explorable serve`` (KB).
+TARGET_CLASS_KB = 100.0
 SERVE_ARGS = ["--check-unused-sessions", "500", "--unused-session-lifetime", "1000"]
 #: Wait after closing sessions: the server discards them after 1-1.5 s and Panel
 #: runs gc.collect() 5 s after the last discarded document (GC_DEBOUNCE).
@@ -127,6 +145,57 @@ async def measure_app(app: str, n: int, cycles: int, batch: int, fast: bool) -> 
             "drift": drift, "errors": errors}
 
 
+async def pid_idle(pid: int, quiet_cpu_s: float = 0.02, window_s: float = 1.0, limit_s: float = 300.0) -> None:
+    """Wait until process ``pid`` used under ``quiet_cpu_s`` of CPU in ``window_s``."""
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        before = proc_cpu_seconds(pid)
+        await asyncio.sleep(window_s)
+        if proc_cpu_seconds(pid) - before < quiet_cpu_s:
+            return
+
+
+async def pid_settled_kb(pid: int) -> int:
+    await pid_idle(pid)
+    await asyncio.sleep(SETTLE_S)
+    return proc_rss_kb(pid)
+
+
+async def measure_class(n: int) -> dict:
+    """Server RSS per connected class student, one ``attention-explorable serve`` (see the module docstring)."""
+    from attention_explorable.classroom.store import Store
+    from attention_explorable.strings import STRINGS
+
+    with tempfile.TemporaryDirectory(prefix="ae-memory-class-") as tmp:
+        db = f"sqlite:///{tmp}/class.sqlite3"
+        with ClassServer(db) as server:
+            pid = server.proc.pid
+            for lang in STRINGS:  # the pages built last: once these are answered, every page is in memory
+                with urllib.request.urlopen(f"{server.base}/textbook?lang={lang}", timeout=300) as r:
+                    r.read()
+            store = Store(db)
+            code = store.create_room().code
+            store.close()
+            start_kb = await pid_settled_kb(pid)
+            warm = await open_students([server.base], code, 10, "w")
+            await asyncio.gather(*(s.submit(1, 1.5) for s in warm))
+            await asyncio.gather(*(s.close() for s in warm))
+            before_kb = await pid_settled_kb(pid)
+            t0 = time.monotonic()
+            students = await open_students([server.base], code, n, "m", concurrency=50)
+            join_s = time.monotonic() - t0
+            joined = sum(1 for s in students if s.joined)
+            with_kb = await pid_settled_kb(pid)
+            still = sum(1 for s in students if s.closed is None)
+            await asyncio.gather(*(s.close() for s in students), return_exceptions=True)
+            after_kb = await pid_settled_kb(pid)
+            errors = [f"server log: {e}" for e in server.log_errors()]
+    if joined != n or still != n:
+        errors.append(f"{joined} of {n} students joined, {still} still connected when measured")
+    return {"students": n, "joined": joined, "start_kb": start_kb, "before_kb": before_kb, "with_kb": with_kb,
+            "after_kb": after_kb, "kb_per_student": (with_kb - before_kb) / n, "join_s": join_s, "errors": errors}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--apps", default="steps,textbook,textbook-all",
@@ -136,12 +205,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cycle-apps", default="steps,textbook", help="apps that get the cycles (default steps,textbook)")
     parser.add_argument("--batch", type=int, default=10, help="sessions open at once while cycling")
     parser.add_argument("--baseline", action="store_true", help="also measure with Panel's defaults")
+    parser.add_argument("--class-students", type=int, default=150,
+                        help="class students connected to attention-explorable serve (default 150; 0: none)")
     parser.add_argument("--smoke", action="store_true", help="quick run: steps, 3 sessions, 6 cycles")
     args = parser.parse_args(argv)
     global SETTLE_S
     if args.smoke:
         apps, n, cycles, cycle_apps, batch = ["steps"], 3, 6, {"steps"}, 3
         SETTLE_S = 1.5
+        args.class_students = 10
     else:
         apps = [a.strip() for a in args.apps.split(",") if a.strip()]
         n, cycles, batch = args.sessions, args.cycles, args.batch
@@ -149,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print_machine()
     rows = []
+    klass = None
     try:
         for app in apps:
             for fast in ([True, False] if args.baseline else [True]):
@@ -167,6 +240,14 @@ def main(argv: list[str] | None = None) -> int:
                           f"drift {row['drift'] * 100:+.1f} %", flush=True)
                 for e in row["errors"][:5]:
                     print(f"    error: {e}")
+        if args.class_students:
+            klass = asyncio.run(measure_class(args.class_students))
+            print(f"  serve.class  RSS idle {klass['before_kb'] / 1024:6.1f} MB (at start {klass['start_kb'] / 1024:.1f})"
+                  f"  with {klass['joined']} students connected {klass['with_kb'] / 1024:7.1f} MB  -> "
+                  f"{klass['kb_per_student']:5.1f} KB/student  (after they left {klass['after_kb'] / 1024:6.1f} MB; "
+                  f"joined in {klass['join_s']:.1f} s)", flush=True)
+            for e in klass["errors"][:5]:
+                print(f"    error: {e}")
     except Exception as exc:  # noqa: BLE001 - reported, exit status 2
         print(f"measurement failed: {exc!r}", file=sys.stderr)
         return 2
@@ -194,8 +275,18 @@ def main(argv: list[str] | None = None) -> int:
                         "cycles": row["cycles"], "errors": len(row["errors"]),
                         "defaults_mb_per_session": round(base["per_session_mb"], 2) if base else None,
                         "pass": ok_mem and ok_drift}
+    if klass is not None:
+        ok_class = klass["kb_per_student"] <= TARGET_CLASS_KB and not klass["errors"]
+        print(f"  serve.class {klass['kb_per_student']:5.1f} KB per connected class student "
+              f"({klass['students']} students, one process), target <= {TARGET_CLASS_KB:g} KB: {verdict(ok_class)}")
+        figures["serve.class"] = {"kb_per_student": round(klass["kb_per_student"], 1), "target_kb": TARGET_CLASS_KB,
+                                  "students": klass["students"], "joined": klass["joined"],
+                                  "idle_rss_mb": round(klass["before_kb"] / 1024, 1),
+                                  "with_students_rss_mb": round(klass["with_kb"] / 1024, 1),
+                                  "after_leaving_rss_mb": round(klass["after_kb"] / 1024, 1),
+                                  "errors": len(klass["errors"]), "pass": ok_class}
     print("FIGURES memory " + json.dumps({"figures": figures}))
-    return 2 if any(r["errors"] for r in rows) else 0
+    return 2 if any(r["errors"] for r in rows) or (klass is not None and klass["errors"]) else 0
 
 
 if __name__ == "__main__":
