@@ -95,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="origin allowed to connect besides this machine's own addresses (repeatable; "
                             "'*' allows any)")
     serve.add_argument("--num-procs", type=int, default=1,
-                       help="number of worker processes (0 = one per core; needs sticky sessions behind a proxy)")
+                       help="number of worker processes (0 = one per core); every page is built before they start")
     _class_options(serve)
     export = sub.add_parser("export", help="write the static site: the textbook, each explorable, embeds")
     export.add_argument("directory", help="folder to write the site into (created if missing)")

@@ -27,6 +27,7 @@ import hashlib
 import logging
 import mimetypes
 import multiprocessing
+import os
 import sys
 import threading
 import time
@@ -102,6 +103,10 @@ class PageCache:
         started = time.perf_counter()
         tell = site.Progress(len(self._ready), progress, "building pages")
         context = multiprocessing.get_context("spawn")
+        # A fixed hash seed in the builder: the page's sets are written in one order, so every
+        # server builds the same bytes (one ETag for a page behind a proxy with several backends).
+        seed = os.environ.get("PYTHONHASHSEED")
+        os.environ["PYTHONHASHSEED"] = "0"
         try:
             with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
                 for (app, lang), future in [(key, pool.submit(_build, *key)) for key in self.order()]:
@@ -114,6 +119,10 @@ class PageCache:
                 event.set()
             raise
         finally:
+            if seed is None:
+                os.environ.pop("PYTHONHASHSEED", None)
+            else:
+                os.environ["PYTHONHASHSEED"] = seed
             self.seconds = time.perf_counter() - started
 
     def _keep(self, app: str, lang: str, page: str, assets: dict[str, str]) -> None:

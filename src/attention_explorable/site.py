@@ -29,6 +29,7 @@ import logging
 import re
 import shutil
 import time
+import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
@@ -159,7 +160,7 @@ def _share_stylesheets(doc: Document) -> None:
     holds each once and every model refers to it.
     """
     shared: dict[str, InlineStyleSheet] = {}
-    for model in list(doc.models):
+    for model in sorted(doc.models, key=lambda m: m.id):  # in a fixed order: the same page, the same file
         sheets = getattr(model, "stylesheets", None)
         if sheets and any(isinstance(s, str) for s in sheets):
             model.stylesheets = [shared.setdefault(s, InlineStyleSheet(css=s)) if isinstance(s, str) else s
@@ -208,9 +209,23 @@ def build_page(app: str, language: str, assets: Assets, *, depth: int = 0,
     """
     title = text(apps.TITLE_KEYS[app], language)
     if other_language_href is None:
-        return assets.rewrite(_page(app, language, title), depth)
+        return _stable_ids(assets.rewrite(_page(app, language, title), depth), f"{app}-{language}")
     with apps.other_language_page(other_language_href):
-        return assets.rewrite(_page(app, language, title), depth)
+        return _stable_ids(assets.rewrite(_page(app, language, title), depth), f"{app}-{language}")
+
+
+_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+
+
+def _stable_ids(page: str, name: str) -> str:
+    """``page`` with Bokeh's random document and element ids replaced by ids derived from ``name``.
+
+    The same page built twice (two servers behind one proxy, two exports) is
+    then the same file, byte for byte, with the same ``ETag``.
+    """
+    ids: dict[str, str] = {}
+    return _UUID.sub(lambda m: ids.setdefault(m.group(0), str(uuid.uuid5(uuid.NAMESPACE_URL,
+                                                                         f"{name}/{len(ids)}"))), page)
 
 
 class Progress:
