@@ -117,6 +117,22 @@ class ServedApp:
         self._log_file.close()
 
 
+@pytest.fixture(scope="module")
+def served_cli(tmp_path_factory):
+    """``attention-explorable serve`` on a free port with a class database of its own, every page built.
+
+    Yields the :class:`ServedApp`; its ``log`` is the server's output.
+    """
+    db = tmp_path_factory.mktemp("serve") / "class.sqlite3"
+    app = ServedApp(cli=True, extra_args=("--db", f"sqlite:///{db}", "--instructor-key", "served-test"))
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{app.port}/textbook?lang=en", timeout=60):
+            pass  # built last: every page is ready
+        yield app
+    finally:
+        app.close()
+
+
 def _browser_or_skip():
     if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
         reason = f"Chromium not found at {CHROMIUM}"

@@ -19,43 +19,19 @@ import os
 import re
 import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
 
 from attention_explorable import page_server
 
 from .classroom import run_coroutine
-from .conftest import ARTIFACTS, ROOT, free_port
 
 PAGES = ["textbook", "steps", "vector", "matrix", "selfcross"]
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    port = free_port()
-    ARTIFACTS.mkdir(exist_ok=True)
-    log_path = ARTIFACTS / f"serve-pages-{port}.log"
-    log = open(log_path, "w")
-    db = tmp_path_factory.mktemp("pages") / "class.sqlite3"
-    proc = subprocess.Popen([sys.executable, "-m", "attention_explorable.cli", "serve", "--port", str(port),
-                             "--db", f"sqlite:///{db}", "--instructor-key", "pages-test"],
-                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/textbook?lang=en", timeout=60) as r:
-                if r.status == 200:
-                    break  # the last page built: every page is ready
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(log_path.read_text()) from None
-            time.sleep(0.3)
-    yield port, log_path
-    proc.terminate()
-    proc.wait(10)
-    log.close()
+def server(served_cli):
+    return served_cli.port, served_cli.log
 
 
 def get(port: int, path: str, headers: dict | None = None, source: str = "127.0.0.1"):

@@ -9,39 +9,16 @@
 from __future__ import annotations
 
 import http.client
-import subprocess
-import sys
 import time
 import urllib.parse
-import urllib.request
 
 import pytest
 
-from .conftest import ARTIFACTS, ROOT, free_port
 
 
 @pytest.fixture(scope="module")
-def server():
-    port = free_port()
-    ARTIFACTS.mkdir(exist_ok=True)
-    log_path = ARTIFACTS / f"serve-guards-{port}.log"
-    log = open(log_path, "w")
-    proc = subprocess.Popen([sys.executable, "-m", "attention_explorable.cli", "serve", "--port", str(port)],
-                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/steps", timeout=30) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(log_path.read_text()) from None
-            time.sleep(0.3)
-    yield port, log_path
-    proc.terminate()
-    proc.wait(10)
-    log.close()
+def server(served_cli):
+    return served_cli.port, served_cli.log
 
 
 def _get(port: int, path: str, source: str = "127.0.0.1", timeout: float = 120) -> tuple[int, float, float]:
