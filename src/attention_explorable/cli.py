@@ -115,8 +115,8 @@ def _class_options(serve: argparse.ArgumentParser) -> None:
                        help="the instructor's secret for /instructor (default: $AE_INSTRUCTOR_KEY, else a new "
                             "one printed at start)")
     serve.add_argument("--max-sessions-per-client", type=int, default=DEFAULT_LIMIT, metavar="N",
-                       help=f"sessions one client address may hold open per process (default {DEFAULT_LIMIT}; "
-                            "0: no limit)")
+                       help=f"class sockets (and instructor pages) one client address may hold open per process "
+                            f"(default {DEFAULT_LIMIT}; 0: no limit)")
     serve.add_argument("--use-xheaders", action="store_true",
                        help="take the client's address from X-Real-IP/X-Forwarded-For (behind a proxy)")
 
@@ -202,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     origins = served["origins"]
     # Students get files and one class socket; the instructor a live Panel app.
     pages = page_server.PageCache()
-    room_channel = channel.ClassChannel(config.store, args.max_sessions_per_client, origins)
+    cap = SessionCap(args.max_sessions_per_client)  # class sockets and instructor pages, per client address
+    room_channel = channel.ClassChannel(config.store, cap, origins)
     bases = [f"http://{h}:{args.port}" for h in served["hosts"]]
     print(f"{PROG}: serving " + ", ".join(f"{bases[0]}/{n}" for n in APPS), flush=True)
     for base in bases[1:]:
@@ -214,7 +215,6 @@ def main(argv: list[str] | None = None) -> int:
         pages.start(progress=sys.stdout)  # the server answers meanwhile; a page not built yet is waited for
     else:
         pages.build(progress=sys.stdout)  # before the workers fork, so that each holds every page
-    cap = SessionCap(args.max_sessions_per_client)
     server = pn.serve(
         {"instructor": cap.guard(instructor_app)}, port=args.port, address=args.address, show=False,
         websocket_origin=origins, num_procs=args.num_procs, title={"instructor": "instructor · attention"},

@@ -9,12 +9,19 @@ scripts load deferred and build the live page beside it, hidden; when the
 live page is ready (``web/frame.js``, on the document's ``document_ready``)
 the first paint is removed and the live page shown in its place. Without
 scripts the first paint stays: the page's beginning is readable anywhere.
+
+A page opened with a deep link (``?step=3&temperature=0.05``) shows no first
+paint, which holds the default state: a small script in its head
+(``web/first_paint.js``) hides it before anything is painted, and the live
+page opens on the linked state.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
+from importlib import resources
 
 from . import ui
 from .content import PROSE_CSS, load_sections, markdown_to_html
@@ -38,6 +45,7 @@ CSS = (
     ".ae-first-paint .ae-fp-readouts > div { margin: 2px 0; }\n"
     "main:has(> .ae-first-paint) > .ae-live-page { position: absolute; left: 0; right: 0; top: 0; "
     "visibility: hidden; }\n"
+    "html.ae-deep-link .ae-first-paint { display: none; }\n"
     + ".ae-first-paint {" + PROSE_CSS.replace(":host", "&") + ui.CSS.replace(":root", "&").replace(".ae-readout", ".ae-fp-readouts") + "}\n"
 )
 
@@ -72,6 +80,12 @@ def _textbook(language: str) -> str:
             else:
                 parts.append(block_html(section.id, block, language))
     return "".join(parts)
+
+
+@lru_cache(maxsize=None)
+def gate_script() -> str:
+    """``web/first_paint.js``: hides the first paint of a page opened with a deep link (inlined in its head)."""
+    return resources.files("attention_explorable").joinpath("web", "first_paint.js").read_text("utf-8")
 
 
 def first_paint_html(app: str, language: str) -> str:

@@ -48,7 +48,7 @@ from panel.io.state import set_curdoc
 
 from . import apps
 from .first_paint import CSS as FIRST_PAINT_CSS
-from .first_paint import first_paint_html
+from .first_paint import first_paint_html, gate_script
 from .explorables import EXPLORABLES, explorable_class
 from .strings import STRINGS, text
 
@@ -177,7 +177,7 @@ _SCRIPT_SRC = re.compile(r'(<(?:script) type="text/javascript") src=')
 def _page(app: str, language: str, title: str) -> str:
     buffer = io.StringIO()
     variables = {"lang": apps.HTML_LANG[language], "first_paint": first_paint_html(app, language),
-                 "first_paint_css": FIRST_PAINT_CSS}
+                 "first_paint_css": FIRST_PAINT_CSS, "first_paint_gate": gate_script()}
     with _quiet_standalone():
         pn.io.save.save(_document(lambda: apps.APPS[app](language)), buffer, title=title,
                         resources=Resources(mode="cdn", components=_COMPONENTS),

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections import Counter
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -41,6 +40,7 @@ from tornado.ioloop import PeriodicCallback
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
 from ..views.steps import PREDICTION_BOUNDS
+from .limits import SessionCap
 from .store import RoomState, Store, normalise_code, valid_student
 
 log = logging.getLogger(__name__)
@@ -53,8 +53,6 @@ REFUSED = 4001
 MAX_MESSAGE = 400
 #: How often a process reads the rooms of its sockets (ms).
 POLL_MS = 500
-#: Default of open class sockets per client address (``--max-sessions-per-client``; 0: no cap).
-DEFAULT_PER_CLIENT = 20
 
 
 class ClassChannel:
@@ -64,35 +62,22 @@ class ClassChannel:
     ----------
     store : callable returning Store
         This process's store (called when needed, so a forked worker opens its own).
-    per_client : int
-        Open sockets allowed per client address (0: no cap).
+    cap : SessionCap
+        The cap on what one client address may hold open (``--max-sessions-per-client``).
     origins : list of str
         ``host:port`` origins allowed besides the page's own host (``'*'``: any).
     """
 
-    def __init__(self, store: Callable[[], Store], per_client: int = DEFAULT_PER_CLIENT,
+    def __init__(self, store: Callable[[], Store], cap: SessionCap | None = None,
                  origins: list[str] | None = None):
         self.store = store
-        self.per_client = per_client
+        self.cap = cap if cap is not None else SessionCap()
         self.origins = set(origins or [])
-        self.clients: Counter[str] = Counter()
         self.rooms: dict[str, set[ClassSocket]] = {}
         self.seen: dict[str, RoomState] = {}
         self._watch: PeriodicCallback | None = None
 
     # --- connections --------------------------------------------------------------------
-    def admit(self, client: str) -> bool:
-        """Count a new socket of ``client``; False (not counted) when it has ``per_client`` already."""
-        if self.per_client and self.clients[client] >= self.per_client:
-            return False
-        self.clients[client] += 1
-        return True
-
-    def release(self, client: str) -> None:
-        self.clients[client] -= 1
-        if self.clients[client] <= 0:
-            del self.clients[client]
-
     def origin_allowed(self, origin: str, host: str) -> bool:
         """Whether a page from ``origin`` may open a socket on the server reached as ``host``."""
         netloc = urlsplit(origin).netloc.lower()
@@ -160,14 +145,14 @@ class ClassSocket(WebSocketHandler):
 
     def open(self) -> None:
         self.client = self.request.remote_ip or "?"
-        self.counted = self.channel.admit(self.client)
+        self.counted = self.channel.cap.admit(self.client)
         if not self.counted:
             self._refuse("busy")
 
     def on_close(self) -> None:
         self.channel.leave(self)
         if self.counted:
-            self.channel.release(self.client)
+            self.channel.cap.release(self.client)
             self.counted = False
 
     # --- sending ------------------------------------------------------------------------

@@ -1,11 +1,12 @@
-"""A cap on the sessions one client may hold open in one server process.
+"""A cap on what one client may hold open in one server process: class sockets and instructor pages.
 
-Each session costs the server a built page (a few MB); a script that opens
-pages in a loop could exhaust it. :class:`SessionCap` wraps the app builders
-of ``attention-explorable serve``: a client (by its address, as the server
-sees it: behind a proxy pass ``--use-xheaders``) that has ``limit`` sessions
-open gets a page that says so instead of another session. A session counts
-until Bokeh discards it (some seconds after its tab is closed).
+A script that opens connections in a loop could exhaust the server.
+:class:`SessionCap` counts, per client address (as the server sees it:
+behind a proxy pass ``--use-xheaders``), the class sockets
+(:mod:`.channel`, which refuses one more with the reason ``busy``) and the
+instructor's live pages (:meth:`SessionCap.guard` wraps their builder: one
+more gets a page that says so instead of a session, counted until Bokeh
+discards it, some seconds after its tab is closed).
 
 The count is per process: it guards that process's memory, the resource
 it protects. (With ``--num-procs N`` a client may hold up to N x limit.)
