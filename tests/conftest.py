@@ -60,7 +60,7 @@ _CLOSED_SOCKET = re.compile(
 class ServedApp:
     """A ``panel serve`` subprocess on a free port, stopped on close."""
 
-    def __init__(self, *app_files: str, extra_args: tuple[str, ...] = (), cli: bool = False):
+    def __init__(self, *app_files: str, extra_args: tuple[str, ...] = (), cli: bool = False, timeout: float = 60.0):
         self.port = free_port()
         self.names = [Path(a).stem for a in app_files] if not cli else ["textbook"]
         self.log = ARTIFACTS / f"serve-{'-'.join(self.names)}-{self.port}.log"
@@ -75,7 +75,7 @@ class ServedApp:
             cwd=ROOT, stdout=self._log_file, stderr=subprocess.STDOUT,
         )
         try:
-            self._wait()
+            self._wait(timeout)
         except BaseException:  # a server that never answered must not outlive the test
             self.close()
             raise
@@ -124,7 +124,7 @@ def served_cli(tmp_path_factory):
     Yields the :class:`ServedApp`; its ``log`` is the server's output.
     """
     db = tmp_path_factory.mktemp("serve") / "class.sqlite3"
-    app = ServedApp(cli=True, extra_args=("--db", f"sqlite:///{db}", "--instructor-key", "served-test"))
+    app = ServedApp(cli=True, extra_args=("--db", f"sqlite:///{db}", "--instructor-key", "served-test"), timeout=180)
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{app.port}/textbook?lang=en", timeout=60):
             pass  # built last: every page is ready

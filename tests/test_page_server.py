@@ -131,3 +131,15 @@ def test_two_servers_build_the_same_page_byte_for_byte():
              for _ in range(2)]
     assert pages[0] == pages[1] and len(pages[0]) > 10_000
     assert not re.search(r'id="[0-9a-f]{8}-[0-9a-f]{4}-4', pages[0])  # no random (version 4) ids left
+
+
+def test_built_pages_are_kept_on_disk_for_the_next_start_under_a_key_of_what_they_are_made_of(tmp_path,
+                                                                                                monkeypatch):
+    first = page_server.PageCache(tmp_path)
+    built = {f"{app}-{lang}": (f"<html>{app} {lang}</html>", {}) for app, lang in first.order()}
+    first._store_cached(built)
+    again = page_server.PageCache(tmp_path)
+    assert again._load_cached(None)  # the next start reads them: no build
+    assert run_coroutine(again.get("matrix", "en")).body == b"<html>matrix en</html>"
+    monkeypatch.setattr(page_server, "build_key", lambda: "another-key")  # changed code, text or libraries
+    assert not page_server.PageCache(tmp_path)._load_cached(None)

@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         serving.enable_fast_path()
     origins = served["origins"]
     # Students get files and one class socket; the instructor a live Panel app.
-    pages = page_server.PageCache()
+    pages = page_server.PageCache(page_server.default_cache_dir())
     cap = SessionCap(args.max_sessions_per_client)  # class sockets and instructor pages, per client address
     room_channel = channel.ClassChannel(config.store, cap, origins)
     bases = [f"http://{h}:{args.port}" for h in served["hosts"]]

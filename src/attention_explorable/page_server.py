@@ -23,6 +23,9 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import json
+import shutil
+import tempfile
 import hashlib
 import logging
 import mimetypes
@@ -35,9 +38,13 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import bokeh
+import panel
+import platformdirs
 from tornado.web import HTTPError, RequestHandler
 
 from . import apps, site
+from .content import CONTENT_DIR
 from .strings import DEFAULT_LANGUAGE, STRINGS
 
 log = logging.getLogger(__name__)
@@ -70,8 +77,35 @@ def _build(app: str, language: str) -> tuple[str, dict[str, str]]:
     return page, {relative: str(origin) for relative, origin in assets.files.items()}
 
 
+def default_cache_dir() -> Path:
+    """Where built pages are kept between starts: the user's cache folder (``~/.cache/attention-explorable/pages``)."""
+    return Path(platformdirs.user_cache_dir("attention-explorable")) / "pages"
+
+
+def build_key() -> str:
+    """A key of everything a page is made from: this package's files, the course text, Panel's and Bokeh's versions.
+
+    Any change to the code, the text or the libraries gives another key, so
+    a kept page is never stale.
+    """
+    digest = hashlib.sha256(f"{sys.version}|{bokeh.__version__}|{panel.__version__}".encode())
+    package = Path(__file__).resolve().parent
+    files = [f for f in package.rglob("*") if f.is_file() and "__pycache__" not in f.parts]
+    files += [f for f in CONTENT_DIR.resolve().rglob("*.md")]
+    for f in sorted(set(files)):
+        digest.update(str(f.relative_to(f.parents[1])).encode())
+        digest.update(f.read_bytes())
+    return digest.hexdigest()[:24]
+
+
 class PageCache:
     """Every student page in every language, built once (see the module docstring).
+
+    Parameters
+    ----------
+    cache_dir : Path, optional
+        Where built pages are kept between starts (:func:`default_cache_dir`
+        for ``serve``); None keeps nothing.
 
     ``get(app, language)`` answers a built page at once and waits for one
     still being built. :meth:`build` builds them all (in the calling thread);
@@ -79,7 +113,8 @@ class PageCache:
     ``progress`` (a text stream, or None).
     """
 
-    def __init__(self):
+    def __init__(self, cache_dir: Path | None = None):
+        self.cache_dir = cache_dir
         self.pages: dict[tuple[str, str], File] = {}
         self.files: dict[str, File] = {}  # /assets/... -> file
         self.index: dict[str, File] = {lang: File.of(apps.index_html(lang).encode(), "text/html; charset=UTF-8")
@@ -98,21 +133,30 @@ class PageCache:
 
         The builder process keeps Panel's and Bokeh's page-building state
         (resource modes, the document being built) away from the server's
-        own live sessions, and works on the other core.
+        own live sessions, and works on the other core. The pages are also
+        written to :attr:`cache_dir`, under a key of everything they are made
+        from, so the next start of this installation (a restart in the middle
+        of a class) reads them instead of building them again.
         """
         started = time.perf_counter()
+        if self.cache_dir is not None and self._load_cached(progress):
+            self.seconds = time.perf_counter() - started
+            return
         tell = site.Progress(len(self._ready), progress, "building pages")
         context = multiprocessing.get_context("spawn")
         # A fixed hash seed in the builder: the page's sets are written in one order, so every
         # server builds the same bytes (one ETag for a page behind a proxy with several backends).
         seed = os.environ.get("PYTHONHASHSEED")
         os.environ["PYTHONHASHSEED"] = "0"
+        built: dict[str, tuple[str, dict[str, str]]] = {}
         try:
             with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
                 for (app, lang), future in [(key, pool.submit(_build, *key)) for key in self.order()]:
                     page, assets = future.result()
                     self._keep(app, lang, page, assets)
+                    built[f"{app}-{lang}"] = (page, assets)
                     tell.step(f"/{app} ({lang})")
+            self._store_cached(built)
         except BaseException as exc:  # every waiting request must hear of it, not wait forever
             self.failed = exc
             for event in self._ready.values():
@@ -124,6 +168,41 @@ class PageCache:
             else:
                 os.environ["PYTHONHASHSEED"] = seed
             self.seconds = time.perf_counter() - started
+
+    # --- the pages kept on disk between starts -------------------------------------------------
+    def _cached(self) -> Path:
+        return self.cache_dir / build_key()
+
+    def _load_cached(self, progress) -> bool:
+        folder = self._cached()
+        try:
+            assets = json.loads((folder / "assets.json").read_text("utf-8"))
+            pages = {key: (folder / f"{key[0]}-{key[1]}.html").read_text("utf-8") for key in self.order()}
+        except (OSError, ValueError):
+            return False
+        for (app, lang), page in pages.items():
+            self._keep(app, lang, page, assets)
+        if progress is not None:
+            progress.write(f"pages: {len(pages)} read from {folder}\n")
+            progress.flush()
+        return True
+
+    def _store_cached(self, built: dict[str, tuple[str, dict[str, str]]]) -> None:
+        if self.cache_dir is None:
+            return
+        folder, staging = self._cached(), None
+        try:
+            self.cache_dir.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=self.cache_dir))
+            assets: dict[str, str] = {}
+            for name, (page, page_assets) in built.items():
+                (staging / f"{name}.html").write_text(page, "utf-8")
+                assets.update(page_assets)
+            (staging / "assets.json").write_text(json.dumps(assets), "utf-8")
+            staging.rename(folder)  # whole or not at all; another server may have written it meanwhile
+        except OSError:  # a cache that cannot be written costs the next start a build, nothing more
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
 
     def _keep(self, app: str, lang: str, page: str, assets: dict[str, str]) -> None:
         for relative, origin in assets.items():

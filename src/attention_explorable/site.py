@@ -160,11 +160,12 @@ def _share_stylesheets(doc: Document) -> None:
     holds each once and every model refers to it.
     """
     shared: dict[str, InlineStyleSheet] = {}
-    for model in sorted(doc.models, key=lambda m: m.id):  # in a fixed order: the same page, the same file
-        sheets = getattr(model, "stylesheets", None)
-        if sheets and any(isinstance(s, str) for s in sheets):
-            model.stylesheets = [shared.setdefault(s, InlineStyleSheet(css=s)) if isinstance(s, str) else s
-                                 for s in sheets]
+    with doc.models.freeze():  # the document takes stock of its models once, not after every change
+        for model in sorted(doc.models, key=lambda m: m.id):  # in a fixed order: the same page, the same file
+            sheets = getattr(model, "stylesheets", None)
+            if sheets and any(isinstance(s, str) for s in sheets):
+                model.stylesheets = [shared.setdefault(s, InlineStyleSheet(css=s)) if isinstance(s, str) else s
+                                     for s in sheets]
 
 
 #: Bokeh's inline call that needs BokehJS loaded at parse time (only a log level): left out, the
