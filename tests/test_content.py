@@ -145,7 +145,7 @@ def test_each_step_is_predicted_before_it_is_answered(lang):
     kinds = [(b.kind, b.args[0] if b.args else "") for b in EDITIONS[lang]["sec-3-8"].blocks]
     at = kinds.index(("explorable", "steps"))
     before = "\n".join(b.body for b in EDITIONS[lang]["sec-3-8"].blocks[:at])
-    for answer in ("0.881", "9.05", "0.450", "6.40"):
+    for answer in ("0.881", "9.05", "0.450", "6.40", {"zh": "严格大于", "en": "strictly"}[lang]):
         assert answer not in before, f"{answer} is given before the explorable"
     after = [(k, a) for k, a in kinds[at + 1:] if k != "markdown"][:6]
     assert [k for k, _ in after] == ["proof", "exercise"] * 3
@@ -165,6 +165,11 @@ def test_the_vector_and_matrix_explorables_ask_before_the_text_answers(lang):
             assert answer not in before, f"{answer} is given before the {name} explorable"
         caption = section.blocks[at].body
         assert "?" in caption or "？" in caption, f"the {name} explorable asks no question"
+        # The answer follows, folded away in a check.
+        check = next(b for b in section.blocks[at + 1:] if b.kind != "markdown")
+        assert check.kind == "proof" and any(answer in check.body for answer in answers), (name, check.kind)
+        between = "\n".join(b.body for b in section.blocks[at + 1:section.blocks.index(check)])
+        assert not any(answer in between for answer in answers), f"the {name} explorable is answered in open text"
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

@@ -122,7 +122,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "vector_formula_output": "输出 y = Σ αⱼ vⱼ（落在值的凸包内）",
         # MatrixExplorer (3.7.7 scaled dot-product attention)
         "matrix_heading": "缩放点积注意力：分数矩阵与权重矩阵",
-        "matrix_intro": "Q、K、V 的每个分量都是由随机种子决定的近似标准正态随机数（12 个 0 到 1 之间的均匀随机数之和减 6）。打开或关闭 √d_k 缩放，再拖动 d_k，观察权重热图：不缩放时，d_k 越大，每行越接近只有一个亮格。",
+        "matrix_intro": "Q、K、V 的每个分量都是由随机种子决定的近似标准正态随机数（12 个 0 到 1 之间的均匀随机数之和减 6）。打开或关闭 √d_k 缩放，再拖动 d_k，观察权重热图的每一行怎样变化。",
         "matrix_n_tokens": "词元数 n",
         "matrix_d_k": "维度 d_k",
         "matrix_seed": "随机种子",
@@ -339,7 +339,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "vector_formula_output": "Output y = Σ αⱼ vⱼ (inside the convex hull of the values)",
         # MatrixExplorer (3.7.7 scaled dot-product attention)
         "matrix_heading": "Scaled dot-product attention: score and weight matrices",
-        "matrix_intro": "Every entry of Q, K and V is an approximately standard normal random number fixed by the seed (the sum of 12 uniform random numbers between 0 and 1, minus 6). Switch the √d_k scaling on or off, then drag d_k and watch the weight heatmap: unscaled, a larger d_k leaves nearly one bright cell per row.",
+        "matrix_intro": "Every entry of Q, K and V is an approximately standard normal random number fixed by the seed (the sum of 12 uniform random numbers between 0 and 1, minus 6). Switch the √d_k scaling on or off, then drag d_k and watch how each row of the weight heatmap changes.",
         "matrix_n_tokens": "Tokens n",
         "matrix_d_k": "Dimension d_k",
         "matrix_seed": "Random seed",
