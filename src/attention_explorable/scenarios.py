@@ -38,7 +38,7 @@ class Step:
 
     References
     ----------
-    Course section 3.8, "一步一步建立直观".
+    Course section 3.8, "一步一步建立直觉".
     """
 
     number: int

@@ -68,7 +68,7 @@ class StepsExplorer(Explorable):
 
     References
     ----------
-    Course section 3.8, "一步一步建立直观"; Definition 3.8.1 and
+    Course section 3.8, "一步一步建立直觉"; Definition 3.8.1 and
     Proposition 3.8.1.
 
     Examples
