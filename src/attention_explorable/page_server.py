@@ -70,6 +70,16 @@ class File:
         return cls(body, gzip.compress(body, 9, mtime=0), media_type, f'"{digest}"')
 
 
+def _leave_with(server: int) -> None:
+    """In the builder process: exit when the server that started it is gone (killed mid-build, say)."""
+    def watch():
+        while os.getppid() == server:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="leave-with-server", daemon=True).start()
+
+
 def _build(app: str, language: str) -> tuple[str, dict[str, str]]:
     """Build one page (in the builder process): its HTML, and the files its asset URLs name."""
     assets = site.Assets()
@@ -150,7 +160,8 @@ class PageCache:
         os.environ["PYTHONHASHSEED"] = "0"
         built: dict[str, tuple[str, dict[str, str]]] = {}
         try:
-            with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+            with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_leave_with,
+                                     initargs=(os.getpid(),)) as pool:
                 for (app, lang), future in [(key, pool.submit(_build, *key)) for key in self.order()]:
                     page, assets = future.result()
                     self._keep(app, lang, page, assets)
