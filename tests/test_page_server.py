@@ -53,6 +53,7 @@ def test_each_page_is_a_file_gzipped_with_an_etag_and_revalidated_with_304(serve
     assert headers["cache-control"] == "no-cache" and headers["content-type"].startswith("text/html")
     page = gzip.decompress(body).decode()
     assert '<html lang="zh-Hans">' in page
+    assert re.search(r'<meta name="description" content="[^"]{20,}">', page)  # what a search result shows
     plain = get(port, f"/{app}")
     assert "content-encoding" not in plain[1] and plain[2].decode() == page  # the query changes nothing
     again = get(port, f"/{app}", {"If-None-Match": headers["etag"]})

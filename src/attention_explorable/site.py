@@ -178,7 +178,8 @@ _SCRIPT_SRC = re.compile(r'(<(?:script) type="text/javascript") src=')
 def _page(app: str, language: str, title: str) -> str:
     buffer = io.StringIO()
     variables = {"lang": apps.HTML_LANG[language], "first_paint": first_paint_html(app, language),
-                 "first_paint_css": FIRST_PAINT_CSS, "first_paint_gate": gate_script()}
+                 "first_paint_css": FIRST_PAINT_CSS, "first_paint_gate": gate_script(),
+                 "description": text(f"index_{app}", language)}
     with _quiet_standalone():
         pn.io.save.save(_document(lambda: apps.APPS[app](language)), buffer, title=title,
                         resources=Resources(mode="cdn", components=_COMPONENTS),
