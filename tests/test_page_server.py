@@ -144,3 +144,11 @@ def test_built_pages_are_kept_on_disk_for_the_next_start_under_a_key_of_what_the
     assert run_coroutine(again.get("matrix", "en")).body == b"<html>matrix en</html>"
     monkeypatch.setattr(page_server, "build_key", lambda: "another-key")  # changed code, text or libraries
     assert not page_server.PageCache(tmp_path)._load_cached(None)
+
+
+def test_kept_pages_whose_files_are_gone_are_built_again(tmp_path):
+    first = page_server.PageCache(tmp_path)
+    built = {f"{app}-{lang}": ("<html></html>", {"assets/x.js": str(tmp_path / "gone.js")})
+             for app, lang in first.order()}
+    first._store_cached(built)
+    assert not page_server.PageCache(tmp_path)._load_cached(None)  # a removed installation's file

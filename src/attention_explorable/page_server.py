@@ -98,7 +98,9 @@ def build_key() -> str:
     Any change to the code, the text or the libraries gives another key, so
     a kept page is never stale.
     """
-    digest = hashlib.sha256(f"{sys.version}|{bokeh.__version__}|{panel.__version__}".encode())
+    # The libraries' versions and places: a kept page names their files (the assets it loads).
+    digest = hashlib.sha256(f"{sys.version}|{bokeh.__version__}|{bokeh.__file__}|{panel.__version__}|"
+                            f"{panel.__file__}".encode())
     package = Path(__file__).resolve().parent
     files = [f for f in package.rglob("*") if f.is_file() and "__pycache__" not in f.parts]
     files += [f for f in CONTENT_DIR.resolve().rglob("*.md")]
@@ -189,8 +191,10 @@ class PageCache:
         try:
             assets = json.loads((folder / "assets.json").read_text("utf-8"))
             pages = {key: (folder / f"{key[0]}-{key[1]}.html").read_text("utf-8") for key in self.order()}
+            for origin in assets.values():
+                Path(origin).stat()  # every file the pages name is still there
         except (OSError, ValueError):
-            return False
+            return False  # nothing kept, or not whole: build
         for (app, lang), page in pages.items():
             self._keep(app, lang, page, assets)
         if progress is not None:
