@@ -35,6 +35,7 @@ import time
 import urllib.request
 
 from benchlib import ROOT, free_port, print_machine, verdict
+from classlib import loopback
 
 TARGET_ALL_S = 1.0
 TARGET_CPU_MS = 5.0
@@ -68,10 +69,6 @@ def get(port: int, path: str, source: str, barrier: threading.Barrier | None = N
         conn.close()
 
 
-def address(i: int) -> str:
-    return f"127.0.{(i + 2) // 250}.{(i + 2) % 250 or 250}"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=150, help="students asking at once (default 150)")
@@ -103,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(rounds):
                 barrier = threading.Barrier(n)
                 cpu0 = cpu_seconds(proc.pid)
-                done = list(pool.map(lambda i: get(port, "/steps?room=ABCDEF", address(i), barrier), range(n)))
+                done = list(pool.map(lambda i: get(port, "/steps?room=ABCDEF", loopback(i), barrier), range(n)))
                 cpu1 = cpu_seconds(proc.pid)
                 errors += sum(status != 200 for status, _, _ in done)
                 first = min(start for _, start, _ in done)
@@ -112,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                 cpus.append((cpu1 - cpu0) / n * 1000)
                 # A first visit also fetches the page's scripts and styles (then cached for good).
                 cpu0 = cpu_seconds(proc.pid)
-                fetched = list(pool.map(lambda i: [get(port, "/" + a, address(i)) for a in assets], range(n)))
+                fetched = list(pool.map(lambda i: [get(port, "/" + a, loopback(i)) for a in assets], range(n)))
                 visit_cpus.append((cpu_seconds(proc.pid) - cpu0) / n * 1000 + cpus[-1])
                 errors += sum(status != 200 for one in fetched for status, _, _ in one)
     finally:

@@ -30,8 +30,9 @@ import re
 import shutil
 import time
 import uuid
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -105,7 +106,7 @@ class Assets:
             origin = source / rest
             if not origin.is_file():
                 raise FileNotFoundError(f"asset {prefix}{rest} has no file at {origin}")
-            digest = hashlib.sha256(origin.read_bytes()).hexdigest()[:12]
+            digest = _content_hash(origin)
             name = Path(rest)
             relative = f"assets/{folder}/{name.parent / f'{name.stem}.{digest}{name.suffix}'}".replace("/./", "/")
             self.files[relative] = origin
@@ -126,6 +127,12 @@ class Assets:
             shutil.copyfile(origin, target)
             written.append(target)
         return written
+
+
+@lru_cache(maxsize=None)
+def _content_hash(path: Path) -> str:
+    """The first 12 hex digits of the SHA-256 of the file at ``path`` (read once per process)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
 @contextmanager
@@ -210,9 +217,8 @@ def build_page(app: str, language: str, assets: Assets, *, depth: int = 0,
     so one file serves every query.
     """
     title = text(apps.TITLE_KEYS[app], language)
-    if other_language_href is None:
-        return _stable_ids(assets.rewrite(_page(app, language, title), depth), f"{app}-{language}")
-    with apps.other_language_page(other_language_href):
+    switch = nullcontext() if other_language_href is None else apps.other_language_page(other_language_href)
+    with switch:
         return _stable_ids(assets.rewrite(_page(app, language, title), depth), f"{app}-{language}")
 
 
