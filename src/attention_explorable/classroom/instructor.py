@@ -202,27 +202,42 @@ class InstructorView(pn.viewable.Viewer):
             _html(csv), _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"), keys,
             pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
         ]
-        self.refresh()
+        self._refresh_soon()
         if self._refresh_cb is None and pn.state.curdoc is not None and pn.state.curdoc.session_context:
             self._refresh_cb = pn.state.add_periodic_callback(self.refresh, period=REFRESH_MS)
 
     # --- actions (the buttons, and keys R, N, 1-3) -----------------------------------------
     def _step_chosen(self, event) -> None:
         self.store.set_step(self.code, event.new)
-        self.refresh()
+        self._refresh_soon()
 
     def reveal(self) -> None:
         """Show the answer and the spread for the step on screen (recorded in the database)."""
         room = self.store.room(self.code)
         self.store.reveal(self.code, room.step)
-        self.refresh()
+        self._refresh_soon()
 
     def new_round(self) -> None:
         """Start a new round: the histogram empties, the earlier rounds stay in the CSV."""
         self.store.new_round(self.code)
-        self.refresh()
+        self._refresh_soon()
 
     # --- what is shown ------------------------------------------------------------------
+    def _refresh_soon(self) -> None:
+        """:meth:`refresh` at the document's next turn, holding its lock, in a server session.
+
+        A widget's callback (开始上课, 揭晓, 新一轮, the step) may run without the
+        document's lock, and the histogram's data source is a Bokeh model of its
+        own: changed there, Bokeh refused the change, and the first refresh of a
+        new room failed before the periodic one was started. Elsewhere (a
+        notebook, a test) at once.
+        """
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            doc.add_next_tick_callback(self.refresh)
+        else:
+            self.refresh()
+
     def refresh(self) -> None:
         """Read the room and redraw what changed (count, histogram, answer, spread)."""
         try:
