@@ -265,12 +265,15 @@ def selfcross_app(language: str | None = None) -> pn.viewable.Viewable:
     return _explorer_page("selfcross_heading", SelfCrossExplorer(language=language), language)
 
 
-def instructor_app(language: str = "zh") -> pn.viewable.Viewable:
-    """The instructor's view of the class: the room, its predictions, the reveal (``/instructor``)."""
+def instructor_app(context, language: str = "zh") -> pn.viewable.Viewable:
+    """The instructor's view of the class: the room, its predictions, the reveal (``/instructor``).
+
+    ``context`` is the server's :class:`~attention_explorable.classroom.context.ClassContext`.
+    """
     from .classroom.instructor import instructor_page
 
     _page_setup(language)
-    return pn.Column(connection_notice(language), instructor_page(language), sizing_mode="stretch_width",
+    return pn.Column(connection_notice(language), instructor_page(context, language), sizing_mode="stretch_width",
                      margin=0)
 
 

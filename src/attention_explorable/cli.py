@@ -20,12 +20,17 @@ from __future__ import annotations
 
 import argparse
 import errno
+import functools
 import socket
 import sys
 
 from .apps import APPS
 
 PROG = "attention-explorable"
+#: The environment variables ``serve`` reads for its options' defaults (the person starting it sets
+#: them, e.g. to keep the secret out of the shell's history): the database URL and the instructor secret.
+DB_ENV = "AE_DB"
+KEY_ENV = "AE_INSTRUCTOR_KEY"
 #: Connections the server's socket queues before it accepts them (a lecture hall at once).
 LISTEN_BACKLOG = 2048
 
@@ -122,21 +127,24 @@ def _class_options(serve: argparse.ArgumentParser) -> None:
 
 
 def _prepare_class(args) -> tuple[str | None, dict]:
-    """Check the class's options and set them up for the server processes.
+    """Check the class's options and make the server's class context from them.
 
-    Returns (a one-line problem or None, what to pass on to ``pn.serve``).
-    The database is opened once here (its tables made), the secret chosen,
-    and both put into the environment the worker processes inherit.
+    Returns (a one-line problem or None, what the server needs: ``context``
+    (a :class:`~.classroom.context.ClassContext`), ``origins``, ``hosts``, and
+    ``key``, the secret when made for this run, else None). The database is
+    opened once here (its tables made).
     """
     import os
     import secrets
 
-    from .classroom import config, network
+    from .classroom import network
+    from .classroom.context import ClassContext
+    from .classroom.limits import SessionCap
     from .classroom.store import Store, StoreError, check_url, default_url
 
     if args.max_sessions_per_client < 0:
         return f"--max-sessions-per-client must be 0 (no limit) or more, got {args.max_sessions_per_client}", {}
-    url = args.db or os.environ.get(config.DB_ENV) or default_url()
+    url = args.db or os.environ.get(DB_ENV) or default_url()
     problem = check_url(url)
     if problem:
         return problem, {}
@@ -147,15 +155,16 @@ def _prepare_class(args) -> tuple[str | None, dict]:
     except Exception as exc:  # noqa: BLE001 - a database that cannot be reached, named on one line
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         return f"--db {url!r}: cannot open the database: {reason}", {}
-    key = args.instructor_key or os.environ.get(config.KEY_ENV) or ""
+    key = args.instructor_key or os.environ.get(KEY_ENV) or ""
     generated = not key
     key = key or secrets.token_urlsafe(12)
     hosts = network.student_hosts(args.address)
-    os.environ.update({config.DB_ENV: url, config.KEY_ENV: key,
-                       config.PUBLIC_URLS_ENV: " ".join(f"http://{h}:{args.port}" for h in hosts)})
+    context = ClassContext(database_url=url, instructor_key=key,
+                           public_urls=tuple(f"http://{h}:{args.port}" for h in hosts),
+                           cap=SessionCap(args.max_sessions_per_client))
     origins = [f"{h}:{args.port}" for h in network.reachable_hosts(args.address)]
     origins += [o for o in (args.allow_websocket_origin or []) if o not in origins]
-    return None, {"origins": origins, "key": key if generated else None, "hosts": hosts, "db": url}
+    return None, {"context": context, "origins": origins, "key": key if generated else None, "hosts": hosts}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -193,22 +202,21 @@ def main(argv: list[str] | None = None) -> int:
 
     from . import page_server, route_guards, serving
     from .apps import instructor_app
-    from .classroom import channel, config, handlers
-    from .classroom.limits import SessionCap
+    from .classroom import channel, handlers
 
     route_guards.install()  # autoload takes only an element id
     if serving.fast_path_requested():
         serving.enable_fast_path()
-    origins = served["origins"]
+    origins, context = served["origins"], served["context"]
     # Students get files and one class socket; the instructor a live Panel app.
     pages = page_server.PageCache(page_server.default_cache_dir())
-    cap = SessionCap(args.max_sessions_per_client)  # class sockets and instructor pages, per client address
-    room_channel = channel.ClassChannel(config.store, cap, origins)
+    cap = context.cap  # class sockets and instructor pages, per client address
+    room_channel = channel.ClassChannel(context.store, cap, origins)
     bases = [f"http://{h}:{args.port}" for h in served["hosts"]]
     print(f"{PROG}: serving " + ", ".join(f"{bases[0]}/{n}" for n in APPS), flush=True)
     for base in bases[1:]:
         print(f"{PROG}: also at {base}/textbook", flush=True)
-    print(f"{PROG}: instructor: {bases[0]}/instructor (class database: {served['db']})", flush=True)
+    print(f"{PROG}: instructor: {bases[0]}/instructor (class database: {context.database_url})", flush=True)
     if served["key"]:
         print(f"{PROG}: instructor secret (for this run): {served['key']}", flush=True)
     if args.num_procs == 1:
@@ -216,10 +224,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         pages.build(progress=sys.stdout)  # before the workers fork, so that each holds every page
     server = pn.serve(
-        {"instructor": cap.guard(instructor_app)}, port=args.port, address=args.address, show=False,
+        {"instructor": cap.guard(functools.partial(instructor_app, context))}, port=args.port, address=args.address, show=False,
         websocket_origin=origins, num_procs=args.num_procs, title={"instructor": "instructor · attention"},
         extra_patterns=[*route_guards.refused_routes(), *page_server.patterns(pages), *channel.patterns(room_channel),
-                        *handlers.patterns()],
+                        *handlers.patterns(context)],
         use_xheaders=args.use_xheaders, start=False,
     )
     # A lecture hall connects at the same moment: a listen queue of 128 (tornado's) drops the

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from attention_explorable import cli
-from attention_explorable.classroom import config, network, stats
+from attention_explorable.classroom import context as config, network, stats
 from attention_explorable.classroom.limits import SessionCap
 
 from ..conftest import ROOT
@@ -72,9 +72,15 @@ def test_spread_and_histogram():
     assert all(r - l == pytest.approx(stats.BIN_WIDTH) for l, r in zip(h["left"], h["right"]))
 
 
+def cli_limit() -> int:
+    from attention_explorable.classroom.limits import DEFAULT_LIMIT
+
+    return DEFAULT_LIMIT
+
+
 def test_origins_extend_the_defaults_and_lan_urls_are_printed(monkeypatch, tmp_path):
     monkeypatch.setattr(network, "lan_addresses", lambda: ["192.168.1.20"])
-    for name in (config.DB_ENV, config.KEY_ENV, config.PUBLIC_URLS_ENV):
+    for name in (cli.DB_ENV, cli.KEY_ENV):
         monkeypatch.delenv(name, raising=False)
     args = cli._parser().parse_args(["serve", "--address", "0.0.0.0", "--port", "8080", "--db",
                                      f"sqlite:///{tmp_path / 'c.db'}", "--allow-websocket-origin",
@@ -83,15 +89,26 @@ def test_origins_extend_the_defaults_and_lan_urls_are_printed(monkeypatch, tmp_p
     assert problem is None
     assert served["origins"] == ["localhost:8080", "127.0.0.1:8080", "192.168.1.20:8080", "class.example.org"]
     assert served["hosts"] == ["192.168.1.20"] and served["key"]  # a secret made for this run
-    assert os.environ[config.PUBLIC_URLS_ENV] == "http://192.168.1.20:8080"
-    assert os.environ[config.KEY_ENV] == served["key"]
+    context = served["context"]
+    assert context.public_urls == ("http://192.168.1.20:8080",)
+    assert context.instructor_key == served["key"] and context.cap.limit == cli_limit()
+    assert not {cli.DB_ENV, cli.KEY_ENV, "AE_PUBLIC_URLS"} & set(os.environ)  # nothing handed on through the environment
 
 
 def test_a_given_secret_is_not_printed(monkeypatch, tmp_path):
-    monkeypatch.delenv(config.KEY_ENV, raising=False)
+    monkeypatch.delenv(cli.KEY_ENV, raising=False)
     args = cli._parser().parse_args(["serve", "--db", f"sqlite:///{tmp_path / 'c.db'}", "--instructor-key", "mine"])
     problem, served = cli._prepare_class(args)
-    assert problem is None and served["key"] is None and os.environ[config.KEY_ENV] == "mine"
+    assert problem is None and served["key"] is None and served["context"].instructor_key == "mine"
+
+
+def test_the_secret_and_database_may_come_from_the_environment(monkeypatch, tmp_path):
+    url = f"sqlite:///{tmp_path / 'env.db'}"
+    monkeypatch.setenv(cli.KEY_ENV, "from-env")
+    monkeypatch.setenv(cli.DB_ENV, url)
+    problem, served = cli._prepare_class(cli._parser().parse_args(["serve"]))
+    assert problem is None and served["key"] is None
+    assert served["context"].instructor_key == "from-env" and served["context"].database_url == url
 
 
 @pytest.mark.parametrize("args, says", [

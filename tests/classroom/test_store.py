@@ -10,7 +10,6 @@ import sqlite3
 import pytest
 from sqlalchemy import text
 
-from attention_explorable.classroom import store as store_module
 from attention_explorable.classroom.store import (CODE_ALPHABET, CODE_LENGTH, SCHEMA_VERSION, Store, StoreError,
                                                   check_url, default_url, neutralise, normalise_code)
 
@@ -202,6 +201,10 @@ def test_normalise_code():
     assert normalise_code(123) is None
 
 
-def test_store_for_gives_one_store_per_process_and_url(tmp_path):
+def test_a_class_context_gives_one_store_per_process(tmp_path):
+    from attention_explorable.classroom.context import ClassContext
+
     url = f"sqlite:///{tmp_path / 'x.sqlite3'}"
-    assert store_module.store_for(url) is store_module.store_for(url)
+    context = ClassContext(database_url=url)
+    assert context.store() is context.store() and context.store().url == url
+    assert ClassContext(database_url=url).store() is not context.store()  # two servers, two engines

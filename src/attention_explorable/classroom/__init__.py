@@ -10,7 +10,7 @@ histogram of the predictions and reveals the answer.
 Modules
 -------
 store       SQLAlchemy 2 tables and every query (SQLite by default, PostgreSQL)
-config      settings from the environment; the instructor's signed cookie
+context     what one server's class shares (database, secret, URLs, caps); the instructor's cookie
 network     the LAN addresses students can reach
 stats       the histogram and the spread shown to the instructor
 channel     the class socket (/class/socket): join, submit -> receipt, the room's news

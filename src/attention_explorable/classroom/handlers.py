@@ -25,7 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from tornado.web import RequestHandler
 
 from ..strings import DEFAULT_LANGUAGE, STRINGS, text
-from . import config
+from .context import COOKIE, COOKIE_DAYS, ClassContext
 from .instructor import CSS, login_form_html
 from .store import normalise_code
 
@@ -47,6 +47,9 @@ def message_page(language: str, body_html: str) -> str:
 
 
 class _Base(RequestHandler):
+    def initialize(self, context: ClassContext) -> None:
+        self.context = context
+
     def _language(self) -> str:
         lang = self.get_argument("language", DEFAULT_LANGUAGE)
         return lang if lang in STRINGS else DEFAULT_LANGUAGE
@@ -58,7 +61,7 @@ class _Base(RequestHandler):
         self.finish(message_page(self._language(), body_html))
 
     def _instructor(self) -> bool:
-        return config.cookie_valid(self.get_cookie(config.COOKIE))
+        return self.context.cookie_valid(self.get_cookie(COOKIE))
 
     def check_xsrf_cookie(self) -> None:  # the login form carries no token: SameSite and the secret guard it
         return None
@@ -74,7 +77,7 @@ class LoginHandler(_Base):
         lang = self._language()
         room = normalise_code(self.get_body_argument("room", ""))
         client = self.request.remote_ip or "?"
-        store = config.store()
+        store = self.context.store()
         try:
             allowed = store.login_allowed(client)
         except SQLAlchemyError as exc:
@@ -83,9 +86,9 @@ class LoginHandler(_Base):
         if not allowed:
             self._page(429, login_form_html(lang, room, text("instructor_too_many", lang)))
             return
-        if config.key_matches(self.get_body_argument("key", "")):
-            self.set_cookie(config.COOKIE, config.signed_cookie(), path="/", httponly=True, samesite="Strict",
-                            expires_days=config.COOKIE_DAYS, secure=self.request.protocol == "https")
+        if self.context.key_matches(self.get_body_argument("key", "")):
+            self.set_cookie(COOKIE, self.context.signed_cookie(), path="/", httponly=True, samesite="Strict",
+                            expires_days=COOKIE_DAYS, secure=self.request.protocol == "https")
             self.redirect("/instructor" + (f"?room={room}" if room else ""), status=303)
             return
         try:
@@ -105,15 +108,16 @@ class CsvHandler(_Base):
                             f"<p><a href='/instructor'>{html.escape(text('instructor_title', lang))}</a></p>")
             return
         code = normalise_code(code)
-        if code is None or config.store().room(code) is None:
+        if code is None or self.context.store().room(code) is None:
             self.send_error(404)
             return
         self.set_header("Content-Type", "text/csv; charset=UTF-8")
         self.set_header("Content-Disposition", f'attachment; filename="class-{code}.csv"')
         self.set_header("Cache-Control", "no-store")
-        self.finish(config.store().export_csv(code))
+        self.finish(self.context.store().export_csv(code))
 
 
-def patterns() -> list[tuple]:
-    """The handlers' routes, for ``pn.serve(extra_patterns=...)``."""
-    return [(r"/instructor/login", LoginHandler), (r"/instructor/rooms/([A-Za-z0-9]+)\.csv", CsvHandler)]
+def patterns(context: ClassContext) -> list[tuple]:
+    """The handlers' routes for the server's ``context``, for ``pn.serve(extra_patterns=...)``."""
+    args = {"context": context}
+    return [(r"/instructor/login", LoginHandler, args), (r"/instructor/rooms/([A-Za-z0-9]+)\.csv", CsvHandler, args)]

@@ -36,7 +36,9 @@ from .. import plots, scenarios
 from ..explorables.steps import PresenterKeys, StepsExplorer
 from ..strings import DEFAULT_LANGUAGE, STRINGS, text
 from ..views.numbers import format_number
-from . import config, stats
+from . import stats
+from .context import COOKIE, ClassContext
+from .store import Store
 from .store import normalise_code
 
 log = logging.getLogger(__name__)
@@ -93,9 +95,8 @@ def login_form_html(language: str, room: str | None = None, message: str = "") -
             f"</button></form>")
 
 
-def join_base(headers: dict | None = None) -> str:
-    """The base URL students use: the first LAN URL the server printed, else the host this page came from."""
-    public = config.public_urls()
+def join_base(headers: dict | None = None, public: tuple[str, ...] | list[str] = ()) -> str:
+    """The base URL students use: the first of ``public`` (the LAN URLs the server printed), else this page's host."""
     host = str((headers or {}).get("Host", "") or "")
     if public and (not host or host.split(":")[0] in ("localhost", "127.0.0.1", "[::1]")):
         return public[0]
@@ -113,16 +114,20 @@ class InstructorView(pn.viewable.Viewer):
         Language of the interface text.
     base_url : str
         What students type before ``/steps?room=CODE``.
+    store : Store
+        The class's database in this process (:meth:`.context.ClassContext.store`).
     """
 
     code = param.String("", doc="Join code of the room shown; empty until one is started.")
     language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
                               doc="Language of the interface text.")
     base_url = param.String("http://localhost:5006", doc="Base URL of the join link.")
+    store = param.ClassSelector(class_=Store, constant=True, doc="The class's database in this process.")
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.store = config.store()
+        if self.store is None:
+            raise ValueError("store must be the class's Store, got None")
         self._body = pn.Column(sizing_mode="stretch_width", margin=0)
         self._seen = None
         self._refresh_cb = None
@@ -293,12 +298,15 @@ def room_argument() -> str | None:
     return value.strip()[:32] or None
 
 
-def instructor_page(language: str = DEFAULT_LANGUAGE) -> pn.viewable.Viewable:
-    """The page at ``/instructor``: the login form, or the view of a room for the instructor's cookie."""
-    if not config.instructor_key():
+def instructor_page(context: ClassContext, language: str = DEFAULT_LANGUAGE) -> pn.viewable.Viewable:
+    """The page at ``/instructor``: the login form, or the view of a room for the instructor's cookie.
+
+    ``context`` is the server's :class:`~.context.ClassContext` (its secret, database and URLs).
+    """
+    if not context.instructor_key:
         return _html(f"<p class='ae-big ae-error'>{html.escape(_t('instructor_no_key', language))}</p>")
     room = room_argument()
-    if not config.cookie_valid(pn.state.cookies.get(config.COOKIE)):
+    if not context.cookie_valid(pn.state.cookies.get(COOKIE)):
         return _html(login_form_html(language, normalise_code(room) if room else None))
     return InstructorView(code=normalise_code(room) or (room or ""), language=language,
-                          base_url=join_base(pn.state.headers))
+                          base_url=join_base(pn.state.headers, context.public_urls), store=context.store())

@@ -36,9 +36,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-import os
 import secrets
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -523,17 +521,3 @@ def neutralise(cell) -> str:
         except ValueError:
             return "'" + text
     return text
-
-
-_stores: dict[tuple[int, str], Store] = {}
-_stores_lock = threading.Lock()
-
-
-def store_for(url: str) -> Store:
-    """The :class:`Store` of ``url`` in this process (one engine per process: never shared across a fork)."""
-    key = (os.getpid(), url)
-    with _stores_lock:
-        store = _stores.get(key)
-        if store is None:
-            store = _stores[key] = Store(url)
-        return store
