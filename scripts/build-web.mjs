@@ -4,16 +4,19 @@
 // import its neighbours). Run `npm run build` after editing web/*.js;
 // tests/test_web.py fails while a bundle is out of date.
 import {build} from "esbuild";
-import {readdirSync} from "node:fs";
+import {readdirSync, readFileSync} from "node:fs";
 import {dirname, join} from "node:path";
 import {fileURLToPath} from "node:url";
 
 const web = join(dirname(fileURLToPath(import.meta.url)), "..", "src", "attention_explorable", "web");
 const outdir = process.argv[2] || join(web, "dist");
-// The explorables' controllers (run by Bokeh's CustomJS); the other modules
-// in web/ are imported by them or loaded by Panel as ESM components.
-const ENTRIES = ["steps", "vector", "matrix", "selfcross", "exercise", "connection", "frame", "classroom"];
-const entries = readdirSync(web).filter((f) => ENTRIES.includes(f.replace(/\.js$/, "")));
+// The entries are the modules Bokeh's CustomJS runs: those with a default export (each
+// explorable's controller, the page's frame, the class panel...); the other modules in
+// web/ are imported by them or loaded by Panel as ESM components. A new explorable's
+// twin is picked up by its default export, with no list to edit here.
+// mirror.js is the mirror tests' entry (every twin's view and helpers), which no page loads.
+const entries = readdirSync(web).filter((f) => f === "mirror.js" || (f.endsWith(".js") &&
+  /^export default\b/m.test(readFileSync(join(web, f), "utf8"))));
 await build({
   entryPoints: entries.map((f) => join(web, f)),
   outdir,

@@ -14,8 +14,11 @@ import math
 from attention_explorable.explorables.base import web_module
 
 
-def load_module(context, name: str):
-    """A blank page of ``context`` with ``web/dist/<name>.mjs`` imported as ``window.ae``."""
+def load_module(context, name: str = "mirror"):
+    """A blank page of ``context`` with ``web/dist/<name>.mjs`` imported as ``window.ae``.
+
+    The default, ``mirror.mjs`` (``web/mirror.js``), holds every twin's view and helpers.
+    """
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))

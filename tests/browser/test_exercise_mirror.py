@@ -49,7 +49,7 @@ def _states() -> list[tuple[int, dict]]:
 @pytest.fixture(scope="module")
 def module_page(chromium):
     context = chromium.new_context()
-    page = load_module(context, "exercise")
+    page = load_module(context)
     yield page
     assert not page.ae_errors, page.ae_errors
     context.close()

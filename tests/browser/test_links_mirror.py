@@ -56,7 +56,7 @@ def _prefixed(query: str, prefix: str) -> str:
 @pytest.fixture(scope="module")
 def links_js(chromium):
     context = chromium.new_context()
-    page = load_module(context, "steps")
+    page = load_module(context)
     yield page
     assert not page.ae_errors, page.ae_errors
     context.close()

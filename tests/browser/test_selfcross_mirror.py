@@ -57,7 +57,7 @@ def _configs(language: str) -> list[dict]:
 @pytest.fixture(scope="module")
 def module_page(chromium):
     context = chromium.new_context()
-    page = load_module(context, "selfcross")
+    page = load_module(context)
     yield page
     assert not page.ae_errors, page.ae_errors
     context.close()

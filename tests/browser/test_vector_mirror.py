@@ -71,7 +71,7 @@ def _states() -> list[dict]:
 @pytest.fixture(scope="module")
 def module_page(chromium):
     context = chromium.new_context()
-    page = load_module(context, "vector")
+    page = load_module(context)
     yield page
     assert not page.ae_errors, page.ae_errors
     context.close()

@@ -57,7 +57,8 @@ def steps_config(language: str) -> dict:
 
     ``strings`` (the interface text in ``language``), ``steps`` (each step's
     ``start`` and ``target`` state), ``curve_t`` (temperatures of the curve),
-    ``prediction_bounds``, ``labels`` (the sliders' names), ``frames`` and
+    ``prediction_bounds``, ``labels`` (the sliders' names), ``sliders`` (name ->
+    ``[low, high, step]``), ``frames`` and
     ``frame_ms`` (the replay: 24 frames, 40 ms apart). The same dict is sent
     to the browser once.
     """
@@ -67,6 +68,7 @@ def steps_config(language: str) -> dict:
         "curve_t": CURVE_T.tolist(),
         "prediction_bounds": list(PREDICTION_BOUNDS),
         "labels": {name: text(name, language) for name in SLIDERS},
+        "sliders": {name: list(bounds) for name, bounds in SLIDERS.items()},
         "frames": 24,
         "frame_ms": 40,
     }

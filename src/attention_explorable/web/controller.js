@@ -4,6 +4,7 @@
 // address bar following the state (web/links.js).
 import {nameUnnamedControls} from "./a11y.js";
 import {applyLink, followLink} from "./links.js";
+import {typedNumber} from "./shared.js";
 
 const pending = new WeakSet();
 
@@ -19,6 +20,46 @@ export function drawSoon(key, draw) {
     pending.delete(key);
     try { draw(); } catch (err) { console.error("attention explorable: drawing failed", err); }
   });
+}
+
+/** A slider's value on its own grid: 1.8, not 1.8000000000000007 (`step` 0.1). */
+export function onGrid(value, step) {
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  return Number(value.toFixed(decimals));
+}
+
+/**
+ * The one handler of an explorable's sliders and their typed boxes: the
+ * models `<name>_slider` and `<name>_box` of every `config.sliders` entry
+ * (name -> [low, high, step], sent by the Python side). A moved slider
+ * becomes the state, on its grid; a typed box goes through `typedNumber`
+ * (clamped with a notice, `config.labels[name]` naming it). A student's
+ * action hides the last notice.
+ * @param {object} action the controller's `{state, models, config, origin}`
+ * @param {{toGrid?: function(number, number): number, beforeChange?: function(): void}} options
+ *   `toGrid(value, step)` puts a value on the grid (default `onGrid`);
+ *   `beforeChange()` runs before a slider changes the state.
+ * @returns {boolean} whether `origin` was one of the sliders or boxes
+ */
+export function sliderAction({state, models, config, origin}, {toGrid = onGrid, beforeChange} = {}) {
+  for (const [name, [lo, hi, step]] of Object.entries(config.sliders || {})) {
+    if (origin === models[name + "_slider"]) {
+      if (origin.value === state[name]) return true;  // drawn from the state, not moved by hand
+      if (models.notice && models.notice.visible) models.notice.visible = false;
+      const value = toGrid(Math.min(Math.max(origin.value, lo), hi), step);
+      if (value !== state[name]) {
+        if (beforeChange) beforeChange();
+        state[name] = value;
+      }
+      return true;
+    }
+    if (origin === models[name + "_box"]) {
+      typedNumber(state, models, name, {lo, hi, toGrid: (v) => toGrid(v, step),
+                                        message: config.strings.input_clamped, label: config.labels[name]});
+      return true;
+    }
+  }
+  return false;
 }
 
 /**

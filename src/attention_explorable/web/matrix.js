@@ -3,11 +3,9 @@
 // irwin_hall_normals and random_qkv in attention_explorable/views/matrix.py),
 // its view (twin of matrix_view), and the controller that turns a student's
 // moves into state and draws every change of state.
-import {controller} from "./controller.js";
-import {dataTable, fill, formatG, formatNumber, readState, softmax, typedNumber, writeViewAnnounced} from "./shared.js";
-
-// The shared pieces too, for the mirror tests.
-export {formatG, formatNumber, parseNumber, softmax} from "./shared.js";
+import {controller, sliderAction} from "./controller.js";
+import {scaledDotProductAttention} from "./attention.js";
+import {dataTable, fill, formatG, formatNumber, readState, writeViewAnnounced} from "./shared.js";
 
 export const STATE_NAMES = ["n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled"];
 export const TOGGLES = ["causal", "scaled"];
@@ -113,12 +111,7 @@ export function attentionMatrices(st, sliders) {
   q[0] = q[0].map((x) => x * st.q1_scale);  // a longer first query: its row of scores grows
   const scale = st.scaled ? 1.0 / Math.sqrt(dK) : 1.0;
   const mask = q.map((_, i) => k.map((__, j) => !st.causal || j <= i));  // causal: no later keys
-  const scores = q.map((qi, i) => k.map((kj, j) => {  // (n, d_k) @ (d_k, n) -> (n, n)
-    let dot = 0;
-    for (let c = 0; c < dK; c++) dot += qi[c] * kj[c];
-    return mask[i][j] ? dot * scale : -Infinity;
-  }));
-  const weights = scores.map((row) => softmax(row));  // (n, n)
+  const {scores, weights} = scaledDotProductAttention(q, k, null, {mask, scale});  // (n, n) each
   const rowMax = weights.map((row) => Math.max(...row));
   let total = 0;
   for (const m of rowMax) total += m;
@@ -253,12 +246,6 @@ export function matrixView(st, config) {
 
 // --- the controller -------------------------------------------------------------------
 
-// A slider's value on its own grid: 1.1, not 1.1000000000000001.
-function onGrid(value, step) {
-  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-  return Number(value.toFixed(decimals));
-}
-
 // A new seed for the "new random numbers" button: any other one of the slider's.
 function newSeed(config, seed) {
   const [lo, hi] = config.sliders.seed;
@@ -281,20 +268,7 @@ export function draw(state, models, config) {
 export default controller("matrix", draw, ({state, models, config, origin}) => {
   // A student's action: a clamped value's notice lasts until the next one.
   const acted = () => { if (models.notice.visible) models.notice.visible = false; };
-  for (const [name, [lo, hi, step]] of Object.entries(config.sliders)) {
-    if (origin === models[name + "_slider"]) {
-      if (origin.value === state[name]) return;  // drawn from the state, not moved by hand
-      acted();
-      const value = onGrid(Math.min(Math.max(origin.value, lo), hi), step);
-      if (value !== state[name]) state[name] = value;
-      return;
-    }
-    if (origin === models[name + "_box"]) {
-      typedNumber(state, models, name, {lo, hi, toGrid: (v) => onGrid(v, step),
-        message: config.strings.input_clamped, label: config.labels[name]});
-      return;
-    }
-  }
+  if (sliderAction({state, models, config, origin})) return;
   for (const name of TOGGLES) {
     if (origin === models[name + "_toggle"]) {
       if (origin.active === state[name]) return;  // drawn from the state

@@ -3,10 +3,8 @@
 // controller that turns a student's clicks (mode buttons, causal mask, query
 // buttons, a tap on a heatmap row) into state and draws every change of state.
 import {controller} from "./controller.js";
-import {dataTable, escapeHtml, fill, formatNumber, readState, softmax, writeViewAnnounced} from "./shared.js";
-
-// The shared pieces too, for the mirror tests.
-export {formatNumber, softmax} from "./shared.js";
+import {scaledDotProductAttention} from "./attention.js";
+import {dataTable, escapeHtml, fill, formatNumber, readState, writeViewAnnounced} from "./shared.js";
 
 export const MODES = ["self_zh", "self_en", "cross"];
 /** Mode -> [sentence of the queries, sentence of the keys and values]. */
@@ -28,17 +26,7 @@ function roundHalfEven(x) {
  * @returns {number[][]} (n_q, n_k) weights, each row summing to 1
  */
 export function attentionWeights(q, k, mask) {
-  const d = q[0].length;
-  const scale = 1.0 / Math.sqrt(d);
-  return q.map((qi, i) => {
-    const scores = k.map((kj, j) => {
-      if (mask && !mask[i][j]) return -Infinity;
-      let dot = 0;
-      for (let c = 0; c < d; c++) dot += qi[c] * kj[c];
-      return dot * scale;
-    });
-    return softmax(scores);
-  });
+  return scaledDotProductAttention(q, k, null, {mask}).weights;
 }
 
 /**

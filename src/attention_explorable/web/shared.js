@@ -1,5 +1,5 @@
 // Pieces every explorable's view shares: number formats that round exactly
-// as Python's `format` does, the stable softmax of `core.softmax`, the
+// as Python's `format` does, the
 // answer parser of `views/numbers.py`, and the few lines that write a view
 // into Bokeh models. Twin of attention_explorable/views/numbers.py.
 
@@ -128,29 +128,6 @@ export function parseNumber(raw) {
     value /= den;
   }
   return Number.isFinite(value) ? value : null;
-}
-
-/**
- * The stable softmax of core.softmax along one row: shift by the largest
- * finite score, divide the non-positive gaps by T, exponentiate, normalise
- * (a gap beyond the double range in quarters: ((s/4 - m/4) / T) * 4).
- * -Infinity is a masked entry (weight 0); a fully masked row gives zeros.
- * @param {number[]} scores (n,)
- * @param {number} temperature T > 0
- * @returns {number[]} (n,) weights
- */
-export function softmax(scores, temperature = 1) {
-  const finite = scores.filter(Number.isFinite);
-  const m = finite.length ? Math.max(...finite) : 0;
-  // A gap beyond the double range is taken a quarter at a time, as the core does.
-  const z = (s) => {
-    const gap = s - m;
-    return Number.isFinite(gap) ? gap / temperature : ((s * 0.25 - m * 0.25) / temperature) * 4;
-  };
-  const e = scores.map((s) => (Number.isFinite(s) ? Math.exp(z(s)) : 0));
-  let total = 0;
-  for (const v of e) total += v;
-  return e.map((v) => v / (total > 0 ? total : 1));
 }
 
 /** Python's html.escape(s) (quote=True). */

@@ -2,32 +2,23 @@
 // attention_explorable/views/steps.py), the replay of a step (twin of
 // scenarios.interpolate), and the controller that turns a student's clicks,
 // keys and taps into state and draws every change of state.
-import {controller} from "./controller.js";
+import {controller, sliderAction} from "./controller.js";
+import {softmax, weightedSum} from "./attention.js";
 import {
-  dataTable, echo, fill, formatFixed, formatG, formatNumber, parseNumber, pyStrip, readState, softmax, typedNumber,
-  writeViewAnnounced,
+  dataTable, echo, fill, formatFixed, formatG, formatNumber, pyStrip, readState, writeViewAnnounced,
 } from "./shared.js";
 import {parsePrediction} from "./prediction.js";
-
-export {parsePrediction};
-// The shared pieces too, for the mirror tests.
-export {formatFixed, formatG, formatNumber, parseNumber, softmax} from "./shared.js";
-export {linkQuery, linkValues, readLink} from "./links.js";
 
 export const STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
 // asked: the demonstration was asked for without a prediction, so the view asks for one.
 export const STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating", "asked"];
-export const SLIDERS = {
-  score_diff: [-10, 10, 0.1], temperature: [0.01, 10, 0.01], value_1: [-20, 20, 0.5],
-  value_2: [-20, 20, 0.5], score_1: [-50, 50, 0.5],
-};
 const ECHO_LIMIT = 40;
 
 /** scenarios.outcome: scores (2), weights (2), output y, literal weights (2), interval. */
 export function outcome(st) {
   const scores = [st.score_1, st.score_1 + st.score_diff];
   const weights = softmax(scores, st.temperature);
-  const output = weights[0] * st.value_1 + weights[1] * st.value_2;
+  const output = weightedSum(weights, [st.value_1, st.value_2]);
   const exps = scores.map((s) => Math.exp(s / st.temperature));
   const naive = exps.map((e) => e / (exps[0] + exps[1]));
   return {scores, weights, output, exps, naive};
@@ -68,7 +59,7 @@ export function stepsView(st, config) {
   const last = config.curve_t.length - 1;
   const curveRows = curve.map((w, i) => [formatG(config.curve_t[i]), f(w)]).filter((_, i) => i % 10 === 0 || i === last);
   const props = {};
-  for (const name of Object.keys(SLIDERS)) {
+  for (const name of STATE_KEYS) {
     props[name + "_slider"] = {value: st[name]};
     props[name + "_box"] = {value: formatG(st[name])};
   }
@@ -180,12 +171,6 @@ export function replayFrames(step, count) {
   return Array.from({length: count}, (_, i) => interpolate(step.start, step.target, i / (count - 1)));
 }
 
-// A slider's value on its own grid: 1.8, not 1.8000000000000007.
-function onGrid(value, step) {
-  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-  return Number(value.toFixed(decimals));
-}
-
 const timers = new WeakMap();
 
 function stopReplay(state) {
@@ -271,23 +256,8 @@ export function draw(state, models, config) {
 export default controller("steps", draw, ({state, models, config, origin, event}) => {
   // A student's action: a clamped value's notice lasts until the next one.
   const acted = () => { if (models.notice.visible) models.notice.visible = false; };
-  for (const [name, [lo, hi, step]] of Object.entries(SLIDERS)) {
-    if (origin === models[name + "_slider"]) {
-      if (origin.value === state[name]) return;  // drawn from the state, not moved by hand
-      acted();
-      const value = onGrid(origin.value, step);
-      if (value !== state[name]) {
-        if (state.animating) stopReplay(state), state.animating = false;
-        state[name] = value;
-      }
-      return;
-    }
-    if (origin === models[name + "_box"]) {
-      typedNumber(state, models, name, {lo, hi, toGrid: (v) => onGrid(v, step),
-                                        message: config.strings.input_clamped, label: config.labels[name]});
-      return;
-    }
-  }
+  const stopped = () => { if (state.animating) stopReplay(state), state.animating = false; };
+  if (sliderAction({state, models, config, origin}, {beforeChange: stopped})) return;
   for (const n of [1, 2, 3]) if (origin === models["step_" + n]) return acted(), goToStep(state, config, n);
   if (origin === models.demonstrate) {
     acted();

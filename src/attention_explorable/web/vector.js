@@ -3,14 +3,11 @@
 // (Andrew's monotone chain, giving the vertices Qhull gives in Python), and
 // the controller that turns a student's drags, taps, slider moves and typed
 // numbers into state and draws every change of state.
-import {controller, drawSoon} from "./controller.js";
+import {controller, drawSoon, sliderAction} from "./controller.js";
+import {scaledDotProductAttention} from "./attention.js";
 import {
-  dataTable, formatFixed, formatG, formatNumber, parseNumber, readState, softmax, typedNumber, writeView,
-  writeViewAnnounced,
+  dataTable, formatFixed, formatG, formatNumber, parseNumber, readState, writeView, writeViewAnnounced,
 } from "./shared.js";
-
-// The shared pieces too, for the mirror tests.
-export {formatFixed, formatG, formatNumber, parseNumber, softmax} from "./shared.js";
 
 export const STATE_NAMES = ["query_x", "query_y", "temperature"];
 const SUB = "₀₁₂₃₄₅₆₇₈₉";
@@ -25,14 +22,9 @@ const SUB = "₀₁₂₃₄₅₆₇₈₉";
  *   weights softmax(s / T) (n,), output y = Σ a_j v_j (2,)
  */
 export function attend(query, keys, values, temperature) {
-  const scores = keys.map(([kx, ky]) => query[0] * kx + query[1] * ky);  // (2,) @ (2, n) -> (n,)
-  const weights = softmax(scores, temperature);
-  const output = [0, 0];  // (n,) @ (n, 2) -> (2,)
-  for (let j = 0; j < values.length; j++) {
-    output[0] += weights[j] * values[j][0];
-    output[1] += weights[j] * values[j][1];
-  }
-  return {scores, weights, output};
+  // Plain dot products (scale 1), the temperature after: (1, 2) @ (2, n) -> (1, n); (1, n) @ (n, 2) -> (1, 2).
+  const {scores, weights, output} = scaledDotProductAttention([query], keys, values, {scale: 1, temperature});
+  return {scores: scores[0], weights: weights[0], output: output[0]};
 }
 
 const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
@@ -235,21 +227,7 @@ export default controller("vector", draw, ({state, models, config, origin, event
   if (origin === models.query) return tipMoved(state, models, config);
   // A student's action: a clamped value's notice lasts until the next one.
   const acted = () => { if (models.notice.visible) models.notice.visible = false; };
-  for (const name of STATE_NAMES) {
-    if (origin === models[name + "_slider"]) {
-      if (origin.value === state[name]) return;  // drawn from the state, not moved by hand
-      acted();
-      const value = roundTo(origin.value, config.decimals);
-      if (value !== state[name]) state[name] = value;
-      return;
-    }
-    if (origin === models[name + "_box"]) {
-      const [lo, hi] = config.sliders[name];
-      typedNumber(state, models, name, {lo, hi, toGrid: (v) => roundTo(v, config.decimals),
-                                        message: config.strings.input_clamped, label: config.labels[name]});
-      return;
-    }
-  }
+  if (sliderAction({state, models, config, origin}, {toGrid: (v) => roundTo(v, config.decimals)})) return;
   if (origin === models.plot && event && Number.isFinite(event.x) && Number.isFinite(event.y)) {
     acted();
     setQuery(state, pointToQuery(event.x, event.y, config.sliders.query_x.slice(0, 2), config.decimals));

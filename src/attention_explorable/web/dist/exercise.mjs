@@ -418,9 +418,6 @@ export {
   TOL_SLACK,
   exercise_default as default,
   draw,
-  escapeHtml,
   exerciseView,
-  judge,
-  parseNumber,
-  pyStrip
+  judge
 };

@@ -174,18 +174,6 @@ function parseNumber(raw) {
   }
   return Number.isFinite(value) ? value : null;
 }
-function softmax(scores, temperature = 1) {
-  const finite = scores.filter(Number.isFinite);
-  const m = finite.length ? Math.max(...finite) : 0;
-  const z = (s) => {
-    const gap = s - m;
-    return Number.isFinite(gap) ? gap / temperature : (s * 0.25 - m * 0.25) / temperature * 4;
-  };
-  const e = scores.map((s) => Number.isFinite(s) ? Math.exp(z(s)) : 0);
-  let total = 0;
-  for (const v of e) total += v;
-  return e.map((v) => v / (total > 0 ? total : 1));
-}
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
@@ -385,6 +373,35 @@ function drawSoon(key, draw2) {
     }
   });
 }
+function onGrid(value, step) {
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  return Number(value.toFixed(decimals));
+}
+function sliderAction({ state, models, config, origin }, { toGrid = onGrid, beforeChange } = {}) {
+  for (const [name, [lo, hi, step]] of Object.entries(config.sliders || {})) {
+    if (origin === models[name + "_slider"]) {
+      if (origin.value === state[name]) return true;
+      if (models.notice && models.notice.visible) models.notice.visible = false;
+      const value = toGrid(Math.min(Math.max(origin.value, lo), hi), step);
+      if (value !== state[name]) {
+        if (beforeChange) beforeChange();
+        state[name] = value;
+      }
+      return true;
+    }
+    if (origin === models[name + "_box"]) {
+      typedNumber(state, models, name, {
+        lo,
+        hi,
+        toGrid: (v) => toGrid(v, step),
+        message: config.strings.input_clamped,
+        label: config.labels[name]
+      });
+      return true;
+    }
+  }
+  return false;
+}
 function controller(name, draw2, act) {
   return function(args, event, data) {
     try {
@@ -401,6 +418,47 @@ function controller(name, draw2, act) {
       console.error(`attention explorable (${name}):`, err);
     }
   };
+}
+
+// src/attention_explorable/web/attention.js
+function softmax(scores, temperature = 1) {
+  const finite = scores.filter(Number.isFinite);
+  const m = finite.length ? Math.max(...finite) : 0;
+  const z = (s) => {
+    const gap = s - m;
+    return Number.isFinite(gap) ? gap / temperature : (s * 0.25 - m * 0.25) / temperature * 4;
+  };
+  const e = scores.map((s) => Number.isFinite(s) ? Math.exp(z(s)) : 0);
+  let total = 0;
+  for (const v of e) total += v;
+  return e.map((v) => v / (total > 0 ? total : 1));
+}
+function dotProductScores(q, k, scale) {
+  const d = q.length ? q[0].length : 0;
+  const factor = scale === void 0 ? 1 / Math.sqrt(d) : scale;
+  return q.map((qi) => k.map((kj) => {
+    let dot = 0;
+    for (let c = 0; c < d; c++) dot += qi[c] * kj[c];
+    return dot * factor;
+  }));
+}
+function weightedSum(weights, values) {
+  if (!values.length || !Array.isArray(values[0])) {
+    let y2 = 0;
+    for (let j = 0; j < values.length; j++) y2 += weights[j] * values[j];
+    return y2;
+  }
+  const y = new Array(values[0].length).fill(0);
+  for (let j = 0; j < values.length; j++) {
+    for (let c = 0; c < y.length; c++) y[c] += weights[j] * values[j][c];
+  }
+  return y;
+}
+function scaledDotProductAttention(q, k, v, { mask = null, temperature = 1, scale } = {}) {
+  const scores = dotProductScores(q, k, scale).map((row, i) => row.map((s, j) => mask && !mask[i][j] ? -Infinity : s));
+  const weights = scores.map((row) => softmax(row, temperature));
+  const output = v ? weights.map((w) => weightedSum(w, v)) : null;
+  return { scores, weights, output };
 }
 
 // src/attention_explorable/web/matrix.js
@@ -472,12 +530,7 @@ function attentionMatrices(st, sliders) {
   q[0] = q[0].map((x) => x * st.q1_scale);
   const scale = st.scaled ? 1 / Math.sqrt(dK) : 1;
   const mask = q.map((_, i) => k.map((__, j) => !st.causal || j <= i));
-  const scores = q.map((qi, i) => k.map((kj, j) => {
-    let dot = 0;
-    for (let c = 0; c < dK; c++) dot += qi[c] * kj[c];
-    return mask[i][j] ? dot * scale : -Infinity;
-  }));
-  const weights = scores.map((row) => softmax(row));
+  const { scores, weights } = scaledDotProductAttention(q, k, null, { mask, scale });
   const rowMax = weights.map((row) => Math.max(...row));
   let total = 0;
   for (const m of rowMax) total += m;
@@ -598,10 +651,6 @@ function matrixView(st, config) {
     props
   };
 }
-function onGrid(value, step) {
-  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-  return Number(value.toFixed(decimals));
-}
 function newSeed(config, seed) {
   const [lo, hi] = config.sliders.seed;
   let next = seed;
@@ -615,25 +664,7 @@ var matrix_default = controller("matrix", draw, ({ state, models, config, origin
   const acted = () => {
     if (models.notice.visible) models.notice.visible = false;
   };
-  for (const [name, [lo, hi, step]] of Object.entries(config.sliders)) {
-    if (origin === models[name + "_slider"]) {
-      if (origin.value === state[name]) return;
-      acted();
-      const value = onGrid(Math.min(Math.max(origin.value, lo), hi), step);
-      if (value !== state[name]) state[name] = value;
-      return;
-    }
-    if (origin === models[name + "_box"]) {
-      typedNumber(state, models, name, {
-        lo,
-        hi,
-        toGrid: (v) => onGrid(v, step),
-        message: config.strings.input_clamped,
-        label: config.labels[name]
-      });
-      return;
-    }
-  }
+  if (sliderAction({ state, models, config, origin })) return;
   for (const name of TOGGLES) {
     if (origin === models[name + "_toggle"]) {
       if (origin.active === state[name]) return;
@@ -656,14 +687,10 @@ export {
   checkState,
   matrix_default as default,
   draw,
-  formatG,
-  formatNumber,
   heatCells,
   irwinHallNormals,
   matrixView,
   mulberry32,
-  parseNumber,
   ramp,
-  randomQKV,
-  softmax
+  randomQKV
 };

@@ -174,18 +174,6 @@ function parseNumber(raw) {
   }
   return Number.isFinite(value) ? value : null;
 }
-function softmax(scores, temperature = 1) {
-  const finite = scores.filter(Number.isFinite);
-  const m = finite.length ? Math.max(...finite) : 0;
-  const z = (s) => {
-    const gap = s - m;
-    return Number.isFinite(gap) ? gap / temperature : (s * 0.25 - m * 0.25) / temperature * 4;
-  };
-  const e = scores.map((s) => Number.isFinite(s) ? Math.exp(z(s)) : 0);
-  let total = 0;
-  for (const v of e) total += v;
-  return e.map((v) => v / (total > 0 ? total : 1));
-}
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
@@ -380,6 +368,47 @@ function controller(name, draw2, act2) {
   };
 }
 
+// src/attention_explorable/web/attention.js
+function softmax(scores, temperature = 1) {
+  const finite = scores.filter(Number.isFinite);
+  const m = finite.length ? Math.max(...finite) : 0;
+  const z = (s) => {
+    const gap = s - m;
+    return Number.isFinite(gap) ? gap / temperature : (s * 0.25 - m * 0.25) / temperature * 4;
+  };
+  const e = scores.map((s) => Number.isFinite(s) ? Math.exp(z(s)) : 0);
+  let total = 0;
+  for (const v of e) total += v;
+  return e.map((v) => v / (total > 0 ? total : 1));
+}
+function dotProductScores(q, k, scale) {
+  const d = q.length ? q[0].length : 0;
+  const factor = scale === void 0 ? 1 / Math.sqrt(d) : scale;
+  return q.map((qi) => k.map((kj) => {
+    let dot = 0;
+    for (let c = 0; c < d; c++) dot += qi[c] * kj[c];
+    return dot * factor;
+  }));
+}
+function weightedSum(weights, values) {
+  if (!values.length || !Array.isArray(values[0])) {
+    let y2 = 0;
+    for (let j = 0; j < values.length; j++) y2 += weights[j] * values[j];
+    return y2;
+  }
+  const y = new Array(values[0].length).fill(0);
+  for (let j = 0; j < values.length; j++) {
+    for (let c = 0; c < y.length; c++) y[c] += weights[j] * values[j][c];
+  }
+  return y;
+}
+function scaledDotProductAttention(q, k, v, { mask = null, temperature = 1, scale } = {}) {
+  const scores = dotProductScores(q, k, scale).map((row, i) => row.map((s, j) => mask && !mask[i][j] ? -Infinity : s));
+  const weights = scores.map((row) => softmax(row, temperature));
+  const output = v ? weights.map((w) => weightedSum(w, v)) : null;
+  return { scores, weights, output };
+}
+
 // src/attention_explorable/web/selfcross.js
 var MODES = ["self_zh", "self_en", "cross"];
 var SIDES = { self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"] };
@@ -389,17 +418,7 @@ function roundHalfEven(x) {
   return r - x === 0.5 && r % 2 === 1 ? r - 1 : r;
 }
 function attentionWeights(q, k, mask) {
-  const d = q[0].length;
-  const scale = 1 / Math.sqrt(d);
-  return q.map((qi, i) => {
-    const scores = k.map((kj, j) => {
-      if (mask && !mask[i][j]) return -Infinity;
-      let dot = 0;
-      for (let c = 0; c < d; c++) dot += qi[c] * kj[c];
-      return dot * scale;
-    });
-    return softmax(scores);
-  });
+  return scaledDotProductAttention(q, k, null, { mask }).weights;
 }
 function selfcrossWeights(st, config) {
   if (!(st.mode in SIDES)) throw new Error(`mode must be one of ${MODES.join(", ")}; got ${JSON.stringify(st.mode)}`);
@@ -537,8 +556,6 @@ export {
   attentionWeights,
   selfcross_default as default,
   draw,
-  formatNumber,
   selfcrossView,
-  selfcrossWeights,
-  softmax
+  selfcrossWeights
 };

@@ -174,18 +174,6 @@ function parseNumber(raw) {
   }
   return Number.isFinite(value) ? value : null;
 }
-function softmax(scores, temperature = 1) {
-  const finite = scores.filter(Number.isFinite);
-  const m = finite.length ? Math.max(...finite) : 0;
-  const z = (s) => {
-    const gap = s - m;
-    return Number.isFinite(gap) ? gap / temperature : (s * 0.25 - m * 0.25) / temperature * 4;
-  };
-  const e = scores.map((s) => Number.isFinite(s) ? Math.exp(z(s)) : 0);
-  let total = 0;
-  for (const v of e) total += v;
-  return e.map((v) => v / (total > 0 ? total : 1));
-}
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
@@ -385,6 +373,35 @@ function drawSoon(key, draw2) {
     }
   });
 }
+function onGrid(value, step) {
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  return Number(value.toFixed(decimals));
+}
+function sliderAction({ state, models, config, origin }, { toGrid = onGrid, beforeChange } = {}) {
+  for (const [name, [lo, hi, step]] of Object.entries(config.sliders || {})) {
+    if (origin === models[name + "_slider"]) {
+      if (origin.value === state[name]) return true;
+      if (models.notice && models.notice.visible) models.notice.visible = false;
+      const value = toGrid(Math.min(Math.max(origin.value, lo), hi), step);
+      if (value !== state[name]) {
+        if (beforeChange) beforeChange();
+        state[name] = value;
+      }
+      return true;
+    }
+    if (origin === models[name + "_box"]) {
+      typedNumber(state, models, name, {
+        lo,
+        hi,
+        toGrid: (v) => toGrid(v, step),
+        message: config.strings.input_clamped,
+        label: config.labels[name]
+      });
+      return true;
+    }
+  }
+  return false;
+}
 function controller(name, draw2, act) {
   return function(args, event, data) {
     try {
@@ -403,6 +420,32 @@ function controller(name, draw2, act) {
   };
 }
 
+// src/attention_explorable/web/attention.js
+function softmax(scores, temperature = 1) {
+  const finite = scores.filter(Number.isFinite);
+  const m = finite.length ? Math.max(...finite) : 0;
+  const z = (s) => {
+    const gap = s - m;
+    return Number.isFinite(gap) ? gap / temperature : (s * 0.25 - m * 0.25) / temperature * 4;
+  };
+  const e = scores.map((s) => Number.isFinite(s) ? Math.exp(z(s)) : 0);
+  let total = 0;
+  for (const v of e) total += v;
+  return e.map((v) => v / (total > 0 ? total : 1));
+}
+function weightedSum(weights, values) {
+  if (!values.length || !Array.isArray(values[0])) {
+    let y2 = 0;
+    for (let j = 0; j < values.length; j++) y2 += weights[j] * values[j];
+    return y2;
+  }
+  const y = new Array(values[0].length).fill(0);
+  for (let j = 0; j < values.length; j++) {
+    for (let c = 0; c < y.length; c++) y[c] += weights[j] * values[j][c];
+  }
+  return y;
+}
+
 // src/attention_explorable/web/prediction.js
 function parsePrediction(raw, [lo, hi]) {
   if (!pyStrip(raw)) return null;
@@ -413,18 +456,11 @@ function parsePrediction(raw, [lo, hi]) {
 // src/attention_explorable/web/steps.js
 var STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
 var STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating", "asked"];
-var SLIDERS = {
-  score_diff: [-10, 10, 0.1],
-  temperature: [0.01, 10, 0.01],
-  value_1: [-20, 20, 0.5],
-  value_2: [-20, 20, 0.5],
-  score_1: [-50, 50, 0.5]
-};
 var ECHO_LIMIT = 40;
 function outcome(st) {
   const scores = [st.score_1, st.score_1 + st.score_diff];
   const weights = softmax(scores, st.temperature);
-  const output = weights[0] * st.value_1 + weights[1] * st.value_2;
+  const output = weightedSum(weights, [st.value_1, st.value_2]);
   const exps = scores.map((s) => Math.exp(s / st.temperature));
   const naive = exps.map((e) => e / (exps[0] + exps[1]));
   return { scores, weights, output, exps, naive };
@@ -455,7 +491,7 @@ function stepsView(st, config) {
   const last = config.curve_t.length - 1;
   const curveRows = curve.map((w, i) => [formatG(config.curve_t[i]), f(w)]).filter((_, i) => i % 10 === 0 || i === last);
   const props = {};
-  for (const name of Object.keys(SLIDERS)) {
+  for (const name of STATE_KEYS) {
     props[name + "_slider"] = { value: st[name] };
     props[name + "_box"] = { value: formatG(st[name]) };
   }
@@ -533,10 +569,6 @@ function replayFrames(step, count) {
   if (count <= 1) return [Object.fromEntries(STATE_KEYS.map((k) => [k, step.target[k]]))];
   return Array.from({ length: count }, (_, i) => interpolate(step.start, step.target, i / (count - 1)));
 }
-function onGrid(value, step) {
-  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-  return Number(value.toFixed(decimals));
-}
 var timers2 = /* @__PURE__ */ new WeakMap();
 function stopReplay(state) {
   clearTimeout(timers2.get(state));
@@ -607,28 +639,10 @@ var steps_default = controller("steps", draw, ({ state, models, config, origin, 
   const acted = () => {
     if (models.notice.visible) models.notice.visible = false;
   };
-  for (const [name, [lo, hi, step]] of Object.entries(SLIDERS)) {
-    if (origin === models[name + "_slider"]) {
-      if (origin.value === state[name]) return;
-      acted();
-      const value = onGrid(origin.value, step);
-      if (value !== state[name]) {
-        if (state.animating) stopReplay(state), state.animating = false;
-        state[name] = value;
-      }
-      return;
-    }
-    if (origin === models[name + "_box"]) {
-      typedNumber(state, models, name, {
-        lo,
-        hi,
-        toGrid: (v) => onGrid(v, step),
-        message: config.strings.input_clamped,
-        label: config.labels[name]
-      });
-      return;
-    }
-  }
+  const stopped = () => {
+    if (state.animating) stopReplay(state), state.animating = false;
+  };
+  if (sliderAction({ state, models, config, origin }, { beforeChange: stopped })) return;
   for (const n of [1, 2, 3]) if (origin === models["step_" + n]) return acted(), goToStep(state, config, n);
   if (origin === models.demonstrate) {
     acted();
@@ -649,22 +663,12 @@ var steps_default = controller("steps", draw, ({ state, models, config, origin, 
   }
 });
 export {
-  SLIDERS,
   STATE_KEYS,
   STATE_NAMES,
   steps_default as default,
   draw,
-  formatFixed,
-  formatG,
-  formatNumber,
   interpolate,
-  linkQuery,
-  linkValues,
   outcome,
-  parseNumber,
-  parsePrediction,
-  readLink,
   replayFrames,
-  softmax,
   stepsView
 };

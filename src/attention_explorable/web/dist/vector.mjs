@@ -174,18 +174,6 @@ function parseNumber(raw) {
   }
   return Number.isFinite(value) ? value : null;
 }
-function softmax(scores, temperature = 1) {
-  const finite = scores.filter(Number.isFinite);
-  const m = finite.length ? Math.max(...finite) : 0;
-  const z = (s) => {
-    const gap = s - m;
-    return Number.isFinite(gap) ? gap / temperature : (s * 0.25 - m * 0.25) / temperature * 4;
-  };
-  const e = scores.map((s) => Number.isFinite(s) ? Math.exp(z(s)) : 0);
-  let total = 0;
-  for (const v of e) total += v;
-  return e.map((v) => v / (total > 0 ? total : 1));
-}
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
@@ -385,6 +373,35 @@ function drawSoon(key, draw2) {
     }
   });
 }
+function onGrid(value, step) {
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  return Number(value.toFixed(decimals));
+}
+function sliderAction({ state, models, config, origin }, { toGrid = onGrid, beforeChange } = {}) {
+  for (const [name, [lo, hi, step]] of Object.entries(config.sliders || {})) {
+    if (origin === models[name + "_slider"]) {
+      if (origin.value === state[name]) return true;
+      if (models.notice && models.notice.visible) models.notice.visible = false;
+      const value = toGrid(Math.min(Math.max(origin.value, lo), hi), step);
+      if (value !== state[name]) {
+        if (beforeChange) beforeChange();
+        state[name] = value;
+      }
+      return true;
+    }
+    if (origin === models[name + "_box"]) {
+      typedNumber(state, models, name, {
+        lo,
+        hi,
+        toGrid: (v) => toGrid(v, step),
+        message: config.strings.input_clamped,
+        label: config.labels[name]
+      });
+      return true;
+    }
+  }
+  return false;
+}
 function controller(name, draw2, act) {
   return function(args, event, data) {
     try {
@@ -403,18 +420,53 @@ function controller(name, draw2, act) {
   };
 }
 
+// src/attention_explorable/web/attention.js
+function softmax(scores, temperature = 1) {
+  const finite = scores.filter(Number.isFinite);
+  const m = finite.length ? Math.max(...finite) : 0;
+  const z = (s) => {
+    const gap = s - m;
+    return Number.isFinite(gap) ? gap / temperature : (s * 0.25 - m * 0.25) / temperature * 4;
+  };
+  const e = scores.map((s) => Number.isFinite(s) ? Math.exp(z(s)) : 0);
+  let total = 0;
+  for (const v of e) total += v;
+  return e.map((v) => v / (total > 0 ? total : 1));
+}
+function dotProductScores(q, k, scale) {
+  const d = q.length ? q[0].length : 0;
+  const factor = scale === void 0 ? 1 / Math.sqrt(d) : scale;
+  return q.map((qi) => k.map((kj) => {
+    let dot = 0;
+    for (let c = 0; c < d; c++) dot += qi[c] * kj[c];
+    return dot * factor;
+  }));
+}
+function weightedSum(weights, values) {
+  if (!values.length || !Array.isArray(values[0])) {
+    let y2 = 0;
+    for (let j = 0; j < values.length; j++) y2 += weights[j] * values[j];
+    return y2;
+  }
+  const y = new Array(values[0].length).fill(0);
+  for (let j = 0; j < values.length; j++) {
+    for (let c = 0; c < y.length; c++) y[c] += weights[j] * values[j][c];
+  }
+  return y;
+}
+function scaledDotProductAttention(q, k, v, { mask = null, temperature = 1, scale } = {}) {
+  const scores = dotProductScores(q, k, scale).map((row, i) => row.map((s, j) => mask && !mask[i][j] ? -Infinity : s));
+  const weights = scores.map((row) => softmax(row, temperature));
+  const output = v ? weights.map((w) => weightedSum(w, v)) : null;
+  return { scores, weights, output };
+}
+
 // src/attention_explorable/web/vector.js
 var STATE_NAMES = ["query_x", "query_y", "temperature"];
 var SUB = "₀₁₂₃₄₅₆₇₈₉";
 function attend(query, keys, values, temperature) {
-  const scores = keys.map(([kx, ky]) => query[0] * kx + query[1] * ky);
-  const weights = softmax(scores, temperature);
-  const output = [0, 0];
-  for (let j = 0; j < values.length; j++) {
-    output[0] += weights[j] * values[j][0];
-    output[1] += weights[j] * values[j][1];
-  }
-  return { scores, weights, output };
+  const { scores, weights, output } = scaledDotProductAttention([query], keys, values, { scale: 1, temperature });
+  return { scores: scores[0], weights: weights[0], output: output[0] };
 }
 var cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
 function convexHull(points) {
@@ -556,26 +608,7 @@ var vector_default = controller("vector", draw, ({ state, models, config, origin
   const acted = () => {
     if (models.notice.visible) models.notice.visible = false;
   };
-  for (const name of STATE_NAMES) {
-    if (origin === models[name + "_slider"]) {
-      if (origin.value === state[name]) return;
-      acted();
-      const value = roundTo(origin.value, config.decimals);
-      if (value !== state[name]) state[name] = value;
-      return;
-    }
-    if (origin === models[name + "_box"]) {
-      const [lo, hi] = config.sliders[name];
-      typedNumber(state, models, name, {
-        lo,
-        hi,
-        toGrid: (v) => roundTo(v, config.decimals),
-        message: config.strings.input_clamped,
-        label: config.labels[name]
-      });
-      return;
-    }
-  }
+  if (sliderAction({ state, models, config, origin }, { toGrid: (v) => roundTo(v, config.decimals) })) return;
   if (origin === models.plot && event && Number.isFinite(event.x) && Number.isFinite(event.y)) {
     acted();
     setQuery(state, pointToQuery(event.x, event.y, config.sliders.query_x.slice(0, 2), config.decimals));
@@ -587,12 +620,7 @@ export {
   convexHull,
   vector_default as default,
   draw,
-  formatFixed,
-  formatG,
-  formatNumber,
   labelOffsets,
-  parseNumber,
   pointToQuery,
-  softmax,
   vectorView
 };
