@@ -4,6 +4,6 @@ Serve with ``panel serve apps/matrix.py``; every browser session runs this
 script and gets its own explorer.
 """
 
-from attention_explorable.apps import matrix_app
+from attention_explorable.apps import explorable_app
 
-matrix_app().servable()
+explorable_app("matrix").servable()

@@ -4,6 +4,6 @@ Serve with ``panel serve apps/selfcross.py``; every browser session runs this
 script and gets its own explorer.
 """
 
-from attention_explorable.apps import selfcross_app
+from attention_explorable.apps import explorable_app
 
-selfcross_app().servable()
+explorable_app("selfcross").servable()

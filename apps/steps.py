@@ -4,6 +4,6 @@ Serve with ``panel serve apps/steps.py``; every browser session runs this
 script and gets its own explorer.
 """
 
-from attention_explorable.apps import steps_app
+from attention_explorable.apps import explorable_app
 
-steps_app().servable()
+explorable_app("steps").servable()

@@ -4,6 +4,6 @@ Serve with ``panel serve apps/vector.py``; every browser session runs this
 script and gets its own explorer.
 """
 
-from attention_explorable.apps import vector_app
+from attention_explorable.apps import explorable_app
 
-vector_app().servable()
+explorable_app("vector").servable()

@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from playwright.sync_api import sync_playwright
 
-    from attention_explorable.site import PAGES, export_site
+    from attention_explorable.site import export_site, pages
 
     print_machine()
     figures: dict = {}
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
               f"site <= {TARGET_SITE_MB:g} MB {verdict(site_mb <= TARGET_SITE_MB)}")
         figures["export"] = {"seconds": round(report.seconds, 2), "files": len(report.files),
                              "site_mb": round(site_mb, 3)}
-        pages = ["index.html", "steps.html"] if args.smoke else list(PAGES)
+        pages = ["index.html", "steps.html"] if args.smoke else list(pages())
         rows = {}
         try:
             with sync_playwright() as pw:

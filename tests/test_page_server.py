@@ -23,10 +23,11 @@ import sys
 import pytest
 
 from attention_explorable import page_server
+from attention_explorable.apps import APPS
 
 from .classroom import run_coroutine
 
-PAGES = ["textbook", "steps", "vector", "matrix", "selfcross"]
+PAGES = list(APPS)
 
 
 @pytest.fixture(scope="module")

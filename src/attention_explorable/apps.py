@@ -6,8 +6,9 @@ defined once. Each call builds fresh components: one set per browser session.
 
 from __future__ import annotations
 
+import functools
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
@@ -22,6 +23,7 @@ from panel.custom import JSComponent
 import panel as pn
 
 from . import serving, ui
+from .explorables import EXPLORABLES, explorable_class
 from .explorables.base import html_model, web_module
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
 
@@ -32,9 +34,17 @@ HTML_LANG = {"zh": "zh-Hans", "en": "en"}
 LANGUAGE_COOKIE = "ae-lang"
 #: The other language of each language, for the switch.
 OTHER_LANGUAGE = {"zh": "en", "en": "zh"}
-#: Title key of each app's page.
-TITLE_KEYS = {"textbook": "page_title", "steps": "steps_heading", "vector": "vector_heading",
-              "matrix": "matrix_heading", "selfcross": "selfcross_heading"}
+
+
+def index_key(app: str) -> str:
+    """The string key of page ``app``'s line on the index (``index_textbook``, ``index_<name>``)."""
+    return "index_textbook" if app == "textbook" else EXPLORABLES[app].index_key
+
+
+def title_key(app: str) -> str:
+    """The string key of the title of page ``app`` (the textbook's, or ``<name>_heading`` of an explorable)."""
+    return "page_title" if app == "textbook" else EXPLORABLES[app].heading_key
+
 
 # While the static export builds a page: the address of the same page in the other language
 # (a file of the other language's folder); None on served pages, whose switch uses ?lang=.
@@ -170,7 +180,7 @@ def connection_notice(language: str = "zh") -> pn.pane.Bokeh | None:
 
 def _setup(app: str, language: str | None) -> str:
     language = reader_language(language)
-    _page_setup(language, text(TITLE_KEYS[app], language))
+    _page_setup(language, text(title_key(app), language))
     return language
 
 
@@ -194,12 +204,22 @@ def textbook_app(language: str | None = None) -> pn.viewable.Viewable:
                      sizing_mode="stretch_width", margin=0)
 
 
-def steps_app(language: str | None = None) -> pn.viewable.Viewable:
-    """The three-step explorable of section 3.8 on a page of its own."""
-    from .explorables.steps import StepsExplorer, presenter_keys
+def explorable_app(name: str, language: str | None = None) -> pn.viewable.Viewable:
+    """The explorable ``name`` of the registry on a page of its own (``/<name>``).
 
-    language = _setup("steps", language)
-    return _explorer_page("steps_heading", StepsExplorer(language=language), language, presenter_keys(language))
+    Its page holds the title (``<name>_heading``), the language switch, the
+    parts its Viewer asks for (:meth:`~attention_explorable.explorables.base.Explorable.page_parts`,
+    such as the steps' presenter keys) and the explorable, opened on the
+    page's deep link.
+
+    Raises
+    ------
+    KeyError
+        If ``name`` is not a registered explorable.
+    """
+    cls = explorable_class(name)
+    language = _setup(name, language)
+    return _explorer_page(title_key(name), cls(language=language), language, *cls.page_parts(language))
 
 
 def session_query() -> dict:
@@ -241,30 +261,6 @@ def _explorer_page(heading_key: str, explorer, language: str, *extra) -> pn.view
     )
 
 
-def vector_app(language: str | None = None) -> pn.viewable.Viewable:
-    """The worked example of section 3.7: drag the query, watch weights and output."""
-    from .explorables.vector import VectorExplorer
-
-    language = _setup("vector", language)
-    return _explorer_page("vector_heading", VectorExplorer(language=language), language)
-
-
-def matrix_app(language: str | None = None) -> pn.viewable.Viewable:
-    """Scaled dot-product attention of section 3.7: score and weight heatmaps, √d_k."""
-    from .explorables.matrix import MatrixExplorer
-
-    language = _setup("matrix", language)
-    return _explorer_page("matrix_heading", MatrixExplorer(language=language), language)
-
-
-def selfcross_app(language: str | None = None) -> pn.viewable.Viewable:
-    """Self- and cross-attention of section 3.7: where Q, K and V come from."""
-    from .explorables.selfcross import SelfCrossExplorer
-
-    language = _setup("selfcross", language)
-    return _explorer_page("selfcross_heading", SelfCrossExplorer(language=language), language)
-
-
 def instructor_app(context, language: str = "zh") -> pn.viewable.Viewable:
     """The instructor's view of the class: the room, its predictions, the reveal (``/instructor``).
 
@@ -277,14 +273,31 @@ def instructor_app(context, language: str = "zh") -> pn.viewable.Viewable:
                      margin=0)
 
 
-#: App name -> builder, in the order the CLI lists and serves them.
-APPS: dict[str, Callable[[], pn.viewable.Viewable]] = {
-    "textbook": textbook_app,
-    "steps": steps_app,
-    "vector": vector_app,
-    "matrix": matrix_app,
-    "selfcross": selfcross_app,
-}
+class _Apps(Mapping):
+    """App name -> builder(language=None): the textbook, then every registered explorable."""
+
+    def __getitem__(self, name: str) -> Callable[..., pn.viewable.Viewable]:
+        if name == "textbook":
+            return textbook_app
+        if name not in EXPLORABLES:
+            raise KeyError(name)
+        return functools.partial(explorable_app, name)
+
+    def __iter__(self):
+        return iter(("textbook", *EXPLORABLES))
+
+    def __len__(self) -> int:
+        return 1 + len(EXPLORABLES)
+
+
+#: App name -> builder, in the order the CLI lists and serves them (derived from the registry).
+APPS: Mapping[str, Callable[..., pn.viewable.Viewable]] = _Apps()
+
+
+def app_summary(app: str) -> str:
+    """One line about page ``app``, for ``attention-explorable list``: its builder's or Viewer's docstring."""
+    source = textbook_app if app == "textbook" else explorable_class(app)
+    return (source.__doc__ or "").strip().splitlines()[0]
 
 
 @lru_cache(maxsize=None)
@@ -296,8 +309,8 @@ def _index_template() -> jinja2.Template:
 def index_html(language: str) -> str:
     """The server's root page (``/``): this product's pages, in ``language`` (served from memory)."""
     other = OTHER_LANGUAGE[language]
-    pages = [(f"{name}?lang={language}", text(key, language), text(f"index_{name}", language))
-             for name, key in TITLE_KEYS.items()]
+    pages = [(f"{name}?lang={language}", text(title_key(name), language), text(index_key(name), language))
+             for name in APPS]
     return _index_template().render(
         lang=HTML_LANG[language], t=STRINGS[language], pages=pages, switch_href=f"?lang={other}",
         switch_label=text("language_name", other), switch_lang=HTML_LANG[other],

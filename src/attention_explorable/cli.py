@@ -24,7 +24,7 @@ import functools
 import socket
 import sys
 
-from .apps import APPS
+from .apps import APPS, app_summary
 
 PROG = "attention-explorable"
 #: The environment variables ``serve`` reads for its options' defaults (the person starting it sets
@@ -177,8 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "export":
         return _export(args.directory, args.language)
     if args.command == "list":
-        for name, builder in APPS.items():
-            print(f"/{name}\t{(builder.__doc__ or '').strip().splitlines()[0]}")
+        for name in APPS:
+            print(f"/{name}\t{app_summary(name)}")
         return 0
 
     if not 0 <= args.port <= 65535:

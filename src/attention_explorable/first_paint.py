@@ -25,7 +25,7 @@ from importlib import resources
 
 from . import ui
 from .content import PROSE_CSS, load_sections, markdown_to_html
-from .explorables import explorable_class
+from .explorables import EXPLORABLES, explorable_class
 from .strings import text
 from .textbook import block_html, contents_html
 from .views import exercise as exercise_view
@@ -102,6 +102,6 @@ def first_paint_html(app: str, language: str) -> str:
     if app == "textbook":
         body = _textbook(language)
     else:
-        heading = html.escape(text(f"{app}_heading", language))
+        heading = html.escape(text(EXPLORABLES[app].heading_key, language))
         body = f"<h1>{heading}</h1><div class='ae-fp-explorable'>{_readouts(app, language)}</div>"
     return f"<div class='ae-first-paint'>{switch}{body}</div>"

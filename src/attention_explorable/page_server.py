@@ -23,15 +23,16 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import json
-import shutil
-import tempfile
 import hashlib
+import importlib
+import json
 import logging
 import mimetypes
 import multiprocessing
 import os
+import shutil
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -45,12 +46,11 @@ from tornado.web import HTTPError, RequestHandler
 
 from . import apps, site
 from .content import CONTENT_DIR
+from .explorables import EXPLORABLES, registering_modules
 from .strings import DEFAULT_LANGUAGE, STRINGS
 
 log = logging.getLogger(__name__)
 
-#: The pages, by URL path, each built in every language.
-PAGE_APPS = tuple(apps.APPS)
 #: A year, for the hashed assets.
 IMMUTABLE = "public, max-age=31536000, immutable"
 
@@ -70,8 +70,12 @@ class File:
         return cls(body, gzip.compress(body, 9, mtime=0), media_type, f'"{digest}"')
 
 
-def _leave_with(server: int) -> None:
-    """In the builder process: exit when the server that started it is gone (killed mid-build, say)."""
+def _builder_setup(server: int, modules: list[str]) -> None:
+    """In the builder process: register the explorables ``modules`` register (those from outside the
+    package), and exit when the server that started it is gone (killed mid-build, say)."""
+    for module in modules:
+        importlib.import_module(module)
+
     def watch():
         while os.getppid() == server:
             time.sleep(1.0)
@@ -107,6 +111,10 @@ def build_key() -> str:
     for f in sorted(set(files)):
         digest.update(str(f.relative_to(f.parents[1])).encode())
         digest.update(f.read_bytes())
+    for registration in EXPLORABLES.values():  # the registry, and what an explorable from outside brings
+        digest.update(repr(registration).encode())
+        if registration.bundle is not None:
+            digest.update(Path(registration.bundle).read_bytes())
     return digest.hexdigest()[:24]
 
 
@@ -133,12 +141,14 @@ class PageCache:
                                        for lang in STRINGS}
         self.failed: BaseException | None = None
         self.seconds = 0.0
+        #: The pages, by URL path (the apps of the registry when the cache was made), each in every language.
+        self.apps = tuple(apps.APPS)
         self._ready: dict[tuple[str, str], threading.Event] = {
-            (app, lang): threading.Event() for app in PAGE_APPS for lang in STRINGS}
+            (app, lang): threading.Event() for app in self.apps for lang in STRINGS}
 
     def order(self) -> list[tuple[str, str]]:
         """The order pages are built in: each page in Chinese and English, the single explorables first."""
-        return [(app, lang) for app in (*PAGE_APPS[1:], PAGE_APPS[0]) for lang in STRINGS]
+        return [(app, lang) for app in (*self.apps[1:], self.apps[0]) for lang in STRINGS]
 
     def build(self, progress=None) -> None:
         """Build every page, one after the other, in a process of its own; keep each as it comes.
@@ -162,8 +172,8 @@ class PageCache:
         os.environ["PYTHONHASHSEED"] = "0"
         built: dict[str, tuple[str, dict[str, str]]] = {}
         try:
-            with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_leave_with,
-                                     initargs=(os.getpid(),)) as pool:
+            with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_builder_setup,
+                                     initargs=(os.getpid(), registering_modules())) as pool:
                 for (app, lang), future in [(key, pool.submit(_build, *key)) for key in self.order()]:
                     page, assets = future.result()
                     self._keep(app, lang, page, assets)
@@ -321,7 +331,7 @@ class AssetHandler(_FileHandler):
 
 def patterns(pages: PageCache) -> list[tuple]:
     """The routes of the student pages, the index and the assets."""
-    names = "|".join(PAGE_APPS)
+    names = "|".join(pages.apps)
     return [(r"/", IndexHandler, {"pages": pages}),
             (rf"/({names})/?", PageHandler, {"pages": pages}),
             (r"/assets/(.+)", AssetHandler, {"pages": pages})]

@@ -53,10 +53,13 @@ from .first_paint import first_paint_html, gate_script
 from .explorables import EXPLORABLES, explorable_class
 from .strings import STRINGS, text
 
-__all__ = ["export_site", "build_page", "Assets", "ExportReport", "PAGES", "Progress"]
+__all__ = ["export_site", "build_page", "Assets", "ExportReport", "pages", "Progress"]
 
-#: Page file -> (app name, title key): the textbook and one page per explorable.
-PAGES = {"index.html": ("textbook", "page_title"), **{f"{n}.html": (n, f"{n}_heading") for n in EXPLORABLES}}
+
+def pages() -> dict[str, str]:
+    """Page file -> app name: ``index.html`` the textbook, ``<name>.html`` each registered explorable."""
+    return {"index.html": "textbook", **{f"{n}.html": n for n in EXPLORABLES}}
+
 
 _BOKEH_CDN = "https://cdn.bokeh.org/bokeh/release/"
 _PANEL_DIST = ("panel", Path(pn.__file__).parent / "dist")
@@ -186,7 +189,7 @@ def _page(app: str, language: str, title: str) -> str:
     buffer = io.StringIO()
     variables = {"lang": apps.HTML_LANG[language], "first_paint": first_paint_html(app, language),
                  "first_paint_css": FIRST_PAINT_CSS, "first_paint_gate": gate_script(),
-                 "description": text(f"index_{app}", language)}
+                 "description": text(apps.index_key(app), language)}
     with _quiet_standalone():
         pn.io.save.save(_document(lambda: apps.APPS[app](language)), buffer, title=title,
                         resources=Resources(mode="cdn", components=_COMPONENTS),
@@ -216,7 +219,7 @@ def build_page(app: str, language: str, assets: Assets, *, depth: int = 0,
     Deep links, ``?room=`` and ``?embed=1`` are read by the page's scripts,
     so one file serves every query.
     """
-    title = text(apps.TITLE_KEYS[app], language)
+    title = text(apps.title_key(app), language)
     switch = nullcontext() if other_language_href is None else apps.other_language_page(other_language_href)
     with switch:
         return _stable_ids(assets.rewrite(_page(app, language, title), depth), f"{app}-{language}")
@@ -312,8 +315,9 @@ def export_site(directory: str | Path, language: str = "zh", progress=None) -> E
 
     other = apps.OTHER_LANGUAGE[language]
     (out / other).mkdir(exist_ok=True)
-    tell = Progress(2 * len(PAGES) + len(EXPLORABLES), progress, "export")
-    for filename, (app, _) in PAGES.items():
+    files = pages()
+    tell = Progress(2 * len(files) + len(EXPLORABLES), progress, "export")
+    for filename, app in files.items():
         write(filename, build_page(app, language, assets, other_language_href=f"{other}/{filename}"))
         tell.step(f"{filename} ({language})")
         write(f"{other}/{filename}", build_page(app, other, assets, depth=1, other_language_href=f"../{filename}"))
@@ -323,7 +327,7 @@ def export_site(directory: str | Path, language: str = "zh", progress=None) -> E
           .read_text("utf-8"))
     panel_resources = Resources(mode="cdn", components=_COMPONENTS)
     for name in EXPLORABLES:
-        title = text(f"{name}_heading", language)
+        title = text(apps.title_key(name), language)
         # In an author's page: the explorable alone (no page title, no presenter keys), reading
         # its deep-link parameters behind its name, as on the textbook page (?steps.step=3).
         explorable = lambda: explorable_class(name)(language=language, link_prefix=f"{name}.")  # noqa: E731

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from attention_explorable.site import PAGES
+from attention_explorable.site import pages
 
 pytestmark = pytest.mark.browser
 
@@ -24,7 +24,7 @@ SERIOUS = ("serious", "critical")
 #: What each page shows once its explorables are drawn.
 READY = {"textbook": ".ae-exercise-input, .ae-exercise-choice", "steps": ".ae-output",
          "vector": ".ae-vector-output", "matrix": ".ae-matrix-max-weight", "selfcross": ".ae-selfcross-row"}
-APP_OF = {page: app for page, (app, _) in PAGES.items()}
+APP_OF = pages()
 
 
 def serious_violations(page) -> list[str]:
@@ -76,7 +76,7 @@ def test_every_exported_page_in_both_languages(static_site, student):
     s.errors_to_ignore = ("Failed to load resource", "Access to XMLHttpRequest at 'file:")
     problems = {}
     for folder in ("", "en/"):
-        for page_file in PAGES:
+        for page_file in APP_OF:
             page.goto((static_site / folder / page_file).resolve().as_uri())
             page.wait_for_selector(READY[APP_OF[page_file]], timeout=30_000)
             page.wait_for_timeout(500)

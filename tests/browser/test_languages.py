@@ -12,15 +12,15 @@ import urllib.parse
 
 import pytest
 
-from attention_explorable.site import PAGES
+from attention_explorable.apps import APPS, title_key
+from attention_explorable.site import pages
 from attention_explorable.strings import text
 
 from .pages import text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
-TITLE_KEYS = {"textbook": "page_title", "steps": "steps_heading", "vector": "vector_heading",
-              "matrix": "matrix_heading", "selfcross": "selfcross_heading"}
+TITLE_KEYS = {app: title_key(app) for app in APPS}
 
 
 def _page_language(page) -> tuple[str, str]:
@@ -88,7 +88,8 @@ def test_served_index_and_pages_follow_the_readers_language(every_app, student):
 
 
 def test_the_exported_site_holds_both_languages_and_switches_between_them(static_site, student):
-    for page_file, (app, key) in PAGES.items():
+    for page_file, app in pages().items():
+        key = title_key(app)
         for folder, language in (("", "zh"), ("en/", "en")):
             html = (static_site / folder / page_file).read_text("utf-8")
             lang = "zh-Hans" if language == "zh" else "en"

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import pytest
 
+from attention_explorable.explorables import EXPLORABLES
+
 from ..conftest import ServedApp
 
 pytestmark = pytest.mark.browser
 
-APPS = ["steps", "vector", "matrix", "selfcross", "textbook"]
+APPS = [*EXPLORABLES, "textbook"]
 
 # Font sizes of visible text and heights of visible controls, in every open shadow root.
 _MEASURE = """() => {

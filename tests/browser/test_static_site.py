@@ -14,7 +14,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from attention_explorable.site import PAGES
+from attention_explorable.explorables import EXPLORABLES
+from attention_explorable.site import pages
+
+PAGES = pages()
 
 from .pages import text_of, wait_text
 
@@ -45,7 +48,7 @@ def _open_url(s, site, page_url: str, ready: str) -> list[str]:
 def test_the_site_holds_what_the_command_promises(static_site):
     names = {p.relative_to(static_site).as_posix() for p in static_site.rglob("*") if p.is_file()}
     assert set(PAGES) <= names
-    for name in ("steps", "vector", "matrix", "selfcross"):
+    for name in EXPLORABLES:
         assert {f"embed/{name}.html", f"embed/{name}.js", f"embed/{name}-iframe.html"} <= names
     # the shared assets once, under names that carry their content's hash (stable URLs a browser may keep)
     assert sum(1 for n in names if re.fullmatch(r"assets/bokeh/bokeh\.min\.[0-9a-f]{12}\.js", n)) == 1

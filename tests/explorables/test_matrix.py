@@ -140,8 +140,8 @@ def test_each_explorer_has_its_own_models():
 
 
 def test_registry_and_app_build_this_explorable():
-    assert EXPLORABLES["matrix"] == ("attention_explorable.explorables.matrix", "MatrixExplorer")
+    assert EXPLORABLES["matrix"].viewer == "attention_explorable.explorables.matrix:MatrixExplorer"
     assert explorable_class("matrix") is MatrixExplorer
-    page = apps.matrix_app("en")
+    page = apps.explorable_app("matrix", "en")
     assert page_heading(page) == STRINGS["en"]["matrix_heading"]
     assert any("ae-matrix" in (obj.css_classes or []) for obj in page.objects)

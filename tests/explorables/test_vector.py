@@ -184,6 +184,6 @@ def test_registered_and_served_by_the_app():
     from attention_explorable import apps
 
     assert explorable_class("vector") is VectorExplorer
-    page = apps.vector_app("en")
+    page = apps.explorable_app("vector", "en")
     assert any("ae-vector" in (o.css_classes or []) for o in page.objects)
     assert page_heading(page) == STRINGS["en"]["vector_heading"]

@@ -3,21 +3,108 @@
 Each explorable has a pure Python view in :mod:`attention_explorable.views`
 (the oracle), a JavaScript twin and controller in
 ``attention_explorable/web/<name>.js``, and a thin ``Viewer`` here that
-builds its Bokeh models once and lays them out. :data:`EXPLORABLES` names
-them for the apps, the command line and the textbook.
+builds its Bokeh models once and lays them out.
+
+:data:`EXPLORABLES` is the one registry of them. Everything that lists the
+explorables is derived from it: the served and exported pages
+(``/<name>``, ``<name>.html``), their titles (the string ``<name>_heading``)
+and index lines (``index_<name>``), the apps of ``attention-explorable
+list``, the embeds, and the tests' lists. ``scripts/build-web.mjs`` bundles
+every module of ``web/`` that has a default export, so a new twin needs no
+line there. Adding an explorable is its view, its twin, its Viewer, its
+content block, its tests and one line below (docs/architecture.md, "Adding an
+explorable").
 """
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
 
-#: name -> (module, class) of every explorable.
-EXPLORABLES = {
-    "steps": ("attention_explorable.explorables.steps", "StepsExplorer"),
-    "vector": ("attention_explorable.explorables.vector", "VectorExplorer"),
-    "matrix": ("attention_explorable.explorables.matrix", "MatrixExplorer"),
-    "selfcross": ("attention_explorable.explorables.selfcross", "SelfCrossExplorer"),
-}
+
+@dataclass(frozen=True)
+class Registration:
+    """One explorable in the registry.
+
+    Parameters
+    ----------
+    name : str
+        Its name: the page ``/<name>`` and ``<name>.html``, the module
+        ``web/dist/<name>.mjs``, the strings ``<name>_heading`` and ``index_<name>``.
+    viewer : str
+        Its ``Viewer`` class as ``"module:Class"`` (imported on first use).
+    bundle : Path, optional
+        Where its bundled ES module is, when not in this package's
+        ``web/dist/`` (an explorable defined outside the package).
+    strings : dict, optional
+        Interface strings it brings, ``{language: {key: text}}``, added to
+        :data:`attention_explorable.strings.STRINGS` when it is registered.
+    """
+
+    name: str
+    viewer: str
+    bundle: Path | None = None
+    strings: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def heading_key(self) -> str:
+        """The string key of its title: ``<name>_heading``."""
+        return f"{self.name}_heading"
+
+    @property
+    def index_key(self) -> str:
+        """The string key of its line on the index page: ``index_<name>``."""
+        return f"index_{self.name}"
+
+
+#: The registry: name -> :class:`Registration`, in the order the pages are listed.
+EXPLORABLES: dict[str, Registration] = {r.name: r for r in [
+    Registration("steps", "attention_explorable.explorables.steps:StepsExplorer"),
+    Registration("vector", "attention_explorable.explorables.vector:VectorExplorer"),
+    Registration("matrix", "attention_explorable.explorables.matrix:MatrixExplorer"),
+    Registration("selfcross", "attention_explorable.explorables.selfcross:SelfCrossExplorer"),
+]}
+
+
+def register(registration: Registration) -> None:
+    """Add ``registration`` to :data:`EXPLORABLES` (and its strings to the interface strings).
+
+    Raises
+    ------
+    ValueError
+        If the name is taken by another explorable, or is not a lowercase
+        identifier other than a page's (it becomes a URL path and a file name),
+        or its strings name an unknown language.
+    """
+    name = registration.name
+    if not (name.isidentifier() and name.islower()) or name in ("textbook", "instructor", "index", "mirror"):
+        raise ValueError(f"registration.name must be a lowercase identifier other than a page's, got {name!r}")
+    known = EXPLORABLES.get(name)
+    if known is not None and known != registration:
+        raise ValueError(f"an explorable named {name!r} is registered already ({known.viewer})")
+    from ..strings import STRINGS
+
+    for language in registration.strings:
+        if language not in STRINGS:
+            raise ValueError(f"registration.strings: unknown language {language!r}; known: {sorted(STRINGS)}")
+    for language, strings in registration.strings.items():
+        for key, value in strings.items():
+            STRINGS[language].setdefault(key, value)
+    EXPLORABLES[name] = registration
+
+
+def unregister(name: str) -> None:
+    """Remove explorable ``name`` from :data:`EXPLORABLES`, with the strings it brought (nothing if not there)."""
+    registration = EXPLORABLES.pop(name, None)
+    if registration is None:
+        return
+    from ..strings import STRINGS
+
+    for language, strings in registration.strings.items():
+        for key, value in strings.items():
+            if STRINGS.get(language, {}).get(key) == value:
+                del STRINGS[language][key]
 
 
 def explorable_class(name: str) -> type:
@@ -29,7 +116,14 @@ def explorable_class(name: str) -> type:
         If no explorable of that name is registered (the message names it).
     """
     try:
-        module, cls = EXPLORABLES[name]
+        registration = EXPLORABLES[name]
     except KeyError:
         raise KeyError(f"unknown explorable {name!r}; known: {sorted(EXPLORABLES)}") from None
+    module, cls = registration.viewer.split(":")
     return getattr(importlib.import_module(module), cls)
+
+
+def registering_modules() -> list[str]:
+    """The modules outside this package that registered explorables (a page builder imports them too)."""
+    return sorted({r.viewer.split(":")[0] for r in EXPLORABLES.values()
+                   if not r.viewer.startswith("attention_explorable.")})

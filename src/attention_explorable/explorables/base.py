@@ -27,6 +27,7 @@ import math
 import re
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 import panel as pn
 import param
@@ -36,14 +37,26 @@ from bokeh.models import CustomJS
 from panel.models.markup import HTML as HTMLModel
 
 from .. import ui
+from . import EXPLORABLES
 from ..strings import DEFAULT_LANGUAGE, STRINGS, text
 from ..views.links import link_values, read_link
 
 
-@lru_cache(maxsize=None)
 def web_module(name: str) -> str:
-    """The source of the bundled ES module ``web/dist/<name>.mjs`` (package data)."""
-    return resources.files("attention_explorable").joinpath("web", "dist", f"{name}.mjs").read_text("utf-8")
+    """The source of the bundled ES module ``web/dist/<name>.mjs`` (package data).
+
+    For a registered explorable whose :class:`~attention_explorable.explorables.Registration`
+    names a ``bundle``, that file instead.
+    """
+    registration = EXPLORABLES.get(name)
+    if registration is not None and registration.bundle is not None:
+        return _read(str(registration.bundle))
+    return _read(str(resources.files("attention_explorable").joinpath("web", "dist", f"{name}.mjs")))
+
+
+@lru_cache(maxsize=None)
+def _read(path: str) -> str:
+    return Path(path).read_text("utf-8")
 
 
 # A Selector of strings travels as its string (the browser sends only its objects).
@@ -122,6 +135,11 @@ class Explorable(pn.viewable.Viewer):
         for name in self._state_params:
             self._state.on_change(name, self._from_browser)
         self.param.watch(self._to_browser, list(self._state_params))
+
+    @classmethod
+    def page_parts(cls, language: str) -> tuple:
+        """What the explorable's page of its own shows above it besides its title (none by default)."""
+        return ()
 
     # --- text -----------------------------------------------------------------
     def _t(self, key, **fmt):

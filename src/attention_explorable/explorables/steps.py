@@ -97,6 +97,11 @@ class StepsExplorer(Explorable):
 
     _name = "steps"
     _state_params = steps_view.STATE_NAMES
+
+    @classmethod
+    def page_parts(cls, language: str) -> tuple:
+        """The steps' page of its own has the presenter's keys (→ ← for the steps, Enter to demonstrate)."""
+        return (presenter_keys(language),)
     _link_params = ("step", *scenarios.STATE_KEYS, "prediction_text")
 
     def __init__(self, **params):

@@ -1,0 +1,144 @@
+"""One registry line adds an explorable: a test-only one goes through every place the explorables are listed.
+
+``tests/example_explorable`` holds ``tempered`` (a view, its JavaScript twin,
+a Viewer, one ``register`` call), defined nowhere in the package. Once its
+module is imported, it has its page in ``attention-explorable list``, the
+index, the served pages (built by the page server's builder process), the
+static export (both languages, its embed), and its twin passes a mirror test
+against its Python view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import shutil
+import subprocess
+import threading
+import urllib.request
+
+import pytest
+
+from attention_explorable import apps, cli, page_server, site
+from attention_explorable.explorables import EXPLORABLES, unregister
+from attention_explorable.strings import STRINGS
+
+from ..conftest import ROOT, free_port
+from .mirror import differences, load_module
+from .pages import text_of, wait_text
+
+pytestmark = pytest.mark.browser
+
+MODULE = "tests.example_explorable.explorable"
+HANDLE = ".ae-tempered-temperature .noUi-handle"
+READOUT = ".ae-tempered-readout"
+
+
+def _bundle() -> None:
+    """Bundle the twin with the project's esbuild (as ``npm run build`` does the package's)."""
+    esbuild = ROOT / "node_modules" / ".bin" / "esbuild"
+    if not (shutil.which("node") and esbuild.exists()):
+        reason = "Node.js and esbuild (npm ci) are needed to bundle the test explorable"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{reason}; under CI=true this must run", pytrace=False)
+        pytest.skip(reason)
+    subprocess.run([str(esbuild), "tests/example_explorable/web/tempered.js", "--bundle", "--format=esm",
+                    "--target=es2020", "--charset=utf8", "--log-level=warning",
+                    "--outfile=tests/example_explorable/dist/tempered.mjs"], cwd=ROOT, check=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def tempered():
+    """The module of the test-only explorable, registered for this file's tests and unregistered after."""
+    _bundle()
+    module = importlib.reload(importlib.import_module(MODULE)) if MODULE in __import__("sys").modules \
+        else importlib.import_module(MODULE)
+    assert "tempered" in EXPLORABLES
+    yield module
+    unregister("tempered")
+    assert "tempered" not in EXPLORABLES and "tempered_heading" not in STRINGS["en"]
+
+
+def _expected(module, temperature: float, language: str) -> str:
+    return module.tempered_view({"temperature": temperature}, module.tempered_config(language))["html"]["readout"]
+
+
+def test_the_registry_lists_it_everywhere(tempered, capsys):
+    assert list(apps.APPS)[-1] == "tempered" and apps.title_key("tempered") == "tempered_heading"
+    assert site.pages()["tempered.html"] == "tempered"
+    assert cli.main(["list"]) == 0
+    assert "/tempered\tThree fixed scores and values under one temperature" in capsys.readouterr().out
+    index = apps.index_html("en")
+    assert 'href="tempered?lang=en"' in index and "Temperature over three scores" in index
+    assert page_server.PageCache().apps[-1] == "tempered"
+
+
+@pytest.mark.parametrize("language", sorted(STRINGS))
+def test_its_twin_mirrors_its_python_view(tempered, chromium, language):
+    context = chromium.new_context()
+    page = load_module(context, "tempered")
+    config = tempered.tempered_config(language)
+    temperatures = [0.1, 0.2, 0.5, 1.0, 1.3, 2.5, 5.0]
+    js = page.evaluate("([ts, config]) => ts.map((t) => ae.temperedView({temperature: t}, config))",
+                       [temperatures, config])
+    for t, got in zip(temperatures, js):
+        assert not differences(tempered.tempered_view({"temperature": t}, config), got), t
+    assert not page.ae_errors, page.ae_errors
+    context.close()
+
+
+def _press_right(page) -> None:
+    page.locator(HANDLE).first.focus()
+    page.keyboard.press("ArrowRight")
+
+
+def test_its_exported_page_opens_offline_and_answers_a_key(tempered, tmp_path, student):
+    report = site.export_site(tmp_path)
+    names = {p.relative_to(tmp_path).as_posix() for p in report.files}
+    assert {"tempered.html", "en/tempered.html", "embed/tempered.js", "embed/tempered.html"} <= names
+    s = student()
+    aborted = s.open_offline(tmp_path / "en" / "tempered.html", READOUT)
+    page = s.page
+    wait_text(page, READOUT, r"y = ")
+    assert text_of(page, READOUT) == _expected(tempered, 1.0, "en")
+    assert page.title() == "Temperature over three scores"
+    _press_right(page)
+    wait_text(page, READOUT, _expected(tempered, 1.1, "en").split("y = ")[1])
+    assert text_of(page, READOUT) == _expected(tempered, 1.1, "en")
+    s.assert_clean()
+    assert aborted == []
+
+
+def test_it_is_served_as_a_page_of_its_own(tempered, student):
+    from tornado.httpserver import HTTPServer
+    from tornado.web import Application
+
+    cache = page_server.PageCache()
+    cache.build()  # in the builder process, which imports the registering module too
+    port, loop_ready, holder = free_port(), threading.Event(), {}
+
+    def serve():
+        asyncio.set_event_loop(asyncio.new_event_loop())
+        server = HTTPServer(Application(page_server.patterns(cache)))
+        server.listen(port, "127.0.0.1")
+        holder["loop"] = asyncio.get_event_loop()
+        loop_ready.set()
+        holder["loop"].run_forever()
+
+    threading.Thread(target=serve, daemon=True).start()
+    loop_ready.wait(10)
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/tempered?lang=zh", timeout=10) as answer:
+            assert answer.status == 200 and "温度与三个分数" in answer.read().decode()
+        s = student()
+        s.errors_to_ignore = ("status of 404",)  # /favicon.ico: this bare server has only the page routes
+        s.open(f"http://127.0.0.1:{port}/tempered?lang=zh", READOUT)
+        page = s.page
+        wait_text(page, READOUT, r"y = ")
+        assert text_of(page, READOUT) == _expected(tempered, 1.0, "zh")
+        _press_right(page)
+        wait_text(page, READOUT, _expected(tempered, 1.1, "zh").split("y = ")[1])
+        s.assert_clean()
+    finally:
+        holder["loop"].call_soon_threadsafe(holder["loop"].stop)
