@@ -9,8 +9,6 @@ from __future__ import annotations
 import functools
 import html
 from collections.abc import Callable, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -44,25 +42,6 @@ def index_key(app: str) -> str:
 def title_key(app: str) -> str:
     """The string key of the title of page ``app`` (the textbook's, or ``<name>_heading`` of an explorable)."""
     return "page_title" if app == "textbook" else EXPLORABLES[app].heading_key
-
-
-# While the static export builds a page: the address of the same page in the other language
-# (a file of the other language's folder); None on served pages, whose switch uses ?lang=.
-_other_language_page: ContextVar[str | None] = ContextVar("other_language_page", default=None)
-
-
-@contextmanager
-def other_language_page(href: str):
-    """Build pages whose language switch links to ``href`` (a relative file address) instead of ``?lang=``.
-
-    Used by the static export (:mod:`attention_explorable.site`), whose
-    languages live in separate folders.
-    """
-    token = _other_language_page.set(href)
-    try:
-        yield
-    finally:
-        _other_language_page.reset(token)
 
 
 def _argument(name: str) -> str | None:
@@ -124,13 +103,18 @@ a.ae-language:focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
 """]
 
 
-def language_switch(language: str) -> LanguageSwitch:
-    """The language switch of a page in ``language`` (served: ``?lang=``; static: see :func:`other_language_page`)."""
+def language_switch(language: str, href: str | None = None) -> LanguageSwitch:
+    """The language switch of a page in ``language``.
+
+    ``href``: the same page in the other language, a relative file address
+    (static pages, whose languages live in separate folders); None: the
+    switch asks the server with ``?lang=``.
+    """
     other = OTHER_LANGUAGE[language]
     return LanguageSwitch(
         language=language, other=other, other_tag=HTML_LANG[other], label=text("language_name", other),
         hint=text("language_switch_to", other), nav_label=text("language_switch", language),
-        target=_other_language_page.get() or "", css_classes=["ae-language-bar"],
+        target=href or "", css_classes=["ae-language-bar"],
         sizing_mode="stretch_width", margin=0)
 
 
@@ -184,13 +168,14 @@ def _setup(app: str, language: str | None) -> str:
     return language
 
 
-def textbook_app(language: str | None = None) -> pn.viewable.Viewable:
+def textbook_app(language: str | None = None, switch_href: str | None = None) -> pn.viewable.Viewable:
     """Sections 3.7 and 3.8 as one page, every explorable inline.
 
     The explorables after the first are built as the reader approaches them;
     the URL argument ``?explorables=all`` builds every one with the page
     (for projecting, or to measure a fully built page). Like every app, in
-    ``language`` when given, else in the reader's (:func:`reader_language`).
+    ``language`` when given, else in the reader's (:func:`reader_language`);
+    ``switch_href`` is the language switch's target (see :func:`language_switch`).
     """
     from .textbook import TextbookPage
 
@@ -199,18 +184,19 @@ def textbook_app(language: str | None = None) -> pn.viewable.Viewable:
     load = "all" if [v.decode() if isinstance(v, bytes) else v for v in args.get("explorables", [])] == ["all"] \
         else "on_approach"
     page_frame()
-    return pn.Column(connection_notice(language), language_switch(language),
+    return pn.Column(connection_notice(language), language_switch(language, switch_href),
                      TextbookPage(language=language, load=load),
                      sizing_mode="stretch_width", margin=0)
 
 
-def explorable_app(name: str, language: str | None = None) -> pn.viewable.Viewable:
+def explorable_app(name: str, language: str | None = None, switch_href: str | None = None) -> pn.viewable.Viewable:
     """The explorable ``name`` of the registry on a page of its own (``/<name>``).
 
     Its page holds the title (``<name>_heading``), the language switch, the
     parts its Viewer asks for (:meth:`~attention_explorable.explorables.base.Explorable.page_parts`,
     such as the steps' presenter keys) and the explorable, opened on the
-    page's deep link.
+    page's deep link. ``switch_href`` is the language switch's target (see
+    :func:`language_switch`).
 
     Raises
     ------
@@ -219,7 +205,8 @@ def explorable_app(name: str, language: str | None = None) -> pn.viewable.Viewab
     """
     cls = explorable_class(name)
     language = _setup(name, language)
-    return _explorer_page(title_key(name), cls(language=language), language, *cls.page_parts(language))
+    return _explorer_page(title_key(name), cls(language=language), language, switch_href,
+                          *cls.page_parts(language))
 
 
 def session_query() -> dict:
@@ -243,7 +230,7 @@ def page_frame(heading=None) -> None:
 HEADING_CSS = "h1 { font-size: clamp(24px, 7vw, 2em); line-height: 1.25; }"
 
 
-def _explorer_page(heading_key: str, explorer, language: str, *extra) -> pn.viewable.Viewable:
+def _explorer_page(heading_key: str, explorer, language: str, switch_href: str | None, *extra) -> pn.viewable.Viewable:
     explorer.open_link(session_query())  # a deep link: /steps?step=3&temperature=0.05
     heading = html_model("ae-page-heading", margin=(8, 5), stylesheets=[ui.CSS, HEADING_CSS])
     heading.css_classes = ["ae-page-heading"]
@@ -251,7 +238,7 @@ def _explorer_page(heading_key: str, explorer, language: str, *extra) -> pn.view
     page_frame(heading)
     return pn.Column(
         connection_notice(language),
-        language_switch(language),
+        language_switch(language, switch_href),
         pn.pane.Bokeh(heading, sizing_mode="stretch_width", margin=0),
         *extra,
         explorer,

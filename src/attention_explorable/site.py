@@ -30,7 +30,7 @@ import re
 import shutil
 import time
 import uuid
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -185,13 +185,13 @@ _LOG_LEVEL = re.compile(r'<(script) type="text/javascript">\s*Bokeh\.set_log_lev
 _SCRIPT_SRC = re.compile(r'(<(?:script) type="text/javascript") src=')
 
 
-def _page(app: str, language: str, title: str) -> str:
+def _page(app: str, language: str, title: str, switch_href: str | None) -> str:
     buffer = io.StringIO()
     variables = {"lang": apps.HTML_LANG[language], "first_paint": first_paint_html(app, language),
                  "first_paint_css": FIRST_PAINT_CSS, "first_paint_gate": gate_script(),
                  "description": text(apps.index_key(app), language)}
     with _quiet_standalone():
-        pn.io.save.save(_document(lambda: apps.APPS[app](language)), buffer, title=title,
+        pn.io.save.save(_document(lambda: apps.APPS[app](language, switch_href=switch_href)), buffer, title=title,
                         resources=Resources(mode="cdn", components=_COMPONENTS),
                         template=apps.page_template(), template_variables=variables)
     # The first paint is the page: the scripts load without holding it up and run once it is parsed.
@@ -220,9 +220,7 @@ def build_page(app: str, language: str, assets: Assets, *, depth: int = 0,
     so one file serves every query.
     """
     title = text(apps.title_key(app), language)
-    switch = nullcontext() if other_language_href is None else apps.other_language_page(other_language_href)
-    with switch:
-        return _stable_ids(assets.rewrite(_page(app, language, title), depth), f"{app}-{language}")
+    return _stable_ids(assets.rewrite(_page(app, language, title, other_language_href), depth), f"{app}-{language}")
 
 
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
