@@ -32,19 +32,6 @@ CHROMIUM_ARGS = [
 ARTIFACTS = ROOT / "artifacts"
 
 
-@pytest.fixture
-def restore_fast_path():
-    """Leave the process-wide overrides of ``attention_explorable.serving`` as a test found them."""
-    from attention_explorable import serving
-
-    was_enabled = serving.fast_path_status()["enabled"]
-    yield
-    if was_enabled:
-        serving.enable_fast_path()
-    else:
-        serving.disable_fast_path()
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

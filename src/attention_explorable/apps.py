@@ -20,7 +20,7 @@ from panel.custom import JSComponent
 
 import panel as pn
 
-from . import serving, ui
+from . import ui
 from .explorables import EXPLORABLES, explorable_class
 from .explorables.base import html_model, web_module
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
@@ -126,14 +126,11 @@ def page_template() -> jinja2.Template:
 
 
 def _page_setup(language: str = "zh", title: str = "") -> None:
-    """Setup shared by every app: extension, CSS, fast path, and the page around the app.
+    """Setup shared by every app: extension, CSS, and the page around the app.
 
-    The fast path is skipped when ``AE_FAST_PATH=0`` (benchmarks' baseline).
     In a server session the page gets ``<html lang>`` of ``language``, the
     ``title`` and a viewport for phones (:func:`page_template`).
     """
-    if serving.fast_path_requested():
-        serving.enable_fast_path()
     ui.extension()
     doc = pn.state.curdoc
     if doc is not None and doc.session_context is not None:

@@ -200,13 +200,11 @@ def main(argv: list[str] | None = None) -> int:
 
     import panel as pn
 
-    from . import page_server, route_guards, serving
+    from . import page_server, route_guards
     from .apps import instructor_app
     from .classroom import channel, handlers
 
     route_guards.install()  # autoload takes only an element id
-    if serving.fast_path_requested():
-        serving.enable_fast_path()
     origins, context = served["origins"], served["context"]
     # Students get files and one class socket; the instructor a live Panel app.
     pages = page_server.PageCache(page_server.default_cache_dir())

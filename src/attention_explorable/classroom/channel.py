@@ -144,6 +144,9 @@ class ClassSocket(WebSocketHandler):
         return self.channel.origin_allowed(origin, self.request.host)
 
     def open(self) -> None:
+        # A receipt is one small frame: sent at once, not held back by Nagle's algorithm for the
+        # next one (tornado's documented remedy; it leaves TCP_NODELAY off on a websocket).
+        self.set_nodelay(True)
         self.client = self.request.remote_ip or "?"
         self.counted = self.channel.cap.admit(self.client)
         if not self.counted:
