@@ -29,6 +29,9 @@ CHROMIUM_ARGS = [
     "--disable-quic",
     "--disable-sync",
 ]
+#: Not collected (not even for doctests): importing the test-only explorable registers it,
+#: which only tests/browser/test_registry.py does, and undoes.
+collect_ignore = ["example_explorable"]
 ARTIFACTS = ROOT / "artifacts"
 
 

@@ -12,7 +12,7 @@ from panel.custom import JSComponent
 
 from .content import (Block, Section, anchor, load_sections, mark_languages, markdown_to_html, math_html,
                       video_sources)
-from .exercises import Exercise
+from .explorables.exercise import Exercise
 from .notebooks import notebook_data_url, notebook_filename
 from .explorables import EXPLORABLES, explorable_class
 from .strings import DEFAULT_LANGUAGE, STRINGS, text

@@ -58,6 +58,7 @@ class TemperedExplorer(Explorable):
                                doc="Softmax temperature T.")
 
     _name = NAME
+    _view_function = staticmethod(tempered_view)
     _state_params = ("temperature",)
     _link_params = ("temperature",)
 
@@ -69,12 +70,6 @@ class TemperedExplorer(Explorable):
         self._html = {"readout": html_model("ae-tempered-readout"), "notice": html_model("ae-input-notice", visible=False)}
         self._redraw()
         self._attach({self._slider: "value", self._box: "value"})
-
-    def view(self) -> dict:
-        return tempered_view(self.state(), self._config_data)
-
-    def _config(self) -> dict:
-        return self._config_data
 
     def _models(self) -> dict:
         return {"temperature_slider": self._slider, "temperature_box": self._box, **self._html}

@@ -112,8 +112,10 @@ class Explorable(pn.viewable.Viewer):
     """Base of the explorables: language, state in the browser, the view drawn there.
 
     Subclasses set ``_name`` (the module ``web/dist/<_name>.mjs``),
-    ``_state_params`` (the parameters mirrored into the browser), and
-    implement :meth:`view` and :meth:`_models`; they call :meth:`_attach`
+    ``_view_function`` (their pure view), ``_state_params`` (the parameters
+    mirrored into the browser) and ``_config_data`` (what the view needs
+    besides the state, sent to the browser once), implement :meth:`_models`
+    (the page's models by the names the view uses), and call :meth:`_attach`
     once their models exist, giving the models whose events the module handles.
     """
 
@@ -124,6 +126,8 @@ class Explorable(pn.viewable.Viewer):
         "(?temperature=0.05), 'steps.' on the textbook page (?steps.temperature=0.05)."))
 
     _name: str = ""
+    #: The explorable's pure view (``views/<name>.py``): ``view(state, config) -> dict``.
+    _view_function = None
     _state_params: tuple[str, ...] = ()
     #: The state parameters a deep link may set (and the address bar keeps).
     _link_params: tuple[str, ...] = ()
@@ -151,16 +155,20 @@ class Explorable(pn.viewable.Viewer):
         return {name: getattr(self, name) for name in self._state_params}
 
     def view(self) -> dict:
-        """What the explorable displays now (its Python view; see :mod:`attention_explorable.views`)."""
-        raise NotImplementedError
+        """What the explorable displays now: its pure view (``_view_function``) of its state and config.
+
+        See :mod:`attention_explorable.views` for the dict's parts.
+        """
+        return type(self)._view_function(self.state(), self._config())
 
     def _models(self) -> dict:
         """The page's models by the names the view uses."""
         raise NotImplementedError
 
     def _config(self) -> dict:
-        """The JSON-able data the view needs besides the state (strings, bounds, ...)."""
-        raise NotImplementedError
+        """The JSON-able data the view needs besides the state (strings, bounds, ...): ``_config_data``,
+        which a subclass sets before its first draw."""
+        return self._config_data
 
     # --- deep links -------------------------------------------------------------
     def _link_starts(self) -> dict:

@@ -95,6 +95,7 @@ class MatrixExplorer(Explorable):
     scaled = param.Boolean(True, doc="Divide the scores by sqrt(d_k).")
 
     _name = "matrix"
+    _view_function = staticmethod(matrix_view.matrix_view)
     _state_params = matrix_view.STATE_NAMES
     _link_params = matrix_view.STATE_NAMES
 
@@ -154,12 +155,6 @@ class MatrixExplorer(Explorable):
         self._attach(events)
 
     # --- the view -------------------------------------------------------------
-    def view(self) -> dict:
-        return matrix_view.matrix_view(self.state(), self._config_data)
-
-    def _config(self) -> dict:
-        return self._config_data
-
     def _models(self) -> dict:
         models = {**self._sources, **self._html,
                   "score_x": self._score_fig.x_range, "score_y": self._score_fig.y_range,

@@ -82,6 +82,7 @@ class SelfCrossExplorer(Explorable):
     query = param.Integer(1, bounds=(1, N_QUERY), doc="Query row to highlight (1-based).")
 
     _name = "selfcross"
+    _view_function = staticmethod(selfcross_view.selfcross_view)
     _state_params = selfcross_view.STATE_NAMES
     _link_params = selfcross_view.STATE_NAMES
 
@@ -115,12 +116,6 @@ class SelfCrossExplorer(Explorable):
                       self._controls["query"]: "active", fig: "tap"})
 
     # --- the view -------------------------------------------------------------
-    def view(self) -> dict:
-        return selfcross_view.selfcross_view(self.state(), self._config_data)
-
-    def _config(self) -> dict:
-        return self._config_data
-
     def _models(self) -> dict:
         fig = self._figure
         return {**self._sources, **self._html, **self._controls, "heatmap": fig,

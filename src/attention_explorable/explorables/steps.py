@@ -96,6 +96,7 @@ class StepsExplorer(Explorable):
     asked = param.Boolean(False, doc="True once the demonstration was asked for without a prediction.")
 
     _name = "steps"
+    _view_function = staticmethod(steps_view.steps_view)
     _state_params = steps_view.STATE_NAMES
 
     @classmethod
@@ -172,12 +173,6 @@ class StepsExplorer(Explorable):
     def prediction(self) -> float | None:
         """The typed prediction as a number; None when empty, not a number or out of [-20, 20]."""
         return steps_view.parse_prediction(self.prediction_text)
-
-    def view(self) -> dict:
-        return steps_view.steps_view(self.state(), self._config_data)
-
-    def _config(self) -> dict:
-        return self._config_data
 
     def _models(self) -> dict:
         models = {**self._sources, **self._html, "x_range": self._line_fig.x_range,

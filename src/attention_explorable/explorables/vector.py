@@ -103,6 +103,7 @@ class VectorExplorer(Explorable):
                      doc="Values v_j, an (n, 2) array, one per key; constant after construction.")
 
     _name = "vector"
+    _view_function = staticmethod(vector_view.vector_view)
     _state_params = vector_view.STATE_NAMES
     _link_params = vector_view.STATE_NAMES
 
@@ -198,12 +199,6 @@ class VectorExplorer(Explorable):
         self.param.update(query_x=q[0], query_y=q[1])
 
     # --- the view ---------------------------------------------------------------------
-    def view(self) -> dict:
-        return vector_view.vector_view(self.state(), self._config_data)
-
-    def _config(self) -> dict:
-        return self._config_data
-
     def _models(self) -> dict:
         models = {**self._sources, **self._html, "plot": self._figure}
         for name, (s, box, _) in self._sliders.items():

@@ -12,10 +12,10 @@ import param
 from bokeh.models import Button, RadioGroup, Row, TextAreaInput, TextInput
 from panel.models.markup import HTML as HTMLModel
 
-from .content import PROSE_CSS, Block, math_html
-from .explorables import controls
-from .explorables.base import Explorable, state_model_class
-from .views import exercise as exercise_view
+from ..content import PROSE_CSS, Block, math_html
+from ..views import exercise as exercise_view
+from . import controls
+from .base import Explorable, state_model_class
 
 #: The feedback wraps anywhere: a long echo of a malformed answer stays within a phone's width.
 FEEDBACK_CSS = ".ae-right, .ae-wrong, .ae-error { overflow-wrap: anywhere; }"
@@ -89,6 +89,7 @@ class Exercise(Explorable):
     revealed = param.Boolean(False, doc="True while the worked answer is shown.")
 
     _name = "exercise"
+    _view_function = staticmethod(exercise_view.exercise_view)
     _state_params = exercise_view.STATE_NAMES
     #: A reload keeps what the student typed or chose: the address bar carries it.
     _link_params = ("response", "choice")
@@ -188,12 +189,6 @@ class Exercise(Explorable):
         """Submit what is typed or chosen now, as "检查" does; return the status."""
         self.checked = self._submission()
         return self.status
-
-    def view(self) -> dict:
-        return exercise_view.exercise_view(self.state(), self._config_data)
-
-    def _config(self) -> dict:
-        return self._config_data
 
     def _models(self) -> dict:
         models = {"feedback": self._feedback, "answer": self._answer, "reveal": self._reveal}

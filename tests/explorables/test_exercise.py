@@ -7,7 +7,7 @@ import pytest
 from bokeh.document import Document
 
 from attention_explorable import content, core
-from attention_explorable.exercises import Exercise
+from attention_explorable.explorables.exercise import Exercise
 from attention_explorable.views import exercise as view
 
 BLOCKS = {b.args[0]: b for s in content.load_sections() for b in s.exercises()}
