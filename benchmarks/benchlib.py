@@ -46,8 +46,6 @@ CHROMIUM_ARGS = [
     "--headless=new", "--no-sandbox", "--disable-gpu",
     "--disable-background-networking", "--disable-component-update", "--no-first-run",
 ]
-#: Environment switch read by :func:`attention_explorable.serving.fast_path_requested`.
-FAST_ENV = "AE_FAST_PATH"
 HOST = "127.0.0.1"
 
 
@@ -150,15 +148,11 @@ class Served:
     ----------
     apps : list of str
         App names (``steps``, ``textbook``...): files ``apps/<name>.py``.
-    fast : bool
-        Whether the apps enable the fast path (``AE_FAST_PATH=1``) or run with
-        Panel's defaults (``AE_FAST_PATH=0``).
     extra : list of str
         Further ``panel serve`` arguments (``--num-procs 2``...).
     """
 
     apps: list[str]
-    fast: bool = True
     extra: list[str] = field(default_factory=list)
     port: int = 0
     log_path: Path | None = None
@@ -169,8 +163,7 @@ class Served:
         import tempfile
 
         self.port = self.port or free_port()
-        label = "fast" if self.fast else "defaults"
-        fd, name = tempfile.mkstemp(prefix=f"ae-bench-{label}-{self.port}-", suffix=".log")
+        fd, name = tempfile.mkstemp(prefix=f"ae-bench-{self.port}-", suffix=".log")
         os.close(fd)
         self.log_path = Path(name)
         origins = [f"{HOST}:{self.port}", f"localhost:{self.port}", *self.origins]
@@ -179,9 +172,8 @@ class Served:
                "--address", HOST, "--port", str(self.port),
                *[arg for o in origins for arg in ("--allow-websocket-origin", o)],
                *self.extra]
-        env = dict(os.environ, **{FAST_ENV: "1" if self.fast else "0"})
         self._log = open(self.log_path, "wb")  # noqa: SIM115
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._log,
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log,
                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      start_new_session=True)
         try:

@@ -1,17 +1,16 @@
 """A class on one server: many concurrent sessions, each moving a slider once a second.
 
-One ``panel serve apps/steps.py`` process (as shipped; ``--baseline`` adds a
-run with Panel's defaults, ``AE_FAST_PATH=0``).  Each simulated student is a
-Bokeh protocol client (``benchlib.BokehSession``: page request, its own
-websocket, ``PULL-DOC``, ``document_ready``) on one asyncio loop in this
-process.  Once a second, at a random phase, each student sends what a browser
-sends when the student presses an arrow key on the score-difference slider:
-the slider and everything on the page are drawn in the browser, and the one
-message is a ``PATCH-DOC`` setting ``score_diff`` of the explorable's state
-model (``StepsExplorerState``, found in the pulled document).  The sample is
-the time until the server's ``OK`` for that message (its ``reqid``), which
-the server writes once it has applied the change and run the explorable's
-callbacks (its parameters follow the browser).
+One ``panel serve apps/steps.py`` process, the app as shipped.  Each
+simulated student is a Bokeh protocol client (``benchlib.BokehSession``: page
+request, its own websocket, ``PULL-DOC``, ``document_ready``) on one asyncio
+loop in this process.  Once a second, at a random phase, each student sends
+what a browser sends when the student presses an arrow key on the
+score-difference slider: the slider and everything on the page are drawn in
+the browser, and the one message is a ``PATCH-DOC`` setting ``score_diff`` of
+the explorable's state model (``StepsExplorerState``, found in the pulled
+document).  The sample is the time until the server's ``OK`` for that message
+(its ``reqid``), which the server writes once it has applied the change and
+run the explorable's callbacks (its parameters follow the browser).
 
 Errors: a move that is not answered by ``OK`` within 10 s (or answered with
 ``ERROR``), a change the server puts back (a ``PATCH-DOC`` of the state model
@@ -26,7 +25,6 @@ where p95 passes 100 ms; levels above ``--sessions`` stop once p95 is over.
 Usage::
 
     python benchmarks/classroom.py                   # 150 sessions, 60 s (~5 min with the opening)
-    python benchmarks/classroom.py --baseline        # and the same with Panel's defaults
     python benchmarks/classroom.py --ramp 50,100,200 --ramp-duration 20
     python benchmarks/classroom.py --smoke           # 3 sessions, 4 s
 
@@ -128,11 +126,10 @@ async def measure(students: list[Student], duration: float) -> tuple[list[float]
     return latencies, errors, late
 
 
-async def run_setup(levels: list[int], main_level: int, duration: float, ramp_duration: float,
-                    open_concurrency: int, fast: bool) -> list[dict]:
+async def run_levels(levels: list[int], main_level: int, duration: float, ramp_duration: float,
+                     open_concurrency: int) -> list[dict]:
     rows = []
-    label = "fast path" if fast else "defaults"
-    with Served([APP], fast=fast) as srv:
+    with Served([APP]) as srv:
         base = f"http://127.0.0.1:{srv.port}"
         students: list[Student] = []
         try:
@@ -154,7 +151,7 @@ async def run_setup(levels: list[int], main_level: int, duration: float, ramp_du
                 errors = open_errors + errors + [f"server log: {e}" for e in srv.log_errors()]
                 moves = len(latencies)
                 row = {
-                    "fast": fast, "sessions": len(students), "seconds": secs, "moves": moves,
+                    "sessions": len(students), "seconds": secs, "moves": moves,
                     "p50": percentile(latencies, 50), "p95": percentile(latencies, 95),
                     "max": max(latencies) if latencies else float("nan"),
                     "errors": len(errors), "late": late, "server_cpu": server_cpu_s / wall,
@@ -163,7 +160,7 @@ async def run_setup(levels: list[int], main_level: int, duration: float, ramp_du
                     "main": level == main_level, "error_samples": errors[:5],
                 }
                 rows.append(row)
-                print(f"  {label:<9} sessions={row['sessions']:4d} {secs:4.0f} s  moves={moves:6d}  "
+                print(f"  sessions={row['sessions']:4d} {secs:4.0f} s  moves={moves:6d}  "
                       f"p50 {row['p50']:7.1f}  p95 {row['p95']:7.1f}  max {row['max']:7.1f} ms  "
                       f"errors {row['errors']}  late {late}  server CPU {row['server_cpu']:4.2f} cores, "
                       f"{row['cpu_ms_per_move']:.2f} ms per move  client CPU {client_cpu:4.2f}  "
@@ -186,8 +183,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ramp", default="", help="further session counts, e.g. 50,100,200 (default none)")
     parser.add_argument("--ramp-duration", type=float, default=20, help="seconds at the other levels (default 20)")
     parser.add_argument("--open-concurrency", type=int, default=4, help="sessions opened at once (default 4)")
-    parser.add_argument("--baseline", action="store_true",
-                        help="also run with Panel's defaults (AE_FAST_PATH=0)")
     parser.add_argument("--smoke", action="store_true", help="quick run: 3 sessions, 4 s")
     parser.add_argument("--strict", action="store_true", help="exit 1 when the target is missed")
     args = parser.parse_args(argv)
@@ -202,39 +197,31 @@ def main(argv: list[str] | None = None) -> int:
           f"state model, timed until the server's OK), levels {levels}, {duration:g} s at {main_level} sessions"
           + (f", {ramp_duration:g} s at the others" if len(levels) > 1 else ""))
     random.seed(1)
-    all_rows = []
     try:
-        for fast in [True] + ([False] if args.baseline else []):
-            all_rows += asyncio.run(run_setup(levels, main_level, duration, ramp_duration,
-                                              args.open_concurrency, fast))
+        rows = asyncio.run(run_levels(levels, main_level, duration, ramp_duration, args.open_concurrency))
     except Exception as exc:  # noqa: BLE001 - reported, exit status 2
         print(f"measurement failed: {exc!r}", file=sys.stderr)
         return 2
 
     print(f"summary (target at {main_level} sessions: p95 <= {TARGET_P95_MS:g} ms, zero errors):")
-    figures, all_ok = {}, True
-    for fast in sorted({r["fast"] for r in all_rows}, reverse=True):
-        rows = [r for r in all_rows if r["fast"] == fast]
-        main_row = next((r for r in rows if r["main"]), rows[-1])
-        ok = main_row["main"] and main_row["p95"] <= TARGET_P95_MS and main_row["errors"] == 0
-        if fast:
-            all_ok &= ok
-        over = next((r["sessions"] for r in rows if r["p95"] > TARGET_P95_MS), None)
-        figures["fast" if fast else "defaults"] = {
-            "sessions": main_row["sessions"], "seconds": main_row["seconds"], "moves": main_row["moves"],
-            "p50": figure(main_row["p50"]), "p95": figure(main_row["p95"]), "max": figure(main_row["max"]),
-            "errors": main_row["errors"], "server_cpu": figure(main_row["server_cpu"], 2),
-            "cpu_ms_per_move": figure(main_row["cpu_ms_per_move"], 2), "p95_over_100ms_at": over, "pass": ok,
-            "ramp": [{"sessions": r["sessions"], "p95": figure(r["p95"]), "errors": r["errors"]} for r in rows],
-        }
-        print(f"  {'fast path' if fast else 'defaults':<9} {main_row['sessions']} sessions: moves {main_row['moves']}, "
-              f"p50 {main_row['p50']:.1f} p95 {main_row['p95']:.1f} max {main_row['max']:.1f} ms, "
-              f"errors {main_row['errors']}, server CPU {main_row['cpu_ms_per_move']:.2f} ms per move  "
-              f"{verdict(ok)}" + (f";  p95 first above {TARGET_P95_MS:g} ms at "
-                                   f"{over if over is not None else f'> {max(levels)}'} sessions"
-                                   if len(rows) > 1 else ""))
+    main_row = next((r for r in rows if r["main"]), rows[-1])
+    ok = main_row["main"] and main_row["p95"] <= TARGET_P95_MS and main_row["errors"] == 0
+    over = next((r["sessions"] for r in rows if r["p95"] > TARGET_P95_MS), None)
+    figures = {"served": {
+        "sessions": main_row["sessions"], "seconds": main_row["seconds"], "moves": main_row["moves"],
+        "p50": figure(main_row["p50"]), "p95": figure(main_row["p95"]), "max": figure(main_row["max"]),
+        "errors": main_row["errors"], "server_cpu": figure(main_row["server_cpu"], 2),
+        "cpu_ms_per_move": figure(main_row["cpu_ms_per_move"], 2), "p95_over_100ms_at": over, "pass": ok,
+        "ramp": [{"sessions": r["sessions"], "p95": figure(r["p95"]), "errors": r["errors"]} for r in rows],
+    }}
+    print(f"  {main_row['sessions']} sessions: moves {main_row['moves']}, "
+          f"p50 {main_row['p50']:.1f} p95 {main_row['p95']:.1f} max {main_row['max']:.1f} ms, "
+          f"errors {main_row['errors']}, server CPU {main_row['cpu_ms_per_move']:.2f} ms per move  "
+          f"{verdict(ok)}" + (f";  p95 first above {TARGET_P95_MS:g} ms at "
+                               f"{over if over is not None else f'> {max(levels)}'} sessions"
+                               if len(rows) > 1 else ""))
     print("FIGURES classroom " + json.dumps({"figures": figures}))
-    return 1 if (args.strict and not all_ok) else 0
+    return 1 if (args.strict and not ok) else 0
 
 
 if __name__ == "__main__":

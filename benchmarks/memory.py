@@ -1,6 +1,6 @@
 """Server memory per open session, and drift over many open/close cycles.
 
-For each app it starts ``panel serve`` (fast path, as shipped) with
+For each app it starts ``panel serve`` (the app as shipped) with
 ``--check-unused-sessions 500 --unused-session-lifetime 1000`` so that the
 server discards a closed session within about 1.5 s, and measures the server
 process's resident set size (``VmRSS`` in ``/proc/PID/status``):
@@ -20,9 +20,7 @@ Usage::
     python benchmarks/memory.py --apps steps --cycles 300
     python benchmarks/memory.py --smoke               # steps, 3 sessions, 6 cycles, short waits
 
-Baselines printed beside: the server's RSS before any session, and (with
-``--baseline``) the per-session figure with Panel's defaults (``AE_FAST_PATH=0``;
-no cycles).
+Also printed: the server's RSS before any session.
 Apps: ``steps``; ``textbook`` as a reader opens it (text, exercises and the
 first explorable; the others are built when the reader scrolls near them);
 ``textbook-all``, every explorable built (``/textbook?explorables=all``),
@@ -108,8 +106,8 @@ async def settled_rss(srv: Served, seconds: float | None = None) -> float:
     return srv.rss_mb()
 
 
-async def measure_app(app: str, n: int, cycles: int, batch: int, fast: bool) -> dict:
-    with Served([VARIANTS.get(app, (app, ""))[0]], fast=fast, extra=SERVE_ARGS) as srv:
+async def measure_app(app: str, n: int, cycles: int, batch: int) -> dict:
+    with Served([VARIANTS.get(app, (app, ""))[0]], extra=SERVE_ARGS) as srv:
         base = f"http://127.0.0.1:{srv.port}"
         start_rss = srv.rss_mb()
         await close_all(await open_many(base, app, 3))
@@ -139,7 +137,7 @@ async def measure_app(app: str, n: int, cycles: int, batch: int, fast: bool) -> 
             rss_end = await settled_rss(srv)
             drift = (rss_end - rss_100) / rss_100
         errors += [f"server log: {e}" for e in srv.log_errors()]
-    return {"app": app, "fast": fast, "n": n, "start_rss": start_rss, "before": before,
+    return {"app": app, "n": n, "start_rss": start_rss, "before": before,
             "with_open": with_open, "after_close": after_close, "per_session_mb": per_session,
             "open_s": open_s, "cycles": done, "rss_after_100": rss_100, "rss_end": rss_end,
             "drift": drift, "errors": errors}
@@ -204,7 +202,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cycles", type=int, default=500, help="open/close cycles (default 500; 0: none)")
     parser.add_argument("--cycle-apps", default="steps,textbook", help="apps that get the cycles (default steps,textbook)")
     parser.add_argument("--batch", type=int, default=10, help="sessions open at once while cycling")
-    parser.add_argument("--baseline", action="store_true", help="also measure with Panel's defaults")
     parser.add_argument("--class-students", type=int, default=150,
                         help="class students connected to attention-explorable serve (default 150; 0: none)")
     parser.add_argument("--smoke", action="store_true", help="quick run: steps, 3 sessions, 6 cycles")
@@ -224,22 +221,19 @@ def main(argv: list[str] | None = None) -> int:
     klass = None
     try:
         for app in apps:
-            for fast in ([True, False] if args.baseline else [True]):
-                row = asyncio.run(measure_app(app, n, cycles if (fast and app in cycle_apps) else 0,
-                                              batch, fast))
-                rows.append(row)
-                label = "fast path" if fast else "defaults"
-                print(f"  {app:<9} {label:<9} RSS idle {row['before']:6.1f} MB  with {n} open "
-                      f"{row['with_open']:7.1f} MB  -> {row['per_session_mb']:5.2f} MB/session  "
-                      f"(after closing {row['after_close']:6.1f} MB; open {row['open_s'] * 1000:.0f} ms/session)",
-                      flush=True)
-                if row["drift"] is not None:
-                    print(f"  {app:<9} {label:<9} {row['cycles']} open/close cycles: RSS after "
-                          f"{min(100, row['cycles'])} "
-                          f"{row['rss_after_100']:6.1f} MB, after {row['cycles']} {row['rss_end']:6.1f} MB, "
-                          f"drift {row['drift'] * 100:+.1f} %", flush=True)
-                for e in row["errors"][:5]:
-                    print(f"    error: {e}")
+            row = asyncio.run(measure_app(app, n, cycles if app in cycle_apps else 0, batch))
+            rows.append(row)
+            print(f"  {app:<12} RSS idle {row['before']:6.1f} MB  with {n} open "
+                  f"{row['with_open']:7.1f} MB  -> {row['per_session_mb']:5.2f} MB/session  "
+                  f"(after closing {row['after_close']:6.1f} MB; open {row['open_s'] * 1000:.0f} ms/session)",
+                  flush=True)
+            if row["drift"] is not None:
+                print(f"  {app:<12} {row['cycles']} open/close cycles: RSS after "
+                      f"{min(100, row['cycles'])} "
+                      f"{row['rss_after_100']:6.1f} MB, after {row['cycles']} {row['rss_end']:6.1f} MB, "
+                      f"drift {row['drift'] * 100:+.1f} %", flush=True)
+            for e in row["errors"][:5]:
+                print(f"    error: {e}")
         if args.class_students:
             klass = asyncio.run(measure_class(args.class_students))
             print(f"  serve.class  RSS idle {klass['before_kb'] / 1024:6.1f} MB (at start {klass['start_kb'] / 1024:.1f})"
@@ -255,17 +249,13 @@ def main(argv: list[str] | None = None) -> int:
     print("summary:")
     figures = {}
     for row in rows:
-        if not row["fast"]:
-            continue
         app = row["app"]
         target = TARGET_MB.get(app, float("inf"))
         ok_mem = row["per_session_mb"] <= target
         # "Back within 10 % of the level after the first 100": growth beyond
         # 10 % fails; a lower level (memory handed back) passes.
         ok_drift = row["drift"] is None or row["drift"] <= TARGET_DRIFT
-        base = next((r for r in rows if r["app"] == app and not r["fast"]), None)
-        base_txt = f" (defaults {base['per_session_mb']:.2f})" if base else ""
-        print(f"  {app:<9} {row['per_session_mb']:5.2f} MB/session{base_txt}, target <= {target:g}: "
+        print(f"  {app:<9} {row['per_session_mb']:5.2f} MB/session, target <= {target:g}: "
               f"{verdict(ok_mem)}" + (f";  drift {row['drift'] * 100:+.1f} % over {row['cycles']} cycles, "
                                       f"target at most +{TARGET_DRIFT * 100:g} %: {verdict(ok_drift)}"
                                       if row["drift"] is not None else ""))
@@ -273,7 +263,6 @@ def main(argv: list[str] | None = None) -> int:
                         "idle_rss_mb": round(row["before"], 1), "sessions": row["n"],
                         "drift_pct": None if row["drift"] is None else round(row["drift"] * 100, 1),
                         "cycles": row["cycles"], "errors": len(row["errors"]),
-                        "defaults_mb_per_session": round(base["per_session_mb"], 2) if base else None,
                         "pass": ok_mem and ok_drift}
     if klass is not None:
         ok_class = klass["kb_per_student"] <= TARGET_CLASS_KB and not klass["errors"]

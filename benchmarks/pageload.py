@@ -19,8 +19,8 @@ is milliseconds since navigation start:
 Each app is measured as **first** (a freshly started server and an empty
 browser cache), **cold** (empty browser cache, server already warm; median of
 ``--n``) and **warm** (browser cache filled by an earlier load; median of
-``--n``).  Every load is a new server session.  Both setups are measured: as
-shipped (fast path) and with Panel's defaults (``AE_FAST_PATH=0``).
+``--n``).  Every load is a new server session.  The apps are served as
+shipped.
 
 Usage::
 
@@ -147,12 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=5, help="loads per mode (default 5)")
     parser.add_argument("--apps", default="textbook,steps", help="apps (default textbook,steps)")
-    parser.add_argument("--no-baseline", action="store_true", help="skip Panel's defaults")
     parser.add_argument("--smoke", action="store_true", help="quick run: textbook, one load")
     args = parser.parse_args(argv)
     n = 1 if args.smoke else args.n
     apps = ["textbook"] if args.smoke else [a.strip() for a in args.apps.split(",") if a.strip()]
-    setups = [True] if (args.smoke or args.no_baseline) else [True, False]
 
     from playwright.sync_api import sync_playwright
 
@@ -164,13 +162,12 @@ def main(argv: list[str] | None = None) -> int:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 for app in apps:
-                    for fast in setups:
-                        with Served([app], fast=fast) as srv:
-                            r = measure(browser, srv.url(app), n, smoke=args.smoke)
-                            errors += [f"{app}: {e}" for mode in ("cold", "warm") for row in r[mode]
-                                       for e in row["errors"]] + [f"{app}: {e}" for e in r["first"]["errors"]]
-                            errors += [f"{app} server: {e}" for e in srv.log_errors()]
-                        results[(app, fast)] = r
+                    with Served([app]) as srv:
+                        r = measure(browser, srv.url(app), n, smoke=args.smoke)
+                        errors += [f"{app}: {e}" for mode in ("cold", "warm") for row in r[mode]
+                                   for e in row["errors"]] + [f"{app}: {e}" for e in r["first"]["errors"]]
+                        errors += [f"{app} server: {e}" for e in srv.log_errors()]
+                    results[app] = r
             finally:
                 browser.close()
     except Exception as exc:  # noqa: BLE001 - reported, exit status 2
@@ -179,25 +176,24 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"page load, navigation start -> first readout with text / first slider press answered "
           f"(ms), Chromium, panel serve on loopback; cold/warm: median of {n}")
-    print(f"{'app':<9} {'setup':<9} {'first: readout / interactive':>29} {'cold: readout / interactive':>28} "
+    print(f"{'app':<9} {'first: readout / interactive':>29} {'cold: readout / interactive':>28} "
           f"{'warm: readout / interactive':>28}  target interactive <= {TARGET_S * 1000:.0f} ms")
     figures = {}
-    for (app, fast), r in results.items():
-        label = "fast path" if fast else "defaults"
+    for app, r in results.items():
         f = r["first"]
         row = {"first_readout": f["readout_ms"], "first_interactive": f["interactive_ms"],
                "cold_readout": med(r["cold"], "readout_ms"), "cold_interactive": med(r["cold"], "interactive_ms"),
                "warm_readout": med(r["warm"], "readout_ms"), "warm_interactive": med(r["warm"], "interactive_ms")}
         ok = row["cold_interactive"] <= TARGET_S * 1000 and row["warm_interactive"] <= TARGET_S * 1000
         target_txt = verdict(ok) if app == "textbook" else "(info)"
-        print(f"{app:<9} {label:<9} {row['first_readout']:12.0f} / {row['first_interactive']:6.0f}   "
+        print(f"{app:<9} {row['first_readout']:12.0f} / {row['first_interactive']:6.0f}   "
               f"{row['cold_readout']:14.0f} / {row['cold_interactive']:6.0f}   "
               f"{row['warm_readout']:14.0f} / {row['warm_interactive']:6.0f}    {target_txt}")
         cold = r["cold"]
-        print(f"{'':<9} {'':<9} where the cold load's time goes (median): page response (server builds the "
+        print(f"{'':<9} where the cold load's time goes (median): page response (server builds the "
               f"session) {med(cold, 'ttfb'):.0f} ms, scripts loaded (DOMContentLoaded) {med(cold, 'dcl'):.0f} ms, "
               f"then websocket + document pull + rendering until the readout")
-        figures[f"{app}.{'fast' if fast else 'defaults'}"] = {
+        figures[app] = {
             **{k: round(v) for k, v in row.items()}, "cold_ttfb": round(med(cold, "ttfb")),
             "cold_dcl": round(med(cold, "dcl")), "pass": ok if app == "textbook" else None}
     if errors:
