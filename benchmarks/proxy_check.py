@@ -184,7 +184,7 @@ def check_pages(base: str, paths: list[str]) -> tuple[list[str], int, int]:
     """Each page: 200, gzip, an ETag, 304 for it; one asset it names: 200, immutable.
 
     Each backend builds its own copy of a page, byte for byte the same file
-    (the builder's ids are derived from the page, ``site._stable_ids``), so
+    (the builder's ids are derived from the page, ``documents.stable_ids``), so
     both answer with one ``ETag`` and either answers ``304`` for it: two
     distinct ETags for one page are a failure. Returns (failures, pages ok,
     the most distinct ETags one page had).

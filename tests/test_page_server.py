@@ -126,8 +126,8 @@ def test_a_page_still_being_built_is_waited_for():
 
 def test_two_servers_build_the_same_page_byte_for_byte():
     """Behind a proxy with several backends, one page has one ETag (ids derived from the page, a fixed hash seed)."""
-    code = ("from attention_explorable import site; import sys; "
-            "sys.stdout.write(site.build_page('steps', 'en', site.Assets()))")
+    code = ("from attention_explorable import documents, site; import sys; "
+            "sys.stdout.write(site.build_page('steps', 'en', documents.Assets()))")
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     pages = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
              for _ in range(2)]

@@ -44,7 +44,7 @@ import panel
 import platformdirs
 from tornado.web import HTTPError, RequestHandler
 
-from . import apps, site
+from . import apps, documents, site
 from .content import CONTENT_DIR
 from .explorables import EXPLORABLES, registering_modules
 from .strings import DEFAULT_LANGUAGE, STRINGS
@@ -86,7 +86,7 @@ def _builder_setup(server: int, modules: list[str]) -> None:
 
 def _build(app: str, language: str) -> tuple[str, dict[str, str]]:
     """Build one page (in the builder process): its HTML, and the files its asset URLs name."""
-    assets = site.Assets()
+    assets = documents.Assets()
     page = site.build_page(app, language, assets)
     return page, {relative: str(origin) for relative, origin in assets.files.items()}
 

@@ -23,52 +23,31 @@ References: docs/architecture.md, "Serving: pages are files, the class is a chan
 
 from __future__ import annotations
 
-import hashlib
 import io
-import logging
 import re
-import shutil
 import time
-import uuid
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-import bokeh
 import jinja2
 import panel as pn
-from bokeh.document import Document
 from bokeh.embed import autoload_static
-from bokeh.models import InlineStyleSheet
-from bokeh.util.paths import bokehjs_path
-from panel.io.model import add_to_doc
-from panel.io.resources import CDN_DIST, Resources
-from panel.io.state import set_curdoc
+from panel.io.resources import Resources
 
 from . import apps
+from .documents import COMPONENTS, Assets, document, quiet_standalone, stable_ids
 from .first_paint import CSS as FIRST_PAINT_CSS
 from .first_paint import first_paint_html, gate_script
 from .explorables import EXPLORABLES, explorable_class
 from .strings import STRINGS, text
 
-__all__ = ["export_site", "build_page", "Assets", "ExportReport", "pages", "Progress"]
+__all__ = ["export_site", "build_page", "ExportReport", "pages", "Progress"]
 
 
 def pages() -> dict[str, str]:
     """Page file -> app name: ``index.html`` the textbook, ``<name>.html`` each registered explorable."""
     return {"index.html": "textbook", **{f"{n}.html": n for n in EXPLORABLES}}
-
-
-_BOKEH_CDN = "https://cdn.bokeh.org/bokeh/release/"
-_PANEL_DIST = ("panel", Path(pn.__file__).parent / "dist")
-_CDNS = {CDN_DIST: _PANEL_DIST, f"https://unpkg.com/@holoviz/panel@{pn.__version__}/dist/": _PANEL_DIST,
-         _BOKEH_CDN: ("bokeh", Path(bokehjs_path()) / "js")}
-#: The BokehJS parts a page loads: no MathJax (formulas are MathML) and no WebGL (plots draw on
-#: a canvas); Panel's own script needs the tables part.
-_COMPONENTS = ["bokeh", "bokeh-widgets", "bokeh-tables"]
-_URL = re.compile("(" + "|".join(re.escape(prefix) for prefix in _CDNS) + r")([^\"'\s?)\\]+)(\?[^\"'\s)\\]*)?")
 
 
 @dataclass
@@ -85,99 +64,6 @@ class ExportReport:
         return sum(f.stat().st_size for f in self.files)
 
 
-class Assets:
-    """The shared files pages load (BokehJS, Panel's script and CSS), under content-hashed names.
-
-    :meth:`rewrite` replaces every CDN address in a page with
-    ``assets/<folder>/<name>.<hash>.<ext>``: a name that changes whenever the
-    file does, so a browser may keep it for good (served with a long
-    ``immutable`` cache) and never runs a stale copy. ``files`` maps each
-    such relative URL to the package file it names; the export copies them,
-    the server serves them from memory.
-    """
-
-    def __init__(self):
-        self.files: dict[str, Path] = {}
-        self._names: dict[tuple[str, str], str] = {}
-
-    def _file(self, prefix: str, rest: str) -> str:
-        key = (prefix, rest)
-        if key not in self._names:
-            folder, source = _CDNS[prefix]
-            if prefix == _BOKEH_CDN:  # the CDN names carry the version; the package's files do not
-                rest = rest.replace(f"-{bokeh.__version__}", "")
-            origin = source / rest
-            if not origin.is_file():
-                raise FileNotFoundError(f"asset {prefix}{rest} has no file at {origin}")
-            digest = _content_hash(origin)
-            name = Path(rest)
-            relative = f"assets/{folder}/{name.parent / f'{name.stem}.{digest}{name.suffix}'}".replace("/./", "/")
-            self.files[relative] = origin
-            self._names[key] = relative
-        return self._names[key]
-
-    def rewrite(self, source: str, depth: int = 0) -> str:
-        """``source`` with every CDN address replaced by its file under ``assets/`` (``depth`` folders up)."""
-        up = "../" * depth
-        return _URL.sub(lambda m: up + self._file(m.group(1), m.group(2)), source)
-
-    def copy_to(self, directory: Path) -> list[Path]:
-        """Copy every file named so far into ``directory``; return the paths written."""
-        written = []
-        for relative, origin in self.files.items():
-            target = directory / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(origin, target)
-            written.append(target)
-        return written
-
-
-@lru_cache(maxsize=None)
-def _content_hash(path: Path) -> str:
-    """The first 12 hex digits of the SHA-256 of the file at ``path`` (read once per process)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
-
-
-@contextmanager
-def _quiet_standalone():
-    # Bokeh warns that Python callbacks cannot run in a standalone file: true, and meant;
-    # everything a reader does runs in JavaScript there.
-    log = logging.getLogger("bokeh.embed.util")
-    level = log.level
-    log.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        log.setLevel(level)
-
-
-def _document(build) -> Document:
-    """A fresh document holding ``build()`` (built as for a reader with no server)."""
-    doc = Document()
-    with set_curdoc(doc):
-        root = pn.panel(build()).get_root(doc)
-        add_to_doc(root, doc, True)
-    _share_stylesheets(doc)
-    return doc
-
-
-def _share_stylesheets(doc: Document) -> None:
-    """Make every model of ``doc`` refer to one ``InlineStyleSheet`` per CSS text.
-
-    Panel gives each component its own copy of the page-wide CSS (the loading
-    spinner's, the project's) and each readout carries the readouts' CSS: the
-    textbook's document held about a hundred copies of each. Shared, the file
-    holds each once and every model refers to it.
-    """
-    shared: dict[str, InlineStyleSheet] = {}
-    with doc.models.freeze():  # the document takes stock of its models once, not after every change
-        for model in sorted(doc.models, key=lambda m: m.id):  # in a fixed order: the same page, the same file
-            sheets = getattr(model, "stylesheets", None)
-            if sheets and any(isinstance(s, str) for s in sheets):
-                model.stylesheets = [shared.setdefault(s, InlineStyleSheet(css=s)) if isinstance(s, str) else s
-                                     for s in sheets]
-
-
 #: Bokeh's inline call that needs BokehJS loaded at parse time (only a log level): left out, the
 #: scripts being deferred.
 _LOG_LEVEL = re.compile(r'<(script) type="text/javascript">\s*Bokeh\.set_log_level\("\w+"\);\s*</\1>')
@@ -190,9 +76,9 @@ def _page(app: str, language: str, title: str, switch_href: str | None) -> str:
     variables = {"lang": apps.HTML_LANG[language], "first_paint": first_paint_html(app, language),
                  "first_paint_css": FIRST_PAINT_CSS, "first_paint_gate": gate_script(),
                  "description": text(apps.index_key(app), language)}
-    with _quiet_standalone():
-        pn.io.save.save(_document(lambda: apps.APPS[app](language, switch_href=switch_href)), buffer, title=title,
-                        resources=Resources(mode="cdn", components=_COMPONENTS),
+    with quiet_standalone():
+        pn.io.save.save(document(lambda: apps.APPS[app](language, switch_href=switch_href)), buffer, title=title,
+                        resources=Resources(mode="cdn", components=COMPONENTS),
                         template=apps.page_template(), template_variables=variables)
     # The first paint is the page: the scripts load without holding it up and run once it is parsed.
     return _SCRIPT_SRC.sub(r"\1 defer src=", _LOG_LEVEL.sub("", buffer.getvalue()))
@@ -220,21 +106,7 @@ def build_page(app: str, language: str, assets: Assets, *, depth: int = 0,
     so one file serves every query.
     """
     title = text(apps.title_key(app), language)
-    return _stable_ids(assets.rewrite(_page(app, language, title, other_language_href), depth), f"{app}-{language}")
-
-
-_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
-
-
-def _stable_ids(page: str, name: str) -> str:
-    """``page`` with Bokeh's random document and element ids replaced by ids derived from ``name``.
-
-    The same page built twice (two servers behind one proxy, two exports) is
-    then the same file, byte for byte, with the same ``ETag``.
-    """
-    ids: dict[str, str] = {}
-    return _UUID.sub(lambda m: ids.setdefault(m.group(0), str(uuid.uuid5(uuid.NAMESPACE_URL,
-                                                                         f"{name}/{len(ids)}"))), page)
+    return stable_ids(assets.rewrite(_page(app, language, title, other_language_href), depth), f"{app}-{language}")
 
 
 class Progress:
@@ -323,14 +195,14 @@ def export_site(directory: str | Path, language: str = "zh", progress=None) -> E
 
     write("embed/resize.js", resources.files("attention_explorable").joinpath("web", "resize.js")
           .read_text("utf-8"))
-    panel_resources = Resources(mode="cdn", components=_COMPONENTS)
+    panel_resources = Resources(mode="cdn", components=COMPONENTS)
     for name in EXPLORABLES:
         title = text(apps.title_key(name), language)
         # In an author's page: the explorable alone (no page title, no presenter keys), reading
         # its deep-link parameters behind its name, as on the textbook page (?steps.step=3).
         explorable = lambda: explorable_class(name)(language=language, link_prefix=f"{name}.")  # noqa: E731
-        with _quiet_standalone():
-            js, tag = autoload_static(_document(explorable), panel_resources, f"embed/{name}.js")
+        with quiet_standalone():
+            js, tag = autoload_static(document(explorable), panel_resources, f"embed/{name}.js")
         write(f"embed/{name}.js", assets.rewrite(js))
         write(f"embed/{name}.html", tag.strip() + "\n")
         write(f"embed/{name}-iframe.html", _iframe_snippet(name, title))

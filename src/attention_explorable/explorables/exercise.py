@@ -197,6 +197,9 @@ class Exercise(Explorable):
                 models[name] = model
         return models
 
+    def _copy(self) -> Exercise:
+        return type(self)(self.block, language=self.language, link_prefix=self.link_prefix, **self.state())
+
     def _valid(self, name: str, value) -> bool:
         if name in ("choice", "checked") and self.kind == "choice" and value is not None:
             return value == "" or value in (letter for letter, _ in self.options)
