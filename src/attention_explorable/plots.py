@@ -339,14 +339,7 @@ def saturation_figure(curve: ColumnDataSource, mark: ColumnDataSource, title: st
                                       ("×1", "@unscaled{0.000}")]))
     fig.xaxis.axis_label = x_label
     fig.yaxis.axis_label = y_label
-    fig.add_layout(fig.legend[0], "below")
-    fig.legend.orientation = "horizontal"
-    fig.legend.label_text_font = _FONT
-    fig.legend.label_text_font_size = "14px"  # readable on a phone
-    fig.legend.padding = 2
-    if len(fig.legend[0].items) > 2:  # two columns: fits a phone's width
-        fig.legend.ncols = 2
-    fig.legend.spacing = 6
+    _legend_below(fig, spacing=6)
     return _slim(fig)
 
 

@@ -112,9 +112,10 @@ def write_view(models: dict, view: dict) -> None:
 class Explorable(pn.viewable.Viewer):
     """Base of the explorables: language, state in the browser, the view drawn there.
 
-    Subclasses set ``_name`` (the module ``web/dist/<_name>.mjs``),
-    ``_view_function`` (their pure view), ``_state_params`` (the parameters
-    mirrored into the browser) and ``_config_data`` (what the view needs
+    Subclasses set ``_view_module`` (their pure view's module, whose name is
+    theirs: the module ``web/dist/<name>.mjs``; or ``_name``, ``_view_function``
+    and ``_state_params``, the parameters mirrored into the browser, one by
+    one) and ``_config_data`` (what the view needs
     besides the state, sent to the browser once), implement :meth:`_models`
     (the page's models by the names the view uses), and call :meth:`_attach`
     once their models exist, giving the models whose events the module handles.
@@ -126,12 +127,24 @@ class Explorable(pn.viewable.Viewer):
         "What this explorable's parameters are called in a deep link: '' on a page of its own "
         "(?temperature=0.05), 'steps.' on the textbook page (?steps.temperature=0.05)."))
 
+    #: The explorable's view module (``views/<name>.py``): its ``<name>_view(state, config)`` and
+    #: ``STATE_NAMES`` give ``_name``, ``_view_function`` and ``_state_params`` (see ``__init_subclass__``).
+    _view_module = None
     _name: str = ""
-    #: The explorable's pure view (``views/<name>.py``): ``view(state, config) -> dict``.
     _view_function = None
     _state_params: tuple[str, ...] = ()
-    #: The state parameters a deep link may set (and the address bar keeps).
+    #: The state parameters a deep link may set (and the address bar keeps); by default every one.
     _link_params: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        view = cls.__dict__.get("_view_module")
+        if view is not None:
+            cls._name = view.__name__.rsplit(".", 1)[-1]
+            cls._view_function = staticmethod(getattr(view, f"{cls._name}_view"))
+            cls._state_params = tuple(view.STATE_NAMES)
+            if "_link_params" not in cls.__dict__:
+                cls._link_params = cls._state_params
 
     def __init__(self, **params):
         super().__init__(**params)

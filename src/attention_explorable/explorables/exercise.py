@@ -88,9 +88,7 @@ class Exercise(Explorable):
                            doc="What was submitted at the last check; None before the first.")
     revealed = param.Boolean(False, doc="True while the worked answer is shown.")
 
-    _name = "exercise"
-    _view_function = staticmethod(exercise_view.exercise_view)
-    _state_params = exercise_view.STATE_NAMES
+    _view_module = exercise_view
     #: A reload keeps what the student typed or chose: the address bar carries it.
     _link_params = ("response", "choice")
 

@@ -94,10 +94,7 @@ class MatrixExplorer(Explorable):
     causal = param.Boolean(False, doc="Causal mask: query i may attend keys j <= i only.")
     scaled = param.Boolean(True, doc="Divide the scores by sqrt(d_k).")
 
-    _name = "matrix"
-    _view_function = staticmethod(matrix_view.matrix_view)
-    _state_params = matrix_view.STATE_NAMES
-    _link_params = matrix_view.STATE_NAMES
+    _view_module = matrix_view
 
     def __init__(self, **params):
         super().__init__(**params)

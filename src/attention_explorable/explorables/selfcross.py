@@ -81,10 +81,7 @@ class SelfCrossExplorer(Explorable):
     causal = param.Boolean(False, doc="Causal mask in English self-attention (decoder); ignored otherwise.")
     query = param.Integer(1, bounds=(1, N_QUERY), doc="Query row to highlight (1-based).")
 
-    _name = "selfcross"
-    _view_function = staticmethod(selfcross_view.selfcross_view)
-    _state_params = selfcross_view.STATE_NAMES
-    _link_params = selfcross_view.STATE_NAMES
+    _view_module = selfcross_view
 
     def __init__(self, **params):
         super().__init__(**params)

@@ -95,9 +95,7 @@ class StepsExplorer(Explorable):
     animating = param.Boolean(False, doc="True while the demonstration is replaying in the browser.")
     asked = param.Boolean(False, doc="True once the demonstration was asked for without a prediction.")
 
-    _name = "steps"
-    _view_function = staticmethod(steps_view.steps_view)
-    _state_params = steps_view.STATE_NAMES
+    _view_module = steps_view
 
     @classmethod
     def page_parts(cls, language: str) -> tuple:

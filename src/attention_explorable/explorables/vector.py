@@ -102,10 +102,7 @@ class VectorExplorer(Explorable):
     values = _Points(np.array(EXAMPLE_VALUES), constant=True,
                      doc="Values v_j, an (n, 2) array, one per key; constant after construction.")
 
-    _name = "vector"
-    _view_function = staticmethod(vector_view.vector_view)
-    _state_params = vector_view.STATE_NAMES
-    _link_params = vector_view.STATE_NAMES
+    _view_module = vector_view
 
     def __init__(self, **params):
         super().__init__(**params)
