@@ -42,11 +42,13 @@ def test_bad_port_number():
     assert cli.main(["serve", "--port", "70000"]) == 2
 
 
-def test_port_in_use_detects_free_port():
+def test_listen_problem_tells_a_free_port_from_a_taken_one():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    assert not cli.port_in_use("127.0.0.1", port)
+        s.listen()
+        assert "already in use" in cli.listen_problem("127.0.0.1", port)
+    assert cli.listen_problem("127.0.0.1", port) is None
 
 
 @pytest.mark.parametrize("args, says", [

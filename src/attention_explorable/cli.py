@@ -61,12 +61,6 @@ def listen_problem(address: str, port: int) -> str | None:
     return None
 
 
-def port_in_use(address: str, port: int) -> bool:
-    """True if ``port`` cannot be bound on ``address`` because it is taken (0 means any free port)."""
-    problem = listen_problem(address, port)
-    return problem is not None and "already in use" in problem
-
-
 def _export(directory: str, language: str) -> int:
     from pathlib import Path
 
