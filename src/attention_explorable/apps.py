@@ -168,9 +168,12 @@ def _setup(app: str, language: str | None) -> str:
 def textbook_app(language: str | None = None, switch_href: str | None = None) -> pn.viewable.Viewable:
     """Sections 3.7 and 3.8 as one page, every explorable inline.
 
-    The explorables after the first are built as the reader approaches them;
-    the URL argument ``?explorables=all`` builds every one with the page
-    (for projecting, or to measure a fully built page). Like every app, in
+    The explorables and exercises are built as the reader approaches them: in
+    a live server session the first explorable comes with the page and the
+    server builds the others on approach; on a page built as a file (export,
+    ``serve``) the browser brings each to life (``TextbookPage`` ``load="when_seen"``,
+    ``web/when_seen.js``). The URL argument ``?explorables=all`` builds every
+    one with the page (for projecting, or to measure a fully built page). Like every app, in
     ``language`` when given, else in the reader's (:func:`reader_language`);
     ``switch_href`` is the language switch's target (see :func:`language_switch`).
     """
@@ -178,8 +181,9 @@ def textbook_app(language: str | None = None, switch_href: str | None = None) ->
 
     language = _setup("textbook", language)
     args = pn.state.session_args or {}
+    in_session = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
     load = "all" if [v.decode() if isinstance(v, bytes) else v for v in args.get("explorables", [])] == ["all"] \
-        else "on_approach"
+        else "on_approach" if in_session else "when_seen"
     page_frame()
     return pn.Column(connection_notice(language), language_switch(language, switch_href),
                      TextbookPage(language=language, load=load),

@@ -19,7 +19,6 @@ page opens on the linked state.
 from __future__ import annotations
 
 import html
-import re
 from functools import lru_cache
 from importlib import resources
 
@@ -27,11 +26,8 @@ from . import ui
 from .content import PROSE_CSS, load_sections, markdown_to_html
 from .explorables import EXPLORABLES, explorable_class
 from .strings import text
-from .textbook import block_html, contents_html
+from .textbook import block_html, contents_html, still_html
 from .views import exercise as exercise_view
-
-#: View readouts that are not shown as text: the live region and the plots' screen-reader tables.
-_NOT_SHOWN = re.compile(r"^(live|error|notice|.*_data)$")
 
 #: Styles of the first paint; the live page is hidden while it is there.
 CSS = (
@@ -52,10 +48,7 @@ CSS = (
 
 def _readouts(name: str, language: str) -> str:
     """An explorable's first state as HTML: what its Python view writes into its readouts."""
-    view = explorable_class(name)(language=language).view()
-    parts = [f"<div class='ae-fp-{key.replace('_', '-')}'>{value}</div>"
-             for key, value in view.get("html", {}).items() if value and not _NOT_SHOWN.match(key)]
-    return f"<div class='ae-fp-readouts'>{''.join(parts)}</div>"
+    return still_html(explorable_class(name)(language=language).view())
 
 
 def _textbook(language: str) -> str:
@@ -84,8 +77,14 @@ def _textbook(language: str) -> str:
 
 @lru_cache(maxsize=None)
 def gate_script() -> str:
-    """``web/first_paint.js``: hides the first paint of a page opened with a deep link (inlined in its head)."""
-    return resources.files("attention_explorable").joinpath("web", "first_paint.js").read_text("utf-8")
+    """The scripts a prebuilt page runs in its head, before anything is painted (inlined there).
+
+    ``web/first_paint.js`` hides the first paint of a page opened with a deep
+    link; ``web/when_seen.js`` brings the textbook's explorables and exercises
+    to life as they near the screen (the page's embedding calls it).
+    """
+    web = resources.files("attention_explorable").joinpath("web")
+    return web.joinpath("first_paint.js").read_text("utf-8") + web.joinpath("when_seen.js").read_text("utf-8")
 
 
 def first_paint_html(app: str, language: str) -> str:

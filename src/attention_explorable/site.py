@@ -69,6 +69,8 @@ class ExportReport:
 _LOG_LEVEL = re.compile(r'<(script) type="text/javascript">\s*Bokeh\.set_log_level\("\w+"\);\s*</\1>')
 #: The tag of a script file, to which ``defer`` is added.
 _SCRIPT_SRC = re.compile(r'(<(?:script) type="text/javascript") src=')
+#: Bokeh's embedding call, which goes through web/when_seen.js (the textbook's parts as they near the screen).
+_EMBED = "root.Bokeh.embed.embed_items(docs_json, render_items);"
 
 
 def _page(app: str, language: str, title: str, switch_href: str | None) -> str:
@@ -81,7 +83,10 @@ def _page(app: str, language: str, title: str, switch_href: str | None) -> str:
                         resources=Resources(mode="cdn", components=COMPONENTS),
                         template=apps.page_template(), template_variables=variables)
     # The first paint is the page: the scripts load without holding it up and run once it is parsed.
-    return _SCRIPT_SRC.sub(r"\1 defer src=", _LOG_LEVEL.sub("", buffer.getvalue()))
+    page = _SCRIPT_SRC.sub(r"\1 defer src=", _LOG_LEVEL.sub("", buffer.getvalue()))
+    if page.count(_EMBED) != 1:
+        raise RuntimeError(f"page {app!r}: Bokeh's embedding call was not found once; web/when_seen.js needs it")
+    return page.replace(_EMBED, "(window.aeEmbed || root.Bokeh.embed.embed_items)(docs_json, render_items);")
 
 
 def build_page(app: str, language: str, assets: Assets, *, depth: int = 0,

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import html
+import re
 from functools import lru_cache
 from pathlib import Path
 
 import panel as pn
 import param
 from panel.custom import JSComponent
+from panel.io.model import add_to_doc
 
 from .content import (Block, Section, anchor, load_sections, mark_languages, markdown_to_html, math_html,
                       video_sources)
@@ -16,6 +18,7 @@ from .explorables.exercise import Exercise
 from .notebooks import notebook_data_url, notebook_filename
 from .explorables import EXPLORABLES, explorable_class
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
+from .views import exercise as exercise_view
 
 
 
@@ -94,6 +97,43 @@ def notebook_link(section_id: str, language: str) -> str:
     return mark_languages(line, language)
 
 
+#: The name prefix of a document root that web/when_seen.js brings to life when its slot nears the screen.
+WHEN_SEEN = "ae-when-seen:"
+#: View readouts that are not shown as a first state: the live region and the plots' screen-reader tables.
+_NOT_STILL = re.compile(r"^(live|error|notice|.*_data)$")
+
+
+def still_html(view: dict) -> str:
+    """An explorable's state as plain HTML: what its view writes into its readouts (no plots, no controls)."""
+    parts = [f"<div class='ae-fp-{key.replace('_', '-')}'>{value}</div>"
+             for key, value in view.get("html", {}).items() if value and not _NOT_STILL.match(key)]
+    return f"<div class='ae-fp-readouts'>{''.join(parts)}</div>"
+
+
+#: The room an exercise's live controls (its box or options, its buttons) take below its question.
+_EXERCISE_CONTROLS_PX = 100
+
+
+def slot_html(key: str, still: str, css: str, now_with: str = "", height: tuple[int, int] | None = None) -> str:
+    """Where part ``key`` comes to life (web/when_seen.js), showing ``still`` (plain HTML) until then.
+
+    The slot keeps about the live part's room (``height``: wide screen and
+    phone, in pixels; an exercise: its question and the room of its
+    controls), so that the page does not move when the part comes.
+    ``now_with``: a URL parameter with which the part is built at once
+    (``room``: the class panel's part).
+    """
+    slot = f"ae-slot-{re.sub(r'[^a-z0-9-]', '-', key.lower())}"
+    if height is not None:
+        wide, narrow = height
+        style = (f"<style>.{slot} {{ min-height: {wide}px; box-sizing: border-box; }} "
+                 f"@media (max-width: 700px) {{ .{slot} {{ min-height: {narrow}px; }} }}</style>")
+    else:
+        style = f"<style>.{slot} {{ padding-bottom: {_EXERCISE_CONTROLS_PX}px; }}</style>"
+    now = f" data-ae-now-with='{html.escape(now_with)}'" if now_with else ""
+    return f"{style}<div class='ae-slot {css} {slot}' data-ae-slot='{html.escape(key)}'{now}>{still}</div>"
+
+
 #: A waiting part's button: wraps its text on a narrow screen, readable on a phone.
 _LOAD_CSS = ".bk-btn { white-space: normal; font-size: 15px; min-height: 40px; }"
 
@@ -134,12 +174,15 @@ class TextbookPage(pn.viewable.Viewer):
 
     language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
                               doc="Language of the interface text.")
-    load = param.Selector(default="on_approach", objects=["on_approach", "all"], constant=True, doc=(
+    load = param.Selector(default="on_approach", objects=["on_approach", "all", "when_seen"], constant=True, doc=(
         "When the explorables and exercises are built. 'on_approach': in a server session the "
         "first explorable comes with the page and every further explorable and exercise when the "
         "reader scrolls near it (or presses its button), so the page arrives sooner and a reader "
-        "who stops early costs the server nothing more; 'all': everything with the page. Outside "
-        "a server session everything is built."))
+        "who stops early costs the server nothing more; 'all': everything with the page (outside "
+        "a server session 'on_approach' is 'all'); 'when_seen': for a page built as a file "
+        "(site.build_page), each explorable and exercise is a root of the document of its own, "
+        "shown first as its first state in plain HTML and brought to life by the browser when it "
+        "nears the screen (web/when_seen.js)."))
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -150,6 +193,9 @@ class TextbookPage(pn.viewable.Viewer):
         self.exercises: dict[str, Exercise] = {}
         self._pending: dict[str, tuple[pn.Column, object]] = {}
         self._defer = self.load == "on_approach" and self._in_server_session()
+        self._when_seen = self.load == "when_seen"
+        self._parts: list[tuple[str, pn.viewable.Viewer]] = []  # when_seen: the roots of their own
+        self._parts_added = False
         self._body = [self._section_view(s) for s in self.sections]
 
     @staticmethod
@@ -160,6 +206,10 @@ class TextbookPage(pn.viewable.Viewer):
     def _html(self, source: str, css: str = "") -> pn.pane.HTML:
         classes = ["ae-prose"] + ([css] if css else [])
         return math_html(source, css_classes=classes, margin=(0, 10))
+
+    def _slot(self, key: str, still: str, css: str, now_with: str = "", height: tuple[int, int] | None = None) -> pn.pane.HTML:
+        # Not course text (no ae-prose): the part brought to life here is an explorable or an exercise.
+        return math_html(slot_html(key, still, css, now_with, height), css_classes=["ae-slot-pane"], margin=(0, 10))
 
     def _section_view(self, section: Section) -> pn.Column:
         # Consecutive static blocks (the section title, text, definitions,
@@ -200,6 +250,11 @@ class TextbookPage(pn.viewable.Viewer):
         )
         if self._defer and self.explorables:
             box.append(self._placeholder(name, "explorable", lambda: self._build(cls, name)))
+        elif self._when_seen:
+            view = self._build(cls, name)
+            self._parts.append((name, view))
+            box.append(self._slot(name, still_html(view.view()), "ae-slot-explorable", now_with="room" if cls.in_class else "",
+                                  height=cls.still_height))
         else:
             box.append(self._build(cls, name))
         return box
@@ -214,6 +269,10 @@ class TextbookPage(pn.viewable.Viewer):
             self.exercises[key] = ex
             return ex
 
+        if self._when_seen:
+            exercise = build()
+            self._parts.append((key, exercise))
+            return self._slot(key, exercise_view.question_html(block, self.language), "ae-slot-exercise")
         if not self._defer:
             return build()
         return self._placeholder(key, "exercise", build)
@@ -261,7 +320,20 @@ class TextbookPage(pn.viewable.Viewer):
         """The table of contents: each section and its ``##`` headings, as links."""
         return contents_html(self.language)
 
+    def _add_parts(self) -> None:
+        """``when_seen``: each explorable and exercise as a root of the document being built, once."""
+        doc = pn.state.curdoc
+        if self._parts_added or doc is None:
+            return
+        self._parts_added = True
+        for key, part in self._parts:
+            root = pn.panel(part).get_root(doc)
+            root.name = f"{WHEN_SEEN}{key}"
+            add_to_doc(root, doc, True)
+
     def __panel__(self):
+        if self._when_seen:
+            self._add_parts()
         return pn.Column(
             self._html(f"<h1 class='ae-page-title'>{text('page_title', self.language)}</h1>"
                        f"{self.toc_html()}", "ae-toc"),

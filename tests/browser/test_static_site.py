@@ -19,6 +19,7 @@ from attention_explorable.site import pages
 
 PAGES = pages()
 
+from ..conftest import bring_every_part
 from .pages import text_of, wait_text
 
 pytestmark = pytest.mark.browser
@@ -207,6 +208,7 @@ def test_a_reload_keeps_the_step_the_prediction_and_the_typed_answers(static_sit
     q2.fill("0,212")
     book.page.wait_for_function("() => location.search.includes('q2-alpha2.response=0%2C212')")
     book.page.reload()
+    bring_every_part(book.page)
     book.page.locator(".ae-vector-output").first.wait_for()
     expect(q2).to_have_value("0,212")
     s.assert_clean()

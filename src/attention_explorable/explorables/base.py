@@ -133,6 +133,11 @@ class Explorable(pn.viewable.Viewer):
     _name: str = ""
     _view_function = None
     _state_params: tuple[str, ...] = ()
+    #: About its height in pixels on a wide screen and on a phone (390 px): the space the textbook
+    #: keeps for it until it is built, so that nothing moves when it comes (measured, either language).
+    still_height: tuple[int, int] = (360, 360)
+    #: Whether it holds the class panel: a textbook opened with ``?room=`` builds it at once.
+    in_class: bool = False
     #: The state parameters a deep link may set (and the address bar keeps); by default every one.
     _link_params: tuple[str, ...] = ()
 

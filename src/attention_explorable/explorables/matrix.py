@@ -95,6 +95,7 @@ class MatrixExplorer(Explorable):
     scaled = param.Boolean(True, doc="Divide the scores by sqrt(d_k).")
 
     _view_module = matrix_view
+    still_height = (585, 1450)
 
     def __init__(self, **params):
         super().__init__(**params)

@@ -103,6 +103,7 @@ class VectorExplorer(Explorable):
                      doc="Values v_j, an (n, 2) array, one per key; constant after construction.")
 
     _view_module = vector_view
+    still_height = (525, 1090)
 
     def __init__(self, **params):
         super().__init__(**params)

@@ -68,6 +68,8 @@ export default function ({heading}) {
       window.addEventListener(kind, () => { readerMoved = true; }, {passive: true});
     }
     nameUnnamedControls();
+    // A textbook part brought to life as it nears the screen (web/when_seen.js): its controls get names too.
+    window.addEventListener("ae-part-built", () => requestAnimationFrame(nameUnnamedControls));
     goToAnchor();
     window.addEventListener("hashchange", () => { readerMoved = false; goToAnchor(); });
     document.addEventListener("click", onContentsClick);

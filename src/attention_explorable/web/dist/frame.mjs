@@ -112,6 +112,7 @@ function frame_default({ heading }) {
       }, { passive: true });
     }
     nameUnnamedControls();
+    window.addEventListener("ae-part-built", () => requestAnimationFrame(nameUnnamedControls));
     goToAnchor();
     window.addEventListener("hashchange", () => {
       readerMoved = false;
