@@ -1,26 +1,27 @@
-"""What a student sees: arrow key on a slider -> the frame with the new readout, served and static.
+"""What a student sees: a key on a control -> the frame with the new readout, beside the yardstick.
 
-For each explorable of :data:`EXPLORABLES` (its slider and one readout,
-found by their stable ``ae-`` CSS classes), headless Chromium (Debian's
-``/usr/bin/chromium`` through Playwright) keeps two pages open side by side:
+For each explorable of :data:`EXPLORABLES` (a control and one readout, found
+by their stable ``ae-`` CSS classes), headless Chromium (Debian's
+``/usr/bin/chromium`` through Playwright) keeps three pages open side by side:
 
-* **served**: ``panel serve apps/<name>.py`` on a free loopback port (as
-  shipped; the state changes also travel to the server);
+* **served**: ``panel serve apps/<name>.py`` on a free loopback port (a live
+  Panel app; the state changes also travel to the server);
 * **static**: the explorable's page of the exported site
-  (``attention-explorable export``), opened from ``file://`` with every
-  other request aborted (no server at all).
+  (``attention-explorable export``; ``attention-explorable serve`` answers
+  the same file), opened from ``file://`` with every other request aborted;
+* **yardstick**: the hand-written page ``../shared/bench/limit_page.html``
+  (a slider, the four readouts, two canvases, no framework), pressed in the
+  same rounds, so that the figures read as a difference to it on the same
+  machine at the same moments (skipped when the file is absent).
 
-The key presses alternate between the two pages in rounds, so that both see
-the same machine.  In each page the slider's handle (``.noUi-handle``) has
-the focus and Playwright presses ArrowRight and ArrowLeft alternately; the
-probe (``latency_probe.js``) notes ``performance.now()`` at the ``keydown``,
-reads the readout's text in every macrotask until it changes, then waits for
-the next ``requestAnimationFrame`` callback and one macrotask after it (the
+The key presses alternate between the pages in rounds. On a slider the
+handle (``.noUi-handle``) has the focus and Playwright presses ArrowRight
+and ArrowLeft alternately; the self/cross explorable has no slider: Space is
+pressed on its first and second query buttons in turn. The probe
+(``latency_probe.js``) notes ``performance.now()`` at the ``keydown``, reads
+the readout's text in every macrotask until it changes, then waits for the
+next ``requestAnimationFrame`` callback and one macrotask after it (the
 frame with the change has been painted) and takes the time.
-
-An explorable that does not draw itself in the browser yet (its class is not
-an :class:`attention_explorable.explorables.base.Explorable`), has no slider,
-or whose selectors are not on its page, is skipped with a note.
 
 ``--profile NAME`` also records a Chromium performance trace of 20 presses
 on each page of explorable NAME and prints where the renderer's main thread
@@ -33,10 +34,11 @@ Usage::
     python benchmarks/latency.py --profile steps     # and a trace of 20 presses per page
     python benchmarks/latency.py --smoke            # steps, 4 presses per page, ~1 min
 
-Targets: p50 <= 16.7 ms (one frame at 60 Hz) and p95 <= 33 ms in both
-setups; served p50 at most 1.2x the static p50 (the server costs the student
-nothing noticeable).  Exit status 0 when the measurement ran (``--strict``:
-1 when a target is missed), 2 on a measurement error.
+Targets: beside the yardstick, p50 within one frame (16.7 ms) of its p50
+and p95 within two frames of its p95, in both setups (without the
+yardstick: p50 <= 16.7 ms and p95 <= 33 ms); served p50 at most 1.2x the
+static p50. Exit status 0 when the measurement ran (``--strict``: 1 when a
+target is missed), 2 on a measurement error.
 """
 
 from __future__ import annotations
@@ -50,17 +52,23 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from benchlib import CHROMIUM, CHROMIUM_ARGS, Served, percentile, print_machine, verdict
+from benchlib import CHROMIUM, CHROMIUM_ARGS, ROOT, Served, percentile, print_machine, verdict
 
 #: explorable -> (slider selector, readout selector), or None when it has no slider.
 EXPLORABLES: dict[str, tuple[str, str] | None] = {
     "steps": (".ae-score-diff", ".ae-output"),
     "vector": (".ae-query-x", ".ae-vector-output"),
     "matrix": (".ae-matrix-q1-scale", ".ae-matrix-mean-max"),
-    "selfcross": None,  # its controls are buttons and a check box
+    # No slider: its query buttons, Space pressed on the first and the second in turn.
+    "selfcross": ("button:.ae-selfcross-query button", ".ae-selfcross-row"),
 }
 TARGET_P50, TARGET_P95, TARGET_RATIO = 16.7, 33.0, 1.2
+#: Beside the yardstick in the same run: p50 within one frame of its p50, p95 within two frames of its p95.
+FRAME_MS = 16.7
 SETUPS = ("served", "static")
+#: The hand-written page (a slider, the four readouts, two canvases): its handle and its output readout.
+YARDSTICK = ROOT.parent / "shared" / "bench" / "limit_page.html"
+YARDSTICK_SELECTORS = (".handle", ".ae-output")
 PROBE_JS = (Path(__file__).parent / "latency_probe.js").read_text(encoding="utf-8")
 PAUSE_MS = 50          # between presses: a student's pace
 ANSWER_MS = 5_000      # a press whose readout has not changed by then is a miss
@@ -101,7 +109,8 @@ class Skip(Exception):
 class LatencyPage:
     """One page of an explorable (served URL or saved file), the probe installed."""
 
-    def __init__(self, browser, url: str, slider: str, readout: str, offline: bool, wait_s: float = 60.0):
+    def __init__(self, browser, url: str, handle: str, readout: str, offline: bool, wait_s: float = 60.0,
+                 buttons: bool = False):
         self.context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
         self.page = self.context.new_page()
         self.errors: list[str] = []
@@ -112,21 +121,26 @@ class LatencyPage:
             self.page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:", "blob:"))
                             else r.abort())
         self.page.goto(url, wait_until="load", timeout=90_000)
-        self.handle = self.page.locator(f"{slider} .noUi-handle").first
+        self.handle = self.page.locator(handle).first
         try:
             self.handle.wait_for(timeout=wait_s * 1000)
             self.page.locator(readout).first.wait_for(timeout=wait_s * 1000)
         except Exception as exc:  # noqa: BLE001 - reported as a skip
-            raise Skip(f"{slider} .noUi-handle or {readout} not on the page: {exc!r}"[:300]) from None
+            raise Skip(f"{handle} or {readout} not on the page: {exc!r}"[:300]) from None
         self.handle.scroll_into_view_if_needed()
         self.page.wait_for_timeout(1000)  # let fonts and layout settle
         self.page.evaluate(PROBE_JS, {"readout": readout, "timeoutMs": ANSWER_MS})
+        self.buttons = self.page.locator(handle) if buttons else None
         self.handle.focus()
         self.presses = 0
 
     def press(self) -> None:
-        """One arrow key press (right, left, right...); wait until it is answered or missed."""
-        self.page.keyboard.press("ArrowRight" if self.presses % 2 == 0 else "ArrowLeft")
+        """One arrow key press (right, left, right...), or Space on the next of two buttons; wait for its answer."""
+        if self.buttons is not None:
+            self.buttons.nth(1 - self.presses % 2).focus()
+            self.page.keyboard.press("Space")
+        else:
+            self.page.keyboard.press("ArrowRight" if self.presses % 2 == 0 else "ArrowLeft")
         self.presses += 1
         self.page.evaluate("([n, ms]) => window.__aeLatency.wait(n, ms)", [self.presses, ANSWER_MS + 5_000])
         self.page.wait_for_timeout(PAUSE_MS)
@@ -252,12 +266,18 @@ def print_profile(name: str, setup: str, prof: dict) -> None:
 # --- the run ------------------------------------------------------------------------------
 
 def measure(browser, name: str, url: str, saved: Path, n: int, rounds: int, warmup: int,
-            profile_it: bool) -> dict:
+            profile_it: bool, yardstick: Path | None = None) -> dict:
     slider, readout = EXPLORABLES[name]
+    buttons = slider.startswith("button:")
+    handle = slider.removeprefix("button:") if buttons else f"{slider} .noUi-handle"
     pages: dict[str, LatencyPage] = {}
     try:
-        pages["served"] = LatencyPage(browser, url, slider, readout, offline=False)
-        pages["static"] = LatencyPage(browser, saved.resolve().as_uri(), slider, readout, offline=True)
+        pages["served"] = LatencyPage(browser, url, handle, readout, offline=False, buttons=buttons)
+        pages["static"] = LatencyPage(browser, saved.resolve().as_uri(), handle, readout, offline=True,
+                                      buttons=buttons)
+        if yardstick is not None:  # pressed in the same rounds: the same machine at the same moments
+            pages["yardstick"] = LatencyPage(browser, yardstick.resolve().as_uri(), *YARDSTICK_SELECTORS,
+                                             offline=True)
         for setup, page in pages.items():
             page.press()
             if page.results(0)[1]:
@@ -269,18 +289,19 @@ def measure(browser, name: str, url: str, saved: Path, n: int, rounds: int, warm
             for page in pages.values():
                 for _ in range(min(per_round, n - r * per_round)):
                     page.press()
-        out = {setup: dict(zip(("samples", "misses"), pages[setup].results(warmup))) for setup in SETUPS}
+        out = {setup: dict(zip(("samples", "misses"), page.results(warmup))) for setup, page in pages.items()}
         if profile_it:
-            for setup in SETUPS:
-                out[setup]["profile"] = profile(browser, pages[setup], PROFILE_PRESSES)
-        out["errors"] = [f"{name}/{setup}: {e}" for setup in SETUPS for e in pages[setup].own_errors()]
+            for setup, page in pages.items():
+                out[setup]["profile"] = profile(browser, page, PROFILE_PRESSES)
+        out["errors"] = [f"{name}/{setup}: {e}" for setup, page in pages.items() for e in page.own_errors()]
         return out
     finally:
         for page in pages.values():
             page.close()
 
 
-def run(names: list[str], n: int, rounds: int, warmup: int, profile_name: str | None) -> dict:
+def run(names: list[str], n: int, rounds: int, warmup: int, profile_name: str | None,
+        yardstick: Path | None = None) -> dict:
     from playwright.sync_api import sync_playwright
 
     results: dict = {"skipped": {}, "errors": []}
@@ -305,7 +326,7 @@ def run(names: list[str], n: int, rounds: int, warmup: int, profile_name: str | 
                     with Served([name]) as srv:
                         try:
                             results[name] = measure(browser, name, srv.url(name), path, n, rounds, warmup,
-                                                    profile_it=name == profile_name)
+                                                    profile_it=name == profile_name, yardstick=yardstick)
                         except Skip as exc:
                             results["skipped"][name] = str(exc)
                             print(f"  skipped {name}: {exc}", flush=True)
@@ -331,7 +352,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", metavar="NAME", help="also trace 20 presses per setup of explorable NAME")
     parser.add_argument("--smoke", action="store_true", help="quick run: steps, 4 presses per setup")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--yardstick", default=str(YARDSTICK),
+                        help="the hand-written page pressed in the same rounds (default ../shared/bench/"
+                             "limit_page.html beside the repository; skipped when absent)")
     args = parser.parse_args(argv)
+    yardstick = Path(args.yardstick) if args.yardstick and Path(args.yardstick).is_file() else None
     if args.smoke:
         n, rounds, warmup, names = 4, 1, 2, ["steps"]
     else:
@@ -343,29 +368,42 @@ def main(argv: list[str] | None = None) -> int:
     print_machine()
     t0 = time.monotonic()
     try:
-        results = run(names, n, rounds, warmup, args.profile)
+        results = run(names, n, rounds, warmup, args.profile, yardstick)
     except Exception as exc:  # noqa: BLE001 - reported, exit status 2
         print(f"measurement failed: {exc!r}", file=sys.stderr)
         return 2
     measured = [name for name in names if name in results]
-    print(f"arrow keydown on a slider -> frame painted with the new readout, Chromium, n={n} per explorable "
+    print(f"keydown on a control -> frame painted with the new readout, Chromium, n={n} per explorable "
           f"and setup, {rounds} alternating rounds, {time.monotonic() - t0:.0f} s")
     print(f"{'explorable':<10} {'setup':<7} {'p50':>6} {'p95':>6} {'max':>6} ms  {'n':>4} {'misses':>6}"
           f"   target p50<={TARGET_P50:g} p95<={TARGET_P95:g}, served/static p50<={TARGET_RATIO:g}")
+    if yardstick is not None:
+        print(f"targets beside the yardstick ({yardstick.name}, pressed in the same rounds): p50 within "
+              f"{FRAME_MS:g} ms of its p50, p95 within {2 * FRAME_MS:g} ms of its p95")
     figures, all_ok = {}, True
     for name in measured:
         row: dict = {}
         p50s, p95s = {}, {}
+        yard = results[name].get("yardstick")
+        if yard is not None:
+            y50, y95 = percentile(yard["samples"], 50), percentile(yard["samples"], 95)
+            row["yardstick"] = {"p50": figure(y50), "p95": figure(y95), "n": len(yard["samples"])}
+            print(f"{name:<10} {'yardst.':<7} {y50:6.1f} {y95:6.1f} {max(yard['samples'] or [float('nan')]):6.1f}"
+                  f"     {len(yard['samples']):4d} {yard['misses']:6d}")
         for setup in SETUPS:
             r = results[name][setup]
             xs = r["samples"]
             p50s[setup], p95s[setup] = p50, p95 = percentile(xs, 50), percentile(xs, 95)
             mx = max(xs) if xs else float("nan")
-            ok = p50 <= TARGET_P50 and p95 <= TARGET_P95 and r["misses"] == 0
+            if yard is not None:
+                ok = p50 <= y50 + FRAME_MS and p95 <= y95 + 2 * FRAME_MS and r["misses"] == 0
+            else:
+                ok = p50 <= TARGET_P50 and p95 <= TARGET_P95 and r["misses"] == 0
             row[setup] = {"p50": figure(p50), "p95": figure(p95), "max": figure(mx), "n": len(xs),
                           "misses": r["misses"], "pass": ok}
+            beside = (f"  (+{p50 - y50:.1f} / +{p95 - y95:.1f} ms beside the yardstick)" if yard is not None else "")
             print(f"{name:<10} {setup:<7} {p50:6.1f} {p95:6.1f} {mx:6.1f}     {len(xs):4d} {r['misses']:6d}"
-                  f"   {verdict(ok)}")
+                  f"   {verdict(ok)}{beside}")
         ratio50 = p50s["served"] / p50s["static"] if p50s["static"] else float("nan")
         ratio95 = p95s["served"] / p95s["static"] if p95s["static"] else float("nan")
         ok_ratio = ratio50 <= TARGET_RATIO
@@ -374,8 +412,8 @@ def main(argv: list[str] | None = None) -> int:
         all_ok &= row["pass"]
         print(f"{name:<10} served/static p50 {ratio50:.2f}x, p95 {ratio95:.2f}x   {verdict(ok_ratio)}")
         figures[name] = row
-        for setup in SETUPS:
-            if "profile" in results[name][setup]:
+        for setup in (*SETUPS, "yardstick"):
+            if "profile" in results[name].get(setup, {}):
                 print_profile(name, setup, results[name][setup]["profile"])
     for name, reason in results["skipped"].items():
         print(f"{name:<10} skipped: {reason}")

@@ -1,6 +1,6 @@
 // Installed in a page by benchmarks/latency.py (Playwright's page.evaluate):
-// times each arrow-key press on a slider until the frame that shows the new
-// readout has been painted.
+// times each arrow-key press on a slider (or Space on a button) until the frame
+// that shows the new readout has been painted.
 //
 // At the keydown (capture phase on the document, so before the slider's own
 // handler) it notes performance.now() and the readout's text, then reads the
@@ -53,7 +53,7 @@
 
   let current = 0;
   document.addEventListener("keydown", (ev) => {
-    if (ev.key !== "ArrowRight" && ev.key !== "ArrowLeft") return;
+    if (ev.key !== "ArrowRight" && ev.key !== "ArrowLeft" && ev.key !== " ") return;  // a slider's keys, a button's
     const t0 = performance.now();
     const before = text();
     const press = ++current;
