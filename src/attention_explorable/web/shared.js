@@ -231,22 +231,24 @@ export function dataTable(caption, header, rows) {
   return `<table class='ae-data'><caption>${caption}</caption><tr>${head}</tr>${body}</table>`;
 }
 
-const announcing = new WeakMap();
+const settling = new WeakMap();
 
 /**
- * writeView, except the view's `html.live` (what a screen reader announces,
- * written into `models.live`, a polite live region): it is written once the
+ * writeView, except what only a screen reader meets: the view's `html.live`
+ * (announced by `models.live`, a polite live region) and the plots' data
+ * tables (`html.<plot>_data`, out of sight). They are written once the
  * changes have settled, `delay` ms after the last one, so that a dragged
- * slider or a replay is announced once, at its end, not on every frame.
+ * slider or a replay is announced once, at its end, and a key press costs
+ * only what the student sees redrawn.
  */
 export function writeViewAnnounced(models, view, delay = 800) {
-  const {live, ...rest} = view.html || {};
-  writeView(models, {...view, html: rest});
-  const region = models.live;
-  if (live === undefined || !region) return;
-  clearTimeout(announcing.get(region));
-  announcing.set(region, setTimeout(() => {
-    const text = escapeHtml(live);
-    if (region.text !== text) region.text = text;
-  }, delay));
+  const seen = {}, heard = {};
+  for (const [name, html] of Object.entries(view.html || {})) {
+    if (name === "live" || name.endsWith("_data")) heard[name] = html;
+    else seen[name] = html;
+  }
+  writeView(models, {...view, html: seen});
+  const key = models.live || models;
+  clearTimeout(settling.get(key));
+  settling.set(key, setTimeout(() => writeView(models, {html: heard}), delay));
 }

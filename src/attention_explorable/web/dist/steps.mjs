@@ -251,17 +251,17 @@ function dataTable(caption, header, rows) {
   const body = rows.map((row) => `<tr><th scope='row'>${row[0]}</th>` + row.slice(1).map((c) => `<td>${c}</td>`).join("") + "</tr>").join("");
   return `<table class='ae-data'><caption>${caption}</caption><tr>${head}</tr>${body}</table>`;
 }
-var announcing = /* @__PURE__ */ new WeakMap();
+var settling = /* @__PURE__ */ new WeakMap();
 function writeViewAnnounced(models, view, delay = 800) {
-  const { live, ...rest } = view.html || {};
-  writeView(models, { ...view, html: rest });
-  const region = models.live;
-  if (live === void 0 || !region) return;
-  clearTimeout(announcing.get(region));
-  announcing.set(region, setTimeout(() => {
-    const text = escapeHtml(live);
-    if (region.text !== text) region.text = text;
-  }, delay));
+  const seen = {}, heard = {};
+  for (const [name, html] of Object.entries(view.html || {})) {
+    if (name === "live" || name.endsWith("_data")) heard[name] = html;
+    else seen[name] = html;
+  }
+  writeView(models, { ...view, html: seen });
+  const key = models.live || models;
+  clearTimeout(settling.get(key));
+  settling.set(key, setTimeout(() => writeView(models, { html: heard }), delay));
 }
 
 // src/attention_explorable/web/links.js
