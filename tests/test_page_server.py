@@ -14,6 +14,7 @@ import asyncio
 import concurrent.futures
 import gzip
 import hashlib
+import json
 import http.client
 import os
 import re
@@ -122,6 +123,18 @@ def test_a_page_still_being_built_is_waited_for():
 
     page = run_coroutine(run())
     assert page.body == b"<html>built</html>" and page.gzipped and page.etag.startswith('"')
+
+
+def test_a_fresh_builder_process_builds_the_page_the_export_writes():
+    """serve's builder is a fresh process: its page has the project's page-wide CSS, as the export's does."""
+    build = "sys.stdout.write(site.build_page('matrix', 'zh', documents.Assets()))"
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    fresh, set_up = [subprocess.run([sys.executable, "-c", f"from attention_explorable import documents, site, ui; "
+                                     f"import sys; {setup}{build}"], capture_output=True, text=True, env=env,
+                                    check=True).stdout
+                     for setup in ("", "ui.extension(); ")]
+    counters = re.compile(r'"name":"([A-Za-z]+)\d{5}"')  # Panel numbers its objects in the order they were made
+    assert counters.sub(r"\1", fresh) == counters.sub(r"\1", set_up) and len(fresh) > 10_000
 
 
 def test_two_servers_build_the_same_page_byte_for_byte():

@@ -33,12 +33,21 @@ from .views import exercise as exercise_view
 CSS = (
     "body { margin: 0; font-family: system-ui, \"Noto Sans CJK SC\", sans-serif; color: #1b1b1b; }\n"
     ".ae-first-paint { max-width: 1100px; margin: 0 auto; padding: 0 10px 32px; box-sizing: border-box; }\n"
-    ".ae-fp-language { display: flex; justify-content: flex-end; padding: 4px 0 0; min-height: 40px; }\n"
+    ".ae-fp-language { display: flex; justify-content: flex-end; align-items: flex-start; padding: 35px 0 0; "
+    "min-height: 65px; box-sizing: border-box; }\n"
     ".ae-fp-language span { display: inline-block; line-height: 24px; padding: 2px 10px; font-size: 15px; "
     "color: #1a4f8b; border: 1px solid #9bb5d3; border-radius: 14px; }\n"
     ".ae-first-paint .ae-fp-explorable { border: 1px solid #e3e3e3; border-radius: 8px; padding: 6px 10px; "
     "margin: 12px 0; min-height: 200px; }\n"
     ".ae-first-paint .ae-fp-readouts > div { margin: 2px 0; }\n"
+    # As the live page's: its title (apps.HEADING_CSS in a readout's 12 px root), its opening paragraph.
+    # An explorable's page as the live one lays it out (apps._explorer_page: 1200 px at most, a title
+    # of HEADING_CSS in the readouts' 15 px), so that its lines wrap where the live page's do.
+    ".ae-first-paint.ae-fp-one { max-width: 1200px; padding: 0 5px 32px; }\n"
+    ".ae-first-paint.ae-fp-one .ae-fp-language { padding-right: 5px; }\n"
+    ".ae-first-paint .ae-fp-heading { font-size: clamp(24px, 7vw, 30px); line-height: 1.25; margin: 8px 0; }\n"
+    ".ae-first-paint.ae-fp-one .ae-fp-explorable { border: 0; padding: 0; margin: 0; }\n"
+    ".ae-first-paint .ae-fp-intro { font-size: 15px; line-height: 1.42857; margin: 0; }\n"
     "main:has(> .ae-first-paint) > .ae-live-page { position: absolute; left: 0; right: 0; top: 0; "
     "visibility: hidden; }\n"
     "html.ae-deep-link .ae-first-paint { display: none; }\n"
@@ -47,8 +56,10 @@ CSS = (
 
 
 def _readouts(name: str, language: str) -> str:
-    """An explorable's first state as HTML: what its Python view writes into its readouts."""
-    return still_html(explorable_class(name)(language=language).view())
+    """An explorable's first state as HTML: its opening paragraph, and what its Python view writes into its readouts."""
+    cls = explorable_class(name)
+    intro = f"<p class='ae-fp-intro'>{text(cls.intro_key, language)}</p>" if cls.intro_key else ""
+    return intro + still_html(cls(language=language).view())
 
 
 def _textbook(language: str) -> str:
@@ -102,5 +113,6 @@ def first_paint_html(app: str, language: str) -> str:
         body = _textbook(language)
     else:
         heading = html.escape(text(EXPLORABLES[app].heading_key, language))
-        body = f"<h1>{heading}</h1><div class='ae-fp-explorable'>{_readouts(app, language)}</div>"
-    return f"<div class='ae-first-paint'>{switch}{body}</div>"
+        body = f"<h1 class='ae-fp-heading'>{heading}</h1><div class='ae-fp-explorable'>{_readouts(app, language)}</div>"
+    one = "" if app == "textbook" else " ae-fp-one"  # an explorable's page of its own
+    return f"<div class='ae-first-paint{one}'>{switch}{body}</div>"

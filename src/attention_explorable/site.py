@@ -110,6 +110,7 @@ def build_page(app: str, language: str, assets: Assets, *, depth: int = 0,
     Deep links, ``?room=`` and ``?embed=1`` are read by the page's scripts,
     so one file serves every query.
     """
+    apps.ui.extension()  # the project's page-wide CSS, in every process that builds pages (serve's builder too)
     title = text(apps.title_key(app), language)
     return stable_ids(assets.rewrite(_page(app, language, title, other_language_href), depth), f"{app}-{language}")
 

@@ -95,6 +95,7 @@ class MatrixExplorer(Explorable):
     scaled = param.Boolean(True, doc="Divide the scores by sqrt(d_k).")
 
     _view_module = matrix_view
+    intro_key = "matrix_intro"
     still_height = (585, 1450)
 
     def __init__(self, **params):
@@ -186,7 +187,7 @@ class MatrixExplorer(Explorable):
     def __panel__(self):
         t = self._t
         bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
-        intro = pn.pane.HTML(f"<p style='margin:0'>{t('matrix_intro')}</p>", margin=(0, 5),
+        intro = pn.pane.HTML(f"<p style='margin:0'>{t(self.intro_key)}</p>", margin=(0, 5),
                              sizing_mode="stretch_width", stylesheets=["p { font-size: 15px; }"])
         s = self._sliders
         controls_column = pn.Column(

@@ -103,6 +103,7 @@ class VectorExplorer(Explorable):
                      doc="Values v_j, an (n, 2) array, one per key; constant after construction.")
 
     _view_module = vector_view
+    intro_key = "vector_intro"  # with the course's keys and values; vector_intro_custom with others
     still_height = (525, 1090)
 
     def __init__(self, **params):
@@ -207,7 +208,7 @@ class VectorExplorer(Explorable):
     def __panel__(self):
         bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
         example = (np.array_equal(self.keys, EXAMPLE_KEYS) and np.array_equal(self.values, EXAMPLE_VALUES))
-        intro = pn.pane.HTML(f"<p style='margin:0'>{self._t('vector_intro' if example else 'vector_intro_custom')}</p>",
+        intro = pn.pane.HTML(f"<p style='margin:0'>{self._t(self.intro_key if example else 'vector_intro_custom')}</p>",
                              margin=(0, 5), sizing_mode="stretch_width")
         plot = pn.Column(bokeh(self._figure), bokeh(self._html["plot_data"]), styles={"flex": "1 1 340px", "max-width": "540px", "min-width": "0"})
         side = pn.Column(
