@@ -2,7 +2,7 @@
 
 ``attention-explorable export DIR`` writes::
 
-    DIR/index.html              the textbook page (every explorable and exercise built)
+    DIR/index.html              the textbook page (each explorable and exercise built as it nears the screen)
     DIR/steps.html ...          one page per explorable (steps, vector, matrix, selfcross)
     DIR/assets/                 BokehJS, Panel's JavaScript and CSS: once, shared by every page
     DIR/embed/NAME.html         the snippet an author pastes into a page in DIR (no iframe)

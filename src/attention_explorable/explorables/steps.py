@@ -101,7 +101,7 @@ class StepsExplorer(Explorable):
 
     @classmethod
     def page_parts(cls, language: str) -> tuple:
-        """The steps' page of its own has the presenter's keys (→ ← for the steps, Enter to demonstrate)."""
+        """The steps' page of its own has the presenter's keys (1, 2, 3 for the steps, D to demonstrate)."""
         return (presenter_keys(language),)
     _link_params = ("step", *scenarios.STATE_KEYS, "prediction_text")
 
