@@ -91,3 +91,23 @@ def test_a_textbook_opened_in_a_class_builds_the_class_panels_part_at_once(stati
     page.wait_for_function(f"() => {ROOTS} === 2", timeout=30_000)
     slots = dict(page.evaluate(SLOTS))
     assert slots["steps"] and not slots["vector"]  # the steps explorable holds the class panel
+
+
+def test_a_bokehjs_whose_inner_modules_moved_still_gets_the_whole_page(static_site, student):
+    """The embedding relies on BokehJS's inner modules; without them (a BokehJS that moved them) the page is
+    embedded as Bokeh does it: every part comes with the page, below the text instead of in its place, and
+    a warning says so. Degraded, never blank."""
+    s = student()
+    s.cut_network()
+    s.page.add_init_script("""(() => { let B; Object.defineProperty(window, "Bokeh", {configurable: true,
+        get() { return B; }, set(v) { B = v; if (!v || v.__aeWrapped) return; const req = v.require;
+        v.require = function (name) { if (name === "document") throw new Error("moved"); return req.apply(this, arguments); };
+        v.__aeWrapped = true; }}); })()""")
+    warnings = []
+    s.page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    s.open((static_site / "index.html").resolve().as_uri(), ".ae-toc", every_part=False)
+    page = s.page
+    page.wait_for_function(f"() => {ROOTS} === 16", timeout=30_000)  # every part, with the page
+    wait_text(page, ".ae-temperature-readout", r"T = ")
+    assert any("parts built with the page" in w for w in warnings), warnings
+    s.assert_clean()

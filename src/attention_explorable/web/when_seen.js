@@ -25,16 +25,24 @@
     var item = renderItems.length === 1 ? renderItems[0] : null;
     if (item === null || item.docid == null) return Bokeh.embed.embed_items(docsJson, renderItems);
     performance.mark("ae-embed");  // what the benchmarks read: the embedding starts, the text is built, a part
-    var Document = Bokeh.require("document").Document;
-    if (typeof docsJson === "string") docsJson = JSON.parse(Bokeh.require("core/util/string").unescape(docsJson));
-    var doc = Document.from_json(docsJson[item.docid]);
-    var waiting = {};
-    doc.roots().forEach(function (root) {
-      if ((root.name || "").indexOf(PREFIX) === 0) waiting[root.name.slice(PREFIX.length)] = root;
-    });
-    Object.keys(waiting).forEach(function (key) { doc.remove_root(waiting[key]); });
-    // The element of each root, in the order of the document's roots (Bokeh's own lookup).
-    var elements = doc.roots().map(function (root) { return document.getElementById(item.roots[root.id]); });
+    var doc, waiting = {}, elements;
+    try {
+      var Document = Bokeh.require("document").Document;
+      var json = typeof docsJson === "string"
+        ? JSON.parse(Bokeh.require("core/util/string").unescape(docsJson)) : docsJson;
+      doc = Document.from_json(json[item.docid]);
+      doc.roots().forEach(function (root) {
+        if ((root.name || "").indexOf(PREFIX) === 0) waiting[root.name.slice(PREFIX.length)] = root;
+      });
+      Object.keys(waiting).forEach(function (key) { doc.remove_root(waiting[key]); });
+      // The element of each root, in the order of the document's roots (Bokeh's own lookup).
+      elements = doc.roots().map(function (root) { return document.getElementById(item.roots[root.id]); });
+    } catch (err) {
+      // A BokehJS whose inner modules moved: the page is embedded as Bokeh does it, every part at
+      // once below the text (tests/browser/test_when_seen.py fails, so that this is seen and mended).
+      console.warn("attention explorable: parts built with the page:", err);
+      return Bokeh.embed.embed_items(docsJson, renderItems);
+    }
     performance.mark("ae-document");
     var views = await Bokeh.embed.add_document_standalone(doc, document.body, elements, item.use_for_title);
     performance.mark("ae-text-built");
