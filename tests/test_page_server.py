@@ -14,7 +14,6 @@ import asyncio
 import concurrent.futures
 import gzip
 import hashlib
-import json
 import http.client
 import os
 import re
