@@ -39,7 +39,6 @@ from static_site import _offline
 
 TARGET_PAINT_MS = 300.0
 TARGET_KEY_MS, TARGET_TEXTBOOK_KEY_MS = 500.0, 800.0
-PAGES = ["steps.html", "vector.html", "matrix.html", "selfcross.html", "index.html"]
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 3}
 
@@ -97,10 +96,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    from attention_explorable.site import export_site
+    from attention_explorable.site import export_site, pages as site_pages
 
     print_machine()
-    pages = ["steps.html", "index.html"] if args.smoke else PAGES
+    everyone = [*(f for f in site_pages() if f != "index.html"), "index.html"]  # the registry's pages, textbook last
+    pages = ["steps.html", "index.html"] if args.smoke else everyone
     devices = {"desktop": DESKTOP} if args.smoke else {"desktop": DESKTOP, "phone": PHONE}
     languages = [""] if args.smoke else ["", "en/"]
     n = 1 if args.smoke else args.n
