@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import logging
 import mimetypes
 import re
@@ -33,11 +34,11 @@ from bokeh.document import Document
 from bokeh.models import InlineStyleSheet
 from bokeh.util.paths import bokehjs_path
 from panel.io.model import add_to_doc
-from panel.io.resources import CDN_DIST
+from panel.io.resources import CDN_DIST, Resources
 from panel.io.state import set_curdoc
 
-__all__ = ["Assets", "COMPONENTS", "document", "quiet_standalone", "share_stylesheets", "stable_ids",
-           "standalone_page"]
+__all__ = ["Assets", "COMPONENTS", "document", "page_html", "quiet_standalone", "share_stylesheets",
+           "stable_ids", "standalone_page"]
 
 _BOKEH_CDN = "https://cdn.bokeh.org/bokeh/release/"
 _PANEL_DIST = ("panel", Path(pn.__file__).parent / "dist")
@@ -172,6 +173,19 @@ def stable_ids(page: str, name: str) -> str:
                                                                          f"{name}/{len(ids)}"))), page)
 
 
+def page_html(build, title: str, **save_options) -> str:
+    """``build()`` in a fresh document, saved as a page (Panel's ``save``) whose resources are CDN addresses.
+
+    The addresses are then named (:meth:`Assets.rewrite`) or inlined (:meth:`Assets.inline`) by the
+    caller; ``save_options`` go to Panel's ``save`` (a template and its variables).
+    """
+    buffer = io.StringIO()
+    with quiet_standalone():
+        pn.io.save.save(document(build), buffer, title=title, resources=Resources(mode="cdn", components=COMPONENTS),
+                        **save_options)
+    return buffer.getvalue()
+
+
 def standalone_page(build, title: str, language: str = "zh") -> str:
     """``build()`` (a Panel component) as one HTML page that works offline, from any folder.
 
@@ -188,14 +202,7 @@ def standalone_page(build, title: str, language: str = "zh") -> str:
     language : {"zh", "en"}
         The page's language, for ``<html lang>``.
     """
-    import io
-
-    from panel.io.resources import Resources
-
-    buffer = io.StringIO()
-    with quiet_standalone():
-        pn.io.save.save(document(build), buffer, title=title, resources=Resources(mode="cdn", components=COMPONENTS))
-    page = Assets().inline(buffer.getvalue())
+    page = Assets().inline(page_html(build, title))
     lang = {"zh": "zh-Hans"}.get(language, language)
     page = re.sub(r"<html( lang=\"[^\"]*\")?", f'<html lang="{lang}"', page, count=1)
     return stable_ids(page, f"standalone/{title}")

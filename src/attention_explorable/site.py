@@ -23,7 +23,6 @@ References: docs/architecture.md, "Serving: pages are files, the class is a chan
 
 from __future__ import annotations
 
-import io
 import re
 import time
 from dataclasses import dataclass, field
@@ -31,12 +30,11 @@ from importlib import resources
 from pathlib import Path
 
 import jinja2
-import panel as pn
 from bokeh.embed import autoload_static
 from panel.io.resources import Resources
 
 from . import apps
-from .documents import COMPONENTS, Assets, document, quiet_standalone, stable_ids
+from .documents import COMPONENTS, Assets, document, page_html, quiet_standalone, stable_ids
 from .first_paint import CSS as FIRST_PAINT_CSS
 from .first_paint import first_paint_html, gate_script
 from .explorables import EXPLORABLES, explorable_class
@@ -74,16 +72,13 @@ _EMBED = "root.Bokeh.embed.embed_items(docs_json, render_items);"
 
 
 def _page(app: str, language: str, title: str, switch_href: str | None) -> str:
-    buffer = io.StringIO()
     variables = {"lang": apps.HTML_LANG[language], "first_paint": first_paint_html(app, language),
                  "first_paint_css": FIRST_PAINT_CSS, "first_paint_gate": gate_script(),
                  "description": text(apps.index_key(app), language)}
-    with quiet_standalone():
-        pn.io.save.save(document(lambda: apps.APPS[app](language, switch_href=switch_href)), buffer, title=title,
-                        resources=Resources(mode="cdn", components=COMPONENTS),
-                        template=apps.page_template(), template_variables=variables)
+    page = page_html(lambda: apps.APPS[app](language, switch_href=switch_href), title,
+                     template=apps.page_template(), template_variables=variables)
     # The first paint is the page: the scripts load without holding it up and run once it is parsed.
-    page = _SCRIPT_SRC.sub(r"\1 defer src=", _LOG_LEVEL.sub("", buffer.getvalue()))
+    page = _SCRIPT_SRC.sub(r"\1 defer src=", _LOG_LEVEL.sub("", page))
     if page.count(_EMBED) != 1:
         raise RuntimeError(f"page {app!r}: Bokeh's embedding call was not found once; web/when_seen.js needs it")
     return page.replace(_EMBED, "(window.aeEmbed || root.Bokeh.embed.embed_items)(docs_json, render_items);")
@@ -180,8 +175,7 @@ def export_site(directory: str | Path, language: str = "zh", progress=None) -> E
         raise ValueError(f"directory {str(out)!r} exists and is not a folder")
     started = time.perf_counter()
     (out / "embed").mkdir(parents=True, exist_ok=True)
-    apps.ui.extension()
-    assets = Assets()
+    assets = Assets()  # (build_page sets up Panel's extension and the project's CSS)
     report = ExportReport(out)
 
     def write(relative: str, content: str) -> None:
