@@ -11,18 +11,15 @@ import html
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 
 import jinja2
-import param
 from bokeh.models import CustomJS
-from panel.custom import JSComponent
 
 import panel as pn
 
 from . import ui
 from .explorables import EXPLORABLES, explorable_class
-from .explorables.base import html_model, web_module
+from .explorables.base import ScriptedPane, html_model, web_module
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
 
 
@@ -77,45 +74,38 @@ def reader_language(language: str | None = None) -> str:
     return DEFAULT_LANGUAGE
 
 
-class LanguageSwitch(JSComponent):
-    """A link to the same page in the other language (class ``ae-language``; ``web/language.js``).
-
-    It keeps the page's query (the explorables' state) and its anchor, and
-    remembers the choice; see :func:`language_switch`.
-    """
-
-    language = param.String(DEFAULT_LANGUAGE, doc="Language of this page.")
-    other = param.String("en", doc="The language the link leads to.")
-    other_tag = param.String("en", doc="BCP 47 tag of the other language (the link's lang).")
-    label = param.String("", doc="The link's text: the other language's own name.")
-    hint = param.String("", doc="What the link does, in the other language.")
-    nav_label = param.String("", doc="Accessible name of the switch's navigation landmark.")
-    target = param.String("", doc="Static pages: the other language's file (relative); '' when served.")
-
-    _esm = Path(__file__).parent / "web" / "language.js"
-    _stylesheets = ["""
+#: The language switch's look, in its shadow root.
+LANGUAGE_CSS = """
 nav { display: flex; justify-content: flex-end; padding: 4px 10px 0; }
 a.ae-language { display: inline-block; min-height: 24px; line-height: 24px; padding: 2px 10px;
                 font-size: 15px; color: #1a4f8b; border: 1px solid #9bb5d3; border-radius: 14px;
                 text-decoration: none; }
 a.ae-language:hover { background: #eef4fb; text-decoration: underline; }
 a.ae-language:focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
-"""]
+"""
 
 
-def language_switch(language: str, href: str | None = None) -> LanguageSwitch:
-    """The language switch of a page in ``language``.
+def language_switch(language: str, href: str | None = None) -> ScriptedPane:
+    """The language switch of a page in ``language``: a link to the same page in the other language.
+
+    The link (class ``ae-language``, in a ``nav`` of class ``ae-language-bar``)
+    is in the page's HTML; ``web/language.js`` makes it keep the page's query
+    (the explorables' state) and anchor, and remember the reader's choice.
 
     ``href``: the same page in the other language, a relative file address
     (static pages, whose languages live in separate folders); None: the
     switch asks the server with ``?lang=``.
     """
     other = OTHER_LANGUAGE[language]
-    return LanguageSwitch(
-        language=language, other=other, other_tag=HTML_LANG[other], label=text("language_name", other),
-        hint=text("language_switch_to", other), nav_label=text("language_switch", language),
-        target=href or "", css_classes=["ae-language-bar"],
-        sizing_mode="stretch_width", margin=0)
+    tag = HTML_LANG[other]
+    target = href or f"?lang={other}"
+    link = (f"<nav aria-label='{html.escape(text('language_switch', language))}'>"
+            f"<a class='ae-language' lang='{tag}' hreflang='{tag}' href='{html.escape(target)}' "
+            f"title='{html.escape(text('language_switch_to', other))}'>{html.escape(text('language_name', other))}</a>"
+            "</nav>")
+    return ScriptedPane(link, script="language", settings={"language": language, "other": other, "target": href or ""},
+                        css_classes=["ae-language-bar"], stylesheets=[LANGUAGE_CSS], sizing_mode="stretch_width",
+                        margin=0)
 
 
 @lru_cache(maxsize=None)

@@ -5,15 +5,14 @@ from __future__ import annotations
 import html
 import re
 from functools import lru_cache
-from pathlib import Path
 
 import panel as pn
 import param
-from panel.custom import JSComponent
 from panel.io.model import add_to_doc
 
 from .content import (Block, Section, anchor, load_sections, mark_languages, markdown_to_html, math_html,
                       video_sources)
+from .explorables.base import ScriptedPane
 from .explorables.exercise import Exercise
 from .notebooks import notebook_data_url, notebook_filename
 from .explorables import EXPLORABLES, explorable_class
@@ -138,17 +137,15 @@ def slot_html(key: str, still: str, css: str, now_with: str = "", height: tuple[
 _LOAD_CSS = ".bk-btn { white-space: normal; font-size: 15px; min-height: 40px; }"
 
 
-class PageScripts(JSComponent):
-    """The textbook page's own scripts (``web/page.js``), rendered once per page.
+def page_scripts(load_on_approach: bool = True) -> ScriptedPane:
+    """The textbook page's own scripts (``web/page.js``): an empty pane that runs them once the page is ready.
 
-    Presses each waiting part's load button when the reader comes within
-    about a screen of it (when ``load_on_approach``), and loads a lecture
+    They press each waiting part's load button when the reader comes within
+    about a screen of it (when ``load_on_approach``), and load a lecture
     video into the page only when its button is clicked.
     """
-
-    load_on_approach = param.Boolean(True, doc="Build waiting explorables and exercises as the reader nears them.")
-
-    _esm = Path(__file__).parent / "web" / "page.js"
+    return ScriptedPane("", script="page", settings={"load_on_approach": load_on_approach}, margin=0, height=0,
+                        css_classes=["ae-page-scripts"])
 
 
 class TextbookPage(pn.viewable.Viewer):
@@ -301,7 +298,7 @@ class TextbookPage(pn.viewable.Viewer):
 
         ``key`` is an explorable's name (``"steps"``) or an exercise's id. In
         the browser this runs when the reader comes within about a screen of
-        it (see :class:`PageScripts`) or presses its button.
+        it (see :func:`page_scripts`) or presses its button.
         """
         entry = self._pending.pop(key, None)
         if entry is None:
@@ -337,7 +334,7 @@ class TextbookPage(pn.viewable.Viewer):
         return pn.Column(
             self._html(f"<h1 class='ae-page-title'>{text('page_title', self.language)}</h1>"
                        f"{self.toc_html()}", "ae-toc"),
-            PageScripts(load_on_approach=bool(self._pending), margin=0, height=0, css_classes=["ae-page-scripts"]),
+            page_scripts(load_on_approach=bool(self._pending)),
             *self._body,
             css_classes=["ae-textbook"],
             sizing_mode="stretch_width",

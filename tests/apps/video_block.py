@@ -4,13 +4,13 @@
 import panel as pn
 
 from attention_explorable import content, ui
-from attention_explorable.textbook import PageScripts, block_html
+from attention_explorable.textbook import block_html, page_scripts
 
 ui.extension()
 args = pn.state.session_args or {}
 language = (args.get("lang") or [b"zh"])[0].decode()
 section_id, block = next((s.id, b) for s in content.load_sections(language) for b in s.blocks if b.kind == "video")
 pn.Column(
-    PageScripts(load_on_approach=False, margin=0, height=0),
+    page_scripts(load_on_approach=False),
     content.math_html(block_html(section_id, block, language), css_classes=["ae-prose"]),
 ).servable()

@@ -33,7 +33,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from .. import plots, scenarios
 # Imported with the page, not when a room starts: the explorable's state model must be
 # defined before Bokeh first sends the document (it sends the data models defined then).
-from ..explorables.steps import PresenterKeys, StepsExplorer
+from ..explorables.steps import StepsExplorer, presenter_keys
 from ..strings import DEFAULT_LANGUAGE, STRINGS, text
 from ..views.numbers import format_number
 from . import stats
@@ -129,6 +129,9 @@ class InstructorView(pn.viewable.Viewer):
         if self.store is None:
             raise ValueError("store must be the class's Store, got None")
         self._body = pn.Column(sizing_mode="stretch_width", margin=0)
+        # The keys are on the page from its start (their script runs when the page is first drawn);
+        # they click the room's buttons once it has them.
+        self._keys = presenter_keys(self.language, hint=False, targets={"r": ".ae-reveal", "n": ".ae-new-round"})
         self._seen = None
         self._refresh_cb = None
         room = self.store.room(self.code) if self.code else None
@@ -186,8 +189,6 @@ class InstructorView(pn.viewable.Viewer):
                f"{html.escape(_t('instructor_csv', lang))}</a>")
         self.explorer = StepsExplorer(language=lang, step=room.step)
         self.explorer.param.watch(self._step_chosen, "step")
-        keys = PresenterKeys(hint="", targets={"r": ".ae-reveal", "n": ".ae-new-round"},
-                             css_classes=["ae-presenter-keys"], margin=0, height=0)
         header = pn.Row(
             pn.Column(
                 _html(f"<div class='ae-label'>{html.escape(_t('instructor_room_code', lang))}</div>"
@@ -204,7 +205,7 @@ class InstructorView(pn.viewable.Viewer):
             header, self._question,
             pn.pane.Bokeh(figure, sizing_mode="stretch_width"), self._spread,
             pn.Row(reveal, new_round, self._follow, sizing_mode="stretch_width"),
-            _html(csv), _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"), keys,
+            _html(csv), _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
             pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
         ]
         self._refresh_soon()
@@ -285,7 +286,7 @@ class InstructorView(pn.viewable.Viewer):
             self.explorer.go_to_step(room.step)
 
     def __panel__(self):
-        return pn.Column(self._body, sizing_mode="stretch_width", max_width=1400, styles={"margin": "0 auto"},
+        return pn.Column(self._keys, self._body, sizing_mode="stretch_width", max_width=1400, styles={"margin": "0 auto"},
                          css_classes=["ae-instructor"])
 
 

@@ -60,6 +60,42 @@ def _read(path: str) -> str:
     return Path(path).read_text("utf-8")
 
 
+class ScriptedPane(pn.pane.HTML):
+    """HTML whose ES module (``web/<name>.js``) runs in the browser once the page's document is ready.
+
+    The module's default export is called with ``{host, ...settings}``:
+    ``host`` is this pane's Bokeh model, whose view
+    (``Bokeh.index.find_one(host)``) holds the HTML in its shadow root. The
+    HTML is there from the start (a link, a check box), so it reads the same
+    before the module runs; the module adds what needs a script. Unlike a
+    Panel ESM component, it needs no ES-module shims nor Panel's whole script
+    in the browser: any page (served, exported, saved, a live app, a
+    notebook) runs it through Bokeh's ``CustomJS``. The module runs when
+    the page's document is first drawn: a pane added later to a live page
+    shows its HTML but does not run it.
+
+    Parameters
+    ----------
+    object : str
+        The HTML (as :class:`panel.pane.HTML`).
+    script : str
+        The module's name: ``web/<name>.js`` (bundled as ``web/dist/<name>.mjs``).
+    settings : dict
+        More arguments of the module (JSON values or Bokeh models).
+    """
+
+    script = param.String(doc="The ES module run at document_ready: web/<name>.js.")
+    settings = param.Dict(default={}, doc="More arguments of the module.")
+
+    _rename = {**pn.pane.HTML._rename, "script": None, "settings": None}
+
+    def _get_model(self, doc, root=None, parent=None, comm=None):
+        model = super()._get_model(doc, root, parent, comm)
+        doc.js_on_event("document_ready", CustomJS(code=web_module(self.script), module=True,
+                                                   args={"host": model, **self.settings}))
+        return model
+
+
 # A Selector of strings travels as its string (the browser sends only its objects).
 _PROPERTY = {param.Integer: Int, param.Number: Float, param.Boolean: Bool, param.String: String,
              param.Selector: String}

@@ -6,18 +6,17 @@ browser ``web/steps.js`` draws it and handles the student's actions.
 
 from __future__ import annotations
 
-from pathlib import Path
+import html
 
 import panel as pn
 import param
 from bokeh.models import ColumnDataSource
-from panel.custom import JSComponent
 
 from .. import plots, scenarios, ui
 from ..strings import DEFAULT_LANGUAGE, text
 from ..views import steps as steps_view
 from . import controls
-from .base import Explorable, html_model, screen_reader_model, state_model_class
+from .base import Explorable, ScriptedPane, html_model, screen_reader_model, state_model_class
 from .class_panel import ClassPanel
 
 
@@ -238,20 +237,23 @@ class StepsExplorer(Explorable):
 state_model_class(StepsExplorer)
 
 
-class PresenterKeys(JSComponent):
-    """A one-line hint, and keys 1, 2, 3 and D for the step buttons of the page (``web/keys.js``).
+#: The presenter keys' hint: a check box that switches the keys off, and what they do.
+_KEYS_CSS = """
+label.ae-keys { font-size: 14px; display: inline-flex; align-items: center; gap: 6px; min-height: 24px; }
+input.ae-keys-on { width: 24px; height: 24px; margin: 0; }
+"""
 
-    For a page with a single :class:`StepsExplorer`, such as the one an
-    instructor projects: the keys click the same buttons a mouse would, in
-    the browser, server or not.
+
+def presenter_keys(language: str = DEFAULT_LANGUAGE, hint: bool = True, targets: dict | None = None) -> ScriptedPane:
+    """Keys 1, 2, 3 and D for the step buttons of a page with one :class:`StepsExplorer` (``web/keys.js``).
+
+    For a page such as the one an instructor projects: the keys click the
+    same buttons a mouse would, in the browser, server or not. With ``hint``,
+    a line says so, with a check box (class ``ae-keys-on``) that switches the
+    keys off. ``targets`` adds keys: a key (either case) -> the CSS selector
+    of the button it clicks (the instructor's R and N).
     """
-
-    hint = param.String("", doc="The hint shown, e.g. which keys do what.")
-    targets = param.Dict(default={}, doc="More keys: a key (either case) -> the CSS selector of the button it clicks.")
-
-    _esm = Path(__file__).parent.parent / "web" / "keys.js"
-
-
-def presenter_keys(language: str = DEFAULT_LANGUAGE) -> PresenterKeys:
-    """The :class:`PresenterKeys` of a page in ``language``."""
-    return PresenterKeys(hint=text("keyboard_hint", language), css_classes=["ae-presenter-keys"], margin=(0, 5))
+    label = (f"<label class='ae-keys'><input type='checkbox' class='ae-keys-on' checked>"
+             f"<span>{html.escape(text('keyboard_hint', language))}</span></label>") if hint else ""
+    return ScriptedPane(label, script="keys", settings={"targets": targets or {}}, css_classes=["ae-presenter-keys"],
+                        stylesheets=[_KEYS_CSS], margin=(0, 5) if hint else 0, sizing_mode="stretch_width")

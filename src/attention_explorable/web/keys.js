@@ -1,5 +1,5 @@
-// Presenter keys for a page with one steps explorable (a Panel ESM
-// component): 1, 2, 3 choose a step and D demonstrates it, by clicking the
+// Presenter keys for a page with one steps explorable (run by a CustomJS once
+// the document is ready): 1, 2, 3 choose a step and D demonstrates it, by clicking the
 // same buttons a mouse would (without a prediction the explorable asks for
 // one first; D again is its "skip predicting" button); the instructor's page adds R (reveal) and N
 // (new round) through the component's `targets` (key -> CSS selector).
@@ -52,27 +52,23 @@ function onKey(event, targets) {
   }
 }
 
-export function render({model, el}) {
-  const hint = document.createElement("label");
-  hint.className = "ae-keys";
-  hint.style.cssText = "font-size: 14px; display: inline-flex; align-items: center; gap: 6px; min-height: 24px;";
-  const toggle = document.createElement("input");
-  toggle.type = "checkbox";
-  toggle.className = "ae-keys-on";
-  toggle.checked = enabled = true;
-  toggle.style.cssText = "width: 24px; height: 24px; margin: 0;";
-  toggle.addEventListener("change", () => { enabled = toggle.checked; });
-  const words = document.createElement("span");
-  words.textContent = model.hint;
-  hint.append(toggle, words);
-  // No hint (a page that says its keys elsewhere), or embedded: the keys without the check box.
-  if (model.hint && new URLSearchParams(window.location.search).get("embed") !== "1") el.append(hint);
+/**
+ * The presenter keys (attention_explorable.explorables.steps.presenter_keys), run once the
+ * document is ready. The hint and its check box are in the page's HTML; an embedded page
+ * hides them and keeps the keys.
+ * @param {{host: object, targets: Object<string, string>}} args
+ *   host: the hint's Bokeh model; targets: more keys, a key (either case) -> a CSS selector
+ */
+export default function presenterKeys({host, targets: more}) {
+  if (new URLSearchParams(window.location.search).get("embed") === "1") host.visible = false;
+  const view = window.Bokeh && window.Bokeh.index ? window.Bokeh.index.find_one(host) : null;
+  const toggle = view ? view.shadow_el.querySelector("input.ae-keys-on") : null;
+  enabled = toggle ? toggle.checked : true;
+  if (toggle) toggle.addEventListener("change", () => { enabled = toggle.checked; });
   const targets = {...TARGETS};
-  for (const [key, selector] of Object.entries(model.targets || {})) {
+  for (const [key, selector] of Object.entries(more || {})) {
     targets[key.toLowerCase()] = selector;
     targets[key.toUpperCase()] = selector;
   }
-  const listener = (event) => onKey(event, targets);
-  document.addEventListener("keydown", listener);
-  model.on("remove", () => document.removeEventListener("keydown", listener));
+  document.addEventListener("keydown", (event) => onKey(event, targets));
 }

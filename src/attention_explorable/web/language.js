@@ -1,6 +1,7 @@
-// The language switch of every page (a Panel ESM component): a link to the
-// same page in the other language that keeps the page's query (its deep
-// link) and its anchor, and the reader's choice remembered.
+// The language switch of every page (attention_explorable.apps.language_switch, run by a
+// CustomJS once the document is ready): the link to the same page in the other language,
+// written in the page's HTML, keeps the page's query (its deep link) and its anchor, and
+// the reader's choice is remembered.
 //
 // Served pages name their language in the query (?lang=en; the server
 // builds the page in it); the pages of an exported site are files, one
@@ -45,50 +46,48 @@ export function languageHref(link, where) {
   return (link.target || where.pathname) + (query ? "?" + query : "") + where.hash;
 }
 
-export function render({model, el}) {
-  const served = !model.target;
+/**
+ * The page's language switch (attention_explorable.apps.language_switch), run once the
+ * document is ready: the link is in the page's HTML; this keeps the page's query and
+ * anchor in it, remembers the reader's choice, and follows a remembered choice.
+ * @param {{host: object, language: string, other: string, target: string}} args
+ *   host: the switch's Bokeh model; target: the other language's file ('' when served)
+ */
+export default function languageSwitch({host, language, other, target}) {
+  const served = !target;
   const query = new URLSearchParams(window.location.search);
   const embedded = query.get("embed") === "1" || window.parent !== window;
   const asked = query.get("lang");
-  const other = {language: model.other, target: model.target};
-  if (!embedded) {
-    if (LANGUAGES.includes(asked)) {
-      remember(asked, served);
-      if (asked === model.other && !served) {
-        window.location.replace(languageHref(other, window.location));
-        return;
-      }
-    } else {
-      const wanted = remembered();
-      if (wanted === model.other) {
-        window.location.replace(languageHref(other, window.location));
-        return;
-      }
-      if (wanted === model.language && served) remember(wanted, served);  // the server reads the cookie
-    }
-  }
+  const link = {language: other, target};
   if (embedded) {
-    el.style.display = "none";
+    host.visible = false;
     return;
   }
-  const nav = document.createElement("nav");
-  nav.setAttribute("aria-label", model.nav_label);
-  const link = document.createElement("a");
-  link.className = "ae-language";
-  link.lang = model.other_tag;
-  link.hreflang = model.other_tag;
-  link.textContent = model.label;
-  link.title = model.hint;
-  const update = () => { link.href = languageHref(other, window.location); };
+  if (LANGUAGES.includes(asked)) {
+    remember(asked, served);
+    if (asked === other && !served) {
+      window.location.replace(languageHref(link, window.location));
+      return;
+    }
+  } else {
+    const wanted = remembered();
+    if (wanted === other) {
+      window.location.replace(languageHref(link, window.location));
+      return;
+    }
+    if (wanted === language && served) remember(wanted, served);  // the server reads the cookie
+  }
+  const view = window.Bokeh && window.Bokeh.index ? window.Bokeh.index.find_one(host) : null;
+  const anchor = view ? view.shadow_el.querySelector("a.ae-language") : null;
+  if (anchor === null) return;
+  const update = () => { anchor.href = languageHref(link, window.location); };
   update();
   // The address follows the explorables' state: the link takes it when used.
-  for (const kind of ["focus", "pointerenter", "touchstart"]) link.addEventListener(kind, update, {passive: true});
-  link.addEventListener("click", (event) => {
+  for (const kind of ["focus", "pointerenter", "touchstart"]) anchor.addEventListener(kind, update, {passive: true});
+  anchor.addEventListener("click", (event) => {
     if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return update();
     event.preventDefault();
-    remember(model.other, served);
-    window.location.assign(languageHref(other, window.location));
+    remember(other, served);
+    window.location.assign(languageHref(link, window.location));
   });
-  nav.append(link);
-  el.append(nav);
 }

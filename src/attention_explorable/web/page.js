@@ -1,4 +1,4 @@
-// Scripts of the textbook page (a Panel ESM component, rendered once):
+// Scripts of the textbook page (run by a CustomJS once the document is ready):
 // builds each waiting explorable or exercise as the reader comes within
 // about a screen of it, by pressing its load button; loads a lecture video
 // only when one of its sources is clicked. The page's parts live in Panel's shadow
@@ -55,12 +55,12 @@ function onVideoClick(event) {
   else (button.closest(".ae-video-choices") || button).after(frame);
 }
 
-export function render({model, el}) {
-  el.style.display = "none";
-  const stop = model.load_on_approach ? loadOnApproach() : () => {};
+/**
+ * The textbook page's scripts (attention_explorable.textbook.page_scripts), run once the
+ * document is ready.
+ * @param {{load_on_approach: boolean}} args  press each waiting part's load button as it nears
+ */
+export default function pageScripts({load_on_approach}) {
+  if (load_on_approach) loadOnApproach();
   document.addEventListener("click", onVideoClick);
-  model.on("remove", () => {
-    stop();
-    document.removeEventListener("click", onVideoClick);
-  });
 }
