@@ -89,13 +89,14 @@ def test_assets_carry_their_content_hash_and_are_cached_for_good(server):
     port, _ = server
     page = get(port, "/steps")[2].decode()
     urls = sorted(set(re.findall(r'(?:src|href)="(assets/[^"]+)"', page)))
-    assert any("bokeh.min." in u for u in urls) and any("panel.min." in u for u in urls)
+    # the one script, the page bundle, in place of BokehJS and Panel's scripts
+    assert [u for u in urls if u.endswith(".js")] == [u for u in urls if "/bokeh-panel.min." in u] != []
     for url in urls:
         status, headers, body = get(port, "/" + url)
         digest = re.search(r"\.([0-9a-f]{12})\.[a-z]+$", url).group(1)
         assert status == 200 and hashlib.sha256(body).hexdigest()[:12] == digest, url
         assert headers["cache-control"] == page_server.IMMUTABLE
-    assert get(port, "/assets/bokeh/bokeh.min.000000000000.js")[0] == 404
+    assert get(port, "/assets/attention-explorable/bokeh-panel.min.000000000000.js")[0] == 404
     assert get(port, "/nothing-here")[0] == 404
 
 

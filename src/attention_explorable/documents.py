@@ -9,7 +9,11 @@ export and ``serve``) and an explorable's own ``save`` share:
   installed Panel or BokehJS, named ``assets/<folder>/<name>.<hash>.<ext>``
   (:meth:`Assets.rewrite`) or carried inside the page as a ``data:`` URL
   (:meth:`Assets.inline`), so that nothing is asked of another host;
-* :func:`stable_ids`: Bokeh's random ids replaced by ids derived from the page.
+* :func:`stable_ids`: Bokeh's random ids replaced by ids derived from the page;
+* :func:`bundled_scripts`: the scripts a page loads: one file,
+  ``web/dist/bokeh-panel.min.js``, with only the BokehJS and Panel models the
+  pages use (``scripts/bokeh-panel.js``), instead of BokehJS, its widgets and
+  tables parts and Panel's script.
 
 References: docs/architecture.md, "Serving: pages are files, the class is a channel".
 """
@@ -17,6 +21,7 @@ References: docs/architecture.md, "Serving: pages are files, the class is a chan
 from __future__ import annotations
 
 import base64
+import json
 import hashlib
 import io
 import logging
@@ -37,18 +42,72 @@ from panel.io.model import add_to_doc
 from panel.io.resources import CDN_DIST, Resources
 from panel.io.state import set_curdoc
 
-__all__ = ["Assets", "COMPONENTS", "document", "page_html", "quiet_standalone", "share_stylesheets",
-           "stable_ids", "standalone_page"]
+__all__ = ["Assets", "COMPONENTS", "bundled_scripts", "document", "page_bundle", "page_html", "quiet_standalone",
+           "share_stylesheets", "stable_ids", "standalone_page"]
+
+_log = logging.getLogger(__name__)
 
 _BOKEH_CDN = "https://cdn.bokeh.org/bokeh/release/"
 _PANEL_DIST = ("panel", Path(pn.__file__).parent / "dist")
+#: The package's own built scripts, named in a page as if they were on a CDN, until
+#: :meth:`Assets.rewrite` or :meth:`Assets.inline` gives them their place.
+_WEB_DIST = "attention-explorable:web/dist/"
+WEB_DIST = Path(__file__).parent / "web" / "dist"
 _CDNS = {CDN_DIST: _PANEL_DIST, f"https://unpkg.com/@holoviz/panel@{pn.__version__}/dist/": _PANEL_DIST,
-         _BOKEH_CDN: ("bokeh", Path(bokehjs_path()) / "js")}
-#: The BokehJS parts a page loads: no MathJax (formulas are MathML) and no WebGL (plots draw on
-#: a canvas); Panel's own script needs the tables part.
+         _BOKEH_CDN: ("bokeh", Path(bokehjs_path()) / "js"), _WEB_DIST: ("attention-explorable", WEB_DIST)}
+#: The BokehJS parts a page would load without the page bundle (:func:`page_bundle`): no MathJax
+#: (formulas are MathML) and no WebGL (plots draw on a canvas); Panel's own script needs the tables part.
 COMPONENTS = ["bokeh", "bokeh-widgets", "bokeh-tables"]
+#: The scripts the page bundle stands for: BokehJS and its parts, Panel's script, and the
+#: ES-module shims Panel loads for its ESM components (the pages have none).
+_BUNDLED = re.compile(r"(^|/)(bokeh(-[a-z]+)?(-\d[\w.]*)?(\.min)?|panel(\.min)?|es-module-shims(\.min)?)\.js$")
 _URL = re.compile("(" + "|".join(re.escape(prefix) for prefix in _CDNS) + r")([^\"'\s?)\\]+)(\?[^\"'\s)\\]*)?")
 
+
+
+@lru_cache(maxsize=None)
+def page_bundle() -> str | None:
+    """The address of the page bundle (``web/dist/bokeh-panel.min.js``), or None when it cannot serve.
+
+    The bundle is BokehJS and Panel's models as ``scripts/build-web.mjs``
+    built them, from the versions ``web/dist/bokeh-panel.json`` records. A
+    BokehJS must match the Python Bokeh that wrote the document exactly: with
+    another Bokeh or Panel installed than the one the bundle was built from,
+    this logs a warning and returns None, and the pages load BokehJS and
+    Panel's own scripts (:data:`COMPONENTS`), as Panel does.
+    """
+    manifest = json.loads((WEB_DIST / "bokeh-panel.json").read_text("utf-8"))
+    built, installed = (manifest["bokeh"], manifest["panel"]), (bokeh.__version__, pn.__version__)
+    if built != installed:
+        _log.warning("web/dist/bokeh-panel.min.js was built for Bokeh %s and Panel %s, but Bokeh %s and "
+                     "Panel %s are installed: the pages load BokehJS and Panel's own scripts (2.7 MB) instead",
+                     *built, *installed)
+        return None
+    return _WEB_DIST + manifest["file"]
+
+
+def bundled_scripts(source: str) -> str:
+    """``source`` (a page, or an embed's loading script) loading the page bundle instead of the scripts it stands for.
+
+    Panel writes a script tag (in an embed's script, an address in its
+    list) for the ES-module shims, BokehJS, its widgets and tables parts and
+    Panel's script; the first becomes the page bundle (:func:`page_bundle`),
+    the others go. Unchanged when the bundle cannot serve.
+    """
+    bundle = page_bundle()
+    if bundle is None:
+        return source
+    urls = dict.fromkeys(m.group(0) for m in _URL.finditer(source) if _BUNDLED.search(m.group(2)))
+    for i, url in enumerate(urls):
+        if i == 0:
+            source = source.replace(url, bundle)
+            continue
+        quoted = re.escape(f'"{url}"')
+        source = re.sub(rf"<script[^>]*\ssrc={quoted}[^>]*>\s*</script>\s*", "", source)
+        source = re.sub(rf"{quoted},\s*|,\s*{quoted}", "", source)
+    if "es-module-shims" not in source:  # the shims' settings, without the shims
+        source = source.replace('<script type="esms-options">{"shimMode": true}</script>', "")
+    return source
 
 
 class Assets:
@@ -176,6 +235,7 @@ def stable_ids(page: str, name: str) -> str:
 def page_html(build, title: str, **save_options) -> str:
     """``build()`` in a fresh document, saved as a page (Panel's ``save``) whose resources are CDN addresses.
 
+    Its scripts are the page bundle (:func:`bundled_scripts`).
     The addresses are then named (:meth:`Assets.rewrite`) or inlined (:meth:`Assets.inline`) by the
     caller; ``save_options`` go to Panel's ``save`` (a template and its variables).
     """
@@ -183,7 +243,7 @@ def page_html(build, title: str, **save_options) -> str:
     with quiet_standalone():
         pn.io.save.save(document(build), buffer, title=title, resources=Resources(mode="cdn", components=COMPONENTS),
                         **save_options)
-    return buffer.getvalue()
+    return bundled_scripts(buffer.getvalue())
 
 
 def standalone_page(build, title: str, language: str = "zh") -> str:
@@ -191,7 +251,7 @@ def standalone_page(build, title: str, language: str = "zh") -> str:
 
     BokehJS, Panel's script and every stylesheet are carried inside the page
     (:meth:`Assets.inline`): opened from ``file://`` with no network, it asks
-    nothing of any host. About 4 MB, most of it BokehJS.
+    nothing of any host. About 2 MB, most of it the page bundle.
 
     Parameters
     ----------

@@ -34,7 +34,7 @@ from bokeh.embed import autoload_static
 from panel.io.resources import Resources
 
 from . import apps
-from .documents import COMPONENTS, Assets, document, page_html, quiet_standalone, stable_ids
+from .documents import COMPONENTS, Assets, bundled_scripts, document, page_html, quiet_standalone, stable_ids
 from .first_paint import CSS as FIRST_PAINT_CSS
 from .first_paint import first_paint_html, gate_script
 from .explorables import EXPLORABLES, explorable_class
@@ -203,7 +203,7 @@ def export_site(directory: str | Path, language: str = "zh", progress=None) -> E
         explorable = lambda: explorable_class(name)(language=language, link_prefix=f"{name}.")  # noqa: E731
         with quiet_standalone():
             js, tag = autoload_static(document(explorable), panel_resources, f"embed/{name}.js")
-        write(f"embed/{name}.js", assets.rewrite(js))
+        write(f"embed/{name}.js", assets.rewrite(bundled_scripts(js)))
         write(f"embed/{name}.html", tag.strip() + "\n")
         write(f"embed/{name}-iframe.html", _iframe_snippet(name, title))
         tell.step(f"embed/{name}")
