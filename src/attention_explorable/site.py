@@ -23,6 +23,7 @@ References: docs/architecture.md, "Serving: pages are files, the class is a chan
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -63,10 +64,13 @@ class ExportReport:
 
 
 #: Bokeh's inline call that needs BokehJS loaded at parse time (only a log level): left out, the
-#: scripts being deferred.
+#: scripts being loaded after the first paint.
 _LOG_LEVEL = re.compile(r'<(script) type="text/javascript">\s*Bokeh\.set_log_level\("\w+"\);\s*</\1>')
-#: The tag of a script file, to which ``defer`` is added.
-_SCRIPT_SRC = re.compile(r'(<(?:script) type="text/javascript") src=')
+#: The tag of a script file: a preload link takes its place, and ``window.aeLoadScripts`` loads it.
+_SCRIPT_TAG = re.compile(r'<script type="text/javascript" src="([^"]+)"></script>')
+#: Where Bokeh's embedding waits for the page to be parsed: it waits for the first paint and the scripts.
+_ON_PARSED = re.compile(r'if \(document\.readyState != "loading"\) fn\(\);\s*'
+                        r'else document\.addEventListener\("DOMContentLoaded", fn, \{once: true\}\);')
 #: Bokeh's embedding call, which goes through web/when_seen.js (the textbook's parts as they near the screen).
 _EMBED = "root.Bokeh.embed.embed_items(docs_json, render_items);"
 
@@ -77,8 +81,15 @@ def _page(app: str, language: str, title: str, switch_href: str | None) -> str:
                  "description": text(apps.index_key(app), language)}
     page = page_html(lambda: apps.APPS[app](language, switch_href=switch_href), title,
                      template=apps.page_template(), template_variables=variables)
-    # The first paint is the page: the scripts load without holding it up and run once it is parsed.
-    page = _SCRIPT_SRC.sub(r"\1 defer src=", _LOG_LEVEL.sub("", page))
+    # The first paint is the page: the scripts are fetched while it is parsed and evaluated once it is
+    # painted (window.aeLoadScripts, web/first_paint.js); then Bokeh's embedding runs.
+    page = _LOG_LEVEL.sub("", page)
+    scripts = _SCRIPT_TAG.findall(page)
+    page = _SCRIPT_TAG.sub(lambda m: f'<link rel="preload" href="{m.group(1)}" as="script" fetchpriority="low">', page)
+    if len(_ON_PARSED.findall(page)) != 1:
+        raise RuntimeError(f"page {app!r}: Bokeh's wait for the parsed page was not found once; "
+                           "web/first_paint.js needs it")
+    page = _ON_PARSED.sub(lambda m: f"window.aeLoadScripts({json.dumps(scripts)}, fn);", page)
     if page.count(_EMBED) != 1:
         raise RuntimeError(f"page {app!r}: Bokeh's embedding call was not found once; web/when_seen.js needs it")
     return page.replace(_EMBED, "(window.aeEmbed || root.Bokeh.embed.embed_items)(docs_json, render_items);")

@@ -14,3 +14,32 @@
     }
   }
 })();
+
+// The page's scripts (BokehJS and the page bundle) are evaluated only once the first
+// paint is on the screen: a page whose script arrives quickly (cached, from a file) would
+// otherwise evaluate it first and paint after. The page builder (site.py) replaces the
+// script tags with preload links, so the files are fetched while the page is parsed, and
+// Bokeh's embedding waits for them through window.aeLoadScripts. A page in a hidden tab,
+// whose frames do not come, loads them after a quarter of a second.
+window.aeLoadScripts = function (urls, then) {
+  var started = false;
+  function load(i) {
+    if (i === urls.length) return then();
+    var script = document.createElement("script");
+    script.src = urls[i];
+    script.onload = function () { load(i + 1); };
+    script.onerror = function () { console.error("attention explorable: could not load " + urls[i]); };
+    document.head.appendChild(script);
+  }
+  function start() {
+    if (started) return;
+    started = true;
+    load(0);
+  }
+  function afterPaint() {
+    requestAnimationFrame(function () { setTimeout(start, 0); });
+    setTimeout(start, 250);
+  }
+  if (document.readyState !== "loading") afterPaint();
+  else document.addEventListener("DOMContentLoaded", afterPaint, {once: true});
+};
