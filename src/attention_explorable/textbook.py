@@ -133,6 +133,9 @@ def slot_html(key: str, still: str, css: str, now_with: str = "", height: tuple[
     return f"{style}<div class='ae-slot {css} {slot}' data-ae-slot='{html.escape(key)}'{now}>{still}</div>"
 
 
+#: An explorable's box on the page (a part's own line height, not the text's).
+_BOX_STYLE = "border: 1px solid #e3e3e3; border-radius: 8px; padding: 6px; margin: 12px 0; line-height: normal"
+
 #: A waiting part's button: wraps its text on a narrow screen, readable on a phone.
 _LOAD_CSS = ".bk-btn { white-space: normal; font-size: 15px; min-height: 40px; }"
 
@@ -204,10 +207,6 @@ class TextbookPage(pn.viewable.Viewer):
         classes = ["ae-prose"] + ([css] if css else [])
         return math_html(source, css_classes=classes, margin=(0, 10))
 
-    def _slot(self, key: str, still: str, css: str, now_with: str = "", height: tuple[int, int] | None = None) -> pn.pane.HTML:
-        # Not course text (no ae-prose): the part brought to life here is an explorable or an exercise.
-        return math_html(slot_html(key, still, css, now_with, height), css_classes=["ae-slot-pane"], margin=(0, 10))
-
     def _section_view(self, section: Section) -> pn.Column:
         # Consecutive static blocks (the section title, text, definitions,
         # proofs, Lean, video) share one HTML pane: a pane costs a Panel object
@@ -216,6 +215,10 @@ class TextbookPage(pn.viewable.Viewer):
         run = [f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>",
                notebook_link(section.id, self.language)]
         for block in section.blocks:
+            if self._when_seen and block.kind in ("explorable", "exercise"):
+                # A part of its own (web/when_seen.js): here only its slot, in the text's pane.
+                run.append(self._explorable_slot(block) if block.kind == "explorable" else self._exercise_slot(block))
+                continue
             if block.kind in ("explorable", "exercise"):
                 if run:
                     items.append(self._html("".join(run)))
@@ -247,11 +250,6 @@ class TextbookPage(pn.viewable.Viewer):
         )
         if self._defer and self.explorables:
             box.append(self._placeholder(name, "explorable", lambda: self._build(cls, name)))
-        elif self._when_seen:
-            view = self._build(cls, name)
-            self._parts.append((name, view))
-            box.append(self._slot(name, still_html(view.view()), "ae-slot-explorable", now_with="room" if cls.in_class else "",
-                                  height=cls.still_height))
         else:
             box.append(self._build(cls, name))
         return box
@@ -266,13 +264,34 @@ class TextbookPage(pn.viewable.Viewer):
             self.exercises[key] = ex
             return ex
 
-        if self._when_seen:
-            exercise = build()
-            self._parts.append((key, exercise))
-            return self._slot(key, exercise_view.question_html(block, self.language), "ae-slot-exercise")
         if not self._defer:
             return build()
         return self._placeholder(key, "exercise", build)
+
+    def _explorable_slot(self, block: Block) -> str:
+        """An explorable on the prebuilt page: its box and slot as HTML, the explorable a part of its own."""
+        name = block.args[0] if block.args else ""
+        try:
+            cls = explorable_class(name)
+        except (KeyError, ImportError):
+            return f"<p class='ae-error'>{text('unknown_explorable', self.language, name=html.escape(name))}</p>"
+        caption = markdown_to_html(block.body, language=self.language) if block.body.strip() else ""
+        view = self._build(cls, name)
+        self._parts.append((name, view))
+        slot = slot_html(name, still_html(view.view()), "ae-slot-explorable", "room" if cls.in_class else "",
+                         cls.still_height)
+        return (f"<div class='ae-explorable ae-explorable-{name}' style='{_BOX_STYLE}'>"
+                + (f"<div class='ae-caption'>{caption}</div>" if caption else "") + slot + "</div>")
+
+    def _exercise_slot(self, block: Block) -> str:
+        """An exercise on the prebuilt page: its slot as HTML (its question), the exercise a part of its own."""
+        key = block.args[0] if block.args else f"ex{len(self.exercises)}"
+        exercise = Exercise(block, language=self.language, link_prefix=f"{key}.")
+        exercise.open_link(pn.state.session_args or {})
+        self.exercises[key] = exercise
+        self._parts.append((key, exercise))
+        return (f"<div style='line-height: normal'>"
+                f"{slot_html(key, exercise_view.question_html(block, self.language), 'ae-slot-exercise')}</div>")
 
     def _placeholder(self, key: str, kind: str, build) -> pn.widgets.Button:
         """A button that :meth:`build_waiting` replaces by ``build()`` when the reader comes near.
