@@ -180,14 +180,14 @@ def steps_view(state, config: dict) -> dict:
         "html": {
             "readouts": (
                 "<table>"
-                f"<tr><td class='ae-kind'>{S['readout_scores']}</td>"
+                f"<tr><th scope='row' class='ae-kind'>{S['readout_scores']}</th>"
                 f"<td class='ae-score-1-readout'>s₁ = {f(s1, 2)}</td>"
                 f"<td class='ae-score-2-readout'>s₂ = {f(s2, 2)}</td></tr>"
-                f"<tr><td class='ae-kind'>{S['readout_temperature']}</td>"
+                f"<tr><th scope='row' class='ae-kind'>{S['readout_temperature']}</th>"
                 f"<td class='ae-temperature-readout' colspan='2'>T = {f(temp, 2)}</td></tr>"
-                f"<tr><td class='ae-kind'>{S['readout_weights']}</td>"
+                f"<tr><th scope='row' class='ae-kind'>{S['readout_weights']}</th>"
                 f"<td class='ae-weight-1'>α₁ = {f(a1)}</td><td class='ae-weight-2'>α₂ = {f(a2)}</td></tr>"
-                f"<tr><td class='ae-kind'>{S['readout_output']}</td>"
+                f"<tr><th scope='row' class='ae-kind'>{S['readout_output']}</th>"
                 f"<td class='ae-output' colspan='2'>y = {f(y)}</td></tr>"
                 "</table>"
             ),
@@ -232,7 +232,7 @@ def steps_view(state, config: dict) -> dict:
 
 def _question_html(step: int, revealed: bool, S) -> str:
     explain = f"<p class='ae-explain'>{S[f'step{step}_explain']}</p>" if revealed else ""
-    return (f"<h3 style='margin:4px 0'>{S[f'step{step}_title']}</h3>"
+    return (f"<h2 style='margin:4px 0; font-size:1.17em'>{S[f'step{step}_title']}</h2>"
             f"<p>{S[f'step{step}_question']}</p>{explain}")
 
 

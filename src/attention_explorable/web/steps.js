@@ -86,14 +86,14 @@ export function stepsView(st, config) {
     html: {
       readouts:
         "<table>" +
-        `<tr><td class='ae-kind'>${S.readout_scores}</td>` +
+        `<tr><th scope='row' class='ae-kind'>${S.readout_scores}</th>` +
         `<td class='ae-score-1-readout'>s₁ = ${f(s1, 2)}</td>` +
         `<td class='ae-score-2-readout'>s₂ = ${f(s2, 2)}</td></tr>` +
-        `<tr><td class='ae-kind'>${S.readout_temperature}</td>` +
+        `<tr><th scope='row' class='ae-kind'>${S.readout_temperature}</th>` +
         `<td class='ae-temperature-readout' colspan='2'>T = ${f(temp, 2)}</td></tr>` +
-        `<tr><td class='ae-kind'>${S.readout_weights}</td>` +
+        `<tr><th scope='row' class='ae-kind'>${S.readout_weights}</th>` +
         `<td class='ae-weight-1'>α₁ = ${f(a1)}</td><td class='ae-weight-2'>α₂ = ${f(a2)}</td></tr>` +
-        `<tr><td class='ae-kind'>${S.readout_output}</td>` +
+        `<tr><th scope='row' class='ae-kind'>${S.readout_output}</th>` +
         `<td class='ae-output' colspan='2'>y = ${f(y)}</td></tr>` +
         "</table>",
       formula:
@@ -119,7 +119,7 @@ export function stepsView(st, config) {
 
 function questionHtml(step, revealed, S) {
   const explain = revealed ? `<p class='ae-explain'>${S[`step${step}_explain`]}</p>` : "";
-  return `<h3 style='margin:4px 0'>${S[`step${step}_title`]}</h3><p>${S[`step${step}_question`]}</p>${explain}`;
+  return `<h2 style='margin:4px 0; font-size:1.17em'>${S[`step${step}_title`]}</h2><p>${S[`step${step}_question`]}</p>${explain}`;
 }
 
 function resultHtml(st, pred, config) {

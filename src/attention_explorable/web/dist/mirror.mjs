@@ -534,7 +534,7 @@ function stepsView(st, config) {
     },
     ranges: { x_range: [Math.min(...xs) - pad, Math.max(...xs) + pad] },
     html: {
-      readouts: `<table><tr><td class='ae-kind'>${S.readout_scores}</td><td class='ae-score-1-readout'>s₁ = ${f(s1, 2)}</td><td class='ae-score-2-readout'>s₂ = ${f(s2, 2)}</td></tr><tr><td class='ae-kind'>${S.readout_temperature}</td><td class='ae-temperature-readout' colspan='2'>T = ${f(temp, 2)}</td></tr><tr><td class='ae-kind'>${S.readout_weights}</td><td class='ae-weight-1'>α₁ = ${f(a1)}</td><td class='ae-weight-2'>α₂ = ${f(a2)}</td></tr><tr><td class='ae-kind'>${S.readout_output}</td><td class='ae-output' colspan='2'>y = ${f(y)}</td></tr></table>`,
+      readouts: `<table><tr><th scope='row' class='ae-kind'>${S.readout_scores}</th><td class='ae-score-1-readout'>s₁ = ${f(s1, 2)}</td><td class='ae-score-2-readout'>s₂ = ${f(s2, 2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_temperature}</th><td class='ae-temperature-readout' colspan='2'>T = ${f(temp, 2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_weights}</th><td class='ae-weight-1'>α₁ = ${f(a1)}</td><td class='ae-weight-2'>α₂ = ${f(a2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_output}</th><td class='ae-output' colspan='2'>y = ${f(y)}</td></tr></table>`,
       formula: `<div class='ae-kind'>${S.formula_label} · ${S.stable_label}</div>α₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>) = 1 / (1 + e<sup>−(s₂−s₁)/T</sup>) = 1 / (1 + e<sup>−(${f(s2 - s1, 2)})/${f(temp, 2)}</sup>) = ${f(a2)}<br>y = α₁·v₁ + α₂·v₂ = ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)} = ${f(y)}`,
       naive: step3 ? naiveHtml(res, S) : "",
       question: questionHtml(step, revealed, S),
@@ -551,7 +551,7 @@ function stepsView(st, config) {
 }
 function questionHtml(step, revealed, S) {
   const explain = revealed ? `<p class='ae-explain'>${S[`step${step}_explain`]}</p>` : "";
-  return `<h3 style='margin:4px 0'>${S[`step${step}_title`]}</h3><p>${S[`step${step}_question`]}</p>${explain}`;
+  return `<h2 style='margin:4px 0; font-size:1.17em'>${S[`step${step}_title`]}</h2><p>${S[`step${step}_question`]}</p>${explain}`;
 }
 function resultHtml(st, pred, config) {
   const S = config.strings, f = formatNumber;
