@@ -5,7 +5,7 @@ plain HTML at the top of its ``<main>``, what a student reads first: the
 textbook's title, contents and text (formulas in MathML) down to its first
 explorable, and an explorable's first state, its question and readouts as
 the Python view computes them. The browser paints it as soon as the HTML has arrived; the
-scripts load deferred and build the live page beside it, hidden; when the
+scripts load once it is painted and build the live page beside it, hidden; when the
 live page is ready (``web/frame.js``, on the document's ``document_ready``)
 the first paint is removed and the live page shown in its place. Without
 scripts the first paint stays: the page's beginning is readable anywhere.

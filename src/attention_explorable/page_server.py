@@ -13,7 +13,7 @@ The language is the request's ``?lang=zh|en``, else the reader's remembered
 choice (the ``ae-lang`` cookie the language switch sets), else Chinese.
 
 The shared scripts and styles are served under content-hashed names
-(``/assets/bokeh/bokeh.min.<hash>.js``) with a year's ``immutable`` cache.
+(``/assets/attention-explorable/bokeh-panel.min.<hash>.js``) with a year's ``immutable`` cache.
 
 :class:`PageCache` builds the pages in a process of its own while the
 server already answers: a request for a page not built yet waits for it.

@@ -201,7 +201,7 @@ class Explorable(pn.viewable.Viewer):
         """Write this explorable, in its current state, as one HTML file that works offline.
 
         The file carries BokehJS, Panel's script and every stylesheet inside
-        it (about 4 MB): opened from ``file://`` on a machine with no network,
+        it (about 1.3 MB): opened from ``file://`` on a machine with no network,
         it asks nothing of any host, and everything a student does in it
         runs in the browser, as on the exported site. (Panel's own
         ``save(path, resources="inline")`` still asks its CDN for stylesheets.)
