@@ -2,12 +2,12 @@
 // src/attention_explorable/web/dist/bokeh-panel.min.js): BokehJS's document,
 // embedding and views, with only the BokehJS and Panel models the pages use,
 // instead of BokehJS, its widgets and tables parts and Panel's whole script
-// (2.7 MB). It defines window.Bokeh as bokeh.min.js does, for the page's
-// embedding script and web/when_seen.js.
+// (2.7 MB). It sets window.Bokeh (replacing any BokehJS loaded before it) with
+// what the page's embedding script and web/when_seen.js use of bokeh.min.js's.
 //
 // A page whose document holds a model missing here cannot be drawn:
-// tests/browser/test_page_bundle.py lists every model of every prebuilt page
-// and fails naming the one to add. Live Panel apps (panel serve, the
+// tests/browser/test_static_site.py (test_every_model_of_every_page_is_in_the_page_bundle)
+// lists every model of every prebuilt page and fails naming the one to add. Live Panel apps (panel serve, the
 // instructor's page, notebooks) load BokehJS and Panel as Panel does.
 import * as api from "@bokehjs/index";
 import {register_models} from "@bokehjs/base";

@@ -251,7 +251,7 @@ def standalone_page(build, title: str, language: str = "zh") -> str:
 
     BokehJS, Panel's script and every stylesheet are carried inside the page
     (:meth:`Assets.inline`): opened from ``file://`` with no network, it asks
-    nothing of any host. About 2 MB, most of it the page bundle.
+    nothing of any host. About 1.3 MB, most of it the page bundle.
 
     Parameters
     ----------

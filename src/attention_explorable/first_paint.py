@@ -26,7 +26,7 @@ from . import ui
 from .content import PROSE_CSS, load_sections, markdown_to_html
 from .explorables import EXPLORABLES, explorable_class
 from .strings import text
-from .textbook import block_html, contents_html, still_html
+from .textbook import STILL_CSS, block_html, contents_html, still_html
 from .views import exercise as exercise_view
 
 #: Styles of the first paint; the live page is hidden while it is there.
@@ -51,7 +51,8 @@ CSS = (
     "main:has(> .ae-first-paint) > .ae-live-page { position: absolute; left: 0; right: 0; top: 0; "
     "visibility: hidden; }\n"
     "html.ae-deep-link .ae-first-paint { display: none; }\n"
-    + ".ae-first-paint {" + PROSE_CSS.replace(":host", "&") + ui.CSS.replace(":root", "&").replace(".ae-readout", ".ae-fp-readouts") + "}\n"
+    + ".ae-first-paint {" + PROSE_CSS.replace(":host", "&") + ui.CSS.replace(":root", "&").replace(".ae-readout", ".ae-fp-readouts")
+    + STILL_CSS + "}\n"
 )
 
 

@@ -10,7 +10,7 @@ import panel as pn
 import param
 from panel.io.model import add_to_doc
 
-from .content import (Block, Section, anchor, load_sections, mark_languages, markdown_to_html, math_html,
+from .content import (PROSE_CSS, Block, Section, anchor, load_sections, mark_languages, markdown_to_html, math_html,
                       video_sources)
 from .explorables.base import ScriptedPane
 from .explorables.exercise import Exercise
@@ -100,6 +100,13 @@ def notebook_link(section_id: str, language: str) -> str:
 WHEN_SEEN = "ae-when-seen:"
 #: View readouts that are not shown as a first state: the live region and the plots' screen-reader tables.
 _NOT_STILL = re.compile(r"^(live|error|notice|.*_data)$")
+
+
+#: An explorable's first state laid out as its live readouts are (Panel's HTML panes, where the
+#: readouts' own table rules do not reach): no rules between cells, the browser's spacing. In the
+#: first paint and in the textbook's slots, where the course text's table style would apply.
+STILL_CSS = (".ae-fp-readouts table { display: table; border-collapse: separate; border-spacing: 2px; }\n"
+             ".ae-fp-readouts td, .ae-fp-readouts th { border: 0; padding: 1px; }\n")
 
 
 def still_html(view: dict) -> str:
@@ -205,7 +212,8 @@ class TextbookPage(pn.viewable.Viewer):
 
     def _html(self, source: str, css: str = "") -> pn.pane.HTML:
         classes = ["ae-prose"] + ([css] if css else [])
-        return math_html(source, css_classes=classes, margin=(0, 10))
+        sheets = [PROSE_CSS, STILL_CSS] if self._when_seen else [PROSE_CSS]  # slots show first states
+        return math_html(source, css_classes=classes, margin=(0, 10), stylesheets=sheets)
 
     def _section_view(self, section: Section) -> pn.Column:
         # Consecutive static blocks (the section title, text, definitions,

@@ -18,7 +18,7 @@ CSS = """
 .ae-readout table { border-collapse: collapse; }
 .ae-readout td { padding: 1px 8px 1px 0; }
 .ae-kind { color: #555; font-size: max(14px, 0.9em); }
-.ae-readout th { font-weight: normal; text-align: left; padding: 1px 8px 1px 0; }
+th.ae-kind { font-weight: normal; text-align: left; }
 .ae-hint { font-size: 14px; color: #444; }
 .ae-error { color: #b00020; font-weight: 600; overflow-wrap: anywhere; }
 """

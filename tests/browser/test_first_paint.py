@@ -74,4 +74,3 @@ def test_a_deep_linked_page_shows_no_other_state_first(static_site, student):
     wait_text(live.page, ".ae-question", "第 3 步")
     assert "0.05" in text_of(live.page, ".ae-readouts")
     live.assert_clean()
-

@@ -232,7 +232,7 @@ def steps_view(state, config: dict) -> dict:
 
 def _question_html(step: int, revealed: bool, S) -> str:
     explain = f"<p class='ae-explain'>{S[f'step{step}_explain']}</p>" if revealed else ""
-    return (f"<h2 style='margin:4px 0; font-size:1.17em'>{S[f'step{step}_title']}</h2>"
+    return (f"<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>{S[f'step{step}_title']}</h2>"
             f"<p>{S[f'step{step}_question']}</p>{explain}")
 
 

@@ -533,7 +533,7 @@ function stepsView(st, config) {
 }
 function questionHtml(step, revealed, S) {
   const explain = revealed ? `<p class='ae-explain'>${S[`step${step}_explain`]}</p>` : "";
-  return `<h2 style='margin:4px 0; font-size:1.17em'>${S[`step${step}_title`]}</h2><p>${S[`step${step}_question`]}</p>${explain}`;
+  return `<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>${S[`step${step}_title`]}</h2><p>${S[`step${step}_question`]}</p>${explain}`;
 }
 function resultHtml(st, pred, config) {
   const S = config.strings, f = formatNumber;
