@@ -7,20 +7,9 @@
 // Bokeh's unnamed controls get names (web/a11y.js).
 
 import {nameUnnamedControls} from "./a11y.js";
+import {deepQuery} from "./dom.js";
 
 const EMBED = "embed";
-
-function findById(root, id) {
-  const hit = root.getElementById ? root.getElementById(id) : root.querySelector(`[id="${CSS.escape(id)}"]`);
-  if (hit) return hit;
-  for (const el of root.querySelectorAll("*")) {
-    if (el.shadowRoot) {
-      const found = findById(el.shadowRoot, id);
-      if (found) return found;
-    }
-  }
-  return null;
-}
 
 let readerMoved = false;
 
@@ -28,7 +17,7 @@ function goToAnchor() {
   const id = decodeURIComponent(window.location.hash.slice(1));
   if (!id) return;
   const land = () => {
-    const target = findById(document, id);
+    const target = deepQuery(document, `[id="${CSS.escape(id)}"]`);
     if (target && !readerMoved) target.scrollIntoView({block: "start"});
     return target;
   };

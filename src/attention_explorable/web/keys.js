@@ -9,17 +9,7 @@
 // switched off: WCAG 2.1.4). An embedded page (?embed=1) keeps the keys and
 // leaves out the hint.
 
-function find(root, selector) {
-  const hit = root.querySelector(selector);
-  if (hit) return hit;
-  for (const el of root.querySelectorAll("*")) {
-    if (el.shadowRoot) {
-      const inner = find(el.shadowRoot, selector);
-      if (inner) return inner;
-    }
-  }
-  return null;
-}
+import {deepQuery, viewOf} from "./dom.js";
 
 const TARGETS = {"1": ".ae-step-1", "2": ".ae-step-2", "3": ".ae-step-3", "d": ".ae-demonstrate", "D": ".ae-demonstrate"};
 
@@ -27,7 +17,7 @@ let enabled = true;
 
 // The explorable's "skip predicting" button, when it is shown (after D without a prediction).
 function shownSkip() {
-  const skip = find(document, ".ae-skip-prediction");
+  const skip = deepQuery(document, ".ae-skip-prediction");
   return skip && skip.getClientRects().length > 0 ? skip : null;
 }
 
@@ -44,7 +34,7 @@ function onKey(event, targets) {
   const emptyPrediction = box && origin.value === "" && owner && owner.classList.contains("ae-prediction");
   if (typing && !(skip && emptyPrediction)) return;
   if (typing) origin.blur();  // the keys work again after the skip: 1, 2, 3 are not typed into the box
-  const host = skip || find(document, targets[event.key]);
+  const host = skip || deepQuery(document, targets[event.key]);
   const button = host && (host.shadowRoot || host).querySelector("button");
   if (button) {
     button.click();
@@ -61,7 +51,7 @@ function onKey(event, targets) {
  */
 export default function presenterKeys({host, targets: more}) {
   if (new URLSearchParams(window.location.search).get("embed") === "1") host.visible = false;
-  const view = window.Bokeh && window.Bokeh.index ? window.Bokeh.index.find_one(host) : null;
+  const view = viewOf(host);
   const toggle = view ? view.shadow_el.querySelector("input.ae-keys-on") : null;
   enabled = toggle ? toggle.checked : true;
   if (toggle) toggle.addEventListener("change", () => { enabled = toggle.checked; });

@@ -13,6 +13,8 @@
 // Embedded pages (?embed=1, or inside an iframe) keep the language the
 // author chose and show no switch.
 
+import {viewOf} from "./dom.js";
+
 const KEY = "ae-lang";
 const LANGUAGES = ["zh", "en"];
 
@@ -77,7 +79,7 @@ export default function languageSwitch({host, language, other, target}) {
     }
     if (wanted === language && served) remember(wanted, served);  // the server reads the cookie
   }
-  const view = window.Bokeh && window.Bokeh.index ? window.Bokeh.index.find_one(host) : null;
+  const view = viewOf(host);
   const anchor = view ? view.shadow_el.querySelector("a.ae-language") : null;
   if (anchor === null) return;
   const update = () => { anchor.href = languageHref(link, window.location); };

@@ -5,11 +5,7 @@
 // roots, so buttons are found by walking the open shadow roots, and clicks by
 // the composed path of a click on the document.
 
-function scanFor(root, selector, found) {
-  for (const el of root.querySelectorAll(selector)) found.push(el);
-  for (const el of root.querySelectorAll("*")) if (el.shadowRoot) scanFor(el.shadowRoot, selector, found);
-  return found;
-}
+import {deepQueryAll} from "./dom.js";
 
 function loadOnApproach() {
   const seen = new Set();
@@ -24,7 +20,7 @@ function loadOnApproach() {
   }, {rootMargin: "900px 0px"});
   // Scan (again, as the page grows) until every button seen has been replaced.
   const tick = () => {
-    for (const el of scanFor(document, ".ae-load", [])) {
+    for (const el of deepQueryAll(document, ".ae-load")) {
       if (!seen.has(el)) { seen.add(el); observer.observe(el); }
     }
     const waiting = [...seen].some((el) => el.isConnected);

@@ -8,6 +8,7 @@ import {
   dataTable, echo, fill, formatFixed, formatG, formatNumber, pyStrip, readState, writeViewAnnounced,
 } from "./shared.js";
 import {parsePrediction} from "./prediction.js";
+import {viewOf} from "./dom.js";
 
 export const STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
 // asked: the demonstration was asked for without a prediction, so the view asks for one.
@@ -210,12 +211,6 @@ function goToStep(state, config, n) {
   stopReplay(state);
   state.setv({step: n, ...config.steps[n - 1].start, prediction_text: "", revealed: false, animating: false,
               asked: false});
-}
-
-// The view that draws a Bokeh model on the page, if it is drawn.
-function viewOf(model) {
-  const index = typeof window !== "undefined" && window.Bokeh && window.Bokeh.index;
-  return index && typeof index.find_one === "function" ? index.find_one(model) : null;
 }
 
 // Predict first: "演示本步" without a prediction asks for one and puts the

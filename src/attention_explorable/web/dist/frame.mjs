@@ -57,25 +57,27 @@ function nameUnnamedControls() {
   watch(document);
 }
 
-// src/attention_explorable/web/frame.js
-var EMBED = "embed";
-function findById(root, id) {
-  const hit = root.getElementById ? root.getElementById(id) : root.querySelector(`[id="${CSS.escape(id)}"]`);
+// src/attention_explorable/web/dom.js
+function deepQuery(root, selector) {
+  const hit = root.querySelector(selector);
   if (hit) return hit;
   for (const el of root.querySelectorAll("*")) {
     if (el.shadowRoot) {
-      const found = findById(el.shadowRoot, id);
-      if (found) return found;
+      const inner = deepQuery(el.shadowRoot, selector);
+      if (inner) return inner;
     }
   }
   return null;
 }
+
+// src/attention_explorable/web/frame.js
+var EMBED = "embed";
 var readerMoved = false;
 function goToAnchor() {
   const id = decodeURIComponent(window.location.hash.slice(1));
   if (!id) return;
   const land = () => {
-    const target = findById(document, id);
+    const target = deepQuery(document, `[id="${CSS.escape(id)}"]`);
     if (target && !readerMoved) target.scrollIntoView({ block: "start" });
     return target;
   };

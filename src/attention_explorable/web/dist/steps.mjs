@@ -453,6 +453,12 @@ function parsePrediction(raw, [lo, hi]) {
   return v !== null && v >= lo && v <= hi ? v : null;
 }
 
+// src/attention_explorable/web/dom.js
+function viewOf(model) {
+  const index = typeof window !== "undefined" && window.Bokeh && window.Bokeh.index;
+  return index && typeof index.find_one === "function" ? index.find_one(model) : null;
+}
+
 // src/attention_explorable/web/steps.js
 var STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
 var STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating", "asked"];
@@ -608,10 +614,6 @@ function goToStep(state, config, n) {
     animating: false,
     asked: false
   });
-}
-function viewOf(model) {
-  const index = typeof window !== "undefined" && window.Bokeh && window.Bokeh.index;
-  return index && typeof index.find_one === "function" ? index.find_one(model) : null;
 }
 function askForPrediction(state, models) {
   state.asked = true;
