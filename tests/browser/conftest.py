@@ -1,6 +1,7 @@
 import pytest
 
 from ..conftest import ServedApp
+from .mirror import load_module
 
 
 def _server_fixture(app_file: str):
@@ -36,3 +37,16 @@ def static_site(tmp_path_factory):
     from attention_explorable.site import export_site
 
     return export_site(tmp_path_factory.mktemp("site"), language="zh").directory
+
+
+@pytest.fixture(scope="module")
+def module_page(chromium):
+    """A blank page with the twins' module (``web/dist/mirror.mjs``) as ``window.ae``: the mirror tests' page.
+
+    The module must load, and the tests run in it, without an error in the page.
+    """
+    context = chromium.new_context()
+    page = load_module(context)
+    yield page
+    assert not page.ae_errors, page.ae_errors
+    context.close()

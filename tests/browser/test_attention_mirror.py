@@ -16,18 +16,9 @@ import pytest
 
 from attention_explorable import core
 
-from .mirror import differences, load_module
+from .mirror import differences
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def module_page(chromium):
-    context = chromium.new_context()
-    page = load_module(context)
-    yield page
-    assert not page.ae_errors, page.ae_errors
-    context.close()
 
 
 _CARRY = ("const back = (x) => Array.isArray(x) ? x.map(back) : (x && typeof x === 'object' ? "

@@ -14,7 +14,7 @@ from attention_explorable import content
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import exercise as view
 
-from .mirror import differences, load_module
+from .mirror import differences
 
 pytestmark = pytest.mark.browser
 
@@ -44,15 +44,6 @@ def _states() -> list[tuple[int, dict]]:
                     out.append((i, {"response": typed, "choice": "", "checked": checked,
                                     "revealed": (n + (checked is None)) % 2 == 1}))
     return out
-
-
-@pytest.fixture(scope="module")
-def module_page(chromium):
-    context = chromium.new_context()
-    page = load_module(context)
-    yield page
-    assert not page.ae_errors, page.ae_errors
-    context.close()
 
 
 @pytest.mark.parametrize("language", sorted(STRINGS))

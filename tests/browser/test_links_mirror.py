@@ -16,7 +16,7 @@ import pytest
 from attention_explorable.explorables import EXPLORABLES, explorable_class
 from attention_explorable.views.links import link_values, read_link
 
-from .mirror import differences, load_module
+from .mirror import differences
 
 pytestmark = pytest.mark.browser
 
@@ -53,16 +53,7 @@ def _prefixed(query: str, prefix: str) -> str:
     return "&".join(prefix + part if part else part for part in query.split("&"))
 
 
-@pytest.fixture(scope="module")
-def links_js(chromium):
-    context = chromium.new_context()
-    page = load_module(context)
-    yield page
-    assert not page.ae_errors, page.ae_errors
-    context.close()
-
-
-def test_reading_a_link_is_the_same_in_both_languages(links_js):
+def test_reading_a_link_is_the_same_in_both_languages(module_page):
     cases = []
     for label, spec in SPECS:
         for query in QUERIES:
@@ -70,7 +61,7 @@ def test_reading_a_link_is_the_same_in_both_languages(links_js):
             values, notices = read_link(spec, urllib.parse.parse_qsl(query, keep_blank_values=True))
             state = link_values(spec, spec["defaults"], values)
             cases.append((label, spec, query, {"values": values, "notices": notices, "state": state}))
-    js = links_js.evaluate(
+    js = module_page.evaluate(
         """cases => cases.map(([spec, query]) => {
              const [values, notices] = window.ae.readLink(spec, query);
              return {values, notices, state: window.ae.linkValues(spec, spec.defaults, values)};
@@ -82,7 +73,7 @@ def test_reading_a_link_is_the_same_in_both_languages(links_js):
     assert any(c[3]["notices"] for c in cases) and any(c[3]["values"] for c in cases)
 
 
-def test_the_address_bar_query_reopens_the_state(links_js):
+def test_the_address_bar_query_reopens_the_state(module_page):
     rng = random.Random(11)
     cases = []
     for label, spec in SPECS:
@@ -104,7 +95,7 @@ def test_the_address_bar_query_reopens_the_state(links_js):
                 else:
                     state[p["name"]] = rng.choice(["", "6", "九点五", "a&b=c", "8 + 1"])
             cases.append((label, spec, state))
-    queries = links_js.evaluate(
+    queries = module_page.evaluate(
         "cases => cases.map(([spec, state]) => window.ae.linkQuery(spec, state, 'lang=en&x.y=1'))",
         [[spec, state] for _, spec, state in cases])
     problems = []
@@ -118,5 +109,5 @@ def test_the_address_bar_query_reopens_the_state(links_js):
     assert not problems, problems[:10]
     # a value equal to what the page opens with is left out; 0.05 is written as 0.05
     steps = next(spec for label, spec in SPECS if label == "steps-zh-page")
-    assert links_js.evaluate("([spec, state]) => window.ae.linkQuery(spec, state, '')",
+    assert module_page.evaluate("([spec, state]) => window.ae.linkQuery(spec, state, '')",
                              [steps, {**steps["starts"]["3"], "temperature": 0.05}]) == "step=3&temperature=0.05"

@@ -17,7 +17,7 @@ import pytest
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import matrix as view
 
-from .mirror import differences, load_module
+from .mirror import differences
 
 pytestmark = pytest.mark.browser
 
@@ -43,15 +43,6 @@ def _states() -> list[dict]:
             states.append({"n_tokens": n, "d_k": d_k, "seed": seed, "q1_scale": q1, "causal": causal,
                            "scaled": scaled})
     return states
-
-
-@pytest.fixture(scope="module")
-def module_page(chromium):
-    context = chromium.new_context()
-    page = load_module(context)
-    yield page
-    assert not page.ae_errors, page.ae_errors
-    context.close()
 
 
 def test_the_generators_agree_bit_for_bit(module_page):

@@ -20,7 +20,7 @@ import pytest
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import selfcross as view
 
-from .mirror import differences, load_module
+from .mirror import differences
 
 pytestmark = pytest.mark.browser
 
@@ -52,15 +52,6 @@ def _configs(language: str) -> list[dict]:
             config["sentences"][side] = {"tokens": rng.sample(TOKENS, n), "embeddings": emb}
         configs.append(config)
     return configs
-
-
-@pytest.fixture(scope="module")
-def module_page(chromium):
-    context = chromium.new_context()
-    page = load_module(context)
-    yield page
-    assert not page.ae_errors, page.ae_errors
-    context.close()
 
 
 @pytest.mark.parametrize("language", sorted(STRINGS))

@@ -19,7 +19,7 @@ from attention_explorable import scenarios
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import steps as view
 
-from .mirror import differences, load_module
+from .mirror import differences
 
 pytestmark = pytest.mark.browser
 
@@ -60,15 +60,6 @@ def _states() -> list[dict]:
             states.append({**s.start, "step": s.number, "prediction_text": pred, "revealed": False,
                            "animating": False, "asked": True})
     return states
-
-
-@pytest.fixture(scope="module")
-def module_page(chromium):
-    context = chromium.new_context()
-    page = load_module(context)
-    yield page
-    assert not page.ae_errors, page.ae_errors
-    context.close()
 
 
 @pytest.mark.parametrize("language", sorted(STRINGS))

@@ -19,7 +19,7 @@ import pytest
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import vector as view
 
-from .mirror import differences, load_module
+from .mirror import differences
 
 pytestmark = pytest.mark.browser
 
@@ -66,15 +66,6 @@ def _states() -> list[dict]:
         {"query_x": 1.0, "query_y": 0.0, "temperature": 1.0},
     ]
     return states
-
-
-@pytest.fixture(scope="module")
-def module_page(chromium):
-    context = chromium.new_context()
-    page = load_module(context)
-    yield page
-    assert not page.ae_errors, page.ae_errors
-    context.close()
 
 
 def _compare(page, states, config) -> list:
