@@ -140,8 +140,8 @@ def slot_html(key: str, still: str, css: str, now_with: str = "", height: tuple[
     return f"{style}<div class='ae-slot {css} {slot}' data-ae-slot='{html.escape(key)}'{now}>{still}</div>"
 
 
-#: An explorable's box on the page (a part's own line height, not the text's).
-_BOX_STYLE = "border: 1px solid #e3e3e3; border-radius: 8px; padding: 6px; margin: 12px 0; line-height: normal"
+#: An explorable's box on the page.
+_BOX = {"border": "1px solid #e3e3e3", "border-radius": "8px", "padding": "6px", "margin": "12px 0"}
 
 #: A waiting part's button: wraps its text on a narrow screen, readable on a phone.
 _LOAD_CSS = ".bk-btn { white-space: normal; font-size: 15px; min-height: 40px; }"
@@ -242,19 +242,28 @@ class TextbookPage(pn.viewable.Viewer):
         return pn.Column(*items, css_classes=["ae-section", f"ae-{section.id}"],
                          sizing_mode="stretch_width")
 
-    def _explorable(self, block: Block):
+    def _explorable_of(self, block: Block) -> tuple[str, type | None, str]:
+        """An explorable block's name, class (None for a name no explorable has) and caption as HTML."""
         name = block.args[0] if block.args else ""
         try:
             cls = explorable_class(name)
         except (KeyError, ImportError):
-            return self._html(f"<p class='ae-error'>{text('unknown_explorable', self.language, name=html.escape(name))}</p>")
+            cls = None
         caption = markdown_to_html(block.body, language=self.language) if block.body.strip() else ""
+        return name, cls, caption
+
+    def _unknown_explorable(self, name: str) -> str:
+        return f"<p class='ae-error'>{text('unknown_explorable', self.language, name=html.escape(name))}</p>"
+
+    def _explorable(self, block: Block):
+        name, cls, caption = self._explorable_of(block)
+        if cls is None:
+            return self._html(self._unknown_explorable(name))
         box = pn.Column(
             self._html(f"<div class='ae-caption'>{caption}</div>") if caption else None,
             css_classes=["ae-explorable", f"ae-explorable-{name}"],
             sizing_mode="stretch_width",
-            styles={"border": "1px solid #e3e3e3", "border-radius": "8px", "padding": "6px",
-                    "margin": "12px 0"},
+            styles=_BOX,
         )
         if self._defer and self.explorables:
             box.append(self._placeholder(name, "explorable", lambda: self._build(cls, name)))
@@ -262,42 +271,39 @@ class TextbookPage(pn.viewable.Viewer):
             box.append(self._build(cls, name))
         return box
 
+    def _exercise_key(self, block: Block) -> str:
+        return block.args[0] if block.args else f"ex{len(self.exercises) + len(self._pending)}"
+
+    def _new_exercise(self, block: Block, key: str) -> Exercise:
+        # What the student typed comes back after a reload: ?q2-alpha2.response=0.155
+        ex = Exercise(block, language=self.language, link_prefix=f"{key}.")
+        ex.open_link(pn.state.session_args or {})
+        self.exercises[key] = ex
+        return ex
+
     def _exercise(self, block: Block):
-        key = block.args[0] if block.args else f"ex{len(self.exercises) + len(self._pending)}"
-
-        def build() -> Exercise:
-            # What the student typed comes back after a reload: ?q2-alpha2.response=0.155
-            ex = Exercise(block, language=self.language, link_prefix=f"{key}.")
-            ex.open_link(pn.state.session_args or {})
-            self.exercises[key] = ex
-            return ex
-
+        key = self._exercise_key(block)
         if not self._defer:
-            return build()
-        return self._placeholder(key, "exercise", build)
+            return self._new_exercise(block, key)
+        return self._placeholder(key, "exercise", lambda: self._new_exercise(block, key))
 
     def _explorable_slot(self, block: Block) -> str:
         """An explorable on the prebuilt page: its box and slot as HTML, the explorable a part of its own."""
-        name = block.args[0] if block.args else ""
-        try:
-            cls = explorable_class(name)
-        except (KeyError, ImportError):
-            return f"<p class='ae-error'>{text('unknown_explorable', self.language, name=html.escape(name))}</p>"
-        caption = markdown_to_html(block.body, language=self.language) if block.body.strip() else ""
+        name, cls, caption = self._explorable_of(block)
+        if cls is None:
+            return self._unknown_explorable(name)
         view = self._build(cls, name)
         self._parts.append((name, view))
         slot = slot_html(name, still_html(view.view()), "ae-slot-explorable", "room" if cls.in_class else "",
                          cls.still_height)
-        return (f"<div class='ae-explorable ae-explorable-{name}' style='{_BOX_STYLE}'>"
+        style = "; ".join(f"{k}: {v}" for k, v in {**_BOX, "line-height": "normal"}.items())  # the part's own
+        return (f"<div class='ae-explorable ae-explorable-{name}' style='{style}'>"
                 + (f"<div class='ae-caption'>{caption}</div>" if caption else "") + slot + "</div>")
 
     def _exercise_slot(self, block: Block) -> str:
         """An exercise on the prebuilt page: its slot as HTML (its question), the exercise a part of its own."""
-        key = block.args[0] if block.args else f"ex{len(self.exercises)}"
-        exercise = Exercise(block, language=self.language, link_prefix=f"{key}.")
-        exercise.open_link(pn.state.session_args or {})
-        self.exercises[key] = exercise
-        self._parts.append((key, exercise))
+        key = self._exercise_key(block)
+        self._parts.append((key, self._new_exercise(block, key)))
         return (f"<div style='line-height: normal'>"
                 f"{slot_html(key, exercise_view.question_html(block, self.language), 'ae-slot-exercise')}</div>")
 
