@@ -34,11 +34,11 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import urllib.request
 from pathlib import Path
 
 from benchlib import CHROMIUM, ROOT, free_port, print_machine, verdict
+from classlib import ClassServer
 
 TARGET_PERFORMANCE, TARGET_OTHERS = 90, 95
 YARDSTICK = ROOT.parent / "shared" / "bench" / "limit_page.html"
@@ -85,23 +85,6 @@ def static_host(directory: Path, port: int):
     return lambda: loop.call_soon_threadsafe(loop.stop)
 
 
-def served_host(port: int, tmp: Path) -> subprocess.Popen:
-    """``attention-explorable serve`` on ``port``, once every page is built."""
-    proc = subprocess.Popen([sys.executable, "-m", "attention_explorable.cli", "serve", "--port", str(port),
-                             "--db", f"sqlite:///{tmp / 'class.sqlite3'}", "--instructor-key", "lighthouse"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 180
-    while True:  # the textbook in English is built last: then every page is
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/textbook?lang=en", timeout=60).read()
-            return proc
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.terminate()
-                raise RuntimeError("the server did not start") from None
-            time.sleep(0.5)
-
-
 def main(argv: list[str] | None = None) -> int:
     from attention_explorable.site import export_site, pages
 
@@ -138,15 +121,12 @@ def main(argv: list[str] | None = None) -> int:
         reports = Path(args.keep) if args.keep else tmp
         reports.mkdir(parents=True, exist_ok=True)
         if "served" in hosts:
-            port = free_port()
-            proc = served_host(port, tmp)
-            try:
+            with ClassServer(f"sqlite:///{tmp / 'class.sqlite3'}") as server:
+                # The textbook in English is built last: once it answers, every page is built.
+                urllib.request.urlopen(f"{server.base}/textbook?lang=en", timeout=180).read()
                 for app in wanted:
-                    report(f"served /{app}", audit(args.lighthouse, f"http://127.0.0.1:{port}/{app}",
+                    report(f"served /{app}", audit(args.lighthouse, f"{server.base}/{app}",
                                                    reports / f"served-{app}.json"))
-            finally:
-                proc.terminate()
-                proc.wait(10)
         if "static" in hosts:
             site = export_site(tmp / "site").directory
             if YARDSTICK.is_file():
