@@ -22,11 +22,11 @@ import html
 from functools import lru_cache
 from importlib import resources
 
-from . import ui
+from . import stills, ui
 from .content import PROSE_CSS, load_sections, markdown_to_html
 from .explorables import EXPLORABLES, explorable_class
 from .strings import text
-from .textbook import STILL_CSS, block_html, contents_html, still_html
+from .textbook import block_html, contents_html
 from .views import exercise as exercise_view
 
 #: Styles of the first paint; the live page is hidden while it is there.
@@ -46,21 +46,19 @@ CSS = (
     ".ae-first-paint.ae-fp-one { max-width: 1200px; padding: 0 5px 32px; }\n"
     ".ae-first-paint.ae-fp-one .ae-fp-language { padding-right: 5px; }\n"
     ".ae-first-paint .ae-fp-heading { font-size: clamp(24px, 7vw, 30px); line-height: 1.25; margin: 8px 0; }\n"
-    ".ae-first-paint.ae-fp-one .ae-fp-explorable { border: 0; padding: 0; margin: 0; }\n"
+    ".ae-first-paint.ae-fp-one .ae-fp-explorable { border: 0; padding: 0; margin: 0 -5px; }\n"
     ".ae-first-paint .ae-fp-intro { font-size: 15px; line-height: 1.42857; margin: 0; }\n"
     "main:has(> .ae-first-paint) > .ae-live-page { position: absolute; left: 0; right: 0; top: 0; "
     "visibility: hidden; }\n"
     "html.ae-deep-link .ae-first-paint { display: none; }\n"
     + ".ae-first-paint {" + PROSE_CSS.replace(":host", "&") + ui.CSS.replace(":root", "&").replace(".ae-readout", ".ae-fp-readouts")
-    + STILL_CSS + "}\n"
+    + "}\n" + stills.CSS
 )
 
 
 def _readouts(name: str, language: str) -> str:
-    """An explorable's first state as HTML: its opening paragraph, and what its Python view writes into its readouts."""
-    cls = explorable_class(name)
-    intro = f"<p class='ae-fp-intro'>{text(cls.intro_key, language)}</p>" if cls.intro_key else ""
-    return intro + still_html(cls(language=language).view())
+    """An explorable's first state as HTML: its controls, readouts and plots as its live layout shows them."""
+    return stills.still_html(explorable_class(name)(language=language))
 
 
 def _textbook(language: str) -> str:
@@ -114,6 +112,8 @@ def first_paint_html(app: str, language: str) -> str:
         body = _textbook(language)
     else:
         heading = html.escape(text(EXPLORABLES[app].heading_key, language))
-        body = f"<h1 class='ae-fp-heading'>{heading}</h1><div class='ae-fp-explorable'>{_readouts(app, language)}</div>"
+        parts = "".join(stills.still_html(part) for part in explorable_class(app).page_parts(language))
+        body = (f"<h1 class='ae-fp-heading'>{heading}</h1>{parts}"
+                f"<div class='ae-fp-explorable'>{_readouts(app, language)}</div>")
     one = "" if app == "textbook" else " ae-fp-one"  # an explorable's page of its own
     return f"<div class='ae-first-paint{one}'>{switch}{body}</div>"

@@ -10,6 +10,7 @@ import panel as pn
 import param
 from panel.io.model import add_to_doc
 
+from . import stills
 from .content import (PROSE_CSS, Block, Section, anchor, load_sections, mark_languages, markdown_to_html, math_html,
                       video_sources)
 from .explorables.base import ScriptedPane
@@ -98,24 +99,6 @@ def notebook_link(section_id: str, language: str) -> str:
 
 #: The name prefix of a document root that web/when_seen.js brings to life when its slot nears the screen.
 WHEN_SEEN = "ae-when-seen:"
-#: View readouts that are not shown as a first state: the live region and the plots' screen-reader tables.
-_NOT_STILL = re.compile(r"^(live|error|notice|.*_data)$")
-
-
-#: An explorable's first state laid out as its live readouts are (Panel's HTML panes, where the
-#: readouts' own table rules do not reach): no rules between cells, the browser's spacing. In the
-#: first paint and in the textbook's slots, where the course text's table style would apply.
-STILL_CSS = (".ae-fp-readouts table { display: table; border-collapse: separate; border-spacing: 2px; }\n"
-             ".ae-fp-readouts td, .ae-fp-readouts th { border: 0; padding: 1px; }\n")
-
-
-def still_html(view: dict) -> str:
-    """An explorable's state as plain HTML: what its view writes into its readouts (no plots, no controls)."""
-    parts = [f"<div class='ae-fp-{key.replace('_', '-')}'>{value}</div>"
-             for key, value in view.get("html", {}).items() if value and not _NOT_STILL.match(key)]
-    return f"<div class='ae-fp-readouts'>{''.join(parts)}</div>"
-
-
 #: The room an exercise's live controls (its box or options, its buttons) take below its question.
 _EXERCISE_CONTROLS_PX = 100
 
@@ -212,7 +195,7 @@ class TextbookPage(pn.viewable.Viewer):
 
     def _html(self, source: str, css: str = "") -> pn.pane.HTML:
         classes = ["ae-prose"] + ([css] if css else [])
-        sheets = [PROSE_CSS, STILL_CSS] if self._when_seen else [PROSE_CSS]  # slots show first states
+        sheets = [PROSE_CSS, stills.CSS] if self._when_seen else [PROSE_CSS]  # slots show first states
         return math_html(source, css_classes=classes, margin=(0, 10), stylesheets=sheets)
 
     def _section_view(self, section: Section) -> pn.Column:
@@ -294,7 +277,7 @@ class TextbookPage(pn.viewable.Viewer):
             return self._unknown_explorable(name)
         view = self._build(cls, name)
         self._parts.append((name, view))
-        slot = slot_html(name, still_html(view.view()), "ae-slot-explorable", "room" if cls.in_class else "",
+        slot = slot_html(name, stills.still_html(view), "ae-slot-explorable", "room" if cls.in_class else "",
                          cls.still_height)
         style = "; ".join(f"{k}: {v}" for k, v in {**_BOX, "line-height": "normal"}.items())  # the part's own
         return (f"<div class='ae-explorable ae-explorable-{name}' style='{style}'>"

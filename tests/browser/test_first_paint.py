@@ -45,6 +45,11 @@ def test_the_first_paint_shows_the_text_and_first_state_before_any_script(static
     shown = paint.inner_text()
     assert FIRST[page_file][language == "en"] in shown, shown[:300]
     assert s.page.locator("h1").first.is_visible()
+    # Its plots, as pictures of the same state (attention_explorable.stills); the textbook's first
+    # explorable is below the first screen.
+    pictures = s.page.locator(".ae-first-paint .ae-pic")
+    assert pictures.count() >= 1
+    assert page_file == "index.html" or pictures.first.is_visible()
     s.screenshot(f"first-paint-{language}-{page_file.replace('.html', '')}")
     s.errors.clear()  # the held-back scripts are logged as failed loads
 
@@ -73,4 +78,25 @@ def test_a_deep_linked_page_shows_no_other_state_first(static_site, student):
     live.open_offline(static_site / "steps.html", ".ae-question", suffix="?step=3&temperature=0.05")
     wait_text(live.page, ".ae-question", "第 3 步")
     assert "0.05" in text_of(live.page, ".ae-readouts")
+    live.assert_clean()
+
+
+@pytest.mark.parametrize("mobile", [False, True], ids=["desktop", "phone"])
+@pytest.mark.parametrize("page_file, live_plot", [("steps.html", ".ae-number-line"),
+                                                  ("vector.html", ".ae-vector .bk-Figure")])
+def test_a_plots_picture_stands_where_the_live_plot_comes(static_site, student, page_file, live_plot, mobile):
+    size = (390, 844) if mobile else (1280, 900)
+    still = student(*size, mobile=mobile)
+    still.cut_network()
+    _hold_scripts(still.page)
+    still.page.goto((static_site / page_file).resolve().as_uri(), wait_until="load")
+    picture = still.page.locator(".ae-first-paint .ae-pic").first.bounding_box()
+    still.errors.clear()
+
+    live = student(*size, mobile=mobile)
+    live.open_offline(static_site / page_file, live_plot)
+    live.page.wait_for_function("() => !document.querySelector('.ae-first-paint')", timeout=30_000)
+    plot = live.page.locator(live_plot).first.bounding_box()
+    for side in ("x", "y", "width", "height"):  # within a line of text: no jump a reader would see
+        assert abs(picture[side] - plot[side]) <= 24, (side, picture, plot)
     live.assert_clean()

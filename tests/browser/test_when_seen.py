@@ -15,7 +15,7 @@ import pytest
 
 from attention_explorable.explorables.vector import VectorExplorer
 from attention_explorable.strings import text
-from attention_explorable.textbook import still_html
+from attention_explorable.stills import still_html
 
 from .pages import text_of, wait_text
 
@@ -48,7 +48,7 @@ def test_only_the_text_is_built_at_load_and_a_part_comes_when_scrolled_to(static
         '.ae-slot[data-ae-slot="vector"]'); if (e) hit = e.textContent; r.querySelectorAll('*').forEach((x) => {
         if (!hit && x.shadowRoot) walk(x.shadowRoot); }); }; walk(document); return hit; }""")
     assert "y =" in still
-    assert "α" in still_html(VectorExplorer(language="zh").view())
+    assert "α" in still_html(VectorExplorer(language="zh"))
     # Scrolled to the steps explorable (the last section), it is built, and it answers a key.
     page.evaluate("""() => { const walk = (r) => { const e = r.querySelector('.ae-slot[data-ae-slot="steps"]');
         if (e) { e.scrollIntoView({block: 'center'}); return true; }

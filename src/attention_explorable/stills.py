@@ -1,0 +1,693 @@
+"""An explorable's state as still HTML: what a page shows before any script has run.
+
+The first paint (:mod:`attention_explorable.first_paint`) and the
+textbook's slots show each explorable as the live page will lay it out, in
+the same boxes, from the same Bokeh models its view has just filled:
+
+* :func:`still_html` walks a component's Panel layout (``FlexBox``,
+  ``Column``, ``Row``, Bokeh panes and HTML panes) and writes each part as
+  plain HTML: a readout's text, and a control as a picture of itself (a
+  button's label, a slider's track and handle at its value, a box with its
+  number), inert until the live control takes its place;
+* :func:`figure_svg` draws a Bokeh figure's state, its title, axes, ticks,
+  grid, glyphs, labels and legend, as HTML and SVG: the frame is an SVG whose
+  coordinates are percentages of its box (a figure stretches to its column's
+  width, as the live plot does), markers and text keep their pixel sizes.
+
+The picture is of the state the Python view computed (the oracle of every
+number), so the live page takes its place without a jump of any number.
+Only what the pages draw is supported; any other glyph or annotation is
+left out of the picture with a warning naming it.
+
+References: docs/architecture.md, "The first paint is the page".
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import math
+from collections.abc import Sequence
+
+import panel as pn
+from bokeh import models as bm
+from panel.models.markup import HTML as HTMLModel
+
+from . import ui
+
+__all__ = ["CSS", "figure_svg", "still_html"]
+
+_log = logging.getLogger(__name__)
+
+_FONT = "'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif"
+
+#: The still's styles, as the live controls and plots look (explorables/controls.py, BokehJS's defaults).
+CSS = """
+.ae-still { font-size: 15px; }
+.ae-still-flex { display: flex; min-width: 0; }
+.ae-still-col { display: flex; flex-direction: column; min-width: 0; }
+.ae-still-row { display: flex; flex-direction: row; min-width: 0; }
+.ae-still-btn { display: flex; align-items: center; justify-content: center; box-sizing: border-box;
+  min-height: 36px; margin: 4px 5px; padding: 6px 12px; border: 1px solid #ccc; border-radius: 4px;
+  background: #fff; color: #333; font-size: 15px; text-align: center; min-width: 0; }
+.ae-still-row > .ae-still-btn, .ae-still-group > .ae-still-btn { flex: 1 1 0; }
+.ae-still-btn.ae-still-primary, .ae-still-btn.ae-still-active { background: #2f6fad; border-color: #24578a; color: #fff; }
+.ae-still-btn.ae-still-success { background: #2e7d32; border-color: #1b5e20; color: #fff; }
+.ae-still-group { display: flex; margin: 4px 5px; }
+.ae-still-group .ae-still-btn { margin: 0; border-radius: 0; }
+.ae-still-group .ae-still-btn:first-child { border-radius: 4px 0 0 4px; }
+.ae-still-group .ae-still-btn:last-child { border-radius: 0 4px 4px 0; }
+.ae-still-slider { flex: 1 1 auto; margin: 4px 8px 4px 5px; min-width: 0; }
+.ae-still-slider .ae-still-track { position: relative; height: 8px; margin: 12px 0 14px; border-radius: 4px;
+  background: #e6e6e6; box-shadow: inset 0 1px 1px #f0f0f0; }
+.ae-still-slider .ae-still-handle { position: absolute; top: -11px; width: 28px; height: 28px; margin-left: -14px;
+  box-sizing: border-box; border: 1px solid #d9d9d9; border-radius: 50%; background: #fff;
+  box-shadow: inset 0 0 1px #fff, inset 0 1px 7px #ebebeb, 0 3px 6px -3px #bbb; }
+.ae-still-label { font-size: 15px; margin: 0 0 2px; }
+.ae-still-input { margin: 4px 5px; min-width: 0; }
+.ae-still-input.ae-still-box { flex: 0 0 86px; margin: 22px 5px 4px 0; }
+.ae-still-field { box-sizing: border-box; min-height: 32px; padding: 4px 8px; border: 1px solid #ccc;
+  border-radius: 4px; background: #fff; font-size: 16px; line-height: 22px; overflow: hidden; white-space: nowrap; }
+.ae-still-placeholder { color: #888; }
+.ae-still-check { display: flex; align-items: center; gap: 8px; margin: 4px 5px; }
+.ae-still-check > span:first-child { flex: none; width: 22px; height: 22px; border: 1px solid #767676;
+  border-radius: 3px; box-sizing: border-box; background: #fff; }
+.ae-still-check.ae-still-on > span:first-child { background: #0075ff; border-color: #0075ff; }
+.ae-still-check.ae-still-on > span:first-child::after { content: "\\2713"; display: block; color: #fff; font-size: 17px; line-height: 20px; text-align: center; }
+.ae-still-readout { margin: 2px 5px; }
+.ae-fp-readouts table { display: table; border-collapse: separate; border-spacing: 2px; }
+.ae-fp-readouts td, .ae-fp-readouts th { border: 0; padding: 1px; }
+.ae-pic { display: grid; box-sizing: border-box; min-width: 260px; font-family: FONT; }
+.ae-pic-title { font-size: 13px; font-weight: bold; color: #444; align-self: end; padding: 0 0 4px 5px;
+  white-space: nowrap; overflow: hidden; }
+.ae-pic-frame { position: relative; border: 1px solid #e5e5e5; box-sizing: border-box; overflow: hidden; }
+.ae-pic svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }
+.ae-pic-axis { position: relative; font-size: 11px; color: #444; }
+.ae-pic-axis span { position: absolute; white-space: nowrap; line-height: 1; }
+.ae-pic-axis .ae-pic-axis-label { font-size: 13px; }
+.ae-pic-x { border-top: 1px solid #000; }
+.ae-pic-x.ae-pic-above { border-top: 0; border-bottom: 1px solid #000; }
+.ae-pic-y { border-right: 1px solid #000; }
+.ae-pic-legend { display: flex; justify-content: flex-end; align-items: flex-start; padding: 6px 5px 0; }
+.ae-pic-legend > div { display: grid; gap: 2px 10px; padding: 2px; border: 1px solid #e5e5e5;
+  background: rgba(255, 255, 255, 0.6); font-size: 14px; }
+.ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; white-space: nowrap; }
+.ae-pic-legend svg { position: static; width: 20px; height: 20px; flex: none; }
+""".replace("FONT", _FONT)
+
+_TITLE_PX = 22         # the title's band above the frame
+_TICK_LABEL_PX = 11    # BokehJS's tick labels
+_AXIS_LABEL_PX = 13    # and axis labels
+_LEGEND_ROW_PX = 24    # a legend row: its 20 px glyph and the spacing
+
+
+# --- specs: a glyph property is a column of the source, a value, or a field/value spec ---------------
+
+def _column(data: dict, spec, n: int) -> list:
+    """``spec`` (a column name, a value, or Bokeh's ``field``/``value``) as ``n`` values."""
+    if isinstance(spec, dict):
+        spec = spec.get("field", spec.get("value"))
+    field = getattr(spec, "field", None)
+    if field is not None:
+        spec = field
+    elif hasattr(spec, "value") and not isinstance(spec, (int, float, str)):
+        spec = spec.value
+    if isinstance(spec, str) and spec in data:
+        return list(data[spec])
+    return [spec] * n
+
+
+def _length(data: dict) -> int:
+    return max((len(v) for v in data.values()), default=0)
+
+
+def _number(value) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+# --- ranges, scales, ticks --------------------------------------------------------------------------
+
+class _Axis1d:
+    """One dimension of a figure: its range (start, end), its scale (linear, log or factors) and ticks."""
+
+    def __init__(self, rng, scale, data_values: list[float]):
+        self.factors: list[str] | None = None
+        self.log = isinstance(scale, bm.LogScale)
+        if isinstance(rng, bm.FactorRange):
+            self.factors = [str(f) for f in rng.factors]
+            self.start, self.end = 0.0, float(len(self.factors))
+        elif isinstance(rng, bm.DataRange1d):
+            values = [v for v in data_values if v is not None]
+            lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
+            if _number(rng.start) is not None:
+                lo = rng.start
+            if _number(rng.end) is not None:
+                hi = rng.end
+            pad = (hi - lo) * (rng.range_padding or 0) / 2 if rng.range_padding_units == "percent" else (rng.range_padding or 0)
+            self.start, self.end = lo - pad, hi + pad
+        else:
+            self.start, self.end = float(rng.start), float(rng.end)
+        if self.start == self.end:
+            self.end = self.start + 1.0
+
+    def fraction(self, value) -> float | None:
+        """Where ``value`` lies along the range, 0 at its start and 1 at its end (None off the scale)."""
+        if self.factors is not None and isinstance(value, str):
+            return (self.factors.index(value) + 0.5) / len(self.factors) if value in self.factors else None
+        number = _number(value)
+        if number is None:
+            return None
+        if self.log:
+            if number <= 0 or self.start <= 0 or self.end <= 0:
+                return None
+            return (math.log10(number) - math.log10(self.start)) / (math.log10(self.end) - math.log10(self.start))
+        return (number - self.start) / (self.end - self.start)
+
+    def span(self, value: float) -> float:
+        """A length in data units as a fraction of the range (linear and factor scales)."""
+        return abs(value / (self.end - self.start))
+
+    def ticks(self, axis) -> list[tuple[float, str]]:
+        """The axis's major ticks inside the range, as (fraction, label)."""
+        if self.factors is not None:
+            return [((i + 0.5) / len(self.factors), f) for i, f in enumerate(self.factors)]
+        lo, hi = sorted((self.start, self.end))
+        ticker = axis.ticker
+        if isinstance(ticker, bm.FixedTicker):
+            values = [t for t in ticker.ticks if lo <= t <= hi]
+        elif self.log:
+            values = [10.0 ** e for e in range(math.ceil(math.log10(lo)), math.floor(math.log10(hi)) + 1)]
+        else:
+            values = _nice_ticks(lo, hi, getattr(ticker, "desired_num_ticks", 6))
+        overrides = {float(k): v for k, v in (axis.major_label_overrides or {}).items()
+                     if _number(k) is not None}
+        labels = _tick_labels(values)
+        return [(self.fraction(v), overrides.get(float(v), label)) for v, label in zip(values, labels)]
+
+
+def _nice_ticks(lo: float, hi: float, desired: int) -> list[float]:
+    """Ticks at a multiple of 1, 2 or 5 × 10^k, their number nearest ``desired`` (as BokehJS's AdaptiveTicker)."""
+    ideal = (hi - lo) / desired
+    magnitude = 10.0 ** math.floor(math.log10(ideal))
+    interval = min((m * magnitude for m in (0.5, 1, 2, 5, 10)),
+                   key=lambda step: abs(desired - (hi - lo) / step))
+    first = math.ceil(lo / interval - 1e-9)
+    return [round(k * interval, 12) for k in range(first, math.floor(hi / interval + 1e-9) + 1)]
+
+
+def _tick_labels(values: Sequence[float]) -> list[str]:
+    """Labels as BokehJS's BasicTickFormatter writes them: the fewest decimals that tell the ticks apart."""
+    for decimals in range(0, 8):
+        labels = [f"{v:.{decimals}f}" for v in values]
+        if len(set(labels)) == len(labels) and all(abs(float(s) - v) < 1e-9 * max(1.0, abs(v))
+                                                    for s, v in zip(labels, values)):
+            break
+    # BokehJS writes a minus sign, not a hyphen.
+    return [(s.rstrip("0").rstrip(".") if "." in s else s).replace("-", "\u2212") for s in labels]
+
+
+# --- glyphs --------------------------------------------------------------------------------------
+
+def _pct(fraction: float) -> str:
+    return f"{100 * fraction:.3f}%"
+
+
+def _style(fill=None, fill_alpha=1.0, line=None, line_alpha=1.0, width=1.0, dash=None) -> str:
+    parts = [f"fill='{html.escape(str(fill))}'" if fill and fill_alpha else "fill='none'"]
+    if fill and fill_alpha not in (None, 1, 1.0):
+        parts.append(f"fill-opacity='{fill_alpha:g}'")
+    if line and line_alpha and width:
+        parts.append(f"stroke='{html.escape(str(line))}' stroke-width='{width:g}'")
+        if line_alpha != 1:
+            parts.append(f"stroke-opacity='{line_alpha:g}'")
+        if dash:
+            parts.append(f"stroke-dasharray='{html.escape(_dash(dash))}'")
+    return " ".join(parts)
+
+
+def _dash(dash) -> str:
+    named = {"dashed": "6 4", "dotted": "2 4", "dotdash": "2 4 6 4", "dashdot": "6 4 2 4"}
+    if isinstance(dash, str):
+        return named.get(dash, "")
+    return " ".join(str(d) for d in dash)
+
+
+def _marker_path(marker: str, size: float) -> str:
+    """A marker of diameter ``size`` px centred on (0, 0), as an SVG path."""
+    r = size / 2
+    if marker == "triangle":
+        h = r * math.sqrt(3) / 2
+        return f"M0,{-r:.2f} L{h:.2f},{r / 2:.2f} L{-h:.2f},{r / 2:.2f} Z"
+    if marker == "inverted_triangle":
+        h = r * math.sqrt(3) / 2
+        return f"M0,{r:.2f} L{h:.2f},{-r / 2:.2f} L{-h:.2f},{-r / 2:.2f} Z"
+    if marker == "diamond":
+        return f"M0,{-r:.2f} L{r * 0.75:.2f},0 L0,{r:.2f} L{-r * 0.75:.2f},0 Z"
+    if marker == "star":
+        points = []
+        for k in range(10):
+            radius = r if k % 2 == 0 else r * 0.38
+            angle = math.pi / 5 * k - math.pi / 2
+            points.append(f"{radius * math.cos(angle):.2f},{radius * math.sin(angle):.2f}")
+        return "M" + " L".join(points) + " Z"
+    return f"M{-r:.2f},0 A{r:.2f},{r:.2f} 0 1,0 {r:.2f},0 A{r:.2f},{r:.2f} 0 1,0 {-r:.2f},0 Z"
+
+
+class _Frame:
+    """The SVG of a figure's frame; positions are percentages of its box."""
+
+    def __init__(self, x: _Axis1d, y: _Axis1d):
+        self.x, self.y, self.parts = x, y, []
+
+    def point(self, x, y) -> tuple[float, float] | None:
+        fx, fy = self.x.fraction(x), self.y.fraction(y)
+        return None if fx is None or fy is None else (fx, 1 - fy)
+
+    def marker(self, x, y, marker: str, size: float, style: str) -> None:
+        p = self.point(x, y)
+        if p is not None and size > 0:
+            self.parts.append(f"<svg x='{_pct(p[0])}' y='{_pct(p[1])}' overflow='visible'>"
+                              f"<path d='{_marker_path(marker, size)}' {style}/></svg>")
+
+    def box(self, left, right, top, bottom, style: str) -> None:
+        a, b = self.point(left, top), self.point(right, bottom)
+        if a is None or b is None:
+            return
+        x0, x1 = sorted((a[0], b[0]))
+        y0, y1 = sorted((a[1], b[1]))
+        self.parts.append(f"<rect x='{_pct(x0)}' y='{_pct(y0)}' width='{_pct(x1 - x0)}' height='{_pct(y1 - y0)}' "
+                          f"{style}/>")
+
+    def segment(self, x0, y0, x1, y1, style: str, end: str = "") -> None:
+        a, b = self.point(x0, y0), self.point(x1, y1)
+        if a is not None and b is not None:
+            self.parts.append(f"<line x1='{_pct(a[0])}' y1='{_pct(a[1])}' x2='{_pct(b[0])}' y2='{_pct(b[1])}' "
+                              f"{style}{end}/>")
+
+    def path(self, xs, ys, style: str, closed: bool) -> None:
+        # A polyline in a box of 1000 × 1000 units stretched to the frame; its stroke keeps its width.
+        points = [p for p in (self.point(x, y) for x, y in zip(xs, ys)) if p is not None]
+        if len(points) < 2:
+            return
+        d = "M" + " L".join(f"{1000 * px:.1f},{1000 * py:.1f}" for px, py in points) + (" Z" if closed else "")
+        self.parts.append(f"<svg viewBox='0 0 1000 1000' preserveAspectRatio='none'>"
+                          f"<path d='{d}' {style} vector-effect='non-scaling-stroke'/></svg>")
+
+    def text(self, x, y, text: str, dx: float, dy: float, align: str, baseline: str, size: str, color: str,
+             bold: bool = False) -> None:
+        p = self.point(x, y)
+        if p is None or text in (None, ""):
+            return
+        anchor = {"left": "start", "center": "middle", "right": "end"}.get(align, "start")
+        base = {"middle": "central", "top": "hanging", "bottom": "alphabetic", "alphabetic": "alphabetic",
+                "hanging": "hanging"}.get(baseline, "alphabetic")
+        weight = " font-weight='bold'" if bold else ""
+        self.parts.append(f"<text x='{_pct(p[0])}' y='{_pct(p[1])}' dx='{dx:g}' dy='{-dy:g}' text-anchor='{anchor}' "
+                          f"dominant-baseline='{base}' font-size='{html.escape(str(size))}' "
+                          f"fill='{html.escape(str(color))}'{weight}>{html.escape(str(text))}</text>")
+
+
+def _visuals(glyph, data: dict, n: int, prefix_fill="fill", prefix_line="line") -> list[str]:
+    fills = _column(data, getattr(glyph, f"{prefix_fill}_color", None), n)
+    fill_alphas = _column(data, getattr(glyph, f"{prefix_fill}_alpha", 1.0), n)
+    lines = _column(data, getattr(glyph, f"{prefix_line}_color", None), n)
+    line_alphas = _column(data, getattr(glyph, f"{prefix_line}_alpha", 1.0), n)
+    widths = _column(data, getattr(glyph, f"{prefix_line}_width", 1.0), n)
+    dash = getattr(glyph, f"{prefix_line}_dash", None)
+    return [_style(fills[i], _number(fill_alphas[i]) or 0.0, lines[i], _number(line_alphas[i]) or 0.0,
+                   _number(widths[i]) or 0.0, dash) for i in range(n)]
+
+
+def _draw_glyph(frame: _Frame, glyph, data: dict) -> None:
+    n = _length(data) if data else 0
+    col = lambda name: _column(data, getattr(glyph, name), max(n, 1))  # noqa: E731
+    if isinstance(glyph, bm.Scatter):
+        if n == 0:
+            return
+        styles, markers, sizes = _visuals(glyph, data, n), col("marker"), col("size")
+        for i, (x, y) in enumerate(zip(col("x"), col("y"))):
+            frame.marker(x, y, str(markers[i]), _number(sizes[i]) or 0.0, styles[i])
+    elif isinstance(glyph, bm.HBar):
+        styles = _visuals(glyph, data, n)
+        for i, (y, left, right, h) in enumerate(zip(col("y"), col("left"), col("right"), col("height"))):
+            if _number(y) is not None and _number(h) is not None:
+                frame.box(left, right, float(y) + float(h) / 2, float(y) - float(h) / 2, styles[i])
+    elif isinstance(glyph, bm.VBar):
+        styles = _visuals(glyph, data, n)
+        for i, (x, top, bottom, w) in enumerate(zip(col("x"), col("top"), col("bottom"), col("width"))):
+            fx = frame.x.fraction(x)
+            if fx is None or _number(w) is None:
+                continue
+            half = (frame.x.span(float(w)) / 2) if frame.x.factors is None else float(w) / len(frame.x.factors) / 2
+            a, b = frame.point(x, top), frame.point(x, bottom)
+            if a is not None and b is not None:
+                y0, y1 = sorted((a[1], b[1]))
+                frame.parts.append(f"<rect x='{_pct(fx - half)}' y='{_pct(y0)}' width='{_pct(2 * half)}' "
+                                   f"height='{_pct(y1 - y0)}' {styles[i]}/>")
+    elif isinstance(glyph, bm.Rect):
+        styles = _visuals(glyph, data, n)
+        for i, (x, y, w, h) in enumerate(zip(col("x"), col("y"), col("width"), col("height"))):
+            xs, ys, ws, hs = _number(x), _number(y), _number(w), _number(h)
+            if None not in (xs, ys, ws, hs):
+                frame.box(xs - ws / 2, xs + ws / 2, ys + hs / 2, ys - hs / 2, styles[i])
+    elif isinstance(glyph, bm.Segment):
+        styles = _visuals(glyph, data, n)
+        for i, (x0, y0, x1, y1) in enumerate(zip(col("x0"), col("y0"), col("x1"), col("y1"))):
+            frame.segment(x0, y0, x1, y1, styles[i])
+    elif isinstance(glyph, (bm.Line, bm.Patch)):
+        closed = isinstance(glyph, bm.Patch)
+        if n:
+            style = _visuals(glyph, data, 1)[0] if closed else _style(None, 0, glyph.line_color, glyph.line_alpha,
+                                                                         glyph.line_width, glyph.line_dash)
+            frame.path(col("x"), col("y"), style, closed)
+    elif isinstance(glyph, bm.Text):
+        texts, colors = col("text"), _column(data, glyph.text_color, max(n, 1))
+        for i, (x, y) in enumerate(zip(col("x"), col("y"))):
+            frame.text(x, y, texts[i], 0, 0, glyph.text_align, glyph.text_baseline, glyph.text_font_size,
+                       colors[i])
+    else:
+        _log.warning("attention explorable: the still picture leaves out a %s glyph", type(glyph).__name__)
+
+
+def _draw_annotation(frame: _Frame, item) -> None:
+    if isinstance(item, bm.LabelSet):
+        data = item.source.data
+        n = _length(data)
+        col = lambda name: _column(data, getattr(item, name), n)  # noqa: E731
+        xs, ys, texts = col("x"), col("y"), col("text")
+        dxs, dys, aligns, colors = col("x_offset"), col("y_offset"), col("text_align"), col("text_color")
+        for i in range(n):
+            frame.text(xs[i], ys[i], texts[i], _number(dxs[i]) or 0, _number(dys[i]) or 0, str(aligns[i]),
+                       item.text_baseline, item.text_font_size, colors[i], item.text_font_style == "bold")
+    elif isinstance(item, bm.Span):
+        if item.location is None:
+            return
+        style = _style(None, 0, item.line_color, item.line_alpha, item.line_width, item.line_dash)
+        if item.dimension == "width":
+            frame.segment(frame.x.start, item.location, frame.x.end, item.location, style)
+        else:
+            frame.segment(item.location, frame.y.start, item.location, frame.y.end, style)
+    elif isinstance(item, bm.Arrow):
+        data = item.source.data
+        n = _length(data)
+        col = lambda name: _column(data, getattr(item, name), n)  # noqa: E731
+        head = item.end
+        marker = ""
+        if head is not None:
+            # The head's size in px, drawn at the line's end and turned along it (SVG's marker, orient=auto).
+            s = head.size
+            color = html.escape(str(head.line_color))
+            marker = (f"<marker id='ae-vee-{id(item)}' viewBox='{-s} {-s / 2} {s} {s}' markerWidth='{s}' "
+                      f"markerHeight='{s}' markerUnits='userSpaceOnUse' orient='auto' refX='0' refY='0'>"
+                      f"<path d='M{-s},{-s / 2} L0,0 L{-s},{s / 2}' fill='none' stroke='{color}' stroke-width='2'/>"
+                      f"</marker>")
+            frame.parts.append(f"<defs>{marker}</defs>")
+        style = _style(None, 0, item.line_color, item.line_alpha, item.line_width, item.line_dash)
+        end = f" marker-end='url(#ae-vee-{id(item)})'" if head is not None else ""
+        for x0, y0, x1, y1 in zip(col("x_start"), col("y_start"), col("x_end"), col("y_end")):
+            frame.segment(x0, y0, x1, y1, style, end)
+    elif isinstance(item, (bm.Grid, bm.Legend, bm.Axis)):
+        return
+    else:
+        _log.warning("attention explorable: the still picture leaves out a %s", type(item).__name__)
+
+
+# --- the figure ----------------------------------------------------------------------------------
+
+def _data_values(fig, dim: str) -> list[float]:
+    """Every number the figure's glyphs place along ``dim`` ("x" or "y"), for a DataRange1d."""
+    values: list[float] = []
+    for r in fig.renderers:
+        if not isinstance(r, bm.GlyphRenderer) or not r.visible:
+            continue
+        data = r.data_source.data
+        spec = getattr(r.glyph, dim, None)
+        values += [v for v in (_number(x) for x in _column(data, spec, max(_length(data), 1))) if v is not None]
+    return values
+
+
+def _axis_band(fig, axis, ticks: list[tuple[float, str]], horizontal: bool) -> int:
+    """The axis's depth in px: tick marks, their labels and its title."""
+    if axis is None or not axis.visible:
+        return 0
+    depth = 6 + 5 + (_TICK_LABEL_PX + 2 if horizontal else
+                     math.ceil(max((_text_px(str(label), _TICK_LABEL_PX) for _, label in ticks), default=7)))
+    if axis.axis_label:
+        depth += _AXIS_LABEL_PX + 9
+    return depth
+
+
+def _text_px(text_: str, size: float) -> float:
+    """About how wide ``text_`` is at ``size`` px: a CJK character a full em, others about 0.6 em."""
+    return sum(size if ord(ch) >= 0x2E80 else 0.62 * size for ch in text_)
+
+
+def _axis_html(axis, ticks: list[tuple[float, str]], side: str) -> str:
+    if axis is None or not axis.visible:
+        return "<div></div>"
+    spans = []
+    for fraction, label in ticks:
+        if fraction is None or not -1e-9 <= fraction <= 1 + 1e-9:
+            continue
+        text_ = html.escape(str(label))
+        if side == "below":
+            spans.append(f"<span style='left:{_pct(fraction)};top:11px;transform:translateX(-50%)'>{text_}</span>")
+        elif side == "above":
+            spans.append(f"<span style='left:{_pct(fraction)};bottom:11px;transform:translateX(-50%)'>{text_}</span>")
+        else:
+            spans.append(f"<span style='top:{_pct(1 - fraction)};right:11px;transform:translateY(-50%)'>{text_}</span>")
+    if axis.axis_label:
+        label = html.escape(str(axis.axis_label))
+        if side == "below":
+            spans.append(f"<span class='ae-pic-axis-label' style='left:50%;bottom:2px;transform:translateX(-50%)'>"
+                         f"{label}</span>")
+        elif side == "above":
+            spans.append(f"<span class='ae-pic-axis-label' style='left:50%;top:2px;transform:translateX(-50%)'>"
+                         f"{label}</span>")
+        else:
+            spans.append(f"<span class='ae-pic-axis-label' style='left:0;top:50%;writing-mode:vertical-rl;"
+                         f"transform:translateY(-50%) rotate(180deg)'>{label}</span>")
+    where = {"below": "ae-pic-x", "above": "ae-pic-x ae-pic-above", "left": "ae-pic-y"}[side]
+    return f"<div class='ae-pic-axis {where}'>{''.join(spans)}</div>"
+
+
+def _legend_html(fig) -> tuple[str, int]:
+    legends = [item for item in fig.below if isinstance(item, bm.Legend) and item.visible]
+    if not legends:
+        return "", 0
+    legend = legends[0]
+    entries = []
+    for item in legend.items:
+        label = item.label.get("value") if isinstance(item.label, dict) else getattr(item.label, "value", item.label)
+        swatch = []
+        for r in item.renderers:
+            glyph = r.glyph
+            if isinstance(glyph, bm.Scatter):
+                size = glyph.size if isinstance(glyph.size, (int, float)) else 12
+                swatch.append(f"<g transform='translate(10,10)'><path d='{_marker_path(str(glyph.marker), min(size, 16))}' "
+                              f"{_visuals(glyph, {}, 1)[0]}/></g>")
+            elif isinstance(glyph, (bm.HBar, bm.VBar, bm.Patch, bm.Rect)):
+                swatch.append(f"<rect x='2' y='4' width='16' height='12' {_visuals(glyph, {}, 1)[0]}/>")
+            elif isinstance(glyph, bm.Line):
+                swatch.append(f"<line x1='0' y1='10' x2='20' y2='10' "
+                              f"{_style(None, 0, glyph.line_color, glyph.line_alpha, glyph.line_width)}/>")
+        entries.append(f"<span><svg viewBox='0 0 20 20'>{''.join(swatch)}</svg>{html.escape(str(label))}</span>")
+    ncols = legend.ncols if legend.ncols != "auto" and legend.ncols else (1 if legend.orientation == "vertical"
+                                                                          else len(entries))
+    rows = math.ceil(len(entries) / max(1, ncols))
+    return (f"<div class='ae-pic-legend'><div style='grid-template-columns:repeat({ncols},auto)'>"
+            f"{''.join(entries)}</div></div>"), 10 + rows * _LEGEND_ROW_PX
+
+
+def figure_svg(fig) -> str:
+    """A picture of Bokeh figure ``fig`` in its present state, as HTML holding an SVG frame.
+
+    Parameters
+    ----------
+    fig : bokeh.models.Plot
+        A figure of :mod:`attention_explorable.plots`, its sources filled.
+
+    Returns
+    -------
+    str
+        An element ``div.ae-pic`` (``role=img``, labelled by the title) of
+        the figure's height in px and its column's width (within its
+        ``min_width`` and ``max_width``), laid out as BokehJS lays out the
+        figure: the title above, the axes with their ticks and labels, the
+        frame (a 1 px outline) with the grid, glyphs and annotations, the legend
+        below. An empty string for a hidden figure.
+
+    Notes
+    -----
+    Positions in the frame are percentages of its box, so the picture
+    stretches as the live figure does; markers, text and line widths keep
+    their pixel sizes. Tick positions follow BokehJS's tickers (1, 2 and 5
+    × 10^k, about ``desired_num_ticks`` of them; fixed ticks; decades on a
+    log axis) and its labels, the fewest decimals that tell them apart.
+    """
+    if not fig.visible:
+        return ""
+    x = _Axis1d(fig.x_range, fig.x_scale, _data_values(fig, "x"))
+    y = _Axis1d(fig.y_range, fig.y_scale, _data_values(fig, "y"))
+    frame = _Frame(x, y)
+    x_axes = [a for a in fig.below + fig.above if isinstance(a, bm.Axis)]
+    y_axes = [a for a in fig.left + fig.right if isinstance(a, bm.Axis)]
+    x_axis, y_axis = (x_axes[0] if x_axes else None), (y_axes[0] if y_axes else None)
+    x_ticks = x.ticks(x_axis) if x_axis is not None else []
+    y_ticks = y.ticks(y_axis) if y_axis is not None else []
+    for grid in fig.center:
+        if isinstance(grid, bm.Grid) and grid.visible and grid.grid_line_color:
+            ticks = x_ticks if grid.dimension == 0 else y_ticks
+            if (grid.dimension == 0 and x.factors) or (grid.dimension == 1 and y.factors):
+                continue
+            for fraction, _ in ticks:
+                if fraction is None:
+                    continue
+                if grid.dimension == 0:
+                    frame.parts.append(f"<line x1='{_pct(fraction)}' y1='0' x2='{_pct(fraction)}' y2='100%' "
+                                       f"stroke='{grid.grid_line_color}' stroke-width='1'/>")
+                else:
+                    frame.parts.append(f"<line x1='0' y1='{_pct(1 - fraction)}' x2='100%' y2='{_pct(1 - fraction)}' "
+                                       f"stroke='{grid.grid_line_color}' stroke-width='1'/>")
+    for renderer in fig.renderers:
+        if isinstance(renderer, bm.GlyphRenderer) and renderer.visible:
+            _draw_glyph(frame, renderer.glyph, renderer.data_source.data)
+    for item in fig.center:
+        if getattr(item, "visible", True):
+            _draw_annotation(frame, item)
+
+    above = x_axis is not None and x_axis in fig.above
+    legend, legend_px = _legend_html(fig)
+    title = fig.title.text if fig.title is not None and fig.title.text else ""
+    top = (_TITLE_PX if title else 0) + (_axis_band(fig, x_axis, x_ticks, True) if above else 0) + fig.min_border
+    bottom = (0 if above else _axis_band(fig, x_axis, x_ticks, True)) + legend_px + fig.min_border
+    left = _axis_band(fig, y_axis, y_ticks, False) + (fig.min_border_left or fig.min_border)
+    right = fig.min_border_right or fig.min_border
+    rows = [f"{_TITLE_PX}px" if title else "0", *(["auto"] if above else []), "1fr",
+            *([] if above else ["auto"]), "auto"]
+    cells = [f"<div class='ae-pic-title' style='grid-column:2'>{html.escape(title)}</div>"]
+    if above:
+        cells.append(f"<div style='grid-column:2;height:{_axis_band(fig, x_axis, x_ticks, True)}px'>"
+                     f"{_axis_html(x_axis, x_ticks, 'above')}</div>".replace("<div class='ae-pic-axis", "<div style='height:100%' class='ae-pic-axis", 1))
+    cells.append(f"<div style='grid-column:1;position:relative'>{_axis_html(y_axis, y_ticks, 'left')}</div>"
+                 .replace("<div class='ae-pic-axis", "<div style='position:absolute;inset:0' class='ae-pic-axis", 1))
+    cells.append(f"<div class='ae-pic-frame' style='grid-column:2'><svg xmlns='http://www.w3.org/2000/svg' "
+                 f"font-family=\"{_FONT}\">{''.join(frame.parts)}</svg></div>")
+    if not above:
+        cells.append(f"<div style='grid-column:2;height:{_axis_band(fig, x_axis, x_ticks, True)}px;position:relative'>"
+                     f"{_axis_html(x_axis, x_ticks, 'below')}</div>"
+                     .replace("<div class='ae-pic-axis", "<div style='position:absolute;inset:0' class='ae-pic-axis", 1))
+    cells.append(f"<div style='grid-column:1 / span 3'>{legend}</div>")
+    width = f"max-width:{fig.max_width}px;" if fig.max_width else ""
+    style = (f"height:{fig.height}px;{width}grid-template-columns:{left}px 1fr {right}px;"
+             f"grid-template-rows:{' '.join(rows)};padding:{fig.min_border}px 0 {fig.min_border}px 0")
+    del top, bottom  # the grid's rows give the frame what the title, axes and legend leave
+    label = html.escape(title or "plot")
+    return f"<div class='ae-pic' role='img' aria-label='{label}' style='{style}'>{''.join(cells)}</div>"
+
+
+# --- the layout ----------------------------------------------------------------------------------
+
+def _styles(styles: dict | None) -> str:
+    return "".join(f"{k}:{v};" for k, v in (styles or {}).items())
+
+
+def _model_html(model) -> str:
+    """One Bokeh model of a layout as still HTML."""
+    if not getattr(model, "visible", True):
+        return ""
+    classes = " ".join(getattr(model, "css_classes", []) or [])
+    if isinstance(model, bm.Plot):
+        return figure_svg(model)
+    if isinstance(model, HTMLModel):
+        if "ae-sr-only" in classes or (model.html_attributes or {}).get("role") == "status" or not model.text:
+            return ""
+        if any(_is_screen_reader(s) for s in model.stylesheets or []):
+            return ""
+        # Not the live readout's classes: a page's scripts and tests find the live one by them.
+        return f"<div class='ae-still-readout ae-fp-readouts'>{html.unescape(model.text)}</div>"
+    if isinstance(model, bm.Row):
+        return f"<div class='ae-still-row'>{''.join(_model_html(c) for c in model.children)}</div>"
+    if isinstance(model, bm.Column):
+        return f"<div class='ae-still-col'>{''.join(_model_html(c) for c in model.children)}</div>"
+    if isinstance(model, bm.Slider):
+        fraction = (model.value - model.start) / (model.end - model.start) if model.end != model.start else 0
+        fraction = min(1.0, max(0.0, fraction))
+        return (f"<div class='ae-still-slider'><div class='ae-still-label'>{html.escape(model.title or '')}:</div>"
+                f"<div class='ae-still-track'><span class='ae-still-handle' style='left:{_pct(fraction)}'></span>"
+                f"</div></div>")
+    if isinstance(model, bm.TextInput):
+        box = "ae-box" in classes
+        value = model.value or ""
+        shown = (html.escape(value) if value else
+                 f"<span class='ae-still-placeholder'>{html.escape(model.placeholder or '')}</span>")
+        label = "" if box or not model.title else f"<div class='ae-still-label'>{html.escape(model.title)}</div>"
+        return (f"<div class='ae-still-input{' ae-still-box' if box else ''}'>{label}"
+                f"<div class='ae-still-field'>{shown}</div></div>")
+    if isinstance(model, bm.Button):
+        kind = {"primary": " ae-still-primary", "success": " ae-still-success"}.get(model.button_type, "")
+        return f"<div class='ae-still-btn{kind}'>{html.escape(model.label or '')}</div>"
+    if isinstance(model, bm.RadioButtonGroup):
+        buttons = "".join(f"<div class='ae-still-btn{' ae-still-active' if i == model.active else ''}'>"
+                          f"{html.escape(label)}</div>" for i, label in enumerate(model.labels))
+        direction = "column" if model.orientation == "vertical" else "row"
+        return f"<div class='ae-still-group' style='flex-direction:{direction}'>{buttons}</div>"
+    if isinstance(model, bm.Checkbox):
+        on = " ae-still-on" if model.active else ""
+        return f"<div class='ae-still-check{on}'><span></span><span>{html.escape(model.label or '')}</span></div>"
+    _log.warning("attention explorable: the still leaves out a %s", type(model).__name__)
+    return ""
+
+
+def _is_screen_reader(sheet) -> bool:
+    css = getattr(sheet, "css", sheet)
+    return isinstance(css, str) and css == ui.SR_ONLY
+
+
+def _is_shared(css: str) -> bool:
+    """Whether ``css`` is one of the page-wide sheets, which the page carries already."""
+    return css in (ui.CSS, ui.SR_ONLY)
+
+
+def still_html(component) -> str:
+    """``component`` (a Panel layout, pane or Viewer, or a Bokeh model) as still HTML, laid out as it is live.
+
+    Flex boxes, columns and rows keep their flex styles; Bokeh panes are
+    written by their model (:func:`figure_svg` for a figure); HTML panes
+    keep their HTML; hidden parts and screen-reader-only readouts are left
+    out (the live page brings them). The result is inert: no control
+    answers until the live page takes its place.
+    """
+    if isinstance(component, pn.viewable.Viewer):
+        return still_html(component.__panel__())
+    if isinstance(component, bm.Model):
+        return _model_html(component)
+    if not getattr(component, "visible", True):
+        return ""
+    styles = _styles(getattr(component, "styles", None))
+    if isinstance(component, pn.FlexBox):
+        wrap = f"flex-wrap:{component.flex_wrap};" if component.flex_wrap else ""
+        direction = "column" if component.flex_direction in ("column", "column-reverse") else "row"
+        inner = "".join(still_html(o) for o in component.objects)
+        return f"<div class='ae-still-flex' style='flex-direction:{direction};{wrap}{styles}'>{inner}</div>"
+    if isinstance(component, (pn.Column, pn.Row)):
+        kind = "ae-still-col" if isinstance(component, pn.Column) else "ae-still-row"
+        inner = "".join(still_html(o) for o in component.objects)
+        return f"<div class='{kind}' style='{styles}'>{inner}</div>"
+    if isinstance(component, pn.pane.Bokeh):
+        return _model_html(component.object)
+    if isinstance(component, pn.pane.HTML):
+        if not component.object:
+            return ""
+        # The pane's own rules (a shadow root's, live), where they are its alone.
+        own = "".join(f"<style>{s}</style>" for s in component.stylesheets
+                      if isinstance(s, str) and ":host" not in s and not _is_shared(s))
+        return f"{own}<div style='{styles}'>{component.object}</div>"
+    if isinstance(component, pn.layout.ListLike):
+        return "".join(still_html(o) for o in component.objects)
+    _log.warning("attention explorable: the still leaves out a %s", type(component).__name__)
+    return ""
