@@ -95,10 +95,10 @@ CSS = """
 .ae-pic-legend svg { position: static; width: 20px; height: 20px; flex: none; }
 """.replace("FONT", _FONT)
 
-_TITLE_PX = 22         # the title's band above the frame
+_TITLE_PX = 24         # the title's band above the frame
 _TICK_LABEL_PX = 11    # BokehJS's tick labels
 _AXIS_LABEL_PX = 13    # and axis labels
-_LEGEND_ROW_PX = 24    # a legend row: its 20 px glyph and the spacing
+_LEGEND_ROW_PX = 27    # a legend row: its 20 px glyph and the spacing
 
 
 # --- specs: a glyph property is a column of the source, a value, or a field/value spec ---------------
@@ -434,16 +434,16 @@ def _axis_band(fig, axis, ticks: list[tuple[float, str]], horizontal: bool) -> i
     """The axis's depth in px: tick marks, their labels and its title."""
     if axis is None or not axis.visible:
         return 0
-    depth = 6 + 5 + (_TICK_LABEL_PX + 2 if horizontal else
+    depth = 6 + 5 + (_TICK_LABEL_PX + 3 if horizontal else
                      math.ceil(max((_text_px(str(label), _TICK_LABEL_PX) for _, label in ticks), default=7)))
     if axis.axis_label:
-        depth += _AXIS_LABEL_PX + 9
+        depth += _AXIS_LABEL_PX + 12  # the label's line and its standoff
     return depth
 
 
 def _text_px(text_: str, size: float) -> float:
-    """About how wide ``text_`` is at ``size`` px: a CJK character a full em, others about 0.6 em."""
-    return sum(size if ord(ch) >= 0x2E80 else 0.62 * size for ch in text_)
+    """About how wide ``text_`` is at ``size`` px: a CJK character a full em, others about 0.55 em."""
+    return sum(size if ord(ch) >= 0x2E80 else 0.55 * size for ch in text_)
 
 
 def _axis_html(axis, ticks: list[tuple[float, str]], side: str) -> str:
