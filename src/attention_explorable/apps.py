@@ -196,8 +196,10 @@ def explorable_app(name: str, language: str | None = None, switch_href: str | No
     """
     cls = explorable_class(name)
     language = _setup(name, language)
-    return _explorer_page(title_key(name), cls(language=language), language, switch_href,
-                          *cls.page_parts(language))
+    # A page built as a file (export, serve) draws its plots after the rest (web/when_seen.js).
+    in_session = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
+    explorer = cls(language=language, plots="live" if in_session else "when_seen")
+    return _explorer_page(title_key(name), explorer, language, switch_href, *cls.page_parts(language))
 
 
 def session_query() -> dict:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import html
 import logging
 import math
+import re
 from collections.abc import Sequence
 
 import panel as pn
@@ -35,7 +36,7 @@ from panel.models.markup import HTML as HTMLModel
 
 from . import ui
 
-__all__ = ["CSS", "figure_svg", "still_html"]
+__all__ = ["CSS", "WHEN_SEEN", "figure_svg", "slot_html", "still_html"]
 
 _log = logging.getLogger(__name__)
 
@@ -650,7 +651,7 @@ def _is_screen_reader(sheet) -> bool:
 
 def _is_shared(css: str) -> bool:
     """Whether ``css`` is one of the page-wide sheets, which the page carries already."""
-    return css in (ui.CSS, ui.SR_ONLY)
+    return css in (ui.CSS, ui.SR_ONLY, CSS)
 
 
 def still_html(component) -> str:
@@ -686,8 +687,44 @@ def still_html(component) -> str:
         # The pane's own rules (a shadow root's, live), where they are its alone.
         own = "".join(f"<style>{s}</style>" for s in component.stylesheets
                       if isinstance(s, str) and ":host" not in s and not _is_shared(s))
-        return f"{own}<div style='{styles}'>{component.object}</div>"
+        # A slot inside a still is a picture only: its part comes with the live part around it.
+        inner = re.sub(r" data-ae-(slot='[^']*'|soon)", "", component.object)
+        return f"{own}<div style='{styles}'>{inner}</div>"
     if isinstance(component, pn.layout.ListLike):
         return "".join(still_html(o) for o in component.objects)
     _log.warning("attention explorable: the still leaves out a %s", type(component).__name__)
     return ""
+
+
+# --- slots: where a part of a prebuilt page comes to life ---------------------------------------
+
+#: The name prefix of a document root that web/when_seen.js brings to life when its slot nears the screen.
+WHEN_SEEN = "ae-when-seen:"
+#: The room an exercise's live controls (its box or options, its buttons) take below its question.
+_EXERCISE_CONTROLS_PX = 100
+
+
+def slot_html(key: str, still: str, css: str, now_with: str = "", height: tuple[int, int] | None = None,
+              soon: bool = False) -> str:
+    """Where part ``key`` comes to life (web/when_seen.js), showing ``still`` (plain HTML) until then.
+
+    The slot keeps about the live part's room (``height``: wide screen and
+    phone, in pixels; an exercise: its question and the room of its
+    controls), so that the page does not move when the part comes.
+    ``now_with``: a URL parameter with which the part is built at once
+    (``room``: the class panel's part). ``soon``: the part is built right
+    after the page around it, not when it nears the screen, and its still
+    (a plot's picture, as tall as the plot) stays until it is drawn.
+    """
+    slot = f"ae-slot-{re.sub(r'[^a-z0-9-]', '-', key.lower())}"
+    if soon:
+        style = ""
+    elif height is not None:
+        wide, narrow = height
+        style = (f"<style>.{slot} {{ min-height: {wide}px; box-sizing: border-box; }} "
+                 f"@media (max-width: 700px) {{ .{slot} {{ min-height: {narrow}px; }} }}</style>")
+    else:
+        style = f"<style>.{slot} {{ padding-bottom: {_EXERCISE_CONTROLS_PX}px; }}</style>"
+    now = f" data-ae-now-with='{html.escape(now_with)}'" if now_with else ""
+    now += " data-ae-soon" if soon else ""
+    return f"{style}<div class='ae-slot {css} {slot}' data-ae-slot='{html.escape(key)}'{now}>{still}</div>"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import re
 from functools import lru_cache
 
 import panel as pn
@@ -11,6 +10,7 @@ import param
 from panel.io.model import add_to_doc
 
 from . import stills
+from .stills import WHEN_SEEN, slot_html
 from .content import (PROSE_CSS, Block, Section, anchor, load_sections, mark_languages, markdown_to_html, math_html,
                       video_sources)
 from .explorables.base import ScriptedPane
@@ -95,32 +95,6 @@ def notebook_link(section_id: str, language: str) -> str:
             f"href='{notebook_data_url(section_id, language)}' download='{notebook_filename(section_id, language)}' "
             f"type='application/x-ipynb+json'>{t('notebook_download')}</a> · {t('notebook_how')}</p>")
     return mark_languages(line, language)
-
-
-#: The name prefix of a document root that web/when_seen.js brings to life when its slot nears the screen.
-WHEN_SEEN = "ae-when-seen:"
-#: The room an exercise's live controls (its box or options, its buttons) take below its question.
-_EXERCISE_CONTROLS_PX = 100
-
-
-def slot_html(key: str, still: str, css: str, now_with: str = "", height: tuple[int, int] | None = None) -> str:
-    """Where part ``key`` comes to life (web/when_seen.js), showing ``still`` (plain HTML) until then.
-
-    The slot keeps about the live part's room (``height``: wide screen and
-    phone, in pixels; an exercise: its question and the room of its
-    controls), so that the page does not move when the part comes.
-    ``now_with``: a URL parameter with which the part is built at once
-    (``room``: the class panel's part).
-    """
-    slot = f"ae-slot-{re.sub(r'[^a-z0-9-]', '-', key.lower())}"
-    if height is not None:
-        wide, narrow = height
-        style = (f"<style>.{slot} {{ min-height: {wide}px; box-sizing: border-box; }} "
-                 f"@media (max-width: 700px) {{ .{slot} {{ min-height: {narrow}px; }} }}</style>")
-    else:
-        style = f"<style>.{slot} {{ padding-bottom: {_EXERCISE_CONTROLS_PX}px; }}</style>"
-    now = f" data-ae-now-with='{html.escape(now_with)}'" if now_with else ""
-    return f"{style}<div class='ae-slot {css} {slot}' data-ae-slot='{html.escape(key)}'{now}>{still}</div>"
 
 
 #: An explorable's box on the page.
@@ -304,7 +278,7 @@ class TextbookPage(pn.viewable.Viewer):
 
     def _build(self, cls: type, name: str):
         # On this page each explorable reads its link parameters behind its name: ?steps.step=3
-        view = cls(language=self.language, link_prefix=f"{name}.")
+        view = cls(language=self.language, link_prefix=f"{name}.", plots="when_seen" if self._when_seen else "live")
         view.open_link(pn.state.session_args or {})
         self.explorables[name] = view
         return view

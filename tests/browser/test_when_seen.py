@@ -22,6 +22,9 @@ from .pages import text_of, wait_text
 pytestmark = pytest.mark.browser
 
 ROOTS = "Bokeh.documents[0].roots().length"
+#: The textbook's document: its text, 15 parts (4 explorables, 11 exercises), and the explorables' 8 plots
+#: (steps 3, vector 1, matrix 3, self/cross 1), each a root of its own, drawn right after its explorable.
+ALL_ROOTS = 1 + 15 + 8
 SLOTS = """() => { const out = []; const walk = (r) => { r.querySelectorAll('.ae-slot[data-ae-slot]').forEach((e) =>
   out.push([e.getAttribute('data-ae-slot'), e.classList.contains('ae-slot-live')]));
   r.querySelectorAll('*').forEach((e) => { if (e.shadowRoot) walk(e.shadowRoot); }); }; walk(document); return out; }"""
@@ -80,7 +83,7 @@ def test_a_deep_link_sets_a_part_before_it_is_built(static_site, student):
 def test_every_part_at_once_with_explorables_all(static_site, student):
     s = _open(student, static_site, "?explorables=all")
     page = s.page
-    page.wait_for_function(f"() => {ROOTS} === 16", timeout=30_000)
+    page.wait_for_function(f"() => {ROOTS} === {ALL_ROOTS}", timeout=30_000)
     assert all(live for _, live in page.evaluate(SLOTS))
     s.assert_clean()
 
@@ -88,7 +91,7 @@ def test_every_part_at_once_with_explorables_all(static_site, student):
 def test_a_textbook_opened_in_a_class_builds_the_class_panels_part_at_once(static_site, student):
     s = _open(student, static_site, "?room=ABCDEF")
     page = s.page
-    page.wait_for_function(f"() => {ROOTS} === 2", timeout=30_000)
+    page.wait_for_function(f"() => {ROOTS} === 1 + 1 + 3", timeout=30_000)  # the text, steps and its plots
     slots = dict(page.evaluate(SLOTS))
     assert slots["steps"] and not slots["vector"]  # the steps explorable holds the class panel
 
@@ -107,7 +110,30 @@ def test_a_bokehjs_whose_inner_modules_moved_still_gets_the_whole_page(static_si
     s.page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
     s.open((static_site / "index.html").resolve().as_uri(), ".ae-toc", every_part=False)
     page = s.page
-    page.wait_for_function(f"() => {ROOTS} === 16", timeout=30_000)  # every part, with the page
+    page.wait_for_function(f"() => {ROOTS} === {ALL_ROOTS}", timeout=30_000)  # every part, with the page
     wait_text(page, ".ae-temperature-readout", r"T = ")
     assert any("parts built with the page" in w for w in warnings), warnings
+    s.assert_clean()
+
+
+@pytest.mark.parametrize("page_file, plots", [("steps.html", 3), ("matrix.html", 3), ("vector.html", 1)])
+def test_an_explorables_plots_are_drawn_right_after_its_controls_in_their_pictures_place(static_site, student,
+                                                                                         page_file, plots):
+    s = student()
+    s.open_offline(static_site / page_file, ".ae-readout")
+    page = s.page
+    name = page_file.removesuffix(".html")
+    keys = [f"{name}.plot-{i}" for i in range(plots)]
+    page.wait_for_function(f"() => performance.getEntriesByName('ae-part:{keys[-1]}').length === 1", timeout=30_000)
+    marks = page.evaluate("() => Object.fromEntries(performance.getEntriesByType('mark').map(m => [m.name, m.startTime]))")
+    order = [marks["ae-text-built"], *(marks[f"ae-part:{key}"] for key in keys)]
+    assert order == sorted(order), marks  # the controls and readouts first, then one plot after another
+    slots = dict(page.evaluate(SLOTS))
+    assert all(slots[key] for key in keys), slots
+    # Each slot holds its live figure now, and no picture any more.
+    page.wait_for_function("""(keys) => keys.every((key) => { let slot = null; const walk = (r) => {
+        slot = slot || r.querySelector(`.ae-slot[data-ae-slot="${key}"]`);
+        r.querySelectorAll('*').forEach((e) => { if (!slot && e.shadowRoot) walk(e.shadowRoot); }); };
+        walk(document); return slot && !slot.querySelector('.ae-pic') && slot.querySelector('.ae-part').childElementCount > 0; })""",
+                           arg=keys, timeout=10_000)
     s.assert_clean()

@@ -198,13 +198,13 @@ class MatrixExplorer(Explorable):
             styles={"flex": "1 1 300px", "max-width": "420px", "min-width": "0"},
         )
         heatmaps = pn.FlexBox(
-            pn.Column(bokeh(self._score_fig), bokeh(self._html["scores_data"]),
+            pn.Column(self._plot(self._score_fig), bokeh(self._html["scores_data"]),
                       styles={"flex": "1 1 260px", "min-width": "0"}),
-            pn.Column(bokeh(self._weight_fig), bokeh(self._html["weights_data"]),
+            pn.Column(self._plot(self._weight_fig), bokeh(self._html["weights_data"]),
                       styles={"flex": "1 1 260px", "min-width": "0"}),
             flex_wrap="wrap", sizing_mode="stretch_width", styles={"gap": "8px"},
         )
-        plots_column = pn.Column(heatmaps, bokeh(self._html["notes"]), bokeh(self._curve_fig),
+        plots_column = pn.Column(heatmaps, bokeh(self._html["notes"]), self._plot(self._curve_fig),
                                  bokeh(self._html["curve_data"]),
                                  styles={"flex": "3 1 540px", "min-width": "0"})
         return pn.FlexBox(controls_column, plots_column, flex_wrap="wrap", sizing_mode="stretch_width",

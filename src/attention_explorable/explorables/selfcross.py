@@ -156,7 +156,7 @@ class SelfCrossExplorer(Explorable):
             bokeh(self._html["note"]),
             styles={"flex": "1 1 300px", "max-width": "440px", "min-width": "0"},
         )
-        right = pn.Column(bokeh(self._figure), bokeh(self._html["plot_data"]), styles={"flex": "1 1 320px", "max-width": "560px", "min-width": "0"})
+        right = pn.Column(self._plot(self._figure), bokeh(self._html["plot_data"]), styles={"flex": "1 1 320px", "max-width": "560px", "min-width": "0"})
         return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",
                           css_classes=["ae-selfcross"], styles={"gap": "12px"})
 

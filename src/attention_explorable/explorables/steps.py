@@ -221,9 +221,9 @@ class StepsExplorer(Explorable):
         )
         right = pn.Column(
             bokeh(self._html["readouts"]), bokeh(self._html["live"]),
-            bokeh(self._line_fig), bokeh(self._html["line_data"]),
-            bokeh(self._weights_fig), bokeh(self._html["weights_data"]),
-            bokeh(self._curve_fig), bokeh(self._html["curve_data"]),
+            self._plot(self._line_fig), bokeh(self._html["line_data"]),
+            self._plot(self._weights_fig), bokeh(self._html["weights_data"]),
+            self._plot(self._curve_fig), bokeh(self._html["curve_data"]),
             bokeh(self._html["formula"]), bokeh(self._html["naive"]),
             styles={"flex": "2 1 480px", "min-width": "0"},
         )

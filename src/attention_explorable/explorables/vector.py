@@ -210,7 +210,7 @@ class VectorExplorer(Explorable):
         example = (np.array_equal(self.keys, EXAMPLE_KEYS) and np.array_equal(self.values, EXAMPLE_VALUES))
         intro = pn.pane.HTML(f"<p style='margin:0'>{self._t(self.intro_key if example else 'vector_intro_custom')}</p>",
                              margin=(0, 5), sizing_mode="stretch_width")
-        plot = pn.Column(bokeh(self._figure), bokeh(self._html["plot_data"]), styles={"flex": "1 1 340px", "max-width": "540px", "min-width": "0"})
+        plot = pn.Column(self._plot(self._figure), bokeh(self._html["plot_data"]), styles={"flex": "1 1 340px", "max-width": "540px", "min-width": "0"})
         side = pn.Column(
             intro, *(bokeh(row) for _, _, row in self._sliders.values()), bokeh(self._html["notice"]),
             *(bokeh(self._html[name]) for name in ("scores_readout", "weights_readout", "output_readout", "live",

@@ -13,6 +13,7 @@
   var PREFIX = "ae-when-seen:";
 
   function findAll(root, selector, found) {
+    if (root.shadowRoot) findAll(root.shadowRoot, selector, found);
     root.querySelectorAll(selector).forEach(function (el) { found.push(el); });
     root.querySelectorAll("*").forEach(function (el) {
       if (el.shadowRoot) findAll(el.shadowRoot, selector, found);
@@ -63,14 +64,32 @@
       delete waiting[entry.key];
       var target = document.createElement("div");
       target.className = "ae-part";
-      entry.slot.replaceChildren(target);
-      entry.slot.classList.add("ae-slot-live");
-      entry.slot.style.padding = "0";  // the room kept for the part's controls is the part's now
+      var slot = entry.slot, still = [];
+      if (slot.hasAttribute("data-ae-soon")) {
+        // A plot: its picture stays over its place, at its height, until the plot is drawn there.
+        slot.style.position = "relative";
+        slot.style.minHeight = slot.offsetHeight + "px";
+        still = Array.prototype.slice.call(slot.children);
+        still.forEach(function (el) {
+          el.style.position = "absolute";
+          el.style.left = el.style.right = el.style.top = "0";
+          el.style.background = "#fff";
+          el.style.zIndex = "1";
+        });
+        slot.prepend(target);
+      } else {
+        slot.replaceChildren(target);
+        slot.style.padding = "0";  // the room kept for the part's controls is the part's now
+      }
+      slot.classList.add("ae-slot-live");
       elements[doc.roots().length] = target;  // where the next root's view is built
       performance.mark("ae-part:" + entry.key);
       doc.add_root(root);  // its views are built in the promise jobs that follow
       setTimeout(function () {
+        still.forEach(function (el) { el.remove(); });
+        slot.style.minHeight = "";
         window.dispatchEvent(new CustomEvent("ae-part-built", {detail: {key: entry.key}}));
+        scan(target);  // the parts inside this one: an explorable's plots
         next();
       }, 0);
     }
@@ -84,12 +103,17 @@
         bring(entry.target.getAttribute("data-ae-slot"), entry.target);
       });
     }, {rootMargin: "50% 0px 50% 0px"});
-    findAll(document, ".ae-slot[data-ae-slot]", []).forEach(function (slot) {
-      // A part needed at once with a parameter (the class panel's, with ?room=) does not wait.
-      var now = slot.getAttribute("data-ae-now-with");
-      if (observer === null || (now && query.has(now))) bring(slot.getAttribute("data-ae-slot"), slot);
-      else observer.observe(slot);
-    });
+    function scan(root) {
+      findAll(root, ".ae-slot[data-ae-slot]", []).forEach(function (slot) {
+        // A part needed at once with a parameter (the class panel's, with ?room=) does not wait, nor
+        // does a part that comes right after the page around it (an explorable's plots).
+        var now = slot.getAttribute("data-ae-now-with");
+        if (observer === null || slot.hasAttribute("data-ae-soon") || (now && query.has(now))) {
+          bring(slot.getAttribute("data-ae-slot"), slot);
+        } else observer.observe(slot);
+      });
+    }
+    scan(document);
     window.aeBringAll = function () {  // a reader (or a test) who wants every part now
       findAll(document, ".ae-slot[data-ae-slot]", []).forEach(function (slot) {
         if (observer !== null) observer.unobserve(slot);
