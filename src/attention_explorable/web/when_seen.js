@@ -87,7 +87,7 @@
       doc.add_root(root);  // its views are built in the promise jobs that follow
       setTimeout(function () {
         still.forEach(function (el) { el.remove(); });
-        slot.style.minHeight = "";
+        slot.style.minHeight = slot.style.opacity = "";
         window.dispatchEvent(new CustomEvent("ae-part-built", {detail: {key: entry.key}}));
         scan(target);  // the parts inside this one: an explorable's plots
         next();
@@ -103,14 +103,28 @@
         bring(entry.target.getAttribute("data-ae-slot"), entry.target);
       });
     }, {rootMargin: "50% 0px 50% 0px"});
+    // An explorable's plots come right after it, each when the page is idle: a student's first key
+    // (and the explorable's module, which answers it) goes first. A plot whose explorable moved
+    // before the plot was drawn shows its picture faded: it is of the state before.
+    var idle = window.requestIdleCallback
+      ? function (fn) { window.requestIdleCallback(fn, {timeout: 300}); }
+      : function (fn) { setTimeout(fn, 50); };
+    var pictured = [];
+    function fade() {
+      pictured.forEach(function (slot) { if (!slot.classList.contains("ae-slot-live")) slot.style.opacity = "0.45"; });
+    }
+    ["keydown", "pointerdown", "input"].forEach(function (type) {
+      document.addEventListener(type, fade, {capture: true, passive: true});
+    });
     function scan(root) {
       findAll(root, ".ae-slot[data-ae-slot]", []).forEach(function (slot) {
-        // A part needed at once with a parameter (the class panel's, with ?room=) does not wait, nor
-        // does a part that comes right after the page around it (an explorable's plots).
+        // A part needed at once with a parameter (the class panel's, with ?room=) does not wait.
         var now = slot.getAttribute("data-ae-now-with");
-        if (observer === null || slot.hasAttribute("data-ae-soon") || (now && query.has(now))) {
-          bring(slot.getAttribute("data-ae-slot"), slot);
-        } else observer.observe(slot);
+        if (slot.hasAttribute("data-ae-soon")) {
+          pictured.push(slot);
+          idle(function () { bring(slot.getAttribute("data-ae-slot"), slot); });
+        } else if (observer === null || (now && query.has(now))) bring(slot.getAttribute("data-ae-slot"), slot);
+        else observer.observe(slot);
       });
     }
     scan(document);
