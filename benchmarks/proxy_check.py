@@ -206,7 +206,7 @@ def check_pages(base: str, paths: list[str]) -> tuple[list[str], int, int]:
         if codes != [304, 304]:
             failures.append(f"page {path}: {codes} for its own ETag, not 304")
             continue
-        found = re.findall(r'(?:src|href)="/?(assets/[^"]+\.js)"', html)
+        found = re.findall(r'"/?(assets/[^"\\]+\.js)"', html)  # a link's, or the page's loader's (aeLoadScripts)
         asset = asset or (f"/{found[0]}" if found else None)
         ok += 1
     if asset is None:

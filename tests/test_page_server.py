@@ -88,8 +88,9 @@ def test_the_index_is_in_the_readers_language_and_remembers_a_chosen_one(server)
 def test_assets_carry_their_content_hash_and_are_cached_for_good(server):
     port, _ = server
     page = get(port, "/steps")[2].decode()
-    urls = sorted(set(re.findall(r'(?:src|href)="(assets/[^"]+)"', page)))
-    # the one script, the page bundle, in place of BokehJS and Panel's scripts
+    # Every asset the page names: its stylesheets' links and the scripts its loader asks for after the
+    # first paint (window.aeLoadScripts); the one script is the page bundle, in place of BokehJS and Panel's.
+    urls = sorted(set(re.findall(r'"(assets/[^"\\]+)"', page)))
     assert [u for u in urls if u.endswith(".js")] == [u for u in urls if "/bokeh-panel.min." in u] != []
     for url in urls:
         status, headers, body = get(port, "/" + url)

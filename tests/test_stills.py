@@ -101,7 +101,8 @@ def test_the_vector_pictures_arrows_end_at_the_keys_and_the_query():
 
 def test_the_still_carries_no_class_a_live_control_or_readout_is_found_by():
     still = stills.still_html(StepsExplorer())
-    for live in ("ae-readouts", "ae-score-diff", "ae-demonstrate", "ae-question", "ae-live", "ae-step-1"):
+    for live in ("ae-readouts", "ae-score-diff", "ae-demonstrate", "ae-question", "ae-live", "ae-step-1",
+                 "ae-temperature-readout", "ae-output", "ae-weight-1"):  # the last: inside a readout's HTML
         assert not re.search(rf"class='[^']*\b{live}\b", still), live
     assert "第 1 步" in still and "0.7311" in still  # but the step's buttons and the readouts' numbers
 
@@ -127,3 +128,14 @@ def test_a_glyph_the_pictures_do_not_draw_is_left_out_with_a_warning(caplog):
     frame = _svg(picture)
     marker = frame.find(f"{NS}svg")
     assert (marker.get("x"), marker.get("y")) == ("25.000%", "25.000%")  # y up: 0.75 is a quarter from the top
+
+
+def test_a_first_paints_picture_frame_is_an_image_of_the_same_svg():
+    from urllib.parse import unquote
+
+    ex = VectorExplorer()
+    inline = stills.figure_svg(ex._figure)
+    image = stills.figure_svg(ex._figure, image=True)
+    src = re.search(r'<img alt=\'\' src="data:image/svg\+xml,([^"]*)">', image).group(1)
+    assert '"' not in src and "#" not in src and re.search(r"%(?![0-9A-F]{2})", src) is None  # all escaped
+    assert unquote(src) == re.search(r"(<svg xmlns='http://www.w3.org/2000/svg'.*?</svg>)</div>", inline, re.S).group(1)

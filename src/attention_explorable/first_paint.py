@@ -32,7 +32,9 @@ from .views import exercise as exercise_view
 #: Styles of the first paint; the live page is hidden while it is there.
 CSS = (
     "body { margin: 0; font-family: system-ui, \"Noto Sans CJK SC\", sans-serif; color: #1b1b1b; }\n"
-    ".ae-first-paint { max-width: 1100px; margin: 0 auto; padding: 0 10px 32px; box-sizing: border-box; }\n"
+    # The live page's text is laid out in BokehJS's and Panel's 1.42857 lines.
+    ".ae-first-paint { max-width: 1100px; margin: 0 auto; padding: 0 10px 32px; box-sizing: border-box; "
+    "line-height: 1.42857; }\n"
     ".ae-fp-language { display: flex; justify-content: flex-end; align-items: flex-start; padding: 35px 0 0; "
     "min-height: 65px; box-sizing: border-box; }\n"
     ".ae-fp-language span { display: inline-block; line-height: 24px; padding: 2px 10px; font-size: 15px; "
@@ -58,7 +60,7 @@ CSS = (
 
 def _readouts(name: str, language: str) -> str:
     """An explorable's first state as HTML: its controls, readouts and plots as its live layout shows them."""
-    return stills.still_html(explorable_class(name)(language=language))
+    return stills.still_html(explorable_class(name)(language=language), images=True)
 
 
 def _textbook(language: str) -> str:

@@ -66,7 +66,7 @@ class ExportReport:
 #: Bokeh's inline call that needs BokehJS loaded at parse time (only a log level): left out, the
 #: scripts being loaded after the first paint.
 _LOG_LEVEL = re.compile(r'<(script) type="text/javascript">\s*Bokeh\.set_log_level\("\w+"\);\s*</\1>')
-#: The tag of a script file: a preload link takes its place, and ``window.aeLoadScripts`` loads it.
+#: The tag of a script file: taken out, ``window.aeLoadScripts`` loads the file after the first paint.
 _SCRIPT_TAG = re.compile(r'<script type="text/javascript" src="([^"]+)"></script>')
 #: Where Bokeh's embedding waits for the page to be parsed: it waits for the first paint and the scripts.
 _ON_PARSED = re.compile(r'if \(document\.readyState != "loading"\) fn\(\);\s*'
@@ -81,11 +81,11 @@ def _page(app: str, language: str, title: str, switch_href: str | None) -> str:
                  "description": text(apps.index_key(app), language)}
     page = page_html(lambda: apps.APPS[app](language, switch_href=switch_href), title,
                      template=apps.page_template(), template_variables=variables)
-    # The first paint is the page: the scripts are fetched while it is parsed and evaluated once it is
-    # painted (window.aeLoadScripts, web/first_paint.js); then Bokeh's embedding runs.
+    # The first paint is the page: the scripts are fetched and evaluated once it is painted
+    # (window.aeLoadScripts, web/first_paint.js); then Bokeh's embedding runs.
     page = _LOG_LEVEL.sub("", page)
     scripts = _SCRIPT_TAG.findall(page)
-    page = _SCRIPT_TAG.sub(lambda m: f'<link rel="preload" href="{m.group(1)}" as="script" fetchpriority="low">', page)
+    page = _SCRIPT_TAG.sub("", page)
     if len(_ON_PARSED.findall(page)) != 1:
         raise RuntimeError(f"page {app!r}: Bokeh's wait for the parsed page was not found once; "
                            "web/first_paint.js needs it")

@@ -29,6 +29,7 @@ import logging
 import math
 import re
 from collections.abc import Sequence
+from urllib.parse import quote
 
 import panel as pn
 from bokeh import models as bm
@@ -44,13 +45,15 @@ _FONT = "'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', s
 
 #: The still's styles, as the live controls and plots look (explorables/controls.py, BokehJS's defaults).
 CSS = """
-.ae-still { font-size: 15px; }
+/* BokehJS's and Panel's text: 1.42857 lines (20 px at 14 px); a button's, the browser's. */
+.ae-still-flex, .ae-still-col, .ae-still-row, .ae-still-html, .ae-still-readout { line-height: 1.42857; }
+.ae-still-html { font-size: 15px; }
 .ae-still-flex { display: flex; min-width: 0; }
 .ae-still-col { display: flex; flex-direction: column; min-width: 0; }
 .ae-still-row { display: flex; flex-direction: row; min-width: 0; }
 .ae-still-btn { display: flex; align-items: center; justify-content: center; box-sizing: border-box;
   min-height: 36px; margin: 4px 5px; padding: 6px 12px; border: 1px solid #ccc; border-radius: 4px;
-  background: #fff; color: #333; font-size: 15px; text-align: center; min-width: 0; }
+  background: #fff; color: #333; font-size: 15px; line-height: normal; text-align: center; min-width: 0; }
 .ae-still-row > .ae-still-btn, .ae-still-group > .ae-still-btn { flex: 1 1 0; }
 .ae-still-btn.ae-still-primary, .ae-still-btn.ae-still-active { background: #2f6fad; border-color: #24578a; color: #fff; }
 .ae-still-btn.ae-still-success { background: #2e7d32; border-color: #1b5e20; color: #fff; }
@@ -59,7 +62,7 @@ CSS = """
 .ae-still-group .ae-still-btn:first-child { border-radius: 4px 0 0 4px; }
 .ae-still-group .ae-still-btn:last-child { border-radius: 0 4px 4px 0; }
 .ae-still-slider { flex: 1 1 auto; margin: 4px 8px 4px 5px; min-width: 0; }
-.ae-still-slider .ae-still-track { position: relative; height: 8px; margin: 12px 0 14px; border-radius: 4px;
+.ae-still-slider .ae-still-track { position: relative; height: 8px; margin: 9px 0 10px; border-radius: 4px;
   background: #e6e6e6; box-shadow: inset 0 1px 1px #f0f0f0; }
 .ae-still-slider .ae-still-handle { position: absolute; top: -11px; width: 28px; height: 28px; margin-left: -14px;
   box-sizing: border-box; border: 1px solid #d9d9d9; border-radius: 50%; background: #fff;
@@ -82,7 +85,7 @@ CSS = """
 .ae-pic-title { font-size: 13px; font-weight: bold; color: #444; align-self: end; padding: 0 0 4px 5px;
   white-space: nowrap; overflow: hidden; }
 .ae-pic-frame { position: relative; border: 1px solid #e5e5e5; box-sizing: border-box; overflow: hidden; }
-.ae-pic svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }
+.ae-pic svg, .ae-pic-frame > img { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }
 .ae-pic-axis { position: relative; font-size: 11px; color: #444; }
 .ae-pic-axis span { position: absolute; white-space: nowrap; line-height: 1; }
 .ae-pic-axis .ae-pic-axis-label { font-size: 13px; }
@@ -96,10 +99,11 @@ CSS = """
 .ae-pic-legend svg { position: static; width: 20px; height: 20px; flex: none; }
 """.replace("FONT", _FONT)
 
+#: What a picture's frame keeps as it is in a ``data:`` URL (the rest percent-encoded).
+_URL_SAFE = "'=:/;,.()-_"
 _TITLE_PX = 24         # the title's band above the frame
 _TICK_LABEL_PX = 11    # BokehJS's tick labels
 _AXIS_LABEL_PX = 13    # and axis labels
-_LEGEND_ROW_PX = 27    # a legend row: its 20 px glyph and the spacing
 
 
 # --- specs: a glyph property is a column of the source, a value, or a field/value spec ---------------
@@ -213,6 +217,11 @@ def _tick_labels(values: Sequence[float]) -> list[str]:
 
 # --- glyphs --------------------------------------------------------------------------------------
 
+def _lang(text_) -> str:
+    """`` lang='zh-Hans'`` for an element whose text is Chinese (the English page's tokens), else ''."""
+    return " lang='zh-Hans'" if any("\u4e00" <= ch <= "\u9fff" for ch in str(text_)) else ""
+
+
 def _pct(fraction: float) -> str:
     return f"{100 * fraction:.3f}%"
 
@@ -309,7 +318,7 @@ class _Frame:
         weight = " font-weight='bold'" if bold else ""
         self.parts.append(f"<text x='{_pct(p[0])}' y='{_pct(p[1])}' dx='{dx:g}' dy='{-dy:g}' text-anchor='{anchor}' "
                           f"dominant-baseline='{base}' font-size='{html.escape(str(size))}' "
-                          f"fill='{html.escape(str(color))}'{weight}>{html.escape(str(text))}</text>")
+                          f"fill='{html.escape(str(color))}'{weight}{_lang(text)}>{html.escape(str(text))}</text>")
 
 
 def _visuals(glyph, data: dict, n: int, prefix_fill="fill", prefix_line="line") -> list[str]:
@@ -455,31 +464,33 @@ def _axis_html(axis, ticks: list[tuple[float, str]], side: str) -> str:
         if fraction is None or not -1e-9 <= fraction <= 1 + 1e-9:
             continue
         text_ = html.escape(str(label))
+        lang = _lang(label)
         if side == "below":
-            spans.append(f"<span style='left:{_pct(fraction)};top:11px;transform:translateX(-50%)'>{text_}</span>")
+            spans.append(f"<span{lang} style='left:{_pct(fraction)};top:11px;transform:translateX(-50%)'>{text_}</span>")
         elif side == "above":
-            spans.append(f"<span style='left:{_pct(fraction)};bottom:11px;transform:translateX(-50%)'>{text_}</span>")
+            spans.append(f"<span{lang} style='left:{_pct(fraction)};bottom:11px;transform:translateX(-50%)'>{text_}</span>")
         else:
-            spans.append(f"<span style='top:{_pct(1 - fraction)};right:11px;transform:translateY(-50%)'>{text_}</span>")
+            spans.append(f"<span{lang} style='top:{_pct(1 - fraction)};right:11px;transform:translateY(-50%)'>{text_}</span>")
     if axis.axis_label:
+        lang = _lang(axis.axis_label)
         label = html.escape(str(axis.axis_label))
         if side == "below":
-            spans.append(f"<span class='ae-pic-axis-label' style='left:50%;bottom:2px;transform:translateX(-50%)'>"
+            spans.append(f"<span class='ae-pic-axis-label'{lang} style='left:50%;bottom:2px;transform:translateX(-50%)'>"
                          f"{label}</span>")
         elif side == "above":
-            spans.append(f"<span class='ae-pic-axis-label' style='left:50%;top:2px;transform:translateX(-50%)'>"
+            spans.append(f"<span class='ae-pic-axis-label'{lang} style='left:50%;top:2px;transform:translateX(-50%)'>"
                          f"{label}</span>")
         else:
-            spans.append(f"<span class='ae-pic-axis-label' style='left:0;top:50%;writing-mode:vertical-rl;"
+            spans.append(f"<span class='ae-pic-axis-label'{lang} style='left:0;top:50%;writing-mode:vertical-rl;"
                          f"transform:translateY(-50%) rotate(180deg)'>{label}</span>")
     where = {"below": "ae-pic-x", "above": "ae-pic-x ae-pic-above", "left": "ae-pic-y"}[side]
-    return f"<div class='ae-pic-axis {where}'>{''.join(spans)}</div>"
+    return f"<div class='ae-pic-axis {where}' style='position:absolute;inset:0'>{''.join(spans)}</div>"
 
 
-def _legend_html(fig) -> tuple[str, int]:
+def _legend_html(fig) -> str:
     legends = [item for item in fig.below if isinstance(item, bm.Legend) and item.visible]
     if not legends:
-        return "", 0
+        return ""
     legend = legends[0]
     entries = []
     for item in legend.items:
@@ -496,21 +507,25 @@ def _legend_html(fig) -> tuple[str, int]:
             elif isinstance(glyph, bm.Line):
                 swatch.append(f"<line x1='0' y1='10' x2='20' y2='10' "
                               f"{_style(None, 0, glyph.line_color, glyph.line_alpha, glyph.line_width)}/>")
-        entries.append(f"<span><svg viewBox='0 0 20 20'>{''.join(swatch)}</svg>{html.escape(str(label))}</span>")
+        entries.append(f"<span{_lang(label)}><svg viewBox='0 0 20 20'>{''.join(swatch)}</svg>{html.escape(str(label))}</span>")
     ncols = legend.ncols if legend.ncols != "auto" and legend.ncols else (1 if legend.orientation == "vertical"
                                                                           else len(entries))
-    rows = math.ceil(len(entries) / max(1, ncols))
     return (f"<div class='ae-pic-legend'><div style='grid-template-columns:repeat({ncols},auto)'>"
-            f"{''.join(entries)}</div></div>"), 10 + rows * _LEGEND_ROW_PX
+            f"{''.join(entries)}</div></div>")
 
 
-def figure_svg(fig) -> str:
+def figure_svg(fig, image: bool = False) -> str:
     """A picture of Bokeh figure ``fig`` in its present state, as HTML holding an SVG frame.
 
     Parameters
     ----------
     fig : bokeh.models.Plot
         A figure of :mod:`attention_explorable.plots`, its sources filled.
+    image : bool, default False
+        Whether the frame is an ``<img>`` of its SVG (a ``data:`` URL)
+        rather than the SVG itself: an image is what a browser counts as a
+        page's largest paint, so a first paint with a plot in sight keeps
+        it (the live plot, a canvas, is not counted).
 
     Returns
     -------
@@ -562,31 +577,27 @@ def figure_svg(fig) -> str:
             _draw_annotation(frame, item)
 
     above = x_axis is not None and x_axis in fig.above
-    legend, legend_px = _legend_html(fig)
+    legend = _legend_html(fig)
     title = fig.title.text if fig.title is not None and fig.title.text else ""
-    top = (_TITLE_PX if title else 0) + (_axis_band(fig, x_axis, x_ticks, True) if above else 0) + fig.min_border
-    bottom = (0 if above else _axis_band(fig, x_axis, x_ticks, True)) + legend_px + fig.min_border
+    x_band = _axis_band(fig, x_axis, x_ticks, True)
     left = _axis_band(fig, y_axis, y_ticks, False) + (fig.min_border_left or fig.min_border)
     right = fig.min_border_right or fig.min_border
-    rows = [f"{_TITLE_PX}px" if title else "0", *(["auto"] if above else []), "1fr",
-            *([] if above else ["auto"]), "auto"]
-    cells = [f"<div class='ae-pic-title' style='grid-column:2'>{html.escape(title)}</div>"]
-    if above:
-        cells.append(f"<div style='grid-column:2;height:{_axis_band(fig, x_axis, x_ticks, True)}px'>"
-                     f"{_axis_html(x_axis, x_ticks, 'above')}</div>".replace("<div class='ae-pic-axis", "<div style='height:100%' class='ae-pic-axis", 1))
-    cells.append(f"<div style='grid-column:1;position:relative'>{_axis_html(y_axis, y_ticks, 'left')}</div>"
-                 .replace("<div class='ae-pic-axis", "<div style='position:absolute;inset:0' class='ae-pic-axis", 1))
-    cells.append(f"<div class='ae-pic-frame' style='grid-column:2'><svg xmlns='http://www.w3.org/2000/svg' "
-                 f"font-family=\"{_FONT}\">{''.join(frame.parts)}</svg></div>")
-    if not above:
-        cells.append(f"<div style='grid-column:2;height:{_axis_band(fig, x_axis, x_ticks, True)}px;position:relative'>"
-                     f"{_axis_html(x_axis, x_ticks, 'below')}</div>"
-                     .replace("<div class='ae-pic-axis", "<div style='position:absolute;inset:0' class='ae-pic-axis", 1))
-    cells.append(f"<div style='grid-column:1 / span 3'>{legend}</div>")
+    # Rows: the title, the x axis when above, the frame (what the others leave), the x axis, the legend.
+    rows = [f"{_TITLE_PX}px" if title else "0", *([f"{x_band}px"] if above else []), "1fr",
+            *([] if above else [f"{x_band}px"]), "auto"]
+    svg = f"<svg xmlns='http://www.w3.org/2000/svg' font-family=\"{_FONT}\">{''.join(frame.parts)}</svg>"
+    if image:
+        svg = f"<img alt='' src=\"data:image/svg+xml,{quote(svg, safe=_URL_SAFE)}\">"
+    x_cell = f"<div style='grid-column:2;position:relative'>{_axis_html(x_axis, x_ticks, 'above' if above else 'below')}</div>"
+    cells = [f"<div class='ae-pic-title' style='grid-column:2'{_lang(title)}>{html.escape(title)}</div>",
+             *([x_cell] if above else []),
+             f"<div style='grid-column:1;position:relative'>{_axis_html(y_axis, y_ticks, 'left')}</div>",
+             f"<div class='ae-pic-frame' style='grid-column:2'>{svg}</div>",
+             *([] if above else [x_cell]),
+             f"<div style='grid-column:1 / span 3'>{legend}</div>"]
     width = f"max-width:{fig.max_width}px;" if fig.max_width else ""
     style = (f"height:{fig.height}px;{width}grid-template-columns:{left}px 1fr {right}px;"
-             f"grid-template-rows:{' '.join(rows)};padding:{fig.min_border}px 0 {fig.min_border}px 0")
-    del top, bottom  # the grid's rows give the frame what the title, axes and legend leave
+             f"grid-template-rows:{' '.join(rows)};padding:{fig.min_border}px 0")
     label = html.escape(title or "plot")
     return f"<div class='ae-pic' role='img' aria-label='{label}' style='{style}'>{''.join(cells)}</div>"
 
@@ -597,28 +608,36 @@ def _styles(styles: dict | None) -> str:
     return "".join(f"{k}:{v};" for k, v in (styles or {}).items())
 
 
-def _model_html(model) -> str:
+def _margin(margin) -> str:
+    """Panel's ``margin`` (px: one number, (vertical, horizontal) or (top, right, bottom, left)) as CSS."""
+    if margin is None:
+        return ""
+    values = [margin] if isinstance(margin, (int, float)) else list(margin)
+    return "margin:" + " ".join(f"{v}px" for v in values) + ";"
+
+
+def _model_html(model, images: bool = False) -> str:
     """One Bokeh model of a layout as still HTML."""
     if not getattr(model, "visible", True):
         return ""
     classes = " ".join(getattr(model, "css_classes", []) or [])
     if isinstance(model, bm.Plot):
-        return figure_svg(model)
+        return figure_svg(model, image=images)
     if isinstance(model, HTMLModel):
         if "ae-sr-only" in classes or (model.html_attributes or {}).get("role") == "status" or not model.text:
             return ""
         if any(_is_screen_reader(s) for s in model.stylesheets or []):
             return ""
         # Not the live readout's classes: a page's scripts and tests find the live one by them.
-        return f"<div class='ae-still-readout ae-fp-readouts'>{html.unescape(model.text)}</div>"
+        return f"<div class='ae-still-readout ae-fp-readouts'>{_unclassed(html.unescape(model.text))}</div>"
     if isinstance(model, bm.Row):
-        return f"<div class='ae-still-row'>{''.join(_model_html(c) for c in model.children)}</div>"
+        return f"<div class='ae-still-row'>{''.join(_model_html(c, images) for c in model.children)}</div>"
     if isinstance(model, bm.Column):
-        return f"<div class='ae-still-col'>{''.join(_model_html(c) for c in model.children)}</div>"
+        return f"<div class='ae-still-col'>{''.join(_model_html(c, images) for c in model.children)}</div>"
     if isinstance(model, bm.Slider):
         fraction = (model.value - model.start) / (model.end - model.start) if model.end != model.start else 0
         fraction = min(1.0, max(0.0, fraction))
-        return (f"<div class='ae-still-slider'><div class='ae-still-label'>{html.escape(model.title or '')}:</div>"
+        return (f"<div class='ae-still-slider'><div class='ae-still-label'{_lang(model.title)}>{html.escape(model.title or '')}:</div>"
                 f"<div class='ae-still-track'><span class='ae-still-handle' style='left:{_pct(fraction)}'></span>"
                 f"</div></div>")
     if isinstance(model, bm.TextInput):
@@ -626,22 +645,37 @@ def _model_html(model) -> str:
         value = model.value or ""
         shown = (html.escape(value) if value else
                  f"<span class='ae-still-placeholder'>{html.escape(model.placeholder or '')}</span>")
-        label = "" if box or not model.title else f"<div class='ae-still-label'>{html.escape(model.title)}</div>"
+        label = ("" if box or not model.title else
+                 f"<div class='ae-still-label'{_lang(model.title)}>{html.escape(model.title)}</div>")
         return (f"<div class='ae-still-input{' ae-still-box' if box else ''}'>{label}"
                 f"<div class='ae-still-field'>{shown}</div></div>")
     if isinstance(model, bm.Button):
         kind = {"primary": " ae-still-primary", "success": " ae-still-success"}.get(model.button_type, "")
-        return f"<div class='ae-still-btn{kind}'>{html.escape(model.label or '')}</div>"
+        return f"<div class='ae-still-btn{kind}'{_lang(model.label)}>{html.escape(model.label or '')}</div>"
     if isinstance(model, bm.RadioButtonGroup):
-        buttons = "".join(f"<div class='ae-still-btn{' ae-still-active' if i == model.active else ''}'>"
+        buttons = "".join(f"<div class='ae-still-btn{' ae-still-active' if i == model.active else ''}'{_lang(label)}>"
                           f"{html.escape(label)}</div>" for i, label in enumerate(model.labels))
         direction = "column" if model.orientation == "vertical" else "row"
         return f"<div class='ae-still-group' style='flex-direction:{direction}'>{buttons}</div>"
     if isinstance(model, bm.Checkbox):
         on = " ae-still-on" if model.active else ""
-        return f"<div class='ae-still-check{on}'><span></span><span>{html.escape(model.label or '')}</span></div>"
+        return (f"<div class='ae-still-check{on}'><span></span><span{_lang(model.label)}>"
+                f"{html.escape(model.label or '')}</span></div>")
     _log.warning("attention explorable: the still leaves out a %s", type(model).__name__)
     return ""
+
+
+#: The classes of a readout's HTML that only style it (ui.CSS), kept in a still; the others name a live
+#: readout (``ae-output``, ``ae-temperature-readout``...), which a page's scripts and tests find by them.
+_STYLE_CLASSES = {"ae-kind", "ae-hint", "ae-error"}
+
+
+def _unclassed(text_: str) -> str:
+    """``text_`` (a readout's HTML) with each live readout's ``ae-`` class renamed ``ae-fp-``."""
+    def rename(m: re.Match) -> str:
+        names = [n if n in _STYLE_CLASSES or not n.startswith("ae-") else "ae-fp-" + n[3:] for n in m.group(2).split()]
+        return f"class={m.group(1)}{' '.join(names)}{m.group(1)}"
+    return re.sub(r"class=(['\"])([^'\"]*)\1", rename, text_)
 
 
 def _is_screen_reader(sheet) -> bool:
@@ -654,33 +688,34 @@ def _is_shared(css: str) -> bool:
     return css in (ui.CSS, ui.SR_ONLY, CSS)
 
 
-def still_html(component) -> str:
+def still_html(component, images: bool = False) -> str:
     """``component`` (a Panel layout, pane or Viewer, or a Bokeh model) as still HTML, laid out as it is live.
 
     Flex boxes, columns and rows keep their flex styles; Bokeh panes are
     written by their model (:func:`figure_svg` for a figure); HTML panes
     keep their HTML; hidden parts and screen-reader-only readouts are left
     out (the live page brings them). The result is inert: no control
-    answers until the live page takes its place.
+    answers until the live page takes its place. ``images``: each figure's
+    frame as an image (:func:`figure_svg`), for a page's first paint.
     """
     if isinstance(component, pn.viewable.Viewer):
-        return still_html(component.__panel__())
+        return still_html(component.__panel__(), images)
     if isinstance(component, bm.Model):
-        return _model_html(component)
+        return _model_html(component, images)
     if not getattr(component, "visible", True):
         return ""
     styles = _styles(getattr(component, "styles", None))
     if isinstance(component, pn.FlexBox):
         wrap = f"flex-wrap:{component.flex_wrap};" if component.flex_wrap else ""
         direction = "column" if component.flex_direction in ("column", "column-reverse") else "row"
-        inner = "".join(still_html(o) for o in component.objects)
+        inner = "".join(still_html(o, images) for o in component.objects)
         return f"<div class='ae-still-flex' style='flex-direction:{direction};{wrap}{styles}'>{inner}</div>"
     if isinstance(component, (pn.Column, pn.Row)):
         kind = "ae-still-col" if isinstance(component, pn.Column) else "ae-still-row"
-        inner = "".join(still_html(o) for o in component.objects)
+        inner = "".join(still_html(o, images) for o in component.objects)
         return f"<div class='{kind}' style='{styles}'>{inner}</div>"
     if isinstance(component, pn.pane.Bokeh):
-        return _model_html(component.object)
+        return _model_html(component.object, images)
     if isinstance(component, pn.pane.HTML):
         if not component.object:
             return ""
@@ -689,9 +724,9 @@ def still_html(component) -> str:
                       if isinstance(s, str) and ":host" not in s and not _is_shared(s))
         # A slot inside a still is a picture only: its part comes with the live part around it.
         inner = re.sub(r" data-ae-(slot='[^']*'|soon)", "", component.object)
-        return f"{own}<div style='{styles}'>{inner}</div>"
+        return f"{own}<div class='ae-still-html' style='{_margin(component.margin)}{styles}'>{inner}</div>"
     if isinstance(component, pn.layout.ListLike):
-        return "".join(still_html(o) for o in component.objects)
+        return "".join(still_html(o, images) for o in component.objects)
     _log.warning("attention explorable: the still leaves out a %s", type(component).__name__)
     return ""
 
@@ -712,9 +747,9 @@ def slot_html(key: str, still: str, css: str, now_with: str = "", height: tuple[
     phone, in pixels; an exercise: its question and the room of its
     controls), so that the page does not move when the part comes.
     ``now_with``: a URL parameter with which the part is built at once
-    (``room``: the class panel's part). ``soon``: the part is built right
-    after the page around it, not when it nears the screen, and its still
-    (a plot's picture, as tall as the plot) stays until it is drawn.
+    (``room``: the class panel's part). ``soon``: a plot, built after the
+    part around it once it nears the screen and the page is idle; its still
+    (the plot's picture, as tall as the plot) stays until it is drawn.
     """
     slot = f"ae-slot-{re.sub(r'[^a-z0-9-]', '-', key.lower())}"
     if soon:

@@ -166,8 +166,8 @@ class Explorable(pn.viewable.Viewer):
     plots = param.Selector(default="live", objects=["live", "when_seen"], constant=True, doc=(
         "'live': the plots are drawn with the rest (a live app, a notebook, a saved file, an embed); "
         "'when_seen': on a prebuilt page, each plot is a document root of its own that the browser "
-        "draws after the controls and readouts, its picture (stills.figure_svg) in its place meanwhile "
-        "(web/when_seen.js)."))
+        "draws after the controls and readouts, as it nears the screen, its picture (stills.figure_svg) "
+        "in its place meanwhile (web/when_seen.js)."))
 
     #: The explorable's view module (``views/<name>.py``): its ``<name>_view(state, config)`` and
     #: ``STATE_NAMES`` give ``_name``, ``_view_function`` and ``_state_params`` (see ``__init_subclass__``).
@@ -209,8 +209,9 @@ class Explorable(pn.viewable.Viewer):
 
         The slot shows the figure's picture and names the root the page's
         document holds it in (added here, once), which ``web/when_seen.js``
-        draws into the slot right after the rest of the page: a student can
-        use the controls before BokehJS has built the plots.
+        draws into the slot after the rest of the explorable, when it nears
+        the screen and the page is idle: a student can use the controls
+        before BokehJS has built the plots.
         """
         pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", margin=0)
         doc = pn.state.curdoc

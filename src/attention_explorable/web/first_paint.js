@@ -17,9 +17,10 @@
 
 // The page's scripts (BokehJS and the page bundle) are evaluated only once the first
 // paint is on the screen: a page whose script arrives quickly (cached, from a file) would
-// otherwise evaluate it first and paint after. The page builder (site.py) replaces the
-// script tags with preload links, so the files are fetched while the page is parsed, and
-// Bokeh's embedding waits for them through window.aeLoadScripts. A page in a hidden tab,
+// otherwise evaluate it first and paint after. The page builder (site.py) takes out the
+// script tags, so that nothing is fetched before the first paint (a fetch begun before it
+// counts, for Lighthouse's model of a slow phone, into the largest paint), and Bokeh's
+// embedding asks for the scripts through window.aeLoadScripts. A page in a hidden tab,
 // whose frames do not come, loads them after a quarter of a second.
 window.aeLoadScripts = function (urls, then) {
   var started = false;

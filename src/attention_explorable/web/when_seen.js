@@ -100,12 +100,15 @@
       entries.forEach(function (entry) {
         if (!entry.isIntersecting) return;
         observer.unobserve(entry.target);
-        bring(entry.target.getAttribute("data-ae-slot"), entry.target);
+        var slot = entry.target;
+        if (slot.hasAttribute("data-ae-soon")) idle(function () { bring(slot.getAttribute("data-ae-slot"), slot); });
+        else bring(slot.getAttribute("data-ae-slot"), slot);
       });
     }, {rootMargin: "50% 0px 50% 0px"});
-    // An explorable's plots come right after it, each when the page is idle: a student's first key
-    // (and the explorable's module, which answers it) goes first. A plot whose explorable moved
-    // before the plot was drawn shows its picture faded: it is of the state before.
+    // An explorable's plots come after it, as they near the screen, each when the page is idle: a
+    // student's first key (and the explorable's module, which answers it) goes first, and a plot
+    // below the fold (a phone's) costs nothing until it is scrolled to. A plot whose explorable
+    // moved before the plot was drawn shows its picture faded: it is of the state before.
     var idle = window.requestIdleCallback
       ? function (fn) { window.requestIdleCallback(fn, {timeout: 300}); }
       : function (fn) { setTimeout(fn, 50); };
@@ -120,10 +123,10 @@
       findAll(root, ".ae-slot[data-ae-slot]", []).forEach(function (slot) {
         // A part needed at once with a parameter (the class panel's, with ?room=) does not wait.
         var now = slot.getAttribute("data-ae-now-with");
-        if (slot.hasAttribute("data-ae-soon")) {
-          pictured.push(slot);
-          idle(function () { bring(slot.getAttribute("data-ae-slot"), slot); });
-        } else if (observer === null || (now && query.has(now))) bring(slot.getAttribute("data-ae-slot"), slot);
+        var soon = slot.hasAttribute("data-ae-soon");
+        if (soon) pictured.push(slot);
+        if (soon && observer === null) idle(function () { bring(slot.getAttribute("data-ae-slot"), slot); });
+        else if (observer === null || (now && query.has(now))) bring(slot.getAttribute("data-ae-slot"), slot);
         else observer.observe(slot);
       });
     }
