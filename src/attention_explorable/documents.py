@@ -194,7 +194,9 @@ def quiet_standalone():
 def document(build) -> Document:
     """A fresh document holding ``build()`` (built as for a reader with no server)."""
     doc = Document()
-    with set_curdoc(doc):
+    # The document takes stock of its models once, not after each root (a textbook's parts, an
+    # explorable's plots): each stock-taking walks every model.
+    with set_curdoc(doc), doc.models.freeze():
         root = pn.panel(build()).get_root(doc)
         add_to_doc(root, doc, True)
     share_stylesheets(doc)

@@ -411,13 +411,13 @@ def _draw_annotation(frame: _Frame, item) -> None:
             # The head's size in px, drawn at the line's end and turned along it (SVG's marker, orient=auto).
             s = head.size
             color = html.escape(str(head.line_color))
-            marker = (f"<marker id='ae-vee-{id(item)}' viewBox='{-s} {-s / 2} {s} {s}' markerWidth='{s}' "
+            marker = (f"<marker id='ae-vee-{item.id}' viewBox='{-s} {-s / 2} {s} {s}' markerWidth='{s}' "
                       f"markerHeight='{s}' markerUnits='userSpaceOnUse' orient='auto' refX='0' refY='0'>"
                       f"<path d='M{-s},{-s / 2} L0,0 L{-s},{s / 2}' fill='none' stroke='{color}' stroke-width='2'/>"
                       f"</marker>")
             frame.parts.append(f"<defs>{marker}</defs>")
         style = _style(None, 0, item.line_color, item.line_alpha, item.line_width, item.line_dash)
-        end = f" marker-end='url(#ae-vee-{id(item)})'" if head is not None else ""
+        end = f" marker-end='url(#ae-vee-{item.id})'" if head is not None else ""
         for x0, y0, x1, y1 in zip(col("x_start"), col("y_start"), col("x_end"), col("y_end")):
             frame.segment(x0, y0, x1, y1, style, end)
     elif isinstance(item, (bm.Grid, bm.Legend, bm.Axis)):

@@ -251,7 +251,7 @@ class TextbookPage(pn.viewable.Viewer):
             return self._unknown_explorable(name)
         view = self._build(cls, name)
         self._parts.append((name, view))
-        slot = slot_html(name, stills.still_html(view), "ae-slot-explorable", "room" if cls.in_class else "",
+        slot = slot_html(name, stills.still_html(view, images=True), "ae-slot-explorable", "room" if cls.in_class else "",
                          cls.still_height)
         style = "; ".join(f"{k}: {v}" for k, v in {**_BOX, "line-height": "normal"}.items())  # the part's own
         return (f"<div class='ae-explorable ae-explorable-{name}' style='{style}'>"
