@@ -32,9 +32,11 @@ from .views import exercise as exercise_view
 #: Styles of the first paint; the live page is hidden while it is there.
 CSS = (
     "body { margin: 0; font-family: system-ui, \"Noto Sans CJK SC\", sans-serif; color: #1b1b1b; }\n"
-    # The live page's text is laid out in BokehJS's and Panel's 1.42857 lines.
-    ".ae-first-paint { max-width: 1100px; margin: 0 auto; padding: 0 10px 32px; box-sizing: border-box; "
-    "line-height: 1.42857; }\n"
+    ".ae-first-paint { max-width: 1100px; margin: 0 auto; padding: 0 10px 32px; box-sizing: border-box; }\n"
+    # An explorable's page: its text in BokehJS's and Panel's 1.42857 lines, as the live page's. (The
+    # textbook's first screen keeps the browser's lines, a little taller than the live text's: a page's
+    # largest paint stays its first one.)
+    ".ae-first-paint.ae-fp-one { line-height: 1.42857; }\n"
     ".ae-fp-language { display: flex; justify-content: flex-end; align-items: flex-start; padding: 35px 0 0; "
     "min-height: 65px; box-sizing: border-box; }\n"
     ".ae-fp-language span { display: inline-block; line-height: 24px; padding: 2px 10px; font-size: 15px; "

@@ -278,7 +278,7 @@ class TextbookPage(pn.viewable.Viewer):
 
     def _build(self, cls: type, name: str):
         # On this page each explorable reads its link parameters behind its name: ?steps.step=3
-        view = cls(language=self.language, link_prefix=f"{name}.", plots="when_seen" if self._when_seen else "live")
+        view = cls(language=self.language, link_prefix=f"{name}.")
         view.open_link(pn.state.session_args or {})
         self.explorables[name] = view
         return view

@@ -22,9 +22,9 @@ from .pages import text_of, wait_text
 pytestmark = pytest.mark.browser
 
 ROOTS = "(window.Bokeh && Bokeh.documents && Bokeh.documents[0] ? Bokeh.documents[0].roots().length : 0)"
-#: The textbook's document: its text, 15 parts (4 explorables, 11 exercises), and the explorables' 8 plots
-#: (steps 3, vector 1, matrix 3, self/cross 1), each a root of its own, drawn right after its explorable.
-ALL_ROOTS = 1 + 15 + 8
+#: The textbook's document: its text and 15 parts (4 explorables, 11 exercises), each a root of its own
+#: (an explorable with its plots: the part comes whole as it nears the screen).
+ALL_ROOTS = 1 + 15
 SLOTS = """() => { const out = []; const walk = (r) => { r.querySelectorAll('.ae-slot[data-ae-slot]').forEach((e) =>
   out.push([e.getAttribute('data-ae-slot'), e.classList.contains('ae-slot-live')]));
   r.querySelectorAll('*').forEach((e) => { if (e.shadowRoot) walk(e.shadowRoot); }); }; walk(document); return out; }"""

@@ -165,7 +165,7 @@ class Explorable(pn.viewable.Viewer):
         "(?temperature=0.05), 'steps.' on the textbook page (?steps.temperature=0.05)."))
     plots = param.Selector(default="live", objects=["live", "when_seen"], constant=True, doc=(
         "'live': the plots are drawn with the rest (a live app, a notebook, a saved file, an embed); "
-        "'when_seen': on a prebuilt page, each plot is a document root of its own that the browser "
+        "'when_seen': on a prebuilt page of its own, each plot is a document root of its own that the browser "
         "draws after the controls and readouts, as it nears the screen, its picture (stills.figure_svg) "
         "in its place meanwhile (web/when_seen.js)."))
 
