@@ -3,8 +3,10 @@
 A prebuilt page (:func:`attention_explorable.site.build_page`) carries, as
 plain HTML at the top of its ``<main>``, what a student reads first: the
 textbook's title, contents and text (formulas in MathML) down to its first
-explorable, and an explorable's first state, its question and readouts as
-the Python view computes them. The browser paints it as soon as the HTML has arrived; the
+explorable, and an explorable's first state as its live layout shows it
+(:func:`attention_explorable.stills.still_html`): its question and readouts as
+the Python view computes them, its controls and its plots as pictures of the
+same state. The browser paints it as soon as the HTML has arrived; the
 scripts load once it is painted and build the live page beside it, hidden; when the
 live page is ready (``web/frame.js``, on the document's ``document_ready``)
 the first paint is removed and the live page shown in its place. Without
@@ -51,7 +53,6 @@ CSS = (
     ".ae-first-paint.ae-fp-one .ae-fp-language { padding-right: 5px; }\n"
     ".ae-first-paint .ae-fp-heading { font-size: clamp(24px, 7vw, 30px); line-height: 1.25; margin: 8px 0; }\n"
     ".ae-first-paint.ae-fp-one .ae-fp-explorable { border: 0; padding: 0; margin: 0 -5px; }\n"
-    ".ae-first-paint .ae-fp-intro { font-size: 15px; line-height: 1.42857; margin: 0; }\n"
     "main:has(> .ae-first-paint) > .ae-live-page { position: absolute; left: 0; right: 0; top: 0; "
     "visibility: hidden; }\n"
     "html.ae-deep-link .ae-first-paint { display: none; }\n"
