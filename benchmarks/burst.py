@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
                     return 2
                 time.sleep(0.5)
         page = urllib.request.urlopen(f"http://127.0.0.1:{port}/steps", timeout=60).read().decode()
-        assets = sorted(set(re.findall(r'(?:src|href)="(assets/[^"]+)"', page)))
+        # Every asset the page names: its stylesheets' links and the scripts its loader asks for after the first paint.
+        assets = sorted(set(re.findall(r'"(assets/[^"\\]+)"', page)))
         with concurrent.futures.ThreadPoolExecutor(max_workers=n) as pool:
             for _ in range(rounds):
                 barrier = threading.Barrier(n)
