@@ -163,8 +163,10 @@ class StudentPage:
                                            locale="zh-CN", **phone)
         self.page = self.context.new_page()
         self.errors: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        # Each error names the page it came from (a test may hold several pages).
+        self.page.on("console", lambda m: self.errors.append(f"{m.text} [{self.page.url}]")
+                     if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(f"{e} [{self.page.url}] {getattr(e, 'stack', '')}"))
         self.external_requests: list[str] = []
         self.page.on("request", self._note_request)
 

@@ -201,6 +201,11 @@ class InstructorView(pn.viewable.Viewer):
             _html(f"<div class='ae-qr' role='img' aria-label='{html.escape(join)}'>{qr}</div>", width=320,
                   sizing_mode="fixed"),
             sizing_mode="stretch_width")
+        # The room's first state goes into its models before they join the page, so they reach the
+        # browser whole, in the message that adds them. (Changed a turn later, the histogram's
+        # source could be sent on a message that overtook that one: "reference p1068 isn't known".)
+        self._seen = None
+        self.refresh()
         self._body[:] = [
             header, self._question,
             pn.pane.Bokeh(figure, sizing_mode="stretch_width"), self._spread,
@@ -208,7 +213,6 @@ class InstructorView(pn.viewable.Viewer):
             _html(csv), _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
             pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
         ]
-        self._refresh_soon()
         if self._refresh_cb is None and pn.state.curdoc is not None and pn.state.curdoc.session_context:
             self._refresh_cb = pn.state.add_periodic_callback(self.refresh, period=REFRESH_MS)
 
