@@ -19,6 +19,8 @@ import os
 import re
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -167,3 +169,39 @@ def test_kept_pages_whose_files_are_gone_are_built_again(tmp_path):
              for app, lang in first.order()}
     first._store_cached(built)
     assert not page_server.PageCache(tmp_path)._load_cached(None)  # a removed installation's file
+
+
+def test_servers_started_together_build_the_pages_once(tmp_path, monkeypatch):
+    """The first start builds; one started meanwhile waits for it and reads its pages."""
+    builds = []
+
+    def slow_build(cache, progress):
+        builds.append(cache)
+        time.sleep(0.5)
+        built = {f"{app}-{lang}": (f"<html>{app} {lang}</html>", {}) for app, lang in cache.order()}
+        for (app, lang), (page, assets) in zip(cache.order(), built.values()):
+            cache._keep(app, lang, page, assets)
+        cache._store_cached(built)
+
+    monkeypatch.setattr(page_server.PageCache, "_build_all", slow_build)
+    caches = [page_server.PageCache(tmp_path) for _ in range(3)]
+    threads = [threading.Thread(target=c.build) for c in caches]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert len(builds) == 1
+    for cache in caches:
+        assert run_coroutine(cache.get("vector", "zh")).body == b"<html>vector zh</html>"
+
+
+def test_the_cache_keeps_the_newest_builds_only(tmp_path, monkeypatch):
+    built = {f"{app}-{lang}": ("<html></html>", {}) for app, lang in page_server.PageCache(None).order()}
+    n = page_server.KEEP_BUILDS + 3
+    for i in range(n):
+        monkeypatch.setattr(page_server, "build_key", lambda i=i: f"build{i}")
+        page_server.PageCache(tmp_path)._store_cached(built)
+        os.utime(tmp_path / f"build{i}", (1_000_000 + i, 1_000_000 + i))
+    left = sorted(p.name for p in tmp_path.iterdir() if p.is_dir())
+    # The one just stored, and the newest KEEP_BUILDS of the others.
+    assert left == sorted(f"build{i}" for i in range(n - 1 - page_server.KEEP_BUILDS, n))

@@ -17,6 +17,9 @@ The shared scripts and styles are served under content-hashed names
 
 :class:`PageCache` builds the pages in a process of its own while the
 server already answers: a request for a page not built yet waits for it.
+The pages are kept on disk between starts; servers started together on one
+machine build them once (the first builds, the others wait for it and read
+its pages).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from pathlib import Path
 import bokeh
 import panel
 import platformdirs
+from filelock import FileLock, Timeout
 from tornado.web import HTTPError, RequestHandler
 
 from . import apps, documents, site
@@ -53,6 +57,10 @@ log = logging.getLogger(__name__)
 
 #: A year, for the hashed assets.
 IMMUTABLE = "public, max-age=31536000, immutable"
+#: How many builds (of other code, text or libraries) are kept beside the newest in the cache folder.
+KEEP_BUILDS = 4
+#: How long a start waits for another server building the same pages (s); then it builds them itself.
+BUILD_WAIT_S = 300.0
 
 
 @dataclass(frozen=True)
@@ -161,9 +169,29 @@ class PageCache:
         of a class) reads them instead of building them again.
         """
         started = time.perf_counter()
-        if self.cache_dir is not None and self._load_cached(progress):
+        try:
+            if self.cache_dir is None:
+                self._build_all(progress)
+                return
+            # One builder at a time per build on this machine: a server started while another builds
+            # the same pages waits for them (a class's servers started together, a test suite's).
+            lock = FileLock(str(self._cached()) + ".lock")
+            try:
+                self.cache_dir.mkdir(parents=True, exist_ok=True)
+                lock.acquire(timeout=BUILD_WAIT_S)
+            except (OSError, Timeout) as exc:  # a folder that cannot be written, or a builder that never ends
+                log.warning("pages: not kept between starts (%s: %s); building them here", type(exc).__name__, exc)
+                self._build_all(progress)
+                return
+            try:
+                if not self._load_cached(progress):
+                    self._build_all(progress)
+            finally:
+                lock.release()
+        finally:
             self.seconds = time.perf_counter() - started
-            return
+
+    def _build_all(self, progress) -> None:
         tell = site.Progress(len(self._ready), progress, "building pages")
         context = multiprocessing.get_context("spawn")
         # A fixed hash seed in the builder: the page's sets are written in one order, so every
@@ -190,7 +218,6 @@ class PageCache:
                 os.environ.pop("PYTHONHASHSEED", None)
             else:
                 os.environ["PYTHONHASHSEED"] = seed
-            self.seconds = time.perf_counter() - started
 
     # --- the pages kept on disk between starts -------------------------------------------------
     def _cached(self) -> Path:
@@ -228,6 +255,26 @@ class PageCache:
         except OSError:  # a cache that cannot be written costs the next start a build, nothing more
             if staging is not None:
                 shutil.rmtree(staging, ignore_errors=True)
+            return
+        self._prune()
+
+    def _prune(self) -> None:
+        """Remove all but the :data:`KEEP_BUILDS` newest other builds from the cache folder.
+
+        A build removed here (of another version, or of another checkout on
+        this machine) costs that one's next start a build, nothing more.
+        """
+        current = self._cached().name
+        others = []
+        for folder in self.cache_dir.iterdir():
+            if folder.is_dir() and folder.name != current and "." not in folder.name:
+                try:
+                    others.append((folder.stat().st_mtime, folder))
+                except OSError:
+                    continue
+        for _mtime, folder in sorted(others, reverse=True)[KEEP_BUILDS:]:
+            shutil.rmtree(folder, ignore_errors=True)
+            Path(str(folder) + ".lock").unlink(missing_ok=True)
 
     def _keep(self, app: str, lang: str, page: str, assets: dict[str, str]) -> None:
         for relative, origin in assets.items():
