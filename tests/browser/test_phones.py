@@ -48,8 +48,8 @@ def all_apps():
     app.close()
 
 
-@pytest.mark.parametrize("size, language", [((390, 844), "zh"), ((360, 740), "zh"), ((390, 844), "en")],
-                         ids=["390", "360", "390-en"])
+# The narrowest common phone in Chinese, a common one in English (a page that fits 360 px fits 390).
+@pytest.mark.parametrize("size, language", [((360, 740), "zh"), ((390, 844), "en")], ids=["360", "390-en"])
 @pytest.mark.parametrize("name", APPS)
 def test_page_fits_a_phone(all_apps, student, name, size, language):
     s = student(width=size[0], height=size[1], mobile=True)
