@@ -18,6 +18,7 @@ Usage::
 
     python benchmarks/first_paint.py            # 3 loads per page, mode and language
     python benchmarks/first_paint.py --smoke    # one load of steps.html and index.html, desktop, zh
+    python benchmarks/first_paint.py --site DIR # load a site exported before, not a new export
 
 Targets (docs/architecture.md, "Budgets"): first paint <= 300 ms on every
 page; a single explorable page answers its first key within 500 ms, the
@@ -93,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=3, help="loads per page, device and language (median)")
     parser.add_argument("--yardstick", default=str(ROOT.parent / "shared" / "bench" / "limit_page.html"))
     parser.add_argument("--smoke", action="store_true", help="steps.html and index.html, desktop, zh, one load")
+    parser.add_argument("--site", metavar="DIR", help="the exported site to load (attention-explorable export "
+                        "wrote it from this checkout); default: export one first")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -107,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict = {}
     ok = True
     with tempfile.TemporaryDirectory(prefix="ae-first-paint-") as tmp, sync_playwright() as p:
-        site = export_site(Path(tmp) / "site").directory
+        site = export_site(Path(tmp) / "site").directory if args.site is None else Path(args.site)
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             stick = Path(args.yardstick)

@@ -33,6 +33,7 @@ Usage::
     python benchmarks/latency.py --n 120 --explorables steps
     python benchmarks/latency.py --profile steps     # and a trace of 20 presses per page
     python benchmarks/latency.py --smoke            # steps, 4 presses per page, ~1 min
+    python benchmarks/latency.py --site DIR         # press a site exported before, not a new export
 
 Targets: beside the yardstick, p50 within one frame (16.7 ms) of its p50
 and p95 within two frames of its p95, in both setups (without the
@@ -301,13 +302,13 @@ def measure(browser, name: str, url: str, saved: Path, n: int, rounds: int, warm
 
 
 def run(names: list[str], n: int, rounds: int, warmup: int, profile_name: str | None,
-        yardstick: Path | None = None) -> dict:
+        yardstick: Path | None = None, site: Path | None = None) -> dict:
     from playwright.sync_api import sync_playwright
 
     results: dict = {"skipped": {}, "errors": []}
     todo = []
     with tempfile.TemporaryDirectory(prefix="ae-latency-") as tmp:
-        site = export_pages(Path(tmp))
+        site = export_pages(Path(tmp)) if site is None else site
         for name in names:
             reason = skip_reason(name)
             if reason is None:
@@ -352,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", metavar="NAME", help="also trace 20 presses per setup of explorable NAME")
     parser.add_argument("--smoke", action="store_true", help="quick run: steps, 4 presses per setup")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--site", metavar="DIR", help="the exported site to press (attention-explorable export "
+                        "wrote it from this checkout); default: export one first")
     parser.add_argument("--yardstick", default=str(YARDSTICK),
                         help="the hand-written page pressed in the same rounds (default ../shared/bench/"
                              "limit_page.html beside the repository; skipped when absent)")
@@ -368,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     print_machine()
     t0 = time.monotonic()
     try:
-        results = run(names, n, rounds, warmup, args.profile, yardstick)
+        results = run(names, n, rounds, warmup, args.profile, yardstick, Path(args.site) if args.site else None)
     except Exception as exc:  # noqa: BLE001 - reported, exit status 2
         print(f"measurement failed: {exc!r}", file=sys.stderr)
         return 2

@@ -254,3 +254,12 @@ def student(chromium):
     yield make
     for p in pages:
         p.close()
+
+
+@pytest.fixture(scope="session")
+def static_site(tmp_path_factory):
+    """The static site as ``attention-explorable export`` writes it (Chinese; English in ``en/``), once per test
+    process (the browser tests' pages, the benchmarks' smoke runs)."""
+    from attention_explorable.site import export_site
+
+    return export_site(tmp_path_factory.mktemp("site"), language="zh").directory

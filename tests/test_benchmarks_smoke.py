@@ -39,6 +39,8 @@ SCRIPTS = {
     "classroom_room": False,
     "first_paint": True,
 }
+#: The scripts given the exported site (``--site``).
+ON_THE_EXPORT = ("latency", "first_paint")
 
 
 def _chromium_available() -> bool:
@@ -56,12 +58,16 @@ def smoke_runs(request):
     """Start every runnable script whose test is selected with --smoke at once; yield name -> Popen."""
     browser = _chromium_available()
     selected = {item.name for item in request.session.items}
+    runnable = [name for name, needs_browser in SCRIPTS.items()
+                if (browser or not needs_browser) and f"test_{name}_smoke" in selected]
+    # The scripts that load exported pages load this process's export (the browser tests' own),
+    # instead of each exporting the site again.
+    site = request.getfixturevalue("static_site") if set(runnable) & set(ON_THE_EXPORT) else None
     procs: dict[str, subprocess.Popen] = {}
-    for name, needs_browser in SCRIPTS.items():
-        if (needs_browser and not browser) or f"test_{name}_smoke" not in selected:
-            continue
+    for name in runnable:
+        extra = ["--site", str(site)] if name in ON_THE_EXPORT else []
         procs[name] = subprocess.Popen(
-            [sys.executable, str(BENCH / f"{name}.py"), "--smoke"], cwd=BENCH,
+            [sys.executable, str(BENCH / f"{name}.py"), "--smoke", *extra], cwd=BENCH,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env=dict(os.environ, PYTHONUNBUFFERED="1"), start_new_session=True)
     started = time.monotonic()

@@ -31,14 +31,6 @@ def every_app():
     app.close()
 
 
-@pytest.fixture(scope="session")
-def static_site(tmp_path_factory):
-    """The static site as ``attention-explorable export`` writes it (Chinese; English in ``en/``), once per test run."""
-    from attention_explorable.site import export_site
-
-    return export_site(tmp_path_factory.mktemp("site"), language="zh").directory
-
-
 @pytest.fixture(scope="module")
 def module_page(chromium):
     """A blank page with the twins' module (``web/dist/mirror.mjs``) as ``window.ae``: the mirror tests' page.
