@@ -8,6 +8,7 @@ import pytest
 
 from attention_explorable import content
 
+from ..conftest import StudentPage
 from .pages import text_of, wait_text
 
 pytestmark = pytest.mark.browser
@@ -32,19 +33,23 @@ def textbook_all(textbook_server):
     return url
 
 
-@pytest.fixture(params=["static", "served"])
-def exercise_page(request, saved_exercises, textbook_server, textbook_all, student):
+@pytest.fixture(scope="module", params=["static", "served"])
+def exercise_page(request, chromium, saved_exercises, textbook_server, textbook_all):
     """Exercises as a student gets them: the exported page with every request but file:// aborted,
-    or the served textbook with everything built (``?explorables=all``)."""
-    s = student()
-    if request.param == "static":
-        aborted = s.open_offline(saved_exercises, ".ae-exercise-q2-alpha2 .ae-exercise-check button")
-        yield s
-        assert aborted == []
-    else:
-        s.open(textbook_all, ".ae-exercise-q2-alpha2 .ae-exercise-check button")
-        yield s
-        textbook_server.assert_clean_log()
+    or the served textbook with everything built (``?explorables=all``). One page of each for the
+    tests here, as one student works through the exercises: each test works exercises of its own."""
+    s = StudentPage(chromium)
+    try:
+        if request.param == "static":
+            aborted = s.open_offline(saved_exercises, ".ae-exercise-q2-alpha2 .ae-exercise-check button")
+            yield s
+            assert aborted == []
+        else:
+            s.open(textbook_all, ".ae-exercise-q2-alpha2 .ae-exercise-check button")
+            yield s
+            textbook_server.assert_clean_log()
+    finally:
+        s.close()
 
 
 def feedback(page, ex_id: str) -> str:
