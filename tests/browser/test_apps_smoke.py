@@ -1,4 +1,4 @@
-"""Every file in apps/ serves, renders its explorable and shows no traceback."""
+"""Every file in apps/ serves, renders its explorable and shows no traceback: ``panel serve apps/*.py``."""
 
 from pathlib import Path
 
@@ -11,14 +11,18 @@ pytestmark = pytest.mark.browser
 APP_FILES = sorted(p.name for p in (Path(__file__).resolve().parents[2] / "apps").glob("*.py"))
 
 
+@pytest.fixture(scope="module")
+def every_app_file():
+    """``panel serve`` with every file in apps/, as the README runs it."""
+    server = ServedApp(*[f"apps/{name}" for name in APP_FILES])
+    yield server
+    server.close()
+
+
 @pytest.mark.parametrize("app_file", APP_FILES)
-def test_app_serves_without_traceback(app_file, student):
-    server = ServedApp(f"apps/{app_file}")
-    try:
-        s = student()
-        s.open(server.url(), "h1")
-        s.page.wait_for_timeout(1500)
-        s.assert_clean()
-        server.assert_clean_log()
-    finally:
-        server.close()
+def test_app_serves_without_traceback(app_file, every_app_file, student):
+    s = student()
+    s.open(every_app_file.url(app_file.removesuffix(".py")), "h1")
+    s.page.wait_for_timeout(1500)
+    s.assert_clean()
+    every_app_file.assert_clean_log()
