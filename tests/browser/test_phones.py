@@ -1,4 +1,8 @@
-"""Every served page on a phone (Chromium's mobile emulation, not a narrow desktop window), in both languages.
+"""Every student page on a phone (Chromium's mobile emulation, not a narrow desktop window), in both languages.
+
+The pages are the export's files from ``file://``, as ``serve`` answers them
+too (one builder); the live Panel apps on a phone are the textbook's own
+tests' (``test_textbook_browser.py``).
 
 The page declares a viewport and its language, so it is laid out at the
 phone's width instead of 980 px shrunk to fit; nothing scrolls sideways,
@@ -9,13 +13,11 @@ from __future__ import annotations
 
 import pytest
 
-from attention_explorable.explorables import EXPLORABLES
-
-from ..conftest import ServedApp
+from attention_explorable.site import pages
 
 pytestmark = pytest.mark.browser
 
-APPS = [*EXPLORABLES, "textbook"]
+PAGE_FILES = list(pages())  # index.html (the textbook), steps.html, ...
 
 # Font sizes of visible text and heights of visible controls, in every open shadow root.
 _MEASURE = """() => {
@@ -41,19 +43,14 @@ _MEASURE = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def all_apps():
-    app = ServedApp(*[f"apps/{name}.py" for name in APPS])
-    yield app
-    app.close()
-
-
 # The narrowest common phone in Chinese, a common one in English (a page that fits 360 px fits 390).
 @pytest.mark.parametrize("size, language", [((360, 740), "zh"), ((390, 844), "en")], ids=["360", "390-en"])
-@pytest.mark.parametrize("name", APPS)
-def test_page_fits_a_phone(all_apps, student, name, size, language):
+@pytest.mark.parametrize("page_file", PAGE_FILES)
+def test_page_fits_a_phone(static_site, student, page_file, size, language):
     s = student(width=size[0], height=size[1], mobile=True)
-    s.open(all_apps.url(name) + f"?lang={language}", ".ae-readout:visible, .ae-prose")
+    name = pages()[page_file]
+    aborted = s.open_offline(static_site / {"zh": "", "en": "en"}[language] / page_file,
+                             ".ae-readout:visible, .ae-prose")
     s.page.wait_for_timeout(800)
     m = s.page.evaluate(_MEASURE)
     assert m["viewport"] and m["lang"] == {"zh": "zh-Hans", "en": "en"}[language], m
@@ -63,4 +60,4 @@ def test_page_fits_a_phone(all_apps, student, name, size, language):
     assert not m["tiny"], m["tiny"][:8]
     s.screenshot(f"phone-{name}-{size[0]}-{language}")
     s.assert_clean()
-    all_apps.assert_clean_log()
+    assert aborted == []
