@@ -40,7 +40,7 @@ SCRIPTS = {
     "first_paint": True,
 }
 #: The scripts given the exported site (``--site``).
-ON_THE_EXPORT = ("latency", "first_paint")
+ON_THE_EXPORT = ("latency", "first_paint", "static_site")
 
 
 def _chromium_available() -> bool:
@@ -173,7 +173,8 @@ def test_static_site_smoke(smoke_runs):
     figures = _check(smoke_runs, "static_site")
     assert figures["errors"] == 0
     f = figures["figures"]
-    assert 0 < f["export"]["seconds"] < 600 and 0 < f["index_mb"] <= f["export"]["site_mb"], f
+    # The site given (--site) is measured, its export not timed.
+    assert f["export"]["seconds"] is None and 0 < f["index_mb"] <= f["export"]["site_mb"], f
     for page in ("index.html", "steps.html", "served /textbook"):
         assert f[page]["aborted"] == 0 and 0 < f[page]["cold_ms"] < 60_000, f[page]
 
