@@ -259,9 +259,21 @@ def student(chromium):
 
 
 @pytest.fixture(scope="session")
-def static_site(tmp_path_factory):
+def static_site(tmp_path_factory, worker_id):
     """The static site as ``attention-explorable export`` writes it (Chinese; English in ``en/``), once per test
-    process (the browser tests' pages, the benchmarks' smoke runs)."""
+    run: the processes of ``pytest -n`` share it (the first to ask exports it, the others wait for it). Read
+    only: a test that adds a file removes it."""
+    from filelock import FileLock
+
     from attention_explorable.site import export_site
 
-    return export_site(tmp_path_factory.mktemp("site"), language="zh").directory
+    base = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        base = base.parent  # the run's folder, above each process's own
+    site, done = base / "static-site", base / "static-site.done"
+    with FileLock(str(site) + ".lock"):
+        if not done.is_file():
+            shutil.rmtree(site, ignore_errors=True)  # a process stopped in the middle of an export
+            export_site(site, language="zh")
+            done.touch()
+    return site
