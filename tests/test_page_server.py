@@ -205,3 +205,11 @@ def test_the_cache_keeps_the_newest_builds_only(tmp_path, monkeypatch):
     left = sorted(p.name for p in tmp_path.iterdir() if p.is_dir())
     # The one just stored, and the newest KEEP_BUILDS of the others.
     assert left == sorted(f"build{i}" for i in range(n - 1 - page_server.KEEP_BUILDS, n))
+
+
+def test_a_cache_of_some_pages_builds_those_and_is_kept_apart(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match=r"only must name pages among .*'nowhere'"):
+        page_server.PageCache(only=["nowhere"])
+    some = page_server.PageCache(tmp_path, only=["textbook", "matrix"])
+    assert some.order() == [("matrix", "zh"), ("matrix", "en"), ("textbook", "zh"), ("textbook", "en")]
+    assert some._cached() != page_server.PageCache(tmp_path)._cached()  # a full start never reads a part

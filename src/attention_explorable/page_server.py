@@ -134,6 +134,10 @@ class PageCache:
     cache_dir : Path, optional
         Where built pages are kept between starts (:func:`default_cache_dir`
         for ``serve``); None keeps nothing.
+    only : sequence of str, optional
+        The pages to build, by URL path (``("steps",)``); default every app
+        of the registry (:data:`attention_explorable.apps.APPS`). Raises
+        ValueError naming an unknown one.
 
     ``get(app, language)`` answers a built page at once and waits for one
     still being built. :meth:`build` builds them all (in the calling thread);
@@ -141,7 +145,10 @@ class PageCache:
     ``progress`` (a text stream, or None).
     """
 
-    def __init__(self, cache_dir: Path | None = None):
+    def __init__(self, cache_dir: Path | None = None, only: tuple[str, ...] | list[str] | None = None):
+        unknown = [app for app in (only or ()) if app not in apps.APPS]
+        if unknown:
+            raise ValueError(f"only must name pages among {list(apps.APPS)}, got {unknown!r}")
         self.cache_dir = cache_dir
         self.pages: dict[tuple[str, str], File] = {}
         self.files: dict[str, File] = {}  # /assets/... -> file
@@ -150,13 +157,14 @@ class PageCache:
         self.failed: BaseException | None = None
         self.seconds = 0.0
         #: The pages, by URL path (the apps of the registry when the cache was made), each in every language.
-        self.apps = tuple(apps.APPS)
+        self.apps = tuple(only) if only else tuple(apps.APPS)
         self._ready: dict[tuple[str, str], threading.Event] = {
             (app, lang): threading.Event() for app in self.apps for lang in STRINGS}
 
     def order(self) -> list[tuple[str, str]]:
         """The order pages are built in: each page in Chinese and English, the single explorables first."""
-        return [(app, lang) for app in (*self.apps[1:], self.apps[0]) for lang in STRINGS]
+        textbook = [app for app in self.apps if app == "textbook"]
+        return [(app, lang) for app in (*(a for a in self.apps if a != "textbook"), *textbook) for lang in STRINGS]
 
     def build(self, progress=None) -> None:
         """Build every page, one after the other, in a process of its own; keep each as it comes.
@@ -221,7 +229,8 @@ class PageCache:
 
     # --- the pages kept on disk between starts -------------------------------------------------
     def _cached(self) -> Path:
-        return self.cache_dir / build_key()
+        only = "" if self.apps == tuple(apps.APPS) else "-" + "+".join(self.apps)  # a subset is kept apart
+        return self.cache_dir / (build_key() + only)
 
     def _load_cached(self, progress) -> bool:
         folder = self._cached()
