@@ -249,8 +249,12 @@ def instructor_app(context, language: str = "zh") -> pn.viewable.Viewable:
     from .classroom.instructor import instructor_page
 
     _page_setup(language)
-    return pn.Column(connection_notice(language), instructor_page(context, language), sizing_mode="stretch_width",
-                     margin=0)
+    # The notice (fixed at the top of the window) is a root of its own: wrapped in one more column
+    # with the page, the explorable below the room's histogram got plots of no width.
+    notice = connection_notice(language)
+    if notice is not None:
+        notice.servable()
+    return instructor_page(context, language)
 
 
 class _Apps(Mapping):

@@ -32,6 +32,22 @@ def _font_px(page, css: str) -> float:
     return float(page.locator(css).first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)"))
 
 
+#: The width of each figure's frame as BokehJS laid it out, by the figure's first CSS class.
+_FIGURE_FRAMES = """() => {
+  const widths = {}, seen = new Set();
+  const visit = (view) => {
+    if (!view || seen.has(view)) return;
+    seen.add(view);
+    if (view.model && view.model.type === "Figure" && view.frame)
+      widths[view.model.css_classes[0] || "?"] = view.frame.bbox.width;
+    for (const child of view.child_views || []) visit(child);
+  };
+  const roots = Bokeh.index instanceof Map ? [...Bokeh.index.values()] : Object.values(Bokeh.index);
+  roots.forEach(visit);
+  return widths;
+}"""
+
+
 def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
     with ClassServer(f"sqlite:///{tmp_path / 'class.sqlite3'}", ["--max-sessions-per-client", "0"]) as server:
         teacher = student(1024, 768)
@@ -81,6 +97,11 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         for css in PROJECTOR_TEXT:
             assert _font_px(teacher.page, css) >= 24, css
         teacher.screenshot("classroom-instructor-revealed")
+        # The explorable below the room draws its plots at their width (BokehJS's frame of each figure).
+        frames = teacher.page.evaluate(_FIGURE_FRAMES)
+        assert frames.get("ae-number-line", 0) > 200 and frames.get("ae-histogram", 0) > 200, frames
+        # The instructor's own explorable is no student of the room (its address has ?room= too).
+        assert teacher.page.locator(".ae-submit-prediction, .ae-room").count() == 0
         desk.screenshot("classroom-student-submitted")
         phone.assert_fits_phone("classroom-student-phone")
 
