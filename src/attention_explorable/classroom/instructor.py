@@ -187,7 +187,7 @@ class InstructorView(pn.viewable.Viewer):
         self._follow.param.watch(lambda e: self.store.set_follow(self.code, e.new), "value")
         csv = (f"<a class='ae-csv' href='/instructor/rooms/{quote(room.code)}.csv' download>"
                f"{html.escape(_t('instructor_csv', lang))}</a>")
-        self.explorer = StepsExplorer(language=lang, step=room.step)
+        self.explorer = StepsExplorer(language=lang, step=room.step, class_panel=False)  # no student of the room
         self.explorer.param.watch(self._step_chosen, "step")
         header = pn.Row(
             pn.Column(

@@ -58,6 +58,8 @@ class StepsExplorer(Explorable):
     On a page opened in a room (``?room=CODE``, served by ``attention-explorable
     serve``) its class panel (:class:`~attention_explorable.explorables.class_panel.ClassPanel`)
     appears: "演示本步" and "提交预测" submit the prediction to the room.
+    ``class_panel=False`` (a keyword of the constructor) leaves it out: the
+    instructor's own copy on ``/instructor?room=CODE`` is no student of it.
 
     Raises
     ------
@@ -104,11 +106,11 @@ class StepsExplorer(Explorable):
         return (presenter_keys(language),)
     _link_params = ("step", *scenarios.STATE_KEYS, "prediction_text")
 
-    def __init__(self, **params):
+    def __init__(self, class_panel: bool = True, **params):
         # Start in the chosen step's own situation, except what the caller set.
         start = scenarios.get_step(params.get("step", type(self).param.step.default)).start
         super().__init__(**{**start, **params})
-        self._classroom = ClassPanel(self.language)
+        self._classroom = ClassPanel(self.language) if class_panel else None
         t = self._t
         self._sources = {
             "values": ColumnDataSource({"x": [], "label": []}),
@@ -165,7 +167,8 @@ class StepsExplorer(Explorable):
             events[s] = "value"
             events[box] = "value"
         self._attach(events)
-        self._classroom.attach(self._state, self._demonstrate)
+        if self._classroom is not None:
+            self._classroom.attach(self._state, self._demonstrate)
 
     # --- the view -------------------------------------------------------------
     @property
@@ -214,7 +217,8 @@ class StepsExplorer(Explorable):
         left = pn.Column(
             pn.Row(*map(bokeh, self._step_buttons.values()), sizing_mode="stretch_width"),
             bokeh(self._html["question"]), hint, bokeh(self._prediction_input), bokeh(self._html["error"]),
-            bokeh(self._demonstrate), bokeh(self._skip), self._classroom.panel(),
+            bokeh(self._demonstrate), bokeh(self._skip),
+            *([self._classroom.panel()] if self._classroom is not None else []),
             bokeh(self._html["result"]),
             *(bokeh(row) for _, _, row in self._sliders.values()), bokeh(self._html["notice"]),
             styles={"flex": "1 1 330px", "max-width": "440px", "min-width": "0"},
