@@ -25,6 +25,7 @@ its pages).
 from __future__ import annotations
 
 import asyncio
+import functools
 import gzip
 import hashlib
 import importlib
@@ -177,27 +178,31 @@ class PageCache:
         of a class) reads them instead of building them again.
         """
         started = time.perf_counter()
+        lock = self._lock()
         try:
-            if self.cache_dir is None:
+            if lock is None or not self._load_cached(progress):
                 self._build_all(progress)
-                return
-            # One builder at a time per build on this machine: a server started while another builds
-            # the same pages waits for them (a class's servers started together, a test suite's).
-            lock = FileLock(str(self._cached()) + ".lock")
-            try:
-                self.cache_dir.mkdir(parents=True, exist_ok=True)
-                lock.acquire(timeout=BUILD_WAIT_S)
-            except (OSError, Timeout) as exc:  # a folder that cannot be written, or a builder that never ends
-                log.warning("pages: not kept between starts (%s: %s); building them here", type(exc).__name__, exc)
-                self._build_all(progress)
-                return
-            try:
-                if not self._load_cached(progress):
-                    self._build_all(progress)
-            finally:
-                lock.release()
         finally:
+            if lock is not None:
+                lock.release()
             self.seconds = time.perf_counter() - started
+
+    def _lock(self) -> FileLock | None:
+        """This build's lock in the cache folder, held; None without a cache folder or when it cannot be had.
+
+        One builder at a time per build on this machine: a server started while another builds the
+        same pages waits for them (a class's servers started together, a test suite's), then reads them.
+        """
+        if self.cache_dir is None:
+            return None
+        lock = FileLock(str(self._cached()) + ".lock")
+        try:
+            self.cache_dir.mkdir(parents=True, exist_ok=True)
+            lock.acquire(timeout=BUILD_WAIT_S)
+        except (OSError, Timeout) as exc:  # a folder that cannot be written, or a builder that never ends
+            log.warning("pages: not kept between starts (%s: %s); building them here", type(exc).__name__, exc)
+            return None
+        return lock
 
     def _build_all(self, progress) -> None:
         tell = site.Progress(len(self._ready), progress, "building pages")
@@ -228,9 +233,14 @@ class PageCache:
                 os.environ["PYTHONHASHSEED"] = seed
 
     # --- the pages kept on disk between starts -------------------------------------------------
-    def _cached(self) -> Path:
+    @functools.cached_property
+    def _key(self) -> str:
+        """This cache's key (:func:`build_key`, read once: it reads every file of the package)."""
         only = "" if self.apps == tuple(apps.APPS) else "-" + "+".join(self.apps)  # a subset is kept apart
-        return self.cache_dir / (build_key() + only)
+        return build_key() + only
+
+    def _cached(self) -> Path:
+        return self.cache_dir / self._key
 
     def _load_cached(self, progress) -> bool:
         folder = self._cached()
