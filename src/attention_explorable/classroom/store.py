@@ -47,11 +47,10 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
+from .codes import CODE_ALPHABET, CODE_LENGTH, normalise_code  # noqa: F401  (the store's public names)
+
 #: Version of the tables below; bump it (and add a migration) when they change.
 SCHEMA_VERSION = 1
-#: Letters of a room code: no 0/O, 1/I/L, so a code read off a projector is typed right.
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 6
 #: A student's anonymous id: what the browser makes (letters, digits, - and _).
 STUDENT_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 STUDENT_ID_LENGTH = (8, 64)
@@ -486,16 +485,6 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
-
-
-def normalise_code(code) -> str | None:
-    """A room code as stored (upper case), or None when ``code`` cannot be one."""
-    if not isinstance(code, str):
-        return None
-    code = code.strip().upper()
-    if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
-        return None
-    return code
 
 
 def valid_student(student) -> bool:

@@ -22,6 +22,7 @@ from .. import ui
 from . import controls
 from .base import html_model, web_module
 from ..strings import text
+from ..classroom.codes import CODE_ALPHABET, CODE_LENGTH
 from ..views.steps import PREDICTION_BOUNDS, steps_config
 
 #: Keys of the strings the browser shows (``web/classroom.js``).
@@ -35,14 +36,16 @@ _SUBMITTED_CSS = ":host { color: #1b7a2e; font-weight: 600; }"
 
 
 def class_config(language: str) -> dict:
-    """What ``web/classroom.js`` needs: its strings in ``language``, the prediction's bounds, each step's start.
+    """What ``web/classroom.js`` needs: its strings in ``language``, the prediction's bounds, each step's start,
+    and the rule a room code follows (the store's alphabet and length: nothing else is shown or sent).
 
     The socket's path is ``/class/socket`` on the page's own server.
     """
     return {"strings": {k: text(k, language) for k in BROWSER_STRINGS},
             "prediction_bounds": list(PREDICTION_BOUNDS),
             "steps": [{"start": s["start"]} for s in steps_config(language)["steps"]],
-            "socket_path": "/class/socket"}
+            "socket_path": "/class/socket",
+            "room_code": {"alphabet": CODE_ALPHABET, "length": CODE_LENGTH}}
 
 
 class ClassPanel:

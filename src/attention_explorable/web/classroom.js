@@ -38,14 +38,19 @@ export function studentId(storage = globalThis.localStorage) {
 }
 
 /**
- * The room code of an address's query (`?room=ab12cd` -> "AB12CD"), or null.
- * The server checks it; here it is only trimmed and capped as the server caps it.
+ * The room code an address's query asks for (`?room=ab12cd` -> "AB12CD"): null when it asks for
+ * none, `false` when what it names cannot be a room code (`rule`: the server's alphabet and length,
+ * classroom/store.py). Only a code that passes is ever shown or sent.
  * @param {string} search the query, with or without its "?"
+ * @param {{alphabet: string, length: number}} rule
+ * @returns {string|null|false}
  */
-export function roomOf(search) {
+export function roomOf(search, rule) {
   const raw = new URLSearchParams(search).get("room");
-  const code = raw === null ? "" : raw.trim().slice(0, 32).toUpperCase();
-  return code || null;
+  if (raw === null || raw.trim() === "") return null;
+  const code = raw.trim().toUpperCase();
+  const ok = Array.from(code).length === rule.length && Array.from(code).every((c) => rule.alphabet.includes(c));
+  return ok ? code : false;
 }
 
 /**
@@ -74,10 +79,11 @@ export function classStatus(link, strings) {
   return strings.class_lost_none;
 }
 
-function show(model, html) {
-  const text = escapeHtml(html);
+/** Show plain `message` in a Panel HTML model (its text is escaped HTML: escaped once to be text, once for the model). */
+function show(model, message) {
+  const text = escapeHtml(escapeHtml(message));
   if (model.text !== text) model.text = text;
-  if (model.visible !== (html !== "")) model.visible = html !== "";
+  if (model.visible !== (message !== "")) model.visible = message !== "";
 }
 
 /** Draw the confirmation (for the step on screen) and the latest message. */
@@ -210,8 +216,9 @@ export default function classroom(args, obj, data) {
     const {state, models, config} = args;
     const event = data && data.event_name ? data : obj;
     if (event && event.event_name === "document_ready") {
-      const code = roomOf(window.location.search);
-      if (code && !links.has(state)) join(state, models, config, code);
+      const code = roomOf(window.location.search, config.room_code);
+      if (code === false) show(models.message, config.strings.class_refused_room);
+      else if (code && !links.has(state)) join(state, models, config, code);
       return;
     }
     const link = links.get(state);

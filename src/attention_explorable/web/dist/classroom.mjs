@@ -141,10 +141,12 @@ function studentId(storage = globalThis.localStorage) {
     return newStudentId();
   }
 }
-function roomOf(search) {
+function roomOf(search, rule) {
   const raw = new URLSearchParams(search).get("room");
-  const code = raw === null ? "" : raw.trim().slice(0, 32).toUpperCase();
-  return code || null;
+  if (raw === null || raw.trim() === "") return null;
+  const code = raw.trim().toUpperCase();
+  const ok = Array.from(code).length === rule.length && Array.from(code).every((c) => rule.alphabet.includes(c));
+  return ok ? code : false;
 }
 function socketUrl(where, path) {
   if (where.protocol !== "http:" && where.protocol !== "https:") return null;
@@ -159,10 +161,10 @@ function classStatus(link, strings) {
   if (ok) return fill(strings.class_lost_received, { step: ok.step, value: formatG(ok.value) });
   return strings.class_lost_none;
 }
-function show(model, html) {
-  const text = escapeHtml(html);
+function show(model, message) {
+  const text = escapeHtml(escapeHtml(message));
   if (model.text !== text) model.text = text;
-  if (model.visible !== (html !== "")) model.visible = html !== "";
+  if (model.visible !== (message !== "")) model.visible = message !== "";
 }
 function draw(link, state, models, config) {
   const S = config.strings;
@@ -284,8 +286,9 @@ function classroom(args, obj, data) {
     const { state, models, config } = args;
     const event = data && data.event_name ? data : obj;
     if (event && event.event_name === "document_ready") {
-      const code = roomOf(window.location.search);
-      if (code && !links.has(state)) join(state, models, config, code);
+      const code = roomOf(window.location.search, config.room_code);
+      if (code === false) show(models.message, config.strings.class_refused_room);
+      else if (code && !links.has(state)) join(state, models, config, code);
       return;
     }
     const link = links.get(state);
