@@ -213,3 +213,41 @@ def test_a_cache_of_some_pages_builds_those_and_is_kept_apart(tmp_path, monkeypa
     some = page_server.PageCache(tmp_path, only=["textbook", "matrix"])
     assert some.order() == [("matrix", "zh"), ("matrix", "en"), ("textbook", "zh"), ("textbook", "en")]
     assert some._cached() != page_server.PageCache(tmp_path)._cached()  # a full start never reads a part
+
+
+def _ask(port: int, method: str, path: str, headers: dict):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        conn.request(method, path, headers=headers)
+        response = conn.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("encoding, gzipped", [("gzip;q=0", False), ("gzip;q=0, *", False), ("identity", False),
+                                               ("*", True), ("br;q=1, gzip;q=0.5", True), ("GZIP", True)])
+def test_gzip_is_sent_only_when_the_client_takes_it(server, encoding, gzipped):
+    port, _ = server
+    status, headers, body = get(port, "/steps", {"Accept-Encoding": encoding})
+    assert status == 200 and (headers.get("content-encoding") == "gzip") is gzipped
+    page = gzip.decompress(body) if gzipped else body
+    assert page.startswith(b"<!DOCTYPE html>") or page.lstrip().lower().startswith(b"<!doctype html>")
+
+
+def test_if_none_match_is_read_as_a_list_with_star_and_weak_tags(server):
+    port, _ = server
+    _, headers, _ = get(port, "/steps")
+    etag = headers["etag"]
+    for value in ("*", f'"nope", {etag}', f"W/{etag}"):
+        assert get(port, "/steps", {"If-None-Match": value})[0] == 304, value
+    assert get(port, "/steps", {"If-None-Match": '"nope"'})[0] == 200
+
+
+@pytest.mark.parametrize("path", ["/", "/steps", "/textbook"])
+def test_head_answers_the_headers_of_get_without_a_body(server, path):
+    port, _ = server
+    status, headers, body = _ask(port, "HEAD", path, {"Accept-Encoding": "gzip"})
+    got_status, got_headers, got_body = get(port, path, {"Accept-Encoding": "gzip"})
+    assert status == got_status == 200 and body == b""
+    assert headers["etag"] == got_headers["etag"] and int(headers["content-length"]) == len(got_body)

@@ -336,6 +336,30 @@ def reader_language(handler: RequestHandler) -> str:
     return remembered if remembered in STRINGS else DEFAULT_LANGUAGE
 
 
+def accepts_gzip(accept_encoding: str | None) -> bool:
+    """Whether an ``Accept-Encoding`` header takes gzip (RFC 9110, 12.5.3): named, or covered by ``*``,
+    with a quality above 0 (``gzip;q=0`` refuses it).
+
+    >>> accepts_gzip("gzip, deflate, br"), accepts_gzip("gzip;q=0, *"), accepts_gzip("*;q=0.5"), accepts_gzip(None)
+    (True, False, True, False)
+    """
+    qualities = {}
+    for part in (accept_encoding or "").split(","):
+        name, *params = [p.strip() for p in part.split(";")]
+        q = 1.0
+        for param in params:
+            key, _, value = param.partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if name:
+            qualities[name.lower()] = q
+    q = qualities.get("gzip", qualities.get("x-gzip", qualities.get("*", 0.0)))
+    return q > 0
+
+
 class _FileHandler(RequestHandler):
     """Answers a :class:`File`: gzipped when the client takes it, 304 for a matching ``If-None-Match``."""
 
@@ -345,13 +369,17 @@ class _FileHandler(RequestHandler):
         self.set_header("ETag", file.etag)
         self.set_header("Vary", vary)
         self.set_header("X-Content-Type-Options", "nosniff")
-        if file.etag in (self.request.headers.get("If-None-Match") or ""):
+        if self.check_etag_header():  # Tornado's reading of If-None-Match (lists, weak tags, "*")
             self.set_status(304)
             return self.finish()
-        if "gzip" in (self.request.headers.get("Accept-Encoding") or ""):
+        body = file.body
+        if accepts_gzip(self.request.headers.get("Accept-Encoding")):
             self.set_header("Content-Encoding", "gzip")
-            return self.finish(file.gzipped)
-        return self.finish(file.body)
+            body = file.gzipped
+        if self.request.method == "HEAD":  # the headers a GET would get, no body
+            self.set_header("Content-Length", len(body))
+            return self.finish()
+        return self.finish(body)
 
     def compute_etag(self) -> None:  # ours is the file's, set above
         return None
@@ -368,6 +396,8 @@ class PageHandler(_FileHandler):
         page = await self.pages.get(app, language)
         self.send(page, "no-cache", "Accept-Encoding, Cookie")
 
+    head = get
+
 
 class IndexHandler(_FileHandler):
     """``/``: this product's index of its pages, in the reader's language (``?lang=`` is remembered)."""
@@ -381,6 +411,8 @@ class IndexHandler(_FileHandler):
             self.set_cookie(apps.LANGUAGE_COOKIE, asked, path="/", expires_days=365, samesite="Lax")
         self.send(self.pages.index[reader_language(self)], "no-cache", "Accept-Encoding, Cookie")
 
+    head = get
+
 
 class AssetHandler(_FileHandler):
     """``/assets/...``: the shared scripts and styles, under content-hashed names, cached for good."""
@@ -393,6 +425,8 @@ class AssetHandler(_FileHandler):
         if file is None:
             raise HTTPError(404)
         self.send(file, IMMUTABLE)
+
+    head = get
 
 
 def patterns(pages: PageCache) -> list[tuple]:
