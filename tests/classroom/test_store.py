@@ -55,7 +55,7 @@ def test_at_most_one_prediction_a_second_per_student(store):
     assert store.submit(code, ALICE, 2, 6.0, now=101.0).ok
 
 
-@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 20.5, -21, "6", None, True, [6]])
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 20.5, -21, "6", None, True, [6], 10**310, -10**310])
 def test_values_that_are_not_finite_numbers_in_range_are_refused_and_not_stored(store, value):
     code = store.create_room().code
     result = store.submit(code, ALICE, 1, value, now=100.0)

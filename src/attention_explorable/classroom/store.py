@@ -352,8 +352,7 @@ class Store:
             return Submitted(False, "student")
         if isinstance(step, bool) or step not in STEPS:
             return Submitted(False, "step")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or not bounds[0] <= value <= bounds[1]:
+        if not _in_bounds(value, bounds):
             return Submitted(False, "value")
         code = normalise_code(code) or ""
         with Session(self.engine) as s:
@@ -485,6 +484,20 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _in_bounds(value, bounds: tuple[float, float]) -> bool:
+    """Whether ``value`` is a real number (not a bool), finite as a float and within ``bounds``.
+
+    An integer too large for a float (JSON allows 10**310) is refused, not an ``OverflowError``.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        number = float(value)
+    except OverflowError:
+        return False
+    return math.isfinite(number) and bounds[0] <= number <= bounds[1]
 
 
 def valid_student(student) -> bool:
