@@ -331,6 +331,29 @@ def test_a_client_with_too_many_class_sockets_is_refused_with_a_message(tmp_path
         assert not server.log_errors()
 
 
+def test_a_frame_announcing_megabytes_is_closed_before_its_payload_arrives(served):
+    """The socket's cap applies to the frame's announced length: the server does not wait for (and buffer)
+    19 MiB of a message it would refuse."""
+    import os
+    import struct
+
+    async def run():
+        request = HTTPRequest(f"ws://127.0.0.1:{served.port}/class/socket",
+                              headers={"Origin": f"http://127.0.0.1:{served.port}"})
+        ws = await websocket_connect(request)
+        # A masked text frame whose header announces 19 MiB; only the header and 16 bytes are sent.
+        header = bytes([0x81, 0x80 | 127]) + struct.pack(">Q", 19 * 2**20) + os.urandom(4)
+        await ws.protocol.stream.write(header + b"x" * 16)
+        try:
+            answer = await asyncio.wait_for(ws.read_message(), 10)  # None once the server has closed it
+            return answer, ws.close_code
+        finally:
+            ws.close()
+
+    answer, code = run_coroutine(run())
+    assert answer is None and code == 1009
+
+
 def test_no_traceback_for_a_non_finite_json_number(served):
     assert math.isnan(json.loads("NaN"))  # what a forged client could send; refused above, never logged
     assert "Traceback" not in served.log()
