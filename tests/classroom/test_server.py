@@ -354,6 +354,26 @@ def test_a_frame_announcing_megabytes_is_closed_before_its_payload_arrives(serve
     assert answer is None and code == 1009
 
 
+def test_a_socket_that_pipelines_submissions_is_closed_before_the_store_is_asked_each_time(served):
+    """A page sends one message per press; 200 submissions written at once close the socket after the
+    first second's share, and the store was asked no more than that."""
+    room = _room(served)
+
+    async def run():
+        s = await ClassStudent.open(served.base, room, student_id(7, "p"))
+        try:
+            for seq in range(1, 201):
+                await s.send({"type": "submit", "seq": seq, "step": 1, "value": 5.0})
+            await asyncio.wait_for(asyncio.shield(s._reader), 10)  # read until the server closes it
+            return s.closed, len(s.receipts)
+        finally:
+            await s.close()
+
+    closed, receipts = run_coroutine(run())
+    assert closed == (1008, "too many messages")
+    assert receipts <= 20  # MAX_MESSAGES_PER_SECOND, the join included
+
+
 def test_no_traceback_for_a_non_finite_json_number(served):
     assert math.isnan(json.loads("NaN"))  # what a forged client could send; refused above, never logged
     assert "Traceback" not in served.log()

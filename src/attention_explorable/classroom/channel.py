@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -51,6 +52,9 @@ SOCKET_PATH = "/class/socket"
 REFUSED = 4001
 #: Longest message accepted, in characters of JSON.
 MAX_MESSAGE = 400
+#: Most messages one socket may send in a second: a page sends one per press; more is a script,
+#: and its socket is closed before the store is asked (each submission is a database call).
+MAX_MESSAGES_PER_SECOND = 20
 #: How often a process reads the rooms of its sockets (ms).
 POLL_MS = 500
 
@@ -139,6 +143,7 @@ class ClassSocket(WebSocketHandler):
         self.code: str | None = None
         self.student: str | None = None
         self.counted = False
+        self._window = (0.0, 0)  # (start of the current second, messages in it)
 
     def check_origin(self, origin: str) -> bool:
         return self.channel.origin_allowed(origin, self.request.host)
@@ -196,6 +201,11 @@ class ClassSocket(WebSocketHandler):
             return self._drop("binary message")
         if len(message) > MAX_MESSAGE:
             return self._drop("message too long", 1009)
+        now = time.monotonic()
+        start, count = self._window
+        self._window = (start, count + 1) if now - start < 1.0 else (now, 1)
+        if self._window[1] > MAX_MESSAGES_PER_SECOND:
+            return self._drop("too many messages")
         try:
             data = json.loads(message)
         except ValueError:
