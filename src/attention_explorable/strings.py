@@ -180,6 +180,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_need_prediction": "先在上面输入你的预测（一个数字），再提交。",
         "class_refused_value": "没有提交：预测必须是 -20 到 20 之间的数字。",
         "class_refused_rate": "没有提交：每秒最多提交一次，请稍后再按一次。",
+        "class_refused_guessing": "从这个网络试过太多不存在的课堂代码：请一分钟后再打开，并核对老师给的网址。",
         "class_refused_room": "没有这个课堂：请检查老师给的网址或代码。",
         "class_refused_student": "没有提交：这个页面的匿名编号无效，请重新加载页面。",
         "class_refused_step": "没有提交：步骤必须是 1、2 或 3。",
@@ -396,6 +397,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_need_prediction": "Type your prediction (a number) above first, then submit.",
         "class_refused_value": "Not submitted: a prediction must be a number from -20 to 20.",
         "class_refused_rate": "Not submitted: at most one prediction a second; press again in a moment.",
+        "class_refused_guessing": "Too many codes of classes that do not exist were tried from this network: "
+                                  "open the page again in a minute, and check the address the instructor gave.",
         "class_refused_room": "There is no such class: check the address or code the instructor gave.",
         "class_refused_student": "Not submitted: this page's anonymous id is not valid; reload the page.",
         "class_refused_step": "Not submitted: the step must be 1, 2 or 3.",

@@ -228,6 +228,31 @@ def test_a_join_that_cannot_be_is_refused_with_its_reason(served, room, student,
     assert closed is None and code == 4001 and why == reason
 
 
+def test_guessing_room_codes_is_refused_after_thirty_misses_a_minute_from_one_address(served):
+    from attention_explorable.classroom.channel import MISSED_JOINS_PER_MINUTE
+
+    room = _room(served)
+
+    async def join(code, address):
+        socket = await websocket_connect(HTTPRequest(served.base.replace("http", "ws") + "/class/socket",
+                                                     headers={"Origin": served.base}, network_interface=address))
+        try:
+            await socket.write_message(json.dumps({"type": "join", "room": code, "student": student_id(4, "g")}))
+            return json.loads(await socket.read_message())
+        finally:
+            socket.close()
+
+    async def run():
+        guesses = [await join(f"ZZZZ{a}{b}", "127.0.0.23") for a in "ABCDEF" for b in "ABCDEF"]
+        return guesses, await join(room, "127.0.0.23"), await join(room, "127.0.0.24")
+
+    guesses, same_address, other_address = run_coroutine(run())
+    reasons = [g.get("reason") for g in guesses]
+    assert reasons == ["room"] * MISSED_JOINS_PER_MINUTE + ["guessing"] * (len(guesses) - MISSED_JOINS_PER_MINUTE)
+    assert same_address == {"type": "refused", "reason": "guessing"}  # even the right code, for that minute
+    assert other_address["type"] == "joined"  # the rest of the class joins as before
+
+
 def test_the_instructor_secret_is_exchanged_for_a_signed_httponly_samesite_cookie(served):
     status, headers, body = post_login(served.base, KEY, room="ABCDEF")
     assert status == 303 and headers["Location"] == "/instructor?room=ABCDEF"

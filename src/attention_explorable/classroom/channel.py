@@ -48,13 +48,17 @@ log = logging.getLogger(__name__)
 
 #: The path of the class socket on the server.
 SOCKET_PATH = "/class/socket"
-#: Close code of a refused join (its reason: ``room``, ``student`` or ``busy``); ``web/classroom.js`` knows it.
+#: Close code of a refused join (its reason: ``room``, ``student``, ``busy`` or ``guessing``); ``web/classroom.js`` knows it.
 REFUSED = 4001
 #: Longest message accepted, in characters of JSON.
 MAX_MESSAGE = 400
 #: Most messages one socket may send in a second: a page sends one per press; more is a script,
 #: and its socket is closed before the store is asked (each submission is a database call).
 MAX_MESSAGES_PER_SECOND = 20
+#: Joins of a room that does not exist that one address may make in a minute; beyond it, that
+#: address's joins are refused ("guessing") until the minute has passed: a code is not guessed
+#: by trying (31**6 codes).
+MISSED_JOINS_PER_MINUTE = 30
 #: How often a process reads the rooms of its sockets (ms).
 POLL_MS = 500
 
@@ -80,6 +84,29 @@ class ClassChannel:
         self.rooms: dict[str, set[ClassSocket]] = {}
         self.seen: dict[str, RoomState] = {}
         self._watch: PeriodicCallback | None = None
+        self._missed: dict[str, list[float]] = {}  # per address: when it asked for a room that is not
+
+    # --- guessing -----------------------------------------------------------------------
+    def _recent_misses(self, client: str, now: float) -> list[float]:
+        recent = [t for t in self._missed.get(client, ()) if now - t < 60.0]
+        if recent:
+            self._missed[client] = recent
+        else:
+            self._missed.pop(client, None)
+        return recent
+
+    def guessing(self, client: str, now: float | None = None) -> bool:
+        """Whether ``client`` asked for :data:`MISSED_JOINS_PER_MINUTE` rooms that are not, in the last minute."""
+        now = time.monotonic() if now is None else now
+        return len(self._recent_misses(client, now)) >= MISSED_JOINS_PER_MINUTE
+
+    def missed(self, client: str, now: float | None = None) -> None:
+        """Count a join of a room that does not exist by ``client``."""
+        now = time.monotonic() if now is None else now
+        if len(self._missed) > 10_000:  # many addresses: forget those with no miss in the last minute
+            for address in list(self._missed):
+                self._recent_misses(address, now)
+        self._missed.setdefault(client, []).append(now)
 
     # --- connections --------------------------------------------------------------------
     def origin_allowed(self, origin: str, host: str) -> bool:
@@ -222,7 +249,10 @@ class ClassSocket(WebSocketHandler):
         code, student = normalise_code(data.get("room")), data.get("student")
         if not valid_student(student):
             return self._refuse("student")
+        if self.channel.guessing(self.client):
+            return self._refuse("guessing")
         if code is None:
+            self.channel.missed(self.client)
             return self._refuse("room")
         store = self.channel.store()
         try:
@@ -232,6 +262,7 @@ class ClassSocket(WebSocketHandler):
             log.warning("class: room %s not read: %s", code, type(exc).__name__)
             return self._refuse("server")
         if room is None:
+            self.channel.missed(self.client)
             return self._refuse("room")
         self.code, self.student = code, student
         self.channel.join(self, room)
