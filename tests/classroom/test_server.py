@@ -335,6 +335,27 @@ def test_a_class_socket_from_a_forged_origin_is_refused(served):
     assert run_coroutine(run(f"http://127.0.0.1:{served.port}")) == 101  # the page's own host
 
 
+@pytest.mark.parametrize("fetch_site", [None, "same-origin"])
+def test_a_class_socket_reached_by_a_rebound_name_is_refused(served, fetch_site):
+    """DNS rebinding: an attacker's name made to resolve to this server gives its page Origin = Host (and a
+    browser says same-origin); only addresses and allowed names are answered."""
+    async def run(name):
+        headers = {"Origin": f"http://{name}:{served.port}", "Host": f"{name}:{served.port}"}
+        if fetch_site:
+            headers["Sec-Fetch-Site"] = fetch_site
+        try:
+            ws = await websocket_connect(HTTPRequest(f"ws://127.0.0.1:{served.port}/class/socket", headers=headers))
+        except HTTPClientError as err:
+            return err.code
+        ws.close()
+        await ws.read_message()
+        return 101
+
+    assert run_coroutine(run("rebind.evil.example")) == 403
+    assert run_coroutine(run("localhost")) == 101  # an allowed name
+    assert run_coroutine(run("127.0.0.1")) == 101  # an address
+
+
 def test_a_client_with_too_many_class_sockets_is_refused_with_a_message(tmp_path):
     async def open_pages(base, code, n):
         students = []

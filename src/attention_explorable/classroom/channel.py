@@ -30,6 +30,7 @@ process on one database serves any student of a room.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import time
@@ -38,6 +39,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.exc import SQLAlchemyError
 from tornado.ioloop import PeriodicCallback
+from tornado.web import HTTPError
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
 from ..views.steps import PREDICTION_BOUNDS
@@ -114,6 +116,18 @@ class ClassChannel:
         netloc = urlsplit(origin).netloc.lower()
         return bool(netloc) and (netloc == host.lower() or netloc in self.origins or "*" in self.origins)
 
+    def host_allowed(self, host: str) -> bool:
+        """Whether the server may answer a socket reached as ``host`` (the request's Host header).
+
+        An address (``127.0.0.1:5006``, ``[::1]:5006``) or an allowed origin's name: a name not
+        allowed may be an attacker's, made to resolve to this server (DNS rebinding), whose page
+        then looks same-origin to the browser and to Tornado's own Origin check.
+        """
+        host = host.lower()
+        if host in self.origins or "*" in self.origins:
+            return True
+        return _is_address(urlsplit("//" + host).hostname or "")
+
     def join(self, socket: ClassSocket, room: RoomState) -> None:
         self.rooms.setdefault(room.code, set()).add(socket)
         self.seen.setdefault(room.code, room)
@@ -171,6 +185,10 @@ class ClassSocket(WebSocketHandler):
         self.student: str | None = None
         self.counted = False
         self._window = (0.0, 0)  # (start of the current second, messages in it)
+
+    def prepare(self) -> None:
+        if not self.channel.host_allowed(self.request.host or ""):
+            raise HTTPError(403, "host not allowed")
 
     def check_origin(self, origin: str) -> bool:
         return self.channel.origin_allowed(origin, self.request.host)
@@ -283,6 +301,15 @@ class ClassSocket(WebSocketHandler):
             self._send(type="receipt", seq=seq, ok=True, step=step, value=value, round=result.round)
         else:
             self._send(type="receipt", seq=seq, ok=False, reason=result.reason)
+
+
+def _is_address(hostname: str) -> bool:
+    """Whether ``hostname`` is an IP address (v4 or v6) rather than a name."""
+    try:
+        ipaddress.ip_address(hostname)
+    except ValueError:
+        return False
+    return True
 
 
 def patterns(channel: ClassChannel) -> list[tuple]:
