@@ -50,7 +50,8 @@ log = logging.getLogger(__name__)
 
 #: The path of the class socket on the server.
 SOCKET_PATH = "/class/socket"
-#: Close code of a refused join (its reason: ``room``, ``student``, ``busy`` or ``guessing``); ``web/classroom.js`` knows it.
+#: Close code of a refused join (its reason: ``room``, ``student``, ``busy`` or ``guessing``);
+#: ``web/classroom.js`` knows it.
 REFUSED = 4001
 #: Longest message accepted, in characters of JSON.
 MAX_MESSAGE = 400
@@ -114,7 +115,10 @@ class ClassChannel:
     def origin_allowed(self, origin: str, host: str) -> bool:
         """Whether a page from ``origin`` may open a socket on the server reached as ``host``."""
         netloc = urlsplit(origin).netloc.lower()
-        return bool(netloc) and (netloc == host.lower() or netloc in self.origins or "*" in self.origins)
+        return bool(netloc) and (netloc == host.lower() or self._allowed_name(netloc))
+
+    def _allowed_name(self, netloc: str) -> bool:
+        return netloc in self.origins or "*" in self.origins
 
     def host_allowed(self, host: str) -> bool:
         """Whether the server may answer a socket reached as ``host`` (the request's Host header).
@@ -124,9 +128,7 @@ class ClassChannel:
         then looks same-origin to the browser and to Tornado's own Origin check.
         """
         host = host.lower()
-        if host in self.origins or "*" in self.origins:
-            return True
-        return _is_address(urlsplit("//" + host).hostname or "")
+        return self._allowed_name(host) or _is_address(urlsplit("//" + host).hostname or "")
 
     def join(self, socket: ClassSocket, room: RoomState) -> None:
         self.rooms.setdefault(room.code, set()).add(socket)

@@ -49,8 +49,8 @@ export function roomOf(search, rule) {
   const raw = new URLSearchParams(search).get("room");
   if (raw === null || raw.trim() === "") return null;
   const code = raw.trim().toUpperCase();
-  const ok = Array.from(code).length === rule.length && Array.from(code).every((c) => rule.alphabet.includes(c));
-  return ok ? code : false;
+  const chars = Array.from(code);
+  return chars.length === rule.length && chars.every((c) => rule.alphabet.includes(c)) ? code : false;
 }
 
 /**
