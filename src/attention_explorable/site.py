@@ -39,6 +39,7 @@ from .documents import COMPONENTS, Assets, bundled_scripts, document, page_html,
 from .first_paint import CSS as FIRST_PAINT_CSS
 from .first_paint import first_paint_html, gate_script
 from .explorables import EXPLORABLES, explorable_class
+from .native import student_page
 from .strings import STRINGS, text
 
 __all__ = ["export_site", "build_page", "ExportReport", "pages", "Progress"]
@@ -76,6 +77,9 @@ _EMBED = "root.Bokeh.embed.embed_items(docs_json, render_items);"
 
 
 def _page(app: str, language: str, title: str, switch_href: str | None) -> str:
+    if app != "textbook":  # an explorable's page: its own elements, no BokehJS (attention_explorable.native)
+        return student_page(lambda: apps.explorable_app(app, language, switch_href=switch_href, plots="live"),
+                            title, apps.HTML_LANG[language], text(apps.index_key(app), language))
     variables = {"lang": apps.HTML_LANG[language], "first_paint": first_paint_html(app, language),
                  "first_paint_css": FIRST_PAINT_CSS, "first_paint_gate": gate_script(),
                  "description": text(apps.index_key(app), language)}

@@ -52,8 +52,29 @@ def web_module(name: str) -> str:
     """
     registration = EXPLORABLES.get(name)
     if registration is not None and registration.bundle is not None:
-        return _read(str(registration.bundle))
-    return _read(str(resources.files("attention_explorable").joinpath("web", "dist", f"{name}.mjs")))
+        code = _read(str(registration.bundle))
+    else:
+        code = _read(str(resources.files("attention_explorable").joinpath("web", "dist", f"{name}.mjs")))
+    _MODULE_NAMES[code] = name
+    return code
+
+
+#: The source of each module read by :func:`web_module` -> its name.
+_MODULE_NAMES: dict[str, str] = {}
+
+
+def web_module_name(code: str) -> str:
+    """The name of the module whose source :func:`web_module` returned as ``code``.
+
+    Raises
+    ------
+    KeyError
+        If ``code`` is not a module :func:`web_module` has read.
+    """
+    try:
+        return _MODULE_NAMES[code]
+    except KeyError:
+        raise KeyError(f"code {code[:60]!r}... is not one of the project's ES modules") from None
 
 
 @lru_cache(maxsize=None)

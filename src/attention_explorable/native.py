@@ -1,0 +1,565 @@
+"""The student page of an explorable: plain HTML, native controls and SVG plots, no BokehJS.
+
+A live Panel component (a notebook, ``panel serve``, the instructor's page)
+is drawn by Bokeh. The page a student opens (``export``, ``serve``) is the
+same component written out once as the browser's own elements:
+
+* each control a native one (a slider ``<input type=range>``, its number
+  box, buttons, the prediction box), each readout a ``<div>`` holding the
+  text the Python view computed, each figure a box the page draws as SVG;
+* beside them, one JSON **spec**: every model the explorable's JavaScript
+  module knows (by the same names as on a Bokeh page: the state model, the
+  sources, ranges and axes, the controls, the readouts), their properties,
+  each figure's glyphs (:func:`figure_spec`) and which ES module runs on
+  which event (the ``CustomJS`` callbacks the Viewer attached, by module
+  name).
+
+``web/native.js`` reads the spec, gives each model an object with the
+properties BokehJS's model has (``value``, ``visible``, ``text``, ``data``,
+``setv`` ...) bound to its element, and runs the same modules as a Bokeh
+page: one module per explorable, whichever renderer draws it
+(``web/svg.js`` draws the figures). Nothing on the page is Bokeh's.
+
+References: docs/architecture.md, "The student page".
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import re
+from importlib import resources
+
+import panel as pn
+from bokeh import models as bm
+from bokeh.core.property.vectorization import Field, Value
+from bokeh.document import Document
+from panel.io.state import set_curdoc
+from bokeh.model import DataModel
+from bokeh.models import CustomJS
+from panel.models.markup import HTML as HTMLModel
+
+from . import ui
+from .explorables.base import ScriptedPane, web_module_name
+
+__all__ = ["CSS", "NativePage", "figure_spec", "page_bundle"]
+
+_log = logging.getLogger(__name__)
+
+_FONT = "'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif"
+
+#: The page's styles: the controls and plots look as the Bokeh figures and Panel widgets of the live apps.
+CSS = """
+[hidden] { display: none !important; }
+.ae-n-flex, .ae-n-col, .ae-n-row { display: flex; min-width: 0; box-sizing: border-box; }
+.ae-n-col { flex-direction: column; }
+.ae-n-row { flex-direction: row; }
+.ae-n-col > *, .ae-n-row > * { min-width: 0; }
+.ae-n-row > .ae-n-btn-host, .ae-n-row > .ae-n-slider { flex: 1 1 0; }
+.ae-n-html { font-size: 15px; line-height: 1.42857; }
+.ae-n-readout { margin: 2px 5px; line-height: 1.42857; }
+.ae-n-btn-host { display: flex; margin: 4px 5px; min-width: 0; }
+.ae-n-btn-host > button, .ae-n-group > button { flex: 1 1 auto; box-sizing: border-box; min-height: 36px;
+  padding: 6px 12px; border: 1px solid #ccc; border-radius: 4px; background: #fff; color: #333; font: inherit;
+  font-size: 15px; line-height: normal; cursor: pointer; min-width: 0; overflow-wrap: anywhere; }
+.ae-n-btn-host > button:hover, .ae-n-group > button:hover { background: #f2f2f2; }
+.ae-n-btn-host > button.ae-n-primary, .ae-n-group > button[aria-pressed=true] { background: #2f6fad;
+  border-color: #24578a; color: #fff; }
+.ae-n-btn-host > button.ae-n-success { background: #2e7d32; border-color: #1b5e20; color: #fff; }
+.ae-n-btn-host > button:disabled, .ae-n-group > button:disabled { opacity: 0.6; cursor: default; }
+.ae-n-group { display: flex; margin: 4px 5px; min-width: 0; }
+.ae-n-group > button { border-radius: 0; margin: 0 0 0 -1px; }
+.ae-n-group > button:first-child { border-radius: 4px 0 0 4px; margin: 0; }
+.ae-n-group > button:last-child { border-radius: 0 4px 4px 0; }
+.ae-n-group.ae-n-vertical { flex-direction: column; }
+.ae-n-group.ae-n-vertical > button { margin: -1px 0 0; border-radius: 0; }
+.ae-n-group.ae-n-vertical > button:first-child { border-radius: 4px 4px 0 0; margin: 0; }
+.ae-n-group.ae-n-vertical > button:last-child { border-radius: 0 0 4px 4px; }
+.ae-n-slider { display: flex; flex-direction: column; flex: 1 1 auto; margin: 4px 8px 4px 5px; min-width: 0; }
+.ae-n-slider > label, .ae-n-input > label { font-size: 15px; margin: 0 0 2px; line-height: 1.42857; }
+.ae-n-slider > input { width: 100%; margin: 6px 0; height: 28px; accent-color: #2f6fad; }
+.ae-n-input { display: flex; flex-direction: column; margin: 4px 5px; min-width: 0; }
+.ae-n-input.ae-box { flex: 0 0 86px; width: 86px; margin: 22px 5px 4px 0; }
+.ae-n-input > input { box-sizing: border-box; min-height: 32px; padding: 4px 8px; border: 1px solid #ccc;
+  border-radius: 4px; background: #fff; color: #1b1b1b; font: inherit; font-size: 16px; width: 100%; }
+.ae-n-check { display: flex; align-items: center; gap: 8px; margin: 4px 5px; font-size: 15px; }
+.ae-n-check input { width: 24px; height: 24px; margin: 0; flex: none; }
+.ae-n-sr { position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;
+  clip-path: inset(50%); white-space: nowrap; margin: 0 !important; padding: 0 !important; }
+button:focus-visible, input:focus-visible, a:focus-visible, .ae-n-plot:focus-visible {
+  outline: 3px solid #1a5fb4; outline-offset: 2px; }
+.ae-n-plot { position: relative; box-sizing: border-box; min-width: 260px; font-family: FONT; display: grid;
+  touch-action: pan-y; -webkit-user-select: none; user-select: none; }
+.ae-n-plot.ae-n-drag { touch-action: none; }
+.ae-pic-title { font-size: 13px; font-weight: bold; color: #444; align-self: end; padding: 0 0 4px 5px;
+  white-space: nowrap; overflow: hidden; }
+.ae-pic-frame { position: relative; border: 1px solid #e5e5e5; box-sizing: border-box; overflow: hidden; }
+.ae-pic-frame > svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }
+.ae-pic-axis { position: relative; font-size: 11px; color: #444; }
+.ae-pic-axis span { position: absolute; white-space: nowrap; line-height: 1; }
+.ae-pic-axis .ae-pic-axis-label { font-size: 13px; }
+.ae-pic-x { border-top: 1px solid #000; }
+.ae-pic-x.ae-pic-above { border-top: 0; border-bottom: 1px solid #000; }
+.ae-pic-y { border-right: 1px solid #000; }
+.ae-pic-legend { display: flex; justify-content: flex-end; align-items: flex-start; padding: 6px 5px 0; }
+.ae-pic-legend > div { display: grid; gap: 2px 10px; padding: 2px; border: 1px solid #e5e5e5;
+  background: rgba(255, 255, 255, 0.6); font-size: 14px; }
+.ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; white-space: nowrap; }
+.ae-pic-legend svg { width: 20px; height: 20px; flex: none; }
+""".replace("FONT", _FONT)
+
+#: Properties of a model the page's modules read or write (the rest of a Bokeh model stays in Python).
+_PROPS = {
+    "DataModel": None,  # a state model: every property it has
+    "ColumnDataSource": ("data",),
+    "Range1d": ("start", "end"),
+    "DataRange1d": ("start", "end"),
+    "FactorRange": ("factors",),
+    "Title": ("text",),
+    "Axis": ("axis_label", "major_label_overrides", "visible"),
+    "Slider": ("value", "start", "end", "step", "title", "visible", "disabled"),
+    "TextInput": ("value", "value_input", "placeholder", "title", "visible", "disabled"),
+    "Button": ("label", "button_type", "visible", "disabled"),
+    "RadioButtonGroup": ("labels", "active", "visible", "disabled", "html_attributes"),
+    "Checkbox": ("label", "active", "visible", "disabled"),
+    "HTML": ("text", "visible"),
+    "Plot": ("visible",),
+    "Layout": ("visible",),
+}
+
+
+def _kind(model) -> str:
+    if isinstance(model, DataModel):
+        return "DataModel"
+    if isinstance(model, HTMLModel):
+        return "HTML"
+    if isinstance(model, bm.Plot):
+        return "Plot"
+    if isinstance(model, bm.Axis):
+        return "Axis"
+    if isinstance(model, bm.LayoutDOM) and not isinstance(model, bm.widgets.Widget):
+        return "Layout"
+    return type(model).__name__
+
+
+def _json(value):
+    """A property's value as JSON (a model as a reference)."""
+    if isinstance(value, bm.Model):
+        return {"$ref": value.id}
+    if isinstance(value, dict):
+        return {str(k): _json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json(v) for v in value]
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, Field):
+        return {"field": value.field}
+    if isinstance(value, Value):
+        return {"value": _json(value.value)}
+    return value
+
+
+def _spec_value(value):
+    """A glyph's property: a column name, a number or string, or Bokeh's field / value."""
+    if isinstance(value, (Field, Value)):
+        return _json(value)
+    if isinstance(value, dict):
+        return {k: _json(v) for k, v in value.items() if k in ("field", "value")}
+    return _json(value)
+
+
+_GLYPHS = {
+    bm.Scatter: ("x", "y", "marker", "size"),
+    bm.HBar: ("y", "left", "right", "height"),
+    bm.VBar: ("x", "top", "bottom", "width"),
+    bm.Rect: ("x", "y", "width", "height"),
+    bm.Segment: ("x0", "y0", "x1", "y1"),
+    bm.Line: ("x", "y"),
+    bm.Patch: ("x", "y"),
+    bm.Text: ("x", "y", "text", "text_color", "text_align", "text_baseline", "text_font_size"),
+}
+_VISUALS = ("fill_color", "fill_alpha", "line_color", "line_alpha", "line_width", "line_dash")
+
+
+def _glyph(glyph) -> dict | None:
+    kind = next((k for k in _GLYPHS if isinstance(glyph, k)), None)
+    if kind is None:
+        _log.warning("attention explorable: the page leaves out a %s glyph", type(glyph).__name__)
+        return None
+    spec = {"type": kind.__name__}
+    for name in (*_GLYPHS[kind], *_VISUALS):
+        if name in glyph.properties():
+            spec[name] = _spec_value(getattr(glyph, name))
+    return spec
+
+
+def figure_spec(fig, ref) -> dict:
+    """What ``web/svg.js`` needs to draw Bokeh figure ``fig``: its frame, axes, glyphs, annotations, legend.
+
+    Parameters
+    ----------
+    fig : bokeh.models.Plot
+        A figure of :mod:`attention_explorable.plots`.
+    ref : callable
+        Turns a model the page keeps live (a source, a range, an axis, the
+        title) into its JSON reference, registering it.
+
+    Returns
+    -------
+    dict
+        JSON: ``height``, ``min_width``, ``max_width``, ``min_border`` (px);
+        ``x``/``y``: the range (a reference), ``log``, and for a
+        ``DataRange1d`` its padding; ``x_axis``/``y_axis``: the axis (a
+        reference), its side, its fixed ticks or desired number of ticks;
+        ``grid``: the grid lines' colours; ``renderers``: each glyph
+        (:data:`_GLYPHS` properties, a column name, a value or Bokeh's
+        ``field``/``value``) with its source; ``annotations``: label sets,
+        spans and arrows; ``legend``: entries (label, swatch glyphs) and
+        columns; ``drag``: the source a pointer drags (PointDrawTool).
+    """
+    def dim(rng, scale):
+        out = {"range": ref(rng), "log": isinstance(scale, bm.LogScale)}
+        if isinstance(rng, bm.DataRange1d):
+            out["padding"] = [rng.range_padding or 0, rng.range_padding_units]
+        return out
+
+    def axis(side_axes, side):
+        axes = [a for a in side_axes if isinstance(a, bm.Axis)]
+        if not axes:
+            return None
+        a = axes[0]
+        ticker = a.ticker
+        return {"model": ref(a), "side": side,
+                "ticks": list(ticker.ticks) if isinstance(ticker, bm.FixedTicker) else None,
+                "desired": getattr(ticker, "desired_num_ticks", 6)}
+
+    renderers = []
+    for r in fig.renderers:
+        if isinstance(r, bm.GlyphRenderer):
+            glyph = _glyph(r.glyph)
+            if glyph is not None:
+                renderers.append({"glyph": glyph, "source": ref(r.data_source), "visible": r.visible,
+                                  "id": r.id})
+    annotations = []
+    for item in fig.center:
+        if isinstance(item, bm.LabelSet):
+            annotations.append({"type": "LabelSet", "source": ref(item.source), **{
+                k: _spec_value(getattr(item, k)) for k in ("x", "y", "text", "x_offset", "y_offset", "text_align",
+                                                         "text_color", "text_baseline", "text_font_size",
+                                                         "text_font_style")}})
+        elif isinstance(item, bm.Span):
+            annotations.append({"type": "Span", "location": item.location, "dimension": item.dimension,
+                                "line_color": item.line_color, "line_alpha": item.line_alpha,
+                                "line_width": item.line_width, "line_dash": _json(item.line_dash),
+                                "visible": item.visible})
+        elif isinstance(item, bm.Arrow):
+            head = item.end
+            annotations.append({"type": "Arrow", "source": ref(item.source), "id": item.id,
+                                **{k: _spec_value(getattr(item, k)) for k in ("x_start", "y_start", "x_end", "y_end")},
+                                "line_color": item.line_color, "line_alpha": item.line_alpha,
+                                "line_width": item.line_width, "line_dash": _json(item.line_dash),
+                                "head": None if head is None else {"size": head.size, "color": head.line_color}})
+        elif not isinstance(item, (bm.Grid, bm.Legend, bm.Axis)):
+            _log.warning("attention explorable: the page leaves out a %s", type(item).__name__)
+    legend = None
+    legends = [item for item in fig.below if isinstance(item, bm.Legend) and item.visible]
+    if legends:
+        entries = []
+        for item in legends[0].items:
+            label = item.label.get("value") if isinstance(item.label, dict) else getattr(item.label, "value", item.label)
+            entries.append({"label": str(label), "glyphs": [g for g in (_glyph(r.glyph) for r in item.renderers) if g]})
+        lg = legends[0]
+        ncols = lg.ncols if lg.ncols != "auto" and lg.ncols else (1 if lg.orientation == "vertical" else len(entries))
+        legend = {"entries": entries, "ncols": ncols}
+    grid = {}
+    for g in fig.center:
+        if isinstance(g, bm.Grid) and g.visible and g.grid_line_color:
+            grid["x" if g.dimension == 0 else "y"] = g.grid_line_color
+    drag = next((t for t in fig.tools if isinstance(t, bm.PointDrawTool)), None)
+    return {
+        "height": fig.height, "min_width": fig.min_width, "max_width": fig.max_width,
+        "min_border": fig.min_border, "min_border_left": fig.min_border_left,
+        "min_border_right": fig.min_border_right,
+        "title": ref(fig.title) if fig.title is not None else None,
+        "x": dim(fig.x_range, fig.x_scale), "y": dim(fig.y_range, fig.y_scale),
+        "x_axis": axis(fig.above, "above") or axis(fig.below, "below"),
+        "y_axis": axis(fig.left, "left") or axis(fig.right, "right"),
+        "grid": grid, "renderers": renderers, "annotations": annotations, "legend": legend,
+        "drag": ref(drag.renderers[0].data_source) if drag is not None and drag.renderers else None,
+        "tap": "tap" in fig.js_event_callbacks,
+    }
+
+
+_HOST = re.compile(r":host(\(([^)]*)\))?")
+
+
+def _scoped(css: str, scope: str) -> str:
+    """``css`` (a model's stylesheet, written for its shadow root) with its rules applied under ``.scope``."""
+    out = []
+    for rule in css.split("}"):
+        if "{" not in rule:
+            continue
+        selectors, body = rule.split("{", 1)
+        parts = []
+        for sel in selectors.split(","):
+            sel = sel.strip()
+            if not sel or sel.startswith(":root") or ".bk-" in sel or "noUi" in sel:
+                continue
+            if ":host" in sel:
+                parts.append(_HOST.sub(lambda m: f".{scope}{m.group(2) or ''}", sel))
+            else:
+                parts.append(f".{scope} {sel}")
+        if parts:
+            out.append(f"{', '.join(parts)} {{{body}}}")
+    return "\n".join(out)
+
+
+class NativePage:
+    """One component written out as a student page's elements and the spec ``web/native.js`` runs.
+
+    Build the component inside :meth:`build` (a document is current, so its
+    callbacks on the document's events are kept), then write it with
+    :meth:`html` and read :meth:`spec`.
+
+    Parameters
+    ----------
+    build : callable
+        Returns the component: a Panel layout, pane or Viewer.
+    """
+
+    def __init__(self, build):
+        self._doc = Document()
+        with set_curdoc(self._doc):
+            self.component = build()
+        self._models: dict[str, dict] = {}
+        self._callbacks: dict[str, dict] = {}
+        self._sheets: dict[str, str] = {}
+        self._ids = 0
+        self.body = self._layout(self.component)
+        doc_events = {}
+        for event, callbacks in self._doc.callbacks._js_event_callbacks.items():
+            doc_events[event] = [self._callback(cb) for cb in callbacks]
+        self._doc_events = doc_events
+
+    # --- the spec --------------------------------------------------------------
+    def spec(self) -> dict:
+        """The JSON the page's script mounts: ``models`` (id -> type, props, events), ``callbacks``
+        (id -> module, args), ``document`` (event -> callback ids)."""
+        return {"models": self._models, "callbacks": self._callbacks, "document": self._doc_events}
+
+    def css(self) -> str:
+        """The models' own stylesheets, each once, scoped to the elements that carry them."""
+        return "\n".join(_scoped(css, scope) for css, scope in self._sheets.items())
+
+    def _callback(self, cb) -> str:
+        if not isinstance(cb, CustomJS):
+            raise TypeError(f"the page runs only the project's ES modules, not a {type(cb).__name__}")
+        if cb.id not in self._callbacks:
+            self._callbacks[cb.id] = {}  # placed first: its args may refer back to models with this callback
+            self._callbacks[cb.id].update(module=web_module_name(cb.code), args=self._args(cb.args))
+        return cb.id
+
+    def _args(self, value):
+        if isinstance(value, bm.Model):
+            return self.ref(value)
+        if isinstance(value, dict):
+            return {str(k): self._args(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self._args(v) for v in value]
+        return _json(value)
+
+    def ref(self, model) -> dict:
+        """``model``'s JSON reference, its entry in the spec made on first use."""
+        if model.id in self._models:
+            return {"$ref": model.id}
+        kind = _kind(model)
+        entry: dict = {"type": kind}
+        self._models[model.id] = entry
+        names = _PROPS.get(kind, ("visible",))
+        if names is None:
+            names = sorted(model.properties() - bm.Model.properties() - {"name", "tags"})
+        entry["props"] = {n: _json(getattr(model, n)) for n in names if n in model.properties()}
+        if kind == "Plot":
+            entry["figure"] = figure_spec(model, self.ref)
+        if isinstance(model, bm.FactorRange):
+            entry["type"] = "FactorRange"
+        on = {}
+        for event, callbacks in model.js_property_callbacks.items():
+            on[event] = [self._callback(cb) for cb in callbacks]
+        for event, callbacks in model.js_event_callbacks.items():
+            on[event] = [self._callback(cb) for cb in callbacks]
+        if on:
+            entry["on"] = on
+        return {"$ref": model.id}
+
+    # --- the elements ----------------------------------------------------------
+    def _id(self) -> str:
+        self._ids += 1
+        return f"ae-n{self._ids}"
+
+    def _classes(self, model, *extra) -> str:
+        classes = [*extra, *(getattr(model, "css_classes", None) or [])]
+        for sheet in getattr(model, "stylesheets", None) or []:
+            css = getattr(sheet, "css", sheet)
+            if isinstance(css, str) and css.strip() and css != ui.CSS:
+                classes.append(self._sheets.setdefault(css, f"ae-css-{len(self._sheets) + 1}"))
+        return html.escape(" ".join(dict.fromkeys(c for c in classes if c)))
+
+    def _attrs(self, model, *extra, style: str = "") -> str:
+        self.ref(model)
+        hidden = "" if getattr(model, "visible", True) else " hidden"
+        style = f" style='{html.escape(style)}'" if style else ""
+        return f"class='{self._classes(model, *extra)}' data-ae-model='{model.id}'{style}{hidden}"
+
+    def _model_html(self, model) -> str:
+        if isinstance(model, bm.Plot):
+            self.ref(model)
+            spec = self._models[model.id]["figure"]
+            width = f"max-width:{spec['max_width']}px;" if spec["max_width"] else ""
+            drag = " ae-n-drag" if spec["drag"] else ""
+            return (f"<div {self._attrs(model, 'ae-n-plot' + drag, style=f'height:{model.height}px;{width}')}"
+                    f" role='img'></div>")
+        if isinstance(model, HTMLModel):
+            attributes = "".join(f" {html.escape(k)}='{html.escape(str(v))}'"
+                                 for k, v in (model.html_attributes or {}).items())
+            return f"<div {self._attrs(model, 'ae-n-readout')}{attributes}>{html.unescape(model.text or '')}</div>"
+        if isinstance(model, bm.Row):
+            return f"<div {self._attrs(model, 'ae-n-row')}>{''.join(self._model_html(c) for c in model.children)}</div>"
+        if isinstance(model, bm.Column):
+            return f"<div {self._attrs(model, 'ae-n-col')}>{''.join(self._model_html(c) for c in model.children)}</div>"
+        if isinstance(model, bm.Slider):
+            i = self._id()
+            return (f"<div {self._attrs(model, 'ae-n-slider')}><label for='{i}'>{html.escape(model.title or '')}:</label>"
+                    f"<input type='range' id='{i}' min='{model.start!r}' max='{model.end!r}' step='{model.step!r}' "
+                    f"value='{model.value!r}'{' disabled' if model.disabled else ''}></div>")
+        if isinstance(model, bm.TextInput):
+            i = self._id()
+            box = "ae-box" in (model.css_classes or [])
+            label = (f"<label for='{i}' class='{'ae-n-sr' if box else ''}'>{html.escape(model.title or '')}</label>"
+                     if model.title else "")
+            mode = " inputmode='decimal'" if box else ""
+            return (f"<div {self._attrs(model, 'ae-n-input')}>{label}<input type='text' id='{i}' "
+                    f"value='{html.escape(model.value or '')}' placeholder='{html.escape(model.placeholder or '')}'"
+                    f" autocomplete='off'{mode}{' disabled' if model.disabled else ''}></div>")
+        if isinstance(model, bm.Button):
+            kind = {"primary": "ae-n-primary", "success": "ae-n-success"}.get(model.button_type, "")
+            return (f"<div {self._attrs(model, 'ae-n-btn-host')}><button type='button' class='{kind}'"
+                    f"{' disabled' if model.disabled else ''}>{html.escape(model.label or '')}</button></div>")
+        if isinstance(model, bm.RadioButtonGroup):
+            buttons = "".join(f"<button type='button' aria-pressed='{'true' if i == model.active else 'false'}'>"
+                              f"{html.escape(label)}</button>" for i, label in enumerate(model.labels))
+            vertical = "ae-n-vertical" if model.orientation == "vertical" else ""
+            lang = (model.html_attributes or {}).get("lang")
+            lang = f" lang='{html.escape(lang)}'" if lang else ""
+            return f"<div {self._attrs(model, 'ae-n-group', vertical)} role='group'{lang}>{buttons}</div>"
+        if isinstance(model, bm.Checkbox):
+            i = self._id()
+            return (f"<div {self._attrs(model, 'ae-n-check')}><input type='checkbox' id='{i}'"
+                    f"{' checked' if model.active else ''}{' disabled' if model.disabled else ''}>"
+                    f"<label for='{i}'>{html.escape(model.label or '')}</label></div>")
+        _log.warning("attention explorable: the page leaves out a %s", type(model).__name__)
+        return ""
+
+    def _layout(self, component) -> str:
+        if isinstance(component, pn.viewable.Viewer):
+            return self._layout(component.__panel__())
+        if component is None:
+            return ""
+        if isinstance(component, bm.Model):
+            return self._model_html(component)
+        hidden = "" if getattr(component, "visible", True) else " hidden"
+        styles = "".join(f"{k}:{v};" for k, v in (getattr(component, "styles", None) or {}).items())
+        classes = html.escape(" ".join(getattr(component, "css_classes", None) or []))
+        if isinstance(component, pn.FlexBox):
+            wrap = f"flex-wrap:{component.flex_wrap};" if component.flex_wrap else ""
+            direction = "column" if component.flex_direction in ("column", "column-reverse") else "row"
+            inner = "".join(self._layout(o) for o in component.objects)
+            return (f"<div class='ae-n-flex {classes}' style='flex-direction:{direction};{wrap}{html.escape(styles)}'"
+                    f"{hidden}>{inner}</div>")
+        if isinstance(component, (pn.Column, pn.Row)):
+            kind = "ae-n-col" if isinstance(component, pn.Column) else "ae-n-row"
+            width = f"max-width:{component.max_width}px;" if component.max_width else ""
+            inner = "".join(self._layout(o) for o in component.objects)
+            return f"<div class='{kind} {classes}' style='{width}{html.escape(styles)}'{hidden}>{inner}</div>"
+        if isinstance(component, pn.pane.Bokeh):
+            return self._model_html(component.object)
+        if isinstance(component, ScriptedPane):
+            model = HTMLModel(text=html.escape(component.object or ""), css_classes=list(component.css_classes),
+                              stylesheets=[s for s in component.stylesheets if isinstance(s, str)],
+                              visible=component.visible)
+            callback = CustomJS(code=web_module(component.script), module=True,
+                                args={"host": model, **component.settings})
+            self._doc.js_on_event("document_ready", callback)
+            return self._model_html(model)
+        if isinstance(component, pn.pane.HTML):
+            if not component.object:
+                return ""
+            sheets = [s for s in component.stylesheets if isinstance(s, str) and s != ui.CSS]
+            cls = " ".join(filter(None, [classes, *(self._sheets.setdefault(s, f"ae-css-{len(self._sheets) + 1}")
+                                                    for s in sheets)]))
+            margin = component.margin
+            values = [margin] if isinstance(margin, (int, float)) else list(margin or [])
+            margin_css = ("margin:" + " ".join(f"{v}px" for v in values) + ";") if values else ""
+            return (f"<div class='ae-n-html {html.escape(cls)}' style='{margin_css}{html.escape(styles)}'{hidden}>"
+                    f"{component.object}</div>")
+        if isinstance(component, pn.layout.ListLike):
+            return "".join(self._layout(o) for o in component.objects)
+        _log.warning("attention explorable: the page leaves out a %s", type(component).__name__)
+        return ""
+
+
+def web_module(name: str) -> str:
+    from .explorables.base import web_module as read
+    return read(name)
+
+
+def page_bundle() -> str:
+    """The page's one script (``web/dist/student-page.js``): every module a student page runs, and the
+    runtime that mounts them (``web/native.js``)."""
+    return resources.files("attention_explorable").joinpath("web", "dist", "student-page.js").read_text("utf-8")
+
+
+def spec_json(spec: dict) -> str:
+    """``spec`` as JSON that is safe inside a ``<script type=application/json>`` element."""
+    return (json.dumps(spec, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+#: The page's own rules, before the models' (the page-wide text; the readouts' rules are ui.CSS).
+_PAGE_CSS = """
+html, body { box-sizing: border-box; margin: 0; padding: 0; }
+body { font-family: system-ui, "Noto Sans CJK SC", sans-serif; font-size: 15px; line-height: 1.42857;
+  color: #1b1b1b; background: #fff; }
+main.ae-student-page > .ae-n-col { margin: 0 auto; }
+"""
+
+
+def student_page(build, title: str, lang: str, description: str = "") -> str:
+    """``build()`` (a Panel component) as a student page: its elements, its spec and its one script.
+
+    Parameters
+    ----------
+    build : callable
+        Returns the component (called once, with a fresh document current).
+    title : str
+        The page's ``<title>``.
+    lang : str
+        The page's language as ``<html lang>`` wants it (``"zh-Hans"``, ``"en"``).
+    description : str
+        The page's ``<meta name=description>``.
+
+    Returns
+    -------
+    str
+        One HTML file that asks nothing of any host: its styles and its
+        script (``web/dist/student-page.js``, about 60 KB) are inside it.
+    """
+    import jinja2
+
+    page = NativePage(build)
+    template = jinja2.Template(resources.files("attention_explorable").joinpath("templates", "student.html")
+                               .read_text("utf-8"), autoescape=True)
+    css = "\n".join([_PAGE_CSS, ui.CSS, CSS, page.css()])
+    return template.render(lang=lang, title=title, description=description,
+                           css=css, body=page.body, spec=spec_json(page.spec()), script=page_bundle())

@@ -1,0 +1,341 @@
+// The student page's runtime: the explorables' modules run on the page's own
+// elements, with no BokehJS. The page holds each control, readout and figure
+// as HTML (attention_explorable/native.py) and a JSON spec of the models the
+// modules know: the same names and properties as on a live Bokeh page (the
+// state model, sources, ranges, axes, sliders, boxes, buttons, readouts). Here
+// each model is a small object whose properties write its element (a slider's
+// value, a readout's text, a figure redrawn by web/svg.js) and whose changes
+// and events run the modules' callbacks, as BokehJS runs a CustomJS: a change
+// of a property calls them with (args, model), an event with (args, event), the
+// document's document_ready with (args, document, event).
+import {figureHtml, scales} from "./svg.js";
+
+const unescapeHtml = (s) => String(s).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"")
+  .replace(/&#x27;|&#39;/g, "'").replace(/&amp;/g, "&");
+
+/** Whether two property values are the same (BokehJS's is_equal, for the values pages hold). */
+export function same(a, b) {
+  if (a === b || (Number.isNaN(a) && Number.isNaN(b))) return true;
+  if (a instanceof Map || b instanceof Map) {
+    const ma = a instanceof Map ? a : new Map(Object.entries(a || {}));
+    const mb = b instanceof Map ? b : new Map(Object.entries(b || {}));
+    if (ma.size !== mb.size) return false;
+    for (const [k, v] of ma) if (!same(v, mb.get(k))) return false;
+    return true;
+  }
+  if (a && b && typeof a === "object" && typeof b === "object") {
+    if (Array.isArray(a) !== Array.isArray(b) && !(ArrayBuffer.isView(a) || ArrayBuffer.isView(b))) return false;
+    const ka = Object.keys(a), kb = Object.keys(b);
+    if (ka.length !== kb.length) return false;
+    return ka.every((k) => same(a[k], b[k]));
+  }
+  return false;
+}
+
+/** A model of the page: its properties, its element, its listeners. */
+export class Model {
+  constructor(id, type, props) {
+    this.id = id;
+    this.type = type;
+    this._props = {};
+    this._listeners = new Map();
+    for (const [name, value] of Object.entries(props || {})) {
+      this._define(name);
+      this._props[name] = value;
+    }
+  }
+
+  _define(name) {
+    if (Object.prototype.hasOwnProperty.call(this, name)) return;
+    Object.defineProperty(this, name, {get: () => this._props[name], set: (v) => this.setv({[name]: v}),
+                                       enumerable: true, configurable: true});
+  }
+
+  /** Set several properties at once: each that changed is written, then its listeners run. */
+  setv(changes) {
+    const changed = [];
+    for (const [name, value] of Object.entries(changes)) {
+      this._define(name);
+      if (!same(this._props[name], value)) {
+        this._props[name] = value;
+        changed.push(name);
+      }
+    }
+    if (!changed.length) return;
+    for (const name of changed) this.apply(name, this._props[name]);
+    for (const name of changed) this.emit(`change:${name}`, this);
+    this.emit("change", this);
+  }
+
+  on(event, fn) {
+    if (!this._listeners.has(event)) this._listeners.set(event, []);
+    this._listeners.get(event).push(fn);
+  }
+
+  emit(event, obj, data) {
+    for (const fn of this._listeners.get(event) || []) fn(obj, data);
+  }
+
+  /** An event of this model (a click, a tap): its listeners get `{event_name, origin: model, ...fields}`. */
+  trigger(name, fields = {}) {
+    this.emit(name, {event_name: name, origin: this, ...fields});
+  }
+
+  /** The element that draws this model; its present properties are written into it. */
+  bind(el) {
+    this.el = el;
+    this.attach(el);
+  }
+
+  attach() {}
+
+  apply(name, value) {
+    if (name === "visible" && this.el) this.el.hidden = !value;
+  }
+}
+
+class Slider extends Model {
+  attach(el) {
+    this.input = el.querySelector("input[type=range]");
+    this.label = el.querySelector("label");
+    this.input.addEventListener("input", () => this.setv({value: Number(this.input.value)}));
+  }
+
+  apply(name, v) {
+    super.apply(name, v);
+    if (!this.input) return;
+    if (name === "value" && Number(this.input.value) !== v) this.input.value = String(v);
+    else if (["start", "end", "step"].includes(name)) {
+      this.input.setAttribute({start: "min", end: "max", step: "step"}[name], String(v));
+    } else if (name === "title" && this.label) this.label.textContent = `${v}:`;
+    else if (name === "disabled") this.input.disabled = Boolean(v);
+  }
+}
+
+class TextInput extends Model {
+  attach(el) {
+    this.input = el.querySelector("input");
+    this.label = el.querySelector("label");
+    const commit = () => this.setv({value_input: this.input.value, value: this.input.value});
+    this.input.addEventListener("input", () => this.setv({value_input: this.input.value}));
+    this.input.addEventListener("change", commit);
+    this.input.addEventListener("keydown", (event) => { if (event.key === "Enter") commit(); });
+  }
+
+  apply(name, v) {
+    super.apply(name, v);
+    if (!this.input) return;
+    if (name === "value" && this.input.value !== v) this.input.value = v ?? "";
+    else if (name === "placeholder") this.input.placeholder = v ?? "";
+    else if (name === "title" && this.label) this.label.textContent = v ?? "";
+    else if (name === "disabled") this.input.disabled = Boolean(v);
+  }
+}
+
+const BUTTON_TYPES = {primary: "ae-n-primary", success: "ae-n-success"};
+
+class Button extends Model {
+  attach(el) {
+    this.button = el.querySelector("button");
+    this.button.addEventListener("click", () => this.trigger("button_click"));
+  }
+
+  apply(name, v) {
+    super.apply(name, v);
+    if (!this.button) return;
+    if (name === "label") this.button.textContent = v;
+    else if (name === "button_type") this.button.className = BUTTON_TYPES[v] || "";
+    else if (name === "disabled") this.button.disabled = Boolean(v);
+  }
+}
+
+class RadioButtonGroup extends Model {
+  attach(el) {
+    el.addEventListener("click", (event) => {
+      const button = event.target.closest("button");
+      if (!button || button.disabled) return;
+      this.setv({active: Array.prototype.indexOf.call(el.children, button)});
+    });
+  }
+
+  apply(name, v) {
+    super.apply(name, v);
+    const el = this.el;
+    if (!el) return;
+    if (name === "labels") {
+      while (el.children.length > v.length) el.lastElementChild.remove();
+      while (el.children.length < v.length) {
+        const b = document.createElement("button");
+        b.type = "button";
+        el.append(b);
+      }
+      v.forEach((label, i) => { el.children[i].textContent = label; });
+      this.apply("active", this.active);
+    } else if (name === "active") {
+      Array.from(el.children).forEach((b, i) => b.setAttribute("aria-pressed", String(i === v)));
+    } else if (name === "disabled") {
+      for (const b of el.children) b.disabled = Boolean(v);
+    } else if (name === "html_attributes") {
+      const entries = v instanceof Map ? [...v] : Object.entries(v || {});
+      for (const [key, value] of entries) el.setAttribute(key, value);
+    }
+  }
+}
+
+class Checkbox extends Model {
+  attach(el) {
+    this.input = el.querySelector("input");
+    this.label = el.querySelector("label");
+    this.input.addEventListener("change", () => this.setv({active: this.input.checked}));
+  }
+
+  apply(name, v) {
+    super.apply(name, v);
+    if (!this.input) return;
+    if (name === "active") this.input.checked = Boolean(v);
+    else if (name === "disabled") this.input.disabled = Boolean(v);
+    else if (name === "label" && this.label) this.label.textContent = v;
+  }
+}
+
+class HTML extends Model {
+  apply(name, v) {
+    super.apply(name, v);
+    if (name === "text" && this.el) this.el.innerHTML = unescapeHtml(v ?? "");
+  }
+}
+
+/** Pixels a pointer may move and still tap. */
+const TAP_SLOP = 6;
+
+class Plot extends Model {
+  /** The figure spec and the page's models: it redraws (once per burst) when any model it draws changes. */
+  watch(spec, get, refs) {
+    this.spec = spec;
+    this.get = get;
+    const soon = () => {
+      if (this._soon) return;
+      this._soon = true;
+      queueMicrotask(() => { this._soon = false; this.render(); });
+    };
+    for (const ref of refs) get(ref).on("change", soon);
+  }
+
+  attach(el) {
+    if (this.spec) this.render();
+    if (this.spec && (this.spec.tap || this.spec.drag)) this._pointer(el);
+  }
+
+  render() {
+    if (!this.el || !this.spec) return;
+    const {html, style, title} = figureHtml(this.spec, this.get);
+    if (html === this._html) return;
+    this._html = html;
+    const height = `height:${this.spec.height}px;` + (this.spec.max_width ? `max-width:${this.spec.max_width}px;` : "");
+    this.el.style.cssText = height + style;
+    this.el.innerHTML = html;
+    if (title) this.el.setAttribute("aria-label", title);
+  }
+
+  // A tap gives the figure a `tap` event at its data coordinates; with a dragged source
+  // (PointDrawTool's), a drag moves its point and the source says `change`, as Bokeh's tool does.
+  _pointer(el) {
+    let start = null;
+    const place = (event) => {
+      const {rect} = start;
+      const fx = (event.clientX - rect.left) / rect.width, fy = 1 - (event.clientY - rect.top) / rect.height;
+      const {x, y} = scales(this.spec, this.get);
+      return {x: x.value(fx), y: y.value(fy), sx: event.clientX - rect.left, sy: event.clientY - rect.top};
+    };
+    el.addEventListener("pointerdown", (event) => {
+      const frame = el.querySelector(".ae-pic-frame");
+      if (!frame || !frame.contains(event.target) || event.button > 0) return;
+      start = {rect: frame.getBoundingClientRect(), x: event.clientX, y: event.clientY, moved: false};
+      if (this.spec.drag) el.setPointerCapture(event.pointerId);
+    });
+    el.addEventListener("pointermove", (event) => {
+      if (!start) return;
+      if (Math.hypot(event.clientX - start.x, event.clientY - start.y) > TAP_SLOP) start.moved = true;
+      if (start.moved && this.spec.drag) {
+        const source = this.get(this.spec.drag), p = place(event);
+        source.setv({data: {...source.data, x: [p.x], y: [p.y]}});
+      }
+    });
+    const end = (event) => {
+      if (!start) return;
+      const tapped = !start.moved && event.type === "pointerup";
+      const p = tapped ? place(event) : null;
+      start = null;
+      if (tapped && this.spec.tap) this.trigger("tap", p);
+    };
+    el.addEventListener("pointerup", end);
+    el.addEventListener("pointercancel", end);
+  }
+}
+
+const TYPES = {Slider, TextInput, Button, RadioButtonGroup, Checkbox, HTML, Plot};
+
+function resolve(value, get) {
+  if (Array.isArray(value)) return value.map((v) => resolve(v, get));
+  if (value && typeof value === "object") {
+    if ("$ref" in value) return get(value);
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, get)]));
+  }
+  return value;
+}
+
+function figureRefs(spec) {
+  const refs = [spec.x.range, spec.y.range];
+  if (spec.title) refs.push(spec.title);
+  for (const axis of [spec.x_axis, spec.y_axis]) if (axis) refs.push(axis.model);
+  for (const r of spec.renderers) refs.push(r.source);
+  for (const a of spec.annotations) if (a.source) refs.push(a.source);
+  return refs;
+}
+
+/**
+ * Bring the page to life: make its models, bind them to their elements, draw
+ * its figures, wire the modules' callbacks, and run those of the document's
+ * `document_ready`.
+ * @param {{models: object, callbacks: object, document: object}} spec native.NativePage.spec()
+ * @param {Object<string, function>} modules module name -> its default export
+ * @param {ParentNode} root where the page's elements are
+ * @returns {Map<string, Model>} the models by id
+ */
+export function mount(spec, modules, root = document) {
+  const models = new Map();
+  const get = (ref) => models.get(ref.$ref);
+  for (const [id, m] of Object.entries(spec.models)) models.set(id, new (TYPES[m.type] || Model)(id, m.type, m.props));
+  for (const [id, m] of Object.entries(spec.models)) {
+    if (m.figure) models.get(id).watch(m.figure, get, figureRefs(m.figure));
+  }
+  const callbacks = {};
+  for (const [id, cb] of Object.entries(spec.callbacks)) {
+    const fn = modules[cb.module];
+    if (typeof fn !== "function") {
+      console.error(`attention explorable: the page has no module ${cb.module}`);
+      continue;
+    }
+    const args = resolve(cb.args, get);
+    callbacks[id] = (obj, data) => {
+      try { fn(args, obj, data || {}, {}); } catch (err) { console.error(`attention explorable (${cb.module}):`, err); }
+    };
+  }
+  // As BokehJS's CustomJS: a callback runs after the change that calls it, not inside it.
+  for (const [id, m] of Object.entries(spec.models)) {
+    for (const [event, ids] of Object.entries(m.on || {})) {
+      for (const cid of ids) {
+        if (callbacks[cid]) models.get(id).on(event, (obj, data) => queueMicrotask(() => callbacks[cid](obj, data)));
+      }
+    }
+  }
+  for (const el of root.querySelectorAll("[data-ae-model]")) {
+    const model = models.get(el.dataset.aeModel);
+    if (model) model.bind(el);
+  }
+  const doc = {event_name: "document"};
+  for (const cid of (spec.document || {}).document_ready || []) {
+    if (callbacks[cid]) callbacks[cid](doc, {event_name: "document_ready"});
+  }
+  return models;
+}
