@@ -38,7 +38,8 @@ const modules = entries.filter((f) => f !== "mirror.js").map((f) => f.replace(/\
 const entry = modules.map((m, i) => `import m${i} from "./${m}.js";`).join("\n") +
   `\nimport {mount} from "./native.js";\n` +
   `const spec = document.getElementById("ae-page-spec");\n` +
-  `if (spec) window.aePage = mount(JSON.parse(spec.textContent), {${modules.map((m, i) => `"${m}": m${i}`).join(", ")}});\n`;
+  `const revive = (key, value) => (value && typeof value === "object" && "$num" in value ? Number(value.$num) : value);\n` +
+  `if (spec) window.aePage = mount(JSON.parse(spec.textContent, revive), {${modules.map((m, i) => `"${m}": m${i}`).join(", ")}});\n`;
 await build({
   stdin: {contents: entry, resolveDir: web, sourcefile: "student-page.js", loader: "js"},
   outfile: join(outdir, "student-page.js"),

@@ -28,6 +28,7 @@ from __future__ import annotations
 import html
 import json
 import logging
+import math
 import re
 from importlib import resources
 
@@ -278,7 +279,7 @@ def figure_spec(fig, ref) -> dict:
             grid["x" if g.dimension == 0 else "y"] = g.grid_line_color
     drag = next((t for t in fig.tools if isinstance(t, bm.PointDrawTool)), None)
     return {
-        "height": fig.height, "min_width": fig.min_width, "max_width": fig.max_width,
+        "height": fig.height, "match_aspect": bool(fig.match_aspect), "min_width": fig.min_width, "max_width": fig.max_width,
         "min_border": fig.min_border, "min_border_left": fig.min_border_left,
         "min_border_right": fig.min_border_right,
         "title": ref(fig.title) if fig.title is not None else None,
@@ -418,7 +419,8 @@ class NativePage:
             spec = self._models[model.id]["figure"]
             width = f"max-width:{spec['max_width']}px;" if spec["max_width"] else ""
             drag = " ae-n-drag" if spec["drag"] else ""
-            return (f"<div {self._attrs(model, 'ae-n-plot' + drag, style=f'height:{model.height}px;{width}')}"
+            height = "" if spec["match_aspect"] else f"height:{model.height}px;"
+            return (f"<div {self._attrs(model, 'ae-n-plot' + drag, style=f'{height}{width}')}"
                     f" role='img'></div>")
         if isinstance(model, HTMLModel):
             attributes = "".join(f" {html.escape(k)}='{html.escape(str(v))}'"
@@ -520,9 +522,24 @@ def page_bundle() -> str:
     return resources.files("attention_explorable").joinpath("web", "dist", "student-page.js").read_text("utf-8")
 
 
+def _numbers(value):
+    """``value`` with each float that JSON cannot hold (nan, ±inf) as ``{"$num": "NaN"}`` and the like."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"$num": "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
+    if isinstance(value, dict):
+        return {k: _numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_numbers(v) for v in value]
+    return value
+
+
 def spec_json(spec: dict) -> str:
-    """``spec`` as JSON that is safe inside a ``<script type=application/json>`` element."""
-    return (json.dumps(spec, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """``spec`` as JSON that is safe inside a ``<script type=application/json>`` element.
+
+    A float JSON cannot hold is written ``{"$num": "NaN"}`` (or ``"Infinity"``,
+    ``"-Infinity"``), which the page's script reads back as the number.
+    """
+    return (json.dumps(_numbers(spec), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
             .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 

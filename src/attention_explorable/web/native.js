@@ -96,39 +96,39 @@ export class Model {
 
 class Slider extends Model {
   attach(el) {
-    this.input = el.querySelector("input[type=range]");
-    this.label = el.querySelector("label");
-    this.input.addEventListener("input", () => this.setv({value: Number(this.input.value)}));
+    this._input = el.querySelector("input[type=range]");
+    this._label = el.querySelector("label");
+    this._input.addEventListener("input", () => this.setv({value: Number(this._input.value)}));
   }
 
   apply(name, v) {
     super.apply(name, v);
-    if (!this.input) return;
-    if (name === "value" && Number(this.input.value) !== v) this.input.value = String(v);
+    if (!this._input) return;
+    if (name === "value" && Number(this._input.value) !== v) this._input.value = String(v);
     else if (["start", "end", "step"].includes(name)) {
-      this.input.setAttribute({start: "min", end: "max", step: "step"}[name], String(v));
-    } else if (name === "title" && this.label) this.label.textContent = `${v}:`;
-    else if (name === "disabled") this.input.disabled = Boolean(v);
+      this._input.setAttribute({start: "min", end: "max", step: "step"}[name], String(v));
+    } else if (name === "title" && this._label) this._label.textContent = `${v}:`;
+    else if (name === "disabled") this._input.disabled = Boolean(v);
   }
 }
 
 class TextInput extends Model {
   attach(el) {
-    this.input = el.querySelector("input");
-    this.label = el.querySelector("label");
-    const commit = () => this.setv({value_input: this.input.value, value: this.input.value});
-    this.input.addEventListener("input", () => this.setv({value_input: this.input.value}));
-    this.input.addEventListener("change", commit);
-    this.input.addEventListener("keydown", (event) => { if (event.key === "Enter") commit(); });
+    this._input = el.querySelector("input");
+    this._label = el.querySelector("label");
+    const commit = () => this.setv({value_input: this._input.value, value: this._input.value});
+    this._input.addEventListener("input", () => this.setv({value_input: this._input.value}));
+    this._input.addEventListener("change", commit);
+    this._input.addEventListener("keydown", (event) => { if (event.key === "Enter") commit(); });
   }
 
   apply(name, v) {
     super.apply(name, v);
-    if (!this.input) return;
-    if (name === "value" && this.input.value !== v) this.input.value = v ?? "";
-    else if (name === "placeholder") this.input.placeholder = v ?? "";
-    else if (name === "title" && this.label) this.label.textContent = v ?? "";
-    else if (name === "disabled") this.input.disabled = Boolean(v);
+    if (!this._input) return;
+    if (name === "value" && this._input.value !== v) this._input.value = v ?? "";
+    else if (name === "placeholder") this._input.placeholder = v ?? "";
+    else if (name === "title" && this._label) this._label.textContent = v ?? "";
+    else if (name === "disabled") this._input.disabled = Boolean(v);
   }
 }
 
@@ -136,16 +136,16 @@ const BUTTON_TYPES = {primary: "ae-n-primary", success: "ae-n-success"};
 
 class Button extends Model {
   attach(el) {
-    this.button = el.querySelector("button");
-    this.button.addEventListener("click", () => this.trigger("button_click"));
+    this._button = el.querySelector("button");
+    this._button.addEventListener("click", () => this.trigger("button_click"));
   }
 
   apply(name, v) {
     super.apply(name, v);
-    if (!this.button) return;
-    if (name === "label") this.button.textContent = v;
-    else if (name === "button_type") this.button.className = BUTTON_TYPES[v] || "";
-    else if (name === "disabled") this.button.disabled = Boolean(v);
+    if (!this._button) return;
+    if (name === "label") this._button.textContent = v;
+    else if (name === "button_type") this._button.className = BUTTON_TYPES[v] || "";
+    else if (name === "disabled") this._button.disabled = Boolean(v);
   }
 }
 
@@ -184,17 +184,17 @@ class RadioButtonGroup extends Model {
 
 class Checkbox extends Model {
   attach(el) {
-    this.input = el.querySelector("input");
-    this.label = el.querySelector("label");
-    this.input.addEventListener("change", () => this.setv({active: this.input.checked}));
+    this._input = el.querySelector("input");
+    this._label = el.querySelector("label");
+    this._input.addEventListener("change", () => this.setv({active: this._input.checked}));
   }
 
   apply(name, v) {
     super.apply(name, v);
-    if (!this.input) return;
-    if (name === "active") this.input.checked = Boolean(v);
-    else if (name === "disabled") this.input.disabled = Boolean(v);
-    else if (name === "label" && this.label) this.label.textContent = v;
+    if (!this._input) return;
+    if (name === "active") this._input.checked = Boolean(v);
+    else if (name === "disabled") this._input.disabled = Boolean(v);
+    else if (name === "label" && this._label) this._label.textContent = v;
   }
 }
 
@@ -231,7 +231,7 @@ class Plot extends Model {
     const {html, style, title} = figureHtml(this.spec, this.get);
     if (html === this._html) return;
     this._html = html;
-    const height = `height:${this.spec.height}px;` + (this.spec.max_width ? `max-width:${this.spec.max_width}px;` : "");
+    const height = (this.spec.match_aspect ? "" : `height:${this.spec.height}px;`) + (this.spec.max_width ? `max-width:${this.spec.max_width}px;` : "");
     this.el.style.cssText = height + style;
     this.el.innerHTML = html;
     if (title) this.el.setAttribute("aria-label", title);

@@ -304,7 +304,7 @@ function axisHtml(axis, ticks, side) {
   if (axis.axis_label) {
     const where = side === "below" ? "left:50%;bottom:2px;transform:translateX(-50%)"
       : side === "above" ? "left:50%;top:2px;transform:translateX(-50%)"
-        : "left:0;top:50%;writing-mode:vertical-rl;transform:translateY(-50%) rotate(180deg)";
+        : `left:${AXIS_LABEL_PX / 2 + 1}px;top:50%;transform:translate(-50%,-50%) rotate(-90deg)`;
     spans.push(`<span class='ae-pic-axis-label'${lang(axis.axis_label)} style='${where}'>${esc(axis.axis_label)}</span>`);
   }
   const cls = {below: "ae-pic-x", above: "ae-pic-x ae-pic-above", left: "ae-pic-y", right: "ae-pic-y"}[side];
@@ -360,13 +360,15 @@ export function figureHtml(spec, get) {
   const xBand = axisBand(xAxis, xTicks, true);
   const left = axisBand(yAxis, yTicks, false) + (spec.min_border_left ?? spec.min_border ?? 5);
   const right = spec.min_border_right ?? spec.min_border ?? 5;
-  const rows = [title ? `${TITLE_PX}px` : "0", ...(above ? [`${xBand}px`] : []), "1fr", ...(above ? [] : [`${xBand}px`]), "auto"];
+  // A figure whose data units are as long across as up (match_aspect) is as tall as its square frame.
+  const square = spec.match_aspect;
+  const rows = [title ? `${TITLE_PX}px` : "0", ...(above ? [`${xBand}px`] : []), square ? "auto" : "1fr", ...(above ? [] : [`${xBand}px`]), "auto"];
   const svg = `<svg xmlns='http://www.w3.org/2000/svg' font-family="${FONT}" aria-hidden='true'>${frame.parts.join("")}</svg>`;
   const xCell = `<div style='grid-column:2;position:relative'>${axisHtml(xAxis, xTicks, above ? "above" : "below")}</div>`;
   const cells = [`<div class='ae-pic-title' style='grid-column:2'${lang(title)}>${esc(title)}</div>`,
     ...(above ? [xCell] : []),
     `<div style='grid-column:1;position:relative'>${axisHtml(yAxis, yTicks, "left")}</div>`,
-    `<div class='ae-pic-frame' style='grid-column:2'>${svg}</div>`,
+    `<div class='ae-pic-frame' style='grid-column:2${square ? ";aspect-ratio:1" : ""}'>${svg}</div>`,
     ...(above ? [] : [xCell]),
     `<div style='grid-column:1 / span 3'>${legendHtml(spec.legend)}</div>`];
   const style = `grid-template-columns:${left}px 1fr ${right}px;grid-template-rows:${rows.join(" ")};` +
