@@ -270,7 +270,7 @@ def measure(browser, name: str, url: str, saved: Path, n: int, rounds: int, warm
             profile_it: bool, yardstick: Path | None = None) -> dict:
     slider, readout = EXPLORABLES[name]
     buttons = slider.startswith("button:")
-    handle = slider.removeprefix("button:") if buttons else f"{slider} .noUi-handle"
+    handle = slider.removeprefix("button:") if buttons else f"{slider} .noUi-handle, {slider} input[type=range]"
     pages: dict[str, LatencyPage] = {}
     try:
         pages["served"] = LatencyPage(browser, url, handle, readout, offline=False, buttons=buttons)

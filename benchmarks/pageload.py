@@ -61,7 +61,7 @@ WATCH_JS = """
     const scope = deepAll(document, '.ae-explorable', [])[0] || document;
     const inner = scope.shadowRoot || scope;
     const readouts = deepAll(inner, '.ae-readout', []).filter((el) => textOf(el));
-    const handle = deepAll(inner, '.noUi-handle', [])[0];
+    const handle = deepAll(inner, '.noUi-handle, .ae-n-slider input[type=range]', [])[0];
     if (readouts.length && w.readout === null) {
       w.readout = performance.now();
       // Any readout of this explorable answering a press counts (the first

@@ -89,7 +89,7 @@ def test_the_index_is_in_the_readers_language_and_remembers_a_chosen_one(server)
 
 def test_assets_carry_their_content_hash_and_are_cached_for_good(server):
     port, _ = server
-    page = get(port, "/steps")[2].decode()
+    page = get(port, "/textbook")[2].decode()
     # Every asset the page names: its stylesheets' links and the scripts its loader asks for after the
     # first paint (window.aeLoadScripts); the one script is the page bundle, in place of BokehJS and Panel's.
     urls = sorted(set(re.findall(r'"(assets/[^"\\]+)"', page)))
@@ -101,6 +101,14 @@ def test_assets_carry_their_content_hash_and_are_cached_for_good(server):
         assert headers["cache-control"] == page_server.IMMUTABLE
     assert get(port, "/assets/attention-explorable/bokeh-panel.min.000000000000.js")[0] == 404
     assert get(port, "/nothing-here")[0] == 404
+
+
+def test_an_explorables_page_needs_nothing_else(server):
+    # A student page is the explorable itself: its elements, its styles and its one script, inline.
+    port, _ = server
+    page = get(port, "/steps")[2].decode()
+    assert "assets/" not in page and "bokeh" not in page.lower().replace("window.bokeh", "") and "ae-page-spec" in page
+    assert re.search(r"<input type='range'[^>]*>", page)
 
 
 def test_a_lecture_hall_asking_at_the_same_moment_all_get_the_page(server):

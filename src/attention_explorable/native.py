@@ -108,12 +108,18 @@ button:focus-visible, input:focus-visible, a:focus-visible, .ae-n-plot:focus-vis
   background: rgba(255, 255, 255, 0.6); font-size: 14px; }
 .ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; white-space: nowrap; }
 .ae-pic-legend svg { width: 20px; height: 20px; flex: none; }
+/* On a phone a plot's words are as large as the text around them. */
+@media (max-width: 600px) {
+  .ae-pic-title, .ae-pic-axis, .ae-pic-axis .ae-pic-axis-label { font-size: 14px; }
+  .ae-n-plot svg text { font-size: 14px; }
+}
 """.replace("FONT", _FONT)
 
 #: Properties of a model the page's modules read or write (the rest of a Bokeh model stays in Python).
 _PROPS = {
     "DataModel": None,  # a state model: every property it has
-    "ColumnDataSource": ("data",),
+    "ColumnDataSource": ("data", "selected"),
+    "Selection": ("indices",),
     "Range1d": ("start", "end"),
     "DataRange1d": ("start", "end"),
     "FactorRange": ("factors",),
@@ -292,6 +298,11 @@ def figure_spec(fig, ref) -> dict:
     }
 
 
+def _value_text(value: float) -> str:
+    """A slider's value as Bokeh's slider says it (twin of ``valueText`` in ``web/native.js``)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
+
+
 _HOST = re.compile(r":host(\(([^)]*)\))?")
 
 
@@ -381,6 +392,9 @@ class NativePage:
         if names is None:
             names = sorted(model.properties() - bm.Model.properties() - {"name", "tags"})
         entry["props"] = {n: _json(getattr(model, n)) for n in names if n in model.properties()}
+        for value in entry["props"].values():  # a model a property names (a source's selection)
+            if isinstance(value, dict) and set(value) == {"$ref"}:
+                self.ref(next(m for m in model.references() if m.id == value["$ref"]))
         if kind == "Plot":
             entry["figure"] = figure_spec(model, self.ref)
         if isinstance(model, bm.FactorRange):
@@ -434,7 +448,8 @@ class NativePage:
             i = self._id()
             return (f"<div {self._attrs(model, 'ae-n-slider')}><label for='{i}'>{html.escape(model.title or '')}:</label>"
                     f"<input type='range' id='{i}' min='{model.start!r}' max='{model.end!r}' step='{model.step!r}' "
-                    f"value='{model.value!r}'{' disabled' if model.disabled else ''}></div>")
+                    f"value='{model.value!r}' aria-valuetext='{_value_text(model.value)}'"
+                    f"{' disabled' if model.disabled else ''}></div>")
         if isinstance(model, bm.TextInput):
             i = self._id()
             box = "ae-box" in (model.css_classes or [])
@@ -534,7 +549,7 @@ def _numbers(value):
 
 
 def spec_json(spec: dict) -> str:
-    """``spec`` as JSON that is safe inside a ``<script type=application/json>`` element.
+    """``spec`` as JSON that is safe inside a JSON script element.
 
     A float JSON cannot hold is written ``{"$num": "NaN"}`` (or ``"Infinity"``,
     ``"-Infinity"``), which the page's script reads back as the number.
@@ -577,6 +592,7 @@ def student_page(build, title: str, lang: str, description: str = "") -> str:
     page = NativePage(build)
     template = jinja2.Template(resources.files("attention_explorable").joinpath("templates", "student.html")
                                .read_text("utf-8"), autoescape=True)
-    css = "\n".join([_PAGE_CSS, ui.CSS, CSS, page.css()])
+    readouts = re.sub(r":root \{[^}]*\}\n?", "", ui.CSS)  # (BokehJS's variables: no BokehJS here)
+    css = "\n".join([_PAGE_CSS, readouts, CSS, page.css()])
     return template.render(lang=lang, title=title, description=description,
                            css=css, body=page.body, spec=spec_json(page.spec()), script=page_bundle())

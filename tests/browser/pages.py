@@ -30,6 +30,26 @@ def text_of(page, css: str) -> str:
     return page.locator(css).first.evaluate(_SHADOW_TEXT)
 
 
+def handle(page, css: str):
+    """The handle of the slider with class ``css``: Bokeh's on a live Panel page, the range input on a student page."""
+    return page.locator(f"{css} .noUi-handle, {css} input[type=range]").first
+
+
+def track(page, css: str):
+    """The track of the slider with class ``css`` (Bokeh's, or the range input)."""
+    return page.locator(f"{css} .noUi-base, {css} input[type=range]").first
+
+
+def plot_area(page, css: str):
+    """Where the figure with class ``css`` draws its data: Bokeh's canvas, or a student page's frame."""
+    return page.locator(f"{css} canvas, {css} .ae-pic-frame").first
+
+
+def handle_value(locator) -> float:
+    """The value a slider's handle says it has (Bokeh's ``aria-valuenow``, a range input's value)."""
+    return float(locator.evaluate("el => el.getAttribute('aria-valuenow') ?? el.value"))
+
+
 def wait_text(page, css: str, pattern: str, timeout: float = 15_000) -> None:
     """Wait until an element matching ``css`` shows text matching the regular expression ``pattern``."""
     page.locator(css).filter(has_text=re.compile(pattern)).first.wait_for(timeout=timeout)

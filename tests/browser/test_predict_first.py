@@ -45,7 +45,8 @@ _READ_ALL = """() => {
   const skip = find(document, '.ae-skip-prediction');
   let active = document.activeElement;
   while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
-  const owner = active && active.getRootNode && active.getRootNode().host;
+  // The box's owner: the shadow root's host on a Bokeh page, the box's wrapper on a student page.
+  const owner = active && ((active.getRootNode && active.getRootNode().host) || active.closest('.ae-prediction'));
   return {text: texts.join('\\n'),
           curve: Boolean(curve && curve.getClientRects().length),
           skip: Boolean(skip && skip.getClientRects().length),

@@ -20,7 +20,7 @@ from attention_explorable.site import pages
 PAGES = pages()
 
 from ..conftest import bring_every_part
-from .pages import text_of, wait_text
+from .pages import handle, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -28,10 +28,10 @@ pytestmark = pytest.mark.browser
 READY = {"index.html": ".ae-vector-output", "steps.html": ".ae-output", "vector.html": ".ae-vector-output",
          "matrix.html": ".ae-matrix-max-weight", "selfcross.html": ".ae-selfcross-row"}
 #: A slider handle of each page and the readout an arrow key on it changes.
-KEYED = {"index.html": (".ae-vector-temperature .noUi-handle", ".ae-vector-weights"),
-         "steps.html": (".ae-temperature .noUi-handle", ".ae-temperature-readout"),
-         "vector.html": (".ae-query-x .noUi-handle", ".ae-vector-output"),
-         "matrix.html": (".ae-matrix-q1-scale .noUi-handle", ".ae-matrix-max-weight"),
+KEYED = {"index.html": (".ae-vector-temperature", ".ae-vector-weights"),
+         "steps.html": (".ae-temperature", ".ae-temperature-readout"),
+         "vector.html": (".ae-query-x", ".ae-vector-output"),
+         "matrix.html": (".ae-matrix-q1-scale", ".ae-matrix-max-weight"),
          "selfcross.html": (None, None)}
 
 
@@ -75,7 +75,7 @@ def test_every_model_of_every_page_is_in_the_page_bundle(static_site, student):
         named |= set(re.findall(r'"type":"object","name":"([\w.]+)"', source))
         defined |= set(re.findall(r'"type":"model","name":"([\w.]+)"', source))
     assert {"Figure", "Slider", "panel.models.markup.HTML"} <= named  # the search finds what it looks for
-    s, _ = _open(student, static_site, "vector.html", READY["vector.html"])
+    s, _ = _open(student, static_site, "index.html", READY["index.html"])
     missing = s.page.evaluate("(names) => names.filter((name) => Bokeh.Models.get(name) == null)", sorted(named))
     # Data models (the explorables' state, Panel's templated components' data) are defined by the documents.
     assert sorted(set(missing) - defined) == [], \
@@ -87,10 +87,10 @@ def test_every_page_opens_offline_and_answers_a_key(page_file, static_site, stud
     s, aborted = _open(student, static_site, page_file, READY[page_file])
     page = s.page
     wait_text(page, READY[page_file], r"[0-9]")
-    handle, readout = KEYED[page_file]
-    if handle:
+    slider, readout = KEYED[page_file]
+    if slider:
         before = text_of(page, readout)
-        page.locator(handle).first.focus()
+        handle(page, slider).focus()
         page.keyboard.press("ArrowRight")
         for _ in range(50):
             if text_of(page, readout) != before:
@@ -117,7 +117,7 @@ def test_a_deep_link_opens_its_view_and_the_address_follows_the_controls(static_
     # the address already names exactly this view (values equal to step 3's start are left out)
     page.wait_for_function("() => location.search === '?step=3&temperature=0.05'")
     # a move of the temperature slider follows into the address; the copied URL reopens the view
-    page.locator(".ae-temperature .noUi-handle").first.focus()
+    handle(page, ".ae-temperature").focus()
     page.keyboard.press("ArrowRight")
     wait_text(page, ".ae-temperature-readout", r"T = 0\.06")
     page.wait_for_function("() => location.search.includes('temperature=0.06')")

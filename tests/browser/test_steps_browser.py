@@ -6,7 +6,7 @@ import pytest
 
 from attention_explorable import scenarios
 
-from .pages import MODES, explorable_page, text_of, wait_text
+from .pages import MODES, explorable_page, handle, handle_value, plot_area, text_of, track, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -57,9 +57,9 @@ def test_student_does_all_three_steps(steps_page, request):
     s.screenshot(f"steps-step2-1280-{request.node.callspec.id}")
 
     # Controls stay free: one key press on the score-difference slider; the box shows 2.1.
-    handle = page.locator(".ae-score-diff .noUi-handle").first
-    handle.focus()
-    handle.press("ArrowRight")
+    knob = handle(page, ".ae-score-diff")
+    knob.focus()
+    knob.press("ArrowRight")
     wait_text(page, ".ae-score-2-readout", r"s₂ = 2\.10")
     assert readout_number(page, ".ae-weight-2") == pytest.approx(0.8909, abs=1e-4)
     assert page.locator(".ae-score-diff-box input").input_value() == "2.1"
@@ -72,8 +72,7 @@ def test_student_does_all_three_steps(steps_page, request):
     wait_text(page, ".ae-temperature-readout", r"T = 10\.00")
     wait_text(page, ".ae-input-notice", r"输入的 50 超出范围 \[0\.01, 10\]，已改为 10")
     assert box.input_value() == "10"
-    handle = page.locator(".ae-temperature .noUi-handle").first
-    assert float(handle.get_attribute("aria-valuenow")) == 10.0
+    assert handle_value(handle(page, ".ae-temperature")) == 10.0
     box.fill("")
     box.press("Enter")
     page.wait_for_timeout(300)
@@ -91,11 +90,13 @@ def test_student_does_all_three_steps(steps_page, request):
     s.screenshot(f"steps-step3-1280-{request.node.callspec.id}")
 
     # Drag the temperature handle to the far right: T = 10, weights near the average.
-    track = page.locator(".ae-temperature .noUi-base").first.bounding_box()
-    h = page.locator(".ae-temperature .noUi-handle").first.bounding_box()
-    page.mouse.move(h["x"] + h["width"] / 2, h["y"] + h["height"] / 2)
+    bar = track(page, ".ae-temperature").bounding_box()
+    h = handle(page, ".ae-temperature").bounding_box()
+    # Bokeh's handle is its own element; a range input's thumb sits at the value along the track.
+    at = h["x"] + h["width"] / 2 if h != bar else bar["x"] + 14 + (bar["width"] - 28) * 0.02 / 9.99
+    page.mouse.move(at, h["y"] + h["height"] / 2)
     page.mouse.down()
-    page.mouse.move(track["x"] + track["width"] + 40, h["y"] + h["height"] / 2, steps=8)
+    page.mouse.move(bar["x"] + bar["width"] + 40, h["y"] + h["height"] / 2, steps=8)
     page.mouse.up()
     wait_text(page, ".ae-temperature-readout", r"T = 10\.00")
     assert readout_number(page, ".ae-weight-2") == pytest.approx(0.5498, abs=1e-4)
@@ -106,8 +107,7 @@ def test_student_does_all_three_steps(steps_page, request):
 def test_clicking_the_number_line_sets_the_prediction(steps_page):
     page = steps_page.page
     page.wait_for_timeout(300)
-    canvas = page.locator(".ae-number-line canvas").first
-    box = canvas.bounding_box()
+    box = plot_area(page, ".ae-number-line").bounding_box()
     page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
     page.wait_for_function(
         "() => { const f = (r) => { const h = r.querySelector('.ae-prediction');"

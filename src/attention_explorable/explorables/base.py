@@ -38,7 +38,6 @@ from panel.io.model import add_to_doc
 from panel.models.markup import HTML as HTMLModel
 
 from .. import stills, ui
-from ..documents import standalone_page
 from . import EXPLORABLES
 from ..strings import DEFAULT_LANGUAGE, STRINGS, text
 from ..views.links import link_values, read_link
@@ -250,11 +249,11 @@ class Explorable(pn.viewable.Viewer):
     def save(self, path, title: str | None = None) -> Path:
         """Write this explorable, in its current state, as one HTML file that works offline.
 
-        The file carries BokehJS, Panel's script and every stylesheet inside
-        it (about 1.3 MB): opened from ``file://`` on a machine with no network,
-        it asks nothing of any host, and everything a student does in it
-        runs in the browser, as on the exported site. (Panel's own
-        ``save(path, resources="inline")`` still asks its CDN for stylesheets.)
+        The file is a student page (:mod:`attention_explorable.native`), as
+        the exported site's: its elements, its styles and its one script
+        inside it (about 150 KB): opened from ``file://`` on a machine with
+        no network, it asks nothing of any host, and everything a student
+        does in it runs in the browser.
 
         Parameters
         ----------
@@ -286,7 +285,10 @@ class Explorable(pn.viewable.Viewer):
             raise ValueError(f"path {str(path)!r}: the folder {str(target.parent)!r} does not exist")
         heading = title if title is not None else self._t(EXPLORABLES[self._name].heading_key) \
             if self._name in EXPLORABLES else self._name
-        target.write_text(standalone_page(self._copy, heading, self.language), encoding="utf-8")
+        from ..native import student_page  # (native reads this module)
+
+        lang = {"zh": "zh-Hans"}.get(self.language, self.language)
+        target.write_text(student_page(self._copy, heading, lang), encoding="utf-8")
         return target
 
     def _copy(self) -> Explorable:

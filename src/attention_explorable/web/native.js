@@ -94,6 +94,9 @@ export class Model {
   }
 }
 
+/** A slider's value as Bokeh's slider says it (its format "0[.]00"): 2, 0.50. */
+export const valueText = (v) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
+
 class Slider extends Model {
   attach(el) {
     this._input = el.querySelector("input[type=range]");
@@ -104,8 +107,10 @@ class Slider extends Model {
   apply(name, v) {
     super.apply(name, v);
     if (!this._input) return;
-    if (name === "value" && Number(this._input.value) !== v) this._input.value = String(v);
-    else if (["start", "end", "step"].includes(name)) {
+    if (name === "value") {
+      if (Number(this._input.value) !== v) this._input.value = String(v);
+      this._input.setAttribute("aria-valuetext", valueText(v));
+    } else if (["start", "end", "step"].includes(name)) {
       this._input.setAttribute({start: "min", end: "max", step: "step"}[name], String(v));
     } else if (name === "title" && this._label) this._label.textContent = `${v}:`;
     else if (name === "disabled") this._input.disabled = Boolean(v);
@@ -226,8 +231,18 @@ class Plot extends Model {
     if (this.spec && (this.spec.tap || this.spec.drag)) this._pointer(el);
   }
 
+  apply(name, value) {
+    super.apply(name, value);
+    if (name === "visible" && value) this.render();
+  }
+
+  // A hidden figure is not drawn (nothing of it is on the page) until it is shown.
   render() {
-    if (!this.el || !this.spec) return;
+    if (!this.el || !this.spec || this.visible === false) {
+      if (this.el && this._html) this.el.replaceChildren();
+      this._html = null;
+      return;
+    }
     const {html, style, title} = figureHtml(this.spec, this.get);
     if (html === this._html) return;
     this._html = html;
@@ -253,9 +268,14 @@ class Plot extends Model {
       start = {rect: frame.getBoundingClientRect(), x: event.clientX, y: event.clientY, moved: false};
       if (this.spec.drag) el.setPointerCapture(event.pointerId);
     });
+    // While a point is dragged its source's selection holds it; the drop empties the selection.
+    const selection = (source, indices) => { if (source.selected) source.selected.setv({indices}); };
     el.addEventListener("pointermove", (event) => {
       if (!start) return;
-      if (Math.hypot(event.clientX - start.x, event.clientY - start.y) > TAP_SLOP) start.moved = true;
+      if (!start.moved && Math.hypot(event.clientX - start.x, event.clientY - start.y) > TAP_SLOP) {
+        start.moved = true;
+        if (this.spec.drag) selection(this.get(this.spec.drag), [0]);
+      }
       if (start.moved && this.spec.drag) {
         const source = this.get(this.spec.drag), p = place(event);
         source.setv({data: {...source.data, x: [p.x], y: [p.y]}});
@@ -265,7 +285,13 @@ class Plot extends Model {
       if (!start) return;
       const tapped = !start.moved && event.type === "pointerup";
       const p = tapped ? place(event) : null;
+      const dragged = start.moved && this.spec.drag;
       start = null;
+      if (dragged) {
+        const source = this.get(this.spec.drag);
+        selection(source, []);
+        source.emit("change", source);
+      }
       if (tapped && this.spec.tap) this.trigger("tap", p);
     };
     el.addEventListener("pointerup", end);
@@ -307,7 +333,11 @@ export function mount(spec, modules, root = document) {
   const get = (ref) => models.get(ref.$ref);
   for (const [id, m] of Object.entries(spec.models)) models.set(id, new (TYPES[m.type] || Model)(id, m.type, m.props));
   for (const [id, m] of Object.entries(spec.models)) {
-    if (m.figure) models.get(id).watch(m.figure, get, figureRefs(m.figure));
+    const model = models.get(id);
+    for (const [name, value] of Object.entries(m.props || {})) {  // a property naming a model (a selection)
+      if (value && typeof value === "object" && "$ref" in value) model._props[name] = get(value);
+    }
+    if (m.figure) model.watch(m.figure, get, figureRefs(m.figure));
   }
   const callbacks = {};
   for (const [id, cb] of Object.entries(spec.callbacks)) {
