@@ -131,7 +131,7 @@ _PROPS = {
     "RadioButtonGroup": ("labels", "active", "visible", "disabled", "html_attributes"),
     "Checkbox": ("label", "active", "visible", "disabled"),
     "HTML": ("text", "visible"),
-    "Plot": ("visible",),
+    "Plot": ("visible", "css_classes"),
     "Layout": ("visible",),
 }
 
@@ -481,8 +481,8 @@ class NativePage:
     def _layout(self, component) -> str:
         if isinstance(component, pn.viewable.Viewer):
             return self._layout(component.__panel__())
-        if component is None:
-            return ""
+        if component is None or (isinstance(component, pn.pane.Str) and component.object is None):
+            return ""  # a part a page has not (a live app's connection notice)
         if isinstance(component, bm.Model):
             return self._model_html(component)
         hidden = "" if getattr(component, "visible", True) else " hidden"

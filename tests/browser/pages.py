@@ -45,6 +45,11 @@ def plot_area(page, css: str):
     return page.locator(f"{css} canvas, {css} .ae-pic-frame").first
 
 
+def pressed(locator) -> bool:
+    """Whether the button ``locator`` of a group is the pressed one (Bokeh's ``bk-active``, ``aria-pressed``)."""
+    return locator.evaluate("el => el.classList.contains('bk-active') || el.getAttribute('aria-pressed') === 'true'")
+
+
 def handle_value(locator) -> float:
     """The value a slider's handle says it has (Bokeh's ``aria-valuenow``, a range input's value)."""
     return float(locator.evaluate("el => el.getAttribute('aria-valuenow') ?? el.value"))

@@ -15,7 +15,7 @@ import pytest
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import matrix as view
 
-from .pages import MODES, explorable_page, text_of, wait_text
+from .pages import MODES, explorable_page, handle, handle_value, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -25,7 +25,7 @@ DEFAULT = {"n_tokens": 4, "d_k": 4, "seed": 0, "q1_scale": 1.0, "causal": False,
 
 # What BokehJS holds now: the numbers written into each heatmap, the outlined cells, the mark on the curve.
 _DRAWN = """() => {
-  const models = [...Bokeh.documents[0].all_models];
+  const models = (window.Bokeh ? [...Bokeh.documents[0].all_models] : [...window.aePage.values()]);
   const fig = (css) => models.find((m) => (m.css_classes || []).includes(css));
   const source = (f, column) => f.renderers.map((r) => r.data_source).find((d) => d && column in d.data);
   const scores = fig('ae-matrix-scores'), weights = fig('ae-matrix-weights'), curve = fig('ae-matrix-curve');
@@ -77,9 +77,9 @@ _CSS = {"n_tokens": "n", "d_k": "dk", "seed": "seed", "q1_scale": "q1-scale"}
 
 
 def press(page, name: str, key: str = "ArrowRight") -> None:
-    handle = page.locator(f".ae-matrix-{_CSS[name]} .noUi-handle").first
-    handle.focus()
-    handle.press(key)
+    knob = handle(page, f".ae-matrix-{_CSS[name]}")
+    knob.focus()
+    knob.press(key)
 
 
 def type_into(page, name: str, raw: str) -> None:
@@ -135,8 +135,7 @@ def test_student_moves_every_control(matrix_page, request):
     st["d_k"] = 64
     assert_shows(page, st)
     wait_text(page, ".ae-matrix-notice", r"维度 d_k：输入的 100 超出范围 \[1, 64\]，已改为 64")
-    handle = page.locator(".ae-matrix-dk .noUi-handle").first
-    assert float(handle.get_attribute("aria-valuenow")) == 64.0
+    assert handle_value(handle(page, ".ae-matrix-dk")) == 64.0
     type_into(page, "d_k", "abc")  # junk: the box shows the value again
     page.wait_for_timeout(300)
     assert page.locator(".ae-matrix-dk-box input").input_value() == "64"

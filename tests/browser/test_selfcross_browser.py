@@ -8,7 +8,7 @@ from attention_explorable import core
 from attention_explorable.views.selfcross import EN_EMBEDDINGS, EN_TOKENS, ZH_EMBEDDINGS, ZH_TOKENS
 
 from ..conftest import ServedApp
-from .pages import MODES, explorable_page, text_of, wait_text
+from .pages import MODES, explorable_page, plot_area, pressed, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -17,7 +17,7 @@ READY = ".ae-selfcross-row"
 # The heatmap as BokehJS holds it: axis titles, tick labels, the highlighted
 # row, the cells' numbers, and where its frame lies on the canvas.
 _HEATMAP = """() => {
-  const models = [...Bokeh.documents[0].all_models];
+  const models = (window.Bokeh ? [...Bokeh.documents[0].all_models] : [...window.aePage.values()]);
   const fig = models.find((m) => (m.css_classes || []).includes('ae-selfcross-heatmap'));
   const axis = (list) => {
     const a = list.find((m) => 'major_label_overrides' in m);
@@ -25,7 +25,9 @@ _HEATMAP = """() => {
   };
   const source = (column) => fig.renderers.map((r) => r.data_source).find((d) => d && column in d.data);
   const cells = source('text_color'), highlight = source('height');
-  const box = Bokeh.index.find_one(fig).frame.bbox;
+  // The frame in its drawing area: BokehJS's frame on its canvas; a student page's frame is its area.
+  const frame = fig.el ? fig.el.querySelector('.ae-pic-frame').getBoundingClientRect() : null;
+  const box = frame ? {left: 0, top: 0, width: frame.width, height: frame.height} : Bokeh.index.find_one(fig).frame.bbox;
   return {x: axis(fig.above), y: axis(fig.left), row: highlight.data.y[0], text: [...cells.data.text],
           frame: [box.left, box.top, box.width, box.height]};
 }"""
@@ -44,7 +46,7 @@ def weights_in(row_text: str) -> dict:
 def tap_row(page, row: int, n_rows: int = 4, touch: bool = False) -> None:
     """Click (or, on a phone, tap) heatmap row ``row`` (1 = top)."""
     left, top, width, height = heatmap(page)["frame"]
-    canvas = page.locator(".ae-selfcross-heatmap canvas").first.bounding_box()
+    canvas = plot_area(page, ".ae-selfcross-heatmap").bounding_box()
     x, y = canvas["x"] + left + 0.3 * width, canvas["y"] + top + (row - 0.5) / n_rows * height
     page.touchscreen.tap(x, y) if touch else page.mouse.click(x, y)
 
@@ -102,7 +104,7 @@ def test_student_uses_every_control(selfcross_page, request):
     assert weights_in(text_of(page, ".ae-selfcross-row")) == {
         tok: round(w, 3) for tok, w in zip(ZH_TOKENS, cross[3])}
     assert heatmap(page)["row"] == 4
-    assert "bk-active" in page.locator(".ae-selfcross-query button", has_text="learning").get_attribute("class")
+    assert pressed(page.locator(".ae-selfcross-query button", has_text="learning"))
 
     # English self-attention with the causal mask: "love" sees only "I" and itself.
     page.locator(".ae-selfcross-mode button", has_text="自注意力（英文）").click()
@@ -135,7 +137,7 @@ def test_phone_has_no_sideways_scroll(selfcross_server, student):
     page = s.page
     page.locator(".ae-selfcross-mode button", has_text="交叉注意力").tap()
     wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
-    page.locator(".ae-selfcross-heatmap canvas").first.scroll_into_view_if_needed()
+    plot_area(page, ".ae-selfcross-heatmap").scroll_into_view_if_needed()
     tap_row(page, 3, touch=True)
     wait_text(page, ".ae-selfcross-row", "查询「machine」的权重")
     assert heatmap(page)["row"] == 3
@@ -165,7 +167,7 @@ def test_state_travels_both_ways(student):
         assert weights_in(text_of(page, ".ae-selfcross-row")) == {
             tok: round(w, 3) for tok, w in zip(ZH_TOKENS, cross[3])}
         assert not page.locator(".ae-selfcross-causal input").is_checked()
-        assert "bk-active" in page.locator(".ae-selfcross-mode button", has_text="交叉注意力").get_attribute("class")
+        assert pressed(page.locator(".ae-selfcross-mode button", has_text="交叉注意力"))
         assert heatmap(page)["row"] == 4 and heatmap(page)["x"]["label"] == "键和值来自：中文句子"
         s.assert_clean()
         server.assert_clean_log()

@@ -10,12 +10,17 @@ import pytest
 from attention_explorable import core
 from attention_explorable.views.vector import EXAMPLE_KEYS, EXAMPLE_VALUES
 
-from .pages import MODES, explorable_page, text_of, wait_text
+from .pages import MODES, explorable_page, handle, handle_value, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
 # The plot's view in BokehJS: where a point of the plane is on the screen.
 _TO_SCREEN = """([x, y]) => {
+  if (!window.Bokeh) {  // a student page: the plot's frame and its scales
+    const plot = [...window.aePage.values()].find((m) => m.el && m.el.classList.contains("ae-vector-plot"));
+    const r = plot.el.querySelector(".ae-pic-frame").getBoundingClientRect(), s = plot.scales();
+    return [r.x + s.x.fraction(x) * r.width, r.y + (1 - s.y.fraction(y)) * r.height];
+  }
   const queue = [...Bokeh.index.roots], seen = new Set();
   while (queue.length) {
     const v = queue.shift();
@@ -31,8 +36,7 @@ _TO_SCREEN = """([x, y]) => {
 }"""
 # The data of the query's source, [x, y, selected indices] (the tip as drawn).
 _TIP = """() => {
-  for (const doc of Bokeh.documents)
-    for (const m of doc.all_models)
+  for (const m of (window.Bokeh ? [...Bokeh.documents[0].all_models] : [...window.aePage.values()]))
       if (m.data && m.data.label && m.data.label[0] === "q") return [Array.from(m.data.x), Array.from(m.data.y)];
   return null;
 }"""
@@ -117,9 +121,9 @@ def test_student_moves_the_query(vector_page, request):
     s.screenshot(f"vector-1280-{mode}")
 
     # One key press on the second component of q: 0 -> 0.05; its box follows.
-    handle = page.locator(".ae-query-y .noUi-handle").first
-    handle.focus()
-    handle.press("ArrowRight")
+    knob = handle(page, ".ae-query-y")
+    knob.focus()
+    knob.press("ArrowRight")
     wait_text(page, ".ae-vector-scores", r"s₂ = 0\.050")
     assert weights(page) == pytest.approx(core.softmax([1.0, 0.05, 1.05]), abs=6e-4)
     assert page.locator(".ae-query-y-box input").input_value() == "0.05"
@@ -133,7 +137,7 @@ def test_student_moves_the_query(vector_page, request):
     notice = r"查询 q 的第一个分量：输入的 5 超出范围 \[-2, 2\]，已改为 2"
     wait_text(page, ".ae-input-notice", notice)
     assert box.input_value() == "2"
-    assert float(page.locator(".ae-query-x .noUi-handle").first.get_attribute("aria-valuenow")) == 2.0
+    assert handle_value(handle(page, ".ae-query-x")) == 2.0
     box = page.locator(".ae-vector-temperature-box input").first
     box.fill("0,5")
     box.press("Enter")

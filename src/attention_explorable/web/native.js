@@ -32,6 +32,11 @@ export function same(a, b) {
   return false;
 }
 
+// The properties BokehJS keeps as a Map (a Dict property): a tick's label by its number, attributes by name.
+const MAPS = new Set(["major_label_overrides", "html_attributes"]);
+const asMap = (value) => (value instanceof Map || !value ? value : new Map(Object.entries(value).map(
+  ([k, v]) => [k.trim() !== "" && Number.isFinite(Number(k)) ? Number(k) : k, v])));
+
 /** A model of the page: its properties, its element, its listeners. */
 export class Model {
   constructor(id, type, props) {
@@ -41,7 +46,7 @@ export class Model {
     this._listeners = new Map();
     for (const [name, value] of Object.entries(props || {})) {
       this._define(name);
-      this._props[name] = value;
+      this._props[name] = MAPS.has(name) ? asMap(value) : value;
     }
   }
 
@@ -214,6 +219,28 @@ class HTML extends Model {
 const TAP_SLOP = 6;
 
 class Plot extends Model {
+  // What a figure is made of, as BokehJS's figure names it (for code that reads a page's models).
+  get renderers() {
+    return this.spec.renderers.map((r) => ({data_source: this.get(r.source), visible: r.visible}));
+  }
+
+  get title() { return this.spec.title ? this.get(this.spec.title) : null; }
+
+  _axes(side) {
+    return [this.spec.x_axis, this.spec.y_axis].filter((a) => a && a.side === side).map((a) => this.get(a.model));
+  }
+
+  get above() { return this._axes("above"); }
+
+  get below() { return this._axes("below"); }
+
+  get left() { return this._axes("left"); }
+
+  get right() { return this._axes("right"); }
+
+  /** The figure's two dimensions as drawn now: `fraction(value)` along each, `value(fraction)`. */
+  scales() { return scales(this.spec, this.get); }
+
   /** The figure spec and the page's models: it redraws (once per burst) when any model it draws changes. */
   watch(spec, get, refs) {
     this.spec = spec;
