@@ -39,7 +39,14 @@ const entry = modules.map((m, i) => `import m${i} from "./${m}.js";`).join("\n")
   `\nimport {mount} from "./native.js";\n` +
   `const spec = document.getElementById("ae-page-spec");\n` +
   `const revive = (key, value) => (value && typeof value === "object" && "$num" in value ? Number(value.$num) : value);\n` +
-  `if (spec) window.aePage = mount(JSON.parse(spec.textContent, revive), {${modules.map((m, i) => `"${m}": m${i}`).join(", ")}});\n`;
+  `const modules = {${modules.map((m, i) => `"${m}": m${i}`).join(", ")}};\n` +
+  // An explorable registered from outside the package brings its own module, as text in the page.
+  `const more = [...document.querySelectorAll("script[data-ae-module]")].map(async (el) => [el.dataset.aeModule,\n` +
+  `  (await import(URL.createObjectURL(new Blob([el.textContent], {type: "text/javascript"})))).default]);\n` +
+  `const start = (extra) => { window.aePage = mount(JSON.parse(spec.textContent, revive), {...modules, ...extra}); };\n` +
+  `if (spec && !more.length) start({});\n` +
+  `else if (spec) Promise.all(more).then((entries) => start(Object.fromEntries(entries)),\n` +
+  `  (err) => console.error("attention explorable: a module of the page did not load", err));\n`;
 await build({
   stdin: {contents: entry, resolveDir: web, sourcefile: "student-page.js", loader: "js"},
   outfile: join(outdir, "student-page.js"),

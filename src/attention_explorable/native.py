@@ -590,9 +590,15 @@ def student_page(build, title: str, lang: str, description: str = "") -> str:
     import jinja2
 
     page = NativePage(build)
+    # The modules of explorables registered from outside the package, which the page's script lacks.
+    from .explorables import EXPLORABLES
+    own = {name for name, r in EXPLORABLES.items() if r.bundle is not None}
+    modules = {cb["module"]: web_module(cb["module"]) for cb in page.spec()["callbacks"].values()
+               if cb["module"] in own}
     template = jinja2.Template(resources.files("attention_explorable").joinpath("templates", "student.html")
                                .read_text("utf-8"), autoescape=True)
     readouts = re.sub(r":root \{[^}]*\}\n?", "", ui.CSS)  # (BokehJS's variables: no BokehJS here)
     css = "\n".join([_PAGE_CSS, readouts, CSS, page.css()])
     return template.render(lang=lang, title=title, description=description,
-                           css=css, body=page.body, spec=spec_json(page.spec()), script=page_bundle())
+                           css=css, body=page.body, spec=spec_json(page.spec()), script=page_bundle(),
+                           modules={name: code.replace("</script", "<\\/script") for name, code in modules.items()})

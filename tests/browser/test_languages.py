@@ -16,7 +16,7 @@ from attention_explorable.apps import APPS, title_key
 from attention_explorable.site import pages
 from attention_explorable.strings import text
 
-from .pages import text_of, wait_text
+from .pages import handle, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -51,7 +51,7 @@ def test_served_index_and_pages_follow_the_readers_language(every_app, student):
     page.goto(root + "vector?lang=zh&query_x=0.5#top")
     wait_text(page, ".ae-vector-output", r"[0-9]")
     assert _page_language(page) == ("zh-Hans", text("vector_heading", "zh"))
-    page.locator(".ae-query-y .noUi-handle").focus()
+    handle(page, ".ae-query-y").focus()
     page.keyboard.press("ArrowRight")  # the address follows the state; the switch takes it along
     page.wait_for_function("() => location.search.includes('query_y')")
     page.locator("a.ae-language").click()

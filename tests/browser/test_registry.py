@@ -26,12 +26,12 @@ from attention_explorable.strings import STRINGS
 
 from ..conftest import ROOT, free_port
 from .mirror import differences, load_module
-from .pages import text_of, wait_text
+from .pages import handle, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
 MODULE = "tests.example_explorable.explorable"
-HANDLE = ".ae-tempered-temperature .noUi-handle"
+SLIDER = ".ae-tempered-temperature"
 READOUT = ".ae-tempered-readout"
 
 
@@ -89,7 +89,7 @@ def test_its_twin_mirrors_its_python_view(tempered, chromium, language):
 
 
 def _press_right(page) -> None:
-    page.locator(HANDLE).first.focus()
+    handle(page, SLIDER).focus()
     page.keyboard.press("ArrowRight")
 
 
