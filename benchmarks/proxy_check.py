@@ -39,7 +39,7 @@ Not in ``--smoke``: the same class against ``attention-explorable serve
 Usage::
 
     python benchmarks/proxy_check.py            # 24 students
-    python benchmarks/proxy_check.py --smoke    # 8 students, only /steps
+    python benchmarks/proxy_check.py --smoke    # 8 students, /steps and /textbook
 
 Without nginx or PostgreSQL's programs the proxy part is skipped with a
 message (exit 0), except under ``CI=true`` (exit 1). Exit 1 when a check fails.
@@ -400,7 +400,8 @@ def check_proxy(n: int, smoke: bool) -> tuple[list[str], dict | None]:
             with running_nginx(binary, tmp, conf, listen):
                 base = f"http://{HOST}:{listen}"
                 figures["first_page_s"] = round(time.monotonic() - t0, 1)
-                paths = ["/steps"] if smoke else ["/steps", "/", "/textbook", "/matrix?lang=en"]
+                # /steps carries everything inline; the textbook names the shared assets.
+                paths = ["/steps", "/textbook"] if smoke else ["/steps", "/", "/textbook", "/matrix?lang=en"]
                 page_fails, figures["pages_ok"], figures["etags_per_page"] = check_pages(base, paths)
                 failures += page_fails
                 class_fails, class_figures = asyncio.run(run_class(base, db, n, "px", len(backends)))
@@ -462,7 +463,7 @@ def check_num_procs(n: int) -> tuple[list[str], dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=24, help="students through the proxy (default 24)")
-    parser.add_argument("--smoke", action="store_true", help="quick run: 8 students, only /steps, no --num-procs part")
+    parser.add_argument("--smoke", action="store_true", help="quick run: 8 students, /steps and /textbook, no --num-procs part")
     args = parser.parse_args(argv)
     n = 8 if args.smoke else args.students
     print_machine()
