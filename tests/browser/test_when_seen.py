@@ -114,26 +114,3 @@ def test_a_bokehjs_whose_inner_modules_moved_still_gets_the_whole_page(static_si
     wait_text(page, ".ae-temperature-readout", r"T = ")
     assert any("parts built with the page" in w for w in warnings), warnings
     s.assert_clean()
-
-
-@pytest.mark.parametrize("page_file, plots", [("steps.html", 3), ("matrix.html", 3), ("vector.html", 1)])
-def test_an_explorables_plots_are_drawn_right_after_its_controls_in_their_pictures_place(static_site, student,
-                                                                                         page_file, plots):
-    s = student()
-    s.open_offline(static_site / page_file, ".ae-readout")
-    page = s.page
-    name = page_file.removesuffix(".html")
-    keys = [f"{name}.plot-{i}" for i in range(plots)]
-    page.wait_for_function(f"() => performance.getEntriesByName('ae-part:{keys[-1]}').length === 1", timeout=30_000)
-    marks = page.evaluate("() => Object.fromEntries(performance.getEntriesByType('mark').map(m => [m.name, m.startTime]))")
-    order = [marks["ae-text-built"], *(marks[f"ae-part:{key}"] for key in keys)]
-    assert order == sorted(order), marks  # the controls and readouts first, then one plot after another
-    slots = dict(page.evaluate(SLOTS))
-    assert all(slots[key] for key in keys), slots
-    # Each slot holds its live figure now, and no picture any more.
-    page.wait_for_function("""(keys) => keys.every((key) => { let slot = null; const walk = (r) => {
-        slot = slot || r.querySelector(`.ae-slot[data-ae-slot="${key}"]`);
-        r.querySelectorAll('*').forEach((e) => { if (!slot && e.shadowRoot) walk(e.shadowRoot); }); };
-        walk(document); return slot && !slot.querySelector('.ae-pic') && slot.querySelector('.ae-part').childElementCount > 0; })""",
-                           arg=keys, timeout=10_000)
-    s.assert_clean()
