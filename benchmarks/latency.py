@@ -34,6 +34,7 @@ Usage::
     python benchmarks/latency.py --profile steps     # and a trace of 20 presses per page
     python benchmarks/latency.py --smoke            # steps, 4 presses per page, ~1 min
     python benchmarks/latency.py --site DIR         # press a site exported before, not a new export
+    python benchmarks/latency.py --cpu 4            # every page with its CPU slowed down 4x (a phone)
 
 Targets: beside the yardstick, p50 within one frame (16.7 ms) of its p50
 and p95 within two frames of its p95, in both setups (without the
@@ -111,9 +112,11 @@ class LatencyPage:
     """One page of an explorable (served URL or saved file), the probe installed."""
 
     def __init__(self, browser, url: str, handle: str, readout: str, offline: bool, wait_s: float = 60.0,
-                 buttons: bool = False):
+                 buttons: bool = False, cpu: float = 1.0):
         self.context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
         self.page = self.context.new_page()
+        if cpu != 1:  # Chromium's CPU slowed down (4: a mid-range phone), as DevTools' throttling does
+            self.context.new_cdp_session(self.page).send("Emulation.setCPUThrottlingRate", {"rate": cpu})
         self.errors: list[str] = []
         self.offline = offline
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
@@ -267,18 +270,18 @@ def print_profile(name: str, setup: str, prof: dict) -> None:
 # --- the run ------------------------------------------------------------------------------
 
 def measure(browser, name: str, url: str, saved: Path, n: int, rounds: int, warmup: int,
-            profile_it: bool, yardstick: Path | None = None) -> dict:
+            profile_it: bool, yardstick: Path | None = None, cpu: float = 1.0) -> dict:
     slider, readout = EXPLORABLES[name]
     buttons = slider.startswith("button:")
     handle = slider.removeprefix("button:") if buttons else f"{slider} .noUi-handle, {slider} input[type=range]"
     pages: dict[str, LatencyPage] = {}
     try:
-        pages["served"] = LatencyPage(browser, url, handle, readout, offline=False, buttons=buttons)
+        pages["served"] = LatencyPage(browser, url, handle, readout, offline=False, buttons=buttons, cpu=cpu)
         pages["static"] = LatencyPage(browser, saved.resolve().as_uri(), handle, readout, offline=True,
-                                      buttons=buttons)
+                                      buttons=buttons, cpu=cpu)
         if yardstick is not None:  # pressed in the same rounds: the same machine at the same moments
             pages["yardstick"] = LatencyPage(browser, yardstick.resolve().as_uri(), *YARDSTICK_SELECTORS,
-                                             offline=True)
+                                             offline=True, cpu=cpu)
         for setup, page in pages.items():
             page.press()
             if page.results(0)[1]:
@@ -302,7 +305,7 @@ def measure(browser, name: str, url: str, saved: Path, n: int, rounds: int, warm
 
 
 def run(names: list[str], n: int, rounds: int, warmup: int, profile_name: str | None,
-        yardstick: Path | None = None, site: Path | None = None) -> dict:
+        yardstick: Path | None = None, site: Path | None = None, cpu: float = 1.0) -> dict:
     from playwright.sync_api import sync_playwright
 
     results: dict = {"skipped": {}, "errors": []}
@@ -327,7 +330,8 @@ def run(names: list[str], n: int, rounds: int, warmup: int, profile_name: str | 
                     with Served([name]) as srv:
                         try:
                             results[name] = measure(browser, name, srv.url(name), path, n, rounds, warmup,
-                                                    profile_it=name == profile_name, yardstick=yardstick)
+                                                    profile_it=name == profile_name, yardstick=yardstick,
+                                                    cpu=cpu)
                         except Skip as exc:
                             results["skipped"][name] = str(exc)
                             print(f"  skipped {name}: {exc}", flush=True)
@@ -353,6 +357,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", metavar="NAME", help="also trace 20 presses per setup of explorable NAME")
     parser.add_argument("--smoke", action="store_true", help="quick run: steps, 4 presses per setup")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--cpu", type=float, default=1.0, help="slow Chromium's CPU down so many times (4: a "
+                        "mid-range phone); every page of the run alike")
     parser.add_argument("--site", metavar="DIR", help="the exported site to press (attention-explorable export "
                         "wrote it from this checkout); default: export one first")
     parser.add_argument("--yardstick", default=str(YARDSTICK),
@@ -369,9 +375,11 @@ def main(argv: list[str] | None = None) -> int:
         names.append(args.profile)
 
     print_machine()
+    print(f"CPU slowed down {args.cpu:g}x (Chromium's throttling), every page alike", flush=True)
     t0 = time.monotonic()
     try:
-        results = run(names, n, rounds, warmup, args.profile, yardstick, Path(args.site) if args.site else None)
+        results = run(names, n, rounds, warmup, args.profile, yardstick, Path(args.site) if args.site else None,
+                      cpu=args.cpu)
     except Exception as exc:  # noqa: BLE001 - reported, exit status 2
         print(f"measurement failed: {exc!r}", file=sys.stderr)
         return 2

@@ -60,8 +60,9 @@ WATCH_JS = """
     if (slot) { w.reachedAt = performance.now(); slot.scrollIntoView({block: 'center'}); }
     const scope = deepAll(document, '.ae-explorable', [])[0] || document;
     const inner = scope.shadowRoot || scope;
-    const readouts = deepAll(inner, '.ae-readout', []).filter((el) => textOf(el));
-    const handle = deepAll(inner, '.noUi-handle, .ae-n-slider input[type=range]', [])[0];
+    // A Bokeh page's readouts and handle, a student page's, or the hand-written yardstick's.
+    const readouts = deepAll(inner, '.ae-readout, .ae-output', []).filter((el) => textOf(el));
+    const handle = deepAll(inner, '.noUi-handle, .ae-n-slider input[type=range], .handle', [])[0];
     if (readouts.length && w.readout === null) {
       w.readout = performance.now();
       // Any readout of this explorable answering a press counts (the first
@@ -83,10 +84,13 @@ WATCH_JS = """
 """
 
 
-def load_once(context, url: str, timeout_s: float = 60.0, keyed: bool = True) -> dict:
+def load_once(context, url: str, timeout_s: float = 60.0, keyed: bool = True, cpu: float = 1.0) -> dict:
     """One load of ``url``: readout and interactive times (ms); a page with no slider (``keyed=False``)
-    counts as interactive when its first readout has text."""
+    counts as interactive when its first readout has text. ``cpu``: Chromium's CPU slowed down so many
+    times (4: a mid-range phone), set before the page loads."""
     page = context.new_page()
+    if cpu != 1:
+        throttle(context, page, cpu)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
@@ -120,6 +124,11 @@ def load_once(context, url: str, timeout_s: float = 60.0, keyed: bool = True) ->
             page.goto("about:blank", timeout=10_000)
             page.wait_for_timeout(200)
         page.close()
+
+
+def throttle(context, page, rate: float) -> None:
+    """Slow ``page``'s CPU down ``rate`` times (Chromium's DevTools protocol), as DevTools' throttling does."""
+    context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": rate})
 
 
 def measure(browser, url: str, n: int, smoke: bool = False) -> dict:

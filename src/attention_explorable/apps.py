@@ -180,8 +180,7 @@ def textbook_app(language: str | None = None, switch_href: str | None = None) ->
                      sizing_mode="stretch_width", margin=0)
 
 
-def explorable_app(name: str, language: str | None = None, switch_href: str | None = None,
-                   plots: str | None = None) -> pn.viewable.Viewable:
+def explorable_app(name: str, language: str | None = None, switch_href: str | None = None) -> pn.viewable.Viewable:
     """The explorable ``name`` of the registry on a page of its own (``/<name>``).
 
     Its page holds the title (``<name>_heading``), the language switch, the
@@ -197,9 +196,7 @@ def explorable_app(name: str, language: str | None = None, switch_href: str | No
     """
     cls = explorable_class(name)
     language = _setup(name, language)
-    # A page built as a file (export, serve) draws its plots after the rest (web/when_seen.js).
-    in_session = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
-    explorer = cls(language=language, plots=plots or ("live" if in_session else "when_seen"))
+    explorer = cls(language=language)
     return _explorer_page(title_key(name), explorer, language, switch_href, *cls.page_parts(language))
 
 

@@ -78,7 +78,7 @@ _EMBED = "root.Bokeh.embed.embed_items(docs_json, render_items);"
 
 def _page(app: str, language: str, title: str, switch_href: str | None) -> str:
     if app != "textbook":  # an explorable's page: its own elements, no BokehJS (attention_explorable.native)
-        return student_page(lambda: apps.explorable_app(app, language, switch_href=switch_href, plots="live"),
+        return student_page(lambda: apps.explorable_app(app, language, switch_href=switch_href),
                             title, apps.HTML_LANG[language], text(apps.index_key(app), language))
     variables = {"lang": apps.HTML_LANG[language], "first_paint": first_paint_html(app, language),
                  "first_paint_css": FIRST_PAINT_CSS, "first_paint_gate": gate_script(),

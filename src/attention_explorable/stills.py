@@ -723,7 +723,7 @@ def still_html(component, images: bool = False) -> str:
         own = "".join(f"<style>{s}</style>" for s in component.stylesheets
                       if isinstance(s, str) and ":host" not in s and not _is_shared(s))
         # A slot inside a still is a picture only: its part comes with the live part around it.
-        inner = re.sub(r" data-ae-(slot='[^']*'|soon)", "", component.object)
+        inner = re.sub(r" data-ae-slot='[^']*'", "", component.object)
         return f"{own}<div class='ae-still-html' style='{_margin(component.margin)}{styles}'>{inner}</div>"
     if isinstance(component, pn.layout.ListLike):
         return "".join(still_html(o, images) for o in component.objects)
@@ -739,27 +739,21 @@ WHEN_SEEN = "ae-when-seen:"
 _EXERCISE_CONTROLS_PX = 100
 
 
-def slot_html(key: str, still: str, css: str, now_with: str = "", height: tuple[int, int] | None = None,
-              soon: bool = False) -> str:
+def slot_html(key: str, still: str, css: str, now_with: str = "", height: tuple[int, int] | None = None) -> str:
     """Where part ``key`` comes to life (web/when_seen.js), showing ``still`` (plain HTML) until then.
 
     The slot keeps about the live part's room (``height``: wide screen and
     phone, in pixels; an exercise: its question and the room of its
     controls), so that the page does not move when the part comes.
     ``now_with``: a URL parameter with which the part is built at once
-    (``room``: the class panel's part). ``soon``: a plot, built after the
-    part around it once it nears the screen and the page is idle; its still
-    (the plot's picture, as tall as the plot) stays until it is drawn.
+    (``room``: the class panel's part).
     """
     slot = f"ae-slot-{re.sub(r'[^a-z0-9-]', '-', key.lower())}"
-    if soon:
-        style = ""
-    elif height is not None:
+    if height is not None:
         wide, narrow = height
         style = (f"<style>.{slot} {{ min-height: {wide}px; box-sizing: border-box; }} "
                  f"@media (max-width: 700px) {{ .{slot} {{ min-height: {narrow}px; }} }}</style>")
     else:
         style = f"<style>.{slot} {{ padding-bottom: {_EXERCISE_CONTROLS_PX}px; }}</style>"
     now = f" data-ae-now-with='{html.escape(now_with)}'" if now_with else ""
-    now += " data-ae-soon" if soon else ""
     return f"{style}<div class='ae-slot {css} {slot}' data-ae-slot='{html.escape(key)}'{now}>{still}</div>"

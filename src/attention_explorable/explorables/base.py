@@ -34,10 +34,9 @@ import param
 from bokeh.core.properties import Bool, Float, Int, Nullable, String
 from bokeh.model import DataModel
 from bokeh.models import CustomJS
-from panel.io.model import add_to_doc
 from panel.models.markup import HTML as HTMLModel
 
-from .. import stills, ui
+from .. import ui
 from . import EXPLORABLES
 from ..strings import DEFAULT_LANGUAGE, STRINGS, text
 from ..views.links import link_values, read_link
@@ -183,12 +182,6 @@ class Explorable(pn.viewable.Viewer):
     link_prefix = param.String("", constant=True, doc=(
         "What this explorable's parameters are called in a deep link: '' on a page of its own "
         "(?temperature=0.05), 'steps.' on the textbook page (?steps.temperature=0.05)."))
-    plots = param.Selector(default="live", objects=["live", "when_seen"], constant=True, doc=(
-        "'live': the plots are drawn with the rest (a live app, a notebook, a saved file, an embed); "
-        "'when_seen': on a prebuilt page of its own, each plot is a document root of its own that the browser "
-        "draws after the controls and readouts, as it nears the screen, its picture (stills.figure_svg) "
-        "in its place meanwhile (web/when_seen.js)."))
-
     #: The explorable's view module (``views/<name>.py``): its ``<name>_view(state, config)`` and
     #: ``STATE_NAMES`` give ``_name``, ``_view_function`` and ``_state_params`` (see ``__init_subclass__``).
     _view_module = None
@@ -217,7 +210,6 @@ class Explorable(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._plot_keys: dict[str, int] = {}  # plots="when_seen": each figure's number on the page
         self._state = state_model_class(type(self))(**self.state())
         self._browser_change = False
         for name in self._state_params:
@@ -225,26 +217,8 @@ class Explorable(pn.viewable.Viewer):
         self.param.watch(self._to_browser, list(self._state_params))
 
     def _plot(self, fig) -> pn.viewable.Viewable:
-        """Figure ``fig`` in the layout (layout only): as a Bokeh pane, or with ``plots="when_seen"`` its slot.
-
-        The slot shows the figure's picture and names the root the page's
-        document holds it in (added here, once), which ``web/when_seen.js``
-        draws into the slot after the rest of the explorable, when it nears
-        the screen and the page is idle: a student can use the controls
-        before BokehJS has built the plots.
-        """
-        pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", margin=0)
-        doc = pn.state.curdoc
-        if self.plots != "when_seen" or doc is None:
-            return pane
-        first = fig.id not in self._plot_keys  # (a figure may be in the document already, through a callback)
-        key = f"{self.link_prefix or self._name + '.'}plot-{self._plot_keys.setdefault(fig.id, len(self._plot_keys))}"
-        if first:
-            root = pane.get_root(doc)
-            root.name = f"{stills.WHEN_SEEN}{key}"
-            add_to_doc(root, doc, True)
-        return pn.pane.HTML(stills.slot_html(key, stills.figure_svg(fig), "ae-slot-plot", soon=True),
-                            sizing_mode="stretch_width", margin=0, stylesheets=[stills.CSS])
+        """Figure ``fig`` in the layout (layout only), stretched to its column."""
+        return pn.pane.Bokeh(fig, sizing_mode="stretch_width", margin=0)
 
     def save(self, path, title: str | None = None) -> Path:
         """Write this explorable, in its current state, as one HTML file that works offline.

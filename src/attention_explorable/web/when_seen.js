@@ -64,32 +64,15 @@
       delete waiting[entry.key];
       var target = document.createElement("div");
       target.className = "ae-part";
-      var slot = entry.slot, still = [];
-      if (slot.hasAttribute("data-ae-soon")) {
-        // A plot: its picture stays over its place, at its height, until the plot is drawn there.
-        slot.style.position = "relative";
-        slot.style.minHeight = slot.offsetHeight + "px";
-        still = Array.prototype.slice.call(slot.children);
-        still.forEach(function (el) {
-          el.style.position = "absolute";
-          el.style.left = el.style.right = el.style.top = "0";
-          el.style.background = "#fff";
-          el.style.zIndex = "1";
-        });
-        slot.prepend(target);
-      } else {
-        slot.replaceChildren(target);
-        slot.style.padding = "0";  // the room kept for the part's controls is the part's now
-      }
+      var slot = entry.slot;
+      slot.replaceChildren(target);
+      slot.style.padding = "0";  // the room kept for the part's controls is the part's now
       slot.classList.add("ae-slot-live");
       elements[doc.roots().length] = target;  // where the next root's view is built
       performance.mark("ae-part:" + entry.key);
       doc.add_root(root);  // its views are built in the promise jobs that follow
       setTimeout(function () {
-        still.forEach(function (el) { el.remove(); });
-        slot.style.minHeight = slot.style.opacity = "";
         window.dispatchEvent(new CustomEvent("ae-part-built", {detail: {key: entry.key}}));
-        scan(target);  // the parts inside this one: an explorable's plots
         next();
       }, 0);
     }
@@ -100,33 +83,14 @@
       entries.forEach(function (entry) {
         if (!entry.isIntersecting) return;
         observer.unobserve(entry.target);
-        var slot = entry.target;
-        if (slot.hasAttribute("data-ae-soon")) idle(function () { bring(slot.getAttribute("data-ae-slot"), slot); });
-        else bring(slot.getAttribute("data-ae-slot"), slot);
+        bring(entry.target.getAttribute("data-ae-slot"), entry.target);
       });
     }, {rootMargin: "50% 0px 50% 0px"});
-    // An explorable's plots come after it, as they near the screen, each when the page is idle: a
-    // student's first key (and the explorable's module, which answers it) goes first, and a plot
-    // below the fold (a phone's) costs nothing until it is scrolled to. A plot whose explorable
-    // moved before the plot was drawn shows its picture faded: it is of the state before.
-    var idle = window.requestIdleCallback
-      ? function (fn) { window.requestIdleCallback(fn, {timeout: 300}); }
-      : function (fn) { setTimeout(fn, 50); };
-    var pictured = [];
-    function fade() {
-      pictured.forEach(function (slot) { if (!slot.classList.contains("ae-slot-live")) slot.style.opacity = "0.45"; });
-    }
-    ["keydown", "pointerdown", "input"].forEach(function (type) {
-      document.addEventListener(type, fade, {capture: true, passive: true});
-    });
     function scan(root) {
       findAll(root, ".ae-slot[data-ae-slot]", []).forEach(function (slot) {
         // A part needed at once with a parameter (the class panel's, with ?room=) does not wait.
         var now = slot.getAttribute("data-ae-now-with");
-        var soon = slot.hasAttribute("data-ae-soon");
-        if (soon) pictured.push(slot);
-        if (soon && observer === null) idle(function () { bring(slot.getAttribute("data-ae-slot"), slot); });
-        else if (observer === null || (now && query.has(now))) bring(slot.getAttribute("data-ae-slot"), slot);
+        if (observer === null || (now && query.has(now))) bring(slot.getAttribute("data-ae-slot"), slot);
         else observer.observe(slot);
       });
     }
