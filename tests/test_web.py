@@ -35,8 +35,9 @@ def _node_or_skip() -> str:
 def test_bundles_are_built_from_the_current_sources(tmp_path):
     node = _node_or_skip()
     subprocess.run([node, "scripts/build-web.mjs", str(tmp_path)], cwd=ROOT, check=True, timeout=120)
-    built = sorted(p.name for p in tmp_path.iterdir())  # the modules (.mjs), the page bundle (.min.js, .json)
-    shipped = sorted(p.name for p in (WEB / "dist").iterdir())
+    # The modules (.mjs), the textbook's bundle (.min.js, .json), the student page's scripts (page/*.js).
+    built = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    shipped = sorted(p.relative_to(WEB / "dist").as_posix() for p in (WEB / "dist").rglob("*") if p.is_file())
     assert built == shipped
     for name in built:
         assert (tmp_path / name).read_text() == (WEB / "dist" / name).read_text(), \
@@ -44,7 +45,7 @@ def test_bundles_are_built_from_the_current_sources(tmp_path):
 
 
 def test_no_eval_or_function_constructor_in_our_javascript():
-    for path in list(WEB.glob("*.js")) + list((WEB / "dist").glob("*.mjs")):
+    for path in list(WEB.glob("*.js")) + list((WEB / "dist").glob("*.mjs")) + list((WEB / "dist" / "page").glob("*.js")):
         code = path.read_text()
         assert not re.search(r"\beval\s*\(|new\s+Function\s*\(", code), path
 
@@ -62,5 +63,5 @@ def test_the_modules_ship_with_the_package():
 
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     patterns = data["attention_explorable"]
-    assert {"web/*.js", "web/dist/*.mjs", "web/dist/*.js", "web/dist/*.json"} <= set(patterns)
+    assert {"web/*.js", "web/dist/*.mjs", "web/dist/*.js", "web/dist/*.json", "web/dist/page/*.js"} <= set(patterns)
     assert any(Path(WEB / "dist").glob("*.mjs")) and (WEB / "dist" / "bokeh-panel.min.js").is_file()

@@ -44,7 +44,7 @@ from panel.models.markup import HTML as HTMLModel
 from . import ui
 from .explorables.base import ScriptedPane, web_module_name
 
-__all__ = ["CSS", "NativePage", "figure_spec", "page_bundle"]
+__all__ = ["CSS", "NativePage", "figure_spec", "page_script", "student_page"]
 
 _log = logging.getLogger(__name__)
 
@@ -531,10 +531,16 @@ def web_module(name: str) -> str:
     return read(name)
 
 
-def page_bundle() -> str:
-    """The page's one script (``web/dist/student-page.js``): every module a student page runs, and the
-    runtime that mounts them (``web/native.js``)."""
-    return resources.files("attention_explorable").joinpath("web", "dist", "student-page.js").read_text("utf-8")
+def page_script(name: str) -> str:
+    """The student page's script ``web/dist/page/<name>.js``: ``runtime`` (``web/native.js``, which
+    mounts the page) or a module, which adds itself to ``window.aeModules`` by its name.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the package has no such script (``npm run build`` makes them).
+    """
+    return resources.files("attention_explorable").joinpath("web", "dist", "page", f"{name}.js").read_text("utf-8")
 
 
 def _numbers(value):
@@ -585,20 +591,24 @@ def student_page(build, title: str, lang: str, description: str = "") -> str:
     -------
     str
         One HTML file that asks nothing of any host: its styles and its
-        script (``web/dist/student-page.js``, about 60 KB) are inside it.
+        scripts (``web/dist/page/``: the modules it runs and the runtime,
+        about 55 KB for the steps) are inside it.
     """
     import jinja2
 
     page = NativePage(build)
-    # The modules of explorables registered from outside the package, which the page's script lacks.
+    # The modules the page runs, each once: the package's as scripts, and those of explorables
+    # registered from outside the package (their own bundle) as text the runtime loads.
     from .explorables import EXPLORABLES
     own = {name for name, r in EXPLORABLES.items() if r.bundle is not None}
-    modules = {cb["module"]: web_module(cb["module"]) for cb in page.spec()["callbacks"].values()
-               if cb["module"] in own}
+    names = sorted({cb["module"] for cb in page.spec()["callbacks"].values()})
+    modules = {name: web_module(name) for name in names if name in own}
+    scripts = [page_script(name) for name in names if name not in own] + [page_script("runtime")]
     template = jinja2.Template(resources.files("attention_explorable").joinpath("templates", "student.html")
                                .read_text("utf-8"), autoescape=True)
     readouts = re.sub(r":root \{[^}]*\}\n?", "", ui.CSS)  # (BokehJS's variables: no BokehJS here)
     css = "\n".join([_PAGE_CSS, readouts, CSS, page.css()])
     return template.render(lang=lang, title=title, description=description,
-                           css=css, body=page.body, spec=spec_json(page.spec()), script=page_bundle(),
+                           css=css, body=page.body, spec=spec_json(page.spec()),
+                           scripts=[code.replace("</script", "<\\/script") for code in scripts],
                            modules={name: code.replace("</script", "<\\/script") for name, code in modules.items()})

@@ -19,9 +19,9 @@ pytestmark = pytest.mark.browser
 
 #: explorable, state, what shows the state, the slider handle (or button) a student uses.
 CASES = {
-    "steps": (StepsExplorer, {"temperature": 0.5}, ".ae-temperature-readout", ".ae-temperature .noUi-handle"),
-    "vector": (VectorExplorer, {"query_x": 0.5}, ".ae-vector-output", ".ae-query-x .noUi-handle"),
-    "matrix": (MatrixExplorer, {"d_k": 16}, ".ae-matrix-max-weight", ".ae-matrix-q1-scale .noUi-handle"),
+    "steps": (StepsExplorer, {"temperature": 0.5}, ".ae-temperature-readout", ".ae-temperature input[type=range]"),
+    "vector": (VectorExplorer, {"query_x": 0.5}, ".ae-vector-output", ".ae-query-x input[type=range]"),
+    "matrix": (MatrixExplorer, {"d_k": 16}, ".ae-matrix-max-weight", ".ae-matrix-q1-scale input[type=range]"),
     "selfcross": (SelfCrossExplorer, {"mode": "cross"}, ".ae-selfcross-roles", ".ae-selfcross-mode button"),
 }
 
@@ -39,8 +39,7 @@ def test_a_saved_explorable_opens_offline_in_its_state_and_answers(name, tmp_pat
     wait_text(page, readout, r"\S")
     # The page opened on the saved state: its state model (the one model that holds it) says so.
     opened = page.evaluate("""([names]) => {
-        const model = [...Bokeh.documents[0].all_models].find(
-          (m) => m.properties && names.every((n) => n in m.properties) && !("css_classes" in m.properties));
+        const model = [...window.aePage.values()].find((m) => m.type === "DataModel");
         return Object.fromEntries(names.map((n) => [n, model[n]]));
       }""", [list(explorer.state())])
     assert opened == explorer.state() and opened != cls(language="en").state()

@@ -106,7 +106,10 @@ class Slider extends Model {
   attach(el) {
     this._input = el.querySelector("input[type=range]");
     this._label = el.querySelector("label");
-    this._input.addEventListener("input", () => this.setv({value: Number(this._input.value)}));
+    const moved = () => this.setv({value: Number(this._input.value)});
+    this._input.addEventListener("input", moved);
+    // A key pressed on the handle while the page was still being read moved it already: it counts.
+    if (Number(this._input.value) !== this.value) moved();
   }
 
   apply(name, v) {
