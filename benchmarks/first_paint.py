@@ -123,12 +123,14 @@ def main(argv: list[str] | None = None) -> int:
                             base = row
                         figures[f"{label} {device} {cpu:g}x"] = row
                         ratio = row["key_ms"] / base["key_ms"] if base else None
-                        met = row["paint_ms"] <= TARGET_PAINT_MS and (ratio is None or ratio <= TARGET_RATIO
-                                                                      or label == "yardstick")
+                        # The first paint's budget is for the machine as it is (1x); the key's ratio at every slowdown.
+                        met = (cpu != 1 or row["paint_ms"] <= TARGET_PAINT_MS) and (
+                            ratio is None or ratio <= TARGET_RATIO or label == "yardstick")
                         ok &= met or label.endswith("index.html")
                         shown = f" = {ratio:.2f}x the yardstick's (<= {TARGET_RATIO:g}x)" if ratio and label != "yardstick" else ""
-                        print(f"{label:20} {device:7} CPU {cpu:g}x: first paint {row['paint_ms']:7.1f} ms "
-                              f"(<= {TARGET_PAINT_MS:g}); first key {row['key_ms']:7.1f} ms{shown} "
+                        budget = f" (<= {TARGET_PAINT_MS:g})" if cpu == 1 else ""
+                        print(f"{label:20} {device:7} CPU {cpu:g}x: first paint {row['paint_ms']:7.1f} ms"
+                              f"{budget}; first key {row['key_ms']:7.1f} ms{shown} "
                               f"{'' if label == 'yardstick' else verdict(met)}; errors {row['errors']}", flush=True)
         finally:
             browser.close()
