@@ -121,6 +121,9 @@ class LatencyPage:
         self.offline = offline
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        # A request the page makes to another host (the machine may have no network): counted apart.
+        self.failed_elsewhere = 0
+        self.page.on("requestfailed", lambda r: self._failed(r.url))
         if offline:
             self.page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:", "blob:"))
                             else r.abort())
@@ -153,9 +156,15 @@ class LatencyPage:
         samples, misses = self.page.evaluate("[window.__aeLatency.samples, window.__aeLatency.misses]")
         return [float(x) for x in samples[skip:]], int(misses)
 
+    def _failed(self, url: str) -> None:
+        if not url.startswith(("http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "file:")):
+            self.failed_elsewhere += 1
+
     def own_errors(self) -> list[str]:
-        ignore = ("Failed to load resource",) if self.offline else ()
-        return [e for e in self.errors if not any(i in e for i in ignore)]
+        # A failed load is the page's own error unless it asked another host (offline: always).
+        failed = [e for e in self.errors if "Failed to load resource" in e]
+        elsewhere = self.offline or len(failed) <= self.failed_elsewhere
+        return [e for e in self.errors if not (elsewhere and "Failed to load resource" in e)]
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
