@@ -58,8 +58,12 @@ const runtime = `import {mount} from "./native.js";\n` +
   `if (spec && !more.length) start({});\n` +
   `else if (spec) Promise.all(more).then((entries) => start(Object.fromEntries(entries)),\n` +
   `  (err) => console.error("attention explorable: a module of the page did not load", err));\n`;
-outputs["runtime.js"] = (await build({...page, stdin: {contents: runtime, resolveDir: web, sourcefile: "runtime.js",
-                                                        loader: "js"}})).outputFiles[0].text;
+// The runtime holds d3-array's ticks: its licence's notice goes with it.
+const d3Licence = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "node_modules", "d3-array", "LICENSE"),
+                               "utf8").trim().split("\n").map((line) => ` * ${line}`.trimEnd()).join("\n");
+outputs["runtime.js"] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
+  (await build({...page, stdin: {contents: runtime, resolveDir: web, sourcefile: "runtime.js",
+                                 loader: "js"}})).outputFiles[0].text;
 mkdirSync(join(outdir, "page"), {recursive: true});
 for (const f of readdirSync(join(outdir, "page"))) if (!(f in outputs)) rmSync(join(outdir, "page", f));
 for (const [f, text] of Object.entries(outputs)) {
