@@ -42,7 +42,7 @@ from bokeh.models import CustomJS
 from panel.models.markup import HTML as HTMLModel
 
 from . import ui
-from .explorables.base import ScriptedPane, web_module_name
+from .explorables.base import ScriptedPane, web_module, web_module_name
 
 __all__ = ["CSS", "NativePage", "figure_spec", "page_script", "student_page"]
 
@@ -524,11 +524,6 @@ class NativePage:
             return "".join(self._layout(o) for o in component.objects)
         _log.warning("attention explorable: the page leaves out a %s", type(component).__name__)
         return ""
-
-
-def web_module(name: str) -> str:
-    from .explorables.base import web_module as read
-    return read(name)
 
 
 def page_script(name: str) -> str:
