@@ -3,7 +3,8 @@
 * Panel's ``/components/<module>/…`` route is refused with 404 and imports
   nothing (``import this`` would print the Zen of Python into the log).
 * Bokeh's autoload route (of the one live app, ``/instructor``) takes only
-  an element id.
+  an element id, and only from the instructor (403 without the cookie, and
+  no traceback in the log).
 """
 
 from __future__ import annotations
@@ -42,13 +43,25 @@ def test_the_components_route_imports_nothing(server):
     assert "Beautiful is better than ugly" not in log.read_text()
 
 
+def _instructor_cookie(port: int) -> str:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request("POST", "/instructor/login", urllib.parse.urlencode({"key": "served-test"}),
+                 {"Content-Type": "application/x-www-form-urlencoded"})
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    assert response.status == 303
+    return response.getheader("Set-Cookie").split(";", 1)[0]
+
+
 def test_autoload_takes_only_an_element_id(server):
     port, log = server
     element = "p1234-ab_C"
     ok = (f"/instructor/autoload.js?bokeh-autoload-element={element}"
           f"&bokeh-absolute-url=http://127.0.0.1:{port}/instructor")
+    assert _get(port, ok)[0] == 403  # not the instructor: no session, no script
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.request("GET", ok)
+    conn.request("GET", ok, headers={"Cookie": _instructor_cookie(port)})
     response = conn.getresponse()
     body = response.read().decode()
     conn.close()

@@ -221,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
         extra_patterns=[*route_guards.refused_routes(), *page_server.patterns(pages), *channel.patterns(room_channel),
                         *handlers.patterns(context)],
         use_xheaders=args.use_xheaders, start=False,
+        # The instructor's page only for the instructor's cookie, checked before a session is made;
+        # the cookie then stays out of the session token that Bokeh writes into the page.
+        auth_provider=handlers.InstructorAuth(context), **handlers.SESSION_EXCLUDES,
     )
     # A lecture hall connects at the same moment: a listen queue of 128 (tornado's) drops the
     # rest, whose browsers retry a second later. Linux takes a longer queue on a listening socket.

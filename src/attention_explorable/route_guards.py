@@ -13,6 +13,9 @@ route, so :func:`refused_routes` puts a handler in front of it that answers
 **Autoload.** Bokeh's ``/<app>/autoload.js?bokeh-autoload-element=…`` (the
 ``server_document`` embedding) writes that argument unescaped into the
 JavaScript it returns; anything but an element id is refused with 400.
+Behind an auth provider (the instructor's app), a request without a user is
+refused with 403 before Panel's handler runs (Panel 1.9's would log a
+traceback for it: its ``get`` awaits the redirect's ``None``).
 
 (Student pages need no guard of their own: they are prebuilt files,
 :mod:`attention_explorable.page_server`; a page request costs a lookup.)
@@ -50,6 +53,9 @@ def _checked(handler: type) -> type:
             element = self.get_argument("bokeh-autoload-element", None)
             if element is not None and not _ELEMENT_ID.fullmatch(element):
                 raise HTTPError(400, reason="bokeh-autoload-element must be an element id")
+            auth = self.application.auth_provider
+            if (auth.get_user or auth.get_user_async) and not self.current_user:
+                raise HTTPError(403)
             return super().prepare()
 
     Checked.__name__ = Checked.__qualname__ = f"Checked{handler.__name__}"

@@ -16,6 +16,7 @@ import json
 import math
 import re
 import sys
+import urllib.parse
 
 import pytest
 from tornado.httpclient import HTTPClientError, HTTPRequest
@@ -282,18 +283,80 @@ def _instructor_document(base: str, code: str, cookies=None) -> str:
     return run_coroutine(run())
 
 
-def test_students_get_only_the_login_form_and_no_csv(served):
+def _no_redirect_get(url: str, cookies=None) -> tuple[int, dict, str]:
+    headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())} if cookies else {}
+
+    async def run():
+        from tornado.httpclient import AsyncHTTPClient
+        response = await AsyncHTTPClient().fetch(HTTPRequest(url, headers=headers, follow_redirects=False),
+                                                 raise_error=False)
+        return response.code, dict(response.headers), response.body.decode()
+
+    return run_coroutine(run())
+
+
+def test_students_get_only_the_login_form_and_no_session_and_no_csv(served):
     code = _room(served)
-    anonymous = _instructor_document(served.base, code)
-    assert "ae-instructor-key" in anonymous and "ae-instructor-login" in anonymous
-    assert not ROOM_CODE_ELEMENT.search(anonymous)
-    assert '"ae-reveal"' not in anonymous and '"ae-histogram"' not in anonymous
+    status, headers, _ = _no_redirect_get(f"{served.base}/instructor?room={code}")
+    login = urllib.parse.urlsplit(urllib.parse.urljoin(f"{served.base}/instructor", headers["Location"]))
+    assert status == 302 and login.path == "/instructor/login" and code in login.query  # no session made
+    status, _, form = http_get(f"{served.base}/instructor?room={code}")  # where the browser lands
+    assert status == 200 and "ae-instructor-key" in form and "ae-instructor-login" in form
+    assert f"value='{code}'" in form and "bokeh" not in form.lower()  # the room comes back; a plain page
+    with pytest.raises(Exception):  # no document, no socket
+        _instructor_document(served.base, code)
     forged = {"ae_instructor": '"2|1:0|10:1796106530|13:ae_instructor|16:aW5zdHJ1Y3Rvcg==|00"'}
-    assert not ROOM_CODE_ELEMENT.search(_instructor_document(served.base, code, forged))
+    assert _no_redirect_get(f"{served.base}/instructor?room={code}", forged)[0] == 302
+    assert _no_redirect_get(f"{served.base}/instructor/autoload.js?bokeh-autoload-element=x")[0] == 403
     assert http_get(f"{served.base}/instructor/rooms/{code}.csv")[0] == 403
     assert http_get(f"{served.base}/instructor/rooms/{code}.csv", forged)[0] == 403
     teacher = _instructor_document(served.base, code, login_cookie(served.base))
     assert ROOM_CODE_ELEMENT.search(teacher) and code in teacher and "ae-instructor-key" not in teacher
+
+
+def test_a_token_without_the_cookie_opens_no_instructor_socket(served):
+    """A script on the origin that got a page's session token still cannot open its socket."""
+    cookie = login_cookie(served.base)
+    page = http_get(f"{served.base}/instructor", cookie)[2]
+    token = re.search(r'"token"\s*:\s*"([^"]+)"', page).group(1)
+    host = served.base.split("://", 1)[1]
+
+    async def run():
+        request = HTTPRequest(f"ws://{host}/instructor/ws", headers={"Origin": served.base})
+        conn = await websocket_connect(request, subprotocols=["bokeh", token])
+        conn.close()
+
+    with pytest.raises(HTTPClientError) as refused:
+        run_coroutine(run())
+    assert refused.value.code == 403
+
+
+def _token_payloads(text: str) -> str:
+    """Every Bokeh session token in ``text``, decoded (its payload is zlib-compressed JSON)."""
+    from bokeh.util.token import get_token_payload
+    payloads = []
+    for token in set(re.findall(r'"token"\s*:\s*"([^"]+)"|\\"token\\"\s*:\s*\\"([^"\\]+)', text)):
+        for part in filter(None, token):
+            payloads.append(json.dumps(get_token_payload(part), default=repr))
+    return "".join(payloads)
+
+
+def test_no_page_or_script_of_the_instructor_holds_the_cookie(served):
+    """The HttpOnly cookie stays in the browser's jar: not in the page, autoload.js, their tokens or the document."""
+    code = _room(served)
+    cookie = login_cookie(served.base)
+    value = cookie["ae_instructor"].strip('"')
+    signature = value.rsplit("|", 1)[-1]
+    answers = {path: http_get(f"{served.base}{path}", cookie)
+               for path in (f"/instructor?room={code}", "/instructor/autoload.js?bokeh-autoload-element=x",
+                            f"/instructor/autoload.js?bokeh-autoload-element=x&room={code}")}
+    assert all(status == 200 for status, _, _ in answers.values()), {p: a[0] for p, a in answers.items()}
+    document = _instructor_document(served.base, code, cookie)
+    texts = {**{p: a[2] for p, a in answers.items()}, "document": document}
+    tokens = {p: _token_payloads(t) for p, t in texts.items() if p != "document"}
+    assert all(tokens.values()), "a page or script without a session token: the grep would see nothing"
+    for where, text_ in {**texts, **{f"token of {p}": t for p, t in tokens.items()}}.items():
+        assert signature not in text_ and "ae_instructor" not in text_, where
 
 
 def test_the_csv_has_every_round(served):

@@ -1,5 +1,10 @@
-"""The instructor's HTTP endpoints beside the Bokeh apps (tornado handlers).
+"""The instructor's HTTP endpoints beside the Bokeh apps (tornado handlers), and the gate in front of the app.
 
+``GET /instructor/login``
+    The login form as a plain page (no Bokeh session): where
+    :class:`InstructorAuth` sends a browser without the instructor's cookie
+    (``?next=/instructor?room=CODE`` keeps the room; only the room and the
+    language are read from it, never followed).
 ``POST /instructor/login``
     The login form's secret. Right: a signed, HttpOnly, SameSite=Strict
     cookie and a redirect (303) to ``/instructor``. Wrong: a 403 page with
@@ -11,6 +16,13 @@
     instructor's cookie only; otherwise a 403 page.
 
 Nothing here logs a secret or puts it in a URL.
+
+:class:`InstructorAuth` is Bokeh's auth provider for ``pn.serve``: the
+instructor's document, its ``autoload.js`` and its socket are built only
+for a valid cookie, checked in Tornado before Bokeh makes a session. So the
+app never needs the cookie, and the server leaves it (and the raw
+``Cookie`` header) out of the session token that Bokeh writes into the
+page (:data:`SESSION_EXCLUDES`).
 """
 
 from __future__ import annotations
@@ -19,8 +31,10 @@ import html
 import logging
 from functools import lru_cache
 from importlib import resources
+from urllib.parse import parse_qs, urlsplit
 
 import jinja2
+from bokeh.server.auth_provider import AuthProvider
 from sqlalchemy.exc import SQLAlchemyError
 from tornado.web import RequestHandler
 
@@ -32,6 +46,39 @@ from .store import normalise_code
 log = logging.getLogger(__name__)
 
 HTML_LANG = {"zh": "zh-Hans", "en": "en"}
+
+#: Where a browser without the instructor's cookie is sent (relative to the server's root).
+LOGIN_PATH = "/instructor/login"
+
+#: What Bokeh must not copy from the request into a session token (``pn.serve(**SESSION_EXCLUDES)``):
+#: the token is written into the page and ``autoload.js``, readable by any script on the origin.
+SESSION_EXCLUDES = {"exclude_cookies": [COOKIE], "exclude_headers": ["Cookie", "Authorization"]}
+
+
+class InstructorAuth(AuthProvider):
+    """Bokeh's gate in front of the instructor's app: only the instructor's cookie gets a session.
+
+    ``get_user`` is ``"instructor"`` for a valid signed cookie of
+    ``context``'s secret (:meth:`.context.ClassContext.cookie_valid`), else
+    None, and Bokeh then sends the page to :data:`LOGIN_PATH` and refuses the
+    socket (403). Checked per request in Tornado: a page without the cookie
+    costs a redirect, no session.
+    """
+
+    def __init__(self, context: ClassContext):
+        self.context = context
+        super().__init__()
+
+    @property
+    def get_user(self):
+        return self._user
+
+    @property
+    def login_url(self) -> str:
+        return LOGIN_PATH
+
+    def _user(self, handler: RequestHandler) -> str | None:
+        return "instructor" if self.context.cookie_valid(handler.get_cookie(COOKIE)) else None
 
 
 @lru_cache(maxsize=None)
@@ -54,11 +101,11 @@ class _Base(RequestHandler):
         lang = self.get_argument("language", DEFAULT_LANGUAGE)
         return lang if lang in STRINGS else DEFAULT_LANGUAGE
 
-    def _page(self, status: int, body_html: str) -> None:
+    def _page(self, status: int, body_html: str, language: str | None = None) -> None:
         self.set_status(status)
         self.set_header("Content-Type", "text/html; charset=UTF-8")
         self.set_header("Cache-Control", "no-store")
-        self.finish(message_page(self._language(), body_html))
+        self.finish(message_page(language or self._language(), body_html))
 
     def _instructor(self) -> bool:
         return self.context.cookie_valid(self.get_cookie(COOKIE))
@@ -71,7 +118,16 @@ class LoginHandler(_Base):
     """``/instructor/login``: the form's secret for the instructor's cookie (see the module docstring)."""
 
     def get(self) -> None:
-        self.redirect("/instructor", status=303)
+        asked = parse_qs(urlsplit(self.get_argument("next", "")).query)
+        room = normalise_code((asked.get("room") or [""])[0])
+        lang = (asked.get("lang") or [""])[0]
+        lang = lang if lang in STRINGS else self._language()
+        if self._instructor():
+            self.redirect("/instructor" + (f"?room={room}" if room else ""), status=303)
+        elif not self.context.instructor_key:
+            self._page(503, f"<p class='ae-error'>{html.escape(text('instructor_no_key', lang))}</p>", lang)
+        else:
+            self._page(200, login_form_html(lang, room), lang)
 
     def post(self) -> None:
         lang = self._language()

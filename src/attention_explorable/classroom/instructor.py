@@ -1,7 +1,8 @@
 """The instructor's page, ``/instructor``: the room, its predictions, the reveal. Made for a projector.
 
-Without the instructor's signed cookie the page is only the login form (the
-secret box ``ae-instructor-key`` and its button ``ae-instructor-login``),
+Without the instructor's signed cookie the server builds no session at all
+(:class:`.handlers.InstructorAuth`): the browser gets the plain login page
+(the secret box ``ae-instructor-key`` and its button ``ae-instructor-login``),
 which posts to ``/instructor/login`` (:mod:`.handlers`): the secret travels
 in a form body, never in a URL. With it, :class:`InstructorView`: a button
 that starts a room (``ae-start-room``), then the room's code
@@ -37,7 +38,7 @@ from ..explorables.steps import StepsExplorer, presenter_keys
 from ..strings import DEFAULT_LANGUAGE, STRINGS, text
 from ..views.numbers import format_number
 from . import stats
-from .context import COOKIE, ClassContext
+from .context import ClassContext
 from .store import Store
 from .store import normalise_code
 
@@ -304,14 +305,16 @@ def room_argument() -> str | None:
 
 
 def instructor_page(context: ClassContext, language: str = DEFAULT_LANGUAGE) -> pn.viewable.Viewable:
-    """The page at ``/instructor``: the login form, or the view of a room for the instructor's cookie.
+    """The page at ``/instructor``: the view of the room named by ``?room=`` (or a page that starts one).
 
-    ``context`` is the server's :class:`~.context.ClassContext` (its secret, database and URLs).
+    ``context`` is the server's :class:`~.context.ClassContext` (its secret,
+    database and URLs). Served only behind :class:`.handlers.InstructorAuth`,
+    which lets no session be made without the instructor's cookie (and leaves
+    the cookie out of the session): a browser without it gets the plain login
+    page instead.
     """
     if not context.instructor_key:
         return _html(f"<p class='ae-big ae-error'>{html.escape(_t('instructor_no_key', language))}</p>")
     room = room_argument()
-    if not context.cookie_valid(pn.state.cookies.get(COOKIE)):
-        return _html(login_form_html(language, normalise_code(room) if room else None))
     return InstructorView(code=normalise_code(room) or (room or ""), language=language,
                           base_url=join_base(pn.state.headers, context.public_urls), store=context.store())
