@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from ..conftest import ROOT
+from ..conftest import ROOT, bring_every_part
 from .pages import SERVER_GONE, text_of, wait_text
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -127,6 +127,14 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
 
         teacher.page.keyboard.press("2")  # the students follow the instructor's step
         wait_text(desk.page, ".ae-question", "第 2 步")
+        # The presenter's D plays the step at once: no prediction asked, so the keys stay the presenter's.
+        teacher.page.keyboard.press("d")
+        wait_text(teacher.page, ".ae-result", "这次没有先做预测")
+        for key in "rn2":
+            teacher.page.keyboard.press(key)
+        wait_text(teacher.page, ".ae-round", "第 3 轮")
+        assert "prediction_text" not in teacher.page.url
+        assert not teacher.page.locator(".ae-skip-prediction button").first.is_visible()
 
         desk.page.locator(".ae-prediction input").fill("9")
         desk.page.locator(".ae-submit-prediction button").click()
@@ -168,3 +176,53 @@ def test_a_prediction_not_acknowledged_is_said_to_be_lost(student, tmp_path):
     wait_text(s.page, ".ae-connection-lost", "连接已断开")
     assert "没有确认收到" in text_of(s.page, ".ae-connection-lost")
     assert s.page.locator(".ae-output").first.is_visible()  # the explorable still works
+
+
+#: Every way a student's page may be opened in a room at step 2: (path, the query besides the room, reload).
+OPENED_AT_STEP_2 = {
+    "steps with step=2": ("/steps", "step=2", False),
+    "steps reloaded at step 2": ("/steps", "", True),
+    "textbook with steps.step=2": ("/textbook", "steps.step=2", False),
+    "textbook reloaded at step 2": ("/textbook", "", True),
+}
+
+
+@pytest.mark.parametrize("way", list(OPENED_AT_STEP_2))
+def test_a_page_opened_at_step_2_in_a_room_submits(student, tmp_path, way):
+    """The class follows the instructor to step 2; a page opened there (or reloaded) still submits.
+
+    On a Bokeh page, the deep link's change and document_ready both called the class module before
+    BokehJS had compiled it, which made two instances of it: the room joined by one, the buttons
+    heard by the other, so nothing was sent (web/shared.js pageWide).
+    """
+    from attention_explorable.classroom.store import Store
+
+    path, query, reload = OPENED_AT_STEP_2[way]
+    with ClassServer(f"sqlite:///{tmp_path / 'class.sqlite3'}", ["--max-sessions-per-client", "0"]) as server:
+        store = Store(server.db)
+        try:
+            code = store.create_room().code
+            store.set_step(code, 2)
+            s = student(1280, 900)
+            url = f"{server.base}{path}?room={code}" + (f"&{query}" if query else "")
+            values = ["4.5", "5.5"] if reload else ["5.5"]
+            for i, value in enumerate(values):
+                if i == 0:
+                    s.open(url, ".ae-submit-prediction")
+                else:
+                    s.page.reload(wait_until="load")
+                    bring_every_part(s.page)
+                    wait_text(s.page, ".ae-submitted", r"已恢复")  # the earlier answer, restored
+                wait_text(s.page, ".ae-room-joined", code)
+                wait_text(s.page, ".ae-question", "第 2 步")
+                s.page.locator(".ae-steps .ae-prediction input").first.fill(value)
+                s.page.locator(".ae-submit-prediction button").first.click()
+                wait_text(s.page, ".ae-submitted", rf"已提交：第 2 步.*{re.escape(value)}")
+                if reload:  # once the address holds the answer, and after the store's one answer a second
+                    s.page.wait_for_function("() => /prediction_text=/.test(location.search)")
+                    s.page.wait_for_timeout(1100)
+            assert [float(v) for v in store.values(code, 2)] == [5.5]
+            s.assert_clean()
+        finally:
+            store.close()
+        assert not server.log_errors()

@@ -188,7 +188,8 @@ class InstructorView(pn.viewable.Viewer):
         self._follow.param.watch(lambda e: self.store.set_follow(self.code, e.new), "value")
         csv = (f"<a class='ae-csv' href='/instructor/rooms/{quote(room.code)}.csv' download>"
                f"{html.escape(_t('instructor_csv', lang))}</a>")
-        self.explorer = StepsExplorer(language=lang, step=room.step, class_panel=False)  # no student of the room
+        # No student of the room, and a presenter: D demonstrates at once (no prediction asked, no focus taken).
+        self.explorer = StepsExplorer(language=lang, step=room.step, class_panel=False, ask_prediction=False)
         self.explorer.param.watch(self._step_chosen, "step")
         header = pn.Row(
             pn.Column(

@@ -60,6 +60,9 @@ class StepsExplorer(Explorable):
     appears: "演示本步" and "提交预测" submit the prediction to the room.
     ``class_panel=False`` (a keyword of the constructor) leaves it out: the
     instructor's own copy on ``/instructor?room=CODE`` is no student of it.
+    ``ask_prediction=False`` (a keyword too) makes "演示本步" (and the key D)
+    play the step at once, with no prediction asked and no focus moved into
+    the box: for a presenter's copy, the instructor's.
 
     Raises
     ------
@@ -106,7 +109,7 @@ class StepsExplorer(Explorable):
         return (presenter_keys(language),)
     _link_params = ("step", *scenarios.STATE_KEYS, "prediction_text")
 
-    def __init__(self, class_panel: bool = True, **params):
+    def __init__(self, class_panel: bool = True, ask_prediction: bool = True, **params):
         # Start in the chosen step's own situation, except what the caller set.
         start = scenarios.get_step(params.get("step", type(self).param.step.default)).start
         super().__init__(**{**start, **params})
@@ -158,7 +161,8 @@ class StepsExplorer(Explorable):
         self._skip.visible = False
         self._prediction_input = controls.text_input(t("prediction"), "ae-prediction", placeholder="?")
 
-        self._config_data = steps_view.steps_config(self.language)
+        # Predict first: "演示本步" without a prediction asks for one (a student); a presenter's plays at once.
+        self._config_data = {**steps_view.steps_config(self.language), "ask_prediction": bool(ask_prediction)}
         self._redraw()
         events = {self._line_fig: "tap", self._demonstrate: "button_click", self._skip: "button_click",
                   self._prediction_input: "value_input"}

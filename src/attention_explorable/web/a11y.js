@@ -7,7 +7,9 @@
 // when its label or colour changes ("演示本步" while it replays, the chosen
 // step), which drops the focus to the page; it goes back to the new button.
 
-const watched = new WeakSet();
+import {pageWide} from "./shared.js";
+
+const watched = pageWide("a11y-watched", () => new WeakSet());
 // The control that has the focus and the widget (shadow host) it belongs to.
 let focused = null;
 

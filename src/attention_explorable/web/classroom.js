@@ -6,7 +6,7 @@
 // this student's receipts, the room's step (when the students follow the instructor) and
 // a new round. Run by Bokeh's CustomJS on the document's document_ready, on the
 // explorable's step and on the two buttons.
-import {escapeHtml, fill, formatG} from "./shared.js";
+import {escapeHtml, fill, formatG, pageWide} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 
 const ID_KEY = "attention-explorable-student";
@@ -14,7 +14,7 @@ const ID_KEY = "attention-explorable-student";
 // connections from one address); its reason names which.
 export const REFUSED = 4001;
 // The page's membership of its room, per steps explorable (its state model).
-const links = new WeakMap();
+const links = pageWide("class-links", () => new WeakMap());
 
 /** A fresh anonymous id: 128 random bits as 32 hex digits (no name, nothing personal). */
 export function newStudentId() {

@@ -4,9 +4,9 @@
 // address bar following the state (web/links.js).
 import {nameUnnamedControls} from "./a11y.js";
 import {applyLink, followLink} from "./links.js";
-import {typedNumber} from "./shared.js";
+import {pageWide, typedNumber} from "./shared.js";
 
-const pending = new WeakSet();
+const pending = pageWide("pending-draws", () => new WeakSet());
 
 /**
  * Run `draw()` once after the current burst of changes to `key` (several

@@ -1,7 +1,7 @@
 // Deep links in the browser: an explorable's state read from the URL query
 // (twin of attention_explorable/views/links.py, which documents the spec) and
 // the address bar kept following the state, so a copied URL reopens the view.
-import {echo, escapeHtml, fill, formatG, parseNumber, readState} from "./shared.js";
+import {echo, escapeHtml, fill, formatG, pageWide, parseNumber, readState} from "./shared.js";
 
 export const TEXT_LIMIT = 200;
 const TRUE = ["true", "1", "yes", "on"], FALSE = ["false", "0", "no", "off"];
@@ -97,7 +97,7 @@ export function applyLink(state, models, config) {
   }
 }
 
-const timers = new WeakMap();
+const timers = pageWide("link-timers", () => new WeakMap());
 
 /**
  * Let the address bar follow the state, once a burst of changes settles

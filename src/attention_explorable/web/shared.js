@@ -231,7 +231,28 @@ export function dataTable(caption, header, rows) {
   return `<table class='ae-data'><caption>${caption}</caption><tr>${head}</tr>${body}</table>`;
 }
 
-const settling = new WeakMap();
+/**
+ * The page's one value of `name`, made by `make()` the first time it is asked for.
+ *
+ * For the state a module keeps across calls (per model, in a WeakMap): BokehJS
+ * compiles a CustomJS module each time it is called before an earlier compile
+ * has finished, so two events at load (a deep link's change and the
+ * document's document_ready) can give one module two instances, and state kept
+ * in a module variable would be split between them (a room joined by one,
+ * the buttons heard by the other). Kept here, under a global symbol, both
+ * instances share it.
+ * @template T
+ * @param {string} name
+ * @param {() => T} make
+ * @returns {T}
+ */
+export function pageWide(name, make) {
+  const key = Symbol.for("attention-explorable:" + name);
+  if (!(key in globalThis)) globalThis[key] = make();
+  return globalThis[key];
+}
+
+const settling = pageWide("settling", () => new WeakMap());
 
 /**
  * writeView, except what only a screen reader meets: the view's `html.live`

@@ -5,7 +5,7 @@
 import {controller, sliderAction} from "./controller.js";
 import {softmax, weightedSum} from "./attention.js";
 import {
-  dataTable, echo, fill, formatFixed, formatG, formatNumber, pyStrip, readState, writeViewAnnounced,
+  dataTable, echo, fill, formatFixed, formatG, formatNumber, pageWide, pyStrip, readState, writeViewAnnounced,
 } from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 import {viewOf} from "./dom.js";
@@ -172,7 +172,7 @@ export function replayFrames(step, count) {
   return Array.from({length: count}, (_, i) => interpolate(step.start, step.target, i / (count - 1)));
 }
 
-const timers = new WeakMap();
+const timers = pageWide("step-replays", () => new WeakMap());
 
 function stopReplay(state) {
   clearTimeout(timers.get(state));
@@ -257,7 +257,8 @@ export default controller("steps", draw, ({state, models, config, origin, event}
   if (origin === models.demonstrate) {
     acted();
     if (state.animating) return;
-    if (parsePrediction(state.prediction_text, config.prediction_bounds) === null) return askForPrediction(state, models);
+    const unpredicted = parsePrediction(state.prediction_text, config.prediction_bounds) === null;
+    if (unpredicted && config.ask_prediction !== false) return askForPrediction(state, models);
     return play(state, models, config);
   }
   if (origin === models.skip) return acted(), play(state, models, config);

@@ -6,7 +6,7 @@
 import {controller, drawSoon, sliderAction} from "./controller.js";
 import {scaledDotProductAttention} from "./attention.js";
 import {
-  dataTable, formatFixed, formatG, formatNumber, parseNumber, readState, writeView, writeViewAnnounced,
+  dataTable, formatFixed, formatG, formatNumber, pageWide, parseNumber, readState, writeView, writeViewAnnounced,
 } from "./shared.js";
 
 export const STATE_NAMES = ["query_x", "query_y", "temperature"];
@@ -176,7 +176,7 @@ export function vectorView(st, config) {
 
 // Query sources whose tip the student is dragging: drawn where the pointer
 // holds it (it rounds to the state) until it is dropped, then snapped.
-const held = new WeakSet();
+const held = pageWide("vector-held", () => new WeakSet());
 
 /** Draw the current state into the page's models. */
 export function draw(state, models, config) {

@@ -112,6 +112,12 @@ function escapeHtml(s) {
 function fill(template, fields) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => key in fields ? String(fields[key]) : whole);
 }
+function pageWide(name, make) {
+  const key = /* @__PURE__ */ Symbol.for("attention-explorable:" + name);
+  if (!(key in globalThis)) globalThis[key] = make();
+  return globalThis[key];
+}
+var settling = pageWide("settling", () => /* @__PURE__ */ new WeakMap());
 
 // src/attention_explorable/web/prediction.js
 function parsePrediction(raw, [lo, hi]) {
@@ -123,7 +129,7 @@ function parsePrediction(raw, [lo, hi]) {
 // src/attention_explorable/web/classroom.js
 var ID_KEY = "attention-explorable-student";
 var REFUSED = 4001;
-var links = /* @__PURE__ */ new WeakMap();
+var links = pageWide("class-links", () => /* @__PURE__ */ new WeakMap());
 function newStudentId() {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);

@@ -238,7 +238,12 @@ function dataTable(caption, header, rows) {
   const body = rows.map((row) => `<tr><th scope='row'>${row[0]}</th>` + row.slice(1).map((c) => `<td>${c}</td>`).join("") + "</tr>").join("");
   return `<table class='ae-data'><caption>${caption}</caption><tr>${head}</tr>${body}</table>`;
 }
-var settling = /* @__PURE__ */ new WeakMap();
+function pageWide(name, make) {
+  const key = /* @__PURE__ */ Symbol.for("attention-explorable:" + name);
+  if (!(key in globalThis)) globalThis[key] = make();
+  return globalThis[key];
+}
+var settling = pageWide("settling", () => /* @__PURE__ */ new WeakMap());
 function writeViewAnnounced(models, view, delay = 800) {
   const seen = {}, heard = {};
   for (const [name, html] of Object.entries(view.html || {})) {
@@ -328,7 +333,7 @@ function applyLink(state, models, config) {
     models.notice.visible = true;
   }
 }
-var timers = /* @__PURE__ */ new WeakMap();
+var timers = pageWide("link-timers", () => /* @__PURE__ */ new WeakMap());
 function followLink(state, config) {
   const spec = config.link;
   if (!spec) return;
@@ -354,7 +359,7 @@ function parsePrediction(raw, [lo, hi]) {
 }
 
 // src/attention_explorable/web/a11y.js
-var watched = /* @__PURE__ */ new WeakSet();
+var watched = pageWide("a11y-watched", () => /* @__PURE__ */ new WeakSet());
 var focused = null;
 function deepActive() {
   let el = document.activeElement;
@@ -411,7 +416,7 @@ function nameUnnamedControls() {
 }
 
 // src/attention_explorable/web/controller.js
-var pending = /* @__PURE__ */ new WeakSet();
+var pending = pageWide("pending-draws", () => /* @__PURE__ */ new WeakSet());
 function drawSoon(key, draw6) {
   if (pending.has(key)) return;
   pending.add(key);
@@ -596,7 +601,7 @@ function replayFrames(step, count) {
   if (count <= 1) return [Object.fromEntries(STATE_KEYS.map((k) => [k, step.target[k]]))];
   return Array.from({ length: count }, (_, i) => interpolate(step.start, step.target, i / (count - 1)));
 }
-var timers2 = /* @__PURE__ */ new WeakMap();
+var timers2 = pageWide("step-replays", () => /* @__PURE__ */ new WeakMap());
 function stopReplay(state) {
   clearTimeout(timers2.get(state));
   timers2.delete(state);
@@ -670,7 +675,8 @@ var steps_default = controller("steps", draw, ({ state, models, config, origin, 
   if (origin === models.demonstrate) {
     acted();
     if (state.animating) return;
-    if (parsePrediction(state.prediction_text, config.prediction_bounds) === null) return askForPrediction(state, models);
+    const unpredicted = parsePrediction(state.prediction_text, config.prediction_bounds) === null;
+    if (unpredicted && config.ask_prediction !== false) return askForPrediction(state, models);
     return play(state, models, config);
   }
   if (origin === models.skip) return acted(), play(state, models, config);
@@ -797,7 +803,7 @@ function vectorView(st, config) {
     props
   };
 }
-var held = /* @__PURE__ */ new WeakSet();
+var held = pageWide("vector-held", () => /* @__PURE__ */ new WeakSet());
 function draw2(state, models, config) {
   const view = vectorView(readState(state, STATE_NAMES2), config);
   if (held.has(models.query)) delete view.sources.query;
@@ -1300,6 +1306,7 @@ export {
   matrixView,
   mulberry32,
   outcome,
+  pageWide,
   parseNumber,
   parsePrediction,
   pointToQuery,
