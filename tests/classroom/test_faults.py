@@ -114,3 +114,46 @@ def test_two_processes_share_one_room(db_url):
         assert steps == [3] * (2 * per_server)
         assert len(_stored(db_url, code)) == 2 * per_server
         assert not a.log_errors() and not b.log_errors()
+
+
+def test_a_locked_database_stalls_no_page_and_no_other_socket(tmp_path):
+    """Another process holds the SQLite file's write lock (a backup, a stuck script): the pages and
+    the other sockets go on, the student whose answer cannot be written is told "busy" in seconds,
+    and once the lock is gone the same answer is stored."""
+    import sqlite3
+
+    from tornado.httpclient import AsyncHTTPClient
+
+    path = tmp_path / "class.sqlite3"
+    db = f"sqlite:///{path}"
+    code = _new_room(db)
+    with ClassServer(db, NO_CAP) as server:
+
+        async def run():
+            writer = await ClassStudent.open(server.base, code, "a" * 32)
+            lock = sqlite3.connect(path, timeout=1, isolation_level=None)
+            lock.execute("BEGIN IMMEDIATE")  # the write lock: every write waits for it (busy_timeout 10 s)
+            try:
+                submitting = asyncio.ensure_future(writer.submit(1, 4.5, timeout=20))
+                await asyncio.sleep(0.3)  # the submission is waiting on the lock in the server
+                t0 = asyncio.get_running_loop().time()
+                page = await AsyncHTTPClient().fetch(f"{server.base}/steps", request_timeout=20)
+                page_s = asyncio.get_running_loop().time() - t0
+                other = await ClassStudent.open(server.base, code, "b" * 32)  # a join reads only
+                joined_s = asyncio.get_running_loop().time() - t0
+                receipt, waited_ms = await submitting
+            finally:
+                lock.execute("ROLLBACK")
+                lock.close()
+            again, _ = await writer.submit(1, 4.5, timeout=20)
+            await writer.close()
+            await other.close()
+            return page.code, page_s, other.joined, joined_s, receipt, waited_ms, again
+
+        status, page_s, joined, joined_s, receipt, waited_ms, again = run_coroutine(run())
+        assert status == 200 and page_s < 1.0, page_s  # not the 10 s the lock holds a write
+        assert joined["type"] == "joined" and joined_s < 2.0, joined_s
+        assert receipt == {**receipt, "ok": False, "reason": "slow"} and waited_ms < 8000, (receipt, waited_ms)
+        assert again["ok"] is True
+        assert not server.log_errors(), server.log()[-2000:]
+    assert _stored(db, code) == {"a" * 32: 4.5}

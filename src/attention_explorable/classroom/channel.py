@@ -26,15 +26,25 @@ or 1009 (too big) and a reason, and is logged as one line, never a traceback.
 Shared state goes through the database only: :class:`ClassChannel` keeps
 this process's sockets by room and reads their rooms twice a second, so any
 process on one database serves any student of a room.
+
+No database call runs on the event loop: each goes to the channel's few
+threads (:meth:`ClassChannel.call`) and is given :data:`STORE_TIMEOUT_S`
+seconds. A database that is slow (paused, locked by another process) then
+costs the pages and the other sockets nothing; a join or a submission it
+does not answer in time is answered ``"slow"`` (the page says the server is
+busy and to press again). A submission answered ``"slow"`` may still be
+committed later: only a receipt says it was, so nothing acknowledged is lost.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -64,6 +74,14 @@ MAX_MESSAGES_PER_SECOND = 20
 MISSED_JOINS_PER_MINUTE = 30
 #: How often a process reads the rooms of its sockets (ms).
 POLL_MS = 500
+#: Seconds a database call may take before the student is told the server is busy.
+STORE_TIMEOUT_S = 3.0
+#: Threads of a process's database calls: as many calls wait on a slow database at once; more queue.
+STORE_THREADS = 4
+
+
+class StoreSlow(Exception):
+    """A database call of the class socket did not answer within :data:`STORE_TIMEOUT_S`."""
 
 
 class ClassChannel:
@@ -77,17 +95,44 @@ class ClassChannel:
         The cap on what one client address may hold open (``--max-sessions-per-client``).
     origins : list of str
         ``host:port`` origins allowed besides the page's own host (``'*'``: any).
+    timeout : float
+        Seconds a database call may take (:meth:`call`; default :data:`STORE_TIMEOUT_S`).
     """
 
     def __init__(self, store: Callable[[], Store], cap: SessionCap | None = None,
-                 origins: list[str] | None = None):
+                 origins: list[str] | None = None, timeout: float = STORE_TIMEOUT_S):
+        if not timeout > 0:
+            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
         self.store = store
+        self.timeout = timeout
+        self._threads: ThreadPoolExecutor | None = None
+        self._polling = False
         self.cap = cap if cap is not None else SessionCap()
         self.origins = set(origins or [])
         self.rooms: dict[str, set[ClassSocket]] = {}
         self.seen: dict[str, RoomState] = {}
         self._watch: PeriodicCallback | None = None
         self._missed: dict[str, list[float]] = {}  # per address: when it asked for a room that is not
+
+    # --- the database, off the event loop -------------------------------------------------
+    async def call(self, method: str, *args, **kwargs):
+        """``self.store().<method>(*args, **kwargs)`` in one of the channel's threads, awaited.
+
+        Raises
+        ------
+        StoreSlow
+            If it did not answer within ``timeout`` seconds (it goes on in its thread).
+        sqlalchemy.exc.SQLAlchemyError
+            As the store raises it.
+        """
+        if self._threads is None:  # made in the process that serves (a forked worker makes its own)
+            self._threads = ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="class-store")
+        loop = asyncio.get_running_loop()
+        work = loop.run_in_executor(self._threads, lambda: getattr(self.store(), method)(*args, **kwargs))
+        try:
+            return await asyncio.wait_for(asyncio.shield(work), self.timeout)
+        except asyncio.TimeoutError:
+            raise StoreSlow(f"{method} took more than {self.timeout:g} s") from None
 
     # --- guessing -----------------------------------------------------------------------
     def _recent_misses(self, client: str, now: float) -> list[float]:
@@ -149,31 +194,37 @@ class ClassChannel:
             self._watch = None
 
     # --- the rooms' news ------------------------------------------------------------------
-    def poll(self) -> None:
-        """Read the rooms of this process's sockets; tell each socket of a room that changed."""
-        if not self.rooms:
+    async def poll(self) -> None:
+        """Read the rooms of this process's sockets; tell each socket of a room that changed.
+
+        One read at a time: while the database is slow, the next turns are skipped.
+        """
+        if not self.rooms or self._polling:
             return
+        self._polling = True
         try:
-            rooms = self.store().rooms(list(self.rooms))
-        except SQLAlchemyError as exc:
+            rooms = await self.call("rooms", list(self.rooms))
+        except (SQLAlchemyError, StoreSlow) as exc:
             log.warning("class: rooms not read: %s", type(exc).__name__)
             return
+        finally:
+            self._polling = False
         for code, room in rooms.items():
             before = self.seen.get(code)
-            if before == room:
+            if before == room or code not in self.rooms:
                 continue
             self.seen[code] = room
             moved = room.follow and (before is None or room.step != before.step or room.round != before.round)
             for socket in list(self.rooms.get(code, ())):
-                socket.tell_room(room, moved)
+                await socket.tell_room(room, moved)
 
 
-def _prediction(store: Store, room: RoomState, student: str, latest: bool) -> dict | None:
+async def _prediction(channel: ClassChannel, room: RoomState, student: str, latest: bool) -> dict | None:
     """The student's stored prediction to hand back: of the room's step, or (``latest``) the latest."""
     if latest:
-        found = store.latest_prediction(room.code, student)
+        found = await channel.call("latest_prediction", room.code, student)
         return {"step": found[0], "value": found[1]} if found else None
-    value = store.prediction(room.code, student, room.step)
+    value = await channel.call("prediction", room.code, student, room.step)
     return None if value is None else {"step": room.step, "value": value}
 
 
@@ -232,18 +283,20 @@ class ClassSocket(WebSocketHandler):
         log.info("class: socket from %s closed: %s", self.client, reason)
         self.close(code, reason)
 
-    def tell_room(self, room: RoomState, moved: bool) -> None:
+    async def tell_room(self, room: RoomState, moved: bool) -> None:
         """Tell this page of its room's new step or round (with the stored prediction of a step moved to)."""
         prediction = None
         if moved and self.student:
             try:
-                prediction = _prediction(self.channel.store(), room, self.student, latest=False)
-            except SQLAlchemyError as exc:
+                prediction = await _prediction(self.channel, room, self.student, latest=False)
+            except (SQLAlchemyError, StoreSlow) as exc:
                 log.warning("class: prediction in room %s not read: %s", room.code, type(exc).__name__)
         self._send(type="room", step=room.step, round=room.round, follow=room.follow, prediction=prediction)
 
     # --- receiving ----------------------------------------------------------------------
-    def on_message(self, message) -> None:
+    async def on_message(self, message) -> None:
+        # A coroutine: Tornado reads this socket's next message once it has returned, so each
+        # page's messages are answered in order while other sockets go on.
         if not isinstance(message, str):
             return self._drop("binary message")
         if len(message) > MAX_MESSAGE:
@@ -260,12 +313,12 @@ class ClassSocket(WebSocketHandler):
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
             return self._drop("not a message object")
         if data["type"] == "join" and self.code is None:
-            return self._join(data)
+            return await self._join(data)
         if data["type"] == "submit" and self.code is not None:
-            return self._submit(data)
+            return await self._submit(data)
         return self._drop(f"unexpected message {data['type'][:20]!r}")
 
-    def _join(self, data: dict) -> None:
+    async def _join(self, data: dict) -> None:
         code, student = normalise_code(data.get("room")), data.get("student")
         if not valid_student(student):
             return self._refuse("student")
@@ -274,13 +327,18 @@ class ClassSocket(WebSocketHandler):
         if code is None:
             self.channel.missed(self.client)
             return self._refuse("room")
-        store = self.channel.store()
         try:
-            room = store.room(code)
-            prediction = None if room is None else _prediction(store, room, student, latest=not room.follow)
+            room = await self.channel.call("room", code)
+            prediction = None if room is None else await _prediction(self.channel, room, student,
+                                                                     latest=not room.follow)
+        except StoreSlow:
+            log.warning("class: room %s not read in time", code)
+            return self._refuse("slow")
         except SQLAlchemyError as exc:
             log.warning("class: room %s not read: %s", code, type(exc).__name__)
             return self._refuse("server")
+        if self.close_code is not None:  # the page went while the database answered
+            return
         if room is None:
             self.channel.missed(self.client)
             return self._refuse("room")
@@ -289,13 +347,17 @@ class ClassSocket(WebSocketHandler):
         self._send(type="joined", room=code, step=room.step, round=room.round, follow=room.follow,
                    prediction=prediction)
 
-    def _submit(self, data: dict) -> None:
+    async def _submit(self, data: dict) -> None:
         seq = data.get("seq")
         if isinstance(seq, bool) or not isinstance(seq, int):
             return self._drop("submission without a sequence number")
         step, value = data.get("step"), data.get("value")
         try:
-            result = self.channel.store().submit(self.code, self.student, step, value, bounds=PREDICTION_BOUNDS)
+            result = await self.channel.call("submit", self.code, self.student, step, value,
+                                             bounds=PREDICTION_BOUNDS)
+        except StoreSlow:
+            log.warning("class: prediction for room %s not stored in time", self.code)
+            return self._send(type="receipt", seq=seq, ok=False, reason="slow")
         except SQLAlchemyError as exc:
             log.warning("class: prediction for room %s not stored: %s", self.code, type(exc).__name__)
             return self._send(type="receipt", seq=seq, ok=False, reason="server")

@@ -21,8 +21,10 @@ several instructor windows, and rooms served by several processes, agree.
 
 from __future__ import annotations
 
+import functools
 import html
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import quote
 
 import panel as pn
@@ -46,6 +48,11 @@ log = logging.getLogger(__name__)
 
 #: How often the view reads the room (ms): the count follows a submission within about this.
 REFRESH_MS = 250
+
+@functools.lru_cache(maxsize=None)
+def _reader() -> ThreadPoolExecutor:
+    """The threads the instructor views read the database in (made in the process that serves)."""
+    return ThreadPoolExecutor(2, thread_name_prefix="instructor-read")
 
 #: Projector sizes: every text of the class panel is 24 px or more at 1024x768.
 CSS = """
@@ -134,6 +141,7 @@ class InstructorView(pn.viewable.Viewer):
         # they click the room's buttons once it has them.
         self._keys = presenter_keys(self.language, hint=False, targets={"r": ".ae-reveal", "n": ".ae-new-round"})
         self._seen = None
+        self._reading = False
         self._refresh_cb = None
         room = self.store.room(self.code) if self.code else None
         if room is None:
@@ -207,7 +215,7 @@ class InstructorView(pn.viewable.Viewer):
         # browser whole, in the message that adds them. (Changed a turn later, the histogram's
         # source could be sent on a message that overtook that one: "reference p1068 isn't known".)
         self._seen = None
-        self.refresh()
+        self._show(self._read())
         self._body[:] = [
             header, self._question,
             pn.pane.Bokeh(figure, sizing_mode="stretch_width"), self._spread,
@@ -251,18 +259,49 @@ class InstructorView(pn.viewable.Viewer):
             self.refresh()
 
     def refresh(self) -> None:
-        """Read the room and redraw what changed (count, histogram, answer, spread)."""
+        """Read the room and redraw what changed (count, histogram, answer, spread).
+
+        In a server session the read runs in one of this module's threads and
+        the redraw on the document's next turn: a slow database stalls no page
+        and no other session (a read still under way skips the next turns).
+        Elsewhere (a notebook, a test) at once.
+        """
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            self._show(self._read())
+            return
+        if self._reading:
+            return
+        self._reading = True
+        future = _reader().submit(self._read)
+        future.add_done_callback(lambda f: doc.add_next_tick_callback(functools.partial(self._read_done, f)))
+
+    def _read_done(self, future) -> None:
+        self._reading = False
+        try:
+            seen = future.result()
+        except Exception as exc:  # noqa: BLE001 - one line in the log; the next turn reads again
+            log.warning("class: room %s not read: %s", self.code, type(exc).__name__)
+            return
+        self._show(seen)
+
+    def _read(self):
+        """(room, its step's values, revealed) from the database, or None when it cannot be read."""
         try:
             room = self.store.room(self.code)
             values = self.store.values(self.code, room.step) if room else []
             revealed = bool(room) and self.store.revealed(self.code, room.step)
         except SQLAlchemyError as exc:
             log.warning("class: room %s not read: %s", self.code, type(exc).__name__)
-            return
-        seen = (room, tuple(values), revealed)
-        if room is None or seen == self._seen:
+            return None
+        return room, tuple(values), revealed
+
+    def _show(self, seen) -> None:
+        """Draw what :meth:`_read` read, when it differs from what is drawn."""
+        if seen is None or seen[0] is None or seen == self._seen:
             return
         self._seen = seen
+        room, values, revealed = seen
         lang = self.language
         step = scenarios.get_step(room.step)
         self._count.object = (f"<div class='ae-prediction-count' aria-live='polite'>"
