@@ -149,9 +149,9 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def post_login(base: str, key: str, room: str = "") -> tuple[int, dict, str]:
-    """POST the login form; return (status, headers, body) without following the redirect."""
-    data = urllib.parse.urlencode({"key": key, "room": room}).encode()
+def post_login(base: str, key: str, room: str = "", language: str = "") -> tuple[int, dict, str]:
+    """POST the login form (in ``language`` when given); return (status, headers, body) without following the redirect."""
+    data = urllib.parse.urlencode({"key": key, "room": room, **({"language": language} if language else {})}).encode()
     opener = urllib.request.build_opener(_NoRedirect)
     try:
         with opener.open(urllib.request.Request(f"{base}/instructor/login", data=data), timeout=30) as r:

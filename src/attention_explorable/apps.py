@@ -239,20 +239,24 @@ def _explorer_page(heading_key: str, explorer, language: str, switch_href: str |
     )
 
 
-def instructor_app(context, language: str = "zh") -> pn.viewable.Viewable:
+def instructor_app(context, language: str | None = None) -> pn.viewable.Viewable:
     """The instructor's view of the class: the room, its predictions, the reveal (``/instructor``).
 
-    ``context`` is the server's :class:`~attention_explorable.classroom.context.ClassContext`.
+    ``context`` is the server's :class:`~attention_explorable.classroom.context.ClassContext`;
+    ``language`` None: the reader's (:func:`reader_language`: ``?lang=``, the
+    ``ae-lang`` cookie, else Chinese), with a switch to the other.
     """
     from .classroom.instructor import instructor_page
 
-    _page_setup(language)
+    language = reader_language(language)
+    _page_setup(language, text("instructor_title", language))
     # The notice (fixed at the top of the window) is a root of its own: wrapped in one more column
     # with the page, the explorable below the room's histogram got plots of no width.
     notice = connection_notice(language)
     if notice is not None:
         notice.servable()
-    return instructor_page(context, language)
+    return pn.Column(language_switch(language), instructor_page(context, language), sizing_mode="stretch_width",
+                     margin=0)
 
 
 class _Apps(Mapping):

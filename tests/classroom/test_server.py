@@ -269,11 +269,11 @@ def test_the_instructor_secret_is_exchanged_for_a_signed_httponly_samesite_cooki
 ROOM_CODE_ELEMENT = re.compile(r"class=(&#x27;|'|\\\"|&quot;)ae-room-code")
 
 
-def _instructor_document(base: str, code: str, cookies=None) -> str:
-    """Everything the server sends a browser that opens /instructor?room=CODE (with ``cookies``)."""
+def _instructor_document(base: str, code: str, cookies=None, query: str = "") -> str:
+    """Everything the server sends a browser that opens /instructor?room=CODE (with ``cookies``, and ``query``)."""
 
     async def run():
-        session = await BokehSession.open(base, "instructor", query=f"room={code}", cookies=cookies)
+        session = await BokehSession.open(base, "instructor", query=f"room={code}{query}", cookies=cookies)
         received = []
         session.listeners.append(lambda msg: received.append(json.dumps(msg.content)))
         await asyncio.sleep(0.6)  # and what it pushes next
@@ -357,6 +357,26 @@ def test_no_page_or_script_of_the_instructor_holds_the_cookie(served):
     assert all(tokens.values()), "a page or script without a session token: the grep would see nothing"
     for where, text_ in {**texts, **{f"token of {p}": t for p, t in tokens.items()}}.items():
         assert signature not in text_ and "ae_instructor" not in text_, where
+
+
+def test_the_instructor_page_speaks_the_readers_language_and_its_join_url_carries_it(served):
+    from attention_explorable.strings import text
+
+    code = _room(served)
+    cookie = login_cookie(served.base)
+    english = _instructor_document(served.base, code, cookie, "&lang=en")
+    remembered = _instructor_document(served.base, code, {**cookie, "ae-lang": "en"})
+    chinese = _instructor_document(served.base, code, cookie)
+    for key in ("instructor_reveal", "instructor_new_round", "instructor_room_code"):
+        assert text(key, "en") in english and text(key, "en") in remembered, key
+        assert json.dumps(text(key, "zh"))[1:-1] in chinese and text(key, "en") not in chinese, key
+    assert f"/steps?room={code}&amp;amp;lang=en" in english  # the join URL, as escaped text in an HTML pane
+    assert f"/steps?room={code}&lt;" in chinese  # Chinese is the default: no lang= needed
+    # The login page too, and the login keeps the language.
+    form = http_get(f"{served.base}/instructor?room={code}&lang=en")[2]
+    assert text("instructor_login", "en") in form and "name='language' value='en'" in form
+    status, headers, _ = post_login(served.base, KEY, room=code, language="en")
+    assert status == 303 and headers["Location"] == f"/instructor?room={code}&lang=en"
 
 
 def test_the_csv_has_every_round(served):

@@ -38,6 +38,7 @@ from bokeh.server.auth_provider import AuthProvider
 from sqlalchemy.exc import SQLAlchemyError
 from tornado.web import RequestHandler
 
+from ..apps import LANGUAGE_COOKIE
 from ..strings import DEFAULT_LANGUAGE, STRINGS, text
 from .context import COOKIE, COOKIE_DAYS, ClassContext
 from .instructor import CSS, login_form_html
@@ -93,13 +94,23 @@ def message_page(language: str, body_html: str) -> str:
                               css=CSS, body=body_html)
 
 
+def _instructor_url(room: str | None, language: str) -> str:
+    """``/instructor`` with the room (a valid code only) and the language when it is not the default."""
+    query = [f"room={room}"] if room else []
+    query += [] if language == DEFAULT_LANGUAGE else [f"lang={language}"]
+    return "/instructor" + ("?" + "&".join(query) if query else "")
+
+
 class _Base(RequestHandler):
     def initialize(self, context: ClassContext) -> None:
         self.context = context
 
     def _language(self) -> str:
-        lang = self.get_argument("language", DEFAULT_LANGUAGE)
-        return lang if lang in STRINGS else DEFAULT_LANGUAGE
+        """The form's ``language``, else the reader's remembered choice (the ``ae-lang`` cookie), else Chinese."""
+        for lang in (self.get_argument("language", None), self.get_cookie(LANGUAGE_COOKIE)):
+            if lang in STRINGS:
+                return lang
+        return DEFAULT_LANGUAGE
 
     def _page(self, status: int, body_html: str, language: str | None = None) -> None:
         self.set_status(status)
@@ -123,7 +134,7 @@ class LoginHandler(_Base):
         lang = (asked.get("lang") or [""])[0]
         lang = lang if lang in STRINGS else self._language()
         if self._instructor():
-            self.redirect("/instructor" + (f"?room={room}" if room else ""), status=303)
+            self.redirect(_instructor_url(room, lang), status=303)
         elif not self.context.instructor_key:
             self._page(503, f"<p class='ae-error'>{html.escape(text('instructor_no_key', lang))}</p>", lang)
         else:
@@ -145,7 +156,7 @@ class LoginHandler(_Base):
         if self.context.key_matches(self.get_body_argument("key", "")):
             self.set_cookie(COOKIE, self.context.signed_cookie(), path="/", httponly=True, samesite="Strict",
                             expires_days=COOKIE_DAYS, secure=self.request.protocol == "https")
-            self.redirect("/instructor" + (f"?room={room}" if room else ""), status=303)
+            self.redirect(_instructor_url(room, lang), status=303)
             return
         try:
             store.login_failed(client)

@@ -174,7 +174,8 @@ class InstructorView(pn.viewable.Viewer):
         self.code = room.code
         if pn.state.location is not None:  # a reload comes back to this room
             pn.state.location.update_query(room=room.code)
-        join = f"{self.base_url}/steps?room={quote(room.code)}"
+        # The room's language travels with the join URL (and its QR code): the students' pages open in it.
+        join = f"{self.base_url}/steps?room={quote(room.code)}" + ("" if lang == DEFAULT_LANGUAGE else f"&lang={lang}")
         qr = segno.make(join, error="m").svg_inline(scale=8, border=2, dark="#000", light="#fff")
         self._count = _html("", css_classes=[])
         self._round = _html("")
