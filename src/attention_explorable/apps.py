@@ -250,13 +250,14 @@ def instructor_app(context, language: str | None = None) -> pn.viewable.Viewable
 
     language = reader_language(language)
     _page_setup(language, text("instructor_title", language))
-    # The notice (fixed at the top of the window) is a root of its own: wrapped in one more column
-    # with the page, the explorable below the room's histogram got plots of no width.
+    # The notice (fixed at the top of the window) and the language switch are roots of their own:
+    # wrapped in one more column with the page, the explorable below the room's histogram got plots
+    # of no width.
     notice = connection_notice(language)
     if notice is not None:
         notice.servable()
-    return pn.Column(language_switch(language), instructor_page(context, language), sizing_mode="stretch_width",
-                     margin=0)
+        language_switch(language).servable()
+    return instructor_page(context, language)
 
 
 class _Apps(Mapping):
