@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import errno
 import functools
+import logging
 import socket
 import sys
 
@@ -105,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _class_options(serve: argparse.ArgumentParser) -> None:
-    from .classroom.limits import DEFAULT_LIMIT
+    from .classroom.limits import DEFAULT_CONNECTIONS, DEFAULT_LIMIT
 
     serve.add_argument("--db", metavar="URL", default=None,
                        help="database of the class (SQLAlchemy URL; default: an SQLite file in your data folder; "
@@ -116,6 +117,9 @@ def _class_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--max-sessions-per-client", type=int, default=DEFAULT_LIMIT, metavar="N",
                        help=f"class sockets (and instructor pages) one client address may hold open per process "
                             f"(default {DEFAULT_LIMIT}; 0: no limit)")
+    serve.add_argument("--max-connections-per-client", type=int, default=DEFAULT_CONNECTIONS, metavar="N",
+                       help=f"HTTP connections one client address may hold open at once, per process (default "
+                            f"{DEFAULT_CONNECTIONS}, enough for a lecture hall behind one NAT address; 0: no limit)")
     serve.add_argument("--use-xheaders", action="store_true",
                        help="take the client's address from X-Real-IP/X-Forwarded-For (behind a proxy)")
 
@@ -136,6 +140,9 @@ def _prepare_class(args) -> tuple[str | None, dict]:
     from .classroom.limits import SessionCap
     from .classroom.store import Store, StoreError, check_url, default_url
 
+    if args.max_connections_per_client < 0:
+        return ("--max-connections-per-client must be 0 (no limit) or more, got "
+                f"{args.max_connections_per_client}"), {}
     if args.max_sessions_per_client < 0:
         return f"--max-sessions-per-client must be 0 (no limit) or more, got {args.max_sessions_per_client}", {}
     url = args.db or os.environ.get(DB_ENV) or default_url()
@@ -196,9 +203,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from . import page_server, route_guards
     from .apps import instructor_app
-    from .classroom import channel, handlers
+    from .classroom import channel, handlers, limits
 
     route_guards.install()  # autoload takes only an element id
+    before, after = limits.raise_open_files()  # each student's browser holds a few descriptors
+    if after:
+        print(f"{PROG}: open files: up to {after}" + (f" (raised from {before})" if after != before else ""),
+              flush=True)
+    logging.getLogger("tornado.application").addFilter(limits.OncePerInterval())
     origins, context = served["origins"], served["context"]
     # Students get files and one class socket; the instructor a live Panel app.
     pages = page_server.PageCache(page_server.default_cache_dir())
@@ -229,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     # rest, whose browsers retry a second later. Linux takes a longer queue on a listening socket.
     for sock in getattr(server._http, "_sockets", {}).values():
         sock.listen(LISTEN_BACKLOG)
+    limits.ConnectionCap(args.max_connections_per_client).install(server._http)
     server.start()
     if args.show:
         import webbrowser

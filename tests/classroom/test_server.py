@@ -509,3 +509,61 @@ def test_a_socket_that_pipelines_submissions_is_closed_before_the_store_is_asked
 def test_no_traceback_for_a_non_finite_json_number(served):
     assert math.isnan(json.loads("NaN"))  # what a forged client could send; refused above, never logged
     assert "Traceback" not in served.log()
+
+
+def test_one_address_holding_connections_open_starves_no_one_else(tmp_path):
+    """200 half-sent requests from one address: beyond its cap they are closed as they are accepted,
+    another address is served at once, and the log says so in one line, not one per connection."""
+    import socket
+    import time
+
+    db = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    with ClassServer(db, ["--max-connections-per-client", "50"]) as server:
+        host, port = "127.0.0.1", server.port
+        held, closed = [], 0
+        for _ in range(200):
+            s = socket.create_connection((host, port), source_address=("127.0.0.9", 0), timeout=10)
+            try:
+                s.sendall(b"GET /steps HTTP/1.1\r\nHost: x\r\n")  # and never the end of the headers
+            except (ConnectionResetError, BrokenPipeError):
+                pass  # already closed by the server: beyond the cap
+            held.append(s)
+        try:
+            for s in held:
+                s.settimeout(0.05)
+                try:
+                    closed += s.recv(1) == b""
+                except (TimeoutError, socket.timeout):
+                    pass  # still open: one of the 50
+                except (ConnectionResetError, BrokenPipeError):
+                    closed += 1
+            t0 = time.monotonic()
+            with socket.create_connection((host, port), source_address=("127.0.0.10", 0), timeout=10) as other:
+                other.sendall(b"GET /steps HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                first = other.recv(64)
+            served_s = time.monotonic() - t0
+        finally:
+            for s in held:
+                s.close()
+        assert closed == 150, closed
+        assert first.startswith(b"HTTP/1.1 200") and served_s < 2.0, (first, served_s)
+        log = server.log()
+        assert log.count("refused beyond 50 open at once") == 1, log[-2000:]
+        assert "open files: up to" in log and not server.log_errors()
+
+
+def test_running_out_of_descriptors_is_said_once_per_interval_not_per_try():
+    import errno
+    import logging
+
+    from attention_explorable.classroom.limits import OncePerInterval
+
+    out_of_files = OSError(errno.EMFILE, "Too many open files")
+    records = [logging.LogRecord("tornado.application", logging.ERROR, __file__, 1, "Exception in callback %r",
+                                 ("accept",), (OSError, out_of_files, None)) for _ in range(1000)]
+    other = logging.LogRecord("tornado.application", logging.ERROR, __file__, 1, "Uncaught exception", (),
+                              (ValueError, ValueError("x"), None))
+    quiet = OncePerInterval(seconds=60)
+    kept = [r for r in records if quiet.filter(r)]
+    assert len(kept) == 1 and "out of file descriptors" in kept[0].getMessage() and kept[0].exc_info is None
+    assert quiet.filter(other) and other.exc_info is not None  # any other error is logged as before

@@ -81,3 +81,123 @@ class SessionCap:
             return builder(*args, **kwargs)
 
         return guarded
+
+
+# --- the server's own limits: open files, connections per address, a quiet log at exhaustion --------------
+
+#: Default plain HTTP connections one client address may hold open at once (``--max-connections-per-client``).
+#: A browser holds about six per server; a lecture hall behind one NAT address shares it, hence generous.
+DEFAULT_CONNECTIONS = 1000
+
+
+def raise_open_files() -> tuple[int, int]:
+    """Raise this process's soft limit of open files to its hard limit; return (before, after).
+
+    Every student's browser holds a few connections, each a descriptor; the
+    usual soft limit of 1024 is reached by about 200 students. (0, 0) where
+    the platform has no such limit.
+    """
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Linux or macOS
+        return 0, 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError):
+            return soft, soft
+        return soft, target
+    return soft, soft
+
+
+class ConnectionCap:
+    """At most ``limit`` open HTTP connections per client address on one tornado ``HTTPServer``.
+
+    :meth:`install` wraps the server's ``handle_stream`` and ``on_close``: a
+    connection beyond the limit is closed as it is accepted, before a byte of
+    it is read, so one address that opens connections in a loop (or leaves
+    requests half-sent) holds at most ``limit`` descriptors and the rest of
+    the class is served. A class socket counts until its upgrade (then the
+    class's :class:`SessionCap` counts it). ``limit`` 0: no cap. Refusals are
+    logged once a minute per address, with their number.
+    """
+
+    def __init__(self, limit: int = DEFAULT_CONNECTIONS):
+        if limit < 0:
+            raise ValueError(f"limit must be 0 (no limit) or more, got {limit!r}")
+        self.limit = limit
+        self.open: Counter[str] = Counter()
+        self._of: dict[int, str] = {}
+        self._refused: dict[str, tuple[float, int]] = {}
+
+    def install(self, http_server) -> None:
+        """Count the connections of ``http_server`` (a ``tornado.httpserver.HTTPServer``)."""
+        if not self.limit:
+            return
+        handle_stream, on_close = http_server.handle_stream, http_server.on_close
+
+        def counted_stream(stream, address):
+            client = str(address[0]) if isinstance(address, tuple) and address else "?"
+            if self.open[client] >= self.limit:
+                self._note_refused(client)
+                stream.close()
+                return
+            self.open[client] += 1
+            self._of[id(stream)] = client
+            handle_stream(stream, address)
+
+        def counted_close(server_conn):
+            client = self._of.pop(id(getattr(server_conn, "stream", None)), None)
+            if client is not None:
+                self.open[client] -= 1
+                if self.open[client] <= 0:
+                    del self.open[client]
+            on_close(server_conn)
+
+        http_server.handle_stream, http_server.on_close = counted_stream, counted_close
+
+    def _note_refused(self, client: str) -> None:
+        import logging
+        import time
+
+        now = time.monotonic()
+        since, count = self._refused.get(client, (0.0, 0))
+        if now - since >= 60.0:
+            logging.getLogger(__name__).warning(
+                "server: connections from %s refused beyond %d open at once%s", client, self.limit,
+                f" ({count} more in the last minute)" if count else "")
+            self._refused[client] = (now, 0)
+        else:
+            self._refused[client] = (since, count + 1)
+
+
+class OncePerInterval:
+    """A logging filter: a record whose message starts like one logged less than ``seconds`` ago is dropped.
+
+    For tornado's accept loop at descriptor exhaustion, which logs the same
+    ``EMFILE`` traceback for every try (tens of thousands a minute): one line
+    per interval says it instead.
+    """
+
+    def __init__(self, seconds: float = 10.0, prefixes: tuple[str, ...] = ("Exception in callback",)):
+        self.seconds, self.prefixes = seconds, prefixes
+        self._last: dict[str, float] = {}
+
+    def filter(self, record) -> bool:
+        import errno
+        import time
+
+        exc = record.exc_info[1] if record.exc_info else None
+        if not (isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE)):
+            return True
+        key = f"{record.name}:{exc.errno}"
+        now = time.monotonic()
+        if now - self._last.get(key, -1e9) < self.seconds:
+            return False
+        self._last[key] = now
+        record.msg, record.args, record.exc_info, record.exc_text = (
+            f"server: out of file descriptors ({exc.strerror}); new connections wait "
+            f"(said once per {self.seconds:g} s)"), (), None, None
+        return True
