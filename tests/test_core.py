@@ -253,3 +253,11 @@ def test_core_imports_numpy_only():
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert res.stdout.strip() == ""
+
+
+def test_weighted_sum_never_leaves_the_values_range_even_by_an_ulp():
+    # Two weights summing to 1 + 1e-16 and equal values: unclipped, the sum is one ulp above them.
+    weights, v = [0.7447408964034339, 0.2552591035965662], 0.8724998293084578
+    assert weights[0] * v + weights[1] * v > v
+    assert float(core.weighted_sum(weights, [v, v])) == v
+    assert core.weighted_sum(weights, [[v, -v], [v, -v]]).tolist() == [v, -v]

@@ -469,4 +469,7 @@ def weighted_sum(weights, values) -> np.ndarray:
     if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
         raise ValueError(f"weights must sum to 1 (within 1e-9), got a sum of {total!r}")
     with np.errstate(under="ignore"):
-        return np.asarray(w @ vals)  # (n,) @ (n, d_v) -> (d_v,)
+        out = w @ vals  # (n,) @ (n, d_v) -> (d_v,)
+    # Rounding (weights summing to 1 - 1e-16) can land an ulp outside the values' range: clipped to it,
+    # so the proposition holds in floating point too.
+    return np.asarray(np.clip(out, vals.min(axis=0), vals.max(axis=0)))

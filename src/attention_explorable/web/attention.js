@@ -64,16 +64,18 @@ export function causalMask(n) {
  * @returns {number|number[]} a scalar, or (d_v,)
  */
 export function weightedSum(weights, values) {
+  // As core.weighted_sum: clipped to the values' range, which rounding could leave by an ulp.
+  const within = (y, column) => Math.min(Math.max(y, Math.min(...column)), Math.max(...column));
   if (!values.length || !Array.isArray(values[0])) {
     let y = 0;
     for (let j = 0; j < values.length; j++) y += weights[j] * values[j];
-    return y;
+    return values.length ? within(y, values) : y;
   }
   const y = new Array(values[0].length).fill(0);
   for (let j = 0; j < values.length; j++) {
     for (let c = 0; c < y.length; c++) y[c] += weights[j] * values[j][c];
   }
-  return y;
+  return y.map((yc, c) => within(yc, values.map((v) => v[c])));
 }
 
 /**

@@ -439,16 +439,17 @@ function softmax(scores, temperature = 1) {
   return e.map((v) => v / (total > 0 ? total : 1));
 }
 function weightedSum(weights, values) {
+  const within = (y2, column) => Math.min(Math.max(y2, Math.min(...column)), Math.max(...column));
   if (!values.length || !Array.isArray(values[0])) {
     let y2 = 0;
     for (let j = 0; j < values.length; j++) y2 += weights[j] * values[j];
-    return y2;
+    return values.length ? within(y2, values) : y2;
   }
   const y = new Array(values[0].length).fill(0);
   for (let j = 0; j < values.length; j++) {
     for (let c = 0; c < y.length; c++) y[c] += weights[j] * values[j][c];
   }
-  return y;
+  return y.map((yc, c) => within(yc, values.map((v) => v[c])));
 }
 
 // src/attention_explorable/web/prediction.js

@@ -448,16 +448,17 @@ function dotProductScores(q, k, scale) {
   }));
 }
 function weightedSum(weights, values) {
+  const within = (y2, column) => Math.min(Math.max(y2, Math.min(...column)), Math.max(...column));
   if (!values.length || !Array.isArray(values[0])) {
     let y2 = 0;
     for (let j = 0; j < values.length; j++) y2 += weights[j] * values[j];
-    return y2;
+    return values.length ? within(y2, values) : y2;
   }
   const y = new Array(values[0].length).fill(0);
   for (let j = 0; j < values.length; j++) {
     for (let c = 0; c < y.length; c++) y[c] += weights[j] * values[j][c];
   }
-  return y;
+  return y.map((yc, c) => within(yc, values.map((v) => v[c])));
 }
 function scaledDotProductAttention(q, k, v, { mask = null, temperature = 1, scale } = {}) {
   const scores = dotProductScores(q, k, scale).map((row, i) => row.map((s, j) => mask && !mask[i][j] ? -Infinity : s));
