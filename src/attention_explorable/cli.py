@@ -112,8 +112,11 @@ def _class_options(serve: argparse.ArgumentParser) -> None:
                        help="database of the class (SQLAlchemy URL; default: an SQLite file in your data folder; "
                             "postgresql+psycopg://... for several processes or machines)")
     serve.add_argument("--instructor-key", metavar="SECRET", default=None,
-                       help="the instructor's secret for /instructor (default: $AE_INSTRUCTOR_KEY, else a new "
-                            "one printed at start)")
+                       help="the instructor's secret for /instructor (default: $AE_INSTRUCTOR_KEY, else one the "
+                            "server makes, prints once and keeps hashed, so that it survives a restart)")
+    serve.add_argument("--instructor-key-file", metavar="PATH", default=None,
+                       help="where the server keeps (hashed) the secret it made when none is given "
+                            "(default: instructor-key in your data folder)")
     serve.add_argument("--max-sessions-per-client", type=int, default=DEFAULT_LIMIT, metavar="N",
                        help=f"class sockets (and instructor pages) one client address may hold open per process "
                             f"(default {DEFAULT_LIMIT}; 0: no limit)")
@@ -133,10 +136,11 @@ def _prepare_class(args) -> tuple[str | None, dict]:
     opened once here (its tables made).
     """
     import os
-    import secrets
 
     from .classroom import network
-    from .classroom.context import ClassContext
+    from pathlib import Path
+
+    from .classroom.context import ClassContext, default_key_file, kept_secret
     from .classroom.limits import SessionCap
     from .classroom.store import Store, StoreError, check_url, default_url
 
@@ -157,15 +161,20 @@ def _prepare_class(args) -> tuple[str | None, dict]:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         return f"--db {url!r}: cannot open the database: {reason}", {}
     key = args.instructor_key or os.environ.get(KEY_ENV) or ""
-    generated = not key
-    key = key or secrets.token_urlsafe(12)
+    record, made, kept_in = "", "", None
+    if not key:  # the server's own secret, kept hashed across restarts
+        kept_in = args.instructor_key_file or default_key_file()
+        try:
+            record, made = kept_secret(Path(kept_in))
+        except OSError as exc:
+            return f"--instructor-key-file {str(kept_in)!r}: cannot keep the secret there: {exc.strerror or exc}", {}
     hosts = network.student_hosts(args.address)
-    context = ClassContext(database_url=url, instructor_key=key,
+    context = ClassContext(database_url=url, instructor_key=key, key_record=record,
                            public_urls=tuple(f"http://{h}:{args.port}" for h in hosts),
                            cap=SessionCap(args.max_sessions_per_client))
     origins = [f"{h}:{args.port}" for h in network.reachable_hosts(args.address)]
     origins += [o for o in (args.allow_websocket_origin or []) if o not in origins]
-    return None, {"context": context, "origins": origins, "key": key if generated else None, "hosts": hosts}
+    return None, {"context": context, "origins": origins, "key": made or None, "kept_in": kept_in, "hosts": hosts}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -222,7 +231,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: also at {base}/textbook", flush=True)
     print(f"{PROG}: instructor: {bases[0]}/instructor (class database: {context.database_url})", flush=True)
     if served["key"]:
-        print(f"{PROG}: instructor secret (for this run): {served['key']}", flush=True)
+        print(f"{PROG}: instructor secret (new; kept hashed in {served['kept_in']}, valid after a restart): "
+              f"{served['key']}", flush=True)
+    elif served["kept_in"]:
+        print(f"{PROG}: instructor secret: the one printed when {served['kept_in']} was made "
+              f"(delete that file for a new one)", flush=True)
     if args.num_procs == 1:
         pages.start(progress=sys.stdout)  # the server answers meanwhile; a page not built yet is waited for
     else:

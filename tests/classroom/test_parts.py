@@ -84,14 +84,14 @@ def test_origins_extend_the_defaults_and_lan_urls_are_printed(monkeypatch, tmp_p
         monkeypatch.delenv(name, raising=False)
     args = cli._parser().parse_args(["serve", "--address", "0.0.0.0", "--port", "8080", "--db",
                                      f"sqlite:///{tmp_path / 'c.db'}", "--allow-websocket-origin",
-                                     "class.example.org"])
+                                     "class.example.org", "--instructor-key-file", str(tmp_path / "key")])
     problem, served = cli._prepare_class(args)
     assert problem is None
     assert served["origins"] == ["localhost:8080", "127.0.0.1:8080", "192.168.1.20:8080", "class.example.org"]
-    assert served["hosts"] == ["192.168.1.20"] and served["key"]  # a secret made for this run
+    assert served["hosts"] == ["192.168.1.20"] and served["key"]  # a secret made (and kept) at the first start
     context = served["context"]
     assert context.public_urls == ("http://192.168.1.20:8080",)
-    assert context.instructor_key == served["key"] and context.cap.limit == cli_limit()
+    assert context.key_matches(served["key"]) and context.cap.limit == cli_limit()
     assert not {cli.DB_ENV, cli.KEY_ENV, "AE_PUBLIC_URLS"} & set(os.environ)  # nothing handed on through the environment
 
 
@@ -130,3 +130,28 @@ def test_the_readme_class_command_allows_no_origin_wildcard():
     commands = re.findall(r"```bash\n(.*?)```", section, re.S)
     assert any("serve --address 0.0.0.0" in c for c in commands)
     assert "'*'" not in section and '"*"' not in section
+
+
+def test_a_secret_the_server_made_survives_a_restart_kept_hashed(monkeypatch, tmp_path):
+    """A restart mid-lecture: the same secret still logs in, the cookie of before is still valid, and
+    the file holds a salted hash, not the secret (readable by this user only)."""
+    import os
+    import stat
+
+    for name in (cli.DB_ENV, cli.KEY_ENV):
+        monkeypatch.delenv(name, raising=False)
+    key_file = tmp_path / "data" / "instructor-key"
+    argv = ["serve", "--db", f"sqlite:///{tmp_path / 'c.db'}", "--instructor-key-file", str(key_file)]
+    problem, first = cli._prepare_class(cli._parser().parse_args(argv))
+    assert problem is None and first["key"]
+    secret, cookie = first["key"], first["context"].signed_cookie()
+    assert secret not in key_file.read_text() and stat.S_IMODE(os.stat(key_file).st_mode) == 0o600
+    problem, second = cli._prepare_class(cli._parser().parse_args(argv))  # the restart
+    assert problem is None and second["key"] is None  # nothing new to print
+    again = second["context"]
+    assert again.key_matches(secret) and not again.key_matches(secret + "x") and not again.key_matches("")
+    assert again.cookie_valid(cookie)
+    key_file.unlink()  # deleted: a new secret, and the old one no longer works
+    problem, third = cli._prepare_class(cli._parser().parse_args(argv))
+    assert third["key"] and third["key"] != secret and not third["context"].key_matches(secret)
+    assert not third["context"].cookie_valid(cookie)

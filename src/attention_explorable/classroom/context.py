@@ -10,15 +10,23 @@ The instructor's browser gets a cookie signed with a key derived from the
 secret (tornado's signed values): HttpOnly, SameSite=Strict, valid 12
 hours. Every process (and every machine) given the same secret accepts it;
 the secret itself never travels in a URL.
+
+A secret the server made itself (no ``--instructor-key``) is kept, hashed
+(PBKDF2-SHA256 with a random salt), in ``instructor-key`` in the user's data
+folder (:func:`kept_secret`): a restart mid-lecture keeps the instructor
+logged in and the same secret valid. Delete the file for a new one.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import os
+import secrets
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tornado.web import create_signed_value, decode_signed_value
 
@@ -46,12 +54,16 @@ class ClassContext:
         join URL and its QR code; empty: the host the instructor's page came from.
     cap : SessionCap
         Class sockets and instructor pages one client address may hold open.
+    key_record : str
+        Instead of ``instructor_key``: the secret as :func:`kept_secret` keeps
+        it (``pbkdf2-sha256$iterations$salt$hash``), the secret itself unknown.
     """
 
     database_url: str
     instructor_key: str = ""
     public_urls: tuple[str, ...] = ()
     cap: SessionCap = field(default_factory=lambda: SessionCap(0))
+    key_record: str = ""
     _stores: dict[int, Store] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -63,17 +75,28 @@ class ClassContext:
                 self._stores[pid] = Store(self.database_url)
             return self._stores[pid]
 
+    @property
+    def has_secret(self) -> bool:
+        """Whether anyone can log in (a secret given, or one kept)."""
+        return bool(self.instructor_key or self.key_record)
+
     def key_matches(self, given: str) -> bool:
         """Whether ``given`` is this server's instructor secret (see :func:`key_matches`)."""
+        if self.key_record:
+            return record_matches(given, self.key_record)
         return key_matches(given, self.instructor_key)
+
+    @property
+    def _signing(self) -> str:
+        return self.instructor_key or self.key_record
 
     def signed_cookie(self) -> bytes:
         """The instructor's cookie for this server's secret (see :func:`signed_cookie`)."""
-        return signed_cookie(self.instructor_key)
+        return signed_cookie(self._signing)
 
     def cookie_valid(self, value: str | bytes | None) -> bool:
         """Whether ``value`` is an instructor cookie of this server's secret (see :func:`cookie_valid`)."""
-        return cookie_valid(value, self.instructor_key)
+        return cookie_valid(value, self._signing)
 
 
 def _cookie_secret(key: str) -> bytes:
@@ -99,3 +122,66 @@ def cookie_valid(value: str | bytes | None, key: str) -> bool:
     except Exception:  # noqa: BLE001 - any malformed cookie is simply not valid
         return False
     return decoded == _COOKIE_VALUE
+
+
+#: PBKDF2 rounds of a kept secret. The secret is 96 random bits, not a word a person chose, so rounds add
+#: little; few keep a login cheap on the server's event loop (about 5 ms).
+PBKDF2_ITERATIONS = 10_000
+
+
+def _hash(given: str, salt: bytes, iterations: int) -> bytes:
+    return hashlib.pbkdf2_hmac("sha256", given.encode(), salt, iterations)
+
+
+def make_record(secret: str) -> str:
+    """The secret as it is kept: ``pbkdf2-sha256$iterations$salt$hash`` (base64), never the secret itself."""
+    salt = secrets.token_bytes(16)
+    digest = _hash(secret, salt, PBKDF2_ITERATIONS)
+    b64 = lambda b: base64.urlsafe_b64encode(b).decode()  # noqa: E731
+    return f"pbkdf2-sha256${PBKDF2_ITERATIONS}${b64(salt)}${b64(digest)}"
+
+
+def record_matches(given: str, record: str) -> bool:
+    """Whether ``given`` is the secret kept as ``record`` (:func:`make_record`); False for a malformed record."""
+    try:
+        scheme, iterations, salt, digest = record.split("$")
+        if scheme != "pbkdf2-sha256":
+            return False
+        expected = base64.urlsafe_b64decode(digest)
+        return hmac.compare_digest(_hash(given, base64.urlsafe_b64decode(salt), int(iterations)), expected)
+    except (ValueError, TypeError):
+        return False
+
+
+def default_key_file() -> Path:
+    """Where a secret the server made is kept: ``instructor-key`` in the user's data folder."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("attention-explorable", appauthor=False)) / "instructor-key"
+
+
+def kept_secret(path: Path) -> tuple[str, str]:
+    """(record, new secret) of the instructor's kept secret at ``path``.
+
+    A record already kept (a restart) gives ``(record, "")``: the secret is
+    the one printed when it was made. Otherwise a new secret is made, its
+    record written (readable by this user only) and both returned.
+
+    Raises
+    ------
+    OSError
+        If the file cannot be read or written (the message names it).
+    """
+    if path.exists():
+        record = path.read_text("utf-8").strip()
+        if record.startswith("pbkdf2-sha256$") and record.count("$") == 3:
+            return record, ""
+    secret = secrets.token_urlsafe(12)
+    record = make_record(secret)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(record + "\n")
+    os.replace(tmp, path)
+    return record, secret

@@ -135,7 +135,7 @@ class LoginHandler(_Base):
         lang = lang if lang in STRINGS else self._language()
         if self._instructor():
             self.redirect(_instructor_url(room, lang), status=303)
-        elif not self.context.instructor_key:
+        elif not self.context.has_secret:
             self._page(503, f"<p class='ae-error'>{html.escape(text('instructor_no_key', lang))}</p>", lang)
         else:
             self._page(200, login_form_html(lang, room), lang)

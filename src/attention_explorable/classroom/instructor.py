@@ -354,7 +354,7 @@ def instructor_page(context: ClassContext, language: str = DEFAULT_LANGUAGE) -> 
     the cookie out of the session): a browser without it gets the plain login
     page instead.
     """
-    if not context.instructor_key:
+    if not context.has_secret:
         return _html(f"<p class='ae-big ae-error'>{html.escape(_t('instructor_no_key', language))}</p>")
     room = room_argument()
     return InstructorView(code=normalise_code(room) or (room or ""), language=language,
