@@ -226,3 +226,34 @@ def test_a_page_opened_at_step_2_in_a_room_submits(student, tmp_path, way):
         finally:
             store.close()
         assert not server.log_errors()
+
+
+def test_a_page_reconnects_by_itself_after_a_restart_and_sends_what_was_typed_meanwhile(student, tmp_path):
+    """The server is killed mid-round and started again: the page says the connection is lost, a
+    prediction submitted meanwhile waits, and once the server is back the page rejoins by itself
+    (no reload), the notice goes and that prediction is stored and acknowledged."""
+    from attention_explorable.classroom.store import Store
+
+    db = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    server = ClassServer(db, ["--max-sessions-per-client", "0"]).start()
+    try:
+        store = Store(db)
+        code = store.create_room().code
+        s = student(390, 844, mobile=True)
+        s.open(f"{server.base}/steps?room={code}", ".ae-submit-prediction")
+        wait_text(s.page, ".ae-room-joined", code)
+        server.kill()
+        s.page.locator(".ae-connection-lost").first.wait_for(state="visible", timeout=15_000)
+        s.page.locator(".ae-prediction input").fill("7.5")
+        s.page.locator(".ae-submit-prediction button").click()
+        wait_text(s.page, ".ae-class-message", "正在提交")
+        server = ClassServer(db, ["--max-sessions-per-client", "0"], port=server.port).start()
+        wait_text(s.page, ".ae-submitted", r"已提交：第 1 步.*7\.5", timeout=20_000)
+        assert not s.page.locator(".ae-connection-lost").first.is_visible()
+        assert [float(v) for v in store.values(code, 1)] == [7.5]
+        assert "reload" not in s.page.evaluate("performance.getEntriesByType('navigation')[0].type")
+        s.errors_to_ignore = ("WebSocket connection to",)  # the browser's own line for each try while it was down
+        s.assert_clean()
+        store.close()
+    finally:
+        server.stop()

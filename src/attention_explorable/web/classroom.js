@@ -152,10 +152,22 @@ function lost(link, models, config) {
   models.notice.visible = true;
 }
 
+/** The wait before the `tries`-th reconnection (ms): quick at first, then every 2 s. */
+export function reconnectDelay(tries) {
+  return Math.min(2000, 250 * 2 ** tries);
+}
+
+/** Send the last prediction again when no receipt said it was stored (it was sent, or typed, while away). */
+function resendPending(link) {
+  const {sent, receipt, socket} = link;
+  if (!sent || (receipt && receipt.seq === sent.seq && receipt.ok)) return;
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({type: "submit", ...sent}));
+}
+
 /** Open the class socket of a page in room `code` and join. */
 function join(state, models, config, code) {
   const link = {code, socket: null, seq: 0, sent: null, receipt: null, acknowledged: null, message: "",
-                round: null, joined: false, closing: false};
+                round: null, joined: false, closing: false, tries: 0};
   links.set(state, link);
   show(models.room, fill(config.strings.class_room, {code}));
   models.submit.visible = true;
@@ -164,25 +176,44 @@ function join(state, models, config, code) {
     link.message = config.strings.class_needs_server;
     return draw(link, state, models, config);
   }
+  window.addEventListener("pagehide", () => { link.closing = true; });
+  connect(link, state, models, config, url);
+}
+
+/**
+ * One class socket of `link`: join on open; when it is lost (a restart, a network that came back),
+ * open another by itself, with a growing wait (reconnectDelay), join again and resend a prediction
+ * that no receipt acknowledged. The lost-connection notice shows meanwhile and goes once rejoined.
+ */
+function connect(link, state, models, config, url) {
   const socket = new WebSocket(url);
   link.socket = socket;
   socket.addEventListener("open", () => {
-    socket.send(JSON.stringify({type: "join", room: code, student: studentId()}));
+    socket.send(JSON.stringify({type: "join", room: link.code, student: studentId()}));
   });
   socket.addEventListener("message", (e) => {
     let data = null;
     try { data = JSON.parse(e.data); } catch (err) { return; }
-    if (data && typeof data === "object") receive(link, state, models, config, data);
+    if (!data || typeof data !== "object") return;
+    receive(link, state, models, config, data);
+    if (data.type === "joined") {
+      link.tries = 0;
+      if (models.notice.visible) models.notice.visible = false;
+      resendPending(link);
+    }
   });
   socket.addEventListener("close", (e) => {
+    if (link.socket !== socket) return;
     // The server's refusal says why in the close reason; anything else is a lost connection.
     if (e.code === REFUSED && e.reason) {
       link.message = config.strings["class_refused_" + e.reason] || config.strings.class_refused_server;
       return draw(link, state, models, config);
     }
+    if (link.closing) return;
     lost(link, models, config);
+    link.tries += 1;
+    setTimeout(() => { if (!link.closing) connect(link, state, models, config, url); }, reconnectDelay(link.tries - 1));
   });
-  window.addEventListener("pagehide", () => { link.closing = true; });
 }
 
 /**

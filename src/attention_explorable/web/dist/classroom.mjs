@@ -225,6 +225,14 @@ function lost(link, models, config) {
   models.notice.text = escapeHtml(`<div role="alert">${escapeHtml(S.connection_lost)}<div class="ae-class-status">${escapeHtml(status)}</div></div>`);
   models.notice.visible = true;
 }
+function reconnectDelay(tries) {
+  return Math.min(2e3, 250 * 2 ** tries);
+}
+function resendPending(link) {
+  const { sent, receipt, socket } = link;
+  if (!sent || receipt && receipt.seq === sent.seq && receipt.ok) return;
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: "submit", ...sent }));
+}
 function join(state, models, config, code) {
   const link = {
     code,
@@ -236,7 +244,8 @@ function join(state, models, config, code) {
     message: "",
     round: null,
     joined: false,
-    closing: false
+    closing: false,
+    tries: 0
   };
   links.set(state, link);
   show(models.room, fill(config.strings.class_room, { code }));
@@ -246,10 +255,16 @@ function join(state, models, config, code) {
     link.message = config.strings.class_needs_server;
     return draw(link, state, models, config);
   }
+  window.addEventListener("pagehide", () => {
+    link.closing = true;
+  });
+  connect(link, state, models, config, url);
+}
+function connect(link, state, models, config, url) {
   const socket = new WebSocket(url);
   link.socket = socket;
   socket.addEventListener("open", () => {
-    socket.send(JSON.stringify({ type: "join", room: code, student: studentId() }));
+    socket.send(JSON.stringify({ type: "join", room: link.code, student: studentId() }));
   });
   socket.addEventListener("message", (e) => {
     let data = null;
@@ -258,17 +273,26 @@ function join(state, models, config, code) {
     } catch (err) {
       return;
     }
-    if (data && typeof data === "object") receive(link, state, models, config, data);
+    if (!data || typeof data !== "object") return;
+    receive(link, state, models, config, data);
+    if (data.type === "joined") {
+      link.tries = 0;
+      if (models.notice.visible) models.notice.visible = false;
+      resendPending(link);
+    }
   });
   socket.addEventListener("close", (e) => {
+    if (link.socket !== socket) return;
     if (e.code === REFUSED && e.reason) {
       link.message = config.strings["class_refused_" + e.reason] || config.strings.class_refused_server;
       return draw(link, state, models, config);
     }
+    if (link.closing) return;
     lost(link, models, config);
-  });
-  window.addEventListener("pagehide", () => {
-    link.closing = true;
+    link.tries += 1;
+    setTimeout(() => {
+      if (!link.closing) connect(link, state, models, config, url);
+    }, reconnectDelay(link.tries - 1));
   });
 }
 function submit(link, state, models, config, demonstrating = false) {
@@ -315,6 +339,7 @@ export {
   draw,
   newStudentId,
   receive,
+  reconnectDelay,
   roomOf,
   socketUrl,
   studentId,
