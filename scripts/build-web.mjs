@@ -58,11 +58,29 @@ const runtime = `import {mount} from "./native.js";\n` +
   `if (spec && !more.length) start({});\n` +
   `else if (spec) Promise.all(more).then((entries) => start(Object.fromEntries(entries)),\n` +
   `  (err) => console.error("attention explorable: a module of the page did not load", err));\n`;
+// An embed (native.embed_script) mounts its explorable into a shadow root where its script tag is.
+const embed = `import {mount} from "./native.js";\n` +
+  `const revive = (key, value) => (value && typeof value === "object" && "$num" in value ? Number(value.$num) : value);\n` +
+  `window.aeMountEmbed = (here, shell, spec) => {\n` +
+  `  const host = document.createElement("div");\n` +
+  `  host.className = "attention-explorable attention-explorable-" + shell.name;\n` +
+  `  host.lang = shell.lang;\n` +
+  `  here.parentNode.insertBefore(host, here);\n` +
+  `  const root = host.attachShadow({mode: "open"});\n` +
+  `  const style = document.createElement("style");\n` +
+  `  style.textContent = shell.css;\n` +
+  `  root.append(style);\n` +
+  `  root.append(document.createRange().createContextualFragment(shell.html));\n` +
+  `  mount(JSON.parse(JSON.stringify(spec), revive), window.aeModules, root);\n` +
+  `};\n`;
 // The runtime holds d3-array's ticks: its licence's notice goes with it.
 const d3Licence = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "node_modules", "d3-array", "LICENSE"),
                                "utf8").trim().split("\n").map((line) => ` * ${line}`.trimEnd()).join("\n");
 outputs["runtime.js"] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
   (await build({...page, stdin: {contents: runtime, resolveDir: web, sourcefile: "runtime.js",
+                                 loader: "js"}})).outputFiles[0].text;
+outputs["embed.js"] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
+  (await build({...page, stdin: {contents: embed, resolveDir: web, sourcefile: "embed.js",
                                  loader: "js"}})).outputFiles[0].text;
 mkdirSync(join(outdir, "page"), {recursive: true});
 for (const f of readdirSync(join(outdir, "page"))) if (!(f in outputs)) rmSync(join(outdir, "page", f));

@@ -173,7 +173,7 @@ def textbook_app(language: str | None = None, switch_href: str | None = None) ->
     args = pn.state.session_args or {}
     in_session = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
     load = "all" if [v.decode() if isinstance(v, bytes) else v for v in args.get("explorables", [])] == ["all"] \
-        else "on_approach" if in_session else "when_seen"
+        else "on_approach" if in_session else "all"
     page_frame()
     return pn.Column(connection_notice(language), language_switch(language, switch_href),
                      TextbookPage(language=language, load=load),

@@ -44,7 +44,7 @@ from panel.models.markup import HTML as HTMLModel
 from . import ui
 from .explorables.base import ScriptedPane, web_module, web_module_name
 
-__all__ = ["CSS", "NativePage", "figure_spec", "page_script", "student_page"]
+__all__ = ["CSS", "NativePage", "embed_script", "figure_spec", "page_script", "student_page"]
 
 _log = logging.getLogger(__name__)
 
@@ -84,6 +84,12 @@ CSS = """
 .ae-n-input.ae-box { flex: 0 0 86px; width: 86px; margin: 22px 5px 4px 0; }
 .ae-n-input > input { box-sizing: border-box; min-height: 32px; padding: 4px 8px; border: 1px solid #ccc;
   border-radius: 4px; background: #fff; color: #1b1b1b; font: inherit; font-size: 16px; width: 100%; }
+.ae-n-input > textarea { box-sizing: border-box; padding: 6px 8px; border: 1px solid #ccc; border-radius: 4px;
+  background: #fff; color: #1b1b1b; font: inherit; font-size: 16px; width: 100%; resize: vertical; }
+.ae-n-radios { display: flex; flex-direction: column; gap: 4px 18px; margin: 4px 5px; font-size: 15px; }
+.ae-n-radios.ae-n-inline { flex-direction: row; flex-wrap: wrap; }
+.ae-n-radios label { display: flex; align-items: center; gap: 6px; min-height: 32px; cursor: pointer; }
+.ae-n-radios input { width: 22px; height: 22px; margin: 0; flex: none; }
 .ae-n-check { display: flex; align-items: center; gap: 8px; margin: 4px 5px; font-size: 15px; }
 .ae-n-check input { width: 24px; height: 24px; margin: 0; flex: none; }
 .ae-n-sr { position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;
@@ -127,6 +133,8 @@ _PROPS = {
     "Axis": ("axis_label", "major_label_overrides", "visible"),
     "Slider": ("value", "start", "end", "step", "title", "visible", "disabled"),
     "TextInput": ("value", "value_input", "placeholder", "title", "visible", "disabled"),
+    "TextAreaInput": ("value", "value_input", "placeholder", "title", "visible", "disabled"),
+    "RadioGroup": ("labels", "active", "visible", "disabled"),
     "Button": ("label", "button_type", "visible", "disabled"),
     "RadioButtonGroup": ("labels", "active", "visible", "disabled", "html_attributes"),
     "Checkbox": ("label", "active", "visible", "disabled"),
@@ -459,6 +467,20 @@ class NativePage:
             return (f"<div {self._attrs(model, 'ae-n-input')}>{label}<input type='text' id='{i}' "
                     f"value='{html.escape(model.value or '')}' placeholder='{html.escape(model.placeholder or '')}'"
                     f" autocomplete='off'{mode}{' disabled' if model.disabled else ''}></div>")
+        if isinstance(model, bm.TextAreaInput):
+            i = self._id()
+            label = (f"<label for='{i}' class='ae-n-sr'>{html.escape(model.title or '')}</label>" if model.title else "")
+            return (f"<div {self._attrs(model, 'ae-n-input')}>{label}<textarea id='{i}' rows='{int(model.rows)}' "
+                    f"placeholder='{html.escape(model.placeholder or '')}'{' disabled' if model.disabled else ''}>"
+                    f"{html.escape(model.value or '')}</textarea></div>")
+        if isinstance(model, bm.RadioGroup):
+            group = self._id()
+            options = "".join(
+                f"<label><input type='radio' name='{group}' value='{i}'{' checked' if i == model.active else ''}"
+                f"{' disabled' if model.disabled else ''}>{html.escape(label)}</label>"
+                for i, label in enumerate(model.labels))
+            inline = " ae-n-inline" if model.inline else ""
+            return f"<div {self._attrs(model, 'ae-n-radios' + inline)} role='radiogroup'>{options}</div>"
         if isinstance(model, bm.Button):
             kind = {"primary": "ae-n-primary", "success": "ae-n-success"}.get(model.button_type, "")
             return (f"<div {self._attrs(model, 'ae-n-btn-host')}><button type='button' class='{kind}'"
@@ -496,7 +518,8 @@ class NativePage:
                     f"{hidden}>{inner}</div>")
         if isinstance(component, (pn.Column, pn.Row)):
             kind = "ae-n-col" if isinstance(component, pn.Column) else "ae-n-row"
-            width = f"max-width:{component.max_width}px;" if component.max_width else ""
+            # (width: a column centred by its margins is no wider than its parent)
+            width = f"width:100%;max-width:{component.max_width}px;" if component.max_width else ""
             inner = "".join(self._layout(o) for o in component.objects)
             return f"<div class='{kind} {classes}' style='{width}{html.escape(styles)}'{hidden}>{inner}</div>"
         if isinstance(component, pn.pane.Bokeh):
@@ -568,6 +591,76 @@ main.ae-student-page > .ae-n-col { margin: 0 auto; }
 """
 
 
+def _page_parts(build) -> tuple[NativePage, list[str], dict[str, str], str]:
+    """The page of ``build()``, its scripts (modules then runtime), outside modules by name, its CSS."""
+    page = NativePage(build)
+    # The modules the page runs, each once: the package's as scripts, and those of explorables
+    # registered from outside the package (their own bundle) as text the runtime loads.
+    from .explorables import EXPLORABLES
+    own = {name for name, r in EXPLORABLES.items() if r.bundle is not None}
+    names = sorted({cb["module"] for cb in page.spec()["callbacks"].values()})
+    modules = {name: web_module(name) for name in names if name in own}
+    scripts = [page_script(name) for name in names if name not in own]
+    readouts = re.sub(r":root \{[^}]*\}\n?", "", ui.CSS)  # (BokehJS's variables: no BokehJS here)
+    return page, scripts, modules, "\n".join([readouts, CSS, page.css()])
+
+
+#: An embedded explorable's own rules, inside its shadow root (the host page's rules stay outside it).
+_EMBED_CSS = """
+:host { display: block; font-family: system-ui, "Noto Sans CJK SC", sans-serif; font-size: 15px;
+  line-height: 1.42857; color: #1b1b1b; background: #fff; text-align: start; }
+"""
+
+
+def embed_script(build, lang: str, name: str) -> str:
+    """``build()`` as one script an author's page loads with one tag: ``<script src="embed/NAME.js"></script>``.
+
+    Where the tag is, the script puts a ``<div class="attention-explorable">``
+    holding the explorable in an open shadow root: its elements, styles and
+    modules are its own, so a host page's styles, and its own Bokeh, MathJax or
+    KaTeX, neither reach it nor are reached by it.
+
+    Parameters
+    ----------
+    build : callable
+        Returns the component (called once, with a fresh document current).
+    lang : str
+        The explorable's language as ``lang`` wants it (``"zh-Hans"``, ``"en"``).
+    name : str
+        The explorable's name (its host's class ``attention-explorable-NAME``).
+
+    Returns
+    -------
+    str
+        JavaScript (a classic script; about 60 KB for the steps).
+
+    Raises
+    ------
+    ValueError
+        If the explorable runs a module from outside the package (such an
+        explorable has no page script to put in the embed).
+    """
+    page, scripts, modules, css = _page_parts(build)
+    if modules:
+        raise ValueError(f"embed_script: explorable {name!r} runs modules from outside the package: {sorted(modules)}")
+    shell = {"name": name, "lang": lang, "css": _EMBED_CSS + css,
+             "html": f"<div class='ae-student-page'>{page.body}</div>"}
+    tag = json.dumps(f"embed/{name}.js")
+    return "\n".join([
+        "// attention-explorable: " + name + " (made by `attention-explorable export`; docs/embedding.md)",
+        "(function () {",
+        # Where it goes: the tag that loaded this script (or the first such tag not yet used).
+        "var here = document.currentScript || [].slice.call(document.querySelectorAll('script[src]')).filter("
+        f"function (s) {{ return s.src.slice(-{len(f'embed/{name}.js')}) === {tag} && !s.dataset.aeUsed; }})[0];",
+        "if (!here) return;",
+        "here.dataset.aeUsed = '1';",
+        *scripts,
+        page_script("embed"),
+        f"window.aeMountEmbed(here, {spec_json(shell)}, {spec_json(page.spec())});",
+        "})();",
+    ])
+
+
 def student_page(build, title: str, lang: str, description: str = "") -> str:
     """``build()`` (a Panel component) as a student page: its elements, its spec and its one script.
 
@@ -591,18 +684,11 @@ def student_page(build, title: str, lang: str, description: str = "") -> str:
     """
     import jinja2
 
-    page = NativePage(build)
-    # The modules the page runs, each once: the package's as scripts, and those of explorables
-    # registered from outside the package (their own bundle) as text the runtime loads.
-    from .explorables import EXPLORABLES
-    own = {name for name, r in EXPLORABLES.items() if r.bundle is not None}
-    names = sorted({cb["module"] for cb in page.spec()["callbacks"].values()})
-    modules = {name: web_module(name) for name in names if name in own}
-    scripts = [page_script(name) for name in names if name not in own] + [page_script("runtime")]
+    page, scripts, modules, css = _page_parts(build)
+    scripts = [*scripts, page_script("runtime")]
     template = jinja2.Template(resources.files("attention_explorable").joinpath("templates", "student.html")
                                .read_text("utf-8"), autoescape=True)
-    readouts = re.sub(r":root \{[^}]*\}\n?", "", ui.CSS)  # (BokehJS's variables: no BokehJS here)
-    css = "\n".join([_PAGE_CSS, readouts, CSS, page.css()])
+    css = "\n".join([_PAGE_CSS, css])
     return template.render(lang=lang, title=title, description=description,
                            css=css, body=page.body, spec=spec_json(page.spec()),
                            scripts=[code.replace("</script", "<\\/script") for code in scripts],

@@ -39,7 +39,7 @@ from .documents import COMPONENTS, Assets, bundled_scripts, document, page_html,
 from .first_paint import CSS as FIRST_PAINT_CSS
 from .first_paint import first_paint_html, gate_script
 from .explorables import EXPLORABLES, explorable_class
-from .native import student_page
+from .native import embed_script, student_page
 from .strings import STRINGS, text
 
 __all__ = ["export_site", "build_page", "ExportReport", "pages", "Progress"]
@@ -77,9 +77,9 @@ _EMBED = "root.Bokeh.embed.embed_items(docs_json, render_items);"
 
 
 def _page(app: str, language: str, title: str, switch_href: str | None) -> str:
-    if app != "textbook":  # an explorable's page: its own elements, no BokehJS (attention_explorable.native)
-        return student_page(lambda: apps.explorable_app(app, language, switch_href=switch_href),
-                            title, apps.HTML_LANG[language], text(apps.index_key(app), language))
+    build = (apps.textbook_app if app == "textbook" else lambda *a, **k: apps.explorable_app(app, *a, **k))
+    return student_page(lambda: build(language, switch_href=switch_href),
+                        title, apps.HTML_LANG[language], text(apps.index_key(app), language))
     variables = {"lang": apps.HTML_LANG[language], "first_paint": first_paint_html(app, language),
                  "first_paint_css": FIRST_PAINT_CSS, "first_paint_gate": gate_script(),
                  "description": text(apps.index_key(app), language)}
@@ -210,16 +210,13 @@ def export_site(directory: str | Path, language: str = "zh", progress=None) -> E
 
     write("embed/resize.js", resources.files("attention_explorable").joinpath("web", "resize.js")
           .read_text("utf-8"))
-    panel_resources = Resources(mode="cdn", components=COMPONENTS)
     for name in EXPLORABLES:
         title = text(apps.title_key(name), language)
         # In an author's page: the explorable alone (no page title, no presenter keys), reading
         # its deep-link parameters behind its name, as on the textbook page (?steps.step=3).
         explorable = lambda: explorable_class(name)(language=language, link_prefix=f"{name}.")  # noqa: E731
-        with quiet_standalone():
-            js, tag = autoload_static(document(explorable), panel_resources, f"embed/{name}.js")
-        write(f"embed/{name}.js", assets.rewrite(bundled_scripts(js)))
-        write(f"embed/{name}.html", tag.strip() + "\n")
+        write(f"embed/{name}.js", embed_script(explorable, apps.HTML_LANG[language], name))
+        write(f"embed/{name}.html", f'<script src="embed/{name}.js"></script>\n')
         write(f"embed/{name}-iframe.html", _iframe_snippet(name, title))
         tell.step(f"embed/{name}")
 

@@ -32,10 +32,11 @@ _FOCUSED = """() => {
   for (let n = el; n; n = n.parentNode || n.host) if (n.classList) classes.push(...n.classList);
   const style = el ? getComputedStyle(el) : null;
   const generic = ["ae-slider", "ae-box", "ae-readout"];
-  return {tag: el ? el.tagName : "", classes: classes.filter((c) => c.startsWith("ae-") && !generic.includes(c)),
+  return {tag: el ? el.tagName : "", classes: classes.filter((c) => c.startsWith("ae-") && !generic.includes(c) && !/^ae-(n|css)-/.test(c)),
           ring: !!style && style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2,
           value: el && el.getAttribute ? el.getAttribute("aria-valuetext") : null,
-          name: el && el.getAttribute ? el.getAttribute("aria-label") : null};
+          name: !el || !el.getAttribute ? null : el.getAttribute("aria-label")
+            || (el.labels && el.labels.length ? el.labels[0].textContent.replace(/[:：] *$/, "") : null)};
 }"""
 
 
@@ -101,7 +102,7 @@ def test_a_student_works_the_textbook_with_the_keyboard_alone(every_app, student
     page.keyboard.press("Control+A")
     page.keyboard.type("0.5")
     page.keyboard.press("Enter")
-    expect(page.locator(".ae-query-y .noUi-handle")).to_have_attribute("aria-valuetext", "0.50")
+    expect(page.locator(".ae-query-y input[type=range]")).to_have_attribute("aria-valuetext", "0.50")
 
     # An exercise of 3.7: the answer typed, Enter submits it.
     tab_to(page, "ae-exercise-q2-alpha2")

@@ -127,12 +127,18 @@ class Slider extends Model {
 
 class TextInput extends Model {
   attach(el) {
-    this._input = el.querySelector("input");
+    this._input = el.querySelector("input, textarea");
     this._label = el.querySelector("label");
     const commit = () => this.setv({value_input: this._input.value, value: this._input.value});
     this._input.addEventListener("input", () => this.setv({value_input: this._input.value}));
     this._input.addEventListener("change", commit);
-    this._input.addEventListener("keydown", (event) => { if (event.key === "Enter") commit(); });
+    if (this._input.tagName === "TEXTAREA") return;  // Enter there is a new line
+    // Enter commits and submits, as Bokeh's box says with its value_submit event.
+    this._input.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter") return;
+      commit();
+      this.trigger("value_submit", {value: this._input.value});
+    });
   }
 
   apply(name, v) {
@@ -192,6 +198,23 @@ class RadioButtonGroup extends Model {
       const entries = v instanceof Map ? [...v] : Object.entries(v || {});
       for (const [key, value] of entries) el.setAttribute(key, value);
     }
+  }
+}
+
+/** Radio buttons, one of which may be chosen (`active`: its index, or null for none). */
+class RadioGroup extends Model {
+  attach(el) {
+    el.addEventListener("change", (event) => {
+      if (event.target.type === "radio" && event.target.checked) this.setv({active: Number(event.target.value)});
+    });
+  }
+
+  apply(name, v) {
+    super.apply(name, v);
+    if (!this.el) return;
+    const radios = this.el.querySelectorAll("input[type=radio]");
+    if (name === "active") radios.forEach((r, i) => { r.checked = i === v; });
+    else if (name === "disabled") radios.forEach((r) => { r.disabled = Boolean(v); });
   }
 }
 
@@ -329,7 +352,7 @@ class Plot extends Model {
   }
 }
 
-const TYPES = {Slider, TextInput, Button, RadioButtonGroup, Checkbox, HTML, Plot};
+const TYPES = {Slider, TextInput, TextAreaInput: TextInput, Button, RadioButtonGroup, RadioGroup, Checkbox, HTML, Plot};
 
 function resolve(value, get) {
   if (Array.isArray(value)) return value.map((v) => resolve(v, get));

@@ -1,0 +1,72 @@
+"""The exported textbook (``index.html``, the same file ``serve`` answers) is its explorables itself.
+
+Every explorable and exercise is on the page as the browser's own elements
+(``attention_explorable.native``), live from the first paint: no BokehJS, no
+Panel, no script file, nothing fetched. A deep link opens a part on its state.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from attention_explorable.content import load_sections
+from attention_explorable.strings import text
+
+from .pages import text_of, wait_text
+
+pytestmark = pytest.mark.browser
+
+#: The textbook's parts: its four explorables and its eleven exercises.
+EXPLORABLES = ("vector", "matrix", "selfcross", "steps")
+EXERCISES = 11
+
+
+def test_every_part_is_live_at_once_with_no_framework(static_site, student):
+    s = student()
+    aborted = s.open_offline(static_site / "index.html", ".ae-toc")
+    page = s.page
+    assert page.evaluate("() => window.Bokeh === undefined && document.querySelectorAll('script[src]').length === 0")
+    for name in EXPLORABLES:
+        assert page.locator(f".ae-explorable-{name} [data-ae-model]").count() > 5, name
+    assert page.locator(".ae-exercise").count() == EXERCISES
+    # The last explorable answers a key before anything was scrolled to.
+    before = text_of(page, ".ae-temperature-readout")
+    page.locator(".ae-steps input[type=range]").last.focus()
+    handle = page.locator(".ae-steps input[type=range]").last
+    start = handle.input_value()
+    handle.press("ArrowRight")
+    page.wait_for_function("(v) => document.querySelectorAll('.ae-steps input[type=range]')[document"
+                           ".querySelectorAll('.ae-steps input[type=range]').length - 1].value !== v", arg=start)
+    assert page.locator(".ae-explorable-vector .ae-n-plot svg").count() > 0
+    # An exercise: a choice made and checked.
+    choice = page.locator(".ae-exercise-choice").first
+    choice.locator("input[type=radio]").first.check()
+    exercise = page.locator(".ae-exercise", has=choice)
+    exercise.locator(".ae-exercise-check button").click()
+    wait_text(page, ".ae-exercise-feedback:visible", r"\S")
+    assert text_of(page, ".ae-temperature-readout") == before  # (the last slider is not the temperature)
+    assert aborted == []
+    s.assert_clean()
+
+
+def test_a_number_exercise_is_checked_by_enter(static_site, student):
+    s = student()
+    s.open_offline(static_site / "index.html", ".ae-toc")
+    page = s.page
+    block = next(b for sec in load_sections("zh") for b in sec.blocks if b.args[:1] == ("q2-alpha2",))
+    box = page.locator(".ae-exercise-q2-alpha2 .ae-exercise-input input")
+    box.fill(block.options["answer"])
+    box.press("Enter")
+    wait_text(page, ".ae-exercise-q2-alpha2 .ae-exercise-feedback", text("exercise_right", "zh"))
+    s.assert_clean()
+
+
+def test_a_deep_link_opens_a_part_on_its_state(static_site, student):
+    s = student()
+    s.open_offline(static_site / "index.html", ".ae-toc", "?steps.step=3&steps.temperature=0.05#sec-3-8")
+    page = s.page
+    wait_text(page, ".ae-temperature-readout", r"T = 0\.05")
+    wait_text(page, ".ae-question", re.escape(text("step3_title", "zh")))
+    s.assert_clean()
