@@ -54,10 +54,6 @@ WATCH_JS = """
   window.__aeLoad = w;
   const textOf = (el) => (el.shadowRoot ? el.shadowRoot.textContent : el.textContent).trim();
   const tick = () => {
-    // A reader who goes to the first explorable at once: the textbook brings a part to life
-    // as it nears the screen (web/when_seen.js), so its slot is scrolled to as soon as it exists.
-    const slot = w.reachedAt === undefined ? deepAll(document, '.ae-slot[data-ae-slot]', [])[0] : null;
-    if (slot) { w.reachedAt = performance.now(); slot.scrollIntoView({block: 'center'}); }
     const scope = deepAll(document, '.ae-explorable', [])[0] || document;
     const inner = scope.shadowRoot || scope;
     // A Bokeh page's readouts and handle, a student page's, or the hand-written yardstick's.

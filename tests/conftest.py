@@ -35,12 +35,6 @@ collect_ignore = ["example_explorable"]
 ARTIFACTS = ROOT / "artifacts"
 
 
-def bring_every_part(page, timeout: float = 30_000) -> None:
-    """On a prebuilt page, once its text is built, bring every waiting part to life (web/when_seen.js)."""
-    page.wait_for_function("() => !window.aeEmbed || window.aeBringAll !== undefined", timeout=timeout)
-    page.evaluate("() => window.aeBringAll && window.aeBringAll()")
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -175,17 +169,9 @@ class StudentPage:
         if request.url.startswith(("http:", "https:", "ws:", "wss:")) and host not in ("127.0.0.1", "localhost"):
             self.external_requests.append(request.url)
 
-    def open(self, url: str, ready_selector: str, every_part: bool = True) -> None:
-        """Open ``url`` and wait for ``ready_selector``.
-
-        A prebuilt textbook brings each explorable and exercise to life as it
-        nears the screen (``web/when_seen.js``); with ``every_part`` (the
-        default) every part is brought at once, as a reader who scrolled
-        through the page would have it, so a test may reach any of them.
-        """
+    def open(self, url: str, ready_selector: str) -> None:
+        """Open ``url`` and wait for ``ready_selector``."""
         self.page.goto(url, wait_until="load")
-        if every_part:
-            bring_every_part(self.page)
         self.page.wait_for_selector(ready_selector, timeout=30_000)
 
     def cut_network(self) -> list[str]:

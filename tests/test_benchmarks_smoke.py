@@ -184,7 +184,7 @@ def test_burst_smoke(smoke_runs):
     assert figures["errors"] == 0
     f = figures["figures"]
     assert f["students"] == 20 and f["rounds"] == 1 and 0 < f["median_s"] <= f["all_answered_s"] < 60, f
-    assert 0 < f["cpu_ms_per_page"] <= f["cpu_ms_per_first_visit"], f
+    assert 0 < f["cpu_ms_per_page"] < 1000, f
 
 
 @pytest.mark.browser

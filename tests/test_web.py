@@ -1,8 +1,8 @@
 """The JavaScript of the package: real ES modules, bundled from their sources, no eval.
 
 The bundles in ``web/dist/`` are what the pages load; they must be exactly
-what ``npm run build`` makes of ``web/*.js`` and ``scripts/bokeh-panel.js``
-today (esbuild, BokehJS and Panel, from ``package.json``). Without Node.js and ``npm ci`` this is skipped, except
+what ``npm run build`` makes of ``web/*.js`` today (esbuild and d3-array, from
+``package.json``). Without Node.js and ``npm ci`` this is skipped, except
 under ``CI=true``, where that is a failure.
 """
 
@@ -53,8 +53,8 @@ def test_no_eval_or_function_constructor_in_our_javascript():
 def test_no_javascript_in_python_strings():
     for path in SRC.rglob("*.py"):
         code = path.read_text()
-        # documents.py and site.py edit the script tags Panel writes (which scripts, when they run).
-        assert ("<script" not in code or path.name in ("documents.py", "site.py")) and "CustomJS(code=\"" not in code, \
+        # site.py writes the one tag of an embed (<script src="embed/NAME.js">).
+        assert ("<script" not in code or path.name == "site.py") and "CustomJS(code=\"" not in code, \
             path
 
 
@@ -63,5 +63,5 @@ def test_the_modules_ship_with_the_package():
 
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     patterns = data["attention_explorable"]
-    assert {"web/*.js", "web/dist/*.mjs", "web/dist/*.js", "web/dist/*.json", "web/dist/page/*.js"} <= set(patterns)
-    assert any(Path(WEB / "dist").glob("*.mjs")) and (WEB / "dist" / "bokeh-panel.min.js").is_file()
+    assert {"web/*.js", "web/dist/*.mjs", "web/dist/page/*.js"} <= set(patterns)
+    assert any(Path(WEB / "dist").glob("*.mjs")) and (WEB / "dist" / "page" / "embed.js").is_file()

@@ -158,11 +158,11 @@ def _setup(app: str, language: str | None) -> str:
 def textbook_app(language: str | None = None, switch_href: str | None = None) -> pn.viewable.Viewable:
     """Sections 3.7 and 3.8 as one page, every explorable inline.
 
-    The explorables and exercises are built as the reader approaches them: in
-    a live server session the first explorable comes with the page and the
-    server builds the others on approach; on a page built as a file (export,
-    ``serve``) the browser brings each to life (``TextbookPage`` ``load="when_seen"``,
-    ``web/when_seen.js``). The URL argument ``?explorables=all`` builds every
+    In a live server session (``panel serve apps/textbook.py``) the first
+    explorable comes with the page and the server builds each other one and
+    each exercise as the reader approaches it; outside a session (the
+    student page a file holds: export, ``serve``, :mod:`attention_explorable.native`)
+    everything is built with the page. The URL argument ``?explorables=all`` builds every
     one with the page (for projecting, or to measure a fully built page). Like every app, in
     ``language`` when given, else in the reader's (:func:`reader_language`);
     ``switch_href`` is the language switch's target (see :func:`language_switch`).

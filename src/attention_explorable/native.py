@@ -361,6 +361,32 @@ class NativePage:
         for event, callbacks in self._doc.callbacks._js_event_callbacks.items():
             doc_events[event] = [self._callback(cb) for cb in callbacks]
         self._doc_events = doc_events
+        self._stable_ids()
+
+    def _stable_ids(self) -> None:
+        """Name the models ``m1``, ``m2`` ... in the order the page meets them, not by Bokeh's ids, which
+        count every model the process made: the same page is then the same file in every process."""
+        names: dict[str, str] = {}
+        for i, key in enumerate([*self._models, *self._callbacks], 1):
+            names[key] = f"m{i}"
+        for spec in self._models.values():
+            for r in spec.get("figure", {}).get("renderers", []) + spec.get("figure", {}).get("annotations", []):
+                if "id" in r:
+                    names.setdefault(r["id"], f"m{len(names) + 1}")
+
+        def rename(value):
+            if isinstance(value, str):
+                return names.get(value, value)
+            if isinstance(value, dict):
+                return {names.get(k, k): rename(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [rename(v) for v in value]
+            return value
+
+        self._models, self._callbacks = rename(self._models), rename(self._callbacks)
+        self._doc_events = rename(self._doc_events)
+        self.body = re.sub(r"data-ae-model='([^']+)'", lambda m: f"data-ae-model='{names.get(m.group(1), m.group(1))}'",
+                           self.body)
 
     # --- the spec --------------------------------------------------------------
     def spec(self) -> dict:
@@ -613,7 +639,7 @@ _EMBED_CSS = """
 
 
 def embed_script(build, lang: str, name: str) -> str:
-    """``build()`` as one script an author's page loads with one tag: ``<script src="embed/NAME.js"></script>``.
+    """``build()`` as one script an author's page loads with one tag (its ``src`` ``embed/NAME.js``).
 
     Where the tag is, the script puts a ``<div class="attention-explorable">``
     holding the explorable in an open shadow root: its elements, styles and
@@ -634,17 +660,11 @@ def embed_script(build, lang: str, name: str) -> str:
     str
         JavaScript (a classic script; about 60 KB for the steps).
 
-    Raises
-    ------
-    ValueError
-        If the explorable runs a module from outside the package (such an
-        explorable has no page script to put in the embed).
     """
     page, scripts, modules, css = _page_parts(build)
-    if modules:
-        raise ValueError(f"embed_script: explorable {name!r} runs modules from outside the package: {sorted(modules)}")
+    # An explorable registered from outside the package brings its module as text, loaded before it mounts.
     shell = {"name": name, "lang": lang, "css": _EMBED_CSS + css,
-             "html": f"<div class='ae-student-page'>{page.body}</div>"}
+             "html": f"<div class='ae-student-page'>{page.body}</div>", "modules": modules}
     tag = json.dumps(f"embed/{name}.js")
     return "\n".join([
         "// attention-explorable: " + name + " (made by `attention-explorable export`; docs/embedding.md)",

@@ -12,8 +12,7 @@ socket only (:mod:`attention_explorable.classroom.channel`).
 The language is the request's ``?lang=zh|en``, else the reader's remembered
 choice (the ``ae-lang`` cookie the language switch sets), else Chinese.
 
-The shared scripts and styles are served under content-hashed names
-(``/assets/attention-explorable/bokeh-panel.min.<hash>.js``) with a year's ``immutable`` cache.
+Each page holds its styles and scripts: there is nothing else to serve.
 
 :class:`PageCache` builds the pages in a process of its own while the
 server already answers: a request for a page not built yet waits for it.
@@ -29,9 +28,7 @@ import functools
 import gzip
 import hashlib
 import importlib
-import json
 import logging
-import mimetypes
 import multiprocessing
 import os
 import shutil
@@ -49,15 +46,13 @@ import platformdirs
 from filelock import FileLock, Timeout
 from tornado.web import HTTPError, RequestHandler
 
-from . import apps, documents, site
+from . import apps, site
 from .content import CONTENT_DIR
 from .explorables import EXPLORABLES, registering_modules
 from .strings import DEFAULT_LANGUAGE, STRINGS
 
 log = logging.getLogger(__name__)
 
-#: A year, for the hashed assets.
-IMMUTABLE = "public, max-age=31536000, immutable"
 #: How many builds (of other code, text or libraries) are kept beside the newest in the cache folder.
 KEEP_BUILDS = 4
 #: How long a start waits for another server building the same pages (s); then it builds them itself.
@@ -93,11 +88,9 @@ def _builder_setup(server: int, modules: list[str]) -> None:
     threading.Thread(target=watch, name="leave-with-server", daemon=True).start()
 
 
-def _build(app: str, language: str) -> tuple[str, dict[str, str]]:
-    """Build one page (in the builder process): its HTML, and the files its asset URLs name."""
-    assets = documents.Assets()
-    page = site.build_page(app, language, assets)
-    return page, {relative: str(origin) for relative, origin in assets.files.items()}
+def _build(app: str, language: str) -> str:
+    """Build one page (in the builder process): its HTML."""
+    return site.build_page(app, language)
 
 
 def default_cache_dir() -> Path:
@@ -111,7 +104,7 @@ def build_key() -> str:
     Any change to the code, the text or the libraries gives another key, so
     a kept page is never stale.
     """
-    # The libraries' versions and places: a kept page names their files (the assets it loads).
+    # The libraries' versions: a page is built by them.
     digest = hashlib.sha256(f"{sys.version}|{bokeh.__version__}|{bokeh.__file__}|{panel.__version__}|"
                             f"{panel.__file__}".encode())
     package = Path(__file__).resolve().parent
@@ -152,7 +145,6 @@ class PageCache:
             raise ValueError(f"only must name pages among {list(apps.APPS)}, got {unknown!r}")
         self.cache_dir = cache_dir
         self.pages: dict[tuple[str, str], File] = {}
-        self.files: dict[str, File] = {}  # /assets/... -> file
         self.index: dict[str, File] = {lang: File.of(apps.index_html(lang).encode(), "text/html; charset=UTF-8")
                                        for lang in STRINGS}
         self.failed: BaseException | None = None
@@ -211,14 +203,14 @@ class PageCache:
         # server builds the same bytes (one ETag for a page behind a proxy with several backends).
         seed = os.environ.get("PYTHONHASHSEED")
         os.environ["PYTHONHASHSEED"] = "0"
-        built: dict[str, tuple[str, dict[str, str]]] = {}
+        built: dict[str, str] = {}
         try:
             with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_builder_setup,
                                      initargs=(os.getpid(), registering_modules())) as pool:
                 for (app, lang), future in [(key, pool.submit(_build, *key)) for key in self.order()]:
-                    page, assets = future.result()
-                    self._keep(app, lang, page, assets)
-                    built[f"{app}-{lang}"] = (page, assets)
+                    page = future.result()
+                    self._keep(app, lang, page)
+                    built[f"{app}-{lang}"] = page
                     tell.step(f"/{app} ({lang})")
             self._store_cached(built)
         except BaseException as exc:  # every waiting request must hear of it, not wait forever
@@ -245,31 +237,25 @@ class PageCache:
     def _load_cached(self, progress) -> bool:
         folder = self._cached()
         try:
-            assets = json.loads((folder / "assets.json").read_text("utf-8"))
             pages = {key: (folder / f"{key[0]}-{key[1]}.html").read_text("utf-8") for key in self.order()}
-            for origin in assets.values():
-                Path(origin).stat()  # every file the pages name is still there
         except (OSError, ValueError):
             return False  # nothing kept, or not whole: build
         for (app, lang), page in pages.items():
-            self._keep(app, lang, page, assets)
+            self._keep(app, lang, page)
         if progress is not None:
             progress.write(f"pages: {len(pages)} read from {folder}\n")
             progress.flush()
         return True
 
-    def _store_cached(self, built: dict[str, tuple[str, dict[str, str]]]) -> None:
+    def _store_cached(self, built: dict[str, str]) -> None:
         if self.cache_dir is None:
             return
         folder, staging = self._cached(), None
         try:
             self.cache_dir.mkdir(parents=True, exist_ok=True)
             staging = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=self.cache_dir))
-            assets: dict[str, str] = {}
-            for name, (page, page_assets) in built.items():
+            for name, page in built.items():
                 (staging / f"{name}.html").write_text(page, "utf-8")
-                assets.update(page_assets)
-            (staging / "assets.json").write_text(json.dumps(assets), "utf-8")
             staging.rename(folder)  # whole or not at all; another server may have written it meanwhile
         except OSError:  # a cache that cannot be written costs the next start a build, nothing more
             if staging is not None:
@@ -295,13 +281,7 @@ class PageCache:
             shutil.rmtree(folder, ignore_errors=True)
             Path(str(folder) + ".lock").unlink(missing_ok=True)
 
-    def _keep(self, app: str, lang: str, page: str, assets: dict[str, str]) -> None:
-        for relative, origin in assets.items():
-            if "/" + relative not in self.files:
-                media = mimetypes.guess_type(origin)[0] or "application/octet-stream"
-                if media.startswith("text/") or media.endswith("javascript"):
-                    media += "; charset=UTF-8"
-                self.files["/" + relative] = File.of(Path(origin).read_bytes(), media)
+    def _keep(self, app: str, lang: str, page: str) -> None:
         self.pages[(app, lang)] = File.of(page.encode(), "text/html; charset=UTF-8")
         self._ready[(app, lang)].set()
 
@@ -414,24 +394,8 @@ class IndexHandler(_FileHandler):
     head = get
 
 
-class AssetHandler(_FileHandler):
-    """``/assets/...``: the shared scripts and styles, under content-hashed names, cached for good."""
-
-    def initialize(self, pages: PageCache) -> None:
-        self.pages = pages
-
-    def get(self, path: str) -> None:
-        file = self.pages.files.get("/assets/" + path)
-        if file is None:
-            raise HTTPError(404)
-        self.send(file, IMMUTABLE)
-
-    head = get
-
-
 def patterns(pages: PageCache) -> list[tuple]:
-    """The routes of the student pages, the index and the assets."""
+    """The routes of the student pages and the index."""
     names = "|".join(pages.apps)
     return [(r"/", IndexHandler, {"pages": pages}),
-            (rf"/({names})/?", PageHandler, {"pages": pages}),
-            (r"/assets/(.+)", AssetHandler, {"pages": pages})]
+            (rf"/({names})/?", PageHandler, {"pages": pages})]

@@ -7,10 +7,7 @@ from functools import lru_cache
 
 import panel as pn
 import param
-from panel.io.model import add_to_doc
 
-from . import stills
-from .stills import WHEN_SEEN, slot_html
 from .content import (PROSE_CSS, Block, Section, anchor, load_sections, mark_languages, markdown_to_html, math_html,
                       video_sources)
 from .explorables.base import ScriptedPane
@@ -18,7 +15,6 @@ from .explorables.exercise import Exercise
 from .notebooks import notebook_data_url, notebook_filename
 from .explorables import EXPLORABLES, explorable_class
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
-from .views import exercise as exercise_view
 
 
 
@@ -138,15 +134,12 @@ class TextbookPage(pn.viewable.Viewer):
 
     language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
                               doc="Language of the interface text.")
-    load = param.Selector(default="on_approach", objects=["on_approach", "all", "when_seen"], constant=True, doc=(
+    load = param.Selector(default="on_approach", objects=["on_approach", "all"], constant=True, doc=(
         "When the explorables and exercises are built. 'on_approach': in a server session the "
         "first explorable comes with the page and every further explorable and exercise when the "
         "reader scrolls near it (or presses its button), so the page arrives sooner and a reader "
         "who stops early costs the server nothing more; 'all': everything with the page (outside "
-        "a server session 'on_approach' is 'all'); 'when_seen': for a page built as a file "
-        "(site.build_page), each explorable and exercise is a root of the document of its own, "
-        "shown first as its first state in plain HTML and brought to life by the browser when it "
-        "nears the screen (web/when_seen.js)."))
+        "a server session, as for the student page a file holds, 'on_approach' is 'all')."))
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -157,9 +150,6 @@ class TextbookPage(pn.viewable.Viewer):
         self.exercises: dict[str, Exercise] = {}
         self._pending: dict[str, tuple[pn.Column, object]] = {}
         self._defer = self.load == "on_approach" and self._in_server_session()
-        self._when_seen = self.load == "when_seen"
-        self._parts: list[tuple[str, pn.viewable.Viewer]] = []  # when_seen: the roots of their own
-        self._parts_added = False
         self._body = [self._section_view(s) for s in self.sections]
 
     @staticmethod
@@ -169,8 +159,7 @@ class TextbookPage(pn.viewable.Viewer):
 
     def _html(self, source: str, css: str = "") -> pn.pane.HTML:
         classes = ["ae-prose"] + ([css] if css else [])
-        sheets = [PROSE_CSS, stills.CSS] if self._when_seen else [PROSE_CSS]  # slots show first states
-        return math_html(source, css_classes=classes, margin=(0, 10), stylesheets=sheets)
+        return math_html(source, css_classes=classes, margin=(0, 10), stylesheets=[PROSE_CSS])
 
     def _section_view(self, section: Section) -> pn.Column:
         # Consecutive static blocks (the section title, text, definitions,
@@ -180,10 +169,6 @@ class TextbookPage(pn.viewable.Viewer):
         run = [f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>",
                notebook_link(section.id, self.language)]
         for block in section.blocks:
-            if self._when_seen and block.kind in ("explorable", "exercise"):
-                # A part of its own (web/when_seen.js): here only its slot, in the text's pane.
-                run.append(self._explorable_slot(block) if block.kind == "explorable" else self._exercise_slot(block))
-                continue
             if block.kind in ("explorable", "exercise"):
                 if run:
                     items.append(self._html("".join(run)))
@@ -244,26 +229,6 @@ class TextbookPage(pn.viewable.Viewer):
             return self._new_exercise(block, key)
         return self._placeholder(key, "exercise", lambda: self._new_exercise(block, key))
 
-    def _explorable_slot(self, block: Block) -> str:
-        """An explorable on the prebuilt page: its box and slot as HTML, the explorable a part of its own."""
-        name, cls, caption = self._explorable_of(block)
-        if cls is None:
-            return self._unknown_explorable(name)
-        view = self._build(cls, name)
-        self._parts.append((name, view))
-        slot = slot_html(name, stills.still_html(view, images=True), "ae-slot-explorable", "room" if cls.in_class else "",
-                         cls.still_height)
-        style = "; ".join(f"{k}: {v}" for k, v in {**_BOX, "line-height": "normal"}.items())  # the part's own
-        return (f"<div class='ae-explorable ae-explorable-{name}' style='{style}'>"
-                + (f"<div class='ae-caption'>{caption}</div>" if caption else "") + slot + "</div>")
-
-    def _exercise_slot(self, block: Block) -> str:
-        """An exercise on the prebuilt page: its slot as HTML (its question), the exercise a part of its own."""
-        key = self._exercise_key(block)
-        self._parts.append((key, self._new_exercise(block, key)))
-        return (f"<div style='line-height: normal'>"
-                f"{slot_html(key, exercise_view.question_html(block, self.language), 'ae-slot-exercise')}</div>")
-
     def _placeholder(self, key: str, kind: str, build) -> pn.widgets.Button:
         """A button that :meth:`build_waiting` replaces by ``build()`` when the reader comes near.
 
@@ -307,20 +272,7 @@ class TextbookPage(pn.viewable.Viewer):
         """The table of contents: each section and its ``##`` headings, as links."""
         return contents_html(self.language)
 
-    def _add_parts(self) -> None:
-        """``when_seen``: each explorable and exercise as a root of the document being built, once."""
-        doc = pn.state.curdoc
-        if self._parts_added or doc is None:
-            return
-        self._parts_added = True
-        for key, part in self._parts:
-            root = pn.panel(part).get_root(doc)
-            root.name = f"{WHEN_SEEN}{key}"
-            add_to_doc(root, doc, True)
-
     def __panel__(self):
-        if self._when_seen:
-            self._add_parts()
         return pn.Column(
             self._html(f"<h1 class='ae-page-title'>{text('page_title', self.language)}</h1>"
                        f"{self.toc_html()}", "ae-toc"),

@@ -18,7 +18,6 @@ from axe_playwright_python.sync_playwright import Axe
 
 from attention_explorable.site import pages
 
-from ..conftest import bring_every_part
 
 pytestmark = pytest.mark.browser
 
@@ -80,7 +79,6 @@ def test_every_exported_page_in_both_languages(static_site, student):
     for folder in ("", "en/"):
         for page_file in APP_OF:
             page.goto((static_site / folder / page_file).resolve().as_uri())
-            bring_every_part(page)  # the textbook's explorables and exercises, as after a read through
             page.wait_for_selector(READY[APP_OF[page_file]], timeout=30_000)
             page.wait_for_timeout(500)
             problems[folder + page_file] = serious_violations(page)

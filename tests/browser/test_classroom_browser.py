@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from ..conftest import ROOT, bring_every_part
+from ..conftest import ROOT
 from .pages import SERVER_GONE, text_of, wait_text
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -211,7 +211,6 @@ def test_a_page_opened_at_step_2_in_a_room_submits(student, tmp_path, way):
                     s.open(url, ".ae-submit-prediction")
                 else:
                     s.page.reload(wait_until="load")
-                    bring_every_part(s.page)
                     wait_text(s.page, ".ae-submitted", r"已恢复")  # the earlier answer, restored
                 wait_text(s.page, ".ae-room-joined", code)
                 wait_text(s.page, ".ae-question", "第 2 步")

@@ -108,6 +108,18 @@ def test_its_exported_page_opens_offline_and_answers_a_key(tempered, tmp_path, s
     assert text_of(page, READOUT) == _expected(tempered, 1.1, "en")
     s.assert_clean()
     assert aborted == []
+    # Its one tag in an author's page: its module, from outside the package, comes with it.
+    host = tmp_path / "host.html"
+    host.write_text("<!doctype html><html lang='en'><head><meta charset='utf-8'><title>host</title></head><body>"
+                    + (tmp_path / "embed" / "tempered.html").read_text("utf-8") + "</body></html>", "utf-8")
+    s = student()
+    aborted = s.open_offline(host, READOUT)
+    wait_text(s.page, READOUT, r"y = ")
+    assert text_of(s.page, READOUT) == _expected(tempered, 1.0, "zh")
+    _press_right(s.page)
+    wait_text(s.page, READOUT, _expected(tempered, 1.1, "zh").split("y = ")[1])
+    s.assert_clean()
+    assert aborted == []
 
 
 def test_it_is_served_as_a_page_of_its_own(tempered, student):

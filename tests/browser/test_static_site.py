@@ -19,7 +19,6 @@ from attention_explorable.site import pages
 
 PAGES = pages()
 
-from ..conftest import bring_every_part
 from .pages import handle, text_of, wait_text
 
 pytestmark = pytest.mark.browser
@@ -51,35 +50,18 @@ def test_the_site_holds_what_the_command_promises(static_site):
     assert set(PAGES) <= names
     for name in EXPLORABLES:
         assert {f"embed/{name}.html", f"embed/{name}.js", f"embed/{name}-iframe.html"} <= names
-    # the shared assets once, under names that carry their content's hash (stable URLs a browser may keep):
-    # one script, the page bundle, instead of BokehJS, its parts and Panel's script
-    scripts = [n for n in names if n.startswith("assets/") and n.endswith(".js")]
-    assert len(scripts) == 1 and re.fullmatch(r"assets/attention-explorable/bokeh-panel\.min\.[0-9a-f]{12}\.js",
-                                              scripts[0]), scripts
-    for page in PAGES:
+    # every page holds its styles and scripts: no file besides the pages and the embeds, no script
+    # or style by address, no framework
+    assert {n.split("/")[0] for n in names} <= {*PAGES, "en", "embed"}, names
+    for page in [*PAGES, *(f"en/{p}" for p in PAGES)]:
         source = (static_site / page).read_text("utf-8")
-        assert "/*! BEGIN" not in source and "BEGIN bokeh.min.js" not in source  # not inlined
-        assert not re.search(r"(src|href)=\"https?://", source), page
+        assert not re.search(r"<script[^>]* src=|<link[^>]* rel=.?stylesheet", source), page
+        assert not re.search(r"<(script|link|img|iframe|video|audio|source)\b[^>]* (src|href)=[\"']https?://", source), page
+        assert "Bokeh.embed" not in source and "bokeh-" not in source.lower(), page
     total = sum((static_site / n).stat().st_size for n in names)
-    # About 1 MB of shared assets, the pages in two languages; each textbook page carries its
-    # sections' notebooks as data: URLs (about 80 KB a page) and its parts' models. The budget: 6 MB.
-    assert total < 6e6, total
-
-
-def test_every_model_of_every_page_is_in_the_page_bundle(static_site, student):
-    # A model type a page's document names but the page bundle lacks would leave the page undrawn:
-    # scripts/bokeh-panel.js must register it.
-    named, defined = set(), set()
-    for path in [*static_site.rglob("*.html"), *static_site.glob("embed/*.js")]:
-        source = path.read_text("utf-8").replace('\\"', '"')
-        named |= set(re.findall(r'"type":"object","name":"([\w.]+)"', source))
-        defined |= set(re.findall(r'"type":"model","name":"([\w.]+)"', source))
-    assert {"Figure", "Slider", "panel.models.markup.HTML"} <= named  # the search finds what it looks for
-    s, _ = _open(student, static_site, "index.html", READY["index.html"])
-    missing = s.page.evaluate("(names) => names.filter((name) => Bokeh.Models.get(name) == null)", sorted(named))
-    # Data models (the explorables' state, Panel's templated components' data) are defined by the documents.
-    assert sorted(set(missing) - defined) == [], \
-        "scripts/bokeh-panel.js lacks these models of the pages"
+    # The pages in two languages and the embeds; each textbook page carries its sections' notebooks
+    # as data: URLs (about 80 KB a page). The budget: 3 MB.
+    assert total < 3e6, total
 
 
 @pytest.mark.parametrize("page_file", list(PAGES))
@@ -233,7 +215,6 @@ def test_a_reload_keeps_the_step_the_prediction_and_the_typed_answers(static_sit
     q2.fill("0,212")
     book.page.wait_for_function("() => location.search.includes('q2-alpha2.response=0%2C212')")
     book.page.reload()
-    bring_every_part(book.page)
     book.page.locator(".ae-vector-output").first.wait_for()
     expect(q2).to_have_value("0,212")
     s.assert_clean()

@@ -188,13 +188,8 @@ class Explorable(pn.viewable.Viewer):
     _name: str = ""
     _view_function = None
     _state_params: tuple[str, ...] = ()
-    #: About its height in pixels on a wide screen and on a phone (390 px): the space the textbook
-    #: keeps for it until it is built, so that nothing moves when it comes (measured, either language).
-    still_height: tuple[int, int] = (360, 360)
-    #: The string key of the paragraph that opens it, if any (its first paint shows it too).
+    #: The string key of the paragraph that opens it, if any.
     intro_key: str = ""
-    #: Whether it holds the class panel: a textbook opened with ``?room=`` builds it at once.
-    in_class: bool = False
     #: The state parameters a deep link may set (and the address bar keeps); by default every one.
     _link_params: tuple[str, ...] = ()
 

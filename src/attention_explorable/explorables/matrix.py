@@ -96,7 +96,6 @@ class MatrixExplorer(Explorable):
 
     _view_module = matrix_view
     intro_key = "matrix_intro"
-    still_height = (585, 1450)
 
     def __init__(self, **params):
         super().__init__(**params)

@@ -82,7 +82,6 @@ class SelfCrossExplorer(Explorable):
     query = param.Integer(1, bounds=(1, N_QUERY), doc="Query row to highlight (1-based).")
 
     _view_module = selfcross_view
-    still_height = (450, 840)
 
     def __init__(self, **params):
         super().__init__(**params)

@@ -100,8 +100,6 @@ class StepsExplorer(Explorable):
     asked = param.Boolean(False, doc="True once the demonstration was asked for without a prediction.")
 
     _view_module = steps_view
-    still_height = (640, 1310)
-    in_class = True
 
     @classmethod
     def page_parts(cls, language: str) -> tuple:

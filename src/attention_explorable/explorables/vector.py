@@ -104,7 +104,6 @@ class VectorExplorer(Explorable):
 
     _view_module = vector_view
     intro_key = "vector_intro"  # with the course's keys and values; vector_intro_custom with others
-    still_height = (525, 1090)
 
     def __init__(self, **params):
         super().__init__(**params)

@@ -49,16 +49,12 @@ function reportHeight() {
 
 export default function ({heading}) {
   try {
-    // The live page is ready: it takes the place of the first paint (attention_explorable/first_paint.py).
-    for (const paint of document.querySelectorAll(".ae-first-paint")) paint.remove();
     if (new URLSearchParams(window.location.search).get(EMBED) === "1" && heading) heading.visible = false;
     if (window.parent !== window) reportHeight();
     for (const kind of ["wheel", "touchstart", "keydown"]) {
       window.addEventListener(kind, () => { readerMoved = true; }, {passive: true});
     }
     nameUnnamedControls();
-    // A textbook part brought to life as it nears the screen (web/when_seen.js): its controls get names too.
-    window.addEventListener("ae-part-built", () => requestAnimationFrame(nameUnnamedControls));
     goToAnchor();
     window.addEventListener("hashchange", () => { readerMoved = false; goToAnchor(); });
     document.addEventListener("click", onContentsClick);

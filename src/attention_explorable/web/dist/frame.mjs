@@ -115,7 +115,6 @@ function reportHeight() {
 }
 function frame_default({ heading }) {
   try {
-    for (const paint of document.querySelectorAll(".ae-first-paint")) paint.remove();
     if (new URLSearchParams(window.location.search).get(EMBED) === "1" && heading) heading.visible = false;
     if (window.parent !== window) reportHeight();
     for (const kind of ["wheel", "touchstart", "keydown"]) {
@@ -124,7 +123,6 @@ function frame_default({ heading }) {
       }, { passive: true });
     }
     nameUnnamedControls();
-    window.addEventListener("ae-part-built", () => requestAnimationFrame(nameUnnamedControls));
     goToAnchor();
     window.addEventListener("hashchange", () => {
       readerMoved = false;
