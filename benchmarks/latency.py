@@ -35,6 +35,7 @@ Usage::
     python benchmarks/latency.py --smoke            # steps, 4 presses per page, ~1 min
     python benchmarks/latency.py --site DIR         # press a site exported before, not a new export
     python benchmarks/latency.py --cpu 4            # every page with its CPU slowed down 4x (a phone)
+    python benchmarks/latency.py --textbook         # each explorable where the textbook holds it
 
 Targets: beside the yardstick, p50 within one frame (16.7 ms) of its p50
 and p95 within two frames of its p95, in both setups (without the
@@ -314,7 +315,7 @@ def measure(browser, name: str, url: str, saved: Path, n: int, rounds: int, warm
 
 
 def run(names: list[str], n: int, rounds: int, warmup: int, profile_name: str | None,
-        yardstick: Path | None = None, site: Path | None = None, cpu: float = 1.0) -> dict:
+        yardstick: Path | None = None, site: Path | None = None, cpu: float = 1.0, textbook: bool = False) -> dict:
     from playwright.sync_api import sync_playwright
 
     results: dict = {"skipped": {}, "errors": []}
@@ -324,7 +325,7 @@ def run(names: list[str], n: int, rounds: int, warmup: int, profile_name: str | 
         for name in names:
             reason = skip_reason(name)
             if reason is None:
-                path = site / f"{name}.html"
+                path = site / ("index.html" if textbook else f"{name}.html")
                 if not path.is_file():
                     reason = f"the export has no {path.name}"
             if reason:
@@ -336,9 +337,11 @@ def run(names: list[str], n: int, rounds: int, warmup: int, profile_name: str | 
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 for name, path in todo:
-                    with Served([name]) as srv:
+                    app = "textbook" if textbook else name
+                    with Served([app]) as srv:
+                        url = srv.url(app) + ("?explorables=all" if textbook else "")
                         try:
-                            results[name] = measure(browser, name, srv.url(name), path, n, rounds, warmup,
+                            results[name] = measure(browser, name, url, path, n, rounds, warmup,
                                                     profile_it=name == profile_name, yardstick=yardstick,
                                                     cpu=cpu)
                         except Skip as exc:
@@ -366,6 +369,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", metavar="NAME", help="also trace 20 presses per setup of explorable NAME")
     parser.add_argument("--smoke", action="store_true", help="quick run: steps, 4 presses per setup")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--textbook", action="store_true", help="press each explorable on the textbook page "
+                        "(index.html; served: the live textbook with ?explorables=all), not on its own page")
     parser.add_argument("--cpu", type=float, default=1.0, help="slow Chromium's CPU down so many times (4: a "
                         "mid-range phone); every page of the run alike")
     parser.add_argument("--site", metavar="DIR", help="the exported site to press (attention-explorable export "
@@ -388,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     try:
         results = run(names, n, rounds, warmup, args.profile, yardstick, Path(args.site) if args.site else None,
-                      cpu=args.cpu)
+                      cpu=args.cpu, textbook=args.textbook)
     except Exception as exc:  # noqa: BLE001 - reported, exit status 2
         print(f"measurement failed: {exc!r}", file=sys.stderr)
         return 2

@@ -614,6 +614,9 @@ html, body { box-sizing: border-box; margin: 0; padding: 0; }
 body { font-family: system-ui, "Noto Sans CJK SC", sans-serif; font-size: 15px; line-height: 1.42857;
   color: #1b1b1b; background: #fff; }
 main.ae-student-page > .ae-n-col { margin: 0 auto; }
+/* The textbook: a part away from the screen is laid out only as it nears it (its size a guess until then,
+   then the size it had), so that the first paint lays out the first screen, not the whole text. */
+.ae-section > * { content-visibility: auto; contain-intrinsic-size: auto 1000px; }
 """
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pytest
 
-from .pages import text_of
 
 pytestmark = pytest.mark.browser
 
@@ -70,5 +69,6 @@ def test_the_plots_and_a_deep_links_state_are_drawn_before_the_first_paint(stati
     assert seen["plots"] is not None and seen["plots"] <= paint, (seen, paint)
     if suffix:  # the linked state is the first a student sees: the default one is never painted
         assert seen["step3"] is not None and seen["step3"] <= paint, (seen, paint)
-        assert "0.05" in text_of(s.page, ".ae-steps .ae-readouts")
+        # (its text, not innerText: a textbook part away from the screen is not laid out yet)
+        assert "0.05" in s.page.locator(".ae-steps .ae-readouts").first.text_content()
     s.assert_clean()
