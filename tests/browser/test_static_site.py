@@ -17,9 +17,9 @@ from playwright.sync_api import expect
 from attention_explorable.explorables import EXPLORABLES
 from attention_explorable.site import pages
 
-PAGES = pages()
-
 from .pages import handle, text_of, wait_text
+
+PAGES = pages()
 
 pytestmark = pytest.mark.browser
 

@@ -69,7 +69,7 @@ def test_spread_and_histogram():
     assert stats.spread([], 6.0)["median_gap"] is None
     h = stats.histogram([6.0, 6.2, -20.0, 20.0])
     assert sum(h["count"]) == 4 and h["left"][0] == -20.0 and h["right"][-1] > 20.0
-    assert all(r - l == pytest.approx(stats.BIN_WIDTH) for l, r in zip(h["left"], h["right"]))
+    assert all(right - left == pytest.approx(stats.BIN_WIDTH) for left, right in zip(h["left"], h["right"]))
 
 
 def cli_limit() -> int:

@@ -214,7 +214,7 @@ def test_the_textbook_in_a_room_submits_from_its_steps_explorable(served):
 ])
 def test_a_join_that_cannot_be_is_refused_with_its_reason(served, room, student, reason):
     async def join():
-        from tornado.websocket import WebSocketClosedError, websocket_connect
+        from tornado.websocket import websocket_connect
 
         socket = await websocket_connect(HTTPRequest(served.base.replace("http", "ws") + "/class/socket",
                                                      headers={"Origin": served.base}))
