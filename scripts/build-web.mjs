@@ -52,7 +52,12 @@ const runtime = `import {mount} from "./native.js";\n` +
   `  (await import(URL.createObjectURL(new Blob([el.textContent], {type: "text/javascript"})))).default]);\n` +
   `const start = (extra) => {\n` +
   `  performance.mark("ae-page-script");\n` +
-  `  window.aePage = mount(JSON.parse(spec.textContent, revive), {...window.aeModules, ...extra});\n` +
+  `  try {\n` +
+  `    window.aePage = mount(JSON.parse(spec.textContent, revive), {...window.aeModules, ...extra});\n` +
+  `  } finally {\n` +
+  // A page painted before its script (the textbook) hid itself when opened on a linked state: shown now.
+  `    document.documentElement.removeAttribute("data-ae-wait");\n` +
+  `  }\n` +
   `  performance.mark("ae-page-mounted");\n` +
   `};\n` +
   `if (spec && !more.length) start({});\n` +

@@ -684,7 +684,7 @@ def embed_script(build, lang: str, name: str) -> str:
     ])
 
 
-def student_page(build, title: str, lang: str, description: str = "") -> str:
+def student_page(build, title: str, lang: str, description: str = "", first_screen_static: bool = False) -> str:
     """``build()`` (a Panel component) as a student page: its elements, its spec and its one script.
 
     Parameters
@@ -697,6 +697,11 @@ def student_page(build, title: str, lang: str, description: str = "") -> str:
         The page's language as ``<html lang>`` wants it (``"zh-Hans"``, ``"en"``).
     description : str
         The page's ``<meta name=description>``.
+    first_screen_static : bool
+        The page's first screen holds no explorable (the textbook): it is
+        painted as it is parsed, and its script runs after; opened with a
+        query (a linked state) it stays hidden until its script ran. Else the
+        first paint waits for the script, plots and linked state drawn.
 
     Returns
     -------
@@ -712,7 +717,7 @@ def student_page(build, title: str, lang: str, description: str = "") -> str:
     template = jinja2.Template(resources.files("attention_explorable").joinpath("templates", "student.html")
                                .read_text("utf-8"), autoescape=True)
     css = "\n".join([_PAGE_CSS, css])
-    return template.render(lang=lang, title=title, description=description,
+    return template.render(lang=lang, title=title, description=description, first_screen_static=first_screen_static,
                            css=css, body=page.body, spec=spec_json(page.spec()),
                            scripts=[code.replace("</script", "<\\/script") for code in scripts],
                            modules={name: code.replace("</script", "<\\/script") for name, code in modules.items()})

@@ -84,7 +84,8 @@ def build_page(app: str, language: str, other_language_href: str | None = None) 
         raise KeyError(f"app must be one of {sorted(apps.APPS)}, got {app!r}")
     title = text(apps.title_key(app), language)
     return student_page(lambda: build(language, switch_href=other_language_href),
-                        title, apps.HTML_LANG[language], text(apps.index_key(app), language))
+                        title, apps.HTML_LANG[language], text(apps.index_key(app), language),
+                        first_screen_static=app == "textbook")
 
 
 class Progress:
