@@ -76,6 +76,10 @@ const embed = `import {mount} from "./native.js";\n` +
   `  style.textContent = shell.css;\n` +
   `  root.append(style);\n` +
   `  root.append(document.createRange().createContextualFragment(shell.html));\n` +
+  // The host page's address is the author's: read and written only when the tag asks (data-deep-links).
+  `  if (!here.hasAttribute("data-deep-links")) {\n` +
+  `    for (const cb of Object.values(spec.callbacks)) if (cb.args && cb.args.config) cb.args.config.link = null;\n` +
+  `  }\n` +
   `  const more = Object.entries(shell.modules || {}).map(async ([name, code]) => [name,\n` +
   `  (await import(URL.createObjectURL(new Blob([code], {type: "text/javascript"})))).default]);\n` +
   `  Promise.all(more).then((extra) => mount(JSON.parse(JSON.stringify(spec), revive),\n` +

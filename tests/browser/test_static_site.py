@@ -146,15 +146,19 @@ def test_the_textbook_reads_prefixed_links_and_lands_on_its_anchor(static_site, 
 
 def test_an_author_pastes_two_snippets_and_an_iframe(static_site, student):
     host = static_site / "host-test.html"
-    body = "".join(f"<h2>{n}</h2>{(static_site / 'embed' / f'{n}.html').read_text('utf-8')}<p>text</p>"
-                   for n in ("steps", "vector"))
+    # The vector's tag asks for deep links; the steps' leaves the host's address alone.
+    tag = {n: (static_site / "embed" / f"{n}.html").read_text("utf-8") for n in ("steps", "vector")}
+    tag["vector"] = tag["vector"].replace("<script src=", "<script data-deep-links src=")
+    body = "".join(f"<h2>{n}</h2>{tag[n]}<p>text</p>" for n in ("steps", "vector"))
     body += "<h2>frame</h2>" + (static_site / "embed" / "matrix-iframe.html").read_text("utf-8") + "<p>end</p>"
     host.write_text(f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>host</title></head>"
                     f"<body>{body}</body></html>", "utf-8")
     try:
-        s, aborted = _open(student, static_site, "host-test.html?vector.temperature=2", ".ae-vector-output")
+        s, aborted = _open(student, static_site, "host-test.html?vector.temperature=2&steps.step=3",
+                           ".ae-vector-output")
         page = s.page
         wait_text(page, ".ae-output", r"[0-9]")
+        wait_text(page, ".ae-question", "第 1 步")  # the steps' tag did not read the host's address
         # both inline explorables work and do not interfere
         page.locator(".ae-step-2 button").click()
         wait_text(page, ".ae-question", "提高第二项分数")
@@ -163,6 +167,8 @@ def test_an_author_pastes_two_snippets_and_an_iframe(static_site, student):
         box.fill("-1")
         box.press("Enter")
         wait_text(page, ".ae-vector-output", r"y = \[")
+        page.wait_for_function("() => location.search.includes('vector.query_x=-1')")
+        assert "steps.step=3" in page.url and "steps.score_diff" not in page.url, page.url
         assert page.locator(".ae-step-2 button").count() == 1 and page.locator(".ae-page-heading").count() == 0
         assert page.locator(".ae-keys").count() == 0  # no presenter keys taking the host page's keys
         # the snippets' sliders are named for screen readers in the author's page too
