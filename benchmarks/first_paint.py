@@ -86,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
                         "phone)")
     parser.add_argument("--site", metavar="DIR", help="the exported site to load (attention-explorable export "
                         "wrote it from this checkout); default: export one first")
+    parser.add_argument("--pages", help="the page files to load, comma-separated (default: every page)")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print_machine()
     everyone = [*(f for f in site_pages() if f != "index.html"), "index.html"]  # the registry's pages, textbook last
-    pages = ["steps.html", "index.html"] if args.smoke else everyone
+    pages = ["steps.html", "index.html"] if args.smoke else args.pages.split(",") if args.pages else everyone
     devices = {"desktop": DESKTOP} if args.smoke else {"desktop": DESKTOP, "phone": PHONE}
     languages = [""] if args.smoke else ["", "en/"]
     n = 1 if args.smoke else args.n

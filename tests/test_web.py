@@ -53,8 +53,9 @@ def test_no_eval_or_function_constructor_in_our_javascript():
 def test_no_javascript_in_python_strings():
     for path in SRC.rglob("*.py"):
         code = path.read_text()
-        # site.py writes the one tag of an embed (<script src="embed/NAME.js">).
-        assert ("<script" not in code or path.name == "site.py") and "CustomJS(code=\"" not in code, \
+        # site.py writes the one tag of an embed (<script src="embed/NAME.js">); native.py finds a page's
+        # script elements to allow them by their hashes.
+        assert ("<script" not in code or path.name in ("site.py", "native.py")) and "CustomJS(code=\"" not in code, \
             path
 
 

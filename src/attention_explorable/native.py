@@ -44,7 +44,7 @@ from panel.models.markup import HTML as HTMLModel
 from . import ui
 from .explorables.base import ScriptedPane, web_module, web_module_name
 
-__all__ = ["CSS", "NativePage", "embed_script", "figure_spec", "page_script", "student_page"]
+__all__ = ["CSS", "NativePage", "content_security_policy", "embed_script", "figure_spec", "page_script", "student_page"]
 
 _log = logging.getLogger(__name__)
 
@@ -684,6 +684,42 @@ def embed_script(build, lang: str, name: str) -> str:
     ])
 
 
+#: A script element the page runs (not a data block: its JSON spec, an outside module's text).
+_RUN_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)(?![^>]*\btype=[\"'](?:application/json|text/plain))[^>]*>(.*?)</script>",
+                         re.S)
+
+
+def content_security_policy(page: str) -> str:
+    """The policy of student page ``page`` (its HTML): it runs its own inline scripts and nothing else.
+
+    Each inline script the page runs is allowed by its SHA-256 (an injected
+    script has another); ``blob:`` only where the page loads an outside
+    module; styles inline; images as ``data:``; connections to its own host
+    (the class socket); frames only the video players of
+    :data:`attention_explorable.content.VIDEO_SOURCES`; no ``<base>``, no
+    form. Source: the W3C's Content Security Policy Level 3.
+
+    Returns
+    -------
+    str
+        The policy, for a ``<meta http-equiv="Content-Security-Policy">``.
+    """
+    import base64
+    import hashlib
+    from urllib.parse import urlsplit
+
+    from .content import VIDEO_SOURCES
+
+    hashes = sorted({"'sha256-" + base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode() + "'"
+                     for body in _RUN_SCRIPT.findall(page)})
+    if "data-ae-module=" in page:
+        hashes.append("blob:")
+    frames = sorted({"{0.scheme}://{0.netloc}".format(urlsplit(site.embed)) for site in VIDEO_SOURCES.values()})
+    return "; ".join([
+        "default-src 'none'", "script-src " + " ".join(hashes), "style-src 'unsafe-inline'", "img-src data:",
+        "connect-src 'self'", "frame-src " + " ".join(frames), "base-uri 'none'", "form-action 'none'"])
+
+
 def student_page(build, title: str, lang: str, description: str = "", first_screen_static: bool = False) -> str:
     """``build()`` (a Panel component) as a student page: its elements, its spec and its one script.
 
@@ -717,7 +753,12 @@ def student_page(build, title: str, lang: str, description: str = "", first_scre
     template = jinja2.Template(resources.files("attention_explorable").joinpath("templates", "student.html")
                                .read_text("utf-8"), autoescape=True)
     css = "\n".join([_PAGE_CSS, css])
-    return template.render(lang=lang, title=title, description=description, first_screen_static=first_screen_static,
-                           css=css, body=page.body, spec=spec_json(page.spec()),
-                           scripts=[code.replace("</script", "<\\/script") for code in scripts],
-                           modules={name: code.replace("</script", "<\\/script") for name, code in modules.items()})
+    out = template.render(lang=lang, title=title, description=description, first_screen_static=first_screen_static,
+                          css=css, body=page.body, spec=spec_json(page.spec()),
+                          scripts=[code.replace("</script", "<\\/script") for code in scripts],
+                          modules={name: code.replace("</script", "<\\/script") for name, code in modules.items()})
+    # The policy goes first in the head, before any script: a script a link or a stored row slipped
+    # into the page would not run.
+    policy = html.escape(content_security_policy(out))
+    return out.replace('<meta charset="utf-8">',
+                       f'<meta charset="utf-8">\n  <meta http-equiv="Content-Security-Policy" content="{policy}">', 1)

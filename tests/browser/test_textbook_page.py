@@ -70,3 +70,22 @@ def test_a_deep_link_opens_a_part_on_its_state(static_site, student):
     wait_text(page, ".ae-temperature-readout", r"T = 0\.05")
     wait_text(page, ".ae-question", re.escape(text("step3_title", "zh")))
     s.assert_clean()
+
+
+@pytest.mark.parametrize("page_file", ["index.html", "steps.html"])
+def test_a_page_runs_its_own_scripts_and_no_other(static_site, student, page_file):
+    """Its Content-Security-Policy allows its inline scripts by their hashes: one slipped in does not run."""
+    s = student()
+    s.open_offline(static_site / page_file, "[data-ae-model]")
+    page = s.page
+    page.wait_for_function("() => window.aePage instanceof Map && window.aePage.size > 5")  # its own ran
+    blocked = page.evaluate("""() => new Promise((resolve) => {
+        document.addEventListener('securitypolicyviolation', (e) => resolve(e.violatedDirective), {once: true});
+        const el = document.createElement('script');
+        el.textContent = 'window.__slipped = true';
+        document.head.append(el);
+        setTimeout(() => resolve(null), 2000);
+    })""")
+    assert blocked == "script-src-elem" and page.evaluate("() => window.__slipped") is None
+    s.errors.clear()  # the refused script is reported in the console
+    s.assert_clean()
