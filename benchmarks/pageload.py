@@ -92,23 +92,24 @@ def load_once(context, url: str, timeout_s: float = 60.0, keyed: bool = True, cp
     try:
         page.add_init_script(WATCH_JS)
         page.goto(url, wait_until="commit", timeout=timeout_s * 1000)
-        page.wait_for_function("window.__aeLoad && window.__aeLoad.readout !== null "
+        # (functions, not expressions: a page's Content-Security-Policy refuses the eval of a string)
+        page.wait_for_function("() => window.__aeLoad && window.__aeLoad.readout !== null "
                                + ("&& window.__aeLoad.handleAt !== null" if keyed else ""),
                                timeout=timeout_s * 1000, polling=5)
         if not keyed:
-            readout = page.evaluate("window.__aeLoad.readout")
+            readout = page.evaluate("() => window.__aeLoad.readout")
             return {"readout_ms": readout, "interactive_ms": readout, "errors": errors}
         deadline = time.monotonic() + timeout_s
         while True:
             page.evaluate("() => { window.__aeHandle.focus(); window.__aeLoad.pressedAt = performance.now(); }")
             page.keyboard.press("ArrowRight")
             try:
-                page.wait_for_function("window.__aeLoad.interactive !== null", timeout=250, polling=5)
+                page.wait_for_function("() => window.__aeLoad.interactive !== null", timeout=250, polling=5)
                 break
             except Exception:  # noqa: BLE001 - not answered yet: press again
                 if time.monotonic() > deadline:
                     raise
-        w = page.evaluate("window.__aeLoad")
+        w = page.evaluate("() => window.__aeLoad")
         nav = page.evaluate("(() => { const e = performance.getEntriesByType('navigation')[0];"
                             " return e ? {dcl: e.domContentLoadedEventEnd, load: e.loadEventEnd,"
                             " ttfb: e.responseStart} : {}; })()")
