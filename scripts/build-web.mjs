@@ -64,37 +64,27 @@ const runtime = `import {mount} from "./native.js";\n` +
   `else if (spec) Promise.all(more).then((entries) => start(Object.fromEntries(entries)),\n` +
   `  (err) => console.error("attention explorable: a module of the page did not load", err));\n`;
 // An embed (native.embed_script) mounts its explorable into a shadow root where its script tag is.
-const embed = `import {mount} from "./native.js";\n` +
-  `const revive = (key, value) => (value && typeof value === "object" && "$num" in value ? Number(value.$num) : value);\n` +
+const embed = `import {mountShadow} from "./shadow.js";\n` +
   `window.aeMountEmbed = (here, shell, spec) => {\n` +
   `  const host = document.createElement("div");\n` +
   `  host.className = "attention-explorable attention-explorable-" + shell.name;\n` +
-  `  host.lang = shell.lang;\n` +
   `  here.parentNode.insertBefore(host, here);\n` +
-  `  const root = host.attachShadow({mode: "open"});\n` +
-  `  const style = document.createElement("style");\n` +
-  `  style.textContent = shell.css;\n` +
-  `  root.append(style);\n` +
-  `  root.append(document.createRange().createContextualFragment(shell.html));\n` +
   // The host page's address is the author's: read and written only when the tag asks (data-deep-links).
-  `  if (!here.hasAttribute("data-deep-links")) {\n` +
-  `    for (const cb of Object.values(spec.callbacks)) if (cb.args && cb.args.config) cb.args.config.link = null;\n` +
-  `  }\n` +
-  `  const more = Object.entries(shell.modules || {}).map(async ([name, code]) => [name,\n` +
-  `  (await import(URL.createObjectURL(new Blob([code], {type: "text/javascript"})))).default]);\n` +
-  `  Promise.all(more).then((extra) => mount(JSON.parse(JSON.stringify(spec), revive),\n` +
-  `    {...window.aeModules, ...Object.fromEntries(extra)}, root),\n` +
-  `  (err) => console.error("attention explorable: a module of the page did not load", err));\n` +
+  `  mountShadow(host, shell, spec, {deepLinks: here.hasAttribute("data-deep-links")}).catch(\n` +
+  `    (err) => console.error("attention explorable: a module of the page did not load", err));\n` +
   `};\n`;
+// <attention-explorable> (web/element.js): native.element_script calls window.aeDefineElement.
+const element = `import {defineElement} from "./element.js";\nwindow.aeDefineElement = defineElement;\n`;
 // The runtime holds d3-array's ticks: its licence's notice goes with it.
 const d3Licence = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "node_modules", "d3-array", "LICENSE"),
                                "utf8").trim().split("\n").map((line) => ` * ${line}`.trimEnd()).join("\n");
 outputs["runtime.js"] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
   (await build({...page, stdin: {contents: runtime, resolveDir: web, sourcefile: "runtime.js",
                                  loader: "js"}})).outputFiles[0].text;
-outputs["embed.js"] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
-  (await build({...page, stdin: {contents: embed, resolveDir: web, sourcefile: "embed.js",
-                                 loader: "js"}})).outputFiles[0].text;
+for (const [file, contents] of [["embed.js", embed], ["element.js", element]]) {
+  outputs[file] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
+    (await build({...page, stdin: {contents, resolveDir: web, sourcefile: `${file.replace(".js", "")}-page.js`, loader: "js"}})).outputFiles[0].text;
+}
 mkdirSync(join(outdir, "page"), {recursive: true});
 for (const f of readdirSync(join(outdir, "page"))) if (!(f in outputs)) rmSync(join(outdir, "page", f));
 for (const [f, text] of Object.entries(outputs)) {

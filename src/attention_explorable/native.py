@@ -44,7 +44,7 @@ from panel.models.markup import HTML as HTMLModel
 from . import ui
 from .explorables.base import ScriptedPane, web_module, web_module_name
 
-__all__ = ["CSS", "NativePage", "content_security_policy", "embed_script", "figure_spec", "page_script", "student_page"]
+__all__ = ["CSS", "NativePage", "content_security_policy", "element_script", "embed_data", "embed_script", "figure_spec", "page_script", "student_page"]
 
 _log = logging.getLogger(__name__)
 
@@ -641,6 +641,16 @@ _EMBED_CSS = """
 """
 
 
+def _embed_parts(build, lang: str, name: str) -> tuple[NativePage, list[str], dict]:
+    """The page of ``build()``, the names of the package's page scripts it runs, and its shell (see
+    ``web/shadow.js``: its name, language, styles, elements and outside modules)."""
+    page, _, modules, css = _page_parts(build)
+    scripts = sorted({cb["module"] for cb in page.spec()["callbacks"].values()} - set(modules))
+    shell = {"name": name, "lang": lang, "css": _EMBED_CSS + css,
+             "html": f"<div class='ae-student-page'>{page.body}</div>", "modules": modules}
+    return page, scripts, shell
+
+
 def embed_script(build, lang: str, name: str) -> str:
     """``build()`` as one script an author's page loads with one tag (its ``src`` ``embed/NAME.js``).
 
@@ -664,10 +674,7 @@ def embed_script(build, lang: str, name: str) -> str:
         JavaScript (a classic script; about 60 KB for the steps).
 
     """
-    page, scripts, modules, css = _page_parts(build)
-    # An explorable registered from outside the package brings its module as text, loaded before it mounts.
-    shell = {"name": name, "lang": lang, "css": _EMBED_CSS + css,
-             "html": f"<div class='ae-student-page'>{page.body}</div>", "modules": modules}
+    page, scripts, shell = _embed_parts(build, lang, name)
     tag = json.dumps(f"embed/{name}.js")
     return "\n".join([
         "// attention-explorable: " + name + " (made by `attention-explorable export`; docs/embedding.md)",
@@ -677,10 +684,58 @@ def embed_script(build, lang: str, name: str) -> str:
         f"function (s) {{ return s.src.slice(-{len(f'embed/{name}.js')}) === {tag} && !s.dataset.aeUsed; }})[0];",
         "if (!here) return;",
         "here.dataset.aeUsed = '1';",
-        *scripts,
+        *[page_script(m) for m in scripts],
         page_script("embed"),
         f"window.aeMountEmbed(here, {spec_json(shell)}, {spec_json(page.spec())});",
         "})();",
+    ])
+
+
+def embed_data(build, lang: str, name: str) -> tuple[str, list[str]]:
+    """``build()`` as the data an ``<attention-explorable name=NAME>`` element mounts (``embed/NAME.LANG.js``).
+
+    Parameters are those of :func:`embed_script`.
+
+    Returns
+    -------
+    (str, list of str)
+        A classic script that puts the explorable's shell and page spec in
+        ``window.aeEmbeds["NAME.LANG"]`` (``LANG`` = ``zh`` or ``en``), and the
+        names of the package's page scripts it needs (:func:`element_script` holds them).
+    """
+    page, scripts, shell = _embed_parts(build, lang, name)
+    key = f"{name}.{'zh' if lang.startswith('zh') else 'en'}"
+    data = f'{{"shell":{spec_json(shell)},"spec":{spec_json(page.spec())}}}'
+    return ("// attention-explorable data: " + key + " (made by `attention-explorable export`; docs/embedding.md)\n"
+            f"(window.aeEmbeds = window.aeEmbeds || {{}})[{json.dumps(key)}] = {data};\n"), scripts
+
+
+def element_script(modules: list[str], names: list[str], lang: str) -> str:
+    """The script that defines ``<attention-explorable>`` (``attention-explorable.js`` of an export).
+
+    Parameters
+    ----------
+    modules : list of str
+        The package's page scripts the explorables run (:func:`embed_data` says which).
+    names : list of str
+        The explorables the export holds (an element naming another says so in the page).
+    lang : str
+        ``"zh"`` or ``"en"``: the language of an element whose markup and page say none.
+
+    Returns
+    -------
+    str
+        JavaScript, a classic script (it also runs as a module); it finds each
+        explorable's data from its own address, in ``embed/NAME.LANG.js``.
+    """
+    config = spec_json({"names": list(names), "lang": lang})
+    return "\n".join([
+        "// attention-explorable: the <attention-explorable> element (made by `attention-explorable export`; "
+        "docs/embedding.md)",
+        *[page_script(m) for m in sorted(set(modules))],
+        page_script("element"),
+        f"window.aeDefineElement(Object.assign({{script: document.currentScript}}, {config}));",
+        "",
     ])
 
 

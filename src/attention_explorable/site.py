@@ -8,6 +8,9 @@
     DIR/embed/NAME.html         that tag, to copy: <script src="embed/NAME.js"></script>
     DIR/embed/NAME-iframe.html  the iframe an author pastes into a page in DIR, with its resize script
     DIR/embed/resize.js         that resize script (the iframes grow to their content's height)
+    DIR/attention-explorable.js the <attention-explorable name=NAME> element, for any page at any depth
+    DIR/embed/NAME.LANG.js      an element's data (LANG = zh, en), found from that script's own address
+    DIR/embed/NAME-element.html the two lines to copy for that element
     DIR/en/index.html ...       the same pages in the other language (DIR/zh/ for an English
                                 site); each page's language switch links to its twin, keeping
                                 the query and the anchor
@@ -30,7 +33,7 @@ import jinja2
 
 from . import apps
 from .explorables import EXPLORABLES, explorable_class
-from .native import embed_script, student_page
+from .native import element_script, embed_data, embed_script, student_page
 from .strings import STRINGS, text
 
 __all__ = ["export_site", "build_page", "ExportReport", "pages", "Progress"]
@@ -172,6 +175,7 @@ def export_site(directory: str | Path, language: str = "zh", progress=None) -> E
 
     write("embed/resize.js", resources.files("attention_explorable").joinpath("web", "resize.js")
           .read_text("utf-8"))
+    modules: set[str] = set()
     for name in EXPLORABLES:
         title = text(apps.title_key(name), language)
         # In an author's page: the explorable alone (no page title, no presenter keys), reading
@@ -180,7 +184,16 @@ def export_site(directory: str | Path, language: str = "zh", progress=None) -> E
         write(f"embed/{name}.js", embed_script(explorable, apps.HTML_LANG[language], name))
         write(f"embed/{name}.html", f'<script src="embed/{name}.js"></script>\n')
         write(f"embed/{name}-iframe.html", _iframe_snippet(name, title))
+        write(f"embed/{name}-element.html", f'<script src="attention-explorable.js"></script>\n'
+                                            f'<attention-explorable name="{name}"></attention-explorable>\n')
+        for each in (language, other):
+            # <attention-explorable name=NAME lang=...>'s data, beside attention-explorable.js, by language.
+            build = lambda each=each: explorable_class(name)(language=each, link_prefix=f"{name}.")  # noqa: E731
+            data, scripts = embed_data(build, apps.HTML_LANG[each], name)
+            write(f"embed/{name}.{each}.js", data)
+            modules.update(scripts)
         tell.step(f"embed/{name}")
+    write("attention-explorable.js", element_script(sorted(modules), list(EXPLORABLES), language))
 
     report.seconds = time.perf_counter() - started
     return report

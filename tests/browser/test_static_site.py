@@ -10,6 +10,7 @@ iframe works; a phone lays the pages out at its own width.
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 from playwright.sync_api import expect
@@ -49,10 +50,11 @@ def test_the_site_holds_what_the_command_promises(static_site):
     names = {p.relative_to(static_site).as_posix() for p in static_site.rglob("*") if p.is_file()}
     assert set(PAGES) <= names
     for name in EXPLORABLES:
-        assert {f"embed/{name}.html", f"embed/{name}.js", f"embed/{name}-iframe.html"} <= names
+        assert {f"embed/{name}.html", f"embed/{name}.js", f"embed/{name}-iframe.html", f"embed/{name}-element.html",
+                f"embed/{name}.zh.js", f"embed/{name}.en.js"} <= names
     # every page holds its styles and scripts: no file besides the pages and the embeds, no script
     # or style by address, no framework
-    assert {n.split("/")[0] for n in names} <= {*PAGES, "en", "embed"}, names
+    assert {n.split("/")[0] for n in names} <= {*PAGES, "en", "embed", "attention-explorable.js"}, names
     for page in [*PAGES, *(f"en/{p}" for p in PAGES)]:
         source = (static_site / page).read_text("utf-8")
         assert not re.search(r"<script[^>]* src=|<link[^>]* rel=.?stylesheet", source), page
@@ -195,6 +197,52 @@ def test_an_author_pastes_two_snippets_and_an_iframe(static_site, student):
         assert aborted == []
     finally:
         host.unlink()
+
+
+def test_an_author_writes_explorable_tags_in_a_page_two_folders_deep(static_site, student):
+    lessons = static_site / "lessons" / "deep"
+    lessons.mkdir(parents=True, exist_ok=True)
+    host = lessons / "host.html"
+    # The element's two lines as the export offers them, then the author's own tags and state.
+    offered = (static_site / "embed" / "steps-element.html").read_text("utf-8")
+    script, first = offered.splitlines()
+    script = script.replace('src="', 'src="../../')
+    first = first.replace('name="steps"', 'name="steps" step="3" temperature="0.05"')
+    host.write_text(
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>host</title>{script}</head><body>"
+        f"<h1>Lesson</h1>{first}<p>text</p>"
+        "<attention-explorable name='vector' lang='zh' temperature='2'></attention-explorable>"
+        "<attention-explorable name='steps' step='9'></attention-explorable>"
+        "<attention-explorable name='nope'></attention-explorable></body></html>", "utf-8")
+    try:
+        s, aborted = _open(student, static_site, "lessons/deep/host.html?step=2", ".ae-vector-output")
+        page = s.page
+        page.wait_for_function("() => [...document.querySelectorAll('attention-explorable')].every("
+                               "(e) => e.shadowRoot && e.shadowRoot.querySelector('.ae-output, .ae-vector-output, "
+                               "[role=alert]'))")
+        steps, vector, clamped, bad = (page.locator("attention-explorable").nth(i) for i in range(4))
+        # The markup's state, in the page's language (en) or the tag's own (zh); the host's ?step=2 not read
+        expect(steps.locator(".ae-question")).to_contain_text("Step 3")
+        assert steps.locator(".ae-temperature-box input").first.input_value() == "0.05"
+        assert vector.locator(".ae-vector-temperature-box input").input_value() == "2"
+        expect(vector.locator(".ae-vector-output")).to_contain_text("输出")
+        # A value out of bounds is clamped and said by the attribute's own name; a wrong name is said
+        expect(clamped.locator(".ae-question")).to_contain_text("Step 3")
+        expect(clamped).to_contain_text('step=9')
+        expect(bad.locator("[role=alert]")).to_contain_text('name="nope"')
+        # Each answers keys, on its own
+        before = vector.locator(".ae-vector-weights").text_content()
+        handle(vector, ".ae-vector-temperature").press("ArrowLeft")
+        expect(vector.locator(".ae-vector-weights")).not_to_have_text(before)
+        assert steps.locator(".ae-weight-2").text_content() != clamped.locator(".ae-weight-2").text_content()
+        assert page.evaluate("() => location.search") == "?step=2"  # the host's address is its own
+        assert page.evaluate("() => window.Bokeh === undefined")
+        s.screenshot("static-element-host-1280")
+        errors = [e for e in s.errors if 'name="nope"' not in e]
+        assert not errors, errors
+        assert aborted == []
+    finally:
+        shutil.rmtree(static_site / "lessons")
 
 
 @pytest.mark.parametrize("page_file", ["index.html", "steps.html"])

@@ -86,7 +86,8 @@ export function linkQuery(spec, state, query) {
 export function applyLink(state, models, config) {
   const spec = config.link;
   if (!spec) return;
-  const [values, notices] = readLink(spec, window.location.search);
+  // An embed opens on its author's markup (spec.query), a page on its address.
+  const [values, notices] = readLink(spec, spec.query ?? window.location.search);
   const next = linkValues(spec, readState(state, names(spec)), values);
   const changes = {};
   for (const name of names(spec)) if (next[name] !== state[name]) changes[name] = next[name];
@@ -102,11 +103,12 @@ const timers = pageWide("link-timers", () => new WeakMap());
 /**
  * Let the address bar follow the state, once a burst of changes settles
  * (`history.replaceState`: no history entry per move). Nothing happens in a
- * page that cannot rewrite its address.
+ * page that cannot rewrite its address, nor for an embed that leaves its host's
+ * address alone (`spec.follow` false).
  */
 export function followLink(state, config) {
   const spec = config.link;
-  if (!spec) return;
+  if (!spec || spec.follow === false) return;
   clearTimeout(timers.get(state));
   timers.set(state, setTimeout(() => {
     const search = linkQuery(spec, readState(state, names(spec)), window.location.search);

@@ -336,7 +336,7 @@ function linkQuery(spec, state, query) {
 function applyLink(state, models, config) {
   const spec = config.link;
   if (!spec) return;
-  const [values, notices] = readLink(spec, window.location.search);
+  const [values, notices] = readLink(spec, spec.query ?? window.location.search);
   const next = linkValues(spec, readState(state, names(spec)), values);
   const changes = {};
   for (const name of names(spec)) if (next[name] !== state[name]) changes[name] = next[name];
@@ -349,7 +349,7 @@ function applyLink(state, models, config) {
 var timers = pageWide("link-timers", () => /* @__PURE__ */ new WeakMap());
 function followLink(state, config) {
   const spec = config.link;
-  if (!spec) return;
+  if (!spec || spec.follow === false) return;
   clearTimeout(timers.get(state));
   timers.set(state, setTimeout(() => {
     const search = linkQuery(spec, readState(state, names(spec)), window.location.search);
