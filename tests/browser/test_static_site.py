@@ -13,6 +13,7 @@ import re
 import shutil
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from attention_explorable.explorables import EXPLORABLES
@@ -152,7 +153,7 @@ def test_an_author_pastes_two_snippets_and_an_iframe(static_site, student):
     tag = {n: (static_site / "embed" / f"{n}.html").read_text("utf-8") for n in ("steps", "vector")}
     tag["vector"] = tag["vector"].replace("<script src=", "<script data-deep-links src=")
     body = "".join(f"<h2>{n}</h2>{tag[n]}<p>text</p>" for n in ("steps", "vector"))
-    body += "<h2>frame</h2>" + (static_site / "embed" / "matrix-iframe.html").read_text("utf-8") + "<p>end</p>"
+    body += "<h2>frame</h2>" + (static_site / "embed" / "steps-iframe.html").read_text("utf-8") + "<p>end</p>"
     host.write_text(f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>host</title></head>"
                     f"<body>{body}</body></html>", "utf-8")
     try:
@@ -182,18 +183,63 @@ def test_an_author_pastes_two_snippets_and_an_iframe(static_site, student):
         assert hosts == [["attention-explorable attention-explorable-steps", True, "H2"],
                          ["attention-explorable attention-explorable-vector", True, "H2"]], hosts
         assert page.evaluate("() => window.Bokeh === undefined")
-        # the iframe grows to its page's height, which hides its title
+        # the iframe takes its page's height, which hides its title: it grows and shrinks with its content
         frame_el = page.locator("iframe.ae-embed-frame")
         frame_el.scroll_into_view_if_needed()
-        page.wait_for_function("() => document.querySelector('iframe.ae-embed-frame').offsetHeight > 430")
         frame = frame_el.content_frame
-        frame.locator(".ae-matrix-max-weight").first.wait_for()
-        content = frame_el.element_handle().content_frame().evaluate("document.documentElement.scrollHeight")
-        assert abs(page.evaluate("document.querySelector('iframe.ae-embed-frame').offsetHeight") - content) <= 2
-        frame.locator(".ae-matrix-causal input").first.click()
+        frame.locator(".ae-output").first.wait_for()
+        height = "document.querySelector('iframe.ae-embed-frame').offsetHeight"
+        content = "Math.ceil(document.body.getBoundingClientRect().height)"
+        page.wait_for_function(f"() => {height} > 430")
+
+        inside = frame_el.element_handle().content_frame()
+
+        def fitted() -> int:
+            """The iframe's height once it is its content's (which the host page cannot read itself)."""
+            for _ in range(20):  # the content may still settle: read it again until the iframe matches it
+                try:
+                    page.wait_for_function(f"(c) => Math.abs({height} - c) <= 2", arg=inside.evaluate(content),
+                                           timeout=1000)
+                    return page.evaluate(height)
+                except PlaywrightTimeout:
+                    continue
+            raise AssertionError(f"the iframe ({page.evaluate(height)} px) never took its content's height "
+                                 f"({inside.evaluate(content)} px)")
+
+        wide = fitted()
+        page.set_viewport_size({"width": 480, "height": 900})  # narrower: the content is taller
+        page.wait_for_function(f"(wide) => {height} > wide + 100", arg=wide)
+        tall = fitted()
+        page.set_viewport_size({"width": 1280, "height": 900})  # and back: the iframe shrinks again
+        page.wait_for_function(f"(tall) => {height} < tall - 100", arg=tall)
+        assert abs(fitted() - wide) <= 2
         assert not frame.locator(".ae-page-heading").first.is_visible()
         s.screenshot("static-host-1280")
         s.assert_clean()
+        assert aborted == []
+    finally:
+        host.unlink()
+
+
+def test_the_textbook_in_an_iframe_is_whole_and_its_anchor_scrolls_the_host(static_site, student):
+    host = static_site / "host-textbook.html"
+    frame = (static_site / "embed" / "steps-iframe.html").read_text("utf-8")
+    frame = frame.replace('src="steps.html?embed=1"', 'src="index.html?embed=1#sec-3-8"').replace(' loading="lazy"', "")
+    host.write_text("<!doctype html><html lang='zh-Hans'><head><meta charset='utf-8'><title>host</title></head>"
+                    f"<body><h1>课程</h1><p>前言</p>{frame}<p>end</p></body></html>", "utf-8")
+    try:
+        s, aborted = _open(student, static_site, "host-textbook.html", "iframe.ae-embed-frame", mobile=True,
+                           width=390, height=844)
+        page = s.page
+        height = "document.querySelector('iframe.ae-embed-frame').offsetHeight"
+        page.wait_for_function(f"() => {height} > 20000")  # the whole text on a phone: no cap (it was 20,000)
+        # The heading of 3.8 comes to the top of the host's screen
+        inside = page.locator("iframe.ae-embed-frame").element_handle().content_frame()
+        heading = "document.getElementById('sec-3-8').getBoundingClientRect().top"
+        page.wait_for_function("() => window.scrollY > 2000")
+        top = page.evaluate("document.querySelector('iframe.ae-embed-frame').getBoundingClientRect().top") \
+            + inside.evaluate(heading)
+        assert -5 <= top <= 200, top
         assert aborted == []
     finally:
         host.unlink()

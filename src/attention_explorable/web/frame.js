@@ -18,7 +18,14 @@ function goToAnchor() {
   if (!id) return;
   const land = () => {
     const target = deepQuery(document, `[id="${CSS.escape(id)}"]`);
-    if (target && !readerMoved) target.scrollIntoView({block: "start"});
+    if (target && !readerMoved) {
+      target.scrollIntoView({block: "start"});
+      // In an iframe as tall as its content, the host page is what scrolls (web/resize.js).
+      if (window.parent !== window) {
+        const top = target.getBoundingClientRect().top + window.scrollY;
+        window.parent.postMessage({type: "attention-explorable:anchor", top}, "*");
+      }
+    }
     return target;
   };
   land();
@@ -38,7 +45,9 @@ function onContentsClick(event) {
 function reportHeight() {
   let last = 0;
   const send = () => {
-    const height = document.documentElement.scrollHeight;
+    // The content's own height (the body's box), not the document's scroll height, which is never
+    // less than the iframe's: an iframe then shrinks with its content as well as growing.
+    const height = Math.ceil(document.body.getBoundingClientRect().height);
     if (Math.abs(height - last) < 2) return;
     last = height;
     window.parent.postMessage({type: "attention-explorable:height", height}, "*");

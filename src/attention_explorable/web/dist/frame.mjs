@@ -88,7 +88,13 @@ function goToAnchor() {
   if (!id) return;
   const land = () => {
     const target = deepQuery(document, `[id="${CSS.escape(id)}"]`);
-    if (target && !readerMoved) target.scrollIntoView({ block: "start" });
+    if (target && !readerMoved) {
+      target.scrollIntoView({ block: "start" });
+      if (window.parent !== window) {
+        const top = target.getBoundingClientRect().top + window.scrollY;
+        window.parent.postMessage({ type: "attention-explorable:anchor", top }, "*");
+      }
+    }
     return target;
   };
   land();
@@ -105,7 +111,7 @@ function onContentsClick(event) {
 function reportHeight() {
   let last = 0;
   const send = () => {
-    const height = document.documentElement.scrollHeight;
+    const height = Math.ceil(document.body.getBoundingClientRect().height);
     if (Math.abs(height - last) < 2) return;
     last = height;
     window.parent.postMessage({ type: "attention-explorable:height", height }, "*");
