@@ -40,11 +40,20 @@ def test_the_issue_examples_open_their_views():
     assert vector.state() == {"query_x": 0.5, "query_y": -1.0, "temperature": 2.0}
     matrix = MatrixExplorer()
     query = "n_tokens=6&d_k=64&seed=7&q1_scale=2.5&causal=1&scaled=false"
-    assert matrix.open_link([tuple(kv.split("=")) for kv in query.split("&")]) == []
+    assert matrix.open_link(query) == []
     assert matrix.state() == {"n_tokens": 6, "d_k": 64, "seed": 7, "q1_scale": 2.5, "causal": True, "scaled": False}
     selfcross = SelfCrossExplorer()
     selfcross.open_link([("mode", "cross"), ("causal", "true"), ("query", "3")])
     assert (selfcross.mode, selfcross.causal, selfcross.query) == ("cross", True, 3)
+
+
+def test_a_query_string_opens_as_its_pairs_do_with_or_without_its_question_mark():
+    for query in ("step=3&temperature=0.05", "?step=3&temperature=0.05", b"step=3&temperature=0.05"):
+        steps = StepsExplorer()
+        assert steps.open_link(query) == []
+        assert (steps.step, steps.temperature) == (3, 0.05)
+    steps = StepsExplorer(language="en")
+    assert steps.open_link("temperature=hot&score_diff=") and steps.temperature == StepsExplorer().temperature
 
 
 def test_step_first_resets_to_its_start_then_the_other_values_apply():

@@ -334,9 +334,10 @@ class Explorable(pn.viewable.Viewer):
 
         Parameters
         ----------
-        query : Mapping[str, list[str | bytes]] or Iterable[tuple[str, str]]
-            The URL's query, such as Panel's ``pn.state.session_args``;
-            names other than this explorable's link parameters are left alone.
+        query : str, Mapping[str, list[str | bytes]] or Iterable[tuple[str, str]]
+            The URL's query: a query string (``"step=3&temperature=0.05"``),
+            Panel's ``pn.state.session_args`` or (name, value) pairs; names
+            other than this explorable's link parameters are left alone.
 
         The notices also appear in the explorable (its ``ae-input-notice``).
         Never raises for what a URL can hold.
@@ -349,6 +350,10 @@ class Explorable(pn.viewable.Viewer):
         ['The link’s temperature=hot is not a value it can take; ignored.']
         >>> v.query_x
         0.5
+        >>> v.open_link("temperature=2")
+        []
+        >>> v.temperature
+        2.0
         """
         spec = self.link_spec()
         values, notices = read_link(spec, query)

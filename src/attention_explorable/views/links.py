@@ -28,6 +28,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Iterable, Mapping
+from urllib.parse import parse_qsl
 
 from .numbers import format_g, parse_number
 
@@ -39,7 +40,11 @@ _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
 
 
 def _pairs(query) -> list[tuple[str, str]]:
-    """``query`` as (name, value) pairs: a mapping of lists (Panel's session arguments) or pairs."""
+    """``query`` as (name, value) pairs: a query string (``"step=3&temperature=0.05"``, a leading ``?``
+    allowed), a mapping of lists (Panel's session arguments) or pairs."""
+    if isinstance(query, (str, bytes)):
+        text = query.decode("utf-8", "replace") if isinstance(query, bytes) else query
+        return parse_qsl(text.removeprefix("?"), keep_blank_values=True)
     if isinstance(query, Mapping):
         pairs = [(k, v) for k, vs in query.items() for v in (vs if isinstance(vs, (list, tuple)) else [vs])]
     else:
@@ -82,9 +87,10 @@ def read_link(spec: dict, query) -> tuple[dict, list[str]]:
     ----------
     spec : dict
         The explorable's link spec (see the module's docstring).
-    query : Mapping[str, list[str | bytes]] or Iterable[tuple[str, str]]
-        The URL's query: Panel's ``pn.state.session_args`` or (name, value)
-        pairs. When a name repeats, its first value counts.
+    query : str, Mapping[str, list[str | bytes]] or Iterable[tuple[str, str]]
+        The URL's query: a query string (``"step=3&temperature=0.05"``),
+        Panel's ``pn.state.session_args`` or (name, value) pairs. When a name
+        repeats, its first value counts.
 
     Returns
     -------
@@ -100,6 +106,8 @@ def read_link(spec: dict, query) -> tuple[dict, list[str]]:
     >>> spec = {"prefix": "", "params": [{"name": "temperature", "kind": "number", "lo": 0.01, "hi": 10}],
     ...         "messages": {"clamped": "{name}={raw} → {value}", "junk": "{name}={raw} ignored"}}
     >>> read_link(spec, [("temperature", "0.05"), ("lang", "en")])
+    ({'temperature': 0.05}, [])
+    >>> read_link(spec, "?temperature=0.05&lang=en")
     ({'temperature': 0.05}, [])
     >>> read_link(spec, {"temperature": [b"50"]})
     ({'temperature': 10}, ['temperature=50 → 10'])
