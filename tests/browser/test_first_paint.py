@@ -36,7 +36,10 @@ def test_an_explorables_page_reads_before_any_script(static_site, chromium, page
         assert EXPLORABLE_PAGES[page_file][language == "en"] in page.locator("main").inner_text()
         # Its controls are the page's own, in the first state, before any script.
         controls = page.locator("main input, main button")
-        assert controls.count() >= 3 and controls.first.is_visible()
+        assert controls.count() >= 3
+        # The textbook lays out a part only as it nears the screen (content-visibility): go to it.
+        controls.first.scroll_into_view_if_needed()
+        assert controls.first.is_visible()
     finally:
         context.close()
 
