@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 import yaml
@@ -445,15 +446,46 @@ def markdown_to_html(source: str, section_id: str = "", language: str | None = N
     return mark_languages(out, language) if language else out
 
 
+#: The family name of the pages' math font (``web/fonts/math.woff2``, see :func:`math_font_face`).
+MATH_FONT = "Attention Explorable Math"
+
+
+@lru_cache(maxsize=1)
+def math_font_base64() -> str:
+    """The pages' math font as base64: Noto Sans Math (SIL OFL 1.1, ``web/fonts/``), WOFF2.
+
+    Subset by ``scripts/build-math-font.py`` to the characters of the pages'
+    formulas; it keeps the OpenType MATH table, so brackets stretch and radicals
+    get their bar on every machine. About 22 KB (30 KB as base64).
+    """
+    import base64
+
+    data = resources.files("attention_explorable").joinpath("web", "fonts", "math.woff2").read_bytes()
+    return base64.b64encode(data).decode("ascii")
+
+
+def math_font_face() -> str:
+    """The CSS ``@font-face`` rule of :data:`MATH_FONT`, its font inside it (a ``data:`` URL).
+
+    A document's rule (a shadow root's ``@font-face`` is not used by browsers):
+    a student page carries it in its head; an embed adds the same font to its
+    host document's ``document.fonts`` (``web/shadow.js``).
+
+    >>> math_font_face().startswith('@font-face { font-family: "Attention Explorable Math"')
+    True
+    """
+    return (f'@font-face {{ font-family: "{MATH_FONT}"; font-display: block; '
+            f'src: url(data:font/woff2;base64,{math_font_base64()}) format("woff2"); }}')
+
+
 #: Typography of the course text (applied inside each HTML pane's shadow root).
 PROSE_CSS = """
 :host { font-size: 16px; }
 .ae-prose, .ae-prose p, .ae-prose li { line-height: 1.8; }
 h2 { margin-top: 1.6em; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
-/* A font with OpenType math tables, where the reader's system has one, gives
-   stretchy brackets and radicals; the browser's default math font otherwise. */
-math { font-size: 1.05em; font-family: "STIX Two Math", "Cambria Math", "Latin Modern Math",
-  "Noto Sans Math", math; }
+/* The pages' own math font (OpenType MATH: stretchy brackets, radicals with their bar), whatever fonts
+   the reader's machine has; a CJK page's generic math font has no MATH table. */
+math { font-size: 1.05em; font-family: "Attention Explorable Math", math; }
 .ae-math-display { max-width: 100%; overflow-x: auto; overflow-y: hidden; margin: 0.6em 0; }
 /* A wide formula scrolls inside its own box on a narrow screen. */
 math[display="block"] { display: block math; margin: 0 auto; }

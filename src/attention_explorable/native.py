@@ -42,6 +42,7 @@ from bokeh.models import CustomJS
 from panel.models.markup import HTML as HTMLModel
 
 from . import ui
+from .content import MATH_FONT, math_font_base64, math_font_face
 from .explorables.base import ScriptedPane, web_module, web_module_name
 
 __all__ = ["CSS", "NativePage", "content_security_policy", "element_script", "embed_data", "embed_script", "figure_spec", "page_script", "student_page"]
@@ -648,6 +649,8 @@ def _embed_parts(build, lang: str, name: str) -> tuple[NativePage, list[str], di
     scripts = sorted({cb["module"] for cb in page.spec()["callbacks"].values()} - set(modules))
     shell = {"name": name, "lang": lang, "css": _EMBED_CSS + css,
              "html": f"<div class='ae-student-page'>{page.body}</div>", "modules": modules}
+    if "<math" in page.body:  # a shadow root's @font-face is not used: web/shadow.js adds it to the document
+        shell["math_font"] = {"family": MATH_FONT, "woff2": math_font_base64()}
     return page, scripts, shell
 
 
@@ -749,7 +752,7 @@ def content_security_policy(page: str) -> str:
 
     Each inline script the page runs is allowed by its SHA-256 (an injected
     script has another); ``blob:`` only where the page loads an outside
-    module; styles inline; images as ``data:``; connections to its own host
+    module; styles inline; images and the math font as ``data:``; connections to its own host
     (the class socket); frames only the video players of
     :data:`attention_explorable.content.VIDEO_SOURCES`; no ``<base>``, no
     form. Source: the W3C's Content Security Policy Level 3.
@@ -771,7 +774,7 @@ def content_security_policy(page: str) -> str:
         hashes.append("blob:")
     frames = sorted({"{0.scheme}://{0.netloc}".format(urlsplit(site.embed)) for site in VIDEO_SOURCES.values()})
     return "; ".join([
-        "default-src 'none'", "script-src " + " ".join(hashes), "style-src 'unsafe-inline'", "img-src data:",
+        "default-src 'none'", "script-src " + " ".join(hashes), "style-src 'unsafe-inline'", "img-src data:", "font-src data:",
         "connect-src 'self'", "frame-src " + " ".join(frames), "base-uri 'none'", "form-action 'none'"])
 
 
@@ -807,7 +810,7 @@ def student_page(build, title: str, lang: str, description: str = "", first_scre
     scripts = [*scripts, page_script("runtime")]
     template = jinja2.Template(resources.files("attention_explorable").joinpath("templates", "student.html")
                                .read_text("utf-8"), autoescape=True)
-    css = "\n".join([_PAGE_CSS, css])
+    css = "\n".join([_PAGE_CSS, css] + ([math_font_face()] if "<math" in page.body else []))
     out = template.render(lang=lang, title=title, description=description, first_screen_static=first_screen_static,
                           css=css, body=page.body, spec=spec_json(page.spec()),
                           scripts=[code.replace("</script", "<\\/script") for code in scripts],

@@ -24,10 +24,26 @@ export function startQuery(link, initial, deepLinks) {
 }
 
 /**
+ * The explorable's math font, added once to the host document's fonts (a
+ * shadow root's own @font-face is not used by browsers); a host's policy that
+ * refuses fonts leaves the browser's own math font.
+ * @param {{family: string, woff2: string}|undefined} font its family name and WOFF2 bytes as base64
+ */
+export function addMathFont(font) {
+  if (!font || !document.fonts || [...document.fonts].some((face) => face.family.replace(/"/g, "") === font.family)) return;
+  try {
+    const bytes = Uint8Array.from(atob(font.woff2), (c) => c.charCodeAt(0));
+    const face = new FontFace(font.family, bytes, {display: "block"});
+    document.fonts.add(face);
+    face.load().catch(() => {});
+  } catch (_) { /* no FontFace here: the browser's math font */ }
+}
+
+/**
  * Mount one explorable into a new open shadow root of `host`.
  * @param {HTMLElement} host the element that holds it (gets the shadow root)
- * @param {{name: string, lang: string, css: string, html: string, modules: object}} shell
- *   what native.embed_data wrote: its styles, its elements, outside modules as text
+ * @param {{name: string, lang: string, css: string, html: string, modules: object, math_font?: object}} shell
+ *   what native.embed_data wrote: its styles, its elements, outside modules as text, its math font
  * @param {object} spec native.NativePage.spec() (not changed: each mount works on its own copy)
  * @param {{deepLinks?: boolean, initial?: Object<string, string>}} options
  *   whether the host page's address is the explorable's (read and followed), and the author's initial state
@@ -35,6 +51,7 @@ export function startQuery(link, initial, deepLinks) {
  */
 export function mountShadow(host, shell, spec, {deepLinks = false, initial = {}} = {}) {
   host.lang = shell.lang;
+  addMathFont(shell.math_font);
   const root = host.shadowRoot || host.attachShadow({mode: "open"});
   const style = document.createElement("style");
   style.textContent = shell.css;
