@@ -17,7 +17,7 @@
 Usage::
 
     python benchmarks/static_site.py          # 5 loads per page and mode
-    python benchmarks/static_site.py --smoke  # one load of index.html and steps.html
+    python benchmarks/static_site.py --smoke  # one load of index.html and steps.html, no served comparison
     python benchmarks/static_site.py --site DIR  # a site exported before (its export not timed)
 
 Targets: index.html interactive <= 500 ms (median, cold), each single-explorable
@@ -89,7 +89,7 @@ def measure_page(browser, url: str, n: int, keyed: bool, offline: bool) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=5, help="loads per page and mode (default 5)")
-    parser.add_argument("--smoke", action="store_true", help="one load of index.html and steps.html")
+    parser.add_argument("--smoke", action="store_true", help="one load of index.html and steps.html, no served comparison")
     parser.add_argument("--site", metavar="DIR", help="load a site exported before (its export is not timed); "
                         "default: export one, timed")
     args = parser.parse_args(argv)
@@ -122,10 +122,12 @@ def main(argv: list[str] | None = None) -> int:
                     for name in pages:
                         rows[name] = measure_page(browser, (site / name).resolve().as_uri(), n,
                                                   keyed=name != "selfcross.html", offline=True)
-                    with Served(["textbook"]) as srv:
-                        rows["served /textbook"] = measure_page(browser, srv.url("textbook"), n, keyed=True,
-                                                                offline=False)
-                        server_errors = srv.log_errors()
+                    server_errors = []
+                    if not args.smoke:  # the live Panel app, for comparison (its own server: seconds of CPU)
+                        with Served(["textbook"]) as srv:
+                            rows["served /textbook"] = measure_page(browser, srv.url("textbook"), n, keyed=True,
+                                                                    offline=False)
+                            server_errors = srv.log_errors()
                 finally:
                     browser.close()
         except Exception as exc:  # noqa: BLE001 - reported, exit status 2
