@@ -70,7 +70,7 @@ const embed = `import {mountShadow} from "./shadow.js";\n` +
   `  host.className = "attention-explorable attention-explorable-" + shell.name;\n` +
   `  here.parentNode.insertBefore(host, here);\n` +
   // The host page's address is the author's: read and written only when the tag asks (data-deep-links).
-  `  mountShadow(host, shell, spec, {deepLinks: here.hasAttribute("data-deep-links")}).catch(\n` +
+  `  mountShadow(host, shell, spec, {deepLinks: here.hasAttribute("data-deep-links"), theme: here.getAttribute("data-theme")}).catch(\n` +
   `    (err) => console.error("attention explorable: a module of the page did not load", err));\n` +
   `};\n`;
 // <attention-explorable> (web/element.js): native.element_script calls window.aeDefineElement.

@@ -78,10 +78,10 @@ def reader_language(language: str | None = None) -> str:
 LANGUAGE_CSS = """
 nav { display: flex; justify-content: flex-end; padding: 4px 10px 0; }
 a.ae-language { display: inline-block; min-height: 24px; line-height: 24px; padding: 2px 10px;
-                font-size: 15px; color: #1a4f8b; border: 1px solid #9bb5d3; border-radius: 14px;
+                font-size: 15px; color: var(--ae-link, #1a4f8b); border: 1px solid var(--ae-border, #9bb5d3); border-radius: 14px;
                 text-decoration: none; }
-a.ae-language:hover { background: #eef4fb; text-decoration: underline; }
-a.ae-language:focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
+a.ae-language:hover { background: var(--ae-surface-hover, #eef4fb); text-decoration: underline; }
+a.ae-language:focus-visible { outline: 3px solid var(--ae-focus, #1a5fb4); outline-offset: 2px; }
 """
 
 

@@ -482,32 +482,32 @@ def math_font_face() -> str:
 PROSE_CSS = """
 :host { font-size: 16px; }
 .ae-prose, .ae-prose p, .ae-prose li { line-height: 1.8; }
-h2 { margin-top: 1.6em; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+h2 { margin-top: 1.6em; border-bottom: 1px solid var(--ae-rule, #ddd); padding-bottom: 4px; }
 /* The pages' own math font (OpenType MATH: stretchy brackets, radicals with their bar), whatever fonts
    the reader's machine has; a CJK page's generic math font has no MATH table. */
 math { font-size: 1.05em; font-family: "Attention Explorable Math", math; }
 .ae-math-display { max-width: 100%; overflow-x: auto; overflow-y: hidden; margin: 0.6em 0; }
 /* A wide formula scrolls inside its own box on a narrow screen. */
 math[display="block"] { display: block math; margin: 0 auto; }
-.ae-box { border: 1px solid #c9c3e6; background: #f7f5ff; border-radius: 6px; padding: 4px 12px; }
-details.ae-proof { border-left: 3px solid #999; padding-left: 10px; }
-details.ae-proof summary { cursor: pointer; color: #444; }
-pre.ae-lean, pre.ae-code { background: #f6f8fa; padding: 10px; font-size: 14px;
+.ae-box { border: 1px solid var(--ae-box-border, #c9c3e6); background: var(--ae-box, #f7f5ff); border-radius: 6px; padding: 4px 12px; }
+details.ae-proof { border-left: 3px solid var(--ae-border, #999); padding-left: 10px; }
+details.ae-proof summary { cursor: pointer; color: var(--ae-muted, #444); }
+pre.ae-lean, pre.ae-code { background: var(--ae-code, #f6f8fa); padding: 10px; font-size: 14px;
   white-space: pre-wrap; overflow-wrap: anywhere; }
-.ae-caption { color: #555; font-size: 0.9em; }
+.ae-caption { color: var(--ae-muted, #555); font-size: 0.9em; }
 .ae-video iframe { width: 100%; aspect-ratio: 16 / 9; border: 0; margin-top: 8px; }
 .ae-video-choices { display: flex; flex-wrap: wrap; gap: 8px; }
 .ae-video-load { font-size: 15px; min-height: 40px; padding: 6px 14px; }
 .ae-video-load[aria-pressed="true"] { font-weight: 600; border-width: 2px; }
-.ae-right { color: #1b7f3b; font-weight: 600; }
-.ae-wrong { color: #b35c00; }
-.ae-error { color: #b00020; font-weight: 600; }
+.ae-right { color: var(--ae-right, #1b7f3b); font-weight: 600; }
+.ae-wrong { color: var(--ae-wrong, #b35c00); }
+.ae-error { color: var(--ae-error, #b00020); font-weight: 600; }
 /* A wide table (the glossary on a phone) scrolls inside its own box, not the page. */
 table { border-collapse: collapse; display: block; max-width: 100%; overflow-x: auto; }
-td, th { border: 1px solid #ddd; padding: 2px 6px; }
+td, th { border: 1px solid var(--ae-rule, #ddd); padding: 2px 6px; }
 /* The keyboard sees where it is; a link of the contents is a target of at least 24 px. */
 a:focus-visible, table:focus-visible, summary:focus-visible, button:focus-visible {
-  outline: 3px solid #1a5fb4; outline-offset: 2px; }
+  outline: 3px solid var(--ae-focus, #1a5fb4); outline-offset: 2px; }
 .ae-toc a { display: inline-block; min-height: 24px; }
 /* Titles that fit a phone: smaller on a narrow screen, at most 2em. */
 h1 { font-size: clamp(24px, 7vw, 2em); line-height: 1.25; }

@@ -63,11 +63,12 @@ CSS = """
 .ae-n-readout { margin: 2px 5px; line-height: 1.42857; }
 .ae-n-btn-host { display: flex; margin: 4px 5px; min-width: 0; }
 .ae-n-btn-host > button, .ae-n-group > button { flex: 1 1 auto; box-sizing: border-box; min-height: 36px;
-  padding: 6px 12px; border: 1px solid #ccc; border-radius: 4px; background: #fff; color: #333; font: inherit;
+  padding: 6px 12px; border: 1px solid var(--ae-border); border-radius: 4px; background: var(--ae-surface);
+  color: var(--ae-text); font: inherit;
   font-size: 15px; line-height: normal; cursor: pointer; min-width: 0; overflow-wrap: anywhere; }
-.ae-n-btn-host > button:hover, .ae-n-group > button:hover { background: #f2f2f2; }
-.ae-n-btn-host > button.ae-n-primary, .ae-n-group > button[aria-pressed=true] { background: #2f6fad;
-  border-color: #24578a; color: #fff; }
+.ae-n-btn-host > button:hover, .ae-n-group > button:hover { background: var(--ae-surface-hover); }
+.ae-n-btn-host > button.ae-n-primary, .ae-n-group > button[aria-pressed=true] { background: var(--ae-accent);
+  border-color: var(--ae-accent-border); color: #fff; }
 .ae-n-btn-host > button.ae-n-success { background: #2e7d32; border-color: #1b5e20; color: #fff; }
 .ae-n-btn-host > button:disabled, .ae-n-group > button:disabled { opacity: 0.6; cursor: default; }
 .ae-n-group { display: flex; margin: 4px 5px; min-width: 0; }
@@ -80,13 +81,15 @@ CSS = """
 .ae-n-group.ae-n-vertical > button:last-child { border-radius: 0 0 4px 4px; }
 .ae-n-slider { display: flex; flex-direction: column; flex: 1 1 auto; margin: 4px 8px 4px 5px; min-width: 0; }
 .ae-n-slider > label, .ae-n-input > label { font-size: 15px; margin: 0 0 2px; line-height: 1.42857; }
-.ae-n-slider > input { width: 100%; margin: 6px 0; height: 28px; accent-color: #2f6fad; }
+.ae-n-slider > input { width: 100%; margin: 6px 0; height: 28px; accent-color: var(--ae-accent); }
 .ae-n-input { display: flex; flex-direction: column; margin: 4px 5px; min-width: 0; }
 .ae-n-input.ae-box { flex: 0 0 86px; width: 86px; margin: 22px 5px 4px 0; }
-.ae-n-input > input { box-sizing: border-box; min-height: 32px; padding: 4px 8px; border: 1px solid #ccc;
-  border-radius: 4px; background: #fff; color: #1b1b1b; font: inherit; font-size: 16px; width: 100%; }
-.ae-n-input > textarea { box-sizing: border-box; padding: 6px 8px; border: 1px solid #ccc; border-radius: 4px;
-  background: #fff; color: #1b1b1b; font: inherit; font-size: 16px; width: 100%; resize: vertical; }
+.ae-n-input > input { box-sizing: border-box; min-height: 32px; padding: 4px 8px; border: 1px solid var(--ae-border);
+  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 16px;
+  width: 100%; }
+.ae-n-input > textarea { box-sizing: border-box; padding: 6px 8px; border: 1px solid var(--ae-border);
+  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 16px;
+  width: 100%; resize: vertical; }
 .ae-n-radios { display: flex; flex-direction: column; gap: 4px 18px; margin: 4px 5px; font-size: 15px; }
 .ae-n-radios.ae-n-inline { flex-direction: row; flex-wrap: wrap; }
 .ae-n-radios label { display: flex; align-items: center; gap: 6px; min-height: 32px; cursor: pointer; }
@@ -96,23 +99,25 @@ CSS = """
 .ae-n-sr { position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;
   clip-path: inset(50%); white-space: nowrap; margin: 0 !important; padding: 0 !important; }
 button:focus-visible, input:focus-visible, a:focus-visible, .ae-n-plot:focus-visible {
-  outline: 3px solid #1a5fb4; outline-offset: 2px; }
+  outline: 3px solid var(--ae-focus); outline-offset: 2px; }
 .ae-n-plot { position: relative; box-sizing: border-box; min-width: 260px; font-family: FONT; display: grid;
   touch-action: pan-y; -webkit-user-select: none; user-select: none; }
+/* A plot's drawing has the light figure's colours: on dark its lightness is turned over, hues kept. */
+.ae-n-plot svg { filter: var(--ae-plot-filter); }
 .ae-n-plot.ae-n-drag { touch-action: none; }
-.ae-pic-title { font-size: 13px; font-weight: bold; color: #444; align-self: end; padding: 0 0 4px 5px;
+.ae-pic-title { font-size: 13px; font-weight: bold; color: var(--ae-muted); align-self: end; padding: 0 0 4px 5px;
   white-space: nowrap; overflow: hidden; }
-.ae-pic-frame { position: relative; border: 1px solid #e5e5e5; box-sizing: border-box; overflow: hidden; }
+.ae-pic-frame { position: relative; border: 1px solid var(--ae-rule); box-sizing: border-box; overflow: hidden; }
 .ae-pic-frame > svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }
-.ae-pic-axis { position: relative; font-size: 11px; color: #444; }
+.ae-pic-axis { position: relative; font-size: 11px; color: var(--ae-muted); }
 .ae-pic-axis span { position: absolute; white-space: nowrap; line-height: 1; }
 .ae-pic-axis .ae-pic-axis-label { font-size: 13px; }
-.ae-pic-x { border-top: 1px solid #000; }
-.ae-pic-x.ae-pic-above { border-top: 0; border-bottom: 1px solid #000; }
-.ae-pic-y { border-right: 1px solid #000; }
+.ae-pic-x { border-top: 1px solid var(--ae-text); }
+.ae-pic-x.ae-pic-above { border-top: 0; border-bottom: 1px solid var(--ae-text); }
+.ae-pic-y { border-right: 1px solid var(--ae-text); }
 .ae-pic-legend { display: flex; justify-content: flex-end; align-items: flex-start; padding: 6px 5px 0; }
-.ae-pic-legend > div { display: grid; gap: 2px 10px; padding: 2px; border: 1px solid #e5e5e5;
-  background: rgba(255, 255, 255, 0.6); font-size: 14px; }
+.ae-pic-legend > div { display: grid; gap: 2px 10px; padding: 2px; border: 1px solid var(--ae-rule);
+  background: var(--ae-background); color: var(--ae-text); font-size: 14px; }
 .ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; white-space: nowrap; }
 .ae-pic-legend svg { width: 20px; height: 20px; flex: none; }
 /* On a phone a plot's words are as large as the text around them. */
@@ -610,10 +615,10 @@ def spec_json(spec: dict) -> str:
 
 
 #: The page's own rules, before the models' (the page-wide text; the readouts' rules are ui.CSS).
-_PAGE_CSS = """
+_PAGE_CSS = ui.theme_css(":root") + """
 html, body { box-sizing: border-box; margin: 0; padding: 0; }
 body { font-family: system-ui, "Noto Sans CJK SC", sans-serif; font-size: 15px; line-height: 1.42857;
-  color: #1b1b1b; background: #fff; }
+  color: var(--ae-text); background: var(--ae-background); color-scheme: var(--ae-scheme); }
 main.ae-student-page > .ae-n-col { margin: 0 auto; }
 /* The textbook: a part away from the screen is laid out only as it nears it (its size a guess until then,
    then the size it had), so that the first paint lays out the first screen, not the whole text. */
@@ -636,9 +641,10 @@ def _page_parts(build) -> tuple[NativePage, list[str], dict[str, str], str]:
 
 
 #: An embedded explorable's own rules, inside its shadow root (the host page's rules stay outside it).
-_EMBED_CSS = """
+_EMBED_CSS = ui.theme_css(":host") + """
 :host { display: block; font-family: system-ui, "Noto Sans CJK SC", sans-serif; font-size: 15px;
-  line-height: 1.42857; color: #1b1b1b; background: #fff; text-align: start; }
+  line-height: 1.42857; color: var(--ae-text); background: var(--ae-background); color-scheme: var(--ae-scheme);
+  text-align: start; }
 """
 
 

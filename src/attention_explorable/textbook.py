@@ -94,7 +94,7 @@ def notebook_link(section_id: str, language: str) -> str:
 
 
 #: An explorable's box on the page.
-_BOX = {"border": "1px solid #e3e3e3", "border-radius": "8px", "padding": "6px", "margin": "12px 0"}
+_BOX = {"border": "1px solid var(--ae-rule, #e3e3e3)", "border-radius": "8px", "padding": "6px", "margin": "12px 0"}
 
 #: A waiting part's button: wraps its text on a narrow screen, readable on a phone.
 _LOAD_CSS = ".bk-btn { white-space: normal; font-size: 15px; min-height: 40px; }"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
 
 from attention_explorable.site import pages
 
@@ -81,9 +82,81 @@ def test_every_exported_page_in_both_languages(static_site, student):
             page.goto((static_site / folder / page_file).resolve().as_uri())
             page.wait_for_selector(READY[APP_OF[page_file]], timeout=30_000)
             page.wait_for_timeout(500)
+            # The textbook lays out a part only as it nears the screen (content-visibility: auto); axe
+            # scrolls to each node and reads what lies under it while the parts around are still guesses,
+            # so it is given the page laid out whole, as a reader who scrolled there sees it.
+            page.add_style_tag(content=".ae-section > * { content-visibility: visible !important; }")
             problems[folder + page_file] = serious_violations(page)
             width = _zoomed_scroll_width(page)
             if width > 641:
                 problems[folder + page_file].append(f"scrolls sideways at 200 % zoom: {width} px in 640")
     assert not any(problems.values()), {k: v for k, v in problems.items() if v}
+    s.assert_clean()
+
+
+#: A course site's dark page (Furo's dark background), holding every explorable as an author writes it.
+_DARK_HOST = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A dark course page</title>
+{script}
+<style>body {{ background: #131416; color: #d0d0d0; font-family: sans-serif; max-width: 960px; margin: auto; }}</style>
+</head><body><main><h1>A dark course page</h1><p>The host's own text.</p>
+{tags}
+<attention-explorable name="steps" theme="light" step="2"></attention-explorable>
+</main></body></html>"""
+
+
+def test_on_a_dark_host_every_explorable_is_dark_passes_axe_and_follows_the_hosts_switch(static_site, student):
+    from attention_explorable.explorables import EXPLORABLES
+
+    script = (static_site / "embed" / "steps-element.html").read_text("utf-8").splitlines()[0]
+    tags = "\n".join(f'<attention-explorable name="{name}"></attention-explorable>' for name in EXPLORABLES)
+    host = static_site / "dark-host.html"
+    host.write_text(_DARK_HOST.format(script=script, tags=tags), "utf-8")
+    try:
+        s = student()
+        page = s.page
+        s.cut_network()
+        s.errors_to_ignore = ("Failed to load resource", "Access to XMLHttpRequest at 'file:")
+        page.goto(host.resolve().as_uri())
+        page.wait_for_function("() => [...document.querySelectorAll('attention-explorable')].every("
+                               "(e) => e.models && e.dataset.aeTheme)")
+        themes = page.evaluate("() => [...document.querySelectorAll('attention-explorable')].map("
+                               "(e) => e.dataset.aeTheme)")
+        assert themes == ["dark"] * len(EXPLORABLES) + ["light"], themes  # the last asked for light
+        # Light text on dark boxes, the text a student reads and the box a student types in.
+        colours = page.evaluate("""() => { const root = document.querySelector('attention-explorable').shadowRoot;
+            return [getComputedStyle(root.querySelector('.ae-output')).color,
+                    getComputedStyle(root.querySelector('input[type=text], input:not([type])')).backgroundColor]; }""")
+        lum = [page.evaluate("(c) => { const [r, g, b] = c.match(/[0-9.]+/g).map(Number);"
+                             " return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255; }", c) for c in colours]
+        assert lum[0] > 0.7 and lum[1] < 0.2, colours
+        problems = serious_violations(page)
+        assert not problems, problems
+        # It still answers a key.
+        steps = page.locator("attention-explorable").first
+        before = steps.locator(".ae-output").text_content()
+        steps.locator(".ae-temperature input[type=range]").press("ArrowRight")
+        expect(steps.locator(".ae-output")).not_to_have_text(before)
+        s.screenshot("dark-host-1280")
+        # The host's own theme switch (its body turned light): the explorables follow; the one that asked
+        # for light stays light.
+        page.evaluate("() => { document.body.style.background = '#ffffff'; document.body.style.color = '#222'; }")
+        page.wait_for_function("() => [...document.querySelectorAll('attention-explorable')].every("
+                               "(e) => e.dataset.aeTheme === 'light')")
+        assert not serious_violations(page)
+        s.assert_clean()
+    finally:
+        host.unlink()
+
+
+def test_a_page_opened_with_theme_dark_is_dark_and_passes_axe(static_site, student):
+    s = student(390, 844, mobile=True)
+    s.open_offline(static_site / "en" / "steps.html", ".ae-output", suffix="?theme=dark")
+    s.errors_to_ignore = ("Failed to load resource", "Access to XMLHttpRequest at 'file:")
+    page = s.page
+    assert page.evaluate("() => document.documentElement.dataset.aeTheme") == "dark"
+    background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(23, 25, 30)", background
+    problems = serious_violations(page)
+    assert not problems, problems
+    s.screenshot("dark-steps-390")
     s.assert_clean()

@@ -33,7 +33,7 @@ BROWSER_STRINGS = ("class_room", "class_joined", "class_submitted", "class_submi
                    "class_lost_received",
                    "class_lost_not_received", "class_lost_none", "class_needs_server", "connection_lost")
 
-_SUBMITTED_CSS = ":host { color: #1b7a2e; font-weight: 600; }"
+_SUBMITTED_CSS = ":host { color: var(--ae-right, #1b7a2e); font-weight: 600; }"
 
 
 def class_config(language: str) -> dict:

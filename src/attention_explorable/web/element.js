@@ -77,7 +77,7 @@ export function defineElement({script, names, lang}) {
       }
       load(name, language)
         .then(({shell, spec}) => mountShadow(this, shell, spec, {
-          deepLinks: this.hasAttribute("deep-links"), initial: initialState(this)}))
+          deepLinks: this.hasAttribute("deep-links"), initial: initialState(this), theme: this.getAttribute("theme")}))
         .then((models) => {
           this.models = models;
           this.dispatchEvent(new CustomEvent("attention-explorable-ready", {bubbles: true}));
