@@ -206,6 +206,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "instructor_join": "学生打开：",
         "instructor_join_textbook": "或整本教材：",
         "instructor_count": "已收到 {n} 份预测",
+        "instructor_count_one": "已收到 {n} 份预测",
         "instructor_round": "第 {round} 轮 · 第 {step} 步",
         "instructor_reveal": "揭晓 (R)",
         "instructor_new_round": "新一轮 (N)",
@@ -424,6 +425,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "instructor_join": "Students open:",
         "instructor_join_textbook": "or the whole textbook:",
         "instructor_count": "{n} predictions received",
+        "instructor_count_one": "{n} prediction received",
         "instructor_round": "Round {round} · step {step}",
         "instructor_reveal": "Reveal (R)",
         "instructor_new_round": "New round (N)",
@@ -459,6 +461,12 @@ STRINGS: dict[str, dict[str, str]] = {
 def text(key: str, language: str = DEFAULT_LANGUAGE, **fmt) -> str:
     """Look up ``key`` in the table of ``language`` and format it.
 
+    A count ``n`` of exactly 1 takes ``KEY_one`` where the table has it (the
+    singular: "1 prediction received").
+
+    >>> text("instructor_count", "en", n=1), text("instructor_count", "en", n=2)
+    ('1 prediction received', '2 predictions received')
+
     Raises
     ------
     KeyError
@@ -468,6 +476,8 @@ def text(key: str, language: str = DEFAULT_LANGUAGE, **fmt) -> str:
         table = STRINGS[language]
     except KeyError:
         raise KeyError(f"unknown language {language!r}; known: {sorted(STRINGS)}") from None
+    if fmt.get("n") == 1 and f"{key}_one" in table:
+        key = f"{key}_one"
     try:
         s = table[key]
     except KeyError:
