@@ -21,10 +21,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from html.parser import HTMLParser
 from pathlib import Path
 
 from fontTools import subset
+
+from attention_explorable.content import math_characters
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "node_modules" / "@fontsource" / "noto-sans-math"
@@ -36,33 +37,12 @@ BASE = ("".join(chr(c) for c in range(0x20, 0x7F)) + "".join(chr(c) for c in ran
         + "−×·÷±≤≥≈≠∑∏√∞→←↦∈∉⊂∀∃∂∇′″‖⟨⟩⌈⌉⌊⌋…⋯⋮⋱ϵϕϑ")
 
 
-class MathText(HTMLParser):
-    """The characters inside the ``<math>`` elements of an HTML text."""
-
-    def __init__(self):
-        super().__init__()
-        self.depth = 0
-        self.chars: set[str] = set()
-
-    def handle_starttag(self, tag, attrs):
-        self.depth += tag == "math"
-
-    def handle_endtag(self, tag):
-        self.depth -= tag == "math" and self.depth > 0
-
-    def handle_data(self, data):
-        if self.depth:
-            self.chars.update(data)
-
-
 def page_characters(site: Path) -> set[str]:
     """Every character inside a ``<math>`` element of the pages and scripts under ``site``."""
     chars: set[str] = set()
     for path in [*site.rglob("*.html"), *site.rglob("*.js")]:
-        parser = MathText()
-        parser.feed(path.read_text("utf-8").replace("\\u003c", "<").replace("\\u003e", ">"))
-        chars |= parser.chars
-    return {c for c in chars if not c.isspace()}
+        chars |= math_characters(path.read_text("utf-8"))
+    return chars
 
 
 def main() -> int:

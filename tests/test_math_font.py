@@ -8,28 +8,11 @@ carry their own subset of Noto Sans Math (``scripts/build-math-font.py``).
 from __future__ import annotations
 
 import io
-from html.parser import HTMLParser
 
 import pytest
 from fontTools.ttLib import TTFont
 
-from attention_explorable.content import MATH_FONT, math_font_base64
-
-
-class _MathText(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.depth, self.chars = 0, set()
-
-    def handle_starttag(self, tag, attrs):
-        self.depth += tag == "math"
-
-    def handle_endtag(self, tag):
-        self.depth -= tag == "math" and self.depth > 0
-
-    def handle_data(self, data):
-        if self.depth:
-            self.chars.update(c for c in data if not c.isspace())
+from attention_explorable.content import MATH_FONT, math_characters, math_font_base64
 
 
 def _font() -> TTFont:
@@ -46,9 +29,7 @@ def test_the_font_keeps_its_math_table_and_covers_every_formula_of_every_page(st
     cmap = font.getBestCmap()
     missing = {}
     for path in [*static_site.rglob("*.html"), *static_site.rglob("*.js")]:
-        parser = _MathText()
-        parser.feed(path.read_text("utf-8").replace("\\u003c", "<").replace("\\u003e", ">"))
-        lost = sorted(c for c in parser.chars if ord(c) not in cmap)
+        lost = sorted(c for c in math_characters(path.read_text("utf-8")) if ord(c) not in cmap)
         if lost:
             missing[str(path.relative_to(static_site))] = "".join(lost)
     assert not missing, f"run scripts/build-math-font.py: characters the math font lacks: {missing}"

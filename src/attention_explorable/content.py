@@ -478,6 +478,33 @@ def math_font_face() -> str:
             f'src: url(data:font/woff2;base64,{math_font_base64()}) format("woff2"); }}')
 
 
+def math_characters(text: str) -> set[str]:
+    """The characters (no white space) inside the ``<math>`` elements of ``text``: HTML, or a page's
+    script holding its HTML as JSON (``\\u003c`` for ``<``). What the math font must cover.
+
+    >>> sorted(math_characters("x <math><mi>α</mi><mo>+</mo></math> y"))
+    ['+', 'α']
+    """
+    from html.parser import HTMLParser
+
+    class _Parser(HTMLParser):
+        depth = 0
+
+        def handle_starttag(self, tag, attrs):
+            self.depth += tag == "math"
+
+        def handle_endtag(self, tag):
+            self.depth -= tag == "math" and self.depth > 0
+
+        def handle_data(self, data):
+            if self.depth:
+                found.update(c for c in data if not c.isspace())
+
+    found: set[str] = set()
+    _Parser().feed(text.replace("\\u003c", "<").replace("\\u003e", ">"))
+    return found
+
+
 #: Typography of the course text (applied inside each HTML pane's shadow root).
 PROSE_CSS = """
 :host { font-size: 16px; }
