@@ -27,10 +27,12 @@ import asyncio
 import functools
 import gzip
 import hashlib
+import html
 import importlib
 import logging
 import multiprocessing
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -59,19 +61,35 @@ KEEP_BUILDS = 4
 BUILD_WAIT_S = 300.0
 
 
+#: The page's own policy (its ``<meta http-equiv="Content-Security-Policy">``).
+_META_POLICY = re.compile(rb'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
+
+#: What a served page's header adds to its own policy, which a ``<meta>`` cannot say: only pages of this
+#: server may frame it (no other site can put a student's class page under its own, a clickjacking).
+FRAME_ANCESTORS = "frame-ancestors 'self'"
+
+
 @dataclass(frozen=True)
 class File:
-    """A file held in memory: its bytes, gzipped bytes, media type and ETag."""
+    """A file held in memory: its bytes, gzipped bytes, media type, ETag and Content-Security-Policy.
+
+    ``policy`` is the header's value: a page's own policy (its meta tag,
+    :func:`attention_explorable.native.content_security_policy`) and
+    :data:`FRAME_ANCESTORS`; ``""`` for a file that has none.
+    """
 
     body: bytes
     gzipped: bytes
     media_type: str
     etag: str
+    policy: str = ""
 
     @classmethod
     def of(cls, body: bytes, media_type: str) -> File:
         digest = hashlib.sha256(body).hexdigest()[:20]
-        return cls(body, gzip.compress(body, 9, mtime=0), media_type, f'"{digest}"')
+        found = _META_POLICY.search(body) if media_type.startswith("text/html") else None
+        policy = html.unescape(found.group(1).decode()) + "; " + FRAME_ANCESTORS if found else ""
+        return cls(body, gzip.compress(body, 9, mtime=0), media_type, f'"{digest}"', policy)
 
 
 def _builder_setup(server: int, modules: list[str]) -> None:
@@ -349,6 +367,8 @@ class _FileHandler(RequestHandler):
         self.set_header("ETag", file.etag)
         self.set_header("Vary", vary)
         self.set_header("X-Content-Type-Options", "nosniff")
+        if file.policy:
+            self.set_header("Content-Security-Policy", file.policy)
         if self.check_etag_header():  # Tornado's reading of If-None-Match (lists, weak tags, "*")
             self.set_status(304)
             return self.finish()

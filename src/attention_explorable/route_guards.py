@@ -17,6 +17,12 @@ Behind an auth provider (the instructor's app), a request without a user is
 refused with 403 before Panel's handler runs (Panel 1.9's would log a
 traceback for it: its ``get`` awaits the redirect's ``None``).
 
+**Frames.** The pages of an app behind an auth provider (the
+instructor's) are never shown inside another site's frame, where a page
+could trick the instructor into pressing its buttons (clickjacking):
+:data:`INSTRUCTOR_HEADERS` on the document, ``autoload.js`` and the login
+pages (:mod:`attention_explorable.classroom.handlers`).
+
 (Student pages need no guard of their own: they are prebuilt files,
 :mod:`attention_explorable.page_server`; a page request costs a lookup.)
 """
@@ -28,6 +34,13 @@ import re
 from tornado.web import HTTPError, RequestHandler
 
 __all__ = ["install", "refused_routes"]
+
+#: Headers of every instructor page: never inside a frame, no plugin, no ``<base>``, forms to itself only.
+INSTRUCTOR_HEADERS = {
+    "Content-Security-Policy": "frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'self'",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+}
 
 #: What ``bokeh-autoload-element`` may be: an element id as Bokeh makes them.
 _ELEMENT_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
@@ -45,6 +58,25 @@ def refused_routes() -> list[tuple]:
     return [(r"/components/.*", RefusedRoute)]
 
 
+def _behind_auth(handler: RequestHandler) -> bool:
+    auth = handler.application.auth_provider
+    return bool(auth.get_user or auth.get_user_async)
+
+
+def _framed_never(handler: type) -> type:
+    """A subclass of Bokeh's document handler that sends :data:`INSTRUCTOR_HEADERS` for an app behind auth."""
+
+    class FramedNever(handler):
+        def set_default_headers(self):
+            super().set_default_headers()
+            if _behind_auth(self):
+                for name, value in INSTRUCTOR_HEADERS.items():
+                    self.set_header(name, value)
+
+    FramedNever.__name__ = FramedNever.__qualname__ = f"FramedNever{handler.__name__}"
+    return FramedNever
+
+
 def _checked(handler: type) -> type:
     """A subclass of Bokeh's autoload handler that refuses an element argument that is not an id."""
 
@@ -53,8 +85,7 @@ def _checked(handler: type) -> type:
             element = self.get_argument("bokeh-autoload-element", None)
             if element is not None and not _ELEMENT_ID.fullmatch(element):
                 raise HTTPError(400, reason="bokeh-autoload-element must be an element id")
-            auth = self.application.auth_provider
-            if (auth.get_user or auth.get_user_async) and not self.current_user:
+            if _behind_auth(self) and not self.current_user:
                 raise HTTPError(403)
             return super().prepare()
 
@@ -63,10 +94,11 @@ def _checked(handler: type) -> type:
 
 
 def install() -> None:
-    """Check ``bokeh-autoload-element`` in every Panel server this process starts afterwards (idempotent).
+    """Check ``bokeh-autoload-element``, and frame no app behind auth, in every Panel server this process
+    starts afterwards (idempotent).
 
-    Replaces the autoload handler in Bokeh's per-application routes (as
-    Panel itself installs its own there) by a subclass that checks it.
+    Replaces the autoload and document handlers in Bokeh's per-application
+    routes (as Panel itself installs its own there) by subclasses.
     """
     import panel.io.server  # noqa: F401  (installs Panel's handlers first)
     from bokeh.server.urls import per_app_patterns
@@ -74,3 +106,5 @@ def install() -> None:
     for i, (route, handler, *rest) in enumerate(per_app_patterns):
         if route == r"/autoload.js" and not handler.__name__.startswith("Checked"):
             per_app_patterns[i] = (route, _checked(handler), *rest)
+        elif route == r"/?" and not handler.__name__.startswith("FramedNever"):
+            per_app_patterns[i] = (route, _framed_never(handler), *rest)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import gc
+import html
 import io
 import json
 import math
@@ -357,6 +358,24 @@ def test_no_page_or_script_of_the_instructor_holds_the_cookie(served):
     assert all(tokens.values()), "a page or script without a session token: the grep would see nothing"
     for where, text_ in {**texts, **{f"token of {p}": t for p, t in tokens.items()}}.items():
         assert signature not in text_ and "ae_instructor" not in text_, where
+
+
+def test_served_pages_carry_their_policy_as_a_header_and_no_instructor_page_goes_in_a_frame(served):
+    """A student page's header is its own meta policy and ``frame-ancestors 'self'``; the instructor's pages,
+    logged in or not, say ``frame-ancestors 'none'`` and ``X-Frame-Options: DENY`` (no clickjacking)."""
+    for path in ("/steps", "/textbook?lang=en", "/"):
+        status, headers, body = http_get(f"{served.base}{path}")
+        meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', body)
+        assert status == 200 and meta, path
+        policy = headers["Content-Security-Policy"]
+        assert policy == html.unescape(meta.group(1)) + "; frame-ancestors 'self'", (path, policy)
+        assert "default-src 'none'" in policy and "'unsafe-inline'" not in policy.split("style-src")[0], policy
+    cookie = login_cookie(served.base)
+    for path, cookies in (("/instructor", cookie), ("/instructor/login", None)):
+        status, headers, _ = http_get(f"{served.base}{path}", cookies)
+        assert status == 200, path
+        assert headers["X-Frame-Options"] == "DENY", path
+        assert "frame-ancestors 'none'" in headers["Content-Security-Policy"], path
 
 
 def test_the_instructor_page_speaks_the_readers_language_and_its_join_url_carries_it(served):

@@ -39,6 +39,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from tornado.web import RequestHandler
 
 from ..apps import LANGUAGE_COOKIE
+from ..route_guards import INSTRUCTOR_HEADERS
 from ..strings import DEFAULT_LANGUAGE, STRINGS, text
 from .context import COOKIE, COOKIE_DAYS, ClassContext
 from .instructor import CSS, login_form_html
@@ -104,6 +105,10 @@ def _instructor_url(room: str | None, language: str) -> str:
 class _Base(RequestHandler):
     def initialize(self, context: ClassContext) -> None:
         self.context = context
+
+    def set_default_headers(self) -> None:
+        for name, value in INSTRUCTOR_HEADERS.items():
+            self.set_header(name, value)
 
     def _language(self) -> str:
         """The form's ``language``, else the reader's remembered choice (the ``ae-lang`` cookie), else Chinese."""
