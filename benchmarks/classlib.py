@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import json
 import os
 import re
@@ -149,16 +150,57 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def post_login(base: str, key: str, room: str = "", language: str = "") -> tuple[int, dict, str]:
-    """POST the login form (in ``language`` when given); return (status, headers, body) without following the redirect."""
-    data = urllib.parse.urlencode({"key": key, "room": room, **({"language": language} if language else {})}).encode()
+def login_form(base: str, cookies: dict[str, str] | None = None) -> tuple[dict[str, str], str]:
+    """GET the login form as a browser does: (its cookies with the ``_xsrf`` one, the form's ``_xsrf`` token)."""
+    status, headers, body = http_get(f"{base}/instructor/login", cookies)
+    found = re.search(r"name='_xsrf' value='([^']+)'", body)
+    if status != 200 or not found:
+        raise ProtocolError(f"login form answered {status} without its token")
+    jar = dict(cookies or {})
+    for line in headers.get("Set-Cookie", "").split("\n"):
+        name, _, rest = line.partition("=")
+        if name.strip() == "_xsrf":
+            jar["_xsrf"] = rest.split(";", 1)[0]
+    return jar, html.unescape(found.group(1))
+
+
+def post_login(base: str, key: str, room: str = "", language: str = "", cookies: dict[str, str] | None = None,
+               form: bool = True) -> tuple[int, dict, str]:
+    """POST the login form (in ``language`` when given) as a browser does, its form page fetched first
+    (``form=False``: the post alone, as another site's page would make it); return (status, headers,
+    body) without following the redirect. ``headers["Set-Cookie"]`` holds every cookie set, one a line."""
+    jar, token = login_form(base, cookies) if form else (dict(cookies or {}), "")
+    fields = {"key": key, "room": room, **({"language": language} if language else {}),
+              **({"_xsrf": token} if token else {})}
+    request = urllib.request.Request(f"{base}/instructor/login", data=urllib.parse.urlencode(fields).encode())
+    if jar:
+        request.add_header("Cookie", "; ".join(f"{k}={v}" for k, v in jar.items()))
     opener = urllib.request.build_opener(_NoRedirect)
     try:
-        with opener.open(urllib.request.Request(f"{base}/instructor/login", data=data), timeout=30) as r:
-            return r.status, dict(r.headers), r.read().decode()
+        with opener.open(request, timeout=30) as r:
+            return r.status, _headers(r.headers), r.read().decode()
     except urllib.error.HTTPError as err:
         with err:
-            return err.code, dict(err.headers), err.read().decode()
+            return err.code, _headers(err.headers), err.read().decode()
+
+
+def _headers(message) -> dict[str, str]:
+    """A response's headers as a dict, every ``Set-Cookie`` kept (one a line)."""
+    out = dict(message)
+    cookies = message.get_all("Set-Cookie") or []
+    if cookies:
+        out["Set-Cookie"] = "\n".join(cookies)
+    return out
+
+
+def cookies_set(headers: dict) -> dict[str, str]:
+    """name -> value of every cookie a response set (``headers`` as :func:`post_login` gives them)."""
+    jar = {}
+    for line in headers.get("Set-Cookie", "").split("\n"):
+        name, _, rest = line.partition("=")
+        if name.strip():
+            jar[name.strip()] = rest.split(";", 1)[0]
+    return jar
 
 
 def login_cookie(base: str, key: str = KEY) -> dict[str, str]:
@@ -166,18 +208,17 @@ def login_cookie(base: str, key: str = KEY) -> dict[str, str]:
     status, headers, _ = post_login(base, key)
     if status != 303:
         raise ProtocolError(f"login answered {status}")
-    name, _, rest = headers["Set-Cookie"].partition("=")
-    return {name.strip(): rest.split(";", 1)[0]}
+    return {"ae_instructor": cookies_set(headers)["ae_instructor"]}
 
 
 def http_get(url: str, cookies: dict[str, str] | None = None) -> tuple[int, dict, str]:
     headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in (cookies or {}).items())} if cookies else {}
     try:
         with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as r:
-            return r.status, dict(r.headers), r.read().decode()
+            return r.status, _headers(r.headers), r.read().decode()
     except urllib.error.HTTPError as err:
         with err:
-            return err.code, dict(err.headers), err.read().decode()
+            return err.code, _headers(err.headers), err.read().decode()
 
 
 def _text_of(value) -> str:

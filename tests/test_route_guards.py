@@ -10,11 +10,16 @@
 from __future__ import annotations
 
 import http.client
+import sys
 import time
 import urllib.parse
 
 import pytest
 
+from .conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from classlib import login_cookie  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -44,14 +49,8 @@ def test_the_components_route_imports_nothing(server):
 
 
 def _instructor_cookie(port: int) -> str:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.request("POST", "/instructor/login", urllib.parse.urlencode({"key": "served-test"}),
-                 {"Content-Type": "application/x-www-form-urlencoded"})
-    response = conn.getresponse()
-    response.read()
-    conn.close()
-    assert response.status == 303
-    return response.getheader("Set-Cookie").split(";", 1)[0]
+    cookie = login_cookie(f"http://127.0.0.1:{port}", "served-test")
+    return "; ".join(f"{k}={v}" for k, v in cookie.items())
 
 
 def test_autoload_takes_only_an_element_id(server):

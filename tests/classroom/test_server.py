@@ -30,7 +30,7 @@ from ..conftest import ROOT
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from benchlib import BokehSession  # noqa: E402
 from classlib import (KEY, ClassServer, ClassStudent, InstructorClient, http_get, login_cookie,  # noqa: E402
-                      open_students, post_login, student_id)
+                      cookies_set, open_students, post_login, student_id)
 
 from . import run_coroutine  # noqa: E402
 
@@ -418,6 +418,26 @@ def test_ten_failed_logins_a_minute_then_refused_even_with_the_right_secret(tmp_
         assert [post_login(server.base, f"guess-{i}")[0] for i in range(10)] == [403] * 10
         status, _, body = post_login(server.base, KEY)
         assert status == 429 and "一分钟" in body
+        assert not server.log_errors()
+
+
+def test_another_sites_posts_count_nothing_and_no_one_on_the_address_locks_out_the_instructors_browser(tmp_path):
+    """The login form's XSRF token: posts without it are refused unread and uncounted. Failures of other
+    browsers on the instructor's address refuse a new browser, never the one the instructor logged in from."""
+    with ClassServer(f"sqlite:///{tmp_path / 'c.sqlite3'}") as server:
+        for i in range(12):  # another site's page posting blind: no form cookie, no token
+            status, _, body = post_login(server.base, f"guess-{i}", form=False)
+            assert status == 403 and "ae-instructor-key" in body and "_xsrf" in body, (i, status)
+        token_only = post_login(server.base, KEY, cookies={"_xsrf": "2|00|00|1"}, form=False)
+        assert token_only[0] == 403  # a cookie alone, without the form's token, is no login either
+        status, headers, _ = post_login(server.base, KEY)
+        assert status == 303  # nothing above was counted
+        known = {"ae_known_browser": cookies_set(headers)["ae_known_browser"]}
+        assert [post_login(server.base, f"guess-{i}")[0] for i in range(10)] == [403] * 10  # other browsers
+        assert post_login(server.base, KEY)[0] == 429  # a new browser on this address waits a minute
+        assert post_login(server.base, KEY, cookies=known)[0] == 303  # the instructor's own does not
+        forged = {"ae_known_browser": known["ae_known_browser"][:-4] + "0000"}
+        assert post_login(server.base, KEY, cookies=forged)[0] == 429
         assert not server.log_errors()
 
 

@@ -153,6 +153,22 @@ def test_failed_logins_are_limited_to_10_a_minute_per_client(store):
     assert store.login_allowed("10.0.0.7", now=1061.0)  # the first failures are a minute old
 
 
+def test_login_failures_per_browser_per_address_and_in_all(store):
+    """A browser is held to its own failures; a new one also to its address's and to everyone's."""
+    for i in range(10):
+        store.login_failed("10.0.0.9", browser="b-noisy", now=2000.0 + i)
+    assert not store.login_allowed("10.0.0.9", browser="b-noisy", known=True, now=2010.0)
+    assert not store.login_allowed("10.0.0.9", browser="b-new", now=2010.0)  # its address failed ten times
+    assert store.login_allowed("10.0.0.9", browser="b-known", known=True, now=2010.0)
+    assert store.login_allowed("10.0.0.10", browser="b-new", now=2010.0)
+    # One failure from each of a hundred addresses (forwarded headers a client makes up, say).
+    for i in range(90):
+        store.login_failed(f"10.1.{i // 200}.{i % 200}", browser=f"b{i}", now=2020.0)
+    assert not store.login_allowed("10.0.0.11", browser="b-other", now=2021.0)
+    assert store.login_allowed("10.0.0.11", browser="b-known", known=True, now=2021.0)
+    assert store.login_allowed("10.0.0.11", browser="b-other", now=2085.0)  # a minute later
+
+
 def test_the_schema_version_is_recorded_and_a_newer_one_refused(db_url):
     s = Store(db_url)
     assert s.schema_version() == SCHEMA_VERSION

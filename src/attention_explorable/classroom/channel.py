@@ -38,13 +38,11 @@ committed later: only a receipt says it was, so nothing acknowledged is lost.
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import json
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -53,6 +51,7 @@ from tornado.web import HTTPError
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
 from ..views.steps import PREDICTION_BOUNDS
+from .context import STORE_TIMEOUT_S, StoreSlow, StoreThreads
 from .limits import SessionCap
 from .store import RoomState, Store, normalise_code, valid_student
 
@@ -74,14 +73,7 @@ MAX_MESSAGES_PER_SECOND = 20
 MISSED_JOINS_PER_MINUTE = 30
 #: How often a process reads the rooms of its sockets (ms).
 POLL_MS = 500
-#: Seconds a database call may take before the student is told the server is busy.
-STORE_TIMEOUT_S = 3.0
-#: Threads of a process's database calls: as many calls wait on a slow database at once; more queue.
-STORE_THREADS = 4
-
-
-class StoreSlow(Exception):
-    """A database call of the class socket did not answer within :data:`STORE_TIMEOUT_S`."""
+__all__ = ["ClassChannel", "ClassSocket", "StoreSlow", "patterns"]
 
 
 class ClassChannel:
@@ -101,11 +93,9 @@ class ClassChannel:
 
     def __init__(self, store: Callable[[], Store], cap: SessionCap | None = None,
                  origins: list[str] | None = None, timeout: float = STORE_TIMEOUT_S):
-        if not timeout > 0:
-            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
         self.store = store
         self.timeout = timeout
-        self._threads: ThreadPoolExecutor | None = None
+        self._threads = StoreThreads(timeout=timeout)  # raises for a timeout that is not positive
         self._polling = False
         self.cap = cap if cap is not None else SessionCap()
         self.origins = set(origins or [])
@@ -125,14 +115,7 @@ class ClassChannel:
         sqlalchemy.exc.SQLAlchemyError
             As the store raises it.
         """
-        if self._threads is None:  # made in the process that serves (a forked worker makes its own)
-            self._threads = ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="class-store")
-        loop = asyncio.get_running_loop()
-        work = loop.run_in_executor(self._threads, lambda: getattr(self.store(), method)(*args, **kwargs))
-        try:
-            return await asyncio.wait_for(asyncio.shield(work), self.timeout)
-        except asyncio.TimeoutError:
-            raise StoreSlow(f"{method} took more than {self.timeout:g} s") from None
+        return await self._threads.call(self.store, method, *args, **kwargs)
 
     # --- guessing -----------------------------------------------------------------------
     def _recent_misses(self, client: str, now: float) -> list[float]:

@@ -19,12 +19,14 @@ logged in and the same secret valid. Delete the file for a new one.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
 import os
 import secrets
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +39,62 @@ from .store import Store
 COOKIE = "ae_instructor"
 COOKIE_DAYS = 0.5
 _COOKIE_VALUE = b"instructor"
+#: A browser the instructor has logged in from: its own failures are counted, not its address's
+#: (:meth:`.store.Store.login_allowed`), so no one else on that address can lock it out.
+KNOWN_COOKIE = "ae_known_browser"
+KNOWN_DAYS = 180
+_KNOWN_VALUE = b"known"
+
+#: Seconds a database call may take before the page is told the server is busy.
+STORE_TIMEOUT_S = 3.0
+#: Threads of a process's database calls: as many calls wait on a slow database at once; more queue.
+STORE_THREADS = 4
+
+
+class StoreSlow(Exception):
+    """A database call did not answer within its timeout (:class:`StoreThreads`)."""
+
+
+class StoreThreads:
+    """A few threads that run database calls off the event loop, each awaited for ``timeout`` seconds.
+
+    A database that is slow (paused, locked by another process) then holds
+    these threads, never the server's one event loop: the pages and the other
+    sockets go on. Made lazily in the process that serves, so a forked worker
+    makes its own.
+
+    >>> import asyncio
+    >>> asyncio.run(StoreThreads(timeout=1.0).call(lambda: {"n": 2}, "get", "n"))
+    2
+    """
+
+    def __init__(self, threads: int = STORE_THREADS, timeout: float = STORE_TIMEOUT_S):
+        if not timeout > 0:
+            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        if threads < 1:
+            raise ValueError(f"threads must be 1 or more, got {threads!r}")
+        self.threads, self.timeout = threads, timeout
+        self._pool: ThreadPoolExecutor | None = None
+        self._pid = 0
+
+    async def call(self, store, method: str, *args, **kwargs):
+        """``store().<method>(*args, **kwargs)`` in one of the threads, awaited (``store`` is called there).
+
+        Raises
+        ------
+        StoreSlow
+            If it did not answer within ``timeout`` seconds (it goes on in its thread).
+        sqlalchemy.exc.SQLAlchemyError
+            As the store raises it.
+        """
+        if self._pool is None or self._pid != os.getpid():
+            self._pool, self._pid = ThreadPoolExecutor(self.threads, thread_name_prefix="class-store"), os.getpid()
+        work = asyncio.get_running_loop().run_in_executor(
+            self._pool, lambda: getattr(store(), method)(*args, **kwargs))
+        try:
+            return await asyncio.wait_for(asyncio.shield(work), self.timeout)
+        except asyncio.TimeoutError:
+            raise StoreSlow(f"{method} took more than {self.timeout:g} s") from None
 
 
 @dataclass
@@ -66,6 +124,12 @@ class ClassContext:
     key_record: str = ""
     _stores: dict[int, Store] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _threads: StoreThreads = field(default_factory=StoreThreads, init=False, repr=False)
+
+    async def call(self, method: str, *args, **kwargs):
+        """``self.store().<method>(...)`` off the event loop (:meth:`StoreThreads.call`: may raise
+        :class:`StoreSlow` or the store's ``SQLAlchemyError``)."""
+        return await self._threads.call(self.store, method, *args, **kwargs)
 
     def store(self) -> Store:
         """This process's :class:`~.store.Store` of the database (one engine per process, never shared by a fork)."""
@@ -97,6 +161,21 @@ class ClassContext:
     def cookie_valid(self, value: str | bytes | None) -> bool:
         """Whether ``value`` is an instructor cookie of this server's secret (see :func:`cookie_valid`)."""
         return cookie_valid(value, self._signing)
+
+    def known_cookie(self) -> bytes:
+        """The value of :data:`KNOWN_COOKIE` for a browser that has just logged in (signed, like the instructor's)."""
+        return create_signed_value(_cookie_secret(self._signing), KNOWN_COOKIE, _KNOWN_VALUE)
+
+    def known_valid(self, value: str | bytes | None) -> bool:
+        """Whether ``value`` is a :data:`KNOWN_COOKIE` of this server's secret, less than :data:`KNOWN_DAYS` old."""
+        if not self._signing or not value:
+            return False
+        try:
+            decoded = decode_signed_value(_cookie_secret(self._signing), KNOWN_COOKIE, value,
+                                          max_age_days=KNOWN_DAYS)
+        except Exception:  # noqa: BLE001 - any malformed cookie is simply not valid
+            return False
+        return decoded == _KNOWN_VALUE
 
 
 def _cookie_secret(key: str) -> bytes:

@@ -6,11 +6,18 @@
     (``?next=/instructor?room=CODE`` keeps the room; only the room and the
     language are read from it, never followed).
 ``POST /instructor/login``
-    The login form's secret. Right: a signed, HttpOnly, SameSite=Strict
-    cookie and a redirect (303) to ``/instructor``. Wrong: a 403 page with
-    the form again. More than 10 failures a minute from one client (counted
-    in the database, so every process agrees): 429, the secret not even
-    compared.
+    The login form's secret. The form carries Tornado's XSRF token, whose
+    cookie (``_xsrf``: HttpOnly, SameSite=Strict, for ``/instructor``) only
+    this server's form page sets: a post without both (another site's page,
+    a script) is refused with 403 and the form again, and counts as no
+    failure, so it cannot lock the instructor out. Right secret: a signed,
+    HttpOnly, SameSite=Strict cookie, the browser remembered as the
+    instructor's (:data:`.context.KNOWN_COOKIE`), and a redirect (303) to
+    ``/instructor``. Wrong: a 403 page with the form again. Failures are
+    counted in the database (so every process agrees) per address and per
+    browser (:meth:`.store.Store.login_allowed`): beyond the limit, 429, the
+    secret not even compared; the instructor's own browser is held only to
+    its own failures.
 ``GET /instructor/rooms/CODE.csv``
     Every round of the room as CSV (formula cells neutralised), for the
     instructor's cookie only; otherwise a 403 page.
@@ -27,6 +34,7 @@ page (:data:`SESSION_EXCLUDES`).
 
 from __future__ import annotations
 
+import hashlib
 import html
 import logging
 from functools import lru_cache
@@ -36,12 +44,12 @@ from urllib.parse import parse_qs, urlsplit
 import jinja2
 from bokeh.server.auth_provider import AuthProvider
 from sqlalchemy.exc import SQLAlchemyError
-from tornado.web import RequestHandler
+from tornado.web import HTTPError, RequestHandler
 
 from ..apps import LANGUAGE_COOKIE
 from ..route_guards import INSTRUCTOR_HEADERS
 from ..strings import DEFAULT_LANGUAGE, STRINGS, text
-from .context import COOKIE, COOKIE_DAYS, ClassContext
+from .context import COOKIE, COOKIE_DAYS, KNOWN_COOKIE, KNOWN_DAYS, ClassContext, StoreSlow
 from .instructor import CSS, login_form_html
 from .store import normalise_code
 
@@ -51,6 +59,8 @@ HTML_LANG = {"zh": "zh-Hans", "en": "en"}
 
 #: Where a browser without the instructor's cookie is sent (relative to the server's root).
 LOGIN_PATH = "/instructor/login"
+#: The login form's XSRF cookie: for the instructor's pages only, never sent by another site's request.
+XSRF_COOKIE = {"path": "/instructor", "httponly": True, "samesite": "Strict"}
 
 #: What Bokeh must not copy from the request into a session token (``pn.serve(**SESSION_EXCLUDES)``):
 #: the token is written into the page and ``autoload.js``, readable by any script on the origin.
@@ -110,6 +120,11 @@ class _Base(RequestHandler):
         for name, value in INSTRUCTOR_HEADERS.items():
             self.set_header(name, value)
 
+    @property
+    def settings(self) -> dict:
+        """The application's settings, with this server's XSRF cookie (:data:`XSRF_COOKIE`)."""
+        return {**self.application.settings, "xsrf_cookie_kwargs": XSRF_COOKIE}
+
     def _language(self) -> str:
         """The form's ``language``, else the reader's remembered choice (the ``ae-lang`` cookie), else Chinese."""
         for lang in (self.get_argument("language", None), self.get_cookie(LANGUAGE_COOKIE)):
@@ -126,8 +141,6 @@ class _Base(RequestHandler):
     def _instructor(self) -> bool:
         return self.context.cookie_valid(self.get_cookie(COOKIE))
 
-    def check_xsrf_cookie(self) -> None:  # the login form carries no token: SameSite and the secret guard it
-        return None
 
 
 class LoginHandler(_Base):
@@ -143,50 +156,72 @@ class LoginHandler(_Base):
         elif not self.context.has_secret:
             self._page(503, f"<p class='ae-error'>{html.escape(text('instructor_no_key', lang))}</p>", lang)
         else:
-            self._page(200, login_form_html(lang, room), lang)
+            self._page(200, self._form(lang, room), lang)
 
-    def post(self) -> None:
+    def _form(self, lang: str, room: str | None, message: str = "") -> str:
+        return login_form_html(lang, room, message, xsrf=self.xsrf_token.decode())
+
+    def check_xsrf_cookie(self) -> None:  # checked in post, where a refusal gets the form again
+        return None
+
+    async def post(self) -> None:
         lang = self._language()
         room = normalise_code(self.get_body_argument("room", ""))
-        client = self.request.remote_ip or "?"
-        store = self.context.store()
         try:
-            allowed = store.login_allowed(client)
-        except SQLAlchemyError as exc:
+            super().check_xsrf_cookie()
+        except HTTPError:  # not this server's form in this browser: refused, counted nowhere
+            self._page(403, self._form(lang, room, text("instructor_form_stale", lang)))
+            return
+        client = self.request.remote_ip or "?"
+        browser = hashlib.sha256(self.get_cookie("_xsrf", "").encode()).hexdigest()[:32]
+        known = self.context.known_valid(self.get_cookie(KNOWN_COOKIE))
+        try:
+            allowed = await self.context.call("login_allowed", client, browser, known)
+        except (SQLAlchemyError, StoreSlow) as exc:
             log.warning("class: login limit not read: %s", type(exc).__name__)
             allowed = False
         if not allowed:
-            self._page(429, login_form_html(lang, room, text("instructor_too_many", lang)))
+            self._page(429, self._form(lang, room, text("instructor_too_many", lang)))
             return
         if self.context.key_matches(self.get_body_argument("key", "")):
+            secure = self.request.protocol == "https"
             self.set_cookie(COOKIE, self.context.signed_cookie(), path="/", httponly=True, samesite="Strict",
-                            expires_days=COOKIE_DAYS, secure=self.request.protocol == "https")
+                            expires_days=COOKIE_DAYS, secure=secure)
+            self.set_cookie(KNOWN_COOKIE, self.context.known_cookie(), path="/instructor", httponly=True,
+                            samesite="Strict", expires_days=KNOWN_DAYS, secure=secure)
             self.redirect(_instructor_url(room, lang), status=303)
             return
         try:
-            store.login_failed(client)
-        except SQLAlchemyError as exc:
+            await self.context.call("login_failed", client, browser)
+        except (SQLAlchemyError, StoreSlow) as exc:
             log.warning("class: failed login not recorded: %s", type(exc).__name__)
-        self._page(403, login_form_html(lang, room, text("instructor_wrong_key", lang)))
+        self._page(403, self._form(lang, room, text("instructor_wrong_key", lang)))
 
 
 class CsvHandler(_Base):
     """``/instructor/rooms/CODE.csv``: every round of a room, for the instructor only."""
 
-    def get(self, code: str) -> None:
+    async def get(self, code: str) -> None:
         if not self._instructor():
             lang = self._language()
             self._page(403, f"<p class='ae-error'>{html.escape(text('instructor_refused', lang))}</p>"
                             f"<p><a href='/instructor'>{html.escape(text('instructor_title', lang))}</a></p>")
             return
         code = normalise_code(code)
-        if code is None or self.context.store().room(code) is None:
+        try:
+            found = code is not None and await self.context.call("room", code) is not None
+            rows = await self.context.call("export_csv", code) if found else None
+        except (SQLAlchemyError, StoreSlow) as exc:
+            log.warning("class: room %s not exported: %s", code, type(exc).__name__)
+            self.send_error(503)
+            return
+        if rows is None:
             self.send_error(404)
             return
         self.set_header("Content-Type", "text/csv; charset=UTF-8")
         self.set_header("Content-Disposition", f'attachment; filename="class-{code}.csv"')
         self.set_header("Cache-Control", "no-store")
-        self.finish(self.context.store().export_csv(code))
+        self.finish(rows)
 
 
 def patterns(context: ClassContext) -> list[tuple]:

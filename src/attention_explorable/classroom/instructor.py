@@ -84,12 +84,14 @@ def _html(source: str, **kw) -> pn.pane.HTML:
     return pn.pane.HTML(source, stylesheets=[CSS], **{"sizing_mode": "stretch_width", "margin": (4, 10), **kw})
 
 
-def login_form_html(language: str, room: str | None = None, message: str = "") -> str:
+def login_form_html(language: str, room: str | None = None, message: str = "", xsrf: str = "") -> str:
     """The login form (secret box ``ae-instructor-key``, button ``ae-instructor-login``), as HTML.
 
-    It posts to ``/instructor/login`` (relative, so a prefix in front of the
-    server keeps working); ``room`` comes back after the login.
+    It posts to ``/instructor/login``; ``room`` comes back after the login;
+    ``xsrf`` is the page's XSRF token (Tornado's ``_xsrf``, which the post
+    must carry).
     """
+    xsrf_field = f"<input type='hidden' name='_xsrf' value='{html.escape(xsrf)}'>" if xsrf else ""
     room_field = f"<input type='hidden' name='room' value='{html.escape(room)}'>" if room else ""
     error = f"<p class='ae-error' role='alert'>{html.escape(message)}</p>" if message else ""
     return (f"<form class='ae-login' method='post' action='/instructor/login'>"
@@ -97,7 +99,7 @@ def login_form_html(language: str, room: str | None = None, message: str = "") -
             f"<p>{html.escape(_t('instructor_login_hint', language))}</p>"
             f"<label>{html.escape(_t('instructor_key', language))}"
             f"<input type='password' name='key' class='ae-instructor-key' autocomplete='current-password' "
-            f"required autofocus></label>{room_field}"
+            f"required autofocus></label>{room_field}{xsrf_field}"
             f"<input type='hidden' name='language' value='{html.escape(language)}'>"
             f"<button type='submit' class='ae-instructor-login'>{html.escape(_t('instructor_login', language))}"
             f"</button></form>")

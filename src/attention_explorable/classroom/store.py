@@ -23,7 +23,9 @@ Tables
 ``reveals``
     Which steps of which round the instructor has revealed.
 ``login_failures``
-    Failed instructor logins, per client, for the limit of 10 a minute.
+    Failed instructor logins, one row per client address and one per
+    browser (``browser:`` and a digest of its form cookie), for the limits of
+    :meth:`Store.login_allowed`.
 
 Durability: a prediction is acknowledged to the student only after its
 transaction has committed. SQLite runs with ``synchronous=NORMAL`` in WAL
@@ -56,9 +58,13 @@ STUDENT_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 STUDENT_ID_LENGTH = (8, 64)
 #: At most one prediction a second per student.
 MIN_SUBMIT_INTERVAL_S = 1.0
-#: Instructor logins: at most this many failures per client per window.
+#: Instructor logins: at most this many failures per client address, and per browser, per window.
 LOGIN_FAILURES_ALLOWED = 10
+#: ... and at most this many from all addresses together, for browsers the instructor has not logged in from
+#: (addresses can be many: a proxy's forwarded ones, or a network's).
+LOGIN_FAILURES_ALL = 100
 LOGIN_WINDOW_S = 60.0
+_BROWSER = "browser:"
 STEPS = (1, 2, 3)
 
 
@@ -467,18 +473,35 @@ class Store:
         return out.getvalue()
 
     # --- instructor logins ----------------------------------------------------------------------
-    def login_allowed(self, client: str, now: float | None = None) -> bool:
-        """Whether ``client`` has had fewer than 10 failed logins in the last minute."""
-        now = time.time() if now is None else now
-        with Session(self.engine) as s:
-            n = s.scalar(select(func.count()).select_from(LoginFailure).where(
-                LoginFailure.client == client[:64], LoginFailure.at > now - LOGIN_WINDOW_S))
-        return n < LOGIN_FAILURES_ALLOWED
+    def login_allowed(self, client: str, browser: str = "", known: bool = False, now: float | None = None) -> bool:
+        """Whether a login from address ``client`` and ``browser`` may be tried now.
 
-    def login_failed(self, client: str, now: float | None = None) -> None:
+        Refused when ``browser`` (any stable key of one browser, such as a
+        digest of its form cookie) failed :data:`LOGIN_FAILURES_ALLOWED` times
+        in the last minute. A ``known`` browser (the instructor logged in from
+        it before) is otherwise allowed: others on its address cannot lock it
+        out. Any other browser is also refused when its address failed
+        :data:`LOGIN_FAILURES_ALLOWED` times, or all addresses together
+        :data:`LOGIN_FAILURES_ALL` times, in the last minute.
+        """
+        now = time.time() if now is None else now
+        recent = LoginFailure.at > now - LOGIN_WINDOW_S
+        count = lambda s, *where: s.scalar(select(func.count()).select_from(LoginFailure).where(recent, *where))  # noqa: E731
+        with Session(self.engine) as s:
+            if browser and count(s, LoginFailure.client == (_BROWSER + browser)[:64]) >= LOGIN_FAILURES_ALLOWED:
+                return False
+            if known:
+                return True
+            return (count(s, LoginFailure.client == client[:64]) < LOGIN_FAILURES_ALLOWED
+                    and count(s, LoginFailure.client.not_like(_BROWSER + "%")) < LOGIN_FAILURES_ALL)
+
+    def login_failed(self, client: str, browser: str = "", now: float | None = None) -> None:
+        """Count a failed login of address ``client`` (and of ``browser``, when given)."""
         now = time.time() if now is None else now
         with Session(self.engine) as s:
             s.add(LoginFailure(client=client[:64], at=now))
+            if browser:
+                s.add(LoginFailure(client=(_BROWSER + browser)[:64], at=now))
             s.execute(delete(LoginFailure).where(LoginFailure.at < now - 10 * LOGIN_WINDOW_S))
             s.commit()
 
