@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 
 import pytest
 
@@ -13,6 +14,7 @@ from attention_explorable.classroom.store import Store
 from ..conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchlib import BokehSession  # noqa: E402
 from classlib import ClassServer, ClassStudent, InstructorClient, login_cookie, open_students  # noqa: E402
 from . import run_coroutine  # noqa: E402
 
@@ -116,6 +118,57 @@ def test_two_processes_share_one_room(db_url):
         assert not a.log_errors() and not b.log_errors()
 
 
+def _click(button: str) -> dict:
+    """A PATCH-DOC event: the button of model id ``button`` pressed (as BokehJS sends it)."""
+    return {"kind": "MessageSent", "msg_type": "bokeh_event",
+            "msg_data": {"type": "event", "name": "button_click",
+                         "values": {"type": "map", "entries": [["model", {"id": button}]]}}}
+
+
+def test_an_instructor_action_on_a_locked_database_stalls_no_page(tmp_path):
+    """揭晓 pressed while another process holds the write lock: pages still answer at once, and the
+    reveal is stored once the lock is gone (the instructor's writes run in a thread of their own)."""
+    import sqlite3
+
+    from tornado.httpclient import AsyncHTTPClient
+
+    path = tmp_path / "class.sqlite3"
+    db = f"sqlite:///{path}"
+    code = _new_room(db)
+    with ClassServer(db, NO_CAP) as server:
+        cookies = login_cookie(server.base)
+
+        async def run():
+            session = await BokehSession.open(server.base, "instructor", query=f"room={code}", cookies=cookies)
+            await AsyncHTTPClient().fetch(f"{server.base}/steps", request_timeout=120)  # built, before the lock
+            lock = sqlite3.connect(path, timeout=1, isolation_level=None)
+            lock.execute("BEGIN IMMEDIATE")
+            try:
+                pressed = asyncio.ensure_future(session.patch([_click(session.find("ae-reveal", type_name="Button"))]))
+                await asyncio.sleep(0.5)  # the reveal is waiting on the lock in the server
+                t0 = asyncio.get_running_loop().time()
+                page = await AsyncHTTPClient().fetch(f"{server.base}/steps", request_timeout=20)
+                page_s = asyncio.get_running_loop().time() - t0
+                await pressed
+            finally:
+                lock.execute("ROLLBACK")
+                lock.close()
+            await session.close()
+            return page.code, page_s
+
+        status, page_s = run_coroutine(run())
+        assert status == 200 and page_s < 1.0, page_s  # not the 10 s the lock holds a write
+        store = Store(db)
+        try:
+            deadline = time.monotonic() + 15
+            while not store.revealed(code, 1) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert store.revealed(code, 1)
+        finally:
+            store.close()
+        assert not server.log_errors(), server.log()[-2000:]
+
+
 def test_a_locked_database_stalls_no_page_and_no_other_socket(tmp_path):
     """Another process holds the SQLite file's write lock (a backup, a stuck script): the pages and
     the other sockets go on, the student whose answer cannot be written is told "busy" in seconds,
@@ -131,6 +184,7 @@ def test_a_locked_database_stalls_no_page_and_no_other_socket(tmp_path):
 
         async def run():
             writer = await ClassStudent.open(server.base, code, "a" * 32)
+            await AsyncHTTPClient().fetch(f"{server.base}/steps", request_timeout=120)  # built, before the lock
             lock = sqlite3.connect(path, timeout=1, isolation_level=None)
             lock.execute("BEGIN IMMEDIATE")  # the write lock: every write waits for it (busy_timeout 10 s)
             try:

@@ -54,6 +54,12 @@ def _reader() -> ThreadPoolExecutor:
     """The threads the instructor views read the database in (made in the process that serves)."""
     return ThreadPoolExecutor(2, thread_name_prefix="instructor-read")
 
+
+@functools.lru_cache(maxsize=None)
+def _writer() -> ThreadPoolExecutor:
+    """The one thread the instructor's actions write in: in the order they were made, off the event loop."""
+    return ThreadPoolExecutor(1, thread_name_prefix="instructor-write")
+
 #: Projector sizes: every text of the class panel is 24 px or more at 1024x768.
 CSS = """
 :host { font-size: 24px; }
@@ -156,7 +162,7 @@ class InstructorView(pn.viewable.Viewer):
         lang = self.language
         start = pn.widgets.Button(name=_t("instructor_start_room", lang), button_type="primary",
                                   css_classes=["ae-start-room"], stylesheets=[_BUTTON_CSS], width=420)
-        start.on_click(lambda _e: self._show_room(self.store.create_room()))
+        start.on_click(lambda _e: self._write(self.store.create_room, then=self._show_room))
         items = [_html(f"<h1 class='ae-big'>{html.escape(_t('instructor_title', lang))}</h1>")]
         if missing:
             items.append(_html(f"<p class='ae-big ae-error'>"
@@ -166,7 +172,8 @@ class InstructorView(pn.viewable.Viewer):
         if latest is not None:
             resume = pn.widgets.Button(name=_t("instructor_resume_room", lang, code=latest.code),
                                        css_classes=["ae-resume-room"], stylesheets=[_BUTTON_CSS], width=420)
-            resume.on_click(lambda _e: self._show_room(self.store.room(latest.code)))
+            resume.on_click(lambda _e: self._write(functools.partial(self.store.room, latest.code),
+                                                   then=self._show_room))
             items.append(resume)
         self._body[:] = items
 
@@ -196,7 +203,8 @@ class InstructorView(pn.viewable.Viewer):
         new_round.on_click(lambda _e: self.new_round())
         self._follow = pn.widgets.Checkbox(name=_t("instructor_follow", lang), value=room.follow,
                                            css_classes=["ae-follow"], stylesheets=[_CHECK_CSS])
-        self._follow.param.watch(lambda e: self.store.set_follow(self.code, e.new), "value")
+        self._follow.param.watch(lambda e: self._write(functools.partial(self.store.set_follow, self.code, e.new)),
+                                 "value")
         csv = (f"<a class='ae-csv' href='/instructor/rooms/{quote(room.code)}.csv' download>"
                f"{html.escape(_t('instructor_csv', lang))}</a>")
         # No student of the room, and a presenter: D demonstrates at once (no prediction asked, no focus taken).
@@ -230,37 +238,53 @@ class InstructorView(pn.viewable.Viewer):
             self._refresh_cb = pn.state.add_periodic_callback(self.refresh, period=REFRESH_MS)
 
     # --- actions (the buttons, and keys R, N, 1-3) -----------------------------------------
-    def _step_chosen(self, event) -> None:
-        self.store.set_step(self.code, event.new)
-        self._refresh_soon()
+    def _write(self, action, then=None) -> None:
+        """``action()`` (a database write), then ``then(result)`` and a redraw.
 
-    def reveal(self) -> None:
-        """Show the answer and the spread for the step on screen (recorded in the database)."""
-        room = self.store.room(self.code)
-        self.store.reveal(self.code, room.step)
-        self._refresh_soon()
-
-    def new_round(self) -> None:
-        """Start a new round: the histogram empties, the earlier rounds stay in the CSV."""
-        self.store.new_round(self.code)
-        self._refresh_soon()
-
-    # --- what is shown ------------------------------------------------------------------
-    def _refresh_soon(self) -> None:
-        """:meth:`refresh` at the document's next turn, holding its lock, in a server session.
-
-        A widget's callback (开始上课, 揭晓, 新一轮, the step) may run without the
-        document's lock, and the histogram's data source is a Bokeh model of its
-        own: changed there, Bokeh refused the change, and the first refresh of a
-        new room failed before the periodic one was started. Elsewhere (a
+        In a server session the write runs in this module's one writer thread
+        (so a slow database stalls no page, and the actions keep their order)
+        and ``then`` on the document's next turn; a failed write is one line in
+        the log, and the screen keeps what the database holds. Elsewhere (a
         notebook, a test) at once.
         """
         doc = pn.state.curdoc
-        if doc is not None and doc.session_context is not None:
-            doc.add_next_tick_callback(self.refresh)
-        else:
+        if doc is None or doc.session_context is None:
+            result = action()
+            if then is not None:
+                then(result)
+            self.refresh()
+            return
+
+        def done(future) -> None:
+            try:
+                result = future.result()
+            except Exception as exc:  # noqa: BLE001 - said once; the next refresh shows what is stored
+                log.warning("class: room %s not changed: %s", self.code or "-", type(exc).__name__)
+                return
+            if then is not None and result is not None:
+                then(result)
             self.refresh()
 
+        future = _writer().submit(action)
+        future.add_done_callback(lambda f: doc.add_next_tick_callback(functools.partial(done, f)))
+
+    def _step_chosen(self, event) -> None:
+        self._write(functools.partial(self.store.set_step, self.code, event.new))
+
+    def _reveal_step(self, code: str) -> None:
+        room = self.store.room(code)
+        if room is not None:
+            self.store.reveal(code, room.step)
+
+    def reveal(self) -> None:
+        """Show the answer and the spread for the step on screen (recorded in the database)."""
+        self._write(functools.partial(self._reveal_step, self.code))
+
+    def new_round(self) -> None:
+        """Start a new round: the histogram empties, the earlier rounds stay in the CSV."""
+        self._write(functools.partial(self.store.new_round, self.code))
+
+    # --- what is shown ------------------------------------------------------------------
     def refresh(self) -> None:
         """Read the room and redraw what changed (count, histogram, answer, spread).
 
