@@ -305,6 +305,7 @@ class ClassStudent:
             data = json.loads(text)
             if data.get("type") == "joined":
                 self.joined = data
+                self.student_id = data.get("student") or self.student_id  # the id the server gave
             elif data.get("type") == "refused":
                 self.refused = data.get("reason")
             elif data.get("type") == "room":
@@ -326,6 +327,11 @@ class ClassStudent:
             if message.get("follow"):
                 step = message.get("step")
         return step
+
+    @property
+    def stored_id(self) -> str:
+        """The student as the database holds it (the id the server gave, without its signature)."""
+        return self.student_id.split("-", 1)[0]
 
     @property
     def restored(self) -> dict | None:
@@ -413,5 +419,6 @@ async def open_students(bases: list[str], code: str, n: int, run: str, concurren
 
 
 def student_id(i: int, run: str = "") -> str:
-    """A well-formed anonymous id (what the browser makes): 32 hex digits."""
+    """An id of the old, unsigned form (32 hex digits): the server answers it with a new id of its own,
+    as for a first visit (:attr:`ClassStudent.student_id` is then that one)."""
     return f"{run}{i:0{32 - len(run)}x}"[:32]

@@ -80,7 +80,7 @@ async def burst(students, window: float, base_value: float, on_ack=None):
             errors.append(f"submit: {type(exc).__name__}")
             return
         if receipt.get("ok"):
-            acked[s.student_id] = value
+            acked[s.stored_id] = value
             latencies.append(ms)
             if on_ack:
                 on_ack(receipt)

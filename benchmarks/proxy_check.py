@@ -292,7 +292,7 @@ async def run_class(base: str, db: str, n: int, run: str, backends: int) -> tupl
             if isinstance(r, BaseException) or not r[0].get("ok"):
                 failures.append(f"student {i}: submission not acknowledged: {r!r}"[:200])
             else:
-                acked[s.student_id] = round(2 + i / 8, 3)
+                acked[s.stored_id] = round(2 + i / 8, 3)
                 latencies.append(r[1])
         in_db = stored(db, code)
         if in_db != acked:

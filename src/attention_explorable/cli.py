@@ -106,6 +106,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _class_options(serve: argparse.ArgumentParser) -> None:
+    from .classroom.channel import NEW_STUDENTS_PER_MINUTE
     from .classroom.limits import DEFAULT_CONNECTIONS, DEFAULT_LIMIT
 
     serve.add_argument("--db", metavar="URL", default=None,
@@ -123,6 +124,10 @@ def _class_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--max-connections-per-client", type=int, default=DEFAULT_CONNECTIONS, metavar="N",
                        help=f"HTTP connections one client address may hold open at once, per process (default "
                             f"{DEFAULT_CONNECTIONS}, enough for a lecture hall behind one NAT address; 0: no limit)")
+    serve.add_argument("--max-new-students-per-minute", type=int, default=NEW_STUDENTS_PER_MINUTE, metavar="N",
+                       help=f"new students one client address may join a room with per minute, per process "
+                            f"(default {NEW_STUDENTS_PER_MINUTE}; the others' pages try again by themselves; "
+                            f"raise it for a lecture hall behind one NAT address; 0: no limit)")
     serve.add_argument("--use-xheaders", action="store_true",
                        help="take the client's address from X-Real-IP/X-Forwarded-For (behind a proxy)")
 
@@ -149,6 +154,9 @@ def _prepare_class(args) -> tuple[str | None, dict]:
                 f"{args.max_connections_per_client}"), {}
     if args.max_sessions_per_client < 0:
         return f"--max-sessions-per-client must be 0 (no limit) or more, got {args.max_sessions_per_client}", {}
+    if args.max_new_students_per_minute < 0:
+        return ("--max-new-students-per-minute must be 0 (no limit) or more, got "
+                f"{args.max_new_students_per_minute}"), {}
     url = args.db or os.environ.get(DB_ENV) or default_url()
     problem = check_url(url)
     if problem:
@@ -224,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     # Students get files and one class socket; the instructor a live Panel app.
     pages = page_server.PageCache(page_server.default_cache_dir())
     cap = context.cap  # class sockets and instructor pages, per client address
-    room_channel = channel.ClassChannel(context.store, cap, origins)
+    room_channel = channel.ClassChannel(context.store, cap, origins, ids=channel.StudentIds(context.student_key()),
+                                        new_per_minute=args.max_new_students_per_minute)
     bases = [f"http://{h}:{args.port}" for h in served["hosts"]]
     print(f"{PROG}: serving " + ", ".join(f"{bases[0]}/{n}" for n in APPS), flush=True)
     for base in bases[1:]:

@@ -186,6 +186,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_refused_step": "没有提交：步骤必须是 1、2 或 3。",
         "class_refused_server": "没有提交：服务器暂时无法保存，请稍后再试。",
         "class_refused_slow": "服务器正忙，这次没有及时回答：请过几秒再按一次。",
+        "class_refused_wait": "这个网络里刚有很多同学同时加入：页面过几秒会自动再试，不用重新加载。",
+        "class_refused_ended": "这个课堂已经结束，不再接收预测。页面上的内容仍然可以自己继续探索。",
+        "class_refused_elsewhere": "这个课堂已在本浏览器的另一个标签页或窗口中打开，提交会从那里发出。要在这里继续，请重新加载本页。",
         "class_new_round": "第 {round} 轮开始了：请重新预测并提交。",
         "class_lost_received": "你最后提交的预测（第 {step} 步，y ≈ {value}）服务器已经收到。",
         "class_lost_not_received": "你最后提交的预测（第 {step} 步，y ≈ {value}）服务器没有确认收到：重新加载页面后请再提交一次。",
@@ -220,6 +223,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "instructor_axis": "预测的 y",
         "instructor_axis_count": "人数",
         "instructor_room_missing": "没有课堂 {code}。",
+        "instructor_room_ended": "课堂 {code} 已经结束（由教师结束，或开课满一天）。它的各轮结果仍可下载为 CSV。",
+        "instructor_end_room": "结束课堂",
         # language switch, the server's index page, accessibility
         "language_name": "中文",
         "language_switch": "语言",
@@ -407,6 +412,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_refused_step": "Not submitted: the step must be 1, 2 or 3.",
         "class_refused_server": "Not submitted: the server cannot store it right now; try again shortly.",
         "class_refused_slow": "The server is busy and did not answer in time: press again in a few seconds.",
+        "class_refused_wait": "Many students on this network have just joined at once: the page tries again by itself "
+                              "in a few seconds; there is no need to reload.",
+        "class_refused_ended": "This class has ended and takes no more predictions. You can still explore the page "
+                               "on your own.",
+        "class_refused_elsewhere": "This class is open in another tab or window of this browser, and predictions go "
+                                   "from there. To continue here, reload this page.",
         "class_new_round": "Round {round} has started: predict and submit again.",
         "class_lost_received": "Your last prediction (step {step}, y ≈ {value}) was received by the server.",
         "class_lost_not_received": "Your last prediction (step {step}, y ≈ {value}) was not confirmed by the server: reload the page and submit it again.",
@@ -440,6 +451,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "instructor_axis": "predicted y",
         "instructor_axis_count": "students",
         "instructor_room_missing": "There is no class {code}.",
+        "instructor_room_ended": "Class {code} has ended (by the instructor, or a day after it started). Its rounds "
+                                 "can still be downloaded as CSV.",
+        "instructor_end_room": "End the class",
         # language switch, the server's index page, accessibility
         "language_name": "English",
         "language_switch": "Language",

@@ -41,10 +41,12 @@ def test_sigkill_mid_class_keeps_every_acknowledged_prediction(db_url):
     code = _new_room(db_url)
     server = ClassServer(db_url, NO_CAP).start()
     n = 12
+    signed: dict[str, str] = {}  # stored id -> the id the page keeps
 
     async def burst():
         students = await open_students([server.base], code, n, "k")
         acked: dict[str, float] = {}
+        signed.update({s.stored_id: s.student_id for s in students})
 
         async def one(i, s):
             await asyncio.sleep(0.05 * i)  # a burst spread over 0.6 s
@@ -53,7 +55,7 @@ def test_sigkill_mid_class_keeps_every_acknowledged_prediction(db_url):
             except Exception:  # noqa: BLE001 - the server is gone: no receipt, nothing promised
                 return
             if receipt.get("ok"):
-                acked[s.student_id] = receipt["value"]
+                acked[s.stored_id] = receipt["value"]
 
         async def killer():
             while len(acked) < n // 3:
@@ -77,7 +79,7 @@ def test_sigkill_mid_class_keeps_every_acknowledged_prediction(db_url):
 
         async def reload():  # a student reloads and rejoins with the prediction restored
             first = next(iter(acked))
-            s = await ClassStudent.open(restarted.base, code, first)
+            s = await ClassStudent.open(restarted.base, code, signed[first])  # signed before the restart
             await s.close()
             return s.restored
 
@@ -180,6 +182,7 @@ def test_a_locked_database_stalls_no_page_and_no_other_socket(tmp_path):
     path = tmp_path / "class.sqlite3"
     db = f"sqlite:///{path}"
     code = _new_room(db)
+    stored_as: list[str] = []
     with ClassServer(db, NO_CAP) as server:
 
         async def run():
@@ -202,6 +205,7 @@ def test_a_locked_database_stalls_no_page_and_no_other_socket(tmp_path):
             again, _ = await writer.submit(1, 4.5, timeout=20)
             await writer.close()
             await other.close()
+            stored_as.append(writer.stored_id)
             return page.code, page_s, other.joined, joined_s, receipt, waited_ms, again
 
         status, page_s, joined, joined_s, receipt, waited_ms, again = run_coroutine(run())
@@ -210,4 +214,4 @@ def test_a_locked_database_stalls_no_page_and_no_other_socket(tmp_path):
         assert receipt == {**receipt, "ok": False, "reason": "slow"} and waited_ms < 8000, (receipt, waited_ms)
         assert again["ok"] is True
         assert not server.log_errors(), server.log()[-2000:]
-    assert _stored(db, code) == {"a" * 32: 4.5}
+    assert _stored(db, code) == {stored_as[0]: 4.5}

@@ -159,7 +159,7 @@ def test_a_reload_rejoins_with_the_step_and_prediction_and_a_followed_step_reach
         s = await ClassStudent.open(served.base, code, student_id(2, "f"))
         await s.submit(1, 6.5)
         await s.close()
-        again = await ClassStudent.open(served.base, code, student_id(2, "f"))  # the same id: a reload
+        again = await ClassStudent.open(served.base, code, s.student_id)  # the id the server gave: a reload
         restored = again.restored
         store.set_step(code, 2)  # the instructor moves on; the student follows
         for _ in range(50):
@@ -210,8 +210,6 @@ def test_the_textbook_in_a_room_submits_from_its_steps_explorable(served):
     ("ZZZZZZ", student_id(3, "u"), "room"),
     ("not a code", student_id(3, "u"), "room"),
     (None, student_id(3, "u"), "room"),
-    ("ABCDEF", "short", "student"),
-    ("ABCDEF", 12345678, "student"),
 ])
 def test_a_join_that_cannot_be_is_refused_with_its_reason(served, room, student, reason):
     async def join():
@@ -228,6 +226,89 @@ def test_a_join_that_cannot_be_is_refused_with_its_reason(served, room, student,
     answer, closed, code, why = run_coroutine(join())
     assert answer == {"type": "refused", "reason": reason}
     assert closed is None and code == 4001 and why == reason
+
+
+def test_ids_are_the_servers_a_made_up_one_restores_nothing_and_an_id_answers_on_one_socket(served):
+    """A join with an id the server did not sign (made up, or another student's without its signature)
+    is given a new one and restores nothing; the id joining again elsewhere takes over its student."""
+    code = _room(served)
+
+    async def run():
+        first = await ClassStudent.open(served.base, code, student_id(6, "i"))
+        assert first.student_id != student_id(6, "i") and first.stored_id != student_id(6, "i")
+        assert (await first.submit(1, 2.5))[0]["ok"]
+        stolen = await ClassStudent.open(served.base, code, first.stored_id)  # the stored part, unsigned
+        forged = await ClassStudent.open(served.base, code, first.stored_id + "-" + "A" * 22)
+        for other in (stolen, forged):
+            assert other.restored is None and other.stored_id != first.stored_id
+        tab = await ClassStudent.open(served.base, code, first.student_id)  # the same student, another tab
+        assert tab.restored == {"step": 1, "value": 2.5} and tab.student_id == first.student_id
+        for _ in range(50):
+            if first.closed:
+                break
+            await asyncio.sleep(0.05)
+        refused = first.refused, first.closed
+        receipt = (await tab.submit(1, 3.5))[0]
+        while receipt.get("reason") == "rate":  # one prediction a second per student, in any tab
+            await asyncio.sleep(0.2)
+            receipt = (await tab.submit(1, 3.5))[0]
+        assert receipt["ok"], receipt
+        for s in (first, stolen, forged, tab):
+            await s.close()
+        return refused
+
+    refused = run_coroutine(run())
+    assert refused == ("elsewhere", (4001, "elsewhere"))
+    store = Store(served.db)
+    try:
+        assert sorted(store.values(code, 1)) == [3.5]  # one student, one prediction
+    finally:
+        store.close()
+
+
+def test_new_ids_from_one_address_are_capped_per_room_and_minute(tmp_path):
+    db = f"sqlite:///{tmp_path / 'c.sqlite3'}"
+    with ClassServer(db, ["--max-sessions-per-client", "0", "--max-new-students-per-minute", "3"]) as server:
+        code = _room(server)
+
+        async def run():
+            joined = [await ClassStudent.open(server.base, code, student_id(i, "n")) for i in range(4)]
+            refused = [s.refused for s in joined]
+            again = await ClassStudent.open(server.base, code, joined[0].student_id)  # a known id: no new one
+            for s in (*joined, again):
+                await s.close()
+            return refused, again.restored, again.refused
+
+        refused, _, again_refused = run_coroutine(run())
+        assert refused == [None, None, None, "wait"] and again_refused is None
+        assert not server.log_errors()
+
+
+def test_an_ended_room_is_joined_by_no_one_and_its_students_are_told(served):
+    code = _room(served)
+    store = Store(served.db)
+
+    async def run():
+        s = await ClassStudent.open(served.base, code, student_id(8, "e"))
+        assert (await s.submit(1, 1.5))[0]["ok"]
+        store.end_room(code)
+        for _ in range(50):
+            if s.closed:
+                break
+            await asyncio.sleep(0.1)
+        late = await ClassStudent.open(served.base, code, s.student_id)
+        for one in (s, late):
+            await one.close()
+        return s.refused, s.closed, late.refused
+
+    try:
+        told, closed, late = run_coroutine(run())
+        assert told == "ended" and closed == (4001, "ended") and late == "ended"
+        assert store.room(code).ended and store.latest_room() != store.room(code)
+        assert store.submit(code, "f" * 32, 1, 2.0).reason == "ended"
+        assert store.values(code, 1) == [1.5]  # the room's rounds stay
+    finally:
+        store.close()
 
 
 def test_guessing_room_codes_is_refused_after_thirty_misses_a_minute_from_one_address(served):

@@ -4,21 +4,31 @@ A page opened with ``?room=CODE`` (``web/classroom.js``) opens it and speaks
 JSON, one object per message:
 
 browser -> server
-    ``{"type": "join", "room": CODE, "student": ID}`` once, first; then
+    ``{"type": "join", "room": CODE, "student": ID or null}`` once, first; then
     ``{"type": "submit", "seq": n, "step": 1-3, "value": y}`` per prediction.
 server -> browser
-    ``{"type": "joined", "room", "step", "round", "follow", "prediction"}``: the
-    room as it is, and this student's stored prediction (``{"step", "value"}``
-    or null): of the room's step when students follow the instructor, else
-    the latest; ``{"type": "receipt", "seq", "ok": true, "step", "value",
+    ``{"type": "joined", "room", "step", "round", "follow", "prediction",
+    "student"}``: the room as it is, this student's stored prediction
+    (``{"step", "value"}`` or null): of the room's step when students follow
+    the instructor, else the latest; and the student's id, which the page
+    keeps and joins with next time; ``{"type": "receipt", "seq", "ok": true, "step", "value",
     "round"}`` once the prediction is committed, or ``{"type": "receipt",
     "seq", "ok": false, "reason"}``; ``{"type": "room", "step", "round",
     "follow", "prediction"}`` when the instructor changes the step or starts
     a new round.
 
+**Ids** are the server's (:class:`StudentIds`): a join without one, or with
+one the server did not sign, is given a new one, at most
+``new_per_minute`` new ids a minute per address and room (beyond it the
+join is refused with ``wait`` and the page tries again shortly). A page
+cannot take another student's place without that student's id, and an id
+answers on one socket: the same id joining again (another tab) takes over,
+and the earlier socket is refused with ``elsewhere``. A room that has
+ended is refused with ``ended``, and its open sockets are told so.
+
 Nothing of another student, no count and no answer is ever sent. A refused
-join (an unknown room, a malformed id, too many connections from one
-address) is answered with ``{"type": "refused", "reason"}`` and closed with
+join (an unknown room, an ended one, too many connections or new ids from
+one address) is answered with ``{"type": "refused", "reason"}`` and closed with
 code :data:`REFUSED`; a message that is too long, not JSON, not an object of
 the expected fields, or out of turn closes the socket with code 1008 (policy)
 or 1009 (too big) and a reason, and is logged as one line, never a traceback.
@@ -38,9 +48,13 @@ committed later: only a receipt says it was, so nothing acknowledged is lost.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import ipaddress
 import json
 import logging
+import secrets
 import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
@@ -53,14 +67,14 @@ from tornado.websocket import WebSocketClosedError, WebSocketHandler
 from ..views.steps import PREDICTION_BOUNDS
 from .context import STORE_TIMEOUT_S, StoreSlow, StoreThreads
 from .limits import SessionCap
-from .store import RoomState, Store, normalise_code, valid_student
+from .store import RoomState, Store, normalise_code
 
 log = logging.getLogger(__name__)
 
 #: The path of the class socket on the server.
 SOCKET_PATH = "/class/socket"
-#: Close code of a refused join (its reason: ``room``, ``student``, ``busy`` or ``guessing``);
-#: ``web/classroom.js`` knows it.
+#: Close code of a refused join or a socket ended by the server (its reason: ``room``, ``ended``,
+#: ``busy``, ``guessing``, ``wait``, ``slow``, ``server`` or ``elsewhere``); ``web/classroom.js`` knows it.
 REFUSED = 4001
 #: Longest message accepted, in characters of JSON.
 MAX_MESSAGE = 400
@@ -71,9 +85,50 @@ MAX_MESSAGES_PER_SECOND = 20
 #: address's joins are refused ("guessing") until the minute has passed: a code is not guessed
 #: by trying (31**6 codes).
 MISSED_JOINS_PER_MINUTE = 30
+#: New student ids one address may be given per room in a minute (``--max-new-students-per-minute``): a
+#: script cannot fill a room with made-up students. A lecture hall behind one address (a NAT) joins
+#: this many a minute; the others' pages try again by themselves (see docs/deploy.md).
+NEW_STUDENTS_PER_MINUTE = 60
 #: How often a process reads the rooms of its sockets (ms).
 POLL_MS = 500
 __all__ = ["ClassChannel", "ClassSocket", "StoreSlow", "patterns"]
+
+
+class StudentIds:
+    """Anonymous student ids the server issues and signs: ``<32 hex digits>-<22 characters of signature>``.
+
+    The hex part (128 random bits) is the student in the database; the
+    signature (HMAC-SHA256 under ``key``, base64url, 132 bits) lets a page
+    show it is an id this server gave, so no one can make up ids or guess
+    another student's. Every process given the same ``key`` accepts the same
+    ids; without one a random key is made (ids then last while the process runs).
+
+    >>> ids = StudentIds(b"k" * 32)
+    >>> stored, signed = ids.issue()
+    >>> ids.check(signed) == stored, ids.check(stored), ids.check(signed[:-1] + "A"), ids.check(None)
+    (True, None, None, None)
+    """
+
+    def __init__(self, key: bytes | None = None):
+        self.key = key or secrets.token_bytes(32)
+
+    def _signature(self, stored: str) -> str:
+        digest = hmac.new(self.key, b"attention-explorable student " + stored.encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest).decode()[:22]
+
+    def issue(self) -> tuple[str, str]:
+        """A new id: (the student as stored, the signed id the page keeps)."""
+        stored = secrets.token_hex(16)
+        return stored, f"{stored}-{self._signature(stored)}"
+
+    def check(self, signed) -> str | None:
+        """The stored student of a signed id this server gave, or None (anything else, of any type)."""
+        if not isinstance(signed, str) or len(signed) != 55 or signed[32] != "-":
+            return None
+        stored, signature = signed[:32], signed[33:]
+        if any(c not in "0123456789abcdef" for c in stored):
+            return None
+        return stored if hmac.compare_digest(signature, self._signature(stored)) else None
 
 
 class ClassChannel:
@@ -89,10 +144,22 @@ class ClassChannel:
         ``host:port`` origins allowed besides the page's own host (``'*'``: any).
     timeout : float
         Seconds a database call may take (:meth:`call`; default :data:`STORE_TIMEOUT_S`).
+    ids : StudentIds
+        The ids' signer (one key for every process of the class: ``cli`` derives it from the
+        instructor's secret); default: a key of this channel's own.
+    new_per_minute : int
+        New ids one address may be given per room in a minute (0: no cap).
     """
 
     def __init__(self, store: Callable[[], Store], cap: SessionCap | None = None,
-                 origins: list[str] | None = None, timeout: float = STORE_TIMEOUT_S):
+                 origins: list[str] | None = None, timeout: float = STORE_TIMEOUT_S,
+                 ids: StudentIds | None = None, new_per_minute: int = NEW_STUDENTS_PER_MINUTE):
+        if new_per_minute < 0:
+            raise ValueError(f"new_per_minute must be 0 (no cap) or more, got {new_per_minute!r}")
+        self.ids = ids if ids is not None else StudentIds()
+        self.new_per_minute = new_per_minute
+        self._new: dict[tuple[str, str], list[float]] = {}  # (address, room): when it was given new ids
+        self.holders: dict[tuple[str, str], ClassSocket] = {}  # (room, student): the socket that answers for it
         self.store = store
         self.timeout = timeout
         self._threads = StoreThreads(timeout=timeout)  # raises for a timeout that is not positive
@@ -116,6 +183,30 @@ class ClassChannel:
             As the store raises it.
         """
         return await self._threads.call(self.store, method, *args, **kwargs)
+
+    # --- new ids ------------------------------------------------------------------------
+    def may_issue(self, client: str, code: str, now: float | None = None) -> bool:
+        """Whether ``client`` may be given one more new id in room ``code`` (and count it when so)."""
+        if not self.new_per_minute:
+            return True
+        now = time.monotonic() if now is None else now
+        if len(self._new) > 10_000:  # many addresses: forget those with nothing in the last minute
+            self._new = {k: [t for t in v if now - t < 60.0] for k, v in self._new.items()
+                         if any(now - t < 60.0 for t in v)}
+        recent = [t for t in self._new.get((client, code), ()) if now - t < 60.0]
+        if len(recent) >= self.new_per_minute:
+            self._new[(client, code)] = recent
+            return False
+        self._new[(client, code)] = [*recent, now]
+        return True
+
+    def hold(self, socket: ClassSocket) -> None:
+        """Make ``socket`` the one that answers for its student; an earlier one is refused (``elsewhere``)."""
+        key = (socket.code, socket.student)
+        earlier = self.holders.get(key)
+        self.holders[key] = socket
+        if earlier is not None and earlier is not socket:
+            earlier.replaced()
 
     # --- guessing -----------------------------------------------------------------------
     def _recent_misses(self, client: str, now: float) -> list[float]:
@@ -166,6 +257,8 @@ class ClassChannel:
             self._watch.start()
 
     def leave(self, socket: ClassSocket) -> None:
+        if self.holders.get((socket.code, socket.student)) is socket:
+            del self.holders[(socket.code, socket.student)]
         members = self.rooms.get(socket.code or "")
         if members is not None:
             members.discard(socket)
@@ -197,6 +290,10 @@ class ClassChannel:
             if before == room or code not in self.rooms:
                 continue
             self.seen[code] = room
+            if room.ended:
+                for socket in list(self.rooms.get(code, ())):
+                    socket.ended()
+                continue
             moved = room.follow and (before is None or room.step != before.step or room.round != before.round)
             for socket in list(self.rooms.get(code, ())):
                 await socket.tell_room(room, moved)
@@ -262,6 +359,15 @@ class ClassSocket(WebSocketHandler):
         self._send(type="refused", reason=reason)
         self.close(REFUSED, reason)
 
+    def replaced(self) -> None:
+        """The same student joined on another socket (another tab): this one answers no more."""
+        self.student = None
+        self._refuse("elsewhere")
+
+    def ended(self) -> None:
+        """The room has ended: the page is told so, and the socket closed."""
+        self._refuse("ended")
+
     def _drop(self, reason: str, code: int = 1008) -> None:
         log.info("class: socket from %s closed: %s", self.client, reason)
         self.close(code, reason)
@@ -297,14 +403,13 @@ class ClassSocket(WebSocketHandler):
             return self._drop("not a message object")
         if data["type"] == "join" and self.code is None:
             return await self._join(data)
-        if data["type"] == "submit" and self.code is not None:
+        if data["type"] == "submit" and self.code is not None and self.student is not None:
             return await self._submit(data)
         return self._drop(f"unexpected message {data['type'][:20]!r}")
 
     async def _join(self, data: dict) -> None:
-        code, student = normalise_code(data.get("room")), data.get("student")
-        if not valid_student(student):
-            return self._refuse("student")
+        code, signed = normalise_code(data.get("room")), data.get("student")
+        student = self.channel.ids.check(signed)
         if self.channel.guessing(self.client):
             return self._refuse("guessing")
         if code is None:
@@ -312,8 +417,8 @@ class ClassSocket(WebSocketHandler):
             return self._refuse("room")
         try:
             room = await self.channel.call("room", code)
-            prediction = None if room is None else await _prediction(self.channel, room, student,
-                                                                     latest=not room.follow)
+            prediction = None if room is None or student is None else await _prediction(
+                self.channel, room, student, latest=not room.follow)
         except StoreSlow:
             log.warning("class: room %s not read in time", code)
             return self._refuse("slow")
@@ -325,10 +430,18 @@ class ClassSocket(WebSocketHandler):
         if room is None:
             self.channel.missed(self.client)
             return self._refuse("room")
+        if room.ended:
+            return self._refuse("ended")
+        if student is None:  # a first visit (or an id this server did not sign): a new id
+            if not self.channel.may_issue(self.client, code):
+                return self._refuse("wait")
+            student, signed = self.channel.ids.issue()
+            prediction = None
         self.code, self.student = code, student
         self.channel.join(self, room)
+        self.channel.hold(self)
         self._send(type="joined", room=code, step=room.step, round=room.round, follow=room.follow,
-                   prediction=prediction)
+                   prediction=prediction, student=signed)
 
     async def _submit(self, data: dict) -> None:
         seq = data.get("seq")

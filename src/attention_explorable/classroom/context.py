@@ -162,6 +162,13 @@ class ClassContext:
         """Whether ``value`` is an instructor cookie of this server's secret (see :func:`cookie_valid`)."""
         return cookie_valid(value, self._signing)
 
+    def student_key(self) -> bytes | None:
+        """The key student ids are signed with (:class:`.channel.StudentIds`): derived from the secret, so
+        every process and every restart with it accepts the same ids; None without a secret."""
+        if not self._signing:
+            return None
+        return hmac.new(self._signing.encode(), b"attention-explorable student ids", hashlib.sha256).digest()
+
     def known_cookie(self) -> bytes:
         """The value of :data:`KNOWN_COOKIE` for a browser that has just logged in (signed, like the instructor's)."""
         return create_signed_value(_cookie_secret(self._signing), KNOWN_COOKIE, _KNOWN_VALUE)

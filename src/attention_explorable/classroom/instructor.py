@@ -60,6 +60,14 @@ def _writer() -> ThreadPoolExecutor:
     """The one thread the instructor's actions write in: in the order they were made, off the event loop."""
     return ThreadPoolExecutor(1, thread_name_prefix="instructor-write")
 
+def _next_turn(doc, callback) -> None:
+    """``callback`` on ``doc``'s next turn (from a thread); nothing when the page has gone meanwhile."""
+    try:
+        doc.add_next_tick_callback(callback)
+    except Exception:  # noqa: BLE001 - the session was destroyed while the database answered
+        log.debug("class: an instructor page went before its database call returned")
+
+
 #: Projector sizes: every text of the class panel is 24 px or more at 1024x768.
 CSS = """
 :host { font-size: 24px; }
@@ -154,11 +162,13 @@ class InstructorView(pn.viewable.Viewer):
         room = self.store.room(self.code) if self.code else None
         if room is None:
             self._show_start(missing=self.code)
+        elif room.ended:
+            self._show_start(ended=room.code)
         else:
             self._show_room(room)
 
     # --- no room yet -----------------------------------------------------------------
-    def _show_start(self, missing: str = "") -> None:
+    def _show_start(self, missing: str = "", ended: str = "") -> None:
         lang = self.language
         start = pn.widgets.Button(name=_t("instructor_start_room", lang), button_type="primary",
                                   css_classes=["ae-start-room"], stylesheets=[_BUTTON_CSS], width=420)
@@ -167,15 +177,26 @@ class InstructorView(pn.viewable.Viewer):
         if missing:
             items.append(_html(f"<p class='ae-big ae-error'>"
                                f"{html.escape(_t('instructor_room_missing', lang, code=missing))}</p>"))
+        if ended:
+            items.append(_html(f"<p class='ae-big ae-room-ended'>"
+                               f"{html.escape(_t('instructor_room_ended', lang, code=ended))} "
+                               f"<a class='ae-csv' href='/instructor/rooms/{quote(ended)}.csv' download>"
+                               f"{html.escape(_t('instructor_csv', lang))}</a></p>"))
         items.append(start)
         latest = self.store.latest_room()
         if latest is not None:
             resume = pn.widgets.Button(name=_t("instructor_resume_room", lang, code=latest.code),
                                        css_classes=["ae-resume-room"], stylesheets=[_BUTTON_CSS], width=420)
             resume.on_click(lambda _e: self._write(functools.partial(self.store.room, latest.code),
-                                                   then=self._show_room))
+                                                   then=functools.partial(self._resumed, latest.code)))
             items.append(resume)
         self._body[:] = items
+
+    def _resumed(self, code: str, room) -> None:
+        if room is None or room.ended:
+            self._show_start(missing="" if room else code, ended=code if room else "")
+        else:
+            self._show_room(room)
 
     # --- a room ----------------------------------------------------------------------
     def _show_room(self, room) -> None:
@@ -201,6 +222,9 @@ class InstructorView(pn.viewable.Viewer):
         new_round = pn.widgets.Button(name=_t("instructor_new_round", lang), css_classes=["ae-new-round"],
                                       stylesheets=[_BUTTON_CSS], width=260)
         new_round.on_click(lambda _e: self.new_round())
+        end = pn.widgets.Button(name=_t("instructor_end_room", lang), css_classes=["ae-end-room"],
+                                stylesheets=[_BUTTON_CSS], width=260)
+        end.on_click(lambda _e: self.end_room())
         self._follow = pn.widgets.Checkbox(name=_t("instructor_follow", lang), value=room.follow,
                                            css_classes=["ae-follow"], stylesheets=[_CHECK_CSS])
         self._follow.param.watch(lambda e: self._write(functools.partial(self.store.set_follow, self.code, e.new)),
@@ -230,7 +254,7 @@ class InstructorView(pn.viewable.Viewer):
         self._body[:] = [
             header, self._question,
             pn.pane.Bokeh(figure, sizing_mode="stretch_width"), self._spread,
-            pn.Row(reveal, new_round, self._follow, sizing_mode="stretch_width"),
+            pn.Row(reveal, new_round, self._follow, end, sizing_mode="stretch_width"),
             _html(csv), _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
             pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
         ]
@@ -261,12 +285,12 @@ class InstructorView(pn.viewable.Viewer):
             except Exception as exc:  # noqa: BLE001 - said once; the next refresh shows what is stored
                 log.warning("class: room %s not changed: %s", self.code or "-", type(exc).__name__)
                 return
-            if then is not None and result is not None:
+            if then is not None:
                 then(result)
             self.refresh()
 
         future = _writer().submit(action)
-        future.add_done_callback(lambda f: doc.add_next_tick_callback(functools.partial(done, f)))
+        future.add_done_callback(lambda f: _next_turn(doc, functools.partial(done, f)))
 
     def _step_chosen(self, event) -> None:
         self._write(functools.partial(self.store.set_step, self.code, event.new))
@@ -283,6 +307,20 @@ class InstructorView(pn.viewable.Viewer):
     def new_round(self) -> None:
         """Start a new round: the histogram empties, the earlier rounds stay in the CSV."""
         self._write(functools.partial(self.store.new_round, self.code))
+
+    def end_room(self) -> None:
+        """End the room: students can join it no more, their pages say so; the rounds stay for the CSV."""
+        code = self.code
+        self._write(functools.partial(self.store.end_room, code), then=lambda _none: self._ended(code))
+
+    def _ended(self, code: str) -> None:
+        if self._refresh_cb is not None:
+            self._refresh_cb.stop()
+            self._refresh_cb = None
+        self.code = ""
+        if pn.state.location is not None:
+            pn.state.location.update_query(room="")
+        self._show_start(ended=code)
 
     # --- what is shown ------------------------------------------------------------------
     def refresh(self) -> None:
@@ -301,7 +339,7 @@ class InstructorView(pn.viewable.Viewer):
             return
         self._reading = True
         future = _reader().submit(self._read)
-        future.add_done_callback(lambda f: doc.add_next_tick_callback(functools.partial(self._read_done, f)))
+        future.add_done_callback(lambda f: _next_turn(doc, functools.partial(self._read_done, f)))
 
     def _read_done(self, future) -> None:
         self._reading = False
@@ -329,6 +367,9 @@ class InstructorView(pn.viewable.Viewer):
             return
         self._seen = seen
         room, values, revealed = seen
+        if room.ended:  # ended in another window, or a day after it started
+            self._ended(room.code)
+            return
         lang = self.language
         step = scenarios.get_step(room.step)
         self._count.object = (f"<div class='ae-prediction-count' aria-live='polite'>"

@@ -15,6 +15,11 @@ Tables
 ``rooms``
     A short join code, the step the instructor shows, the current round,
     whether students follow the instructor's step.
+``room_ends``
+    When the instructor ended a room (a table of its own, so that a database
+    of an earlier release gains it without a migration). A room also ends
+    :data:`ROOM_LIFETIME_S` (a day) after it was started. An ended room is
+    joined by no one and takes no prediction; its rounds stay for the CSV.
 ``rounds``
     Numbered from 1 within a room; "新一轮" adds one and keeps the others.
 ``predictions``
@@ -66,6 +71,8 @@ LOGIN_FAILURES_ALL = 100
 LOGIN_WINDOW_S = 60.0
 _BROWSER = "browser:"
 STEPS = (1, 2, 3)
+#: A room ends by itself this long after it was started (s): a code seen on a projector is not a key for ever.
+ROOM_LIFETIME_S = 24 * 3600.0
 
 
 class Base(DeclarativeBase):
@@ -115,6 +122,12 @@ class Reveal(Base):
     revealed_at: Mapped[float] = mapped_column(Float)
 
 
+class RoomEnd(Base):
+    __tablename__ = "room_ends"
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), primary_key=True)
+    ended_at: Mapped[float] = mapped_column(Float)
+
+
 class LoginFailure(Base):
     __tablename__ = "login_failures"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -140,19 +153,23 @@ class RoomState:
         The current round, from 1.
     follow : bool
         Whether students' pages follow the instructor's step.
+    ended : bool
+        Whether the room has ended (by the instructor, or a day after it was
+        started): no one joins it, no prediction is taken.
     """
 
     code: str
     step: int
     round: int
     follow: bool
+    ended: bool = False
 
 
 @dataclass(frozen=True)
 class Submitted:
     """What became of a submission: ``ok`` (stored, acknowledged) or a refusal ``reason``.
 
-    ``reason`` is one of ``"room"`` (no such room), ``"student"`` (a malformed
+    ``reason`` is one of ``"room"`` (no such room), ``"ended"`` (the room has ended), ``"student"`` (a malformed
     id), ``"step"``, ``"value"`` (not a finite number in range), ``"rate"``
     (less than :data:`MIN_SUBMIT_INTERVAL_S` after the student's last one).
     """
@@ -281,29 +298,57 @@ class Store:
                 return RoomState(code, 1, 1, True)
         raise RuntimeError("no free room code after 20 draws")  # pragma: no cover - 31^6 codes
 
-    def room(self, code: str) -> RoomState | None:
-        """The room with join code ``code`` (any case), or None."""
+    def _room_rows(self, s: Session, where, now: float):
+        ended = select(RoomEnd.room_id).where(RoomEnd.room_id == Room.id).exists()
+        q = select(Room.code, Room.step, Room.round, Room.follow, Room.created_at, ended).where(where)
+        return [RoomState(code, step, rnd, follow, bool(gone) or now - created >= ROOM_LIFETIME_S)
+                for code, step, rnd, follow, created, gone in s.execute(q)]
+
+    def room(self, code: str, now: float | None = None) -> RoomState | None:
+        """The room with join code ``code`` (any case), or None (an ended one too, with ``ended``)."""
         code = normalise_code(code)
         if code is None:
             return None
         with Session(self.engine) as s:
-            row = s.execute(select(Room.code, Room.step, Room.round, Room.follow).where(Room.code == code)).first()
-        return RoomState(*row) if row else None
+            found = self._room_rows(s, Room.code == code, time.time() if now is None else now)
+        return found[0] if found else None
 
-    def rooms(self, codes) -> dict[str, RoomState]:
+    def rooms(self, codes, now: float | None = None) -> dict[str, RoomState]:
         """Several rooms at once, by code (for the per-process watcher)."""
         codes = [c for c in codes if c]
         if not codes:
             return {}
         with Session(self.engine) as s:
-            rows = s.execute(select(Room.code, Room.step, Room.round, Room.follow).where(Room.code.in_(codes)))
-            return {r[0]: RoomState(*r) for r in rows}
+            return {r.code: r for r in self._room_rows(s, Room.code.in_(codes), time.time() if now is None else now)}
 
-    def latest_room(self) -> RoomState | None:
+    def latest_room(self, now: float | None = None) -> RoomState | None:
+        """The room started last, unless it has ended (the instructor's page offers to go on with it)."""
         with Session(self.engine) as s:
-            row = s.execute(select(Room.code, Room.step, Room.round, Room.follow)
-                            .order_by(Room.created_at.desc(), Room.id.desc()).limit(1)).first()
-        return RoomState(*row) if row else None
+            latest = s.scalar(select(Room.id).order_by(Room.created_at.desc(), Room.id.desc()).limit(1))
+            if latest is None:
+                return None
+            room = self._room_rows(s, Room.id == latest, time.time() if now is None else now)[0]
+        return None if room.ended else room
+
+    def end_room(self, code: str, now: float | None = None) -> None:
+        """End room ``code``: no one joins it any more and it takes no prediction (its rounds are kept).
+
+        Raises
+        ------
+        KeyError
+            If there is no such room.
+        """
+        now = time.time() if now is None else now
+        with Session(self.engine) as s:
+            room_id = s.scalar(select(Room.id).where(Room.code == (normalise_code(code) or "")))
+            if room_id is None:
+                raise KeyError(code)
+            if s.get(RoomEnd, room_id) is None:
+                s.add(RoomEnd(room_id=room_id, ended_at=now))
+                try:
+                    s.commit()
+                except IntegrityError:  # ended in another window at the same moment
+                    s.rollback()
 
     def set_step(self, code: str, step: int) -> None:
         """Show ``step`` (1-3) in room ``code``.
@@ -365,6 +410,8 @@ class Store:
             current = self._round_id(s, code)
             if current is None:
                 return Submitted(False, "room")
+            if self._room_rows(s, Room.code == code, now)[0].ended:
+                return Submitted(False, "ended")
             round_id, number = current
             last = s.scalar(select(func.max(Prediction.submitted_at)).join(Round, Round.id == Prediction.round_id)
                             .join(Room, Room.id == Round.room_id)

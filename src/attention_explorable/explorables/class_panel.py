@@ -29,7 +29,8 @@ from ..views.steps import PREDICTION_BOUNDS, steps_config
 BROWSER_STRINGS = ("class_room", "class_joined", "class_submitted", "class_submitted_restored", "class_pending",
                    "class_need_prediction", "class_refused_value", "class_refused_rate", "class_refused_guessing",
                    "class_refused_room", "class_refused_student", "class_refused_step", "class_refused_server",
-                   "class_refused_slow", "class_refused_busy", "class_refused_message", "class_new_round",
+                   "class_refused_slow", "class_refused_busy", "class_refused_wait", "class_refused_ended",
+                   "class_refused_elsewhere", "class_refused_message", "class_new_round",
                    "class_lost_received",
                    "class_lost_not_received", "class_lost_none", "class_needs_server", "connection_lost")
 

@@ -1,7 +1,7 @@
 // A student's page in a room (twin of attention_explorable/classroom/channel.py, the
 // server's end): with ?room=CODE in the address, the class panel shows, the page opens
-// its one class socket (/class/socket), joins the room with the anonymous id it keeps in
-// localStorage, submits the prediction when the student presses "演示本步" or "提交预测",
+// its one class socket (/class/socket), joins the room with the anonymous id the server
+// gave it (kept in localStorage; the first join gets one), submits the prediction when the student presses "演示本步" or "提交预测",
 // and draws the server's receipt as the confirmation "已提交". From the server come only
 // this student's receipts, the room's step (when the students follow the instructor) and
 // a new round. Run by Bokeh's CustomJS on the document's document_ready, on the
@@ -16,25 +16,28 @@ export const REFUSED = 4001;
 // The page's membership of its room, per steps explorable (its state model).
 const links = pageWide("class-links", () => new WeakMap());
 
-/** A fresh anonymous id: 128 random bits as 32 hex digits (no name, nothing personal). */
-export function newStudentId() {
-  const bytes = new Uint8Array(16);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
+// An id the server issued (classroom/channel.py StudentIds): 32 hex digits, "-", 22 of signature.
+const SIGNED_ID = /^[0-9a-f]{32}-[A-Za-z0-9_-]{22}$/;
 
-/** This browser's anonymous id, kept across reloads in localStorage (a new one per page where that fails). */
+/** The anonymous id this browser was given, kept across reloads in localStorage; null before the first join. */
 export function studentId(storage = globalThis.localStorage) {
   try {
-    let id = storage.getItem(ID_KEY);
-    if (!/^[0-9a-f]{32}$/.test(id || "")) {
-      id = newStudentId();
-      storage.setItem(ID_KEY, id);
-    }
-    return id;
+    const id = storage.getItem(ID_KEY);
+    return SIGNED_ID.test(id || "") ? id : null;
   } catch (err) {
-    return newStudentId();
+    return null;
   }
+}
+
+/** Keep the id the server gave (where localStorage fails, the page keeps it while it is open). */
+export function keepStudentId(id, storage = globalThis.localStorage) {
+  if (!SIGNED_ID.test(id || "")) return;
+  try { storage.setItem(ID_KEY, id); } catch (err) { /* private mode: the link keeps it */ }
+}
+
+/** The wait before joining again after the server said "wait" (too many new students at once), in ms. */
+export function waitDelay(random = Math.random) {
+  return 5000 + Math.floor(random() * 10000);
 }
 
 /**
@@ -167,7 +170,7 @@ function resendPending(link) {
 /** Open the class socket of a page in room `code` and join. */
 function join(state, models, config, code) {
   const link = {code, socket: null, seq: 0, sent: null, receipt: null, acknowledged: null, message: "",
-                round: null, joined: false, closing: false, tries: 0};
+                round: null, joined: false, closing: false, tries: 0, student: studentId()};
   links.set(state, link);
   show(models.room, fill(config.strings.class_room, {code}));
   models.submit.visible = true;
@@ -189,7 +192,7 @@ function connect(link, state, models, config, url) {
   const socket = new WebSocket(url);
   link.socket = socket;
   socket.addEventListener("open", () => {
-    socket.send(JSON.stringify({type: "join", room: link.code, student: studentId()}));
+    socket.send(JSON.stringify({type: "join", room: link.code, student: link.student}));
   });
   socket.addEventListener("message", (e) => {
     let data = null;
@@ -198,6 +201,10 @@ function connect(link, state, models, config, url) {
     receive(link, state, models, config, data);
     if (data.type === "joined") {
       link.tries = 0;
+      if (typeof data.student === "string" && data.student !== link.student) {
+        link.student = data.student;
+        keepStudentId(data.student);
+      }
       if (models.notice.visible) models.notice.visible = false;
       resendPending(link);
     }
@@ -207,6 +214,8 @@ function connect(link, state, models, config, url) {
     // The server's refusal says why in the close reason; anything else is a lost connection.
     if (e.code === REFUSED && e.reason) {
       link.message = config.strings["class_refused_" + e.reason] || config.strings.class_refused_server;
+      // Too many new students from this network at once: this page joins again by itself shortly.
+      if (e.reason === "wait") setTimeout(() => { if (!link.closing) connect(link, state, models, config, url); }, waitDelay());
       return draw(link, state, models, config);
     }
     if (link.closing) return;

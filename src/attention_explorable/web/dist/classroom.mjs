@@ -130,22 +130,24 @@ function parsePrediction(raw, [lo, hi]) {
 var ID_KEY = "attention-explorable-student";
 var REFUSED = 4001;
 var links = pageWide("class-links", () => /* @__PURE__ */ new WeakMap());
-function newStudentId() {
-  const bytes = new Uint8Array(16);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
+var SIGNED_ID = /^[0-9a-f]{32}-[A-Za-z0-9_-]{22}$/;
 function studentId(storage = globalThis.localStorage) {
   try {
-    let id = storage.getItem(ID_KEY);
-    if (!/^[0-9a-f]{32}$/.test(id || "")) {
-      id = newStudentId();
-      storage.setItem(ID_KEY, id);
-    }
-    return id;
+    const id = storage.getItem(ID_KEY);
+    return SIGNED_ID.test(id || "") ? id : null;
   } catch (err) {
-    return newStudentId();
+    return null;
   }
+}
+function keepStudentId(id, storage = globalThis.localStorage) {
+  if (!SIGNED_ID.test(id || "")) return;
+  try {
+    storage.setItem(ID_KEY, id);
+  } catch (err) {
+  }
+}
+function waitDelay(random = Math.random) {
+  return 5e3 + Math.floor(random() * 1e4);
 }
 function roomOf(search, rule) {
   const raw = new URLSearchParams(search).get("room");
@@ -245,7 +247,8 @@ function join(state, models, config, code) {
     round: null,
     joined: false,
     closing: false,
-    tries: 0
+    tries: 0,
+    student: studentId()
   };
   links.set(state, link);
   show(models.room, fill(config.strings.class_room, { code }));
@@ -264,7 +267,7 @@ function connect(link, state, models, config, url) {
   const socket = new WebSocket(url);
   link.socket = socket;
   socket.addEventListener("open", () => {
-    socket.send(JSON.stringify({ type: "join", room: link.code, student: studentId() }));
+    socket.send(JSON.stringify({ type: "join", room: link.code, student: link.student }));
   });
   socket.addEventListener("message", (e) => {
     let data = null;
@@ -277,6 +280,10 @@ function connect(link, state, models, config, url) {
     receive(link, state, models, config, data);
     if (data.type === "joined") {
       link.tries = 0;
+      if (typeof data.student === "string" && data.student !== link.student) {
+        link.student = data.student;
+        keepStudentId(data.student);
+      }
       if (models.notice.visible) models.notice.visible = false;
       resendPending(link);
     }
@@ -285,6 +292,9 @@ function connect(link, state, models, config, url) {
     if (link.socket !== socket) return;
     if (e.code === REFUSED && e.reason) {
       link.message = config.strings["class_refused_" + e.reason] || config.strings.class_refused_server;
+      if (e.reason === "wait") setTimeout(() => {
+        if (!link.closing) connect(link, state, models, config, url);
+      }, waitDelay());
       return draw(link, state, models, config);
     }
     if (link.closing) return;
@@ -337,11 +347,12 @@ export {
   classStatus,
   classroom as default,
   draw,
-  newStudentId,
+  keepStudentId,
   receive,
   reconnectDelay,
   roomOf,
   socketUrl,
   studentId,
-  submit
+  submit,
+  waitDelay
 };
