@@ -61,11 +61,8 @@ class StoreThreads:
     A database that is slow (paused, locked by another process) then holds
     these threads, never the server's one event loop: the pages and the other
     sockets go on. Made lazily in the process that serves, so a forked worker
-    makes its own.
-
-    >>> import asyncio
-    >>> asyncio.run(StoreThreads(timeout=1.0).call(lambda: {"n": 2}, "get", "n"))
-    2
+    makes its own. Used as ``await threads.call(get_store, "method", *args)``
+    inside a coroutine (tests/classroom/test_store_threads.py).
     """
 
     def __init__(self, threads: int = STORE_THREADS, timeout: float = STORE_TIMEOUT_S):
