@@ -34,6 +34,8 @@ DB_ENV = "AE_DB"
 KEY_ENV = "AE_INSTRUCTOR_KEY"
 #: Connections the server's socket queues before it accepts them (a lecture hall at once).
 LISTEN_BACKLOG = 2048
+#: The largest message the instructor's session socket takes, in bytes.
+INSTRUCTOR_MESSAGE_BYTES = 1 << 20
 
 
 def listen_problem(address: str, port: int) -> str | None:
@@ -258,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
         # The instructor's page only for the instructor's cookie, checked before a session is made;
         # the cookie then stays out of the session token that Bokeh writes into the page.
         auth_provider=handlers.InstructorAuth(context), **handlers.SESSION_EXCLUDES,
+        # The instructor's page sends clicks: a frame announcing more is closed before it is buffered
+        # (Bokeh's default buffers 20 MB).
+        websocket_max_message_size=INSTRUCTOR_MESSAGE_BYTES,
     )
     # A lecture hall connects at the same moment: a listen queue of 128 (tornado's) drops the
     # rest, whose browsers retry a second later. Linux takes a longer queue on a listening socket.

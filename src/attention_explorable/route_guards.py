@@ -17,6 +17,11 @@ Behind an auth provider (the instructor's app), a request without a user is
 refused with 403 before Panel's handler runs (Panel 1.9's would log a
 traceback for it: its ``get`` awaits the redirect's ``None``).
 
+**The session socket.** Bokeh's ``/<app>/ws`` raises (and Tornado logs a
+traceback) for every opening without its ``bokeh`` subprotocol and token,
+or with a token that has expired; the guard closes such a socket with one
+line in the log instead.
+
 **Frames.** The pages of an app behind an auth provider (the
 instructor's) are never shown inside another site's frame, where a page
 could trick the instructor into pressing its buttons (clickjacking):
@@ -29,6 +34,7 @@ pages (:mod:`attention_explorable.classroom.handlers`).
 
 from __future__ import annotations
 
+import logging
 import re
 
 from tornado.web import HTTPError, RequestHandler
@@ -41,6 +47,8 @@ INSTRUCTOR_HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "same-origin",
 }
+
+_log = logging.getLogger(__name__)
 
 #: What ``bokeh-autoload-element`` may be: an element id as Bokeh makes them.
 _ELEMENT_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
@@ -93,11 +101,27 @@ def _checked(handler: type) -> type:
     return Checked
 
 
-def install() -> None:
-    """Check ``bokeh-autoload-element``, and frame no app behind auth, in every Panel server this process
-    starts afterwards (idempotent).
+def _quiet(handler: type) -> type:
+    """A subclass of Bokeh's session socket that closes a socket Bokeh refuses with a line, not a traceback."""
+    from bokeh.protocol.exceptions import ProtocolError
 
-    Replaces the autoload and document handlers in Bokeh's per-application
+    class Quiet(handler):
+        def open(self, *args, **kwargs):
+            try:
+                return super().open(*args, **kwargs)
+            except ProtocolError as refused:  # Bokeh has closed the socket already
+                _log.warning("session socket %s refused: %s", self.request.path, refused)
+                return None
+
+    Quiet.__name__ = Quiet.__qualname__ = f"Quiet{handler.__name__}"
+    return Quiet
+
+
+def install() -> None:
+    """Check ``bokeh-autoload-element``, frame no app behind auth, and refuse a session socket quietly, in
+    every Panel server this process starts afterwards (idempotent).
+
+    Replaces the autoload, document and session-socket handlers in Bokeh's per-application
     routes (as Panel itself installs its own there) by subclasses.
     """
     import panel.io.server  # noqa: F401  (installs Panel's handlers first)
@@ -108,3 +132,5 @@ def install() -> None:
             per_app_patterns[i] = (route, _checked(handler), *rest)
         elif route == r"/?" and not handler.__name__.startswith("FramedNever"):
             per_app_patterns[i] = (route, _framed_never(handler), *rest)
+        elif route == r"/ws" and not handler.__name__.startswith("Quiet"):
+            per_app_patterns[i] = (route, _quiet(handler), *rest)

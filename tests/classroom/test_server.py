@@ -413,6 +413,40 @@ def test_a_token_without_the_cookie_opens_no_instructor_socket(served):
     assert refused.value.code == 403
 
 
+def test_the_instructor_socket_refuses_a_wrong_subprotocol_quietly_and_an_oversized_frame(served):
+    """Logged in, a socket without Bokeh's subprotocol (or with another) is closed with a line in the log, not a
+    traceback (the module's fixture fails on one); a frame announcing 19 MiB is closed with 1009 unbuffered."""
+    import os
+    import struct
+
+    cookie = login_cookie(served.base)
+    page = http_get(f"{served.base}/instructor", cookie)[2]
+    token = re.search(r'"token"\s*:\s*"([^"]+)"', page).group(1)
+    headers = {"Origin": served.base, "Cookie": "; ".join(f"{k}={v}" for k, v in cookie.items())}
+    url = f"ws://127.0.0.1:{served.port}/instructor/ws"
+
+    async def run():
+        closed = []
+        for protocols in (None, ["bokeh"], ["x", token]):
+            conn = await websocket_connect(HTTPRequest(url, headers=headers), subprotocols=protocols)
+            closed.append(await asyncio.wait_for(conn.read_message(), 10))  # None: closed by the server
+            conn.close()
+        conn = await websocket_connect(HTTPRequest(url, headers=headers), subprotocols=["bokeh", token])
+        assert "ACK" in await asyncio.wait_for(conn.read_message(), 10)
+        header = bytes([0x81, 0x80 | 127]) + struct.pack(">Q", 19 * 2**20) + os.urandom(4)
+        await conn.protocol.stream.write(header + b"x" * 16)
+        try:
+            while await asyncio.wait_for(conn.read_message(), 10) is not None:
+                pass
+            return closed, conn.close_code
+        finally:
+            conn.close()
+
+    closed, code = run_coroutine(run())
+    assert closed == [None, None, None] and code == 1009, (closed, code)
+    assert served.log().count("session socket /instructor/ws refused") == 3, served.log()[-2000:]
+
+
 def _token_payloads(text: str) -> str:
     """Every Bokeh session token in ``text``, decoded (its payload is zlib-compressed JSON)."""
     from bokeh.util.token import get_token_payload
