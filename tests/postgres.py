@@ -12,10 +12,12 @@ refuses to run as root, so as root it runs as the unprivileged user
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -98,6 +100,26 @@ class TempPostgres:
                              autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
+
+    def _processes(self) -> list[int]:
+        """The postmaster's pid and its children's (the backends, the writer, the checkpointer, ...)."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        children = Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split()
+        return [postmaster, *map(int, children)]
+
+    @contextlib.contextmanager
+    def paused(self):
+        """Stop every process of the server (SIGSTOP) for the ``with`` block, as a frozen machine would;
+        SIGCONT at its end. Connections stay open, and every query waits."""
+        pids = self._processes()
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            yield pids
+        finally:
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
 
     def log(self) -> str:
         try:

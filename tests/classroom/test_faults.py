@@ -215,3 +215,39 @@ def test_a_locked_database_stalls_no_page_and_no_other_socket(tmp_path):
         assert again["ok"] is True
         assert not server.log_errors(), server.log()[-2000:]
     assert _stored(db, code) == {stored_as[0]: 4.5}
+
+
+def test_a_paused_postgresql_stalls_no_page_and_its_student_is_told_busy(postgres):
+    """Every process of the PostgreSQL server stopped (SIGSTOP, a frozen database machine): a page is
+    answered at once, the student whose answer waits is told "busy" within the store's timeout, and
+    once the server goes on the same answer is stored."""
+    import os
+
+    from tornado.httpclient import AsyncHTTPClient
+
+    db = postgres.create_database(f"paused_{os.getpid()}")
+    code = _new_room(db)
+    stored_as: list[str] = []
+    with ClassServer(db, NO_CAP) as server:
+
+        async def run():
+            writer = await ClassStudent.open(server.base, code, "c" * 32)
+            await AsyncHTTPClient().fetch(f"{server.base}/steps", request_timeout=120)  # built, before the pause
+            with postgres.paused():
+                submitting = asyncio.ensure_future(writer.submit(1, 4.5, timeout=20))
+                await asyncio.sleep(0.3)  # the submission is waiting on the frozen server
+                t0 = asyncio.get_running_loop().time()
+                page = await AsyncHTTPClient().fetch(f"{server.base}/steps", request_timeout=20)
+                page_s = asyncio.get_running_loop().time() - t0
+                receipt, waited_ms = await submitting
+            again, _ = await writer.submit(1, 4.5, timeout=30)
+            await writer.close()
+            stored_as.append(writer.stored_id)
+            return page.code, page_s, receipt, waited_ms, again
+
+        status, page_s, receipt, waited_ms, again = run_coroutine(run())
+        assert status == 200 and page_s < 1.0, page_s  # a page is a file: it does not wait for the database
+        assert receipt == {**receipt, "ok": False, "reason": "slow"} and waited_ms < 8000, (receipt, waited_ms)
+        assert again["ok"] is True, again
+        assert not server.log_errors(), server.log()[-2000:]
+    assert _stored(db, code) == {stored_as[0]: 4.5}
