@@ -89,6 +89,33 @@ def test_a_new_round_starts_empty_and_keeps_the_old_ones(store):
     assert [(r["round"], r["prediction"], r["revealed"]) for r in rows] == [(1, 5.0, True), (2, 8.0, False)]
 
 
+def test_a_closed_or_revealed_step_takes_no_answer_and_reopening_takes_them_again(store):
+    code = store.create_room().code
+    assert store.submit(code, ALICE, 1, 5.0, now=100.0).ok
+    store.close_voting(code, 1)
+    store.close_voting(code, 1)  # again: no change
+    assert (store.room(code).closed, store.room(code).revealed) == (True, False)
+    refused = store.submit(code, BOB, 1, 7.0, now=100.0)
+    assert (refused.ok, refused.reason) == (False, "closed")
+    assert store.submit(code, ALICE, 2, 4.0, now=102.0).ok  # only that step is closed
+    store.open_voting(code, 1)
+    assert not store.room(code).closed and store.submit(code, BOB, 1, 7.0, now=104.0).ok
+    store.reveal(code, 1)
+    store.open_voting(code, 1)  # a revealed step stays closed: its answer is out
+    assert (store.room(code).closed, store.room(code).revealed) == (True, True)
+    assert store.submit(code, ALICE, 1, 6.0, now=106.0).reason == "closed"
+    assert sorted(store.values(code, 1)) == [5.0, 7.0]
+    store.set_step(code, 2)
+    assert (store.room(code).closed, store.room(code).revealed) == (False, False)  # the shown step's
+    store.set_step(code, 1)
+    store.new_round(code)
+    assert not store.room(code).closed and store.submit(code, ALICE, 1, 6.0, now=108.0).ok  # a new round opens
+    with pytest.raises(KeyError):
+        store.close_voting("NOPE00", 1)
+    with pytest.raises(ValueError, match="step must be 1, 2 or 3, got 4"):
+        store.close_voting(code, 4)
+
+
 def test_step_and_follow_are_stored(store):
     code = store.create_room().code
     store.set_step(code, 3)

@@ -27,6 +27,10 @@ Tables
     the old one (``revisions`` counts the replacements).
 ``reveals``
     Which steps of which round the instructor has revealed.
+``voting_closes``
+    Which steps of which round the instructor has closed to new answers (a
+    table of its own, as ``room_ends``; "reopen" deletes the row). A revealed
+    step is closed too: the answer is on the projector.
 ``login_failures``
     Failed instructor logins, one row per client address and one per
     browser (``browser:`` and a digest of its form cookie), for the limits of
@@ -122,6 +126,13 @@ class Reveal(Base):
     revealed_at: Mapped[float] = mapped_column(Float)
 
 
+class VotingClose(Base):
+    __tablename__ = "voting_closes"
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), primary_key=True)
+    step: Mapped[int] = mapped_column(Integer, primary_key=True)
+    closed_at: Mapped[float] = mapped_column(Float)
+
+
 class RoomEnd(Base):
     __tablename__ = "room_ends"
     room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), primary_key=True)
@@ -156,6 +167,11 @@ class RoomState:
     ended : bool
         Whether the room has ended (by the instructor, or a day after it was
         started): no one joins it, no prediction is taken.
+    closed : bool
+        Whether voting on the shown step of the current round is closed (by
+        the instructor, or by its reveal): it takes no prediction.
+    revealed : bool
+        Whether the shown step of the current round has been revealed.
     """
 
     code: str
@@ -163,13 +179,16 @@ class RoomState:
     round: int
     follow: bool
     ended: bool = False
+    closed: bool = False
+    revealed: bool = False
 
 
 @dataclass(frozen=True)
 class Submitted:
     """What became of a submission: ``ok`` (stored, acknowledged) or a refusal ``reason``.
 
-    ``reason`` is one of ``"room"`` (no such room), ``"ended"`` (the room has ended), ``"student"`` (a malformed
+    ``reason`` is one of ``"room"`` (no such room), ``"ended"`` (the room has ended), ``"closed"`` (voting on
+    that step of the round is closed, or it was revealed), ``"student"`` (a malformed
     id), ``"step"``, ``"value"`` (not a finite number in range), ``"rate"``
     (less than :data:`MIN_SUBMIT_INTERVAL_S` after the student's last one).
     """
@@ -300,9 +319,15 @@ class Store:
 
     def _room_rows(self, s: Session, where, now: float):
         ended = select(RoomEnd.room_id).where(RoomEnd.room_id == Room.id).exists()
-        q = select(Room.code, Room.step, Room.round, Room.follow, Room.created_at, ended).where(where)
-        return [RoomState(code, step, rnd, follow, bool(gone) or now - created >= ROOM_LIFETIME_S)
-                for code, step, rnd, follow, created, gone in s.execute(q)]
+        current = (Round.room_id == Room.id) & (Round.number == Room.round)
+        revealed = select(Reveal.round_id).join(Round, Round.id == Reveal.round_id).where(
+            current, Reveal.step == Room.step).exists()
+        closed = select(VotingClose.round_id).join(Round, Round.id == VotingClose.round_id).where(
+            current, VotingClose.step == Room.step).exists()
+        q = select(Room.code, Room.step, Room.round, Room.follow, Room.created_at, ended, closed, revealed).where(where)
+        return [RoomState(code, step, rnd, follow, bool(gone) or now - created >= ROOM_LIFETIME_S,
+                          bool(shut) or bool(shown), bool(shown))
+                for code, step, rnd, follow, created, gone, shut, shown in s.execute(q)]
 
     def room(self, code: str, now: float | None = None) -> RoomState | None:
         """The room with join code ``code`` (any case), or None (an ended one too, with ``ended``)."""
@@ -413,6 +438,8 @@ class Store:
             if self._room_rows(s, Room.code == code, now)[0].ended:
                 return Submitted(False, "ended")
             round_id, number = current
+            if s.get(VotingClose, (round_id, step)) is not None or s.get(Reveal, (round_id, step)) is not None:
+                return Submitted(False, "closed", number)
             last = s.scalar(select(func.max(Prediction.submitted_at)).join(Round, Round.id == Prediction.round_id)
                             .join(Room, Room.id == Round.room_id)
                             .where(Room.code == code, Prediction.student == student))
@@ -487,6 +514,45 @@ class Store:
                     s.commit()
                 except IntegrityError:
                     s.rollback()
+
+    def close_voting(self, code: str, step: int, now: float | None = None) -> None:
+        """Close ``step`` of the current round of room ``code`` to new answers (again: no change).
+
+        Raises
+        ------
+        KeyError
+            If there is no such room.
+        ValueError
+            If ``step`` is not 1, 2 or 3.
+        """
+        if step not in STEPS:
+            raise ValueError(f"step must be 1, 2 or 3, got {step!r}")
+        now = time.time() if now is None else now
+        with Session(self.engine) as s:
+            current = self._round_id(s, code)
+            if current is None:
+                raise KeyError(code)
+            if s.get(VotingClose, (current[0], step)) is None:
+                s.add(VotingClose(round_id=current[0], step=step, closed_at=now))
+                try:
+                    s.commit()
+                except IntegrityError:  # closed in another window at the same moment
+                    s.rollback()
+
+    def open_voting(self, code: str, step: int) -> None:
+        """Open ``step`` of the current round of room ``code`` to answers again (a revealed step stays closed).
+
+        Raises
+        ------
+        KeyError
+            If there is no such room.
+        """
+        with Session(self.engine) as s:
+            current = self._round_id(s, code)
+            if current is None:
+                raise KeyError(code)
+            s.execute(delete(VotingClose).where(VotingClose.round_id == current[0], VotingClose.step == step))
+            s.commit()
 
     def revealed(self, code: str, step: int, round: int | None = None) -> bool:
         with Session(self.engine) as s:
