@@ -75,9 +75,12 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
             s.open(join, ".ae-submit-prediction")
             wait_text(s.page, ".ae-room", code)
             wait_text(s.page, ".ae-room-joined", code)  # the class socket has joined the room
+        wait_text(teacher.page, ".ae-vote-state", "投票进行中")
         desk.page.locator(".ae-prediction input").fill("6.5")
-        desk.page.locator(".ae-demonstrate button").click()  # 演示本步 submits
+        desk.page.locator(".ae-demonstrate button").click()  # 演示本步 submits; the answer waits for the close
         wait_text(desk.page, ".ae-submitted", r"已提交.*6\.5")
+        wait_text(desk.page, ".ae-class-message", "投票还在进行")
+        assert "演示结果" not in text_of(desk.page, ".ae-result")
         phone.page.locator(".ae-prediction input").fill("7")
         phone.page.locator(".ae-submit-prediction button").click()
         wait_text(phone.page, ".ae-submitted", r"已提交.*7")
@@ -92,7 +95,27 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         teacher.page.wait_for_timeout(600)
         assert "已收到 2 份预测" in text_of(teacher.page, ".ae-prediction-count")
 
+        teacher.page.keyboard.press("c")  # voting closes: no answer is taken, the pages may demonstrate
+        wait_text(teacher.page, ".ae-vote-state", "投票已关闭")
+        wait_text(teacher.page, ".ae-close-voting", "重新开放投票")
+        wait_text(phone.page, ".ae-class-vote", "投票已关闭")
+        phone.page.wait_for_timeout(1100)  # a second after its last answer: only the close refuses it
+        phone.page.locator(".ae-prediction input").fill("9")
+        phone.page.locator(".ae-submit-prediction button").click()
+        wait_text(phone.page, ".ae-class-message", "关闭了这一步的投票")
+        desk.page.locator(".ae-demonstrate button").click()
+        wait_text(desk.page, ".ae-result", r"你的预测 y = 6\.5；演示结果")
+        teacher.page.keyboard.press("c")  # reopened ...
+        wait_text(teacher.page, ".ae-vote-state", "投票进行中")
+        phone.page.locator(".ae-class-vote").first.wait_for(state="hidden")
+        teacher.page.keyboard.press("c")  # ... and closed again
+        wait_text(phone.page, ".ae-class-vote", "投票已关闭")
+        teacher.page.wait_for_timeout(600)
+        assert "已收到 2 份预测" in text_of(teacher.page, ".ae-prediction-count")  # the 9 was never taken
+
         teacher.page.keyboard.press("r")  # reveal
+        wait_text(phone.page, ".ae-class-vote", "老师已揭晓")
+        wait_text(teacher.page, ".ae-vote-state", "已揭晓")
         wait_text(teacher.page, ".ae-spread", r"答案 y = 6\.00.*中位绝对差 0\.50.*100%")
         for css in PROJECTOR_TEXT:
             assert _font_px(teacher.page, css) >= 24, css
@@ -116,10 +139,15 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         wait_text(desk.page, ".ae-class-message", "第 2 轮开始了")
         assert not desk.page.locator(".ae-submitted").first.is_visible()
 
-        # Without a prediction 演示本步 asks for one; skipping it plays the step and submits nothing.
+        # Without a prediction 演示本步 asks for one; skipping it waits for the close, then plays the step,
+        # and submits nothing.
         phone.page.locator(".ae-prediction input").fill("")
         phone.page.locator(".ae-demonstrate button").click()
         wait_text(phone.page, ".ae-result", "先写下你的预测")
+        phone.page.locator(".ae-skip-prediction button").click()
+        wait_text(phone.page, ".ae-class-message", "投票还在进行")
+        teacher.page.keyboard.press("c")
+        wait_text(phone.page, ".ae-class-vote", "投票已关闭")
         phone.page.locator(".ae-skip-prediction button").click()
         wait_text(phone.page, ".ae-result", "这次没有先做预测")
         teacher.page.wait_for_timeout(1500)

@@ -7,15 +7,17 @@ browser -> server
     ``{"type": "join", "room": CODE, "student": ID or null}`` once, first; then
     ``{"type": "submit", "seq": n, "step": 1-3, "value": y}`` per prediction.
 server -> browser
-    ``{"type": "joined", "room", "step", "round", "follow", "prediction",
-    "student"}``: the room as it is, this student's stored prediction
+    ``{"type": "joined", "room", "step", "round", "follow", "closed", "revealed", "prediction",
+    "student"}``: the room as it is (``closed``: voting on its step is closed,
+    by the instructor or by the reveal; ``revealed``: the step's answer is
+    out), this student's stored prediction
     (``{"step", "value"}`` or null): of the room's step when students follow
     the instructor, else the latest; and the student's id, which the page
     keeps and joins with next time; ``{"type": "receipt", "seq", "ok": true, "step", "value",
     "round"}`` once the prediction is committed, or ``{"type": "receipt",
     "seq", "ok": false, "reason"}``; ``{"type": "room", "step", "round",
-    "follow", "prediction"}`` when the instructor changes the step or starts
-    a new round.
+    "follow", "closed", "revealed", "prediction"}`` when the instructor changes the step, starts
+    a new round, closes or reopens voting, or reveals.
 
 **Ids** are the server's (:class:`StudentIds`): a join without one, or with
 one the server did not sign, is given a new one, at most
@@ -380,7 +382,8 @@ class ClassSocket(WebSocketHandler):
                 prediction = await _prediction(self.channel, room, self.student, latest=False)
             except (SQLAlchemyError, StoreSlow) as exc:
                 log.warning("class: prediction in room %s not read: %s", room.code, type(exc).__name__)
-        self._send(type="room", step=room.step, round=room.round, follow=room.follow, prediction=prediction)
+        self._send(type="room", step=room.step, round=room.round, follow=room.follow, closed=room.closed,
+                   revealed=room.revealed, prediction=prediction)
 
     # --- receiving ----------------------------------------------------------------------
     async def on_message(self, message) -> None:
@@ -441,7 +444,7 @@ class ClassSocket(WebSocketHandler):
         self.channel.join(self, room)
         self.channel.hold(self)
         self._send(type="joined", room=code, step=room.step, round=room.round, follow=room.follow,
-                   prediction=prediction, student=signed)
+                   closed=room.closed, revealed=room.revealed, prediction=prediction, student=signed)
 
     async def _submit(self, data: dict) -> None:
         seq = data.get("seq")

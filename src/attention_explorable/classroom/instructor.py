@@ -155,7 +155,8 @@ class InstructorView(pn.viewable.Viewer):
         self._body = pn.Column(sizing_mode="stretch_width", margin=0)
         # The keys are on the page from its start (their script runs when the page is first drawn);
         # they click the room's buttons once it has them.
-        self._keys = presenter_keys(self.language, hint=False, targets={"r": ".ae-reveal", "n": ".ae-new-round"})
+        self._keys = presenter_keys(self.language, hint=False, targets={"r": ".ae-reveal", "n": ".ae-new-round",
+                                                                        "c": ".ae-close-voting"})
         self._seen = None
         self._reading = False
         self._refresh_cb = None
@@ -219,6 +220,10 @@ class InstructorView(pn.viewable.Viewer):
         reveal = pn.widgets.Button(name=_t("instructor_reveal", lang), button_type="warning",
                                    css_classes=["ae-reveal"], stylesheets=[_BUTTON_CSS], width=260)
         reveal.on_click(lambda _e: self.reveal())
+        self._voting = pn.widgets.Button(name=_t("instructor_close_voting", lang), css_classes=["ae-close-voting"],
+                                         stylesheets=[_BUTTON_CSS], width=260)
+        self._voting.on_click(lambda _e: self.toggle_voting())
+        self._vote_line = _html("")
         new_round = pn.widgets.Button(name=_t("instructor_new_round", lang), css_classes=["ae-new-round"],
                                       stylesheets=[_BUTTON_CSS], width=260)
         new_round.on_click(lambda _e: self.new_round())
@@ -254,7 +259,9 @@ class InstructorView(pn.viewable.Viewer):
         self._body[:] = [
             header, self._question,
             pn.pane.Bokeh(figure, sizing_mode="stretch_width"), self._spread,
-            pn.Row(reveal, new_round, self._follow, end, sizing_mode="stretch_width"),
+            self._vote_line,
+            pn.Row(self._voting, reveal, new_round, sizing_mode="stretch_width"),
+            pn.Row(self._follow, end, sizing_mode="stretch_width"),
             _html(csv), _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
             pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
         ]
@@ -303,6 +310,19 @@ class InstructorView(pn.viewable.Viewer):
     def reveal(self) -> None:
         """Show the answer and the spread for the step on screen (recorded in the database)."""
         self._write(functools.partial(self._reveal_step, self.code))
+
+    def _toggle_voting_step(self, code: str) -> None:
+        room = self.store.room(code)
+        if room is None or room.revealed:
+            return
+        if room.closed:
+            self.store.open_voting(code, room.step)
+        else:
+            self.store.close_voting(code, room.step)
+
+    def toggle_voting(self) -> None:
+        """Close voting on the step on screen (no more answers; students' pages may demonstrate), or reopen it."""
+        self._write(functools.partial(self._toggle_voting_step, self.code))
 
     def new_round(self) -> None:
         """Start a new round: the histogram empties, the earlier rounds stay in the CSV."""
@@ -379,6 +399,11 @@ class InstructorView(pn.viewable.Viewer):
         self._question.object = (f"<div class='ae-instructor-question'><h2>{html.escape(_t(step.title_key, lang))}"
                                  f"</h2><p>{html.escape(_t(step.question_key, lang))}</p></div>")
         self._bars.data = stats.histogram(values)
+        vote = ("instructor_voting_revealed" if room.revealed else
+                "instructor_voting_closed" if room.closed else "instructor_voting_open")
+        self._vote_line.object = f"<div class='ae-vote-state ae-big'>{html.escape(_t(vote, lang))}</div>"
+        self._voting.name = _t("instructor_open_voting" if room.closed else "instructor_close_voting", lang)
+        self._voting.disabled = room.revealed
         if revealed:
             answer = step.expected_output()
             spread = stats.spread(values, answer)

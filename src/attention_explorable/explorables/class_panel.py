@@ -6,7 +6,9 @@ its script ``web/classroom.js`` reads ``?room=CODE`` from the address, and
 only then shows the panel and opens the page's one class socket
 (``/class/socket``, :mod:`.channel`): join (the room and the anonymous id
 the browser keeps in ``localStorage``) and each submission go up; the
-student's own receipts, the instructor's step and a new round come down.
+student's own receipts, the instructor's step, whether its vote is closed or
+its answer revealed, and a new round come down. While the vote on the room's
+step is open, the page's demonstration (its answer) waits.
 Nothing else travels, and nothing of another student ever does.
 
 A saved page, or one opened from ``file://``, has no class: without a
@@ -30,11 +32,13 @@ BROWSER_STRINGS = ("class_room", "class_joined", "class_submitted", "class_submi
                    "class_need_prediction", "class_refused_value", "class_refused_rate", "class_refused_guessing",
                    "class_refused_room", "class_refused_student", "class_refused_step", "class_refused_server",
                    "class_refused_slow", "class_refused_busy", "class_refused_wait", "class_refused_ended",
-                   "class_refused_elsewhere", "class_refused_message", "class_new_round",
+                   "class_refused_elsewhere", "class_refused_message", "class_refused_closed", "class_new_round",
+                   "class_voting_closed", "class_revealed", "class_demo_waits",
                    "class_lost_received",
                    "class_lost_not_received", "class_lost_none", "class_needs_server", "connection_lost")
 
 _SUBMITTED_CSS = ":host { color: var(--ae-right, #1b7a2e); font-weight: 600; }"
+_VOTE_CSS = ":host { font-weight: 600; }"
 
 
 def class_config(language: str) -> dict:
@@ -68,6 +72,8 @@ class ClassPanel:
         self.joined = html_model("ae-room-joined", visible=False)
         self.submitted = html_model("ae-submitted", visible=False)
         self.submitted.stylesheets = [*self.submitted.stylesheets, _SUBMITTED_CSS]
+        self.vote = html_model("ae-class-vote", visible=False)
+        self.vote.stylesheets = [*self.vote.stylesheets, _VOTE_CSS]
         self.message = html_model("ae-class-message", visible=False)
         self.message.css_classes = ["ae-class-message", "ae-error"]
         self.notice = html_model("ae-connection-lost", visible=False)
@@ -76,19 +82,22 @@ class ClassPanel:
         self.submit_button = controls.button(text("class_submit", language), "ae-submit-prediction", "primary")
         self.submit_button.visible = False
 
-    def attach(self, state_model, demonstrate) -> None:
+    def attach(self, state_model, demonstrate, skip=None) -> None:
         """Run ``web/classroom.js`` on the page: when its document is ready, on a change of the
-        explorable's step, and on the submit and ``demonstrate`` buttons."""
+        explorable's step, and on the submit, ``demonstrate`` and ``skip`` buttons."""
         callback = CustomJS(code=web_module("classroom"), module=True, args={
             "state": state_model,
             "models": {"room": self.room_line, "joined": self.joined, "submitted": self.submitted,
-                       "message": self.message, "notice": self.notice, "submit": self.submit_button,
-                       "demonstrate": demonstrate},
+                       "vote": self.vote, "message": self.message, "notice": self.notice,
+                       "submit": self.submit_button, "demonstrate": demonstrate,
+                       **({"skip": skip} if skip is not None else {})},
             "config": class_config(self.language)})
         self.callback = callback
         state_model.js_on_change("step", callback)
         self.submit_button.js_on_event("button_click", callback)
         demonstrate.js_on_event("button_click", callback)
+        if skip is not None:
+            skip.js_on_event("button_click", callback)
         doc = pn.state.curdoc
         if doc is not None:  # the page being built: the script reads its ?room= once it is ready
             doc.js_on_event("document_ready", callback)
@@ -97,5 +106,5 @@ class ClassPanel:
         """The room's line, the submit button, the confirmation and the messages (layout only)."""
         bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
         return pn.Column(bokeh(self.notice), bokeh(self.room_line), bokeh(self.joined), bokeh(self.submit_button),
-                         bokeh(self.submitted), bokeh(self.message), sizing_mode="stretch_width", margin=0,
+                         bokeh(self.submitted), bokeh(self.vote), bokeh(self.message), sizing_mode="stretch_width", margin=0,
                          css_classes=["ae-class"])

@@ -170,7 +170,7 @@ class StepsExplorer(Explorable):
             events[box] = "value"
         self._attach(events)
         if self._classroom is not None:
-            self._classroom.attach(self._state, self._demonstrate)
+            self._classroom.attach(self._state, self._demonstrate, self._skip)
 
     # --- the view -------------------------------------------------------------
     @property

@@ -3,18 +3,17 @@
 // its one class socket (/class/socket), joins the room with the anonymous id the server
 // gave it (kept in localStorage; the first join gets one), submits the prediction when the student presses "演示本步" or "提交预测",
 // and draws the server's receipt as the confirmation "已提交". From the server come only
-// this student's receipts, the room's step (when the students follow the instructor) and
-// a new round. Run by Bokeh's CustomJS on the document's document_ready, on the
+// this student's receipts, the room's step (when the students follow the instructor), whether
+// voting on it is closed or its answer revealed, and a new round. While the vote is open, the
+// page's demonstration (the answer) waits (web/shared.js votingOpen). Run by Bokeh's CustomJS on the document's document_ready, on the
 // explorable's step and on the two buttons.
-import {escapeHtml, fill, formatG, pageWide} from "./shared.js";
+import {classLinks as links, escapeHtml, fill, formatG, votingOpen} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 
 const ID_KEY = "attention-explorable-student";
 // The close code of a socket the server refused (an unknown room, a malformed id, too many
 // connections from one address); its reason names which.
 export const REFUSED = 4001;
-// The page's membership of its room, per steps explorable (its state model).
-const links = pageWide("class-links", () => new WeakMap());
 
 // An id the server issued (classroom/channel.py StudentIds): 32 hex digits, "-", 22 of signature.
 const SIGNED_ID = /^[0-9a-f]{32}-[A-Za-z0-9_-]{22}$/;
@@ -89,11 +88,21 @@ function show(model, message) {
   if (model.visible !== (message !== "")) model.visible = message !== "";
 }
 
+/** The room's vote on the step on screen, as one line: closed, revealed, or "" while it is open (or another step). */
+export function voteStatus(link, state, strings) {
+  if (!link.joined || link.roomStep !== state.step) return "";
+  if (link.revealed) return strings.class_revealed;
+  return link.closed ? strings.class_voting_closed : "";
+}
+
 /** Draw the confirmation (for the step on screen) and the latest message. */
 export function draw(link, state, models, config) {
   const S = config.strings;
   let message = link.message;
   if (!message && link.sent && !(link.receipt && link.receipt.seq === link.sent.seq)) message = S.class_pending;
+  // The demonstration asked for while the vote is open: said until the vote closes.
+  if (!message && link.waiting === state.step && votingOpen(state)) message = S.class_demo_waits;
+  if (models.vote) show(models.vote, voteStatus(link, state, S));
   const ok = link.acknowledged;
   show(models.submitted, ok && ok.step === state.step
     ? fill(ok.restored ? S.class_submitted_restored : S.class_submitted, {step: ok.step, value: formatG(ok.value)})
@@ -129,6 +138,11 @@ export function receive(link, state, models, config, data) {
       link.message = fill(S.class_new_round, {round: data.round});
     }
     link.round = data.round;
+    const opened = link.closed && !data.closed && data.step === link.roomStep && !newRound;
+    link.roomStep = data.step;
+    link.closed = Boolean(data.closed);
+    link.revealed = Boolean(data.revealed);
+    if (opened) link.message = "";  // reopened: a refusal "closed" no longer holds
     if (moved) goToStep(state, config, data.step);
     else if (!data.follow && data.type === "joined" && data.prediction && data.prediction.step !== state.step) {
       goToStep(state, config, data.prediction.step);  // back at the step the student last predicted
@@ -170,7 +184,8 @@ function resendPending(link) {
 /** Open the class socket of a page in room `code` and join. */
 function join(state, models, config, code) {
   const link = {code, socket: null, seq: 0, sent: null, receipt: null, acknowledged: null, message: "",
-                round: null, joined: false, closing: false, tries: 0, student: studentId()};
+                round: null, joined: false, closing: false, tries: 0, student: studentId(),
+                roomStep: null, closed: false, revealed: false, waiting: null};
   links.set(state, link);
   show(models.room, fill(config.strings.class_room, {code}));
   models.submit.visible = true;
@@ -228,11 +243,19 @@ function connect(link, state, models, config, url) {
 /**
  * Send the prediction on screen for the current step (unless the server has it already).
  * Without one, "提交预测" says so; "演示本步" says nothing here (the explorable asks for it).
+ * Voting on the room's step closed: nothing is sent ("提交预测" says why; "演示本步" demonstrates).
+ * While it is open, "演示本步" and "不预测，直接看" say that the demonstration waits for its close.
  */
-export function submit(link, state, models, config, demonstrating = false) {
-  const value = parsePrediction(state.prediction_text, config.prediction_bounds);
+export function submit(link, state, models, config, demonstrating = false, skipping = false) {
+  const S = config.strings;
+  const value = skipping ? null : parsePrediction(state.prediction_text, config.prediction_bounds);
+  if (votingOpen(state) && (skipping || (demonstrating && value !== null))) link.waiting = state.step;
   if (value === null) {
-    link.message = demonstrating ? "" : config.strings.class_need_prediction;
+    link.message = skipping || demonstrating ? "" : S.class_need_prediction;
+    return draw(link, state, models, config);
+  }
+  if (link.closed && link.roomStep === state.step) {
+    link.message = demonstrating ? "" : S.class_refused_closed;
     return draw(link, state, models, config);
   }
   const ok = link.acknowledged;
@@ -264,8 +287,8 @@ export default function classroom(args, obj, data) {
     const link = links.get(state);
     if (!link) return;  // not in a room
     const origin = event && event.origin ? event.origin : event;
-    if (origin === models.submit || origin === models.demonstrate) {
-      return submit(link, state, models, config, origin === models.demonstrate);
+    if (origin === models.submit || origin === models.demonstrate || (models.skip && origin === models.skip)) {
+      return submit(link, state, models, config, origin === models.demonstrate, origin === models.skip);
     }
     draw(link, state, models, config);
   } catch (err) {

@@ -252,6 +252,18 @@ export function pageWide(name, make) {
   return globalThis[key];
 }
 
+/** The class links of the page's steps explorables (web/classroom.js sets them), by state model. */
+export const classLinks = pageWide("class-links", () => new WeakMap());
+
+/**
+ * Whether `state`'s explorable is in a room whose voting on the step on screen is still open: its
+ * demonstration (which shows the answer) waits for the instructor's close or reveal.
+ */
+export function votingOpen(state) {
+  const link = classLinks.get(state);
+  return Boolean(link && link.joined && !link.closed && link.roomStep === state.step);
+}
+
 const settling = pageWide("settling", () => new WeakMap());
 
 /**

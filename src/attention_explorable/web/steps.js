@@ -5,7 +5,8 @@
 import {controller, sliderAction} from "./controller.js";
 import {softmax, weightedSum} from "./attention.js";
 import {
-  dataTable, echo, fill, formatFixed, formatG, formatNumber, pageWide, pyStrip, readState, writeViewAnnounced,
+  dataTable, echo, fill, formatFixed, formatG, formatNumber, pageWide, pyStrip, readState, votingOpen,
+  writeViewAnnounced,
 } from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 import {viewOf} from "./dom.js";
@@ -259,9 +260,11 @@ export default controller("steps", draw, ({state, models, config, origin, event}
     if (state.animating) return;
     const unpredicted = parsePrediction(state.prediction_text, config.prediction_bounds) === null;
     if (unpredicted && config.ask_prediction !== false) return askForPrediction(state, models);
+    // In a room whose vote on this step is open, the answer waits for its close (web/classroom.js says so).
+    if (votingOpen(state)) return;
     return play(state, models, config);
   }
-  if (origin === models.skip) return acted(), play(state, models, config);
+  if (origin === models.skip) return acted(), votingOpen(state) ? undefined : play(state, models, config);
   if (origin === models.prediction_input) {
     const text = event.value_input ?? origin.value_input;
     if (text !== state.prediction_text) acted(), state.prediction_text = text;

@@ -117,6 +117,11 @@ function pageWide(name, make) {
   if (!(key in globalThis)) globalThis[key] = make();
   return globalThis[key];
 }
+var classLinks = pageWide("class-links", () => /* @__PURE__ */ new WeakMap());
+function votingOpen(state) {
+  const link = classLinks.get(state);
+  return Boolean(link && link.joined && !link.closed && link.roomStep === state.step);
+}
 var settling = pageWide("settling", () => /* @__PURE__ */ new WeakMap());
 
 // src/attention_explorable/web/prediction.js
@@ -129,7 +134,6 @@ function parsePrediction(raw, [lo, hi]) {
 // src/attention_explorable/web/classroom.js
 var ID_KEY = "attention-explorable-student";
 var REFUSED = 4001;
-var links = pageWide("class-links", () => /* @__PURE__ */ new WeakMap());
 var SIGNED_ID = /^[0-9a-f]{32}-[A-Za-z0-9_-]{22}$/;
 function studentId(storage = globalThis.localStorage) {
   try {
@@ -174,10 +178,17 @@ function show(model, message) {
   if (model.text !== text) model.text = text;
   if (model.visible !== (message !== "")) model.visible = message !== "";
 }
+function voteStatus(link, state, strings) {
+  if (!link.joined || link.roomStep !== state.step) return "";
+  if (link.revealed) return strings.class_revealed;
+  return link.closed ? strings.class_voting_closed : "";
+}
 function draw(link, state, models, config) {
   const S = config.strings;
   let message = link.message;
   if (!message && link.sent && !(link.receipt && link.receipt.seq === link.sent.seq)) message = S.class_pending;
+  if (!message && link.waiting === state.step && votingOpen(state)) message = S.class_demo_waits;
+  if (models.vote) show(models.vote, voteStatus(link, state, S));
   const ok = link.acknowledged;
   show(models.submitted, ok && ok.step === state.step ? fill(ok.restored ? S.class_submitted_restored : S.class_submitted, { step: ok.step, value: formatG(ok.value) }) : "");
   show(models.message, message);
@@ -204,6 +215,11 @@ function receive(link, state, models, config, data) {
       link.message = fill(S.class_new_round, { round: data.round });
     }
     link.round = data.round;
+    const opened = link.closed && !data.closed && data.step === link.roomStep && !newRound;
+    link.roomStep = data.step;
+    link.closed = Boolean(data.closed);
+    link.revealed = Boolean(data.revealed);
+    if (opened) link.message = "";
     if (moved) goToStep(state, config, data.step);
     else if (!data.follow && data.type === "joined" && data.prediction && data.prediction.step !== state.step) {
       goToStep(state, config, data.prediction.step);
@@ -248,9 +264,13 @@ function join(state, models, config, code) {
     joined: false,
     closing: false,
     tries: 0,
-    student: studentId()
+    student: studentId(),
+    roomStep: null,
+    closed: false,
+    revealed: false,
+    waiting: null
   };
-  links.set(state, link);
+  classLinks.set(state, link);
   show(models.room, fill(config.strings.class_room, { code }));
   models.submit.visible = true;
   const url = socketUrl(window.location, config.socket_path);
@@ -305,10 +325,16 @@ function connect(link, state, models, config, url) {
     }, reconnectDelay(link.tries - 1));
   });
 }
-function submit(link, state, models, config, demonstrating = false) {
-  const value = parsePrediction(state.prediction_text, config.prediction_bounds);
+function submit(link, state, models, config, demonstrating = false, skipping = false) {
+  const S = config.strings;
+  const value = skipping ? null : parsePrediction(state.prediction_text, config.prediction_bounds);
+  if (votingOpen(state) && (skipping || demonstrating && value !== null)) link.waiting = state.step;
   if (value === null) {
-    link.message = demonstrating ? "" : config.strings.class_need_prediction;
+    link.message = skipping || demonstrating ? "" : S.class_need_prediction;
+    return draw(link, state, models, config);
+  }
+  if (link.closed && link.roomStep === state.step) {
+    link.message = demonstrating ? "" : S.class_refused_closed;
     return draw(link, state, models, config);
   }
   const ok = link.acknowledged;
@@ -328,14 +354,14 @@ function classroom(args, obj, data) {
     if (event && event.event_name === "document_ready") {
       const code = roomOf(window.location.search, config.room_code);
       if (code === false) show(models.message, config.strings.class_refused_room);
-      else if (code && !links.has(state)) join(state, models, config, code);
+      else if (code && !classLinks.has(state)) join(state, models, config, code);
       return;
     }
-    const link = links.get(state);
+    const link = classLinks.get(state);
     if (!link) return;
     const origin = event && event.origin ? event.origin : event;
-    if (origin === models.submit || origin === models.demonstrate) {
-      return submit(link, state, models, config, origin === models.demonstrate);
+    if (origin === models.submit || origin === models.demonstrate || models.skip && origin === models.skip) {
+      return submit(link, state, models, config, origin === models.demonstrate, origin === models.skip);
     }
     draw(link, state, models, config);
   } catch (err) {
@@ -354,5 +380,6 @@ export {
   socketUrl,
   studentId,
   submit,
+  voteStatus,
   waitDelay
 };

@@ -244,6 +244,11 @@ function pageWide(name, make) {
   if (!(key in globalThis)) globalThis[key] = make();
   return globalThis[key];
 }
+var classLinks = pageWide("class-links", () => /* @__PURE__ */ new WeakMap());
+function votingOpen(state) {
+  const link = classLinks.get(state);
+  return Boolean(link && link.joined && !link.closed && link.roomStep === state.step);
+}
 var settling = pageWide("settling", () => /* @__PURE__ */ new WeakMap());
 function writeViewAnnounced(models, view, delay = 800) {
   const seen = {}, heard = {};
@@ -678,9 +683,10 @@ var steps_default = controller("steps", draw, ({ state, models, config, origin, 
     if (state.animating) return;
     const unpredicted = parsePrediction(state.prediction_text, config.prediction_bounds) === null;
     if (unpredicted && config.ask_prediction !== false) return askForPrediction(state, models);
+    if (votingOpen(state)) return;
     return play(state, models, config);
   }
-  if (origin === models.skip) return acted(), play(state, models, config);
+  if (origin === models.skip) return acted(), votingOpen(state) ? void 0 : play(state, models, config);
   if (origin === models.prediction_input) {
     const text = event.value_input ?? origin.value_input;
     if (text !== state.prediction_text) acted(), state.prediction_text = text;
@@ -1286,6 +1292,7 @@ export {
   attentionWeights,
   causalMask,
   checkState,
+  classLinks,
   convexHull,
   dataTable,
   dotProductScores,
@@ -1324,6 +1331,7 @@ export {
   stepsView,
   typedNumber,
   vectorView,
+  votingOpen,
   weightedSum,
   writeView,
   writeViewAnnounced
