@@ -387,13 +387,13 @@ def heat_colors(values, masked, diverging: bool = False, limit: float = 1.0):
 def histogram_figure(bars: ColumnDataSource, answer: Span, x_label: str, y_label: str):
     """The room's predictions as bars, for a projector (24 px text); ``answer`` marks the true y.
 
-    ``bars`` has columns ``left``, ``right`` (bar edges in units of y) and
-    ``count`` (students); ``answer`` is a vertical :class:`Span` the caller
+    ``bars`` holds :func:`histogram_data`: the bars' edges in units of y,
+    their counts of students, and a hatch for an overflow bar; ``answer`` is a vertical :class:`Span` the caller
     shows (``visible``, ``location``) once the instructor reveals the answer.
     """
     fig = _base_figure("", height=340, y_range=DataRange1d(start=0, min_interval=1, range_padding=0.1))
     fig.quad(left="left", right="right", top="count", bottom=0, source=bars, fill_color=PALETTE["prediction"],
-             line_color="white", fill_alpha=0.85)
+             line_color="white", fill_alpha=0.85, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.9)
     fig.add_layout(answer)
     fig.xaxis.axis_label, fig.yaxis.axis_label = x_label, y_label
     for axis in (fig.xaxis, fig.yaxis):
@@ -404,6 +404,13 @@ def histogram_figure(bars: ColumnDataSource, answer: Span, x_label: str, y_label
     fig.yaxis.minor_tick_line_color = None
     fig.xgrid.visible = False
     return fig
+
+
+def histogram_data(bars: dict) -> dict:
+    """The columns of :func:`histogram_figure`'s source from the bars of
+    :func:`attention_explorable.classroom.stats.histogram`: theirs, and ``hatch`` (``"/"`` for an overflow bar,
+    ``" "`` for none)."""
+    return {**bars, "hatch": ["/" if edge else " " for edge in bars["edge"]]}
 
 
 def answer_span() -> Span:

@@ -67,9 +67,18 @@ def test_spread_and_histogram():
     s = stats.spread([5.5, 6.0, 6.5, 9.0], answer=6.0)
     assert s == {"n": 4, "median_gap": 0.5, "share_within": 0.75}
     assert stats.spread([], 6.0)["median_gap"] is None
-    h = stats.histogram([6.0, 6.2, -20.0, 20.0])
-    assert sum(h["count"]) == 4 and h["left"][0] == -20.0 and h["right"][-1] > 20.0
+    h = stats.histogram([6.0, 6.2, 6.25, 9.05, -20.0, 20.0, 19.0])
+    assert sum(h["count"]) == 7
     assert all(right - left == pytest.approx(stats.BIN_WIDTH) for left, right in zip(h["left"], h["right"]))
+    # The outliers are counted at the edges, so the axis stays near the values 2 and 10.
+    assert (h["left"][0], h["right"][-1]) == (1.25, 10.75) and (h["edge"][0], h["edge"][-1]) == ("below", "above")
+    assert (h["count"][0], h["count"][-1]) == (1, 2) and h["edge"][1:-1] == [""] * (len(h["edge"]) - 2)
+    bar = {(left + right) / 2: count for left, right, count in zip(h["left"], h["right"], h["count"])}
+    assert bar[6.0] == 2 and bar[6.5] == 1 and bar[9.0] == 1  # an exact answer in the middle of its bar
+    plain = stats.histogram([2.0, 10.0])
+    assert plain["left"][0] == 1.75 and plain["right"][-1] == 10.25 and "below" not in plain["edge"]
+    with pytest.raises(ValueError, match="width must be a positive number, got 0"):
+        stats.histogram([], width=0)
 
 
 def cli_limit() -> int:

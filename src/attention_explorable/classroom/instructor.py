@@ -212,7 +212,7 @@ class InstructorView(pn.viewable.Viewer):
         self._round = _html("")
         self._question = _html("")
         self._spread = _html("")
-        self._bars = ColumnDataSource(stats.histogram([]))
+        self._bars = ColumnDataSource(plots.histogram_data(stats.histogram([])))
         self._answer = plots.answer_span()
         figure = plots.histogram_figure(self._bars, self._answer, _t("instructor_axis", lang),
                                         _t("instructor_axis_count", lang))
@@ -398,7 +398,7 @@ class InstructorView(pn.viewable.Viewer):
                               f"{html.escape(_t('instructor_round', lang, round=room.round, step=room.step))}</div>")
         self._question.object = (f"<div class='ae-instructor-question'><h2>{html.escape(_t(step.title_key, lang))}"
                                  f"</h2><p>{html.escape(_t(step.question_key, lang))}</p></div>")
-        self._bars.data = stats.histogram(values)
+        self._bars.data = plots.histogram_data(stats.histogram(values))
         vote = ("instructor_voting_revealed" if room.revealed else
                 "instructor_voting_closed" if room.closed else "instructor_voting_open")
         self._vote_line.object = f"<div class='ae-vote-state ae-big'>{html.escape(_t(vote, lang))}</div>"

@@ -6,8 +6,6 @@ Pure functions of the stored predictions (floats) and the step's answer
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 #: Width of a histogram bar (the predictions' unit: the output y).
@@ -16,31 +14,63 @@ BIN_WIDTH = 0.5
 WITHIN = 0.5
 
 
-def histogram(values, lo: float = 2.0, hi: float = 10.0, width: float = BIN_WIDTH) -> dict[str, list[float]]:
-    """Bars of width ``width`` covering ``[lo, hi]`` and every value, on a grid of ``width``.
+def histogram(values, lo: float = 2.0, hi: float = 10.0, width: float = BIN_WIDTH) -> dict[str, list]:
+    """Bars of width ``width`` centred on the multiples of ``width`` from ``lo`` to ``hi``, and one bar more
+    at an edge for the values beyond it.
+
+    A value ``v`` is counted in the bar centred on the multiple of ``width``
+    nearest to it (``[c - width/2, c + width/2)``): an exact answer sits in the
+    middle of its bar, under the answer line. A value below
+    ``lo - width/2`` or from ``hi + width/2`` on is counted in an overflow bar
+    just outside that edge (drawn hatched), so that one outlier (20 in a class
+    around 6) does not squeeze the class into a corner of the projector.
+
+    Parameters
+    ----------
+    values : iterable of float
+        The predictions (the output y).
+    lo, hi : float
+        The range drawn bar by bar, multiples of ``width`` (the steps' values 2 and 10).
+    width : float
+        A bar's width, in units of y (> 0).
 
     Returns
     -------
     dict
-        ``left``, ``right`` (bar edges) and ``count`` (predictions in
-        ``[left, right)``), one entry per bar; ``hi`` lies in the last bar.
+        ``left``, ``right`` (bar edges), ``count`` (predictions in the bar)
+        and ``edge`` (``"below"``, ``"above"`` for an overflow bar, else
+        ``""``), one entry per bar, left to right.
 
-    >>> histogram([6.0, 6.2, 9.0], lo=5, hi=10, width=1)["count"]
-    [0, 2, 0, 0, 1, 0]
+    Raises
+    ------
+    ValueError
+        If ``width`` is not positive or ``hi < lo``.
+
+    >>> h = histogram([6.0, 6.2, 9.0, 20.0], lo=5, hi=10, width=1)
+    >>> h["count"], h["left"][:2], h["edge"][-1]
+    ([0, 2, 0, 0, 1, 0, 1], [4.5, 5.5], 'above')
     """
+    if not width > 0:
+        raise ValueError(f"width must be a positive number, got {width!r}")
+    if not hi >= lo:
+        raise ValueError(f"hi must be at least lo, got lo={lo!r} and hi={hi!r}")
     values = np.asarray(list(values), dtype=float)
-    low = min([lo, *values]) if values.size else lo
-    high = max([hi, *values]) if values.size else hi
-    start = math.floor(low / width) * width
-    n = max(1, math.ceil((high - start) / width + 1e-9))
-    if start + n * width <= high:  # the largest value opens a bar of its own
-        n += 1
-    edges = start + width * np.arange(n + 1)
-    counts = np.zeros(n, dtype=int)
-    if values.size:
-        idx = np.clip(np.floor((values - start) / width + 1e-9).astype(int), 0, n - 1)
-        np.add.at(counts, idx, 1)
-    return {"left": edges[:-1].tolist(), "right": edges[1:].tolist(), "count": counts.tolist()}
+    n = int(round((hi - lo) / width)) + 1
+    centres = lo + width * np.arange(n)
+    idx = np.floor((values - lo) / width + 0.5 + 1e-9).astype(int) if values.size else np.zeros(0, dtype=int)
+    counts = np.bincount(np.clip(idx, 0, n - 1)[(idx >= 0) & (idx < n)], minlength=n)
+    bars = {"left": (centres - width / 2).tolist(), "right": (centres + width / 2).tolist(),
+            "count": counts.tolist(), "edge": [""] * n}
+    below, above = int(np.sum(idx < 0)), int(np.sum(idx >= n))
+    if below:
+        for key, value in (("left", lo - 1.5 * width), ("right", lo - 0.5 * width), ("count", below),
+                           ("edge", "below")):
+            bars[key].insert(0, value)
+    if above:
+        for key, value in (("left", hi + 0.5 * width), ("right", hi + 1.5 * width), ("count", above),
+                           ("edge", "above")):
+            bars[key].append(value)
+    return bars
 
 
 def spread(values, answer: float, within: float = WITHIN) -> dict[str, float | int | None]:
