@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from ..conftest import ROOT
+from ..conftest import ARTIFACTS, ROOT
 from .pages import SERVER_GONE, text_of, wait_text
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -46,6 +46,15 @@ _FIGURE_FRAMES = """() => {
   roots.forEach(visit);
   return widths;
 }"""
+
+
+#: The number of students the histogram's bars count, from its source in BokehJS.
+_BARS = """(() => {
+  const roots = Bokeh.index instanceof Map ? [...Bokeh.index.values()] : Object.values(Bokeh.index);
+  for (const root of roots) for (const model of root.model.document.all_models)
+    if (model.type === "ColumnDataSource" && "edge" in model.data) return model.data.count.reduce((a, b) => a + b, 0);
+  return -1;
+})()"""
 
 
 def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
@@ -86,6 +95,19 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         wait_text(phone.page, ".ae-submitted", r"已提交.*7")
         wait_text(teacher.page, ".ae-prediction-count", "已收到 2 份预测")
         assert "隐藏" in text_of(teacher.page, ".ae-spread") and "6.00" not in text_of(teacher.page, ".ae-spread")
+        # While the vote is open the projector shows the count, not the histogram's bars.
+        assert "分布在关闭投票后显示" in text_of(teacher.page, ".ae-vote-state")
+        assert teacher.page.evaluate(_BARS) == 0
+        # J folds the join panel away: then the whole round fits the projector's 1024x768.
+        teacher.page.keyboard.press("j")
+        wait_text(teacher.page, ".ae-join-toggle", "显示加入信息")
+        teacher.page.locator(".ae-qr").first.wait_for(state="hidden")
+        assert code in text_of(teacher.page, ".ae-room-code")  # for a latecomer
+        teacher.page.screenshot(path=str(ARTIFACTS / "classroom-projector-voting.png"))
+        for css in (".ae-room-code", ".ae-prediction-count", ".ae-instructor-question", ".ae-histogram", ".ae-spread",
+                    ".ae-vote-state", ".ae-close-voting", ".ae-reveal", ".ae-new-round"):
+            box = teacher.page.locator(css).first.bounding_box()
+            assert box and box["y"] >= 0 and box["y"] + box["height"] <= 768, (css, box)
 
         # A changed answer replaces the earlier one.
         phone.page.wait_for_timeout(1100)
@@ -97,6 +119,9 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
 
         teacher.page.keyboard.press("c")  # voting closes: no answer is taken, the pages may demonstrate
         wait_text(teacher.page, ".ae-vote-state", "投票已关闭")
+        assert "分布在关闭投票后显示" not in text_of(teacher.page, ".ae-vote-state")
+        teacher.page.wait_for_function(f"() => ({_BARS}) === 2")  # the bars, now that the vote is closed
+        teacher.page.screenshot(path=str(ARTIFACTS / "classroom-projector-closed.png"))
         wait_text(teacher.page, ".ae-close-voting", "重新开放投票")
         wait_text(phone.page, ".ae-class-vote", "投票已关闭")
         phone.page.wait_for_timeout(1100)  # a second after its last answer: only the close refuses it

@@ -73,6 +73,7 @@ CSS = """
 :host { font-size: 24px; }
 .ae-big { font-size: 24px; line-height: 1.35; }
 .ae-room-code { font-size: 72px; font-weight: 700; letter-spacing: 0.12em; font-family: ui-monospace, monospace; }
+.ae-room-code-small { font-size: 40px; }
 .ae-join-url { font-size: 28px; font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
 .ae-prediction-count { font-size: 40px; font-weight: 700; }
 .ae-label { font-size: 24px; color: #444; }
@@ -156,7 +157,7 @@ class InstructorView(pn.viewable.Viewer):
         # The keys are on the page from its start (their script runs when the page is first drawn);
         # they click the room's buttons once it has them.
         self._keys = presenter_keys(self.language, hint=False, targets={"r": ".ae-reveal", "n": ".ae-new-round",
-                                                                        "c": ".ae-close-voting"})
+                                                                        "c": ".ae-close-voting", "j": ".ae-join-toggle"})
         self._seen = None
         self._reading = False
         self._refresh_cb = None
@@ -239,18 +240,26 @@ class InstructorView(pn.viewable.Viewer):
         # No student of the room, and a presenter: D demonstrates at once (no prediction asked, no focus taken).
         self.explorer = StepsExplorer(language=lang, step=room.step, class_panel=False, ask_prediction=False)
         self.explorer.param.watch(self._step_chosen, "step")
+        # The join panel (the URLs and the QR code) is for the first minutes: J folds it away, and the
+        # round then fits a projector's 1024x768 (the room's code stays, for a latecomer).
+        self._join_info = _html(
+            f"<div class='ae-label'>{html.escape(_t('instructor_join', lang))}</div>"
+            f"<div class='ae-join-url'>{html.escape(join)}</div>"
+            f"<div class='ae-label ae-join-textbook'>{html.escape(_t('instructor_join_textbook', lang))} "
+            f"{html.escape(join.replace('/steps?', '/textbook?'))}</div>")
+        self._qr = _html(f"<div class='ae-qr' role='img' aria-label='{html.escape(join)}'>{qr}</div>", width=320,
+                         sizing_mode="fixed")
+        self._code_line = _html("")
+        self._join_toggle = pn.widgets.Button(css_classes=["ae-join-toggle"], stylesheets=[_BUTTON_CSS], width=330)
+        self._join_toggle.on_click(lambda _e: self._fold_join(self._join_info.visible))
+        self._fold_join(False)
+        self._hide_results = pn.widgets.Checkbox(name=_t("instructor_hide_results", lang), value=True,
+                                                 css_classes=["ae-hide-results"], stylesheets=[_CHECK_CSS])
+        self._hide_results.param.watch(lambda _e: self._show(self._seen, again=True), "value")
         header = pn.Row(
-            pn.Column(
-                _html(f"<div class='ae-label'>{html.escape(_t('instructor_room_code', lang))}</div>"
-                      f"<div class='ae-room-code'>{html.escape(room.code)}</div>"),
-                _html(f"<div class='ae-label'>{html.escape(_t('instructor_join', lang))}</div>"
-                      f"<div class='ae-join-url'>{html.escape(join)}</div>"
-                      f"<div class='ae-label ae-join-textbook'>{html.escape(_t('instructor_join_textbook', lang))} "
-                      f"{html.escape(join.replace('/steps?', '/textbook?'))}</div>"),
-                self._round, self._count, sizing_mode="stretch_width"),
-            _html(f"<div class='ae-qr' role='img' aria-label='{html.escape(join)}'>{qr}</div>", width=320,
-                  sizing_mode="fixed"),
-            sizing_mode="stretch_width")
+            pn.Column(self._code_line, self._join_info, pn.Row(self._round, self._count, sizing_mode="stretch_width"),
+                      sizing_mode="stretch_width"),
+            self._qr, sizing_mode="stretch_width")
         # The room's first state goes into its models before they join the page, so they reach the
         # browser whole, in the message that adds them. (Changed a turn later, the histogram's
         # source could be sent on a message that overtook that one: "reference p1068 isn't known".)
@@ -261,7 +270,8 @@ class InstructorView(pn.viewable.Viewer):
             pn.pane.Bokeh(figure, sizing_mode="stretch_width"), self._spread,
             self._vote_line,
             pn.Row(self._voting, reveal, new_round, sizing_mode="stretch_width"),
-            pn.Row(self._follow, end, sizing_mode="stretch_width"),
+            pn.Row(self._follow, self._hide_results, sizing_mode="stretch_width"),
+            pn.Row(self._join_toggle, end, sizing_mode="stretch_width"),
             _html(csv), _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
             pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
         ]
@@ -298,6 +308,16 @@ class InstructorView(pn.viewable.Viewer):
 
         future = _writer().submit(action)
         future.add_done_callback(lambda f: _next_turn(doc, functools.partial(done, f)))
+
+    def _fold_join(self, folded: bool) -> None:
+        """Fold the join panel away (``folded``: the code in one line, no URL, no QR code) or show it."""
+        lang = self.language
+        self._join_info.visible = self._qr.visible = not folded
+        label, code = html.escape(_t("instructor_room_code", lang)), html.escape(self.code)
+        self._code_line.object = (  # folded: the label and the code in one line
+            f"<div class='ae-label'>{label} <span class='ae-room-code ae-room-code-small'>{code}</span></div>"
+            if folded else f"<div class='ae-label'>{label}</div><div class='ae-room-code'>{code}</div>")
+        self._join_toggle.name = _t("instructor_show_join" if folded else "instructor_hide_join", lang)
 
     def _step_chosen(self, event) -> None:
         self._write(functools.partial(self.store.set_step, self.code, event.new))
@@ -381,9 +401,9 @@ class InstructorView(pn.viewable.Viewer):
             return None
         return room, tuple(values), revealed
 
-    def _show(self, seen) -> None:
-        """Draw what :meth:`_read` read, when it differs from what is drawn."""
-        if seen is None or seen[0] is None or seen == self._seen:
+    def _show(self, seen, again: bool = False) -> None:
+        """Draw what :meth:`_read` read, when it differs from what is drawn (or ``again``)."""
+        if seen is None or seen[0] is None or (seen == self._seen and not again):
             return
         self._seen = seen
         room, values, revealed = seen
@@ -398,10 +418,14 @@ class InstructorView(pn.viewable.Viewer):
                               f"{html.escape(_t('instructor_round', lang, round=room.round, step=room.step))}</div>")
         self._question.object = (f"<div class='ae-instructor-question'><h2>{html.escape(_t(step.title_key, lang))}"
                                  f"</h2><p>{html.escape(_t(step.question_key, lang))}</p></div>")
-        self._bars.data = plots.histogram_data(stats.histogram(values))
+        # While the vote is open the class's answers may be hidden from the projector (the default: each
+        # student answers alone first); the count still shows.
+        hidden = self._hide_results.value and not room.closed
+        self._bars.data = plots.histogram_data(stats.histogram([] if hidden else values))
         vote = ("instructor_voting_revealed" if room.revealed else
                 "instructor_voting_closed" if room.closed else "instructor_voting_open")
-        self._vote_line.object = f"<div class='ae-vote-state ae-big'>{html.escape(_t(vote, lang))}</div>"
+        line = _t(vote, lang) + (" " + _t("instructor_results_hidden", lang) if hidden else "")
+        self._vote_line.object = f"<div class='ae-vote-state ae-big'>{html.escape(line)}</div>"
         self._voting.name = _t("instructor_open_voting" if room.closed else "instructor_close_voting", lang)
         self._voting.disabled = room.revealed
         if revealed:
