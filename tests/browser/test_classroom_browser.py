@@ -140,6 +140,9 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
 
         teacher.page.keyboard.press("r")  # reveal
         wait_text(phone.page, ".ae-class-vote", "老师已揭晓")
+        # Each page shows where its student stood: the answer, their own prediction, the class near it.
+        wait_text(desk.page, ".ae-student-result", r"答案 y = 6\.00；你的预测 6\.5，相差 0\.50。全班 2 份预测里，100% 落在")
+        wait_text(phone.page, ".ae-student-result", r"你的预测 5\.5，相差 0\.50")
         wait_text(teacher.page, ".ae-vote-state", "已揭晓")
         wait_text(teacher.page, ".ae-spread", r"答案 y = 6\.00.*中位绝对差 0\.50.*100%")
         for css in PROJECTOR_TEXT:

@@ -16,8 +16,10 @@ server -> browser
     keeps and joins with next time; ``{"type": "receipt", "seq", "ok": true, "step", "value",
     "round"}`` once the prediction is committed, or ``{"type": "receipt",
     "seq", "ok": false, "reason"}``; ``{"type": "room", "step", "round",
-    "follow", "closed", "revealed", "prediction"}`` when the instructor changes the step, starts
-    a new round, closes or reopens voting, or reveals.
+    "follow", "closed", "revealed", "prediction", "result"}`` when the instructor changes the step, starts
+    a new round, closes or reopens voting, or reveals. ``result`` (in ``joined`` too) is null until the
+    room's step is revealed, then where the class stood: ``{"step", "answer", "n", "share_within",
+    "within"}`` (the step's answer, the number of predictions, the share within ``within`` of it).
 
 **Ids** are the server's (:class:`StudentIds`): a join without one, or with
 one the server did not sign, is given a new one, at most
@@ -28,7 +30,8 @@ answers on one socket: the same id joining again (another tab) takes over,
 and the earlier socket is refused with ``elsewhere``. A room that has
 ended is refused with ``ended``, and its open sockets are told so.
 
-Nothing of another student, no count and no answer is ever sent. A refused
+Nothing of another student is ever sent, and no count and no answer
+before the instructor reveals the step (then only ``result``). A refused
 join (an unknown room, an ended one, too many connections or new ids from
 one address) is answered with ``{"type": "refused", "reason"}`` and closed with
 code :data:`REFUSED`; a message that is too long, not JSON, not an object of
@@ -66,7 +69,9 @@ from tornado.ioloop import PeriodicCallback
 from tornado.web import HTTPError
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
+from .. import scenarios
 from ..views.steps import PREDICTION_BOUNDS
+from . import stats
 from .context import STORE_TIMEOUT_S, StoreSlow, StoreThreads
 from .limits import SessionCap
 from .store import RoomState, Store, normalise_code
@@ -297,8 +302,26 @@ class ClassChannel:
                     socket.ended()
                 continue
             moved = room.follow and (before is None or room.step != before.step or room.round != before.round)
+            result = await self.result(room)
             for socket in list(self.rooms.get(code, ())):
-                await socket.tell_room(room, moved)
+                await socket.tell_room(room, moved, result)
+
+    async def result(self, room: RoomState) -> dict | None:
+        """Where the class stood on ``room``'s step once it is revealed (see the module docstring), else None.
+
+        None too when the predictions cannot be read in time (the page then shows only its own).
+        """
+        if not room.revealed:
+            return None
+        try:
+            values = await self.call("values", room.code, room.step)
+        except (SQLAlchemyError, StoreSlow) as exc:
+            log.warning("class: predictions of room %s not read: %s", room.code, type(exc).__name__)
+            return None
+        answer = scenarios.get_step(room.step).expected_output()
+        spread = stats.spread(values, answer)
+        return {"step": room.step, "answer": answer, "n": spread["n"], "share_within": spread["share_within"],
+                "within": stats.WITHIN}
 
 
 async def _prediction(channel: ClassChannel, room: RoomState, student: str, latest: bool) -> dict | None:
@@ -374,8 +397,9 @@ class ClassSocket(WebSocketHandler):
         log.info("class: socket from %s closed: %s", self.client, reason)
         self.close(code, reason)
 
-    async def tell_room(self, room: RoomState, moved: bool) -> None:
-        """Tell this page of its room's new step or round (with the stored prediction of a step moved to)."""
+    async def tell_room(self, room: RoomState, moved: bool, result: dict | None = None) -> None:
+        """Tell this page of its room's new step, round or vote (with the stored prediction of a step moved
+        to, and ``result`` once the step is revealed)."""
         prediction = None
         if moved and self.student:
             try:
@@ -383,7 +407,7 @@ class ClassSocket(WebSocketHandler):
             except (SQLAlchemyError, StoreSlow) as exc:
                 log.warning("class: prediction in room %s not read: %s", room.code, type(exc).__name__)
         self._send(type="room", step=room.step, round=room.round, follow=room.follow, closed=room.closed,
-                   revealed=room.revealed, prediction=prediction)
+                   revealed=room.revealed, prediction=prediction, result=result)
 
     # --- receiving ----------------------------------------------------------------------
     async def on_message(self, message) -> None:
@@ -422,6 +446,7 @@ class ClassSocket(WebSocketHandler):
             room = await self.channel.call("room", code)
             prediction = None if room is None or student is None else await _prediction(
                 self.channel, room, student, latest=not room.follow)
+            result = None if room is None or room.ended else await self.channel.result(room)
         except StoreSlow:
             log.warning("class: room %s not read in time", code)
             return self._refuse("slow")
@@ -444,7 +469,8 @@ class ClassSocket(WebSocketHandler):
         self.channel.join(self, room)
         self.channel.hold(self)
         self._send(type="joined", room=code, step=room.step, round=room.round, follow=room.follow,
-                   closed=room.closed, revealed=room.revealed, prediction=prediction, student=signed)
+                   closed=room.closed, revealed=room.revealed, prediction=prediction, result=result,
+                   student=signed)
 
     async def _submit(self, data: dict) -> None:
         seq = data.get("seq")

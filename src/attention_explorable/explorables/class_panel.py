@@ -33,7 +33,8 @@ BROWSER_STRINGS = ("class_room", "class_joined", "class_submitted", "class_submi
                    "class_refused_room", "class_refused_student", "class_refused_step", "class_refused_server",
                    "class_refused_slow", "class_refused_busy", "class_refused_wait", "class_refused_ended",
                    "class_refused_elsewhere", "class_refused_message", "class_refused_closed", "class_new_round",
-                   "class_voting_closed", "class_revealed", "class_demo_waits",
+                   "class_voting_closed", "class_revealed", "class_demo_waits", "class_result",
+                   "class_result_no_prediction", "class_result_class", "class_result_class_one", "class_result_nobody",
                    "class_lost_received",
                    "class_lost_not_received", "class_lost_none", "class_needs_server", "connection_lost")
 
@@ -74,6 +75,8 @@ class ClassPanel:
         self.submitted.stylesheets = [*self.submitted.stylesheets, _SUBMITTED_CSS]
         self.vote = html_model("ae-class-vote", visible=False)
         self.vote.stylesheets = [*self.vote.stylesheets, _VOTE_CSS]
+        self.result = html_model("ae-student-result", visible=False)
+        self.result.stylesheets = [*self.result.stylesheets, _VOTE_CSS]
         self.message = html_model("ae-class-message", visible=False)
         self.message.css_classes = ["ae-class-message", "ae-error"]
         self.notice = html_model("ae-connection-lost", visible=False)
@@ -88,7 +91,7 @@ class ClassPanel:
         callback = CustomJS(code=web_module("classroom"), module=True, args={
             "state": state_model,
             "models": {"room": self.room_line, "joined": self.joined, "submitted": self.submitted,
-                       "vote": self.vote, "message": self.message, "notice": self.notice,
+                       "vote": self.vote, "result": self.result, "message": self.message, "notice": self.notice,
                        "submit": self.submit_button, "demonstrate": demonstrate,
                        **({"skip": skip} if skip is not None else {})},
             "config": class_config(self.language)})
@@ -106,5 +109,5 @@ class ClassPanel:
         """The room's line, the submit button, the confirmation and the messages (layout only)."""
         bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
         return pn.Column(bokeh(self.notice), bokeh(self.room_line), bokeh(self.joined), bokeh(self.submit_button),
-                         bokeh(self.submitted), bokeh(self.vote), bokeh(self.message), sizing_mode="stretch_width", margin=0,
+                         bokeh(self.submitted), bokeh(self.vote), bokeh(self.result), bokeh(self.message), sizing_mode="stretch_width", margin=0,
                          css_classes=["ae-class"])

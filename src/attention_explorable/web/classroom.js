@@ -7,7 +7,7 @@
 // voting on it is closed or its answer revealed, and a new round. While the vote is open, the
 // page's demonstration (the answer) waits (web/shared.js votingOpen). Run by Bokeh's CustomJS on the document's document_ready, on the
 // explorable's step and on the two buttons.
-import {classLinks as links, escapeHtml, fill, formatG, votingOpen} from "./shared.js";
+import {classLinks as links, escapeHtml, fill, formatFixed, formatG, votingOpen} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 
 const ID_KEY = "attention-explorable-student";
@@ -95,6 +95,25 @@ export function voteStatus(link, state, strings) {
   return link.closed ? strings.class_voting_closed : "";
 }
 
+/**
+ * Where this student stood once the step on screen is revealed, as one line ("" before, or for another step):
+ * the answer, their own acknowledged prediction and its distance, and the class's share near the answer.
+ * @param {{result: object|null, acknowledged: object|null}} link
+ * @param {object} strings class_result, class_result_no_prediction, class_result_class(_one), class_result_nobody
+ */
+export function studentResult(link, state, strings) {
+  const r = link.result;
+  if (!r || r.step !== state.step) return "";
+  const answer = formatFixed(r.answer, 2);
+  const klass = r.n && r.share_within !== null
+    ? fill(r.n === 1 ? strings.class_result_class_one : strings.class_result_class, {n: r.n, share: `${Math.round(100 * r.share_within)}%`, within: formatG(r.within)})
+    : strings.class_result_nobody;
+  const ok = link.acknowledged;
+  if (!ok || ok.step !== r.step) return fill(strings.class_result_no_prediction, {answer, class: klass});
+  return fill(strings.class_result, {answer, yours: formatG(ok.value), gap: formatFixed(Math.abs(ok.value - r.answer), 2),
+                                     class: klass});
+}
+
 /** Draw the confirmation (for the step on screen) and the latest message. */
 export function draw(link, state, models, config) {
   const S = config.strings;
@@ -103,6 +122,7 @@ export function draw(link, state, models, config) {
   // The demonstration asked for while the vote is open: said until the vote closes.
   if (!message && link.waiting === state.step && votingOpen(state)) message = S.class_demo_waits;
   if (models.vote) show(models.vote, voteStatus(link, state, S));
+  if (models.result) show(models.result, studentResult(link, state, S));
   const ok = link.acknowledged;
   show(models.submitted, ok && ok.step === state.step
     ? fill(ok.restored ? S.class_submitted_restored : S.class_submitted, {step: ok.step, value: formatG(ok.value)})
@@ -142,6 +162,7 @@ export function receive(link, state, models, config, data) {
     link.roomStep = data.step;
     link.closed = Boolean(data.closed);
     link.revealed = Boolean(data.revealed);
+    link.result = data.result && typeof data.result === "object" ? data.result : null;
     if (opened) link.message = "";  // reopened: a refusal "closed" no longer holds
     if (moved) goToStep(state, config, data.step);
     else if (!data.follow && data.type === "joined" && data.prediction && data.prediction.step !== state.step) {
@@ -185,7 +206,7 @@ function resendPending(link) {
 function join(state, models, config, code) {
   const link = {code, socket: null, seq: 0, sent: null, receipt: null, acknowledged: null, message: "",
                 round: null, joined: false, closing: false, tries: 0, student: studentId(),
-                roomStep: null, closed: false, revealed: false, waiting: null};
+                roomStep: null, closed: false, revealed: false, waiting: null, result: null};
   links.set(state, link);
   show(models.room, fill(config.strings.class_room, {code}));
   models.submit.visible = true;

@@ -183,12 +183,27 @@ function voteStatus(link, state, strings) {
   if (link.revealed) return strings.class_revealed;
   return link.closed ? strings.class_voting_closed : "";
 }
+function studentResult(link, state, strings) {
+  const r = link.result;
+  if (!r || r.step !== state.step) return "";
+  const answer = formatFixed(r.answer, 2);
+  const klass = r.n && r.share_within !== null ? fill(r.n === 1 ? strings.class_result_class_one : strings.class_result_class, { n: r.n, share: `${Math.round(100 * r.share_within)}%`, within: formatG(r.within) }) : strings.class_result_nobody;
+  const ok = link.acknowledged;
+  if (!ok || ok.step !== r.step) return fill(strings.class_result_no_prediction, { answer, class: klass });
+  return fill(strings.class_result, {
+    answer,
+    yours: formatG(ok.value),
+    gap: formatFixed(Math.abs(ok.value - r.answer), 2),
+    class: klass
+  });
+}
 function draw(link, state, models, config) {
   const S = config.strings;
   let message = link.message;
   if (!message && link.sent && !(link.receipt && link.receipt.seq === link.sent.seq)) message = S.class_pending;
   if (!message && link.waiting === state.step && votingOpen(state)) message = S.class_demo_waits;
   if (models.vote) show(models.vote, voteStatus(link, state, S));
+  if (models.result) show(models.result, studentResult(link, state, S));
   const ok = link.acknowledged;
   show(models.submitted, ok && ok.step === state.step ? fill(ok.restored ? S.class_submitted_restored : S.class_submitted, { step: ok.step, value: formatG(ok.value) }) : "");
   show(models.message, message);
@@ -219,6 +234,7 @@ function receive(link, state, models, config, data) {
     link.roomStep = data.step;
     link.closed = Boolean(data.closed);
     link.revealed = Boolean(data.revealed);
+    link.result = data.result && typeof data.result === "object" ? data.result : null;
     if (opened) link.message = "";
     if (moved) goToStep(state, config, data.step);
     else if (!data.follow && data.type === "joined" && data.prediction && data.prediction.step !== state.step) {
@@ -268,7 +284,8 @@ function join(state, models, config, code) {
     roomStep: null,
     closed: false,
     revealed: false,
-    waiting: null
+    waiting: null,
+    result: null
   };
   classLinks.set(state, link);
   show(models.room, fill(config.strings.class_room, { code }));
@@ -379,6 +396,7 @@ export {
   roomOf,
   socketUrl,
   studentId,
+  studentResult,
   submit,
   voteStatus,
   waitDelay
