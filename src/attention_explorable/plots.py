@@ -391,7 +391,7 @@ def histogram_figure(bars: ColumnDataSource, answer: Span, x_label: str, y_label
     their counts of students, and a hatch for an overflow bar; ``answer`` is a vertical :class:`Span` the caller
     shows (``visible``, ``location``) once the instructor reveals the answer.
     """
-    fig = _base_figure("", height=260, y_range=DataRange1d(start=0, min_interval=1, range_padding=0.1))
+    fig = _base_figure("", height=240, y_range=DataRange1d(start=0, min_interval=1, range_padding=0.1))
     fig.quad(left="left", right="right", top="count", bottom=0, source=bars, fill_color=PALETTE["prediction"],
              line_color="white", fill_alpha=0.85, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.9)
     fig.add_layout(answer)

@@ -210,6 +210,46 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
     desk.screenshot("classroom-student-connection-lost")
 
 
+def test_a_peer_instruction_cycle_in_english_with_the_instructor_on_a_phone(student, tmp_path):
+    """The instructor's page in English (as a phone), its join URL opening the students' pages in English: vote,
+    close, a refused late answer, reveal, and each student's result."""
+    with ClassServer(f"sqlite:///{tmp_path / 'class.sqlite3'}", ["--max-sessions-per-client", "0"]) as server:
+        teacher = student(390, 844, mobile=True)
+        teacher.open(f"{server.base}/instructor?lang=en", ".ae-instructor-key")
+        teacher.page.fill(".ae-instructor-key", KEY)
+        teacher.page.click(".ae-instructor-login")
+        teacher.page.click(".ae-start-room button", timeout=30_000)
+        teacher.page.wait_for_selector(".ae-room-code", timeout=30_000)
+        join = text_of(teacher.page, ".ae-join-url").strip()
+        assert join.endswith("&lang=en"), join
+        wait_text(teacher.page, ".ae-vote-state", "Voting is open")
+        first, late = student(), student(390, 844, mobile=True)
+        for s in (first, late):
+            s.open(join, ".ae-submit-prediction")
+            wait_text(s.page, ".ae-room-joined", "Joined class")
+        first.page.locator(".ae-prediction input").fill("7")
+        first.page.locator(".ae-demonstrate button").click()
+        wait_text(first.page, ".ae-submitted", r"Submitted.*7")
+        wait_text(first.page, ".ae-class-message", "Voting is still open")
+        wait_text(teacher.page, ".ae-prediction-count", "1 prediction received")
+        teacher.page.locator(".ae-close-voting button").click()
+        wait_text(late.page, ".ae-class-vote", "Voting on this step is closed")
+        late.page.locator(".ae-prediction input").fill("6")
+        late.page.locator(".ae-submit-prediction button").click()
+        wait_text(late.page, ".ae-class-message", "the instructor has closed voting")
+        teacher.page.locator(".ae-reveal button").click()
+        wait_text(teacher.page, ".ae-vote-state", "Revealed")
+        wait_text(first.page, ".ae-student-result",
+                  r"The answer is y = 6\.00; you predicted 7, 1\.00 away\. Of the class's 1 prediction, 0% lies")
+        wait_text(late.page, ".ae-student-result", "you submitted no prediction for this step")
+        late.page.locator(".ae-demonstrate button").click()  # closed: the step plays
+        wait_text(late.page, ".ae-result", r"y = 6\.00")
+        teacher.assert_fits_phone("classroom-instructor-phone-en")
+        for s in (first, late):
+            s.assert_clean()
+        assert not server.log_errors()
+
+
 def test_a_prediction_not_acknowledged_is_said_to_be_lost(student, tmp_path):
     server = ClassServer(f"sqlite:///{tmp_path / 'class.sqlite3'}").start()
     try:

@@ -75,6 +75,7 @@ CSS = """
 .ae-room-code { font-size: 72px; font-weight: 700; letter-spacing: 0.12em; font-family: ui-monospace, monospace; }
 .ae-room-code-small { font-size: 40px; }
 .ae-join-url { font-size: 28px; font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
+.ae-join-textbook { overflow-wrap: anywhere; }
 .ae-prediction-count { font-size: 40px; font-weight: 700; }
 .ae-label { font-size: 24px; color: #444; }
 .ae-spread { font-size: 28px; font-weight: 600; }
@@ -93,6 +94,11 @@ _CHECK_CSS = ":host { font-size: 24px; } input { width: 24px; height: 24px; }"
 
 def _t(key: str, language: str, **fmt) -> str:
     return text(key, language, **fmt)
+
+
+def _wrapping(*objects) -> pn.FlexBox:
+    """``objects`` side by side, wrapped onto the next line where the screen is too narrow (a phone)."""
+    return pn.FlexBox(*objects, flex_wrap="wrap", align_items="center", sizing_mode="stretch_width")
 
 
 def _html(source: str, **kw) -> pn.pane.HTML:
@@ -173,7 +179,7 @@ class InstructorView(pn.viewable.Viewer):
     def _show_start(self, missing: str = "", ended: str = "") -> None:
         lang = self.language
         start = pn.widgets.Button(name=_t("instructor_start_room", lang), button_type="primary",
-                                  css_classes=["ae-start-room"], stylesheets=[_BUTTON_CSS], width=420)
+                                  css_classes=["ae-start-room"], stylesheets=[_BUTTON_CSS], sizing_mode="stretch_width", max_width=420)
         start.on_click(lambda _e: self._write(self.store.create_room, then=self._show_room))
         items = [_html(f"<h1 class='ae-big'>{html.escape(_t('instructor_title', lang))}</h1>")]
         if missing:
@@ -188,7 +194,7 @@ class InstructorView(pn.viewable.Viewer):
         latest = self.store.latest_room()
         if latest is not None:
             resume = pn.widgets.Button(name=_t("instructor_resume_room", lang, code=latest.code),
-                                       css_classes=["ae-resume-room"], stylesheets=[_BUTTON_CSS], width=420)
+                                       css_classes=["ae-resume-room"], stylesheets=[_BUTTON_CSS], sizing_mode="stretch_width", max_width=420)
             resume.on_click(lambda _e: self._write(functools.partial(self.store.room, latest.code),
                                                    then=functools.partial(self._resumed, latest.code)))
             items.append(resume)
@@ -256,10 +262,10 @@ class InstructorView(pn.viewable.Viewer):
         self._hide_results = pn.widgets.Checkbox(name=_t("instructor_hide_results", lang), value=True,
                                                  css_classes=["ae-hide-results"], stylesheets=[_CHECK_CSS])
         self._hide_results.param.watch(lambda _e: self._show(self._seen, again=True), "value")
-        header = pn.Row(
-            pn.Column(self._code_line, self._join_info, pn.Row(self._round, self._count, sizing_mode="stretch_width"),
-                      sizing_mode="stretch_width"),
-            self._qr, sizing_mode="stretch_width")
+        header = _wrapping(
+            pn.Column(self._code_line, self._join_info, _wrapping(self._round, self._count),
+                      sizing_mode="stretch_width", styles={"flex": "1 1 280px", "min-width": "0"}),
+            self._qr)
         # The room's first state goes into its models before they join the page, so they reach the
         # browser whole, in the message that adds them. (Changed a turn later, the histogram's
         # source could be sent on a message that overtook that one: "reference p1068 isn't known".)
@@ -269,9 +275,10 @@ class InstructorView(pn.viewable.Viewer):
             header, self._question,
             pn.pane.Bokeh(figure, sizing_mode="stretch_width"), self._spread,
             self._vote_line,
-            pn.Row(self._voting, reveal, new_round, sizing_mode="stretch_width"),
-            pn.Row(self._follow, self._hide_results, sizing_mode="stretch_width"),
-            pn.Row(self._join_toggle, end, sizing_mode="stretch_width"),
+            # Rows that wrap: the buttons stack on a phone and sit side by side on a projector.
+            _wrapping(self._voting, reveal, new_round),
+            _wrapping(self._follow, self._hide_results),
+            _wrapping(self._join_toggle, end),
             _html(csv), _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
             pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
         ]
