@@ -157,12 +157,33 @@ def test_the_csv_has_every_round_and_neutralises_formula_cells(store):
         conn.execute(text("INSERT INTO predictions (round_id, step, student, value, submitted_at, revisions) "
                           "SELECT id, 3, '+1+1', 4.0, 301.0, 0 FROM rounds WHERE number = 2"))
     rows = list(csv.reader(io.StringIO(store.export_csv(code))))
-    assert rows[0] == ["room", "round", "step", "student", "prediction", "submitted_at_utc", "revisions", "revealed"]
+    assert rows[0] == ["room", "round", "step", "student", "prediction", "submitted_at_utc", "revisions",
+                       "earlier_predictions", "after_close", "voting_closed_at_utc", "revealed", "revealed_at_utc"]
     body = rows[1:]
     assert [(r[1], r[2]) for r in body] == [("1", "1"), ("1", "1"), ("2", "1"), ("2", "2"), ("2", "3"), ("2", "3")]
     assert {r[3] for r in body} == {"'-danger12345", BOB, "'=HYPERLINK(1)", "'@SUM(A1)", "'+1+1"}
     assert sorted(r[4] for r in body) == ["-3.5", "4.0", "4.0", "4.0", "6.0", "9.0"]  # a negative number stays a number
     assert body[0][5] == "1970-01-01T00:01:40Z"
+
+
+def test_the_csv_says_how_answers_moved_and_when_voting_closed_and_the_step_was_revealed(store):
+    code = store.create_room().code
+    store.submit(code, ALICE, 1, 5.0, now=100.0)
+    store.submit(code, ALICE, 1, 5.5, now=110.0)
+    store.submit(code, BOB, 1, 8.0, now=100.0)
+    store.close_voting(code, 1, now=120.0)
+    store.open_voting(code, 1, now=125.0)
+    store.submit(code, ALICE, 1, 6.0, now=130.0)  # after the first close, voting reopened
+    store.close_voting(code, 1, now=140.0)
+    store.reveal(code, 1, now=150.0)
+    store.submit(code, BOB, 2, 9.0, now=160.0)
+    rows = {(r["student"], r["step"]): r for r in csv.DictReader(io.StringIO(store.export_csv(code)))}
+    alice, bob, bob2 = rows[(ALICE, "1")], rows[(BOB, "1")], rows[(BOB, "2")]
+    assert (alice["prediction"], alice["earlier_predictions"], alice["revisions"]) == ("6.0", "5.0;5.5", "2")
+    assert (alice["after_close"], bob["after_close"], bob["earlier_predictions"]) == ("yes", "no", "")
+    assert alice["voting_closed_at_utc"] == bob["voting_closed_at_utc"] == "1970-01-01T00:02:00Z"  # the first close
+    assert (alice["revealed"], alice["revealed_at_utc"]) == ("yes", "1970-01-01T00:02:30Z")
+    assert (bob2["voting_closed_at_utc"], bob2["revealed"], bob2["revealed_at_utc"]) == ("", "no", "")
 
 
 @pytest.mark.parametrize("cell, shown", [("=1+1", "'=1+1"), ("+1+1", "'+1+1"), ("-1+1", "'-1+1"),

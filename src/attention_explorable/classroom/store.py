@@ -28,9 +28,13 @@ Tables
 ``reveals``
     Which steps of which round the instructor has revealed.
 ``voting_closes``
-    Which steps of which round the instructor has closed to new answers (a
-    table of its own, as ``room_ends``; "reopen" deletes the row). A revealed
-    step is closed too: the answer is on the projector.
+    Which steps of which round the instructor has closed to new answers, and
+    when it first did (a table of its own, as ``room_ends``); "reopen" marks
+    the row reopened until the next close. A revealed step is closed too: the
+    answer is on the projector.
+``earlier_predictions``
+    The values a student's later answer replaced, with their times (for the
+    CSV: how answers moved within a round).
 ``login_failures``
     Failed instructor logins, one row per client address and one per
     browser (``browser:`` and a digest of its form cookie), for the limits of
@@ -130,7 +134,18 @@ class VotingClose(Base):
     __tablename__ = "voting_closes"
     round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), primary_key=True)
     step: Mapped[int] = mapped_column(Integer, primary_key=True)
-    closed_at: Mapped[float] = mapped_column(Float)
+    closed_at: Mapped[float] = mapped_column(Float)  # the first close
+    reopened_at: Mapped[float | None] = mapped_column(Float, nullable=True)  # open again since, when set
+
+
+class EarlierPrediction(Base):
+    __tablename__ = "earlier_predictions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), index=True)
+    step: Mapped[int] = mapped_column(Integer)
+    student: Mapped[str] = mapped_column(String(64))
+    value: Mapped[float] = mapped_column(Float)
+    submitted_at: Mapped[float] = mapped_column(Float)
 
 
 class RoomEnd(Base):
@@ -323,7 +338,7 @@ class Store:
         revealed = select(Reveal.round_id).join(Round, Round.id == Reveal.round_id).where(
             current, Reveal.step == Room.step).exists()
         closed = select(VotingClose.round_id).join(Round, Round.id == VotingClose.round_id).where(
-            current, VotingClose.step == Room.step).exists()
+            current, VotingClose.step == Room.step, VotingClose.reopened_at.is_(None)).exists()
         q = select(Room.code, Room.step, Room.round, Room.follow, Room.created_at, ended, closed, revealed).where(where)
         return [RoomState(code, step, rnd, follow, bool(gone) or now - created >= ROOM_LIFETIME_S,
                           bool(shut) or bool(shown), bool(shown))
@@ -438,7 +453,8 @@ class Store:
             if self._room_rows(s, Room.code == code, now)[0].ended:
                 return Submitted(False, "ended")
             round_id, number = current
-            if s.get(VotingClose, (round_id, step)) is not None or s.get(Reveal, (round_id, step)) is not None:
+            shut = s.get(VotingClose, (round_id, step))
+            if (shut is not None and shut.reopened_at is None) or s.get(Reveal, (round_id, step)) is not None:
                 return Submitted(False, "closed", number)
             last = s.scalar(select(func.max(Prediction.submitted_at)).join(Round, Round.id == Prediction.round_id)
                             .join(Room, Room.id == Round.room_id)
@@ -451,13 +467,19 @@ class Store:
                 s.add(Prediction(round_id=round_id, step=step, student=student, value=float(value),
                                  submitted_at=now, revisions=0))
             else:
+                s.add(EarlierPrediction(round_id=round_id, step=step, student=student, value=old.value,
+                                        submitted_at=old.submitted_at))
                 old.value, old.submitted_at, old.revisions = float(value), now, old.revisions + 1
             try:
                 s.commit()
             except IntegrityError:  # the same student's other tab stored it a moment ago: replace that one
                 s.rollback()
-                s.execute(update(Prediction).where(Prediction.round_id == round_id, Prediction.step == step,
-                                                   Prediction.student == student)
+                where = (Prediction.round_id == round_id, Prediction.step == step, Prediction.student == student)
+                earlier = s.execute(select(Prediction.value, Prediction.submitted_at).where(*where)).first()
+                if earlier is not None:
+                    s.add(EarlierPrediction(round_id=round_id, step=step, student=student, value=earlier[0],
+                                            submitted_at=earlier[1]))
+                s.execute(update(Prediction).where(*where)
                           .values(value=float(value), submitted_at=now, revisions=Prediction.revisions + 1))
                 s.commit()
                 return Submitted(True, round=number, replaced=True)
@@ -532,14 +554,17 @@ class Store:
             current = self._round_id(s, code)
             if current is None:
                 raise KeyError(code)
-            if s.get(VotingClose, (current[0], step)) is None:
+            shut = s.get(VotingClose, (current[0], step))
+            if shut is None:
                 s.add(VotingClose(round_id=current[0], step=step, closed_at=now))
-                try:
-                    s.commit()
-                except IntegrityError:  # closed in another window at the same moment
-                    s.rollback()
+            else:  # closed again after a reopening: the first close's time is kept
+                shut.reopened_at = None
+            try:
+                s.commit()
+            except IntegrityError:  # closed in another window at the same moment
+                s.rollback()
 
-    def open_voting(self, code: str, step: int) -> None:
+    def open_voting(self, code: str, step: int, now: float | None = None) -> None:
         """Open ``step`` of the current round of room ``code`` to answers again (a revealed step stays closed).
 
         Raises
@@ -551,7 +576,9 @@ class Store:
             current = self._round_id(s, code)
             if current is None:
                 raise KeyError(code)
-            s.execute(delete(VotingClose).where(VotingClose.round_id == current[0], VotingClose.step == step))
+            s.execute(update(VotingClose).where(VotingClose.round_id == current[0], VotingClose.step == step,
+                                                VotingClose.reopened_at.is_(None))
+                      .values(reopened_at=time.time() if now is None else now))
             s.commit()
 
     def revealed(self, code: str, step: int, round: int | None = None) -> bool:
@@ -561,28 +588,56 @@ class Store:
 
     # --- export -------------------------------------------------------------------------------
     def export_rows(self, code: str) -> list[dict]:
-        """Every prediction of every round of room ``code``, oldest round first."""
+        """Every prediction of every round of room ``code``, oldest round first.
+
+        Each row: ``room``, ``round``, ``step``, ``student``, ``prediction`` (the
+        last answer), ``submitted_at`` (its time, s since the epoch),
+        ``revisions``, ``earlier`` (the values it replaced, oldest first),
+        ``revealed`` and ``revealed_at`` (the step's reveal in that round, or
+        None), ``closed_at`` (the first close of its vote, or None) and
+        ``after_close`` (whether the answer came after that close: voting was
+        reopened meanwhile).
+        """
         with Session(self.engine) as s:
             rows = s.execute(
                 select(Room.code, Round.number, Prediction.step, Prediction.student, Prediction.value,
-                       Prediction.submitted_at, Prediction.revisions, Reveal.revealed_at)
+                       Prediction.submitted_at, Prediction.revisions, Reveal.revealed_at, VotingClose.closed_at,
+                       Round.id)
                 .join(Round, Round.room_id == Room.id).join(Prediction, Prediction.round_id == Round.id)
                 .outerjoin(Reveal, (Reveal.round_id == Round.id) & (Reveal.step == Prediction.step))
-                .where(Room.code == code).order_by(Round.number, Prediction.step, Prediction.submitted_at))
+                .outerjoin(VotingClose, (VotingClose.round_id == Round.id) & (VotingClose.step == Prediction.step))
+                .where(Room.code == code).order_by(Round.number, Prediction.step, Prediction.submitted_at)).all()
+            earlier: dict[tuple, list[float]] = {}
+            for round_id, step, student, value in s.execute(
+                    select(EarlierPrediction.round_id, EarlierPrediction.step, EarlierPrediction.student,
+                           EarlierPrediction.value)
+                    .join(Round, Round.id == EarlierPrediction.round_id).join(Room, Room.id == Round.room_id)
+                    .where(Room.code == code).order_by(EarlierPrediction.submitted_at, EarlierPrediction.id)):
+                earlier.setdefault((round_id, step, student), []).append(value)
             return [dict(room=r[0], round=r[1], step=r[2], student=r[3], prediction=r[4], submitted_at=r[5],
-                         revisions=r[6], revealed=r[7] is not None) for r in rows]
+                         revisions=r[6], earlier=earlier.get((r[9], r[2], r[3]), []), revealed=r[7] is not None,
+                         revealed_at=r[7], closed_at=r[8], after_close=r[8] is not None and r[5] > r[8])
+                    for r in rows]
 
     def export_csv(self, code: str) -> str:
-        """:meth:`export_rows` as CSV text (UTF-8), cells neutralised against spreadsheet formulas."""
+        """:meth:`export_rows` as CSV text (UTF-8), cells neutralised against spreadsheet formulas.
+
+        Times are UTC (ISO 8601, to the second); ``earlier_predictions`` are
+        the replaced values separated by ``;``; an empty cell is a time that
+        did not happen.
+        """
+        stamp = lambda t: "" if t is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))  # noqa: E731
         out = io.StringIO()
-        fields = ["room", "round", "step", "student", "prediction", "submitted_at_utc", "revisions", "revealed"]
+        fields = ["room", "round", "step", "student", "prediction", "submitted_at_utc", "revisions",
+                  "earlier_predictions", "after_close", "voting_closed_at_utc", "revealed", "revealed_at_utc"]
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(fields)
         for row in self.export_rows(code):
-            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row["submitted_at"]))
-            writer.writerow([neutralise(c) for c in (row["room"], row["round"], row["step"], row["student"],
-                                                      repr(float(row["prediction"])), stamp, row["revisions"],
-                                                      "yes" if row["revealed"] else "no")])
+            writer.writerow([neutralise(c) for c in (
+                row["room"], row["round"], row["step"], row["student"], repr(float(row["prediction"])),
+                stamp(row["submitted_at"]), row["revisions"], ";".join(repr(float(v)) for v in row["earlier"]),
+                "yes" if row["after_close"] else "no", stamp(row["closed_at"]), "yes" if row["revealed"] else "no",
+                stamp(row["revealed_at"]))])
         return out.getvalue()
 
     # --- instructor logins ----------------------------------------------------------------------
