@@ -31,6 +31,7 @@ PALETTE = {
     "interval": "#B3CDE3",
     "weight": "#8172B2",
     "curve": "#4C72B0",
+    "earlier": "#333333",
 }
 
 _FONT = "'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif"
@@ -384,16 +385,22 @@ def heat_colors(values, masked, diverging: bool = False, limit: float = 1.0):
     return fill, text_color
 
 
-def histogram_figure(bars: ColumnDataSource, answer: Span, x_label: str, y_label: str):
+def histogram_figure(bars: ColumnDataSource, answer: Span, x_label: str, y_label: str,
+                     before: ColumnDataSource | None = None):
     """The room's predictions as bars, for a projector (24 px text); ``answer`` marks the true y.
 
     ``bars`` holds :func:`histogram_data`: the bars' edges in units of y,
-    their counts of students, and a hatch for an overflow bar; ``answer`` is a vertical :class:`Span` the caller
+    their counts of students, and a hatch for an overflow bar; ``before``
+    (the same columns) an earlier round's bars, drawn as dashed outlines
+    behind them; ``answer`` is a vertical :class:`Span` the caller
     shows (``visible``, ``location``) once the instructor reveals the answer.
     """
     fig = _base_figure("", height=240, y_range=DataRange1d(start=0, min_interval=1, range_padding=0.1))
     fig.quad(left="left", right="right", top="count", bottom=0, source=bars, fill_color=PALETTE["prediction"],
              line_color="white", fill_alpha=0.85, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.9)
+    if before is not None:
+        fig.quad(left="left", right="right", top="count", bottom=0, source=before, fill_color=None,
+                 line_color=PALETTE["earlier"], line_width=3, line_dash="dashed")
     fig.add_layout(answer)
     fig.xaxis.axis_label, fig.yaxis.axis_label = x_label, y_label
     for axis in (fig.xaxis, fig.yaxis):
@@ -406,11 +413,16 @@ def histogram_figure(bars: ColumnDataSource, answer: Span, x_label: str, y_label
     return fig
 
 
-def histogram_data(bars: dict) -> dict:
+def histogram_data(bars: dict, drop_empty: bool = False) -> dict:
     """The columns of :func:`histogram_figure`'s source from the bars of
     :func:`attention_explorable.classroom.stats.histogram`: theirs, and ``hatch`` (``"/"`` for an overflow bar,
-    ``" "`` for none)."""
-    return {**bars, "hatch": ["/" if edge else " " for edge in bars["edge"]]}
+    ``" "`` for none); ``drop_empty`` leaves out the bars of no student (an outline would draw them as a line
+    along the axis)."""
+    data = {**bars, "hatch": ["/" if edge else " " for edge in bars["edge"]]}
+    if drop_empty:
+        keep = [i for i, n in enumerate(bars["count"]) if n]
+        data = {key: [column[i] for i in keep] for key, column in data.items()}
+    return data
 
 
 def answer_span() -> Span:

@@ -233,6 +233,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "instructor_hide_join": "收起加入信息 (J)",
         "instructor_show_join": "显示加入信息 (J)",
         "instructor_hide_results": "投票时隐藏结果",
+        "instructor_compare_rounds": "虚线叠上上一轮",
+        "instructor_compare": "与第 {previous} 轮比：±0.5 以内 {before} → {after}；两轮都答的 {paired} 人中，{closer} 人更接近答案。",
         "instructor_results_hidden": "分布在关闭投票后显示。",
         "instructor_open_voting": "重新开放投票 (C)",
         "instructor_voting_open": "投票进行中：学生的页面在关闭投票或揭晓之前不演示答案。",
@@ -482,6 +484,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "instructor_hide_join": "Fold the join panel (J)",
         "instructor_show_join": "Show the join panel (J)",
         "instructor_hide_results": "Hide the results while voting",
+        "instructor_compare_rounds": "Outline the round before",
+        "instructor_compare": "Against round {previous}: within ±0.5 {before} → {after}; of the {paired} students who "
+                              "answered both, {closer} came closer to the answer.",
         "instructor_results_hidden": "The histogram shows once voting is closed.",
         "instructor_open_voting": "Reopen voting (C)",
         "instructor_voting_open": "Voting is open: students' pages demonstrate no answer until you close voting or reveal.",

@@ -166,6 +166,9 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         wait_text(teacher.page, ".ae-prediction-count", "已收到 0 份预测")
         wait_text(desk.page, ".ae-class-message", "第 2 轮开始了")
         assert not desk.page.locator(".ae-submitted").first.is_visible()
+        desk.page.locator(".ae-prediction input").fill("6")  # the second vote, after the discussion
+        desk.page.locator(".ae-submit-prediction button").click()
+        wait_text(desk.page, ".ae-submitted", r"已提交.*6")
 
         # Without a prediction 演示本步 asks for one; skipping it waits for the close, then plays the step,
         # and submits nothing.
@@ -179,7 +182,11 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         phone.page.locator(".ae-skip-prediction button").click()
         wait_text(phone.page, ".ae-result", "这次没有先做预测")
         teacher.page.wait_for_timeout(1500)
-        assert "已收到 0 份预测" in text_of(teacher.page, ".ae-prediction-count")
+        assert "已收到 1 份预测" in text_of(teacher.page, ".ae-prediction-count")
+        # The two votes compared: round 1 outlined behind round 2, and, revealed, who came closer.
+        teacher.page.keyboard.press("r")
+        wait_text(teacher.page, ".ae-compare", r"与第 1 轮比：±0\.5 以内 100% → 100%；两轮都答的 1 人中，1 人更接近答案")
+        teacher.screenshot("classroom-instructor-compare")
 
         teacher.page.keyboard.press("2")  # the students follow the instructor's step
         wait_text(desk.page, ".ae-question", "第 2 步")

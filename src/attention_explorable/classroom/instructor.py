@@ -220,9 +220,10 @@ class InstructorView(pn.viewable.Viewer):
         self._question = _html("")
         self._spread = _html("")
         self._bars = ColumnDataSource(plots.histogram_data(stats.histogram([])))
+        self._before_bars = ColumnDataSource(plots.histogram_data(stats.histogram([]), drop_empty=True))
         self._answer = plots.answer_span()
         figure = plots.histogram_figure(self._bars, self._answer, _t("instructor_axis", lang),
-                                        _t("instructor_axis_count", lang))
+                                        _t("instructor_axis_count", lang), before=self._before_bars)
         figure.css_classes = ["ae-histogram"]
         reveal = pn.widgets.Button(name=_t("instructor_reveal", lang), button_type="warning",
                                    css_classes=["ae-reveal"], stylesheets=[_BUTTON_CSS], width=260)
@@ -262,6 +263,9 @@ class InstructorView(pn.viewable.Viewer):
         self._hide_results = pn.widgets.Checkbox(name=_t("instructor_hide_results", lang), value=True,
                                                  css_classes=["ae-hide-results"], stylesheets=[_CHECK_CSS])
         self._hide_results.param.watch(lambda _e: self._show(self._seen, again=True), "value")
+        self._compare = pn.widgets.Checkbox(name=_t("instructor_compare_rounds", lang), value=True, visible=False,
+                                            css_classes=["ae-round-compare"], stylesheets=[_CHECK_CSS])
+        self._compare.param.watch(lambda _e: self._show(self._seen, again=True), "value")
         header = _wrapping(
             pn.Column(self._code_line, self._join_info, _wrapping(self._round, self._count),
                       sizing_mode="stretch_width", styles={"flex": "1 1 280px", "min-width": "0"}),
@@ -277,7 +281,7 @@ class InstructorView(pn.viewable.Viewer):
             self._vote_line,
             # Rows that wrap: the buttons stack on a phone and sit side by side on a projector.
             _wrapping(self._voting, reveal, new_round),
-            _wrapping(self._follow, self._hide_results),
+            _wrapping(self._follow, self._hide_results, self._compare),
             _wrapping(self._join_toggle, end),
             _html(csv), _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
             pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
@@ -398,22 +402,25 @@ class InstructorView(pn.viewable.Viewer):
         self._show(seen)
 
     def _read(self):
-        """(room, its step's values, revealed) from the database, or None when it cannot be read."""
+        """(room, its step's values, revealed, the previous round's values of the step, the students' pairs
+        of answers in both rounds) from the database, or None when it cannot be read."""
         try:
             room = self.store.room(self.code)
             values = self.store.values(self.code, room.step) if room else []
             revealed = bool(room) and self.store.revealed(self.code, room.step)
+            before = self.store.values(self.code, room.step, room.round - 1) if room and room.round > 1 else []
+            pairs = self.store.pairs(self.code, room.step, room.round - 1, room.round) if before else []
         except SQLAlchemyError as exc:
             log.warning("class: room %s not read: %s", self.code, type(exc).__name__)
             return None
-        return room, tuple(values), revealed
+        return room, tuple(values), revealed, tuple(before), tuple(sorted(pairs))
 
     def _show(self, seen, again: bool = False) -> None:
         """Draw what :meth:`_read` read, when it differs from what is drawn (or ``again``)."""
         if seen is None or seen[0] is None or (seen == self._seen and not again):
             return
         self._seen = seen
-        room, values, revealed = seen
+        room, values, revealed, before, pairs = seen
         if room.ended:  # ended in another window, or a day after it started
             self._ended(room.code)
             return
@@ -429,12 +436,17 @@ class InstructorView(pn.viewable.Viewer):
         # student answers alone first); the count still shows.
         hidden = self._hide_results.value and not room.closed
         self._bars.data = plots.histogram_data(stats.histogram([] if hidden else values))
+        # The round before, on the same question, outlined behind this one (ae-round-compare).
+        compared = bool(before) and self._compare.value and not hidden
+        self._before_bars.data = plots.histogram_data(stats.histogram(before if compared else []), drop_empty=True)
+        self._compare.visible = bool(before)
         vote = ("instructor_voting_revealed" if room.revealed else
                 "instructor_voting_closed" if room.closed else "instructor_voting_open")
         line = _t(vote, lang) + (" " + _t("instructor_results_hidden", lang) if hidden else "")
         self._vote_line.object = f"<div class='ae-vote-state ae-big'>{html.escape(line)}</div>"
         self._voting.name = _t("instructor_open_voting" if room.closed else "instructor_close_voting", lang)
         self._voting.disabled = room.revealed
+        compare = ""
         if revealed:
             answer = step.expected_output()
             spread = stats.spread(values, answer)
@@ -445,10 +457,16 @@ class InstructorView(pn.viewable.Viewer):
             else:
                 line = _t("instructor_spread_empty", lang, answer=format_number(answer, 2, False))
             self._answer.update(location=answer, visible=True)
+            if compared:
+                moved = stats.compare(before, values, pairs, answer)
+                share = lambda x: "–" if x is None else f"{round(100 * x)}%"  # noqa: E731
+                compare = _t("instructor_compare", lang, previous=room.round - 1, before=share(moved["share_before"]),
+                             after=share(moved["share_after"]), closer=moved["closer"], paired=moved["paired"])
         else:
             line = _t("instructor_hidden", lang)
             self._answer.update(location=None, visible=False)
-        self._spread.object = f"<div class='ae-spread'>{html.escape(line)}</div>"
+        self._spread.object = f"<div class='ae-spread'>{html.escape(line)}</div>" + (
+            f"<div class='ae-compare ae-big'>{html.escape(compare)}</div>" if compare else "")
         if self._follow.value != room.follow:
             self._follow.value = room.follow
         if self.explorer.step != room.step:  # chosen in another instructor window

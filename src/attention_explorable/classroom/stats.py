@@ -92,3 +92,33 @@ def spread(values, answer: float, within: float = WITHIN) -> dict[str, float | i
         return {"n": 0, "median_gap": None, "share_within": None}
     return {"n": int(gaps.size), "median_gap": float(np.median(gaps)),
             "share_within": float(np.mean(gaps <= within + 1e-12))}
+
+
+def compare(before, after, pairs, answer: float, within: float = WITHIN) -> dict[str, float | int | None]:
+    """Two votes on one question: the share near ``answer`` in each, and how many students moved towards it.
+
+    Parameters
+    ----------
+    before, after : iterable of float
+        Every prediction of the earlier and of the later round.
+    pairs : iterable of (float, float)
+        (earlier, later) of each student who answered in both.
+    answer : float
+        The step's answer.
+
+    Returns
+    -------
+    dict
+        ``share_before``, ``share_after`` (as :func:`spread`'s ``share_within``;
+        None for a round with no prediction), ``paired`` (students in both),
+        ``closer`` (of those, how many are nearer the answer the second time)
+        and ``farther``.
+
+    >>> compare([5.0, 9.0], [6.0, 8.0], [(5.0, 6.0), (9.0, 8.0)], answer=6.0)
+    {'share_before': 0.0, 'share_after': 0.5, 'paired': 2, 'closer': 2, 'farther': 0}
+    """
+    gaps = [(abs(a - answer), abs(b - answer)) for a, b in pairs]
+    return {"share_before": spread(before, answer, within)["share_within"],
+            "share_after": spread(after, answer, within)["share_within"],
+            "paired": len(gaps), "closer": sum(b < a - 1e-12 for a, b in gaps),
+            "farther": sum(b > a + 1e-12 for a, b in gaps)}

@@ -514,6 +514,20 @@ class Store:
             return list(s.scalars(select(Prediction.value).where(
                 Prediction.round_id == current[0], Prediction.step == step).order_by(Prediction.submitted_at)))
 
+    def pairs(self, code: str, step: int, first: int, second: int) -> list[tuple[float, float]]:
+        """(prediction in round ``first``, prediction in round ``second``) of every student who answered
+        ``step`` in both rounds of room ``code``, in no particular order (for comparing two votes)."""
+        with Session(self.engine) as s:
+            a, b = self._round_id(s, code, first), self._round_id(s, code, second)
+            if a is None or b is None:
+                return []
+            rows = s.execute(select(Prediction.round_id, Prediction.student, Prediction.value).where(
+                Prediction.round_id.in_([a[0], b[0]]), Prediction.step == step))
+            by: dict[str, dict[int, float]] = {}
+            for round_id, student, value in rows:
+                by.setdefault(student, {})[round_id] = value
+        return [(v[a[0]], v[b[0]]) for v in by.values() if a[0] in v and b[0] in v]
+
     def count(self, code: str, step: int, round: int | None = None) -> int:
         with Session(self.engine) as s:
             current = self._round_id(s, code, round)
