@@ -116,6 +116,18 @@ def test_a_closed_or_revealed_step_takes_no_answer_and_reopening_takes_them_agai
         store.close_voting(code, 4)
 
 
+def test_pairs_are_the_answers_of_the_students_in_both_rounds(store):
+    code = store.create_room().code
+    store.submit(code, ALICE, 1, 5.0, now=100.0)
+    store.submit(code, BOB, 1, 9.0, now=100.0)
+    store.submit(code, BOB, 2, 4.0, now=102.0)
+    store.new_round(code)
+    store.submit(code, ALICE, 1, 6.0, now=200.0)
+    store.submit(code, "carol-000000003", 1, 7.0, now=200.0)  # in the second round only
+    assert store.pairs(code, 1, 1, 2) == [(5.0, 6.0)]
+    assert store.pairs(code, 2, 1, 2) == [] and store.pairs(code, 1, 1, 9) == [] and store.pairs("NOPE00", 1, 1, 2) == []
+
+
 def test_step_and_follow_are_stored(store):
     code = store.create_room().code
     store.set_step(code, 3)
