@@ -172,7 +172,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_submit": "提交预测",
         "class_joined": "已加入课堂 {code}。",
         "class_needs_server": "课堂需要老师的服务器：请用老师给的网址打开这个页面。",
-        "class_refused_busy": "这台设备连接课堂的页面太多了：请关闭不用的标签页，再重新加载。",
+        "class_refused_busy": ("这台设备（或同一网络里的设备）连到课堂的页面太多了：先关闭不用的标签页，再重新加载。"
+                               "如果全班都在同一个校园网络里，请告诉老师：服务器启动时可以用 --max-sessions-per-client 放宽这个上限。"),
         "class_refused_message": "页面发出的消息无法识别：请重新加载页面。",
         "class_submitted": "已提交：第 {step} 步，y ≈ {value}",
         "class_submitted_restored": "已提交（已恢复）：第 {step} 步，y ≈ {value}",
@@ -202,7 +203,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_lost_received": "你最后提交的预测（第 {step} 步，y ≈ {value}）服务器已经收到。",
         "class_lost_not_received": "你最后提交的预测（第 {step} 步，y ≈ {value}）服务器没有确认收到：重新加载页面后请再提交一次。",
         "class_lost_none": "你在这个课堂还没有提交过预测。",
-        "class_too_many_sessions": "这台设备已经打开了 {limit} 个页面，服务器不再接受更多。请关闭不用的标签页，过半分钟后重新加载。",
+        "class_too_many_sessions": ("这台设备（或同一网络里的设备）已经打开了 {limit} 个课堂页面，服务器不再接受更多。"
+                                    "请关闭不用的标签页，过半分钟后重新加载；如果全班都在同一个校园网络里，请告诉老师用 "
+                                    "--max-sessions-per-client 放宽上限。"),
         # the class: the instructor's page
         "instructor_title": "教师视图",
         "instructor_key": "教师密钥",
@@ -417,7 +420,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_submit": "Submit prediction",
         "class_joined": "Joined class {code}.",
         "class_needs_server": "The class needs the instructor's server: open this page from the address the instructor gave.",
-        "class_refused_busy": "This device has too many pages connected to the class: close the tabs you do not use, then reload.",
+        "class_refused_busy": ("This device (or the network it is on) has too many pages connected to the class: close the "
+                               "tabs you do not use, then reload. If the whole class is on one campus network, tell the "
+                               "instructor: the server can be started with a higher --max-sessions-per-client."),
         "class_refused_message": "The page sent a message the server could not read: reload the page.",
         "class_submitted": "Submitted: step {step}, y ≈ {value}",
         "class_submitted_restored": "Submitted (restored): step {step}, y ≈ {value}",
@@ -453,7 +458,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_lost_received": "Your last prediction (step {step}, y ≈ {value}) was received by the server.",
         "class_lost_not_received": "Your last prediction (step {step}, y ≈ {value}) was not confirmed by the server: reload the page and submit it again.",
         "class_lost_none": "You have not submitted a prediction in this class yet.",
-        "class_too_many_sessions": "This device has {limit} pages open already; the server accepts no more. Close the tabs you do not use and reload in half a minute.",
+        "class_too_many_sessions": ("This device (or the network it is on) has {limit} class pages open already; the "
+                                    "server accepts no more. Close the tabs you do not use and reload in half a minute; if "
+                                    "the whole class is on one campus network, ask the instructor to raise "
+                                    "--max-sessions-per-client."),
         "instructor_title": "Instructor's view",
         "instructor_key": "Instructor secret",
         "instructor_login": "Log in",
