@@ -19,7 +19,11 @@ would split them):
    figure is the time from the last receipt to the count showing every
    student (target <= 1 s). The database must hold exactly one prediction
    per student.
-4. **Fault.** A new round, a second burst, and halfway through it every
+4. **Close.** Voting on the step is closed (as the instructor's C does;
+   here from another window, the store); the figure is the time until every
+   page has been told, and every student then submits once more: the figure
+   is how many of those the server accepted (target 0).
+5. **Fault.** A new round, a second burst, and halfway through it every
    server process is killed (SIGKILL) and started again. Students keep the
    receipts they got; the figure is how many acknowledged predictions are
    missing from the database after the restart (target 0). Unacknowledged
@@ -27,7 +31,8 @@ would split them):
 
 Targets (docs/architecture.md, "Budgets"): every student stored with 0 errors, the
 count within 1 s of the last submission, submission p95 <= 50 ms (<= 100 ms
-with 1,000 students), 0 acknowledged predictions lost.
+with 1,000 students), 0 answers accepted after the close, 0 acknowledged
+predictions lost.
 
 Usage::
 
@@ -133,6 +138,20 @@ async def run_setup(db: str, procs: int, n: int, window: float, run: str, fault:
             row["error_kinds"].append("the database differs from the receipts")
         await teacher.close()
 
+        # The close: every page told; a second answer from each, refused.
+        store.close_voting(code, 1)
+        closed_at = time.monotonic()
+        told = None
+        while time.monotonic() - closed_at < 10:
+            if all(any(m.get("closed") for m in st.news) for st in students):
+                told = round(time.monotonic() - closed_at, 2)
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(max(0.0, 1.1 - (time.monotonic() - closed_at)))  # one answer a second per student
+        late, _, late_errors = await burst(students, min(window, 2.0), 7.0)
+        row["close"] = {"told_s": told, "accepted_after_close": len(late),
+                        "refused_closed": sum(e == "refused: closed" for e in late_errors)}
+
         if fault:
             store.new_round(code)
             await asyncio.sleep(1.2)  # the watcher tells every session; one submission a second
@@ -195,6 +214,7 @@ def main(argv=None) -> int:
                         met = (row["stored"] == args.students and row["errors"] == 0
                                and row["count_after_last_s"] is not None
                                and row["count_after_last_s"] <= TARGET_COUNT_S and row["p95"] <= target
+                               and row["close"]["accepted_after_close"] == 0 and row["close"]["told_s"] is not None
                                and row.get("fault", {}).get("lost", 0) == 0)
                         ok &= met
                         fault = row.get("fault")
@@ -202,7 +222,9 @@ def main(argv=None) -> int:
                               f"stored {row['stored']}, errors {row['errors']} {row['error_kinds'] or ''}; "
                               f"count shown {row['count_after_last_s']} s after the last receipt "
                               f"(target <= {TARGET_COUNT_S}); submission p50 {row['p50']} ms, "
-                              f"p95 {row['p95']} ms (target <= {target}), max {row['max']} ms"
+                              f"p95 {row['p95']} ms (target <= {target}), max {row['max']} ms; "
+                              f"voting closed: every page told in {row['close']['told_s']} s, "
+                              f"{row['close']['accepted_after_close']} answers accepted after it (target 0)"
                               + (f"; fault: {fault['acked_before_kill']} acknowledged before the kill, "
                                  f"{fault['lost']} of them lost (target 0), {fault['unacked']} to resubmit"
                                  if fault else "")

@@ -203,6 +203,8 @@ def test_classroom_room_smoke(smoke_runs):
     assert row["students"] == 4 and row["stored"] == 4 and row["acked"] == 4 and row["errors"] == 0, row
     assert 0 < row["p50"] <= row["p95"] <= row["max"] < 10_000, row
     assert 0 <= row["count_after_last_s"] < 15, row
+    close = row["close"]
+    assert close["accepted_after_close"] == 0 and close["refused_closed"] == 4 and 0 <= close["told_s"] < 10, row
     assert row["fault"]["lost"] == 0 and row["fault"]["acked_before_kill"] + row["fault"]["unacked"] == 4, row
     assert row["server_log_errors"] == 0
 
