@@ -161,3 +161,10 @@ def test_each_language_has_its_own_text():
     en = view.steps_view(state(1), view.steps_config("en"))
     assert STRINGS["zh"]["step1_question"] in zh["html"]["question"]
     assert STRINGS["en"]["step1_question"] in en["html"]["question"]
+
+
+@pytest.mark.parametrize("language, label", [("zh", "<b>核对</b>："), ("en", "<b>Check</b>: ")])
+def test_the_result_label_is_followed_by_its_languages_colon(language, label):
+    config = view.steps_config(language)
+    for st in (state(2, "9"), state(2, "9", revealed=True), state(2, asked=True)):
+        assert view.steps_view(st, config)["html"]["result"].startswith(label), st

@@ -43,7 +43,7 @@ STATE_NAMES = ("step", *scenarios.STATE_KEYS, "prediction_text", "revealed", "an
 
 STRING_KEYS = (
     "readout_scores", "readout_temperature", "readout_weights", "readout_output", "formula_label",
-    "stable_label", "naive_label", "naive_overflow", "naive_underflow", "naive_ok", "result_label",
+    "stable_label", "naive_label", "naive_overflow", "naive_underflow", "naive_ok", "result_label", "label_colon",
     "result_with_prediction", "result_no_prediction", "result_pending", "result_moved",
     "prediction_invalid", "demonstrate", "demonstrating", "input_clamped", "skip_prediction", "prediction_needed",
     "plot_number_line", "plot_weights", "plot_temperature_curve", "axis_temperature", "axis_weight",
@@ -200,7 +200,7 @@ def steps_view(state, config: dict) -> dict:
             ),
             "naive": _naive_html(res, temp, S) if step3 else "",
             "question": _question_html(step, revealed, S),
-            "result": (f"<b>{S['result_label']}</b>：{S['prediction_needed']}" if needs_prediction
+            "result": (f"<b>{S['result_label']}</b>{S['label_colon']}{S['prediction_needed']}" if needs_prediction
                        else _result_html(state, pred, config)),
             "error": (S["prediction_invalid"].format(raw=_escape(_echo(raw)),
                                                      lo=format_g(config["prediction_bounds"][0]),
@@ -247,7 +247,7 @@ def _result_html(state, pred: float | None, config: dict) -> str:
                if pred is not None else S["result_no_prediction"].format(true=f(true, 2)))
         if any(float(state[k]) != float(target[k]) for k in scenarios.STATE_KEYS):
             msg += S["result_moved"]
-    return f"<b>{S['result_label']}</b>：{msg}"
+    return f"<b>{S['result_label']}</b>{S['label_colon']}{msg}"
 
 
 def _naive_html(res, temp: float, S) -> str:

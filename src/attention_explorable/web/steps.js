@@ -106,7 +106,7 @@ export function stepsView(st, config) {
         `y = α₁·v₁ + α₂·v₂ = ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)} = ${f(y)}`,
       naive: step3 ? naiveHtml(res, S) : "",
       question: questionHtml(step, revealed, S),
-      result: needsPrediction ? `<b>${S.result_label}</b>：${S.prediction_needed}` : resultHtml(st, pred, config),
+      result: needsPrediction ? `<b>${S.result_label}</b>${S.label_colon}${S.prediction_needed}` : resultHtml(st, pred, config),
       error: invalid ? fill(S.prediction_invalid, {raw: escapeText(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi)}) : "",
       line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
       weights_data: dataTable(S.plot_weights, [S.data_name, S.axis_weight], [["α₁", f(a1)], ["α₂", f(a2)]]),
@@ -137,7 +137,7 @@ function resultHtml(st, pred, config) {
       : fill(S.result_no_prediction, {true: f(trueY, 2)});
     if (STATE_KEYS.some((k) => st[k] !== target[k])) msg += S.result_moved;
   }
-  return `<b>${S.result_label}</b>：${msg}`;
+  return `<b>${S.result_label}</b>${S.label_colon}${msg}`;
 }
 
 function naiveHtml(res, S) {

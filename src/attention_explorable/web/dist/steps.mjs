@@ -540,7 +540,7 @@ function stepsView(st, config) {
       formula: `<div class='ae-kind'>${S.formula_label} · ${S.stable_label}</div>α₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>) = 1 / (1 + e<sup>−(s₂−s₁)/T</sup>) = 1 / (1 + e<sup>−(${f(s2 - s1, 2)})/${f(temp, 2)}</sup>) = ${f(a2)}<br>y = α₁·v₁ + α₂·v₂ = ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)} = ${f(y)}`,
       naive: step3 ? naiveHtml(res, S) : "",
       question: questionHtml(step, revealed, S),
-      result: needsPrediction ? `<b>${S.result_label}</b>：${S.prediction_needed}` : resultHtml(st, pred, config),
+      result: needsPrediction ? `<b>${S.result_label}</b>${S.label_colon}${S.prediction_needed}` : resultHtml(st, pred, config),
       error: invalid ? fill(S.prediction_invalid, { raw: escapeText(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi) }) : "",
       line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
       weights_data: dataTable(S.plot_weights, [S.data_name, S.axis_weight], [["α₁", f(a1)], ["α₂", f(a2)]]),
@@ -566,7 +566,7 @@ function resultHtml(st, pred, config) {
     msg = pred !== null ? fill(S.result_with_prediction, { pred: formatG(pred), true: f(trueY, 2), gap: f(Math.abs(pred - trueY), 2) }) : fill(S.result_no_prediction, { true: f(trueY, 2) });
     if (STATE_KEYS.some((k) => st[k] !== target[k])) msg += S.result_moved;
   }
-  return `<b>${S.result_label}</b>：${msg}`;
+  return `<b>${S.result_label}</b>${S.label_colon}${msg}`;
 }
 function naiveHtml(res, S) {
   const f = formatNumber, { exps, naive, weights } = res;
