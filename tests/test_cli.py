@@ -73,3 +73,17 @@ def test_export_into_a_file_is_a_one_line_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "exists and is not a folder" in err and str(target) in err
     assert target.read_text() == "not a folder"
+
+
+def test_export_no_index_keeps_the_folders_own_index_and_names_the_textbook(tmp_path, capsys):
+    """A course site's folder keeps its index.html; the textbook is textbook.html, in both languages, each
+    page's language switch pointing at its twin."""
+    (tmp_path / "index.html").write_text("<p>the course site's own page</p>", encoding="utf-8")
+    assert cli.main(["export", str(tmp_path), "--no-index"]) == 0
+    assert "textbook.html" in capsys.readouterr().out
+    assert (tmp_path / "index.html").read_text(encoding="utf-8") == "<p>the course site's own page</p>"
+    assert not (tmp_path / "en" / "index.html").exists()
+    zh, en = (tmp_path / "textbook.html").read_text("utf-8"), (tmp_path / "en" / "textbook.html").read_text("utf-8")
+    assert 'lang="zh-Hans"' in zh and 'lang="en"' in en
+    assert 'en/textbook.html' in zh and '../textbook.html' in en
+    assert (tmp_path / "steps.html").is_file() and (tmp_path / "attention-explorable.js").is_file()

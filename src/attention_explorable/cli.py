@@ -64,23 +64,23 @@ def listen_problem(address: str, port: int) -> str | None:
     return None
 
 
-def _export(directory: str, language: str) -> int:
+def _export(directory: str, language: str, index: bool = True) -> int:
     from pathlib import Path
 
     from .site import export_site
 
     target = Path(directory)
     try:
-        report = export_site(target, language=language, progress=sys.stdout)
+        report = export_site(target, language=language, progress=sys.stdout, index=index)
     except ValueError as exc:  # the folder is a file
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"{PROG}: error: cannot write the site into {directory!r}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    index = (target / "index.html").resolve()
+    first = (target / ("index.html" if index else "textbook.html")).resolve()
     print(f"{PROG}: wrote {len(report.files)} files ({report.bytes / 1e6:.1f} MB) in {report.seconds:.1f} s; "
-          f"open {index.as_uri()}")
+          f"open {first.as_uri()}")
     return 0
 
 
@@ -103,6 +103,8 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("directory", help="folder to write the site into (created if missing)")
     export.add_argument("--language", choices=["zh", "en"], default="zh", help="language of the top pages and the embeds (default zh); the other language "
                         "goes to DIR/en/ or DIR/zh/")
+    export.add_argument("--no-index", dest="index", action="store_false",
+                        help="name the textbook textbook.html and write no index.html (a course site's own stays)")
     sub.add_parser("list", help="list the apps and their URLs")
     return parser
 
@@ -195,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = _parser().parse_args(argv)
     if args.command == "export":
-        return _export(args.directory, args.language)
+        return _export(args.directory, args.language, args.index)
     if args.command == "list":
         for name in APPS:
             print(f"/{name}\t{app_summary(name)}")

@@ -15,6 +15,10 @@
                                 site); each page's language switch links to its twin, keeping
                                 the query and the anchor
 
+``--no-index`` (``index=False``) names the textbook ``textbook.html``: a
+folder of a course site whose own ``index.html`` must stay (Sphinx, MkDocs,
+Jupyter Book) takes the export without losing it.
+
 Each page is its explorables themselves (:mod:`attention_explorable.native`):
 native controls, readouts and SVG plots, with its styles and scripts inside
 it. Nothing is requested from anywhere, and every page works from ``file://``.
@@ -39,9 +43,10 @@ from .strings import STRINGS, text
 __all__ = ["export_site", "build_page", "ExportReport", "pages", "Progress"]
 
 
-def pages() -> dict[str, str]:
-    """Page file -> app name: ``index.html`` the textbook, ``<name>.html`` each registered explorable."""
-    return {"index.html": "textbook", **{f"{n}.html": n for n in EXPLORABLES}}
+def pages(index: bool = True) -> dict[str, str]:
+    """Page file -> app name: ``index.html`` the textbook (``textbook.html`` when not ``index``), ``<name>.html``
+    each registered explorable."""
+    return {"index.html" if index else "textbook.html": "textbook", **{f"{n}.html": n for n in EXPLORABLES}}
 
 
 @dataclass
@@ -125,7 +130,7 @@ def _iframe_snippet(name: str, title: str) -> str:
     return jinja2.Template(source, autoescape=True).render(name=name, title=title)
 
 
-def export_site(directory: str | Path, language: str = "zh", progress=None) -> ExportReport:
+def export_site(directory: str | Path, language: str = "zh", progress=None, index: bool = True) -> ExportReport:
     """Write the static site into ``directory`` (created if missing; files of the same names replaced).
 
     Parameters
@@ -138,6 +143,9 @@ def export_site(directory: str | Path, language: str = "zh", progress=None) -> E
     progress : text stream, optional
         Where to say how far the export is, page by page (:class:`Progress`);
         None says nothing.
+    index : bool
+        Whether the textbook is ``index.html`` (default) or ``textbook.html``
+        (no ``index.html`` written: the folder's own stays).
 
     Returns
     -------
@@ -165,7 +173,7 @@ def export_site(directory: str | Path, language: str = "zh", progress=None) -> E
 
     other = apps.OTHER_LANGUAGE[language]
     (out / other).mkdir(exist_ok=True)
-    files = pages()
+    files = pages(index)
     tell = Progress(2 * len(files) + len(EXPLORABLES), progress, "export")
     for filename, app in files.items():
         write(filename, build_page(app, language, other_language_href=f"{other}/{filename}"))
