@@ -255,6 +255,7 @@ def test_every_decimal_in_the_text_is_checked(lang, section_id):
 #: Exercise answers, recomputed: id -> the exact value the answer rounds.
 ANSWERS = {
     "q2-alpha2": lambda: core.scaled_dot_product_attention([[1.0, 1.0]], K, V, scale=1.0)[1][0, 1],
+    "q5-entries": lambda: 4096 ** 2,
     "q5-memory": lambda: 4096 ** 2 * np.dtype(np.float16).itemsize / 2 ** 20,
     "ex-3-8-2": lambda: core.softmax(np.where(core.causal_mask(4)[2], [1.0, 3.0, 4.0, 6.0], -np.inf))[2],
     "ex-3-8-3": lambda: core.weighted_sum(core.softmax([2.0, 2.0, -1.0], temperature=1e-3), [1.0, 5.0, 9.0]),
