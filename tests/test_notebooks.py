@@ -39,7 +39,10 @@ def expected_prints(section_id: str) -> list[str]:
     steps = []
     for step in scenarios.STEPS:
         result = scenarios.outcome(step.target)
-        steps.append(f"step {step.number}: weights {result['weights'].round(3)}  y = {result['output']:.2f}")
+        # Three significant digits: step 3's first weight (3.7e-44) must not print as 0.
+        weights = ", ".join(f"{w:.3g}" for w in result["weights"])
+        assert step.number != 3 or weights.startswith("3.72e-44"), weights
+        steps.append(f"step {step.number}: weights [{weights}]  y = {result['output']:.2f}")
     scores = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [1.0, 0.0, 1.0]])
     w = core.softmax(np.where(core.causal_mask(3), scores, -np.inf))
     return [*steps, "naive  [nan nan]", f"stable {core.softmax([20.0, 22.0], temperature=0.02)}",
