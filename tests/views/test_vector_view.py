@@ -52,7 +52,8 @@ def test_default_state_reproduces_the_worked_example():
     assert v["sources"]["output"]["x"] == [pytest.approx(0.8446376)]
     assert v["sources"]["output"]["y"] == [pytest.approx(0.5776812)]
     assert v["sources"]["query"] == {"x": [1.0], "y": [0.0], "label": ["q"]}
-    assert v["sources"]["values"]["label"] == ["v₁ (0.42)", "v₂ (0.16)", "v₃ (0.42)"]
+    # The plot says what the readout says: three decimals (0.155, not a rounded 0.16 beside it).
+    assert v["sources"]["values"]["label"] == ["v₁ (0.422)", "v₂ (0.155)", "v₃ (0.422)"]
     scores, weights, output = view.attend([1.0, 0.0], KEYS, KEYS, 1.0)
     assert scores.tolist() == [1.0, 0.0, 1.0]
     np.testing.assert_allclose(weights, [0.422, 0.155, 0.422], atol=5e-4)
@@ -128,7 +129,7 @@ def test_a_single_value_gets_its_label_at_a_default_direction():
     config = view.vector_config("en", keys=[[1.0, 2.0]], values=[[0.5, -0.5]])
     v = view.vector_view(state(), config)
     assert v["sources"]["values"]["dx"] == [pytest.approx(13 * 0.7071)]
-    assert v["sources"]["values"]["align"] == ["left"] and v["sources"]["values"]["label"] == ["v₁ (1.00)"]
+    assert v["sources"]["values"]["align"] == ["left"] and v["sources"]["values"]["label"] == ["v₁ (1.000)"]
     assert v["sources"]["hull"] == {"x": [0.5], "y": [-0.5]}
 
 

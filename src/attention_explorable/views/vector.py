@@ -259,7 +259,8 @@ def vector_view(state, config: dict) -> dict:
         A view (see :mod:`attention_explorable.views`): sources ``query``
         (the tip of ``q``), ``keys`` (tips, label anchors ``lx``, ``ly``,
         pixel offsets ``dx``, ``dy``, ``align``), ``values`` (points,
-        ``size`` growing with the weight, labels ``v₁ (0.42)``), ``hull``
+        ``size`` growing with the weight, labels ``v₁ (0.422)``,
+        the readouts' three decimals), ``hull``
         (vertices of the convex hull of the values, counter-clockwise) and
         ``output`` (the point ``y``); no ranges; html
         ``scores_readout``, ``weights_readout``, ``output_readout``,
@@ -326,7 +327,7 @@ def vector_view(state, config: dict) -> dict:
                      **_label_offsets(key_dirs, gap)},
             "values": {"x": v[:, 0].tolist(), "y": v[:, 1].tolist(),
                        "size": [8.0 + 22.0 * math.sqrt(a) for a in weights.tolist()],
-                       "label": [f"v{i} ({f(a, 2, html=False)})" for i, a in zip(idx, weights)],
+                       "label": [f"v{i} ({f(a, 3, html=False)})" for i, a in zip(idx, weights)],
                        **_label_offsets(value_dirs, gap)},
             "hull": {"x": hull[:, 0].tolist(), "y": hull[:, 1].tolist()},
             "output": {"x": [float(y[0])], "y": [float(y[1])], "label": ["y"]},

@@ -147,7 +147,7 @@ export function vectorView(st, config) {
       keys: {x: k.map((p) => p[0]), y: k.map((p) => p[1]), lx: mids.map((m) => m[0]), ly: mids.map((m) => m[1]),
         label: idx.map((i) => "k" + i), ...labelOffsets(keyDirs, gap)},
       values: {x: v.map((p) => p[0]), y: v.map((p) => p[1]), size: weights.map((a) => 8.0 + 22.0 * Math.sqrt(a)),
-        label: weights.map((a, j) => `v${idx[j]} (${f(a, 2, false)})`), ...labelOffsets(valueDirs, gap)},
+        label: weights.map((a, j) => `v${idx[j]} (${f(a, 3, false)})`), ...labelOffsets(valueDirs, gap)},
       hull: {x: hull.map((p) => p[0]), y: hull.map((p) => p[1])},
       output: {x: [y[0]], y: [y[1]], label: ["y"]},
     },

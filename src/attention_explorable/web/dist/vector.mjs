@@ -561,7 +561,7 @@ function vectorView(st, config) {
         x: v.map((p) => p[0]),
         y: v.map((p) => p[1]),
         size: weights.map((a) => 8 + 22 * Math.sqrt(a)),
-        label: weights.map((a, j) => `v${idx[j]} (${f(a, 2, false)})`),
+        label: weights.map((a, j) => `v${idx[j]} (${f(a, 3, false)})`),
         ...labelOffsets(valueDirs, gap)
       },
       hull: { x: hull.map((p) => p[0]), y: hull.map((p) => p[1]) },
