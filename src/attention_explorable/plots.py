@@ -122,9 +122,9 @@ def number_line_figure(
     fig.scatter("x", 0, source=values, size=14, color=PALETTE["value"], legend_label=labels["value"])
     fig.add_layout(LabelSet(x="x", y=0, text="label", source=values, y_offset=12,
                             text_align="center", text_font_size="12px", text_color=PALETTE["value"]))
-    fig.scatter("x", 1.05, source=output, marker="inverted_triangle", size=18,
+    fig.scatter("x", 1.6, source=output, marker="inverted_triangle", size=18,
                 color=PALETTE["output"], legend_label=labels["output"])
-    fig.add_layout(LabelSet(x="x", y=1.05, text="label", source=output, y_offset=10,
+    fig.add_layout(LabelSet(x="x", y=1.6, text="label", source=output, y_offset=10,
                             text_align="center", text_font_size="12px", text_color=PALETTE["output"]))
     fig.scatter("x", -0.85, source=prediction, marker="triangle", size=16,
                 color=PALETTE["prediction"], legend_label=labels["prediction"])

@@ -149,3 +149,29 @@ def test_presenter_keys_step_and_demonstrate(steps_server, student):
     page.keyboard.press("2")
     wait_text(page, ".ae-question", "第 2 步")
     s.assert_clean()
+
+
+#: The boxes (in page pixels) of the number line's labels and markers that carry text or the output's colour.
+_NUMBER_LINE_BOXES = """() => {
+  const svg = document.querySelector('.ae-number-line svg');
+  const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const out = {};
+  for (const t of svg.querySelectorAll('text')) out[t.textContent] = box(t);
+  out.output_marker = [...svg.querySelectorAll('path')]
+    .filter((p) => (p.getAttribute('fill') || '').toLowerCase() === '#dd8452').map(box);
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_output_at_a_value_covers_no_label(saved_steps, student, width):
+    """Step 3's end puts y on v₂ = 10: its marker and its label sit above v₂'s label, touching none."""
+    s = student(width, 900, mobile=width < 500)
+    s.open_offline(saved_steps, ".ae-number-line svg text", "?step=3&temperature=0.02")
+    boxes = s.page.evaluate(_NUMBER_LINE_BOXES)
+    value, label = boxes["v₂=10"], boxes["y=10.00"]
+    assert boxes["output_marker"], boxes
+    for other in (label, *boxes["output_marker"]):
+        overlap = min(value[2], other[2]) > max(value[0], other[0]) and min(value[3], other[3]) > max(value[1], other[1])
+        assert not overlap, (value, other)
+    s.assert_clean()
