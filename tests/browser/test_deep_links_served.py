@@ -18,7 +18,7 @@ def test_a_link_to_step_3_at_a_low_temperature(steps_server, student):
     wait_text(page, ".ae-question", "调低温度")
     readouts = text_of(page, ".ae-readouts")
     page.locator(".ae-step-2 button").click()  # a move: the address follows
-    wait_text(page, ".ae-question", "提高第二项分数")
+    wait_text(page, ".ae-question", "提高第二个分数")
     page.wait_for_function("() => location.search === '?step=2'")
     again = student()
     again.open(steps_server.url() + "?step=3&temperature=0.05", ".ae-output")

@@ -116,7 +116,7 @@ def test_student_moves_every_control(matrix_page, request):
     press(page, "d_k")
     st["d_k"] = 5
     assert_shows(page, st)
-    assert "d_k = 5" in text_of(page, ".ae-matrix-max-weight")
+    assert "dₖ = 5" in text_of(page, ".ae-matrix-max-weight")
 
     # Causal mask: grey cells above the diagonal, every row still sums to 1.
     page.locator(".ae-matrix-causal input").click()
@@ -134,7 +134,7 @@ def test_student_moves_every_control(matrix_page, request):
     type_into(page, "d_k", "100")
     st["d_k"] = 64
     assert_shows(page, st)
-    wait_text(page, ".ae-matrix-notice", r"维度 d_k：输入的 100 超出范围 \[1, 64\]，已改为 64")
+    wait_text(page, ".ae-matrix-notice", r"维度 dₖ：输入的 100 超出范围 \[1, 64\]，已改为 64")
     assert handle_value(handle(page, ".ae-matrix-dk")) == 64.0
     type_into(page, "d_k", "abc")  # junk: the box shows the value again
     page.wait_for_timeout(300)

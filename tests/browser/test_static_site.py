@@ -142,7 +142,7 @@ def test_the_textbook_reads_prefixed_links_and_lands_on_its_anchor(static_site, 
     assert -5 <= top <= 150, top
     assert page.locator(".ae-query-x-box input").input_value() == "0.5"
     assert page.locator(".ae-vector-temperature-box input").input_value() == "1"  # unprefixed: not its own
-    wait_text(page, ".ae-question", "提高第二项分数")
+    wait_text(page, ".ae-question", "提高第二个分数")
     s.screenshot("static-index-anchor-1280")
     s.assert_clean()
 
@@ -164,7 +164,7 @@ def test_an_author_pastes_two_snippets_and_an_iframe(static_site, student):
         wait_text(page, ".ae-question", "第 1 步")  # the steps' tag did not read the host's address
         # both inline explorables work and do not interfere
         page.locator(".ae-step-2 button").click()
-        wait_text(page, ".ae-question", "提高第二项分数")
+        wait_text(page, ".ae-question", "提高第二个分数")
         assert page.locator(".ae-vector-temperature-box input").input_value() == "2"
         box = page.locator(".ae-query-x-box input")
         box.fill("-1")
@@ -307,7 +307,7 @@ def test_a_reload_keeps_the_step_the_prediction_and_the_typed_answers(static_sit
     page.wait_for_function("() => location.search === '?step=2&prediction_text=8'")
     page.reload()
     page.locator(".ae-output").first.wait_for()
-    wait_text(page, ".ae-question", "提高第二项分数")
+    wait_text(page, ".ae-question", "提高第二个分数")
     expect(page.locator(".ae-prediction input")).to_have_value("8")
 
     book, _ = _open(student, static_site, "index.html", ".ae-vector-output")

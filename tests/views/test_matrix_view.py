@@ -207,7 +207,7 @@ def test_curve_and_mark_follow_the_settings():
     assert mark["d"] == [32] and mark["unscaled"] == [unscaled[31]] and mark["scaled"] == [scaled[31]]
     assert mark["current"] == [view.attention_matrices(state(d_k=32))["mean_max_weight"]]
     assert f"{unscaled[31]:.3f}" in v["html"]["max_weight"] and f"{scaled[31]:.3f}" in v["html"]["max_weight"]
-    assert f"{view.CURVE_DRAWS}" in v["html"]["max_weight"] and "d_k = 32" in v["html"]["max_weight"]
+    assert f"{view.CURVE_DRAWS}" in v["html"]["max_weight"] and "dₖ = 32" in v["html"]["max_weight"]
     six = view.matrix_view(state(n_tokens=6), CONFIG)
     assert len(six["sources"]["curve"]["d"]) == 64
     assert six["sources"]["curve"]["unscaled"] == CONFIG["curves"]["6"]["unscaled"]
