@@ -7,7 +7,7 @@
 // voting on it is closed or its answer revealed, and a new round. While the vote is open, the
 // page's demonstration (the answer) waits (web/shared.js votingOpen). Run by Bokeh's CustomJS on the document's document_ready, on the
 // explorable's step and on the two buttons.
-import {classLinks as links, escapeHtml, fill, formatFixed, formatG, votingOpen} from "./shared.js";
+import {classLinks as links, escapeHtml, fill, formatFixed, formatG, goToStepStart, votingOpen} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 
 const ID_KEY = "attention-explorable-student";
@@ -131,9 +131,7 @@ export function draw(link, state, models, config) {
 }
 
 function goToStep(state, config, step) {
-  // As the step buttons do: the step's start, no prediction, nothing revealed (a replay
-  // under way stops at its next frame, web/steps.js).
-  state.setv({step, ...config.steps[step - 1].start, prediction_text: "", revealed: false, animating: false});
+  goToStepStart(state, config.steps, step);  // as the step buttons do
 }
 
 /** Take the stored prediction of the step on screen back into the page, as acknowledged. */

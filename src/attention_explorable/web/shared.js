@@ -252,6 +252,25 @@ export function pageWide(name, make) {
   return globalThis[key];
 }
 
+/** The steps explorable's replays under way (web/steps.js runs them), by state model: a timer each. */
+export const stepReplays = pageWide("step-replays", () => new WeakMap());
+
+/** Stop the replay of `state`'s step, if one is under way. */
+export function stopReplay(state) {
+  clearTimeout(stepReplays.get(state));
+  stepReplays.delete(state);
+}
+
+/**
+ * Go to step `n` (1-3) of a steps explorable as its step buttons do: the step's start (`steps[n - 1].start`),
+ * no prediction, nothing revealed, nothing asked, a replay under way stopped. The one way there, for the
+ * buttons and keys (web/steps.js) and for the instructor's step reaching a room's pages (web/classroom.js).
+ */
+export function goToStepStart(state, steps, n) {
+  stopReplay(state);
+  state.setv({step: n, ...steps[n - 1].start, prediction_text: "", revealed: false, animating: false, asked: false});
+}
+
 /** The class links of the page's steps explorables (web/classroom.js sets them), by state model. */
 export const classLinks = pageWide("class-links", () => new WeakMap());
 

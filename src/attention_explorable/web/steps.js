@@ -5,8 +5,8 @@
 import {controller, sliderAction} from "./controller.js";
 import {softmax, weightedSum} from "./attention.js";
 import {
-  dataTable, echo, fill, formatFixed, formatG, formatNumber, pageWide, pyStrip, readState, votingOpen,
-  writeViewAnnounced,
+  dataTable, echo, fill, formatFixed, formatG, formatNumber, goToStepStart, pyStrip, readState, stepReplays,
+  stopReplay, votingOpen, writeViewAnnounced,
 } from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 import {viewOf} from "./dom.js";
@@ -173,12 +173,7 @@ export function replayFrames(step, count) {
   return Array.from({length: count}, (_, i) => interpolate(step.start, step.target, i / (count - 1)));
 }
 
-const timers = pageWide("step-replays", () => new WeakMap());
-
-function stopReplay(state) {
-  clearTimeout(timers.get(state));
-  timers.delete(state);
-}
+const timers = stepReplays;
 
 // A reader who asks for less motion gets the step's end at once, with no replay.
 const lessMotion = () => typeof window !== "undefined" && window.matchMedia &&
@@ -209,9 +204,7 @@ function demonstrate(state, config) {
 }
 
 function goToStep(state, config, n) {
-  stopReplay(state);
-  state.setv({step: n, ...config.steps[n - 1].start, prediction_text: "", revealed: false, animating: false,
-              asked: false});
+  goToStepStart(state, config.steps, n);
 }
 
 // Predict first: "演示本步" without a prediction asks for one and puts the

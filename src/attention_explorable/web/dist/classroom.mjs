@@ -117,6 +117,15 @@ function pageWide(name, make) {
   if (!(key in globalThis)) globalThis[key] = make();
   return globalThis[key];
 }
+var stepReplays = pageWide("step-replays", () => /* @__PURE__ */ new WeakMap());
+function stopReplay(state) {
+  clearTimeout(stepReplays.get(state));
+  stepReplays.delete(state);
+}
+function goToStepStart(state, steps, n) {
+  stopReplay(state);
+  state.setv({ step: n, ...steps[n - 1].start, prediction_text: "", revealed: false, animating: false, asked: false });
+}
 var classLinks = pageWide("class-links", () => /* @__PURE__ */ new WeakMap());
 function votingOpen(state) {
   const link = classLinks.get(state);
@@ -209,7 +218,7 @@ function draw(link, state, models, config) {
   show(models.message, message);
 }
 function goToStep(state, config, step) {
-  state.setv({ step, ...config.steps[step - 1].start, prediction_text: "", revealed: false, animating: false });
+  goToStepStart(state, config.steps, step);
 }
 function restore(link, state, prediction) {
   if (!prediction || prediction.step !== state.step) return;

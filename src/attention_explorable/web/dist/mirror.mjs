@@ -244,6 +244,15 @@ function pageWide(name, make) {
   if (!(key in globalThis)) globalThis[key] = make();
   return globalThis[key];
 }
+var stepReplays = pageWide("step-replays", () => /* @__PURE__ */ new WeakMap());
+function stopReplay(state) {
+  clearTimeout(stepReplays.get(state));
+  stepReplays.delete(state);
+}
+function goToStepStart(state, steps, n) {
+  stopReplay(state);
+  state.setv({ step: n, ...steps[n - 1].start, prediction_text: "", revealed: false, animating: false, asked: false });
+}
 var classLinks = pageWide("class-links", () => /* @__PURE__ */ new WeakMap());
 function votingOpen(state) {
   const link = classLinks.get(state);
@@ -607,11 +616,7 @@ function replayFrames(step, count) {
   if (count <= 1) return [Object.fromEntries(STATE_KEYS.map((k) => [k, step.target[k]]))];
   return Array.from({ length: count }, (_, i) => interpolate(step.start, step.target, i / (count - 1)));
 }
-var timers2 = pageWide("step-replays", () => /* @__PURE__ */ new WeakMap());
-function stopReplay(state) {
-  clearTimeout(timers2.get(state));
-  timers2.delete(state);
-}
+var timers2 = stepReplays;
 var lessMotion = () => typeof window !== "undefined" && window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 function demonstrate(state, config) {
   if (state.animating) return;
@@ -637,15 +642,7 @@ function demonstrate(state, config) {
   timers2.set(state, setTimeout(next, config.frame_ms));
 }
 function goToStep(state, config, n) {
-  stopReplay(state);
-  state.setv({
-    step: n,
-    ...config.steps[n - 1].start,
-    prediction_text: "",
-    revealed: false,
-    animating: false,
-    asked: false
-  });
+  goToStepStart(state, config.steps, n);
 }
 function askForPrediction(state, models) {
   state.asked = true;
@@ -1304,6 +1301,7 @@ export {
   formatFixed,
   formatG,
   formatNumber,
+  goToStepStart,
   heatCells,
   interpolate,
   irwinHallNormals,
@@ -1328,7 +1326,9 @@ export {
   selfcrossView,
   selfcrossWeights,
   softmax,
+  stepReplays,
   stepsView,
+  stopReplay,
   typedNumber,
   vectorView,
   votingOpen,

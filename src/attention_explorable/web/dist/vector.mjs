@@ -199,6 +199,7 @@ function pageWide(name, make) {
   if (!(key in globalThis)) globalThis[key] = make();
   return globalThis[key];
 }
+var stepReplays = pageWide("step-replays", () => /* @__PURE__ */ new WeakMap());
 var classLinks = pageWide("class-links", () => /* @__PURE__ */ new WeakMap());
 var settling = pageWide("settling", () => /* @__PURE__ */ new WeakMap());
 function writeViewAnnounced(models, view, delay = 800) {
