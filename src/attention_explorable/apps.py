@@ -20,15 +20,10 @@ import panel as pn
 from . import ui
 from .explorables import EXPLORABLES, explorable_class
 from .explorables.base import ScriptedPane, html_model, web_module
-from .strings import DEFAULT_LANGUAGE, STRINGS, text
+from .strings import DEFAULT_LANGUAGE, HTML_LANG, OTHER_LANGUAGE, STRINGS, text  # noqa: F401  (apps' names)
 
-
-#: BCP 47 tag of each interface language, for ``<html lang>``.
-HTML_LANG = {"zh": "zh-Hans", "en": "en"}
 #: The cookie (and localStorage key) that remembers the reader's language; see ``web/language.js``.
 LANGUAGE_COOKIE = "ae-lang"
-#: The other language of each language, for the switch.
-OTHER_LANGUAGE = {"zh": "en", "en": "zh"}
 
 
 def index_key(app: str) -> str:

@@ -45,6 +45,8 @@ from markdown_it import MarkdownIt
 from latex2mathml.converter import convert as _latex2mathml
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from .strings import HTML_LANG, OTHER_LANGUAGE
+
 
 #: Where the section files live: ``content/`` at the top of the repository,
 #: reached through the package's ``sections`` link (copied into wheels); one
@@ -353,8 +355,8 @@ def _parser() -> MarkdownIt:
     return md
 
 
-#: BCP 47 tags of the page languages, as on ``<html lang>``.
-LANG_TAGS = {"zh": "zh-Hans", "en": "en"}
+#: BCP 47 tags of the page languages, as on ``<html lang>`` (the table of :mod:`attention_explorable.strings`).
+LANG_TAGS = HTML_LANG
 _CJK = "[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]"
 #: A run of the other language's script in a page's text: Chinese on an English
 #: page; on a Chinese page, Latin words (with the digits and punctuation between them).
@@ -396,7 +398,7 @@ def mark_languages(source: str, language: str) -> str:
     >>> mark_languages("<p>注意力（attention）与 <code>np.exp</code></p>", "zh")
     '<p>注意力（<span lang="en">attention</span>）与 <code>np.exp</code></p>'
     """
-    other = "zh" if language == "en" else "en"
+    other = OTHER_LANGUAGE[language]
     run, tag = _OTHER_RUN[language], LANG_TAGS[other]
     wrap = lambda m: (f'<span lang="{tag}">{m.group(0)}</span>'  # noqa: E731
                       if language == "en" or sum(c.isalpha() for c in m.group(0)) >= 2 else m.group(0))

@@ -9,6 +9,18 @@ from __future__ import annotations
 
 DEFAULT_LANGUAGE = "zh"
 
+#: The interface's languages, each with its tag for ``lang`` attributes (BCP 47: the Chinese is written
+#: in simplified characters) and the other language its pages offer. The one table of them: the
+#: mappings below derive from it.
+LANGUAGES: dict[str, dict[str, str]] = {
+    "zh": {"tag": "zh-Hans", "other": "en"},
+    "en": {"tag": "en", "other": "zh"},
+}
+#: Language -> its ``lang`` attribute value (``"zh"`` -> ``"zh-Hans"``).
+HTML_LANG: dict[str, str] = {code: spec["tag"] for code, spec in LANGUAGES.items()}
+#: Language -> the other one (the language switch, a page's twin).
+OTHER_LANGUAGE: dict[str, str] = {code: spec["other"] for code, spec in LANGUAGES.items()}
+
 STRINGS: dict[str, dict[str, str]] = {
     "zh": {
         # StepsExplorer: navigation and controls

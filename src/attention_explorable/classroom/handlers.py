@@ -48,14 +48,13 @@ from tornado.web import HTTPError, RequestHandler
 
 from ..apps import LANGUAGE_COOKIE
 from ..route_guards import INSTRUCTOR_HEADERS
-from ..strings import DEFAULT_LANGUAGE, STRINGS, text
+from ..strings import DEFAULT_LANGUAGE, HTML_LANG, STRINGS, text
 from .context import COOKIE, COOKIE_DAYS, KNOWN_COOKIE, KNOWN_DAYS, ClassContext, StoreSlow
 from .instructor import CSS, login_form_html
 from .store import normalise_code
 
 log = logging.getLogger(__name__)
 
-HTML_LANG = {"zh": "zh-Hans", "en": "en"}
 
 #: Where a browser without the instructor's cookie is sent (relative to the server's root).
 LOGIN_PATH = "/instructor/login"

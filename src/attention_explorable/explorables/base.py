@@ -38,7 +38,7 @@ from panel.models.markup import HTML as HTMLModel
 
 from .. import ui
 from . import EXPLORABLES
-from ..strings import DEFAULT_LANGUAGE, STRINGS, text
+from ..strings import DEFAULT_LANGUAGE, HTML_LANG, STRINGS, text
 from ..views.links import link_values, read_link
 
 
@@ -256,7 +256,7 @@ class Explorable(pn.viewable.Viewer):
             if self._name in EXPLORABLES else self._name
         from ..native import student_page  # (native reads this module)
 
-        lang = {"zh": "zh-Hans"}.get(self.language, self.language)
+        lang = HTML_LANG.get(self.language, self.language)
         target.write_text(student_page(self._copy, heading, lang), encoding="utf-8")
         return target
 

@@ -27,7 +27,7 @@ import html
 import numpy as np
 
 from .. import core
-from ..strings import text
+from ..strings import HTML_LANG, text
 from .numbers import data_table, format_number
 
 #: The source sentence and its translation, one token per entry.
@@ -88,7 +88,7 @@ def blues256() -> list[str]:
 
 
 #: The ``lang`` of each sentence's language (BCP 47), as on the page's ``<html lang>``.
-LANG_TAGS = {"zh": "zh-Hans", "en": "en"}
+LANG_TAGS = HTML_LANG
 
 
 def selfcross_config(language: str) -> dict:

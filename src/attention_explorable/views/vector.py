@@ -279,7 +279,7 @@ def vector_view(state, config: dict) -> dict:
     --------
     >>> v = vector_view({"query_x": 1.0, "query_y": 0.0, "temperature": 1.0}, vector_config("en"))
     >>> v["sources"]["values"]["label"]
-    ['v₁ (0.42)', 'v₂ (0.16)', 'v₃ (0.42)']
+    ['v₁ (0.422)', 'v₂ (0.155)', 'v₃ (0.422)']
     """
     f, S = format_number, config["strings"]
     sliders = config["sliders"]
