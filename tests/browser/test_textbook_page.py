@@ -18,9 +18,9 @@ from .pages import text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
-#: The textbook's parts: its four explorables and its eleven exercises.
+#: The textbook's parts: its four explorables and its twelve exercises.
 EXPLORABLES = ("vector", "matrix", "selfcross", "steps")
-EXERCISES = 11
+EXERCISES = 12
 
 
 def test_every_part_is_live_at_once_with_no_framework(static_site, student):
