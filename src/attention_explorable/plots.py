@@ -32,6 +32,7 @@ PALETTE = {
     "weight": "#8172B2",
     "curve": "#4C72B0",
     "earlier": "#333333",
+    "sure": "#2E6B3F",
 }
 
 _FONT = "'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif"
@@ -386,18 +387,22 @@ def heat_colors(values, masked, diverging: bool = False, limit: float = 1.0):
 
 
 def histogram_figure(bars: ColumnDataSource, answer: Span, x_label: str, y_label: str,
-                     before: ColumnDataSource | None = None):
+                     before: ColumnDataSource | None = None, sure: ColumnDataSource | None = None):
     """The room's predictions as bars, for a projector (24 px text); ``answer`` marks the true y.
 
     ``bars`` holds :func:`histogram_data`: the bars' edges in units of y,
     their counts of students, and a hatch for an overflow bar; ``before``
     (the same columns) an earlier round's bars, drawn as dashed outlines
-    behind them; ``answer`` is a vertical :class:`Span` the caller
+    behind them; ``sure`` (the same columns) the part of each bar whose
+    students said they were sure, darker, from the axis up; ``answer`` is a vertical :class:`Span` the caller
     shows (``visible``, ``location``) once the instructor reveals the answer.
     """
     fig = _base_figure("", height=240, y_range=DataRange1d(start=0, min_interval=1, range_padding=0.1))
     fig.quad(left="left", right="right", top="count", bottom=0, source=bars, fill_color=PALETTE["prediction"],
              line_color="white", fill_alpha=0.85, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.9)
+    if sure is not None:
+        fig.quad(left="left", right="right", top="count", bottom=0, source=sure, fill_color=PALETTE["sure"],
+                 line_color="white", fill_alpha=0.95)
     if before is not None:
         fig.quad(left="left", right="right", top="count", bottom=0, source=before, fill_color=None,
                  line_color=PALETTE["earlier"], line_width=3, line_dash="dashed")

@@ -48,12 +48,15 @@ _FIGURE_FRAMES = """() => {
 }"""
 
 
-#: The number of students the histogram's bars count, from its source in BokehJS.
+#: The number of students the histogram's bars count, from its sources in BokehJS: the bars of every
+#: answer hold the most (the others: the part said to be sure, and the round before, empty in round 1).
 _BARS = """(() => {
   const roots = Bokeh.index instanceof Map ? [...Bokeh.index.values()] : Object.values(Bokeh.index);
+  let most = -1;
   for (const root of roots) for (const model of root.model.document.all_models)
-    if (model.type === "ColumnDataSource" && "edge" in model.data) return model.data.count.reduce((a, b) => a + b, 0);
-  return -1;
+    if (model.type === "ColumnDataSource" && "edge" in model.data)
+      most = Math.max(most, model.data.count.reduce((a, b) => a + b, 0));
+  return most;
 })()"""
 
 
@@ -85,6 +88,7 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
             wait_text(s.page, ".ae-room", code)
             wait_text(s.page, ".ae-room-joined", code)  # the class socket has joined the room
         wait_text(teacher.page, ".ae-vote-state", "投票进行中")
+        desk.page.locator(".ae-confidence button").first.click()  # 有把握, sent with the prediction
         desk.page.locator(".ae-prediction input").fill("6.5")
         desk.page.locator(".ae-demonstrate button").click()  # 演示本步 submits; the answer waits for the close
         wait_text(desk.page, ".ae-submitted", r"已提交.*6\.5")
@@ -93,7 +97,7 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         phone.page.locator(".ae-prediction input").fill("7")
         phone.page.locator(".ae-submit-prediction button").click()
         wait_text(phone.page, ".ae-submitted", r"已提交.*7")
-        wait_text(teacher.page, ".ae-prediction-count", "已收到 2 份预测")
+        wait_text(teacher.page, ".ae-prediction-count", "已收到 2 份预测（其中 1 份有把握）")
         assert "隐藏" in text_of(teacher.page, ".ae-spread") and "6.00" not in text_of(teacher.page, ".ae-spread")
         # While the vote is open the projector shows the count, not the histogram's bars.
         assert "分布在关闭投票后显示" in text_of(teacher.page, ".ae-vote-state")
@@ -159,7 +163,8 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         with teacher.page.expect_download() as download:
             teacher.page.click(".ae-csv")
         rows = download.value.path().read_text().splitlines()
-        assert rows[0].startswith("room,round,step,student,prediction") and len(rows) == 3
+        assert rows[0].startswith("room,round,step,student,prediction,confidence") and len(rows) == 3
+        assert sorted(row.split(",")[5] for row in rows[1:]) == ["", "sure"]  # the phone said nothing
 
         teacher.page.keyboard.press("n")  # a new round
         wait_text(teacher.page, ".ae-round", "第 2 轮")

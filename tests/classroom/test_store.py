@@ -128,6 +128,24 @@ def test_pairs_are_the_answers_of_the_students_in_both_rounds(store):
     assert store.pairs(code, 2, 1, 2) == [] and store.pairs(code, 1, 1, 9) == [] and store.pairs("NOPE00", 1, 1, 2) == []
 
 
+def test_a_confidence_goes_with_its_answer_and_is_replaced_with_it(store):
+    code = store.create_room().code
+    assert store.submit(code, ALICE, 1, 5.0, now=100.0, confidence="sure").ok
+    assert store.submit(code, BOB, 1, 7.0, now=100.0).ok
+    assert store.values_with_confidence(code, 1) == [(5.0, "sure"), (7.0, None)]
+    assert store.submit(code, ALICE, 1, 6.0, now=102.0, confidence="unsure").ok
+    assert store.submit(code, BOB, 1, 8.0, now=102.0, confidence="sure").ok
+    assert store.values_with_confidence(code, 1) == [(6.0, "unsure"), (8.0, "sure")]
+    assert store.submit(code, ALICE, 1, 6.5, now=104.0).ok  # said nothing this time: nothing kept
+    assert dict(store.values_with_confidence(code, 1)) == {6.5: None, 8.0: "sure"}
+    refused = store.submit(code, ALICE, 1, 6.0, now=106.0, confidence="very")
+    assert (refused.ok, refused.reason) == (False, "confidence") and store.prediction(code, ALICE, 1) == 6.5
+    rows = {r["student"]: r for r in csv.DictReader(io.StringIO(store.export_csv(code)))}
+    assert (rows[ALICE]["confidence"], rows[BOB]["confidence"]) == ("", "sure")
+    store.new_round(code)
+    assert store.values_with_confidence(code, 1) == []
+
+
 def test_step_and_follow_are_stored(store):
     code = store.create_room().code
     store.set_step(code, 3)
@@ -169,13 +187,13 @@ def test_the_csv_has_every_round_and_neutralises_formula_cells(store):
         conn.execute(text("INSERT INTO predictions (round_id, step, student, value, submitted_at, revisions) "
                           "SELECT id, 3, '+1+1', 4.0, 301.0, 0 FROM rounds WHERE number = 2"))
     rows = list(csv.reader(io.StringIO(store.export_csv(code))))
-    assert rows[0] == ["room", "round", "step", "student", "prediction", "submitted_at_utc", "revisions",
+    assert rows[0] == ["room", "round", "step", "student", "prediction", "confidence", "submitted_at_utc", "revisions",
                        "earlier_predictions", "after_close", "voting_closed_at_utc", "revealed", "revealed_at_utc"]
     body = rows[1:]
     assert [(r[1], r[2]) for r in body] == [("1", "1"), ("1", "1"), ("2", "1"), ("2", "2"), ("2", "3"), ("2", "3")]
     assert {r[3] for r in body} == {"'-danger12345", BOB, "'=HYPERLINK(1)", "'@SUM(A1)", "'+1+1"}
     assert sorted(r[4] for r in body) == ["-3.5", "4.0", "4.0", "4.0", "6.0", "9.0"]  # a negative number stays a number
-    assert body[0][5] == "1970-01-01T00:01:40Z"
+    assert body[0][6] == "1970-01-01T00:01:40Z"
 
 
 def test_the_csv_says_how_answers_moved_and_when_voting_closed_and_the_step_was_revealed(store):

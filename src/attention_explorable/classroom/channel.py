@@ -5,7 +5,8 @@ JSON, one object per message:
 
 browser -> server
     ``{"type": "join", "room": CODE, "student": ID or null}`` once, first; then
-    ``{"type": "submit", "seq": n, "step": 1-3, "value": y}`` per prediction.
+    ``{"type": "submit", "seq": n, "step": 1-3, "value": y, "confidence": "sure", "unsure" or null}``
+    per prediction (``confidence`` may be left out: none said).
 server -> browser
     ``{"type": "joined", "room", "step", "round", "follow", "closed", "revealed", "prediction",
     "student"}``: the room as it is (``closed``: voting on its step is closed,
@@ -476,10 +477,10 @@ class ClassSocket(WebSocketHandler):
         seq = data.get("seq")
         if isinstance(seq, bool) or not isinstance(seq, int):
             return self._drop("submission without a sequence number")
-        step, value = data.get("step"), data.get("value")
+        step, value, confidence = data.get("step"), data.get("value"), data.get("confidence")
         try:
             result = await self.channel.call("submit", self.code, self.student, step, value,
-                                             bounds=PREDICTION_BOUNDS)
+                                             bounds=PREDICTION_BOUNDS, confidence=confidence)
         except StoreSlow:
             log.warning("class: prediction for room %s not stored in time", self.code)
             return self._send(type="receipt", seq=seq, ok=False, reason="slow")

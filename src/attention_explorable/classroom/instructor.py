@@ -221,9 +221,11 @@ class InstructorView(pn.viewable.Viewer):
         self._spread = _html("")
         self._bars = ColumnDataSource(plots.histogram_data(stats.histogram([])))
         self._before_bars = ColumnDataSource(plots.histogram_data(stats.histogram([]), drop_empty=True))
+        self._sure_bars = ColumnDataSource(plots.histogram_data(stats.histogram([]), drop_empty=True))
         self._answer = plots.answer_span()
         figure = plots.histogram_figure(self._bars, self._answer, _t("instructor_axis", lang),
-                                        _t("instructor_axis_count", lang), before=self._before_bars)
+                                        _t("instructor_axis_count", lang), before=self._before_bars,
+                                        sure=self._sure_bars)
         figure.css_classes = ["ae-histogram"]
         reveal = pn.widgets.Button(name=_t("instructor_reveal", lang), button_type="warning",
                                    css_classes=["ae-reveal"], stylesheets=[_BUTTON_CSS], width=260)
@@ -403,31 +405,37 @@ class InstructorView(pn.viewable.Viewer):
 
     def _read(self):
         """(room, its step's values, revealed, the previous round's values of the step, the students' pairs
-        of answers in both rounds) from the database, or None when it cannot be read."""
+        of answers in both rounds, the values said to be sure) from the database, or None when it cannot be
+        read."""
         try:
             room = self.store.room(self.code)
-            values = self.store.values(self.code, room.step) if room else []
+            said = self.store.values_with_confidence(self.code, room.step) if room else []
+            values = [v for v, _ in said]
             revealed = bool(room) and self.store.revealed(self.code, room.step)
             before = self.store.values(self.code, room.step, room.round - 1) if room and room.round > 1 else []
             pairs = self.store.pairs(self.code, room.step, room.round - 1, room.round) if before else []
         except SQLAlchemyError as exc:
             log.warning("class: room %s not read: %s", self.code, type(exc).__name__)
             return None
-        return room, tuple(values), revealed, tuple(before), tuple(sorted(pairs))
+        return (room, tuple(values), revealed, tuple(before), tuple(sorted(pairs)),
+                tuple(v for v, c in said if c == "sure"))
 
     def _show(self, seen, again: bool = False) -> None:
         """Draw what :meth:`_read` read, when it differs from what is drawn (or ``again``)."""
         if seen is None or seen[0] is None or (seen == self._seen and not again):
             return
         self._seen = seen
-        room, values, revealed, before, pairs = seen
+        room, values, revealed, before, pairs, sure = seen
         if room.ended:  # ended in another window, or a day after it started
             self._ended(room.code)
             return
         lang = self.language
         step = scenarios.get_step(room.step)
+        count = _t("instructor_count", lang, n=len(values)) + (
+            "（" + _t("instructor_sure_count", lang, sure=len(sure)) + "）" if lang == "zh" and sure else
+            " (" + _t("instructor_sure_count", lang, sure=len(sure)) + ")" if sure else "")
         self._count.object = (f"<div class='ae-prediction-count' aria-live='polite'>"
-                              f"{html.escape(_t('instructor_count', lang, n=len(values)))}</div>")
+                              f"{html.escape(count)}</div>")
         self._round.object = (f"<div class='ae-round ae-label'>"
                               f"{html.escape(_t('instructor_round', lang, round=room.round, step=room.step))}</div>")
         self._question.object = (f"<div class='ae-instructor-question'><h2>{html.escape(_t(step.title_key, lang))}"
@@ -436,13 +444,16 @@ class InstructorView(pn.viewable.Viewer):
         # student answers alone first); the count still shows.
         hidden = self._hide_results.value and not room.closed
         self._bars.data = plots.histogram_data(stats.histogram([] if hidden else values))
+        # The part of each bar said to be sure, darker, from the axis up (ae-confidence on the students' pages).
+        self._sure_bars.data = plots.histogram_data(stats.histogram([] if hidden else sure), drop_empty=True)
         # The round before, on the same question, outlined behind this one (ae-round-compare).
         compared = bool(before) and self._compare.value and not hidden
         self._before_bars.data = plots.histogram_data(stats.histogram(before if compared else []), drop_empty=True)
         self._compare.visible = bool(before)
         vote = ("instructor_voting_revealed" if room.revealed else
                 "instructor_voting_closed" if room.closed else "instructor_voting_open")
-        line = _t(vote, lang) + (" " + _t("instructor_results_hidden", lang) if hidden else "")
+        line = _t(vote, lang) + (" " + _t("instructor_results_hidden", lang) if hidden else
+                                 " " + _t("instructor_sure_note", lang) if sure else "")
         self._vote_line.object = f"<div class='ae-vote-state ae-big'>{html.escape(line)}</div>"
         self._voting.name = _t("instructor_open_voting" if room.closed else "instructor_close_voting", lang)
         self._voting.disabled = room.revealed

@@ -35,6 +35,9 @@ Tables
 ``earlier_predictions``
     The values a student's later answer replaced, with their times (for the
     CSV: how answers moved within a round).
+``confidences``
+    How sure a student said they were of their current answer (``sure``,
+    ``unsure``; no row: not said), one per student per step per round.
 ``login_failures``
     Failed instructor logins, one row per client address and one per
     browser (``browser:`` and a digest of its form cookie), for the limits of
@@ -79,6 +82,8 @@ LOGIN_FAILURES_ALL = 100
 LOGIN_WINDOW_S = 60.0
 _BROWSER = "browser:"
 STEPS = (1, 2, 3)
+#: What a student may say of their answer besides it (or nothing: None).
+CONFIDENCES = ("sure", "unsure")
 #: A room ends by itself this long after it was started (s): a code seen on a projector is not a key for ever.
 ROOM_LIFETIME_S = 24 * 3600.0
 
@@ -136,6 +141,14 @@ class VotingClose(Base):
     step: Mapped[int] = mapped_column(Integer, primary_key=True)
     closed_at: Mapped[float] = mapped_column(Float)  # the first close
     reopened_at: Mapped[float | None] = mapped_column(Float, nullable=True)  # open again since, when set
+
+
+class Confidence(Base):
+    __tablename__ = "confidences"
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), primary_key=True)
+    step: Mapped[int] = mapped_column(Integer, primary_key=True)
+    student: Mapped[str] = mapped_column(String(64), primary_key=True)
+    confidence: Mapped[str] = mapped_column(String(8))
 
 
 class EarlierPrediction(Base):
@@ -204,7 +217,8 @@ class Submitted:
 
     ``reason`` is one of ``"room"`` (no such room), ``"ended"`` (the room has ended), ``"closed"`` (voting on
     that step of the round is closed, or it was revealed), ``"student"`` (a malformed
-    id), ``"step"``, ``"value"`` (not a finite number in range), ``"rate"``
+    id), ``"step"``, ``"value"`` (not a finite number in range), ``"confidence"`` (not one of
+    :data:`CONFIDENCES` or None), ``"rate"``
     (less than :data:`MIN_SUBMIT_INTERVAL_S` after the student's last one).
     """
 
@@ -431,12 +445,14 @@ class Store:
 
     # --- predictions -------------------------------------------------------------------
     def submit(self, code: str, student: str, step: int, value, now: float | None = None,
-               bounds: tuple[float, float] = (-20.0, 20.0)) -> Submitted:
+               bounds: tuple[float, float] = (-20.0, 20.0), confidence: str | None = None) -> Submitted:
         """Store ``student``'s prediction ``value`` for ``step`` in the current round of room ``code``.
 
         One prediction per student per step per round: a later one replaces
-        the earlier one. Returns :class:`Submitted`; a refusal stores nothing.
-        Committed before it returns, so an ``ok`` survives a killed server.
+        the earlier one, and its ``confidence`` (one of :data:`CONFIDENCES`,
+        or None for none said) replaces the earlier one's. Returns
+        :class:`Submitted`; a refusal stores nothing. Committed before it
+        returns, so an ``ok`` survives a killed server.
         """
         now = time.time() if now is None else now
         if not valid_student(student):
@@ -445,6 +461,8 @@ class Store:
             return Submitted(False, "step")
         if not _in_bounds(value, bounds):
             return Submitted(False, "value")
+        if confidence is not None and confidence not in CONFIDENCES:
+            return Submitted(False, "confidence")
         code = normalise_code(code) or ""
         with Session(self.engine) as s:
             current = self._round_id(s, code)
@@ -463,6 +481,7 @@ class Store:
                 return Submitted(False, "rate", number)
             old = s.scalar(select(Prediction).where(Prediction.round_id == round_id, Prediction.step == step,
                                                     Prediction.student == student))
+            self._say_confidence(s, round_id, step, student, confidence)
             if old is None:
                 s.add(Prediction(round_id=round_id, step=step, student=student, value=float(value),
                                  submitted_at=now, revisions=0))
@@ -474,6 +493,7 @@ class Store:
                 s.commit()
             except IntegrityError:  # the same student's other tab stored it a moment ago: replace that one
                 s.rollback()
+                self._say_confidence(s, round_id, step, student, confidence)
                 where = (Prediction.round_id == round_id, Prediction.step == step, Prediction.student == student)
                 earlier = s.execute(select(Prediction.value, Prediction.submitted_at).where(*where)).first()
                 if earlier is not None:
@@ -484,6 +504,28 @@ class Store:
                 s.commit()
                 return Submitted(True, round=number, replaced=True)
             return Submitted(True, round=number, replaced=old is not None)
+
+    @staticmethod
+    def _say_confidence(s: Session, round_id: int, step: int, student: str, confidence: str | None) -> None:
+        """Within ``s``: the student's confidence of their answer is ``confidence`` now (None: none said)."""
+        s.execute(delete(Confidence).where(Confidence.round_id == round_id, Confidence.step == step,
+                                           Confidence.student == student))
+        if confidence is not None:
+            s.add(Confidence(round_id=round_id, step=step, student=student, confidence=confidence))
+
+    def values_with_confidence(self, code: str, step: int, round: int | None = None) -> list[tuple[float, str | None]]:
+        """(value, confidence or None) of every stored prediction for ``step`` in round ``round`` (default:
+        current), in submission order."""
+        with Session(self.engine) as s:
+            current = self._round_id(s, code, round)
+            if current is None:
+                return []
+            rows = s.execute(
+                select(Prediction.value, Confidence.confidence)
+                .outerjoin(Confidence, (Confidence.round_id == Prediction.round_id) & (Confidence.step == Prediction.step)
+                           & (Confidence.student == Prediction.student))
+                .where(Prediction.round_id == current[0], Prediction.step == step).order_by(Prediction.submitted_at))
+            return [(value, confidence) for value, confidence in rows]
 
     def prediction(self, code: str, student: str, step: int, round: int | None = None) -> float | None:
         """``student``'s prediction for ``step`` in round ``round`` (default: the current one), or None."""
@@ -607,6 +649,7 @@ class Store:
         Each row: ``room``, ``round``, ``step``, ``student``, ``prediction`` (the
         last answer), ``submitted_at`` (its time, s since the epoch),
         ``revisions``, ``earlier`` (the values it replaced, oldest first),
+        ``confidence`` (``sure``, ``unsure``, or None: not said),
         ``revealed`` and ``revealed_at`` (the step's reveal in that round, or
         None), ``closed_at`` (the first close of its vote, or None) and
         ``after_close`` (whether the answer came after that close: voting was
@@ -616,8 +659,10 @@ class Store:
             rows = s.execute(
                 select(Room.code, Round.number, Prediction.step, Prediction.student, Prediction.value,
                        Prediction.submitted_at, Prediction.revisions, Reveal.revealed_at, VotingClose.closed_at,
-                       Round.id)
+                       Round.id, Confidence.confidence)
                 .join(Round, Round.room_id == Room.id).join(Prediction, Prediction.round_id == Round.id)
+                .outerjoin(Confidence, (Confidence.round_id == Round.id) & (Confidence.step == Prediction.step)
+                           & (Confidence.student == Prediction.student))
                 .outerjoin(Reveal, (Reveal.round_id == Round.id) & (Reveal.step == Prediction.step))
                 .outerjoin(VotingClose, (VotingClose.round_id == Round.id) & (VotingClose.step == Prediction.step))
                 .where(Room.code == code).order_by(Round.number, Prediction.step, Prediction.submitted_at)).all()
@@ -630,7 +675,8 @@ class Store:
                 earlier.setdefault((round_id, step, student), []).append(value)
             return [dict(room=r[0], round=r[1], step=r[2], student=r[3], prediction=r[4], submitted_at=r[5],
                          revisions=r[6], earlier=earlier.get((r[9], r[2], r[3]), []), revealed=r[7] is not None,
-                         revealed_at=r[7], closed_at=r[8], after_close=r[8] is not None and r[5] > r[8])
+                         revealed_at=r[7], closed_at=r[8], after_close=r[8] is not None and r[5] > r[8],
+                         confidence=r[10])
                     for r in rows]
 
     def export_csv(self, code: str) -> str:
@@ -642,14 +688,14 @@ class Store:
         """
         stamp = lambda t: "" if t is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))  # noqa: E731
         out = io.StringIO()
-        fields = ["room", "round", "step", "student", "prediction", "submitted_at_utc", "revisions",
+        fields = ["room", "round", "step", "student", "prediction", "confidence", "submitted_at_utc", "revisions",
                   "earlier_predictions", "after_close", "voting_closed_at_utc", "revealed", "revealed_at_utc"]
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(fields)
         for row in self.export_rows(code):
             writer.writerow([neutralise(c) for c in (
                 row["room"], row["round"], row["step"], row["student"], repr(float(row["prediction"])),
-                stamp(row["submitted_at"]), row["revisions"], ";".join(repr(float(v)) for v in row["earlier"]),
+                row["confidence"] or "", stamp(row["submitted_at"]), row["revisions"], ";".join(repr(float(v)) for v in row["earlier"]),
                 "yes" if row["after_close"] else "no", stamp(row["closed_at"]), "yes" if row["revealed"] else "no",
                 stamp(row["revealed_at"]))])
         return out.getvalue()

@@ -17,6 +17,8 @@ server the panel stays hidden, or says the class needs the server.
 
 from __future__ import annotations
 
+import html
+
 import panel as pn
 from bokeh.models import CustomJS
 
@@ -35,6 +37,7 @@ BROWSER_STRINGS = ("class_room", "class_joined", "class_submitted", "class_submi
                    "class_refused_elsewhere", "class_refused_message", "class_refused_closed", "class_new_round",
                    "class_voting_closed", "class_revealed", "class_demo_waits", "class_result",
                    "class_result_no_prediction", "class_result_class", "class_result_class_one", "class_result_nobody",
+                   "class_refused_confidence",
                    "class_lost_received",
                    "class_lost_not_received", "class_lost_none", "class_needs_server", "connection_lost")
 
@@ -84,6 +87,12 @@ class ClassPanel:
         self.notice.stylesheets = [*self.notice.stylesheets, ui.NOTICE_CSS]
         self.submit_button = controls.button(text("class_submit", language), "ae-submit-prediction", "primary")
         self.submit_button.visible = False
+        # How sure the student is, sent with the prediction (optional: nothing pressed, nothing said).
+        self.confidence_label = html_model("ae-confidence-label", visible=False)
+        self.confidence_label.text = html.escape(html.escape(text("class_confidence", language)))
+        self.confidence = controls.choice([text("class_sure", language), text("class_unsure", language)], None,
+                                          "ae-confidence")
+        self.confidence.visible = False
 
     def attach(self, state_model, demonstrate, skip=None) -> None:
         """Run ``web/classroom.js`` on the page: when its document is ready, on a change of the
@@ -93,6 +102,7 @@ class ClassPanel:
             "models": {"room": self.room_line, "joined": self.joined, "submitted": self.submitted,
                        "vote": self.vote, "result": self.result, "message": self.message, "notice": self.notice,
                        "submit": self.submit_button, "demonstrate": demonstrate,
+                       "confidence": self.confidence, "confidence_label": self.confidence_label,
                        **({"skip": skip} if skip is not None else {})},
             "config": class_config(self.language)})
         self.callback = callback
@@ -108,6 +118,7 @@ class ClassPanel:
     def panel(self) -> pn.Column:
         """The room's line, the submit button, the confirmation and the messages (layout only)."""
         bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
-        return pn.Column(bokeh(self.notice), bokeh(self.room_line), bokeh(self.joined), bokeh(self.submit_button),
+        return pn.Column(bokeh(self.notice), bokeh(self.room_line), bokeh(self.joined), bokeh(self.confidence_label),
+                         bokeh(self.confidence), bokeh(self.submit_button),
                          bokeh(self.submitted), bokeh(self.vote), bokeh(self.result), bokeh(self.message), sizing_mode="stretch_width", margin=0,
                          css_classes=["ae-class"])

@@ -253,7 +253,8 @@ function receive(link, state, models, config, data) {
   } else if (data.type === "receipt") {
     link.receipt = data;
     if (data.ok) {
-      link.acknowledged = { step: data.step, value: data.value, restored: false };
+      const sent = link.sent && link.sent.seq === data.seq ? link.sent.confidence : null;
+      link.acknowledged = { step: data.step, value: data.value, restored: false, confidence: sent };
       link.message = "";
     } else link.message = S["class_refused_" + data.reason] || S.class_refused_server;
   } else if (data.type === "refused") {
@@ -299,6 +300,7 @@ function join(state, models, config, code) {
   classLinks.set(state, link);
   show(models.room, fill(config.strings.class_room, { code }));
   models.submit.visible = true;
+  if (models.confidence) models.confidence.visible = models.confidence_label.visible = true;
   const url = socketUrl(window.location, config.socket_path);
   if (url === null) {
     link.message = config.strings.class_needs_server;
@@ -351,6 +353,10 @@ function connect(link, state, models, config, url) {
     }, reconnectDelay(link.tries - 1));
   });
 }
+function confidenceOf(models) {
+  const active = models.confidence ? models.confidence.active : null;
+  return active === 0 ? "sure" : active === 1 ? "unsure" : null;
+}
 function submit(link, state, models, config, demonstrating = false, skipping = false) {
   const S = config.strings;
   const value = skipping ? null : parsePrediction(state.prediction_text, config.prediction_bounds);
@@ -363,11 +369,14 @@ function submit(link, state, models, config, demonstrating = false, skipping = f
     link.message = demonstrating ? "" : S.class_refused_closed;
     return draw(link, state, models, config);
   }
+  const confidence = confidenceOf(models);
   const ok = link.acknowledged;
   link.message = "";
-  if (ok && ok.step === state.step && ok.value === value) return draw(link, state, models, config);
+  if (ok && ok.step === state.step && ok.value === value && ok.confidence === confidence) {
+    return draw(link, state, models, config);
+  }
   link.seq += 1;
-  link.sent = { seq: link.seq, step: state.step, value };
+  link.sent = { seq: link.seq, step: state.step, value, confidence };
   if (link.socket && link.socket.readyState === WebSocket.OPEN) {
     link.socket.send(JSON.stringify({ type: "submit", ...link.sent }));
   }
@@ -397,6 +406,7 @@ function classroom(args, obj, data) {
 export {
   REFUSED,
   classStatus,
+  confidenceOf,
   classroom as default,
   draw,
   keepStudentId,
