@@ -174,6 +174,12 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         desk.page.locator(".ae-prediction input").fill("6")  # the second vote, after the discussion
         desk.page.locator(".ae-submit-prediction button").click()
         wait_text(desk.page, ".ae-submitted", r"已提交.*6")
+        # T starts the countdown: the projector and the pages count the seconds (C still closes at once).
+        teacher.page.keyboard.press("t")
+        wait_text(teacher.page, ".ae-vote-state", r"投票进行中，(60|59|58|57) 秒后自动关闭")
+        wait_text(desk.page, ".ae-class-vote", r"投票还有 (60|59|58|57|56) 秒关闭")
+        first = text_of(desk.page, ".ae-class-vote")
+        desk.page.wait_for_function(f"() => document.querySelector('.ae-class-vote').textContent !== {first!r}")
 
         # Without a prediction 演示本步 asks for one; skipping it waits for the close, then plays the step,
         # and submits nothing.

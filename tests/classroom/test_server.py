@@ -284,6 +284,35 @@ def test_new_ids_from_one_address_are_capped_per_room_and_minute(tmp_path):
         assert not server.log_errors()
 
 
+def test_a_countdown_is_told_to_the_pages_and_closes_the_vote_by_itself(served):
+    """The instructor's T: the pages get the seconds left; once they have run out, an answer is refused and
+    the pages are told the vote is closed (no one had to press C)."""
+    code = _room(served)
+    store = Store(served.db)
+
+    async def run():
+        s = await ClassStudent.open(served.base, code, "countdown")
+        store.close_voting_in(code, 1, 1.5)
+        deadline = asyncio.get_running_loop().time() + 10
+        while not any(m.get("closes_in") for m in s.news) and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
+        told = [m["closes_in"] for m in s.news if m.get("closes_in")]
+        while not any(m.get("closed") for m in s.news) and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
+        closed = [m for m in s.news if m.get("closed")]
+        receipt, _ = await s.submit(1, 6.0, timeout=10)
+        await s.close()
+        return told, closed, receipt
+
+    try:
+        told, closed, receipt = run_coroutine(run())
+    finally:
+        store.close()
+    assert told and 0 < told[0] <= 1.5, told
+    assert closed and closed[0]["closes_in"] is None, closed
+    assert receipt == {**receipt, "ok": False, "reason": "closed"}
+
+
 def test_an_ended_room_is_joined_by_no_one_and_its_students_are_told(served):
     code = _room(served)
     store = Store(served.db)

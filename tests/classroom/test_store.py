@@ -116,6 +116,25 @@ def test_a_closed_or_revealed_step_takes_no_answer_and_reopening_takes_them_agai
         store.close_voting(code, 4)
 
 
+def test_a_countdown_closes_the_vote_at_its_time_and_a_close_or_reopening_ends_it(store):
+    code = store.create_room().code
+    assert store.close_voting_in(code, 1, 30, now=100.0) == 130.0
+    assert (store.room(code, now=129.0).closed, store.room(code, now=129.0).closes_at) == (False, 130.0)
+    assert store.submit(code, ALICE, 1, 5.0, now=129.0).ok
+    assert store.room(code, now=130.0).closed and store.submit(code, BOB, 1, 5.0, now=130.0).reason == "closed"
+    store.open_voting(code, 1, now=131.0)  # reopened: no countdown any more
+    assert store.room(code, now=200.0) == store.room(code, now=200.0) and not store.room(code, now=200.0).closed
+    assert store.room(code).closes_at is None and store.submit(code, BOB, 1, 5.0, now=200.0).ok
+    store.close_voting_in(code, 1, 10, now=300.0)
+    store.close_voting(code, 1, now=305.0)  # C before the end: closed now, the countdown gone
+    assert store.room(code, now=306.0).closed and store.room(code, now=306.0).closes_at is None
+    for bad in (0, 0.5, 4000, True, "60", float("nan")):
+        with pytest.raises(ValueError, match="seconds must be a number from 1 to 3600"):
+            store.close_voting_in(code, 1, bad)
+    with pytest.raises(KeyError):
+        store.close_voting_in("NOPE00", 1, 10)
+
+
 def test_pairs_are_the_answers_of_the_students_in_both_rounds(store):
     code = store.create_room().code
     store.submit(code, ALICE, 1, 5.0, now=100.0)

@@ -17,8 +17,9 @@ server -> browser
     keeps and joins with next time; ``{"type": "receipt", "seq", "ok": true, "step", "value",
     "round"}`` once the prediction is committed, or ``{"type": "receipt",
     "seq", "ok": false, "reason"}``; ``{"type": "room", "step", "round",
-    "follow", "closed", "revealed", "prediction", "result"}`` when the instructor changes the step, starts
-    a new round, closes or reopens voting, or reveals. ``result`` (in ``joined`` too) is null until the
+    "follow", "closed", "revealed", "closes_in", "prediction", "result"}`` when the instructor changes the
+    step, starts a new round, closes or reopens voting, starts a countdown (``closes_in``: the seconds
+    until the vote closes by itself, else null), or reveals. ``result`` (in ``joined`` too) is null until the
     room's step is revealed, then where the class stood: ``{"step", "answer", "n", "share_within",
     "within"}`` (the step's answer, the number of predictions, the share within ``within`` of it).
 
@@ -408,7 +409,7 @@ class ClassSocket(WebSocketHandler):
             except (SQLAlchemyError, StoreSlow) as exc:
                 log.warning("class: prediction in room %s not read: %s", room.code, type(exc).__name__)
         self._send(type="room", step=room.step, round=room.round, follow=room.follow, closed=room.closed,
-                   revealed=room.revealed, prediction=prediction, result=result)
+                   revealed=room.revealed, closes_in=_closes_in(room), prediction=prediction, result=result)
 
     # --- receiving ----------------------------------------------------------------------
     async def on_message(self, message) -> None:
@@ -470,8 +471,8 @@ class ClassSocket(WebSocketHandler):
         self.channel.join(self, room)
         self.channel.hold(self)
         self._send(type="joined", room=code, step=room.step, round=room.round, follow=room.follow,
-                   closed=room.closed, revealed=room.revealed, prediction=prediction, result=result,
-                   student=signed)
+                   closed=room.closed, revealed=room.revealed, closes_in=_closes_in(room), prediction=prediction,
+                   result=result, student=signed)
 
     async def _submit(self, data: dict) -> None:
         seq = data.get("seq")
@@ -491,6 +492,13 @@ class ClassSocket(WebSocketHandler):
             self._send(type="receipt", seq=seq, ok=True, step=step, value=value, round=result.round)
         else:
             self._send(type="receipt", seq=seq, ok=False, reason=result.reason)
+
+
+def _closes_in(room: RoomState) -> float | None:
+    """Seconds until the vote on ``room``'s step closes by itself (the instructor's countdown), or None."""
+    if room.closes_at is None or room.closed:
+        return None
+    return round(max(0.0, room.closes_at - time.time()), 1)
 
 
 def _is_address(hostname: str) -> bool:

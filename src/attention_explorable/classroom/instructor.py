@@ -24,6 +24,8 @@ from __future__ import annotations
 import functools
 import html
 import logging
+import math
+import time
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import quote
 
@@ -48,6 +50,8 @@ log = logging.getLogger(__name__)
 
 #: How often the view reads the room (ms): the count follows a submission within about this.
 REFRESH_MS = 250
+#: The countdown of "T": seconds until the vote closes by itself.
+TIMER_S = 60
 
 @functools.lru_cache(maxsize=None)
 def _reader() -> ThreadPoolExecutor:
@@ -163,7 +167,8 @@ class InstructorView(pn.viewable.Viewer):
         # The keys are on the page from its start (their script runs when the page is first drawn);
         # they click the room's buttons once it has them.
         self._keys = presenter_keys(self.language, hint=False, targets={"r": ".ae-reveal", "n": ".ae-new-round",
-                                                                        "c": ".ae-close-voting", "j": ".ae-join-toggle"})
+                                                                        "c": ".ae-close-voting", "j": ".ae-join-toggle",
+                                                                        "t": ".ae-timer"})
         self._seen = None
         self._reading = False
         self._refresh_cb = None
@@ -234,6 +239,10 @@ class InstructorView(pn.viewable.Viewer):
                                          stylesheets=[_BUTTON_CSS], width=260)
         self._voting.on_click(lambda _e: self.toggle_voting())
         self._vote_line = _html("")
+        self._timer = pn.widgets.Button(name=_t("instructor_timer", lang, seconds=TIMER_S), css_classes=["ae-timer"],
+                                        stylesheets=[_BUTTON_CSS], width=260)
+        self._timer.on_click(lambda _e: self.close_voting_in(TIMER_S))
+        self._timed_out = None  # (round, step) whose countdown's end this page has recorded
         new_round = pn.widgets.Button(name=_t("instructor_new_round", lang), css_classes=["ae-new-round"],
                                       stylesheets=[_BUTTON_CSS], width=260)
         new_round.on_click(lambda _e: self.new_round())
@@ -284,7 +293,7 @@ class InstructorView(pn.viewable.Viewer):
             # Rows that wrap: the buttons stack on a phone and sit side by side on a projector.
             _wrapping(self._voting, reveal, new_round),
             _wrapping(self._follow, self._hide_results, self._compare),
-            _wrapping(self._join_toggle, end),
+            _wrapping(self._timer, self._join_toggle, end),
             _html(csv), _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
             pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
         ]
@@ -352,6 +361,23 @@ class InstructorView(pn.viewable.Viewer):
             self.store.open_voting(code, room.step)
         else:
             self.store.close_voting(code, room.step)
+
+    def close_voting_in(self, seconds: float) -> None:
+        """Close voting on the step on screen ``seconds`` from now (a countdown on the projector and the
+        students' pages); the room's C or its reveal still close it at once."""
+        def start(code: str) -> None:
+            room = self.store.room(code)
+            if room is not None and not room.closed:
+                self.store.close_voting_in(code, room.step, seconds)
+
+        self._write(functools.partial(start, self.code))
+
+    def _record_timeout(self, room) -> None:
+        """The countdown of ``room``'s step has run out: record the close at its time (once per page)."""
+        if self._timed_out == (room.round, room.step):
+            return
+        self._timed_out = (room.round, room.step)
+        self._write(functools.partial(self.store.close_voting, room.code, room.step, now=room.closes_at))
 
     def toggle_voting(self) -> None:
         """Close voting on the step on screen (no more answers; students' pages may demonstrate), or reopen it."""
@@ -422,6 +448,8 @@ class InstructorView(pn.viewable.Viewer):
 
     def _show(self, seen, again: bool = False) -> None:
         """Draw what :meth:`_read` read, when it differs from what is drawn (or ``again``)."""
+        if seen is not None and seen[0] is not None and seen[0].closes_at is not None:
+            again = True  # a countdown: its seconds go down while nothing else changes
         if seen is None or seen[0] is None or (seen == self._seen and not again):
             return
         self._seen = seen
@@ -450,13 +478,18 @@ class InstructorView(pn.viewable.Viewer):
         compared = bool(before) and self._compare.value and not hidden
         self._before_bars.data = plots.histogram_data(stats.histogram(before if compared else []), drop_empty=True)
         self._compare.visible = bool(before)
+        if room.closes_at is not None and room.closed and not room.revealed:
+            self._record_timeout(room)
         vote = ("instructor_voting_revealed" if room.revealed else
                 "instructor_voting_closed" if room.closed else "instructor_voting_open")
-        line = _t(vote, lang) + (" " + _t("instructor_results_hidden", lang) if hidden else
+        vote_text = (_t("instructor_voting_closes_in", lang, seconds=max(0, math.ceil(room.closes_at - time.time())))
+                     if room.closes_at is not None and not room.closed else _t(vote, lang))
+        line = vote_text + (" " + _t("instructor_results_hidden", lang) if hidden else
                                  " " + _t("instructor_sure_note", lang) if sure else "")
         self._vote_line.object = f"<div class='ae-vote-state ae-big'>{html.escape(line)}</div>"
         self._voting.name = _t("instructor_open_voting" if room.closed else "instructor_close_voting", lang)
         self._voting.disabled = room.revealed
+        self._timer.disabled = room.closed or room.closes_at is not None
         compare = ""
         if revealed:
             answer = step.expected_output()

@@ -35,6 +35,10 @@ Tables
 ``earlier_predictions``
     The values a student's later answer replaced, with their times (for the
     CSV: how answers moved within a round).
+``voting_timers``
+    When the vote on a step of a round closes by itself (the instructor's
+    countdown): from then on it takes no answer, and the instructor's page
+    records the close. Closing or reopening by hand removes it.
 ``confidences``
     How sure a student said they were of their current answer (``sure``,
     ``unsure``; no row: not said), one per student per step per round.
@@ -143,6 +147,13 @@ class VotingClose(Base):
     reopened_at: Mapped[float | None] = mapped_column(Float, nullable=True)  # open again since, when set
 
 
+class VotingTimer(Base):
+    __tablename__ = "voting_timers"
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), primary_key=True)
+    step: Mapped[int] = mapped_column(Integer, primary_key=True)
+    closes_at: Mapped[float] = mapped_column(Float)
+
+
 class Confidence(Base):
     __tablename__ = "confidences"
     round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), primary_key=True)
@@ -200,6 +211,10 @@ class RoomState:
         the instructor, or by its reveal): it takes no prediction.
     revealed : bool
         Whether the shown step of the current round has been revealed.
+    closes_at : float or None
+        When the vote on the shown step closes by itself (s since the epoch;
+        the instructor's countdown), else None. From then on it counts as
+        ``closed``.
     """
 
     code: str
@@ -209,6 +224,7 @@ class RoomState:
     ended: bool = False
     closed: bool = False
     revealed: bool = False
+    closes_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -353,10 +369,13 @@ class Store:
             current, Reveal.step == Room.step).exists()
         closed = select(VotingClose.round_id).join(Round, Round.id == VotingClose.round_id).where(
             current, VotingClose.step == Room.step, VotingClose.reopened_at.is_(None)).exists()
-        q = select(Room.code, Room.step, Room.round, Room.follow, Room.created_at, ended, closed, revealed).where(where)
+        timer = select(VotingTimer.closes_at).join(Round, Round.id == VotingTimer.round_id).where(
+            current, VotingTimer.step == Room.step).scalar_subquery()
+        q = select(Room.code, Room.step, Room.round, Room.follow, Room.created_at, ended, closed, revealed,
+                   timer).where(where)
         return [RoomState(code, step, rnd, follow, bool(gone) or now - created >= ROOM_LIFETIME_S,
-                          bool(shut) or bool(shown), bool(shown))
-                for code, step, rnd, follow, created, gone, shut, shown in s.execute(q)]
+                          bool(shut) or bool(shown) or (at is not None and now >= at), bool(shown), at)
+                for code, step, rnd, follow, created, gone, shut, shown, at in s.execute(q)]
 
     def room(self, code: str, now: float | None = None) -> RoomState | None:
         """The room with join code ``code`` (any case), or None (an ended one too, with ``ended``)."""
@@ -471,8 +490,9 @@ class Store:
             if self._room_rows(s, Room.code == code, now)[0].ended:
                 return Submitted(False, "ended")
             round_id, number = current
-            shut = s.get(VotingClose, (round_id, step))
-            if (shut is not None and shut.reopened_at is None) or s.get(Reveal, (round_id, step)) is not None:
+            shut, timer = s.get(VotingClose, (round_id, step)), s.get(VotingTimer, (round_id, step))
+            if ((shut is not None and shut.reopened_at is None) or s.get(Reveal, (round_id, step)) is not None
+                    or (timer is not None and now >= timer.closes_at)):
                 return Submitted(False, "closed", number)
             last = s.scalar(select(func.max(Prediction.submitted_at)).join(Round, Round.id == Prediction.round_id)
                             .join(Room, Room.id == Round.room_id)
@@ -610,6 +630,7 @@ class Store:
             current = self._round_id(s, code)
             if current is None:
                 raise KeyError(code)
+            s.execute(delete(VotingTimer).where(VotingTimer.round_id == current[0], VotingTimer.step == step))
             shut = s.get(VotingClose, (current[0], step))
             if shut is None:
                 s.add(VotingClose(round_id=current[0], step=step, closed_at=now))
@@ -632,10 +653,36 @@ class Store:
             current = self._round_id(s, code)
             if current is None:
                 raise KeyError(code)
+            s.execute(delete(VotingTimer).where(VotingTimer.round_id == current[0], VotingTimer.step == step))
             s.execute(update(VotingClose).where(VotingClose.round_id == current[0], VotingClose.step == step,
                                                 VotingClose.reopened_at.is_(None))
                       .values(reopened_at=time.time() if now is None else now))
             s.commit()
+
+    def close_voting_in(self, code: str, step: int, seconds: float, now: float | None = None) -> float:
+        """Close the vote on ``step`` of the current round of room ``code`` ``seconds`` from now (a countdown;
+        set again: the new one). Returns when it closes (s since the epoch).
+
+        Raises
+        ------
+        KeyError
+            If there is no such room.
+        ValueError
+            If ``step`` is not 1, 2 or 3, or ``seconds`` is not a number from 1 to 3600.
+        """
+        if step not in STEPS:
+            raise ValueError(f"step must be 1, 2 or 3, got {step!r}")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 1 <= seconds <= 3600:
+            raise ValueError(f"seconds must be a number from 1 to 3600, got {seconds!r}")
+        now = time.time() if now is None else now
+        with Session(self.engine) as s:
+            current = self._round_id(s, code)
+            if current is None:
+                raise KeyError(code)
+            s.execute(delete(VotingTimer).where(VotingTimer.round_id == current[0], VotingTimer.step == step))
+            s.add(VotingTimer(round_id=current[0], step=step, closes_at=now + seconds))
+            s.commit()
+        return now + seconds
 
     def revealed(self, code: str, step: int, round: int | None = None) -> bool:
         with Session(self.engine) as s:

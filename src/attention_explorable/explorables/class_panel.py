@@ -37,7 +37,7 @@ BROWSER_STRINGS = ("class_room", "class_joined", "class_submitted", "class_submi
                    "class_refused_elsewhere", "class_refused_message", "class_refused_closed", "class_new_round",
                    "class_voting_closed", "class_revealed", "class_demo_waits", "class_result",
                    "class_result_no_prediction", "class_result_class", "class_result_class_one", "class_result_nobody",
-                   "class_refused_confidence",
+                   "class_refused_confidence", "class_voting_closes_in",
                    "class_lost_received",
                    "class_lost_not_received", "class_lost_none", "class_needs_server", "connection_lost")
 

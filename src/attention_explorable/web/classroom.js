@@ -89,10 +89,20 @@ function show(model, message) {
 }
 
 /** The room's vote on the step on screen, as one line: closed, revealed, or "" while it is open (or another step). */
-export function voteStatus(link, state, strings) {
+export function voteStatus(link, state, strings, now = Date.now()) {
   if (!link.joined || link.roomStep !== state.step) return "";
   if (link.revealed) return strings.class_revealed;
-  return link.closed ? strings.class_voting_closed : "";
+  if (link.closed) return strings.class_voting_closed;
+  if (link.deadline) return fill(strings.class_voting_closes_in, {seconds: Math.max(0, Math.ceil((link.deadline - now) / 1000))});
+  return "";
+}
+
+/** While a countdown runs, draw the vote's line every second (the server's `room` message ends it). */
+function tick(link, state, models, config) {
+  clearInterval(link.ticking);
+  link.ticking = link.deadline && !link.closed
+    ? setInterval(() => (link.deadline && !link.closed ? draw(link, state, models, config) : clearInterval(link.ticking)), 1000)
+    : null;
 }
 
 /**
@@ -161,6 +171,8 @@ export function receive(link, state, models, config, data) {
     link.closed = Boolean(data.closed);
     link.revealed = Boolean(data.revealed);
     link.result = data.result && typeof data.result === "object" ? data.result : null;
+    link.deadline = typeof data.closes_in === "number" && isFinite(data.closes_in) ? Date.now() + 1000 * data.closes_in : null;
+    tick(link, state, models, config);
     if (opened) link.message = "";  // reopened: a refusal "closed" no longer holds
     if (moved) goToStep(state, config, data.step);
     else if (!data.follow && data.type === "joined" && data.prediction && data.prediction.step !== state.step) {
@@ -205,7 +217,8 @@ function resendPending(link) {
 function join(state, models, config, code) {
   const link = {code, socket: null, seq: 0, sent: null, receipt: null, acknowledged: null, message: "",
                 round: null, joined: false, closing: false, tries: 0, student: studentId(),
-                roomStep: null, closed: false, revealed: false, waiting: null, result: null};
+                roomStep: null, closed: false, revealed: false, waiting: null, result: null, deadline: null,
+                ticking: null};
   links.set(state, link);
   show(models.room, fill(config.strings.class_room, {code}));
   models.submit.visible = true;

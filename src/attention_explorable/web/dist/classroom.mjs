@@ -187,10 +187,16 @@ function show(model, message) {
   if (model.text !== text) model.text = text;
   if (model.visible !== (message !== "")) model.visible = message !== "";
 }
-function voteStatus(link, state, strings) {
+function voteStatus(link, state, strings, now = Date.now()) {
   if (!link.joined || link.roomStep !== state.step) return "";
   if (link.revealed) return strings.class_revealed;
-  return link.closed ? strings.class_voting_closed : "";
+  if (link.closed) return strings.class_voting_closed;
+  if (link.deadline) return fill(strings.class_voting_closes_in, { seconds: Math.max(0, Math.ceil((link.deadline - now) / 1e3)) });
+  return "";
+}
+function tick(link, state, models, config) {
+  clearInterval(link.ticking);
+  link.ticking = link.deadline && !link.closed ? setInterval(() => link.deadline && !link.closed ? draw(link, state, models, config) : clearInterval(link.ticking), 1e3) : null;
 }
 function studentResult(link, state, strings) {
   const r = link.result;
@@ -244,6 +250,8 @@ function receive(link, state, models, config, data) {
     link.closed = Boolean(data.closed);
     link.revealed = Boolean(data.revealed);
     link.result = data.result && typeof data.result === "object" ? data.result : null;
+    link.deadline = typeof data.closes_in === "number" && isFinite(data.closes_in) ? Date.now() + 1e3 * data.closes_in : null;
+    tick(link, state, models, config);
     if (opened) link.message = "";
     if (moved) goToStep(state, config, data.step);
     else if (!data.follow && data.type === "joined" && data.prediction && data.prediction.step !== state.step) {
@@ -295,7 +303,9 @@ function join(state, models, config, code) {
     closed: false,
     revealed: false,
     waiting: null,
-    result: null
+    result: null,
+    deadline: null,
+    ticking: null
   };
   classLinks.set(state, link);
   show(models.room, fill(config.strings.class_room, { code }));
