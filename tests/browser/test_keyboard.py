@@ -20,6 +20,19 @@ from attention_explorable.views.numbers import format_number
 
 from .pages import text_of, wait_text
 
+
+def wait_announced(page, live: str, shown, timeout_ms: float = 10_000) -> str:
+    """Wait until the live region ``live`` announces ``shown()`` (the readout now on screen: written once
+    the changes settle, 0.8 s after the last); return the announcement."""
+    waited = 0.0
+    while True:
+        text, expected = text_of(page, live), shown()
+        if expected and expected in text:
+            return text
+        assert waited < timeout_ms, f"{live} says {text!r}, not {expected!r}, after {timeout_ms / 1000:g} s"
+        page.wait_for_timeout(50)
+        waited += 50
+
 pytestmark = pytest.mark.browser
 
 # The focused element, through the shadow roots: its tag, the classes on its
@@ -92,10 +105,9 @@ def test_a_student_works_the_textbook_with_the_keyboard_alone(every_app, student
     wait_text(page, ".ae-vector-output", r"y = \[")
     assert text_of(page, ".ae-vector-output") != output
     # Announced once settled: the live region holds the weights and the output now shown.
-    page.wait_for_timeout(1200)
-    live = text_of(page, ".ae-explorable-vector .ae-live")
-    shown = re.search(r"y = \[[^\]]+\]", text_of(page, ".ae-vector-output")).group(0)
-    assert "α₁ = " in live and shown in live, (live, shown)
+    live = wait_announced(page, ".ae-explorable-vector .ae-live",
+                          lambda: re.search(r"y = \[[^\]]+\]", text_of(page, ".ae-vector-output")).group(0))
+    assert "α₁ = " in live, live
     # The next stops: the slider's box, then the second slider; a number typed and Enter.
     passed = tab_to(page, "ae-query-y-box")
     assert passed[0] == "ae-query-x-box", passed
@@ -138,9 +150,8 @@ def test_a_student_works_the_textbook_with_the_keyboard_alone(every_app, student
     page.keyboard.press("End")
     wait_text(page, f"{steps} .ae-temperature-readout", r"T = 10\.00")
     assert text_of(page, f"{steps} .ae-output") != before
-    page.wait_for_timeout(1200)
-    live = text_of(page, f"{steps} .ae-live")
-    assert "α₁ = " in live and text_of(page, f"{steps} .ae-output").strip() in live, live
+    live = wait_announced(page, f"{steps} .ae-live", lambda: text_of(page, f"{steps} .ae-output").strip())
+    assert "α₁ = " in live, live
     s.assert_clean()
     every_app.assert_clean_log()
 
@@ -153,7 +164,7 @@ def test_the_replay_respects_reduced_motion_and_its_end_is_announced(static_site
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto((static_site / "steps.html").resolve().as_uri() + "?step=2")
     wait_text(page, ".ae-output", r"[0-9]")
-    page.wait_for_timeout(1200)
+    wait_announced(page, ".ae-live", lambda: text_of(page, ".ae-output").strip())  # the step's start, settled
     page.locator(".ae-prediction input").fill("9")
     page.locator(".ae-demonstrate button").focus()
     labels = []
@@ -166,8 +177,7 @@ def test_the_replay_respects_reduced_motion_and_its_end_is_announced(static_site
         assert all("演示中" not in label for label in labels), labels  # no replay: the end at once
     else:
         assert any("演示中" in label for label in labels), labels  # the replay runs ...
-    page.wait_for_timeout(1200)
-    assert f"y = {format_number(_output(2))}" in text_of(page, ".ae-live")  # ... and the end is announced
+    wait_announced(page, ".ae-live", lambda: f"y = {format_number(_output(2))}")  # ... and the end is announced
     assert not errors, errors
     context.close()
 
@@ -177,8 +187,8 @@ def test_the_live_region_stays_quiet_during_a_replay(static_site, student):
     page = s.page
     page.goto((static_site / "steps.html").resolve().as_uri() + "?step=2")
     wait_text(page, ".ae-output", r"[0-9]")
-    page.wait_for_timeout(1200)
-    before = text_of(page, ".ae-live")
+    # The first paint's announcement, then the step's start once settled: the one to compare with.
+    before = wait_announced(page, ".ae-live", lambda: text_of(page, ".ae-output").strip())
     page.locator(".ae-prediction input").fill("9")
     page.locator(".ae-demonstrate button").focus()
     page.keyboard.press("Enter")
