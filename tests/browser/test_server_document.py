@@ -73,9 +73,13 @@ def test_an_application_not_allowed_is_refused(host_site, student):
     try:
         s = student()
         s.page.goto(f"http://127.0.0.1:{port}/{_host_page(root, app.url())}")
-        s.page.wait_for_timeout(3000)
+        # Until the server has said it refused the page's socket (its log), then nothing is drawn.
+        refused = lambda: "Refusing websocket connection" in app.log.read_text() or "403" in app.log.read_text()  # noqa: E731
+        for _ in range(200):
+            if refused():
+                break
+            s.page.wait_for_timeout(50)
+        assert refused(), app.log.read_text()[-2000:]
         assert s.page.locator(".ae-output").count() == 0
-        app._log_file.flush()
-        assert "Refusing websocket connection" in app.log.read_text() or "403" in app.log.read_text()
     finally:
         app.close()
