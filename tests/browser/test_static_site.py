@@ -336,7 +336,7 @@ def test_the_video_loads_nothing_until_chosen(static_site, student):
     site, embed, _ = content.video_sources(block)[0]
     s, aborted = _open(student, static_site, "index.html", ".ae-vector-output")
     page = s.page
-    page.wait_for_timeout(1000)
+    page.wait_for_load_state("networkidle")  # nothing asked for in half a second: no player was loaded
     assert aborted == [] and page.locator("iframe").count() == 0
     page.locator(f".ae-video-{site}").click()
     page.locator("iframe.ae-video-frame").wait_for(state="attached")
