@@ -279,3 +279,11 @@ def test_exercises_are_checked_alike_in_both_editions():
     for ex_id in zh:
         assert zh[ex_id].options == en[ex_id].options, ex_id
         assert bool(zh[ex_id].parts.get("hint")) == bool(en[ex_id].parts.get("hint")), ex_id
+
+
+def test_an_inline_formula_and_the_punctuation_after_it_are_kept_together_and_nothing_else():
+    html = content.markdown_to_html("权重 $a_j$ 和 $b$，其和为 $1$。再看 $c$ 与 $d$")
+    kept = re.findall(r"<span class='ae-nobreak'>(.*?)</span>", html)
+    # Only "b，" and "1。": a span never reaches back over another formula or the text between.
+    assert [k.count("<math ") for k in kept] == [1, 1] and [k[-1] for k in kept] == ["，", "。"], kept
+    assert html.count("<math ") == 5

@@ -422,16 +422,26 @@ def mark_languages(source: str, language: str) -> str:
     return "".join(out)
 
 
+#: Chinese punctuation that must not begin a line: kept on the line of the formula it follows.
+_CLOSING_PUNCTUATION = "，。、；：？！）》」』"
+_INLINE_MATH_THEN_CLOSING = re.compile(
+    r"(<math class='ae-math'[^>]*display=\"inline\">(?:(?!</math>).)*</math>)([" + _CLOSING_PUNCTUATION + "]+)", re.S)
+
+
 def markdown_to_html(source: str, section_id: str = "", language: str | None = None) -> str:
     """Render Markdown with math (as MathML) to HTML.
 
     ``##``/``###`` headings get stable ids (see :func:`anchor`). Raw HTML in
     the source is escaped, not passed through. With ``language`` (the page's),
-    runs of the other language are marked (:func:`mark_languages`).
+    runs of the other language are marked (:func:`mark_languages`). An inline
+    formula and the Chinese punctuation right after it are kept on one line
+    (``<span class='ae-nobreak'>``): a line does not begin with "，" or "。".
 
     Examples
     --------
     >>> markdown_to_html("权重 $a_j$ 之和为 $1$。").count("<math ")
+    2
+    >>> markdown_to_html("权重 $a_j$，和为 $1$。").count("<span class='ae-nobreak'><math ")
     2
     >>> markdown_to_html("It costs $5 and $10.")
     '<p>It costs $5 and $10.</p>\\n'
@@ -444,7 +454,7 @@ def markdown_to_html(source: str, section_id: str = "", language: str | None = N
             tok.attrSet("id", anchor(section_id, title))
         elif tok.type == "table_open":  # a table that scrolls in its own box: reachable by keyboard
             tok.attrSet("tabindex", "0")
-    out = md.renderer.render(tokens, md.options, {})
+    out = _INLINE_MATH_THEN_CLOSING.sub(r"<span class='ae-nobreak'>\1\2</span>", md.renderer.render(tokens, md.options, {}))
     return mark_languages(out, language) if language else out
 
 
@@ -516,6 +526,7 @@ h2 { margin-top: 1.6em; border-bottom: 1px solid var(--ae-rule, #ddd); padding-b
    the reader's machine has; a CJK page's generic math font has no MATH table. */
 math { font-size: 1.05em; font-family: "Attention Explorable Math", math; }
 .ae-math-display { max-width: 100%; overflow-x: auto; overflow-y: hidden; margin: 0.6em 0; }
+.ae-nobreak { white-space: nowrap; }
 /* A wide formula scrolls inside its own box on a narrow screen. */
 math[display="block"] { display: block math; margin: 0 auto; }
 .ae-box { border: 1px solid var(--ae-box-border, #c9c3e6); background: var(--ae-box, #f7f5ff); border-radius: 6px; padding: 4px 12px; }

@@ -89,3 +89,26 @@ def test_a_page_runs_its_own_scripts_and_no_other(static_site, student, page_fil
     assert blocked == "script-src-elem" and page.evaluate("() => window.__slipped") is None
     s.errors.clear()  # the refused script is reported in the console
     s.assert_clean()
+
+
+def test_no_line_of_the_chinese_text_begins_with_the_punctuation_after_a_formula(static_site, student):
+    """On a 360 px phone, every inline formula followed by "，" or "。" (and the like) sits on one line with it."""
+    s = student(360, 800, mobile=True)
+    s.open_offline(static_site / "index.html", ".ae-toc")
+    # The whole text laid out (its sections are content-visibility: auto), then each kept pair measured.
+    lines = s.page.evaluate("""() => {
+      const spans = [];
+      const walk = (root) => { for (const el of root.querySelectorAll('*')) {
+        if (el.classList.contains('ae-nobreak')) spans.push(el);
+        if (el.shadowRoot) walk(el.shadowRoot); } };
+      walk(document);
+      for (const el of document.querySelectorAll('.ae-section > *')) el.style.contentVisibility = 'visible';
+      return spans.map((el) => { const math = el.querySelector('math').getBoundingClientRect();
+        const range = document.createRange(); range.setStart(el.lastChild, 0); range.setEnd(el.lastChild, 1);
+        const mark = range.getBoundingClientRect();
+        return [el.textContent.slice(-1), Math.abs(mark.bottom - math.bottom) < math.height, mark.width > 0]; });
+    }""")
+    assert len(lines) > 50, len(lines)  # the Chinese text has many formulas followed by its punctuation
+    apart = [mark for mark, together, laid_out in lines if laid_out and not together]
+    assert not apart, apart
+    s.assert_clean()
