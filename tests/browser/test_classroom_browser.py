@@ -370,3 +370,32 @@ def test_a_page_reconnects_by_itself_after_a_restart_and_sends_what_was_typed_me
         store.close()
     finally:
         server.stop()
+
+
+def test_a_page_whose_room_ends_during_a_vote_demonstrates_again(student, tmp_path):
+    """While the vote is open the demonstration waits; once the room has ended (or the page has left it)
+    nothing holds it any more, and no countdown goes on."""
+    from attention_explorable.classroom.store import Store
+
+    with ClassServer(f"sqlite:///{tmp_path / 'class.sqlite3'}", ["--max-sessions-per-client", "0"]) as server:
+        store = Store(server.db)
+        try:
+            code = store.create_room().code
+            s = student()
+            s.open(f"{server.base}/steps?room={code}", ".ae-submit-prediction")
+            wait_text(s.page, ".ae-room-joined", code)
+            store.close_voting_in(code, 1, 600)
+            wait_text(s.page, ".ae-class-vote", "投票还有")
+            s.page.locator(".ae-prediction input").fill("6")
+            s.page.locator(".ae-demonstrate button").click()
+            wait_text(s.page, ".ae-class-message", "投票还在进行")
+            assert "演示结果" not in text_of(s.page, ".ae-result")
+            store.end_room(code)
+            wait_text(s.page, ".ae-class-message", "课堂已经结束")
+            s.page.locator(".ae-demonstrate button").click()
+            wait_text(s.page, ".ae-result", r"你的预测 y = 6；演示结果 y = 6\.00")
+            s.page.locator(".ae-class-vote").first.wait_for(state="hidden")  # the countdown ended with the room
+            s.assert_clean()
+        finally:
+            store.close()
+        assert not server.log_errors()

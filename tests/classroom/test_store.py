@@ -128,6 +128,10 @@ def test_a_countdown_closes_the_vote_at_its_time_and_a_close_or_reopening_ends_i
     store.close_voting_in(code, 1, 10, now=300.0)
     store.close_voting(code, 1, now=305.0)  # C before the end: closed now, the countdown gone
     assert store.room(code, now=306.0).closed and store.room(code, now=306.0).closes_at is None
+    store.open_voting(code, 1, now=307.0)
+    store.close_voting_in(code, 1, 10, now=308.0)
+    store.reveal(code, 1, now=309.0)  # R during a countdown: revealed, and the countdown has nothing to close
+    assert (store.room(code, now=310.0).revealed, store.room(code, now=310.0).closes_at) == (True, None)
     for bad in (0, 0.5, 4000, True, "60", float("nan")):
         with pytest.raises(ValueError, match="seconds must be a number from 1 to 3600"):
             store.close_voting_in(code, 1, bad)

@@ -288,12 +288,16 @@ class ClassChannel:
             return
         self._polling = True
         try:
+            await self._tell_changes()
+        finally:  # the next poll starts once this one has told every socket (none overtakes it)
+            self._polling = False
+
+    async def _tell_changes(self) -> None:
+        try:
             rooms = await self.call("rooms", list(self.rooms))
         except (SQLAlchemyError, StoreSlow) as exc:
             log.warning("class: rooms not read: %s", type(exc).__name__)
             return
-        finally:
-            self._polling = False
         for code, room in rooms.items():
             before = self.seen.get(code)
             if before == room or code not in self.rooms:

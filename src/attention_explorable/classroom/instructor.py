@@ -242,7 +242,7 @@ class InstructorView(pn.viewable.Viewer):
         self._timer = pn.widgets.Button(name=_t("instructor_timer", lang, seconds=TIMER_S), css_classes=["ae-timer"],
                                         stylesheets=[_BUTTON_CSS], width=260)
         self._timer.on_click(lambda _e: self.close_voting_in(TIMER_S))
-        self._timed_out = None  # (round, step) whose countdown's end this page has recorded
+        self._timed_out = None  # (round, step, closes_at) of the countdown whose end this page has recorded
         new_round = pn.widgets.Button(name=_t("instructor_new_round", lang), css_classes=["ae-new-round"],
                                       stylesheets=[_BUTTON_CSS], width=260)
         new_round.on_click(lambda _e: self.new_round())
@@ -374,9 +374,10 @@ class InstructorView(pn.viewable.Viewer):
 
     def _record_timeout(self, room) -> None:
         """The countdown of ``room``'s step has run out: record the close at its time (once per page)."""
-        if self._timed_out == (room.round, room.step):
+        ended = (room.round, room.step, room.closes_at)  # each countdown once (C, T again: another one)
+        if self._timed_out == ended:
             return
-        self._timed_out = (room.round, room.step)
+        self._timed_out = ended
         self._write(functools.partial(self.store.close_voting, room.code, room.step, now=room.closes_at))
 
     def toggle_voting(self) -> None:

@@ -606,6 +606,8 @@ class Store:
             current = self._round_id(s, code)
             if current is None:
                 raise KeyError(code)
+            # Revealed: closed for good, so a countdown under way has nothing left to close.
+            s.execute(delete(VotingTimer).where(VotingTimer.round_id == current[0], VotingTimer.step == step))
             if s.get(Reveal, (current[0], step)) is None:
                 s.add(Reveal(round_id=current[0], step=step, revealed_at=now))
                 try:
@@ -681,7 +683,13 @@ class Store:
                 raise KeyError(code)
             s.execute(delete(VotingTimer).where(VotingTimer.round_id == current[0], VotingTimer.step == step))
             s.add(VotingTimer(round_id=current[0], step=step, closes_at=now + seconds))
-            s.commit()
+            try:
+                s.commit()
+            except IntegrityError:  # started in another window at the same moment: this one's time wins
+                s.rollback()
+                s.execute(update(VotingTimer).where(VotingTimer.round_id == current[0], VotingTimer.step == step)
+                          .values(closes_at=now + seconds))
+                s.commit()
         return now + seconds
 
     def revealed(self, code: str, step: int, round: int | None = None) -> bool:

@@ -151,6 +151,17 @@ function restore(link, state, prediction) {
   link.acknowledged = {step: prediction.step, value: prediction.value, restored: true};
 }
 
+/**
+ * This page is in the room no more (it ended, another tab took over, or the connection is lost until it
+ * rejoins): no vote holds its demonstration.
+ */
+function leave(link) {
+  link.joined = false;
+  link.deadline = null;
+  clearInterval(link.ticking);
+  link.ticking = null;
+}
+
 /** Act on one message of the server (see classroom/channel.py). */
 export function receive(link, state, models, config, data) {
   const S = config.strings;
@@ -188,6 +199,7 @@ export function receive(link, state, models, config, data) {
     } else link.message = S["class_refused_" + data.reason] || S.class_refused_server;
   } else if (data.type === "refused") {
     link.message = S["class_refused_" + data.reason] || S.class_refused_server;
+    leave(link);
   }
   draw(link, state, models, config);
 }
@@ -263,12 +275,14 @@ function connect(link, state, models, config, url) {
     // The server's refusal says why in the close reason; anything else is a lost connection.
     if (e.code === REFUSED && e.reason) {
       link.message = config.strings["class_refused_" + e.reason] || config.strings.class_refused_server;
+      leave(link);
       // Too many new students from this network at once: this page joins again by itself shortly.
       if (e.reason === "wait") setTimeout(() => { if (!link.closing) connect(link, state, models, config, url); }, waitDelay());
       return draw(link, state, models, config);
     }
     if (link.closing) return;
     lost(link, models, config);
+    leave(link);  // while away (or for good: the class is over) the explorable is the student's own
     link.tries += 1;
     setTimeout(() => { if (!link.closing) connect(link, state, models, config, url); }, reconnectDelay(link.tries - 1));
   });
@@ -301,7 +315,10 @@ export function submit(link, state, models, config, demonstrating = false, skipp
   const confidence = confidenceOf(models);
   const ok = link.acknowledged;
   link.message = "";
-  if (ok && ok.step === state.step && ok.value === value && ok.confidence === confidence) {
+  // The same answer again: nothing to send (a restored one's confidence is the server's: kept unless a new
+  // one is pressed).
+  if (ok && ok.step === state.step && ok.value === value && (ok.confidence === confidence ||
+      (ok.restored && confidence === null))) {
     return draw(link, state, models, config);
   }
   link.seq += 1;

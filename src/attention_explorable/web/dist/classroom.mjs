@@ -231,6 +231,12 @@ function restore(link, state, prediction) {
   state.prediction_text = formatG(prediction.value);
   link.acknowledged = { step: prediction.step, value: prediction.value, restored: true };
 }
+function leave(link) {
+  link.joined = false;
+  link.deadline = null;
+  clearInterval(link.ticking);
+  link.ticking = null;
+}
 function receive(link, state, models, config, data) {
   const S = config.strings;
   if (data.type === "joined" || data.type === "room") {
@@ -267,6 +273,7 @@ function receive(link, state, models, config, data) {
     } else link.message = S["class_refused_" + data.reason] || S.class_refused_server;
   } else if (data.type === "refused") {
     link.message = S["class_refused_" + data.reason] || S.class_refused_server;
+    leave(link);
   }
   draw(link, state, models, config);
 }
@@ -350,6 +357,7 @@ function connect(link, state, models, config, url) {
     if (link.socket !== socket) return;
     if (e.code === REFUSED && e.reason) {
       link.message = config.strings["class_refused_" + e.reason] || config.strings.class_refused_server;
+      leave(link);
       if (e.reason === "wait") setTimeout(() => {
         if (!link.closing) connect(link, state, models, config, url);
       }, waitDelay());
@@ -357,6 +365,7 @@ function connect(link, state, models, config, url) {
     }
     if (link.closing) return;
     lost(link, models, config);
+    leave(link);
     link.tries += 1;
     setTimeout(() => {
       if (!link.closing) connect(link, state, models, config, url);
@@ -382,7 +391,7 @@ function submit(link, state, models, config, demonstrating = false, skipping = f
   const confidence = confidenceOf(models);
   const ok = link.acknowledged;
   link.message = "";
-  if (ok && ok.step === state.step && ok.value === value && ok.confidence === confidence) {
+  if (ok && ok.step === state.step && ok.value === value && (ok.confidence === confidence || ok.restored && confidence === null)) {
     return draw(link, state, models, config);
   }
   link.seq += 1;
