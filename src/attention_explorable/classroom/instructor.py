@@ -460,9 +460,8 @@ class InstructorView(pn.viewable.Viewer):
             return
         lang = self.language
         step = scenarios.get_step(room.step)
-        count = _t("instructor_count", lang, n=len(values)) + (
-            "（" + _t("instructor_sure_count", lang, sure=len(sure)) + "）" if lang == "zh" and sure else
-            " (" + _t("instructor_sure_count", lang, sure=len(sure)) + ")" if sure else "")
+        count = _t("instructor_count", lang, n=len(values)) + (_t("instructor_sure_count", lang, sure=len(sure))
+                                                               if sure else "")
         self._count.object = (f"<div class='ae-prediction-count' aria-live='polite'>"
                               f"{html.escape(count)}</div>")
         self._round.object = (f"<div class='ae-round ae-label'>"

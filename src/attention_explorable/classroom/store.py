@@ -431,8 +431,7 @@ class Store:
         ValueError
             If ``step`` is not 1, 2 or 3.
         """
-        if step not in STEPS:
-            raise ValueError(f"step must be 1, 2 or 3, got {step!r}")
+        _check_step(step)
         self._update(code, step=step)
 
     def set_follow(self, code: str, follow: bool) -> None:
@@ -598,18 +597,30 @@ class Store:
             return int(s.scalar(select(func.count()).select_from(Prediction).where(
                 Prediction.round_id == current[0], Prediction.step == step)))
 
+    def _current_round_without_countdown(self, s: Session, code: str, step: int) -> int:
+        """Within ``s``: the id of room ``code``'s current round, with the countdown of its ``step`` ended
+        (the instructor's close, reopening, new countdown or reveal replaces it).
+
+        Raises
+        ------
+        KeyError
+            If there is no such room.
+        """
+        current = self._round_id(s, code)
+        if current is None:
+            raise KeyError(code)
+        s.execute(delete(VotingTimer).where(VotingTimer.round_id == current[0], VotingTimer.step == step))
+        return current[0]
+
     # --- reveals --------------------------------------------------------------------------
     def reveal(self, code: str, step: int, now: float | None = None) -> None:
         """Mark ``step`` of the current round of room ``code`` revealed (again: no change)."""
         now = time.time() if now is None else now
         with Session(self.engine) as s:
-            current = self._round_id(s, code)
-            if current is None:
-                raise KeyError(code)
             # Revealed: closed for good, so a countdown under way has nothing left to close.
-            s.execute(delete(VotingTimer).where(VotingTimer.round_id == current[0], VotingTimer.step == step))
-            if s.get(Reveal, (current[0], step)) is None:
-                s.add(Reveal(round_id=current[0], step=step, revealed_at=now))
+            round_id = self._current_round_without_countdown(s, code, step)
+            if s.get(Reveal, (round_id, step)) is None:
+                s.add(Reveal(round_id=round_id, step=step, revealed_at=now))
                 try:
                     s.commit()
                 except IntegrityError:
@@ -625,17 +636,13 @@ class Store:
         ValueError
             If ``step`` is not 1, 2 or 3.
         """
-        if step not in STEPS:
-            raise ValueError(f"step must be 1, 2 or 3, got {step!r}")
+        _check_step(step)
         now = time.time() if now is None else now
         with Session(self.engine) as s:
-            current = self._round_id(s, code)
-            if current is None:
-                raise KeyError(code)
-            s.execute(delete(VotingTimer).where(VotingTimer.round_id == current[0], VotingTimer.step == step))
-            shut = s.get(VotingClose, (current[0], step))
+            round_id = self._current_round_without_countdown(s, code, step)
+            shut = s.get(VotingClose, (round_id, step))
             if shut is None:
-                s.add(VotingClose(round_id=current[0], step=step, closed_at=now))
+                s.add(VotingClose(round_id=round_id, step=step, closed_at=now))
             else:  # closed again after a reopening: the first close's time is kept
                 shut.reopened_at = None
             try:
@@ -652,11 +659,8 @@ class Store:
             If there is no such room.
         """
         with Session(self.engine) as s:
-            current = self._round_id(s, code)
-            if current is None:
-                raise KeyError(code)
-            s.execute(delete(VotingTimer).where(VotingTimer.round_id == current[0], VotingTimer.step == step))
-            s.execute(update(VotingClose).where(VotingClose.round_id == current[0], VotingClose.step == step,
+            round_id = self._current_round_without_countdown(s, code, step)
+            s.execute(update(VotingClose).where(VotingClose.round_id == round_id, VotingClose.step == step,
                                                 VotingClose.reopened_at.is_(None))
                       .values(reopened_at=time.time() if now is None else now))
             s.commit()
@@ -672,22 +676,18 @@ class Store:
         ValueError
             If ``step`` is not 1, 2 or 3, or ``seconds`` is not a number from 1 to 3600.
         """
-        if step not in STEPS:
-            raise ValueError(f"step must be 1, 2 or 3, got {step!r}")
+        _check_step(step)
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 1 <= seconds <= 3600:
             raise ValueError(f"seconds must be a number from 1 to 3600, got {seconds!r}")
         now = time.time() if now is None else now
         with Session(self.engine) as s:
-            current = self._round_id(s, code)
-            if current is None:
-                raise KeyError(code)
-            s.execute(delete(VotingTimer).where(VotingTimer.round_id == current[0], VotingTimer.step == step))
-            s.add(VotingTimer(round_id=current[0], step=step, closes_at=now + seconds))
+            round_id = self._current_round_without_countdown(s, code, step)
+            s.add(VotingTimer(round_id=round_id, step=step, closes_at=now + seconds))
             try:
                 s.commit()
             except IntegrityError:  # started in another window at the same moment: this one's time wins
                 s.rollback()
-                s.execute(update(VotingTimer).where(VotingTimer.round_id == current[0], VotingTimer.step == step)
+                s.execute(update(VotingTimer).where(VotingTimer.round_id == round_id, VotingTimer.step == step)
                           .values(closes_at=now + seconds))
                 s.commit()
         return now + seconds
@@ -790,6 +790,12 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _check_step(step) -> None:
+    """Raise ValueError naming ``step`` unless it is 1, 2 or 3."""
+    if step not in STEPS:
+        raise ValueError(f"step must be 1, 2 or 3, got {step!r}")
 
 
 def _in_bounds(value, bounds: tuple[float, float]) -> bool:
