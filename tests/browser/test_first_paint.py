@@ -75,3 +75,28 @@ def test_the_plots_and_a_deep_links_state_are_drawn_before_the_first_paint(stati
         # (its text, not innerText: a textbook part away from the screen is not laid out yet)
         assert "0.05" in s.page.locator(".ae-steps .ae-readouts").first.text_content()
     s.assert_clean()
+
+
+@pytest.mark.parametrize("page_file", ["steps.html", "matrix.html"])
+def test_a_move_rewrites_what_changed_and_keeps_the_rest_of_the_picture(static_site, student, page_file):
+    """A key on a slider changes the drawing and the readouts in place: the figure's frame and
+    its SVG, and each readout's element, are the same nodes after the move (their attributes
+    and text rewritten), so the browser restyles and lays out only what changed."""
+    s = student()
+    s.open_offline(static_site / page_file, ".ae-n-slider input[type=range]")
+    s.page.evaluate("""() => { window.__kept = {svg: [...document.querySelectorAll('.ae-pic-frame svg')],
+        readouts: [...document.querySelectorAll('.ae-readout *')]};
+        window.__drawn = window.__kept.svg.map((el) => el.innerHTML); }""")
+    assert s.page.evaluate("() => window.__kept.svg.length") >= 1
+    s.page.locator(".ae-n-slider input[type=range]").first.focus()
+    for _ in range(3):
+        s.page.keyboard.press("ArrowRight")
+    # The picture follows the key ...
+    s.page.wait_for_function("() => [...document.querySelectorAll('.ae-pic-frame svg')]"
+                             ".some((el, i) => el.innerHTML !== window.__drawn[i])")
+    kept = s.page.evaluate("""() => ({svg: window.__kept.svg.every((el) => el.isConnected),
+        readouts: window.__kept.readouts.filter((el) => el.isConnected).length / window.__kept.readouts.length})""")
+    # ... drawn into the same nodes (a rewrite of the whole figure would leave none of them on the page).
+    assert kept["svg"], kept
+    assert kept["readouts"] > 0.9, kept
+    s.assert_clean()

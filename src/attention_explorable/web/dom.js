@@ -34,3 +34,38 @@ export function viewOf(model) {
   const index = typeof window !== "undefined" && window.Bokeh && window.Bokeh.index;
   return index && typeof index.find_one === "function" ? index.find_one(model) : null;
 }
+
+const scratch = typeof document !== "undefined" ? document.createElement("template") : null;
+
+function sameAttributes(old, fresh) {
+  for (const {name} of [...old.attributes]) if (!fresh.hasAttribute(name)) old.removeAttribute(name);
+  for (const {name, value} of fresh.attributes) if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+}
+
+function sameChildren(old, fresh) {
+  const before = [...old.childNodes], after = [...fresh.childNodes];
+  after.forEach((node, i) => {
+    const was = before[i];
+    if (!was) old.appendChild(node);
+    else if (was.nodeType !== node.nodeType || was.nodeName !== node.nodeName) old.replaceChild(node, was);
+    else if (node.nodeType === Node.ELEMENT_NODE) {
+      sameAttributes(was, node);
+      sameChildren(was, node);
+    } else if (was.nodeValue !== node.nodeValue) was.nodeValue = node.nodeValue;
+  });
+  for (const extra of before.slice(after.length)) extra.remove();
+}
+
+/**
+ * Make `el`'s content the markup `html`, keeping every node that stays where
+ * it was (its attributes and text written only where they changed): a move
+ * then costs the browser style and layout of what changed, not of a new tree,
+ * and a focused or selected node keeps its focus or selection.
+ * @param {Element} el the element whose children are replaced
+ * @param {string} html its new content, as markup
+ */
+export function morph(el, html) {
+  scratch.innerHTML = html;
+  sameChildren(el, scratch.content);
+  scratch.innerHTML = "";
+}

@@ -8,6 +8,7 @@
 // and events run the modules' callbacks, as BokehJS runs a CustomJS: a change
 // of a property calls them with (args, model), an event with (args, event), the
 // document's document_ready with (args, document, event).
+import {morph} from "./dom.js";
 import {figureHtml, scales} from "./svg.js";
 
 const unescapeHtml = (s) => String(s).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"")
@@ -237,7 +238,7 @@ class Checkbox extends Model {
 class HTML extends Model {
   apply(name, v) {
     super.apply(name, v);
-    if (name === "text" && this.el) this.el.innerHTML = unescapeHtml(v ?? "");
+    if (name === "text" && this.el) morph(this.el, unescapeHtml(v ?? ""));
   }
 }
 
@@ -301,7 +302,7 @@ class Plot extends Model {
     this._html = html;
     const height = (this.spec.match_aspect ? "" : `height:${this.spec.height}px;`) + (this.spec.max_width ? `max-width:${this.spec.max_width}px;` : "");
     this.el.style.cssText = height + style;
-    this.el.innerHTML = html;
+    morph(this.el, html);
     if (title) this.el.setAttribute("aria-label", title);
   }
 

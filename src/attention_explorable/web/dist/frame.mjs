@@ -81,6 +81,7 @@ function deepQuery(root, selector) {
   }
   return null;
 }
+var scratch = typeof document !== "undefined" ? document.createElement("template") : null;
 
 // src/attention_explorable/web/frame.js
 var EMBED = "embed";

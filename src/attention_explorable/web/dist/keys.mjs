@@ -19,6 +19,7 @@ function viewOf(model) {
   const index = typeof window !== "undefined" && window.Bokeh && window.Bokeh.index;
   return index && typeof index.find_one === "function" ? index.find_one(model) : null;
 }
+var scratch = typeof document !== "undefined" ? document.createElement("template") : null;
 
 // src/attention_explorable/web/keys.js
 var TARGETS = { "1": ".ae-step-1", "2": ".ae-step-2", "3": ".ae-step-3", "d": ".ae-demonstrate", "D": ".ae-demonstrate" };

@@ -8,6 +8,7 @@ function viewOf(model) {
   const index = typeof window !== "undefined" && window.Bokeh && window.Bokeh.index;
   return index && typeof index.find_one === "function" ? index.find_one(model) : null;
 }
+var scratch = typeof document !== "undefined" ? document.createElement("template") : null;
 
 // src/attention_explorable/web/language.js
 var KEY = "ae-lang";

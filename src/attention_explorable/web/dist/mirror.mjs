@@ -499,6 +499,7 @@ function viewOf(model) {
   const index = typeof window !== "undefined" && window.Bokeh && window.Bokeh.index;
   return index && typeof index.find_one === "function" ? index.find_one(model) : null;
 }
+var scratch = typeof document !== "undefined" ? document.createElement("template") : null;
 
 // src/attention_explorable/web/steps.js
 var STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];

@@ -6,6 +6,7 @@ function deepQueryAll(root, selector, found = []) {
   for (const el of root.querySelectorAll("*")) if (el.shadowRoot) deepQueryAll(el.shadowRoot, selector, found);
   return found;
 }
+var scratch = typeof document !== "undefined" ? document.createElement("template") : null;
 
 // src/attention_explorable/web/page.js
 function loadOnApproach() {
