@@ -38,8 +38,15 @@ export function viewOf(model) {
 const scratch = typeof document !== "undefined" ? document.createElement("template") : null;
 
 function sameAttributes(old, fresh) {
-  for (const {name} of [...old.attributes]) if (!fresh.hasAttribute(name)) old.removeAttribute(name);
-  for (const {name, value} of fresh.attributes) if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  const attributes = fresh.attributes;
+  for (let i = 0; i < attributes.length; i++) {
+    const {name, value} = attributes[i];
+    if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  }
+  // (old now has every attribute of fresh: it has no other when it has as many)
+  if (old.attributes.length !== attributes.length) {
+    for (const name of old.getAttributeNames()) if (!fresh.hasAttribute(name)) old.removeAttribute(name);
+  }
 }
 
 function sameChildren(old, fresh) {
@@ -67,5 +74,32 @@ function sameChildren(old, fresh) {
 export function morph(el, html) {
   scratch.innerHTML = html;
   sameChildren(el, scratch.content);
+  scratch.innerHTML = "";
+}
+
+/**
+ * As {@link morph}, for content made of parts that are one element each (a
+ * figure's title, axes, frame and legend): a part whose markup is the same as
+ * in `before` is not read again, the others are morphed into their element.
+ * @param {Element} el the element whose children the parts are
+ * @param {string[]} parts the new content, one element's markup per part
+ * @param {string[]|null} before the parts `el` was given last (null: none)
+ */
+export function morphParts(el, parts, before) {
+  if (!before || before.length !== parts.length || el.children.length !== parts.length) {
+    morph(el, parts.join(""));
+    return;
+  }
+  parts.forEach((part, i) => {
+    if (part === before[i]) return;
+    scratch.innerHTML = part;
+    const fresh = scratch.content.firstElementChild, was = el.children[i];
+    if (scratch.content.childNodes.length !== 1 || !fresh || fresh.nodeName !== was.nodeName) {
+      was.replaceWith(...scratch.content.childNodes);
+    } else {
+      sameAttributes(was, fresh);
+      sameChildren(was, fresh);
+    }
+  });
   scratch.innerHTML = "";
 }

@@ -8,7 +8,7 @@
 // and events run the modules' callbacks, as BokehJS runs a CustomJS: a change
 // of a property calls them with (args, model), an event with (args, event), the
 // document's document_ready with (args, document, event).
-import {morph} from "./dom.js";
+import {morph, morphParts} from "./dom.js";
 import {figureHtml, scales} from "./svg.js";
 
 const unescapeHtml = (s) => String(s).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"")
@@ -294,15 +294,17 @@ class Plot extends Model {
   render() {
     if (!this.el || !this.spec || this.visible === false) {
       if (this.el && this._html) this.el.replaceChildren();
-      this._html = null;
+      this._html = this._cells = this._css = null;
       return;
     }
-    const {html, style, title} = figureHtml(this.spec, this.get);
+    const {html, cells, style, title} = figureHtml(this.spec, this.get);
     if (html === this._html) return;
     this._html = html;
     const height = (this.spec.match_aspect ? "" : `height:${this.spec.height}px;`) + (this.spec.max_width ? `max-width:${this.spec.max_width}px;` : "");
-    this.el.style.cssText = height + style;
-    morph(this.el, html);
+    const css = height + style;
+    if (css !== this._css) this.el.style.cssText = this._css = css;
+    morphParts(this.el, cells, this._cells);
+    this._cells = cells;
     if (title) this.el.setAttribute("aria-label", title);
   }
 

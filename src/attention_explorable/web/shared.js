@@ -45,7 +45,15 @@ const isNegative = (x) => x < 0 || Object.is(x, -0);
 
 /** Python's format(x, `.${decimals}f`) for a finite x. */
 export function formatFixed(x, decimals) {
-  const d = decimal(Math.abs(x));
+  // toFixed rounds the exact value of x as Python does, except where it lies exactly halfway
+  // (toFixed rounds away from zero, Python to even): such an x has its next digit exactly 5,
+  // so only an x whose next digit rounds to 5 (and a zero's sign, an x past 1e21 or with more
+  // than 100 decimals asked) takes the exact path below.
+  const ax = Math.abs(x);
+  if (ax < 1e21 && x !== 0 && decimals < 100 && !ax.toFixed(decimals + 1).endsWith("5")) {
+    return x.toFixed(decimals);
+  }
+  const d = decimal(ax);
   const p = d.point + decimals;
   const kept = p < 0 ? [] : roundDigits(d.digits, p);
   const intLen = kept.length - decimals;

@@ -340,7 +340,8 @@ export function scales(spec, get) {
  * the state of the models `get(ref)` returns; and the grid's CSS.
  * @param {object} spec native.figure_spec(fig)
  * @param {function(object): object} get a reference -> the live model
- * @returns {{html: string, style: string, title: string}}
+ * @returns {{html: string, cells: string[], style: string, title: string}} (`cells`: the grid's
+ *   cells, one element each, whose markup `html` is)
  */
 export function figureHtml(spec, get) {
   const {x, y} = scales(spec, get);
@@ -373,5 +374,5 @@ export function figureHtml(spec, get) {
     `<div style='grid-column:1 / span 3'>${legendHtml(spec.legend)}</div>`];
   const style = `grid-template-columns:${left}px 1fr ${right}px;grid-template-rows:${rows.join(" ")};` +
     `padding:${spec.min_border ?? 5}px 0`;
-  return {html: cells.join(""), style, title};
+  return {html: cells.join(""), cells, style, title};
 }

@@ -80,7 +80,11 @@ function roundDigits(digits, p) {
 }
 var isNegative = (x) => x < 0 || Object.is(x, -0);
 function formatFixed(x, decimals) {
-  const d = decimal(Math.abs(x));
+  const ax = Math.abs(x);
+  if (ax < 1e21 && x !== 0 && decimals < 100 && !ax.toFixed(decimals + 1).endsWith("5")) {
+    return x.toFixed(decimals);
+  }
+  const d = decimal(ax);
   const p = d.point + decimals;
   const kept = p < 0 ? [] : roundDigits(d.digits, p);
   const intLen = kept.length - decimals;
