@@ -10,7 +10,6 @@ import functools
 import html
 from collections.abc import Callable, Mapping
 from functools import lru_cache
-from importlib import resources
 
 import jinja2
 from bokeh.models import CustomJS
@@ -106,8 +105,7 @@ def language_switch(language: str, href: str | None = None) -> ScriptedPane:
 @lru_cache(maxsize=None)
 def page_template() -> jinja2.Template:
     """The page served apps are delivered in (``templates/page.html``): ``<html lang>`` and a viewport."""
-    source = resources.files("attention_explorable").joinpath("templates", "page.html").read_text("utf-8")
-    return jinja2.Template(source)
+    return ui.template("page.html", autoescape=False)
 
 
 def _page_setup(language: str = "zh", title: str = "") -> None:
@@ -284,8 +282,7 @@ def app_summary(app: str) -> str:
 
 @lru_cache(maxsize=None)
 def _index_template() -> jinja2.Template:
-    source = resources.files("attention_explorable").joinpath("templates", "index.html").read_text("utf-8")
-    return jinja2.Template(source, autoescape=True)
+    return ui.template("index.html")
 
 
 def index_html(language: str) -> str:

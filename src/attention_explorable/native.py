@@ -810,12 +810,10 @@ def student_page(build, title: str, lang: str, description: str = "", first_scre
         scripts (``web/dist/page/``: the modules it runs and the runtime,
         about 55 KB for the steps) are inside it.
     """
-    import jinja2
 
     page, scripts, modules, css = _page_parts(build)
     scripts = [*scripts, page_script("runtime")]
-    template = jinja2.Template(resources.files("attention_explorable").joinpath("templates", "student.html")
-                               .read_text("utf-8"), autoescape=True)
+    template = ui.template("student.html")
     css = "\n".join([_PAGE_CSS, css] + ([math_font_face()] if "<math" in page.body else []))
     out = template.render(lang=lang, title=title, description=description, first_screen_static=first_screen_static,
                           css=css, body=page.body, spec=spec_json(page.spec()),

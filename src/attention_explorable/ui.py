@@ -7,6 +7,9 @@ the project's CSS once per process.
 
 from __future__ import annotations
 
+from importlib import resources
+
+import jinja2
 import panel as pn
 
 #: CSS shared by every page (as Panel's raw CSS) and by every readout the
@@ -98,3 +101,17 @@ NOTICE_CSS = """
         background: #b00020; color: #fff; padding: 10px 14px; font-size: 16px; font-weight: 600; }
 """
 
+
+#: The pages' icon (an α, white on the product's blue), inside the page: no request, none to miss on
+#: a static host. Drawn as a path: a letter in it would have the browser load a font for the icon
+#: before the page's first frame.
+ICON = "data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22 viewBox=%220 0 16 16%22%3E%3Crect width=%2216%22 height=%2216%22 rx=%223%22 fill=%22%232f6fad%22/%3E%3Cpath d=%22M12.2 4.6C11 8.4 9.8 11.6 7.2 11.6 5.3 11.6 4 10.2 4 8.1S5.3 4.6 7.2 4.6C9.8 4.6 11 7.8 12.4 11.6%22 fill=%22none%22 stroke=%22white%22 stroke-width=%221.6%22 stroke-linecap=%22round%22/%3E%3C/svg%3E"
+
+
+def template(name: str, autoescape: bool = True) -> jinja2.Template:
+    """The page template ``templates/<name>``, with the page-wide values it uses (``icon``).
+
+    Raises ``FileNotFoundError`` for a name the package does not have.
+    """
+    source = resources.files("attention_explorable").joinpath("templates", name).read_text("utf-8")
+    return jinja2.Environment(autoescape=autoescape).from_string(source, globals={"icon": ICON})

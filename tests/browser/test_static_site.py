@@ -9,9 +9,12 @@ iframe works; a phone lays the pages out at its own width.
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 import time
+import urllib.parse
+from xml.etree import ElementTree
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -62,6 +65,11 @@ def test_the_site_holds_what_the_command_promises(static_site):
         assert not re.search(r"<script[^>]* src=|<link[^>]* rel=.?stylesheet", source), page
         assert not re.search(r"<(script|link|img|iframe|video|audio|source)\b[^>]* (src|href)=[\"']https?://", source), page
         assert "Bokeh.embed" not in source and "bokeh-" not in source.lower(), page
+        # its icon inside it, drawn with no letter: a font loaded for the icon delays the first frame
+        icon = re.search(r'<link rel="icon" href="data:image/svg\+xml,([^"]+)"', source)
+        assert icon, page
+        drawing = ElementTree.fromstring(html.unescape(urllib.parse.unquote(icon.group(1))))
+        assert drawing.tag.endswith("svg") and not [el for el in drawing.iter() if el.tag.endswith("text")], page
     total = sum((static_site / n).stat().st_size for n in names)
     # The pages in two languages and the embeds; each textbook page carries its sections' notebooks
     # as data: URLs (about 80 KB a page). The budget: 3 MB.
