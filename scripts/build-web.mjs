@@ -44,16 +44,15 @@ for (const m of modules) {
   const out = await build({...page, stdin: {contents: entry, resolveDir: web, sourcefile: `${m}-page.js`, loader: "js"}});
   outputs[`${m}.js`] = out.outputFiles[0].text;
 }
-const runtime = `import {mount} from "./native.js";\n` +
+const runtime = `import {mount, readSpec} from "./native.js";\n` +
   `const spec = document.getElementById("ae-page-spec");\n` +
-  `const revive = (key, value) => (value && typeof value === "object" && "$num" in value ? Number(value.$num) : value);\n` +
   // An explorable registered from outside the package brings its own module, as text in the page.
   `const more = [...document.querySelectorAll("script[data-ae-module]")].map(async (el) => [el.dataset.aeModule,\n` +
   `  (await import(URL.createObjectURL(new Blob([el.textContent], {type: "text/javascript"})))).default]);\n` +
   `const start = (extra) => {\n` +
   `  performance.mark("ae-page-script");\n` +
   `  try {\n` +
-  `    window.aePage = mount(JSON.parse(spec.textContent, revive), {...window.aeModules, ...extra});\n` +
+  `    window.aePage = mount(readSpec(spec.textContent), {...window.aeModules, ...extra});\n` +
   `  } finally {\n` +
   // A page painted before its script (the textbook) hid itself when opened on a linked state: shown now.
   `    document.documentElement.removeAttribute("data-ae-wait");\n` +

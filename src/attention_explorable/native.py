@@ -593,24 +593,36 @@ def page_script(name: str) -> str:
     return resources.files("attention_explorable").joinpath("web", "dist", "page", f"{name}.js").read_text("utf-8")
 
 
-def _numbers(value):
-    """``value`` with each float that JSON cannot hold (nan, ±inf) as ``{"$num": "NaN"}`` and the like."""
+def _numbers(value, path: tuple = (), found: list | None = None):
+    """``value`` with each float that JSON cannot hold (nan, ±inf) as ``{"$num": "NaN"}`` and the like;
+    the path (keys and indices) of each is appended to ``found``."""
     if isinstance(value, float) and not math.isfinite(value):
+        if found is not None:
+            found.append(list(path))
         return {"$num": "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
     if isinstance(value, dict):
-        return {k: _numbers(v) for k, v in value.items()}
+        return {k: _numbers(v, (*path, k), found) for k, v in value.items()}
     if isinstance(value, list):
-        return [_numbers(v) for v in value]
+        return [_numbers(v, (*path, i), found) for i, v in enumerate(value)]
     return value
 
 
 def spec_json(spec: dict) -> str:
-    """``spec`` as JSON that is safe inside a JSON script element.
+    """``spec`` (a JSON object) as JSON that is safe inside a JSON script element.
 
     A float JSON cannot hold is written ``{"$num": "NaN"}`` (or ``"Infinity"``,
-    ``"-Infinity"``), which the page's script reads back as the number.
+    ``"-Infinity"``), and the path to each such value is listed under the key
+    ``"$nums"``, which the page's script (``web/native.js``'s ``readSpec``)
+    reads back as the numbers without visiting the rest of the spec.
+
+    >>> spec_json({"x": [1.0, float("inf")]})
+    '{"x":[1.0,{"$num":"Infinity"}],"$nums":[["x",1]]}'
     """
-    return (json.dumps(_numbers(spec), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    found: list = []
+    out = _numbers(spec, (), found)
+    if found:
+        out["$nums"] = found
+    return (json.dumps(out, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
             .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
@@ -621,8 +633,11 @@ body { font-family: system-ui, "Noto Sans CJK SC", sans-serif; font-size: 15px; 
   color: var(--ae-text); background: var(--ae-background); color-scheme: var(--ae-scheme); }
 main.ae-student-page > .ae-n-col { margin: 0 auto; }
 /* The textbook: a part away from the screen is laid out only as it nears it (its size a guess until then,
-   then the size it had), so that the first paint lays out the first screen, not the whole text. */
-.ae-section > * { content-visibility: auto; contain-intrinsic-size: auto 1000px; }
+   then the size it had), so that the first paint lays out the first screen, not the whole text: each
+   explorable and exercise, and each block of the text between them (a paragraph, a heading, a formula). */
+.ae-section > :not(.ae-prose), .ae-section > .ae-prose > * { content-visibility: auto; }
+.ae-section > :not(.ae-prose) { contain-intrinsic-size: auto 600px; }
+.ae-section > .ae-prose > * { contain-intrinsic-size: auto 90px; }
 """
 
 

@@ -33,11 +33,13 @@ def test_an_explorables_page_reads_before_any_script(static_site, chromium, page
         path = static_site / (page_file if language == "zh" else f"en/{page_file}")
         page.goto(path.resolve().as_uri(), wait_until="load")
         assert page.locator("h1").first.is_visible()
-        assert EXPLORABLE_PAGES[page_file][language == "en"] in page.locator("main").inner_text()
         # Its controls are the page's own, in the first state, before any script.
         controls = page.locator("main input, main button")
         assert controls.count() >= 3
         # The textbook lays out a part only as it nears the screen (content-visibility): go to it.
+        readout = page.locator("main").get_by_text(EXPLORABLE_PAGES[page_file][language == "en"]).first
+        readout.scroll_into_view_if_needed()
+        assert readout.is_visible()
         controls.first.scroll_into_view_if_needed()
         assert controls.first.is_visible()
     finally:
@@ -100,3 +102,17 @@ def test_a_move_rewrites_what_changed_and_keeps_the_rest_of_the_picture(static_s
     assert kept["svg"], kept
     assert kept["readouts"] > 0.9, kept
     s.assert_clean()
+
+
+@pytest.mark.parametrize("page_file", ["vector.html", "index.html"])
+def test_numbers_json_cannot_hold_reach_the_models_as_numbers(static_site, student, page_file):
+    """A figure's automatic range starts as NaN in Bokeh's models; the page's spec writes it as
+    ``{"$num": "NaN"}`` with its path, and the page's models hold the number again."""
+    s = student()
+    s.open_offline(static_site / page_file, ".ae-n-slider input[type=range]")
+    found = s.page.evaluate("""() => {
+        const props = [...window.aePage.values()].flatMap((m) => Object.entries(m._props).map(([k, v]) => [m.id + '.' + k, v]));
+        return {marked: props.filter(([, v]) => v && typeof v === 'object' && '$num' in v).map(([k]) => k),
+                numbers: props.filter(([, v]) => typeof v === 'number' && !Number.isFinite(v)).length};
+    }""")
+    assert found["marked"] == [] and found["numbers"] >= 2, found

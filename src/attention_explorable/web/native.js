@@ -376,6 +376,25 @@ function figureRefs(spec) {
 }
 
 /**
+ * A spec as native.spec_json wrote it, parsed: each number JSON cannot hold
+ * (written `{"$num": "NaN"}`, its path listed under `$nums`) made the number
+ * again, the rest of the spec not visited.
+ * @param {string|object} spec its JSON text, or an object of that shape (copied first)
+ * @returns {object} the spec
+ */
+export function readSpec(spec) {
+  const out = JSON.parse(typeof spec === "string" ? spec : JSON.stringify(spec));
+  for (const path of out.$nums || []) {
+    let at = out;
+    for (const key of path.slice(0, -1)) at = at[key];
+    const last = path[path.length - 1];
+    at[last] = Number(at[last].$num);
+  }
+  delete out.$nums;
+  return out;
+}
+
+/**
  * Bring the page to life: make its models, bind them to their elements, draw
  * its figures, wire the modules' callbacks, and run those of the document's
  * `document_ready`.

@@ -3,9 +3,8 @@
 // scripts (its own Bokeh, MathJax or KaTeX) neither reach it nor are reached
 // by it. Used by the one-script embed (embed/NAME.js) and by the
 // <attention-explorable> element (web/element.js).
-import {mount} from "./native.js";
+import {mount, readSpec} from "./native.js";
 
-const revive = (key, value) => (value && typeof value === "object" && "$num" in value ? Number(value.$num) : value);
 
 /**
  * The query an explorable of this page opens on: `initial` (the author's
@@ -110,7 +109,7 @@ export function mountShadow(host, shell, spec, {deepLinks = false, initial = {},
   const style = document.createElement("style");
   style.textContent = shell.css;
   root.replaceChildren(style, document.createRange().createContextualFragment(shell.html));
-  const own = JSON.parse(JSON.stringify(spec), revive);
+  const own = readSpec(spec);
   for (const cb of Object.values(own.callbacks)) {
     const config = cb.args && cb.args.config;
     if (!config || !config.link) continue;

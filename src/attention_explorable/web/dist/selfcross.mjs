@@ -240,6 +240,7 @@ function watch(root) {
   }).observe(root, { childList: true, subtree: true });
 }
 function nameUnnamedControls() {
+  if (typeof window === "undefined" || !window.Bokeh) return;
   const root = document.documentElement;
   if (root.hasAttribute("data-ae-controls-named")) return;
   root.setAttribute("data-ae-controls-named", "");
