@@ -33,7 +33,7 @@ class Step:
         ``score_diff`` are dimensionless scores (``s_2 = s_1 + diff``),
         ``temperature`` is ``T > 0``, ``value_1``/``value_2`` are the two
         scalar values ``v_1``, ``v_2``.
-    title_key, question_key, explain_key : str
+    title_key, question_key : str
         Keys into :data:`attention_explorable.strings.STRINGS`.
 
     References
@@ -46,7 +46,6 @@ class Step:
     target: MappingProxyType
     title_key: str = field(default="")
     question_key: str = field(default="")
-    explain_key: str = field(default="")
 
     def expected_output(self) -> float:
         """The output ``y`` at the target state: the answer to the question."""
@@ -66,14 +65,14 @@ STEPS: tuple[Step, ...] = (
     # Step 1 starts unequal, so the answer (the midpoint) is not on screen
     # before the student predicts it.
     Step(1, _state(**{**_BASE, "score_diff": 1.0}), _state(**_BASE),
-         "step1_title", "step1_question", "step1_explain"),
+         "step1_title", "step1_question"),
     Step(2, _state(**_BASE), _state(**{**_BASE, "score_diff": 2.0}),
-         "step2_title", "step2_question", "step2_explain"),
+         "step2_title", "step2_question"),
     # Large absolute scores (20 and 22) keep the difference at 2 but make the
     # literal exp(s / T) overflow once T < 22 / 709.78, about 0.031.
     Step(3, _state(**{**_BASE, "score_1": 20.0, "score_diff": 2.0}),
          _state(**{**_BASE, "score_1": 20.0, "score_diff": 2.0, "temperature": 0.02}),
-         "step3_title", "step3_question", "step3_explain"),
+         "step3_title", "step3_question"),
 )
 
 

@@ -241,7 +241,6 @@ class Submitted:
     ok: bool
     reason: str = ""
     round: int = 0
-    replaced: bool = False
 
 
 def default_url() -> str:
@@ -338,10 +337,6 @@ class Store:
             elif stored > SCHEMA_VERSION:
                 raise StoreError(f"the database {self.engine.url!r} holds schema version {stored}, newer than "
                                  f"this release's {SCHEMA_VERSION}: use a newer attention-explorable")
-
-    def schema_version(self) -> int:
-        with Session(self.engine) as s:
-            return int(s.scalar(select(func.max(SchemaVersion.version))))
 
     # --- rooms ---------------------------------------------------------------------
     def create_room(self, now: float | None = None) -> RoomState:
@@ -489,9 +484,9 @@ class Store:
             if self._room_rows(s, Room.code == code, now)[0].ended:
                 return Submitted(False, "ended")
             round_id, number = current
-            shut, timer = s.get(VotingClose, (round_id, step)), s.get(VotingTimer, (round_id, step))
-            if ((shut is not None and shut.reopened_at is None) or s.get(Reveal, (round_id, step)) is not None
-                    or (timer is not None and now >= timer.closes_at)):
+            # Shared with the other answers, exclusive with a close or a reveal (PostgreSQL; SQLite has one
+            # writer at a time): the check below and the answer's commit see the same voting state.
+            if self._voting_closed(s, round_id, step, now):
                 return Submitted(False, "closed", number)
             last = s.scalar(select(func.max(Prediction.submitted_at)).join(Round, Round.id == Prediction.round_id)
                             .join(Room, Room.id == Round.room_id)
@@ -512,6 +507,8 @@ class Store:
                 s.commit()
             except IntegrityError:  # the same student's other tab stored it a moment ago: replace that one
                 s.rollback()
+                if self._voting_closed(s, round_id, step, now):  # (the lock was let go with the rollback)
+                    return Submitted(False, "closed", number)
                 self._say_confidence(s, round_id, step, student, confidence)
                 where = (Prediction.round_id == round_id, Prediction.step == step, Prediction.student == student)
                 earlier = s.execute(select(Prediction.value, Prediction.submitted_at).where(*where)).first()
@@ -521,8 +518,21 @@ class Store:
                 s.execute(update(Prediction).where(*where)
                           .values(value=float(value), submitted_at=now, revisions=Prediction.revisions + 1))
                 s.commit()
-                return Submitted(True, round=number, replaced=True)
-            return Submitted(True, round=number, replaced=old is not None)
+            return Submitted(True, round=number)
+
+    @staticmethod
+    def _voting_closed(s: Session, round_id: int, step: int, now: float) -> bool:
+        """Within ``s``: whether voting on ``step`` of round ``round_id`` is closed (closed and not reopened,
+        revealed, or its countdown over), the round's row held shared until ``s`` ends.
+
+        Shared with the other answers, exclusive with a close, a reveal or a countdown
+        (:meth:`_current_round_without_countdown`; PostgreSQL, SQLite has one writer at a time): an
+        answer's check and its commit see the same voting state.
+        """
+        s.execute(select(Round.id).where(Round.id == round_id).with_for_update(read=True))
+        shut, timer = s.get(VotingClose, (round_id, step)), s.get(VotingTimer, (round_id, step))
+        return ((shut is not None and shut.reopened_at is None) or s.get(Reveal, (round_id, step)) is not None
+                or (timer is not None and now >= timer.closes_at))
 
     @staticmethod
     def _say_confidence(s: Session, round_id: int, step: int, student: str, confidence: str | None) -> None:
@@ -589,14 +599,6 @@ class Store:
                 by.setdefault(student, {})[round_id] = value
         return [(v[a[0]], v[b[0]]) for v in by.values() if a[0] in v and b[0] in v]
 
-    def count(self, code: str, step: int, round: int | None = None) -> int:
-        with Session(self.engine) as s:
-            current = self._round_id(s, code, round)
-            if current is None:
-                return 0
-            return int(s.scalar(select(func.count()).select_from(Prediction).where(
-                Prediction.round_id == current[0], Prediction.step == step)))
-
     def _current_round_without_countdown(self, s: Session, code: str, step: int) -> int:
         """Within ``s``: the id of room ``code``'s current round, with the countdown of its ``step`` ended
         (the instructor's close, reopening, new countdown or reveal replaces it).
@@ -609,6 +611,9 @@ class Store:
         current = self._round_id(s, code)
         if current is None:
             raise KeyError(code)
+        # The round's row locked against answers under way (each holds it shared, see submit): the close
+        # waits until those are committed, and an answer that comes after waits and then sees the close.
+        s.execute(select(Round.id).where(Round.id == current[0]).with_for_update())
         s.execute(delete(VotingTimer).where(VotingTimer.round_id == current[0], VotingTimer.step == step))
         return current[0]
 
