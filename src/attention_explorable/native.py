@@ -105,8 +105,9 @@ button:focus-visible, input:focus-visible, a:focus-visible, .ae-n-plot:focus-vis
 /* A plot's drawing has the light figure's colours: on dark its lightness is turned over, hues kept. */
 .ae-n-plot svg { filter: var(--ae-plot-filter); }
 .ae-n-plot.ae-n-drag { touch-action: none; }
+/* A title longer than a narrow phone's plot wraps onto a second line (its row grows), never clipped. */
 .ae-pic-title { font-size: 13px; font-weight: bold; color: var(--ae-muted); align-self: end; padding: 0 0 4px 5px;
-  white-space: nowrap; overflow: hidden; }
+  line-height: 1.25; overflow-wrap: anywhere; }
 .ae-pic-frame { position: relative; border: 1px solid var(--ae-rule); box-sizing: border-box; overflow: hidden; }
 .ae-pic-frame > svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }
 .ae-pic-axis { position: relative; font-size: 11px; color: var(--ae-muted); }

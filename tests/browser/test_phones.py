@@ -58,6 +58,10 @@ def test_page_fits_a_phone(static_site, student, page_file, size, language):
     assert m["scrollWidth"] <= size[0] + 1, f"the page scrolls sideways: {m['scrollWidth']} px"
     assert not m["small"], m["small"][:8]
     assert not m["tiny"], m["tiny"][:8]
+    # a plot's title is read whole: a long one wraps rather than being cut at the plot's edge
+    cut = s.page.evaluate("() => [...document.querySelectorAll('.ae-pic-title')]"
+                          ".filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent)")
+    assert not cut, cut
     s.screenshot(f"phone-{name}-{size[0]}-{language}")
     s.assert_clean()
     assert aborted == []

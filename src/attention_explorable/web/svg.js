@@ -363,7 +363,7 @@ export function figureHtml(spec, get) {
   const right = spec.min_border_right ?? spec.min_border ?? 5;
   // A figure whose data units are as long across as up (match_aspect) is as tall as its square frame.
   const square = spec.match_aspect;
-  const rows = [title ? `${TITLE_PX}px` : "0", ...(above ? [`${xBand}px`] : []), square ? "auto" : "1fr", ...(above ? [] : [`${xBand}px`]), "auto"];
+  const rows = [title ? `minmax(${TITLE_PX}px, auto)` : "0", ...(above ? [`${xBand}px`] : []), square ? "auto" : "1fr", ...(above ? [] : [`${xBand}px`]), "auto"];
   const svg = `<svg xmlns='http://www.w3.org/2000/svg' font-family="${FONT}" aria-hidden='true'>${frame.parts.join("")}</svg>`;
   const xCell = `<div style='grid-column:2;position:relative'>${axisHtml(xAxis, xTicks, above ? "above" : "below")}</div>`;
   const cells = [`<div class='ae-pic-title' style='grid-column:2'${lang(title)}>${esc(title)}</div>`,
