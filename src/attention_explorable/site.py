@@ -38,9 +38,9 @@ import jinja2
 from . import apps
 from .explorables import EXPLORABLES, explorable_class
 from .native import element_script, embed_data, embed_script, student_page
-from .strings import STRINGS, text
+from .strings import LANGUAGES, STRINGS, text
 
-__all__ = ["export_site", "build_page", "ExportReport", "pages", "Progress"]
+__all__ = ["export_site", "export_element", "build_page", "ExportReport", "pages", "Progress"]
 
 
 def pages(index: bool = True) -> dict[str, str]:
@@ -183,7 +183,6 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
 
     write("embed/resize.js", resources.files("attention_explorable").joinpath("web", "resize.js")
           .read_text("utf-8"))
-    modules: set[str] = set()
     for name in EXPLORABLES:
         title = text(apps.title_key(name), language)
         # In an author's page: the explorable alone (no page title, no presenter keys), reading
@@ -194,14 +193,61 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
         write(f"embed/{name}-iframe.html", _iframe_snippet(name, title))
         write(f"embed/{name}-element.html", f'<script src="attention-explorable.js"></script>\n'
                                             f'<attention-explorable name="{name}"></attention-explorable>\n')
-        for each in (language, other):
-            # <attention-explorable name=NAME lang=...>'s data, beside attention-explorable.js, by language.
+        tell.step(f"embed/{name}")
+    report.files.extend(export_element(out, language))
+
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def export_element(directory: str | Path, language: str = "zh") -> list[Path]:
+    """Write what ``<attention-explorable>`` needs into ``directory``: the script and each explorable's data.
+
+    ``directory/attention-explorable.js`` defines the element; it finds
+    ``directory/embed/NAME.zh.js`` and ``NAME.en.js`` (one per registered
+    explorable) from its own address, so the folder may sit anywhere in a
+    site. :func:`export_site` writes these among the rest; the Sphinx
+    extension and the MkDocs plugin (:mod:`attention_explorable.sphinx`,
+    :mod:`attention_explorable.mkdocs`) write only these, about 0.5 MB in all
+    (docs/embedding.md).
+
+    Parameters
+    ----------
+    directory : str or Path
+        The folder (created if missing; files of the same names replaced).
+    language : str
+        ``"zh"`` or ``"en"``: the language of a tag whose markup and page name none.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+
+    Raises
+    ------
+    ValueError
+        If ``language`` is unknown, or ``directory`` exists and is not a folder.
+    """
+    if language not in STRINGS:
+        raise ValueError(f"language must be one of {sorted(STRINGS)}, got {language!r}")
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"directory {str(out)!r} exists and is not a folder")
+    (out / "embed").mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+
+    def write(relative: str, content: str) -> None:
+        path = out / relative
+        path.write_text(content, encoding="utf-8")
+        written.append(path)
+
+    modules: set[str] = set()
+    for name in EXPLORABLES:
+        for each in LANGUAGES:
+            # The element's data, beside attention-explorable.js, by language.
             build = lambda each=each: explorable_class(name)(language=each, link_prefix=f"{name}.")  # noqa: E731
             data, scripts = embed_data(build, apps.HTML_LANG[each], name)
             write(f"embed/{name}.{each}.js", data)
             modules.update(scripts)
-        tell.step(f"embed/{name}")
     write("attention-explorable.js", element_script(sorted(modules), list(EXPLORABLES), language))
-
-    report.seconds = time.perf_counter() - started
-    return report
+    return written

@@ -33,9 +33,10 @@ READY = {"textbook": ".ae-exercise-input, .ae-exercise-choice", "steps": ".ae-ou
 APP_OF = pages()
 
 
-def serious_violations(page) -> list[str]:
-    """axe's serious and critical violations on ``page``, one line per rule with its first nodes."""
-    found = Axe().run(page, options=RULES).response["violations"]
+def serious_violations(page, context=None) -> list[str]:
+    """axe's serious and critical violations on ``page`` (within the elements ``context`` selects, when given),
+    one line per rule with its first nodes."""
+    found = Axe().run(page, context=context, options=RULES).response["violations"]
     return [f"{v['id']} ({v['impact']}): {v['help']} at " + "; ".join(
         f"{n['target']} {n['html'][:120]}" for n in v["nodes"][:3])
         for v in found if v["impact"] in SERIOUS]

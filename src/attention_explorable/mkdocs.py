@@ -1,0 +1,98 @@
+"""The MkDocs plugin: an explorable in any Markdown page, written as its tag.
+
+In ``mkdocs.yml``::
+
+    plugins:
+      - search
+      - attention-explorable          # optional: {language: en}, a tag's language when its page says none
+
+In a page (Markdown passes HTML through)::
+
+    <attention-explorable name="steps" step="3" temperature="0.05" lang="en"></attention-explorable>
+
+A page with a tag gets the element's script, by a path relative to that
+page (with MkDocs' default ``use_directory_urls`` as without it), and the
+build writes the element's files into ``attention-explorable/`` at the
+site's root (about 0.5 MB). A tag naming no explorable, or an attribute
+the explorable does not take, is a warning naming it (an error under
+``mkdocs build --strict``), and so is a value the page would clamp or
+ignore, in the page's own words.
+
+References: MkDocs, "Developing Plugins" (``on_page_content``,
+``on_post_build``); docs/embedding.md.
+"""
+
+from __future__ import annotations
+
+import logging
+from html.parser import HTMLParser
+from pathlib import Path
+
+from mkdocs.config import base, config_options
+from mkdocs.plugins import BasePlugin
+
+from .authoring import ASSETS, check_state, script_tag, state_names
+from .site import export_element
+
+__all__ = ["AttentionExplorablePlugin", "explorable_tags"]
+
+_log = logging.getLogger(f"mkdocs.plugins.{__name__}")
+#: The element's own attributes (every other one is the explorable's state).
+_OWN = ("name", "lang", "theme", "deep-links", "id", "class", "style", "title")
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.found: list[dict[str, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "attention-explorable":
+            self.found.append({key: value or "" for key, value in attrs})
+
+
+def explorable_tags(html: str) -> list[dict[str, str]]:
+    """The attributes of every ``<attention-explorable>`` tag in ``html``, in order.
+
+    >>> explorable_tags('<p><attention-explorable name="steps" step="3"></attention-explorable></p>')
+    [{'name': 'steps', 'step': '3'}]
+    """
+    parser = _Tags()
+    parser.feed(html)
+    parser.close()
+    return parser.found
+
+
+class _Config(base.Config):
+    language = config_options.Choice(("zh", "en"), default="zh")
+
+
+class AttentionExplorablePlugin(BasePlugin[_Config]):
+    """Load the element on the pages that hold ``<attention-explorable>`` tags, and write its files."""
+
+    def on_page_content(self, html, page, config, files):
+        """A page with tags: its script first (path relative to the page), each tag checked."""
+        if "<attention-explorable" not in html:
+            return html
+        where = page.file.src_uri
+        for attrs in explorable_tags(html):
+            name = attrs.get("name", "")
+            try:
+                allowed = state_names(name)
+            except ValueError as err:
+                _log.warning("attention-explorable in %s: %s", where, err)
+                continue
+            state = {k: v for k, v in attrs.items() if k not in _OWN and not k.startswith(("data-", "aria-"))}
+            unknown = [k for k in state if k not in allowed]
+            if unknown:
+                _log.warning("attention-explorable in %s: %s has no parameter %s; its parameters are %s",
+                             where, name, ", ".join(map(repr, unknown)), ", ".join(allowed))
+                continue
+            language = attrs.get("lang") if attrs.get("lang") in ("zh", "en") else "en"
+            for notice in check_state(name, state, language):
+                _log.warning("attention-explorable %s in %s: %s", name, where, notice)
+        return script_tag(page.url or "./") + "\n" + html
+
+    def on_post_build(self, config):
+        """Write the element's files into ``attention-explorable/`` at the site's root."""
+        export_element(Path(config.site_dir) / ASSETS, self.config.language)
