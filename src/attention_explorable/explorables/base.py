@@ -80,6 +80,39 @@ def _read(path: str) -> str:
     return Path(path).read_text("utf-8")
 
 
+def push_to_notebook(model, names) -> None:
+    """Send the values of ``model``'s properties ``names``, and the document's other changes, to the
+    notebook page that shows it, now.
+
+    A Panel server sends a document's changes by itself, but in a notebook
+    (JupyterLab, classic, VS Code, Colab) Panel sends only the changes of
+    its own components: a Bokeh model changed directly, as the state model
+    of an explorable is, waits for ``panel.io.push_notebook`` of the
+    displayed object (and the state model's own changes are not among the
+    document's held ones there). An explorable is displayed as a new layout
+    each time, so this finds the display by its document (Panel's record of
+    its displays, ``pn.state._views``: Panel is pinned to the version
+    tested). Nothing happens outside a notebook or before the model is shown.
+
+    Source: Panel, "Notebook" (``push_notebook``: "required when modifying
+    any Bokeh object directly in a notebook session").
+    """
+    doc = model.document
+    if doc is None:
+        return
+    from bokeh.document.events import ModelChangedEvent
+    from panel.io.model import diff
+    from panel.io.notebook import push
+
+    for _, root, shown, comm in list(pn.state._views.values()):
+        if comm is not None and shown is doc and "embedded" not in root.tags:
+            ours = [ModelChangedEvent(doc, model, name, getattr(model, name)) for name in names]
+            message = diff(doc, events=ours + list(doc.callbacks._held_events))
+            if message is not None:
+                push(doc, comm, msg=message)
+            return
+
+
 class ScriptedPane(pn.pane.HTML):
     """HTML whose ES module (``web/<name>.js``) runs in the browser once the page's document is ready.
 
@@ -404,6 +437,8 @@ class Explorable(pn.viewable.Viewer):
             self._state.update(**{e.name: e.new for e in events})
             if not self._browser_change:  # the browser draws its own changes
                 self._redraw()
+        if not self._browser_change:
+            push_to_notebook(self._state, [e.name for e in events])
 
     def _redraw(self) -> None:
         write_view(self._models(), self.view())
