@@ -130,6 +130,17 @@ def _iframe_snippet(name: str, title: str) -> str:
     return jinja2.Template(source, autoescape=True).render(name=name, title=title)
 
 
+def _output_folder(directory: str | Path, language: str) -> Path:
+    """``directory`` as a Path, with its ``embed/`` folder made; ValueError for an unknown language or a file."""
+    if language not in STRINGS:
+        raise ValueError(f"language must be one of {sorted(STRINGS)}, got {language!r}")
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"directory {str(out)!r} exists and is not a folder")
+    (out / "embed").mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def export_site(directory: str | Path, language: str = "zh", progress=None, index: bool = True) -> ExportReport:
     """Write the static site into ``directory`` (created if missing; files of the same names replaced).
 
@@ -157,13 +168,8 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
     ValueError
         If ``language`` is unknown, or ``directory`` exists and is not a folder.
     """
-    if language not in STRINGS:
-        raise ValueError(f"language must be one of {sorted(STRINGS)}, got {language!r}")
-    out = Path(directory)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"directory {str(out)!r} exists and is not a folder")
     started = time.perf_counter()
-    (out / "embed").mkdir(parents=True, exist_ok=True)
+    out = _output_folder(directory, language)
     report = ExportReport(out)
 
     def write(relative: str, content: str) -> None:
@@ -228,12 +234,7 @@ def export_element(directory: str | Path, language: str = "zh") -> list[Path]:
     ValueError
         If ``language`` is unknown, or ``directory`` exists and is not a folder.
     """
-    if language not in STRINGS:
-        raise ValueError(f"language must be one of {sorted(STRINGS)}, got {language!r}")
-    out = Path(directory)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"directory {str(out)!r} exists and is not a folder")
-    (out / "embed").mkdir(parents=True, exist_ok=True)
+    out = _output_folder(directory, language)
     written: list[Path] = []
 
     def write(relative: str, content: str) -> None:

@@ -1,0 +1,60 @@
+"""What a site generator writes: an explorable's tag, checked and escaped, and its script's relative path."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import pytest
+
+from attention_explorable.authoring import check_state, element_tag, script_tag
+from attention_explorable.mkdocs import explorable_tags
+from attention_explorable.site import export_element
+
+
+def test_an_authors_value_never_becomes_markup():
+    hostile = '"><script>alert(1)</script><b x="'
+    tag = element_tag("steps", {"temperature": hostile}, lang="en")
+    found = []
+
+    class Tags(HTMLParser):
+        def handle_starttag(self, name, attrs):
+            found.append((name, dict(attrs)))
+
+    Tags().feed(tag)
+    assert found == [("attention-explorable", {"name": "steps", "lang": "en", "temperature": hostile})]
+    assert explorable_tags(tag) == [{"name": "steps", "lang": "en", "temperature": hostile}]
+    # the page ignores what the value cannot be, and the build says so first
+    assert check_state("steps", {"temperature": hostile}) == [
+        "The link’s temperature=\"><script>alert(1)</script><b x=\" is not a value it can take; ignored."]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: element_tag("stpes"), "name must be one of ['matrix', 'selfcross', 'steps', 'vector'], got 'stpes'"),
+    (lambda: element_tag("steps", {"d_k": "4"}), "steps has no parameter 'd_k'; its parameters are step, score_1"),
+    (lambda: element_tag("steps", lang="fr"), "lang must be one of ['en', 'zh'], got 'fr'"),
+    (lambda: element_tag("steps", theme="blue"), "theme must be one of ['auto', 'light', 'dark'], got 'blue'"),
+    (lambda: check_state("steps", {}, language="fr"), "language must be one of ['en', 'zh'], got 'fr'"),
+])
+def test_a_wrong_name_is_said_with_its_value(call, message):
+    with pytest.raises(ValueError) as caught:
+        call()
+    assert str(caught.value).startswith(message)
+
+
+@pytest.mark.parametrize("page, root, expected", [
+    ("index.html", "_static", "_static/attention-explorable/attention-explorable.js"),
+    ("a/b/c.html", "_static", "../../_static/attention-explorable/attention-explorable.js"),
+    ("", "", "attention-explorable/attention-explorable.js"),
+    ("lessons/x/", "", "../../attention-explorable/attention-explorable.js"),
+])
+def test_the_script_is_named_from_the_page(page, root, expected):
+    assert script_tag(page, root) == f'<script src="{expected}"></script>'
+
+
+def test_export_element_writes_the_script_and_each_explorables_data(tmp_path):
+    written = {p.relative_to(tmp_path).as_posix() for p in export_element(tmp_path / "x", "en")}
+    assert "x/attention-explorable.js" in written
+    assert {"x/embed/steps.zh.js", "x/embed/steps.en.js", "x/embed/selfcross.en.js"} <= written
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match="exists and is not a folder"):
+        export_element(tmp_path / "file")
