@@ -58,3 +58,14 @@ def test_export_element_writes_the_script_and_each_explorables_data(tmp_path):
     (tmp_path / "file").write_text("")
     with pytest.raises(ValueError, match="exists and is not a folder"):
         export_element(tmp_path / "file")
+
+
+def test_the_attributes_the_build_skips_are_the_ones_the_element_skips():
+    import re
+    from importlib import resources
+
+    from attention_explorable.authoring import OWN_ATTRIBUTES
+
+    source = resources.files("attention_explorable").joinpath("web", "element.js").read_text("utf-8")
+    listed = re.search(r"const OWN = new Set\(\[(.*?)\]\)", source, re.S).group(1)
+    assert set(re.findall(r'"([^"]+)"', listed)) == set(OWN_ATTRIBUTES)

@@ -25,7 +25,7 @@ from .explorables import EXPLORABLES, explorable_class
 from .strings import LANGUAGES
 from .views.links import read_link
 
-__all__ = ["ASSETS", "SCRIPT", "THEMES", "state_names", "element_tag", "script_tag", "check_state"]
+__all__ = ["ASSETS", "SCRIPT", "THEMES", "OWN_ATTRIBUTES", "state_names", "element_tag", "script_tag", "check_state"]
 
 #: The folder of a built site that holds the element's files.
 ASSETS = "attention-explorable"
@@ -40,11 +40,17 @@ def _known(name: str) -> None:
         raise ValueError(f"name must be one of {sorted(EXPLORABLES)}, got {name!r}")
 
 
+#: The element's own attributes and the page's: never an explorable's state (``OWN`` in web/element.js).
+OWN_ATTRIBUTES = ("name", "lang", "deep-links", "theme", "id", "class", "style", "title", "hidden", "slot",
+                  "part", "tabindex", "dir", "is")
+
+
 def _check_names(name: str, state: Mapping[str, str]) -> None:
     names = state_names(name)
-    for key in state:
-        if key not in names:
-            raise ValueError(f"{name} has no parameter {key!r}; its parameters are {', '.join(names)}")
+    unknown = [key for key in state if key not in names]
+    if unknown:
+        raise ValueError(f"{name} has no parameter {', '.join(map(repr, unknown))}; "
+                         f"its parameters are {', '.join(names)}")
 
 
 def state_names(name: str) -> tuple[str, ...]:

@@ -31,14 +31,12 @@ from pathlib import Path
 from mkdocs.config import base, config_options
 from mkdocs.plugins import BasePlugin
 
-from .authoring import ASSETS, check_state, script_tag, state_names
+from .authoring import ASSETS, OWN_ATTRIBUTES, check_state, script_tag
 from .site import export_element
 
 __all__ = ["AttentionExplorablePlugin", "explorable_tags"]
 
 _log = logging.getLogger(f"mkdocs.plugins.{__name__}")
-#: The element's own attributes (every other one is the explorable's state).
-_OWN = ("name", "lang", "theme", "deep-links", "id", "class", "style", "title")
 
 
 class _Tags(HTMLParser):
@@ -77,19 +75,15 @@ class AttentionExplorablePlugin(BasePlugin[_Config]):
         where = page.file.src_uri
         for attrs in explorable_tags(html):
             name = attrs.get("name", "")
+            state = {k: v for k, v in attrs.items()
+                     if k not in OWN_ATTRIBUTES and not k.startswith(("data-", "aria-", "on"))}
+            language = attrs.get("lang") if attrs.get("lang") in ("zh", "en") else "en"
             try:
-                allowed = state_names(name)
-            except ValueError as err:
+                notices = check_state(name, state, language)
+            except ValueError as err:  # a name that is no explorable's, an attribute it does not take
                 _log.warning("attention-explorable in %s: %s", where, err)
                 continue
-            state = {k: v for k, v in attrs.items() if k not in _OWN and not k.startswith(("data-", "aria-"))}
-            unknown = [k for k in state if k not in allowed]
-            if unknown:
-                _log.warning("attention-explorable in %s: %s has no parameter %s; its parameters are %s",
-                             where, name, ", ".join(map(repr, unknown)), ", ".join(allowed))
-                continue
-            language = attrs.get("lang") if attrs.get("lang") in ("zh", "en") else "en"
-            for notice in check_state(name, state, language):
+            for notice in notices:
                 _log.warning("attention-explorable %s in %s: %s", name, where, notice)
         return script_tag(page.url or "./") + "\n" + html
 
