@@ -183,7 +183,8 @@ def _prepare_class(args) -> tuple[str | None, dict]:
     hosts = network.student_hosts(args.address)
     context = ClassContext(database_url=url, instructor_key=key, key_record=record,
                            public_urls=tuple(f"http://{h}:{args.port}" for h in hosts),
-                           cap=SessionCap(args.max_sessions_per_client))
+                           cap=SessionCap(args.max_sessions_per_client),
+                           shared=not url.startswith("sqlite"))
     origins = [f"{h}:{args.port}" for h in network.reachable_hosts(args.address)]
     origins += [o for o in (args.allow_websocket_origin or []) if o not in origins]
     return None, {"context": context, "origins": origins, "key": made or None, "kept_in": kept_in, "hosts": hosts}

@@ -112,6 +112,10 @@ class ClassContext:
     key_record : str
         Instead of ``instructor_key``: the secret as :func:`kept_secret` keeps
         it (``pbkdf2-sha256$iterations$salt$hash``), the secret itself unknown.
+    shared : bool
+        Whether other processes or machines may write the database unseen by
+        :meth:`.store.Store.changes` (PostgreSQL): then an instructor's page also
+        reads its room every second.
     """
 
     database_url: str
@@ -119,6 +123,7 @@ class ClassContext:
     public_urls: tuple[str, ...] = ()
     cap: SessionCap = field(default_factory=lambda: SessionCap(0))
     key_record: str = ""
+    shared: bool = False
     _stores: dict[int, Store] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _threads: StoreThreads = field(default_factory=StoreThreads, init=False, repr=False)

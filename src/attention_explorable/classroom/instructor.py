@@ -15,8 +15,13 @@ answer hidden until "揭晓" (``ae-reveal``), then the answer and the spread
 and the steps explorable itself to demonstrate with. Keys: 1/2/3 choose
 the step, D demonstrates, R reveals, N starts a new round.
 
-Every number shown is read from the database four times a second, so
-several instructor windows, and rooms served by several processes, agree.
+The page reads its room from the database when the room has changed: it
+looks four times a second at :meth:`.store.Store.changes` (no query: this
+process's writes, and an SQLite file's time and size, which every process's
+commits change) and reads only when that moved, so an idle room costs no
+query. On PostgreSQL (``shared``) other processes' and machines' answers
+are not seen there, and the page also reads every :data:`SHARED_READ_S`
+seconds.
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ log = logging.getLogger(__name__)
 
 #: How often the view reads the room (ms): the count follows a submission within about this.
 REFRESH_MS = 250
+#: Where other processes write the database too: a read at least this often (s).
+SHARED_READ_S = 1.0
 #: The countdown of "T": seconds until the vote closes by itself.
 TIMER_S = 60
 
@@ -158,6 +165,9 @@ class InstructorView(pn.viewable.Viewer):
                               doc="Language of the interface text.")
     base_url = param.String("http://localhost:5006", doc="Base URL of the join link.")
     store = param.ClassSelector(class_=Store, constant=True, doc="The class's database in this process.")
+    shared = param.Boolean(False, constant=True, doc="Whether other processes or machines write a database "
+                                                      "whose changes Store.changes cannot see (PostgreSQL): "
+                                                      "then the room is also read every SHARED_READ_S.")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -171,6 +181,8 @@ class InstructorView(pn.viewable.Viewer):
                                                                         "t": ".ae-timer"})
         self._seen = None
         self._reading = False
+        self._read_changes = None  # the store's token of the room's changes at the last read
+        self._read_at = 0.0
         self._refresh_cb = None
         room = self.store.room(self.code) if self.code else None
         if room is None:
@@ -183,7 +195,7 @@ class InstructorView(pn.viewable.Viewer):
     # --- no room yet -----------------------------------------------------------------
     def _show_start(self, missing: str = "", ended: str = "") -> None:
         lang = self.language
-        start = pn.widgets.Button(name=_t("instructor_start_room", lang), button_type="primary",
+        start = pn.widgets.Button(label=_t("instructor_start_room", lang), color="primary",
                                   css_classes=["ae-start-room"], stylesheets=[_BUTTON_CSS], sizing_mode="stretch_width", max_width=420)
         start.on_click(lambda _e: self._write(self.store.create_room, then=self._show_room))
         items = [_html(f"<h1 class='ae-big'>{html.escape(_t('instructor_title', lang))}</h1>")]
@@ -198,7 +210,7 @@ class InstructorView(pn.viewable.Viewer):
         items.append(start)
         latest = self.store.latest_room()
         if latest is not None:
-            resume = pn.widgets.Button(name=_t("instructor_resume_room", lang, code=latest.code),
+            resume = pn.widgets.Button(label=_t("instructor_resume_room", lang, code=latest.code),
                                        css_classes=["ae-resume-room"], stylesheets=[_BUTTON_CSS], sizing_mode="stretch_width", max_width=420)
             resume.on_click(lambda _e: self._write(functools.partial(self.store.room, latest.code),
                                                    then=functools.partial(self._resumed, latest.code)))
@@ -232,24 +244,24 @@ class InstructorView(pn.viewable.Viewer):
                                         _t("instructor_axis_count", lang), before=self._before_bars,
                                         sure=self._sure_bars)
         figure.css_classes = ["ae-histogram"]
-        reveal = pn.widgets.Button(name=_t("instructor_reveal", lang), button_type="warning",
+        reveal = pn.widgets.Button(label=_t("instructor_reveal", lang), color="warning",
                                    css_classes=["ae-reveal"], stylesheets=[_BUTTON_CSS], width=260)
         reveal.on_click(lambda _e: self.reveal())
-        self._voting = pn.widgets.Button(name=_t("instructor_close_voting", lang), css_classes=["ae-close-voting"],
+        self._voting = pn.widgets.Button(label=_t("instructor_close_voting", lang), css_classes=["ae-close-voting"],
                                          stylesheets=[_BUTTON_CSS], width=260)
         self._voting.on_click(lambda _e: self.toggle_voting())
         self._vote_line = _html("")
-        self._timer = pn.widgets.Button(name=_t("instructor_timer", lang, seconds=TIMER_S), css_classes=["ae-timer"],
+        self._timer = pn.widgets.Button(label=_t("instructor_timer", lang, seconds=TIMER_S), css_classes=["ae-timer"],
                                         stylesheets=[_BUTTON_CSS], width=260)
         self._timer.on_click(lambda _e: self.close_voting_in(TIMER_S))
         self._timed_out = None  # (round, step, closes_at) of the countdown whose end this page has recorded
-        new_round = pn.widgets.Button(name=_t("instructor_new_round", lang), css_classes=["ae-new-round"],
+        new_round = pn.widgets.Button(label=_t("instructor_new_round", lang), css_classes=["ae-new-round"],
                                       stylesheets=[_BUTTON_CSS], width=260)
         new_round.on_click(lambda _e: self.new_round())
-        end = pn.widgets.Button(name=_t("instructor_end_room", lang), css_classes=["ae-end-room"],
+        end = pn.widgets.Button(label=_t("instructor_end_room", lang), css_classes=["ae-end-room"],
                                 stylesheets=[_BUTTON_CSS], width=260)
         end.on_click(lambda _e: self.end_room())
-        self._follow = pn.widgets.Checkbox(name=_t("instructor_follow", lang), value=room.follow,
+        self._follow = pn.widgets.Checkbox(label=_t("instructor_follow", lang), value=room.follow,
                                            css_classes=["ae-follow"], stylesheets=[_CHECK_CSS])
         self._follow.param.watch(lambda e: self._write(functools.partial(self.store.set_follow, self.code, e.new)),
                                  "value")
@@ -271,10 +283,10 @@ class InstructorView(pn.viewable.Viewer):
         self._join_toggle = pn.widgets.Button(css_classes=["ae-join-toggle"], stylesheets=[_BUTTON_CSS], width=330)
         self._join_toggle.on_click(lambda _e: self._fold_join(self._join_info.visible))
         self._fold_join(False)
-        self._hide_results = pn.widgets.Checkbox(name=_t("instructor_hide_results", lang), value=True,
+        self._hide_results = pn.widgets.Checkbox(label=_t("instructor_hide_results", lang), value=True,
                                                  css_classes=["ae-hide-results"], stylesheets=[_CHECK_CSS])
         self._hide_results.param.watch(lambda _e: self._show(self._seen, again=True), "value")
-        self._compare = pn.widgets.Checkbox(name=_t("instructor_compare_rounds", lang), value=True, visible=False,
+        self._compare = pn.widgets.Checkbox(label=_t("instructor_compare_rounds", lang), value=True, visible=False,
                                             css_classes=["ae-round-compare"], stylesheets=[_CHECK_CSS])
         self._compare.param.watch(lambda _e: self._show(self._seen, again=True), "value")
         header = _wrapping(
@@ -285,6 +297,7 @@ class InstructorView(pn.viewable.Viewer):
         # browser whole, in the message that adds them. (Changed a turn later, the histogram's
         # source could be sent on a message that overtook that one: "reference p1068 isn't known".)
         self._seen = None
+        self._read_changes, self._read_at = self.store.changes(self.code), time.monotonic()
         self._show(self._read())
         self._body[:] = [
             header, self._question,
@@ -339,7 +352,7 @@ class InstructorView(pn.viewable.Viewer):
         self._code_line.object = (  # folded: the label and the code in one line
             f"<div class='ae-label'>{label} <span class='ae-room-code ae-room-code-small'>{code}</span></div>"
             if folded else f"<div class='ae-label'>{label}</div><div class='ae-room-code'>{code}</div>")
-        self._join_toggle.name = _t("instructor_show_join" if folded else "instructor_hide_join", lang)
+        self._join_toggle.label = _t("instructor_show_join" if folded else "instructor_hide_join", lang)
 
     def _step_chosen(self, event) -> None:
         self._write(functools.partial(self.store.set_step, self.code, event.new))
@@ -417,6 +430,14 @@ class InstructorView(pn.viewable.Viewer):
             return
         if self._reading:
             return
+        changes, now = self.store.changes(self.code), time.monotonic()
+        if self._seen is not None and changes == self._read_changes and not (self.shared and now - self._read_at >= SHARED_READ_S):
+            room = self._seen[0] if self._seen else None
+            if room is None or room.closes_at is None or room.closed:
+                return  # nothing changed: no query
+            if time.time() < room.closes_at:
+                return self._show(self._seen, again=True)  # a countdown's seconds, from what was read
+        self._read_changes, self._read_at = changes, now
         self._reading = True
         future = _reader().submit(self._read)
         future.add_done_callback(lambda f: _next_turn(doc, functools.partial(self._read_done, f)))
@@ -427,6 +448,9 @@ class InstructorView(pn.viewable.Viewer):
             seen = future.result()
         except Exception as exc:  # noqa: BLE001 - one line in the log; the next turn reads again
             log.warning("class: room %s not read: %s", self.code, type(exc).__name__)
+            seen = None
+        if seen is None:
+            self._read_changes = None  # not read: the next turn reads again
             return
         self._show(seen)
 
@@ -487,7 +511,7 @@ class InstructorView(pn.viewable.Viewer):
         line = vote_text + (" " + _t("instructor_results_hidden", lang) if hidden else
                                  " " + _t("instructor_sure_note", lang) if sure else "")
         self._vote_line.object = f"<div class='ae-vote-state ae-big'>{html.escape(line)}</div>"
-        self._voting.name = _t("instructor_open_voting" if room.closed else "instructor_close_voting", lang)
+        self._voting.label = _t("instructor_open_voting" if room.closed else "instructor_close_voting", lang)
         self._voting.disabled = room.revealed
         self._timer.disabled = room.closed or room.closes_at is not None
         compare = ""
@@ -543,4 +567,5 @@ def instructor_page(context: ClassContext, language: str = DEFAULT_LANGUAGE) -> 
         return _html(f"<p class='ae-big ae-error'>{html.escape(_t('instructor_no_key', language))}</p>")
     room = room_argument()
     return InstructorView(code=normalise_code(room) or (room or ""), language=language,
-                          base_url=join_base(pn.state.headers, context.public_urls), store=context.store())
+                          base_url=join_base(pn.state.headers, context.public_urls), store=context.store(),
+                          shared=context.shared)

@@ -56,9 +56,12 @@ mode: a committed transaction survives the server process being killed
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
+import os
 import secrets
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,6 +93,18 @@ STEPS = (1, 2, 3)
 CONFIDENCES = ("sure", "unsure")
 #: A room ends by itself this long after it was started (s): a code seen on a projector is not a key for ever.
 ROOM_LIFETIME_S = 24 * 3600.0
+
+
+def _writes_room(method):
+    """``method(self, code, ...)`` writes room ``code``: counted in :meth:`Store.changes` once it returned
+    (a refused :class:`Submitted` is no change)."""
+    @functools.wraps(method)
+    def counted(self, code, *args, **kwargs):
+        result = method(self, code, *args, **kwargs)
+        if not (isinstance(result, Submitted) and not result.ok):
+            self._changed(normalise_code(code) or code)
+        return result
+    return counted
 
 
 class Base(DeclarativeBase):
@@ -314,6 +329,8 @@ class Store:
     def __init__(self, url: str):
         self.url = url
         self.engine = make_engine(url)
+        self._changes: dict[str, int] = {}
+        self._changes_lock = threading.Lock()
         try:
             self.create_schema()
         except BaseException:
@@ -338,6 +355,36 @@ class Store:
                 raise StoreError(f"the database {self.engine.url!r} holds schema version {stored}, newer than "
                                  f"this release's {SCHEMA_VERSION}: use a newer attention-explorable")
 
+    # --- changes made through this object ------------------------------------------------
+    def _changed(self, code: str) -> None:
+        with self._changes_lock:
+            self._changes[code] = self._changes.get(code, 0) + 1
+
+    def changes(self, code: str) -> tuple:
+        """A value that differs once room ``code`` may have changed, found without a query.
+
+        It holds how many writes to the room (its step, round, follow, votes,
+        reveals, countdowns and answers; an answer refused is none) this object
+        has committed, and for an SQLite file the time and size of the file and
+        of its write-ahead log, which every commit of every process changes. A
+        view of the room reads it again only when this value moved
+        (``classroom/instructor.py``). Writes of other processes to a
+        PostgreSQL database are not seen here.
+        """
+        counted = self._changes.get(normalise_code(code) or code, 0)
+        path = self.engine.url.database if self.engine.url.get_backend_name() == "sqlite" else None
+        if not path or path == ":memory:":
+            return (counted,)
+        stamps = []
+        for name in (path, path + "-wal"):
+            try:
+                st = os.stat(name)
+            except OSError:
+                stamps.append(None)
+            else:
+                stamps.append((st.st_mtime_ns, st.st_size))
+        return (counted, *stamps)
+
     # --- rooms ---------------------------------------------------------------------
     def create_room(self, now: float | None = None) -> RoomState:
         """A new room with a fresh random code, at step 1, round 1, students following."""
@@ -354,6 +401,7 @@ class Store:
                 except IntegrityError:  # the code is taken: draw another
                     s.rollback()
                     continue
+                self._changed(code)
                 return RoomState(code, 1, 1, True)
         raise RuntimeError("no free room code after 20 draws")  # pragma: no cover - 31^6 codes
 
@@ -398,6 +446,7 @@ class Store:
             room = self._room_rows(s, Room.id == latest, time.time() if now is None else now)[0]
         return None if room.ended else room
 
+    @_writes_room
     def end_room(self, code: str, now: float | None = None) -> None:
         """End room ``code``: no one joins it any more and it takes no prediction (its rounds are kept).
 
@@ -432,11 +481,13 @@ class Store:
     def set_follow(self, code: str, follow: bool) -> None:
         self._update(code, follow=bool(follow))
 
+    @_writes_room
     def _update(self, code: str, **values) -> None:
         with Session(self.engine) as s:
             s.execute(update(Room).where(Room.code == code).values(**values))
             s.commit()
 
+    @_writes_room
     def new_round(self, code: str, now: float | None = None) -> int:
         """Start the next round of room ``code`` (the earlier ones are kept); return its number."""
         now = time.time() if now is None else now
@@ -457,6 +508,7 @@ class Store:
         return (row[0], row[1]) if row else None
 
     # --- predictions -------------------------------------------------------------------
+    @_writes_room
     def submit(self, code: str, student: str, step: int, value, now: float | None = None,
                bounds: tuple[float, float] = (-20.0, 20.0), confidence: str | None = None) -> Submitted:
         """Store ``student``'s prediction ``value`` for ``step`` in the current round of room ``code``.
@@ -618,6 +670,7 @@ class Store:
         return current[0]
 
     # --- reveals --------------------------------------------------------------------------
+    @_writes_room
     def reveal(self, code: str, step: int, now: float | None = None) -> None:
         """Mark ``step`` of the current round of room ``code`` revealed (again: no change)."""
         now = time.time() if now is None else now
@@ -631,6 +684,7 @@ class Store:
                 except IntegrityError:
                     s.rollback()
 
+    @_writes_room
     def close_voting(self, code: str, step: int, now: float | None = None) -> None:
         """Close ``step`` of the current round of room ``code`` to new answers (again: no change).
 
@@ -655,6 +709,7 @@ class Store:
             except IntegrityError:  # closed in another window at the same moment
                 s.rollback()
 
+    @_writes_room
     def open_voting(self, code: str, step: int, now: float | None = None) -> None:
         """Open ``step`` of the current round of room ``code`` to answers again (a revealed step stays closed).
 
@@ -670,6 +725,7 @@ class Store:
                       .values(reopened_at=time.time() if now is None else now))
             s.commit()
 
+    @_writes_room
     def close_voting_in(self, code: str, step: int, seconds: float, now: float | None = None) -> float:
         """Close the vote on ``step`` of the current round of room ``code`` ``seconds`` from now (a countdown;
         set again: the new one). Returns when it closes (s since the epoch).

@@ -1,0 +1,107 @@
+"""The instructor's page reads its room only when the room changed: an idle room costs no query."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import pytest
+from bokeh.document import Document
+from sqlalchemy import event
+
+import panel as pn
+
+from attention_explorable.classroom import instructor
+from attention_explorable.classroom.store import Store
+
+
+class _Queries:
+    """The SQL statements an engine runs, counted."""
+
+    def __init__(self, engine):
+        self.n = 0
+        event.listen(engine, "before_cursor_execute", self._count)
+
+    def _count(self, *_args) -> None:
+        self.n += 1
+
+
+@pytest.fixture
+def served(monkeypatch, db_url):
+    """A document as in a server session, whose next-turn callbacks run as soon as they are asked for."""
+    doc = Document()
+    session = SimpleNamespace(request=SimpleNamespace(arguments={}, headers={}, cookies={}), id="test")
+    doc._session_context = lambda: session
+    monkeypatch.setattr(instructor, "_next_turn", lambda _doc, callback: callback())
+    monkeypatch.setattr(pn.state, "add_periodic_callback", lambda *a, **k: None)
+    pn.state.curdoc = doc
+    store = Store(db_url)
+    yield store
+    pn.state.curdoc = None
+    store.close()
+
+
+def _refreshed(view) -> None:
+    """One turn of the page's periodic refresh, the read it started (if any) awaited."""
+    view.refresh()
+    deadline = time.monotonic() + 10
+    while view._reading:
+        assert time.monotonic() < deadline, "the read did not end"
+        time.sleep(0.005)
+
+
+def _count_text(view) -> str:
+    return view._count.object
+
+
+def test_an_idle_room_is_not_read_and_a_change_is(served):
+    store = served
+    room = store.create_room()
+    view = instructor.InstructorView(code=room.code, language="en", store=store,
+                                     shared=store.url.startswith("postgresql"))
+    queries = _Queries(store.engine)
+    for _ in range(20):
+        _refreshed(view)
+    assert queries.n == 0, f"an idle room was read: {queries.n} statements in 20 turns"
+
+    assert store.submit(room.code, "student-0001", 1, 6.0).ok
+    before = queries.n
+    _refreshed(view)
+    assert queries.n > before, "an answer did not make the page read the room"
+    assert "1 prediction" in _count_text(view)
+
+    after = queries.n
+    for _ in range(5):
+        _refreshed(view)
+    assert queries.n == after, "the page went on reading after it had read the change"
+
+
+def test_a_refused_answer_is_no_change(served):
+    store = served
+    room = store.create_room()
+    before = store.changes(room.code)
+    assert not store.submit(room.code, "student-0001", 1, float("nan")).ok
+    assert store.changes(room.code) == before
+    store.close_voting(room.code, 1)
+    assert store.changes(room.code) != before
+
+
+def test_another_process_answer_is_read(served, monkeypatch):
+    """SQLite: its commit changes the file, which the page looks at. PostgreSQL: the page reads every
+    SHARED_READ_S, and not before."""
+    store = served
+    room = store.create_room()
+    shared = store.url.startswith("postgresql")
+    monkeypatch.setattr(instructor, "SHARED_READ_S", 3600.0)
+    view = instructor.InstructorView(code=room.code, language="en", store=store, shared=shared)
+    other = Store(store.url)  # another process's store: its writes are not in this one's count
+    try:
+        assert other.submit(room.code, "student-0002", 1, 7.0).ok
+    finally:
+        other.close()
+    _refreshed(view)
+    if shared:
+        assert "1 prediction" not in _count_text(view), "read before SHARED_READ_S had passed"
+        monkeypatch.setattr(instructor, "SHARED_READ_S", 0.0)
+        _refreshed(view)
+    assert "1 prediction" in _count_text(view), "another process's answer was never read"
