@@ -163,8 +163,9 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         with teacher.page.expect_download() as download:
             teacher.page.click(".ae-csv")
         rows = download.value.path().read_text().splitlines()
-        assert rows[0].startswith("room,round,step,student,prediction,confidence") and len(rows) == 3
-        assert sorted(row.split(",")[5] for row in rows[1:]) == ["", "sure"]  # the phone said nothing
+        assert rows[0].startswith("room,round,step,question,student,prediction,confidence") and len(rows) == 3
+        assert [row.split(",")[3] for row in rows[1:]] == ["step-1", "step-1"]
+        assert sorted(row.split(",")[6] for row in rows[1:]) == ["", "sure"]  # the phone said nothing
 
         teacher.page.keyboard.press("n")  # a new round
         wait_text(teacher.page, ".ae-round", "第 2 轮")

@@ -65,7 +65,7 @@ def test_values_that_are_not_finite_numbers_in_range_are_refused_and_not_stored(
 
 @pytest.mark.parametrize("student, step, reason", [
     ("short", 1, "student"), ("x" * 65, 1, "student"), ("bad id with spaces", 1, "student"), (None, 1, "student"),
-    (ALICE, 0, "step"), (ALICE, 4, "step"), (ALICE, True, "step"), (ALICE, "1", "step")])
+    (ALICE, 0, "step"), (ALICE, 2**31, "step"), (ALICE, True, "step"), (ALICE, "1", "step")])
 def test_malformed_students_and_steps_are_refused(store, student, step, reason):
     code = store.create_room().code
     result = store.submit(code, student, step, 6.0, now=100.0)
@@ -112,8 +112,8 @@ def test_a_closed_or_revealed_step_takes_no_answer_and_reopening_takes_them_agai
     assert not store.room(code).closed and store.submit(code, ALICE, 1, 6.0, now=108.0).ok  # a new round opens
     with pytest.raises(KeyError):
         store.close_voting("NOPE00", 1)
-    with pytest.raises(ValueError, match="step must be 1, 2 or 3, got 4"):
-        store.close_voting(code, 4)
+    with pytest.raises(ValueError, match="step must be a question's number .*, got 0"):
+        store.close_voting(code, 0)
 
 
 def test_a_countdown_closes_the_vote_at_its_time_and_a_close_or_reopening_ends_it(store):
@@ -177,8 +177,8 @@ def test_step_and_follow_are_stored(store):
     assert (room.step, room.follow) == (3, False)
     assert store.rooms([code, "ZZZZZZ"]) == {code: room}
     assert store.latest_room() == room
-    with pytest.raises(ValueError, match="step must be 1, 2 or 3, got 4"):
-        store.set_step(code, 4)
+    with pytest.raises(ValueError, match="step must be a question's number .*, got -1"):
+        store.set_step(code, -1)
 
 
 def test_rooms_are_shared_by_two_stores_on_one_database(db_url):
@@ -209,14 +209,16 @@ def test_the_csv_has_every_round_and_neutralises_formula_cells(store):
                           "SELECT id, 3, '@SUM(A1)', 4.0, 300.0, 0 FROM rounds WHERE number = 2"))
         conn.execute(text("INSERT INTO predictions (round_id, step, student, value, submitted_at, revisions) "
                           "SELECT id, 3, '+1+1', 4.0, 301.0, 0 FROM rounds WHERE number = 2"))
-    rows = list(csv.reader(io.StringIO(store.export_csv(code))))
-    assert rows[0] == ["room", "round", "step", "student", "prediction", "confidence", "submitted_at_utc", "revisions",
-                       "earlier_predictions", "after_close", "voting_closed_at_utc", "revealed", "revealed_at_utc"]
+    rows = list(csv.reader(io.StringIO(store.export_csv(code, {1: "step-1", 3: "=step-3"}))))
+    assert rows[0] == ["room", "round", "step", "question", "student", "prediction", "confidence", "submitted_at_utc",
+                       "revisions", "earlier_predictions", "after_close", "voting_closed_at_utc", "revealed",
+                       "revealed_at_utc"]
     body = rows[1:]
     assert [(r[1], r[2]) for r in body] == [("1", "1"), ("1", "1"), ("2", "1"), ("2", "2"), ("2", "3"), ("2", "3")]
-    assert {r[3] for r in body} == {"'-danger12345", BOB, "'=HYPERLINK(1)", "'@SUM(A1)", "'+1+1"}
-    assert sorted(r[4] for r in body) == ["-3.5", "4.0", "4.0", "4.0", "6.0", "9.0"]  # a negative number stays a number
-    assert body[0][6] == "1970-01-01T00:01:40Z"
+    assert [r[3] for r in body] == ["step-1", "step-1", "step-1", "", "'=step-3", "'=step-3"]
+    assert {r[4] for r in body} == {"'-danger12345", BOB, "'=HYPERLINK(1)", "'@SUM(A1)", "'+1+1"}
+    assert sorted(r[5] for r in body) == ["-3.5", "4.0", "4.0", "4.0", "6.0", "9.0"]  # a negative number stays a number
+    assert body[0][7] == "1970-01-01T00:01:40Z"
 
 
 def test_the_csv_says_how_answers_moved_and_when_voting_closed_and_the_step_was_revealed(store):

@@ -13,6 +13,7 @@ store       SQLAlchemy 2 tables and every query (SQLite by default, PostgreSQL)
 context     what one server's class shares (database, secret, URLs, caps); the instructor's cookie
 network     the LAN addresses students can reach
 stats       the histogram and the spread shown to the instructor
+questions   what a room can be asked: the three steps and the text's checked exercises
 channel     the class socket (/class/socket): join, submit -> receipt, the room's news
 instructor  the instructor's page
 handlers    the login form's POST, the CSV export (tornado handlers)

@@ -5,8 +5,10 @@ JSON, one object per message:
 
 browser -> server
     ``{"type": "join", "room": CODE, "student": ID or null}`` once, first; then
-    ``{"type": "submit", "seq": n, "step": 1-3, "value": y, "confidence": "sure", "unsure" or null}``
-    per prediction (``confidence`` may be left out: none said).
+    ``{"type": "submit", "seq": n, "step": q, "value": y, "confidence": "sure", "unsure" or null}``
+    per prediction (``confidence`` may be left out: none said); ``q`` is a question's number
+    (:mod:`.questions`: 1-3 the steps, then the exercises), ``y`` the value typed, or the index of the
+    option chosen.
 server -> browser
     ``{"type": "joined", "room", "step", "round", "follow", "closed", "revealed", "prediction",
     "student"}``: the room as it is (``closed``: voting on its step is closed,
@@ -21,7 +23,8 @@ server -> browser
     step, starts a new round, closes or reopens voting, starts a countdown (``closes_in``: the seconds
     until the vote closes by itself, else null), or reveals. ``result`` (in ``joined`` too) is null until the
     room's step is revealed, then where the class stood: ``{"step", "answer", "n", "share_within",
-    "within"}`` (the step's answer, the number of predictions, the share within ``within`` of it).
+    "within"}`` (the question's answer, the number of predictions, the share within ``within`` of it).
+    A room's ``step`` is the question it shows: a step, or an exercise the page shows on its own card.
 
 **Ids** are the server's (:class:`StudentIds`): a join without one, or with
 one the server did not sign, is given a new one, at most
@@ -71,9 +74,8 @@ from tornado.ioloop import PeriodicCallback
 from tornado.web import HTTPError
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
-from .. import scenarios
-from ..views.steps import PREDICTION_BOUNDS
 from . import stats
+from .questions import get_question
 from .context import STORE_TIMEOUT_S, StoreSlow, StoreThreads
 from .limits import SessionCap
 from .store import RoomState, Store, normalise_code
@@ -325,10 +327,12 @@ class ClassChannel:
         except (SQLAlchemyError, StoreSlow) as exc:
             log.warning("class: predictions of room %s not read: %s", room.code, type(exc).__name__)
             return None
-        answer = scenarios.get_step(room.step).expected_output()
-        spread = stats.spread(values, answer)
-        return {"step": room.step, "answer": answer, "n": spread["n"], "share_within": spread["share_within"],
-                "within": stats.WITHIN}
+        question = get_question(room.step)
+        if question is None:
+            return None
+        spread = stats.spread(values, question.answer, question.within)
+        return {"step": room.step, "answer": question.answer, "n": spread["n"],
+                "share_within": spread["share_within"], "within": question.within}
 
 
 async def _prediction(channel: ClassChannel, room: RoomState, student: str, latest: bool) -> dict | None:
@@ -484,9 +488,14 @@ class ClassSocket(WebSocketHandler):
         if isinstance(seq, bool) or not isinstance(seq, int):
             return self._drop("submission without a sequence number")
         step, value, confidence = data.get("step"), data.get("value"), data.get("confidence")
+        question = get_question(step)
+        if question is None:
+            return self._send(type="receipt", seq=seq, ok=False, reason="step")
+        if not question.accepts(value):
+            return self._send(type="receipt", seq=seq, ok=False, reason="value")
         try:
             result = await self.channel.call("submit", self.code, self.student, step, value,
-                                             bounds=PREDICTION_BOUNDS, confidence=confidence)
+                                             bounds=question.bounds, confidence=confidence)
         except StoreSlow:
             log.warning("class: prediction for room %s not stored in time", self.code)
             return self._send(type="receipt", seq=seq, ok=False, reason="slow")

@@ -51,6 +51,7 @@ from ..route_guards import INSTRUCTOR_HEADERS
 from ..strings import DEFAULT_LANGUAGE, HTML_LANG, STRINGS, text
 from .context import COOKIE, COOKIE_DAYS, KNOWN_COOKIE, KNOWN_DAYS, ClassContext, StoreSlow
 from .instructor import CSS, login_form_html
+from .questions import question_keys
 from .store import normalise_code
 
 log = logging.getLogger(__name__)
@@ -209,7 +210,7 @@ class CsvHandler(_Base):
         code = normalise_code(code)
         try:
             found = code is not None and await self.context.call("room", code) is not None
-            rows = await self.context.call("export_csv", code) if found else None
+            rows = await self.context.call("export_csv", code, question_keys()) if found else None
         except (SQLAlchemyError, StoreSlow) as exc:
             log.warning("class: room %s not exported: %s", code, type(exc).__name__)
             self.send_error(503)

@@ -37,7 +37,7 @@ from urllib.parse import quote
 import panel as pn
 import param
 import segno
-from bokeh.models import ColumnDataSource
+from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker
 from sqlalchemy.exc import SQLAlchemyError
 
 from .. import plots, scenarios
@@ -48,6 +48,7 @@ from ..strings import DEFAULT_LANGUAGE, STRINGS, text
 from ..views.numbers import format_number
 from . import stats
 from .context import ClassContext
+from .questions import all_questions, get_question, question_html, question_label, question_title
 from .store import Store
 from .store import normalise_code
 
@@ -101,6 +102,8 @@ CSS = """
 """
 _BUTTON_CSS = ".bk-btn { font-size: 24px; min-height: 52px; } :host { font-size: 24px; }"
 _CHECK_CSS = ":host { font-size: 24px; } input { width: 24px; height: 24px; }"
+_SELECT_CSS = (":host { font-size: 24px; max-width: 100%; min-width: 0; } label { font-size: 24px; white-space: normal; } "
+               "select { font-size: 22px; min-height: 44px; width: 100%; max-width: 100%; text-overflow: ellipsis; }")
 
 
 def _t(key: str, language: str, **fmt) -> str:
@@ -244,6 +247,14 @@ class InstructorView(pn.viewable.Viewer):
                                         _t("instructor_axis_count", lang), before=self._before_bars,
                                         sure=self._sure_bars)
         figure.css_classes = ["ae-histogram"]
+        self._figure = figure
+        # Any question of the text: the steps (asked on the explorable below), the exercises (asked on a card
+        # on every student's page, wherever they are in the text).
+        self._questions = pn.widgets.Select(
+            label=_t("instructor_question_list", lang), value=room.step,
+            options={question_label(q, lang): q.number for q in all_questions()},
+            css_classes=["ae-question-select"], stylesheets=[_SELECT_CSS], sizing_mode="stretch_width")
+        self._questions.param.watch(self._question_chosen, "value")
         reveal = pn.widgets.Button(label=_t("instructor_reveal", lang), color="warning",
                                    css_classes=["ae-reveal"], stylesheets=[_BUTTON_CSS], width=260)
         reveal.on_click(lambda _e: self.reveal())
@@ -307,6 +318,7 @@ class InstructorView(pn.viewable.Viewer):
             _wrapping(self._voting, reveal, new_round),
             _wrapping(self._follow, self._hide_results, self._compare),
             _wrapping(self._timer, self._join_toggle, end),
+            self._questions,
             _html(csv), _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
             pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
         ]
@@ -355,6 +367,11 @@ class InstructorView(pn.viewable.Viewer):
         self._join_toggle.label = _t("instructor_show_join" if folded else "instructor_hide_join", lang)
 
     def _step_chosen(self, event) -> None:
+        self._write(functools.partial(self.store.set_step, self.code, event.new))
+
+    def _question_chosen(self, event) -> None:
+        if self._seen and self._seen[0] and self._seen[0].step == event.new:
+            return  # the room's own question, drawn from the database
         self._write(functools.partial(self.store.set_step, self.code, event.new))
 
     def _reveal_step(self, code: str) -> None:
@@ -483,24 +500,37 @@ class InstructorView(pn.viewable.Viewer):
             self._ended(room.code)
             return
         lang = self.language
-        step = scenarios.get_step(room.step)
+        question = get_question(room.step)
+        if question is None:  # a number no question of this release has (a newer one chose it)
+            log.warning("class: room %s shows question %s, which this release does not know", room.code, room.step)
+            return
         count = _t("instructor_count", lang, n=len(values)) + (_t("instructor_sure_count", lang, sure=len(sure))
                                                                if sure else "")
         self._count.object = (f"<div class='ae-prediction-count' aria-live='polite'>"
                               f"{html.escape(count)}</div>")
-        self._round.object = (f"<div class='ae-round ae-label'>"
-                              f"{html.escape(_t('instructor_round', lang, round=room.round, step=room.step))}</div>")
-        self._question.object = (f"<div class='ae-instructor-question'><h2>{html.escape(_t(step.title_key, lang))}"
-                                 f"</h2><p>{html.escape(_t(step.question_key, lang))}</p></div>")
+        round_line = (_t("instructor_round", lang, round=room.round, step=room.step) if question.is_step else
+                      _t("instructor_round_question", lang, round=room.round, exercise=question.key))
+        self._round.object = f"<div class='ae-round ae-label'>{html.escape(round_line)}</div>"
+        if question.is_step:
+            step = scenarios.get_step(room.step)
+            self._question.object = (f"<div class='ae-instructor-question'><h2>{html.escape(_t(step.title_key, lang))}"
+                                     f"</h2><p>{html.escape(_t(step.question_key, lang))}</p></div>")
+        else:  # the package's own text (formulas as MathML), never anything a browser sent
+            self._question.object = (f"<div class='ae-instructor-question'><h2>"
+                                     f"{html.escape(question_title(question, lang))}"
+                                     f"</h2>{question_html(question, lang)}</div>")
+        if self._questions.value != room.step:
+            self._questions.value = room.step
+        self._draw_scale(question)
         # While the vote is open the class's answers may be hidden from the projector (the default: each
         # student answers alone first); the count still shows.
         hidden = self._hide_results.value and not room.closed
-        self._bars.data = plots.histogram_data(stats.histogram([] if hidden else values))
+        self._bars.data = plots.histogram_data(question.bars([] if hidden else values))
         # The part of each bar said to be sure, darker, from the axis up (ae-confidence on the students' pages).
-        self._sure_bars.data = plots.histogram_data(stats.histogram([] if hidden else sure), drop_empty=True)
+        self._sure_bars.data = plots.histogram_data(question.bars([] if hidden else sure), drop_empty=True)
         # The round before, on the same question, outlined behind this one (ae-round-compare).
         compared = bool(before) and self._compare.value and not hidden
-        self._before_bars.data = plots.histogram_data(stats.histogram(before if compared else []), drop_empty=True)
+        self._before_bars.data = plots.histogram_data(question.bars(before if compared else []), drop_empty=True)
         self._compare.visible = bool(before)
         if room.closes_at is not None and room.closed and not room.revealed:
             self._record_timeout(room)
@@ -516,20 +546,8 @@ class InstructorView(pn.viewable.Viewer):
         self._timer.disabled = room.closed or room.closes_at is not None
         compare = ""
         if revealed:
-            answer = step.expected_output()
-            spread = stats.spread(values, answer)
-            if spread["n"]:
-                line = _t("instructor_spread", lang, answer=format_number(answer, 2, False),
-                          gap=format_number(spread["median_gap"], 2, False),
-                          share=f"{round(100 * spread['share_within'])}%")
-            else:
-                line = _t("instructor_spread_empty", lang, answer=format_number(answer, 2, False))
-            self._answer.update(location=answer, visible=True)
-            if compared:
-                moved = stats.compare(before, values, pairs, answer)
-                share = lambda x: "–" if x is None else f"{round(100 * x)}%"  # noqa: E731
-                compare = _t("instructor_compare", lang, previous=room.round - 1, before=share(moved["share_before"]),
-                             after=share(moved["share_after"]), closer=moved["closer"], paired=moved["paired"])
+            line, compare = self._outcome(question, room, values, before, pairs, compared)
+            self._answer.update(location=question.answer, visible=True)
         else:
             line = _t("instructor_hidden", lang)
             self._answer.update(location=None, visible=False)
@@ -537,8 +555,54 @@ class InstructorView(pn.viewable.Viewer):
             f"<div class='ae-compare ae-big'>{html.escape(compare)}</div>" if compare else "")
         if self._follow.value != room.follow:
             self._follow.value = room.follow
-        if self.explorer.step != room.step:  # chosen in another instructor window
+        if question.is_step and self.explorer.step != room.step:  # chosen in another instructor window
             self.explorer.go_to_step(room.step)
+
+    def _draw_scale(self, question) -> None:
+        """The histogram's x axis for ``question``: a letter per option of a choice, else numbers."""
+        lang, axis = self.language, self._figure.xaxis[0]
+        if question.kind == "choice":
+            ticks = list(range(len(question.options)))
+            if not isinstance(axis.ticker, FixedTicker) or list(axis.ticker.ticks) != ticks:
+                axis.ticker = FixedTicker(ticks=ticks)
+                axis.major_label_overrides = {i: letter for i, letter in enumerate(question.options)}
+            label = _t("instructor_axis_option", lang)
+        else:
+            if isinstance(axis.ticker, FixedTicker):
+                axis.ticker, axis.major_label_overrides = BasicTicker(), {}
+            label = _t("instructor_axis" if question.is_step else "instructor_axis_answer", lang)
+        if axis.axis_label != label:
+            axis.axis_label = label
+
+    def _outcome(self, question, room, values, before, pairs, compared) -> tuple[str, str]:
+        """The revealed question's line (its answer, how far the class was, the share right) and the
+        comparison with the round before ("" without one)."""
+        lang = self.language
+        answer = question.format(question.answer)
+        spread = stats.spread(values, question.answer, question.within)
+        share = lambda x: "–" if x is None else f"{round(100 * x)}%"  # noqa: E731
+        if question.is_step:
+            line = (_t("instructor_spread", lang, answer=format_number(question.answer, 2, False),
+                       gap=format_number(spread["median_gap"], 2, False), share=share(spread["share_within"]))
+                    if spread["n"] else
+                    _t("instructor_spread_empty", lang, answer=format_number(question.answer, 2, False)))
+        elif not spread["n"]:
+            line = _t("instructor_spread_question_empty", lang, answer=answer)
+        elif question.kind == "choice":
+            line = _t("instructor_spread_choice", lang, answer=answer, share=share(spread["share_within"]))
+        else:
+            line = _t("instructor_spread_question", lang, answer=answer, within=f"{question.within:g}",
+                      share=share(spread["share_within"]))
+        if not compared:
+            return line, ""
+        moved = stats.compare(before, values, pairs, question.answer, question.within)
+        if question.is_step:
+            return line, _t("instructor_compare", lang, previous=room.round - 1, before=share(moved["share_before"]),
+                            after=share(moved["share_after"]), closer=moved["closer"], paired=moved["paired"])
+        right = lambda v: abs(v - question.answer) <= question.within + 1e-12  # noqa: E731
+        return line, _t("instructor_compare_question", lang, previous=room.round - 1,
+                        before=share(moved["share_before"]), after=share(moved["share_after"]),
+                        closer=sum(right(b) and not right(a) for a, b in pairs), paired=moved["paired"])
 
     def __panel__(self):
         return pn.Column(self._keys, self._body, sizing_mode="stretch_width", max_width=1400, styles={"margin": "0 auto"},

@@ -88,7 +88,8 @@ LOGIN_FAILURES_ALLOWED = 10
 LOGIN_FAILURES_ALL = 100
 LOGIN_WINDOW_S = 60.0
 _BROWSER = "browser:"
-STEPS = (1, 2, 3)
+#: The numbers a question may be kept under (``classroom/questions.py``: 1-3 the steps, then the exercises).
+QUESTION_NUMBERS = range(1, 2**31)
 #: What a student may say of their answer besides it (or nothing: None).
 CONFIDENCES = ("sure", "unsure")
 #: A room ends by itself this long after it was started (s): a code seen on a projector is not a key for ever.
@@ -213,7 +214,7 @@ class RoomState:
     code : str
         The join code (:data:`CODE_LENGTH` letters of :data:`CODE_ALPHABET`).
     step : int
-        The step the instructor shows (1-3).
+        The question the instructor shows: 1-3 a step, else an exercise (:mod:`.questions`).
     round : int
         The current round, from 1.
     follow : bool
@@ -468,12 +469,12 @@ class Store:
                     s.rollback()
 
     def set_step(self, code: str, step: int) -> None:
-        """Show ``step`` (1-3) in room ``code``.
+        """Show question ``step`` (1-3: a step; :mod:`.questions`) in room ``code``.
 
         Raises
         ------
         ValueError
-            If ``step`` is not 1, 2 or 3.
+            If ``step`` cannot be a question's number.
         """
         _check_step(step)
         self._update(code, step=step)
@@ -522,7 +523,7 @@ class Store:
         now = time.time() if now is None else now
         if not valid_student(student):
             return Submitted(False, "student")
-        if isinstance(step, bool) or step not in STEPS:
+        if not _is_question_number(step):
             return Submitted(False, "step")
         if not _in_bounds(value, bounds):
             return Submitted(False, "value")
@@ -693,7 +694,7 @@ class Store:
         KeyError
             If there is no such room.
         ValueError
-            If ``step`` is not 1, 2 or 3.
+            If ``step`` cannot be a question's number.
         """
         _check_step(step)
         now = time.time() if now is None else now
@@ -735,7 +736,7 @@ class Store:
         KeyError
             If there is no such room.
         ValueError
-            If ``step`` is not 1, 2 or 3, or ``seconds`` is not a number from 1 to 3600.
+            If ``step`` cannot be a question's number, or ``seconds`` is not a number from 1 to 3600.
         """
         _check_step(step)
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 1 <= seconds <= 3600:
@@ -795,22 +796,23 @@ class Store:
                          confidence=r[10])
                     for r in rows]
 
-    def export_csv(self, code: str) -> str:
+    def export_csv(self, code: str, questions: dict[int, str] | None = None) -> str:
         """:meth:`export_rows` as CSV text (UTF-8), cells neutralised against spreadsheet formulas.
 
         Times are UTC (ISO 8601, to the second); ``earlier_predictions`` are
         the replaced values separated by ``;``; an empty cell is a time that
-        did not happen.
+        did not happen. ``questions`` names the question of each number
+        (:mod:`.questions`: ``step-1``, ``q2-alpha2``) in the column ``question``.
         """
         stamp = lambda t: "" if t is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))  # noqa: E731
         out = io.StringIO()
-        fields = ["room", "round", "step", "student", "prediction", "confidence", "submitted_at_utc", "revisions",
+        fields = ["room", "round", "step", "question", "student", "prediction", "confidence", "submitted_at_utc", "revisions",
                   "earlier_predictions", "after_close", "voting_closed_at_utc", "revealed", "revealed_at_utc"]
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(fields)
         for row in self.export_rows(code):
             writer.writerow([neutralise(c) for c in (
-                row["room"], row["round"], row["step"], row["student"], repr(float(row["prediction"])),
+                row["room"], row["round"], row["step"], (questions or {}).get(row["step"], ""), row["student"], repr(float(row["prediction"])),
                 row["confidence"] or "", stamp(row["submitted_at"]), row["revisions"], ";".join(repr(float(v)) for v in row["earlier"]),
                 "yes" if row["after_close"] else "no", stamp(row["closed_at"]), "yes" if row["revealed"] else "no",
                 stamp(row["revealed_at"]))])
@@ -853,10 +855,16 @@ class Store:
         self.engine.dispose()
 
 
+def _is_question_number(step) -> bool:
+    """Whether ``step`` can be a question's number (an int of :data:`QUESTION_NUMBERS`; which questions
+    exist is :mod:`.questions`' to say)."""
+    return isinstance(step, int) and not isinstance(step, bool) and step in QUESTION_NUMBERS
+
+
 def _check_step(step) -> None:
-    """Raise ValueError naming ``step`` unless it is 1, 2 or 3."""
-    if step not in STEPS:
-        raise ValueError(f"step must be 1, 2 or 3, got {step!r}")
+    """Raise ValueError naming ``step`` unless it can be a question's number."""
+    if not _is_question_number(step):
+        raise ValueError(f"step must be a question's number (1 to {QUESTION_NUMBERS[-1]}), got {step!r}")
 
 
 def _in_bounds(value, bounds: tuple[float, float]) -> bool:

@@ -27,6 +27,7 @@ from . import controls
 from .base import html_model, web_module
 from ..strings import text
 from ..classroom.codes import CODE_ALPHABET, CODE_LENGTH
+from ..classroom.questions import page_questions
 from ..views.steps import PREDICTION_BOUNDS, steps_config
 
 #: Keys of the strings the browser shows (``web/classroom.js``).
@@ -39,7 +40,11 @@ BROWSER_STRINGS = ("class_room", "class_joined", "class_submitted", "class_submi
                    "class_result_no_prediction", "class_result_class", "class_result_class_one", "class_result_nobody",
                    "class_refused_confidence", "class_voting_closes_in",
                    "class_lost_received",
-                   "class_lost_not_received", "class_lost_none", "class_needs_server", "connection_lost")
+                   "class_lost_not_received", "class_lost_none", "class_needs_server", "connection_lost",
+                   "class_question_title", "class_question_submit", "class_question_placeholder", "class_question_hide",
+                   "class_question_show", "class_question_submitted", "class_question_choose",
+                   "class_question_malformed", "class_question_result", "class_question_result_none",
+                   "class_question_class", "class_question_class_one", "class_question_unknown")
 
 _SUBMITTED_CSS = ":host { color: var(--ae-right, #1b7a2e); font-weight: 600; }"
 _VOTE_CSS = ":host { font-weight: 600; }"
@@ -47,7 +52,8 @@ _VOTE_CSS = ":host { font-weight: 600; }"
 
 def class_config(language: str) -> dict:
     """What ``web/classroom.js`` needs: its strings in ``language``, the prediction's bounds, each step's start,
-    and the rule a room code follows (the store's alphabet and length: nothing else is shown or sent).
+    the rule a room code follows (the store's alphabet and length: nothing else is shown or sent), and the
+    text's other questions the instructor may pose (:func:`.classroom.questions.page_questions`, no answers).
 
     The socket's path is ``/class/socket`` on the page's own server.
     """
@@ -55,7 +61,8 @@ def class_config(language: str) -> dict:
             "prediction_bounds": list(PREDICTION_BOUNDS),
             "steps": [{"start": s["start"]} for s in steps_config(language)["steps"]],
             "socket_path": "/class/socket",
-            "room_code": {"alphabet": CODE_ALPHABET, "length": CODE_LENGTH}}
+            "room_code": {"alphabet": CODE_ALPHABET, "length": CODE_LENGTH},
+            "questions": page_questions(language)}
 
 
 class ClassPanel:

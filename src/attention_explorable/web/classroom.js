@@ -6,7 +6,8 @@
 // this student's receipts, the room's step (when the students follow the instructor), whether
 // voting on it is closed or its answer revealed, and a new round. While the vote is open, the
 // page's demonstration (the answer) waits (web/shared.js votingOpen). Run by Bokeh's CustomJS on the document's document_ready, on the
-// explorable's step and on the two buttons.
+// explorable's step and on the two buttons. A question of the text other than the steps (an exercise the
+// instructor poses) is asked on a card of its own at the foot of the screen, wherever the student is.
 import {classLinks as links, escapeHtml, fill, formatFixed, formatG, goToStepStart, votingOpen} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 
@@ -138,6 +139,208 @@ export function draw(link, state, models, config) {
     ? fill(ok.restored ? S.class_submitted_restored : S.class_submitted, {step: ok.step, value: formatG(ok.value)})
     : "");
   show(models.message, message);
+  drawQuestion(link, config);
+}
+
+/** Whether the room's question `n` is one of the steps (asked on the explorable), not a card's question. */
+export function isStep(config, n) {
+  return Number.isInteger(n) && n >= 1 && n <= config.steps.length;
+}
+
+/**
+ * Where the class stood on the card's revealed question, as one line ("" before its reveal): the answer
+ * (an option's letter for a choice), this student's own acknowledged answer, and the share right.
+ */
+export function questionResult(link, question, strings) {
+  const r = link.result;
+  if (!r || r.step !== link.roomStep || !question) return "";
+  const show = (v) => (question.kind === "choice" ? (question.options[v] ?? "?") : formatG(v));
+  const klass = r.n && r.share_within !== null
+    ? fill(r.n === 1 ? strings.class_question_class_one : strings.class_question_class,
+           {n: r.n, share: `${Math.round(100 * r.share_within)}%`})
+    : strings.class_result_nobody;
+  const ok = link.acknowledged;
+  if (!ok || ok.step !== r.step) return fill(strings.class_question_result_none, {answer: show(r.answer), class: klass});
+  return fill(strings.class_question_result, {answer: show(r.answer), yours: show(ok.value), class: klass});
+}
+
+const CARD_CSS = `
+.ae-class-question { position: fixed; left: 0; right: 0; bottom: 0; z-index: 900; box-sizing: border-box;
+  max-height: 60vh; overflow: auto; margin: 0 auto; max-width: 760px; padding: 10px 14px 12px;
+  background: var(--ae-surface, #fff); color: var(--ae-text, #1b1b1b); font-size: 16px; line-height: 1.5;
+  border: 2px solid var(--ae-accent, #2f6fad); border-bottom: 0; border-radius: 10px 10px 0 0;
+  box-shadow: 0 -4px 18px rgba(0, 0, 0, 0.25); }
+.ae-class-question[hidden] { display: none; }
+.ae-cq-head { display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; }
+.ae-cq-head strong { font-size: 17px; }
+.ae-cq-label { color: var(--ae-muted, #444); flex: 1 1 12em; }
+.ae-class-question button { font: inherit; min-height: 44px; padding: 4px 14px; border-radius: 6px; cursor: pointer;
+  border: 1px solid var(--ae-border, #8c8c8c); background: var(--ae-surface, #fff); color: var(--ae-text, #1b1b1b); }
+.ae-class-question .ae-cq-submit { background: var(--ae-accent, #2f6fad); color: #fff;
+  border-color: var(--ae-accent-border, #24578a); }
+.ae-class-question input[type=text] { font: inherit; min-height: 40px; padding: 4px 8px; width: 10em;
+  background: var(--ae-surface, #fff); color: var(--ae-text, #1b1b1b); border: 1px solid var(--ae-border, #8c8c8c); }
+.ae-cq-answer { display: flex; gap: 10px; align-items: center; flex-wrap: wrap; margin-top: 6px; }
+.ae-cq-choices { display: flex; gap: 6px; flex-wrap: wrap; border: 0; margin: 0; padding: 0; }
+.ae-cq-choices label { display: inline-flex; align-items: center; gap: 4px; min-height: 44px; min-width: 44px;
+  padding: 0 10px; border: 1px solid var(--ae-border, #8c8c8c); border-radius: 6px; cursor: pointer; }
+.ae-cq-choices input { width: 20px; height: 20px; margin: 0; }
+.ae-cq-status { margin: 6px 0 0; font-weight: 600; }
+.ae-cq-status.ae-cq-ok { color: var(--ae-right, #1b7f3b); }
+.ae-cq-status.ae-cq-problem { color: var(--ae-error, #b00020); }
+.ae-cq-text .ae-options { padding-left: 1.2em; margin: 4px 0; }
+.ae-cq-text p { margin: 4px 0; }
+`;
+
+/** An element `tag` with `attrs` (attributes) and plain `text`: nothing here is parsed as HTML. */
+function el(tag, attrs = {}, text = "") {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text) node.textContent = text;
+  return node;
+}
+
+/** The card of the room's question `number` on this page (made once, at the foot of the screen). */
+function questionCard(link, config) {
+  if (link.card) return link.card;
+  const S = config.strings;
+  if (!document.getElementById("ae-class-question-css")) {
+    document.head.append(el("style", {id: "ae-class-question-css"}, CARD_CSS));
+  }
+  const root = el("section", {class: "ae-class-question", "aria-labelledby": "ae-cq-title", hidden: ""});
+  const head = el("div", {class: "ae-cq-head"});
+  const title = el("strong", {id: "ae-cq-title"}, S.class_question_title);
+  const label = el("span", {class: "ae-cq-label"});
+  const toggle = el("button", {type: "button", class: "ae-cq-toggle", "aria-expanded": "true"}, S.class_question_hide);
+  head.append(title, label, toggle);
+  const body = el("div", {class: "ae-cq-body"});
+  const text = el("div", {class: "ae-cq-text"});
+  const answer = el("div", {class: "ae-cq-answer"});
+  const status = el("p", {class: "ae-cq-status", role: "status"});
+  body.append(text, answer, status);
+  root.append(head, body);
+  toggle.addEventListener("click", () => {
+    const open = body.hidden;
+    body.hidden = !open;
+    toggle.setAttribute("aria-expanded", String(open));
+    toggle.textContent = open ? S.class_question_hide : S.class_question_show;
+  });
+  document.body.append(root);
+  link.card = {root, label, text, answer, status, number: null, input: null};
+  return link.card;
+}
+
+/** Put question `number` on the card (a new question: its text and its box or options, empty or restored). */
+function askQuestion(link, config, number, prediction, newRound) {
+  const card = questionCard(link, config);
+  const question = config.questions[String(number)];
+  if (card.number === number && !newRound) return;
+  card.number = number;
+  card.answer.replaceChildren();
+  card.input = null;
+  if (!question) {
+    card.label.textContent = "";
+    card.text.replaceChildren(el("p", {}, config.strings.class_question_unknown));
+    return;
+  }
+  const S = config.strings;
+  card.label.textContent = question.label;
+  // The package's own question text (formulas as MathML), from the page's config: never from a message.
+  card.text.innerHTML = question.html;
+  const stored = prediction && prediction.step === number ? prediction.value : null;
+  if (question.kind === "choice") {
+    const group = el("div", {class: "ae-cq-choices", role: "radiogroup", "aria-labelledby": "ae-cq-title"});
+    question.options.forEach((letter, i) => {
+      const box = el("input", {type: "radio", name: "ae-cq-choice", value: String(i)});
+      if (stored === i) box.checked = true;
+      const row = el("label", {});
+      row.append(box, document.createTextNode(letter));
+      group.append(row);
+    });
+    card.answer.append(group);
+    card.input = group;
+  } else {
+    const box = el("input", {type: "text", inputmode: "decimal", class: "ae-cq-input", autocomplete: "off",
+                             placeholder: S.class_question_placeholder, "aria-labelledby": "ae-cq-title"});
+    if (stored !== null) box.value = formatG(stored);
+    box.addEventListener("keydown", (e) => { if (e.key === "Enter") submitAnswer(link, config); });
+    card.answer.append(box);
+    card.input = box;
+  }
+  const send = el("button", {type: "button", class: "ae-cq-submit"}, S.class_question_submit);
+  send.addEventListener("click", () => submitAnswer(link, config));
+  card.answer.append(send);
+  if (stored !== null) link.acknowledged = {step: number, value: stored, restored: true};
+  link.message = link.cardMessage = "";
+}
+
+/** The answer on the card, as the number sent: the option's index, or the value typed (null: none). */
+function cardValue(card, question) {
+  if (question.kind === "choice") {
+    const chosen = card.input.querySelector("input:checked");
+    return chosen ? Number(chosen.value) : null;
+  }
+  return parsePrediction(card.input.value, question.bounds);
+}
+
+/** Send the card's answer (said on the card when there is none, or the vote is closed). */
+function submitAnswer(link, config) {
+  const S = config.strings, card = link.card;
+  const question = card && config.questions[String(card.number)];
+  if (!question || card.number !== link.roomStep) return;
+  const value = cardValue(card, question);
+  if (value === null) {
+    link.cardMessage = question.kind === "choice" ? S.class_question_choose : S.class_question_malformed;
+    return drawQuestion(link, config);
+  }
+  if (link.closed) {
+    link.cardMessage = S.class_refused_closed;
+    return drawQuestion(link, config);
+  }
+  link.cardMessage = "";
+  const ok = link.acknowledged;
+  if (ok && ok.step === card.number && ok.value === value) return drawQuestion(link, config);
+  link.seq += 1;
+  link.sent = {seq: link.seq, step: card.number, value, confidence: null};
+  if (link.socket && link.socket.readyState === WebSocket.OPEN) {
+    link.socket.send(JSON.stringify({type: "submit", ...link.sent}));
+  }
+  drawQuestion(link, config);
+}
+
+/** The card as the room stands: shown while the room's question is one of its own, with its status line. */
+function drawQuestion(link, config) {
+  const card = link.card;
+  if (!card) return;
+  const shown = link.joined && !isStep(config, link.roomStep) && card.number === link.roomStep;
+  card.root.hidden = !shown;
+  if (!shown) return;
+  const S = config.strings;
+  const question = config.questions[String(card.number)];
+  if (!question) return;
+  const closed = link.closed;
+  for (const input of card.answer.querySelectorAll("input, button")) input.disabled = closed;
+  const ok = link.acknowledged;
+  const pending = link.sent && link.sent.step === card.number && !(link.receipt && link.receipt.seq === link.sent.seq);
+  const refused = link.receipt && !link.receipt.ok && link.sent && link.receipt.seq === link.sent.seq && link.message;
+  const result = questionResult(link, question, S);
+  let line = "", kind = "";
+  if (link.cardMessage) [line, kind] = [link.cardMessage, "ae-cq-problem"];
+  else if (refused) [line, kind] = [link.message, "ae-cq-problem"];
+  else if (pending) line = S.class_pending;
+  else if (result) line = result;
+  else if (ok && ok.step === card.number) {
+    const value = question.kind === "choice" ? (question.options[ok.value] ?? "?") : formatG(ok.value);
+    [line, kind] = [fill(S.class_question_submitted, {value}), "ae-cq-ok"];
+  } else if (closed) line = S.class_voting_closed;
+  if (link.deadline && !closed) line = [line, voteStatusAt(link, S)].filter(Boolean).join(" ");
+  card.status.textContent = line;
+  card.status.className = "ae-cq-status" + (kind ? " " + kind : "");
+}
+
+/** The countdown of the room's vote, as one line. */
+function voteStatusAt(link, strings, now = Date.now()) {
+  return fill(strings.class_voting_closes_in, {seconds: Math.max(0, Math.ceil((link.deadline - now) / 1000))});
 }
 
 function goToStep(state, config, step) {
@@ -185,11 +388,13 @@ export function receive(link, state, models, config, data) {
     link.deadline = typeof data.closes_in === "number" && isFinite(data.closes_in) ? Date.now() + 1000 * data.closes_in : null;
     tick(link, state, models, config);
     if (opened) link.message = "";  // reopened: a refusal "closed" no longer holds
-    if (moved) goToStep(state, config, data.step);
-    else if (!data.follow && data.type === "joined" && data.prediction && data.prediction.step !== state.step) {
+    if (moved && isStep(config, data.step)) goToStep(state, config, data.step);
+    else if (!data.follow && data.type === "joined" && data.prediction && data.prediction.step !== state.step &&
+             isStep(config, data.prediction.step)) {
       goToStep(state, config, data.prediction.step);  // back at the step the student last predicted
     }
     if (data.type === "joined" || moved || newRound) restore(link, state, data.prediction);
+    if (!isStep(config, data.step)) askQuestion(link, config, data.step, data.prediction, newRound);
   } else if (data.type === "receipt") {
     link.receipt = data;
     if (data.ok) {

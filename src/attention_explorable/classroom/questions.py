@@ -1,0 +1,246 @@
+"""The questions an instructor can pose to a room: the three steps of 3.8 and the text's checked exercises.
+
+A room shows one question at a time. Its number is what the database keeps
+(``rooms.step``, ``predictions.step``): 1, 2 and 3 are the steps of the
+steps explorable (:mod:`attention_explorable.scenarios`), asked on the
+explorable itself; every checked exercise of the course text (a
+``:::exercise`` block of kind ``number`` or ``choice``, in ``sections/``)
+has a number of its own, from its id (:func:`question_number`), which stays
+the same from one release to the next as long as the id does. A student's
+answer is a number: the value typed, or the index of the option chosen
+(0 for A).
+
+Nothing here knows of the server: :mod:`.channel` checks an answer with
+:meth:`Question.accepts` and finds the answer of a revealed question here,
+:mod:`.instructor` lists the questions and draws each one's histogram, and
+the student's page gets :func:`page_questions` (the text, the kind, the
+options; never the answer) in its class config (``web/classroom.js``).
+
+Reference: course sections 3.7 (exercises Q2, Q3, Q5) and 3.8 (the three
+steps, their checks, exercises 3.8.1-3.8.3).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import zlib
+from dataclasses import dataclass
+
+from .. import scenarios
+from ..strings import text
+from . import stats
+
+#: Questions whose answer is a number, or an option.
+KINDS = ("number", "choice")
+#: The first number of an exercise's question (1-3 are the steps).
+FIRST_EXERCISE = 1000
+#: Bars of a number question's histogram on each side of the answer.
+BARS_EACH_SIDE = 6
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question a room can be asked.
+
+    Attributes
+    ----------
+    number : int
+        What the database keeps: 1-3 for the steps, :func:`question_number` for an exercise.
+    key : str
+        ``step-1`` ... ``step-3``, or the exercise's id (``q2-alpha2``).
+    section : str
+        ``3.7`` or ``3.8``.
+    kind : {"number", "choice"}
+    answer : float
+        The right value; for a choice, the index of the right option (0 for A).
+    within : float
+        An answer this close to ``answer`` counts as right (the exercise's
+        tolerance; :data:`.stats.WITHIN` for a step's prediction of y).
+    bounds : (float, float)
+        The answers accepted (a choice: 0 to its last option).
+    options : tuple of str
+        A choice's option letters (``("A", "B", "C", "D")``); empty for a number.
+    """
+
+    number: int
+    key: str
+    section: str
+    kind: str
+    answer: float
+    within: float
+    bounds: tuple[float, float]
+    options: tuple[str, ...] = ()
+
+    @property
+    def is_step(self) -> bool:
+        """Whether this is one of the steps explorable's three (asked on the explorable itself)."""
+        return self.number in scenarios_step_numbers()
+
+    def accepts(self, value) -> bool:
+        """Whether ``value`` can be an answer: a finite real number within :attr:`bounds`, and for a choice
+        the index of one of its options."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        try:
+            number = float(value)
+        except OverflowError:
+            return False
+        if not (math.isfinite(number) and self.bounds[0] <= number <= self.bounds[1]):
+            return False
+        return self.kind != "choice" or number == int(number)
+
+    def bars(self, values) -> dict[str, list]:
+        """The histogram of ``values`` (:func:`.stats.histogram`) on this question's scale: a bar per
+        option of a choice; bars centred on the answer's grid for a number (the steps: 2 to 10 by 0.5)."""
+        lo, hi, width = self.scale
+        return stats.histogram(values, lo=lo, hi=hi, width=width)
+
+    @property
+    def scale(self) -> tuple[float, float, float]:
+        """(lo, hi, width) of :meth:`bars`."""
+        if self.kind == "choice":
+            return 0.0, float(len(self.options) - 1), 1.0
+        if self.is_step:
+            return 2.0, 10.0, stats.BIN_WIDTH
+        width = _nice_width(self.answer, self.within)
+        return self.answer - BARS_EACH_SIDE * width, self.answer + BARS_EACH_SIDE * width, width
+
+    def format(self, value: float) -> str:
+        """``value`` as an answer of this question is read: a choice's letter, else the number (as typed)."""
+        if self.kind == "choice":
+            index = int(value)
+            return self.options[index] if 0 <= index < len(self.options) else "?"
+        return f"{value:.2f}" if self.is_step else f"{value:g}" if abs(value) < 1e6 else f"{value:.0f}"
+
+
+def scenarios_step_numbers() -> tuple[int, ...]:
+    """The numbers of the steps (1, 2, 3)."""
+    return tuple(step.number for step in scenarios.STEPS)
+
+
+def question_number(key: str) -> int:
+    """The number an exercise's question is kept under, from its id: the same in every release and
+    process (a CRC-32 of the id, from :data:`FIRST_EXERCISE`; :func:`all_questions` checks that no two
+    collide).
+
+    >>> question_number("q2-alpha2") == question_number("q2-alpha2") >= FIRST_EXERCISE
+    True
+    """
+    return FIRST_EXERCISE + zlib.crc32(key.encode("utf-8")) % 1_000_000
+
+
+def _nice_width(answer: float, within: float) -> float:
+    """A bar width of 1, 2 or 5 times a power of ten, about a tenth of the answer's size (at least its
+    tolerance)."""
+    size = max(abs(answer) / 10, within, 1e-9)
+    power = 10 ** math.floor(math.log10(size))
+    for factor in (1, 2, 5, 10):
+        if factor * power >= size * 0.999:
+            return factor * power
+    return 10 * power  # pragma: no cover - the loop ends at 10
+
+
+_OPTION = re.compile(r"^\s*([A-Z])[.．、]")
+
+
+def _exercise_questions(language: str = "zh") -> list[tuple[Question, object]]:
+    from ..content import load_sections
+
+    out = []
+    for section in load_sections(language):
+        for block in section.blocks:
+            kind = block.options.get("kind")
+            if block.kind != "exercise" or kind not in KINDS:
+                continue
+            key = block.args[0]
+            number = section.id.replace("sec-", "").replace("-", ".")
+            if kind == "choice":
+                letters = tuple(m.group(1) for line in block.parts.get("options", "").splitlines()
+                                if (m := _OPTION.match(line)))
+                answer = float(letters.index(block.options["answer"].strip().upper()))
+                question = Question(question_number(key), key, number, kind, answer, 0.0,
+                                    (0.0, float(len(letters) - 1)), letters)
+            else:
+                answer, tol = float(block.options["answer"]), float(block.options.get("tol", 1e-6))
+                limit = 1e15
+                question = Question(question_number(key), key, number, kind, answer, tol, (-limit, limit))
+            out.append((question, block))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _registry(language: str) -> tuple[tuple[Question, object | None], ...]:
+    steps = [(Question(step.number, f"step-{step.number}", "3.8", "number", step.expected_output(), stats.WITHIN,
+                       (-20.0, 20.0)), None) for step in scenarios.STEPS]
+    found = steps + _exercise_questions(language)
+    numbers = [q.number for q, _ in found]
+    if len(set(numbers)) != len(numbers):  # pragma: no cover - held by tests/classroom/test_questions.py
+        raise RuntimeError("two questions share a number: rename an exercise")
+    return tuple(found)
+
+
+def all_questions() -> tuple[Question, ...]:
+    """Every question, in the order of the text: the steps, then the exercises of 3.7 and of 3.8."""
+    return tuple(q for q, _ in _registry("zh"))
+
+
+def question_keys() -> dict[int, str]:
+    """Each question's key by its number (the CSV's ``question`` column)."""
+    return {q.number: q.key for q in all_questions()}
+
+
+def get_question(number) -> Question | None:
+    """The question kept under ``number``, or None (not an int, or no such question)."""
+    if isinstance(number, bool) or not isinstance(number, int):
+        return None
+    return next((q for q in all_questions() if q.number == number), None)
+
+
+def _plain(markdown: str, limit: int = 70) -> str:
+    """The first words of a Markdown text, as plain text (formulas as their TeX, without the dollars)."""
+    flat = " ".join(re.sub(r"[$*`]", "", markdown).split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def question_label(question: Question, language: str) -> str:
+    """One line naming ``question`` in a list (plain text): its section, its kind and its first words."""
+    if question.is_step:
+        step = scenarios.get_step(question.number)
+        return text("question_step_label", language, section=question.section, title=text(step.title_key, language))
+    block = dict((q.key, b) for q, b in _registry(language))[question.key]
+    return text("question_exercise_label", language, section=question.section, exercise=question.key,
+                start=_plain(block.parts.get("question", "")))
+
+
+def question_title(question: Question, language: str) -> str:
+    """A short heading of ``question`` (plain text): "3.8 Step 2 · ...", "3.7 exercise q2-alpha2"."""
+    if question.is_step:
+        return text(scenarios.get_step(question.number).title_key, language)
+    return text("question_exercise_title", language, section=question.section, exercise=question.key)
+
+
+def question_html(question: Question, language: str) -> str:
+    """The question as HTML (formulas in MathML), with a choice's options: built from the package's own
+    text, never from anything a browser sent."""
+    import html
+
+    if question.is_step:
+        step = scenarios.get_step(question.number)
+        return (f"<p><b>{html.escape(text(step.title_key, language))}</b></p>"
+                f"<p>{html.escape(text(step.question_key, language))}</p>")
+    from ..views.exercise import options_html
+    from ..views.exercise import question_html as exercise_html
+
+    block = dict((q.key, b) for q, b in _registry(language))[question.key]
+    return exercise_html(block, language) + options_html(block, language)
+
+
+def page_questions(language: str) -> dict[str, dict]:
+    """What a student's page shows of each exercise's question, by number (as text keys of JSON):
+    ``kind``, ``label``, ``html`` (:func:`question_html`), ``options`` (letters) and ``bounds``. No answer."""
+    return {str(q.number): {"kind": q.kind, "label": question_label(q, language),
+                            "html": question_html(q, language), "options": list(q.options),
+                            "bounds": list(q.bounds)}
+            for q in all_questions() if not q.is_step}
