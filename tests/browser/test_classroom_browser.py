@@ -400,3 +400,68 @@ def test_a_page_whose_room_ends_during_a_vote_demonstrates_again(student, tmp_pa
         finally:
             store.close()
         assert not server.log_errors()
+
+
+def test_the_instructor_poses_an_exercise_and_each_students_page_asks_it_wherever_the_student_is(student, tmp_path):
+    """An exercise chosen from the instructor's list reaches a phone on the textbook (at its table of contents)
+    and a laptop on the steps page as a card at the foot of the screen: a choice, then a number; the vote's
+    close disables the card, the reveal says the answer, the student's own and the class's share right."""
+    from attention_explorable.classroom.questions import all_questions, question_label, question_title
+
+    choice = next(q for q in all_questions() if q.kind == "choice")
+    number = next(q for q in all_questions() if q.key == "q2-alpha2")
+    with ClassServer(f"sqlite:///{tmp_path / 'class.sqlite3'}", ["--max-sessions-per-client", "0"]) as server:
+        teacher = student(1024, 768)
+        teacher.open(f"{server.base}/instructor", ".ae-instructor-key")
+        teacher.page.fill(".ae-instructor-key", KEY)
+        teacher.page.click(".ae-instructor-login")
+        teacher.page.click(".ae-start-room button", timeout=30_000)
+        teacher.page.wait_for_selector(".ae-room-code", timeout=30_000)
+        code = text_of(teacher.page, ".ae-room-code").strip()
+        phone, desk = student(390, 844, mobile=True), student(1280, 900)
+        phone.open(f"{server.base}/textbook?room={code}", ".ae-submit-prediction")
+        desk.open(f"{server.base}/steps?room={code}", ".ae-submit-prediction")
+        for s in (phone, desk):
+            wait_text(s.page, ".ae-room-joined", code)
+        assert not phone.page.locator(".ae-class-question").is_visible()  # a step: asked on the explorable
+
+        teacher.page.locator(".ae-question-select select").select_option(label=question_label(choice, "zh"))
+        wait_text(teacher.page, ".ae-round", f"练习 {choice.key}")
+        wait_text(teacher.page, ".ae-instructor-question", "d_k|dk|√")
+        for s in (phone, desk):
+            s.page.locator(".ae-class-question").wait_for(state="visible")
+            wait_text(s.page, ".ae-cq-label", re.escape(question_title(choice, "zh")))
+            box = s.page.locator(".ae-class-question").bounding_box()
+            assert box["y"] + box["height"] <= s.page.viewport_size["height"] + 1  # on screen, wherever they are
+        phone.page.locator(".ae-cq-submit").click()  # nothing chosen yet
+        wait_text(phone.page, ".ae-cq-status", "请先选一个选项")
+        right = choice.options[int(choice.answer)]
+        phone.page.locator(".ae-class-question").get_by_role("radio", name=right).check()
+        phone.page.locator(".ae-cq-submit").click()
+        wait_text(phone.page, ".ae-cq-status", f"已提交：{right}")
+        wait_text(teacher.page, ".ae-prediction-count", "已收到 1 份预测")
+        phone.page.screenshot(path=str(ARTIFACTS / "classroom-exercise-card-phone.png"))
+
+        teacher.page.locator(".ae-question-select select").select_option(label=question_label(number, "zh"))
+        wait_text(desk.page, ".ae-cq-label", re.escape(number.key))
+        desk.page.locator(".ae-cq-input").fill("0.5.1")
+        desk.page.locator(".ae-cq-input").press("Enter")
+        wait_text(desk.page, ".ae-cq-status", "请输入一个数字")
+        desk.page.locator(".ae-cq-input").fill("0.212")
+        desk.page.locator(".ae-cq-input").press("Enter")
+        wait_text(desk.page, ".ae-cq-status", "已提交：0.212")
+        wait_text(teacher.page, ".ae-prediction-count", "已收到 1 份预测")
+        teacher.page.keyboard.press("c")
+        wait_text(phone.page, ".ae-cq-status", "投票已关闭")
+        assert phone.page.locator(".ae-cq-input").is_disabled()
+        teacher.page.keyboard.press("r")
+        wait_text(teacher.page, ".ae-spread", r"答案 0\.212.*100%")
+        wait_text(desk.page, ".ae-cq-status", r"答案是 0\.212；你的答案 0\.212。全班 1 份答案里，100% 答对")
+        wait_text(phone.page, ".ae-cq-status", r"答案是 0\.212；你没有作答")
+        teacher.page.screenshot(path=str(ARTIFACTS / "classroom-projector-exercise.png"))
+        desk.page.screenshot(path=str(ARTIFACTS / "classroom-exercise-card-revealed.png"))
+        teacher.page.keyboard.press("2")  # back to a step: the cards go, the explorable asks
+        for s in (phone, desk):
+            s.page.locator(".ae-class-question").wait_for(state="hidden")
+            s.assert_clean()
+        assert not server.log_errors()

@@ -750,3 +750,44 @@ def test_running_out_of_descriptors_is_said_once_per_interval_not_per_try():
     kept = [r for r in records if quiet.filter(r)]
     assert len(kept) == 1 and "out of file descriptors" in kept[0].getMessage() and kept[0].exc_info is None
     assert quiet.filter(other) and other.exc_info is not None  # any other error is logged as before
+
+
+def test_an_exercise_posed_to_the_room_takes_its_own_answers_and_reveals_its_own_result(served):
+    """The instructor poses an exercise (a choice): pages are told its number; an option's index is stored,
+    half an option or a number no question has is refused; the reveal sends the exercise's answer."""
+    from attention_explorable.classroom.questions import all_questions
+
+    choice = next(q for q in all_questions() if q.kind == "choice")
+    code = _room(served)
+    store = Store(served.db)
+
+    async def run():
+        a = await ClassStudent.open(served.base, code, "exercise-a", app="textbook")
+        b = await ClassStudent.open(served.base, code, "exercise-b")
+        store.set_step(code, choice.number)
+        deadline = asyncio.get_running_loop().time() + 10
+        while not any(m.get("step") == choice.number for m in b.news):
+            assert asyncio.get_running_loop().time() < deadline, b.news
+            await asyncio.sleep(0.05)
+        right, _ = await a.submit(choice.number, int(choice.answer))
+        wrong, _ = await b.submit(choice.number, (int(choice.answer) + 1) % len(choice.options))
+        half, _ = await a.submit(choice.number, 0.5)
+        unknown, _ = await b.submit(999_999_999, 1)
+        store.reveal(code, choice.number)
+        while not any(m.get("result") for m in a.news):
+            assert asyncio.get_running_loop().time() < deadline + 10, a.news
+            await asyncio.sleep(0.05)
+        result = next(m["result"] for m in a.news if m.get("result"))
+        await asyncio.gather(a.close(), b.close())
+        return right, wrong, half, unknown, result
+
+    try:
+        right, wrong, half, unknown, result = run_coroutine(run())
+        stored = sorted(store.values(code, choice.number))
+    finally:
+        store.close()
+    assert right["ok"] and wrong["ok"] and right["step"] == choice.number
+    assert (half["ok"], half["reason"]) == (False, "value")
+    assert (unknown["ok"], unknown["reason"]) == (False, "step")
+    assert stored == sorted([choice.answer, float((int(choice.answer) + 1) % len(choice.options))])
+    assert result == {"step": choice.number, "answer": choice.answer, "n": 2, "share_within": 0.5, "within": 0.0}

@@ -200,7 +200,8 @@ def get_question(number) -> Question | None:
 
 def _plain(markdown: str, limit: int = 70) -> str:
     """The first words of a Markdown text, as plain text (formulas as their TeX, without the dollars)."""
-    flat = " ".join(re.sub(r"[$*`]", "", markdown).split())
+    tex = re.sub(r"\\(left|right|operatorname|mathsf|mathrm|,)", "", markdown)
+    flat = " ".join(re.sub(r"[$*`{}\\]", "", tex).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
@@ -239,8 +240,9 @@ def question_html(question: Question, language: str) -> str:
 
 def page_questions(language: str) -> dict[str, dict]:
     """What a student's page shows of each exercise's question, by number (as text keys of JSON):
-    ``kind``, ``label``, ``html`` (:func:`question_html`), ``options`` (letters) and ``bounds``. No answer."""
-    return {str(q.number): {"kind": q.kind, "label": question_label(q, language),
+    ``kind``, ``title`` (:func:`question_title`), ``html`` (:func:`question_html`), ``options`` (letters) and
+    ``bounds``. No answer."""
+    return {str(q.number): {"kind": q.kind, "title": question_title(q, language),
                             "html": question_html(q, language), "options": list(q.options),
                             "bounds": list(q.bounds)}
             for q in all_questions() if not q.is_step}

@@ -244,7 +244,7 @@ function askQuestion(link, config, number, prediction, newRound) {
     return;
   }
   const S = config.strings;
-  card.label.textContent = question.label;
+  card.label.textContent = question.title;
   // The package's own question text (formulas as MathML), from the page's config: never from a message.
   card.text.innerHTML = question.html;
   const stored = prediction && prediction.step === number ? prediction.value : null;

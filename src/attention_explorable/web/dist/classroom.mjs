@@ -317,7 +317,7 @@ function askQuestion(link, config, number, prediction, newRound) {
     return;
   }
   const S = config.strings;
-  card.label.textContent = question.label;
+  card.label.textContent = question.title;
   card.text.innerHTML = question.html;
   const stored = prediction && prediction.step === number ? prediction.value : null;
   if (question.kind === "choice") {

@@ -1,0 +1,97 @@
+"""The questions a room can be asked: numbers that stay, answers that agree between the editions, bars
+centred on the answer, and a student's page told everything but the answer."""
+
+from __future__ import annotations
+
+import json
+import zlib
+
+import pytest
+
+from attention_explorable import scenarios
+from attention_explorable.classroom import questions, stats
+from attention_explorable.classroom.questions import all_questions, get_question, page_questions
+from attention_explorable.content import load_sections
+
+
+def test_the_steps_keep_1_to_3_and_every_exercise_checked_by_the_text_is_a_question():
+    found = all_questions()
+    assert [q.number for q in found[:3]] == [1, 2, 3] and all(q.is_step for q in found[:3])
+    checked = {b.args[0] for s in load_sections("zh") for b in s.blocks
+               if b.kind == "exercise" and b.options.get("kind") in ("number", "choice")}
+    assert {q.key for q in found[3:]} == checked and len(checked) >= 10
+    numbers = [q.number for q in found]
+    assert len(set(numbers)) == len(numbers)
+    assert all(q.number >= questions.FIRST_EXERCISE for q in found[3:])
+
+
+def test_an_exercise_number_comes_from_its_id_alone():
+    """The number is kept in the database: it must be the same in another process and release."""
+    for q in all_questions()[3:]:
+        assert q.number == questions.FIRST_EXERCISE + zlib.crc32(q.key.encode()) % 1_000_000
+        assert get_question(q.number) is q
+    assert get_question(999_999_999) is None and get_question("1") is None and get_question(True) is None
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_both_editions_ask_the_same_questions_with_the_same_answers(language):
+    blocks = {b.args[0]: b for s in load_sections(language) for b in s.blocks if b.kind == "exercise"}
+    for q in all_questions()[3:]:
+        block = blocks[q.key]
+        assert block.options["kind"] == q.kind
+        if q.kind == "number":
+            assert float(block.options["answer"]) == q.answer
+        else:
+            assert q.options[int(q.answer)] == block.options["answer"]
+
+
+def test_a_steps_answer_is_the_cores():
+    for q in all_questions()[:3]:
+        assert q.answer == scenarios.get_step(q.number).expected_output() and q.within == stats.WITHIN
+
+
+def test_answers_are_accepted_by_kind():
+    choice = next(q for q in all_questions() if q.kind == "choice")
+    assert choice.accepts(0) and choice.accepts(float(len(choice.options) - 1))
+    assert not choice.accepts(0.5) and not choice.accepts(len(choice.options)) and not choice.accepts(-1)
+    number = next(q for q in all_questions() if q.key == "q5-entries")
+    assert number.accepts(16777216) and number.accepts(-3.5)
+    for bad in (float("nan"), float("inf"), 10**400, True, "3", None):
+        assert not number.accepts(bad) and not choice.accepts(bad)
+
+
+@pytest.mark.parametrize("question", all_questions(), ids=lambda q: q.key)
+def test_the_answer_sits_in_its_bar_in_the_middle_for_an_exercise(question):
+    bars = question.bars([question.answer])
+    i = bars["count"].index(1)
+    assert bars["edge"][i] == ""
+    assert bars["left"][i] < question.answer < bars["right"][i]
+    if not question.is_step:  # a step's bars are the 0.5 grid students type on (9.05 falls in the bar of 9)
+        assert abs((bars["left"][i] + bars["right"][i]) / 2 - question.answer) < 1e-9 * max(1, abs(question.answer))
+    far = question.bars([question.answer + 1e6 * (1 + abs(question.answer))])
+    assert far["edge"][-1] == "above" or question.kind == "choice"
+
+
+def test_a_choice_has_a_bar_per_option_and_is_read_as_letters():
+    choice = next(q for q in all_questions() if q.kind == "choice")
+    bars = choice.bars([0, 2, 2, 3])
+    assert bars["count"] == [1, 0, 2, 1] and len(bars["count"]) == len(choice.options)
+    assert [choice.format(v) for v in range(len(choice.options))] == list(choice.options)
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_students_page_gets_each_question_but_not_its_answer(language):
+    told = page_questions(language)
+    assert set(told) == {str(q.number) for q in all_questions()[3:]}
+    for number, shown in told.items():
+        q = get_question(int(number))
+        assert set(shown) == {"kind", "title", "html", "options", "bounds"}
+        assert shown["kind"] == q.kind and shown["options"] == list(q.options)
+        assert shown["title"].startswith(q.section) and q.key in shown["title"]
+        assert "<math" in shown["html"] or q.key in ("q5-entries",) or "<p>" in shown["html"]
+    # No answer travels: neither the worked answer's text nor the hint.
+    blob = json.dumps(told, ensure_ascii=False)
+    for s in load_sections(language):
+        for b in s.blocks:
+            if b.kind == "exercise" and b.parts.get("answer"):
+                assert b.parts["answer"].strip()[:40] not in blob
