@@ -251,7 +251,7 @@ class InstructorView(pn.viewable.Viewer):
         # Any question of the text: the steps (asked on the explorable below), the exercises (asked on a card
         # on every student's page, wherever they are in the text).
         self._questions = pn.widgets.Select(
-            label=_t("instructor_question_list", lang), value=room.step,
+            label=_t("instructor_question_list", lang), value=room.step if get_question(room.step) else 1,
             options={question_label(q, lang): q.number for q in all_questions()},
             css_classes=["ae-question-select"], stylesheets=[_SELECT_CSS], sizing_mode="stretch_width")
         self._questions.param.watch(self._question_chosen, "value")

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from .. import scenarios
 from ..strings import text
 from . import stats
+from .store import in_bounds
 
 #: Questions whose answer is a number, or an option.
 KINDS = ("number", "choice")
@@ -81,15 +82,9 @@ class Question:
     def accepts(self, value) -> bool:
         """Whether ``value`` can be an answer: a finite real number within :attr:`bounds`, and for a choice
         the index of one of its options."""
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if not in_bounds(value, self.bounds):
             return False
-        try:
-            number = float(value)
-        except OverflowError:
-            return False
-        if not (math.isfinite(number) and self.bounds[0] <= number <= self.bounds[1]):
-            return False
-        return self.kind != "choice" or number == int(number)
+        return self.kind != "choice" or float(value) == int(value)
 
     def bars(self, values) -> dict[str, list]:
         """The histogram of ``values`` (:func:`.stats.histogram`) on this question's scale: a bar per

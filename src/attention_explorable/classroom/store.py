@@ -525,7 +525,7 @@ class Store:
             return Submitted(False, "student")
         if not _is_question_number(step):
             return Submitted(False, "step")
-        if not _in_bounds(value, bounds):
+        if not in_bounds(value, bounds):
             return Submitted(False, "value")
         if confidence is not None and confidence not in CONFIDENCES:
             return Submitted(False, "confidence")
@@ -867,7 +867,7 @@ def _check_step(step) -> None:
         raise ValueError(f"step must be a question's number (1 to {QUESTION_NUMBERS[-1]}), got {step!r}")
 
 
-def _in_bounds(value, bounds: tuple[float, float]) -> bool:
+def in_bounds(value, bounds: tuple[float, float]) -> bool:
     """Whether ``value`` is a real number (not a bool), finite as a float and within ``bounds``.
 
     An integer too large for a float (JSON allows 10**310) is refused, not an ``OverflowError``.
