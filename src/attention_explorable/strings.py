@@ -223,6 +223,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_lost_received": "你最后提交的预测（第 {step} 步，y ≈ {value}）服务器已经收到。",
         "class_lost_not_received": "你最后提交的预测（第 {step} 步，y ≈ {value}）服务器没有确认收到：重新加载页面后请再提交一次。",
         "class_lost_none": "你在这个课堂还没有提交过预测。",
+        "class_lost_received_question": "你最后提交的答案（{title}：{value}）服务器已经收到。",
+        "class_lost_not_received_question": "你最后提交的答案（{title}：{value}）服务器还没有确认收到：连上以后页面会自己再发一次。",
         "class_too_many_sessions": ("这台设备（或同一网络里的设备）已经打开了 {limit} 个课堂页面，服务器不再接受更多。"
                                     "请关闭不用的标签页，过半分钟后重新加载；如果全班都在同一个校园网络里，请告诉老师用 "
                                     "--max-sessions-per-client 放宽上限。"),
@@ -512,6 +514,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_lost_received": "Your last prediction (step {step}, y ≈ {value}) was received by the server.",
         "class_lost_not_received": "Your last prediction (step {step}, y ≈ {value}) was not confirmed by the server: reload the page and submit it again.",
         "class_lost_none": "You have not submitted a prediction in this class yet.",
+        "class_lost_received_question": "Your last answer ({title}: {value}) was received by the server.",
+        "class_lost_not_received_question": "Your last answer ({title}: {value}) has not been confirmed by the server yet: "
+                                            "the page sends it again once it is back.",
         "class_too_many_sessions": ("This device (or the network it is on) has {limit} class pages open already; the "
                                     "server accepts no more. Close the tabs you do not use and reload in half a minute; if "
                                     "the whole class is on one campus network, ask the instructor to raise "

@@ -465,3 +465,36 @@ def test_the_instructor_poses_an_exercise_and_each_students_page_asks_it_whereve
             s.page.locator(".ae-class-question").wait_for(state="hidden")
             s.assert_clean()
         assert not server.log_errors()
+
+
+def test_an_answer_to_an_exercise_typed_while_the_server_restarts_is_stored_once_it_is_back(student, tmp_path):
+    """The card stays while the connection is lost; an answer submitted then waits, the notice names the
+    exercise, and the page sends it by itself once the restarted server has it rejoin."""
+    from attention_explorable.classroom.questions import all_questions, question_title
+    from attention_explorable.classroom.store import Store
+
+    number = next(q for q in all_questions() if q.key == "ex-3-8-1")
+    db = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    server = ClassServer(db, ["--max-sessions-per-client", "0"]).start()
+    store = Store(db)
+    try:
+        code = store.create_room().code
+        store.set_step(code, number.number)
+        s = student(390, 844, mobile=True)
+        s.open(f"{server.base}/steps?room={code}", ".ae-submit-prediction")
+        wait_text(s.page, ".ae-cq-label", re.escape(question_title(number, "zh")))
+        server.kill()
+        s.page.locator(".ae-connection-lost").first.wait_for(state="visible", timeout=15_000)
+        assert s.page.locator(".ae-class-question").is_visible()
+        s.page.locator(".ae-cq-input").fill("8.4")
+        s.page.locator(".ae-cq-submit").click()
+        wait_text(s.page, ".ae-cq-status", "正在提交")
+        wait_text(s.page, ".ae-connection-lost", re.escape(f"{question_title(number, 'zh')}：8.4"))
+        server = ClassServer(db, ["--max-sessions-per-client", "0"], port=server.port).start()
+        wait_text(s.page, ".ae-cq-status", r"已提交：8\.4", timeout=20_000)
+        assert [float(v) for v in store.values(code, number.number)] == [8.4]
+        s.errors_to_ignore = ("WebSocket connection to",)  # the browser's own line for each try while it was down
+        s.assert_clean()
+    finally:
+        store.close()
+        server.stop()

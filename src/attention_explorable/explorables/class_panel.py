@@ -44,7 +44,8 @@ BROWSER_STRINGS = ("class_room", "class_joined", "class_submitted", "class_submi
                    "class_question_title", "class_question_submit", "class_question_placeholder", "class_question_hide",
                    "class_question_show", "class_question_submitted", "class_question_choose",
                    "class_question_malformed", "class_question_result", "class_question_result_none",
-                   "class_question_class", "class_question_class_one", "class_question_unknown")
+                   "class_question_class", "class_question_class_one", "class_question_unknown",
+                   "class_lost_received_question", "class_lost_not_received_question")
 
 _SUBMITTED_CSS = ":host { color: var(--ae-right, #1b7a2e); font-weight: 600; }"
 _VOTE_CSS = ":host { font-weight: 600; }"

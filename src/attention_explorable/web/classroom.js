@@ -70,15 +70,20 @@ export function socketUrl(where, path) {
 /**
  * Whether the last prediction reached the server, as one sentence for the connection-lost notice.
  * @param {{sent: object|null, acknowledged: object|null, receipt: object|null}} link
- * @param {object} strings class_lost_received, class_lost_not_received, class_lost_none
+ * @param {object} strings class_lost_received, class_lost_not_received (and their _question forms), class_lost_none
+ * @param {object} questions the class config's exercises by number (an answer to one is named by its title)
  */
-export function classStatus(link, strings) {
+export function classStatus(link, strings, questions = {}) {
   const {sent, receipt} = link;
-  if (sent && !(receipt && receipt.seq === sent.seq && receipt.ok)) {
-    return fill(strings.class_lost_not_received, {step: sent.step, value: formatG(sent.value)});
-  }
+  const say = (key, answer) => {
+    const question = questions[String(answer.step)];
+    if (!question) return fill(strings[key], {step: answer.step, value: formatG(answer.value)});
+    const value = question.kind === "choice" ? (question.options[answer.value] ?? "?") : formatG(answer.value);
+    return fill(strings[key + "_question"], {title: question.title, value});
+  };
+  if (sent && !(receipt && receipt.seq === sent.seq && receipt.ok)) return say("class_lost_not_received", sent);
   const ok = link.acknowledged;
-  if (ok) return fill(strings.class_lost_received, {step: ok.step, value: formatG(ok.value)});
+  if (ok) return say("class_lost_received", ok);
   return strings.class_lost_none;
 }
 
@@ -312,7 +317,8 @@ function submitAnswer(link, config) {
 function drawQuestion(link, config) {
   const card = link.card;
   if (!card) return;
-  const shown = link.joined && !isStep(config, link.roomStep) && card.number === link.roomStep;
+  // Kept while the connection is lost (an answer typed meanwhile is sent once the page has rejoined).
+  const shown = (link.joined || link.away) && !isStep(config, link.roomStep) && card.number === link.roomStep;
   card.root.hidden = !shown;
   if (!shown) return;
   const S = config.strings;
@@ -359,7 +365,7 @@ function restore(link, state, prediction) {
  * rejoins): no vote holds its demonstration.
  */
 function leave(link) {
-  link.joined = false;
+  link.joined = link.away = false;
   link.deadline = null;
   clearInterval(link.ticking);
   link.ticking = null;
@@ -373,6 +379,7 @@ export function receive(link, state, models, config, data) {
     const moved = data.follow && (data.step !== state.step);
     if (data.type === "joined") {
       link.joined = true;
+      link.away = false;
       show(models.joined, fill(S.class_joined, {code: link.code}));
     }
     if (newRound) {
@@ -412,7 +419,7 @@ export function receive(link, state, models, config, data) {
 function lost(link, models, config) {
   if (link.closing) return;
   const S = config.strings;
-  const status = classStatus(link, S);
+  const status = classStatus(link, S, config.questions);
   models.notice.text = escapeHtml(`<div role="alert">${escapeHtml(S.connection_lost)}` +
     `<div class="ae-class-status">${escapeHtml(status)}</div></div>`);
   models.notice.visible = true;
@@ -488,6 +495,8 @@ function connect(link, state, models, config, url) {
     if (link.closing) return;
     lost(link, models, config);
     leave(link);  // while away (or for good: the class is over) the explorable is the student's own
+    link.away = true;
+    drawQuestion(link, config);
     link.tries += 1;
     setTimeout(() => { if (!link.closing) connect(link, state, models, config, url); }, reconnectDelay(link.tries - 1));
   });

@@ -177,13 +177,17 @@ function socketUrl(where, path) {
   if (where.protocol !== "http:" && where.protocol !== "https:") return null;
   return (where.protocol === "https:" ? "wss://" : "ws://") + where.host + path;
 }
-function classStatus(link, strings) {
+function classStatus(link, strings, questions = {}) {
   const { sent, receipt } = link;
-  if (sent && !(receipt && receipt.seq === sent.seq && receipt.ok)) {
-    return fill(strings.class_lost_not_received, { step: sent.step, value: formatG(sent.value) });
-  }
+  const say = (key, answer) => {
+    const question = questions[String(answer.step)];
+    if (!question) return fill(strings[key], { step: answer.step, value: formatG(answer.value) });
+    const value = question.kind === "choice" ? question.options[answer.value] ?? "?" : formatG(answer.value);
+    return fill(strings[key + "_question"], { title: question.title, value });
+  };
+  if (sent && !(receipt && receipt.seq === sent.seq && receipt.ok)) return say("class_lost_not_received", sent);
   const ok = link.acknowledged;
-  if (ok) return fill(strings.class_lost_received, { step: ok.step, value: formatG(ok.value) });
+  if (ok) return say("class_lost_received", ok);
   return strings.class_lost_none;
 }
 function show(model, message) {
@@ -386,7 +390,7 @@ function submitAnswer(link, config) {
 function drawQuestion(link, config) {
   const card = link.card;
   if (!card) return;
-  const shown = link.joined && !isStep(config, link.roomStep) && card.number === link.roomStep;
+  const shown = (link.joined || link.away) && !isStep(config, link.roomStep) && card.number === link.roomStep;
   card.root.hidden = !shown;
   if (!shown) return;
   const S = config.strings;
@@ -423,7 +427,7 @@ function restore(link, state, prediction) {
   link.acknowledged = { step: prediction.step, value: prediction.value, restored: true };
 }
 function leave(link) {
-  link.joined = false;
+  link.joined = link.away = false;
   link.deadline = null;
   clearInterval(link.ticking);
   link.ticking = null;
@@ -435,6 +439,7 @@ function receive(link, state, models, config, data) {
     const moved = data.follow && data.step !== state.step;
     if (data.type === "joined") {
       link.joined = true;
+      link.away = false;
       show(models.joined, fill(S.class_joined, { code: link.code }));
     }
     if (newRound) {
@@ -472,7 +477,7 @@ function receive(link, state, models, config, data) {
 function lost(link, models, config) {
   if (link.closing) return;
   const S = config.strings;
-  const status = classStatus(link, S);
+  const status = classStatus(link, S, config.questions);
   models.notice.text = escapeHtml(`<div role="alert">${escapeHtml(S.connection_lost)}<div class="ae-class-status">${escapeHtml(status)}</div></div>`);
   models.notice.visible = true;
 }
@@ -558,6 +563,8 @@ function connect(link, state, models, config, url) {
     if (link.closing) return;
     lost(link, models, config);
     leave(link);
+    link.away = true;
+    drawQuestion(link, config);
     link.tries += 1;
     setTimeout(() => {
       if (!link.closing) connect(link, state, models, config, url);
