@@ -60,6 +60,16 @@ _BARS = """(() => {
 })()"""
 
 
+def _instructor_in_a_new_room(teacher, server, query: str = ""):
+    """``teacher`` (a browser page) logged in at ``/instructor{query}`` with the secret, in a room it started."""
+    teacher.open(f"{server.base}/instructor{query}", ".ae-instructor-key")
+    teacher.page.fill(".ae-instructor-key", KEY)
+    teacher.page.click(".ae-instructor-login")
+    teacher.page.click(".ae-start-room button", timeout=30_000)
+    teacher.page.wait_for_selector(".ae-room-code", timeout=30_000)
+    return teacher
+
+
 def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
     with ClassServer(f"sqlite:///{tmp_path / 'class.sqlite3'}", ["--max-sessions-per-client", "0"]) as server:
         teacher = student(1024, 768)
@@ -233,12 +243,7 @@ def test_a_peer_instruction_cycle_in_english_with_the_instructor_on_a_phone(stud
     """The instructor's page in English (as a phone), its join URL opening the students' pages in English: vote,
     close, a refused late answer, reveal, and each student's result."""
     with ClassServer(f"sqlite:///{tmp_path / 'class.sqlite3'}", ["--max-sessions-per-client", "0"]) as server:
-        teacher = student(390, 844, mobile=True)
-        teacher.open(f"{server.base}/instructor?lang=en", ".ae-instructor-key")
-        teacher.page.fill(".ae-instructor-key", KEY)
-        teacher.page.click(".ae-instructor-login")
-        teacher.page.click(".ae-start-room button", timeout=30_000)
-        teacher.page.wait_for_selector(".ae-room-code", timeout=30_000)
+        teacher = _instructor_in_a_new_room(student(390, 844, mobile=True), server, "?lang=en")
         join = text_of(teacher.page, ".ae-join-url").strip()
         assert join.endswith("&lang=en"), join
         wait_text(teacher.page, ".ae-vote-state", "Voting is open")
@@ -411,12 +416,7 @@ def test_the_instructor_poses_an_exercise_and_each_students_page_asks_it_whereve
     choice = next(q for q in all_questions() if q.kind == "choice")
     number = next(q for q in all_questions() if q.key == "q2-alpha2")
     with ClassServer(f"sqlite:///{tmp_path / 'class.sqlite3'}", ["--max-sessions-per-client", "0"]) as server:
-        teacher = student(1024, 768)
-        teacher.open(f"{server.base}/instructor", ".ae-instructor-key")
-        teacher.page.fill(".ae-instructor-key", KEY)
-        teacher.page.click(".ae-instructor-login")
-        teacher.page.click(".ae-start-room button", timeout=30_000)
-        teacher.page.wait_for_selector(".ae-room-code", timeout=30_000)
+        teacher = _instructor_in_a_new_room(student(1024, 768), server)
         code = text_of(teacher.page, ".ae-room-code").strip()
         phone, desk = student(390, 844, mobile=True), student(1280, 900)
         phone.open(f"{server.base}/textbook?room={code}", ".ae-submit-prediction")

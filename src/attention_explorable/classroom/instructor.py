@@ -40,7 +40,7 @@ import segno
 from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker
 from sqlalchemy.exc import SQLAlchemyError
 
-from .. import plots, scenarios
+from .. import plots
 # Imported with the page, not when a room starts: the explorable's state model must be
 # defined before Bokeh first sends the document (it sends the data models defined then).
 from ..explorables.steps import StepsExplorer, presenter_keys
@@ -511,14 +511,9 @@ class InstructorView(pn.viewable.Viewer):
         round_line = (_t("instructor_round", lang, round=room.round, step=room.step) if question.is_step else
                       _t("instructor_round_question", lang, round=room.round, exercise=question.key))
         self._round.object = f"<div class='ae-round ae-label'>{html.escape(round_line)}</div>"
-        if question.is_step:
-            step = scenarios.get_step(room.step)
-            self._question.object = (f"<div class='ae-instructor-question'><h2>{html.escape(_t(step.title_key, lang))}"
-                                     f"</h2><p>{html.escape(_t(step.question_key, lang))}</p></div>")
-        else:  # the package's own text (formulas as MathML), never anything a browser sent
-            self._question.object = (f"<div class='ae-instructor-question'><h2>"
-                                     f"{html.escape(question_title(question, lang))}"
-                                     f"</h2>{question_html(question, lang)}</div>")
+        # The package's own text (formulas as MathML), never anything a browser sent.
+        self._question.object = (f"<div class='ae-instructor-question'><h2>{html.escape(question_title(question, lang))}"
+                                 f"</h2>{question_html(question, lang)}</div>")
         if self._questions.value != room.step:
             self._questions.value = room.step
         self._draw_scale(question)
@@ -578,14 +573,13 @@ class InstructorView(pn.viewable.Viewer):
         """The revealed question's line (its answer, how far the class was, the share right) and the
         comparison with the round before ("" without one)."""
         lang = self.language
-        answer = question.format(question.answer)
+        answer = format_number(question.answer, 2, False) if question.is_step else question.format(question.answer)
         spread = stats.spread(values, question.answer, question.within)
         share = lambda x: "–" if x is None else f"{round(100 * x)}%"  # noqa: E731
         if question.is_step:
-            line = (_t("instructor_spread", lang, answer=format_number(question.answer, 2, False),
-                       gap=format_number(spread["median_gap"], 2, False), share=share(spread["share_within"]))
-                    if spread["n"] else
-                    _t("instructor_spread_empty", lang, answer=format_number(question.answer, 2, False)))
+            line = (_t("instructor_spread", lang, answer=answer, gap=format_number(spread["median_gap"], 2, False),
+                       share=share(spread["share_within"]))
+                    if spread["n"] else _t("instructor_spread_empty", lang, answer=answer))
         elif not spread["n"]:
             line = _t("instructor_spread_question_empty", lang, answer=answer)
         elif question.kind == "choice":

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from .. import scenarios
 from ..strings import text
+from ..views.steps import PREDICTION_BOUNDS
 from . import stats
 from .store import in_bounds
 
@@ -37,6 +38,8 @@ from .store import in_bounds
 KINDS = ("number", "choice")
 #: The first number of an exercise's question (1-3 are the steps).
 FIRST_EXERCISE = 1000
+#: The largest answer (either sign) an exercise's number box takes.
+NUMBER_LIMIT = 1e15
 #: Bars of a number question's histogram on each side of the answer.
 BARS_EACH_SIDE = 6
 
@@ -77,7 +80,7 @@ class Question:
     @property
     def is_step(self) -> bool:
         """Whether this is one of the steps explorable's three (asked on the explorable itself)."""
-        return self.number in scenarios_step_numbers()
+        return self.number < FIRST_EXERCISE
 
     def accepts(self, value) -> bool:
         """Whether ``value`` can be an answer: a finite real number within :attr:`bounds`, and for a choice
@@ -107,12 +110,7 @@ class Question:
         if self.kind == "choice":
             index = int(value)
             return self.options[index] if 0 <= index < len(self.options) else "?"
-        return f"{value:.2f}" if self.is_step else f"{value:g}" if abs(value) < 1e6 else f"{value:.0f}"
-
-
-def scenarios_step_numbers() -> tuple[int, ...]:
-    """The numbers of the steps (1, 2, 3)."""
-    return tuple(step.number for step in scenarios.STEPS)
+        return f"{value:g}" if abs(value) < 1e6 else f"{value:.0f}"
 
 
 def question_number(key: str) -> int:
@@ -159,8 +157,8 @@ def _exercise_questions(language: str = "zh") -> list[tuple[Question, object]]:
                                     (0.0, float(len(letters) - 1)), letters)
             else:
                 answer, tol = float(block.options["answer"]), float(block.options.get("tol", 1e-6))
-                limit = 1e15
-                question = Question(question_number(key), key, number, kind, answer, tol, (-limit, limit))
+                question = Question(question_number(key), key, number, kind, answer, tol,
+                                    (-NUMBER_LIMIT, NUMBER_LIMIT))
             out.append((question, block))
     return out
 
@@ -168,12 +166,17 @@ def _exercise_questions(language: str = "zh") -> list[tuple[Question, object]]:
 @functools.lru_cache(maxsize=None)
 def _registry(language: str) -> tuple[tuple[Question, object | None], ...]:
     steps = [(Question(step.number, f"step-{step.number}", "3.8", "number", step.expected_output(), stats.WITHIN,
-                       (-20.0, 20.0)), None) for step in scenarios.STEPS]
+                       PREDICTION_BOUNDS), None) for step in scenarios.STEPS]
     found = steps + _exercise_questions(language)
     numbers = [q.number for q, _ in found]
     if len(set(numbers)) != len(numbers):  # pragma: no cover - held by tests/classroom/test_questions.py
         raise RuntimeError("two questions share a number: rename an exercise")
     return tuple(found)
+
+
+def _block(question: Question, language: str):
+    """The ``:::exercise`` block of ``question`` in ``language``'s edition."""
+    return next(b for q, b in _registry(language) if q.key == question.key)
 
 
 def all_questions() -> tuple[Question, ...]:
@@ -205,7 +208,7 @@ def question_label(question: Question, language: str) -> str:
     if question.is_step:
         step = scenarios.get_step(question.number)
         return text("question_step_label", language, section=question.section, title=text(step.title_key, language))
-    block = dict((q.key, b) for q, b in _registry(language))[question.key]
+    block = _block(question, language)
     return text("question_exercise_label", language, section=question.section, exercise=question.key,
                 start=_plain(block.parts.get("question", "")))
 
@@ -218,18 +221,16 @@ def question_title(question: Question, language: str) -> str:
 
 
 def question_html(question: Question, language: str) -> str:
-    """The question as HTML (formulas in MathML), with a choice's options: built from the package's own
-    text, never from anything a browser sent."""
+    """The question as HTML (formulas in MathML), with a choice's options, under :func:`question_title`:
+    built from the package's own text, never from anything a browser sent."""
     import html
 
     if question.is_step:
-        step = scenarios.get_step(question.number)
-        return (f"<p><b>{html.escape(text(step.title_key, language))}</b></p>"
-                f"<p>{html.escape(text(step.question_key, language))}</p>")
+        return f"<p>{html.escape(text(scenarios.get_step(question.number).question_key, language))}</p>"
     from ..views.exercise import options_html
     from ..views.exercise import question_html as exercise_html
 
-    block = dict((q.key, b) for q, b in _registry(language))[question.key]
+    block = _block(question, language)
     return exercise_html(block, language) + options_html(block, language)
 
 

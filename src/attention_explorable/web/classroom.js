@@ -94,12 +94,17 @@ function show(model, message) {
   if (model.visible !== (message !== "")) model.visible = message !== "";
 }
 
+/** The seconds left of the room's countdown, as one line. */
+function countdown(link, strings, now = Date.now()) {
+  return fill(strings.class_voting_closes_in, {seconds: Math.max(0, Math.ceil((link.deadline - now) / 1000))});
+}
+
 /** The room's vote on the step on screen, as one line: closed, revealed, or "" while it is open (or another step). */
 export function voteStatus(link, state, strings, now = Date.now()) {
   if (!link.joined || link.roomStep !== state.step) return "";
   if (link.revealed) return strings.class_revealed;
   if (link.closed) return strings.class_voting_closed;
-  if (link.deadline) return fill(strings.class_voting_closes_in, {seconds: Math.max(0, Math.ceil((link.deadline - now) / 1000))});
+  if (link.deadline) return countdown(link, strings, now);
   return "";
 }
 
@@ -339,14 +344,9 @@ function drawQuestion(link, config) {
     const value = question.kind === "choice" ? (question.options[ok.value] ?? "?") : formatG(ok.value);
     [line, kind] = [fill(S.class_question_submitted, {value}), "ae-cq-ok"];
   } else if (closed) line = S.class_voting_closed;
-  if (link.deadline && !closed) line = [line, voteStatusAt(link, S)].filter(Boolean).join(" ");
+  if (link.deadline && !closed) line = [line, countdown(link, S)].filter(Boolean).join(" ");
   card.status.textContent = line;
   card.status.className = "ae-cq-status" + (kind ? " " + kind : "");
-}
-
-/** The countdown of the room's vote, as one line. */
-function voteStatusAt(link, strings, now = Date.now()) {
-  return fill(strings.class_voting_closes_in, {seconds: Math.max(0, Math.ceil((link.deadline - now) / 1000))});
 }
 
 function goToStep(state, config, step) {

@@ -195,11 +195,14 @@ function show(model, message) {
   if (model.text !== text) model.text = text;
   if (model.visible !== (message !== "")) model.visible = message !== "";
 }
+function countdown(link, strings, now = Date.now()) {
+  return fill(strings.class_voting_closes_in, { seconds: Math.max(0, Math.ceil((link.deadline - now) / 1e3)) });
+}
 function voteStatus(link, state, strings, now = Date.now()) {
   if (!link.joined || link.roomStep !== state.step) return "";
   if (link.revealed) return strings.class_revealed;
   if (link.closed) return strings.class_voting_closed;
-  if (link.deadline) return fill(strings.class_voting_closes_in, { seconds: Math.max(0, Math.ceil((link.deadline - now) / 1e3)) });
+  if (link.deadline) return countdown(link, strings, now);
   return "";
 }
 function tick(link, state, models, config) {
@@ -411,12 +414,9 @@ function drawQuestion(link, config) {
     const value = question.kind === "choice" ? question.options[ok.value] ?? "?" : formatG(ok.value);
     [line, kind] = [fill(S.class_question_submitted, { value }), "ae-cq-ok"];
   } else if (closed) line = S.class_voting_closed;
-  if (link.deadline && !closed) line = [line, voteStatusAt(link, S)].filter(Boolean).join(" ");
+  if (link.deadline && !closed) line = [line, countdown(link, S)].filter(Boolean).join(" ");
   card.status.textContent = line;
   card.status.className = "ae-cq-status" + (kind ? " " + kind : "");
-}
-function voteStatusAt(link, strings, now = Date.now()) {
-  return fill(strings.class_voting_closes_in, { seconds: Math.max(0, Math.ceil((link.deadline - now) / 1e3)) });
 }
 function goToStep(state, config, step) {
   goToStepStart(state, config.steps, step);
