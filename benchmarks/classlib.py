@@ -383,7 +383,11 @@ class ClassStudent:
         fut = asyncio.get_running_loop().create_future()
         self._waiting[seq] = fut
         t0 = time.perf_counter()
-        await self.send(raw if raw is not None else {"type": "submit", "seq": seq, "step": step, "value": value})
+        try:
+            await self.send(raw if raw is not None else {"type": "submit", "seq": seq, "step": step, "value": value})
+        except Exception:
+            self._waiting.pop(seq, None)  # never sent: no receipt to wait for (nor a loss to report later)
+            raise
         try:
             receipt = await asyncio.wait_for(fut, timeout)
         except ProtocolError:

@@ -38,6 +38,7 @@ SCRIPTS = {
     "burst": False,
     "classroom_room": False,
     "first_paint": True,
+    "lecture": True,
 }
 #: The scripts given the exported site (``--site``).
 ON_THE_EXPORT = ("latency", "first_paint", "static_site")
@@ -215,3 +216,14 @@ def test_first_paint_smoke(smoke_runs):
         row = figures[page]
         assert row["errors"] == 0, row
         assert 0 < row["paint_ms"] < 60_000 and 0 < row["key_ms"] < 60_000, row
+
+
+def test_lecture_smoke(smoke_runs):
+    out = _check(smoke_runs, "lecture")["figures"]
+    assert out["students"] == 12 and out["browser_pages"] == 3, out
+    assert out["round_1"]["acked"] == 12 and 0 < out["round_1"]["receipt_p50_ms"] < 10_000, out
+    assert out["close"]["accepted_after_close"] == 0 and out["check"]["after_close"] == 0, out
+    assert out["reload"]["answered"] == 3, out
+    assert out["check"]["acked_lost"] == 0 and out["check"]["round_1_rows"] == out["check"]["round_2_rows"] == 12, out
+    assert 0 <= out["fault"]["reconnect_max_s"] < 60 and out["fault"]["instructor_logged_in"], out
+    assert out["compare"] and out["check"]["server_log_errors"] == 0, out
