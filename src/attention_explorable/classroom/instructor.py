@@ -311,8 +311,14 @@ class InstructorView(pn.viewable.Viewer):
         self._read_changes, self._read_at = self.store.changes(self.code), time.monotonic()
         self._show(self._read())
         self._body[:] = [
-            header, self._question,
-            pn.pane.Bokeh(figure, sizing_mode="stretch_width"), self._spread,
+            header,
+            # The question beside its histogram and the spread where the screen is wide (a projector: the
+            # bars in sight beside an exercise's options), one above the other on a phone.
+            pn.FlexBox(pn.Column(self._question, sizing_mode="stretch_width", margin=0,
+                                 styles={"flex": "1 1 380px", "min-width": "0"}),
+                       pn.Column(pn.pane.Bokeh(figure, sizing_mode="stretch_width"), self._spread,
+                                 sizing_mode="stretch_width", margin=0, styles={"flex": "1 1 460px", "min-width": "0"}),
+                       flex_wrap="wrap", align_items="flex-start", sizing_mode="stretch_width"),
             self._vote_line,
             # Rows that wrap: the buttons stack on a phone and sit side by side on a projector.
             _wrapping(self._voting, reveal, new_round),

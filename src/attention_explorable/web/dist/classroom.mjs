@@ -271,7 +271,9 @@ var CARD_CSS = `
 .ae-cq-choices label { display: inline-flex; align-items: center; gap: 4px; min-height: 44px; min-width: 44px;
   padding: 0 10px; border: 1px solid var(--ae-border, #8c8c8c); border-radius: 6px; cursor: pointer; }
 .ae-cq-choices input { width: 20px; height: 20px; margin: 0; }
-.ae-cq-status { margin: 6px 0 0; font-weight: 600; }
+.ae-cq-status { margin: 6px 0 0; font-weight: 600; position: sticky; bottom: -12px; padding: 4px 0 12px;
+  background: var(--ae-surface, #fff); }
+.ae-cq-status:empty { display: none; }
 .ae-cq-status.ae-cq-ok { color: var(--ae-right, #1b7f3b); }
 .ae-cq-status.ae-cq-problem { color: var(--ae-error, #b00020); }
 .ae-cq-text .ae-options { padding-left: 1.2em; margin: 4px 0; }
@@ -398,7 +400,10 @@ function drawQuestion(link, config) {
   if (!shown) return;
   const S = config.strings;
   const question = config.questions[String(card.number)];
-  if (!question) return;
+  if (!question) {
+    card.status.textContent = "";
+    return;
+  }
   const closed = link.closed;
   for (const input of card.answer.querySelectorAll("input, button")) input.disabled = closed;
   const ok = link.acknowledged;
