@@ -21,7 +21,8 @@ pytestmark = pytest.mark.browser
 
 READY = ".ae-matrix-max-weight"
 CONFIG = view.matrix_config("zh")
-DEFAULT = {"n_tokens": 4, "d_k": 4, "seed": 0, "q1_scale": 1.0, "causal": False, "scaled": True}
+DEFAULT = {"n_tokens": 4, "d_k": 4, "seed": 0, "q1_scale": 1.0, "causal": False, "scaled": True, "prediction": "",
+           "revealed": False}
 
 # What BokehJS holds now: the numbers written into each heatmap, the outlined cells, the mark on the curve.
 _DRAWN = """() => {
@@ -106,6 +107,20 @@ def test_student_moves_every_control(matrix_page, request):
     st = dict(DEFAULT)
     assert_shows(page, st)
 
+    # Predict first: no curve, no curve numbers, until a prediction is checked.
+    curve = page.locator(".ae-matrix-curve").first
+    assert not curve.is_visible() and "dₖ = 4" not in text_of(page, ".ae-matrix-max-weight")
+    page.locator(".ae-matrix-check button").click()  # nothing chosen: said, nothing shown
+    wait_text(page, ".ae-matrix-notice", "先选一个预测")
+    assert not curve.is_visible()
+    page.locator(".ae-matrix-prediction button", has_text=STRINGS["zh"]["matrix_predict_peaked"]).click()
+    page.locator(".ae-matrix-check button").click()
+    st.update(prediction="peaked", revealed=True)
+    wait_text(page, ".ae-matrix-feedback", "预测对了")
+    curve.wait_for(state="visible")
+    assert not page.locator(".ae-matrix-check button").is_visible()
+    assert_shows(page, st)
+
     # Switch the √d_k scaling off: the weights get sharper, the score title says so.
     page.locator(".ae-matrix-scaled input").click()
     st["scaled"] = False
@@ -187,5 +202,8 @@ def test_phone_has_no_sideways_scroll_and_taps_work(matrix_server, student):
     assert_shows(page, DEFAULT)
     page.locator(".ae-matrix-causal input").tap()
     assert_shows(page, {**DEFAULT, "causal": True})
+    page.locator(".ae-matrix-skip button").tap()  # skipping the prediction shows the answer
+    assert_shows(page, {**DEFAULT, "causal": True, "revealed": True})
+    wait_text(page, ".ae-matrix-feedback", "下面的曲线给出答案")
     s.assert_fits_phone("matrix-390")
     matrix_server.assert_clean_log()

@@ -4,7 +4,7 @@ The random generator must agree bit for bit (the integers and the normals,
 on many seeds and shapes); every string of the view must be equal and every
 number equal to the last few bits, on every n, a grid of d_k with both
 ends, many seeds, all four causal/scaled combinations and q1_scale from 0
-to 4, in both languages.
+to 4, every prediction before and after the curves show, in both languages.
 """
 
 from __future__ import annotations
@@ -42,7 +42,10 @@ def _states() -> list[dict]:
         for d_k, seed, q1 in [(1, 0, 0.0), (64, 9999, 4.0), (64, 0, 0.0), (1, 9999, 4.0)]:
             states.append({"n_tokens": n, "d_k": d_k, "seed": seed, "q1_scale": q1, "causal": causal,
                            "scaled": scaled})
-    return states
+    # Predict first: every prediction, before and after the curves show.
+    answers = list(itertools.product(view.PREDICTIONS, (False, True)))
+    return [{**st, "prediction": answers[c % len(answers)][0], "revealed": answers[c % len(answers)][1]}
+            for c, st in enumerate(states)]
 
 
 def test_the_generators_agree_bit_for_bit(module_page):

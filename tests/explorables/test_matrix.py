@@ -29,7 +29,8 @@ def shown(model) -> str:
 
 def test_defaults_and_numbers_follow_the_view(explorer):
     assert explorer.state() == {"n_tokens": 4, "d_k": 4, "seed": 0, "q1_scale": 1.0, "causal": False,
-                                "scaled": True}
+                                "scaled": True, "prediction": "", "revealed": False}
+    assert not explorer._curve_fig.visible  # predict first: the curves are the answer
     res = view.attention_matrices(explorer.state())
     np.testing.assert_array_equal(explorer.weights, res["weights"])
     np.testing.assert_array_equal(explorer.scores, res["scores"])
@@ -145,3 +146,12 @@ def test_registry_and_app_build_this_explorable():
     page = apps.explorable_app("matrix", "en")
     assert page_heading(page) == STRINGS["en"]["matrix_heading"]
     assert any("ae-matrix" in (obj.css_classes or []) for obj in page.objects)
+
+
+def test_a_prediction_checked_shows_the_curves_and_says_whether_it_was_right(explorer):
+    explorer.param.update(prediction="flatter", revealed=True)
+    assert explorer._curve_fig.visible
+    said = shown(explorer._html["feedback"])
+    assert "越来越平均" in said and "和你的预测不一样" in said
+    with pytest.raises(ValueError, match="prediction"):
+        explorer.prediction = "<b>x</b>"

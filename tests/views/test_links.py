@@ -41,7 +41,8 @@ def test_the_issue_examples_open_their_views():
     matrix = MatrixExplorer()
     query = "n_tokens=6&d_k=64&seed=7&q1_scale=2.5&causal=1&scaled=false"
     assert matrix.open_link(query) == []
-    assert matrix.state() == {"n_tokens": 6, "d_k": 64, "seed": 7, "q1_scale": 2.5, "causal": True, "scaled": False}
+    assert matrix.state() == {"n_tokens": 6, "d_k": 64, "seed": 7, "q1_scale": 2.5, "causal": True, "scaled": False,
+                              "prediction": "", "revealed": False}
     selfcross = SelfCrossExplorer()
     selfcross.open_link([("mode", "cross"), ("causal", "true"), ("query", "3")])
     assert (selfcross.mode, selfcross.causal, selfcross.query) == ("cross", True, 3)

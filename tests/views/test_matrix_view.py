@@ -14,7 +14,8 @@ from attention_explorable.strings import STRINGS
 from attention_explorable.views import matrix as view
 
 CONFIG = view.matrix_config("zh")
-DEFAULT = {"n_tokens": 4, "d_k": 4, "seed": 0, "q1_scale": 1.0, "causal": False, "scaled": True}
+DEFAULT = {"n_tokens": 4, "d_k": 4, "seed": 0, "q1_scale": 1.0, "causal": False, "scaled": True, "prediction": "",
+           "revealed": True}
 
 
 def state(**changes) -> dict:
@@ -292,3 +293,40 @@ def test_each_language_has_its_own_text():
     assert STRINGS["en"]["matrix_row_sums"] in en["html"]["row_sums"]
     assert "Curves: mean over 200 random Q, K (n = 4)" in en["html"]["max_weight"]
     assert en["props"]["score_title"]["text"] == STRINGS["en"]["matrix_plot_scores_scaled"]
+
+
+def test_the_curves_wait_for_a_prediction_or_a_skip():
+    before = view.matrix_view(state(revealed=False), CONFIG)
+    assert before["props"]["curve_plot"] == {"visible": False}
+    assert before["props"]["predict_check"] == before["props"]["predict_skip"] == {"visible": True}
+    assert before["props"]["prediction_choice"] == {"active": None, "disabled": False}
+    assert before["html"]["feedback"] == "" and before["html"]["curve_data"] == ""
+    curve = CONFIG["curves"]["4"]
+    for shown in (before["html"]["max_weight"], before["html"]["live"]):  # no number of the curves yet
+        assert view.format_number(curve["unscaled"][3], 3) not in shown
+    chosen = view.matrix_view(state(prediction="same", revealed=False), CONFIG)
+    assert chosen["props"]["prediction_choice"]["active"] == 2 and chosen["props"]["curve_plot"]["visible"] is False
+
+
+@pytest.mark.parametrize("prediction", view.PREDICTIONS)
+def test_the_answer_names_the_curves_numbers_and_judges_the_prediction(prediction):
+    after = view.matrix_view(state(prediction=prediction, revealed=True), CONFIG)
+    S, curve = CONFIG["strings"], CONFIG["curves"]["4"]
+    feedback = after["html"]["feedback"]
+    assert after["props"]["curve_plot"] == {"visible": True} and after["props"]["prediction_choice"]["disabled"]
+    assert view.format_number(curve["unscaled"][-1], 2) in feedback and view.format_number(curve["scaled"][0], 2) in feedback
+    assert curve["unscaled"][-1] > 0.85 > 0.6 > curve["scaled"][-1]  # unscaled saturates; scaled does not
+    if prediction:
+        assert S["matrix_predict_" + prediction] in feedback
+        right = S["matrix_predict_right"] in feedback
+        assert right == (prediction == view.RIGHT_PREDICTION)
+        assert right != (S["matrix_predict_wrong"] in feedback)
+    else:
+        assert S["matrix_predict_right"] not in feedback and S["matrix_predict_wrong"] not in feedback
+
+
+@pytest.mark.parametrize("bad", [{"prediction": "peak"}, {"prediction": None}, {"revealed": 1}])
+def test_a_malformed_prediction_is_named(bad):
+    name = next(iter(bad))
+    with pytest.raises(ValueError, match=name):
+        view.matrix_view(state(**bad), CONFIG)

@@ -5,8 +5,9 @@ A room shows one question at a time. Its number is what the database keeps
 steps explorable (:mod:`attention_explorable.scenarios`), asked on the
 explorable itself; every checked exercise of the course text (a
 ``:::exercise`` block of kind ``number`` or ``choice``, in ``sections/``)
-has a number of its own, from its id (:func:`question_number`), which stays
-the same from one release to the next as long as the id does. A student's
+and every explorable's prediction with a right answer (:data:`PROMPTS`) has
+a number of its own, from its id (:func:`question_number`), which stays the
+same from one release to the next as long as the id does. A student's
 answer is a number: the value typed, or the index of the option chosen
 (0 for A).
 
@@ -40,6 +41,12 @@ KINDS = ("number", "choice")
 FIRST_EXERCISE = 1000
 #: The largest answer (either sign) an exercise's number box takes.
 NUMBER_LIMIT = 1e15
+#: The explorables' predictions, asked as choices: id -> (section, the question's string key, the options'
+#: string keys, the right option's index). The matrix explorable's (views/matrix.py PREDICTIONS).
+PROMPTS = {
+    "matrix-prediction": ("3.7", "matrix_predict_question",
+                          ("matrix_predict_flatter", "matrix_predict_peaked", "matrix_predict_same"), 1),
+}
 #: Bars of a number question's histogram on each side of the answer.
 BARS_EACH_SIDE = 6
 
@@ -138,6 +145,15 @@ def _nice_width(answer: float, within: float) -> float:
 _OPTION = re.compile(r"^\s*([A-Z])[.．、]")
 
 
+def _prompt_questions() -> list[tuple[Question, None]]:
+    out = []
+    for key, (section, _question, options, right) in PROMPTS.items():
+        letters = tuple("ABCDEFGH"[: len(options)])
+        out.append((Question(question_number(key), key, section, "choice", float(right), 0.0,
+                             (0.0, float(len(letters) - 1)), letters), None))
+    return out
+
+
 def _exercise_questions(language: str = "zh") -> list[tuple[Question, object]]:
     from ..content import load_sections
 
@@ -167,7 +183,7 @@ def _exercise_questions(language: str = "zh") -> list[tuple[Question, object]]:
 def _registry(language: str) -> tuple[tuple[Question, object | None], ...]:
     steps = [(Question(step.number, f"step-{step.number}", "3.8", "number", step.expected_output(), stats.WITHIN,
                        PREDICTION_BOUNDS), None) for step in scenarios.STEPS]
-    found = steps + _exercise_questions(language)
+    found = steps + _exercise_questions(language) + _prompt_questions()
     numbers = [q.number for q, _ in found]
     if len(set(numbers)) != len(numbers):  # pragma: no cover - held by tests/classroom/test_questions.py
         raise RuntimeError("two questions share a number: rename an exercise")
@@ -180,7 +196,8 @@ def _block(question: Question, language: str):
 
 
 def all_questions() -> tuple[Question, ...]:
-    """Every question, in the order of the text: the steps, then the exercises of 3.7 and of 3.8."""
+    """Every question: the steps, the exercises of 3.7 and of 3.8 in the order of the text, then the
+    explorables' predictions."""
     return tuple(q for q, _ in _registry("zh"))
 
 
@@ -208,15 +225,21 @@ def question_label(question: Question, language: str) -> str:
     if question.is_step:
         step = scenarios.get_step(question.number)
         return text("question_step_label", language, section=question.section, title=text(step.title_key, language))
-    block = _block(question, language)
+    if question.key in PROMPTS:
+        start = text(PROMPTS[question.key][1], language)
+        return text("question_prompt_label", language, title=question_title(question, language),
+                    start=start[:69] + "…" if len(start) > 70 else start)
     return text("question_exercise_label", language, section=question.section, exercise=question.key,
-                start=_plain(block.parts.get("question", "")))
+                start=_plain(_block(question, language).parts.get("question", "")))
 
 
 def question_title(question: Question, language: str) -> str:
     """A short heading of ``question`` (plain text): "3.8 Step 2 · ...", "3.7 exercise q2-alpha2"."""
     if question.is_step:
         return text(scenarios.get_step(question.number).title_key, language)
+    if question.key in PROMPTS:  # "3.7 prediction · <the explorable's heading>"
+        return text("question_prompt_title", language, section=question.section,
+                    heading=text(question.key.split("-")[0] + "_heading", language))
     return text("question_exercise_title", language, section=question.section, exercise=question.key)
 
 
@@ -230,6 +253,11 @@ def question_html(question: Question, language: str) -> str:
     from ..views.exercise import options_html
     from ..views.exercise import question_html as exercise_html
 
+    if question.key in PROMPTS:
+        _section, asked, options, _right = PROMPTS[question.key]
+        items = "".join(f"<li><b>{letter}.</b> {html.escape(text(key, language))}</li>"
+                        for letter, key in zip(question.options, options))
+        return f"<p>{html.escape(text(asked, language))}</p><ul class='ae-options'>{items}</ul>"
     block = _block(question, language)
     return exercise_html(block, language) + options_html(block, language)
 

@@ -6,6 +6,8 @@ browser ``web/matrix.js`` draws it and handles the student's actions.
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import panel as pn
 import param
@@ -54,6 +56,10 @@ class MatrixExplorer(Explorable):
         Apply :func:`~attention_explorable.core.causal_mask`; default False.
     scaled : bool
         Divide the scores by ``sqrt(d_k)``; default True.
+    prediction : {"", "flatter", "peaked", "same"}
+        What the student predicts for the rows of weights as ``d_k`` grows unscaled; "" for none.
+    revealed : bool
+        Whether the saturation curves (the answer) are shown: after a prediction is checked, or skipped.
     language : {"zh", "en"}
         Language of the interface text (constant after construction).
 
@@ -93,6 +99,10 @@ class MatrixExplorer(Explorable):
                             doc="Factor applied to the first query q₁ (a longer query sharpens its row).")
     causal = param.Boolean(False, doc="Causal mask: query i may attend keys j <= i only.")
     scaled = param.Boolean(True, doc="Divide the scores by sqrt(d_k).")
+    prediction = param.Selector(default="", objects=list(matrix_view.PREDICTIONS), doc=(
+        "The student's prediction of each row of weights as d_k grows unscaled: '' (none), 'flatter', "
+        "'peaked' (right) or 'same'."))
+    revealed = param.Boolean(False, doc="The saturation curves shown (after a prediction is checked or skipped).")
 
     _view_module = matrix_view
     intro_key = "matrix_intro"
@@ -142,10 +152,19 @@ class MatrixExplorer(Explorable):
         self._toggles = {name: controls.checkbox(t(f"matrix_{name}"), getattr(self, name), f"ae-matrix-{name}")
                          for name in matrix_view.TOGGLES}
         self._new_seed = controls.button(t("matrix_new_seed"), "ae-matrix-new-seed")
+        # Predict first (section 3.7.7's question): the answer, the curves, waits for a prediction or a skip.
+        self._question = html_model("ae-matrix-question")
+        self._question.text = html.escape(f"<b>{html.escape(t('matrix_predict_question'))}</b>")
+        self._prediction = controls.choice([t(f"matrix_predict_{p}") for p in matrix_view.PREDICTIONS[1:]], None,
+                                           "ae-matrix-prediction", orientation="vertical")
+        self._check = controls.button(t("matrix_predict_check"), "ae-matrix-check", "primary")
+        self._skip = controls.button(t("skip_prediction"), "ae-matrix-skip")
+        self._html["feedback"] = html_model("ae-matrix-feedback")
 
         self._config_data = matrix_view.matrix_config(self.language)
         self._redraw()
-        events = {self._new_seed: "button_click"}
+        events = {self._new_seed: "button_click", self._check: "button_click", self._skip: "button_click",
+                  self._prediction: "active"}
         events.update({toggle: "active" for toggle in self._toggles.values()})
         for s, box, _ in self._sliders.values():
             events[s] = "value"
@@ -157,7 +176,9 @@ class MatrixExplorer(Explorable):
         models = {**self._sources, **self._html,
                   "score_x": self._score_fig.x_range, "score_y": self._score_fig.y_range,
                   "weight_x": self._weight_fig.x_range, "weight_y": self._weight_fig.y_range,
-                  "score_title": self._score_fig.title, "new_seed": self._new_seed}
+                  "score_title": self._score_fig.title, "new_seed": self._new_seed,
+                  "prediction_choice": self._prediction, "predict_check": self._check, "predict_skip": self._skip,
+                  "curve_plot": self._curve_fig}
         for name, (s, box, _) in self._sliders.items():
             models[f"{name}_slider"], models[f"{name}_box"] = s, box
         models.update({f"{name}_toggle": toggle for name, toggle in self._toggles.items()})
@@ -190,7 +211,8 @@ class MatrixExplorer(Explorable):
                              sizing_mode="stretch_width", stylesheets=["p { font-size: 15px; }"])
         s = self._sliders
         controls_column = pn.Column(
-            intro, bokeh(self._toggles["scaled"]), bokeh(self._toggles["causal"]),
+            intro, bokeh(self._question), bokeh(self._prediction), bokeh(self._check), bokeh(self._skip),
+            bokeh(self._html["feedback"]), bokeh(self._toggles["scaled"]), bokeh(self._toggles["causal"]),
             *(bokeh(s[name][2]) for name in ("d_k", "n_tokens", "q1_scale", "seed")),
             bokeh(self._new_seed), bokeh(self._html["notice"]),
             bokeh(self._html["max_weight"]), bokeh(self._html["live"]), bokeh(self._html["row_sums"]),

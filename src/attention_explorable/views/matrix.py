@@ -64,8 +64,13 @@ SLIDERS = {
 }
 #: Switches of the state.
 TOGGLES = ("causal", "scaled")
-#: The state of the explorable, in the order of its controls.
-STATE_NAMES = ("n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled")
+#: The student's prediction (asked before the curves show): none yet, or one of the three answers.
+PREDICTIONS = ("", "flatter", "peaked", "same")
+#: The right one: unscaled, softmax saturates as d_k grows (section 3.7.7).
+RIGHT_PREDICTION = "peaked"
+#: The state of the explorable, in the order of its controls: ``prediction`` and ``revealed`` (the curves
+#: shown, after a prediction or a skip) ask first, as the steps explorable does.
+STATE_NAMES = ("n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled", "prediction", "revealed")
 #: Largest d_k: the right end of the saturation curve.
 D_MAX = SLIDERS["d_k"][1]
 #: Random draws behind each point of the saturation curve, and their seed (numpy's generator).
@@ -92,7 +97,9 @@ STRING_KEYS = (
     "matrix_max_weight", "matrix_curve_values", "matrix_row_sums", "matrix_masked_note",
     "matrix_highlight_note", "matrix_plot_scores_scaled", "matrix_plot_scores_unscaled", "input_clamped",
     "matrix_plot_weights", "matrix_plot_saturation", "matrix_axis_query", "matrix_axis_key", "matrix_axis_dk",
-    "matrix_legend_scaled", "matrix_legend_unscaled",
+    "matrix_legend_scaled", "matrix_legend_unscaled", "matrix_predict_needed", "matrix_predict_yours",
+    "matrix_predict_right", "matrix_predict_wrong", "matrix_predict_answer", "matrix_predict_flatter",
+    "matrix_predict_peaked", "matrix_predict_same",
 )
 
 
@@ -317,7 +324,9 @@ def check_state(state) -> None:
     ValueError
         If a slider's value is not a finite number within its bounds (an
         integer for ``n_tokens``, ``d_k`` and ``seed``), or a switch is not a
-        bool; the message names the parameter and the value.
+        bool, or ``prediction`` is not one of :data:`PREDICTIONS`; the message names the
+        parameter and the value. (``prediction`` and ``revealed`` are checked when given: the
+        matrices do not depend on them.)
     """
     for name, (lo, hi, step) in SLIDERS.items():
         value = state[name]
@@ -326,9 +335,11 @@ def check_state(state) -> None:
               and lo <= value <= hi and (not isinstance(step, int) or value == int(value)))
         if not ok:
             raise ValueError(f"{name} must be {kind} in [{format_g(lo)}, {format_g(hi)}], got {value!r}")
-    for name in TOGGLES:
-        if not isinstance(state[name], (bool, np.bool_)):
+    for name in (*TOGGLES, "revealed"):
+        if name in state and not isinstance(state[name], (bool, np.bool_)):
             raise ValueError(f"{name} must be true or false, got {state[name]!r}")
+    if "prediction" in state and state["prediction"] not in PREDICTIONS:
+        raise ValueError(f"prediction must be one of {', '.join(map(repr, PREDICTIONS))}, got {state['prediction']!r}")
 
 
 def attention_matrices(state) -> dict:
@@ -464,6 +475,7 @@ def matrix_view(state, config: dict) -> dict:
     curve_text = S["matrix_curve_values"].format(draws=config["curve_draws"], n=n, d=d_k,
                                                  scaled=f(curve_scaled, 3), unscaled=f(curve_unscaled, 3))
     notes = S["matrix_highlight_note"] + ("<br>" + S["matrix_masked_note"] if state["causal"] else "")
+    revealed, prediction = bool(state["revealed"]), state["prediction"]
     props = {}
     for name in SLIDERS:
         props[f"{name}_slider"] = {"value": state[name]}
@@ -472,6 +484,12 @@ def matrix_view(state, config: dict) -> dict:
         props[f"{name}_toggle"] = {"active": bool(state[name])}
     props["score_title"] = {"text": S["matrix_plot_scores_scaled" if state["scaled"]
                                      else "matrix_plot_scores_unscaled"]}
+    # Predict first: the question's buttons until a prediction is checked or skipped, then the curves.
+    props["prediction_choice"] = {"active": PREDICTIONS.index(prediction) - 1 if prediction else None,
+                                  "disabled": revealed}
+    props["predict_check"] = {"visible": not revealed}
+    props["predict_skip"] = {"visible": not revealed}
+    props["curve_plot"] = {"visible": revealed}
     score_text = ["−∞" if m else f(s, 2, html=False) for s, m in zip(flat_scores, masked)]
     weight_text = ["—" if m else f(w, 2, html=False) for w, m in zip(flat_weights, masked)]
     # The plots' data as tables: the two matrices (row = query i, column = key j) and the curves.
@@ -481,6 +499,16 @@ def matrix_view(state, config: dict) -> dict:
         return data_table(caption, corner, [[str(i + 1), *cells[i * n:(i + 1) * n]] for i in range(n)])
 
     curve_rows = [[format_g(d), f(a, 3), f(b, 3)] for d, a, b in zip(curve["d"], curve["scaled"], curve["unscaled"])]
+    feedback = ""
+    if revealed:
+        answer = S["matrix_predict_answer"].format(n=n, u1=f(curve["unscaled"][0], 2), u64=f(curve["unscaled"][-1], 2),
+                                                   s1=f(curve["scaled"][0], 2), s64=f(curve["scaled"][-1], 2))
+        if prediction:
+            verdict = S["matrix_predict_right" if prediction == RIGHT_PREDICTION else "matrix_predict_wrong"]
+            feedback = (S["matrix_predict_yours"].format(choice=S["matrix_predict_" + prediction])
+                        + f" <b>{verdict}</b> " + answer)
+        else:
+            feedback = answer
     return {
         "sources": {
             "score_cells": {"x": xs, "y": ys, "fill": score_fill, "text_color": score_colour, "text": score_text},
@@ -494,15 +522,17 @@ def matrix_view(state, config: dict) -> dict:
         "ranges": {"score_x": [0.5, n + 0.5], "score_y": [n + 0.5, 0.5],
                    "weight_x": [0.5, n + 0.5], "weight_y": [n + 0.5, 0.5]},
         "html": {
-            "max_weight": (f"<div class='ae-kind'>{S['matrix_max_weight']}</div>"
-                           f"<b class='ae-matrix-mean-max'>{f(mean_max)}</b><br><span class='ae-hint'>{curve_text}</span>"),
+            "max_weight": (f"<div class='ae-kind'>{S['matrix_max_weight']}</div><b class='ae-matrix-mean-max'>"
+                           f"{f(mean_max)}</b>" + (f"<br><span class='ae-hint'>{curve_text}</span>" if revealed else "")),
+            "feedback": feedback,
             "row_sums": (f"<span class='ae-kind'>{S['matrix_row_sums']}</span> "
                          + ", ".join(f(s, 3) for s in weights.sum(axis=1).tolist())),
             "notes": f"<span class='ae-hint'>{notes}</span>",
             "scores_data": matrix_table(props["score_title"]["text"], score_text),
             "weights_data": matrix_table(S["matrix_plot_weights"], weight_text),
             "curve_data": data_table(S["matrix_plot_saturation"], [S["matrix_axis_dk"], S["matrix_legend_scaled"],
-                                                                   S["matrix_legend_unscaled"]], curve_rows),
+                                                                   S["matrix_legend_unscaled"]], curve_rows)
+            if revealed else "",
             "live": f"{S['matrix_max_weight']}: {f(mean_max)}",
         },
         "props": props,
