@@ -58,9 +58,10 @@ class Question:
     Attributes
     ----------
     number : int
-        What the database keeps: 1-3 for the steps, :func:`question_number` for an exercise.
+        What the database keeps: 1-3 for the steps, :func:`question_number` for the others.
     key : str
-        ``step-1`` ... ``step-3``, or the exercise's id (``q2-alpha2``).
+        ``step-1`` ... ``step-3``, an exercise's id (``q2-alpha2``) or an explorable's
+        prediction (a key of :data:`PROMPTS`, ``matrix-prediction``).
     section : str
         ``3.7`` or ``3.8``.
     kind : {"number", "choice"}
@@ -121,7 +122,7 @@ class Question:
 
 
 def question_number(key: str) -> int:
-    """The number an exercise's question is kept under, from its id: the same in every release and
+    """The number an exercise's (or a prediction's) question is kept under, from its id: the same in every release and
     process (a CRC-32 of the id, from :data:`FIRST_EXERCISE`; :func:`all_questions` checks that no two
     collide).
 
