@@ -151,7 +151,7 @@ def test_registry_and_app_build_this_explorable():
 def test_a_prediction_checked_shows_the_curves_and_says_whether_it_was_right(explorer):
     explorer.param.update(prediction="flatter", revealed=True)
     assert explorer._curve_fig.visible
-    said = shown(explorer._html["feedback"])
+    said = shown(explorer._ask["feedback"])
     assert "越来越平均" in said and "和你的预测不一样" in said
     with pytest.raises(ValueError, match="prediction"):
         explorer.prediction = "<b>x</b>"

@@ -318,11 +318,11 @@ def test_the_answer_names_the_curves_numbers_and_judges_the_prediction(predictio
     assert curve["unscaled"][-1] > 0.85 > 0.6 > curve["scaled"][-1]  # unscaled saturates; scaled does not
     if prediction:
         assert S["matrix_predict_" + prediction] in feedback
-        right = S["matrix_predict_right"] in feedback
+        right = S["predict_right"] in feedback
         assert right == (prediction == view.RIGHT_PREDICTION)
-        assert right != (S["matrix_predict_wrong"] in feedback)
+        assert right != (S["predict_wrong"] in feedback)
     else:
-        assert S["matrix_predict_right"] not in feedback and S["matrix_predict_wrong"] not in feedback
+        assert S["predict_right"] not in feedback and S["predict_wrong"] not in feedback
 
 
 @pytest.mark.parametrize("bad", [{"prediction": "peak"}, {"prediction": None}, {"revealed": 1}])

@@ -198,6 +198,29 @@ def write_view(models: dict, view: dict) -> None:
         models[name].update(**props)
 
 
+def prediction_models(name: str, language: str, predictions) -> dict:
+    """The models of an explorable's question asked first (``views/choice.py``), by the names its view uses.
+
+    ``question`` (the question ``<name>_predict_question`` in bold), ``prediction_choice`` (a
+    column of buttons, one per option ``<name>_predict_<option>`` of ``predictions[1:]``),
+    ``predict_check``, ``predict_skip`` and ``feedback`` (what the view says once the answer
+    shows). CSS classes ``ae-<name>-question``, ``-prediction``, ``-check``, ``-skip`` and
+    ``-feedback``.
+    """
+    from . import controls
+
+    question = html_model(f"ae-{name}-question")
+    question.text = html.escape(f"<b>{html.escape(text(f'{name}_predict_question', language))}</b>")
+    return {
+        "question": question,
+        "prediction_choice": controls.choice([text(f"{name}_predict_{p}", language) for p in predictions[1:]],
+                                             None, f"ae-{name}-prediction", orientation="vertical"),
+        "predict_check": controls.button(text("predict_check", language), f"ae-{name}-check", "primary"),
+        "predict_skip": controls.button(text("skip_prediction", language), f"ae-{name}-skip"),
+        "feedback": html_model(f"ae-{name}-feedback"),
+    }
+
+
 class Explorable(pn.viewable.Viewer):
     """Base of the explorables: language, state in the browser, the view drawn there.
 

@@ -6,7 +6,6 @@ browser ``web/matrix.js`` draws it and handles the student's actions.
 
 from __future__ import annotations
 
-import html
 
 import numpy as np
 import panel as pn
@@ -16,7 +15,7 @@ from bokeh.models import ColumnDataSource
 from .. import plots
 from ..views import matrix as matrix_view
 from . import controls
-from .base import Explorable, html_model, screen_reader_model, state_model_class
+from .base import Explorable, html_model, prediction_models, screen_reader_model, state_model_class
 
 _SLIDERS = matrix_view.SLIDERS
 
@@ -153,18 +152,12 @@ class MatrixExplorer(Explorable):
                          for name in matrix_view.TOGGLES}
         self._new_seed = controls.button(t("matrix_new_seed"), "ae-matrix-new-seed")
         # Predict first (section 3.7.7's question): the answer, the curves, waits for a prediction or a skip.
-        self._question = html_model("ae-matrix-question")
-        self._question.text = html.escape(f"<b>{html.escape(t('matrix_predict_question'))}</b>")
-        self._prediction = controls.choice([t(f"matrix_predict_{p}") for p in matrix_view.PREDICTIONS[1:]], None,
-                                           "ae-matrix-prediction", orientation="vertical")
-        self._check = controls.button(t("matrix_predict_check"), "ae-matrix-check", "primary")
-        self._skip = controls.button(t("skip_prediction"), "ae-matrix-skip")
-        self._html["feedback"] = html_model("ae-matrix-feedback")
+        self._ask = prediction_models("matrix", self.language, matrix_view.PREDICTIONS)
 
         self._config_data = matrix_view.matrix_config(self.language)
         self._redraw()
-        events = {self._new_seed: "button_click", self._check: "button_click", self._skip: "button_click",
-                  self._prediction: "active"}
+        events = {self._new_seed: "button_click", self._ask["predict_check"]: "button_click",
+                  self._ask["predict_skip"]: "button_click", self._ask["prediction_choice"]: "active"}
         events.update({toggle: "active" for toggle in self._toggles.values()})
         for s, box, _ in self._sliders.values():
             events[s] = "value"
@@ -176,8 +169,7 @@ class MatrixExplorer(Explorable):
         models = {**self._sources, **self._html,
                   "score_x": self._score_fig.x_range, "score_y": self._score_fig.y_range,
                   "weight_x": self._weight_fig.x_range, "weight_y": self._weight_fig.y_range,
-                  "score_title": self._score_fig.title, "new_seed": self._new_seed,
-                  "prediction_choice": self._prediction, "predict_check": self._check, "predict_skip": self._skip,
+                  "score_title": self._score_fig.title, "new_seed": self._new_seed, **self._ask,
                   "curve_plot": self._curve_fig}
         for name, (s, box, _) in self._sliders.items():
             models[f"{name}_slider"], models[f"{name}_box"] = s, box
@@ -211,8 +203,8 @@ class MatrixExplorer(Explorable):
                              sizing_mode="stretch_width", stylesheets=["p { font-size: 15px; }"])
         s = self._sliders
         controls_column = pn.Column(
-            intro, bokeh(self._question), bokeh(self._prediction), bokeh(self._check), bokeh(self._skip),
-            bokeh(self._html["feedback"]), bokeh(self._toggles["scaled"]), bokeh(self._toggles["causal"]),
+            intro, *(bokeh(m) for m in self._ask.values()), bokeh(self._toggles["scaled"]),
+            bokeh(self._toggles["causal"]),
             *(bokeh(s[name][2]) for name in ("d_k", "n_tokens", "q1_scale", "seed")),
             bokeh(self._new_seed), bokeh(self._html["notice"]),
             bokeh(self._html["max_weight"]), bokeh(self._html["live"]), bokeh(self._html["row_sums"]),

@@ -51,6 +51,7 @@ import numpy as np
 from .. import core
 from ..strings import text
 from .numbers import data_table, format_g, format_number
+from . import choice
 
 _INT = (int, np.integer)
 _REAL = (int, float, np.integer, np.floating)
@@ -97,9 +98,8 @@ STRING_KEYS = (
     "matrix_max_weight", "matrix_curve_values", "matrix_row_sums", "matrix_masked_note",
     "matrix_highlight_note", "matrix_plot_scores_scaled", "matrix_plot_scores_unscaled", "input_clamped",
     "matrix_plot_weights", "matrix_plot_saturation", "matrix_axis_query", "matrix_axis_key", "matrix_axis_dk",
-    "matrix_legend_scaled", "matrix_legend_unscaled", "matrix_predict_needed", "matrix_predict_yours",
-    "matrix_predict_right", "matrix_predict_wrong", "matrix_predict_answer", "matrix_predict_flatter",
-    "matrix_predict_peaked", "matrix_predict_same",
+    "matrix_legend_scaled", "matrix_legend_unscaled", "matrix_predict_answer", "matrix_predict_flatter",
+    "matrix_predict_peaked", "matrix_predict_same", *choice.STRING_KEYS,
 )
 
 
@@ -335,11 +335,10 @@ def check_state(state) -> None:
               and lo <= value <= hi and (not isinstance(step, int) or value == int(value)))
         if not ok:
             raise ValueError(f"{name} must be {kind} in [{format_g(lo)}, {format_g(hi)}], got {value!r}")
-    for name in (*TOGGLES, "revealed"):
-        if name in state and not isinstance(state[name], (bool, np.bool_)):
+    for name in TOGGLES:
+        if not isinstance(state[name], (bool, np.bool_)):
             raise ValueError(f"{name} must be true or false, got {state[name]!r}")
-    if "prediction" in state and state["prediction"] not in PREDICTIONS:
-        raise ValueError(f"prediction must be one of {', '.join(map(repr, PREDICTIONS))}, got {state['prediction']!r}")
+    choice.check_choice(state, PREDICTIONS)
 
 
 def attention_matrices(state) -> dict:
@@ -485,10 +484,7 @@ def matrix_view(state, config: dict) -> dict:
     props["score_title"] = {"text": S["matrix_plot_scores_scaled" if state["scaled"]
                                      else "matrix_plot_scores_unscaled"]}
     # Predict first: the question's buttons until a prediction is checked or skipped, then the curves.
-    props["prediction_choice"] = {"active": PREDICTIONS.index(prediction) - 1 if prediction else None,
-                                  "disabled": revealed}
-    props["predict_check"] = {"visible": not revealed}
-    props["predict_skip"] = {"visible": not revealed}
+    props.update(choice.choice_props(PREDICTIONS, prediction, revealed))
     props["curve_plot"] = {"visible": revealed}
     score_text = ["−∞" if m else f(s, 2, html=False) for s, m in zip(flat_scores, masked)]
     weight_text = ["—" if m else f(w, 2, html=False) for w, m in zip(flat_weights, masked)]
@@ -499,16 +495,9 @@ def matrix_view(state, config: dict) -> dict:
         return data_table(caption, corner, [[str(i + 1), *cells[i * n:(i + 1) * n]] for i in range(n)])
 
     curve_rows = [[format_g(d), f(a, 3), f(b, 3)] for d, a, b in zip(curve["d"], curve["scaled"], curve["unscaled"])]
-    feedback = ""
-    if revealed:
-        answer = S["matrix_predict_answer"].format(n=n, u1=f(curve["unscaled"][0], 2), u64=f(curve["unscaled"][-1], 2),
-                                                   s1=f(curve["scaled"][0], 2), s64=f(curve["scaled"][-1], 2))
-        if prediction:
-            verdict = S["matrix_predict_right" if prediction == RIGHT_PREDICTION else "matrix_predict_wrong"]
-            feedback = (S["matrix_predict_yours"].format(choice=S["matrix_predict_" + prediction])
-                        + f" <b>{verdict}</b> " + answer)
-        else:
-            feedback = answer
+    answer = S["matrix_predict_answer"].format(n=n, u1=f(curve["unscaled"][0], 2), u64=f(curve["unscaled"][-1], 2),
+                                               s1=f(curve["scaled"][0], 2), s64=f(curve["scaled"][-1], 2))
+    feedback = choice.choice_feedback(S, "matrix", prediction, RIGHT_PREDICTION, revealed, answer)
     return {
         "sources": {
             "score_cells": {"x": xs, "y": ys, "fill": score_fill, "text_color": score_colour, "text": score_text},

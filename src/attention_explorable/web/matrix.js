@@ -5,7 +5,8 @@
 // moves into state and draws every change of state.
 import {controller, sliderAction} from "./controller.js";
 import {scaledDotProductAttention} from "./attention.js";
-import {dataTable, escapeHtml, fill, formatG, formatNumber, readState, writeViewAnnounced} from "./shared.js";
+import {checkChoice, choiceAction, choiceFeedback, choiceProps} from "./choice.js";
+import {dataTable, fill, formatG, formatNumber, readState, writeViewAnnounced} from "./shared.js";
 
 export const STATE_NAMES = ["n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled", "prediction", "revealed"];
 export const TOGGLES = ["causal", "scaled"];
@@ -94,14 +95,10 @@ export function checkState(st, sliders) {
         ` got ${JSON.stringify(value)}`);
     }
   }
-  for (const name of [...TOGGLES, "revealed"]) {
-    if (name in st && typeof st[name] !== "boolean") {
-      throw new Error(`${name} must be true or false, got ${JSON.stringify(st[name])}`);
-    }
+  for (const name of TOGGLES) {
+    if (typeof st[name] !== "boolean") throw new Error(`${name} must be true or false, got ${JSON.stringify(st[name])}`);
   }
-  if ("prediction" in st && !PREDICTIONS.includes(st.prediction)) {
-    throw new Error(`prediction must be one of ${PREDICTIONS.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
-  }
+  checkChoice(st, PREDICTIONS);
 }
 
 /**
@@ -215,9 +212,7 @@ export function matrixView(st, config) {
   for (const name of TOGGLES) props[name + "_toggle"] = {active: st[name]};
   props.score_title = {text: S[st.scaled ? "matrix_plot_scores_scaled" : "matrix_plot_scores_unscaled"]};
   // Predict first: the question's buttons until a prediction is checked or skipped, then the curves.
-  props.prediction_choice = {active: prediction ? PREDICTIONS.indexOf(prediction) - 1 : null, disabled: revealed};
-  props.predict_check = {visible: !revealed};
-  props.predict_skip = {visible: !revealed};
+  Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
   props.curve_plot = {visible: revealed};
   const sums = [];
   for (const row of res.weights) {
@@ -233,16 +228,10 @@ export function matrixView(st, config) {
   const matrixTable = (caption, cells) => dataTable(caption, corner,
     Array.from({length: n}, (_, i) => [String(i + 1), ...cells.slice(i * n, (i + 1) * n)]));
   const curveRows = curve.d.map((d, i) => [formatG(d), f(curve.scaled[i], 3), f(curve.unscaled[i], 3)]);
-  let feedback = "";
-  if (revealed) {
-    const last = curve.d.length - 1;
-    const answer = fill(S.matrix_predict_answer, {n, u1: f(curve.unscaled[0], 2), u64: f(curve.unscaled[last], 2),
-      s1: f(curve.scaled[0], 2), s64: f(curve.scaled[last], 2)});
-    if (prediction) {
-      const verdict = S[prediction === RIGHT_PREDICTION ? "matrix_predict_right" : "matrix_predict_wrong"];
-      feedback = fill(S.matrix_predict_yours, {choice: S["matrix_predict_" + prediction]}) + ` <b>${verdict}</b> ` + answer;
-    } else feedback = answer;
-  }
+  const last = curve.d.length - 1;
+  const answer = fill(S.matrix_predict_answer, {n, u1: f(curve.unscaled[0], 2), u64: f(curve.unscaled[last], 2),
+    s1: f(curve.scaled[0], 2), s64: f(curve.scaled[last], 2)});
+  const feedback = choiceFeedback(S, "matrix", prediction, RIGHT_PREDICTION, revealed, answer);
   return {
     sources: {
       score_cells: {x: xs, y: ys, fill: scoreFill, text_color: scoreColour, text: scoreText},
@@ -305,21 +294,7 @@ export default controller("matrix", draw, ({state, models, config, origin}) => {
   if (origin === models.new_seed) {
     acted();
     state.seed = newSeed(config, state.seed);
-  } else if (origin === models.prediction_choice) {
-    const chosen = origin.active === null ? "" : PREDICTIONS[origin.active + 1];
-    if (chosen === state.prediction || state.revealed) return;  // drawn from the state
-    acted();
-    state.prediction = chosen;
-  } else if (origin === models.predict_check) {
-    if (!state.prediction) {  // nothing chosen: said, as a typed value out of range is
-      models.notice.text = escapeHtml(config.strings.matrix_predict_needed);
-      models.notice.visible = true;
-      return;
-    }
-    acted();
-    state.revealed = true;
-  } else if (origin === models.predict_skip) {
-    acted();
-    state.setv({prediction: "", revealed: true});
+  } else {
+    choiceAction({state, models, config, origin}, PREDICTIONS, (prediction) => state.setv({prediction, revealed: true}));
   }
 });

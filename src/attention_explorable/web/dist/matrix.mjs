@@ -474,6 +474,53 @@ function scaledDotProductAttention(q, k, v, { mask = null, temperature = 1, scal
   return { scores, weights, output };
 }
 
+// src/attention_explorable/web/choice.js
+function checkChoice(st, predictions) {
+  if ("revealed" in st && typeof st.revealed !== "boolean") {
+    throw new Error(`revealed must be true or false, got ${JSON.stringify(st.revealed)}`);
+  }
+  if ("prediction" in st && !predictions.includes(st.prediction)) {
+    throw new Error(`prediction must be one of ${predictions.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
+  }
+}
+function choiceProps(predictions, prediction, revealed) {
+  return {
+    prediction_choice: { active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed) },
+    predict_check: { visible: !revealed },
+    predict_skip: { visible: !revealed }
+  };
+}
+function choiceFeedback(S, name, prediction, right, revealed, answer) {
+  if (!revealed) return "";
+  if (!prediction) return answer;
+  const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
+  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer;
+}
+function choiceAction({ state, models, config, origin }, predictions, reveal) {
+  const acted = () => {
+    if (models.notice && models.notice.visible) models.notice.visible = false;
+  };
+  if (origin === models.prediction_choice) {
+    const chosen = origin.active === null ? "" : predictions[origin.active + 1];
+    if (chosen !== state.prediction && !state.revealed) {
+      acted();
+      state.prediction = chosen;
+    }
+  } else if (origin === models.predict_check) {
+    if (!state.prediction) {
+      models.notice.text = escapeHtml(config.strings.predict_needed);
+      models.notice.visible = true;
+    } else {
+      acted();
+      reveal(state.prediction);
+    }
+  } else if (origin === models.predict_skip) {
+    acted();
+    reveal("");
+  } else return false;
+  return true;
+}
+
 // src/attention_explorable/web/matrix.js
 var STATE_NAMES = ["n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled", "prediction", "revealed"];
 var TOGGLES = ["causal", "scaled"];
@@ -534,14 +581,10 @@ function checkState(st, sliders) {
       throw new Error(`${name} must be ${integer ? "an integer" : "a number"} in [${formatG(lo)}, ${formatG(hi)}], got ${JSON.stringify(value)}`);
     }
   }
-  for (const name of [...TOGGLES, "revealed"]) {
-    if (name in st && typeof st[name] !== "boolean") {
-      throw new Error(`${name} must be true or false, got ${JSON.stringify(st[name])}`);
-    }
+  for (const name of TOGGLES) {
+    if (typeof st[name] !== "boolean") throw new Error(`${name} must be true or false, got ${JSON.stringify(st[name])}`);
   }
-  if ("prediction" in st && !PREDICTIONS.includes(st.prediction)) {
-    throw new Error(`prediction must be one of ${PREDICTIONS.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
-  }
+  checkChoice(st, PREDICTIONS);
 }
 function attentionMatrices(st, sliders) {
   checkState(st, sliders);
@@ -626,9 +669,7 @@ function matrixView(st, config) {
   }
   for (const name of TOGGLES) props[name + "_toggle"] = { active: st[name] };
   props.score_title = { text: S[st.scaled ? "matrix_plot_scores_scaled" : "matrix_plot_scores_unscaled"] };
-  props.prediction_choice = { active: prediction ? PREDICTIONS.indexOf(prediction) - 1 : null, disabled: revealed };
-  props.predict_check = { visible: !revealed };
-  props.predict_skip = { visible: !revealed };
+  Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
   props.curve_plot = { visible: revealed };
   const sums = [];
   for (const row of res.weights) {
@@ -646,21 +687,15 @@ function matrixView(st, config) {
     Array.from({ length: n }, (_, i) => [String(i + 1), ...cells.slice(i * n, (i + 1) * n)])
   );
   const curveRows = curve.d.map((d, i) => [formatG(d), f(curve.scaled[i], 3), f(curve.unscaled[i], 3)]);
-  let feedback = "";
-  if (revealed) {
-    const last = curve.d.length - 1;
-    const answer = fill(S.matrix_predict_answer, {
-      n,
-      u1: f(curve.unscaled[0], 2),
-      u64: f(curve.unscaled[last], 2),
-      s1: f(curve.scaled[0], 2),
-      s64: f(curve.scaled[last], 2)
-    });
-    if (prediction) {
-      const verdict = S[prediction === RIGHT_PREDICTION ? "matrix_predict_right" : "matrix_predict_wrong"];
-      feedback = fill(S.matrix_predict_yours, { choice: S["matrix_predict_" + prediction] }) + ` <b>${verdict}</b> ` + answer;
-    } else feedback = answer;
-  }
+  const last = curve.d.length - 1;
+  const answer = fill(S.matrix_predict_answer, {
+    n,
+    u1: f(curve.unscaled[0], 2),
+    u64: f(curve.unscaled[last], 2),
+    s1: f(curve.scaled[0], 2),
+    s64: f(curve.scaled[last], 2)
+  });
+  const feedback = choiceFeedback(S, "matrix", prediction, RIGHT_PREDICTION, revealed, answer);
   return {
     sources: {
       score_cells: { x: xs, y: ys, fill: scoreFill, text_color: scoreColour, text: scoreText },
@@ -717,22 +752,8 @@ var matrix_default = controller("matrix", draw, ({ state, models, config, origin
   if (origin === models.new_seed) {
     acted();
     state.seed = newSeed(config, state.seed);
-  } else if (origin === models.prediction_choice) {
-    const chosen = origin.active === null ? "" : PREDICTIONS[origin.active + 1];
-    if (chosen === state.prediction || state.revealed) return;
-    acted();
-    state.prediction = chosen;
-  } else if (origin === models.predict_check) {
-    if (!state.prediction) {
-      models.notice.text = escapeHtml(config.strings.matrix_predict_needed);
-      models.notice.visible = true;
-      return;
-    }
-    acted();
-    state.revealed = true;
-  } else if (origin === models.predict_skip) {
-    acted();
-    state.setv({ prediction: "", revealed: true });
+  } else {
+    choiceAction({ state, models, config, origin }, PREDICTIONS, (prediction) => state.setv({ prediction, revealed: true }));
   }
 });
 export {

@@ -1,0 +1,78 @@
+"""Predict first with a choice: the part of a view shared by the explorables that ask one.
+
+An explorable that asks first (matrix, vector, self/cross) keeps two more
+state entries: ``prediction``, one of its ``predictions`` ("" for none yet),
+and ``revealed``, whether the answer is shown (after the prediction is
+checked, or skipped). The page shows the question, its options as a column
+of buttons (``prediction_choice``), "check" (``predict_check``) and "skip"
+(``predict_skip``) until then; afterwards the options stay, pressed and
+disabled, and ``feedback`` says whether the prediction was right and gives
+the answer. Its JavaScript twin is ``web/choice.js``.
+
+Reference: the predict-observe-explain cycle (R. White and R. Gunstone,
+"Probing Understanding", 1992); the course's explorables ask as the steps
+explorable of section 3.8 does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: The interface text this part uses (with ``<name>_predict_<option>`` of each explorable).
+STRING_KEYS = ("predict_needed", "predict_yours", "predict_right", "predict_wrong")
+
+
+def check_choice(state, predictions) -> None:
+    """Raise unless ``state``'s ``prediction`` is one of ``predictions`` and ``revealed`` a bool.
+
+    Either may be missing (the numbers of a view never depend on them).
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter and the value.
+    """
+    if "revealed" in state and not isinstance(state["revealed"], (bool, np.bool_)):
+        raise ValueError(f"revealed must be true or false, got {state['revealed']!r}")
+    if "prediction" in state and state["prediction"] not in predictions:
+        raise ValueError(f"prediction must be one of {', '.join(map(repr, predictions))}, "
+                         f"got {state['prediction']!r}")
+
+
+def choice_props(predictions, prediction: str, revealed: bool) -> dict:
+    """The question's controls for one state: the pressed option (index from 0, None), check and skip.
+
+    >>> choice_props(("", "a", "b"), "b", False)["prediction_choice"]
+    {'active': 1, 'disabled': False}
+    """
+    return {
+        "prediction_choice": {"active": list(predictions).index(prediction) - 1 if prediction else None,
+                              "disabled": bool(revealed)},
+        "predict_check": {"visible": not revealed},
+        "predict_skip": {"visible": not revealed},
+    }
+
+
+def choice_feedback(strings: dict, name: str, prediction: str, right: str, revealed: bool, answer: str) -> str:
+    """What the page says once the answer shows: the prediction, right or not, then ``answer``.
+
+    Parameters
+    ----------
+    strings : dict
+        The explorable's interface text: :data:`STRING_KEYS` and ``<name>_predict_<option>``.
+    name : str
+        The explorable's name (the prefix of its options' keys).
+    prediction, right : str
+        The student's option ("" when skipped) and the right one.
+    revealed : bool
+        False: nothing is said yet (returns "").
+    answer : str
+        The explorable's answer (HTML), said after the verdict.
+    """
+    if not revealed:
+        return ""
+    if not prediction:
+        return answer
+    verdict = strings["predict_right" if prediction == right else "predict_wrong"]
+    return (strings["predict_yours"].format(choice=strings[f"{name}_predict_{prediction}"])
+            + f" <b>{verdict}</b> " + answer)

@@ -1,0 +1,64 @@
+// Predict first with a choice, for the explorables that ask one (matrix, vector,
+// self/cross): the part of their view (twin of attention_explorable/views/choice.py)
+// and the student's actions on the question (an option, "check", "skip").
+import {escapeHtml, fill} from "./shared.js";
+
+/** Throw unless `st.prediction` is one of `predictions` and `st.revealed` a boolean (either may be missing). */
+export function checkChoice(st, predictions) {
+  if ("revealed" in st && typeof st.revealed !== "boolean") {
+    throw new Error(`revealed must be true or false, got ${JSON.stringify(st.revealed)}`);
+  }
+  if ("prediction" in st && !predictions.includes(st.prediction)) {
+    throw new Error(`prediction must be one of ${predictions.map((p) => `'${p}'`).join(", ")}, ` +
+      `got ${JSON.stringify(st.prediction)}`);
+  }
+}
+
+/** The question's controls for one state: the pressed option (index from 0, null), check and skip. */
+export function choiceProps(predictions, prediction, revealed) {
+  return {
+    prediction_choice: {active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed)},
+    predict_check: {visible: !revealed},
+    predict_skip: {visible: !revealed},
+  };
+}
+
+/** What the page says once the answer shows: the prediction, right or not, then `answer` ("" before). */
+export function choiceFeedback(S, name, prediction, right, revealed, answer) {
+  if (!revealed) return "";
+  if (!prediction) return answer;
+  const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
+  return fill(S.predict_yours, {choice: S[`${name}_predict_${prediction}`]}) + ` <b>${verdict}</b> ` + answer;
+}
+
+/**
+ * A student's action on the question: an option pressed becomes `prediction`; "check" with
+ * an option, or "skip", runs `reveal(prediction)` (which sets `revealed` and whatever the
+ * answer shows); "check" without one says so in the notice.
+ * @param {object} action the controller's `{state, models, config, origin}`
+ * @param {string[]} predictions "" then the options, in the order of the buttons
+ * @param {function(string): void} reveal
+ * @returns {boolean} whether `origin` was one of the question's controls
+ */
+export function choiceAction({state, models, config, origin}, predictions, reveal) {
+  const acted = () => { if (models.notice && models.notice.visible) models.notice.visible = false; };
+  if (origin === models.prediction_choice) {
+    const chosen = origin.active === null ? "" : predictions[origin.active + 1];
+    if (chosen !== state.prediction && !state.revealed) {  // else drawn from the state
+      acted();
+      state.prediction = chosen;
+    }
+  } else if (origin === models.predict_check) {
+    if (!state.prediction) {  // nothing chosen: said, as a typed value out of range is
+      models.notice.text = escapeHtml(config.strings.predict_needed);
+      models.notice.visible = true;
+    } else {
+      acted();
+      reveal(state.prediction);
+    }
+  } else if (origin === models.predict_skip) {
+    acted();
+    reveal("");
+  } else return false;
+  return true;
+}
