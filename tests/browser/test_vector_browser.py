@@ -218,3 +218,23 @@ def test_phone_has_no_horizontal_scroll_and_a_tap_moves_the_query(source, vector
     s.assert_fits_phone(f"vector-390-tapped-{source}")
     if source == "served":
         vector_server.assert_clean_log()
+
+
+def test_the_prediction_is_asked_first_and_its_answer_watched(vector_page, request):
+    s, page = vector_page, vector_page.page
+    wait_text(page, ".ae-vector-output", r"y = \[0\.845, 0\.578\]")
+    assert "0.05" in text_of(page, ".ae-vector-question") and text_of(page, ".ae-vector-feedback") == ""
+    page.locator(".ae-vector-check button").click()  # nothing chosen: said, nothing moves
+    wait_text(page, ".ae-input-notice", "先选一个预测")
+    assert weights(page) == [0.422, 0.155, 0.422]
+    page.locator(".ae-vector-prediction button", has_text="三角形的中心").click()
+    page.locator(".ae-vector-check button").click()
+    # Checked: the verdict, and the answer drawn where it was asked (q = [1, 0], T = 0.05).
+    wait_text(page, ".ae-vector-feedback", "和你的预测不一样")
+    wait_text(page, ".ae-vector-output", r"y = \[1\.000, 0\.500\]")
+    assert weights(page)[0] == weights(page)[2] == 0.5
+    assert "[1.00, 0.50]" in text_of(page, ".ae-vector-feedback")
+    assert not page.locator(".ae-vector-check button").is_visible()
+    assert page.locator(".ae-vector-temperature-box input").first.input_value() == "0.05"
+    s.screenshot(f"vector-answered-1280-{request.node.callspec.id}")
+    s.assert_clean()

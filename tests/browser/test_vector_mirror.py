@@ -65,7 +65,10 @@ def _states() -> list[dict]:
         {"query_x": 0.0001, "query_y": 0.0, "temperature": 0.05},
         {"query_x": 1.0, "query_y": 0.0, "temperature": 1.0},
     ]
-    return states
+    # Predict first: every prediction, before and after the answer shows (and some states without either).
+    answers = list(itertools.product(view.PREDICTIONS, (False, True)))
+    return [{**st, "prediction": answers[c % len(answers)][0], "revealed": answers[c % len(answers)][1]}
+            if c % 3 else st for c, st in enumerate(states)]
 
 
 def _compare(page, states, config) -> list:

@@ -100,11 +100,13 @@ def test_a_students_page_gets_each_question_but_not_its_answer(language):
                 assert b.parts["answer"].strip()[:40] not in blob
 
 
-def test_the_matrix_prediction_is_a_question_whose_answer_is_the_views():
-    from attention_explorable.views import matrix
+@pytest.mark.parametrize("name", ["vector", "matrix"])
+def test_each_explorables_prediction_is_a_question_whose_answer_is_its_views(name):
+    import importlib
 
-    q = next(q for q in all_questions() if q.key == "matrix-prediction")
+    view = importlib.import_module(f"attention_explorable.views.{name}")
+    q = next(q for q in all_questions() if q.key == f"{name}-prediction")
     _section, _asked, options, right = questions.PROMPTS[q.key]
-    assert options == tuple(f"matrix_predict_{p}" for p in matrix.PREDICTIONS[1:])
-    assert matrix.PREDICTIONS[1 + right] == matrix.RIGHT_PREDICTION and q.answer == right
-    assert q.kind == "choice" and q.options == ("A", "B", "C")
+    assert options == tuple(f"{name}_predict_{p}" for p in view.PREDICTIONS[1:])
+    assert view.PREDICTIONS[1 + right] == view.RIGHT_PREDICTION and q.answer == right
+    assert q.kind == "choice" and q.options == tuple("ABCD"[: len(options)])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import panel as pn
 import pytest
@@ -187,3 +189,16 @@ def test_registered_and_served_by_the_app():
     page = apps.explorable_app("vector", "en")
     assert any("ae-vector" in (o.css_classes or []) for o in page.objects)
     assert page_heading(page) == STRINGS["en"]["vector_heading"]
+
+
+def test_a_prediction_checked_says_whether_it_was_right():
+    explorer = VectorExplorer(language="en")
+    assert explorer.state()["prediction"] == "" and explorer._ask["predict_check"].visible
+    explorer.param.update(prediction="midpoint", revealed=True)
+    said = html.unescape(explorer._ask["feedback"].text)
+    assert "Halfway between v₁ and v₃" in said and "That is right." in said
+    assert not explorer._ask["predict_check"].visible and explorer._ask["prediction_choice"].active == 2
+    with pytest.raises(ValueError, match="prediction"):
+        explorer.prediction = "<script>"
+    custom = VectorExplorer(keys=np.array([[1.0, 2.0]]), values=np.array([[0.0, 0.0]]))
+    assert not custom._ask["question"].visible and not custom._ask["prediction_choice"].visible

@@ -37,7 +37,7 @@ def test_the_issue_examples_open_their_views():
     assert (steps.step, steps.temperature, steps.score_1) == (3, 0.05, scenarios.get_step(3).start["score_1"])
     vector = VectorExplorer()
     vector.open_link([("query_x", "0.5"), ("query_y", "-1"), ("temperature", "2")])
-    assert vector.state() == {"query_x": 0.5, "query_y": -1.0, "temperature": 2.0}
+    assert vector.state() == {"query_x": 0.5, "query_y": -1.0, "temperature": 2.0, "prediction": "", "revealed": False}
     matrix = MatrixExplorer()
     query = "n_tokens=6&d_k=64&seed=7&q1_scale=2.5&causal=1&scaled=false"
     assert matrix.open_link(query) == []

@@ -208,3 +208,38 @@ def test_the_config_is_json_able_and_carries_the_example():
     assert config["keys"] == config["values"] == [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
     assert config["sliders"] == {"query_x": [-2.0, 2.0, 0.05], "query_y": [-2.0, 2.0, 0.05],
                                  "temperature": [0.05, 5.0, 0.05]}
+
+
+def test_the_prediction_waits_and_its_answer_is_the_example_at_the_lowest_temperature():
+    before = view.vector_view({**state(), "prediction": "", "revealed": False}, CONFIG)
+    assert before["props"]["prediction_choice"] == {"active": None, "disabled": False}
+    assert before["props"]["predict_check"] == before["props"]["predict_skip"] == {"visible": True}
+    assert before["html"]["feedback"] == ""
+    # The answer, from the core: s₁ = s₃ tie, so at T = 0.05 they split the weight and y is their midpoint.
+    _, w, y = view.attend([1.0, 0.0], view.EXAMPLE_KEYS, view.EXAMPLE_VALUES, view.T_BOUNDS[0])
+    assert w[0] == pytest.approx(0.5, abs=1e-8) and w[2] == w[0] and w[1] < 1e-8
+    assert y == pytest.approx([1.0, 0.5]) and view.ANSWER_STATE["temperature"] == view.T_BOUNDS[0] == 0.05
+    assert "0.05" in STRINGS["zh"]["vector_predict_question"] and "0.05" in STRINGS["en"]["vector_predict_question"]
+    S = CONFIG["strings"]
+    for prediction in view.PREDICTIONS:
+        after = view.vector_view({**state(), "prediction": prediction, "revealed": True}, CONFIG)
+        feedback = after["html"]["feedback"]
+        assert "[1.00, 0.50]" in feedback and after["props"]["predict_check"] == {"visible": False}
+        assert after["props"]["prediction_choice"]["disabled"] is True
+        right, wrong = S["predict_right"] in feedback, S["predict_wrong"] in feedback
+        assert (right, wrong) == ((prediction == view.RIGHT_PREDICTION, prediction != view.RIGHT_PREDICTION)
+                                  if prediction else (False, False))
+
+
+def test_other_keys_and_values_ask_nothing():
+    config = view.vector_config("en", [[1, 2], [0, -1]], [[0, 0], [2, 2]])
+    assert config["asks"] is False and CONFIG["asks"] is True
+    shown = view.vector_view({**state(), "prediction": "first", "revealed": True}, config)
+    assert all(shown["props"][name] == {"visible": False} for name in ("question", "prediction_choice", "feedback"))
+    assert shown["html"]["feedback"] == ""
+
+
+@pytest.mark.parametrize("bad", [{"prediction": "middle"}, {"prediction": None}, {"revealed": "yes"}])
+def test_a_malformed_prediction_is_named(bad):
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        view.vector_view({**state(), **bad}, CONFIG)

@@ -15,7 +15,7 @@ from .. import plots
 from ..views import vector as vector_view
 from ..views.vector import EXAMPLE_KEYS, EXAMPLE_VALUES, MAX_POINTS, SLIDERS
 from . import controls
-from .base import Explorable, html_model, screen_reader_model, state_model_class
+from .base import Explorable, html_model, prediction_models, screen_reader_model, state_model_class
 
 
 class _Points(param.Array):
@@ -51,6 +51,12 @@ class VectorExplorer(Explorable):
         Components of the query ``q``, each in [-2, 2]; default ``q = [1, 0]``.
     temperature : float
         Softmax temperature ``T`` in [0.05, 5]; default 1.
+    prediction : {"", "first", "third", "midpoint", "centroid"}
+        Where the student predicts ``y`` stops as ``T`` falls to 0.05 with ``q = [1, 0]`` (asked with
+        the example's keys and values only); "" for none.
+    revealed : bool
+        Whether the answer is shown: set, with ``q = [1, 0]`` and ``T = 0.05``, when the prediction
+        is checked or skipped.
     keys : ndarray, shape (n, 2)
         Keys ``k_j``, ``1 <= n <= 6``; default ``[1, 0], [0, 1], [1, 1]``.
         Constant after construction (stored read-only).
@@ -97,6 +103,10 @@ class VectorExplorer(Explorable):
                            doc="Second component of the query q.")
     temperature = param.Number(1.0, bounds=SLIDERS["temperature"][:2], step=SLIDERS["temperature"][2],
                                doc="Softmax temperature T > 0: low sharpens, high flattens.")
+    prediction = param.Selector(default="", objects=list(vector_view.PREDICTIONS), doc=(
+        "Where the student predicts y stops as T falls to 0.05 with q = [1, 0]: '' (none), 'first', 'third', "
+        "'midpoint' (right) or 'centroid'."))
+    revealed = param.Boolean(False, doc="The prediction's answer shown (after it is checked or skipped).")
     keys = _Points(np.array(EXAMPLE_KEYS), constant=True,
                    doc=f"Keys k_j, an (n, 2) array, 1 <= n <= {MAX_POINTS}; constant after construction.")
     values = _Points(np.array(EXAMPLE_VALUES), constant=True,
@@ -147,8 +157,12 @@ class VectorExplorer(Explorable):
         self._sliders = {name: controls.slider(self.param[name], getattr(self, name), labels[name], css[name])
                          for name in SLIDERS}
 
+        # Predict first (the example's keys and values only): where y stops as T falls, with s₁ = s₃ tied.
+        self._ask = prediction_models("vector", self.language, vector_view.PREDICTIONS)
+
         self._redraw()
-        events = {self._figure: "tap"}
+        events = {self._figure: "tap", self._ask["predict_check"]: "button_click",
+                  self._ask["predict_skip"]: "button_click", self._ask["prediction_choice"]: "active"}
         for s, box, _ in self._sliders.values():
             events[s] = "value"
             events[box] = "value"
@@ -198,7 +212,7 @@ class VectorExplorer(Explorable):
 
     # --- the view ---------------------------------------------------------------------
     def _models(self) -> dict:
-        models = {**self._sources, **self._html, "plot": self._figure}
+        models = {**self._sources, **self._html, **self._ask, "plot": self._figure}
         for name, (s, box, _) in self._sliders.items():
             models[f"{name}_slider"], models[f"{name}_box"] = s, box
         return models
@@ -211,7 +225,8 @@ class VectorExplorer(Explorable):
                              margin=(0, 5), sizing_mode="stretch_width")
         plot = pn.Column(self._plot(self._figure), bokeh(self._html["plot_data"]), styles={"flex": "1 1 340px", "max-width": "540px", "min-width": "0"})
         side = pn.Column(
-            intro, *(bokeh(row) for _, _, row in self._sliders.values()), bokeh(self._html["notice"]),
+            intro, *(bokeh(m) for m in self._ask.values()), *(bokeh(row) for _, _, row in self._sliders.values()),
+            bokeh(self._html["notice"]),
             *(bokeh(self._html[name]) for name in ("scores_readout", "weights_readout", "output_readout", "live",
                                                     "formula")),
             styles={"flex": "1 1 300px", "max-width": "560px", "min-width": "0"},

@@ -32,6 +32,7 @@ from scipy.spatial import ConvexHull, QhullError
 
 from .. import core
 from ..strings import text
+from . import choice
 from .numbers import data_table, format_g, format_number
 
 #: Bounds of each component of the query q.
@@ -44,8 +45,16 @@ SLIDERS = {
     "query_y": (Q_BOUNDS[0], Q_BOUNDS[1], 0.05),
     "temperature": (T_BOUNDS[0], T_BOUNDS[1], 0.05),
 }
-#: The state of the explorable.
-STATE_NAMES = tuple(SLIDERS)
+#: The student's prediction, asked before the answer shows (with the example's keys and values only): none
+#: yet, or where the output stops as T falls to its lowest with q = [1, 0], where s₁ and s₃ tie.
+PREDICTIONS = ("", "first", "third", "midpoint", "centroid")
+#: The right one: tied scores split the weight evenly however low T goes, so y stops halfway between v₁ and v₃.
+RIGHT_PREDICTION = "midpoint"
+#: The state of the explorable: the sliders, then the prediction and whether its answer shows
+#: (``views/choice.py``).
+STATE_NAMES = (*SLIDERS, "prediction", "revealed")
+#: Where the answer is watched, set when the prediction is checked or skipped: the example's query, T lowest.
+ANSWER_STATE = {"query_x": 1.0, "query_y": 0.0, "temperature": T_BOUNDS[0]}
 #: The most keys (and values) the plane shows.
 MAX_POINTS = 6
 #: The keys and the values of the worked example in section 3.7.6.
@@ -61,6 +70,7 @@ _LABELS = {"query_x": "vector_query_x", "query_y": "vector_query_y", "temperatur
 STRING_KEYS = (
     "readout_scores", "readout_weights", "readout_output", "formula_label", "vector_formula_scores",
     "vector_formula_weights", "vector_formula_output", "input_clamped", "vector_plot", "data_name",
+    "vector_predict_answer", *(f"vector_predict_{p}" for p in PREDICTIONS[1:]), *choice.STRING_KEYS,
 )
 
 
@@ -99,8 +109,11 @@ def vector_config(language: str, keys=EXAMPLE_KEYS, values=EXAMPLE_VALUES) -> di
     dict
         ``strings`` (the interface text), ``labels`` (the sliders' names),
         ``sliders`` (name -> ``[low, high, step]``), ``keys`` and ``values``
-        (lists of ``[x, y]``), ``label_gap`` (pixels) and ``decimals`` (of
-        a query set on the plot). The same dict is sent to the browser once.
+        (lists of ``[x, y]``), ``label_gap`` (pixels), ``decimals`` (of
+        a query set on the plot), ``asks`` (whether the prediction is asked:
+        with the example's keys and values only) and ``answer_state`` (the
+        sliders' values set when it is checked or skipped, :data:`ANSWER_STATE`).
+        The same dict is sent to the browser once.
 
     Raises
     ------
@@ -120,6 +133,8 @@ def vector_config(language: str, keys=EXAMPLE_KEYS, values=EXAMPLE_VALUES) -> di
         "values": v.tolist(),
         "label_gap": LABEL_GAP,
         "decimals": QUERY_DECIMALS,
+        "asks": bool(np.array_equal(k, EXAMPLE_KEYS) and np.array_equal(v, EXAMPLE_VALUES)),
+        "answer_state": dict(ANSWER_STATE),
     }
 
 
@@ -249,7 +264,8 @@ def vector_view(state, config: dict) -> dict:
     ----------
     state : Mapping
         ``query_x``, ``query_y`` (components of ``q``, each in [-2, 2]) and
-        ``temperature`` (``T`` in [0.05, 5]), floats.
+        ``temperature`` (``T`` in [0.05, 5]), floats; ``prediction`` (one of
+        :data:`PREDICTIONS`) and ``revealed`` (bool), both optional.
     config : dict
         :func:`vector_config` of the interface language (and the keys and values).
 
@@ -266,14 +282,16 @@ def vector_view(state, config: dict) -> dict:
         ``scores_readout``, ``weights_readout``, ``output_readout``,
         ``formula`` (the computation with the current numbers), ``plot_data``
         (the plot's points as a table) and ``live`` (the weights and the
-        output, announced once a movement settles); props of
-        the sliders and their boxes.
+        output, announced once a movement settles) and ``feedback`` (the
+        verdict on the prediction and the answer, once revealed); props of
+        the sliders and their boxes and of the question's controls
+        (``views/choice.py``; all hidden when ``config["asks"]`` is false).
 
     Raises
     ------
     ValueError
-        If a state number is missing, not a number or outside its bounds
-        (the message names it and the value).
+        If a state number is missing, not a number or outside its bounds,
+        or the prediction is malformed (the message names it and the value).
 
     Examples
     --------
@@ -283,7 +301,9 @@ def vector_view(state, config: dict) -> dict:
     """
     f, S = format_number, config["strings"]
     sliders = config["sliders"]
-    qx, qy, temp = (_state_number(state, name, *sliders[name][:2]) for name in STATE_NAMES)
+    qx, qy, temp = (_state_number(state, name, *sliders[name][:2]) for name in SLIDERS)
+    choice.check_choice(state, PREDICTIONS)
+    prediction, revealed = state.get("prediction", ""), bool(state.get("revealed", False))
     k = np.asarray(config["keys"], dtype=np.float64)
     v = np.asarray(config["values"], dtype=np.float64)
     scores, weights, y = attend([qx, qy], k, v, temp)
@@ -319,6 +339,17 @@ def vector_view(state, config: dict) -> dict:
                    + [[f"v{i}", format_g(vx), format_g(vy), f(a, 3)] for i, (vx, vy), a in zip(idx, v.tolist(), weights)]
                    + [["y", f(y[0], 3), f(y[1], 3), ""]])
 
+    # Predict first (the example only): the answer is the example's query at the lowest temperature.
+    if config["asks"]:
+        asked = config["answer_state"]
+        _, a_w, a_y = attend([asked["query_x"], asked["query_y"]], k, v, asked["temperature"])
+        answer = S["vector_predict_answer"].format(t=format_g(asked["temperature"]), w=_vec(a_w), y=_vec(a_y, 2))
+        asking = choice.choice_props(PREDICTIONS, prediction, revealed)
+        feedback = choice.choice_feedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer)
+    else:
+        asking = {name: {"visible": False} for name in choice.MODELS}
+        feedback = ""
+
     return {
         "sources": {
             "query": {"x": [qx], "y": [qy], "label": ["q"]},
@@ -351,9 +382,11 @@ def vector_view(state, config: dict) -> dict:
             "plot_data": data_table(S["vector_plot"], [S["data_name"], "x", "y", S["readout_weights"]], points_rows),
             "live": (f"{S['readout_weights']} " + ", ".join(f"α{i} = {f(a, 3)}" for i, a in zip(idx, weights))
                      + f" · {S['readout_output']} y = {_vec(y)}"),
+            "feedback": feedback,
         },
         "props": {
-            **{f"{name}_slider": {"value": value} for name, value in zip(STATE_NAMES, (qx, qy, temp))},
-            **{f"{name}_box": {"value": format_g(value)} for name, value in zip(STATE_NAMES, (qx, qy, temp))},
+            **{f"{name}_slider": {"value": value} for name, value in zip(SLIDERS, (qx, qy, temp))},
+            **{f"{name}_box": {"value": format_g(value)} for name, value in zip(SLIDERS, (qx, qy, temp))},
+            **asking,
         },
     }

@@ -3,6 +3,9 @@
 // and the student's actions on the question (an option, "check", "skip").
 import {escapeHtml, fill} from "./shared.js";
 
+// The models of the question, by the names the views use (views.choice.MODELS).
+export const CHOICE_MODELS = ["question", "prediction_choice", "predict_check", "predict_skip", "feedback"];
+
 /** Throw unless `st.prediction` is one of `predictions` and `st.revealed` a boolean (either may be missing). */
 export function checkChoice(st, predictions) {
   if ("revealed" in st && typeof st.revealed !== "boolean") {

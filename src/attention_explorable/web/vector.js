@@ -5,11 +5,16 @@
 // numbers into state and draws every change of state.
 import {controller, drawSoon, sliderAction} from "./controller.js";
 import {scaledDotProductAttention} from "./attention.js";
+import {checkChoice, choiceAction, choiceFeedback, choiceProps, CHOICE_MODELS} from "./choice.js";
 import {
-  dataTable, formatFixed, formatG, formatNumber, pageWide, parseNumber, readState, writeView, writeViewAnnounced,
+  dataTable, fill, formatFixed, formatG, formatNumber, pageWide, parseNumber, readState, writeView, writeViewAnnounced,
 } from "./shared.js";
 
-export const STATE_NAMES = ["query_x", "query_y", "temperature"];
+export const SLIDERS = ["query_x", "query_y", "temperature"];
+// The prediction asked first (views.vector.PREDICTIONS), the right one, and the state.
+export const PREDICTIONS = ["", "first", "third", "midpoint", "centroid"];
+export const RIGHT_PREDICTION = "midpoint";
+export const STATE_NAMES = [...SLIDERS, "prediction", "revealed"];
 const SUB = "₀₁₂₃₄₅₆₇₈₉";
 
 /**
@@ -105,13 +110,16 @@ export function labelOffsets(directions, gap) {
 
 /**
  * Everything the vector explorable displays for one state (views.vector.vector_view).
- * @param {object} st query_x, query_y (components of q, each in [-2, 2]), temperature (T in [0.05, 5])
+ * @param {object} st query_x, query_y (components of q, each in [-2, 2]), temperature (T in [0.05, 5]);
+ *   prediction (PREDICTIONS) and revealed (boolean), both optional
  * @param {object} config views.vector.vector_config(language, keys, values)
  * @returns {object} {sources, ranges, html, props}
  */
 export function vectorView(st, config) {
   const f = formatNumber, S = config.strings;
   const qx = st.query_x, qy = st.query_y, temp = st.temperature;
+  checkChoice(st, PREDICTIONS);
+  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
   const k = config.keys, v = config.values;
   const {scores, weights, output: y} = attend([qx, qy], k, v, temp);
   const idx = k.map((_, j) => sub(j + 1));
@@ -138,8 +146,17 @@ export function vectorView(st, config) {
     .concat([["y", f(y[0], 3), f(y[1], 3), ""]]);
   const values = [qx, qy, temp];
   const props = {};
-  STATE_NAMES.forEach((name, i) => { props[name + "_slider"] = {value: values[i]}; });
-  STATE_NAMES.forEach((name, i) => { props[name + "_box"] = {value: formatG(values[i])}; });
+  SLIDERS.forEach((name, i) => { props[name + "_slider"] = {value: values[i]}; });
+  SLIDERS.forEach((name, i) => { props[name + "_box"] = {value: formatG(values[i])}; });
+  // Predict first (the example only): the answer is the example's query at the lowest temperature.
+  let feedback = "";
+  if (config.asks) {
+    const asked = config.answer_state;
+    const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
+    const answer = fill(S.vector_predict_answer, {t: formatG(asked.temperature), w: vec(at.weights), y: vec(at.output, 2)});
+    Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+    feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
+  } else for (const name of CHOICE_MODELS) props[name] = {visible: false};
 
   return {
     sources: {
@@ -167,6 +184,7 @@ export function vectorView(st, config) {
       plot_data: dataTable(S.vector_plot, [S.data_name, "x", "y", S.readout_weights], pointsRows),
       live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") +
         ` · ${S.readout_output} y = ${vec(y)}`,
+      feedback,
     },
     props,
   };
@@ -228,6 +246,9 @@ export default controller("vector", draw, ({state, models, config, origin, event
   // A student's action: a clamped value's notice lasts until the next one.
   const acted = () => { if (models.notice.visible) models.notice.visible = false; };
   if (sliderAction({state, models, config, origin}, {toGrid: (v) => roundTo(v, config.decimals)})) return;
+  // Checked or skipped, the prediction's answer is watched where it was asked: q = [1, 0], T lowest.
+  if (choiceAction({state, models, config, origin}, PREDICTIONS,
+    (prediction) => state.setv({...config.answer_state, prediction, revealed: true}))) return;
   if (origin === models.plot && event && Number.isFinite(event.x) && Number.isFinite(event.y)) {
     acted();
     setQuery(state, pointToQuery(event.x, event.y, config.sliders.query_x.slice(0, 2), config.decimals));

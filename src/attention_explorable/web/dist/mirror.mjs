@@ -702,8 +702,59 @@ var steps_default = controller("steps", draw, ({ state, models, config, origin, 
   }
 });
 
+// src/attention_explorable/web/choice.js
+var CHOICE_MODELS = ["question", "prediction_choice", "predict_check", "predict_skip", "feedback"];
+function checkChoice(st, predictions) {
+  if ("revealed" in st && typeof st.revealed !== "boolean") {
+    throw new Error(`revealed must be true or false, got ${JSON.stringify(st.revealed)}`);
+  }
+  if ("prediction" in st && !predictions.includes(st.prediction)) {
+    throw new Error(`prediction must be one of ${predictions.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
+  }
+}
+function choiceProps(predictions, prediction, revealed) {
+  return {
+    prediction_choice: { active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed) },
+    predict_check: { visible: !revealed },
+    predict_skip: { visible: !revealed }
+  };
+}
+function choiceFeedback(S, name, prediction, right, revealed, answer) {
+  if (!revealed) return "";
+  if (!prediction) return answer;
+  const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
+  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer;
+}
+function choiceAction({ state, models, config, origin }, predictions, reveal) {
+  const acted = () => {
+    if (models.notice && models.notice.visible) models.notice.visible = false;
+  };
+  if (origin === models.prediction_choice) {
+    const chosen = origin.active === null ? "" : predictions[origin.active + 1];
+    if (chosen !== state.prediction && !state.revealed) {
+      acted();
+      state.prediction = chosen;
+    }
+  } else if (origin === models.predict_check) {
+    if (!state.prediction) {
+      models.notice.text = escapeHtml(config.strings.predict_needed);
+      models.notice.visible = true;
+    } else {
+      acted();
+      reveal(state.prediction);
+    }
+  } else if (origin === models.predict_skip) {
+    acted();
+    reveal("");
+  } else return false;
+  return true;
+}
+
 // src/attention_explorable/web/vector.js
-var STATE_NAMES2 = ["query_x", "query_y", "temperature"];
+var SLIDERS = ["query_x", "query_y", "temperature"];
+var PREDICTIONS = ["", "first", "third", "midpoint", "centroid"];
+var RIGHT_PREDICTION = "midpoint";
+var STATE_NAMES2 = [...SLIDERS, "prediction", "revealed"];
 var SUB = "₀₁₂₃₄₅₆₇₈₉";
 function attend(query, keys, values, temperature) {
   const { scores, weights, output } = scaledDotProductAttention([query], keys, values, { scale: 1, temperature });
@@ -754,6 +805,8 @@ function labelOffsets(directions, gap) {
 function vectorView(st, config) {
   const f = formatNumber, S = config.strings;
   const qx = st.query_x, qy = st.query_y, temp = st.temperature;
+  checkChoice(st, PREDICTIONS);
+  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
   const k = config.keys, v = config.values;
   const { scores, weights, output: y } = attend([qx, qy], k, v, temp);
   const idx = k.map((_, j) => sub(j + 1));
@@ -774,12 +827,20 @@ function vectorView(st, config) {
   const pointsRows = [["q", f(qx, 3), f(qy, 3), ""]].concat(k.map(([kx, ky], j) => [`k${idx[j]}`, formatG(kx), formatG(ky), ""])).concat(v.map(([vx, vy], j) => [`v${idx[j]}`, formatG(vx), formatG(vy), f(weights[j], 3)])).concat([["y", f(y[0], 3), f(y[1], 3), ""]]);
   const values = [qx, qy, temp];
   const props = {};
-  STATE_NAMES2.forEach((name, i) => {
+  SLIDERS.forEach((name, i) => {
     props[name + "_slider"] = { value: values[i] };
   });
-  STATE_NAMES2.forEach((name, i) => {
+  SLIDERS.forEach((name, i) => {
     props[name + "_box"] = { value: formatG(values[i]) };
   });
+  let feedback = "";
+  if (config.asks) {
+    const asked = config.answer_state;
+    const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
+    const answer = fill(S.vector_predict_answer, { t: formatG(asked.temperature), w: vec(at.weights), y: vec(at.output, 2) });
+    Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+    feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
+  } else for (const name of CHOICE_MODELS) props[name] = { visible: false };
   return {
     sources: {
       query: { x: [qx], y: [qy], label: ["q"] },
@@ -808,7 +869,8 @@ function vectorView(st, config) {
       output_readout: row(S.readout_output, `<td>y = ${vec(y)}</td>`),
       formula: `<div class='ae-kind'>${S.formula_label}</div><div class='ae-kind'>${S.vector_formula_scores}</div>${dots}<div class='ae-kind'>${S.vector_formula_weights}</div>α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)}) = [${weights.map((a) => f(a, 3)).join(", ")}]<div class='ae-kind'>${S.vector_formula_output}</div>y = ${terms} = ${vec(y)}`,
       plot_data: dataTable(S.vector_plot, [S.data_name, "x", "y", S.readout_weights], pointsRows),
-      live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") + ` · ${S.readout_output} y = ${vec(y)}`
+      live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") + ` · ${S.readout_output} y = ${vec(y)}`,
+      feedback
     },
     props
   };
@@ -850,64 +912,22 @@ var vector_default = controller("vector", draw2, ({ state, models, config, origi
     if (models.notice.visible) models.notice.visible = false;
   };
   if (sliderAction({ state, models, config, origin }, { toGrid: (v) => roundTo(v, config.decimals) })) return;
+  if (choiceAction(
+    { state, models, config, origin },
+    PREDICTIONS,
+    (prediction) => state.setv({ ...config.answer_state, prediction, revealed: true })
+  )) return;
   if (origin === models.plot && event && Number.isFinite(event.x) && Number.isFinite(event.y)) {
     acted();
     setQuery(state, pointToQuery(event.x, event.y, config.sliders.query_x.slice(0, 2), config.decimals));
   }
 });
 
-// src/attention_explorable/web/choice.js
-function checkChoice(st, predictions) {
-  if ("revealed" in st && typeof st.revealed !== "boolean") {
-    throw new Error(`revealed must be true or false, got ${JSON.stringify(st.revealed)}`);
-  }
-  if ("prediction" in st && !predictions.includes(st.prediction)) {
-    throw new Error(`prediction must be one of ${predictions.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
-  }
-}
-function choiceProps(predictions, prediction, revealed) {
-  return {
-    prediction_choice: { active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed) },
-    predict_check: { visible: !revealed },
-    predict_skip: { visible: !revealed }
-  };
-}
-function choiceFeedback(S, name, prediction, right, revealed, answer) {
-  if (!revealed) return "";
-  if (!prediction) return answer;
-  const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
-  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer;
-}
-function choiceAction({ state, models, config, origin }, predictions, reveal) {
-  const acted = () => {
-    if (models.notice && models.notice.visible) models.notice.visible = false;
-  };
-  if (origin === models.prediction_choice) {
-    const chosen = origin.active === null ? "" : predictions[origin.active + 1];
-    if (chosen !== state.prediction && !state.revealed) {
-      acted();
-      state.prediction = chosen;
-    }
-  } else if (origin === models.predict_check) {
-    if (!state.prediction) {
-      models.notice.text = escapeHtml(config.strings.predict_needed);
-      models.notice.visible = true;
-    } else {
-      acted();
-      reveal(state.prediction);
-    }
-  } else if (origin === models.predict_skip) {
-    acted();
-    reveal("");
-  } else return false;
-  return true;
-}
-
 // src/attention_explorable/web/matrix.js
 var STATE_NAMES3 = ["n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled", "prediction", "revealed"];
 var TOGGLES = ["causal", "scaled"];
-var PREDICTIONS = ["", "flatter", "peaked", "same"];
-var RIGHT_PREDICTION = "peaked";
+var PREDICTIONS2 = ["", "flatter", "peaked", "same"];
+var RIGHT_PREDICTION2 = "peaked";
 var MULBERRY_INCREMENT = 1831565813;
 var IRWIN_HALL_TERMS = 12;
 var BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
@@ -966,7 +986,7 @@ function checkState(st, sliders) {
   for (const name of TOGGLES) {
     if (typeof st[name] !== "boolean") throw new Error(`${name} must be true or false, got ${JSON.stringify(st[name])}`);
   }
-  checkChoice(st, PREDICTIONS);
+  checkChoice(st, PREDICTIONS2);
 }
 function attentionMatrices(st, sliders) {
   checkState(st, sliders);
@@ -1051,7 +1071,7 @@ function matrixView(st, config) {
   }
   for (const name of TOGGLES) props[name + "_toggle"] = { active: st[name] };
   props.score_title = { text: S[st.scaled ? "matrix_plot_scores_scaled" : "matrix_plot_scores_unscaled"] };
-  Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+  Object.assign(props, choiceProps(PREDICTIONS2, prediction, revealed));
   props.curve_plot = { visible: revealed };
   const sums = [];
   for (const row of res.weights) {
@@ -1077,7 +1097,7 @@ function matrixView(st, config) {
     s1: f(curve.scaled[0], 2),
     s64: f(curve.scaled[last], 2)
   });
-  const feedback = choiceFeedback(S, "matrix", prediction, RIGHT_PREDICTION, revealed, answer);
+  const feedback = choiceFeedback(S, "matrix", prediction, RIGHT_PREDICTION2, revealed, answer);
   return {
     sources: {
       score_cells: { x: xs, y: ys, fill: scoreFill, text_color: scoreColour, text: scoreText },
@@ -1135,7 +1155,7 @@ var matrix_default = controller("matrix", draw3, ({ state, models, config, origi
     acted();
     state.seed = newSeed(config, state.seed);
   } else {
-    choiceAction({ state, models, config, origin }, PREDICTIONS, (prediction) => state.setv({ prediction, revealed: true }));
+    choiceAction({ state, models, config, origin }, PREDICTIONS2, (prediction) => state.setv({ prediction, revealed: true }));
   }
 });
 

@@ -474,8 +474,59 @@ function scaledDotProductAttention(q, k, v, { mask = null, temperature = 1, scal
   return { scores, weights, output };
 }
 
+// src/attention_explorable/web/choice.js
+var CHOICE_MODELS = ["question", "prediction_choice", "predict_check", "predict_skip", "feedback"];
+function checkChoice(st, predictions) {
+  if ("revealed" in st && typeof st.revealed !== "boolean") {
+    throw new Error(`revealed must be true or false, got ${JSON.stringify(st.revealed)}`);
+  }
+  if ("prediction" in st && !predictions.includes(st.prediction)) {
+    throw new Error(`prediction must be one of ${predictions.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
+  }
+}
+function choiceProps(predictions, prediction, revealed) {
+  return {
+    prediction_choice: { active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed) },
+    predict_check: { visible: !revealed },
+    predict_skip: { visible: !revealed }
+  };
+}
+function choiceFeedback(S, name, prediction, right, revealed, answer) {
+  if (!revealed) return "";
+  if (!prediction) return answer;
+  const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
+  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer;
+}
+function choiceAction({ state, models, config, origin }, predictions, reveal) {
+  const acted = () => {
+    if (models.notice && models.notice.visible) models.notice.visible = false;
+  };
+  if (origin === models.prediction_choice) {
+    const chosen = origin.active === null ? "" : predictions[origin.active + 1];
+    if (chosen !== state.prediction && !state.revealed) {
+      acted();
+      state.prediction = chosen;
+    }
+  } else if (origin === models.predict_check) {
+    if (!state.prediction) {
+      models.notice.text = escapeHtml(config.strings.predict_needed);
+      models.notice.visible = true;
+    } else {
+      acted();
+      reveal(state.prediction);
+    }
+  } else if (origin === models.predict_skip) {
+    acted();
+    reveal("");
+  } else return false;
+  return true;
+}
+
 // src/attention_explorable/web/vector.js
-var STATE_NAMES = ["query_x", "query_y", "temperature"];
+var SLIDERS = ["query_x", "query_y", "temperature"];
+var PREDICTIONS = ["", "first", "third", "midpoint", "centroid"];
+var RIGHT_PREDICTION = "midpoint";
+var STATE_NAMES = [...SLIDERS, "prediction", "revealed"];
 var SUB = "₀₁₂₃₄₅₆₇₈₉";
 function attend(query, keys, values, temperature) {
   const { scores, weights, output } = scaledDotProductAttention([query], keys, values, { scale: 1, temperature });
@@ -526,6 +577,8 @@ function labelOffsets(directions, gap) {
 function vectorView(st, config) {
   const f = formatNumber, S = config.strings;
   const qx = st.query_x, qy = st.query_y, temp = st.temperature;
+  checkChoice(st, PREDICTIONS);
+  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
   const k = config.keys, v = config.values;
   const { scores, weights, output: y } = attend([qx, qy], k, v, temp);
   const idx = k.map((_, j) => sub(j + 1));
@@ -546,12 +599,20 @@ function vectorView(st, config) {
   const pointsRows = [["q", f(qx, 3), f(qy, 3), ""]].concat(k.map(([kx, ky], j) => [`k${idx[j]}`, formatG(kx), formatG(ky), ""])).concat(v.map(([vx, vy], j) => [`v${idx[j]}`, formatG(vx), formatG(vy), f(weights[j], 3)])).concat([["y", f(y[0], 3), f(y[1], 3), ""]]);
   const values = [qx, qy, temp];
   const props = {};
-  STATE_NAMES.forEach((name, i) => {
+  SLIDERS.forEach((name, i) => {
     props[name + "_slider"] = { value: values[i] };
   });
-  STATE_NAMES.forEach((name, i) => {
+  SLIDERS.forEach((name, i) => {
     props[name + "_box"] = { value: formatG(values[i]) };
   });
+  let feedback = "";
+  if (config.asks) {
+    const asked = config.answer_state;
+    const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
+    const answer = fill(S.vector_predict_answer, { t: formatG(asked.temperature), w: vec(at.weights), y: vec(at.output, 2) });
+    Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+    feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
+  } else for (const name of CHOICE_MODELS) props[name] = { visible: false };
   return {
     sources: {
       query: { x: [qx], y: [qy], label: ["q"] },
@@ -580,7 +641,8 @@ function vectorView(st, config) {
       output_readout: row(S.readout_output, `<td>y = ${vec(y)}</td>`),
       formula: `<div class='ae-kind'>${S.formula_label}</div><div class='ae-kind'>${S.vector_formula_scores}</div>${dots}<div class='ae-kind'>${S.vector_formula_weights}</div>α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)}) = [${weights.map((a) => f(a, 3)).join(", ")}]<div class='ae-kind'>${S.vector_formula_output}</div>y = ${terms} = ${vec(y)}`,
       plot_data: dataTable(S.vector_plot, [S.data_name, "x", "y", S.readout_weights], pointsRows),
-      live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") + ` · ${S.readout_output} y = ${vec(y)}`
+      live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") + ` · ${S.readout_output} y = ${vec(y)}`,
+      feedback
     },
     props
   };
@@ -622,12 +684,20 @@ var vector_default = controller("vector", draw, ({ state, models, config, origin
     if (models.notice.visible) models.notice.visible = false;
   };
   if (sliderAction({ state, models, config, origin }, { toGrid: (v) => roundTo(v, config.decimals) })) return;
+  if (choiceAction(
+    { state, models, config, origin },
+    PREDICTIONS,
+    (prediction) => state.setv({ ...config.answer_state, prediction, revealed: true })
+  )) return;
   if (origin === models.plot && event && Number.isFinite(event.x) && Number.isFinite(event.y)) {
     acted();
     setQuery(state, pointToQuery(event.x, event.y, config.sliders.query_x.slice(0, 2), config.decimals));
   }
 });
 export {
+  PREDICTIONS,
+  RIGHT_PREDICTION,
+  SLIDERS,
   STATE_NAMES,
   attend,
   convexHull,
