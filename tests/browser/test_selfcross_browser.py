@@ -173,3 +173,29 @@ def test_state_travels_both_ways(student):
         server.assert_clean_log()
     finally:
         server.close()
+
+
+def test_the_prediction_is_asked_first_and_cross_attention_answers_it(selfcross_page, request):
+    s, page = selfcross_page, selfcross_page.page
+    _, cross = core.scaled_dot_product_attention(EN_EMBEDDINGS, ZH_EMBEDDINGS, ZH_EMBEDDINGS)
+    assert "交叉注意力" in text_of(page, ".ae-selfcross-question") and text_of(page, ".ae-selfcross-feedback") == ""
+    page.locator(".ae-selfcross-check button").click()  # nothing chosen: said, the mode stays
+    wait_text(page, ".ae-input-notice", "先选一个预测")
+    assert "中文句子「我 爱 机器 学习」" in text_of(page, ".ae-selfcross-roles")
+    page.locator(".ae-selfcross-prediction button", has_text="中文句子里的词").click()
+    page.locator(".ae-selfcross-check button").click()
+    # Checked: cross-attention is drawn, and the verdict names the row of the highlighted query ("I").
+    wait_text(page, ".ae-selfcross-feedback", "预测对了")
+    wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
+    assert f"「I」最关注「我」（权重 {cross[0].max():.3f}）" in text_of(page, ".ae-selfcross-feedback")
+    assert not page.locator(".ae-selfcross-skip button").is_visible()
+    s.screenshot(f"selfcross-answered-1280-{request.node.callspec.id}")
+    s.assert_clean()
+
+
+def test_choosing_cross_attention_before_predicting_shows_the_answer(selfcross_page):
+    page = selfcross_page.page
+    page.locator(".ae-selfcross-mode button", has_text="交叉注意力").click()
+    wait_text(page, ".ae-selfcross-feedback", "热图现在就是交叉注意力")
+    assert not page.locator(".ae-selfcross-check button").is_visible()
+    selfcross_page.assert_clean()

@@ -28,12 +28,15 @@ TOKENS = ["我", "爱", "机器", "学习", "I", "love", "<b>", "a&b", "\"q\"", 
 
 
 def _states(config: dict) -> list[dict]:
-    """Every mode x causal x query row the sentences of ``config`` allow."""
+    """Every mode x causal x query row the sentences of ``config`` allow, with every prediction."""
     states = []
     for mode, causal in itertools.product(view.MODES, [False, True]):
         n_q = len(config["sentences"][view.SIDES[mode][0]]["tokens"])
         states += [{"mode": mode, "causal": causal, "query": q} for q in range(1, n_q + 1)]
-    return states
+    # Predict first: every prediction, before and after the answer shows (and some states without either).
+    answers = list(itertools.product(view.PREDICTIONS, (False, True)))
+    return [{**st, "prediction": answers[c % len(answers)][0], "revealed": answers[c % len(answers)][1]}
+            if c % 3 else st for c, st in enumerate(states)]
 
 
 def _configs(language: str) -> list[dict]:

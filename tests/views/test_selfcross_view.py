@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -165,3 +167,27 @@ def test_tokens_of_the_other_language_carry_their_lang(language, other, tag):
         assert f"<span lang='{tag}'>" in cross["html"][name], name
     own = view.selfcross_view(state(f"self_{language}", query=1), config)
     assert "<span lang=" not in own["html"]["plot_data"] and "<span lang=" not in own["html"]["row"]
+
+
+def test_the_prediction_waits_and_its_answer_is_the_cross_attention_row():
+    before = view.selfcross_view({**state(), "prediction": "", "revealed": False}, CONFIG)
+    assert before["html"]["feedback"] == "" and before["props"]["predict_skip"] == {"visible": True}
+    cross = weights(EN_EMBEDDINGS, ZH_EMBEDDINGS)
+    for query in range(1, 5):
+        for prediction in view.PREDICTIONS:
+            after = view.selfcross_view({**state("cross", query=query), "prediction": prediction, "revealed": True},
+                                        CONFIG)
+            feedback = re.sub(r"<[^>]+>", "", after["html"]["feedback"])  # the English token in its lang span
+            best = int(np.argmax(cross[query - 1]))
+            assert f"「{EN_TOKENS[query - 1]}」最关注「{ZH_TOKENS[best]}」（权重 {cross[query - 1, best]:.3f}）" in feedback
+            assert after["props"]["prediction_choice"]["disabled"] and after["props"]["predict_check"] == {
+                "visible": False}
+            right = ZH["predict_right"] in feedback
+            assert right == (prediction == view.RIGHT_PREDICTION == "chinese") and (
+                (ZH["predict_wrong"] in feedback) == bool(prediction and not right))
+
+
+@pytest.mark.parametrize("bad", [{"prediction": "zh"}, {"revealed": 0}])
+def test_a_malformed_prediction_is_named(bad):
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        view.selfcross_view({**state(), **bad}, CONFIG)

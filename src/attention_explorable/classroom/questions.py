@@ -42,12 +42,14 @@ FIRST_EXERCISE = 1000
 #: The largest answer (either sign) an exercise's number box takes.
 NUMBER_LIMIT = 1e15
 #: The explorables' predictions, asked as choices: id -> (section, the question's string key, the options'
-#: string keys, the right option's index). The vector and matrix explorables' (views/<name>.py PREDICTIONS).
+#: string keys, the right option's index). The explorables' own (views/<name>.py PREDICTIONS).
 PROMPTS = {
     "vector-prediction": ("3.7", "vector_predict_question",
                           tuple(f"vector_predict_{p}" for p in ("first", "third", "midpoint", "centroid")), 2),
     "matrix-prediction": ("3.7", "matrix_predict_question",
                           ("matrix_predict_flatter", "matrix_predict_peaked", "matrix_predict_same"), 1),
+    "selfcross-prediction": ("3.7", "selfcross_predict_question",
+                             tuple(f"selfcross_predict_{p}" for p in ("english", "chinese", "both")), 1),
 }
 #: Bars of a number question's histogram on each side of the answer.
 BARS_EACH_SIDE = 6

@@ -15,7 +15,7 @@ from .. import plots
 from ..views import selfcross as selfcross_view
 from ..views.selfcross import MODES, N_QUERY
 from . import controls
-from .base import Explorable, html_model, screen_reader_model, state_model_class, write_view
+from .base import Explorable, html_model, prediction_models, screen_reader_model, state_model_class, write_view
 
 
 class SelfCrossExplorer(Explorable):
@@ -48,6 +48,12 @@ class SelfCrossExplorer(Explorable):
         so far); ignored in the other modes. Default False.
     query : int
         Query row to highlight and read out, 1-based, 1-4; default 1.
+    prediction : {"", "english", "chinese", "both"}
+        Which words one English query's weights are shared among in cross-attention, as the
+        student predicts it before seeing it; "" for none.
+    revealed : bool
+        Whether the answer is shown: set, with ``mode="cross"``, when the prediction is checked or
+        skipped, or cross-attention is chosen.
     language : {"zh", "en"}
         Language of the interface text (constant after construction).
 
@@ -80,6 +86,11 @@ class SelfCrossExplorer(Explorable):
                           doc="Kind of attention: self-attention in Chinese or English, or cross-attention.")
     causal = param.Boolean(False, doc="Causal mask in English self-attention (decoder); ignored otherwise.")
     query = param.Integer(1, bounds=(1, N_QUERY), doc="Query row to highlight (1-based).")
+    prediction = param.Selector(default="", objects=list(selfcross_view.PREDICTIONS), doc=(
+        "Which words one English query's weights are shared among in cross-attention, as the student "
+        "predicts: '' (none), 'english', 'chinese' (right) or 'both'."))
+    revealed = param.Boolean(False, doc="The prediction's answer shown (after it is checked or skipped, or "
+                                        "cross-attention is chosen).")
 
     _view_module = selfcross_view
 
@@ -105,17 +116,20 @@ class SelfCrossExplorer(Explorable):
             "causal": controls.checkbox(t("selfcross_causal"), self.causal, "ae-selfcross-causal"),
             "query": controls.choice([], self.query - 1, "ae-selfcross-query"),
         }
+        # Predict first: which words one English query shares its weight among in cross-attention.
+        self._ask = prediction_models("selfcross", self.language, selfcross_view.PREDICTIONS)
         fig = self._figure
         for model in (fig, fig.x_range, fig.y_range, fig.xaxis[0], fig.yaxis[0], *self._sources.values()):
             model.syncable = False
         self._redraw()
         self._attach({self._controls["mode"]: "active", self._controls["causal"]: "active",
-                      self._controls["query"]: "active", fig: "tap"})
+                      self._controls["query"]: "active", fig: "tap", self._ask["prediction_choice"]: "active",
+                      self._ask["predict_check"]: "button_click", self._ask["predict_skip"]: "button_click"})
 
     # --- the view -------------------------------------------------------------
     def _models(self) -> dict:
         fig = self._figure
-        return {**self._sources, **self._html, **self._controls, "heatmap": fig,
+        return {**self._sources, **self._html, **self._controls, **self._ask, "heatmap": fig,
                 "x_range": fig.x_range, "y_range": fig.y_range, "x_axis": fig.xaxis[0], "y_axis": fig.yaxis[0]}
 
     def _redraw(self) -> None:
@@ -148,7 +162,7 @@ class SelfCrossExplorer(Explorable):
             f"<div class='ae-kind' style='margin:4px 5px 0'>{t(key)}</div>", margin=0)
         c = self._controls
         left = pn.Column(
-            label("selfcross_mode"), bokeh(c["mode"]), bokeh(c["causal"]),
+            *(bokeh(m) for m in self._ask.values()), label("selfcross_mode"), bokeh(c["mode"]), bokeh(c["causal"]),
             label("selfcross_query"), bokeh(c["query"]),
             bokeh(self._html["hint"]), bokeh(self._html["notice"]),
             bokeh(self._html["roles"]), bokeh(self._html["row"]), bokeh(self._html["live"]),

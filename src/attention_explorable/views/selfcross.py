@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import core
 from ..strings import HTML_LANG, text
+from . import choice
 from .numbers import data_table, format_number
 
 #: The source sentence and its translation, one token per entry.
@@ -53,8 +54,14 @@ MODES = ("self_zh", "self_en", "cross")
 SIDES = {"self_zh": ("zh", "zh"), "self_en": ("en", "en"), "cross": ("en", "zh")}
 #: Highest query row: the shorter sentence's length (the row exists in every mode).
 N_QUERY = min(len(ZH_TOKENS), len(EN_TOKENS))
-#: The state of the explorable.
-STATE_NAMES = ("mode", "causal", "query")
+#: The student's prediction, asked first: which words one English query's row of weights is shared among
+#: in cross-attention (none yet, the English sentence's, the Chinese sentence's, both sentences').
+PREDICTIONS = ("", "english", "chinese", "both")
+#: The right one: in cross-attention the keys and values are the Chinese sentence's words only.
+RIGHT_PREDICTION = "chinese"
+#: The state of the explorable: the controls, then the prediction and whether its answer shows
+#: (``views/choice.py``).
+STATE_NAMES = ("mode", "causal", "query", "prediction", "revealed")
 
 # Ends of Bokeh's Blues256 (ColorBrewer's nine blues, light to dark); the 256
 # colours are their linear interpolation, exactly as Bokeh's palette.
@@ -66,7 +73,8 @@ STRING_KEYS = (
     "selfcross_toy_note", "selfcross_axis_query", "selfcross_axis_key", "selfcross_source_zh",
     "selfcross_source_en", "selfcross_roles_self_zh", "selfcross_roles_self_en",
     "selfcross_roles_self_en_causal", "selfcross_roles_cross", "selfcross_row", "selfcross_row_best",
-    "selfcross_query_hint", "selfcross_plot",
+    "selfcross_query_hint", "selfcross_plot", "selfcross_predict_answer",
+    *(f"selfcross_predict_{p}" for p in PREDICTIONS[1:]), *choice.STRING_KEYS,
 )
 
 
@@ -168,7 +176,9 @@ def selfcross_view(state, config: dict) -> dict:
     ----------
     state : Mapping
         ``mode`` (``"self_zh"``, ``"self_en"`` or ``"cross"``), ``causal``
-        (bool), ``query`` (the highlighted query row, 1-based int).
+        (bool), ``query`` (the highlighted query row, 1-based int);
+        ``prediction`` (one of :data:`PREDICTIONS`) and ``revealed`` (bool),
+        both optional.
     config : dict
         :func:`selfcross_config` of the interface language.
 
@@ -179,20 +189,22 @@ def selfcross_view(state, config: dict) -> dict:
         (columns ``x`` = key j, ``y`` = query i, ``fill``, ``text``,
         ``text_color``; n_q·n_k rows, row-major) and ``highlight`` (the
         query row's outline); ranges ``x_range``, ``y_range``; html
-        ``roles``, ``row`` (the query row's weights), ``hint``, ``note`` (the
+        ``roles``, ``row`` (the query row's weights), ``hint``, ``feedback``
+        (the verdict on the prediction and the answer, once revealed), ``note`` (the
         vectors are toys), ``plot_data`` (the heatmap as a table), ``live``
         (the query row's strongest weight, announced once settled); props ``x_axis`` and ``y_axis``
         (``axis_label`` naming the sentence of the keys and values and of the
         queries; ``major_label_overrides``, tick as a decimal string -> token),
         ``mode`` (``active`` button), ``causal`` (``active``, ``disabled``
         outside the English self-attention), ``query`` (``labels``: the
-        query tokens, ``active`` button).
+        query tokens, ``active`` button) and the question's controls
+        (``views/choice.py``).
 
     Raises
     ------
     ValueError
-        If ``mode`` is unknown or ``query`` is not a row (1 to n_q); the
-        message names the parameter and the value.
+        If ``mode`` is unknown, ``query`` is not a row (1 to n_q) or the
+        prediction is malformed; the message names the parameter and the value.
     """
     S, f = config["strings"], format_number
     q_tokens, k_tokens, weights, mask = selfcross_weights(state, config)
@@ -201,6 +213,7 @@ def selfcross_view(state, config: dict) -> dict:
     if isinstance(query, bool) or not isinstance(query, (int, np.integer)) or not 1 <= query <= n_q:
         raise ValueError(f"query must be an integer from 1 to {n_q}; got {query!r}")
     query = int(query)
+    choice.check_choice(state, PREDICTIONS)
     mode = state["mode"]
     causal = bool(state["causal"]) and mode == "self_en"
 
@@ -242,6 +255,14 @@ def selfcross_view(state, config: dict) -> dict:
     best_text = S["selfcross_row_best"].format(token=said(k_side, k_tokens[best]), weight=f(row[best], 3))
     # The heatmap's data: a row per query token, a column per key token.
     plot_rows = [[said(q_side, q), *texts[i * n_k:(i + 1) * n_k]] for i, q in enumerate(q_tokens)]
+    # Predict first: the answer is the cross-attention row of the highlighted English query.
+    prediction, revealed = state.get("prediction", ""), bool(state.get("revealed", False))
+    cross_q, cross_k, cross_w, _ = selfcross_weights({"mode": "cross", "causal": False}, config)
+    cross_row = cross_w[min(query, len(cross_q)) - 1]
+    cross_best = int(np.argmax(cross_row))
+    answer = S["selfcross_predict_answer"].format(
+        n=len(cross_k), token=said("en", cross_q[min(query, len(cross_q)) - 1]), best=said("zh", cross_k[cross_best]),
+        weight=f(cross_row[cross_best], 3))
     return {
         "sources": {
             "cells": {"x": xs, "y": ys, "fill": fill, "text": texts, "text_color": text_color},
@@ -252,6 +273,7 @@ def selfcross_view(state, config: dict) -> dict:
             "roles": roles,
             "row": row_html,
             "hint": f"<div class='ae-hint'>{S['selfcross_query_hint']}</div>",
+            "feedback": choice.choice_feedback(S, "selfcross", prediction, RIGHT_PREDICTION, revealed, answer),
             "note": f"<div class='ae-hint'>{S['selfcross_toy_note']}</div>",
             "plot_data": data_table(S["selfcross_plot"], ["", *(said(k_side, k) for k in k_tokens)], plot_rows),
             "live": f"{S['selfcross_row'].format(token=said(q_side, q_tokens[query - 1]))}: {best_text}",
@@ -266,5 +288,6 @@ def selfcross_view(state, config: dict) -> dict:
             # The query buttons hold the query tokens: their language for a screen reader.
             "query": {"labels": q_tokens, "active": query - 1,
                       "html_attributes": {"lang": config["lang_tags"][q_side]}},
+            **choice.choice_props(PREDICTIONS, prediction, revealed),
         },
     }

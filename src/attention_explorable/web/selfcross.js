@@ -4,12 +4,16 @@
 // buttons, a tap on a heatmap row) into state and draws every change of state.
 import {controller} from "./controller.js";
 import {scaledDotProductAttention} from "./attention.js";
+import {checkChoice, choiceAction, choiceFeedback, choiceProps} from "./choice.js";
 import {dataTable, escapeHtml, fill, formatNumber, readState, writeViewAnnounced} from "./shared.js";
 
 export const MODES = ["self_zh", "self_en", "cross"];
 /** Mode -> [sentence of the queries, sentence of the keys and values]. */
 export const SIDES = {self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"]};
-export const STATE_NAMES = ["mode", "causal", "query"];
+// The prediction asked first (views.selfcross.PREDICTIONS), the right one, and the state.
+export const PREDICTIONS = ["", "english", "chinese", "both"];
+export const RIGHT_PREDICTION = "chinese";
+export const STATE_NAMES = ["mode", "causal", "query", "prediction", "revealed"];
 
 /** Python's round(x) for x >= 0: to the nearest integer, ties to even. */
 function roundHalfEven(x) {
@@ -50,7 +54,8 @@ export function selfcrossWeights(st, config) {
 
 /**
  * Everything the explorable displays for one state (views.selfcross.selfcross_view).
- * @param {object} st mode ("self_zh" | "self_en" | "cross"), causal (bool), query (1-based row)
+ * @param {object} st mode ("self_zh" | "self_en" | "cross"), causal (bool), query (1-based row);
+ *   prediction (PREDICTIONS) and revealed (boolean), both optional
  * @param {object} config views.selfcross.selfcross_config(language)
  * @returns {object} {sources, ranges, html, props}
  * @throws {Error} for an unknown mode or a query that is not a row
@@ -63,6 +68,7 @@ export function selfcrossView(st, config) {
   if (typeof query !== "number" || !Number.isInteger(query) || query < 1 || query > nQ) {
     throw new Error(`query must be an integer from 1 to ${nQ}; got ${JSON.stringify(query)}`);
   }
+  checkChoice(st, PREDICTIONS);
   const mode = st.mode;
   const causal = Boolean(st.causal) && mode === "self_en";
 
@@ -105,6 +111,14 @@ export function selfcrossView(st, config) {
   const bestText = fill(S.selfcross_row_best, {token: said(kSide, kTokens[best]), weight: f(row[best], 3)});
   // The heatmap's data: a row per query token, a column per key token.
   const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
+  // Predict first: the answer is the cross-attention row of the highlighted English query.
+  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
+  const cross = selfcrossWeights({mode: "cross", causal: false}, config);
+  const crossQuery = Math.min(query, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
+  let crossBest = 0;
+  for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
+  const answer = fill(S.selfcross_predict_answer, {n: cross.kTokens.length, token: said("en", cross.qTokens[crossQuery]),
+    best: said("zh", cross.kTokens[crossBest]), weight: f(crossRow[crossBest], 3)});
   return {
     sources: {
       cells,
@@ -115,6 +129,7 @@ export function selfcrossView(st, config) {
       roles,
       row: rowHtml,
       hint: `<div class='ae-hint'>${S.selfcross_query_hint}</div>`,
+      feedback: choiceFeedback(S, "selfcross", prediction, RIGHT_PREDICTION, revealed, answer),
       note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
       plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
       live: `${fill(S.selfcross_row, {token: said(qSide, qTokens[query - 1])})}: ${bestText}`,
@@ -128,6 +143,7 @@ export function selfcrossView(st, config) {
       causal: {active: Boolean(st.causal), disabled: mode !== "self_en"},
       // The query buttons hold the query tokens: their language for a screen reader.
       query: {labels: qTokens, active: query - 1, html_attributes: {lang: config.lang_tags[qSide]}},
+      ...choiceProps(PREDICTIONS, prediction, revealed),
     },
   };
 }
@@ -171,9 +187,14 @@ function act({state, models, config, origin, event: obj}) {
   // A control whose value already equals the state was drawn from it, not moved by hand.
   if (origin === models.mode) {
     const mode = MODES[origin.active];
-    if (mode !== undefined && mode !== state.mode) state.mode = mode;
+    if (mode === undefined || mode === state.mode) return;
+    // Cross-attention is the prediction's answer: going there checks the prediction (or skips it).
+    if (mode === "cross" && !state.revealed) state.setv({mode, revealed: true});
+    else state.mode = mode;
     return;
   }
+  if (choiceAction({state, models, config, origin}, PREDICTIONS,
+    (prediction) => state.setv({mode: "cross", prediction, revealed: true}))) return;
   if (origin === models.causal) {
     if (origin.active !== state.causal) state.causal = origin.active;
     return;

@@ -1162,7 +1162,9 @@ var matrix_default = controller("matrix", draw3, ({ state, models, config, origi
 // src/attention_explorable/web/selfcross.js
 var MODES = ["self_zh", "self_en", "cross"];
 var SIDES = { self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"] };
-var STATE_NAMES4 = ["mode", "causal", "query"];
+var PREDICTIONS3 = ["", "english", "chinese", "both"];
+var RIGHT_PREDICTION3 = "chinese";
+var STATE_NAMES4 = ["mode", "causal", "query", "prediction", "revealed"];
 function roundHalfEven(x) {
   const r = Math.round(x);
   return r - x === 0.5 && r % 2 === 1 ? r - 1 : r;
@@ -1192,6 +1194,7 @@ function selfcrossView(st, config) {
   if (typeof query !== "number" || !Number.isInteger(query) || query < 1 || query > nQ) {
     throw new Error(`query must be an integer from 1 to ${nQ}; got ${JSON.stringify(query)}`);
   }
+  checkChoice(st, PREDICTIONS3);
   const mode = st.mode;
   const causal = Boolean(st.causal) && mode === "self_en";
   const cells = { x: [], y: [], fill: [], text: [], text_color: [] };
@@ -1225,6 +1228,17 @@ function selfcrossView(st, config) {
   const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
   const bestText = fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
   const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
+  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
+  const cross2 = selfcrossWeights({ mode: "cross", causal: false }, config);
+  const crossQuery = Math.min(query, cross2.qTokens.length) - 1, crossRow = cross2.weights[crossQuery];
+  let crossBest = 0;
+  for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
+  const answer = fill(S.selfcross_predict_answer, {
+    n: cross2.kTokens.length,
+    token: said("en", cross2.qTokens[crossQuery]),
+    best: said("zh", cross2.kTokens[crossBest]),
+    weight: f(crossRow[crossBest], 3)
+  });
   return {
     sources: {
       cells,
@@ -1235,6 +1249,7 @@ function selfcrossView(st, config) {
       roles,
       row: rowHtml,
       hint: `<div class='ae-hint'>${S.selfcross_query_hint}</div>`,
+      feedback: choiceFeedback(S, "selfcross", prediction, RIGHT_PREDICTION3, revealed, answer),
       note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
       plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
       live: `${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}: ${bestText}`
@@ -1251,7 +1266,8 @@ function selfcrossView(st, config) {
       mode: { active: MODES.indexOf(mode) },
       causal: { active: Boolean(st.causal), disabled: mode !== "self_en" },
       // The query buttons hold the query tokens: their language for a screen reader.
-      query: { labels: qTokens, active: query - 1, html_attributes: { lang: config.lang_tags[qSide] } }
+      query: { labels: qTokens, active: query - 1, html_attributes: { lang: config.lang_tags[qSide] } },
+      ...choiceProps(PREDICTIONS3, prediction, revealed)
     }
   };
 }
@@ -1281,9 +1297,16 @@ var selfcross_default = controller("selfcross", draw4, act);
 function act({ state, models, config, origin, event: obj }) {
   if (origin === models.mode) {
     const mode = MODES[origin.active];
-    if (mode !== void 0 && mode !== state.mode) state.mode = mode;
+    if (mode === void 0 || mode === state.mode) return;
+    if (mode === "cross" && !state.revealed) state.setv({ mode, revealed: true });
+    else state.mode = mode;
     return;
   }
+  if (choiceAction(
+    { state, models, config, origin },
+    PREDICTIONS3,
+    (prediction) => state.setv({ mode: "cross", prediction, revealed: true })
+  )) return;
   if (origin === models.causal) {
     if (origin.active !== state.causal) state.causal = origin.active;
     return;

@@ -422,10 +422,59 @@ function scaledDotProductAttention(q, k, v, { mask = null, temperature = 1, scal
   return { scores, weights, output };
 }
 
+// src/attention_explorable/web/choice.js
+function checkChoice(st, predictions) {
+  if ("revealed" in st && typeof st.revealed !== "boolean") {
+    throw new Error(`revealed must be true or false, got ${JSON.stringify(st.revealed)}`);
+  }
+  if ("prediction" in st && !predictions.includes(st.prediction)) {
+    throw new Error(`prediction must be one of ${predictions.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
+  }
+}
+function choiceProps(predictions, prediction, revealed) {
+  return {
+    prediction_choice: { active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed) },
+    predict_check: { visible: !revealed },
+    predict_skip: { visible: !revealed }
+  };
+}
+function choiceFeedback(S, name, prediction, right, revealed, answer) {
+  if (!revealed) return "";
+  if (!prediction) return answer;
+  const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
+  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer;
+}
+function choiceAction({ state, models, config, origin }, predictions, reveal) {
+  const acted = () => {
+    if (models.notice && models.notice.visible) models.notice.visible = false;
+  };
+  if (origin === models.prediction_choice) {
+    const chosen = origin.active === null ? "" : predictions[origin.active + 1];
+    if (chosen !== state.prediction && !state.revealed) {
+      acted();
+      state.prediction = chosen;
+    }
+  } else if (origin === models.predict_check) {
+    if (!state.prediction) {
+      models.notice.text = escapeHtml(config.strings.predict_needed);
+      models.notice.visible = true;
+    } else {
+      acted();
+      reveal(state.prediction);
+    }
+  } else if (origin === models.predict_skip) {
+    acted();
+    reveal("");
+  } else return false;
+  return true;
+}
+
 // src/attention_explorable/web/selfcross.js
 var MODES = ["self_zh", "self_en", "cross"];
 var SIDES = { self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"] };
-var STATE_NAMES = ["mode", "causal", "query"];
+var PREDICTIONS = ["", "english", "chinese", "both"];
+var RIGHT_PREDICTION = "chinese";
+var STATE_NAMES = ["mode", "causal", "query", "prediction", "revealed"];
 function roundHalfEven(x) {
   const r = Math.round(x);
   return r - x === 0.5 && r % 2 === 1 ? r - 1 : r;
@@ -455,6 +504,7 @@ function selfcrossView(st, config) {
   if (typeof query !== "number" || !Number.isInteger(query) || query < 1 || query > nQ) {
     throw new Error(`query must be an integer from 1 to ${nQ}; got ${JSON.stringify(query)}`);
   }
+  checkChoice(st, PREDICTIONS);
   const mode = st.mode;
   const causal = Boolean(st.causal) && mode === "self_en";
   const cells = { x: [], y: [], fill: [], text: [], text_color: [] };
@@ -488,6 +538,17 @@ function selfcrossView(st, config) {
   const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
   const bestText = fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
   const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
+  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
+  const cross = selfcrossWeights({ mode: "cross", causal: false }, config);
+  const crossQuery = Math.min(query, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
+  let crossBest = 0;
+  for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
+  const answer = fill(S.selfcross_predict_answer, {
+    n: cross.kTokens.length,
+    token: said("en", cross.qTokens[crossQuery]),
+    best: said("zh", cross.kTokens[crossBest]),
+    weight: f(crossRow[crossBest], 3)
+  });
   return {
     sources: {
       cells,
@@ -498,6 +559,7 @@ function selfcrossView(st, config) {
       roles,
       row: rowHtml,
       hint: `<div class='ae-hint'>${S.selfcross_query_hint}</div>`,
+      feedback: choiceFeedback(S, "selfcross", prediction, RIGHT_PREDICTION, revealed, answer),
       note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
       plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
       live: `${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}: ${bestText}`
@@ -514,7 +576,8 @@ function selfcrossView(st, config) {
       mode: { active: MODES.indexOf(mode) },
       causal: { active: Boolean(st.causal), disabled: mode !== "self_en" },
       // The query buttons hold the query tokens: their language for a screen reader.
-      query: { labels: qTokens, active: query - 1, html_attributes: { lang: config.lang_tags[qSide] } }
+      query: { labels: qTokens, active: query - 1, html_attributes: { lang: config.lang_tags[qSide] } },
+      ...choiceProps(PREDICTIONS, prediction, revealed)
     }
   };
 }
@@ -544,9 +607,16 @@ var selfcross_default = controller("selfcross", draw, act);
 function act({ state, models, config, origin, event: obj }) {
   if (origin === models.mode) {
     const mode = MODES[origin.active];
-    if (mode !== void 0 && mode !== state.mode) state.mode = mode;
+    if (mode === void 0 || mode === state.mode) return;
+    if (mode === "cross" && !state.revealed) state.setv({ mode, revealed: true });
+    else state.mode = mode;
     return;
   }
+  if (choiceAction(
+    { state, models, config, origin },
+    PREDICTIONS,
+    (prediction) => state.setv({ mode: "cross", prediction, revealed: true })
+  )) return;
   if (origin === models.causal) {
     if (origin.active !== state.causal) state.causal = origin.active;
     return;
@@ -564,6 +634,8 @@ function act({ state, models, config, origin, event: obj }) {
 }
 export {
   MODES,
+  PREDICTIONS,
+  RIGHT_PREDICTION,
   SIDES,
   STATE_NAMES,
   attentionWeights,
