@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 
 READY = ".ae-matrix-max-weight"
 CONFIG = view.matrix_config("zh")
-DEFAULT = {"n_tokens": 4, "d_k": 4, "seed": 0, "q1_scale": 1.0, "causal": False, "scaled": True, "prediction": "",
+DEFAULT = {"n_tokens": 4, "d_k": 4, "seed": view.DEFAULT_SEED, "q1_scale": 1.0, "causal": False, "scaled": True, "prediction": "",
            "revealed": False}
 
 # What BokehJS holds now: the numbers written into each heatmap, the outlined cells, the mark on the curve.

@@ -28,7 +28,7 @@ def shown(model) -> str:
 
 
 def test_defaults_and_numbers_follow_the_view(explorer):
-    assert explorer.state() == {"n_tokens": 4, "d_k": 4, "seed": 0, "q1_scale": 1.0, "causal": False,
+    assert explorer.state() == {"n_tokens": 4, "d_k": 4, "seed": 5, "q1_scale": 1.0, "causal": False,
                                 "scaled": True, "prediction": "", "revealed": False}
     assert not explorer._curve_fig.visible  # predict first: the curves are the answer
     res = view.attention_matrices(explorer.state())

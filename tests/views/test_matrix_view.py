@@ -330,3 +330,13 @@ def test_a_malformed_prediction_is_named(bad):
     name = next(iter(bad))
     with pytest.raises(ValueError, match=name):
         view.matrix_view(state(**bad), CONFIG)
+
+
+def test_the_default_seed_opens_on_soft_scaled_rows_that_saturate_unscaled():
+    """The first view shows what the explorable teaches: scaled, no row is peaked; unscaled, rows saturate."""
+    for d_k in (4, 16, 64):
+        scaled = view.attention_matrices(state(seed=view.DEFAULT_SEED, d_k=d_k))
+        assert scaled["weights"].max() < 0.57, d_k
+    unscaled = [view.attention_matrices(state(seed=view.DEFAULT_SEED, d_k=d, scaled=False))["mean_max_weight"]
+                for d in (4, 64)]
+    assert unscaled[0] < 0.6 and unscaled[1] > 0.9

@@ -48,7 +48,7 @@ class MatrixExplorer(Explorable):
     d_k : int
         Dimension of queries and keys, 1-64; default 4.
     seed : int
-        Seed of the random ``Q, K, V``, 0-9999; default 0.
+        Seed of the random ``Q, K, V``, 0-9999; default 5 (soft rows when scaled, ``views.matrix.DEFAULT_SEED``).
     q1_scale : float
         Factor applied to the first query row, 0-4 in steps of 0.1; default 1.
     causal : bool
@@ -92,7 +92,7 @@ class MatrixExplorer(Explorable):
     n_tokens = param.Integer(4, bounds=_SLIDERS["n_tokens"][:2], step=1,
                              doc="Number of tokens n (queries = keys = values).")
     d_k = param.Integer(4, bounds=_SLIDERS["d_k"][:2], step=1, doc="Dimension d_k of the queries and keys.")
-    seed = param.Integer(0, bounds=_SLIDERS["seed"][:2], step=1,
+    seed = param.Integer(matrix_view.DEFAULT_SEED, bounds=_SLIDERS["seed"][:2], step=1,
                          doc="Seed of the approximately standard normal Q, K, V (views.matrix.random_qkv).")
     q1_scale = param.Number(1.0, bounds=_SLIDERS["q1_scale"][:2], step=_SLIDERS["q1_scale"][2],
                             doc="Factor applied to the first query q₁ (a longer query sharpens its row).")
