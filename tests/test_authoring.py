@@ -6,6 +6,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from attention_explorable.explorables import EXPLORABLES
 from attention_explorable.authoring import check_state, element_tag, script_tag
 from attention_explorable.mkdocs import explorable_tags
 from attention_explorable.site import export_element
@@ -29,7 +30,7 @@ def test_an_authors_value_never_becomes_markup():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: element_tag("stpes"), "name must be one of ['matrix', 'selfcross', 'steps', 'vector'], got 'stpes'"),
+    (lambda: element_tag("stpes"), f"name must be one of {sorted(EXPLORABLES)}, got 'stpes'"),
     (lambda: element_tag("steps", {"d_k": "4"}), "steps has no parameter 'd_k'; its parameters are step, score_1"),
     (lambda: element_tag("steps", lang="fr"), "lang must be one of ['en', 'zh'], got 'fr'"),
     (lambda: element_tag("steps", theme="blue"), "theme must be one of ['auto', 'light', 'dark'], got 'blue'"),

@@ -25,6 +25,7 @@ import pytest
 from attention_explorable import content, core, scenarios
 from attention_explorable.explorables.steps import StepsExplorer
 from attention_explorable.explorables.vector import VectorExplorer
+from attention_explorable.views import qkv
 
 LANGUAGES = ("zh", "en")
 EDITIONS = {lang: {s.id: s for s in content.load_sections(lang)} for lang in LANGUAGES}
@@ -96,6 +97,11 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
     t_lowest = VectorExplorer.param.temperature.bounds[0]
     out_lowest, _ = core.scaled_dot_product_attention(Q, K, V, scale=1.0, temperature=t_lowest)
     assert w_tie[0].tolist() == [0.5, 0.0, 0.5] and np.allclose(out_lowest, out_tie, atol=1e-8)
+    # The qkv explorable (section 3.7.8): W_V changed alone keeps the weights; W_Q doubled sharpens them.
+    qkv_state = {"w_q": "identity", "w_k": "identity", "w_v": "identity", "causal": False}
+    qkv_plain = qkv.attend(qkv_state, qkv.qkv_config("zh"))["weights"][0]
+    qkv_double = qkv.attend({**qkv_state, "w_q": "double"}, qkv.qkv_config("zh"))["weights"][0]
+    assert np.array_equal(qkv.attend({**qkv_state, "w_v": "swap"}, qkv.qkv_config("zh"))["weights"][0], qkv_plain)
     # Exercise q2: the keys of 3.7.6 with the query [1, 1].
     _, w_q2 = core.scaled_dot_product_attention([[1.0, 1.0]], K, V, scale=1.0)
     assert w_q2[0, 1] == pytest.approx(1 / (2 + math.e)) and w_q2[0, 2] == pytest.approx(math.e / (2 + math.e))
@@ -126,6 +132,9 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         # The tie, after the vector explorable.
         ("$[1, 0.5]$", "$[{:g}, {:g}]$".format(*out_tie[0])),
         ("$T=0.05$", f"$T={t_lowest:g}$"),
+        # The qkv explorable's check: row 1 of the weights, W_Q the identity, then doubled.
+        ("$0.40, 0.20, 0.40$", "${}, {}, {}$".format(*(f(x, 2) for x in qkv_plain))),
+        ("$0.45, 0.11, 0.45$", "${}, {}, {}$".format(*(f(x, 2) for x in qkv_double))),
         # Exercises q2 and q5.
         ("1/(2+e)\\approx0.212", f"1/(2+e)\\approx{f(w_q2[0, 1], 3)}"),
         ("\\alpha_3=e/(2+e)\\approx0.576", f"\\alpha_3=e/(2+e)\\approx{f(w_q2[0, 2], 3)}"),

@@ -13,7 +13,8 @@ and authors, the public names are at the package's top::
 
 ``StepsExplorer`` (section 3.8, the three steps), ``VectorExplorer``
 (section 3.7, the worked example), ``MatrixExplorer`` (scaled dot-product
-attention) and ``SelfCrossExplorer`` (self- and cross-attention) are
+attention), ``SelfCrossExplorer`` (self- and cross-attention) and
+``QkvExplorer`` (from the inputs X to the output) are
 imported when first used, so ``from attention_explorable import core``
 loads numpy only. ``export_site`` writes the static site
 (``attention-explorable export``).
@@ -31,6 +32,7 @@ _PUBLIC = {
     "VectorExplorer": "attention_explorable.explorables.vector",
     "MatrixExplorer": "attention_explorable.explorables.matrix",
     "SelfCrossExplorer": "attention_explorable.explorables.selfcross",
+    "QkvExplorer": "attention_explorable.explorables.qkv",
     "export_site": "attention_explorable.site",
     "core": "attention_explorable.core",
 }

@@ -24,6 +24,11 @@ CSS = """
 th.ae-kind { font-weight: normal; text-align: left; }
 .ae-hint { font-size: 14px; color: var(--ae-muted, #444); }
 .ae-error { color: var(--ae-error, #b00020); font-weight: 600; overflow-wrap: anywhere; }
+.ae-qkv-row { display: flex; flex-wrap: wrap; gap: 2px 18px; }
+.ae-readout table.ae-qkv-matrix { border-left: 2px solid currentColor; border-right: 2px solid currentColor;
+  margin: 2px 0 8px; }
+.ae-readout table.ae-qkv-matrix caption { caption-side: top; text-align: left; white-space: nowrap; }
+.ae-readout table.ae-qkv-matrix td { padding: 1px 6px; text-align: right; }
 """
 
 

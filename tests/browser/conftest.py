@@ -21,6 +21,7 @@ textbook_server = _server_fixture("textbook.py")
 vector_server = _server_fixture("vector.py")
 matrix_server = _server_fixture("matrix.py")
 selfcross_server = _server_fixture("selfcross.py")
+qkv_server = _server_fixture("qkv.py")
 
 
 @pytest.fixture(scope="session")

@@ -64,6 +64,7 @@ EXPLORABLES: dict[str, Registration] = {r.name: r for r in [
     Registration("vector", "attention_explorable.explorables.vector:VectorExplorer"),
     Registration("matrix", "attention_explorable.explorables.matrix:MatrixExplorer"),
     Registration("selfcross", "attention_explorable.explorables.selfcross:SelfCrossExplorer"),
+    Registration("qkv", "attention_explorable.explorables.qkv:QkvExplorer"),
 ]}
 
 

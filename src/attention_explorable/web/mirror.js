@@ -13,3 +13,4 @@ export {
 } from "./matrix.js";
 export {attentionWeights, selfcrossView, selfcrossWeights} from "./selfcross.js";
 export {exerciseView, judge} from "./exercise.js";
+export {attendQKV, qkvView} from "./qkv.js";

@@ -437,13 +437,13 @@ function nameUnnamedControls() {
 
 // src/attention_explorable/web/controller.js
 var pending = pageWide("pending-draws", () => /* @__PURE__ */ new WeakSet());
-function drawSoon(key, draw6) {
+function drawSoon(key, draw7) {
   if (pending.has(key)) return;
   pending.add(key);
   queueMicrotask(() => {
     pending.delete(key);
     try {
-      draw6();
+      draw7();
     } catch (err) {
       console.error("attention explorable: drawing failed", err);
     }
@@ -478,7 +478,7 @@ function sliderAction({ state, models, config, origin }, { toGrid = onGrid, befo
   }
   return false;
 }
-function controller(name, draw6, act3) {
+function controller(name, draw7, act3) {
   return function(args, event, data) {
     try {
       const { state, models, config } = args;
@@ -487,7 +487,7 @@ function controller(name, draw6, act3) {
         applyLink(state, models, config);
         nameUnnamedControls();
       } else if (origin === state) {
-        drawSoon(state, () => draw6(state, models, config));
+        drawSoon(state, () => draw7(state, models, config));
         followLink(state, config);
       } else act3({ state, models, config, origin, event });
     } catch (err) {
@@ -1395,10 +1395,115 @@ function act2({ state, models, config, origin, event: obj }) {
   if (origin === models.check) return check(state, config);
   if (origin === models.reveal) state.revealed = !state.revealed;
 }
+
+// src/attention_explorable/web/qkv.js
+var PROJECTIONS = ["w_q", "w_k", "w_v"];
+var PREDICTIONS4 = ["", "both", "output", "weights", "nothing"];
+var RIGHT_PREDICTION4 = "output";
+var STATE_NAMES6 = [...PROJECTIONS, "causal", "prediction", "revealed"];
+var SUB2 = "₁₂₃₄₅₆₇₈₉";
+var matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, k) => s + x * b[k][j], 0)));
+function checkState2(st, config) {
+  for (const name of PROJECTIONS) {
+    if (!Object.prototype.hasOwnProperty.call(config.presets, st[name])) {
+      throw new Error(`${name} must be one of ${Object.keys(config.presets).join(", ")}, got ${JSON.stringify(st[name])}`);
+    }
+  }
+  if (typeof st.causal !== "boolean") throw new Error(`causal must be true or false, got ${JSON.stringify(st.causal)}`);
+  checkChoice(st, PREDICTIONS4);
+}
+function attendQKV(st, config) {
+  checkState2(st, config);
+  const x = config.x;
+  const [q, k, v] = PROJECTIONS.map((name) => matmul(x, config.presets[st[name]]));
+  const n = x.length;
+  const mask = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_2, j) => !st.causal || j <= i));
+  const { scores, weights, output } = scaledDotProductAttention(q, k, v, { mask });
+  return { q, k, v, mask, scores, weights, output };
+}
+var vec2 = (v) => "[" + v.map((c) => formatNumber(c, 3)).join(", ") + "]";
+function matrixHtml(caption, m, digits = 2) {
+  const rows = m.map((row) => "<tr>" + row.map((c) => `<td>${formatNumber(c, digits)}</td>`).join("") + "</tr>").join("");
+  return `<table class='ae-qkv-matrix'><caption>${caption}</caption>${rows}</table>`;
+}
+function qkvView(st, config) {
+  const S = config.strings, f = formatNumber;
+  const res = attendQKV(st, config);
+  const n = config.x.length;
+  const masked = res.mask.flat().map((m) => !m);
+  const flatScores = res.scores.flat(), flatWeights = res.weights.flat();
+  let limit = 0;
+  flatScores.forEach((s, c) => {
+    if (!masked[c]) limit = Math.max(limit, Math.abs(s));
+  });
+  limit = limit || 1;
+  const [scoreFill, scoreColour] = heatCells(flatScores, masked, true, limit);
+  const [weightFill, weightColour] = heatCells(flatWeights, masked, false);
+  const xs = [], ys = [];
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
+    xs.push(j + 1);
+    ys.push(i + 1);
+  }
+  const scoreText = flatScores.map((s, c) => masked[c] ? "−∞" : f(s, 2, false));
+  const weightText = flatWeights.map((w, c) => masked[c] ? "—" : f(w, 2, false));
+  const presets = Object.keys(config.presets);
+  const prediction = st.prediction, revealed = Boolean(st.revealed);
+  const outputOf = (name) => attendQKV({ ...st, w_v: name }, config).output[0];
+  const answer = fill(S.qkv_predict_answer, { a: vec2(outputOf("identity")), b: vec2(outputOf("swap")) });
+  const table = (caption, cells) => dataTable(
+    caption,
+    [S.qkv_axis_query + " \\ " + S.qkv_axis_key, ...Array.from({ length: n }, (_, j) => `k${SUB2[j]}`)],
+    Array.from({ length: n }, (_, i) => [`q${SUB2[i]}`, ...cells.slice(i * n, (i + 1) * n)])
+  );
+  const names2 = { w_q: "W<sub>Q</sub>", w_k: "W<sub>K</sub>", w_v: "W<sub>V</sub>" };
+  const notes = S.qkv_same_weights + (st.causal ? " " + S.qkv_masked_note : "");
+  const props = {};
+  for (const name of PROJECTIONS) props[name] = { active: presets.indexOf(st[name]) };
+  props.causal = { active: Boolean(st.causal) };
+  Object.assign(props, choiceProps(PREDICTIONS4, prediction, revealed));
+  return {
+    sources: {
+      score_cells: { x: xs, y: ys, fill: scoreFill, text_color: scoreColour, text: scoreText },
+      weight_cells: { x: xs, y: ys, fill: weightFill, text_color: weightColour, text: weightText }
+    },
+    ranges: {},
+    html: {
+      inputs: `<div class='ae-kind'>${S.qkv_stage_x}</div>` + matrixHtml("X", config.x, 0),
+      projections: `<div class='ae-kind'>${S.qkv_stage_projections}</div><div class='ae-qkv-row'>` + PROJECTIONS.map((p) => matrixHtml(names2[p], config.presets[st[p]], 0)).join("") + "</div>",
+      qkv: `<div class='ae-kind'>${S.qkv_stage_qkv}</div><div class='ae-qkv-row'>` + matrixHtml("Q = X W<sub>Q</sub>", res.q, 0) + matrixHtml("K = X W<sub>K</sub>", res.k, 0) + matrixHtml("V = X W<sub>V</sub>", res.v, 0) + "</div>",
+      output: `<div class='ae-kind'>${S.qkv_stage_output}</div>` + matrixHtml("Y = A V", res.output, 3),
+      notes: `<span class='ae-hint'>${notes}</span>`,
+      feedback: choiceFeedback(S, "qkv", prediction, RIGHT_PREDICTION4, revealed, answer),
+      scores_data: table(S.qkv_plot_scores, scoreText),
+      weights_data: table(S.qkv_plot_weights, weightText),
+      live: fill(S.qkv_live, { y: vec2(res.output[0]) })
+    },
+    props
+  };
+}
+function draw6(state, models, config) {
+  writeViewAnnounced(models, qkvView(readState(state, STATE_NAMES6), config));
+}
+var qkv_default = controller("qkv", draw6, ({ state, models, config, origin }) => {
+  const presets = Object.keys(config.presets);
+  for (const name of PROJECTIONS) {
+    if (origin === models[name]) {
+      const preset = presets[origin.active];
+      if (preset !== void 0 && preset !== state[name]) state[name] = preset;
+      return;
+    }
+  }
+  if (origin === models.causal) {
+    if (origin.active !== state.causal) state.causal = origin.active;
+    return;
+  }
+  choiceAction({ state, models, config, origin }, PREDICTIONS4, (prediction) => state.setv({ w_v: state.w_v === "identity" ? "swap" : "identity", prediction, revealed: true }));
+});
 export {
   TEXT_LIMIT,
   applyLink,
   attend,
+  attendQKV,
   attentionMatrices,
   attentionWeights,
   causalMask,
@@ -1431,6 +1536,7 @@ export {
   parsePrediction,
   pointToQuery,
   pyStrip,
+  qkvView,
   ramp,
   randomQKV,
   readLink,
