@@ -29,7 +29,8 @@ RULES = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "
 SERIOUS = ("serious", "critical")
 #: What each page shows once its explorables are drawn.
 READY = {"textbook": ".ae-exercise-input, .ae-exercise-choice", "steps": ".ae-output",
-         "vector": ".ae-vector-output", "matrix": ".ae-matrix-max-weight", "selfcross": ".ae-selfcross-row"}
+         "vector": ".ae-vector-output", "matrix": ".ae-matrix-max-weight", "selfcross": ".ae-selfcross-row",
+         "qkv": ".ae-qkv-output"}
 APP_OF = pages()
 
 

@@ -11,24 +11,28 @@ import re
 
 import pytest
 
-from attention_explorable import MatrixExplorer, SelfCrossExplorer, StepsExplorer, VectorExplorer
+from attention_explorable import MatrixExplorer, QkvExplorer, SelfCrossExplorer, StepsExplorer, VectorExplorer
 
 from .pages import text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
-#: explorable, state, what shows the state, the slider handle (or button) a student uses.
+#: explorable, state, what shows the state, the slider handle (or buttons) a student uses, and the
+#: text of the button pressed (None: an arrow key on the slider).
 CASES = {
-    "steps": (StepsExplorer, {"temperature": 0.5}, ".ae-temperature-readout", ".ae-temperature input[type=range]"),
-    "vector": (VectorExplorer, {"query_x": 0.5}, ".ae-vector-output", ".ae-query-x input[type=range]"),
-    "matrix": (MatrixExplorer, {"d_k": 16}, ".ae-matrix-max-weight", ".ae-matrix-q1-scale input[type=range]"),
-    "selfcross": (SelfCrossExplorer, {"mode": "cross"}, ".ae-selfcross-roles", ".ae-selfcross-mode button"),
+    "steps": (StepsExplorer, {"temperature": 0.5}, ".ae-temperature-readout", ".ae-temperature input[type=range]",
+              None),
+    "vector": (VectorExplorer, {"query_x": 0.5}, ".ae-vector-output", ".ae-query-x input[type=range]", None),
+    "matrix": (MatrixExplorer, {"d_k": 16}, ".ae-matrix-max-weight", ".ae-matrix-q1-scale input[type=range]", None),
+    "selfcross": (SelfCrossExplorer, {"mode": "cross"}, ".ae-selfcross-roles", ".ae-selfcross-mode button",
+                  "Self-attention"),
+    "qkv": (QkvExplorer, {"w_v": "swap"}, ".ae-qkv-output", ".ae-qkv-w-v button", "Identity"),
 }
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_a_saved_explorable_opens_offline_in_its_state_and_answers(name, tmp_path, student):
-    cls, state, readout, control = CASES[name]
+    cls, state, readout, control, pressed = CASES[name]
     explorer = cls(language="en", **state)
     path = explorer.save(tmp_path / f"{name}.html")
     source = path.read_text("utf-8")
@@ -46,8 +50,8 @@ def test_a_saved_explorable_opens_offline_in_its_state_and_answers(name, tmp_pat
     assert page.evaluate("document.documentElement.lang") == "en"
     before = text_of(page, readout)
     page.locator(control).first.focus()
-    if name == "selfcross":
-        page.locator(control, has_text="Self-attention").first.click()
+    if pressed:
+        page.locator(control, has_text=pressed).first.click()
     else:
         page.keyboard.press("ArrowRight")
     for _ in range(50):
