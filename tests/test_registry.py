@@ -21,7 +21,7 @@ def test_a_taken_name_and_an_unknown_language_are_refused():
         register(Registration("quiz", "elsewhere:Quiz", strings={"fr": {"quiz_heading": "Quiz"}}))
     assert "quiz" not in EXPLORABLES
     register(EXPLORABLES["steps"])  # the same registration again changes nothing
-    assert list(EXPLORABLES) == ["steps", "vector", "matrix", "selfcross", "qkv"]
+    assert list(EXPLORABLES) == ["steps", "vector", "matrix", "selfcross", "qkv", "contexts"]
 
 
 def test_an_unknown_explorable_is_named_with_the_known_ones():

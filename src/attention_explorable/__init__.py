@@ -13,8 +13,9 @@ and authors, the public names are at the package's top::
 
 ``StepsExplorer`` (section 3.8, the three steps), ``VectorExplorer``
 (section 3.7, the worked example), ``MatrixExplorer`` (scaled dot-product
-attention), ``SelfCrossExplorer`` (self- and cross-attention) and
-``QkvExplorer`` (from the inputs X to the output) are
+attention), ``SelfCrossExplorer`` (self- and cross-attention),
+``QkvExplorer`` (from the inputs X to the output) and ``ContextsExplorer``
+(one word, two contexts) are
 imported when first used, so ``from attention_explorable import core``
 loads numpy only. ``export_site`` writes the static site
 (``attention-explorable export``).
@@ -33,6 +34,7 @@ _PUBLIC = {
     "MatrixExplorer": "attention_explorable.explorables.matrix",
     "SelfCrossExplorer": "attention_explorable.explorables.selfcross",
     "QkvExplorer": "attention_explorable.explorables.qkv",
+    "ContextsExplorer": "attention_explorable.explorables.contexts",
     "export_site": "attention_explorable.site",
     "core": "attention_explorable.core",
 }

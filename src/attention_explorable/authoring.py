@@ -114,7 +114,7 @@ def element_tag(name: str, state: Mapping[str, str] | None = None, *, lang: str 
     Parameters
     ----------
     name : str
-        The explorable (``steps``, ``vector``, ``matrix``, ``selfcross``, ``qkv``).
+        The explorable (``steps``, ``vector``, ``matrix``, ``selfcross``, ``qkv``, ``contexts``).
     state : Mapping[str, str], optional
         Its starting state, attribute -> value (:func:`state_names`).
     lang : str, optional

@@ -1,7 +1,7 @@
 """Student pages as files, served from memory: what ``attention-explorable serve`` answers students with.
 
 Each student page (``/textbook``, ``/steps``, ``/vector``, ``/matrix``,
-``/selfcross``, ``/qkv``, in Chinese and English) is built once by the export's own
+``/selfcross``, ``/qkv``, ``/contexts``, in Chinese and English) is built once by the export's own
 builder (:func:`attention_explorable.site.build_page`) and kept in memory,
 gzipped, with an ``ETag``; the product's index at ``/`` likewise. A page
 request costs a lookup: no Bokeh session, no Python per student. The page's

@@ -3,7 +3,7 @@
 ``attention-explorable export DIR`` writes::
 
     DIR/index.html              the textbook page: its text, explorables and exercises
-    DIR/steps.html ...          one page per explorable (steps, vector, matrix, selfcross, qkv)
+    DIR/steps.html ...          one page per explorable (steps, vector, matrix, selfcross, qkv, contexts)
     DIR/embed/NAME.js           an explorable an author puts in any page with one tag
     DIR/embed/NAME.html         that tag, to copy: <script src="embed/NAME.js"></script>
     DIR/embed/NAME-iframe.html  the iframe an author pastes into a page in DIR, with its resize script

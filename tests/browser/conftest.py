@@ -22,6 +22,7 @@ vector_server = _server_fixture("vector.py")
 matrix_server = _server_fixture("matrix.py")
 selfcross_server = _server_fixture("selfcross.py")
 qkv_server = _server_fixture("qkv.py")
+contexts_server = _server_fixture("contexts.py")
 
 
 @pytest.fixture(scope="session")

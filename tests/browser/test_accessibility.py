@@ -30,7 +30,7 @@ SERIOUS = ("serious", "critical")
 #: What each page shows once its explorables are drawn.
 READY = {"textbook": ".ae-exercise-input, .ae-exercise-choice", "steps": ".ae-output",
          "vector": ".ae-vector-output", "matrix": ".ae-matrix-max-weight", "selfcross": ".ae-selfcross-row",
-         "qkv": ".ae-qkv-output"}
+         "qkv": ".ae-qkv-output", "contexts": ".ae-contexts-input"}
 APP_OF = pages()
 
 

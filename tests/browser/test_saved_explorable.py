@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from attention_explorable import MatrixExplorer, QkvExplorer, SelfCrossExplorer, StepsExplorer, VectorExplorer
+from attention_explorable import ContextsExplorer, MatrixExplorer, QkvExplorer, SelfCrossExplorer, StepsExplorer, VectorExplorer
 
 from .pages import text_of, wait_text
 
@@ -27,6 +27,7 @@ CASES = {
     "selfcross": (SelfCrossExplorer, {"mode": "cross"}, ".ae-selfcross-roles", ".ae-selfcross-mode button",
                   "Self-attention"),
     "qkv": (QkvExplorer, {"w_v": "swap"}, ".ae-qkv-output", ".ae-qkv-w-v button", "Identity"),
+    "contexts": (ContextsExplorer, {"causal": True}, ".ae-contexts-outputs", ".ae-contexts-skip button", "Skip"),
 }
 
 

@@ -19,7 +19,7 @@ from .pages import text_of, wait_text
 pytestmark = pytest.mark.browser
 
 #: The textbook's parts: its four explorables and its twelve exercises.
-EXPLORABLES = ("vector", "matrix", "qkv", "selfcross", "steps")
+EXPLORABLES = ("vector", "matrix", "qkv", "selfcross", "contexts", "steps")
 EXERCISES = 12
 
 

@@ -100,7 +100,7 @@ def test_a_students_page_gets_each_question_but_not_its_answer(language):
                 assert b.parts["answer"].strip()[:40] not in blob
 
 
-@pytest.mark.parametrize("name", ["vector", "matrix", "selfcross", "qkv"])
+@pytest.mark.parametrize("name", ["vector", "matrix", "selfcross", "qkv", "contexts"])
 def test_each_explorables_prediction_is_a_question_whose_answer_is_its_views(name):
     import importlib
 

@@ -48,6 +48,8 @@ PROMPTS = {
                           tuple(f"vector_predict_{p}" for p in ("first", "third", "midpoint", "centroid")), 2),
     "matrix-prediction": ("3.7", "matrix_predict_question",
                           ("matrix_predict_flatter", "matrix_predict_peaked", "matrix_predict_same"), 1),
+    "contexts-prediction": ("3.8", "contexts_predict_question",
+                            tuple(f"contexts_predict_{p}" for p in ("same", "differ", "swap")), 1),
     "qkv-prediction": ("3.7", "qkv_predict_question",
                        tuple(f"qkv_predict_{p}" for p in ("both", "output", "weights", "nothing")), 1),
     "selfcross-prediction": ("3.7", "selfcross_predict_question",

@@ -65,6 +65,7 @@ EXPLORABLES: dict[str, Registration] = {r.name: r for r in [
     Registration("matrix", "attention_explorable.explorables.matrix:MatrixExplorer"),
     Registration("selfcross", "attention_explorable.explorables.selfcross:SelfCrossExplorer"),
     Registration("qkv", "attention_explorable.explorables.qkv:QkvExplorer"),
+    Registration("contexts", "attention_explorable.explorables.contexts:ContextsExplorer"),
 ]}
 
 

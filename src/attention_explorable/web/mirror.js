@@ -14,3 +14,4 @@ export {
 export {attentionWeights, selfcrossView, selfcrossWeights} from "./selfcross.js";
 export {exerciseView, judge} from "./exercise.js";
 export {attendQKV, qkvView} from "./qkv.js";
+export {contextsView, readContext} from "./contexts.js";

@@ -437,13 +437,13 @@ function nameUnnamedControls() {
 
 // src/attention_explorable/web/controller.js
 var pending = pageWide("pending-draws", () => /* @__PURE__ */ new WeakSet());
-function drawSoon(key, draw7) {
+function drawSoon(key, draw8) {
   if (pending.has(key)) return;
   pending.add(key);
   queueMicrotask(() => {
     pending.delete(key);
     try {
-      draw7();
+      draw8();
     } catch (err) {
       console.error("attention explorable: drawing failed", err);
     }
@@ -478,7 +478,7 @@ function sliderAction({ state, models, config, origin }, { toGrid = onGrid, befo
   }
   return false;
 }
-function controller(name, draw7, act3) {
+function controller(name, draw8, act3) {
   return function(args, event, data) {
     try {
       const { state, models, config } = args;
@@ -487,7 +487,7 @@ function controller(name, draw7, act3) {
         applyLink(state, models, config);
         nameUnnamedControls();
       } else if (origin === state) {
-        drawSoon(state, () => draw7(state, models, config));
+        drawSoon(state, () => draw8(state, models, config));
         followLink(state, config);
       } else act3({ state, models, config, origin, event });
     } catch (err) {
@@ -1499,6 +1499,75 @@ var qkv_default = controller("qkv", draw6, ({ state, models, config, origin }) =
   }
   choiceAction({ state, models, config, origin }, PREDICTIONS4, (prediction) => state.setv({ w_v: state.w_v === "identity" ? "swap" : "identity", prediction, revealed: true }));
 });
+
+// src/attention_explorable/web/contexts.js
+var CONTEXTS = ["fruit", "company"];
+var PREDICTIONS5 = ["", "same", "differ", "swap"];
+var RIGHT_PREDICTION5 = "differ";
+var STATE_NAMES7 = ["causal", "prediction", "revealed"];
+function checkState3(st) {
+  if (typeof st.causal !== "boolean") throw new Error(`causal must be true or false, got ${JSON.stringify(st.causal)}`);
+  checkChoice(st, PREDICTIONS5);
+}
+function readContext(st, config, context) {
+  const { vectors: x, at } = config.sentences[context];
+  const mask = x.map((_, j) => !st.causal || j <= at);
+  const { weights, output } = scaledDotProductAttention([x[at]], x, x, { mask: [mask] });
+  return { weights: weights[0], mask, output: output[0] };
+}
+var vec3 = (v) => "[" + v.map((c) => formatNumber(c, 2)).join(", ") + "]";
+function contextsView(st, config) {
+  checkState3(st);
+  const S = config.strings, f = formatNumber;
+  const prediction = st.prediction, revealed = Boolean(st.revealed);
+  const sources = {}, rows = [], outputs = {}, leans = {};
+  for (const c of CONTEXTS) {
+    const sentence = config.sentences[c];
+    const { weights, mask, output } = readContext(st, config, c);
+    const masked = mask.map((m) => !m);
+    const [fillColours, colour] = heatCells(weights, masked, false);
+    const cells = weights.map((w, j) => masked[j] ? "—" : f(w, 2, false));
+    sources[`${c}_cells`] = {
+      x: cells.map((_, j) => j + 1),
+      y: cells.map(() => 1),
+      fill: fillColours,
+      text: cells,
+      text_color: colour
+    };
+    rows.push([S[`contexts_sentence_${c}`], ...sentence.tokens.map((t, j) => `${escapeHtml(t)} ${cells[j]}`)]);
+    outputs[c] = output;
+    leans[c] = output[0] > output[1] ? "contexts_lean_fruit" : output[1] > output[0] ? "contexts_lean_company" : "contexts_lean_none";
+  }
+  const first = config.sentences.fruit;
+  const word = escapeHtml(first.tokens[first.at]);
+  const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td><td><b>${vec3(outputs[c])}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
+  const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({ ...st, causal: false }, config, c).output]));
+  const answer = fill(S.contexts_predict_answer, { word, a: vec3(unmasked.fruit), b: vec3(unmasked.company) });
+  const notes = st.causal ? fill(S.contexts_causal_note, { word }) : "";
+  return {
+    sources,
+    ranges: {},
+    html: {
+      input: fill(S.contexts_input, { word, x: vec3(first.vectors[first.at]) }) + `<div class='ae-hint'>${S.contexts_axes}</div>`,
+      outputs: `<div class='ae-kind'>${fill(S.contexts_output, { word })}</div>` + (revealed ? `<table>${shown}</table>` : `<div class='ae-hint'>${S.contexts_hidden}</div>`),
+      notes: notes ? `<span class='ae-hint'>${notes}</span>` : "",
+      feedback: choiceFeedback(S, "contexts", prediction, RIGHT_PREDICTION5, revealed, answer),
+      rows_data: dataTable(fill(S.contexts_row, { word }), ["", "1", "2", "3", "4"], rows),
+      live: revealed ? fill(S.contexts_live, { word, a: vec3(outputs.fruit), b: vec3(outputs.company) }) : ""
+    },
+    props: { causal: { active: Boolean(st.causal) }, ...choiceProps(PREDICTIONS5, prediction, revealed) }
+  };
+}
+function draw7(state, models, config) {
+  writeViewAnnounced(models, contextsView(readState(state, STATE_NAMES7), config));
+}
+var contexts_default = controller("contexts", draw7, ({ state, models, config, origin }) => {
+  if (origin === models.causal) {
+    if (origin.active !== state.causal) state.causal = origin.active;
+    return;
+  }
+  choiceAction({ state, models, config, origin }, PREDICTIONS5, (prediction) => state.setv({ prediction, revealed: true }));
+});
 export {
   TEXT_LIMIT,
   applyLink,
@@ -1509,6 +1578,7 @@ export {
   causalMask,
   checkState,
   classLinks,
+  contextsView,
   convexHull,
   dataTable,
   dotProductScores,
@@ -1539,6 +1609,7 @@ export {
   qkvView,
   ramp,
   randomQKV,
+  readContext,
   readLink,
   readState,
   replayFrames,
