@@ -62,6 +62,12 @@ def percentile(values: list[float], q: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
+def has_slider(page: Path) -> bool:
+    """Whether the exported page ``page`` has a range slider (an arrow key on it is the key measured);
+    a page whose explorable has buttons only (self/cross, qkv, contexts) is measured without a key."""
+    return "type='range'" in Path(page).read_text(encoding="utf-8")
+
+
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 

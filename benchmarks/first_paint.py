@@ -42,7 +42,7 @@ import tempfile
 from pathlib import Path
 
 import pageload
-from benchlib import CHROMIUM, CHROMIUM_ARGS, ROOT, print_machine, verdict
+from benchlib import CHROMIUM, CHROMIUM_ARGS, ROOT, has_slider, print_machine, verdict
 
 TARGET_PAINT_MS = 300.0
 #: A page answers its first key within 1.5x the yardstick's time, measured in the same run.
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         site = export_site(Path(tmp) / "site").directory if args.site is None else Path(args.site)
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         stick = Path(args.yardstick)
-        targets = [(f"{lang}{name}", (site / lang / name).as_uri(), name != "selfcross.html")
+        targets = [(f"{lang}{name}", (site / lang / name).as_uri(), has_slider(site / lang / name))
                     for lang in languages for name in pages]
         try:
             for cpu in cpus:

@@ -64,6 +64,8 @@ EXPLORABLES: dict[str, tuple[str, str] | None] = {
     "matrix": (".ae-matrix-q1-scale", ".ae-matrix-mean-max"),
     # No slider: its query buttons, Space pressed on the first and the second in turn.
     "selfcross": ("button:.ae-selfcross-query button", ".ae-selfcross-row"),
+    # No slider: its W_V presets, Space pressed on the first and the second in turn.
+    "qkv": ("button:.ae-qkv-w-v button", ".ae-qkv-output"),
 }
 TARGET_P50, TARGET_P95, TARGET_RATIO = 16.7, 33.0, 1.2
 #: Beside the yardstick in the same run: p50 within one frame of its p50, p95 within two frames of its p95.

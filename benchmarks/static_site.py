@@ -34,7 +34,7 @@ import tempfile
 from pathlib import Path
 
 import pageload
-from benchlib import CHROMIUM, CHROMIUM_ARGS, Served, print_machine, verdict
+from benchlib import CHROMIUM, CHROMIUM_ARGS, Served, has_slider, print_machine, verdict
 
 TARGET_INDEX_MS, TARGET_PAGE_MS = 500.0, 300.0
 TARGET_SITE_MB, TARGET_INDEX_MB = 6.0, 4.0
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     for name in pages:
                         rows[name] = measure_page(browser, (site / name).resolve().as_uri(), n,
-                                                  keyed=name != "selfcross.html", offline=True)
+                                                  keyed=has_slider(site / name), offline=True)
                     server_errors = []
                     if not args.smoke:  # the live Panel app, for comparison (its own server: seconds of CPU)
                         with Served(["textbook"]) as srv:

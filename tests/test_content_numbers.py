@@ -133,8 +133,8 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("$[1, 0.5]$", "$[{:g}, {:g}]$".format(*out_tie[0])),
         ("$T=0.05$", f"$T={t_lowest:g}$"),
         # The qkv explorable's check: row 1 of the weights, W_Q the identity, then doubled.
-        ("$0.40, 0.20, 0.40$", "${}, {}, {}$".format(*(f(x, 2) for x in qkv_plain))),
-        ("$0.45, 0.11, 0.45$", "${}, {}, {}$".format(*(f(x, 2) for x in qkv_double))),
+        ("$0.401, 0.198, 0.401$", "${}, {}, {}$".format(*(f(x, 3) for x in qkv_plain))),
+        ("$0.446, 0.108, 0.446$", "${}, {}, {}$".format(*(f(x, 3) for x in qkv_double))),
         # Exercises q2 and q5.
         ("1/(2+e)\\approx0.212", f"1/(2+e)\\approx{f(w_q2[0, 1], 3)}"),
         ("\\alpha_3=e/(2+e)\\approx0.576", f"\\alpha_3=e/(2+e)\\approx{f(w_q2[0, 2], 3)}"),

@@ -182,7 +182,8 @@ def qkv_view(state, config: dict) -> dict:
                           [[f"q{_SUB[i]}", *cells[i * n:(i + 1) * n]] for i in range(n)])
 
     names = {name: text_name for name, text_name in zip(PROJECTIONS, ("W<sub>Q</sub>", "W<sub>K</sub>", "W<sub>V</sub>"))}
-    notes = S["qkv_same_weights"] + (" " + S["qkv_masked_note"] if state["causal"] else "")
+    # "The weights depend on Q and K only" is the prediction's answer: said once it shows.
+    notes = " ".join(([S["qkv_same_weights"]] if revealed else []) + ([S["qkv_masked_note"]] if state["causal"] else []))
     return {
         "sources": {
             "score_cells": {"x": xs, "y": ys, "fill": score_fill, "text_color": score_colour, "text": score_text},

@@ -83,7 +83,8 @@ export function qkvView(st, config) {
     [S.qkv_axis_query + " \\ " + S.qkv_axis_key, ...Array.from({length: n}, (_, j) => `k${SUB[j]}`)],
     Array.from({length: n}, (_, i) => [`q${SUB[i]}`, ...cells.slice(i * n, (i + 1) * n)]));
   const names = {w_q: "W<sub>Q</sub>", w_k: "W<sub>K</sub>", w_v: "W<sub>V</sub>"};
-  const notes = S.qkv_same_weights + (st.causal ? " " + S.qkv_masked_note : "");
+  // "The weights depend on Q and K only" is the prediction's answer: said once it shows.
+  const notes = [...(revealed ? [S.qkv_same_weights] : []), ...(st.causal ? [S.qkv_masked_note] : [])].join(" ");
   const props = {};
   for (const name of PROJECTIONS) props[name] = {active: presets.indexOf(st[name])};
   props.causal = {active: Boolean(st.causal)};

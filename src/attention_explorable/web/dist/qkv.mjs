@@ -817,7 +817,7 @@ function qkvView(st, config) {
     Array.from({ length: n }, (_, i) => [`q${SUB[i]}`, ...cells.slice(i * n, (i + 1) * n)])
   );
   const names2 = { w_q: "W<sub>Q</sub>", w_k: "W<sub>K</sub>", w_v: "W<sub>V</sub>" };
-  const notes = S.qkv_same_weights + (st.causal ? " " + S.qkv_masked_note : "");
+  const notes = [...revealed ? [S.qkv_same_weights] : [], ...st.causal ? [S.qkv_masked_note] : []].join(" ");
   const props = {};
   for (const name of PROJECTIONS) props[name] = { active: presets.indexOf(st[name]) };
   props.causal = { active: Boolean(st.causal) };
