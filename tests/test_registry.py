@@ -20,8 +20,9 @@ def test_a_taken_name_and_an_unknown_language_are_refused():
     with pytest.raises(ValueError, match="unknown language 'fr'"):
         register(Registration("quiz", "elsewhere:Quiz", strings={"fr": {"quiz_heading": "Quiz"}}))
     assert "quiz" not in EXPLORABLES
+    before = list(EXPLORABLES)
     register(EXPLORABLES["steps"])  # the same registration again changes nothing
-    assert list(EXPLORABLES) == ["steps", "vector", "matrix", "selfcross", "qkv", "contexts"]
+    assert list(EXPLORABLES) == before and before[:4] == ["steps", "vector", "matrix", "selfcross"]
 
 
 def test_an_unknown_explorable_is_named_with_the_known_ones():

@@ -17,6 +17,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
+from attention_explorable.explorables import EXPLORABLES, explorable_class
 from attention_explorable.site import pages
 
 
@@ -28,9 +29,8 @@ RULES = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "
          "resultTypes": ["violations"]}
 SERIOUS = ("serious", "critical")
 #: What each page shows once its explorables are drawn.
-READY = {"textbook": ".ae-exercise-input, .ae-exercise-choice", "steps": ".ae-output",
-         "vector": ".ae-vector-output", "matrix": ".ae-matrix-max-weight", "selfcross": ".ae-selfcross-row",
-         "qkv": ".ae-qkv-output", "contexts": ".ae-contexts-input"}
+READY = {"textbook": ".ae-exercise-input, .ae-exercise-choice",
+         **{name: explorable_class(name).tried.ready for name in EXPLORABLES}}
 APP_OF = pages()
 
 

@@ -11,29 +11,23 @@ import re
 
 import pytest
 
-from attention_explorable import ContextsExplorer, MatrixExplorer, QkvExplorer, SelfCrossExplorer, StepsExplorer, VectorExplorer
+from attention_explorable import StepsExplorer
+from attention_explorable.explorables import EXPLORABLES, explorable_class
+from attention_explorable.strings import text
 
-from .pages import text_of, wait_text
+from .pages import handle, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
-#: explorable, state, what shows the state, the slider handle (or buttons) a student uses, and the
-#: text of the button pressed (None: an arrow key on the slider).
-CASES = {
-    "steps": (StepsExplorer, {"temperature": 0.5}, ".ae-temperature-readout", ".ae-temperature input[type=range]",
-              None),
-    "vector": (VectorExplorer, {"query_x": 0.5}, ".ae-vector-output", ".ae-query-x input[type=range]", None),
-    "matrix": (MatrixExplorer, {"d_k": 16}, ".ae-matrix-max-weight", ".ae-matrix-q1-scale input[type=range]", None),
-    "selfcross": (SelfCrossExplorer, {"mode": "cross"}, ".ae-selfcross-roles", ".ae-selfcross-mode button",
-                  "Self-attention"),
-    "qkv": (QkvExplorer, {"w_v": "swap"}, ".ae-qkv-output", ".ae-qkv-w-v button", "Identity"),
-    "contexts": (ContextsExplorer, {"causal": True}, ".ae-contexts-outputs", ".ae-contexts-skip button", "Skip"),
-}
 
 
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", list(EXPLORABLES))
 def test_a_saved_explorable_opens_offline_in_its_state_and_answers(name, tmp_path, student):
-    cls, state, readout, control, pressed = CASES[name]
+    # What the explorable declares: a state other than the default, the readout it shows, the control
+    # a student uses and the button pressed on it (explorables/base.Tried).
+    cls = explorable_class(name)
+    tried = cls.tried
+    state, readout, control = tried.state, tried.changed, tried.control
     explorer = cls(language="en", **state)
     path = explorer.save(tmp_path / f"{name}.html")
     source = path.read_text("utf-8")
@@ -50,10 +44,10 @@ def test_a_saved_explorable_opens_offline_in_its_state_and_answers(name, tmp_pat
     assert opened == explorer.state() and opened != cls(language="en").state()
     assert page.evaluate("document.documentElement.lang") == "en"
     before = text_of(page, readout)
-    page.locator(control).first.focus()
-    if pressed:
-        page.locator(control, has_text=pressed).first.click()
+    if tried.press:
+        page.locator(control, has_text=text(tried.press, "en")).first.click()
     else:
+        handle(page, control).focus()
         page.keyboard.press("ArrowRight")
     for _ in range(50):
         if text_of(page, readout) != before:

@@ -12,6 +12,7 @@ import re
 import pytest
 
 from attention_explorable.content import load_sections
+from attention_explorable.explorables import EXPLORABLES
 from attention_explorable.strings import text
 
 from .pages import text_of, wait_text
@@ -19,7 +20,6 @@ from .pages import text_of, wait_text
 pytestmark = pytest.mark.browser
 
 #: The textbook's parts: its four explorables and its twelve exercises.
-EXPLORABLES = ("vector", "matrix", "qkv", "selfcross", "contexts", "steps")
 EXERCISES = 12
 
 

@@ -19,7 +19,7 @@ def test_the_steps_keep_1_to_3_and_every_exercise_checked_by_the_text_is_a_quest
     assert [q.number for q in found[:3]] == [1, 2, 3] and all(q.is_step for q in found[:3])
     checked = {b.args[0] for s in load_sections("zh") for b in s.blocks
                if b.kind == "exercise" and b.options.get("kind") in ("number", "choice")}
-    assert {q.key for q in found[3:]} == checked | set(questions.PROMPTS) and len(checked) >= 10
+    assert {q.key for q in found[3:]} == checked | set(questions.prompts()) and len(checked) >= 10
     numbers = [q.number for q in found]
     assert len(set(numbers)) == len(numbers)
     assert all(q.number >= questions.FIRST_EXERCISE for q in found[3:])
@@ -37,7 +37,7 @@ def test_an_exercise_number_comes_from_its_id_alone():
 def test_both_editions_ask_the_same_questions_with_the_same_answers(language):
     blocks = {b.args[0]: b for s in load_sections(language) for b in s.blocks if b.kind == "exercise"}
     for q in all_questions()[3:]:
-        if q.key in questions.PROMPTS:
+        if q.key in questions.prompts():
             continue
         block = blocks[q.key]
         assert block.options["kind"] == q.kind
@@ -90,7 +90,7 @@ def test_a_students_page_gets_each_question_but_not_its_answer(language):
         assert set(shown) == {"kind", "title", "html", "options", "bounds"}
         assert shown["kind"] == q.kind and shown["options"] == list(q.options)
         assert shown["title"].startswith(q.section)
-        assert q.key in shown["title"] or q.key in questions.PROMPTS
+        assert q.key in shown["title"] or q.key in questions.prompts()
         assert "<math" in shown["html"] or q.key in ("q5-entries",) or "<p>" in shown["html"]
     # No answer travels: neither the worked answer's text nor the hint.
     blob = json.dumps(told, ensure_ascii=False)
@@ -106,7 +106,7 @@ def test_each_explorables_prediction_is_a_question_whose_answer_is_its_views(nam
 
     view = importlib.import_module(f"attention_explorable.views.{name}")
     q = next(q for q in all_questions() if q.key == f"{name}-prediction")
-    _section, _asked, options, right = questions.PROMPTS[q.key]
+    _section, _asked, options, right = questions.prompts()[q.key]
     assert options == tuple(f"{name}_predict_{p}" for p in view.PREDICTIONS[1:])
     assert view.PREDICTIONS[1 + right] == view.RIGHT_PREDICTION and q.answer == right
     assert q.kind == "choice" and q.options == tuple("ABCD"[: len(options)])

@@ -5,7 +5,7 @@ A room shows one question at a time. Its number is what the database keeps
 steps explorable (:mod:`attention_explorable.scenarios`), asked on the
 explorable itself; every checked exercise of the course text (a
 ``:::exercise`` block of kind ``number`` or ``choice``, in ``sections/``)
-and every explorable's prediction with a right answer (:data:`PROMPTS`) has
+and every explorable's prediction with a right answer (:func:`prompts`) has
 a number of its own, from its id (:func:`question_number`), which stays the
 same from one release to the next as long as the id does. A student's
 answer is a number: the value typed, or the index of the option chosen
@@ -41,20 +41,6 @@ KINDS = ("number", "choice")
 FIRST_EXERCISE = 1000
 #: The largest answer (either sign) an exercise's number box takes.
 NUMBER_LIMIT = 1e15
-#: The explorables' predictions, asked as choices: id -> (section, the question's string key, the options'
-#: string keys, the right option's index). The explorables' own (views/<name>.py PREDICTIONS).
-PROMPTS = {
-    "vector-prediction": ("3.7", "vector_predict_question",
-                          tuple(f"vector_predict_{p}" for p in ("first", "third", "midpoint", "centroid")), 2),
-    "matrix-prediction": ("3.7", "matrix_predict_question",
-                          ("matrix_predict_flatter", "matrix_predict_peaked", "matrix_predict_same"), 1),
-    "contexts-prediction": ("3.8", "contexts_predict_question",
-                            tuple(f"contexts_predict_{p}" for p in ("same", "differ", "swap")), 1),
-    "qkv-prediction": ("3.7", "qkv_predict_question",
-                       tuple(f"qkv_predict_{p}" for p in ("both", "output", "weights", "nothing")), 1),
-    "selfcross-prediction": ("3.7", "selfcross_predict_question",
-                             tuple(f"selfcross_predict_{p}" for p in ("english", "chinese", "both")), 1),
-}
 #: Bars of a number question's histogram on each side of the answer.
 BARS_EACH_SIDE = 6
 
@@ -69,7 +55,7 @@ class Question:
         What the database keeps: 1-3 for the steps, :func:`question_number` for the others.
     key : str
         ``step-1`` ... ``step-3``, an exercise's id (``q2-alpha2``) or an explorable's
-        prediction (a key of :data:`PROMPTS`, ``matrix-prediction``).
+        prediction (a key of :func:`prompts`, ``matrix-prediction``).
     section : str
         ``3.7`` or ``3.8``.
     kind : {"number", "choice"}
@@ -154,9 +140,32 @@ def _nice_width(answer: float, within: float) -> float:
 _OPTION = re.compile(r"^\s*([A-Z])[.．、]")
 
 
+@functools.cache
+def prompts() -> dict[str, tuple[str, str, tuple[str, ...], int]]:
+    """The explorables' predictions asked with a choice, as class questions: id -> (section, the
+    question's string key, the options' string keys, the right option's index from 0).
+
+    Read from the registry: every explorable whose view module has ``PREDICTIONS`` ("" then the
+    options) and ``RIGHT_PREDICTION`` (``views/choice.py``) asks ``<name>_predict_question`` in its
+    class's ``section``; its id is ``<name>-prediction``.
+    """
+    from ..explorables import EXPLORABLES, explorable_class
+
+    out = {}
+    for name in EXPLORABLES:
+        cls = explorable_class(name)
+        view = cls._view_module
+        predictions, right = getattr(view, "PREDICTIONS", None), getattr(view, "RIGHT_PREDICTION", None)
+        if predictions and right:
+            out[f"{name}-prediction"] = (cls.section, f"{name}_predict_question",
+                                         tuple(f"{name}_predict_{p}" for p in predictions[1:]),
+                                         list(predictions).index(right) - 1)
+    return out
+
+
 def _prompt_questions() -> list[tuple[Question, None]]:
     out = []
-    for key, (section, _question, options, right) in PROMPTS.items():
+    for key, (section, _question, options, right) in prompts().items():
         letters = tuple("ABCDEFGH"[: len(options)])
         out.append((Question(question_number(key), key, section, "choice", float(right), 0.0,
                              (0.0, float(len(letters) - 1)), letters), None))
@@ -234,8 +243,8 @@ def question_label(question: Question, language: str) -> str:
     if question.is_step:
         step = scenarios.get_step(question.number)
         return text("question_step_label", language, section=question.section, title=text(step.title_key, language))
-    if question.key in PROMPTS:
-        start = text(PROMPTS[question.key][1], language)
+    if question.key in prompts():
+        start = text(prompts()[question.key][1], language)
         return text("question_prompt_label", language, title=question_title(question, language),
                     start=start[:69] + "…" if len(start) > 70 else start)
     return text("question_exercise_label", language, section=question.section, exercise=question.key,
@@ -246,7 +255,7 @@ def question_title(question: Question, language: str) -> str:
     """A short heading of ``question`` (plain text): "3.8 Step 2 · ...", "3.7 exercise q2-alpha2"."""
     if question.is_step:
         return text(scenarios.get_step(question.number).title_key, language)
-    if question.key in PROMPTS:  # "3.7 prediction · <the explorable's heading>"
+    if question.key in prompts():  # "3.7 prediction · <the explorable's heading>"
         return text("question_prompt_title", language, section=question.section,
                     heading=text(question.key.split("-")[0] + "_heading", language))
     return text("question_exercise_title", language, section=question.section, exercise=question.key)
@@ -262,8 +271,8 @@ def question_html(question: Question, language: str) -> str:
     from ..views.exercise import options_html
     from ..views.exercise import question_html as exercise_html
 
-    if question.key in PROMPTS:
-        _section, asked, options, _right = PROMPTS[question.key]
+    if question.key in prompts():
+        _section, asked, options, _right = prompts()[question.key]
         items = "".join(f"<li><b>{letter}.</b> {html.escape(text(key, language))}</li>"
                         for letter, key in zip(question.options, options))
         return f"<p>{html.escape(text(asked, language))}</p><ul class='ae-options'>{items}</ul>"

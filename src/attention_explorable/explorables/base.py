@@ -25,6 +25,7 @@ from __future__ import annotations
 import html
 import math
 import re
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -221,6 +222,22 @@ def prediction_models(name: str, language: str, predictions) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class Tried:
+    """How a page shows an explorable works (:attr:`Explorable.tried`): see there."""
+
+    ready: str
+    control: str
+    press: str | None = None
+    state: dict = field(default_factory=dict)
+    readout: str = ""
+
+    @property
+    def changed(self) -> str:
+        """The readout a press (or key) changes: ``readout``, or ``ready`` when none is given."""
+        return self.readout or self.ready
+
+
 class Explorable(pn.viewable.Viewer):
     """Base of the explorables: language, state in the browser, the view drawn there.
 
@@ -246,6 +263,14 @@ class Explorable(pn.viewable.Viewer):
     _state_params: tuple[str, ...] = ()
     #: The string key of the paragraph that opens it, if any.
     intro_key: str = ""
+    #: The section of the course it belongs to ("3.7"): its prediction, if it asks one with a choice
+    #: (``views/choice.py``), is a question of that section for a class.
+    section: str = ""
+    #: How a page shows it works, for the pages' tests and benchmarks: ``ready``, a readout that
+    #: shows numbers once it is drawn; ``control``, what a student uses; ``press``, the string key of
+    #: the button pressed on ``control`` (None: an arrow key on it); ``state``, a state other than the
+    #: default from which ``press`` also changes ``ready``'s readout (a saved page opens on it).
+    tried = None
     #: The state parameters a deep link may set (and the address bar keeps); by default every one.
     _link_params: tuple[str, ...] = ()
 

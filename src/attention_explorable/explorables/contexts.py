@@ -15,7 +15,7 @@ from .. import plots
 from ..views import contexts as contexts_view
 from ..views.contexts import CONTEXTS
 from . import controls
-from .base import Explorable, html_model, prediction_models, screen_reader_model, state_model_class
+from .base import Explorable, Tried, html_model, prediction_models, screen_reader_model, state_model_class
 
 
 class ContextsExplorer(Explorable):
@@ -75,6 +75,9 @@ class ContextsExplorer(Explorable):
     revealed = param.Boolean(False, doc="The two outputs shown (after the prediction is checked or skipped).")
 
     _view_module = contexts_view
+    section = "3.8"
+    tried = Tried(ready=".ae-contexts-input", control=".ae-contexts-skip button", press="skip_prediction",
+                  state={"causal": True}, readout=".ae-contexts-outputs")
     intro_key = "contexts_intro"
 
     def __init__(self, **params):

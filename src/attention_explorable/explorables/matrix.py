@@ -15,7 +15,7 @@ from bokeh.models import ColumnDataSource
 from .. import plots
 from ..views import matrix as matrix_view
 from . import controls
-from .base import Explorable, html_model, prediction_models, screen_reader_model, state_model_class
+from .base import Explorable, Tried, html_model, prediction_models, screen_reader_model, state_model_class
 
 _SLIDERS = matrix_view.SLIDERS
 
@@ -104,6 +104,8 @@ class MatrixExplorer(Explorable):
     revealed = param.Boolean(False, doc="The saturation curves shown (after a prediction is checked or skipped).")
 
     _view_module = matrix_view
+    section = "3.7"
+    tried = Tried(ready=".ae-matrix-max-weight", control=".ae-matrix-q1-scale", state={"d_k": 16})
     intro_key = "matrix_intro"
 
     def __init__(self, **params):

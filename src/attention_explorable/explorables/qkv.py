@@ -15,7 +15,7 @@ from .. import plots
 from ..views import qkv as qkv_view
 from ..views.qkv import PRESETS, PROJECTIONS
 from . import controls
-from .base import Explorable, html_model, prediction_models, screen_reader_model, state_model_class
+from .base import Explorable, Tried, html_model, prediction_models, screen_reader_model, state_model_class
 
 
 class QkvExplorer(Explorable):
@@ -86,6 +86,9 @@ class QkvExplorer(Explorable):
     revealed = param.Boolean(False, doc="The prediction's answer shown (after it is checked or skipped).")
 
     _view_module = qkv_view
+    section = "3.7"
+    tried = Tried(ready=".ae-qkv-output", control=".ae-qkv-w-v button", press="qkv_preset_double",
+                  state={"w_v": "swap"})
     intro_key = "qkv_intro"
 
     def __init__(self, **params):

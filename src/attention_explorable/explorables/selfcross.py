@@ -15,7 +15,7 @@ from .. import plots
 from ..views import selfcross as selfcross_view
 from ..views.selfcross import MODES, N_QUERY
 from . import controls
-from .base import Explorable, html_model, prediction_models, screen_reader_model, state_model_class, write_view
+from .base import Explorable, Tried, html_model, prediction_models, screen_reader_model, state_model_class, write_view
 
 
 class SelfCrossExplorer(Explorable):
@@ -93,6 +93,9 @@ class SelfCrossExplorer(Explorable):
                                         "cross-attention is chosen).")
 
     _view_module = selfcross_view
+    section = "3.7"
+    tried = Tried(ready=".ae-selfcross-row", control=".ae-selfcross-mode button",
+                  press="selfcross_mode_self_en", state={"mode": "cross"}, readout=".ae-selfcross-roles")
 
     def __init__(self, **params):
         super().__init__(**params)

@@ -16,7 +16,7 @@ from .. import plots, scenarios, ui
 from ..strings import DEFAULT_LANGUAGE, text
 from ..views import steps as steps_view
 from . import controls
-from .base import Explorable, ScriptedPane, html_model, screen_reader_model, state_model_class
+from .base import Explorable, ScriptedPane, Tried, html_model, screen_reader_model, state_model_class
 from .class_panel import ClassPanel
 
 
@@ -100,6 +100,9 @@ class StepsExplorer(Explorable):
     asked = param.Boolean(False, doc="True once the demonstration was asked for without a prediction.")
 
     _view_module = steps_view
+    section = "3.8"
+    tried = Tried(ready=".ae-output", control=".ae-temperature", readout=".ae-temperature-readout",
+                  state={"temperature": 0.5})
 
     @classmethod
     def page_parts(cls, language: str) -> tuple:

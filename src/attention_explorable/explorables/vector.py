@@ -15,7 +15,7 @@ from .. import plots
 from ..views import vector as vector_view
 from ..views.vector import EXAMPLE_KEYS, EXAMPLE_VALUES, MAX_POINTS, SLIDERS
 from . import controls
-from .base import Explorable, html_model, prediction_models, screen_reader_model, state_model_class
+from .base import Explorable, Tried, html_model, prediction_models, screen_reader_model, state_model_class
 
 
 class _Points(param.Array):
@@ -113,6 +113,8 @@ class VectorExplorer(Explorable):
                      doc="Values v_j, an (n, 2) array, one per key; constant after construction.")
 
     _view_module = vector_view
+    section = "3.7"
+    tried = Tried(ready=".ae-vector-output", control=".ae-query-x", state={"query_x": 0.5})
     intro_key = "vector_intro"  # with the course's keys and values; vector_intro_custom with others
 
     def __init__(self, **params):
