@@ -426,6 +426,40 @@ def heat_cells(values, masked, diverging: bool, limit: float = 1.0) -> tuple[lis
     return fill, colour
 
 
+def heatmap_sources(scores, weights, mask) -> dict:
+    """The cells of the score and weight heatmaps of an (n, n) attention.
+
+    Parameters
+    ----------
+    scores, weights : ndarray, shape (n, n)
+        Scores (any finite value where ``mask`` is True) and weights (in [0, 1]).
+    mask : ndarray of bool, shape (n, n)
+        True where a query may attend a key.
+
+    Returns
+    -------
+    dict
+        ``score_cells`` and ``weight_cells``, each with columns ``x`` (key j from 1), ``y``
+        (query i from 1), ``fill``, ``text_color`` and ``text`` (two decimals; a masked cell
+        grey, its score "−∞" and its weight "—"), cell ``c`` being row ``c // n``, column ``c % n``;
+        the scores' colours span ± their largest magnitude. Twin: ``heatmapSources`` in ``web/matrix.js``.
+    """
+    n = len(weights)
+    masked = (~np.asarray(mask)).ravel().tolist()
+    ii, jj = np.divmod(np.arange(n * n), n)  # cell c is row i = c // n, column j = c % n
+    xs, ys = (jj + 1).tolist(), (ii + 1).tolist()
+    flat_scores, flat_weights = np.asarray(scores).ravel().tolist(), np.asarray(weights).ravel().tolist()
+    limit = max((abs(s) for s, m in zip(flat_scores, masked) if not m), default=0.0) or 1.0
+    score_fill, score_colour = heat_cells(flat_scores, masked, diverging=True, limit=limit)
+    weight_fill, weight_colour = heat_cells(flat_weights, masked, diverging=False)
+    return {
+        "score_cells": {"x": xs, "y": ys, "fill": score_fill, "text_color": score_colour,
+                        "text": ["−∞" if m else format_number(s, 2, html=False) for s, m in zip(flat_scores, masked)]},
+        "weight_cells": {"x": list(xs), "y": list(ys), "fill": weight_fill, "text_color": weight_colour,
+                         "text": ["—" if m else format_number(w, 2, html=False) for w, m in zip(flat_weights, masked)]},
+    }
+
+
 # --- the view -------------------------------------------------------------------------
 
 def matrix_view(state, config: dict) -> dict:
@@ -462,13 +496,7 @@ def matrix_view(state, config: dict) -> dict:
     res = attention_matrices(state)
     n, d_k = int(state["n_tokens"]), int(state["d_k"])
     scores, weights, mask = res["scores"], res["weights"], res["mask"]
-    masked = (~mask).ravel().tolist()
-    ii, jj = np.divmod(np.arange(n * n), n)  # cell c is row i = c // n, column j = c % n
-    xs, ys = (jj + 1).tolist(), (ii + 1).tolist()
-    flat_scores, flat_weights = scores.ravel().tolist(), weights.ravel().tolist()
-    limit = max((abs(s) for s, m in zip(flat_scores, masked) if not m), default=0.0) or 1.0
-    score_fill, score_colour = heat_cells(flat_scores, masked, diverging=True, limit=limit)
-    weight_fill, weight_colour = heat_cells(flat_weights, masked, diverging=False)
+    cells = heatmap_sources(scores, weights, mask)
     # (j, i) of each row's largest weight, every one of equals (a row of q₁ = 0 is all equal)
     top = [(j, i) for i, row in enumerate(weights.tolist()) for j, w in enumerate(row) if w == max(row) > 0.0]
 
@@ -490,8 +518,7 @@ def matrix_view(state, config: dict) -> dict:
     # Predict first: the question's buttons until a prediction is checked or skipped, then the curves.
     props.update(choice.choice_props(PREDICTIONS, prediction, revealed))
     props["curve_plot"] = {"visible": revealed}
-    score_text = ["−∞" if m else f(s, 2, html=False) for s, m in zip(flat_scores, masked)]
-    weight_text = ["—" if m else f(w, 2, html=False) for w, m in zip(flat_weights, masked)]
+    score_text, weight_text = cells["score_cells"]["text"], cells["weight_cells"]["text"]
     # The plots' data as tables: the two matrices (row = query i, column = key j) and the curves.
     corner = [f"{S['matrix_axis_query']} / {S['matrix_axis_key']}", *(str(j) for j in range(1, n + 1))]
 
@@ -504,8 +531,7 @@ def matrix_view(state, config: dict) -> dict:
     feedback = choice.choice_feedback(S, "matrix", prediction, RIGHT_PREDICTION, revealed, answer)
     return {
         "sources": {
-            "score_cells": {"x": xs, "y": ys, "fill": score_fill, "text_color": score_colour, "text": score_text},
-            "weight_cells": {"x": xs, "y": ys, "fill": weight_fill, "text_color": weight_colour, "text": weight_text},
+            **cells,
             "highlight": {"x": [j + 1 for j, _ in top], "y": [i + 1 for _, i in top],
                           "width": [CELL] * len(top), "height": [CELL] * len(top)},
             "curve": {"d": list(curve["d"]), "scaled": list(curve["scaled"]), "unscaled": list(curve["unscaled"])},

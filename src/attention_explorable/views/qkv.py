@@ -29,7 +29,7 @@ import numpy as np
 from .. import core
 from ..strings import text
 from . import choice
-from .matrix import heat_cells
+from .matrix import heatmap_sources
 from .numbers import data_table, format_number
 
 #: The toy inputs, one row per token (the vectors of section 3.7.6), shape (3, 2).
@@ -157,18 +157,11 @@ def qkv_view(state, config: dict) -> dict:
     ValueError
         From :func:`check_state`, naming the parameter and the value.
     """
-    S, f = config["strings"], format_number
+    S = config["strings"]
     res = attend(state, config)
     n = len(config["x"])
-    masked = (~res["mask"]).ravel().tolist()
-    flat_scores, flat_weights = res["scores"].ravel().tolist(), res["weights"].ravel().tolist()
-    limit = max((abs(s) for s, m in zip(flat_scores, masked) if not m), default=0.0) or 1.0
-    score_fill, score_colour = heat_cells(flat_scores, masked, diverging=True, limit=limit)
-    weight_fill, weight_colour = heat_cells(flat_weights, masked, diverging=False)
-    xs = [j + 1 for _ in range(n) for j in range(n)]
-    ys = [i + 1 for i in range(n) for _ in range(n)]
-    score_text = ["−∞" if m else f(s, 2, html=False) for s, m in zip(flat_scores, masked)]
-    weight_text = ["—" if m else f(w, 2, html=False) for w, m in zip(flat_weights, masked)]
+    cells = heatmap_sources(res["scores"], res["weights"], res["mask"])
+    score_text, weight_text = cells["score_cells"]["text"], cells["weight_cells"]["text"]
     presets = list(PRESETS)
 
     # Predict first: W_V alone changed (identity <-> swap) keeps every weight and moves the output.
@@ -185,10 +178,7 @@ def qkv_view(state, config: dict) -> dict:
     # "The weights depend on Q and K only" is the prediction's answer: said once it shows.
     notes = " ".join(([S["qkv_same_weights"]] if revealed else []) + ([S["qkv_masked_note"]] if state["causal"] else []))
     return {
-        "sources": {
-            "score_cells": {"x": xs, "y": ys, "fill": score_fill, "text_color": score_colour, "text": score_text},
-            "weight_cells": {"x": xs, "y": ys, "fill": weight_fill, "text_color": weight_colour, "text": weight_text},
-        },
+        "sources": cells,
         "ranges": {},
         "html": {
             "inputs": f"<div class='ae-kind'>{S['qkv_stage_x']}</div>" + _matrix_html("X", config["x"], 0),

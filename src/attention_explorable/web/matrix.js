@@ -173,6 +173,34 @@ export function heatCells(values, masked, diverging, limit = 1.0) {
 // --- the view -------------------------------------------------------------------------
 
 /**
+ * The cells of the score and weight heatmaps of an (n, n) attention (views.matrix.heatmap_sources):
+ * score_cells and weight_cells, each {x, y, fill, text_color, text}, cell c being row c / n, column
+ * c % n; a masked cell grey, its score "−∞" and its weight "—"; the scores' colours span ± their
+ * largest magnitude.
+ * @param {number[][]} scores (n, n)
+ * @param {number[][]} weights (n, n)
+ * @param {boolean[][]} mask (n, n), true where a query may attend a key
+ */
+export function heatmapSources(scores, weights, mask) {
+  const n = weights.length;
+  const masked = mask.flat().map((m) => !m);
+  const xs = [], ys = [];
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) xs.push(j + 1), ys.push(i + 1);
+  const flatScores = scores.flat(), flatWeights = weights.flat();
+  let limit = 0;
+  flatScores.forEach((s, c) => { if (!masked[c]) limit = Math.max(limit, Math.abs(s)); });
+  limit = limit || 1.0;
+  const [scoreFill, scoreColour] = heatCells(flatScores, masked, true, limit);
+  const [weightFill, weightColour] = heatCells(flatWeights, masked, false);
+  return {
+    score_cells: {x: xs, y: ys, fill: scoreFill, text_color: scoreColour,
+      text: flatScores.map((s, c) => (masked[c] ? "−∞" : formatNumber(s, 2, false)))},
+    weight_cells: {x: xs.slice(), y: ys.slice(), fill: weightFill, text_color: weightColour,
+      text: flatWeights.map((w, c) => (masked[c] ? "—" : formatNumber(w, 2, false)))},
+  };
+}
+
+/**
  * Everything the matrix explorable displays for one state (views.matrix.matrix_view).
  * @param {object} st n_tokens, d_k, seed, q1_scale, causal, scaled
  * @param {object} config views.matrix.matrix_config(language)
@@ -182,15 +210,7 @@ export function matrixView(st, config) {
   const f = formatNumber, S = config.strings;
   const res = attentionMatrices(st, config.sliders);
   const n = st.n_tokens, dK = st.d_k;
-  const masked = res.mask.flat().map((m) => !m);
-  const xs = [], ys = [];
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) xs.push(j + 1), ys.push(i + 1);
-  const flatScores = res.scores.flat(), flatWeights = res.weights.flat();
-  let limit = 0;
-  flatScores.forEach((s, c) => { if (!masked[c]) limit = Math.max(limit, Math.abs(s)); });
-  limit = limit || 1.0;
-  const [scoreFill, scoreColour] = heatCells(flatScores, masked, true, limit);
-  const [weightFill, weightColour] = heatCells(flatWeights, masked, false);
+  const cells = heatmapSources(res.scores, res.weights, res.mask);
   const top = [];  // [j, i] of each row's largest weight, every one of equals (a row of q₁ = 0 is all equal)
   res.weights.forEach((row, i) => {
     const best = Math.max(...row);
@@ -220,8 +240,7 @@ export function matrixView(st, config) {
     for (const w of row) s += w;
     sums.push(f(s, 3));
   }
-  const scoreText = flatScores.map((s, c) => (masked[c] ? "−∞" : f(s, 2, false)));
-  const weightText = flatWeights.map((w, c) => (masked[c] ? "—" : f(w, 2, false)));
+  const scoreText = cells.score_cells.text, weightText = cells.weight_cells.text;
   // The plots' data as tables: the two matrices (row = query i, column = key j) and the curves.
   const corner = [`${S.matrix_axis_query} / ${S.matrix_axis_key}`];
   for (let j = 1; j <= n; j++) corner.push(String(j));
@@ -234,8 +253,7 @@ export function matrixView(st, config) {
   const feedback = choiceFeedback(S, "matrix", prediction, RIGHT_PREDICTION, revealed, answer);
   return {
     sources: {
-      score_cells: {x: xs, y: ys, fill: scoreFill, text_color: scoreColour, text: scoreText},
-      weight_cells: {x: xs.slice(), y: ys.slice(), fill: weightFill, text_color: weightColour, text: weightText},
+      ...cells,
       highlight: {x: top.map(([j]) => j + 1), y: top.map(([, i]) => i + 1),
         width: top.map(() => CELL), height: top.map(() => CELL)},
       curve: {d: curve.d.slice(), scaled: curve.scaled.slice(), unscaled: curve.unscaled.slice()},

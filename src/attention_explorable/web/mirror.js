@@ -9,7 +9,7 @@ export {parsePrediction} from "./prediction.js";
 export {interpolate, outcome, replayFrames, stepsView} from "./steps.js";
 export {attend, convexHull, labelOffsets, pointToQuery, vectorView} from "./vector.js";
 export {
-  attentionMatrices, checkState, heatCells, irwinHallNormals, mulberry32, ramp, randomQKV, matrixView,
+  attentionMatrices, checkState, heatCells, heatmapSources, irwinHallNormals, mulberry32, ramp, randomQKV, matrixView,
 } from "./matrix.js";
 export {attentionWeights, selfcrossView, selfcrossWeights} from "./selfcross.js";
 export {exerciseView, judge} from "./exercise.js";

@@ -5,7 +5,7 @@
 import {controller} from "./controller.js";
 import {scaledDotProductAttention} from "./attention.js";
 import {checkChoice, choiceAction, choiceFeedback, choiceProps} from "./choice.js";
-import {heatCells} from "./matrix.js";
+import {heatmapSources} from "./matrix.js";
 import {dataTable, fill, formatNumber, readState, writeViewAnnounced} from "./shared.js";
 
 export const PROJECTIONS = ["w_q", "w_k", "w_v"];
@@ -58,20 +58,11 @@ function matrixHtml(caption, m, digits = 2) {
  * @returns {object} {sources, ranges, html, props}
  */
 export function qkvView(st, config) {
-  const S = config.strings, f = formatNumber;
+  const S = config.strings;
   const res = attendQKV(st, config);
   const n = config.x.length;
-  const masked = res.mask.flat().map((m) => !m);
-  const flatScores = res.scores.flat(), flatWeights = res.weights.flat();
-  let limit = 0;
-  flatScores.forEach((s, c) => { if (!masked[c]) limit = Math.max(limit, Math.abs(s)); });
-  limit = limit || 1.0;
-  const [scoreFill, scoreColour] = heatCells(flatScores, masked, true, limit);
-  const [weightFill, weightColour] = heatCells(flatWeights, masked, false);
-  const xs = [], ys = [];
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) { xs.push(j + 1); ys.push(i + 1); }
-  const scoreText = flatScores.map((s, c) => masked[c] ? "−∞" : f(s, 2, false));
-  const weightText = flatWeights.map((w, c) => masked[c] ? "—" : f(w, 2, false));
+  const cells = heatmapSources(res.scores, res.weights, res.mask);
+  const scoreText = cells.score_cells.text, weightText = cells.weight_cells.text;
   const presets = Object.keys(config.presets);
 
   // Predict first: W_V alone changed (identity <-> swap) keeps every weight and moves the output.
@@ -90,10 +81,7 @@ export function qkvView(st, config) {
   props.causal = {active: Boolean(st.causal)};
   Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
   return {
-    sources: {
-      score_cells: {x: xs, y: ys, fill: scoreFill, text_color: scoreColour, text: scoreText},
-      weight_cells: {x: xs, y: ys, fill: weightFill, text_color: weightColour, text: weightText},
-    },
+    sources: cells,
     ranges: {},
     html: {
       inputs: `<div class='ae-kind'>${S.qkv_stage_x}</div>` + matrixHtml("X", config.x, 0),

@@ -628,14 +628,12 @@ function heatCells(values, masked, diverging, limit = 1) {
   });
   return [fillColors, textColors];
 }
-function matrixView(st, config) {
-  const f = formatNumber, S = config.strings;
-  const res = attentionMatrices(st, config.sliders);
-  const n = st.n_tokens, dK = st.d_k;
-  const masked = res.mask.flat().map((m) => !m);
+function heatmapSources(scores, weights, mask) {
+  const n = weights.length;
+  const masked = mask.flat().map((m) => !m);
   const xs = [], ys = [];
   for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) xs.push(j + 1), ys.push(i + 1);
-  const flatScores = res.scores.flat(), flatWeights = res.weights.flat();
+  const flatScores = scores.flat(), flatWeights = weights.flat();
   let limit = 0;
   flatScores.forEach((s, c) => {
     if (!masked[c]) limit = Math.max(limit, Math.abs(s));
@@ -643,6 +641,28 @@ function matrixView(st, config) {
   limit = limit || 1;
   const [scoreFill, scoreColour] = heatCells(flatScores, masked, true, limit);
   const [weightFill, weightColour] = heatCells(flatWeights, masked, false);
+  return {
+    score_cells: {
+      x: xs,
+      y: ys,
+      fill: scoreFill,
+      text_color: scoreColour,
+      text: flatScores.map((s, c) => masked[c] ? "−∞" : formatNumber(s, 2, false))
+    },
+    weight_cells: {
+      x: xs.slice(),
+      y: ys.slice(),
+      fill: weightFill,
+      text_color: weightColour,
+      text: flatWeights.map((w, c) => masked[c] ? "—" : formatNumber(w, 2, false))
+    }
+  };
+}
+function matrixView(st, config) {
+  const f = formatNumber, S = config.strings;
+  const res = attentionMatrices(st, config.sliders);
+  const n = st.n_tokens, dK = st.d_k;
+  const cells = heatmapSources(res.scores, res.weights, res.mask);
   const top = [];
   res.weights.forEach((row, i) => {
     const best = Math.max(...row);
@@ -677,14 +697,13 @@ function matrixView(st, config) {
     for (const w of row) s += w;
     sums.push(f(s, 3));
   }
-  const scoreText = flatScores.map((s, c) => masked[c] ? "−∞" : f(s, 2, false));
-  const weightText = flatWeights.map((w, c) => masked[c] ? "—" : f(w, 2, false));
+  const scoreText = cells.score_cells.text, weightText = cells.weight_cells.text;
   const corner = [`${S.matrix_axis_query} / ${S.matrix_axis_key}`];
   for (let j = 1; j <= n; j++) corner.push(String(j));
-  const matrixTable = (caption, cells) => dataTable(
+  const matrixTable = (caption, cells2) => dataTable(
     caption,
     corner,
-    Array.from({ length: n }, (_, i) => [String(i + 1), ...cells.slice(i * n, (i + 1) * n)])
+    Array.from({ length: n }, (_, i) => [String(i + 1), ...cells2.slice(i * n, (i + 1) * n)])
   );
   const curveRows = curve.d.map((d, i) => [formatG(d), f(curve.scaled[i], 3), f(curve.unscaled[i], 3)]);
   const last = curve.d.length - 1;
@@ -698,8 +717,7 @@ function matrixView(st, config) {
   const feedback = choiceFeedback(S, "matrix", prediction, RIGHT_PREDICTION, revealed, answer);
   return {
     sources: {
-      score_cells: { x: xs, y: ys, fill: scoreFill, text_color: scoreColour, text: scoreText },
-      weight_cells: { x: xs.slice(), y: ys.slice(), fill: weightFill, text_color: weightColour, text: weightText },
+      ...cells,
       highlight: {
         x: top.map(([j]) => j + 1),
         y: top.map(([, i]) => i + 1),
