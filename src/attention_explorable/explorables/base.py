@@ -170,6 +170,11 @@ def state_model_class(owner: type) -> type:
     return type(f"{owner.__name__}State", (DataModel,), {"__module__": owner.__module__, **props})
 
 
+def bokeh_pane(model) -> pn.pane.Bokeh:
+    """A Bokeh model (a readout, a widget, a figure) in a Panel layout, stretched to its column, no margin."""
+    return pn.pane.Bokeh(model, sizing_mode="stretch_width", margin=0)
+
+
 def html_model(css_class: str, **kw) -> HTMLModel:
     """A readout the browser draws (Panel's HTML model; its ``text`` is escaped HTML)."""
     return HTMLModel(**{"text": "", "css_classes": ["ae-readout", css_class], "stylesheets": [ui.CSS],
@@ -294,7 +299,7 @@ class Explorable(pn.viewable.Viewer):
 
     def _plot(self, fig) -> pn.viewable.Viewable:
         """Figure ``fig`` in the layout (layout only), stretched to its column."""
-        return pn.pane.Bokeh(fig, sizing_mode="stretch_width", margin=0)
+        return bokeh_pane(fig)
 
     def save(self, path, title: str | None = None) -> Path:
         """Write this explorable, in its current state, as one HTML file that works offline.

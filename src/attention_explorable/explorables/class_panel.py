@@ -24,7 +24,7 @@ from bokeh.models import CustomJS
 
 from .. import ui
 from . import controls
-from .base import html_model, web_module
+from .base import bokeh_pane, html_model, web_module
 from ..strings import text
 from ..classroom.codes import CODE_ALPHABET, CODE_LENGTH
 from ..classroom.questions import page_questions
@@ -125,8 +125,7 @@ class ClassPanel:
 
     def panel(self) -> pn.Column:
         """The room's line, the submit button, the confirmation and the messages (layout only)."""
-        bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
-        return pn.Column(bokeh(self.notice), bokeh(self.room_line), bokeh(self.joined), bokeh(self.confidence_label),
-                         bokeh(self.confidence), bokeh(self.submit_button),
-                         bokeh(self.submitted), bokeh(self.vote), bokeh(self.result), bokeh(self.message), sizing_mode="stretch_width", margin=0,
+        return pn.Column(bokeh_pane(self.notice), bokeh_pane(self.room_line), bokeh_pane(self.joined), bokeh_pane(self.confidence_label),
+                         bokeh_pane(self.confidence), bokeh_pane(self.submit_button),
+                         bokeh_pane(self.submitted), bokeh_pane(self.vote), bokeh_pane(self.result), bokeh_pane(self.message), sizing_mode="stretch_width", margin=0,
                          css_classes=["ae-class"])

@@ -15,7 +15,7 @@ from .. import plots
 from ..views import contexts as contexts_view
 from ..views.contexts import CONTEXTS
 from . import controls
-from .base import Explorable, Tried, html_model, prediction_models, screen_reader_model, state_model_class
+from .base import Explorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model, state_model_class
 
 
 class ContextsExplorer(Explorable):
@@ -130,19 +130,18 @@ class ContextsExplorer(Explorable):
     # --- layout only ----------------------------------------------------------
     def __panel__(self):
         t = self._t
-        bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
         intro = pn.pane.HTML(f"<p style='margin:0'>{t(self.intro_key)}</p>", margin=(0, 5),
                              sizing_mode="stretch_width")
         note = pn.pane.HTML(f"<div class='ae-hint'>{t('contexts_toy_note')}</div>", margin=(0, 5),
                             sizing_mode="stretch_width")
         left = pn.Column(
-            intro, *(bokeh(m) for m in self._ask.values()), bokeh(self._controls["causal"]),
-            bokeh(self._html["notice"]), bokeh(self._html["live"]), note,
+            intro, *(bokeh_pane(m) for m in self._ask.values()), bokeh_pane(self._controls["causal"]),
+            bokeh_pane(self._html["notice"]), bokeh_pane(self._html["live"]), note,
             styles={"flex": "1 1 300px", "max-width": "440px", "min-width": "0"},
         )
         right = pn.Column(
-            bokeh(self._html["input"]), *(self._plot(self._figures[c]) for c in CONTEXTS),
-            bokeh(self._html["rows_data"]), bokeh(self._html["notes"]), bokeh(self._html["outputs"]),
+            bokeh_pane(self._html["input"]), *(self._plot(self._figures[c]) for c in CONTEXTS),
+            bokeh_pane(self._html["rows_data"]), bokeh_pane(self._html["notes"]), bokeh_pane(self._html["outputs"]),
             styles={"flex": "2 1 420px", "min-width": "0"},
         )
         return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",

@@ -15,7 +15,7 @@ from panel.models.markup import HTML as HTMLModel
 from ..content import PROSE_CSS, Block, math_html
 from ..views import exercise as exercise_view
 from . import controls
-from .base import Explorable, state_model_class
+from .base import Explorable, bokeh_pane, state_model_class
 
 #: The feedback wraps anywhere: a long echo of a malformed answer stays within a phone's width.
 FEEDBACK_CSS = ".ae-right, .ae-wrong, .ae-error { overflow-wrap: anywhere; }"
@@ -205,11 +205,10 @@ class Exercise(Explorable):
 
     # --- layout only ----------------------------------------------------------
     def __panel__(self):
-        bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
         buttons = Row(children=[b for b in (self._check, self._reveal) if b is not None],
                       sizing_mode="stretch_width", margin=0, syncable=False)
-        parts = [self._question, self._options_pane, bokeh(self._input if self._input is not None else self._choice), bokeh(buttons),
-                 bokeh(self._feedback), bokeh(self._answer)]
+        parts = [self._question, self._options_pane, bokeh_pane(self._input if self._input is not None else self._choice), bokeh_pane(buttons),
+                 bokeh_pane(self._feedback), bokeh_pane(self._answer)]
         return pn.Column(
             *(p for p in parts if p is not None),
             css_classes=["ae-exercise", self.css],

@@ -15,7 +15,7 @@ from bokeh.models import ColumnDataSource
 from .. import plots
 from ..views import matrix as matrix_view
 from . import controls
-from .base import Explorable, Tried, html_model, prediction_models, screen_reader_model, state_model_class
+from .base import Explorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model, state_model_class
 
 _SLIDERS = matrix_view.SLIDERS
 
@@ -200,27 +200,26 @@ class MatrixExplorer(Explorable):
     # --- layout only ----------------------------------------------------------
     def __panel__(self):
         t = self._t
-        bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
         intro = pn.pane.HTML(f"<p style='margin:0'>{t(self.intro_key)}</p>", margin=(0, 5),
                              sizing_mode="stretch_width", stylesheets=["p { font-size: 15px; }"])
         s = self._sliders
         controls_column = pn.Column(
-            intro, *(bokeh(m) for m in self._ask.values()), bokeh(self._toggles["scaled"]),
-            bokeh(self._toggles["causal"]),
-            *(bokeh(s[name][2]) for name in ("d_k", "n_tokens", "q1_scale", "seed")),
-            bokeh(self._new_seed), bokeh(self._html["notice"]),
-            bokeh(self._html["max_weight"]), bokeh(self._html["live"]), bokeh(self._html["row_sums"]),
+            intro, *(bokeh_pane(m) for m in self._ask.values()), bokeh_pane(self._toggles["scaled"]),
+            bokeh_pane(self._toggles["causal"]),
+            *(bokeh_pane(s[name][2]) for name in ("d_k", "n_tokens", "q1_scale", "seed")),
+            bokeh_pane(self._new_seed), bokeh_pane(self._html["notice"]),
+            bokeh_pane(self._html["max_weight"]), bokeh_pane(self._html["live"]), bokeh_pane(self._html["row_sums"]),
             styles={"flex": "1 1 300px", "max-width": "420px", "min-width": "0"},
         )
         heatmaps = pn.FlexBox(
-            pn.Column(self._plot(self._score_fig), bokeh(self._html["scores_data"]),
+            pn.Column(self._plot(self._score_fig), bokeh_pane(self._html["scores_data"]),
                       styles={"flex": "1 1 260px", "min-width": "0"}),
-            pn.Column(self._plot(self._weight_fig), bokeh(self._html["weights_data"]),
+            pn.Column(self._plot(self._weight_fig), bokeh_pane(self._html["weights_data"]),
                       styles={"flex": "1 1 260px", "min-width": "0"}),
             flex_wrap="wrap", sizing_mode="stretch_width", styles={"gap": "8px"},
         )
-        plots_column = pn.Column(heatmaps, bokeh(self._html["notes"]), self._plot(self._curve_fig),
-                                 bokeh(self._html["curve_data"]),
+        plots_column = pn.Column(heatmaps, bokeh_pane(self._html["notes"]), self._plot(self._curve_fig),
+                                 bokeh_pane(self._html["curve_data"]),
                                  styles={"flex": "3 1 540px", "min-width": "0"})
         return pn.FlexBox(controls_column, plots_column, flex_wrap="wrap", sizing_mode="stretch_width",
                           css_classes=["ae-matrix"], styles={"gap": "12px"})

@@ -15,7 +15,7 @@ from .. import plots
 from ..views import qkv as qkv_view
 from ..views.qkv import PRESETS, PROJECTIONS
 from . import controls
-from .base import Explorable, Tried, html_model, prediction_models, screen_reader_model, state_model_class
+from .base import Explorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model, state_model_class
 
 
 class QkvExplorer(Explorable):
@@ -148,28 +148,27 @@ class QkvExplorer(Explorable):
     # --- layout only ----------------------------------------------------------
     def __panel__(self):
         t = self._t
-        bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
         label = lambda key: pn.pane.HTML(  # noqa: E731
             f"<div class='ae-kind' style='margin:4px 5px 0'>{t(key)}</div>", margin=0)
         intro = pn.pane.HTML(f"<p style='margin:0'>{t(self.intro_key)}</p>", margin=(0, 5),
                              sizing_mode="stretch_width")
         c = self._controls
         left = pn.Column(
-            intro, *(bokeh(m) for m in self._ask.values()),
-            *(part for name in PROJECTIONS for part in (label(f"qkv_{name}"), bokeh(c[name]))),
-            bokeh(c["causal"]), bokeh(self._html["notice"]), bokeh(self._html["live"]),
+            intro, *(bokeh_pane(m) for m in self._ask.values()),
+            *(part for name in PROJECTIONS for part in (label(f"qkv_{name}"), bokeh_pane(c[name]))),
+            bokeh_pane(c["causal"]), bokeh_pane(self._html["notice"]), bokeh_pane(self._html["live"]),
             styles={"flex": "1 1 300px", "max-width": "440px", "min-width": "0"},
         )
         heatmaps = pn.FlexBox(
-            pn.Column(self._plot(self._score_fig), bokeh(self._html["scores_data"]),
+            pn.Column(self._plot(self._score_fig), bokeh_pane(self._html["scores_data"]),
                       styles={"flex": "1 1 220px", "min-width": "0"}),
-            pn.Column(self._plot(self._weight_fig), bokeh(self._html["weights_data"]),
+            pn.Column(self._plot(self._weight_fig), bokeh_pane(self._html["weights_data"]),
                       styles={"flex": "1 1 220px", "min-width": "0"}),
             flex_wrap="wrap", sizing_mode="stretch_width", styles={"gap": "8px"},
         )
         right = pn.Column(
-            *(bokeh(self._html[name]) for name in ("inputs", "projections", "qkv")), heatmaps,
-            bokeh(self._html["notes"]), bokeh(self._html["output"]),
+            *(bokeh_pane(self._html[name]) for name in ("inputs", "projections", "qkv")), heatmaps,
+            bokeh_pane(self._html["notes"]), bokeh_pane(self._html["output"]),
             styles={"flex": "2 1 440px", "min-width": "0"},
         )
         return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",

@@ -15,7 +15,7 @@ from .. import plots
 from ..views import selfcross as selfcross_view
 from ..views.selfcross import MODES, N_QUERY
 from . import controls
-from .base import Explorable, Tried, html_model, prediction_models, screen_reader_model, state_model_class, write_view
+from .base import Explorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model, state_model_class, write_view
 
 
 class SelfCrossExplorer(Explorable):
@@ -160,19 +160,18 @@ class SelfCrossExplorer(Explorable):
     # --- layout only ----------------------------------------------------------
     def __panel__(self):
         t = self._t
-        bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
         label = lambda key: pn.pane.HTML(  # noqa: E731
             f"<div class='ae-kind' style='margin:4px 5px 0'>{t(key)}</div>", margin=0)
         c = self._controls
         left = pn.Column(
-            *(bokeh(m) for m in self._ask.values()), label("selfcross_mode"), bokeh(c["mode"]), bokeh(c["causal"]),
-            label("selfcross_query"), bokeh(c["query"]),
-            bokeh(self._html["hint"]), bokeh(self._html["notice"]),
-            bokeh(self._html["roles"]), bokeh(self._html["row"]), bokeh(self._html["live"]),
-            bokeh(self._html["note"]),
+            *(bokeh_pane(m) for m in self._ask.values()), label("selfcross_mode"), bokeh_pane(c["mode"]), bokeh_pane(c["causal"]),
+            label("selfcross_query"), bokeh_pane(c["query"]),
+            bokeh_pane(self._html["hint"]), bokeh_pane(self._html["notice"]),
+            bokeh_pane(self._html["roles"]), bokeh_pane(self._html["row"]), bokeh_pane(self._html["live"]),
+            bokeh_pane(self._html["note"]),
             styles={"flex": "1 1 300px", "max-width": "440px", "min-width": "0"},
         )
-        right = pn.Column(self._plot(self._figure), bokeh(self._html["plot_data"]), styles={"flex": "1 1 320px", "max-width": "560px", "min-width": "0"})
+        right = pn.Column(self._plot(self._figure), bokeh_pane(self._html["plot_data"]), styles={"flex": "1 1 320px", "max-width": "560px", "min-width": "0"})
         return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",
                           css_classes=["ae-selfcross"], styles={"gap": "12px"})
 

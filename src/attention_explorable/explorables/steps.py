@@ -16,7 +16,7 @@ from .. import plots, scenarios, ui
 from ..strings import DEFAULT_LANGUAGE, text
 from ..views import steps as steps_view
 from . import controls
-from .base import Explorable, ScriptedPane, Tried, html_model, screen_reader_model, state_model_class
+from .base import Explorable, ScriptedPane, Tried, bokeh_pane, html_model, screen_reader_model, state_model_class
 from .class_panel import ClassPanel
 
 
@@ -216,24 +216,24 @@ class StepsExplorer(Explorable):
     # --- layout only ----------------------------------------------------------
     def __panel__(self):
         t = self._t
-        bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
         hint = pn.pane.HTML(f"<span class='ae-hint'>{t('prediction_hint')}</span>", margin=(0, 5),
                             stylesheets=[ui.CSS])
         left = pn.Column(
-            pn.Row(*map(bokeh, self._step_buttons.values()), sizing_mode="stretch_width"),
-            bokeh(self._html["question"]), hint, bokeh(self._prediction_input), bokeh(self._html["error"]),
-            bokeh(self._demonstrate), bokeh(self._skip),
+            pn.Row(*map(bokeh_pane, self._step_buttons.values()), sizing_mode="stretch_width"),
+            bokeh_pane(self._html["question"]), hint, bokeh_pane(self._prediction_input),
+            bokeh_pane(self._html["error"]),
+            bokeh_pane(self._demonstrate), bokeh_pane(self._skip),
             *([self._classroom.panel()] if self._classroom is not None else []),
-            bokeh(self._html["result"]),
-            *(bokeh(row) for _, _, row in self._sliders.values()), bokeh(self._html["notice"]),
+            bokeh_pane(self._html["result"]),
+            *(bokeh_pane(row) for _, _, row in self._sliders.values()), bokeh_pane(self._html["notice"]),
             styles={"flex": "1 1 330px", "max-width": "440px", "min-width": "0"},
         )
         right = pn.Column(
-            bokeh(self._html["readouts"]), bokeh(self._html["live"]),
-            self._plot(self._line_fig), bokeh(self._html["line_data"]),
-            self._plot(self._weights_fig), bokeh(self._html["weights_data"]),
-            self._plot(self._curve_fig), bokeh(self._html["curve_data"]),
-            bokeh(self._html["formula"]), bokeh(self._html["naive"]),
+            bokeh_pane(self._html["readouts"]), bokeh_pane(self._html["live"]),
+            self._plot(self._line_fig), bokeh_pane(self._html["line_data"]),
+            self._plot(self._weights_fig), bokeh_pane(self._html["weights_data"]),
+            self._plot(self._curve_fig), bokeh_pane(self._html["curve_data"]),
+            bokeh_pane(self._html["formula"]), bokeh_pane(self._html["naive"]),
             styles={"flex": "2 1 480px", "min-width": "0"},
         )
         return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",

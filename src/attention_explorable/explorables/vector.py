@@ -15,7 +15,7 @@ from .. import plots
 from ..views import vector as vector_view
 from ..views.vector import EXAMPLE_KEYS, EXAMPLE_VALUES, MAX_POINTS, SLIDERS
 from . import controls
-from .base import Explorable, Tried, html_model, prediction_models, screen_reader_model, state_model_class
+from .base import Explorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model, state_model_class
 
 
 class _Points(param.Array):
@@ -221,15 +221,14 @@ class VectorExplorer(Explorable):
 
     # --- layout only --------------------------------------------------------------------
     def __panel__(self):
-        bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
         example = (np.array_equal(self.keys, EXAMPLE_KEYS) and np.array_equal(self.values, EXAMPLE_VALUES))
         intro = pn.pane.HTML(f"<p style='margin:0'>{self._t(self.intro_key if example else 'vector_intro_custom')}</p>",
                              margin=(0, 5), sizing_mode="stretch_width")
-        plot = pn.Column(self._plot(self._figure), bokeh(self._html["plot_data"]), styles={"flex": "1 1 340px", "max-width": "540px", "min-width": "0"})
+        plot = pn.Column(self._plot(self._figure), bokeh_pane(self._html["plot_data"]), styles={"flex": "1 1 340px", "max-width": "540px", "min-width": "0"})
         side = pn.Column(
-            intro, *(bokeh(m) for m in self._ask.values()), *(bokeh(row) for _, _, row in self._sliders.values()),
-            bokeh(self._html["notice"]),
-            *(bokeh(self._html[name]) for name in ("scores_readout", "weights_readout", "output_readout", "live",
+            intro, *(bokeh_pane(m) for m in self._ask.values()), *(bokeh_pane(row) for _, _, row in self._sliders.values()),
+            bokeh_pane(self._html["notice"]),
+            *(bokeh_pane(self._html[name]) for name in ("scores_readout", "weights_readout", "output_readout", "live",
                                                     "formula")),
             styles={"flex": "1 1 300px", "max-width": "560px", "min-width": "0"},
         )
