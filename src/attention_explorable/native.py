@@ -49,7 +49,6 @@ __all__ = ["CSS", "NativePage", "content_security_policy", "element_script", "em
 
 _log = logging.getLogger(__name__)
 
-_FONT = "'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif"
 
 #: The page's styles: the controls and plots look as the Bokeh figures and Panel widgets of the live apps.
 CSS = """
@@ -126,7 +125,7 @@ button:focus-visible, input:focus-visible, a:focus-visible, .ae-n-plot:focus-vis
   .ae-pic-title, .ae-pic-axis, .ae-pic-axis .ae-pic-axis-label { font-size: 14px; }
   .ae-n-plot svg text { font-size: 14px; }
 }
-""".replace("FONT", _FONT)
+""".replace("FONT", ui.FONT_FAMILY)
 
 #: Properties of a model the page's modules read or write (the rest of a Bokeh model stays in Python).
 _PROPS = {

@@ -24,6 +24,8 @@ from bokeh.models import (
 from bokeh.palettes import Blues256, RdBu11
 from bokeh.plotting import figure
 
+from .ui import FONT_FAMILY
+
 PALETTE = {
     "value": "#4C72B0",
     "output": "#DD8452",
@@ -35,7 +37,7 @@ PALETTE = {
     "sure": "#2E6B3F",
 }
 
-_FONT = "'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif"
+_FONT = FONT_FAMILY
 
 
 def _base_figure(title: str, **kw):

@@ -12,6 +12,9 @@ from importlib import resources
 import jinja2
 import panel as pn
 
+#: The font of the explorables' text and plots (a CJK font first: the Chinese edition's labels).
+FONT_FAMILY = "'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif"
+
 #: CSS shared by every page (as Panel's raw CSS) and by every readout the
 #: browser draws (as its shadow root's stylesheet): the base font size
 #: (Bokeh's widgets and plots follow it), readout typography, hints, errors.

@@ -25,7 +25,7 @@ import re
 
 from ..content import Block, inline_html, mark_languages, markdown_to_html
 from ..strings import text
-from .numbers import parse_number
+from .numbers import echo, parse_number
 
 #: The state of an exercise, as mirrored to the browser.
 STATE_NAMES = ("response", "choice", "checked", "revealed")
@@ -115,11 +115,6 @@ def exercise_config(block: Block, language: str) -> dict:
     }
 
 
-def _echo(raw: str) -> str:
-    raw = raw.strip()
-    return raw if len(raw) <= ECHO_LIMIT else raw[:ECHO_LIMIT] + "…"
-
-
 def judge(submitted: str, config: dict) -> tuple[str, str]:
     """The outcome of checking ``submitted``: ``(status, message)``, never raising.
 
@@ -147,7 +142,7 @@ def judge(submitted: str, config: dict) -> tuple[str, str]:
         try:
             value = parse_number(submitted)
         except ValueError:
-            return "invalid", S["exercise_malformed"].format(raw=html.escape(_echo(submitted)))
+            return "invalid", S["exercise_malformed"].format(raw=html.escape(echo(submitted, ECHO_LIMIT)))
         if abs(value - config["answer"]) <= config["tol"] * (1 + TOL_SLACK):
             return "right", S["exercise_right"]
         return "wrong", S["exercise_wrong"] + config["hint_html"]

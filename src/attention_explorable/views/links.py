@@ -30,7 +30,7 @@ import math
 from collections.abc import Iterable, Mapping
 from urllib.parse import parse_qsl
 
-from .numbers import format_g, parse_number
+from .numbers import echo, format_g, parse_number
 
 __all__ = ["TEXT_LIMIT", "link_values", "read_link", "link_notice"]
 
@@ -51,11 +51,6 @@ def _pairs(query) -> list[tuple[str, str]]:
         pairs = list(query)
     return [(k.decode("utf-8", "replace") if isinstance(k, bytes) else str(k),
              v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)) for k, v in pairs]
-
-
-def _echo(raw: str, limit: int = 40) -> str:
-    raw = raw.strip()
-    return raw if len(raw) <= limit else raw[:limit] + "…"
 
 
 def _read_one(p: dict, raw: str):
@@ -122,7 +117,7 @@ def read_link(spec: dict, query) -> tuple[dict, list[str]]:
             continue
         seen.add(key)
         value, clamped = _read_one(p, raw)
-        shown = html.escape(_echo(raw))
+        shown = html.escape(echo(raw))
         if value is None:
             notices.append(spec["messages"]["junk"].format(name=html.escape(key), raw=shown))
             continue

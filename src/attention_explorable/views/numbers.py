@@ -112,3 +112,15 @@ def data_table(caption: str, header: list[str], rows: list[list[str]]) -> str:
     body = "".join(f"<tr><th scope='row'>{row[0]}</th>" + "".join(f"<td>{c}</td>" for c in row[1:]) + "</tr>"
                    for row in rows)
     return f"<table class='ae-data'><caption>{caption}</caption><tr>{head}</tr>{body}</table>"
+
+
+def echo(raw: str, limit: int = 40) -> str:
+    """``raw`` stripped, cut to ``limit`` characters with "…": a rejected input said back short.
+
+    Twin: ``echo`` in ``web/shared.js``.
+
+    >>> echo("  12abc  "), echo("x" * 45)[-3:]
+    ('12abc', 'xx…')
+    """
+    raw = raw.strip()
+    return raw if len(raw) <= limit else raw[:limit] + "…"

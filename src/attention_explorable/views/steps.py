@@ -14,13 +14,14 @@ Reference: course section 3.8, "一步一步建立直觉" (Definition 3.8.1).
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
 
 from .. import core, scenarios
 from ..strings import text
-from .numbers import data_table, format_fixed, format_g, format_number, parse_number
+from .numbers import data_table, echo, format_fixed, format_g, format_number, parse_number
 
 #: Bounds of the temperature slider; the curve's temperatures are log-spaced over them.
 T_BOUNDS = (0.01, 10.0)
@@ -83,15 +84,6 @@ def parse_prediction(raw: str, bounds=PREDICTION_BOUNDS) -> float | None:
     except ValueError:
         return None
     return value if bounds[0] <= value <= bounds[1] else None
-
-
-def _echo(raw: str) -> str:
-    raw = raw.strip()
-    return raw if len(raw) <= ECHO_LIMIT else raw[:ECHO_LIMIT] + "…"
-
-
-def _escape(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def steps_view(state, config: dict) -> dict:
@@ -202,7 +194,7 @@ def steps_view(state, config: dict) -> dict:
             "question": _question_html(step, revealed, S),
             "result": (f"<b>{S['result_label']}</b>{S['label_colon']}{S['prediction_needed']}" if needs_prediction
                        else _result_html(state, pred, config)),
-            "error": (S["prediction_invalid"].format(raw=_escape(_echo(raw)),
+            "error": (S["prediction_invalid"].format(raw=html.escape(echo(raw, ECHO_LIMIT)),
                                                      lo=format_g(config["prediction_bounds"][0]),
                                                      hi=format_g(config["prediction_bounds"][1]))
                       if pred is None and raw.strip() else ""),

@@ -5,7 +5,7 @@
 import {controller, sliderAction} from "./controller.js";
 import {softmax, weightedSum} from "./attention.js";
 import {
-  dataTable, echo, fill, formatFixed, formatG, formatNumber, goToStepStart, pyStrip, readState, stepReplays,
+  dataTable, echo, escapeHtml, fill, formatFixed, formatG, formatNumber, goToStepStart, pyStrip, readState, stepReplays,
   stopReplay, votingOpen, writeViewAnnounced,
 } from "./shared.js";
 import {parsePrediction} from "./prediction.js";
@@ -27,8 +27,6 @@ export function outcome(st) {
 }
 
 
-const escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-  .replace(/"/g, "&quot;");
 
 /**
  * Everything the steps explorable displays for one state (views.steps.steps_view).
@@ -107,7 +105,7 @@ export function stepsView(st, config) {
       naive: step3 ? naiveHtml(res, S) : "",
       question: questionHtml(step, revealed, S),
       result: needsPrediction ? `<b>${S.result_label}</b>${S.label_colon}${S.prediction_needed}` : resultHtml(st, pred, config),
-      error: invalid ? fill(S.prediction_invalid, {raw: escapeText(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi)}) : "",
+      error: invalid ? fill(S.prediction_invalid, {raw: escapeHtml(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi)}) : "",
       line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
       weights_data: dataTable(S.plot_weights, [S.data_name, S.axis_weight], [["α₁", f(a1)], ["α₂", f(a2)]]),
       curve_data: curveShown ? dataTable(S.plot_temperature_curve, [S.axis_temperature, S.axis_weight], curveRows) : "",

@@ -518,7 +518,6 @@ function outcome(st) {
   const naive = exps.map((e) => e / (exps[0] + exps[1]));
   return { scores, weights, output, exps, naive };
 }
-var escapeText = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 function stepsView(st, config) {
   const f = formatNumber, S = config.strings;
   const res = outcome(st);
@@ -574,7 +573,7 @@ function stepsView(st, config) {
       naive: step3 ? naiveHtml(res, S) : "",
       question: questionHtml(step, revealed, S),
       result: needsPrediction ? `<b>${S.result_label}</b>${S.label_colon}${S.prediction_needed}` : resultHtml(st, pred, config),
-      error: invalid ? fill(S.prediction_invalid, { raw: escapeText(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi) }) : "",
+      error: invalid ? fill(S.prediction_invalid, { raw: escapeHtml(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi) }) : "",
       line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
       weights_data: dataTable(S.plot_weights, [S.data_name, S.axis_weight], [["α₁", f(a1)], ["α₂", f(a2)]]),
       curve_data: curveShown ? dataTable(S.plot_temperature_curve, [S.axis_temperature, S.axis_weight], curveRows) : "",
