@@ -375,6 +375,18 @@ class Explorable(pn.viewable.Viewer):
         """The page's models by the names the view uses."""
         raise NotImplementedError
 
+    def _slider_models(self) -> dict:
+        """``<name>_slider`` and ``<name>_box`` of each of ``self._sliders`` (name -> (slider, box, row),
+        from :func:`controls.slider`), as the view and ``sliderAction`` in ``web/controller.js`` name them."""
+        out = {}
+        for name, (slider, box, _row) in getattr(self, "_sliders", {}).items():
+            out[f"{name}_slider"], out[f"{name}_box"] = slider, box
+        return out
+
+    def _slider_events(self) -> dict:
+        """The events of ``self._sliders`` the module handles: each slider's and box's ``value``."""
+        return {model: "value" for model in self._slider_models().values()}
+
     def _config(self) -> dict:
         """The JSON-able data the view needs besides the state (strings, bounds, ...): ``_config_data``,
         which a subclass sets before its first draw."""

@@ -161,9 +161,7 @@ class MatrixExplorer(Explorable):
         events = {self._new_seed: "button_click", self._ask["predict_check"]: "button_click",
                   self._ask["predict_skip"]: "button_click", self._ask["prediction_choice"]: "active"}
         events.update({toggle: "active" for toggle in self._toggles.values()})
-        for s, box, _ in self._sliders.values():
-            events[s] = "value"
-            events[box] = "value"
+        events.update(self._slider_events())
         self._attach(events)
 
     # --- the view -------------------------------------------------------------
@@ -173,8 +171,7 @@ class MatrixExplorer(Explorable):
                   "weight_x": self._weight_fig.x_range, "weight_y": self._weight_fig.y_range,
                   "score_title": self._score_fig.title, "new_seed": self._new_seed, **self._ask,
                   "curve_plot": self._curve_fig}
-        for name, (s, box, _) in self._sliders.items():
-            models[f"{name}_slider"], models[f"{name}_box"] = s, box
+        models.update(self._slider_models())
         models.update({f"{name}_toggle": toggle for name, toggle in self._toggles.items()})
         return models
 

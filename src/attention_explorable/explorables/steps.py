@@ -168,9 +168,7 @@ class StepsExplorer(Explorable):
         events = {self._line_fig: "tap", self._demonstrate: "button_click", self._skip: "button_click",
                   self._prediction_input: "value_input"}
         events.update({b: "button_click" for b in self._step_buttons.values()})
-        for s, box, _ in self._sliders.values():
-            events[s] = "value"
-            events[box] = "value"
+        events.update(self._slider_events())
         self._attach(events)
         if self._classroom is not None:
             self._classroom.attach(self._state, self._demonstrate, self._skip)
@@ -186,8 +184,7 @@ class StepsExplorer(Explorable):
                   "line_fig": self._line_fig, "curve_fig": self._curve_fig,
                   "demonstrate": self._demonstrate, "skip": self._skip,
                   "prediction_input": self._prediction_input}
-        for name, (s, box, _) in self._sliders.items():
-            models[f"{name}_slider"], models[f"{name}_box"] = s, box
+        models.update(self._slider_models())
         models.update({f"step_{n}": b for n, b in self._step_buttons.items()})
         return models
 

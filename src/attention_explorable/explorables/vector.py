@@ -165,9 +165,7 @@ class VectorExplorer(Explorable):
         self._redraw()
         events = {self._figure: "tap", self._ask["predict_check"]: "button_click",
                   self._ask["predict_skip"]: "button_click", self._ask["prediction_choice"]: "active"}
-        for s, box, _ in self._sliders.values():
-            events[s] = "value"
-            events[box] = "value"
+        events.update(self._slider_events())
         self._attach(events)
         # A dragged tip: PointDrawTool edits the query's data in place and
         # emits the source's `change` (its `data` changes only on the drop).
@@ -215,8 +213,7 @@ class VectorExplorer(Explorable):
     # --- the view ---------------------------------------------------------------------
     def _models(self) -> dict:
         models = {**self._sources, **self._html, **self._ask, "plot": self._figure}
-        for name, (s, box, _) in self._sliders.items():
-            models[f"{name}_slider"], models[f"{name}_box"] = s, box
+        models.update(self._slider_models())
         return models
 
     # --- layout only --------------------------------------------------------------------
