@@ -21,7 +21,6 @@ from bokeh.models import (
     Span,
     VeeHead,
 )
-from bokeh.palettes import Blues256, RdBu11
 from bokeh.plotting import figure
 
 from .ui import FONT_FAMILY
@@ -345,47 +344,6 @@ def saturation_figure(curve: ColumnDataSource, mark: ColumnDataSource, title: st
     fig.yaxis.axis_label = y_label
     _legend_below(fig, spacing=6)
     return _slim(fig)
-
-
-def heat_colors(values, masked, diverging: bool = False, limit: float = 1.0):
-    """Fill and text colours of heatmap cells.
-
-    Parameters
-    ----------
-    values : sequence of float
-        Cell values; weights in [0, 1] (sequential blues) or, with
-        ``diverging=True``, scores in [-limit, limit] (blue negative, red positive).
-    masked : sequence of bool
-        True where a cell is masked: drawn light grey.
-    limit : float, default 1.0
-        Magnitude mapped to the darkest colour (diverging only).
-
-    Returns
-    -------
-    fill, text_color : list of str
-        Hex colours; the text is white on dark cells so every number stays readable.
-
-    Examples
-    --------
-    >>> heat_colors([0.0, 1.0], [False, False])
-    (['#f7fbff', '#08306b'], ['#222222', '#ffffff'])
-    """
-    fill, text_color = [], []
-    for v, m in zip(values, masked):
-        if m:
-            fill.append(PALETTE_37["masked"])
-            text_color.append("#777777")
-            continue
-        if diverging:
-            t = max(-1.0, min(1.0, float(v) / limit)) if limit > 0 else 0.0
-            fill.append(RdBu11[round((t + 1.0) / 2.0 * 10)])
-            dark = abs(t) > 0.55
-        else:
-            w = max(0.0, min(1.0, float(v)))
-            fill.append(Blues256[round((1.0 - w) * 255)])
-            dark = w > 0.5
-        text_color.append("#ffffff" if dark else "#222222")
-    return fill, text_color
 
 
 def histogram_figure(bars: ColumnDataSource, answer: Span, x_label: str, y_label: str,

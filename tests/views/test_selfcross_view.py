@@ -120,7 +120,9 @@ def test_colours_are_those_of_the_other_heatmaps():
     st = state("self_en", causal=True)
     v = view.selfcross_view(st, CONFIG)
     _, _, w, mask = view.selfcross_weights(st, CONFIG)
-    fill, text_color = plots.heat_colors(w.ravel(), (~mask).ravel().tolist())
+    cells = list(zip(w.ravel().tolist(), mask.ravel().tolist()))
+    fill = [Blues256[round((1.0 - x) * 255)] if m else plots.PALETTE_37["masked"] for x, m in cells]
+    text_color = [("#ffffff" if x > 0.5 else "#222222") if m else "#777777" for x, m in cells]
     assert v["sources"]["cells"]["fill"] == fill and v["sources"]["cells"]["text_color"] == text_color
 
 

@@ -229,7 +229,7 @@ def selfcross_view(state, config: dict) -> dict:
                 text_color.append(masked_text)
                 texts.append("—")
                 continue
-            # Darker for more weight; white text on the dark half (as plots.heat_colors).
+            # Darker for more weight (Bokeh's Blues256, darkest first); white text on the dark half.
             fill.append(palette[round((1.0 - min(max(w, 0.0), 1.0)) * 255)])
             text_color.append("#ffffff" if w > 0.5 else "#222222")
             texts.append(f(w, 2, html=False))

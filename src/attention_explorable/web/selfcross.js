@@ -85,7 +85,7 @@ export function selfcrossView(st, config) {
         cells.text.push("—");
         continue;
       }
-      // Darker for more weight; white text on the dark half (as plots.heat_colors).
+      // Darker for more weight (Bokeh's Blues256, darkest first); white text on the dark half.
       cells.fill.push(config.palette[roundHalfEven((1.0 - Math.min(Math.max(w, 0.0), 1.0)) * 255)]);
       cells.text_color.push(w > 0.5 ? "#ffffff" : "#222222");
       cells.text.push(f(w, 2, false));
