@@ -39,9 +39,10 @@ SCRIPTS = {
     "classroom_room": False,
     "first_paint": True,
     "lecture": True,
+    "first_frame": True,
 }
 #: The scripts given the exported site (``--site``).
-ON_THE_EXPORT = ("latency", "first_paint", "static_site")
+ON_THE_EXPORT = ("latency", "first_paint", "static_site", "first_frame")
 
 
 def _chromium_available() -> bool:
@@ -216,6 +217,11 @@ def test_first_paint_smoke(smoke_runs):
         row = figures[page]
         assert row["errors"] == 0, row
         assert 0 < row["paint_ms"] < 60_000 and 0 < row["key_ms"] < 60_000, row
+
+
+def test_first_frame_smoke(smoke_runs):
+    row = _check(smoke_runs, "first_frame")["figures"]["steps.html"]
+    assert 0 < row["to_fcp_ms"] < 60_000 and row["Layout"] > 0 and row["ParseHTML"] > 0, row
 
 
 def test_lecture_smoke(smoke_runs):
