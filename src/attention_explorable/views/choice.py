@@ -16,6 +16,8 @@ explorable of section 3.8 does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 #: The models of the question, by the names the views use (``explorables/base.prediction_models``).
@@ -55,7 +57,8 @@ def choice_props(predictions, prediction: str, revealed: bool) -> dict:
     }
 
 
-def choice_feedback(strings: dict, name: str, prediction: str, right: str, revealed: bool, answer: str) -> str:
+def choice_feedback(strings: dict, name: str, prediction: str, right: str, revealed: bool,
+                    answer: Callable[[], str]) -> str:
     """What the page says once the answer shows: the prediction, right or not, then ``answer``.
 
     Parameters
@@ -68,13 +71,14 @@ def choice_feedback(strings: dict, name: str, prediction: str, right: str, revea
         The student's option ("" when skipped) and the right one.
     revealed : bool
         False: nothing is said yet (returns "").
-    answer : str
-        The explorable's answer (HTML), said after the verdict.
+    answer : callable
+        Makes the explorable's answer (HTML), said after the verdict; called only once it shows, so
+        a move before then computes nothing for it.
     """
     if not revealed:
         return ""
     if not prediction:
-        return answer
+        return answer()
     verdict = strings["predict_right" if prediction == right else "predict_wrong"]
     return (strings["predict_yours"].format(choice=strings[f"{name}_predict_{prediction}"])
-            + f" <b>{verdict}</b> " + answer)
+            + f" <b>{verdict}</b> " + answer())

@@ -168,8 +168,11 @@ def contexts_view(state, config: dict) -> dict:
     word = html.escape(config["sentences"]["fruit"]["tokens"][config["sentences"]["fruit"]["at"]])
     shown = "".join(f"<tr><td class='ae-kind'>{S[f'contexts_sentence_{c}']}</td><td><b>{_vec(outputs[c])}</b></td>"
                     f"<td>{S[leans[c]]}</td></tr>" for c in CONTEXTS)
-    unmasked = {c: read({**state, "causal": False}, config, c)[2] for c in CONTEXTS}  # the question's read
-    answer = S["contexts_predict_answer"].format(word=word, a=_vec(unmasked["fruit"]), b=_vec(unmasked["company"]))
+
+    def answer() -> str:  # the question's read: without the mask
+        unmasked = {c: read({**state, "causal": False}, config, c)[2] for c in CONTEXTS}
+        return S["contexts_predict_answer"].format(word=word, a=_vec(unmasked["fruit"]), b=_vec(unmasked["company"]))
+
     notes = S["contexts_causal_note"].format(word=word) if state["causal"] else ""
     return {
         "sources": sources,

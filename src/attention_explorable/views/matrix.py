@@ -526,9 +526,9 @@ def matrix_view(state, config: dict) -> dict:
         return data_table(caption, corner, [[str(i + 1), *cells[i * n:(i + 1) * n]] for i in range(n)])
 
     curve_rows = [[format_g(d), f(a, 3), f(b, 3)] for d, a, b in zip(curve["d"], curve["scaled"], curve["unscaled"])]
-    answer = S["matrix_predict_answer"].format(n=n, u1=f(curve["unscaled"][0], 2), u64=f(curve["unscaled"][-1], 2),
-                                               s1=f(curve["scaled"][0], 2), s64=f(curve["scaled"][-1], 2))
-    feedback = choice.choice_feedback(S, "matrix", prediction, RIGHT_PREDICTION, revealed, answer)
+    feedback = choice.choice_feedback(S, "matrix", prediction, RIGHT_PREDICTION, revealed, lambda: S[
+        "matrix_predict_answer"].format(n=n, u1=f(curve["unscaled"][0], 2), u64=f(curve["unscaled"][-1], 2),
+                                        s1=f(curve["scaled"][0], 2), s64=f(curve["scaled"][-1], 2)))
     return {
         "sources": {
             **cells,

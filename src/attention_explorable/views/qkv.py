@@ -166,8 +166,10 @@ def qkv_view(state, config: dict) -> dict:
 
     # Predict first: W_V alone changed (identity <-> swap) keeps every weight and moves the output.
     prediction, revealed = state["prediction"], bool(state["revealed"])
-    outputs = {name: attend({**state, "w_v": name}, config)["output"][0] for name in ("identity", "swap")}
-    answer = S["qkv_predict_answer"].format(a=_vec(outputs["identity"]), b=_vec(outputs["swap"]))
+
+    def answer() -> str:
+        outputs = {name: attend({**state, "w_v": name}, config)["output"][0] for name in ("identity", "swap")}
+        return S["qkv_predict_answer"].format(a=_vec(outputs["identity"]), b=_vec(outputs["swap"]))
 
     def table(caption: str, cells: list[str]) -> str:
         corner = S["qkv_axis_query"] + " \\ " + S["qkv_axis_key"]

@@ -257,12 +257,15 @@ def selfcross_view(state, config: dict) -> dict:
     plot_rows = [[said(q_side, q), *texts[i * n_k:(i + 1) * n_k]] for i, q in enumerate(q_tokens)]
     # Predict first: the answer is the cross-attention row of the highlighted English query.
     prediction, revealed = state.get("prediction", ""), bool(state.get("revealed", False))
-    cross_q, cross_k, cross_w, _ = selfcross_weights({"mode": "cross", "causal": False}, config)
-    cross_row = cross_w[min(query, len(cross_q)) - 1]
-    cross_best = int(np.argmax(cross_row))
-    answer = S["selfcross_predict_answer"].format(
-        n=len(cross_k), token=said("en", cross_q[min(query, len(cross_q)) - 1]), best=said("zh", cross_k[cross_best]),
-        weight=f(cross_row[cross_best], 3))
+
+    def answer() -> str:
+        cross_q, cross_k, cross_w, _ = selfcross_weights({"mode": "cross", "causal": False}, config)
+        cross_row = cross_w[min(query, len(cross_q)) - 1]
+        cross_best = int(np.argmax(cross_row))
+        return S["selfcross_predict_answer"].format(
+            n=len(cross_k), token=said("en", cross_q[min(query, len(cross_q)) - 1]),
+            best=said("zh", cross_k[cross_best]), weight=f(cross_row[cross_best], 3))
+
     return {
         "sources": {
             "cells": {"x": xs, "y": ys, "fill": fill, "text": texts, "text_color": text_color},

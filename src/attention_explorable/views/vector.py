@@ -341,9 +341,11 @@ def vector_view(state, config: dict) -> dict:
 
     # Predict first (the example only): the answer is the example's query at the lowest temperature.
     if config["asks"]:
-        asked = config["answer_state"]
-        _, a_w, a_y = attend([asked["query_x"], asked["query_y"]], k, v, asked["temperature"])
-        answer = S["vector_predict_answer"].format(t=format_g(asked["temperature"]), w=_vec(a_w), y=_vec(a_y, 2))
+        def answer() -> str:
+            asked = config["answer_state"]
+            _, a_w, a_y = attend([asked["query_x"], asked["query_y"]], k, v, asked["temperature"])
+            return S["vector_predict_answer"].format(t=format_g(asked["temperature"]), w=_vec(a_w), y=_vec(a_y, 2))
+
         asking = choice.choice_props(PREDICTIONS, prediction, revealed)
         feedback = choice.choice_feedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer)
     else:

@@ -26,12 +26,13 @@ export function choiceProps(predictions, prediction, revealed) {
   };
 }
 
-/** What the page says once the answer shows: the prediction, right or not, then `answer` ("" before). */
+/** What the page says once the answer shows: the prediction, right or not, then `answer()` ("" before; the
+ * answer is made only once it shows, so a move before then computes nothing for it). */
 export function choiceFeedback(S, name, prediction, right, revealed, answer) {
   if (!revealed) return "";
-  if (!prediction) return answer;
+  if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
-  return fill(S.predict_yours, {choice: S[`${name}_predict_${prediction}`]}) + ` <b>${verdict}</b> ` + answer;
+  return fill(S.predict_yours, {choice: S[`${name}_predict_${prediction}`]}) + ` <b>${verdict}</b> ` + answer();
 }
 
 /**

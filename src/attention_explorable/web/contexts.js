@@ -60,8 +60,10 @@ export function contextsView(st, config) {
   const word = escapeHtml(first.tokens[first.at]);
   const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td>` +
     `<td><b>${vec(outputs[c])}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
-  const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({...st, causal: false}, config, c).output]));
-  const answer = fill(S.contexts_predict_answer, {word, a: vec(unmasked.fruit), b: vec(unmasked.company)});
+  const answer = () => {  // the question's read: without the mask
+    const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({...st, causal: false}, config, c).output]));
+    return fill(S.contexts_predict_answer, {word, a: vec(unmasked.fruit), b: vec(unmasked.company)});
+  };
   const notes = st.causal ? fill(S.contexts_causal_note, {word}) : "";
   return {
     sources,

@@ -248,7 +248,7 @@ export function matrixView(st, config) {
     Array.from({length: n}, (_, i) => [String(i + 1), ...cells.slice(i * n, (i + 1) * n)]));
   const curveRows = curve.d.map((d, i) => [formatG(d), f(curve.scaled[i], 3), f(curve.unscaled[i], 3)]);
   const last = curve.d.length - 1;
-  const answer = fill(S.matrix_predict_answer, {n, u1: f(curve.unscaled[0], 2), u64: f(curve.unscaled[last], 2),
+  const answer = () => fill(S.matrix_predict_answer, {n, u1: f(curve.unscaled[0], 2), u64: f(curve.unscaled[last], 2),
     s1: f(curve.scaled[0], 2), s64: f(curve.scaled[last], 2)});
   const feedback = choiceFeedback(S, "matrix", prediction, RIGHT_PREDICTION, revealed, answer);
   return {

@@ -68,7 +68,7 @@ export function qkvView(st, config) {
   // Predict first: W_V alone changed (identity <-> swap) keeps every weight and moves the output.
   const prediction = st.prediction, revealed = Boolean(st.revealed);
   const outputOf = (name) => attendQKV({...st, w_v: name}, config).output[0];
-  const answer = fill(S.qkv_predict_answer, {a: vec(outputOf("identity")), b: vec(outputOf("swap"))});
+  const answer = () => fill(S.qkv_predict_answer, {a: vec(outputOf("identity")), b: vec(outputOf("swap"))});
 
   const table = (caption, cells) => dataTable(caption,
     [S.qkv_axis_query + " \\ " + S.qkv_axis_key, ...Array.from({length: n}, (_, j) => `k${SUB[j]}`)],

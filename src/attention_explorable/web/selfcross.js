@@ -113,12 +113,14 @@ export function selfcrossView(st, config) {
   const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
   // Predict first: the answer is the cross-attention row of the highlighted English query.
   const prediction = st.prediction || "", revealed = Boolean(st.revealed);
-  const cross = selfcrossWeights({mode: "cross", causal: false}, config);
-  const crossQuery = Math.min(query, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
-  let crossBest = 0;
-  for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
-  const answer = fill(S.selfcross_predict_answer, {n: cross.kTokens.length, token: said("en", cross.qTokens[crossQuery]),
-    best: said("zh", cross.kTokens[crossBest]), weight: f(crossRow[crossBest], 3)});
+  const answer = () => {
+    const cross = selfcrossWeights({mode: "cross", causal: false}, config);
+    const crossQuery = Math.min(query, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
+    let crossBest = 0;
+    for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
+    return fill(S.selfcross_predict_answer, {n: cross.kTokens.length, token: said("en", cross.qTokens[crossQuery]),
+      best: said("zh", cross.kTokens[crossBest]), weight: f(crossRow[crossBest], 3)});
+  };
   return {
     sources: {
       cells,

@@ -151,9 +151,11 @@ export function vectorView(st, config) {
   // Predict first (the example only): the answer is the example's query at the lowest temperature.
   let feedback = "";
   if (config.asks) {
-    const asked = config.answer_state;
-    const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
-    const answer = fill(S.vector_predict_answer, {t: formatG(asked.temperature), w: vec(at.weights), y: vec(at.output, 2)});
+    const answer = () => {
+      const asked = config.answer_state;
+      const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
+      return fill(S.vector_predict_answer, {t: formatG(asked.temperature), w: vec(at.weights), y: vec(at.output, 2)});
+    };
     Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
     feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
   } else for (const name of CHOICE_MODELS) props[name] = {visible: false};

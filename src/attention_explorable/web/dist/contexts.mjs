@@ -492,9 +492,9 @@ function choiceProps(predictions, prediction, revealed) {
 }
 function choiceFeedback(S, name, prediction, right, revealed, answer) {
   if (!revealed) return "";
-  if (!prediction) return answer;
+  if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
-  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer;
+  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
 }
 function choiceAction({ state, models, config, origin }, predictions, reveal) {
   const acted = () => {
@@ -707,7 +707,7 @@ function matrixView(st, config) {
   );
   const curveRows = curve.d.map((d, i) => [formatG(d), f(curve.scaled[i], 3), f(curve.unscaled[i], 3)]);
   const last = curve.d.length - 1;
-  const answer = fill(S.matrix_predict_answer, {
+  const answer = () => fill(S.matrix_predict_answer, {
     n,
     u1: f(curve.unscaled[0], 2),
     u64: f(curve.unscaled[last], 2),
@@ -816,8 +816,10 @@ function contextsView(st, config) {
   const first = config.sentences.fruit;
   const word = escapeHtml(first.tokens[first.at]);
   const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td><td><b>${vec(outputs[c])}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
-  const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({ ...st, causal: false }, config, c).output]));
-  const answer = fill(S.contexts_predict_answer, { word, a: vec(unmasked.fruit), b: vec(unmasked.company) });
+  const answer = () => {
+    const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({ ...st, causal: false }, config, c).output]));
+    return fill(S.contexts_predict_answer, { word, a: vec(unmasked.fruit), b: vec(unmasked.company) });
+  };
   const notes = st.causal ? fill(S.contexts_causal_note, { word }) : "";
   return {
     sources,

@@ -720,9 +720,9 @@ function choiceProps(predictions, prediction, revealed) {
 }
 function choiceFeedback(S, name, prediction, right, revealed, answer) {
   if (!revealed) return "";
-  if (!prediction) return answer;
+  if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
-  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer;
+  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
 }
 function choiceAction({ state, models, config, origin }, predictions, reveal) {
   const acted = () => {
@@ -834,9 +834,11 @@ function vectorView(st, config) {
   });
   let feedback = "";
   if (config.asks) {
-    const asked = config.answer_state;
-    const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
-    const answer = fill(S.vector_predict_answer, { t: formatG(asked.temperature), w: vec(at.weights), y: vec(at.output, 2) });
+    const answer = () => {
+      const asked = config.answer_state;
+      const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
+      return fill(S.vector_predict_answer, { t: formatG(asked.temperature), w: vec(at.weights), y: vec(at.output, 2) });
+    };
     Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
     feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
   } else for (const name of CHOICE_MODELS) props[name] = { visible: false };
@@ -1108,7 +1110,7 @@ function matrixView(st, config) {
   );
   const curveRows = curve.d.map((d, i) => [formatG(d), f(curve.scaled[i], 3), f(curve.unscaled[i], 3)]);
   const last = curve.d.length - 1;
-  const answer = fill(S.matrix_predict_answer, {
+  const answer = () => fill(S.matrix_predict_answer, {
     n,
     u1: f(curve.unscaled[0], 2),
     u64: f(curve.unscaled[last], 2),
@@ -1246,16 +1248,18 @@ function selfcrossView(st, config) {
   const bestText = fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
   const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
   const prediction = st.prediction || "", revealed = Boolean(st.revealed);
-  const cross2 = selfcrossWeights({ mode: "cross", causal: false }, config);
-  const crossQuery = Math.min(query, cross2.qTokens.length) - 1, crossRow = cross2.weights[crossQuery];
-  let crossBest = 0;
-  for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
-  const answer = fill(S.selfcross_predict_answer, {
-    n: cross2.kTokens.length,
-    token: said("en", cross2.qTokens[crossQuery]),
-    best: said("zh", cross2.kTokens[crossBest]),
-    weight: f(crossRow[crossBest], 3)
-  });
+  const answer = () => {
+    const cross2 = selfcrossWeights({ mode: "cross", causal: false }, config);
+    const crossQuery = Math.min(query, cross2.qTokens.length) - 1, crossRow = cross2.weights[crossQuery];
+    let crossBest = 0;
+    for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
+    return fill(S.selfcross_predict_answer, {
+      n: cross2.kTokens.length,
+      token: said("en", cross2.qTokens[crossQuery]),
+      best: said("zh", cross2.kTokens[crossBest]),
+      weight: f(crossRow[crossBest], 3)
+    });
+  };
   return {
     sources: {
       cells,
@@ -1452,7 +1456,7 @@ function qkvView(st, config) {
   const presets = Object.keys(config.presets);
   const prediction = st.prediction, revealed = Boolean(st.revealed);
   const outputOf = (name) => attendQKV({ ...st, w_v: name }, config).output[0];
-  const answer = fill(S.qkv_predict_answer, { a: vec2(outputOf("identity")), b: vec2(outputOf("swap")) });
+  const answer = () => fill(S.qkv_predict_answer, { a: vec2(outputOf("identity")), b: vec2(outputOf("swap")) });
   const table = (caption, cells2) => dataTable(
     caption,
     [S.qkv_axis_query + " \\ " + S.qkv_axis_key, ...Array.from({ length: n }, (_, j) => `k${SUB2[j]}`)],
@@ -1541,8 +1545,10 @@ function contextsView(st, config) {
   const first = config.sentences.fruit;
   const word = escapeHtml(first.tokens[first.at]);
   const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td><td><b>${vec3(outputs[c])}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
-  const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({ ...st, causal: false }, config, c).output]));
-  const answer = fill(S.contexts_predict_answer, { word, a: vec3(unmasked.fruit), b: vec3(unmasked.company) });
+  const answer = () => {
+    const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({ ...st, causal: false }, config, c).output]));
+    return fill(S.contexts_predict_answer, { word, a: vec3(unmasked.fruit), b: vec3(unmasked.company) });
+  };
   const notes = st.causal ? fill(S.contexts_causal_note, { word }) : "";
   return {
     sources,

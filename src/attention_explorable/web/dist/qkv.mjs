@@ -492,9 +492,9 @@ function choiceProps(predictions, prediction, revealed) {
 }
 function choiceFeedback(S, name, prediction, right, revealed, answer) {
   if (!revealed) return "";
-  if (!prediction) return answer;
+  if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
-  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer;
+  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
 }
 function choiceAction({ state, models, config, origin }, predictions, reveal) {
   const acted = () => {
@@ -707,7 +707,7 @@ function matrixView(st, config) {
   );
   const curveRows = curve.d.map((d, i) => [formatG(d), f(curve.scaled[i], 3), f(curve.unscaled[i], 3)]);
   const last = curve.d.length - 1;
-  const answer = fill(S.matrix_predict_answer, {
+  const answer = () => fill(S.matrix_predict_answer, {
     n,
     u1: f(curve.unscaled[0], 2),
     u64: f(curve.unscaled[last], 2),
@@ -814,7 +814,7 @@ function qkvView(st, config) {
   const presets = Object.keys(config.presets);
   const prediction = st.prediction, revealed = Boolean(st.revealed);
   const outputOf = (name) => attendQKV({ ...st, w_v: name }, config).output[0];
-  const answer = fill(S.qkv_predict_answer, { a: vec(outputOf("identity")), b: vec(outputOf("swap")) });
+  const answer = () => fill(S.qkv_predict_answer, { a: vec(outputOf("identity")), b: vec(outputOf("swap")) });
   const table = (caption, cells2) => dataTable(
     caption,
     [S.qkv_axis_query + " \\ " + S.qkv_axis_key, ...Array.from({ length: n }, (_, j) => `k${SUB[j]}`)],

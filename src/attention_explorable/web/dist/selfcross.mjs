@@ -440,9 +440,9 @@ function choiceProps(predictions, prediction, revealed) {
 }
 function choiceFeedback(S, name, prediction, right, revealed, answer) {
   if (!revealed) return "";
-  if (!prediction) return answer;
+  if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
-  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer;
+  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
 }
 function choiceAction({ state, models, config, origin }, predictions, reveal) {
   const acted = () => {
@@ -539,16 +539,18 @@ function selfcrossView(st, config) {
   const bestText = fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
   const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
   const prediction = st.prediction || "", revealed = Boolean(st.revealed);
-  const cross = selfcrossWeights({ mode: "cross", causal: false }, config);
-  const crossQuery = Math.min(query, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
-  let crossBest = 0;
-  for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
-  const answer = fill(S.selfcross_predict_answer, {
-    n: cross.kTokens.length,
-    token: said("en", cross.qTokens[crossQuery]),
-    best: said("zh", cross.kTokens[crossBest]),
-    weight: f(crossRow[crossBest], 3)
-  });
+  const answer = () => {
+    const cross = selfcrossWeights({ mode: "cross", causal: false }, config);
+    const crossQuery = Math.min(query, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
+    let crossBest = 0;
+    for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
+    return fill(S.selfcross_predict_answer, {
+      n: cross.kTokens.length,
+      token: said("en", cross.qTokens[crossQuery]),
+      best: said("zh", cross.kTokens[crossBest]),
+      weight: f(crossRow[crossBest], 3)
+    });
+  };
   return {
     sources: {
       cells,

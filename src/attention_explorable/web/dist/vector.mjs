@@ -493,9 +493,9 @@ function choiceProps(predictions, prediction, revealed) {
 }
 function choiceFeedback(S, name, prediction, right, revealed, answer) {
   if (!revealed) return "";
-  if (!prediction) return answer;
+  if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
-  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer;
+  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
 }
 function choiceAction({ state, models, config, origin }, predictions, reveal) {
   const acted = () => {
@@ -607,9 +607,11 @@ function vectorView(st, config) {
   });
   let feedback = "";
   if (config.asks) {
-    const asked = config.answer_state;
-    const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
-    const answer = fill(S.vector_predict_answer, { t: formatG(asked.temperature), w: vec(at.weights), y: vec(at.output, 2) });
+    const answer = () => {
+      const asked = config.answer_state;
+      const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
+      return fill(S.vector_predict_answer, { t: formatG(asked.temperature), w: vec(at.weights), y: vec(at.output, 2) });
+    };
     Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
     feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
   } else for (const name of CHOICE_MODELS) props[name] = { visible: false };
