@@ -33,7 +33,7 @@ from .. import core
 from ..strings import text
 from . import choice
 from .matrix import heat_cells
-from .numbers import data_table, format_number
+from .numbers import data_table, format_number, format_vector
 
 #: The two sentences in each language: tokens, and where the shared word stands (0-based).
 SENTENCES = {
@@ -119,9 +119,6 @@ def read(state, config: dict, context: str) -> tuple[np.ndarray, np.ndarray, np.
     return weights[0], mask, output[0]
 
 
-def _vec(v) -> str:
-    return "[" + ", ".join(format_number(float(c), 2) for c in v) + "]"
-
 
 def contexts_view(state, config: dict) -> dict:
     """Everything the explorable displays for one state.
@@ -166,26 +163,28 @@ def contexts_view(state, config: dict) -> dict:
         leans[c] = ("contexts_lean_fruit" if output[0] > output[1] else
                     "contexts_lean_company" if output[1] > output[0] else "contexts_lean_none")
     word = html.escape(config["sentences"]["fruit"]["tokens"][config["sentences"]["fruit"]["at"]])
-    shown = "".join(f"<tr><td class='ae-kind'>{S[f'contexts_sentence_{c}']}</td><td><b>{_vec(outputs[c])}</b></td>"
-                    f"<td>{S[leans[c]]}</td></tr>" for c in CONTEXTS)
+    shown = "".join(f"<tr><td class='ae-kind'>{S[f'contexts_sentence_{c}']}</td>"
+                    f"<td><b>{format_vector(outputs[c], 2)}</b></td><td>{S[leans[c]]}</td></tr>" for c in CONTEXTS)
 
     def answer() -> str:  # the question's read: without the mask
         unmasked = {c: read({**state, "causal": False}, config, c)[2] for c in CONTEXTS}
-        return S["contexts_predict_answer"].format(word=word, a=_vec(unmasked["fruit"]), b=_vec(unmasked["company"]))
+        return S["contexts_predict_answer"].format(word=word, a=format_vector(unmasked["fruit"], 2),
+                                                   b=format_vector(unmasked["company"], 2))
 
     notes = S["contexts_causal_note"].format(word=word) if state["causal"] else ""
     return {
         "sources": sources,
         "ranges": {},
         "html": {
-            "input": S["contexts_input"].format(word=word, x=_vec(config["sentences"]["fruit"]["vectors"][
-                config["sentences"]["fruit"]["at"]])) + f"<div class='ae-hint'>{S['contexts_axes']}</div>",
+            "input": S["contexts_input"].format(word=word, x=format_vector(config["sentences"]["fruit"]["vectors"][
+                config["sentences"]["fruit"]["at"]], 2)) + f"<div class='ae-hint'>{S['contexts_axes']}</div>",
             "outputs": (f"<div class='ae-kind'>{S['contexts_output'].format(word=word)}</div>"
                         + (f"<table>{shown}</table>" if revealed else f"<div class='ae-hint'>{S['contexts_hidden']}</div>")),
             "notes": f"<span class='ae-hint'>{notes}</span>" if notes else "",
             "feedback": choice.choice_feedback(S, "contexts", prediction, RIGHT_PREDICTION, revealed, answer),
             "rows_data": data_table(S["contexts_row"].format(word=word), ["", "1", "2", "3", "4"], rows),
-            "live": (S["contexts_live"].format(word=word, a=_vec(outputs["fruit"]), b=_vec(outputs["company"]))
+            "live": (S["contexts_live"].format(word=word, a=format_vector(outputs["fruit"], 2),
+                                               b=format_vector(outputs["company"], 2))
                      if revealed else ""),
         },
         "props": {"causal": {"active": bool(state["causal"])}, **choice.choice_props(PREDICTIONS, prediction, revealed)},

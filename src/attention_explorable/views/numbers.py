@@ -124,3 +124,14 @@ def echo(raw: str, limit: int = 40) -> str:
     """
     raw = raw.strip()
     return raw if len(raw) <= limit else raw[:limit] + "…"
+
+
+def format_vector(v, digits: int = 3) -> str:
+    """A vector as the readouts write it, ``[0.845, 0.578]``: each entry by :func:`format_number`.
+
+    Twin: ``formatVector`` in ``web/shared.js``.
+
+    >>> format_vector([1.0, 0.5], 2)
+    '[1.00, 0.50]'
+    """
+    return "[" + ", ".join(format_number(float(x), digits) for x in v) + "]"

@@ -30,7 +30,7 @@ from .. import core
 from ..strings import text
 from . import choice
 from .matrix import heatmap_sources
-from .numbers import data_table, format_number
+from .numbers import data_table, format_number, format_vector
 
 #: The toy inputs, one row per token (the vectors of section 3.7.6), shape (3, 2).
 X = ((1.0, 0.0), (0.0, 1.0), (1.0, 1.0))
@@ -169,7 +169,8 @@ def qkv_view(state, config: dict) -> dict:
 
     def answer() -> str:
         outputs = {name: attend({**state, "w_v": name}, config)["output"][0] for name in ("identity", "swap")}
-        return S["qkv_predict_answer"].format(a=_vec(outputs["identity"]), b=_vec(outputs["swap"]))
+        return S["qkv_predict_answer"].format(a=format_vector(outputs["identity"], 3),
+                                              b=format_vector(outputs["swap"], 3))
 
     def table(caption: str, cells: list[str]) -> str:
         corner = S["qkv_axis_query"] + " \\ " + S["qkv_axis_key"]
@@ -195,7 +196,7 @@ def qkv_view(state, config: dict) -> dict:
             "feedback": choice.choice_feedback(S, "qkv", prediction, RIGHT_PREDICTION, revealed, answer),
             "scores_data": table(S["qkv_plot_scores"], score_text),
             "weights_data": table(S["qkv_plot_weights"], weight_text),
-            "live": S["qkv_live"].format(y=_vec(res["output"][0])),
+            "live": S["qkv_live"].format(y=format_vector(res["output"][0], 3)),
         },
         "props": {
             **{name: {"active": presets.index(state[name])} for name in PROJECTIONS},
@@ -203,7 +204,3 @@ def qkv_view(state, config: dict) -> dict:
             **choice.choice_props(PREDICTIONS, prediction, revealed),
         },
     }
-
-
-def _vec(v) -> str:
-    return "[" + ", ".join(format_number(float(c), 3) for c in v) + "]"

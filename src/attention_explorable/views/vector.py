@@ -33,7 +33,7 @@ from scipy.spatial import ConvexHull, QhullError
 from .. import core
 from ..strings import text
 from . import choice
-from .numbers import data_table, format_g, format_number
+from .numbers import data_table, format_g, format_number, format_vector
 
 #: Bounds of each component of the query q.
 Q_BOUNDS = (-2.0, 2.0)
@@ -234,9 +234,6 @@ def _sub(j: int) -> str:
     return "".join(_SUB[int(c)] for c in str(j))
 
 
-def _vec(v, digits: int = 3) -> str:
-    return "[" + ", ".join(format_number(x, digits) for x in v) + "]"
-
 
 def _away(point, direction, centre) -> tuple[float, float]:
     """``direction`` or its opposite, whichever points away from ``centre`` (ties: the opposite)."""
@@ -327,7 +324,7 @@ def vector_view(state, config: dict) -> dict:
     dots = "<br>".join(
         f"s{i} = {f(qx, 2)}×{format_g(kj[0])} + {f(qy, 2)}×{format_g(kj[1])} = {f(s, 3)}"
         for i, kj, s in zip(idx, k.tolist(), scores))
-    terms = " + ".join(f"{f(w, 3)}·{_vec(vj, 0) if all(c == round(c) for c in vj) else _vec(vj, 2)}"
+    terms = " + ".join(f"{f(w, 3)}·{format_vector(vj, 0 if all(c == round(c) for c in vj) else 2)}"
                        for w, vj in zip(weights, v.tolist()))
 
     def row(kind: str, cells: str) -> str:
@@ -344,7 +341,8 @@ def vector_view(state, config: dict) -> dict:
         def answer() -> str:
             asked = config["answer_state"]
             _, a_w, a_y = attend([asked["query_x"], asked["query_y"]], k, v, asked["temperature"])
-            return S["vector_predict_answer"].format(t=format_g(asked["temperature"]), w=_vec(a_w), y=_vec(a_y, 2))
+            return S["vector_predict_answer"].format(t=format_g(asked["temperature"]), w=format_vector(a_w),
+                                                     y=format_vector(a_y, 2))
 
         asking = choice.choice_props(PREDICTIONS, prediction, revealed)
         feedback = choice.choice_feedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer)
@@ -371,7 +369,7 @@ def vector_view(state, config: dict) -> dict:
                                   "".join(f"<td>s{i} = {f(s, 3)}</td>" for i, s in zip(idx, scores))),
             "weights_readout": row(S["readout_weights"],
                                    "".join(f"<td>α{i} = {f(a, 3)}</td>" for i, a in zip(idx, weights))),
-            "output_readout": row(S["readout_output"], f"<td>y = {_vec(y)}</td>"),
+            "output_readout": row(S["readout_output"], f"<td>y = {format_vector(y)}</td>"),
             "formula": (
                 f"<div class='ae-kind'>{S['formula_label']}</div>"
                 f"<div class='ae-kind'>{S['vector_formula_scores']}</div>{dots}"
@@ -379,11 +377,11 @@ def vector_view(state, config: dict) -> dict:
                 f"α = softmax([{', '.join(f(s, 3) for s in scores)}] / {f(temp, 2)})"
                 f" = [{', '.join(f(a, 3) for a in weights)}]"
                 f"<div class='ae-kind'>{S['vector_formula_output']}</div>"
-                f"y = {terms} = {_vec(y)}"
+                f"y = {terms} = {format_vector(y)}"
             ),
             "plot_data": data_table(S["vector_plot"], [S["data_name"], "x", "y", S["readout_weights"]], points_rows),
             "live": (f"{S['readout_weights']} " + ", ".join(f"α{i} = {f(a, 3)}" for i, a in zip(idx, weights))
-                     + f" · {S['readout_output']} y = {_vec(y)}"),
+                     + f" · {S['readout_output']} y = {format_vector(y)}"),
             "feedback": feedback,
         },
         "props": {

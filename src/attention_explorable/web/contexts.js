@@ -5,7 +5,7 @@ import {controller} from "./controller.js";
 import {scaledDotProductAttention} from "./attention.js";
 import {checkChoice, choiceAction, choiceFeedback, choiceProps} from "./choice.js";
 import {heatCells} from "./matrix.js";
-import {dataTable, escapeHtml, fill, formatNumber, readState, writeViewAnnounced} from "./shared.js";
+import {dataTable, escapeHtml, fill, formatNumber, formatVector, readState, writeViewAnnounced} from "./shared.js";
 
 export const CONTEXTS = ["fruit", "company"];
 // The prediction asked first (views.contexts.PREDICTIONS), the right one, and the state.
@@ -30,7 +30,6 @@ export function readContext(st, config, context) {
   return {weights: weights[0], mask, output: output[0]};
 }
 
-const vec = (v) => "[" + v.map((c) => formatNumber(c, 2)).join(", ") + "]";
 
 /**
  * Everything the explorable displays for one state (views.contexts.contexts_view).
@@ -59,23 +58,25 @@ export function contextsView(st, config) {
   const first = config.sentences.fruit;
   const word = escapeHtml(first.tokens[first.at]);
   const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td>` +
-    `<td><b>${vec(outputs[c])}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
+    `<td><b>${formatVector(outputs[c], 2)}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
   const answer = () => {  // the question's read: without the mask
     const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({...st, causal: false}, config, c).output]));
-    return fill(S.contexts_predict_answer, {word, a: vec(unmasked.fruit), b: vec(unmasked.company)});
+    return fill(S.contexts_predict_answer,
+      {word, a: formatVector(unmasked.fruit, 2), b: formatVector(unmasked.company, 2)});
   };
   const notes = st.causal ? fill(S.contexts_causal_note, {word}) : "";
   return {
     sources,
     ranges: {},
     html: {
-      input: fill(S.contexts_input, {word, x: vec(first.vectors[first.at])}) + `<div class='ae-hint'>${S.contexts_axes}</div>`,
+      input: fill(S.contexts_input, {word, x: formatVector(first.vectors[first.at], 2)}) + `<div class='ae-hint'>${S.contexts_axes}</div>`,
       outputs: `<div class='ae-kind'>${fill(S.contexts_output, {word})}</div>` +
         (revealed ? `<table>${shown}</table>` : `<div class='ae-hint'>${S.contexts_hidden}</div>`),
       notes: notes ? `<span class='ae-hint'>${notes}</span>` : "",
       feedback: choiceFeedback(S, "contexts", prediction, RIGHT_PREDICTION, revealed, answer),
       rows_data: dataTable(fill(S.contexts_row, {word}), ["", "1", "2", "3", "4"], rows),
-      live: revealed ? fill(S.contexts_live, {word, a: vec(outputs.fruit), b: vec(outputs.company)}) : "",
+      live: revealed
+        ? fill(S.contexts_live, {word, a: formatVector(outputs.fruit, 2), b: formatVector(outputs.company, 2)}) : "",
     },
     props: {causal: {active: Boolean(st.causal)}, ...choiceProps(PREDICTIONS, prediction, revealed)},
   };

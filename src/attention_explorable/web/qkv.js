@@ -6,7 +6,7 @@ import {controller} from "./controller.js";
 import {scaledDotProductAttention} from "./attention.js";
 import {checkChoice, choiceAction, choiceFeedback, choiceProps} from "./choice.js";
 import {heatmapSources} from "./matrix.js";
-import {dataTable, fill, formatNumber, readState, writeViewAnnounced} from "./shared.js";
+import {dataTable, fill, formatNumber, formatVector, readState, writeViewAnnounced} from "./shared.js";
 
 export const PROJECTIONS = ["w_q", "w_k", "w_v"];
 // The prediction asked first (views.qkv.PREDICTIONS), the right one, and the state.
@@ -44,7 +44,6 @@ export function attendQKV(st, config) {
   return {q, k, v, mask, scores, weights, output};
 }
 
-const vec = (v) => "[" + v.map((c) => formatNumber(c, 3)).join(", ") + "]";
 
 function matrixHtml(caption, m, digits = 2) {
   const rows = m.map((row) => "<tr>" + row.map((c) => `<td>${formatNumber(c, digits)}</td>`).join("") + "</tr>").join("");
@@ -68,7 +67,8 @@ export function qkvView(st, config) {
   // Predict first: W_V alone changed (identity <-> swap) keeps every weight and moves the output.
   const prediction = st.prediction, revealed = Boolean(st.revealed);
   const outputOf = (name) => attendQKV({...st, w_v: name}, config).output[0];
-  const answer = () => fill(S.qkv_predict_answer, {a: vec(outputOf("identity")), b: vec(outputOf("swap"))});
+  const answer = () => fill(S.qkv_predict_answer,
+    {a: formatVector(outputOf("identity"), 3), b: formatVector(outputOf("swap"), 3)});
 
   const table = (caption, cells) => dataTable(caption,
     [S.qkv_axis_query + " \\ " + S.qkv_axis_key, ...Array.from({length: n}, (_, j) => `k${SUB[j]}`)],
@@ -95,7 +95,7 @@ export function qkvView(st, config) {
       feedback: choiceFeedback(S, "qkv", prediction, RIGHT_PREDICTION, revealed, answer),
       scores_data: table(S.qkv_plot_scores, scoreText),
       weights_data: table(S.qkv_plot_weights, weightText),
-      live: fill(S.qkv_live, {y: vec(res.output[0])}),
+      live: fill(S.qkv_live, {y: formatVector(res.output[0], 3)}),
     },
     props,
   };

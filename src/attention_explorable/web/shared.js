@@ -138,6 +138,11 @@ export function parseNumber(raw) {
   return Number.isFinite(value) ? value : null;
 }
 
+/** A vector as the readouts write it, "[0.845, 0.578]" (views.numbers.format_vector). */
+export function formatVector(v, digits = 3) {
+  return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
+}
+
 /** Python's html.escape(s) (quote=True). */
 export function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")

@@ -7,7 +7,7 @@ import {controller, drawSoon, sliderAction} from "./controller.js";
 import {scaledDotProductAttention} from "./attention.js";
 import {checkChoice, choiceAction, choiceFeedback, choiceProps, CHOICE_MODELS} from "./choice.js";
 import {
-  dataTable, fill, formatFixed, formatG, formatNumber, pageWide, parseNumber, readState, writeView, writeViewAnnounced,
+  dataTable, fill, formatFixed, formatG, formatNumber, formatVector, pageWide, parseNumber, readState, writeView, writeViewAnnounced,
 } from "./shared.js";
 
 export const SLIDERS = ["query_x", "query_y", "temperature"];
@@ -82,7 +82,6 @@ export function pointToQuery(x, y, [lo, hi] = [-2, 2], decimals = 2) {
 }
 
 const sub = (j) => Array.from(String(j), (c) => SUB[Number(c)]).join("");
-const vec = (v, digits = 3) => "[" + v.map((x) => formatNumber(x, digits)).join(", ") + "]";
 
 // `direction` or its opposite, whichever points away from `centre` (ties: the opposite).
 function away(point, [dx, dy], centre) {
@@ -137,7 +136,7 @@ export function vectorView(st, config) {
   const dots = k.map((kj, j) =>
     `s${idx[j]} = ${f(qx, 2)}×${formatG(kj[0])} + ${f(qy, 2)}×${formatG(kj[1])} = ${f(scores[j], 3)}`).join("<br>");
   const terms = weights.map((w, j) =>
-    `${f(w, 3)}·${v[j].every((c) => c === Math.round(c)) ? vec(v[j], 0) : vec(v[j], 2)}`).join(" + ");
+    `${f(w, 3)}·${formatVector(v[j], v[j].every((c) => c === Math.round(c)) ? 0 : 2)}`).join(" + ");
   const row = (kind, cells) => `<table><tr><td class='ae-kind'>${kind}</td>${cells}</tr></table>`;
   // The plot's data: each point with its coordinates, each value with its weight.
   const pointsRows = [["q", f(qx, 3), f(qy, 3), ""]]
@@ -154,7 +153,8 @@ export function vectorView(st, config) {
     const answer = () => {
       const asked = config.answer_state;
       const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
-      return fill(S.vector_predict_answer, {t: formatG(asked.temperature), w: vec(at.weights), y: vec(at.output, 2)});
+      return fill(S.vector_predict_answer,
+        {t: formatG(asked.temperature), w: formatVector(at.weights), y: formatVector(at.output, 2)});
     };
     Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
     feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
@@ -174,7 +174,7 @@ export function vectorView(st, config) {
     html: {
       scores_readout: row(S.readout_scores, scores.map((s, j) => `<td>s${idx[j]} = ${f(s, 3)}</td>`).join("")),
       weights_readout: row(S.readout_weights, weights.map((a, j) => `<td>α${idx[j]} = ${f(a, 3)}</td>`).join("")),
-      output_readout: row(S.readout_output, `<td>y = ${vec(y)}</td>`),
+      output_readout: row(S.readout_output, `<td>y = ${formatVector(y)}</td>`),
       formula:
         `<div class='ae-kind'>${S.formula_label}</div>` +
         `<div class='ae-kind'>${S.vector_formula_scores}</div>${dots}` +
@@ -182,10 +182,10 @@ export function vectorView(st, config) {
         `α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)})` +
         ` = [${weights.map((a) => f(a, 3)).join(", ")}]` +
         `<div class='ae-kind'>${S.vector_formula_output}</div>` +
-        `y = ${terms} = ${vec(y)}`,
+        `y = ${terms} = ${formatVector(y)}`,
       plot_data: dataTable(S.vector_plot, [S.data_name, "x", "y", S.readout_weights], pointsRows),
       live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") +
-        ` · ${S.readout_output} y = ${vec(y)}`,
+        ` · ${S.readout_output} y = ${formatVector(y)}`,
       feedback,
     },
     props,

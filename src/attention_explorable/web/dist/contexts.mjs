@@ -121,6 +121,9 @@ function parseNumber(raw) {
   }
   return Number.isFinite(value) ? value : null;
 }
+function formatVector(v, digits = 3) {
+  return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
+}
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
@@ -790,7 +793,6 @@ function readContext(st, config, context) {
   const { weights, output } = scaledDotProductAttention([x[at]], x, x, { mask: [mask] });
   return { weights: weights[0], mask, output: output[0] };
 }
-var vec = (v) => "[" + v.map((c) => formatNumber(c, 2)).join(", ") + "]";
 function contextsView(st, config) {
   checkState2(st);
   const S = config.strings, f = formatNumber;
@@ -815,22 +817,25 @@ function contextsView(st, config) {
   }
   const first = config.sentences.fruit;
   const word = escapeHtml(first.tokens[first.at]);
-  const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td><td><b>${vec(outputs[c])}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
+  const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td><td><b>${formatVector(outputs[c], 2)}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
   const answer = () => {
     const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({ ...st, causal: false }, config, c).output]));
-    return fill(S.contexts_predict_answer, { word, a: vec(unmasked.fruit), b: vec(unmasked.company) });
+    return fill(
+      S.contexts_predict_answer,
+      { word, a: formatVector(unmasked.fruit, 2), b: formatVector(unmasked.company, 2) }
+    );
   };
   const notes = st.causal ? fill(S.contexts_causal_note, { word }) : "";
   return {
     sources,
     ranges: {},
     html: {
-      input: fill(S.contexts_input, { word, x: vec(first.vectors[first.at]) }) + `<div class='ae-hint'>${S.contexts_axes}</div>`,
+      input: fill(S.contexts_input, { word, x: formatVector(first.vectors[first.at], 2) }) + `<div class='ae-hint'>${S.contexts_axes}</div>`,
       outputs: `<div class='ae-kind'>${fill(S.contexts_output, { word })}</div>` + (revealed ? `<table>${shown}</table>` : `<div class='ae-hint'>${S.contexts_hidden}</div>`),
       notes: notes ? `<span class='ae-hint'>${notes}</span>` : "",
       feedback: choiceFeedback(S, "contexts", prediction, RIGHT_PREDICTION2, revealed, answer),
       rows_data: dataTable(fill(S.contexts_row, { word }), ["", "1", "2", "3", "4"], rows),
-      live: revealed ? fill(S.contexts_live, { word, a: vec(outputs.fruit), b: vec(outputs.company) }) : ""
+      live: revealed ? fill(S.contexts_live, { word, a: formatVector(outputs.fruit, 2), b: formatVector(outputs.company, 2) }) : ""
     },
     props: { causal: { active: Boolean(st.causal) }, ...choiceProps(PREDICTIONS2, prediction, revealed) }
   };

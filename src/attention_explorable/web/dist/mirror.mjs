@@ -166,6 +166,9 @@ function parseNumber(raw) {
   }
   return Number.isFinite(value) ? value : null;
 }
+function formatVector(v, digits = 3) {
+  return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
+}
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
@@ -785,7 +788,6 @@ function pointToQuery(x, y, [lo, hi] = [-2, 2], decimals = 2) {
   return [roundTo(Math.min(Math.max(x, lo), hi), decimals), roundTo(Math.min(Math.max(y, lo), hi), decimals)];
 }
 var sub = (j) => Array.from(String(j), (c) => SUB[Number(c)]).join("");
-var vec = (v, digits = 3) => "[" + v.map((x) => formatNumber(x, digits)).join(", ") + "]";
 function away(point, [dx, dy], centre) {
   const dot = dx * (centre[0] - point[0]) + dy * (centre[1] - point[1]);
   return dot >= 0 ? [-dx, -dy] : [dx, dy];
@@ -821,7 +823,7 @@ function vectorView(st, config) {
   const valueDirs = v.map(([vx, vy]) => [vx - centre[0], vy - centre[1]]);
   const hull = convexHull(v);
   const dots = k.map((kj, j) => `s${idx[j]} = ${f(qx, 2)}×${formatG(kj[0])} + ${f(qy, 2)}×${formatG(kj[1])} = ${f(scores[j], 3)}`).join("<br>");
-  const terms = weights.map((w, j) => `${f(w, 3)}·${v[j].every((c) => c === Math.round(c)) ? vec(v[j], 0) : vec(v[j], 2)}`).join(" + ");
+  const terms = weights.map((w, j) => `${f(w, 3)}·${formatVector(v[j], v[j].every((c) => c === Math.round(c)) ? 0 : 2)}`).join(" + ");
   const row = (kind, cells) => `<table><tr><td class='ae-kind'>${kind}</td>${cells}</tr></table>`;
   const pointsRows = [["q", f(qx, 3), f(qy, 3), ""]].concat(k.map(([kx, ky], j) => [`k${idx[j]}`, formatG(kx), formatG(ky), ""])).concat(v.map(([vx, vy], j) => [`v${idx[j]}`, formatG(vx), formatG(vy), f(weights[j], 3)])).concat([["y", f(y[0], 3), f(y[1], 3), ""]]);
   const values = [qx, qy, temp];
@@ -837,7 +839,10 @@ function vectorView(st, config) {
     const answer = () => {
       const asked = config.answer_state;
       const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
-      return fill(S.vector_predict_answer, { t: formatG(asked.temperature), w: vec(at.weights), y: vec(at.output, 2) });
+      return fill(
+        S.vector_predict_answer,
+        { t: formatG(asked.temperature), w: formatVector(at.weights), y: formatVector(at.output, 2) }
+      );
     };
     Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
     feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
@@ -867,10 +872,10 @@ function vectorView(st, config) {
     html: {
       scores_readout: row(S.readout_scores, scores.map((s, j) => `<td>s${idx[j]} = ${f(s, 3)}</td>`).join("")),
       weights_readout: row(S.readout_weights, weights.map((a, j) => `<td>α${idx[j]} = ${f(a, 3)}</td>`).join("")),
-      output_readout: row(S.readout_output, `<td>y = ${vec(y)}</td>`),
-      formula: `<div class='ae-kind'>${S.formula_label}</div><div class='ae-kind'>${S.vector_formula_scores}</div>${dots}<div class='ae-kind'>${S.vector_formula_weights}</div>α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)}) = [${weights.map((a) => f(a, 3)).join(", ")}]<div class='ae-kind'>${S.vector_formula_output}</div>y = ${terms} = ${vec(y)}`,
+      output_readout: row(S.readout_output, `<td>y = ${formatVector(y)}</td>`),
+      formula: `<div class='ae-kind'>${S.formula_label}</div><div class='ae-kind'>${S.vector_formula_scores}</div>${dots}<div class='ae-kind'>${S.vector_formula_weights}</div>α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)}) = [${weights.map((a) => f(a, 3)).join(", ")}]<div class='ae-kind'>${S.vector_formula_output}</div>y = ${terms} = ${formatVector(y)}`,
       plot_data: dataTable(S.vector_plot, [S.data_name, "x", "y", S.readout_weights], pointsRows),
-      live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") + ` · ${S.readout_output} y = ${vec(y)}`,
+      live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") + ` · ${S.readout_output} y = ${formatVector(y)}`,
       feedback
     },
     props
@@ -1442,7 +1447,6 @@ function attendQKV(st, config) {
   const { scores, weights, output } = scaledDotProductAttention(q, k, v, { mask });
   return { q, k, v, mask, scores, weights, output };
 }
-var vec2 = (v) => "[" + v.map((c) => formatNumber(c, 3)).join(", ") + "]";
 function matrixHtml(caption, m, digits = 2) {
   const rows = m.map((row) => "<tr>" + row.map((c) => `<td>${formatNumber(c, digits)}</td>`).join("") + "</tr>").join("");
   return `<table class='ae-qkv-matrix'><caption>${caption}</caption>${rows}</table>`;
@@ -1456,7 +1460,10 @@ function qkvView(st, config) {
   const presets = Object.keys(config.presets);
   const prediction = st.prediction, revealed = Boolean(st.revealed);
   const outputOf = (name) => attendQKV({ ...st, w_v: name }, config).output[0];
-  const answer = () => fill(S.qkv_predict_answer, { a: vec2(outputOf("identity")), b: vec2(outputOf("swap")) });
+  const answer = () => fill(
+    S.qkv_predict_answer,
+    { a: formatVector(outputOf("identity"), 3), b: formatVector(outputOf("swap"), 3) }
+  );
   const table = (caption, cells2) => dataTable(
     caption,
     [S.qkv_axis_query + " \\ " + S.qkv_axis_key, ...Array.from({ length: n }, (_, j) => `k${SUB2[j]}`)],
@@ -1480,7 +1487,7 @@ function qkvView(st, config) {
       feedback: choiceFeedback(S, "qkv", prediction, RIGHT_PREDICTION4, revealed, answer),
       scores_data: table(S.qkv_plot_scores, scoreText),
       weights_data: table(S.qkv_plot_weights, weightText),
-      live: fill(S.qkv_live, { y: vec2(res.output[0]) })
+      live: fill(S.qkv_live, { y: formatVector(res.output[0], 3) })
     },
     props
   };
@@ -1519,7 +1526,6 @@ function readContext(st, config, context) {
   const { weights, output } = scaledDotProductAttention([x[at]], x, x, { mask: [mask] });
   return { weights: weights[0], mask, output: output[0] };
 }
-var vec3 = (v) => "[" + v.map((c) => formatNumber(c, 2)).join(", ") + "]";
 function contextsView(st, config) {
   checkState3(st);
   const S = config.strings, f = formatNumber;
@@ -1544,22 +1550,25 @@ function contextsView(st, config) {
   }
   const first = config.sentences.fruit;
   const word = escapeHtml(first.tokens[first.at]);
-  const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td><td><b>${vec3(outputs[c])}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
+  const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td><td><b>${formatVector(outputs[c], 2)}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
   const answer = () => {
     const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({ ...st, causal: false }, config, c).output]));
-    return fill(S.contexts_predict_answer, { word, a: vec3(unmasked.fruit), b: vec3(unmasked.company) });
+    return fill(
+      S.contexts_predict_answer,
+      { word, a: formatVector(unmasked.fruit, 2), b: formatVector(unmasked.company, 2) }
+    );
   };
   const notes = st.causal ? fill(S.contexts_causal_note, { word }) : "";
   return {
     sources,
     ranges: {},
     html: {
-      input: fill(S.contexts_input, { word, x: vec3(first.vectors[first.at]) }) + `<div class='ae-hint'>${S.contexts_axes}</div>`,
+      input: fill(S.contexts_input, { word, x: formatVector(first.vectors[first.at], 2) }) + `<div class='ae-hint'>${S.contexts_axes}</div>`,
       outputs: `<div class='ae-kind'>${fill(S.contexts_output, { word })}</div>` + (revealed ? `<table>${shown}</table>` : `<div class='ae-hint'>${S.contexts_hidden}</div>`),
       notes: notes ? `<span class='ae-hint'>${notes}</span>` : "",
       feedback: choiceFeedback(S, "contexts", prediction, RIGHT_PREDICTION5, revealed, answer),
       rows_data: dataTable(fill(S.contexts_row, { word }), ["", "1", "2", "3", "4"], rows),
-      live: revealed ? fill(S.contexts_live, { word, a: vec3(outputs.fruit), b: vec3(outputs.company) }) : ""
+      live: revealed ? fill(S.contexts_live, { word, a: formatVector(outputs.fruit, 2), b: formatVector(outputs.company, 2) }) : ""
     },
     props: { causal: { active: Boolean(st.causal) }, ...choiceProps(PREDICTIONS5, prediction, revealed) }
   };
@@ -1596,6 +1605,7 @@ export {
   formatFixed,
   formatG,
   formatNumber,
+  formatVector,
   goToStepStart,
   heatCells,
   heatmapSources,

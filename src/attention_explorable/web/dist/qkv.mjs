@@ -121,6 +121,9 @@ function parseNumber(raw) {
   }
   return Number.isFinite(value) ? value : null;
 }
+function formatVector(v, digits = 3) {
+  return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
+}
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
@@ -800,7 +803,6 @@ function attendQKV(st, config) {
   const { scores, weights, output } = scaledDotProductAttention(q, k, v, { mask });
   return { q, k, v, mask, scores, weights, output };
 }
-var vec = (v) => "[" + v.map((c) => formatNumber(c, 3)).join(", ") + "]";
 function matrixHtml(caption, m, digits = 2) {
   const rows = m.map((row) => "<tr>" + row.map((c) => `<td>${formatNumber(c, digits)}</td>`).join("") + "</tr>").join("");
   return `<table class='ae-qkv-matrix'><caption>${caption}</caption>${rows}</table>`;
@@ -814,7 +816,10 @@ function qkvView(st, config) {
   const presets = Object.keys(config.presets);
   const prediction = st.prediction, revealed = Boolean(st.revealed);
   const outputOf = (name) => attendQKV({ ...st, w_v: name }, config).output[0];
-  const answer = () => fill(S.qkv_predict_answer, { a: vec(outputOf("identity")), b: vec(outputOf("swap")) });
+  const answer = () => fill(
+    S.qkv_predict_answer,
+    { a: formatVector(outputOf("identity"), 3), b: formatVector(outputOf("swap"), 3) }
+  );
   const table = (caption, cells2) => dataTable(
     caption,
     [S.qkv_axis_query + " \\ " + S.qkv_axis_key, ...Array.from({ length: n }, (_, j) => `k${SUB[j]}`)],
@@ -838,7 +843,7 @@ function qkvView(st, config) {
       feedback: choiceFeedback(S, "qkv", prediction, RIGHT_PREDICTION2, revealed, answer),
       scores_data: table(S.qkv_plot_scores, scoreText),
       weights_data: table(S.qkv_plot_weights, weightText),
-      live: fill(S.qkv_live, { y: vec(res.output[0]) })
+      live: fill(S.qkv_live, { y: formatVector(res.output[0], 3) })
     },
     props
   };

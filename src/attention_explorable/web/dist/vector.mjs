@@ -121,6 +121,9 @@ function parseNumber(raw) {
   }
   return Number.isFinite(value) ? value : null;
 }
+function formatVector(v, digits = 3) {
+  return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
+}
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
@@ -558,7 +561,6 @@ function pointToQuery(x, y, [lo, hi] = [-2, 2], decimals = 2) {
   return [roundTo(Math.min(Math.max(x, lo), hi), decimals), roundTo(Math.min(Math.max(y, lo), hi), decimals)];
 }
 var sub = (j) => Array.from(String(j), (c) => SUB[Number(c)]).join("");
-var vec = (v, digits = 3) => "[" + v.map((x) => formatNumber(x, digits)).join(", ") + "]";
 function away(point, [dx, dy], centre) {
   const dot = dx * (centre[0] - point[0]) + dy * (centre[1] - point[1]);
   return dot >= 0 ? [-dx, -dy] : [dx, dy];
@@ -594,7 +596,7 @@ function vectorView(st, config) {
   const valueDirs = v.map(([vx, vy]) => [vx - centre[0], vy - centre[1]]);
   const hull = convexHull(v);
   const dots = k.map((kj, j) => `s${idx[j]} = ${f(qx, 2)}×${formatG(kj[0])} + ${f(qy, 2)}×${formatG(kj[1])} = ${f(scores[j], 3)}`).join("<br>");
-  const terms = weights.map((w, j) => `${f(w, 3)}·${v[j].every((c) => c === Math.round(c)) ? vec(v[j], 0) : vec(v[j], 2)}`).join(" + ");
+  const terms = weights.map((w, j) => `${f(w, 3)}·${formatVector(v[j], v[j].every((c) => c === Math.round(c)) ? 0 : 2)}`).join(" + ");
   const row = (kind, cells) => `<table><tr><td class='ae-kind'>${kind}</td>${cells}</tr></table>`;
   const pointsRows = [["q", f(qx, 3), f(qy, 3), ""]].concat(k.map(([kx, ky], j) => [`k${idx[j]}`, formatG(kx), formatG(ky), ""])).concat(v.map(([vx, vy], j) => [`v${idx[j]}`, formatG(vx), formatG(vy), f(weights[j], 3)])).concat([["y", f(y[0], 3), f(y[1], 3), ""]]);
   const values = [qx, qy, temp];
@@ -610,7 +612,10 @@ function vectorView(st, config) {
     const answer = () => {
       const asked = config.answer_state;
       const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
-      return fill(S.vector_predict_answer, { t: formatG(asked.temperature), w: vec(at.weights), y: vec(at.output, 2) });
+      return fill(
+        S.vector_predict_answer,
+        { t: formatG(asked.temperature), w: formatVector(at.weights), y: formatVector(at.output, 2) }
+      );
     };
     Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
     feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
@@ -640,10 +645,10 @@ function vectorView(st, config) {
     html: {
       scores_readout: row(S.readout_scores, scores.map((s, j) => `<td>s${idx[j]} = ${f(s, 3)}</td>`).join("")),
       weights_readout: row(S.readout_weights, weights.map((a, j) => `<td>α${idx[j]} = ${f(a, 3)}</td>`).join("")),
-      output_readout: row(S.readout_output, `<td>y = ${vec(y)}</td>`),
-      formula: `<div class='ae-kind'>${S.formula_label}</div><div class='ae-kind'>${S.vector_formula_scores}</div>${dots}<div class='ae-kind'>${S.vector_formula_weights}</div>α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)}) = [${weights.map((a) => f(a, 3)).join(", ")}]<div class='ae-kind'>${S.vector_formula_output}</div>y = ${terms} = ${vec(y)}`,
+      output_readout: row(S.readout_output, `<td>y = ${formatVector(y)}</td>`),
+      formula: `<div class='ae-kind'>${S.formula_label}</div><div class='ae-kind'>${S.vector_formula_scores}</div>${dots}<div class='ae-kind'>${S.vector_formula_weights}</div>α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)}) = [${weights.map((a) => f(a, 3)).join(", ")}]<div class='ae-kind'>${S.vector_formula_output}</div>y = ${terms} = ${formatVector(y)}`,
       plot_data: dataTable(S.vector_plot, [S.data_name, "x", "y", S.readout_weights], pointsRows),
-      live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") + ` · ${S.readout_output} y = ${vec(y)}`,
+      live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") + ` · ${S.readout_output} y = ${formatVector(y)}`,
       feedback
     },
     props
