@@ -145,19 +145,25 @@ def prompts() -> dict[str, tuple[str, str, tuple[str, ...], int]]:
     """The explorables' predictions asked with a choice, as class questions: id -> (section, the
     question's string key, the options' string keys, the right option's index from 0).
 
-    Read from the registry: every explorable whose view module has ``PREDICTIONS`` ("" then the
-    options) and ``RIGHT_PREDICTION`` (``views/choice.py``) asks ``<name>_predict_question`` in its
-    class's ``section``; its id is ``<name>-prediction``.
+    Read from the registry: every explorable whose view module (``views/<name>.py``) has
+    ``PREDICTIONS`` ("" then the options), ``RIGHT_PREDICTION`` and ``SECTION``
+    (``views/choice.py``) asks ``<name>_predict_question``; its id is ``<name>-prediction``. Only
+    the pure view modules are imported (numpy, no Panel), so the class server's first answer does
+    not wait for the explorables' Viewers.
     """
-    from ..explorables import EXPLORABLES, explorable_class
+    import importlib
+
+    from ..explorables import EXPLORABLES
 
     out = {}
     for name in EXPLORABLES:
-        cls = explorable_class(name)
-        view = cls._view_module
+        try:
+            view = importlib.import_module(f"{__package__.rsplit('.', 1)[0]}.views.{name}")
+        except ModuleNotFoundError:  # an explorable registered from outside: its view lives elsewhere
+            continue
         predictions, right = getattr(view, "PREDICTIONS", None), getattr(view, "RIGHT_PREDICTION", None)
-        if predictions and right:
-            out[f"{name}-prediction"] = (cls.section, f"{name}_predict_question",
+        if predictions and right and getattr(view, "SECTION", ""):
+            out[f"{name}-prediction"] = (view.SECTION, f"{name}_predict_question",
                                          tuple(f"{name}_predict_{p}" for p in predictions[1:]),
                                          list(predictions).index(right) - 1)
     return out

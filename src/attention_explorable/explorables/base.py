@@ -268,9 +268,6 @@ class Explorable(pn.viewable.Viewer):
     _state_params: tuple[str, ...] = ()
     #: The string key of the paragraph that opens it, if any.
     intro_key: str = ""
-    #: The section of the course it belongs to ("3.7"): its prediction, if it asks one with a choice
-    #: (``views/choice.py``), is a question of that section for a class.
-    section: str = ""
     #: How a page shows it works, for the pages' tests and benchmarks: ``ready``, a readout that
     #: shows numbers once it is drawn; ``control``, what a student uses; ``press``, the string key of
     #: the button pressed on ``control`` (None: an arrow key on it); ``state``, a state other than the

@@ -75,7 +75,6 @@ class ContextsExplorer(Explorable):
     revealed = param.Boolean(False, doc="The two outputs shown (after the prediction is checked or skipped).")
 
     _view_module = contexts_view
-    section = "3.8"
     tried = Tried(ready=".ae-contexts-input", control=".ae-contexts-skip button", press="skip_prediction",
                   state={"causal": True}, readout=".ae-contexts-outputs")
     intro_key = "contexts_intro"

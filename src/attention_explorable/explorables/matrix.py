@@ -104,7 +104,6 @@ class MatrixExplorer(Explorable):
     revealed = param.Boolean(False, doc="The saturation curves shown (after a prediction is checked or skipped).")
 
     _view_module = matrix_view
-    section = "3.7"
     tried = Tried(ready=".ae-matrix-max-weight", control=".ae-matrix-q1-scale", state={"d_k": 16})
     intro_key = "matrix_intro"
 

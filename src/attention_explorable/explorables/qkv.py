@@ -86,7 +86,6 @@ class QkvExplorer(Explorable):
     revealed = param.Boolean(False, doc="The prediction's answer shown (after it is checked or skipped).")
 
     _view_module = qkv_view
-    section = "3.7"
     tried = Tried(ready=".ae-qkv-output", control=".ae-qkv-w-v button", press="qkv_preset_double",
                   state={"w_v": "swap"})
     intro_key = "qkv_intro"

@@ -93,7 +93,6 @@ class SelfCrossExplorer(Explorable):
                                         "cross-attention is chosen).")
 
     _view_module = selfcross_view
-    section = "3.7"
     tried = Tried(ready=".ae-selfcross-row", control=".ae-selfcross-mode button",
                   press="selfcross_mode_self_en", state={"mode": "cross"}, readout=".ae-selfcross-roles")
 

@@ -100,7 +100,6 @@ class StepsExplorer(Explorable):
     asked = param.Boolean(False, doc="True once the demonstration was asked for without a prediction.")
 
     _view_module = steps_view
-    section = "3.8"
     tried = Tried(ready=".ae-output", control=".ae-temperature", readout=".ae-temperature-readout",
                   state={"temperature": 0.5})
 

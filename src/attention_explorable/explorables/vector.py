@@ -113,7 +113,6 @@ class VectorExplorer(Explorable):
                      doc="Values v_j, an (n, 2) array, one per key; constant after construction.")
 
     _view_module = vector_view
-    section = "3.7"
     tried = Tried(ready=".ae-vector-output", control=".ae-query-x", state={"query_x": 0.5})
     intro_key = "vector_intro"  # with the course's keys and values; vector_intro_custom with others
 

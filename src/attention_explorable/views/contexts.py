@@ -57,6 +57,8 @@ CONTEXTS = ("fruit", "company")
 PREDICTIONS = ("", "same", "differ", "swap")
 #: The right one: each context pulls the word its own way.
 RIGHT_PREDICTION = "differ"
+#: The course section it belongs to: its prediction is a class question of that section.
+SECTION = "3.8"
 #: The state: the causal mask, then the prediction and whether its answer shows.
 STATE_NAMES = ("causal", "prediction", "revealed")
 

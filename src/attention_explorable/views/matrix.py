@@ -73,6 +73,8 @@ TOGGLES = ("causal", "scaled")
 PREDICTIONS = ("", "flatter", "peaked", "same")
 #: The right one: unscaled, softmax saturates as d_k grows (section 3.7.7).
 RIGHT_PREDICTION = "peaked"
+#: The course section it belongs to: its prediction is a class question of that section.
+SECTION = "3.7"
 #: The state of the explorable, in the order of its controls: ``prediction`` and ``revealed`` (the curves
 #: shown, after a prediction or a skip) ask first, as the steps explorable does.
 STATE_NAMES = ("n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled", "prediction", "revealed")

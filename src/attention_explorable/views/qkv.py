@@ -47,6 +47,8 @@ PROJECTIONS = ("w_q", "w_k", "w_v")
 PREDICTIONS = ("", "both", "output", "weights", "nothing")
 #: The right one: the weights depend on the queries and keys only.
 RIGHT_PREDICTION = "output"
+#: The course section it belongs to: its prediction is a class question of that section.
+SECTION = "3.7"
 #: The state: the three projections, the causal mask, then the prediction and whether its answer shows.
 STATE_NAMES = (*PROJECTIONS, "causal", "prediction", "revealed")
 _SUB = "₁₂₃₄₅₆₇₈₉"

@@ -59,6 +59,8 @@ N_QUERY = min(len(ZH_TOKENS), len(EN_TOKENS))
 PREDICTIONS = ("", "english", "chinese", "both")
 #: The right one: in cross-attention the keys and values are the Chinese sentence's words only.
 RIGHT_PREDICTION = "chinese"
+#: The course section it belongs to: its prediction is a class question of that section.
+SECTION = "3.7"
 #: The state of the explorable: the controls, then the prediction and whether its answer shows
 #: (``views/choice.py``).
 STATE_NAMES = ("mode", "causal", "query", "prediction", "revealed")

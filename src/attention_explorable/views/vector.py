@@ -50,6 +50,8 @@ SLIDERS = {
 PREDICTIONS = ("", "first", "third", "midpoint", "centroid")
 #: The right one: tied scores split the weight evenly however low T goes, so y stops halfway between v₁ and v₃.
 RIGHT_PREDICTION = "midpoint"
+#: The course section it belongs to: its prediction is a class question of that section.
+SECTION = "3.7"
 #: The state of the explorable: the sliders, then the prediction and whether its answer shows
 #: (``views/choice.py``).
 STATE_NAMES = (*SLIDERS, "prediction", "revealed")
