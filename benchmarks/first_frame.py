@@ -49,7 +49,10 @@ def trace_load(browser, url: str) -> dict:
     main = threads.most_common(1)[0][0]
     start = min(e["ts"] for e in events if (e["pid"], e["tid"]) == main and e.get("name") == "ParseHTML")
     fcp = min((e["ts"] for e in events if e.get("name") == "firstContentfulPaint"), default=None)
-    end = fcp if fcp is not None else start
+    if fcp is None:  # the trace lost the mark (a loaded machine): the main thread's first paint after the parse
+        fcp = min((e["ts"] for e in events if (e["pid"], e["tid"]) == main and e.get("name") == "Paint"
+                   and e["ts"] >= start), default=start)
+    end = fcp
     spent = collections.Counter()
     for e in events:
         if (e["pid"], e["tid"]) == main and e.get("ph") == "X" and e.get("name") in EVENTS and start <= e["ts"] <= end:
