@@ -43,13 +43,18 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("AE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless=new", "--no-sandbox", "--disable-gpu",
-    "--disable-background-networking", "--disable-component-update", "--no-first-run",
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
 ]
 HOST = "127.0.0.1"
 
 
 # --- statistics ---------------------------------------------------------------
+
 
 def percentile(values: list[float], q: float) -> float:
     """The ``q``-th percentile (linear interpolation, like numpy's default)."""
@@ -73,6 +78,7 @@ def verdict(ok: bool) -> str:
 
 
 # --- the machine ----------------------------------------------------------------
+
 
 def machine_info() -> dict[str, str]:
     """nproc, CPU model, RAM, OS, Python and the serving stack's versions."""
@@ -110,12 +116,15 @@ def machine_info() -> dict[str, str]:
 
 def print_machine() -> None:
     m = machine_info()
-    print(f"machine: {m['nproc']} cores, {m['cpu']}, {m['ram']}, {m['os']}, Python {m['python']}, "
-          f"panel {m['panel']}, bokeh {m['bokeh']}, tornado {m['tornado']}, load {m['load']}",
-          flush=True)
+    print(
+        f"machine: {m['nproc']} cores, {m['cpu']}, {m['ram']}, {m['os']}, Python {m['python']}, "
+        f"panel {m['panel']}, bokeh {m['bokeh']}, tornado {m['tornado']}, load {m['load']}",
+        flush=True,
+    )
 
 
 # --- served apps -------------------------------------------------------------------
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -173,15 +182,23 @@ class Served:
         os.close(fd)
         self.log_path = Path(name)
         origins = [f"{HOST}:{self.port}", f"localhost:{self.port}", *self.origins]
-        cmd = [sys.executable, "-m", "panel", "serve",
-               *[str(ROOT / "apps" / f"{a}.py") for a in self.apps],
-               "--address", HOST, "--port", str(self.port),
-               *[arg for o in origins for arg in ("--allow-websocket-origin", o)],
-               *self.extra]
+        cmd = [
+            sys.executable,
+            "-m",
+            "panel",
+            "serve",
+            *[str(ROOT / "apps" / f"{a}.py") for a in self.apps],
+            "--address",
+            HOST,
+            "--port",
+            str(self.port),
+            *[arg for o in origins for arg in ("--allow-websocket-origin", o)],
+            *self.extra,
+        ]
         self._log = open(self.log_path, "wb")  # noqa: SIM115
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+        )
         try:
             self.wait_ready()
         except BaseException:
@@ -235,8 +252,11 @@ class Served:
             line = lines[i]
             if line.startswith("Traceback") or "Task exception was never retrieved" in line:
                 j = i + 1
-                while j < len(lines) and (lines[j].startswith((" ", "Traceback", "During handling"))
-                                          or not lines[j].strip() or not lines[j][:4].isdigit()):
+                while j < len(lines) and (
+                    lines[j].startswith((" ", "Traceback", "During handling"))
+                    or not lines[j].strip()
+                    or not lines[j][:4].isdigit()
+                ):
                     j += 1
                 block = lines[i:j]
                 last = next((b for b in reversed(block) if b.strip()), line)
@@ -275,6 +295,7 @@ class Served:
 
 
 # --- the Bokeh protocol client ------------------------------------------------------
+
 
 class ProtocolError(RuntimeError):
     pass
@@ -349,9 +370,15 @@ class BokehSession:
         self.closed = False
 
     @classmethod
-    async def open(cls, base: str, app: str, timeout: float = 60.0,
-                   user_agent: str = "ae-benchmark", query: str = "",
-                   cookies: dict[str, str] | None = None) -> BokehSession:
+    async def open(
+        cls,
+        base: str,
+        app: str,
+        timeout: float = 60.0,
+        user_agent: str = "ae-benchmark",
+        query: str = "",
+        cookies: dict[str, str] | None = None,
+    ) -> BokehSession:
         """Open a session of ``app`` (the page at ``base/app?query``, then its websocket).
 
         ``cookies`` are sent with the page request and the websocket, as a
@@ -372,8 +399,9 @@ class BokehSession:
         page_headers = {"User-Agent": self.user_agent}
         if self.cookies:
             page_headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        page = await client.fetch(f"{self.base}/{self.app}" + (f"?{query}" if query else ""), request_timeout=60,
-                                  headers=page_headers)
+        page = await client.fetch(
+            f"{self.base}/{self.app}" + (f"?{query}" if query else ""), request_timeout=60, headers=page_headers
+        )
         # Like a browser: keep the cookies the page sets (a reverse proxy's
         # sticky-session cookie) and send them with the websocket upgrade.
         for header in page.headers.get_list("Set-Cookie"):
@@ -388,10 +416,8 @@ class BokehSession:
         headers = {"Origin": self.base, "User-Agent": self.user_agent}
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        request = HTTPRequest(f"ws://{host}/{self.app}/ws", headers=headers,
-                              connect_timeout=30, request_timeout=60)
-        self.ws = await websocket_connect(request, subprotocols=["bokeh", token],
-                                          max_message_size=64 * 1024 * 1024)
+        request = HTTPRequest(f"ws://{host}/{self.app}/ws", headers=headers, connect_timeout=30, request_timeout=60)
+        self.ws = await websocket_connect(request, subprotocols=["bokeh", token], max_message_size=64 * 1024 * 1024)
         # Like a browser: no Nagle delay on the client's small frames either.
         self.ws.stream.set_nodelay(True)
         self._reader = asyncio.ensure_future(self._read_loop())
@@ -401,9 +427,18 @@ class BokehSession:
         walk_models(reply.content.get("doc", {}), self.models)
         # What BokehJS sends once the document is rendered: Panel marks the
         # session as connected on it (state._on_load).
-        await self.send("PATCH-DOC", {"events": [{
-            "kind": "MessageSent", "msg_type": "bokeh_event",
-            "msg_data": {"type": "event", "name": "document_ready", "values": {"type": "map"}}}]})
+        await self.send(
+            "PATCH-DOC",
+            {
+                "events": [
+                    {
+                        "kind": "MessageSent",
+                        "msg_type": "bokeh_event",
+                        "msg_data": {"type": "event", "name": "document_ready", "values": {"type": "map"}},
+                    }
+                ]
+            },
+        )
 
     async def _read_loop(self) -> None:
         try:
@@ -438,8 +473,7 @@ class BokehSession:
             if not self.closed:
                 self.errors.append("connection closed by the server")
 
-    async def request(self, msg: tuple[str, dict] | None, expect: str,
-                      timeout: float = 60.0) -> Received:
+    async def request(self, msg: tuple[str, dict] | None, expect: str, timeout: float = 60.0) -> Received:
         fut = asyncio.get_running_loop().create_future()
         self._pending[expect] = fut
         if msg is not None:
@@ -531,8 +565,13 @@ class StateTarget:
     value: float
 
 
-def state_target(session: BokehSession, explorer: str = "StepsExplorer", attr: str = "score_diff",
-                 slider_css: str = "ae-score-diff", scope_css: str | None = None) -> StateTarget:
+def state_target(
+    session: BokehSession,
+    explorer: str = "StepsExplorer",
+    attr: str = "score_diff",
+    slider_css: str = "ae-score-diff",
+    scope_css: str | None = None,
+) -> StateTarget:
     """The state model of ``explorer`` (type name ``<explorer>State``) and the bounds of its slider.
 
     ``scope_css`` limits the search to the model carrying that class (on the
@@ -548,12 +587,17 @@ def state_target(session: BokehSession, explorer: str = "StepsExplorer", attr: s
     slider = session.find(slider_css, within=within, type_name="Slider")
     a = session.models[slider]["attributes"]
     value = session.value(state, attr)
-    return StateTarget(state, attr, float(a.get("start", -10)), float(a.get("end", 10)),
-                       float(a.get("step", 0.1)), float(value if value is not None else a.get("value", 0.0)))
+    return StateTarget(
+        state,
+        attr,
+        float(a.get("start", -10)),
+        float(a.get("end", 10)),
+        float(a.get("step", 0.1)),
+        float(value if value is not None else a.get("value", 0.0)),
+    )
 
 
-async def apply_state(session: BokehSession, target: StateTarget, value: float,
-                      timeout: float = 30.0) -> float:
+async def apply_state(session: BokehSession, target: StateTarget, value: float, timeout: float = 30.0) -> float:
     """Set ``target``'s property to ``value`` as a browser does; return ms until the server's ``OK``.
 
     The ``OK`` (``reqid`` = this ``PATCH-DOC``'s ``msgid``) is written once
@@ -568,8 +612,9 @@ async def apply_state(session: BokehSession, target: StateTarget, value: float,
         If no answer comes within ``timeout`` seconds.
     """
     t0 = time.perf_counter()
-    reply = await session.patch([{"kind": "ModelChanged", "model": {"id": target.model},
-                                  "attr": target.attr, "new": value}], timeout=timeout)
+    reply = await session.patch(
+        [{"kind": "ModelChanged", "model": {"id": target.model}, "attr": target.attr, "new": value}], timeout=timeout
+    )
     if reply.header.get("msgtype") != "OK":
         raise ProtocolError(f"{reply.header.get('msgtype')} for {target.attr}={value}: {str(reply.content)[:300]}")
     return (reply.t - t0) * 1000

@@ -78,9 +78,23 @@ def main(argv: list[str] | None = None) -> int:
     print_machine()
     port = free_port()
     db = os.path.join(tempfile.mkdtemp(prefix="ae-burst-"), "class.sqlite3")
-    proc = subprocess.Popen([sys.executable, "-m", "attention_explorable.cli", "serve", "--port", str(port),
-                             "--db", f"sqlite:///{db}", "--instructor-key", "burst"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "attention_explorable.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--db",
+            f"sqlite:///{db}",
+            "--instructor-key",
+            "burst",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     alls, medians, cpus, errors = [], [], [], 0
     try:
         deadline = time.monotonic() + 120
@@ -112,13 +126,27 @@ def main(argv: list[str] | None = None) -> int:
         proc.wait(10)
     worst, cpu = max(alls), statistics.median(cpus)
     print(f"{n} students ask for /steps?room=CODE at once, each from its own address, {rounds} rounds:")
-    print(f"  all answered within {worst:.3f} s (median student {statistics.median(medians):.3f} s)   "
-          f"target <= {TARGET_ALL_S:g} s {verdict(worst <= TARGET_ALL_S)}")
+    print(
+        f"  all answered within {worst:.3f} s (median student {statistics.median(medians):.3f} s)   "
+        f"target <= {TARGET_ALL_S:g} s {verdict(worst <= TARGET_ALL_S)}"
+    )
     print(f"  server CPU per page {cpu:.2f} ms   target <= {TARGET_CPU_MS:g} ms {verdict(cpu <= TARGET_CPU_MS)}")
     print(f"  errors {errors}")
-    print("FIGURES burst " + json.dumps({"figures": {
-        "students": n, "rounds": rounds, "all_answered_s": round(worst, 3),
-        "median_s": round(statistics.median(medians), 3), "cpu_ms_per_page": round(cpu, 2)}, "errors": errors}))
+    print(
+        "FIGURES burst "
+        + json.dumps(
+            {
+                "figures": {
+                    "students": n,
+                    "rounds": rounds,
+                    "all_answered_s": round(worst, 3),
+                    "median_s": round(statistics.median(medians), 3),
+                    "cpu_ms_per_page": round(cpu, 2),
+                },
+                "errors": errors,
+            }
+        )
+    )
     return 2 if errors else 0
 
 

@@ -78,11 +78,25 @@ class ClassServer:
         return f"http://{HOST}:{self.port}"
 
     def start(self, timeout: float = 90.0) -> ClassServer:
-        cmd = [sys.executable, "-m", "attention_explorable.cli", "serve", "--address", HOST,
-               "--port", str(self.port), "--db", self.db, "--instructor-key", self.key, *self.extra]
+        cmd = [
+            sys.executable,
+            "-m",
+            "attention_explorable.cli",
+            "serve",
+            "--address",
+            HOST,
+            "--port",
+            str(self.port),
+            "--db",
+            self.db,
+            "--instructor-key",
+            self.key,
+            *self.extra,
+        ]
         self._log = open(self.log_path, "ab")  # noqa: SIM115
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+        )
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
@@ -107,8 +121,9 @@ class ClassServer:
 
     def log_errors(self) -> list[str]:
         """Lines of the log that report a traceback or an error."""
-        return [line for line in self.log().splitlines()
-                if "Traceback" in line or " ERROR " in line or "Exception" in line]
+        return [
+            line for line in self.log().splitlines() if "Traceback" in line or " ERROR " in line or "Exception" in line
+        ]
 
     def kill(self) -> None:
         """SIGKILL the server and its workers: no clean-up runs, as in a crash or a pulled plug."""
@@ -145,6 +160,7 @@ class ClassServer:
 
 # --- the instructor ---------------------------------------------------------------------
 
+
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args, **kwargs):
         return None
@@ -164,14 +180,19 @@ def login_form(base: str, cookies: dict[str, str] | None = None) -> tuple[dict[s
     return jar, html.unescape(found.group(1))
 
 
-def post_login(base: str, key: str, room: str = "", language: str = "", cookies: dict[str, str] | None = None,
-               form: bool = True) -> tuple[int, dict, str]:
+def post_login(
+    base: str, key: str, room: str = "", language: str = "", cookies: dict[str, str] | None = None, form: bool = True
+) -> tuple[int, dict, str]:
     """POST the login form (in ``language`` when given) as a browser does, its form page fetched first
     (``form=False``: the post alone, as another site's page would make it); return (status, headers,
     body) without following the redirect. ``headers["Set-Cookie"]`` holds every cookie set, one a line."""
     jar, token = login_form(base, cookies) if form else (dict(cookies or {}), "")
-    fields = {"key": key, "room": room, **({"language": language} if language else {}),
-              **({"_xsrf": token} if token else {})}
+    fields = {
+        "key": key,
+        "room": room,
+        **({"language": language} if language else {}),
+        **({"_xsrf": token} if token else {}),
+    }
     request = urllib.request.Request(f"{base}/instructor/login", data=urllib.parse.urlencode(fields).encode())
     if jar:
         request.add_header("Cookie", "; ".join(f"{k}={v}" for k, v in jar.items()))
@@ -230,8 +251,11 @@ class InstructorClient:
 
     def __init__(self, session: BokehSession):
         self.session = session
-        self.count_model = next(mid for mid, m in session.models.items()
-                                if "ae-prediction-count" in _text_of(m.get("attributes", {}).get("text")))
+        self.count_model = next(
+            mid
+            for mid, m in session.models.items()
+            if "ae-prediction-count" in _text_of(m.get("attributes", {}).get("text"))
+        )
         self.count = self._parse(session.value(self.count_model, "text"))
         self.changes: list[tuple[float, int]] = []  # (perf_counter, count) as pushed
         session.listeners.append(self._watch)
@@ -245,8 +269,11 @@ class InstructorClient:
         if msg.header.get("msgtype") != "PATCH-DOC":
             return
         for ev in msg.content.get("events", []):
-            if ev.get("kind") == "ModelChanged" and ev.get("model", {}).get("id") == self.count_model \
-                    and ev.get("attr") == "text":
+            if (
+                ev.get("kind") == "ModelChanged"
+                and ev.get("model", {}).get("id") == self.count_model
+                and ev.get("attr") == "text"
+            ):
                 self.count = self._parse(ev.get("new"))
                 self.changes.append((msg.t, self.count))
 
@@ -272,6 +299,7 @@ class InstructorClient:
 
 
 # --- students ---------------------------------------------------------------------------
+
 
 class ClassStudent:
     """One student's tab in room ``code``: the page's request, then its class socket (see the module docstring)."""
@@ -339,8 +367,15 @@ class ClassStudent:
         return (self.joined or {}).get("prediction")
 
     @classmethod
-    async def open(cls, base: str, code: str, student_id: str, app: str = "steps",
-                   origin: str | None = None, address: str | None = None) -> ClassStudent:
+    async def open(
+        cls,
+        base: str,
+        code: str,
+        student_id: str,
+        app: str = "steps",
+        origin: str | None = None,
+        address: str | None = None,
+    ) -> ClassStudent:
         """Ask for the page (``/<app>?room=CODE``), open its class socket and join; wait for the answer.
 
         ``address``: the loopback address to come from (``127.0.0.7``), as a
@@ -349,14 +384,21 @@ class ClassStudent:
         from tornado.httpclient import AsyncHTTPClient, HTTPRequest
         from tornado.websocket import websocket_connect
 
-        page = await AsyncHTTPClient().fetch(HTTPRequest(
-            f"{base}/{app}?room={urllib.parse.quote(code)}", headers={"Accept-Encoding": "gzip"},
-            request_timeout=60, network_interface=address, decompress_response=False))
+        page = await AsyncHTTPClient().fetch(
+            HTTPRequest(
+                f"{base}/{app}?room={urllib.parse.quote(code)}",
+                headers={"Accept-Encoding": "gzip"},
+                request_timeout=60,
+                network_interface=address,
+                decompress_response=False,
+            )
+        )
         if page.code != 200:
             raise ProtocolError(f"/{app} answered {page.code}")
         url = base.replace("http://", "ws://") + "/class/socket"
-        socket = await websocket_connect(HTTPRequest(url, headers={"Origin": origin or base},
-                                                     network_interface=address, connect_timeout=30))
+        socket = await websocket_connect(
+            HTTPRequest(url, headers={"Origin": origin or base}, network_interface=address, connect_timeout=30)
+        )
         self = cls(socket, student_id, code)
         await self.send({"type": "join", "room": code, "student": student_id})
         await asyncio.wait_for(asyncio.shield(self._first), 30)

@@ -43,8 +43,19 @@ import random
 import sys
 import time
 
-from benchlib import (BokehSession, Received, Served, apply_state, next_value, patched_attrs, percentile,
-                      print_machine, proc_cpu_seconds, state_target, verdict)
+from benchlib import (
+    BokehSession,
+    Received,
+    Served,
+    apply_state,
+    next_value,
+    patched_attrs,
+    percentile,
+    print_machine,
+    proc_cpu_seconds,
+    state_target,
+    verdict,
+)
 
 TARGET_P95_MS = 100.0
 TIMEOUT_S = 10.0
@@ -67,8 +78,7 @@ class Student:
 
     async def press(self) -> float:
         self.presses += 1
-        return await apply_state(self.session, self.target, next_value(self.target, self.presses),
-                                 timeout=TIMEOUT_S)
+        return await apply_state(self.session, self.target, next_value(self.target, self.presses), timeout=TIMEOUT_S)
 
 
 async def open_students(base: str, n: int, concurrency: int, deadline: float) -> tuple[list[Student], list[str]]:
@@ -126,8 +136,9 @@ async def measure(students: list[Student], duration: float) -> tuple[list[float]
     return latencies, errors, late
 
 
-async def run_levels(levels: list[int], main_level: int, duration: float, ramp_duration: float,
-                     open_concurrency: int) -> list[dict]:
+async def run_levels(
+    levels: list[int], main_level: int, duration: float, ramp_duration: float, open_concurrency: int
+) -> list[dict]:
     rows = []
     with Served([APP]) as srv:
         base = f"http://127.0.0.1:{srv.port}"
@@ -137,8 +148,9 @@ async def run_levels(levels: list[int], main_level: int, duration: float, ramp_d
                 if rows and level > main_level and rows[-1]["p95"] > TARGET_P95_MS:
                     break  # past the target level and already over the line: enough
                 t_open = time.monotonic()
-                more, open_errors = await open_students(base, level - len(students), open_concurrency,
-                                                        deadline=time.monotonic() + 900)
+                more, open_errors = await open_students(
+                    base, level - len(students), open_concurrency, deadline=time.monotonic() + 900
+                )
                 students += more
                 opened_s = time.monotonic() - t_open
                 await asyncio.sleep(2.0)  # let the opening settle
@@ -151,20 +163,31 @@ async def run_levels(levels: list[int], main_level: int, duration: float, ramp_d
                 errors = open_errors + errors + [f"server log: {e}" for e in srv.log_errors()]
                 moves = len(latencies)
                 row = {
-                    "sessions": len(students), "seconds": secs, "moves": moves,
-                    "p50": percentile(latencies, 50), "p95": percentile(latencies, 95),
+                    "sessions": len(students),
+                    "seconds": secs,
+                    "moves": moves,
+                    "p50": percentile(latencies, 50),
+                    "p95": percentile(latencies, 95),
                     "max": max(latencies) if latencies else float("nan"),
-                    "errors": len(errors), "late": late, "server_cpu": server_cpu_s / wall,
+                    "errors": len(errors),
+                    "late": late,
+                    "server_cpu": server_cpu_s / wall,
                     "cpu_ms_per_move": server_cpu_s * 1000 / moves if moves else float("nan"),
-                    "client_cpu": client_cpu, "rss_mb": srv.rss_mb(), "open_s": opened_s,
-                    "main": level == main_level, "error_samples": errors[:5],
+                    "client_cpu": client_cpu,
+                    "rss_mb": srv.rss_mb(),
+                    "open_s": opened_s,
+                    "main": level == main_level,
+                    "error_samples": errors[:5],
                 }
                 rows.append(row)
-                print(f"  sessions={row['sessions']:4d} {secs:4.0f} s  moves={moves:6d}  "
-                      f"p50 {row['p50']:7.1f}  p95 {row['p95']:7.1f}  max {row['max']:7.1f} ms  "
-                      f"errors {row['errors']}  late {late}  server CPU {row['server_cpu']:4.2f} cores, "
-                      f"{row['cpu_ms_per_move']:.2f} ms per move  client CPU {client_cpu:4.2f}  "
-                      f"RSS {row['rss_mb']:.0f} MB  (opened in {opened_s:.0f} s)", flush=True)
+                print(
+                    f"  sessions={row['sessions']:4d} {secs:4.0f} s  moves={moves:6d}  "
+                    f"p50 {row['p50']:7.1f}  p95 {row['p95']:7.1f}  max {row['max']:7.1f} ms  "
+                    f"errors {row['errors']}  late {late}  server CPU {row['server_cpu']:4.2f} cores, "
+                    f"{row['cpu_ms_per_move']:.2f} ms per move  client CPU {client_cpu:4.2f}  "
+                    f"RSS {row['rss_mb']:.0f} MB  (opened in {opened_s:.0f} s)",
+                    flush=True,
+                )
                 for e in errors[:3]:
                     print(f"    error: {e}")
         finally:
@@ -193,9 +216,11 @@ def main(argv: list[str] | None = None) -> int:
         main_level, duration, ramp_duration = args.sessions, args.duration, args.ramp_duration
 
     print_machine()
-    print(f"classroom: one panel serve /{APP}, one score_diff change per session per second (PATCH-DOC of the "
-          f"state model, timed until the server's OK), levels {levels}, {duration:g} s at {main_level} sessions"
-          + (f", {ramp_duration:g} s at the others" if len(levels) > 1 else ""))
+    print(
+        f"classroom: one panel serve /{APP}, one score_diff change per session per second (PATCH-DOC of the "
+        f"state model, timed until the server's OK), levels {levels}, {duration:g} s at {main_level} sessions"
+        + (f", {ramp_duration:g} s at the others" if len(levels) > 1 else "")
+    )
     random.seed(1)
     try:
         rows = asyncio.run(run_levels(levels, main_level, duration, ramp_duration, args.open_concurrency))
@@ -207,19 +232,33 @@ def main(argv: list[str] | None = None) -> int:
     main_row = next((r for r in rows if r["main"]), rows[-1])
     ok = main_row["main"] and main_row["p95"] <= TARGET_P95_MS and main_row["errors"] == 0
     over = next((r["sessions"] for r in rows if r["p95"] > TARGET_P95_MS), None)
-    figures = {"served": {
-        "sessions": main_row["sessions"], "seconds": main_row["seconds"], "moves": main_row["moves"],
-        "p50": figure(main_row["p50"]), "p95": figure(main_row["p95"]), "max": figure(main_row["max"]),
-        "errors": main_row["errors"], "server_cpu": figure(main_row["server_cpu"], 2),
-        "cpu_ms_per_move": figure(main_row["cpu_ms_per_move"], 2), "p95_over_100ms_at": over, "pass": ok,
-        "ramp": [{"sessions": r["sessions"], "p95": figure(r["p95"]), "errors": r["errors"]} for r in rows],
-    }}
-    print(f"  {main_row['sessions']} sessions: moves {main_row['moves']}, "
-          f"p50 {main_row['p50']:.1f} p95 {main_row['p95']:.1f} max {main_row['max']:.1f} ms, "
-          f"errors {main_row['errors']}, server CPU {main_row['cpu_ms_per_move']:.2f} ms per move  "
-          f"{verdict(ok)}" + (f";  p95 first above {TARGET_P95_MS:g} ms at "
-                               f"{over if over is not None else f'> {max(levels)}'} sessions"
-                               if len(rows) > 1 else ""))
+    figures = {
+        "served": {
+            "sessions": main_row["sessions"],
+            "seconds": main_row["seconds"],
+            "moves": main_row["moves"],
+            "p50": figure(main_row["p50"]),
+            "p95": figure(main_row["p95"]),
+            "max": figure(main_row["max"]),
+            "errors": main_row["errors"],
+            "server_cpu": figure(main_row["server_cpu"], 2),
+            "cpu_ms_per_move": figure(main_row["cpu_ms_per_move"], 2),
+            "p95_over_100ms_at": over,
+            "pass": ok,
+            "ramp": [{"sessions": r["sessions"], "p95": figure(r["p95"]), "errors": r["errors"]} for r in rows],
+        }
+    }
+    print(
+        f"  {main_row['sessions']} sessions: moves {main_row['moves']}, "
+        f"p50 {main_row['p50']:.1f} p95 {main_row['p95']:.1f} max {main_row['max']:.1f} ms, "
+        f"errors {main_row['errors']}, server CPU {main_row['cpu_ms_per_move']:.2f} ms per move  "
+        f"{verdict(ok)}"
+        + (
+            f";  p95 first above {TARGET_P95_MS:g} ms at {over if over is not None else f'> {max(levels)}'} sessions"
+            if len(rows) > 1
+            else ""
+        )
+    )
     print("FIGURES classroom " + json.dumps({"figures": figures}))
     return 1 if (args.strict and not ok) else 0
 

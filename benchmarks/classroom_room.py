@@ -121,8 +121,9 @@ async def run_setup(db: str, procs: int, n: int, window: float, run: str, fault:
         await asyncio.sleep(1.0)
 
         last_ack = [0.0]
-        acked, latencies, errors = await burst(students, window, 2.0,
-                                               on_ack=lambda r: last_ack.__setitem__(0, max(last_ack[0], r["t"])))
+        acked, latencies, errors = await burst(
+            students, window, 2.0, on_ack=lambda r: last_ack.__setitem__(0, max(last_ack[0], r["t"]))
+        )
         try:
             shown = await teacher.wait_count(len(acked), timeout=15)
             row["count_after_last_s"] = round(max(0.0, shown - last_ack[0]), 3)
@@ -130,9 +131,15 @@ async def run_setup(db: str, procs: int, n: int, window: float, run: str, fault:
             row["count_after_last_s"] = None
             errors.append(f"instructor's count stayed {teacher.count}")
         in_db = stored(db, code, 1)
-        row.update(stored=len(in_db), acked=len(acked), errors=len(errors), error_kinds=sorted(set(errors))[:5],
-                   p50=round(percentile(latencies, 50), 1), p95=round(percentile(latencies, 95), 1),
-                   max=round(max(latencies), 1) if latencies else None)
+        row.update(
+            stored=len(in_db),
+            acked=len(acked),
+            errors=len(errors),
+            error_kinds=sorted(set(errors))[:5],
+            p50=round(percentile(latencies, 50), 1),
+            p95=round(percentile(latencies, 95), 1),
+            max=round(max(latencies), 1) if latencies else None,
+        )
         if in_db != acked:
             row["errors"] += 1
             row["error_kinds"].append("the database differs from the receipts")
@@ -149,8 +156,11 @@ async def run_setup(db: str, procs: int, n: int, window: float, run: str, fault:
             await asyncio.sleep(0.02)
         await asyncio.sleep(max(0.0, 1.1 - (time.monotonic() - closed_at)))  # one answer a second per student
         late, _, late_errors = await burst(students, min(window, 2.0), 7.0)
-        row["close"] = {"told_s": told, "accepted_after_close": len(late),
-                        "refused_closed": sum(e == "refused: closed" for e in late_errors)}
+        row["close"] = {
+            "told_s": told,
+            "accepted_after_close": len(late),
+            "refused_closed": sum(e == "refused: closed" for e in late_errors),
+        }
 
         if fault:
             store.new_round(code)
@@ -205,30 +215,45 @@ def main(argv=None) -> int:
                 for kind in kinds:
                     for p in procs:
                         name = f"{kind}.{p}proc"
-                        db = (f"sqlite:///{tmp}/{name}.sqlite3" if kind == "sqlite"
-                              else pg.create_database(name.replace(".", "_")))
-                        row = asyncio.run(run_setup(db, p, args.students, args.window, f"{kind[0]}{p}",
-                                                    fault=not args.no_fault))
+                        db = (
+                            f"sqlite:///{tmp}/{name}.sqlite3"
+                            if kind == "sqlite"
+                            else pg.create_database(name.replace(".", "_"))
+                        )
+                        row = asyncio.run(
+                            run_setup(db, p, args.students, args.window, f"{kind[0]}{p}", fault=not args.no_fault)
+                        )
                         figures[name] = row
                         target = TARGET_P95_MS if args.students <= 150 else TARGET_P95_1000_MS
-                        met = (row["stored"] == args.students and row["errors"] == 0
-                               and row["count_after_last_s"] is not None
-                               and row["count_after_last_s"] <= TARGET_COUNT_S and row["p95"] <= target
-                               and row["close"]["accepted_after_close"] == 0 and row["close"]["told_s"] is not None
-                               and row.get("fault", {}).get("lost", 0) == 0)
+                        met = (
+                            row["stored"] == args.students
+                            and row["errors"] == 0
+                            and row["count_after_last_s"] is not None
+                            and row["count_after_last_s"] <= TARGET_COUNT_S
+                            and row["p95"] <= target
+                            and row["close"]["accepted_after_close"] == 0
+                            and row["close"]["told_s"] is not None
+                            and row.get("fault", {}).get("lost", 0) == 0
+                        )
                         ok &= met
                         fault = row.get("fault")
-                        print(f"{name}: {row['students']} students joined in {row['join_s']} s; "
-                              f"stored {row['stored']}, errors {row['errors']} {row['error_kinds'] or ''}; "
-                              f"count shown {row['count_after_last_s']} s after the last receipt "
-                              f"(target <= {TARGET_COUNT_S}); submission p50 {row['p50']} ms, "
-                              f"p95 {row['p95']} ms (target <= {target}), max {row['max']} ms; "
-                              f"voting closed: every page told in {row['close']['told_s']} s, "
-                              f"{row['close']['accepted_after_close']} answers accepted after it (target 0)"
-                              + (f"; fault: {fault['acked_before_kill']} acknowledged before the kill, "
-                                 f"{fault['lost']} of them lost (target 0), {fault['unacked']} to resubmit"
-                                 if fault else "")
-                              + f" -> {verdict(met)}", flush=True)
+                        print(
+                            f"{name}: {row['students']} students joined in {row['join_s']} s; "
+                            f"stored {row['stored']}, errors {row['errors']} {row['error_kinds'] or ''}; "
+                            f"count shown {row['count_after_last_s']} s after the last receipt "
+                            f"(target <= {TARGET_COUNT_S}); submission p50 {row['p50']} ms, "
+                            f"p95 {row['p95']} ms (target <= {target}), max {row['max']} ms; "
+                            f"voting closed: every page told in {row['close']['told_s']} s, "
+                            f"{row['close']['accepted_after_close']} answers accepted after it (target 0)"
+                            + (
+                                f"; fault: {fault['acked_before_kill']} acknowledged before the kill, "
+                                f"{fault['lost']} of them lost (target 0), {fault['unacked']} to resubmit"
+                                if fault
+                                else ""
+                            )
+                            + f" -> {verdict(met)}",
+                            flush=True,
+                        )
             finally:
                 if pg is not None:
                     pg.stop()

@@ -26,8 +26,16 @@ from pathlib import Path
 from benchlib import CHROMIUM, CHROMIUM_ARGS, ROOT, print_machine
 
 #: The main thread's events reported, as Chromium's trace names them.
-EVENTS = ("Layout", "InlineNode::ShapeTextIncludingFirstLine", "UpdateLayoutTree", "v8.evaluateModule",
-          "EvaluateScript", "ParseHTML", "Paint", "PrePaint")
+EVENTS = (
+    "Layout",
+    "InlineNode::ShapeTextIncludingFirstLine",
+    "UpdateLayoutTree",
+    "v8.evaluateModule",
+    "EvaluateScript",
+    "ParseHTML",
+    "Paint",
+    "PrePaint",
+)
 CATEGORIES = ["devtools.timeline", "blink", "loading", "v8.execute", "disabled-by-default-devtools.timeline"]
 
 
@@ -50,8 +58,10 @@ def trace_load(browser, url: str) -> dict:
     start = min(e["ts"] for e in events if (e["pid"], e["tid"]) == main and e.get("name") == "ParseHTML")
     fcp = min((e["ts"] for e in events if e.get("name") == "firstContentfulPaint"), default=None)
     if fcp is None:  # the trace lost the mark (a loaded machine): the main thread's first paint after the parse
-        fcp = min((e["ts"] for e in events if (e["pid"], e["tid"]) == main and e.get("name") == "Paint"
-                   and e["ts"] >= start), default=start)
+        fcp = min(
+            (e["ts"] for e in events if (e["pid"], e["tid"]) == main and e.get("name") == "Paint" and e["ts"] >= start),
+            default=start,
+        )
     end = fcp
     spent = collections.Counter()
     for e in events:

@@ -50,10 +50,13 @@ TARGET_RATIO = 1.5
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 3}
 
+
 def paint_ms(page) -> float:
-    return page.evaluate("() => new Promise((resolve) => { const w = () => { const e = performance"
-                         ".getEntriesByName('first-contentful-paint')[0]; e ? resolve(e.startTime) : setTimeout(w, 5); };"
-                         " w(); })")
+    return page.evaluate(
+        "() => new Promise((resolve) => { const w = () => { const e = performance"
+        ".getEntriesByName('first-contentful-paint')[0]; e ? resolve(e.startTime) : setTimeout(w, 5); };"
+        " w(); })"
+    )
 
 
 def load(browser, url: str, device: dict, keyed: bool, cpu: float) -> dict:
@@ -83,10 +86,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=3, help="loads per page, device and language (median)")
     parser.add_argument("--yardstick", default=str(ROOT.parent / "shared" / "bench" / "limit_page.html"))
     parser.add_argument("--smoke", action="store_true", help="steps.html and index.html, desktop, zh, one load")
-    parser.add_argument("--cpu", default="1,4", help="CPU slowdowns to measure at (default 1,4: 4 is a mid-range "
-                        "phone)")
-    parser.add_argument("--site", metavar="DIR", help="the exported site to load (attention-explorable export "
-                        "wrote it from this checkout); default: export one first")
+    parser.add_argument(
+        "--cpu", default="1,4", help="CPU slowdowns to measure at (default 1,4: 4 is a mid-range phone)"
+    )
+    parser.add_argument(
+        "--site",
+        metavar="DIR",
+        help="the exported site to load (attention-explorable export "
+        "wrote it from this checkout); default: export one first",
+    )
     parser.add_argument("--pages", help="the page files to load, comma-separated (default: every page)")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -106,8 +114,11 @@ def main(argv: list[str] | None = None) -> int:
         site = export_site(Path(tmp) / "site").directory if args.site is None else Path(args.site)
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         stick = Path(args.yardstick)
-        targets = [(f"{lang}{name}", (site / lang / name).as_uri(), has_slider(site / lang / name))
-                    for lang in languages for name in pages]
+        targets = [
+            (f"{lang}{name}", (site / lang / name).as_uri(), has_slider(site / lang / name))
+            for lang in languages
+            for name in pages
+        ]
         try:
             for cpu in cpus:
                 for device, kw in devices.items():
@@ -120,25 +131,33 @@ def main(argv: list[str] | None = None) -> int:
                             loads.append(load(browser, url, kw, keyed, cpu))
                             if stick.is_file():
                                 stick_loads.append(load(browser, stick.as_uri(), kw, True, cpu))
-                        row = {"paint_ms": round(statistics.median(paints), 1),
-                               "key_ms": round(statistics.median(r["key_ms"] for r in loads), 1),
-                               "errors": sum(len(r["errors"]) for r in loads)}
-                        base = (round(statistics.median(r["key_ms"] for r in stick_loads), 1) if stick_loads
-                                else None)
+                        row = {
+                            "paint_ms": round(statistics.median(paints), 1),
+                            "key_ms": round(statistics.median(r["key_ms"] for r in loads), 1),
+                            "errors": sum(len(r["errors"]) for r in loads),
+                        }
+                        base = round(statistics.median(r["key_ms"] for r in stick_loads), 1) if stick_loads else None
                         if base:
                             row["yardstick_key_ms"] = base
                         figures[f"{label} {device} {cpu:g}x"] = row
                         ratio = row["key_ms"] / base if base else None
                         # The first paint's budget is for the machine as it is (1x); the key's ratio at every slowdown.
                         met = (cpu != 1 or row["paint_ms"] <= TARGET_PAINT_MS) and (
-                            ratio is None or ratio <= TARGET_RATIO)
+                            ratio is None or ratio <= TARGET_RATIO
+                        )
                         ok &= met
-                        shown = (f" = {ratio:.2f}x the yardstick's {base:.1f} ms beside it (<= {TARGET_RATIO:g}x)"
-                                 if ratio else "")
+                        shown = (
+                            f" = {ratio:.2f}x the yardstick's {base:.1f} ms beside it (<= {TARGET_RATIO:g}x)"
+                            if ratio
+                            else ""
+                        )
                         budget = f" (<= {TARGET_PAINT_MS:g})" if cpu == 1 else ""
-                        print(f"{label:20} {device:7} CPU {cpu:g}x: first paint {row['paint_ms']:7.1f} ms"
-                              f"{budget}; first key {row['key_ms']:7.1f} ms{shown} "
-                              f"{verdict(met)}; errors {row['errors']}", flush=True)
+                        print(
+                            f"{label:20} {device:7} CPU {cpu:g}x: first paint {row['paint_ms']:7.1f} ms"
+                            f"{budget}; first key {row['key_ms']:7.1f} ms{shown} "
+                            f"{verdict(met)}; errors {row['errors']}",
+                            flush=True,
+                        )
         finally:
             browser.close()
     print("FIGURES first_paint " + json.dumps({"figures": figures}))

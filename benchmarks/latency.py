@@ -75,14 +75,15 @@ SETUPS = ("served", "static")
 YARDSTICK = ROOT.parent / "shared" / "bench" / "limit_page.html"
 YARDSTICK_SELECTORS = (".handle", ".ae-output")
 PROBE_JS = (Path(__file__).parent / "latency_probe.js").read_text(encoding="utf-8")
-PAUSE_MS = 50          # between presses: a student's pace
-ANSWER_MS = 5_000      # a press whose readout has not changed by then is a miss
+PAUSE_MS = 50  # between presses: a student's pace
+ANSWER_MS = 5_000  # a press whose readout has not changed by then is a miss
 PROFILE_PRESSES = 20
 #: Trace categories: the DevTools timeline (tasks, script, style, layout, paint).
 TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "toplevel"]
 
 
 # --- the two setups -------------------------------------------------------------------
+
 
 def export_pages(directory: Path) -> Path:
     """The static site as ``attention-explorable export`` writes it; each explorable is ``<name>.html`` there."""
@@ -114,8 +115,17 @@ class Skip(Exception):
 class LatencyPage:
     """One page of an explorable (served URL or saved file), the probe installed."""
 
-    def __init__(self, browser, url: str, handle: str, readout: str, offline: bool, wait_s: float = 60.0,
-                 buttons: bool = False, cpu: float = 1.0):
+    def __init__(
+        self,
+        browser,
+        url: str,
+        handle: str,
+        readout: str,
+        offline: bool,
+        wait_s: float = 60.0,
+        buttons: bool = False,
+        cpu: float = 1.0,
+    ):
         self.context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
         self.page = self.context.new_page()
         if cpu != 1:  # Chromium's CPU slowed down (4: a mid-range phone), as DevTools' throttling does
@@ -128,8 +138,9 @@ class LatencyPage:
         self.failed_elsewhere = 0
         self.page.on("requestfailed", lambda r: self._failed(r.url))
         if offline:
-            self.page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:", "blob:"))
-                            else r.abort())
+            self.page.route(
+                "**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:", "blob:")) else r.abort()
+            )
         self.page.goto(url, wait_until="load", timeout=90_000)
         self.handle = self.page.locator(handle).first
         try:
@@ -177,13 +188,38 @@ class LatencyPage:
 # --- the trace ----------------------------------------------------------------------------
 
 CATEGORY_OF = {
-    "script": ("FunctionCall", "EvaluateScript", "v8.compile", "v8.compileModule", "v8.evaluateModule",
-               "V8.Execute", "v8.run", "v8.callFunction", "TimerFire", "EventDispatch", "FireAnimationFrame",
-               "RunMicrotasks", "FireIdleCallback", "MajorGC", "MinorGC", "XHRLoad", "XHRReadyStateChange"),
+    "script": (
+        "FunctionCall",
+        "EvaluateScript",
+        "v8.compile",
+        "v8.compileModule",
+        "v8.evaluateModule",
+        "V8.Execute",
+        "v8.run",
+        "v8.callFunction",
+        "TimerFire",
+        "EventDispatch",
+        "FireAnimationFrame",
+        "RunMicrotasks",
+        "FireIdleCallback",
+        "MajorGC",
+        "MinorGC",
+        "XHRLoad",
+        "XHRReadyStateChange",
+    ),
     "style": ("UpdateLayoutTree", "RecalculateStyles", "ParseAuthorStyleSheet", "UpdateStyle"),
     "layout": ("Layout", "UpdateLayerTree", "Layerize", "ComputeIntersections", "HitTest", "ScrollLayer"),
-    "paint": ("Paint", "PrePaint", "PaintImage", "CompositeLayers", "Commit", "Decode Image", "PaintSetup",
-              "RasterTask", "UpdateLayer"),
+    "paint": (
+        "Paint",
+        "PrePaint",
+        "PaintImage",
+        "CompositeLayers",
+        "Commit",
+        "Decode Image",
+        "PaintSetup",
+        "RasterTask",
+        "UpdateLayer",
+    ),
 }
 
 
@@ -206,9 +242,14 @@ def main_thread_costs(trace: dict) -> tuple[dict[str, float], dict[str, float], 
     for ev in events:
         if ev.get("ph") in ("X", "B", "E"):
             threads[(ev.get("pid"), ev.get("tid"))].append(ev)
-    key_threads = [k for k, evs in threads.items()
-                   if any(e.get("name") == "EventDispatch" and (e.get("args", {}).get("data") or {}).get("type")
-                          == "keydown" for e in evs)]
+    key_threads = [
+        k
+        for k, evs in threads.items()
+        if any(
+            e.get("name") == "EventDispatch" and (e.get("args", {}).get("data") or {}).get("type") == "keydown"
+            for e in evs
+        )
+    ]
     if not key_threads:
         raise RuntimeError("no keydown EventDispatch in the trace")
     evs = threads[max(key_threads, key=lambda k: len(threads[k]))]
@@ -261,39 +302,59 @@ def profile(browser, page: LatencyPage, presses: int) -> dict:
     by_name, by_cat, by_fn = main_thread_costs(json.loads(raw))
     samples = page.results(before)[0]
     per = 1.0 / presses
-    return {"presses": presses, "p50": percentile(samples, 50),
-            "categories": {k: v * per for k, v in by_cat.items()},
-            "names": sorted(((k, v * per) for k, v in by_name.items()), key=lambda kv: -kv[1])[:12],
-            "functions": sorted(((k, v * per) for k, v in by_fn.items()), key=lambda kv: -kv[1])[:6]}
+    return {
+        "presses": presses,
+        "p50": percentile(samples, 50),
+        "categories": {k: v * per for k, v in by_cat.items()},
+        "names": sorted(((k, v * per) for k, v in by_name.items()), key=lambda kv: -kv[1])[:12],
+        "functions": sorted(((k, v * per) for k, v in by_fn.items()), key=lambda kv: -kv[1])[:6],
+    }
 
 
 def print_profile(name: str, setup: str, prof: dict) -> None:
     cats = prof["categories"]
     total = sum(cats.values())
-    print(f"  profile {name} {setup}: {prof['presses']} presses (p50 {prof['p50']:.1f} ms); main-thread "
-          f"self time per press {total:.1f} ms: " + ", ".join(
-              f"{c} {cats.get(c, 0):.1f}" for c in ("script", "style", "layout", "paint", "other")))
+    print(
+        f"  profile {name} {setup}: {prof['presses']} presses (p50 {prof['p50']:.1f} ms); main-thread "
+        f"self time per press {total:.1f} ms: "
+        + ", ".join(f"{c} {cats.get(c, 0):.1f}" for c in ("script", "style", "layout", "paint", "other"))
+    )
     print("    top events (ms per press): " + ", ".join(f"{k} {v:.2f}" for k, v in prof["names"] if v >= 0.01))
     if prof["functions"]:
-        print("    top script functions (ms per press): "
-              + ", ".join(f"{k} {v:.2f}" for k, v in prof["functions"] if v >= 0.01))
+        print(
+            "    top script functions (ms per press): "
+            + ", ".join(f"{k} {v:.2f}" for k, v in prof["functions"] if v >= 0.01)
+        )
 
 
 # --- the run ------------------------------------------------------------------------------
 
-def measure(browser, name: str, url: str, saved: Path, n: int, rounds: int, warmup: int,
-            profile_it: bool, yardstick: Path | None = None, cpu: float = 1.0) -> dict:
+
+def measure(
+    browser,
+    name: str,
+    url: str,
+    saved: Path,
+    n: int,
+    rounds: int,
+    warmup: int,
+    profile_it: bool,
+    yardstick: Path | None = None,
+    cpu: float = 1.0,
+) -> dict:
     slider, readout = EXPLORABLES[name]
     buttons = slider.startswith("button:")
     handle = slider.removeprefix("button:") if buttons else f"{slider} .noUi-handle, {slider} input[type=range]"
     pages: dict[str, LatencyPage] = {}
     try:
         pages["served"] = LatencyPage(browser, url, handle, readout, offline=False, buttons=buttons, cpu=cpu)
-        pages["static"] = LatencyPage(browser, saved.resolve().as_uri(), handle, readout, offline=True,
-                                      buttons=buttons, cpu=cpu)
+        pages["static"] = LatencyPage(
+            browser, saved.resolve().as_uri(), handle, readout, offline=True, buttons=buttons, cpu=cpu
+        )
         if yardstick is not None:  # pressed in the same rounds: the same machine at the same moments
-            pages["yardstick"] = LatencyPage(browser, yardstick.resolve().as_uri(), *YARDSTICK_SELECTORS,
-                                             offline=True, cpu=cpu)
+            pages["yardstick"] = LatencyPage(
+                browser, yardstick.resolve().as_uri(), *YARDSTICK_SELECTORS, offline=True, cpu=cpu
+            )
         for setup, page in pages.items():
             page.press()
             if page.results(0)[1]:
@@ -316,8 +377,17 @@ def measure(browser, name: str, url: str, saved: Path, n: int, rounds: int, warm
             page.close()
 
 
-def run(names: list[str], n: int, rounds: int, warmup: int, profile_name: str | None,
-        yardstick: Path | None = None, site: Path | None = None, cpu: float = 1.0, textbook: bool = False) -> dict:
+def run(
+    names: list[str],
+    n: int,
+    rounds: int,
+    warmup: int,
+    profile_name: str | None,
+    yardstick: Path | None = None,
+    site: Path | None = None,
+    cpu: float = 1.0,
+    textbook: bool = False,
+) -> dict:
     from playwright.sync_api import sync_playwright
 
     results: dict = {"skipped": {}, "errors": []}
@@ -343,9 +413,18 @@ def run(names: list[str], n: int, rounds: int, warmup: int, profile_name: str | 
                     with Served([app]) as srv:
                         url = srv.url(app) + ("?explorables=all" if textbook else "")
                         try:
-                            results[name] = measure(browser, name, url, path, n, rounds, warmup,
-                                                    profile_it=name == profile_name, yardstick=yardstick,
-                                                    cpu=cpu)
+                            results[name] = measure(
+                                browser,
+                                name,
+                                url,
+                                path,
+                                n,
+                                rounds,
+                                warmup,
+                                profile_it=name == profile_name,
+                                yardstick=yardstick,
+                                cpu=cpu,
+                            )
                         except Skip as exc:
                             results["skipped"][name] = str(exc)
                             print(f"  skipped {name}: {exc}", flush=True)
@@ -366,20 +445,38 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=60, help="measured presses per explorable and setup (default 60)")
     parser.add_argument("--rounds", type=int, default=4, help="alternations between the setups (default 4)")
-    parser.add_argument("--explorables", default=",".join(EXPLORABLES),
-                        help=f"comma-separated explorables (default {','.join(EXPLORABLES)})")
+    parser.add_argument(
+        "--explorables",
+        default=",".join(EXPLORABLES),
+        help=f"comma-separated explorables (default {','.join(EXPLORABLES)})",
+    )
     parser.add_argument("--profile", metavar="NAME", help="also trace 20 presses per setup of explorable NAME")
     parser.add_argument("--smoke", action="store_true", help="quick run: steps, 4 presses per setup")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
-    parser.add_argument("--textbook", action="store_true", help="press each explorable on the textbook page "
-                        "(index.html; served: the live textbook with ?explorables=all), not on its own page")
-    parser.add_argument("--cpu", type=float, default=1.0, help="slow Chromium's CPU down so many times (4: a "
-                        "mid-range phone); every page of the run alike")
-    parser.add_argument("--site", metavar="DIR", help="the exported site to press (attention-explorable export "
-                        "wrote it from this checkout); default: export one first")
-    parser.add_argument("--yardstick", default=str(YARDSTICK),
-                        help="the hand-written page pressed in the same rounds (default ../shared/bench/"
-                             "limit_page.html beside the repository; skipped when absent)")
+    parser.add_argument(
+        "--textbook",
+        action="store_true",
+        help="press each explorable on the textbook page "
+        "(index.html; served: the live textbook with ?explorables=all), not on its own page",
+    )
+    parser.add_argument(
+        "--cpu",
+        type=float,
+        default=1.0,
+        help="slow Chromium's CPU down so many times (4: a mid-range phone); every page of the run alike",
+    )
+    parser.add_argument(
+        "--site",
+        metavar="DIR",
+        help="the exported site to press (attention-explorable export "
+        "wrote it from this checkout); default: export one first",
+    )
+    parser.add_argument(
+        "--yardstick",
+        default=str(YARDSTICK),
+        help="the hand-written page pressed in the same rounds (default ../shared/bench/"
+        "limit_page.html beside the repository; skipped when absent)",
+    )
     args = parser.parse_args(argv)
     yardstick = Path(args.yardstick) if args.yardstick and Path(args.yardstick).is_file() else None
     if args.smoke:
@@ -394,19 +491,34 @@ def main(argv: list[str] | None = None) -> int:
     print(f"CPU slowed down {args.cpu:g}x (Chromium's throttling), every page alike", flush=True)
     t0 = time.monotonic()
     try:
-        results = run(names, n, rounds, warmup, args.profile, yardstick, Path(args.site) if args.site else None,
-                      cpu=args.cpu, textbook=args.textbook)
+        results = run(
+            names,
+            n,
+            rounds,
+            warmup,
+            args.profile,
+            yardstick,
+            Path(args.site) if args.site else None,
+            cpu=args.cpu,
+            textbook=args.textbook,
+        )
     except Exception as exc:  # noqa: BLE001 - reported, exit status 2
         print(f"measurement failed: {exc!r}", file=sys.stderr)
         return 2
     measured = [name for name in names if name in results]
-    print(f"keydown on a control -> frame painted with the new readout, Chromium, n={n} per explorable "
-          f"and setup, {rounds} alternating rounds, {time.monotonic() - t0:.0f} s")
-    print(f"{'explorable':<10} {'setup':<7} {'p50':>6} {'p95':>6} {'max':>6} ms  {'n':>4} {'misses':>6}"
-          f"   target p50<={TARGET_P50:g} p95<={TARGET_P95:g}, served/static p50<={TARGET_RATIO:g}")
+    print(
+        f"keydown on a control -> frame painted with the new readout, Chromium, n={n} per explorable "
+        f"and setup, {rounds} alternating rounds, {time.monotonic() - t0:.0f} s"
+    )
+    print(
+        f"{'explorable':<10} {'setup':<7} {'p50':>6} {'p95':>6} {'max':>6} ms  {'n':>4} {'misses':>6}"
+        f"   target p50<={TARGET_P50:g} p95<={TARGET_P95:g}, served/static p50<={TARGET_RATIO:g}"
+    )
     if yardstick is not None:
-        print(f"targets beside the yardstick ({yardstick.name}, pressed in the same rounds): p50 within "
-              f"{FRAME_MS:g} ms of its p50, p95 within {2 * FRAME_MS:g} ms of its p95")
+        print(
+            f"targets beside the yardstick ({yardstick.name}, pressed in the same rounds): p50 within "
+            f"{FRAME_MS:g} ms of its p50, p95 within {2 * FRAME_MS:g} ms of its p95"
+        )
     figures, all_ok = {}, True
     for name in measured:
         row: dict = {}
@@ -415,8 +527,10 @@ def main(argv: list[str] | None = None) -> int:
         if yard is not None:
             y50, y95 = percentile(yard["samples"], 50), percentile(yard["samples"], 95)
             row["yardstick"] = {"p50": figure(y50), "p95": figure(y95), "n": len(yard["samples"])}
-            print(f"{name:<10} {'yardst.':<7} {y50:6.1f} {y95:6.1f} {max(yard['samples'] or [float('nan')]):6.1f}"
-                  f"     {len(yard['samples']):4d} {yard['misses']:6d}")
+            print(
+                f"{name:<10} {'yardst.':<7} {y50:6.1f} {y95:6.1f} {max(yard['samples'] or [float('nan')]):6.1f}"
+                f"     {len(yard['samples']):4d} {yard['misses']:6d}"
+            )
         for setup in SETUPS:
             r = results[name][setup]
             xs = r["samples"]
@@ -426,11 +540,19 @@ def main(argv: list[str] | None = None) -> int:
                 ok = p50 <= y50 + FRAME_MS and p95 <= y95 + 2 * FRAME_MS and r["misses"] == 0
             else:
                 ok = p50 <= TARGET_P50 and p95 <= TARGET_P95 and r["misses"] == 0
-            row[setup] = {"p50": figure(p50), "p95": figure(p95), "max": figure(mx), "n": len(xs),
-                          "misses": r["misses"], "pass": ok}
-            beside = (f"  (+{p50 - y50:.1f} / +{p95 - y95:.1f} ms beside the yardstick)" if yard is not None else "")
-            print(f"{name:<10} {setup:<7} {p50:6.1f} {p95:6.1f} {mx:6.1f}     {len(xs):4d} {r['misses']:6d}"
-                  f"   {verdict(ok)}{beside}")
+            row[setup] = {
+                "p50": figure(p50),
+                "p95": figure(p95),
+                "max": figure(mx),
+                "n": len(xs),
+                "misses": r["misses"],
+                "pass": ok,
+            }
+            beside = f"  (+{p50 - y50:.1f} / +{p95 - y95:.1f} ms beside the yardstick)" if yard is not None else ""
+            print(
+                f"{name:<10} {setup:<7} {p50:6.1f} {p95:6.1f} {mx:6.1f}     {len(xs):4d} {r['misses']:6d}"
+                f"   {verdict(ok)}{beside}"
+            )
         ratio50 = p50s["served"] / p50s["static"] if p50s["static"] else float("nan")
         ratio95 = p95s["served"] / p95s["static"] if p95s["static"] else float("nan")
         ok_ratio = ratio50 <= TARGET_RATIO
@@ -449,8 +571,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"errors ({len(errors)}):")
         for e in errors[:20]:
             print(f"  {e}")
-    print("FIGURES latency " + json.dumps({"figures": figures, "skipped": results["skipped"],
-                                           "errors": len(errors)}, ensure_ascii=False))
+    print(
+        "FIGURES latency "
+        + json.dumps({"figures": figures, "skipped": results["skipped"], "errors": len(errors)}, ensure_ascii=False)
+    )
     if errors:
         return 2
     return 1 if (args.strict and not all_ok) else 0

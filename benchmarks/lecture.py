@@ -94,7 +94,9 @@ class Pages:
         phone = i % 3 == 2
         context = await self.browser.new_context(
             viewport={"width": 390, "height": 844} if phone else {"width": 1280, "height": 900},
-            is_mobile=phone, has_touch=phone)
+            is_mobile=phone,
+            has_touch=phone,
+        )
         page = await context.new_page()
         app = "textbook" if i % 4 == 3 else "steps"
         await page.goto(f"http://{page_address(i)}:{self.port}/{app}?room={code}", timeout=60_000)
@@ -139,16 +141,18 @@ async def protocol_burst(students, value, window: float = 1.0, on_half=None):
             refused[type(exc).__name__] = refused.get(type(exc).__name__, 0) + 1
             return
         if receipt.get("ok"):
-            acked[s.stored_id], latencies[len(latencies):] = value(i), [ms]
+            acked[s.stored_id], latencies[len(latencies) :] = value(i), [ms]
         else:
             reason = receipt.get("reason") or f"closed {receipt.get('closed')}"
             refused[reason] = refused.get(reason, 0) + 1
 
     jobs = [one(i, s) for i, s in enumerate(students)]
     if on_half is not None:
+
         async def half():
             await asyncio.sleep(window / 2)
             await on_half()
+
         jobs.append(half())
     await asyncio.gather(*jobs)
     return acked, latencies, refused
@@ -177,7 +181,8 @@ async def lecture(n: int, browsers: int, db: str, window: float = WINDOW_S) -> d
             t0 = time.monotonic()
             protocol, _ = await asyncio.gather(
                 open_students([server.base], code, n - browsers, "lecture"),
-                asyncio.gather(*(pages.student(i, code) for i in range(browsers))))
+                asyncio.gather(*(pages.student(i, code) for i in range(browsers))),
+            )
             out["join_s"] = round(time.monotonic() - t0, 1)
             for page in pages.students:  # the room's step has reached every page
                 await page.wait_for_function("s => location.search.includes(s)", arg=f"step={STEP}", timeout=WAIT_MS)
@@ -185,14 +190,19 @@ async def lecture(n: int, browsers: int, db: str, window: float = WINDOW_S) -> d
             # Round 1: everyone at once.
             (acked, latencies, refused), answers = await asyncio.gather(
                 protocol_burst(protocol, lambda i: 4 + (i % 8) / 2, window=window),
-                asyncio.gather(*(page_answer(p, 5 + i % 6, after=random.random() * window)
-                                 for i, p in enumerate(pages.students))))
+                asyncio.gather(
+                    *(page_answer(p, 5 + i % 6, after=random.random() * window) for i, p in enumerate(pages.students))
+                ),
+            )
             page_ms = [ms for ok, ms in answers if ok]
-            out["round_1"] = {"acked": len(acked) + len(page_ms), "refused": refused,
-                              "receipt_p50_ms": round(percentile(latencies, 50), 1),
-                              "receipt_p95_ms": round(percentile(latencies, 95), 1),
-                              "page_shown_p50_ms": round(percentile(page_ms, 50), 1),
-                              "page_shown_p95_ms": round(percentile(page_ms, 95), 1)}
+            out["round_1"] = {
+                "acked": len(acked) + len(page_ms),
+                "refused": refused,
+                "receipt_p50_ms": round(percentile(latencies, 50), 1),
+                "receipt_p95_ms": round(percentile(latencies, 95), 1),
+                "page_shown_p50_ms": round(percentile(page_ms, 50), 1),
+                "page_shown_p95_ms": round(percentile(page_ms, 95), 1),
+            }
             t_last = time.monotonic()
             await pages.teacher_count(n)
             out["round_1"]["count_after_last_s"] = round(time.monotonic() - t_last, 2)
@@ -205,8 +215,10 @@ async def lecture(n: int, browsers: int, db: str, window: float = WINDOW_S) -> d
             await pages.teacher.keyboard.press("r")
             for page in pages.students:
                 await page.locator(".ae-student-result").first.wait_for(state="visible", timeout=WAIT_MS)
-            out["close"] = {"accepted_after_close": len(late) + sum(ok for ok, _ in late_pages),
-                            "refused": late_refused}
+            out["close"] = {
+                "accepted_after_close": len(late) + sum(ok for ok, _ in late_pages),
+                "refused": late_refused,
+            }
 
             # Round 2: a new round, every page reloaded at the step, a crash halfway through the answers.
             await pages.teacher.keyboard.press("n")
@@ -227,15 +239,19 @@ async def lecture(n: int, browsers: int, db: str, window: float = WINDOW_S) -> d
             server = restart["server"]
             waits = await asyncio.gather(*(reconnected(p, restart["ready"]) for p in pages.students))
             missing = [i for i, s in enumerate(protocol) if s.stored_id not in acked2]
-            again = await asyncio.gather(*(ClassStudent.open(server.base, code, protocol[i].student_id,
-                                                             address=loopback(i)) for i in missing))
+            again = await asyncio.gather(
+                *(ClassStudent.open(server.base, code, protocol[i].student_id, address=loopback(i)) for i in missing)
+            )
             for i, s in zip(missing, again):
                 receipt, _ = await s.submit(STEP, 5 + (i % 8) / 4, timeout=10)
                 if receipt.get("ok"):
                     acked2[s.stored_id] = 5 + (i % 8) / 4
-            out["fault"] = {"acked_before_kill_or_resent": len(acked2), "refused_during": refused2,
-                            "reconnect_max_s": round(max(waits), 2) if waits else None,
-                            "reconnect_p50_s": round(percentile(waits, 50), 2) if waits else None}
+            out["fault"] = {
+                "acked_before_kill_or_resent": len(acked2),
+                "refused_during": refused2,
+                "reconnect_max_s": round(max(waits), 2) if waits else None,
+                "reconnect_p50_s": round(percentile(waits, 50), 2) if waits else None,
+            }
             await pages.teacher.reload()
             await pages.teacher.wait_for_selector(".ae-room-code, .ae-instructor-key", timeout=WAIT_MS)
             out["fault"]["instructor_logged_in"] = await pages.teacher.locator(".ae-room-code").count() > 0
@@ -291,8 +307,9 @@ def main(argv=None) -> int:
     print_machine()
     with tempfile.TemporaryDirectory() as tmp:
         try:
-            out = asyncio.run(lecture(n, browsers, f"sqlite:///{Path(tmp) / 'class.sqlite3'}",
-                                      2.0 if args.smoke else WINDOW_S))
+            out = asyncio.run(
+                lecture(n, browsers, f"sqlite:///{Path(tmp) / 'class.sqlite3'}", 2.0 if args.smoke else WINDOW_S)
+            )
         except Exception as exc:  # noqa: BLE001 - a measurement that could not run
             print(f"lecture.py: the measurement failed: {type(exc).__name__}: {exc}", file=sys.stderr)
             return 2
@@ -312,8 +329,10 @@ def main(argv=None) -> int:
     ]
     for name, ok in targets:
         print(f"{verdict(ok)}  {name}")
-    print("FIGURES lecture " + json.dumps({"figures": out, "targets": {name: ok for name, ok in targets}},
-                                          ensure_ascii=False))
+    print(
+        "FIGURES lecture "
+        + json.dumps({"figures": out, "targets": {name: ok for name, ok in targets}}, ensure_ascii=False)
+    )
     return 1 if args.strict and not all(ok for _, ok in targets) else 0
 
 

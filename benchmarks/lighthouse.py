@@ -42,16 +42,33 @@ from classlib import ClassServer
 
 TARGET_PERFORMANCE, TARGET_OTHERS = 90, 95
 YARDSTICK = ROOT.parent / "shared" / "bench" / "limit_page.html"
-METRICS = {"first-contentful-paint": "first paint", "largest-contentful-paint": "largest paint",
-           "total-blocking-time": "blocking", "cumulative-layout-shift": "shift", "speed-index": "speed index"}
+METRICS = {
+    "first-contentful-paint": "first paint",
+    "largest-contentful-paint": "largest paint",
+    "total-blocking-time": "blocking",
+    "cumulative-layout-shift": "shift",
+    "speed-index": "speed index",
+}
 
 
 def audit(lighthouse: str, url: str, out: Path) -> dict:
     """One Lighthouse run on ``url`` (mobile preset): scores and metrics."""
     env = {**os.environ, "CHROME_PATH": CHROMIUM}
-    subprocess.run([lighthouse, url, "--quiet", "--output=json", f"--output-path={out}",
-                    "--chrome-flags=--headless=new --no-sandbox --disable-gpu"],
-                   env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+    subprocess.run(
+        [
+            lighthouse,
+            url,
+            "--quiet",
+            "--output=json",
+            f"--output-path={out}",
+            "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
+        ],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=300,
+    )
     report = json.loads(out.read_text("utf-8"))
     scores = {k: round(v["score"] * 100) for k, v in report["categories"].items()}
     metrics = {name: report["audits"][key]["displayValue"] for key, name in METRICS.items()}
@@ -69,13 +86,16 @@ def static_host(directory: Path, port: int):
 
     def run():
         asyncio.set_event_loop(loop)
+
         class Quiet(tornado.web.StaticFileHandler):
             def log_exception(self, *args):  # a 404 (robots.txt) is the audit's own question
                 pass
 
-        app = tornado.web.Application([(r"/(.*)", Quiet,
-                                        {"path": str(directory), "default_filename": "index.html"})],
-                                      compress_response=True, log_function=lambda handler: None)
+        app = tornado.web.Application(
+            [(r"/(.*)", Quiet, {"path": str(directory), "default_filename": "index.html"})],
+            compress_response=True,
+            log_function=lambda handler: None,
+        )
         app.listen(port, address="127.0.0.1")
         started.set()
         loop.run_forever()
@@ -90,15 +110,21 @@ def main(argv: list[str] | None = None) -> int:
 
     files = pages()  # file name -> app: index.html -> textbook, steps.html -> steps...
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lighthouse", default=os.environ.get("LIGHTHOUSE", "lighthouse"),
-                        help="the lighthouse command (default $LIGHTHOUSE, else lighthouse on the PATH)")
+    parser.add_argument(
+        "--lighthouse",
+        default=os.environ.get("LIGHTHOUSE", "lighthouse"),
+        help="the lighthouse command (default $LIGHTHOUSE, else lighthouse on the PATH)",
+    )
     parser.add_argument("--pages", default=",".join(files.values()), help="apps to audit (default: every page)")
     parser.add_argument("--hosts", default="served,static", help="served, static or both (default both)")
     parser.add_argument("--keep", metavar="DIR", help="keep each page's Lighthouse report (JSON) in DIR")
     args = parser.parse_args(argv)
     if shutil.which(args.lighthouse) is None:
-        print(f"no lighthouse command {args.lighthouse!r}: npm install --prefix /tmp/lh lighthouse, "
-              "then --lighthouse /tmp/lh/node_modules/.bin/lighthouse", file=sys.stderr)
+        print(
+            f"no lighthouse command {args.lighthouse!r}: npm install --prefix /tmp/lh lighthouse, "
+            "then --lighthouse /tmp/lh/node_modules/.bin/lighthouse",
+            file=sys.stderr,
+        )
         return 2
     wanted = args.pages.split(",")
     hosts = args.hosts.split(",")
@@ -109,12 +135,17 @@ def main(argv: list[str] | None = None) -> int:
         nonlocal ok
         s, m = row["scores"], row["metrics"]
         met = s["performance"] >= TARGET_PERFORMANCE and all(
-            s[k] >= TARGET_OTHERS for k in ("accessibility", "best-practices", "seo"))
+            s[k] >= TARGET_OTHERS for k in ("accessibility", "best-practices", "seo")
+        )
         ok &= met or not judged
         figures[label] = row
-        print(f"{label:28} perf {s['performance']:3d}  a11y {s['accessibility']:3d}  best {s['best-practices']:3d}  "
-              f"seo {s['seo']:3d}   " + "  ".join(f"{k} {v}" for k, v in m.items())
-              + (f"   {verdict(met)}" if judged else "   (yardstick)"), flush=True)
+        print(
+            f"{label:28} perf {s['performance']:3d}  a11y {s['accessibility']:3d}  best {s['best-practices']:3d}  "
+            f"seo {s['seo']:3d}   "
+            + "  ".join(f"{k} {v}" for k, v in m.items())
+            + (f"   {verdict(met)}" if judged else "   (yardstick)"),
+            flush=True,
+        )
 
     with tempfile.TemporaryDirectory(prefix="ae-lighthouse-") as tmp:
         tmp = Path(tmp)
@@ -125,8 +156,9 @@ def main(argv: list[str] | None = None) -> int:
                 # The textbook in English is built last: once it answers, every page is built.
                 urllib.request.urlopen(f"{server.base}/textbook?lang=en", timeout=180).read()
                 for app in wanted:
-                    report(f"served /{app}", audit(args.lighthouse, f"{server.base}/{app}",
-                                                   reports / f"served-{app}.json"))
+                    report(
+                        f"served /{app}", audit(args.lighthouse, f"{server.base}/{app}", reports / f"served-{app}.json")
+                    )
         if "static" in hosts:
             site = export_site(tmp / "site").directory
             if YARDSTICK.is_file():
@@ -135,12 +167,21 @@ def main(argv: list[str] | None = None) -> int:
             stop = static_host(site, port)
             try:
                 if YARDSTICK.is_file():
-                    report("static yardstick.html", audit(args.lighthouse, f"http://127.0.0.1:{port}/yardstick.html",
-                                                          reports / "static-yardstick.json"), judged=False)
+                    report(
+                        "static yardstick.html",
+                        audit(
+                            args.lighthouse,
+                            f"http://127.0.0.1:{port}/yardstick.html",
+                            reports / "static-yardstick.json",
+                        ),
+                        judged=False,
+                    )
                 for name, app in files.items():
                     if app in wanted:
-                        report(f"static {name}", audit(args.lighthouse, f"http://127.0.0.1:{port}/{name}",
-                                                       reports / f"static-{app}.json"))
+                        report(
+                            f"static {name}",
+                            audit(args.lighthouse, f"http://127.0.0.1:{port}/{name}", reports / f"static-{app}.json"),
+                        )
             finally:
                 stop()
     print("FIGURES lighthouse " + json.dumps({"figures": figures}))

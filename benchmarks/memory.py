@@ -89,8 +89,9 @@ async def close_all(sessions: list[BokehSession]) -> None:
     await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
 
 
-async def server_idle(srv: Served, quiet_cpu_s: float = 0.05, window_s: float | None = None,
-                      limit_s: float = 900.0) -> None:
+async def server_idle(
+    srv: Served, quiet_cpu_s: float = 0.05, window_s: float | None = None, limit_s: float = 900.0
+) -> None:
     """Wait until the server used under ``quiet_cpu_s`` of CPU in ``window_s``.
 
     The textbook page builds its later explorables after a session has
@@ -143,14 +144,24 @@ async def measure_app(app: str, n: int, cycles: int, batch: int) -> dict:
             rss_end = await settled_rss(srv)
             drift = (rss_end - rss_100) / rss_100
         errors += [f"server log: {e}" for e in srv.log_errors()]
-    return {"app": app, "n": n, "start_rss": start_rss, "before": before,
-            "with_open": with_open, "after_close": after_close, "per_session_mb": per_session,
-            "open_s": open_s, "cycles": done, "rss_after_100": rss_100, "rss_end": rss_end,
-            "drift": drift, "errors": errors}
+    return {
+        "app": app,
+        "n": n,
+        "start_rss": start_rss,
+        "before": before,
+        "with_open": with_open,
+        "after_close": after_close,
+        "per_session_mb": per_session,
+        "open_s": open_s,
+        "cycles": done,
+        "rss_after_100": rss_100,
+        "rss_end": rss_end,
+        "drift": drift,
+        "errors": errors,
+    }
 
 
-async def pid_idle(pid: int, quiet_cpu_s: float = 0.02, window_s: float | None = None,
-                   limit_s: float = 300.0) -> None:
+async def pid_idle(pid: int, quiet_cpu_s: float = 0.02, window_s: float | None = None, limit_s: float = 300.0) -> None:
     """Wait until process ``pid`` used under ``quiet_cpu_s`` of CPU in ``window_s``."""
     window_s = IDLE_WINDOW_S if window_s is None else window_s
     quiet_cpu_s *= window_s / 1.0
@@ -199,20 +210,36 @@ async def measure_class(n: int) -> dict:
             errors = [f"server log: {e}" for e in server.log_errors()]
     if joined != n or still != n:
         errors.append(f"{joined} of {n} students joined, {still} still connected when measured")
-    return {"students": n, "joined": joined, "start_kb": start_kb, "before_kb": before_kb, "with_kb": with_kb,
-            "after_kb": after_kb, "kb_per_student": (with_kb - before_kb) / n, "join_s": join_s, "errors": errors}
+    return {
+        "students": n,
+        "joined": joined,
+        "start_kb": start_kb,
+        "before_kb": before_kb,
+        "with_kb": with_kb,
+        "after_kb": after_kb,
+        "kb_per_student": (with_kb - before_kb) / n,
+        "join_s": join_s,
+        "errors": errors,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--apps", default="steps,textbook,textbook-all",
-                        help="apps to measure (default steps,textbook,textbook-all)")
+    parser.add_argument(
+        "--apps", default="steps,textbook,textbook-all", help="apps to measure (default steps,textbook,textbook-all)"
+    )
     parser.add_argument("--sessions", type=int, default=100, help="sessions kept open (default 100)")
     parser.add_argument("--cycles", type=int, default=500, help="open/close cycles (default 500; 0: none)")
-    parser.add_argument("--cycle-apps", default="steps,textbook", help="apps that get the cycles (default steps,textbook)")
+    parser.add_argument(
+        "--cycle-apps", default="steps,textbook", help="apps that get the cycles (default steps,textbook)"
+    )
     parser.add_argument("--batch", type=int, default=10, help="sessions open at once while cycling")
-    parser.add_argument("--class-students", type=int, default=150,
-                        help="class students connected to attention-explorable serve (default 150; 0: none)")
+    parser.add_argument(
+        "--class-students",
+        type=int,
+        default=150,
+        help="class students connected to attention-explorable serve (default 150; 0: none)",
+    )
     parser.add_argument("--smoke", action="store_true", help="quick run: steps, 2 sessions, 2 cycles")
     args = parser.parse_args(argv)
     global SETTLE_S, IDLE_WINDOW_S, WARM_SESSIONS
@@ -232,23 +259,31 @@ def main(argv: list[str] | None = None) -> int:
         for app in apps:
             row = asyncio.run(measure_app(app, n, cycles if app in cycle_apps else 0, batch))
             rows.append(row)
-            print(f"  {app:<12} RSS idle {row['before']:6.1f} MB  with {n} open "
-                  f"{row['with_open']:7.1f} MB  -> {row['per_session_mb']:5.2f} MB/session  "
-                  f"(after closing {row['after_close']:6.1f} MB; open {row['open_s'] * 1000:.0f} ms/session)",
-                  flush=True)
+            print(
+                f"  {app:<12} RSS idle {row['before']:6.1f} MB  with {n} open "
+                f"{row['with_open']:7.1f} MB  -> {row['per_session_mb']:5.2f} MB/session  "
+                f"(after closing {row['after_close']:6.1f} MB; open {row['open_s'] * 1000:.0f} ms/session)",
+                flush=True,
+            )
             if row["drift"] is not None:
-                print(f"  {app:<12} {row['cycles']} open/close cycles: RSS after "
-                      f"{min(100, row['cycles'])} "
-                      f"{row['rss_after_100']:6.1f} MB, after {row['cycles']} {row['rss_end']:6.1f} MB, "
-                      f"drift {row['drift'] * 100:+.1f} %", flush=True)
+                print(
+                    f"  {app:<12} {row['cycles']} open/close cycles: RSS after "
+                    f"{min(100, row['cycles'])} "
+                    f"{row['rss_after_100']:6.1f} MB, after {row['cycles']} {row['rss_end']:6.1f} MB, "
+                    f"drift {row['drift'] * 100:+.1f} %",
+                    flush=True,
+                )
             for e in row["errors"][:5]:
                 print(f"    error: {e}")
         if args.class_students:
             klass = asyncio.run(measure_class(args.class_students))
-            print(f"  serve.class  RSS idle {klass['before_kb'] / 1024:6.1f} MB (at start {klass['start_kb'] / 1024:.1f})"
-                  f"  with {klass['joined']} students connected {klass['with_kb'] / 1024:7.1f} MB  -> "
-                  f"{klass['kb_per_student']:5.1f} KB/student  (after they left {klass['after_kb'] / 1024:6.1f} MB; "
-                  f"joined in {klass['join_s']:.1f} s)", flush=True)
+            print(
+                f"  serve.class  RSS idle {klass['before_kb'] / 1024:6.1f} MB (at start {klass['start_kb'] / 1024:.1f})"
+                f"  with {klass['joined']} students connected {klass['with_kb'] / 1024:7.1f} MB  -> "
+                f"{klass['kb_per_student']:5.1f} KB/student  (after they left {klass['after_kb'] / 1024:6.1f} MB; "
+                f"joined in {klass['join_s']:.1f} s)",
+                flush=True,
+            )
             for e in klass["errors"][:5]:
                 print(f"    error: {e}")
     except Exception as exc:  # noqa: BLE001 - reported, exit status 2
@@ -264,25 +299,43 @@ def main(argv: list[str] | None = None) -> int:
         # "Back within 10 % of the level after the first 100": growth beyond
         # 10 % fails; a lower level (memory handed back) passes.
         ok_drift = row["drift"] is None or row["drift"] <= TARGET_DRIFT
-        print(f"  {app:<9} {row['per_session_mb']:5.2f} MB/session, target <= {target:g}: "
-              f"{verdict(ok_mem)}" + (f";  drift {row['drift'] * 100:+.1f} % over {row['cycles']} cycles, "
-                                      f"target at most +{TARGET_DRIFT * 100:g} %: {verdict(ok_drift)}"
-                                      if row["drift"] is not None else ""))
-        figures[app] = {"mb_per_session": round(row["per_session_mb"], 2), "target_mb": target,
-                        "idle_rss_mb": round(row["before"], 1), "sessions": row["n"],
-                        "drift_pct": None if row["drift"] is None else round(row["drift"] * 100, 1),
-                        "cycles": row["cycles"], "errors": len(row["errors"]),
-                        "pass": ok_mem and ok_drift}
+        print(
+            f"  {app:<9} {row['per_session_mb']:5.2f} MB/session, target <= {target:g}: "
+            f"{verdict(ok_mem)}"
+            + (
+                f";  drift {row['drift'] * 100:+.1f} % over {row['cycles']} cycles, "
+                f"target at most +{TARGET_DRIFT * 100:g} %: {verdict(ok_drift)}"
+                if row["drift"] is not None
+                else ""
+            )
+        )
+        figures[app] = {
+            "mb_per_session": round(row["per_session_mb"], 2),
+            "target_mb": target,
+            "idle_rss_mb": round(row["before"], 1),
+            "sessions": row["n"],
+            "drift_pct": None if row["drift"] is None else round(row["drift"] * 100, 1),
+            "cycles": row["cycles"],
+            "errors": len(row["errors"]),
+            "pass": ok_mem and ok_drift,
+        }
     if klass is not None:
         ok_class = klass["kb_per_student"] <= TARGET_CLASS_KB and not klass["errors"]
-        print(f"  serve.class {klass['kb_per_student']:5.1f} KB per connected class student "
-              f"({klass['students']} students, one process), target <= {TARGET_CLASS_KB:g} KB: {verdict(ok_class)}")
-        figures["serve.class"] = {"kb_per_student": round(klass["kb_per_student"], 1), "target_kb": TARGET_CLASS_KB,
-                                  "students": klass["students"], "joined": klass["joined"],
-                                  "idle_rss_mb": round(klass["before_kb"] / 1024, 1),
-                                  "with_students_rss_mb": round(klass["with_kb"] / 1024, 1),
-                                  "after_leaving_rss_mb": round(klass["after_kb"] / 1024, 1),
-                                  "errors": len(klass["errors"]), "pass": ok_class}
+        print(
+            f"  serve.class {klass['kb_per_student']:5.1f} KB per connected class student "
+            f"({klass['students']} students, one process), target <= {TARGET_CLASS_KB:g} KB: {verdict(ok_class)}"
+        )
+        figures["serve.class"] = {
+            "kb_per_student": round(klass["kb_per_student"], 1),
+            "target_kb": TARGET_CLASS_KB,
+            "students": klass["students"],
+            "joined": klass["joined"],
+            "idle_rss_mb": round(klass["before_kb"] / 1024, 1),
+            "with_students_rss_mb": round(klass["with_kb"] / 1024, 1),
+            "after_leaving_rss_mb": round(klass["after_kb"] / 1024, 1),
+            "errors": len(klass["errors"]),
+            "pass": ok_class,
+        }
     print("FIGURES memory " + json.dumps({"figures": figures}))
     return 2 if any(r["errors"] for r in rows) or (klass is not None and klass["errors"]) else 0
 

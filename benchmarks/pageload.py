@@ -93,9 +93,12 @@ def load_once(context, url: str, timeout_s: float = 60.0, keyed: bool = True, cp
         page.add_init_script(WATCH_JS)
         page.goto(url, wait_until="commit", timeout=timeout_s * 1000)
         # (functions, not expressions: a page's Content-Security-Policy refuses the eval of a string)
-        page.wait_for_function("() => window.__aeLoad && window.__aeLoad.readout !== null "
-                               + ("&& window.__aeLoad.handleAt !== null" if keyed else ""),
-                               timeout=timeout_s * 1000, polling=5)
+        page.wait_for_function(
+            "() => window.__aeLoad && window.__aeLoad.readout !== null "
+            + ("&& window.__aeLoad.handleAt !== null" if keyed else ""),
+            timeout=timeout_s * 1000,
+            polling=5,
+        )
         if not keyed:
             readout = page.evaluate("() => window.__aeLoad.readout")
             return {"readout_ms": readout, "interactive_ms": readout, "errors": errors}
@@ -110,9 +113,11 @@ def load_once(context, url: str, timeout_s: float = 60.0, keyed: bool = True, cp
                 if time.monotonic() > deadline:
                     raise
         w = page.evaluate("() => window.__aeLoad")
-        nav = page.evaluate("(() => { const e = performance.getEntriesByType('navigation')[0];"
-                            " return e ? {dcl: e.domContentLoadedEventEnd, load: e.loadEventEnd,"
-                            " ttfb: e.responseStart} : {}; })()")
+        nav = page.evaluate(
+            "(() => { const e = performance.getEntriesByType('navigation')[0];"
+            " return e ? {dcl: e.domContentLoadedEventEnd, load: e.loadEventEnd,"
+            " ttfb: e.responseStart} : {}; })()"
+        )
         return {"readout_ms": w["readout"], "interactive_ms": w["interactive"], "errors": errors, **nav}
     finally:
         # Leave the page as a reader does (the websocket closes cleanly), so the
@@ -174,8 +179,9 @@ def main(argv: list[str] | None = None) -> int:
                 for app in apps:
                     with Served([app]) as srv:
                         r = measure(browser, srv.url(app), n, smoke=args.smoke)
-                        errors += [f"{app}: {e}" for mode in ("cold", "warm") for row in r[mode]
-                                   for e in row["errors"]] + [f"{app}: {e}" for e in r["first"]["errors"]]
+                        errors += [
+                            f"{app}: {e}" for mode in ("cold", "warm") for row in r[mode] for e in row["errors"]
+                        ] + [f"{app}: {e}" for e in r["first"]["errors"]]
                         errors += [f"{app} server: {e}" for e in srv.log_errors()]
                     results[app] = r
             finally:
@@ -184,28 +190,44 @@ def main(argv: list[str] | None = None) -> int:
         print(f"measurement failed: {exc!r}", file=sys.stderr)
         return 2
 
-    print(f"page load, navigation start -> first readout with text / first slider press answered "
-          f"(ms), Chromium, panel serve on loopback; cold/warm: median of {n}")
-    print(f"{'app':<9} {'first: readout / interactive':>29} {'cold: readout / interactive':>28} "
-          f"{'warm: readout / interactive':>28}  target interactive <= {TARGET_S * 1000:.0f} ms")
+    print(
+        f"page load, navigation start -> first readout with text / first slider press answered "
+        f"(ms), Chromium, panel serve on loopback; cold/warm: median of {n}"
+    )
+    print(
+        f"{'app':<9} {'first: readout / interactive':>29} {'cold: readout / interactive':>28} "
+        f"{'warm: readout / interactive':>28}  target interactive <= {TARGET_S * 1000:.0f} ms"
+    )
     figures = {}
     for app, r in results.items():
         f = r["first"]
-        row = {"first_readout": f["readout_ms"], "first_interactive": f["interactive_ms"],
-               "cold_readout": med(r["cold"], "readout_ms"), "cold_interactive": med(r["cold"], "interactive_ms"),
-               "warm_readout": med(r["warm"], "readout_ms"), "warm_interactive": med(r["warm"], "interactive_ms")}
+        row = {
+            "first_readout": f["readout_ms"],
+            "first_interactive": f["interactive_ms"],
+            "cold_readout": med(r["cold"], "readout_ms"),
+            "cold_interactive": med(r["cold"], "interactive_ms"),
+            "warm_readout": med(r["warm"], "readout_ms"),
+            "warm_interactive": med(r["warm"], "interactive_ms"),
+        }
         ok = row["cold_interactive"] <= TARGET_S * 1000 and row["warm_interactive"] <= TARGET_S * 1000
         target_txt = verdict(ok) if app == "textbook" else "(info)"
-        print(f"{app:<9} {row['first_readout']:12.0f} / {row['first_interactive']:6.0f}   "
-              f"{row['cold_readout']:14.0f} / {row['cold_interactive']:6.0f}   "
-              f"{row['warm_readout']:14.0f} / {row['warm_interactive']:6.0f}    {target_txt}")
+        print(
+            f"{app:<9} {row['first_readout']:12.0f} / {row['first_interactive']:6.0f}   "
+            f"{row['cold_readout']:14.0f} / {row['cold_interactive']:6.0f}   "
+            f"{row['warm_readout']:14.0f} / {row['warm_interactive']:6.0f}    {target_txt}"
+        )
         cold = r["cold"]
-        print(f"{'':<9} where the cold load's time goes (median): page response (server builds the "
-              f"session) {med(cold, 'ttfb'):.0f} ms, scripts loaded (DOMContentLoaded) {med(cold, 'dcl'):.0f} ms, "
-              f"then websocket + document pull + rendering until the readout")
+        print(
+            f"{'':<9} where the cold load's time goes (median): page response (server builds the "
+            f"session) {med(cold, 'ttfb'):.0f} ms, scripts loaded (DOMContentLoaded) {med(cold, 'dcl'):.0f} ms, "
+            f"then websocket + document pull + rendering until the readout"
+        )
         figures[app] = {
-            **{k: round(v) for k, v in row.items()}, "cold_ttfb": round(med(cold, "ttfb")),
-            "cold_dcl": round(med(cold, "dcl")), "pass": ok if app == "textbook" else None}
+            **{k: round(v) for k, v in row.items()},
+            "cold_ttfb": round(med(cold, "ttfb")),
+            "cold_dcl": round(med(cold, "dcl")),
+            "pass": ok if app == "textbook" else None,
+        }
     if errors:
         print(f"errors ({len(errors)}):")
         for e in errors[:10]:

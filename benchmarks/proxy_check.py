@@ -134,13 +134,18 @@ http {{
 @contextlib.contextmanager
 def running_nginx(binary: str, tmp: Path, conf: str, port: int):
     (tmp / "nginx.conf").write_text(conf)
-    test = subprocess.run([binary, "-t", "-p", str(tmp), "-c", str(tmp / "nginx.conf")],
-                          capture_output=True, text=True, timeout=30)
+    test = subprocess.run(
+        [binary, "-t", "-p", str(tmp), "-c", str(tmp / "nginx.conf")], capture_output=True, text=True, timeout=30
+    )
     if test.returncode != 0:
         raise RuntimeError(f"nginx -t failed:\n{test.stderr}")
     log = open(tmp / "nginx.out", "wb")  # noqa: SIM115
-    proc = subprocess.Popen([binary, "-p", str(tmp), "-c", str(tmp / "nginx.conf")],
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        [binary, "-p", str(tmp), "-c", str(tmp / "nginx.conf")],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 90
         while True:
@@ -169,6 +174,7 @@ def running_nginx(binary: str, tmp: Path, conf: str, port: int):
 
 # --- 1. pages -------------------------------------------------------------------------------
 
+
 def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
     request = urllib.request.Request(url, headers=headers or {})
     try:
@@ -193,15 +199,18 @@ def check_pages(base: str, paths: list[str]) -> tuple[list[str], int, int]:
         answers = [fetch(base + path, {"Accept-Encoding": "gzip"}) for _ in range(2)]
         status, headers, body = answers[0]
         if any(a[0] != 200 or a[1].get("content-encoding") != "gzip" or not a[1].get("etag") for a in answers):
-            failures.append(f"page {path}: {status}, Content-Encoding {headers.get('content-encoding')!r}, "
-                            f"ETag {headers.get('etag')!r}")
+            failures.append(
+                f"page {path}: {status}, Content-Encoding {headers.get('content-encoding')!r}, "
+                f"ETag {headers.get('etag')!r}"
+            )
             continue
         distinct = max(distinct, len({a[1]["etag"] for a in answers}))
         if distinct > 1:
             failures.append(f"page {path}: the backends answered different ETags {[a[1]['etag'] for a in answers]}")
         html = gzip.decompress(body).decode()
-        codes = [fetch(base + path, {"Accept-Encoding": "gzip", "If-None-Match": headers["etag"]})[0]
-                 for _ in range(2)]  # nginx alternates between idle backends: both are asked
+        codes = [
+            fetch(base + path, {"Accept-Encoding": "gzip", "If-None-Match": headers["etag"]})[0] for _ in range(2)
+        ]  # nginx alternates between idle backends: both are asked
         if codes != [304, 304]:
             failures.append(f"page {path}: {codes} for its own ETag, not 304")
             continue
@@ -214,13 +223,17 @@ def check_pages(base: str, paths: list[str]) -> tuple[list[str], int, int]:
 
 # --- 2.-4. a class ----------------------------------------------------------------------------
 
+
 def stored(db: str, code: str) -> dict[str, float]:
     from attention_explorable.classroom.store import Store
 
     store = Store(db)
     try:
-        return {r["student"]: float(r["prediction"]) for r in store.export_rows(code)
-                if str(r["round"]) == "1" and str(r["step"]) == "1"}
+        return {
+            r["student"]: float(r["prediction"])
+            for r in store.export_rows(code)
+            if str(r["round"]) == "1" and str(r["step"]) == "1"
+        }
     finally:
         store.close()
 
@@ -242,8 +255,9 @@ async def refused_origin(url: str) -> int | None:
     from tornado.websocket import websocket_connect
 
     try:
-        ws = await websocket_connect(HTTPRequest(url, headers={"Origin": FOREIGN}, connect_timeout=30,
-                                                 request_timeout=30))
+        ws = await websocket_connect(
+            HTTPRequest(url, headers={"Origin": FOREIGN}, connect_timeout=30, request_timeout=30)
+        )
     except HTTPClientError as err:
         return err.code
     ws.close()
@@ -279,14 +293,19 @@ async def run_class(base: str, db: str, n: int, run: str, backends: int) -> tupl
     teacher = await InstructorClient.open(base, code, login_cookie(base))
     students: list[ClassStudent] = []
     try:
-        students = list(await asyncio.gather(*(
-            ClassStudent.open(base, code, student_id(i, run), address=loopback(i)) for i in range(n))))
+        students = list(
+            await asyncio.gather(
+                *(ClassStudent.open(base, code, student_id(i, run), address=loopback(i)) for i in range(n))
+            )
+        )
         not_in = [s.student_id for s in students if not s.joined]
         if not_in:
-            failures.append(f"{len(not_in)} students not joined (refused: "
-                            f"{Counter(s.refused for s in students if not s.joined)})")
-        results = await asyncio.gather(*(s.submit(1, round(2 + i / 8, 3)) for i, s in enumerate(students)),
-                                       return_exceptions=True)
+            failures.append(
+                f"{len(not_in)} students not joined (refused: {Counter(s.refused for s in students if not s.joined)})"
+            )
+        results = await asyncio.gather(
+            *(s.submit(1, round(2 + i / 8, 3)) for i, s in enumerate(students)), return_exceptions=True
+        )
         acked, latencies = {}, []
         for i, (s, r) in enumerate(zip(students, results)):
             if isinstance(r, BaseException) or not r[0].get("ok"):
@@ -314,20 +333,30 @@ async def run_class(base: str, db: str, n: int, run: str, backends: int) -> tupl
         class_code = await refused_origin(base.replace("http://", "ws://") + "/class/socket")
         instructor_code = await refused_origin(base.replace("http://", "ws://") + "/instructor/ws")
         if class_code != 403 or instructor_code != 403:
-            failures.append(f"a foreign Origin got {class_code} on /class/socket and {instructor_code} on "
-                            f"/instructor/ws, not 403")
+            failures.append(
+                f"a foreign Origin got {class_code} on /class/socket and {instructor_code} on /instructor/ws, not 403"
+            )
         admitted, busy = await cap_check(base, code, 2 * CAP * backends + 1)
         if busy == 0 or admitted > CAP * backends:
-            failures.append(f"{2 * CAP * backends + 1} sockets from one address: {admitted} let in, {busy} refused "
-                            f"(cap {CAP} per backend)")
+            failures.append(
+                f"{2 * CAP * backends + 1} sockets from one address: {admitted} let in, {busy} refused "
+                f"(cap {CAP} per backend)"
+            )
     finally:
         await asyncio.gather(*(s.close() for s in students), return_exceptions=True)
         await teacher.close()
-    figures = {"students": n, "joined": sum(1 for s in students if s.joined), "acked": len(acked),
-               "stored": len(in_db), "instructor_count": counted, "followed_step": len(followed),
-               "receipt_p50_ms": round(percentile(latencies, 50), 1),
-               "receipt_p95_ms": round(percentile(latencies, 95), 1),
-               "foreign_origin": [class_code, instructor_code], "one_address": {"admitted": admitted, "refused": busy}}
+    figures = {
+        "students": n,
+        "joined": sum(1 for s in students if s.joined),
+        "acked": len(acked),
+        "stored": len(in_db),
+        "instructor_count": counted,
+        "followed_step": len(followed),
+        "receipt_p50_ms": round(percentile(latencies, 50), 1),
+        "receipt_p95_ms": round(percentile(latencies, 95), 1),
+        "foreign_origin": [class_code, instructor_code],
+        "one_address": {"admitted": admitted, "refused": busy},
+    }
     return failures, figures
 
 
@@ -376,8 +405,11 @@ def check_proxy(n: int, smoke: bool) -> tuple[list[str], dict | None]:
             return [f"{msg}, but CI=true requires it"], {}
         print(f"[1] SKIP: {msg}")
         return [], None
-    print(f"[1] nginx ({binary}) with the server block of docs/deploy.md in front of 2 `attention-explorable "
-          f"serve` on one PostgreSQL database: {n} students", flush=True)
+    print(
+        f"[1] nginx ({binary}) with the server block of docs/deploy.md in front of 2 `attention-explorable "
+        f"serve` on one PostgreSQL database: {n} students",
+        flush=True,
+    )
     failures: list[str] = []
     figures: dict = {}
     listen = free_port()
@@ -411,21 +443,25 @@ def check_proxy(n: int, smoke: bool) -> tuple[list[str], dict | None]:
             if len(per_backend) < 2:
                 failures.append(f"the students' sockets did not reach both backends: {figures['sockets_per_backend']}")
             if sum(len(v) for v in per_backend.values()) != n:
-                failures.append(f"the access log shows {sum(len(v) for v in per_backend.values())} student sockets, "
-                                f"not {n}")
+                failures.append(
+                    f"the access log shows {sum(len(v) for v in per_backend.values())} student sockets, not {n}"
+                )
         finally:
             for b in backends:
                 b.stop()
         failures += [f"backend log: {e}" for b in backends for e in b.log_errors()]
-    print(f"    pages through the proxy: {figures.get('pages_ok')} ok (200 gzip, 304 for the ETag; "
-          f"{figures.get('etags_per_page')} distinct ETags per page over the backends); "
-          f"{figures.get('acked')}/{n} acknowledged, {figures.get('stored')} stored, the instructor counted "
-          f"{figures.get('instructor_count')}; receipt p50 {figures.get('receipt_p50_ms')} ms, "
-          f"p95 {figures.get('receipt_p95_ms')} ms; the instructor's step reached {figures.get('followed_step')}/{n}; "
-          f"sockets per backend {figures.get('sockets_per_backend')}; the instructor's page and websocket on one "
-          f"backend: {figures.get('instructor_one_backend')}; foreign Origin answered "
-          f"{figures.get('foreign_origin')}; one address: {figures.get('one_address')}; "
-          f"{'ok' if not failures else 'FAILED'}", flush=True)
+    print(
+        f"    pages through the proxy: {figures.get('pages_ok')} ok (200 gzip, 304 for the ETag; "
+        f"{figures.get('etags_per_page')} distinct ETags per page over the backends); "
+        f"{figures.get('acked')}/{n} acknowledged, {figures.get('stored')} stored, the instructor counted "
+        f"{figures.get('instructor_count')}; receipt p50 {figures.get('receipt_p50_ms')} ms, "
+        f"p95 {figures.get('receipt_p95_ms')} ms; the instructor's step reached {figures.get('followed_step')}/{n}; "
+        f"sockets per backend {figures.get('sockets_per_backend')}; the instructor's page and websocket on one "
+        f"backend: {figures.get('instructor_one_backend')}; foreign Origin answered "
+        f"{figures.get('foreign_origin')}; one address: {figures.get('one_address')}; "
+        f"{'ok' if not failures else 'FAILED'}",
+        flush=True,
+    )
     return failures, figures
 
 
@@ -437,8 +473,13 @@ def check_num_procs(n: int) -> tuple[list[str], dict]:
         workers, failures, figures = 0, [], {}
         try:
             server.start(timeout=180)
-            workers = len([c for c in children_pids(server.proc.pid)  # not multiprocessing's resource tracker
-                           if b"attention_explorable.cli" in Path(f"/proc/{c}/cmdline").read_bytes()])
+            workers = len(
+                [
+                    c
+                    for c in children_pids(server.proc.pid)  # not multiprocessing's resource tracker
+                    if b"attention_explorable.cli" in Path(f"/proc/{c}/cmdline").read_bytes()
+                ]
+            )
             failures, figures = asyncio.run(run_class(server.base, db, n, "np", 2))
             # The kernel spreads the cap check's sockets over the workers: its figures stand, its verdict not.
             failures = [f for f in failures if "sockets from one address" not in f]
@@ -448,16 +489,20 @@ def check_num_procs(n: int) -> tuple[list[str], dict]:
     if workers < 2:
         failures.append(f"expected 2 worker processes, found {workers}")
     figures["workers"] = workers
-    print(f"    workers {workers}; {figures.get('acked')}/{n} acknowledged, {figures.get('stored')} stored; "
-          f"the instructor's step reached {figures.get('followed_step')}/{n}; {'ok' if not failures else 'FAILED'}",
-          flush=True)
+    print(
+        f"    workers {workers}; {figures.get('acked')}/{n} acknowledged, {figures.get('stored')} stored; "
+        f"the instructor's step reached {figures.get('followed_step')}/{n}; {'ok' if not failures else 'FAILED'}",
+        flush=True,
+    )
     return failures, figures
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=24, help="students through the proxy (default 24)")
-    parser.add_argument("--smoke", action="store_true", help="quick run: 8 students, /steps and /textbook, no --num-procs part")
+    parser.add_argument(
+        "--smoke", action="store_true", help="quick run: 8 students, /steps and /textbook, no --num-procs part"
+    )
     args = parser.parse_args(argv)
     n = 8 if args.smoke else args.students
     print_machine()
@@ -476,8 +521,10 @@ def main(argv: list[str] | None = None) -> int:
         failures.append(f"check crashed: {exc!r}")
     for f in failures:
         print(f"  FAIL {f}")
-    print("FIGURES proxy_check " + json.dumps({"ok": not failures, "proxy_skipped": skipped,
-                                               "failures": len(failures), "figures": figures}))
+    print(
+        "FIGURES proxy_check "
+        + json.dumps({"ok": not failures, "proxy_skipped": skipped, "failures": len(failures), "figures": figures})
+    )
     return 1 if failures else 0
 
 

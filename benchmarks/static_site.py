@@ -82,16 +82,25 @@ def measure_page(browser, url: str, n: int, keyed: bool, offline: bool) -> dict:
         warm = [load_once(ctx, url, keyed) for _ in range(n)]
     finally:
         ctx.close()
-    return {"cold": statistics.median(cold), "warm": statistics.median(warm), "aborted": len(aborted),
-            "loaded": sorted(set(loaded))}
+    return {
+        "cold": statistics.median(cold),
+        "warm": statistics.median(warm),
+        "aborted": len(aborted),
+        "loaded": sorted(set(loaded)),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=5, help="loads per page and mode (default 5)")
-    parser.add_argument("--smoke", action="store_true", help="one load of index.html and steps.html, no served comparison")
-    parser.add_argument("--site", metavar="DIR", help="load a site exported before (its export is not timed); "
-                        "default: export one, timed")
+    parser.add_argument(
+        "--smoke", action="store_true", help="one load of index.html and steps.html, no served comparison"
+    )
+    parser.add_argument(
+        "--site",
+        metavar="DIR",
+        help="load a site exported before (its export is not timed); default: export one, timed",
+    )
     args = parser.parse_args(argv)
     n = 1 if args.smoke else args.n
 
@@ -110,8 +119,10 @@ def main(argv: list[str] | None = None) -> int:
             files = [p for p in site.rglob("*") if p.is_file()]
         site_mb = sum(p.stat().st_size for p in files) / 1e6
         took = "not timed (--site)" if seconds is None else f"{seconds:.1f} s"
-        print(f"export: {len(files)} files, {site_mb:.2f} MB, {took}   "
-              f"site <= {TARGET_SITE_MB:g} MB {verdict(site_mb <= TARGET_SITE_MB)}")
+        print(
+            f"export: {len(files)} files, {site_mb:.2f} MB, {took}   "
+            f"site <= {TARGET_SITE_MB:g} MB {verdict(site_mb <= TARGET_SITE_MB)}"
+        )
         figures["export"] = {"seconds": seconds, "files": len(files), "site_mb": round(site_mb, 3)}
         pages = ["index.html", "steps.html"] if args.smoke else list(pages())
         rows = {}
@@ -120,13 +131,15 @@ def main(argv: list[str] | None = None) -> int:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 try:
                     for name in pages:
-                        rows[name] = measure_page(browser, (site / name).resolve().as_uri(), n,
-                                                  keyed=has_slider(site / name), offline=True)
+                        rows[name] = measure_page(
+                            browser, (site / name).resolve().as_uri(), n, keyed=has_slider(site / name), offline=True
+                        )
                     server_errors = []
                     if not args.smoke:  # the live Panel app, for comparison (its own server: seconds of CPU)
                         with Served(["textbook"]) as srv:
-                            rows["served /textbook"] = measure_page(browser, srv.url("textbook"), n, keyed=True,
-                                                                    offline=False)
+                            rows["served /textbook"] = measure_page(
+                                browser, srv.url("textbook"), n, keyed=True, offline=False
+                            )
                             server_errors = srv.log_errors()
                 finally:
                     browser.close()
@@ -136,19 +149,25 @@ def main(argv: list[str] | None = None) -> int:
 
         index_files = [Path(u.removeprefix("file://").split("?")[0]) for u in rows["index.html"]["loaded"]]
         index_mb = sum(p.stat().st_size for p in {p for p in index_files if p.is_file()}) / 1e6
-    print(f"index.html and all it loads: {len(index_files)} files, {index_mb:.2f} MB   "
-          f"<= {TARGET_INDEX_MB:g} MB {verdict(index_mb <= TARGET_INDEX_MB)}")
+    print(
+        f"index.html and all it loads: {len(index_files)} files, {index_mb:.2f} MB   "
+        f"<= {TARGET_INDEX_MB:g} MB {verdict(index_mb <= TARGET_INDEX_MB)}"
+    )
     figures["index_mb"] = round(index_mb, 3)
-    print(f"navigation start -> interactive (ms; the first explorable's readout answers an arrow key; "
-          f"selfcross: first readout), Chromium, median of {n}")
+    print(
+        f"navigation start -> interactive (ms; the first explorable's readout answers an arrow key; "
+        f"selfcross: first readout), Chromium, median of {n}"
+    )
     print(f"{'page':<20} {'cold':>7} {'warm':>7} {'aborted':>8}  target")
     ok_all = True
     for name, row in rows.items():
         target = None if name.startswith("served") else TARGET_INDEX_MS if name == "index.html" else TARGET_PAGE_MS
         ok = target is None or row["cold"] <= target
         ok_all = ok_all and ok and row["aborted"] == 0
-        print(f"{name:<20} {row['cold']:7.0f} {row['warm']:7.0f} {row['aborted']:8d}  "
-              + (f"<= {target:.0f} ms {verdict(ok)}" if target else "(comparison)"))
+        print(
+            f"{name:<20} {row['cold']:7.0f} {row['warm']:7.0f} {row['aborted']:8d}  "
+            + (f"<= {target:.0f} ms {verdict(ok)}" if target else "(comparison)")
+        )
         figures[name] = {"cold_ms": round(row["cold"]), "warm_ms": round(row["warm"]), "aborted": row["aborted"]}
     errors = [e for e in server_errors]
     print("FIGURES static_site " + json.dumps({"figures": figures, "errors": len(errors)}))

@@ -95,7 +95,8 @@ def one_student(browser, url: str, value: str) -> dict:
         page.locator(".ae-submit-prediction button").first.click()
         try:  # 已提交 with the value, drawn once the receipt came
             page.locator(".ae-submitted").filter(has_text=re.compile(r"已提交.*" + re.escape(value))).first.wait_for(
-                timeout=30_000)
+                timeout=30_000
+            )
         except Exception:  # noqa: BLE001 - counted as an error
             errors.append(f"no 已提交 {value} within 30 s")
         return {"requests": len(requests), "joined_ms": joined_ms, "errors": errors}
@@ -143,9 +144,12 @@ def main(argv: list[str] | None = None) -> int:
                         row["seconds"] = time.monotonic() - t0
                         rows.append(row)
                         label = "first (not counted)" if i == 0 else f"student {i}"
-                        print(f"  {label:<20} server CPU {row['cpu_ms']:6.1f} ms over {row['seconds']:.1f} s; "
-                              f"joined after {row['joined_ms']:.0f} ms; {row['requests']} requests of the server"
-                              + (f"; errors {row['errors'][:2]}" if row["errors"] else ""), flush=True)
+                        print(
+                            f"  {label:<20} server CPU {row['cpu_ms']:6.1f} ms over {row['seconds']:.1f} s; "
+                            f"joined after {row['joined_ms']:.0f} ms; {row['requests']} requests of the server"
+                            + (f"; errors {row['errors'][:2]}" if row["errors"] else ""),
+                            flush=True,
+                        )
                         wait_idle(pid, limit_s=30)
                 finally:
                     browser.close()
@@ -162,19 +166,36 @@ def main(argv: list[str] | None = None) -> int:
     errors = sum(len(r["errors"]) for r in rows) + len(log_errors) + (len(stored) != len(rows))
     ok = mean <= TARGET_CPU_MS and errors == 0
     print("summary:")
-    print(f"  server CPU per Chromium student (page and assets, {counted[0]['requests']} requests; socket; one submission): "
-          f"mean {mean:.1f} ms over {n} students (each {min(r['cpu_ms'] for r in counted):.0f}-"
-          f"{max(r['cpu_ms'] for r in counted):.0f} ms), target <= {TARGET_CPU_MS:g} ms: {verdict(ok)}")
-    print(f"  the first student: {rows[0]['cpu_ms']:.0f} ms; the server idle: {idle_rate * 1000:.1f} ms of CPU "
-          f"a second ({idle_rate * 1000 * seconds:.1f} ms over a student's {seconds:.1f} s); "
-          f"{len(stored)} predictions stored for {len(rows)} students")
+    print(
+        f"  server CPU per Chromium student (page and assets, {counted[0]['requests']} requests; socket; one submission): "
+        f"mean {mean:.1f} ms over {n} students (each {min(r['cpu_ms'] for r in counted):.0f}-"
+        f"{max(r['cpu_ms'] for r in counted):.0f} ms), target <= {TARGET_CPU_MS:g} ms: {verdict(ok)}"
+    )
+    print(
+        f"  the first student: {rows[0]['cpu_ms']:.0f} ms; the server idle: {idle_rate * 1000:.1f} ms of CPU "
+        f"a second ({idle_rate * 1000 * seconds:.1f} ms over a student's {seconds:.1f} s); "
+        f"{len(stored)} predictions stored for {len(rows)} students"
+    )
     for e in log_errors[:5]:
         print(f"    server log: {e}")
-    print("FIGURES student_cost " + json.dumps({
-        "cpu_ms_per_student": round(mean, 1), "students": n, "target_ms": TARGET_CPU_MS,
-        "cpu_ms_each": [round(r["cpu_ms"], 1) for r in counted], "first_student_cpu_ms": round(rows[0]["cpu_ms"], 1),
-        "idle_cpu_ms_per_s": round(idle_rate * 1000, 2), "seconds_per_student": round(seconds, 2),
-        "requests_per_student": counted[0]["requests"], "stored": len(stored), "errors": errors, "pass": ok}))
+    print(
+        "FIGURES student_cost "
+        + json.dumps(
+            {
+                "cpu_ms_per_student": round(mean, 1),
+                "students": n,
+                "target_ms": TARGET_CPU_MS,
+                "cpu_ms_each": [round(r["cpu_ms"], 1) for r in counted],
+                "first_student_cpu_ms": round(rows[0]["cpu_ms"], 1),
+                "idle_cpu_ms_per_s": round(idle_rate * 1000, 2),
+                "seconds_per_student": round(seconds, 2),
+                "requests_per_student": counted[0]["requests"],
+                "stored": len(stored),
+                "errors": errors,
+                "pass": ok,
+            }
+        )
+    )
     return 1 if args.strict and not ok else 0
 
 

@@ -33,8 +33,11 @@ SOURCE = PACKAGE / "files" / "noto-sans-math-latin-400-normal.woff2"
 OUT = ROOT / "src" / "attention_explorable" / "web" / "fonts"
 
 #: Always kept, whatever the pages say today: printable ASCII, the Greek letters, a few operators.
-BASE = ("".join(chr(c) for c in range(0x20, 0x7F)) + "".join(chr(c) for c in range(0x391, 0x3CA))
-        + "−×·÷±≤≥≈≠∑∏√∞→←↦∈∉⊂∀∃∂∇′″‖⟨⟩⌈⌉⌊⌋…⋯⋮⋱ϵϕϑ")
+BASE = (
+    "".join(chr(c) for c in range(0x20, 0x7F))
+    + "".join(chr(c) for c in range(0x391, 0x3CA))
+    + "−×·÷±≤≥≈≠∑∏√∞→←↦∈∉⊂∀∃∂∇′″‖⟨⟩⌈⌉⌊⌋…⋯⋮⋱ϵϕϑ"
+)
 
 
 def page_characters(site: Path) -> set[str]:
@@ -50,8 +53,9 @@ def main() -> int:
         print(f"build-math-font: {SOURCE} is missing: run npm ci first", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, "-m", "attention_explorable.cli", "export", tmp], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "attention_explorable.cli", "export", tmp], check=True, stdout=subprocess.DEVNULL
+        )
         used = page_characters(Path(tmp))
     text = "".join(sorted(used | set(BASE)))
     OUT.mkdir(parents=True, exist_ok=True)
@@ -68,8 +72,10 @@ def main() -> int:
     subset.save_font(font, str(OUT / "math.woff2"), options)
     shutil.copyfile(PACKAGE / "LICENSE", OUT / "LICENSE-noto-sans-math.txt")
     size = (OUT / "math.woff2").stat().st_size
-    print(f"build-math-font: {len(text)} characters, {len(font.getGlyphOrder())} glyphs, {size} bytes "
-          f"-> {OUT / 'math.woff2'}")
+    print(
+        f"build-math-font: {len(text)} characters, {len(font.getGlyphOrder())} glyphs, {size} bytes "
+        f"-> {OUT / 'math.woff2'}"
+    )
     return 0
 
 

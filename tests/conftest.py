@@ -44,7 +44,9 @@ def free_port() -> int:
 #: A logged report of a write to a websocket the browser had closed: its first line up to the closed-socket error.
 _CLOSED_SOCKET = re.compile(
     r"^[^\n]*(?:Task exception was never retrieved|Traceback)[^\n]*\n(?:(?:[ \t]|Traceback|During handling|future:)"
-    r"[^\n]*\n)*tornado\.(?:websocket\.WebSocketClosedError|iostream\.StreamClosedError)[^\n]*\n?", re.M)
+    r"[^\n]*\n)*tornado\.(?:websocket\.WebSocketClosedError|iostream\.StreamClosedError)[^\n]*\n?",
+    re.M,
+)
 
 
 class ServedApp:
@@ -57,12 +59,24 @@ class ServedApp:
         ARTIFACTS.mkdir(exist_ok=True)
         self._log_file = open(self.log, "w")
         # cli=True: every app as ``attention-explorable serve`` serves them (with its index at /).
-        command = ([sys.executable, "-m", "attention_explorable.cli", "serve"] if cli else
-                   [sys.executable, "-m", "panel", "serve", *[str(ROOT / a) for a in app_files],
-                    "--allow-websocket-origin", f"127.0.0.1:{self.port}"])
+        command = (
+            [sys.executable, "-m", "attention_explorable.cli", "serve"]
+            if cli
+            else [
+                sys.executable,
+                "-m",
+                "panel",
+                "serve",
+                *[str(ROOT / a) for a in app_files],
+                "--allow-websocket-origin",
+                f"127.0.0.1:{self.port}",
+            ]
+        )
         self.proc = subprocess.Popen(
             [*command, "--port", str(self.port), "--address", "127.0.0.1", *extra_args],
-            cwd=ROOT, stdout=self._log_file, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
         )
         try:
             self._wait(timeout)
@@ -153,13 +167,13 @@ class StudentPage:
 
     def __init__(self, browser, width: int = 1280, height: int = 900, mobile: bool = False):
         phone = {"is_mobile": True, "has_touch": True, "device_scale_factor": 3} if mobile else {}
-        self.context = browser.new_context(viewport={"width": width, "height": height},
-                                           locale="zh-CN", **phone)
+        self.context = browser.new_context(viewport={"width": width, "height": height}, locale="zh-CN", **phone)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         # Each error names the page it came from (a test may hold several pages).
-        self.page.on("console", lambda m: self.errors.append(f"{m.text} [{self.page.url}]")
-                     if m.type == "error" else None)
+        self.page.on(
+            "console", lambda m: self.errors.append(f"{m.text} [{self.page.url}]") if m.type == "error" else None
+        )
         self.page.on("pageerror", lambda e: self.errors.append(f"{e} [{self.page.url}] {getattr(e, 'stack', '')}"))
         self.external_requests: list[str] = []
         self.page.on("request", self._note_request)

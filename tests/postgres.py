@@ -30,16 +30,17 @@ class PostgresMissing(RuntimeError):
 
 def find_bin(name: str) -> str:
     """Path of the PostgreSQL program ``name`` (the newest Debian version first), else PostgresMissing."""
-    for folder in sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name),
-                         reverse=True):
+    for folder in sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name), reverse=True):
         path = Path(folder) / name
         if path.exists():
             return str(path)
     found = shutil.which(name)
     if found:
         return found
-    raise PostgresMissing(f"{name} not found in /usr/lib/postgresql/*/bin nor on the PATH; "
-                          f"run scripts/install-system-deps.sh (Debian's postgresql package)")
+    raise PostgresMissing(
+        f"{name} not found in /usr/lib/postgresql/*/bin nor on the PATH; "
+        f"run scripts/install-system-deps.sh (Debian's postgresql package)"
+    )
 
 
 def _free_port() -> int:
@@ -73,18 +74,18 @@ class TempPostgres:
         self._started = False
 
     def _run(self, *cmd: str) -> None:
-        done = subprocess.run(cmd, cwd=self.folder, env=self._env, capture_output=True, text=True, timeout=120,
-                              **self._as)
+        done = subprocess.run(
+            cmd, cwd=self.folder, env=self._env, capture_output=True, text=True, timeout=120, **self._as
+        )
         if done.returncode:
             raise RuntimeError(f"{' '.join(cmd[:2])} failed ({done.returncode}): {done.stdout}{done.stderr}")
 
     def start(self) -> TempPostgres:
-        self._run(self.initdb, "-D", str(self.data), "-U", self.USER, "--auth=trust", "-E", "UTF8",
-                  "--no-sync")
-        options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=on "
-                   f"-c max_connections=200")
-        self._run(self.pg_ctl, "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"), "-w",
-                  "-t", "60", "start")
+        self._run(self.initdb, "-D", str(self.data), "-U", self.USER, "--auth=trust", "-E", "UTF8", "--no-sync")
+        options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=on -c max_connections=200"
+        self._run(
+            self.pg_ctl, "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"), "-w", "-t", "60", "start"
+        )
         self._started = True
         return self
 
@@ -96,8 +97,9 @@ class TempPostgres:
         """Create the empty database ``name``; return its URL."""
         import psycopg
 
-        with psycopg.connect(f"host=127.0.0.1 port={self.port} user={self.USER} dbname=postgres",
-                             autocommit=True) as conn:
+        with psycopg.connect(
+            f"host=127.0.0.1 port={self.port} user={self.USER} dbname=postgres", autocommit=True
+        ) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 

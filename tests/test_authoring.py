@@ -26,28 +26,35 @@ def test_an_authors_value_never_becomes_markup():
     assert explorable_tags(tag) == [{"name": "steps", "lang": "en", "temperature": hostile}]
     # the page ignores what the value cannot be, and the build says so first
     assert check_state("steps", {"temperature": hostile}) == [
-        "The link’s temperature=\"><script>alert(1)</script><b x=\" is not a value it can take; ignored."]
+        'The link’s temperature="><script>alert(1)</script><b x=" is not a value it can take; ignored.'
+    ]
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: element_tag("stpes"), f"name must be one of {sorted(EXPLORABLES)}, got 'stpes'"),
-    (lambda: element_tag("steps", {"d_k": "4"}), "steps has no parameter 'd_k'; its parameters are step, score_1"),
-    (lambda: element_tag("steps", lang="fr"), "lang must be one of ['en', 'zh'], got 'fr'"),
-    (lambda: element_tag("steps", theme="blue"), "theme must be one of ['auto', 'light', 'dark'], got 'blue'"),
-    (lambda: check_state("steps", {}, language="fr"), "language must be one of ['en', 'zh'], got 'fr'"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: element_tag("stpes"), f"name must be one of {sorted(EXPLORABLES)}, got 'stpes'"),
+        (lambda: element_tag("steps", {"d_k": "4"}), "steps has no parameter 'd_k'; its parameters are step, score_1"),
+        (lambda: element_tag("steps", lang="fr"), "lang must be one of ['en', 'zh'], got 'fr'"),
+        (lambda: element_tag("steps", theme="blue"), "theme must be one of ['auto', 'light', 'dark'], got 'blue'"),
+        (lambda: check_state("steps", {}, language="fr"), "language must be one of ['en', 'zh'], got 'fr'"),
+    ],
+)
 def test_a_wrong_name_is_said_with_its_value(call, message):
     with pytest.raises(ValueError) as caught:
         call()
     assert str(caught.value).startswith(message)
 
 
-@pytest.mark.parametrize("page, root, expected", [
-    ("index.html", "_static", "_static/attention-explorable/attention-explorable.js"),
-    ("a/b/c.html", "_static", "../../_static/attention-explorable/attention-explorable.js"),
-    ("", "", "attention-explorable/attention-explorable.js"),
-    ("lessons/x/", "", "../../attention-explorable/attention-explorable.js"),
-])
+@pytest.mark.parametrize(
+    "page, root, expected",
+    [
+        ("index.html", "_static", "_static/attention-explorable/attention-explorable.js"),
+        ("a/b/c.html", "_static", "../../_static/attention-explorable/attention-explorable.js"),
+        ("", "", "attention-explorable/attention-explorable.js"),
+        ("lessons/x/", "", "../../attention-explorable/attention-explorable.js"),
+    ],
+)
 def test_the_script_is_named_from_the_page(page, root, expected):
     assert script_tag(page, root) == f'<script src="{expected}"></script>'
 

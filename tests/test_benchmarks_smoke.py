@@ -60,8 +60,11 @@ def smoke_runs(request):
     """Start every runnable script whose test is selected with --smoke at once; yield name -> Popen."""
     browser = _chromium_available()
     selected = {item.name for item in request.session.items}
-    runnable = [name for name, needs_browser in SCRIPTS.items()
-                if (browser or not needs_browser) and f"test_{name}_smoke" in selected]
+    runnable = [
+        name
+        for name, needs_browser in SCRIPTS.items()
+        if (browser or not needs_browser) and f"test_{name}_smoke" in selected
+    ]
     # The scripts that load exported pages load this process's export (the browser tests' own),
     # instead of each exporting the site again.
     site = request.getfixturevalue("static_site") if set(runnable) & set(ON_THE_EXPORT) else None
@@ -69,9 +72,14 @@ def smoke_runs(request):
     for name in runnable:
         extra = ["--site", str(site)] if name in ON_THE_EXPORT else []
         procs[name] = subprocess.Popen(
-            [sys.executable, str(BENCH / f"{name}.py"), "--smoke", *extra], cwd=BENCH,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            env=dict(os.environ, PYTHONUNBUFFERED="1"), start_new_session=True)
+            [sys.executable, str(BENCH / f"{name}.py"), "--smoke", *extra],
+            cwd=BENCH,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=dict(os.environ, PYTHONUNBUFFERED="1"),
+            start_new_session=True,
+        )
     started = time.monotonic()
     yield procs, started
     for proc in procs.values():
@@ -103,8 +111,7 @@ def _figures(name: str, out: str) -> dict:
 def _check(smoke_runs, name: str) -> dict:
     if name not in smoke_runs[0]:
         if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"Chromium not found at {CHROMIUM}; under CI=true browser tests must run",
-                        pytrace=False)
+            pytest.fail(f"Chromium not found at {CHROMIUM}; under CI=true browser tests must run", pytrace=False)
         pytest.skip(f"Chromium not found at {CHROMIUM}")
     code, out = _result(smoke_runs, name)
     assert code == 0, f"{name}.py --smoke exited with {code}:\n{out[-3000:]}"

@@ -32,7 +32,10 @@ def test_taken_port_gives_one_line_error_and_status_2():
         port = s.getsockname()[1]
         res = subprocess.run(
             [sys.executable, "-m", "attention_explorable.cli", "serve", "--port", str(port)],
-            capture_output=True, text=True, timeout=60)
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert res.returncode == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and f"port {port}" in lines[0] and "already in use" in lines[0]
@@ -51,14 +54,21 @@ def test_listen_problem_tells_a_free_port_from_a_taken_one():
     assert cli.listen_problem("127.0.0.1", port) is None
 
 
-@pytest.mark.parametrize("args, says", [
-    (["--address", "10.9.9.9"], "--address 10.9.9.9 is not an address of this machine"),
-    (["--address", "not-a-host.invalid"], "--address 'not-a-host.invalid' is not a known host name"),
-    (["--num-procs", "-3"], "--num-procs must be 0 (one per core) or more, got -3"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--address", "10.9.9.9"], "--address 10.9.9.9 is not an address of this machine"),
+        (["--address", "not-a-host.invalid"], "--address 'not-a-host.invalid' is not a known host name"),
+        (["--num-procs", "-3"], "--num-procs must be 0 (one per core) or more, got -3"),
+    ],
+)
 def test_bad_serve_options_give_one_line_errors_and_status_2(args, says):
-    res = subprocess.run([sys.executable, "-m", "attention_explorable.cli", "serve", "--port", "0", *args],
-                         capture_output=True, text=True, timeout=60)
+    res = subprocess.run(
+        [sys.executable, "-m", "attention_explorable.cli", "serve", "--port", "0", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 2, res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and says in lines[0] and "Traceback" not in res.stderr, res.stderr
@@ -85,5 +95,5 @@ def test_export_no_index_keeps_the_folders_own_index_and_names_the_textbook(tmp_
     assert not (tmp_path / "en" / "index.html").exists()
     zh, en = (tmp_path / "textbook.html").read_text("utf-8"), (tmp_path / "en" / "textbook.html").read_text("utf-8")
     assert 'lang="zh-Hans"' in zh and 'lang="en"' in en
-    assert 'en/textbook.html' in zh and '../textbook.html' in en
+    assert "en/textbook.html" in zh and "../textbook.html" in en
     assert (tmp_path / "steps.html").is_file() and (tmp_path / "attention-explorable.js").is_file()

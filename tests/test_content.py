@@ -28,6 +28,7 @@ def display_math(section) -> list[str]:
 
 # --- the format --------------------------------------------------------------------
 
+
 def test_the_text_exists_in_both_languages():
     assert content.content_languages() == sorted(LANGUAGES)
     with pytest.raises(ValueError, match=r"language must be one of \['en', 'zh'\], got 'fr'"):
@@ -49,7 +50,8 @@ def test_package_data_ships_every_edition():
 
     root = Path(__file__).resolve().parents[1]
     patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
-        "attention_explorable"]
+        "attention_explorable"
+    ]
     for lang in LANGUAGES:
         for section in EDITIONS[lang].values():
             rel = f"sections/{lang}/{section.path.name}"
@@ -69,13 +71,16 @@ def test_parser_reports_unclosed_and_unknown_blocks(tmp_path):
         content.parse_section(bad)
 
 
-@pytest.mark.parametrize("line, message", [
-    (":::video", "video needs at least one source"),
-    (":::video url=https://www.youtube.com/watch?v=eMlx5fFNoYc", "unknown video site 'url'"),
-    (":::video vimeo=123", "unknown video site 'vimeo'"),
-    (":::video youtube=eMlx5fFNoYc'><script>", r"youtube=\"eMlx5fFNoYc'><script>\" is not a youtube video id"),
-    (":::video bilibili=av123", "bilibili='av123' is not a bilibili video id"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (":::video", "video needs at least one source"),
+        (":::video url=https://www.youtube.com/watch?v=eMlx5fFNoYc", "unknown video site 'url'"),
+        (":::video vimeo=123", "unknown video site 'vimeo'"),
+        (":::video youtube=eMlx5fFNoYc'><script>", r"youtube=\"eMlx5fFNoYc'><script>\" is not a youtube video id"),
+        (":::video bilibili=av123", "bilibili='av123' is not a bilibili video id"),
+    ],
+)
 def test_a_video_block_names_what_is_wrong_with_its_sources(tmp_path, line, message):
     bad = tmp_path / "v.md"
     bad.write_text(f"---\nid: x\ntitle: X\norder: 1\n---\n{line}\nwatch\n:::\n", encoding="utf-8")
@@ -85,13 +90,22 @@ def test_a_video_block_names_what_is_wrong_with_its_sources(tmp_path, line, mess
 
 def test_video_sources_keep_the_written_order(tmp_path):
     f = tmp_path / "v.md"
-    f.write_text("---\nid: x\ntitle: X\norder: 1\n---\n:::video bilibili=BV1TZ421j7Ke youtube=eMlx5fFNoYc\n:::\n",
-                 encoding="utf-8")
+    f.write_text(
+        "---\nid: x\ntitle: X\norder: 1\n---\n:::video bilibili=BV1TZ421j7Ke youtube=eMlx5fFNoYc\n:::\n",
+        encoding="utf-8",
+    )
     (video,) = content.parse_section(f).blocks
     assert content.video_sources(video) == [
-        ("bilibili", "https://player.bilibili.com/player.html?bvid=BV1TZ421j7Ke&autoplay=0",
-         "https://www.bilibili.com/video/BV1TZ421j7Ke/"),
-        ("youtube", "https://www.youtube-nocookie.com/embed/eMlx5fFNoYc", "https://www.youtube.com/watch?v=eMlx5fFNoYc"),
+        (
+            "bilibili",
+            "https://player.bilibili.com/player.html?bvid=BV1TZ421j7Ke&autoplay=0",
+            "https://www.bilibili.com/video/BV1TZ421j7Ke/",
+        ),
+        (
+            "youtube",
+            "https://www.youtube-nocookie.com/embed/eMlx5fFNoYc",
+            "https://www.youtube.com/watch?v=eMlx5fFNoYc",
+        ),
     ]
 
 
@@ -112,6 +126,7 @@ def test_a_formula_that_cannot_convert_is_named():
 
 
 # --- each edition --------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_both_sections_present_in_order(lang):
@@ -147,7 +162,7 @@ def test_each_step_is_predicted_before_it_is_answered(lang):
     before = "\n".join(b.body for b in EDITIONS[lang]["sec-3-8"].blocks[:at])
     for answer in ("0.881", "9.05", "0.450", "6.40", {"zh": "严格大于", "en": "strictly"}[lang]):
         assert answer not in before, f"{answer} is given before the explorable"
-    after = [(k, a) for k, a in kinds[at + 1:] if k != "markdown"][:6]
+    after = [(k, a) for k, a in kinds[at + 1 :] if k != "markdown"][:6]
     assert [k for k, _ in after] == ["proof", "exercise"] * 3
     assert [a for k, a in after if k == "exercise"] == ["step1-check", "step2-check", "step3-check"]
 
@@ -157,8 +172,7 @@ def test_the_vector_and_matrix_explorables_ask_before_the_text_answers(lang):
     """3.7 asks its question at each explorable and gives the result only after it."""
     section = EDITIONS[lang]["sec-3-7"]
     kinds = [(b.kind, b.args[0] if b.args else "") for b in section.blocks]
-    for name, answers in {"vector": ("0.063", "0.233", "[1, 0.5]"),
-                          "matrix": ("饱和", "saturat")}.items():
+    for name, answers in {"vector": ("0.063", "0.233", "[1, 0.5]"), "matrix": ("饱和", "saturat")}.items():
         at = kinds.index(("explorable", name))
         before = "\n".join(b.body for b in section.blocks[:at] if b.kind == "markdown")
         for answer in answers:
@@ -166,9 +180,9 @@ def test_the_vector_and_matrix_explorables_ask_before_the_text_answers(lang):
         caption = section.blocks[at].body
         assert "?" in caption or "？" in caption, f"the {name} explorable asks no question"
         # The answer follows, folded away in a check.
-        check = next(b for b in section.blocks[at + 1:] if b.kind != "markdown")
+        check = next(b for b in section.blocks[at + 1 :] if b.kind != "markdown")
         assert check.kind == "proof" and any(answer in check.body for answer in answers), (name, check.kind)
-        between = "\n".join(b.body for b in section.blocks[at + 1:section.blocks.index(check)])
+        between = "\n".join(b.body for b in section.blocks[at + 1 : section.blocks.index(check)])
         assert not any(answer in between for answer in answers), f"the {name} explorable is answered in open text"
 
 
@@ -186,8 +200,14 @@ def test_no_number_exercise_is_answered_in_the_prose(lang):
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_section_3_7_exercises_q1_to_q5_one_question_a_box(lang):
     exercises = blocks("sec-3-7", "exercise", lang)
-    assert [b.args[0] for b in exercises] == ["q1-qkv", "q2-alpha2", "q3-sqrt-d", "q4-self-cross", "q5-entries",
-                                              "q5-memory"]
+    assert [b.args[0] for b in exercises] == [
+        "q1-qkv",
+        "q2-alpha2",
+        "q3-sqrt-d",
+        "q4-self-cross",
+        "q5-entries",
+        "q5-memory",
+    ]
     assert [b.options["kind"] for b in exercises] == ["text", "number", "choice", "text", "number", "number"]
     for b in exercises:
         assert b.parts.get("answer"), b.args
@@ -208,9 +228,20 @@ def test_the_glossary_pairs_each_term_with_its_translation(lang):
     last = EDITIONS[lang]["sec-3-8"].blocks[-1].body
     html = content.markdown_to_html(last)
     assert '<table tabindex="0">' in html  # scrolls in its own box on a phone: reachable by keyboard
-    for zh, en in [("查询", "query"), ("键", "key"), ("值", "value"), ("分数", "score"), ("权重", "weight"),
-                   ("温度", "temperature"), ("掩码", "mask"), ("凸包", "convex hull"), ("词元", "token"),
-                   ("自注意力", "self-attention"), ("交叉注意力", "cross-attention"), ("注意力头", "attention head")]:
+    for zh, en in [
+        ("查询", "query"),
+        ("键", "key"),
+        ("值", "value"),
+        ("分数", "score"),
+        ("权重", "weight"),
+        ("温度", "temperature"),
+        ("掩码", "mask"),
+        ("凸包", "convex hull"),
+        ("词元", "token"),
+        ("自注意力", "self-attention"),
+        ("交叉注意力", "cross-attention"),
+        ("注意力头", "attention head"),
+    ]:
         rows = [r for r in re.findall(r"<tr>(.*?)</tr>", html, flags=re.S) if f"<td>{zh}" in r]
         assert any(en in r for r in rows), (zh, en)
 
@@ -238,6 +269,7 @@ def test_every_formula_of_the_course_converts(lang):
 
 # --- the two editions held together -------------------------------------------------------
 
+
 def _skeleton(section) -> list[tuple]:
     """What must not differ between editions: every block's kind and, for blocks
     that carry them, the id, the options and the exercise's answer parts."""
@@ -246,9 +278,13 @@ def _skeleton(section) -> list[tuple]:
         if b.kind == "markdown":
             continue
         if b.kind in ("explorable", "exercise"):
-            key = (b.kind, b.args, tuple(sorted(b.options.items())),
-                   tuple(sorted(k for k in b.parts if k != "question")),
-                   tuple(line.split(".")[0] for line in b.parts.get("options", "").splitlines()))
+            key = (
+                b.kind,
+                b.args,
+                tuple(sorted(b.options.items())),
+                tuple(sorted(k for k in b.parts if k != "question")),
+                tuple(line.split(".")[0] for line in b.parts.get("options", "").splitlines()),
+            )
         elif b.kind == "video":
             key = (b.kind, tuple(sorted(b.options.items())))
         else:  # titled blocks: the titles are translated, their numbers are not

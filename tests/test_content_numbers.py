@@ -83,7 +83,7 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
     n = 1000
     n_scores = core.dot_product_scores(np.zeros((n, 1)), np.zeros((n, 1))).size
     n_scores_2 = core.dot_product_scores(np.zeros((2 * n, 1)), np.zeros((2 * n, 1))).size
-    assert n_scores == 10 ** 6
+    assert n_scores == 10**6
     # sqrt(d_k): unit-variance components give dot products of standard deviation sqrt(d_k).
     d_k = 64
     rng = np.random.default_rng(0)
@@ -107,13 +107,12 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
     assert w_q2[0, 1] == pytest.approx(1 / (2 + math.e)) and w_q2[0, 2] == pytest.approx(math.e / (2 + math.e))
     # Exercise q5: the fp16 score matrix of one head over n = 4096 tokens.
     n_mem = 4096
-    entries = n_mem ** 2
-    mib = entries * np.dtype(np.float16).itemsize / 2 ** 20
+    entries = n_mem**2
+    mib = entries * np.dtype(np.float16).itemsize / 2**20
 
     fig37 = [
         ("e\\approx 2.718", f"e\\approx {f(math.exp(scores[0]), 3)}"),
-        ("2.718+1+2.718=6.436", f"{f(exps[0], 3)}+{exps[1]:g}+{f(exps[2], 3)}="
-                                f"{f(sum(round(x, 3) for x in exps), 3)}"),
+        ("2.718+1+2.718=6.436", f"{f(exps[0], 3)}+{exps[1]:g}+{f(exps[2], 3)}={f(sum(round(x, 3) for x in exps), 3)}"),
         ("\\approx 0.422", f"\\approx {f(w[0, 0], 3)}"),
         ("\\approx 0.155", f"\\approx {f(w[0, 1], 3)}"),
         ("$0.999$", f"${f(sum(rounded_w), 3)}$"),
@@ -127,8 +126,10 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("$10^6$", f"$10^{round(math.log10(n_scores))}$"),
         ("$4$ 倍" if zh else "$4$ times", ("${}$ 倍" if zh else "${}$ times").format(n_scores_2 // n_scores)),
         ("$d_k=64$", f"$d_k={d_k}$"),
-        ("标准差是 $8$" if zh else "standard deviation of $8$",
-         ("标准差是 ${:g}$" if zh else "standard deviation of ${:g}$").format(round(raw.std()))),
+        (
+            "标准差是 $8$" if zh else "standard deviation of $8$",
+            ("标准差是 ${:g}$" if zh else "standard deviation of ${:g}$").format(round(raw.std())),
+        ),
         # The tie, after the vector explorable.
         ("$[1, 0.5]$", "$[{:g}, {:g}]$".format(*out_tie[0])),
         ("$T=0.05$", f"$T={t_lowest:g}$"),
@@ -141,13 +142,16 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("4096^2=2^{24}=16777216", f"{n_mem}^2=2^{{{round(math.log2(entries))}}}={entries}"),
         ("2^{25}/2^{20}=32", f"2^{{{round(math.log2(entries * 2))}}}/2^{{20}}={mib:g}"),
         ("$8192$", f"${2 * n_mem}$"),
-        ("$128$ MiB", f"${(2 * n_mem) ** 2 * 2 / 2 ** 20:g}$ MiB"),
+        ("$128$ MiB", f"${(2 * n_mem) ** 2 * 2 / 2**20:g}$ MiB"),
     ]
 
     step1, step2, step3 = scenarios.STEPS
     r1, r2, r3 = (scenarios.outcome(s.target) for s in scenarios.STEPS)
-    s1, s2, t_low = step3.target["score_1"], step3.target["score_1"] + step3.target["score_diff"], \
-        step3.target["temperature"]
+    s1, s2, t_low = (
+        step3.target["score_1"],
+        step3.target["score_1"] + step3.target["score_diff"],
+        step3.target["temperature"],
+    )
     t_bounds = StepsExplorer.param.temperature.bounds
     w_neg, y_neg = two_values(-2.0, 1.0)
     w_t2, y_t2 = two_values(s2 - s1, 2.0)
@@ -168,17 +172,28 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
 
     fig38 = [
         # Steps: the text describes the scenarios the explorable runs.
-        ("比第一个高 $1$" if zh else "second score $1$ above",
-         ("比第一个高 ${:g}$" if zh else "second score ${:g}$ above").format(step1.start["score_diff"])),
-        ("从 $0$ 提高到 $2$" if zh else "from $0$ to $2$",
-         ("从 ${:g}$ 提高到 ${:g}$" if zh else "from ${:g}$ to ${:g}$").format(
-             step2.start["score_diff"], step2.target["score_diff"])),
-        ("两个分数取 $20$ 和 $22$" if zh else "The two scores are $20$ and $22$",
-         ("两个分数取 ${:g}$ 和 ${:g}$" if zh else "The two scores are ${:g}$ and ${:g}$").format(s1, s2)),
-        ("从 $1$ 降到 $0.02$" if zh else "from $1$ to $0.02$",
-         ("从 ${:g}$ 降到 ${:g}$" if zh else "from ${:g}$ to ${:g}$").format(step3.start["temperature"], t_low)),
-        ("在 $0.01$ 到 $10$ 之间" if zh else "between $0.01$ and $10$",
-         ("在 ${:g}$ 到 ${:g}$ 之间" if zh else "between ${:g}$ and ${:g}$").format(*t_bounds)),
+        (
+            "比第一个高 $1$" if zh else "second score $1$ above",
+            ("比第一个高 ${:g}$" if zh else "second score ${:g}$ above").format(step1.start["score_diff"]),
+        ),
+        (
+            "从 $0$ 提高到 $2$" if zh else "from $0$ to $2$",
+            ("从 ${:g}$ 提高到 ${:g}$" if zh else "from ${:g}$ to ${:g}$").format(
+                step2.start["score_diff"], step2.target["score_diff"]
+            ),
+        ),
+        (
+            "两个分数取 $20$ 和 $22$" if zh else "The two scores are $20$ and $22$",
+            ("两个分数取 ${:g}$ 和 ${:g}$" if zh else "The two scores are ${:g}$ and ${:g}$").format(s1, s2),
+        ),
+        (
+            "从 $1$ 降到 $0.02$" if zh else "from $1$ to $0.02$",
+            ("从 ${:g}$ 降到 ${:g}$" if zh else "from ${:g}$ to ${:g}$").format(step3.start["temperature"], t_low),
+        ),
+        (
+            "在 $0.01$ 到 $10$ 之间" if zh else "between $0.01$ and $10$",
+            ("在 ${:g}$ 到 ${:g}$ 之间" if zh else "between ${:g}$ and ${:g}$").format(*t_bounds),
+        ),
         ("$e^{1100}$", f"$e^{{{s2 / t_low:g}}}$"),
         ("1.8\\times10^{308}", sci(big)),
         ("e^{709.8}", f"e^{{{f(math.log(big), 1)}}}"),
@@ -194,33 +209,58 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("3.7\\times10^{-44}", sci(r3["weights"][0])),
         ("\\alpha_1\\approx0.450", f"\\alpha_1\\approx{f(table[10.0][0][0], 3)}"),
         ("\\alpha_2\\approx0.550", f"\\alpha_2\\approx{f(table[10.0][0][1], 3)}"),
-        ("输出约为 $6.40$" if zh else "the output is about $6.40$",
-         ("输出约为 ${}$" if zh else "the output is about ${}$").format(f(table[10.0][1], 2))),
+        (
+            "输出约为 $6.40$" if zh else "the output is about $6.40$",
+            ("输出约为 ${}$" if zh else "the output is about ${}$").format(f(table[10.0][1], 2)),
+        ),
         ("\\alpha_2=1/(1+e^{-1})\\approx0.731", f"\\alpha_2=1/(1+e^{{-1}})\\approx{f(w_t2[1], 3)}"),
         ("\\alpha_1\\approx0.269", f"\\alpha_1\\approx{f(w_t2[0], 3)}"),
         ("\\approx7.85", f"\\approx{f(y_t2, 2)}"),
-        ("第一步开始时（分数差 $1$、$T=1$）读数里的 $7.85$" if zh else
-         "the $7.85$ the readouts showed at the start of step 1 (score difference $1$, $T=1$)",
-         ("第一步开始时（分数差 ${:g}$、$T={:g}$）读数里的 ${}$" if zh else
-          "the ${2}$ the readouts showed at the start of step 1 (score difference ${0:g}$, $T={1:g}$)").format(
-             step1.start["score_diff"], step1.start["temperature"], f(scenarios.outcome(step1.start)["output"], 2))),
+        (
+            "第一步开始时（分数差 $1$、$T=1$）读数里的 $7.85$"
+            if zh
+            else "the $7.85$ the readouts showed at the start of step 1 (score difference $1$, $T=1$)",
+            (
+                "第一步开始时（分数差 ${:g}$、$T={:g}$）读数里的 ${}$"
+                if zh
+                else "the ${2}$ the readouts showed at the start of step 1 (score difference ${0:g}$, $T={1:g}$)"
+            ).format(
+                step1.start["score_diff"], step1.start["temperature"], f(scenarios.outcome(step1.start)["output"], 2)
+            ),
+        ),
         # Two values, exercise 3.8.1.
-        ("0.75\\times 2 + 0.25\\times 10 = 1.5 + 2.5 = 4",
-         f"0.75\\times 2 + 0.25\\times 10 = {0.75 * 2:g} + {0.25 * 10:g} = {float(core.weighted_sum([0.75, 0.25], [2, 10])):g}"),
-        ("0.2\\times 2 + 0.8\\times 10 = 0.4 + 8 = 8.4",
-         f"0.2\\times 2 + 0.8\\times 10 = {0.2 * 2:g} + {0.8 * 10:g} = {float(core.weighted_sum([0.2, 0.8], [2, 10])):g}"),
+        (
+            "0.75\\times 2 + 0.25\\times 10 = 1.5 + 2.5 = 4",
+            f"0.75\\times 2 + 0.25\\times 10 = {0.75 * 2:g} + {0.25 * 10:g} = {float(core.weighted_sum([0.75, 0.25], [2, 10])):g}",
+        ),
+        (
+            "0.2\\times 2 + 0.8\\times 10 = 0.4 + 8 = 8.4",
+            f"0.2\\times 2 + 0.8\\times 10 = {0.2 * 2:g} + {0.8 * 10:g} = {float(core.weighted_sum([0.2, 0.8], [2, 10])):g}",
+        ),
         # Example 3.8.1: the temperature table, with the step's scores.
-        *[(row, "| ${:g}$ | ${:g}$ | ${}$ | ${}$ | ${}$ |".format(
-            t, (s2 - s1) / t, f(table[t][0][0], 3), f(table[t][0][1], 3), f(table[t][1], 2)))
-          for t, row in [(0.5, "| $0.5$ | $4$ | $0.018$ | $0.982$ | $9.86$ |"),
-                         (1.0, "| $1$ | $2$ | $0.119$ | $0.881$ | $9.05$ |"),
-                         (10.0, "| $10$ | $0.2$ | $0.450$ | $0.550$ | $6.40$ |")]],
+        *[
+            (
+                row,
+                "| ${:g}$ | ${:g}$ | ${}$ | ${}$ | ${}$ |".format(
+                    t, (s2 - s1) / t, f(table[t][0][0], 3), f(table[t][0][1], 3), f(table[t][1], 2)
+                ),
+            )
+            for t, row in [
+                (0.5, "| $0.5$ | $4$ | $0.018$ | $0.982$ | $9.86$ |"),
+                (1.0, "| $1$ | $2$ | $0.119$ | $0.881$ | $9.05$ |"),
+                (10.0, "| $10$ | $0.2$ | $0.450$ | $0.550$ | $6.40$ |"),
+            ]
+        ],
         # Example 3.8.2: the causal mask over three tokens, row by row.
         ("$(1, 0, 0)$", "$({:g}, {:g}, {:g})$".format(*masked[0])),
         ("$(0.269, 0.731, 0)$", "$({}, {}, {:g})$".format(f(masked[1, 0], 3), f(masked[1, 1], 3), masked[1, 2])),
         ("$(0.422, 0.155, 0.422)$", "$({}, {}, {})$".format(*(f(x, 3) for x in masked[2]))),
-        ("最大的分数 $3$" if zh else "The largest score of this row, $3$",
-         ("最大的分数 ${:g}$" if zh else "The largest score of this row, ${:g}$").format(S[1][~core.causal_mask(3)[1]].max())),
+        (
+            "最大的分数 $3$" if zh else "The largest score of this row, $3$",
+            ("最大的分数 ${:g}$" if zh else "The largest score of this row, ${:g}$").format(
+                S[1][~core.causal_mask(3)[1]].max()
+            ),
+        ),
         # Exercises 3.8.2 and 3.8.3.
         ("$(1, 3, 4, 6)$", "$({:g}, {:g}, {:g}, {:g})$".format(*row)),
         ("$2.718$", f"${f(exps_row[0], 3)}$"),
@@ -238,12 +278,15 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
 
 
 FIGURES = {lang: figures(lang) for lang in LANGUAGES}
-CASES = [(lang, sid, quoted, computed) for lang in LANGUAGES for sid, pairs in FIGURES[lang].items()
-         for quoted, computed in pairs]
+CASES = [
+    (lang, sid, quoted, computed)
+    for lang in LANGUAGES
+    for sid, pairs in FIGURES[lang].items()
+    for quoted, computed in pairs
+]
 
 
-@pytest.mark.parametrize("lang, section_id, quoted, computed", CASES,
-                         ids=[f"{c[0]}-{c[1]}-{c[2][:30]}" for c in CASES])
+@pytest.mark.parametrize("lang, section_id, quoted, computed", CASES, ids=[f"{c[0]}-{c[1]}-{c[2][:30]}" for c in CASES])
 def test_each_quoted_figure_is_the_core_value(lang, section_id, quoted, computed):
     assert computed == quoted
     assert quoted in section_source(lang, section_id), f"{quoted!r} is not in the {lang} text of {section_id}"
@@ -264,8 +307,8 @@ def test_every_decimal_in_the_text_is_checked(lang, section_id):
 #: Exercise answers, recomputed: id -> the exact value the answer rounds.
 ANSWERS = {
     "q2-alpha2": lambda: core.scaled_dot_product_attention([[1.0, 1.0]], K, V, scale=1.0)[1][0, 1],
-    "q5-entries": lambda: 4096 ** 2,
-    "q5-memory": lambda: 4096 ** 2 * np.dtype(np.float16).itemsize / 2 ** 20,
+    "q5-entries": lambda: 4096**2,
+    "q5-memory": lambda: 4096**2 * np.dtype(np.float16).itemsize / 2**20,
     "ex-3-8-2": lambda: core.softmax(np.where(core.causal_mask(4)[2], [1.0, 3.0, 4.0, 6.0], -np.inf))[2],
     "ex-3-8-3": lambda: core.weighted_sum(core.softmax([2.0, 2.0, -1.0], temperature=1e-3), [1.0, 5.0, 9.0]),
     "step1-check": lambda: core.weighted_sum(core.softmax([7.0, 7.0]), [4.0, 16.0]),

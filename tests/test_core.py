@@ -25,6 +25,7 @@ temperatures = st.floats(1e-300, 1e300, allow_nan=False, allow_infinity=False)
 
 # --- softmax -------------------------------------------------------------
 
+
 def test_softmax_matches_scipy_on_random_inputs():
     rng = np.random.default_rng(0)
     for _ in range(50):
@@ -123,6 +124,7 @@ def test_naive_softmax_overflows_where_stable_does_not():
 
 # --- scores, masks, attention -------------------------------------------
 
+
 def test_dot_product_scores_default_scale_is_inverse_sqrt_dk():
     rng = np.random.default_rng(1)
     q, k = rng.normal(size=(3, 4)), rng.normal(size=(5, 4))
@@ -173,17 +175,17 @@ def test_attention_errors_name_shapes():
     with pytest.raises(ValueError, match=r"\(3, 2\).*\(2, 2\)"):
         core.scaled_dot_product_attention(np.ones((1, 2)), np.ones((3, 2)), np.ones((2, 2)))
     with pytest.raises(ValueError, match=r"mask.*\(2, 2\).*\(1, 3\)"):
-        core.scaled_dot_product_attention(np.ones((1, 2)), np.ones((3, 2)), np.ones((3, 2)),
-                                          mask=np.ones((2, 2), dtype=bool))
+        core.scaled_dot_product_attention(
+            np.ones((1, 2)), np.ones((3, 2)), np.ones((3, 2)), mask=np.ones((2, 2), dtype=bool)
+        )
     with pytest.raises(ValueError, match="mask must be boolean"):
-        core.scaled_dot_product_attention(np.ones((1, 2)), np.ones((3, 2)), np.ones((3, 2)),
-                                          mask=np.ones((1, 3)))
+        core.scaled_dot_product_attention(np.ones((1, 2)), np.ones((3, 2)), np.ones((3, 2)), mask=np.ones((1, 3)))
     with pytest.raises(ValueError, match="temperature"):
-        core.scaled_dot_product_attention(np.ones((1, 2)), np.ones((3, 2)), np.ones((3, 2)),
-                                          temperature=0)
+        core.scaled_dot_product_attention(np.ones((1, 2)), np.ones((3, 2)), np.ones((3, 2)), temperature=0)
 
 
 # --- weighted sums and the convex hull ----------------------------------
+
 
 def test_worked_numbers_of_section_3_8():
     assert float(core.weighted_sum([0.75, 0.25], [2.0, 10.0])) == pytest.approx(4.0)
@@ -208,8 +210,7 @@ def test_worked_example_of_section_3_7():
 
 @pytest.mark.parametrize(
     "weights, match",
-    [([0.5, 0.6], "sum to 1"), ([1.2, -0.2], "non-negative"), ([[0.5, 0.5]], "1-D"),
-     ([0.5, float("nan")], "finite")],
+    [([0.5, 0.6], "sum to 1"), ([1.2, -0.2], "non-negative"), ([[0.5, 0.5]], "1-D"), ([0.5, float("nan")], "finite")],
 )
 def test_weighted_sum_rejects_bad_weights(weights, match):
     with pytest.raises(ValueError, match=match):
@@ -244,6 +245,7 @@ def test_output_lies_in_convex_hull_of_vector_values():
 
 
 # --- the house rule ------------------------------------------------------
+
 
 def test_core_imports_numpy_only():
     code = (

@@ -54,9 +54,11 @@ def test_softmax_agrees_with_arbitrary_precision_everywhere(scores, temperature)
 
 
 @settings(max_examples=200, deadline=None)
-@given(hnp.arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 5)), elements=st.floats(-1e150, 1e150)),
-       hnp.arrays(np.float64, st.tuples(st.just(5), st.integers(1, 3)), elements=st.floats(-1e300, 1e300)),
-       st.floats(min_value=1e-3, max_value=1e3))
+@given(
+    hnp.arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 5)), elements=st.floats(-1e150, 1e150)),
+    hnp.arrays(np.float64, st.tuples(st.just(5), st.integers(1, 3)), elements=st.floats(-1e300, 1e300)),
+    st.floats(min_value=1e-3, max_value=1e3),
+)
 def test_attention_outputs_stay_inside_the_values_hull(q_rows, v, temperature):
     n_k = v.shape[0]
     rng = np.random.default_rng(0)
@@ -82,9 +84,21 @@ def test_scores_whose_difference_overflows_keep_their_weights():
     np.testing.assert_allclose(w, [float(x) for x in exact], rtol=1e-13)
 
 
-NOT_REAL = [None, "1.0", b"1", [1 + 2j], np.array([1j]), ["a", "b"], [decimal.Decimal("1")],
-            [fractions.Fraction(1, 2)], np.array(["2020-01-01"], dtype="datetime64[D]"),
-            [datetime.date(2020, 1, 1)], [[1.0, 2.0], [3.0]], [object()], [None, 1.0]]
+NOT_REAL = [
+    None,
+    "1.0",
+    b"1",
+    [1 + 2j],
+    np.array([1j]),
+    ["a", "b"],
+    [decimal.Decimal("1")],
+    [fractions.Fraction(1, 2)],
+    np.array(["2020-01-01"], dtype="datetime64[D]"),
+    [datetime.date(2020, 1, 1)],
+    [[1.0, 2.0], [3.0]],
+    [object()],
+    [None, 1.0],
+]
 
 
 @pytest.mark.parametrize("bad", NOT_REAL, ids=[type(b).__name__ + str(i) for i, b in enumerate(NOT_REAL)])
@@ -95,8 +109,25 @@ def test_scores_that_are_not_real_numbers_are_refused_by_name(bad):
         core.naive_softmax(bad)
 
 
-@pytest.mark.parametrize("bad", [True, False, "1", b"1", decimal.Decimal("1"), 10**400, -(10**400), 1j,
-                                 np.datetime64("2020"), np.longdouble("1e400"), [1.0], None, 0, -0.0])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        True,
+        False,
+        "1",
+        b"1",
+        decimal.Decimal("1"),
+        10**400,
+        -(10**400),
+        1j,
+        np.datetime64("2020"),
+        np.longdouble("1e400"),
+        [1.0],
+        None,
+        0,
+        -0.0,
+    ],
+)
 def test_temperatures_that_are_not_finite_positive_numbers_are_refused(bad):
     with pytest.raises(ValueError, match="temperature must be a finite number > 0"):
         core.softmax([1.0, 2.0], temperature=bad)
@@ -114,9 +145,14 @@ def test_numbers_beyond_float64_are_refused_not_rounded_to_infinity():
 
 
 def test_no_warning_and_no_other_exception_type(recwarn):
-    for call in (lambda: core.softmax([1 + 0j]), lambda: core.softmax([np.longdouble("1e4000")]),
-                 lambda: core.dot_product_scores([], []), lambda: core.softmax(np.float64(3.0)),
-                 lambda: core.weighted_sum([], []), lambda: core.causal_mask(0)):
+    for call in (
+        lambda: core.softmax([1 + 0j]),
+        lambda: core.softmax([np.longdouble("1e4000")]),
+        lambda: core.dot_product_scores([], []),
+        lambda: core.softmax(np.float64(3.0)),
+        lambda: core.weighted_sum([], []),
+        lambda: core.causal_mask(0),
+    ):
         with np.errstate(all="raise"), pytest.raises(ValueError):
             call()
     assert not recwarn.list

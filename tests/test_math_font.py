@@ -51,8 +51,12 @@ def test_brackets_stretch_around_a_fraction_in_both_editions(static_site, studen
     path = static_site / ("index.html" if language == "zh" else "en/index.html")
     page.open_offline(path, "main")
     p = page.page
-    formula = p.locator("math[display=block]").filter(has=p.locator("mo[fence=true]")).filter(
-        has=p.locator("mfrac msqrt")).first
+    formula = (
+        p.locator("math[display=block]")
+        .filter(has=p.locator("mo[fence=true]"))
+        .filter(has=p.locator("mfrac msqrt"))
+        .first
+    )
     formula.scroll_into_view_if_needed()
     p.wait_for_function(f"document.fonts.check('16px \"{MATH_FONT}\"')")
     sizes = formula.evaluate("""m => {

@@ -47,8 +47,10 @@ def test_the_kernel_moves_the_explorable(executed):
     assert not [o for o in outputs if o.get("output_type") == "error"], outputs
     assert any("step 1" in o.get("text", "") for o in outputs)
     shown = nb.cells[1]["outputs"]
-    assert any("application/vnd.holoviews_load.v0+json" in o.get("data", {}) or "text/html" in o.get("data", {})
-               for o in shown + nb.cells[0]["outputs"])
+    assert any(
+        "application/vnd.holoviews_load.v0+json" in o.get("data", {}) or "text/html" in o.get("data", {})
+        for o in shown + nb.cells[0]["outputs"]
+    )
 
 
 @pytest.mark.browser

@@ -34,8 +34,13 @@ def expected_prints(section_id: str) -> list[str]:
         y, w = core.scaled_dot_product_attention(q, k, k, scale=1.0)
         y_tie, w_tie = core.scaled_dot_product_attention(q, k, k, scale=1.0, temperature=0.05)
         assert str(w.round(3)) == "[[0.422 0.155 0.422]]" and str(y.round(3)) == "[[0.845 0.578]]"
-        return [f"scores  {(q @ k.T).round(3)}", f"weights {w.round(3)}", f"y       {y.round(3)}", "True True",
-                f"T = 0.05 weights {w_tie.round(3)}  y {y_tie.round(3)}"]
+        return [
+            f"scores  {(q @ k.T).round(3)}",
+            f"weights {w.round(3)}",
+            f"y       {y.round(3)}",
+            "True True",
+            f"T = 0.05 weights {w_tie.round(3)}  y {y_tie.round(3)}",
+        ]
     steps = []
     for step in scenarios.STEPS:
         result = scenarios.outcome(step.target)
@@ -45,12 +50,18 @@ def expected_prints(section_id: str) -> list[str]:
         steps.append(f"step {step.number}: weights [{weights}]  y = {result['output']:.2f}")
     scores = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [1.0, 0.0, 1.0]])
     w = core.softmax(np.where(core.causal_mask(3), scores, -np.inf))
-    return [*steps, "naive  [nan nan]", f"stable {core.softmax([20.0, 22.0], temperature=0.02)}",
-            str(w.round(3)), f"{w.sum(axis=1)}"]
+    return [
+        *steps,
+        "naive  [nan nan]",
+        f"stable {core.softmax([20.0, 22.0], temperature=0.02)}",
+        str(w.round(3)),
+        f"{w.sum(axis=1)}",
+    ]
 
 
-@pytest.fixture(scope="module", params=[(s, lang) for s in SECTIONS for lang in LANGUAGES],
-                ids=lambda p: f"{p[0]}-{p[1]}")
+@pytest.fixture(
+    scope="module", params=[(s, lang) for s in SECTIONS for lang in LANGUAGES], ids=lambda p: f"{p[0]}-{p[1]}"
+)
 def executed(request):
     section_id, language = request.param
     nb = nbformat.reads(notebooks.notebook_json(section_id, language), as_version=4)
@@ -75,8 +86,10 @@ def test_the_explorables_show_up_live(executed):
     shown = [c for c in nb.cells if c.cell_type == "code" and "Explorer(language=" in c.source]
     assert len(shown) == len(placed) >= 1
     for cell in shown:  # each displays a Panel object (its bundle of MIME types), not just text
-        assert any("application/vnd.holoviews_exec.v0+json" in o.get("data", {}) or
-                   "text/html" in o.get("data", {}) for o in cell.outputs), cell.source
+        assert any(
+            "application/vnd.holoviews_exec.v0+json" in o.get("data", {}) or "text/html" in o.get("data", {})
+            for o in cell.outputs
+        ), cell.source
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

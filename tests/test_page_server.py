@@ -102,8 +102,11 @@ def test_a_lecture_hall_asking_at_the_same_moment_all_get_the_page(server):
     port, log = server
     n = 150
     with concurrent.futures.ThreadPoolExecutor(max_workers=n) as pool:
-        answers = list(pool.map(lambda i: get(port, "/steps?room=ABCDEF", {"Accept-Encoding": "gzip"},
-                                              f"127.0.0.{i + 2}"), range(n)))
+        answers = list(
+            pool.map(
+                lambda i: get(port, "/steps?room=ABCDEF", {"Accept-Encoding": "gzip"}, f"127.0.0.{i + 2}"), range(n)
+            )
+        )
     assert [a[0] for a in answers] == [200] * n
     assert len({a[2] for a in answers}) == 1  # one file, the same for every student
     assert "Traceback" not in log.read_text()
@@ -128,26 +131,32 @@ def test_a_fresh_builder_process_builds_the_page_the_export_writes():
     (a page's models are named in the order the page meets them, not by what the process made before)."""
     build = "sys.stdout.write(site.build_page('matrix', 'zh'))"
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    fresh, after = [subprocess.run([sys.executable, "-c", f"from attention_explorable import site; "
-                                    f"import sys; {setup}{build}"], capture_output=True, text=True, env=env,
-                                   check=True).stdout
-                    for setup in ("", "site.build_page('steps', 'en'); site.build_page('textbook', 'zh'); ")]
+    fresh, after = [
+        subprocess.run(
+            [sys.executable, "-c", f"from attention_explorable import site; import sys; {setup}{build}"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        ).stdout
+        for setup in ("", "site.build_page('steps', 'en'); site.build_page('textbook', 'zh'); ")
+    ]
     assert fresh == after and len(fresh) > 10_000
 
 
 def test_two_servers_build_the_same_page_byte_for_byte():
     """Behind a proxy with several backends, one page has one ETag (ids derived from the page, a fixed hash seed)."""
-    code = ("from attention_explorable import site; import sys; "
-            "sys.stdout.write(site.build_page('steps', 'en'))")
+    code = "from attention_explorable import site; import sys; sys.stdout.write(site.build_page('steps', 'en'))"
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    pages = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
-             for _ in range(2)]
+    pages = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+        for _ in range(2)
+    ]
     assert pages[0] == pages[1] and len(pages[0]) > 10_000
     assert not re.search(r'id="[0-9a-f]{8}-[0-9a-f]{4}-4', pages[0])  # no random (version 4) ids left
 
 
-def test_built_pages_are_kept_on_disk_for_the_next_start_under_a_key_of_what_they_are_made_of(tmp_path,
-                                                                                                monkeypatch):
+def test_built_pages_are_kept_on_disk_for_the_next_start_under_a_key_of_what_they_are_made_of(tmp_path, monkeypatch):
     first = page_server.PageCache(tmp_path)
     built = {f"{app}-{lang}": f"<html>{app} {lang}</html>" for app, lang in first.order()}
     first._store_cached(built)
@@ -212,8 +221,17 @@ def _ask(port: int, method: str, path: str, headers: dict):
         conn.close()
 
 
-@pytest.mark.parametrize("encoding, gzipped", [("gzip;q=0", False), ("gzip;q=0, *", False), ("identity", False),
-                                               ("*", True), ("br;q=1, gzip;q=0.5", True), ("GZIP", True)])
+@pytest.mark.parametrize(
+    "encoding, gzipped",
+    [
+        ("gzip;q=0", False),
+        ("gzip;q=0, *", False),
+        ("identity", False),
+        ("*", True),
+        ("br;q=1, gzip;q=0.5", True),
+        ("GZIP", True),
+    ],
+)
 def test_gzip_is_sent_only_when_the_client_takes_it(server, encoding, gzipped):
     port, _ = server
     status, headers, body = get(port, "/steps", {"Accept-Encoding": encoding})

@@ -56,8 +56,10 @@ def _instructor_cookie(port: int) -> str:
 def test_autoload_takes_only_an_element_id(server):
     port, log = server
     element = "p1234-ab_C"
-    ok = (f"/instructor/autoload.js?bokeh-autoload-element={element}"
-          f"&bokeh-absolute-url=http://127.0.0.1:{port}/instructor")
+    ok = (
+        f"/instructor/autoload.js?bokeh-autoload-element={element}"
+        f"&bokeh-absolute-url=http://127.0.0.1:{port}/instructor"
+    )
     assert _get(port, ok)[0] == 403  # not the instructor: no session, no script
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     conn.request("GET", ok, headers={"Cookie": _instructor_cookie(port)})

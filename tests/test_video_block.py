@@ -19,8 +19,9 @@ def test_one_button_per_source_and_nothing_that_loads(language):
     html = block_html(section_id, block, language)
     sources = content.video_sources(block)
     assert len(sources) >= 2
-    buttons = re.findall(r"<button [^>]*class='ae-video-load ae-video-(\w+)'[^>]*data-src='([^']*)'[^>]*>(.*?)</button>",
-                         html)
+    buttons = re.findall(
+        r"<button [^>]*class='ae-video-load ae-video-(\w+)'[^>]*data-src='([^']*)'[^>]*>(.*?)</button>", html
+    )
     # A site's name in the other language carries its lang (content.mark_languages): compare the words.
     buttons = [(site, src, re.sub(r"<[^>]+>", "", label)) for site, src, label in buttons]
     assert [(site, src.replace("&amp;", "&")) for site, src, _ in buttons] == [(s, e) for s, e, _ in sources]

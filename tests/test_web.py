@@ -40,12 +40,15 @@ def test_bundles_are_built_from_the_current_sources(tmp_path):
     shipped = sorted(p.relative_to(WEB / "dist").as_posix() for p in (WEB / "dist").rglob("*") if p.is_file())
     assert built == shipped
     for name in built:
-        assert (tmp_path / name).read_text() == (WEB / "dist" / name).read_text(), \
+        assert (tmp_path / name).read_text() == (WEB / "dist" / name).read_text(), (
             f"web/dist/{name} is out of date: run `npm run build`"
+        )
 
 
 def test_no_eval_or_function_constructor_in_our_javascript():
-    for path in list(WEB.glob("*.js")) + list((WEB / "dist").glob("*.mjs")) + list((WEB / "dist" / "page").glob("*.js")):
+    for path in (
+        list(WEB.glob("*.js")) + list((WEB / "dist").glob("*.mjs")) + list((WEB / "dist" / "page").glob("*.js"))
+    ):
         code = path.read_text()
         assert not re.search(r"\beval\s*\(|new\s+Function\s*\(", code), path
 
@@ -56,8 +59,9 @@ def test_no_javascript_in_python_strings():
         # site.py writes the one tag of an embed (<script src="embed/NAME.js">), authoring.py the element's
         # (<script src=".../attention-explorable.js">) for a site generator's page; native.py finds a page's
         # script elements to allow them by their hashes.
-        assert ("<script" not in code or path.name in ("site.py", "authoring.py", "native.py")) and "CustomJS(code=\"" not in code, \
-            path
+        assert (
+            "<script" not in code or path.name in ("site.py", "authoring.py", "native.py")
+        ) and 'CustomJS(code="' not in code, path
 
 
 def test_the_modules_ship_with_the_package():

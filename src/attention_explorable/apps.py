@@ -93,13 +93,21 @@ def language_switch(language: str, href: str | None = None) -> ScriptedPane:
     other = OTHER_LANGUAGE[language]
     tag = HTML_LANG[other]
     target = href or f"?lang={other}"
-    link = (f"<nav aria-label='{html.escape(text('language_switch', language))}'>"
-            f"<a class='ae-language' lang='{tag}' hreflang='{tag}' href='{html.escape(target)}' "
-            f"title='{html.escape(text('language_switch_to', other))}'>{html.escape(text('language_name', other))}</a>"
-            "</nav>")
-    return ScriptedPane(link, script="language", settings={"language": language, "other": other, "target": href or ""},
-                        css_classes=["ae-language-bar"], stylesheets=[LANGUAGE_CSS], sizing_mode="stretch_width",
-                        margin=0)
+    link = (
+        f"<nav aria-label='{html.escape(text('language_switch', language))}'>"
+        f"<a class='ae-language' lang='{tag}' hreflang='{tag}' href='{html.escape(target)}' "
+        f"title='{html.escape(text('language_switch_to', other))}'>{html.escape(text('language_name', other))}</a>"
+        "</nav>"
+    )
+    return ScriptedPane(
+        link,
+        script="language",
+        settings={"language": language, "other": other, "target": href or ""},
+        css_classes=["ae-language-bar"],
+        stylesheets=[LANGUAGE_CSS],
+        sizing_mode="stretch_width",
+        margin=0,
+    )
 
 
 @lru_cache(maxsize=None)
@@ -165,12 +173,21 @@ def textbook_app(language: str | None = None, switch_href: str | None = None) ->
     language = _setup("textbook", language)
     args = pn.state.session_args or {}
     in_session = pn.state.curdoc is not None and pn.state.curdoc.session_context is not None
-    load = "all" if [v.decode() if isinstance(v, bytes) else v for v in args.get("explorables", [])] == ["all"] \
-        else "on_approach" if in_session else "all"
+    load = (
+        "all"
+        if [v.decode() if isinstance(v, bytes) else v for v in args.get("explorables", [])] == ["all"]
+        else "on_approach"
+        if in_session
+        else "all"
+    )
     page_frame()
-    return pn.Column(connection_notice(language), language_switch(language, switch_href),
-                     TextbookPage(language=language, load=load),
-                     sizing_mode="stretch_width", margin=0)
+    return pn.Column(
+        connection_notice(language),
+        language_switch(language, switch_href),
+        TextbookPage(language=language, load=load),
+        sizing_mode="stretch_width",
+        margin=0,
+    )
 
 
 def explorable_app(name: str, language: str | None = None, switch_href: str | None = None) -> pn.viewable.Viewable:
@@ -206,8 +223,7 @@ def page_frame(heading=None) -> None:
     """
     doc = pn.state.curdoc
     if doc is not None:
-        doc.js_on_event("document_ready", CustomJS(code=web_module("frame"), module=True,
-                                                   args={"heading": heading}))
+        doc.js_on_event("document_ready", CustomJS(code=web_module("frame"), module=True, args={"heading": heading}))
 
 
 #: A page title that fits a phone: smaller on a narrow screen, at most 2em.
@@ -288,9 +304,15 @@ def _index_template() -> jinja2.Template:
 def index_html(language: str) -> str:
     """The server's root page (``/``): this product's pages, in ``language`` (served from memory)."""
     other = OTHER_LANGUAGE[language]
-    pages = [(f"{name}?lang={language}", text(title_key(name), language), text(index_key(name), language))
-             for name in APPS]
+    pages = [
+        (f"{name}?lang={language}", text(title_key(name), language), text(index_key(name), language)) for name in APPS
+    ]
     return _index_template().render(
-        lang=HTML_LANG[language], t=STRINGS[language], pages=pages, switch_href=f"?lang={other}",
-        switch_label=text("language_name", other), switch_lang=HTML_LANG[other],
-        switch_hint=text("language_switch_to", other))
+        lang=HTML_LANG[language],
+        t=STRINGS[language],
+        pages=pages,
+        switch_href=f"?lang={other}",
+        switch_label=text("language_name", other),
+        switch_lang=HTML_LANG[other],
+        switch_hint=text("language_switch_to", other),
+    )

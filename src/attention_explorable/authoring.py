@@ -41,16 +41,31 @@ def _known(name: str) -> None:
 
 
 #: The element's own attributes and the page's: never an explorable's state (``OWN`` in web/element.js).
-OWN_ATTRIBUTES = ("name", "lang", "deep-links", "theme", "id", "class", "style", "title", "hidden", "slot",
-                  "part", "tabindex", "dir", "is")
+OWN_ATTRIBUTES = (
+    "name",
+    "lang",
+    "deep-links",
+    "theme",
+    "id",
+    "class",
+    "style",
+    "title",
+    "hidden",
+    "slot",
+    "part",
+    "tabindex",
+    "dir",
+    "is",
+)
 
 
 def _check_names(name: str, state: Mapping[str, str]) -> None:
     names = state_names(name)
     unknown = [key for key in state if key not in names]
     if unknown:
-        raise ValueError(f"{name} has no parameter {', '.join(map(repr, unknown))}; "
-                         f"its parameters are {', '.join(names)}")
+        raise ValueError(
+            f"{name} has no parameter {', '.join(map(repr, unknown))}; its parameters are {', '.join(names)}"
+        )
 
 
 def state_names(name: str) -> tuple[str, ...]:
@@ -104,8 +119,14 @@ def check_state(name: str, state: Mapping[str, str], language: str = "en") -> li
     return [html.unescape(n) for n in notices]
 
 
-def element_tag(name: str, state: Mapping[str, str] | None = None, *, lang: str | None = None,
-                theme: str | None = None, deep_links: bool = False) -> str:
+def element_tag(
+    name: str,
+    state: Mapping[str, str] | None = None,
+    *,
+    lang: str | None = None,
+    theme: str | None = None,
+    deep_links: bool = False,
+) -> str:
     """The markup of one explorable: ``<attention-explorable name=... ...></attention-explorable>``.
 
     Every value is written as an escaped attribute, so nothing an author

@@ -58,8 +58,10 @@ def listen_problem(address: str, port: int) -> str | None:
             if exc.errno in (errno.EADDRINUSE, errno.EACCES) and port:
                 return f"port {port} on {address} is already in use; choose another with --port"
             if exc.errno == errno.EADDRNOTAVAIL:
-                return (f"--address {address} is not an address of this machine; use 127.0.0.1, "
-                        f"0.0.0.0 (every network) or one of this machine's addresses")
+                return (
+                    f"--address {address} is not an address of this machine; use 127.0.0.1, "
+                    f"0.0.0.0 (every network) or one of this machine's addresses"
+                )
             return f"cannot listen on {address} port {port}: {exc.strerror}"
     return None
 
@@ -79,32 +81,52 @@ def _export(directory: str, language: str, index: bool = True) -> int:
         print(f"{PROG}: error: cannot write the site into {directory!r}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     first = (target / ("index.html" if index else "textbook.html")).resolve()
-    print(f"{PROG}: wrote {len(report.files)} files ({report.bytes / 1e6:.1f} MB) in {report.seconds:.1f} s; "
-          f"open {first.as_uri()}")
+    print(
+        f"{PROG}: wrote {len(report.files)} files ({report.bytes / 1e6:.1f} MB) in {report.seconds:.1f} s; "
+        f"open {first.as_uri()}"
+    )
     return 0
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Interactive attention explorables (course sections 3.7 and 3.8).")
+        prog=PROG, description="Interactive attention explorables (course sections 3.7 and 3.8)."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="serve every app: " + ", ".join(APPS))
     serve.add_argument("--port", type=int, default=5006, help="port to listen on (default 5006)")
-    serve.add_argument("--address", default="127.0.0.1",
-                       help="address to listen on (default 127.0.0.1; 0.0.0.0 for a classroom)")
+    serve.add_argument(
+        "--address", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for a classroom)"
+    )
     serve.add_argument("--show", action="store_true", help="open the first app in a browser")
-    serve.add_argument("--allow-websocket-origin", action="append", default=None, metavar="HOST[:PORT]",
-                       help="origin allowed to connect besides this machine's own addresses (repeatable; "
-                            "'*' allows any)")
-    serve.add_argument("--num-procs", type=int, default=1,
-                       help="number of worker processes (0 = one per core); every page is built before they start")
+    serve.add_argument(
+        "--allow-websocket-origin",
+        action="append",
+        default=None,
+        metavar="HOST[:PORT]",
+        help="origin allowed to connect besides this machine's own addresses (repeatable; '*' allows any)",
+    )
+    serve.add_argument(
+        "--num-procs",
+        type=int,
+        default=1,
+        help="number of worker processes (0 = one per core); every page is built before they start",
+    )
     _class_options(serve)
     export = sub.add_parser("export", help="write the static site: the textbook, each explorable, embeds")
     export.add_argument("directory", help="folder to write the site into (created if missing)")
-    export.add_argument("--language", choices=["zh", "en"], default="zh", help="language of the top pages and the embeds (default zh); the other language "
-                        "goes to DIR/en/ or DIR/zh/")
-    export.add_argument("--no-index", dest="index", action="store_false",
-                        help="name the textbook textbook.html and write no index.html (a course site's own stays)")
+    export.add_argument(
+        "--language",
+        choices=["zh", "en"],
+        default="zh",
+        help="language of the top pages and the embeds (default zh); the other language goes to DIR/en/ or DIR/zh/",
+    )
+    export.add_argument(
+        "--no-index",
+        dest="index",
+        action="store_false",
+        help="name the textbook textbook.html and write no index.html (a course site's own stays)",
+    )
     sub.add_parser("list", help="list the apps and their URLs")
     return parser
 
@@ -113,27 +135,57 @@ def _class_options(serve: argparse.ArgumentParser) -> None:
     from .classroom.channel import NEW_STUDENTS_PER_MINUTE
     from .classroom.limits import DEFAULT_CONNECTIONS, DEFAULT_LIMIT
 
-    serve.add_argument("--db", metavar="URL", default=None,
-                       help="database of the class (SQLAlchemy URL; default: an SQLite file in your data folder; "
-                            "postgresql+psycopg://... for several processes or machines)")
-    serve.add_argument("--instructor-key", metavar="SECRET", default=None,
-                       help="the instructor's secret for /instructor (default: $AE_INSTRUCTOR_KEY, else one the "
-                            "server makes, prints once and keeps hashed, so that it survives a restart)")
-    serve.add_argument("--instructor-key-file", metavar="PATH", default=None,
-                       help="where the server keeps (hashed) the secret it made when none is given "
-                            "(default: instructor-key in your data folder)")
-    serve.add_argument("--max-sessions-per-client", type=int, default=DEFAULT_LIMIT, metavar="N",
-                       help=f"class sockets (and instructor pages) one client address may hold open per process "
-                            f"(default {DEFAULT_LIMIT}; 0: no limit)")
-    serve.add_argument("--max-connections-per-client", type=int, default=DEFAULT_CONNECTIONS, metavar="N",
-                       help=f"HTTP connections one client address may hold open at once, per process (default "
-                            f"{DEFAULT_CONNECTIONS}, enough for a lecture hall behind one NAT address; 0: no limit)")
-    serve.add_argument("--max-new-students-per-minute", type=int, default=NEW_STUDENTS_PER_MINUTE, metavar="N",
-                       help=f"new students one client address may join a room with per minute, per process "
-                            f"(default {NEW_STUDENTS_PER_MINUTE}; the others' pages try again by themselves; "
-                            f"raise it for a lecture hall behind one NAT address; 0: no limit)")
-    serve.add_argument("--use-xheaders", action="store_true",
-                       help="take the client's address from X-Real-IP/X-Forwarded-For (behind a proxy)")
+    serve.add_argument(
+        "--db",
+        metavar="URL",
+        default=None,
+        help="database of the class (SQLAlchemy URL; default: an SQLite file in your data folder; "
+        "postgresql+psycopg://... for several processes or machines)",
+    )
+    serve.add_argument(
+        "--instructor-key",
+        metavar="SECRET",
+        default=None,
+        help="the instructor's secret for /instructor (default: $AE_INSTRUCTOR_KEY, else one the "
+        "server makes, prints once and keeps hashed, so that it survives a restart)",
+    )
+    serve.add_argument(
+        "--instructor-key-file",
+        metavar="PATH",
+        default=None,
+        help="where the server keeps (hashed) the secret it made when none is given "
+        "(default: instructor-key in your data folder)",
+    )
+    serve.add_argument(
+        "--max-sessions-per-client",
+        type=int,
+        default=DEFAULT_LIMIT,
+        metavar="N",
+        help=f"class sockets (and instructor pages) one client address may hold open per process "
+        f"(default {DEFAULT_LIMIT}; 0: no limit)",
+    )
+    serve.add_argument(
+        "--max-connections-per-client",
+        type=int,
+        default=DEFAULT_CONNECTIONS,
+        metavar="N",
+        help=f"HTTP connections one client address may hold open at once, per process (default "
+        f"{DEFAULT_CONNECTIONS}, enough for a lecture hall behind one NAT address; 0: no limit)",
+    )
+    serve.add_argument(
+        "--max-new-students-per-minute",
+        type=int,
+        default=NEW_STUDENTS_PER_MINUTE,
+        metavar="N",
+        help=f"new students one client address may join a room with per minute, per process "
+        f"(default {NEW_STUDENTS_PER_MINUTE}; the others' pages try again by themselves; "
+        f"raise it for a lecture hall behind one NAT address; 0: no limit)",
+    )
+    serve.add_argument(
+        "--use-xheaders",
+        action="store_true",
+        help="take the client's address from X-Real-IP/X-Forwarded-For (behind a proxy)",
+    )
 
 
 def _prepare_class(args) -> tuple[str | None, dict]:
@@ -154,13 +206,13 @@ def _prepare_class(args) -> tuple[str | None, dict]:
     from .classroom.store import Store, StoreError, check_url, default_url
 
     if args.max_connections_per_client < 0:
-        return ("--max-connections-per-client must be 0 (no limit) or more, got "
-                f"{args.max_connections_per_client}"), {}
+        return (f"--max-connections-per-client must be 0 (no limit) or more, got {args.max_connections_per_client}"), {}
     if args.max_sessions_per_client < 0:
         return f"--max-sessions-per-client must be 0 (no limit) or more, got {args.max_sessions_per_client}", {}
     if args.max_new_students_per_minute < 0:
-        return ("--max-new-students-per-minute must be 0 (no limit) or more, got "
-                f"{args.max_new_students_per_minute}"), {}
+        return (
+            f"--max-new-students-per-minute must be 0 (no limit) or more, got {args.max_new_students_per_minute}"
+        ), {}
     url = args.db or os.environ.get(DB_ENV) or default_url()
     problem = check_url(url)
     if problem:
@@ -181,10 +233,14 @@ def _prepare_class(args) -> tuple[str | None, dict]:
         except OSError as exc:
             return f"--instructor-key-file {str(kept_in)!r}: cannot keep the secret there: {exc.strerror or exc}", {}
     hosts = network.student_hosts(args.address)
-    context = ClassContext(database_url=url, instructor_key=key, key_record=record,
-                           public_urls=tuple(f"http://{h}:{args.port}" for h in hosts),
-                           cap=SessionCap(args.max_sessions_per_client),
-                           shared=not url.startswith("sqlite"))
+    context = ClassContext(
+        database_url=url,
+        instructor_key=key,
+        key_record=record,
+        public_urls=tuple(f"http://{h}:{args.port}" for h in hosts),
+        cap=SessionCap(args.max_sessions_per_client),
+        shared=not url.startswith("sqlite"),
+    )
     origins = [f"{h}:{args.port}" for h in network.reachable_hosts(args.address)]
     origins += [o for o in (args.allow_websocket_origin or []) if o not in origins]
     return None, {"context": context, "origins": origins, "key": made or None, "kept_in": kept_in, "hosts": hosts}
@@ -208,8 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: --port must be between 0 and 65535, got {args.port}", file=sys.stderr)
         return 2
     if args.num_procs < 0:
-        print(f"{PROG}: error: --num-procs must be 0 (one per core) or more, got {args.num_procs}",
-              file=sys.stderr)
+        print(f"{PROG}: error: --num-procs must be 0 (one per core) or more, got {args.num_procs}", file=sys.stderr)
         return 2
     problem = listen_problem(args.address, args.port)
     if problem:
@@ -230,39 +285,62 @@ def main(argv: list[str] | None = None) -> int:
     route_guards.install()  # autoload takes only an element id
     before, after = limits.raise_open_files()  # each student's browser holds a few descriptors
     if after:
-        print(f"{PROG}: open files: up to {after}" + (f" (raised from {before})" if after != before else ""),
-              flush=True)
+        print(
+            f"{PROG}: open files: up to {after}" + (f" (raised from {before})" if after != before else ""), flush=True
+        )
     logging.getLogger("tornado.application").addFilter(limits.OncePerInterval())
     origins, context = served["origins"], served["context"]
     # Students get files and one class socket; the instructor a live Panel app.
     pages = page_server.PageCache(page_server.default_cache_dir())
     cap = context.cap  # class sockets and instructor pages, per client address
-    room_channel = channel.ClassChannel(context.store, cap, origins, ids=channel.StudentIds(context.student_key()),
-                                        new_per_minute=args.max_new_students_per_minute)
+    room_channel = channel.ClassChannel(
+        context.store,
+        cap,
+        origins,
+        ids=channel.StudentIds(context.student_key()),
+        new_per_minute=args.max_new_students_per_minute,
+    )
     bases = [f"http://{h}:{args.port}" for h in served["hosts"]]
     print(f"{PROG}: serving " + ", ".join(f"{bases[0]}/{n}" for n in APPS), flush=True)
     for base in bases[1:]:
         print(f"{PROG}: also at {base}/textbook", flush=True)
     print(f"{PROG}: instructor: {bases[0]}/instructor (class database: {context.database_url})", flush=True)
     if served["key"]:
-        print(f"{PROG}: instructor secret (new; kept hashed in {served['kept_in']}, valid after a restart): "
-              f"{served['key']}", flush=True)
+        print(
+            f"{PROG}: instructor secret (new; kept hashed in {served['kept_in']}, valid after a restart): "
+            f"{served['key']}",
+            flush=True,
+        )
     elif served["kept_in"]:
-        print(f"{PROG}: instructor secret: the one printed when {served['kept_in']} was made "
-              f"(delete that file for a new one)", flush=True)
+        print(
+            f"{PROG}: instructor secret: the one printed when {served['kept_in']} was made "
+            f"(delete that file for a new one)",
+            flush=True,
+        )
     if args.num_procs == 1:
         pages.start(progress=sys.stdout)  # the server answers meanwhile; a page not built yet is waited for
     else:
         pages.build(progress=sys.stdout)  # before the workers fork, so that each holds every page
     server = pn.serve(
-        {"instructor": cap.guard(functools.partial(instructor_app, context))}, port=args.port, address=args.address, show=False,
-        websocket_origin=origins, num_procs=args.num_procs, title={"instructor": "instructor · attention"},
-        extra_patterns=[*route_guards.refused_routes(), *page_server.patterns(pages), *channel.patterns(room_channel),
-                        *handlers.patterns(context)],
-        use_xheaders=args.use_xheaders, start=False,
+        {"instructor": cap.guard(functools.partial(instructor_app, context))},
+        port=args.port,
+        address=args.address,
+        show=False,
+        websocket_origin=origins,
+        num_procs=args.num_procs,
+        title={"instructor": "instructor · attention"},
+        extra_patterns=[
+            *route_guards.refused_routes(),
+            *page_server.patterns(pages),
+            *channel.patterns(room_channel),
+            *handlers.patterns(context),
+        ],
+        use_xheaders=args.use_xheaders,
+        start=False,
         # The instructor's page only for the instructor's cookie, checked before a session is made;
         # the cookie then stays out of the session token that Bokeh writes into the page.
-        auth_provider=handlers.InstructorAuth(context), **handlers.SESSION_EXCLUDES,
+        auth_provider=handlers.InstructorAuth(context),
+        **handlers.SESSION_EXCLUDES,
         # The instructor's page sends clicks: a frame announcing more is closed before it is buffered
         # (Bokeh's default buffers 20 MB).
         websocket_max_message_size=INSTRUCTOR_MESSAGE_BYTES,

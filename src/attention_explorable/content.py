@@ -75,11 +75,15 @@ class VideoSite:
 
 #: The sites a ``:::video`` block can take a video from, by option name.
 VIDEO_SOURCES: dict[str, VideoSite] = {
-    "youtube": VideoSite(r"[A-Za-z0-9_-]{11}", "https://www.youtube-nocookie.com/embed/{id}",
-                         "https://www.youtube.com/watch?v={id}"),
+    "youtube": VideoSite(
+        r"[A-Za-z0-9_-]{11}", "https://www.youtube-nocookie.com/embed/{id}", "https://www.youtube.com/watch?v={id}"
+    ),
     # Reachable from mainland China, where YouTube often is not.
-    "bilibili": VideoSite(r"BV[0-9A-Za-z]{10}", "https://player.bilibili.com/player.html?bvid={id}&autoplay=0",
-                          "https://www.bilibili.com/video/{id}/"),
+    "bilibili": VideoSite(
+        r"BV[0-9A-Za-z]{10}",
+        "https://player.bilibili.com/player.html?bvid={id}&autoplay=0",
+        "https://www.bilibili.com/video/{id}/",
+    ),
 }
 
 
@@ -91,8 +95,11 @@ def video_sources(block: "Block") -> list[tuple[str, str, str]]:
     >>> video_sources(Block("video", options={"youtube": "eMlx5fFNoYc"}))[0][1]
     'https://www.youtube-nocookie.com/embed/eMlx5fFNoYc'
     """
-    return [(site, VIDEO_SOURCES[site].embed.format(id=vid), VIDEO_SOURCES[site].page.format(id=vid))
-            for site, vid in block.options.items()]
+    return [
+        (site, VIDEO_SOURCES[site].embed.format(id=vid), VIDEO_SOURCES[site].page.format(id=vid))
+        for site, vid in block.options.items()
+    ]
+
 
 BLOCK_KINDS = ("explorable", "exercise", "proof", "definition", "proposition", "lean", "video", "code")
 
@@ -184,7 +191,7 @@ def parse_section(path: Path) -> Section:
     for key in ("id", "title", "order"):
         if key not in meta:
             raise ContentError(f"{path}: front matter lacks {key!r}")
-    body = raw[m.end():]
+    body = raw[m.end() :]
     offset = raw[: m.end()].count("\n")
     blocks: list[Block] = []
     text_lines: list[str] = []
@@ -243,14 +250,16 @@ def _make_block(kind: str, rest: str, inner: str, where: str) -> Block:
 
 def _check_video(options: dict, where: str) -> None:
     if not options:
-        raise ContentError(f"{where}: video needs at least one source, e.g. youtube=ID; "
-                           f"known sites: {', '.join(VIDEO_SOURCES)}")
+        raise ContentError(
+            f"{where}: video needs at least one source, e.g. youtube=ID; known sites: {', '.join(VIDEO_SOURCES)}"
+        )
     for site, vid in options.items():
         if site not in VIDEO_SOURCES:
             raise ContentError(f"{where}: unknown video site {site!r} (known: {', '.join(VIDEO_SOURCES)})")
         if not re.fullmatch(VIDEO_SOURCES[site].id_pattern, vid):
-            raise ContentError(f"{where}: {site}={vid!r} is not a {site} video id "
-                               f"(expected {VIDEO_SOURCES[site].id_pattern})")
+            raise ContentError(
+                f"{where}: {site}={vid!r} is not a {site} video id (expected {VIDEO_SOURCES[site].id_pattern})"
+            )
 
 
 def _split_parts(inner: str) -> dict:
@@ -302,6 +311,7 @@ def load_sections(language: str = "zh", directory: Path | None = None) -> list[S
 
 # --- Markdown and math to HTML ----------------------------------------------------
 
+
 def _math_inline(content: str) -> str:
     return tex_to_mathml(content.strip(), display=False)
 
@@ -347,11 +357,13 @@ def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
     md.use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
     md.add_render_rule("math_inline", lambda self, tokens, idx, options, env: _math_inline(tokens[idx].content))
-    md.add_render_rule("math_inline_double",
-                       lambda self, tokens, idx, options, env: _math_block(tokens[idx].content))
-    md.add_render_rule("math_block",
-                       lambda self, tokens, idx, options, env: "<div class='ae-math-display'>"
-                       + _math_block(tokens[idx].content) + "</div>\n")
+    md.add_render_rule("math_inline_double", lambda self, tokens, idx, options, env: _math_block(tokens[idx].content))
+    md.add_render_rule(
+        "math_block",
+        lambda self, tokens, idx, options, env: (
+            "<div class='ae-math-display'>" + _math_block(tokens[idx].content) + "</div>\n"
+        ),
+    )
     return md
 
 
@@ -400,8 +412,12 @@ def mark_languages(source: str, language: str) -> str:
     """
     other = OTHER_LANGUAGE[language]
     run, tag = _OTHER_RUN[language], LANG_TAGS[other]
-    wrap = lambda m: (f'<span lang="{tag}">{m.group(0)}</span>'  # noqa: E731
-                      if language == "en" or sum(c.isalpha() for c in m.group(0)) >= 2 else m.group(0))
+
+    def wrap(m: re.Match) -> str:
+        if language == "en" or sum(c.isalpha() for c in m.group(0)) >= 2:
+            return f'<span lang="{tag}">{m.group(0)}</span>'
+        return m.group(0)
+
     out, keep = [], []
     for part in _TAG.split(source):
         if part.startswith("<"):
@@ -417,15 +433,17 @@ def mark_languages(source: str, language: str) -> str:
         elif keep or not part:
             out.append(part)
         else:
-            out.append("".join(piece if _ENTITY.fullmatch(piece) else run.sub(wrap, piece)
-                               for piece in _ENTITY.split(part)))
+            out.append(
+                "".join(piece if _ENTITY.fullmatch(piece) else run.sub(wrap, piece) for piece in _ENTITY.split(part))
+            )
     return "".join(out)
 
 
 #: Chinese punctuation that must not begin a line: kept on the line of the formula it follows.
 _CLOSING_PUNCTUATION = "，。、；：？！）》」』"
 _INLINE_MATH_THEN_CLOSING = re.compile(
-    r"(<math class='ae-math'[^>]*display=\"inline\">(?:(?!</math>).)*</math>)([" + _CLOSING_PUNCTUATION + "]+)", re.S)
+    r"(<math class='ae-math'[^>]*display=\"inline\">(?:(?!</math>).)*</math>)([" + _CLOSING_PUNCTUATION + "]+)", re.S
+)
 
 
 def markdown_to_html(source: str, section_id: str = "", language: str | None = None) -> str:
@@ -454,7 +472,9 @@ def markdown_to_html(source: str, section_id: str = "", language: str | None = N
             tok.attrSet("id", anchor(section_id, title))
         elif tok.type == "table_open":  # a table that scrolls in its own box: reachable by keyboard
             tok.attrSet("tabindex", "0")
-    out = _INLINE_MATH_THEN_CLOSING.sub(r"<span class='ae-nobreak'>\1\2</span>", md.renderer.render(tokens, md.options, {}))
+    out = _INLINE_MATH_THEN_CLOSING.sub(
+        r"<span class='ae-nobreak'>\1\2</span>", md.renderer.render(tokens, md.options, {})
+    )
     return mark_languages(out, language) if language else out
 
 
@@ -486,8 +506,10 @@ def math_font_face() -> str:
     >>> math_font_face().startswith('@font-face { font-family: "Attention Explorable Math"')
     True
     """
-    return (f'@font-face {{ font-family: "{MATH_FONT}"; font-display: block; '
-            f'src: url(data:font/woff2;base64,{math_font_base64()}) format("woff2"); }}')
+    return (
+        f'@font-face {{ font-family: "{MATH_FONT}"; font-display: block; '
+        f'src: url(data:font/woff2;base64,{math_font_base64()}) format("woff2"); }}'
+    )
 
 
 def math_characters(text: str) -> set[str]:

@@ -62,6 +62,7 @@ def _as_float_array(x, name: str) -> np.ndarray:
         arr = np.asarray(x)
     except (TypeError, ValueError) as exc:  # ragged nested lists
         raise ValueError(f"{name} must be a rectangular array of real numbers, got {_short(x)}") from exc
+
     def too_big():
         return ValueError(f"{name} must lie within the float64 range (|x| <= 1.8e308), got {_short(x)}")
 
@@ -274,13 +275,14 @@ def dot_product_scores(q, k, scale: float | None = None) -> np.ndarray:
     k2 = _as_2d(k, "k")
     if q2.shape[1] != k2.shape[1]:
         raise ValueError(
-            f"q and k must have the same last dimension d_k, got q of shape "
-            f"{q2.shape} and k of shape {k2.shape}"
+            f"q and k must have the same last dimension d_k, got q of shape {q2.shape} and k of shape {k2.shape}"
         )
     if scale is None:
         if q2.shape[1] == 0:
-            raise ValueError(f"d_k must be >= 1 for the default scale 1/sqrt(d_k), got q of shape {q2.shape} "
-                             f"and k of shape {k2.shape}")
+            raise ValueError(
+                f"d_k must be >= 1 for the default scale 1/sqrt(d_k), got q of shape {q2.shape} "
+                f"and k of shape {k2.shape}"
+            )
         scale = 1.0 / math.sqrt(q2.shape[1])
     if not _is_real_scalar(scale):
         raise ValueError(f"scale must be a finite number, got {_short(scale)}")

@@ -75,8 +75,9 @@ class AttentionExplorablePlugin(BasePlugin[_Config]):
         where = page.file.src_uri
         for attrs in explorable_tags(html):
             name = attrs.get("name", "")
-            state = {k: v for k, v in attrs.items()
-                     if k not in OWN_ATTRIBUTES and not k.startswith(("data-", "aria-", "on"))}
+            state = {
+                k: v for k, v in attrs.items() if k not in OWN_ATTRIBUTES and not k.startswith(("data-", "aria-", "on"))
+            }
             language = attrs.get("lang") if attrs.get("lang") in ("zh", "en") else "en"
             try:
                 notices = check_state(name, state, language)

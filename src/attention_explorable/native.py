@@ -45,7 +45,17 @@ from . import ui
 from .content import MATH_FONT, math_font_base64, math_font_face
 from .explorables.base import ScriptedPane, web_module, web_module_name
 
-__all__ = ["CSS", "NativePage", "content_security_policy", "element_script", "embed_data", "embed_script", "figure_spec", "page_script", "student_page"]
+__all__ = [
+    "CSS",
+    "NativePage",
+    "content_security_policy",
+    "element_script",
+    "embed_data",
+    "embed_script",
+    "figure_spec",
+    "page_script",
+    "student_page",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -239,6 +249,7 @@ def figure_spec(fig, ref) -> dict:
         spans and arrows; ``legend``: entries (label, swatch glyphs) and
         columns; ``drag``: the source a pointer drags (PointDrawTool).
     """
+
     def dim(rng, scale):
         out = {"range": ref(rng), "log": isinstance(scale, bm.LogScale)}
         if isinstance(rng, bm.DataRange1d):
@@ -251,36 +262,71 @@ def figure_spec(fig, ref) -> dict:
             return None
         a = axes[0]
         ticker = a.ticker
-        return {"model": ref(a), "side": side,
-                "ticks": list(ticker.ticks) if isinstance(ticker, bm.FixedTicker) else None,
-                "desired": getattr(ticker, "desired_num_ticks", 6)}
+        return {
+            "model": ref(a),
+            "side": side,
+            "ticks": list(ticker.ticks) if isinstance(ticker, bm.FixedTicker) else None,
+            "desired": getattr(ticker, "desired_num_ticks", 6),
+        }
 
     renderers = []
     for r in fig.renderers:
         if isinstance(r, bm.GlyphRenderer):
             glyph = _glyph(r.glyph)
             if glyph is not None:
-                renderers.append({"glyph": glyph, "source": ref(r.data_source), "visible": r.visible,
-                                  "id": r.id})
+                renderers.append({"glyph": glyph, "source": ref(r.data_source), "visible": r.visible, "id": r.id})
     annotations = []
     for item in fig.center:
         if isinstance(item, bm.LabelSet):
-            annotations.append({"type": "LabelSet", "source": ref(item.source), **{
-                k: _spec_value(getattr(item, k)) for k in ("x", "y", "text", "x_offset", "y_offset", "text_align",
-                                                         "text_color", "text_baseline", "text_font_size",
-                                                         "text_font_style")}})
+            annotations.append(
+                {
+                    "type": "LabelSet",
+                    "source": ref(item.source),
+                    **{
+                        k: _spec_value(getattr(item, k))
+                        for k in (
+                            "x",
+                            "y",
+                            "text",
+                            "x_offset",
+                            "y_offset",
+                            "text_align",
+                            "text_color",
+                            "text_baseline",
+                            "text_font_size",
+                            "text_font_style",
+                        )
+                    },
+                }
+            )
         elif isinstance(item, bm.Span):
-            annotations.append({"type": "Span", "location": item.location, "dimension": item.dimension,
-                                "line_color": item.line_color, "line_alpha": item.line_alpha,
-                                "line_width": item.line_width, "line_dash": _json(item.line_dash),
-                                "visible": item.visible})
+            annotations.append(
+                {
+                    "type": "Span",
+                    "location": item.location,
+                    "dimension": item.dimension,
+                    "line_color": item.line_color,
+                    "line_alpha": item.line_alpha,
+                    "line_width": item.line_width,
+                    "line_dash": _json(item.line_dash),
+                    "visible": item.visible,
+                }
+            )
         elif isinstance(item, bm.Arrow):
             head = item.end
-            annotations.append({"type": "Arrow", "source": ref(item.source), "id": item.id,
-                                **{k: _spec_value(getattr(item, k)) for k in ("x_start", "y_start", "x_end", "y_end")},
-                                "line_color": item.line_color, "line_alpha": item.line_alpha,
-                                "line_width": item.line_width, "line_dash": _json(item.line_dash),
-                                "head": None if head is None else {"size": head.size, "color": head.line_color}})
+            annotations.append(
+                {
+                    "type": "Arrow",
+                    "source": ref(item.source),
+                    "id": item.id,
+                    **{k: _spec_value(getattr(item, k)) for k in ("x_start", "y_start", "x_end", "y_end")},
+                    "line_color": item.line_color,
+                    "line_alpha": item.line_alpha,
+                    "line_width": item.line_width,
+                    "line_dash": _json(item.line_dash),
+                    "head": None if head is None else {"size": head.size, "color": head.line_color},
+                }
+            )
         elif not isinstance(item, (bm.Grid, bm.Legend, bm.Axis)):
             _log.warning("attention explorable: the page leaves out a %s", type(item).__name__)
     legend = None
@@ -288,7 +334,9 @@ def figure_spec(fig, ref) -> dict:
     if legends:
         entries = []
         for item in legends[0].items:
-            label = item.label.get("value") if isinstance(item.label, dict) else getattr(item.label, "value", item.label)
+            label = (
+                item.label.get("value") if isinstance(item.label, dict) else getattr(item.label, "value", item.label)
+            )
             entries.append({"label": str(label), "glyphs": [g for g in (_glyph(r.glyph) for r in item.renderers) if g]})
         lg = legends[0]
         ncols = lg.ncols if lg.ncols != "auto" and lg.ncols else (1 if lg.orientation == "vertical" else len(entries))
@@ -299,14 +347,22 @@ def figure_spec(fig, ref) -> dict:
             grid["x" if g.dimension == 0 else "y"] = g.grid_line_color
     drag = next((t for t in fig.tools if isinstance(t, bm.PointDrawTool)), None)
     return {
-        "height": fig.height, "match_aspect": bool(fig.match_aspect), "min_width": fig.min_width, "max_width": fig.max_width,
-        "min_border": fig.min_border, "min_border_left": fig.min_border_left,
+        "height": fig.height,
+        "match_aspect": bool(fig.match_aspect),
+        "min_width": fig.min_width,
+        "max_width": fig.max_width,
+        "min_border": fig.min_border,
+        "min_border_left": fig.min_border_left,
         "min_border_right": fig.min_border_right,
         "title": ref(fig.title) if fig.title is not None else None,
-        "x": dim(fig.x_range, fig.x_scale), "y": dim(fig.y_range, fig.y_scale),
+        "x": dim(fig.x_range, fig.x_scale),
+        "y": dim(fig.y_range, fig.y_scale),
         "x_axis": axis(fig.above, "above") or axis(fig.below, "below"),
         "y_axis": axis(fig.left, "left") or axis(fig.right, "right"),
-        "grid": grid, "renderers": renderers, "annotations": annotations, "legend": legend,
+        "grid": grid,
+        "renderers": renderers,
+        "annotations": annotations,
+        "legend": legend,
         "drag": ref(drag.renderers[0].data_source) if drag is not None and drag.renderers else None,
         "tap": "tap" in fig.js_event_callbacks,
     }
@@ -391,8 +447,9 @@ class NativePage:
 
         self._models, self._callbacks = rename(self._models), rename(self._callbacks)
         self._doc_events = rename(self._doc_events)
-        self.body = re.sub(r"data-ae-model='([^']+)'", lambda m: f"data-ae-model='{names.get(m.group(1), m.group(1))}'",
-                           self.body)
+        self.body = re.sub(
+            r"data-ae-model='([^']+)'", lambda m: f"data-ae-model='{names.get(m.group(1), m.group(1))}'", self.body
+        )
 
     # --- the spec --------------------------------------------------------------
     def spec(self) -> dict:
@@ -474,11 +531,11 @@ class NativePage:
             width = f"max-width:{spec['max_width']}px;" if spec["max_width"] else ""
             drag = " ae-n-drag" if spec["drag"] else ""
             height = "" if spec["match_aspect"] else f"height:{model.height}px;"
-            return (f"<div {self._attrs(model, 'ae-n-plot' + drag, style=f'{height}{width}')}"
-                    f" role='img'></div>")
+            return f"<div {self._attrs(model, 'ae-n-plot' + drag, style=f'{height}{width}')} role='img'></div>"
         if isinstance(model, HTMLModel):
-            attributes = "".join(f" {html.escape(k)}='{html.escape(str(v))}'"
-                                 for k, v in (model.html_attributes or {}).items())
+            attributes = "".join(
+                f" {html.escape(k)}='{html.escape(str(v))}'" for k, v in (model.html_attributes or {}).items()
+            )
             return f"<div {self._attrs(model, 'ae-n-readout')}{attributes}>{html.unescape(model.text or '')}</div>"
         if isinstance(model, bm.Row):
             return f"<div {self._attrs(model, 'ae-n-row')}>{''.join(self._model_html(c) for c in model.children)}</div>"
@@ -486,49 +543,66 @@ class NativePage:
             return f"<div {self._attrs(model, 'ae-n-col')}>{''.join(self._model_html(c) for c in model.children)}</div>"
         if isinstance(model, bm.Slider):
             i = self._id()
-            return (f"<div {self._attrs(model, 'ae-n-slider')}><label for='{i}'>{html.escape(model.title or '')}:</label>"
-                    f"<input type='range' id='{i}' min='{model.start!r}' max='{model.end!r}' step='{model.step!r}' "
-                    f"value='{model.value!r}' aria-valuetext='{_value_text(model.value)}'"
-                    f"{' disabled' if model.disabled else ''}></div>")
+            return (
+                f"<div {self._attrs(model, 'ae-n-slider')}><label for='{i}'>{html.escape(model.title or '')}:</label>"
+                f"<input type='range' id='{i}' min='{model.start!r}' max='{model.end!r}' step='{model.step!r}' "
+                f"value='{model.value!r}' aria-valuetext='{_value_text(model.value)}'"
+                f"{' disabled' if model.disabled else ''}></div>"
+            )
         if isinstance(model, bm.TextInput):
             i = self._id()
             box = "ae-box" in (model.css_classes or [])
-            label = (f"<label for='{i}' class='{'ae-n-sr' if box else ''}'>{html.escape(model.title or '')}</label>"
-                     if model.title else "")
+            label = (
+                f"<label for='{i}' class='{'ae-n-sr' if box else ''}'>{html.escape(model.title or '')}</label>"
+                if model.title
+                else ""
+            )
             mode = " inputmode='decimal'" if box else ""
-            return (f"<div {self._attrs(model, 'ae-n-input')}>{label}<input type='text' id='{i}' "
-                    f"value='{html.escape(model.value or '')}' placeholder='{html.escape(model.placeholder or '')}'"
-                    f" autocomplete='off'{mode}{' disabled' if model.disabled else ''}></div>")
+            return (
+                f"<div {self._attrs(model, 'ae-n-input')}>{label}<input type='text' id='{i}' "
+                f"value='{html.escape(model.value or '')}' placeholder='{html.escape(model.placeholder or '')}'"
+                f" autocomplete='off'{mode}{' disabled' if model.disabled else ''}></div>"
+            )
         if isinstance(model, bm.TextAreaInput):
             i = self._id()
-            label = (f"<label for='{i}' class='ae-n-sr'>{html.escape(model.title or '')}</label>" if model.title else "")
-            return (f"<div {self._attrs(model, 'ae-n-input')}>{label}<textarea id='{i}' rows='{int(model.rows)}' "
-                    f"placeholder='{html.escape(model.placeholder or '')}'{' disabled' if model.disabled else ''}>"
-                    f"{html.escape(model.value or '')}</textarea></div>")
+            label = f"<label for='{i}' class='ae-n-sr'>{html.escape(model.title or '')}</label>" if model.title else ""
+            return (
+                f"<div {self._attrs(model, 'ae-n-input')}>{label}<textarea id='{i}' rows='{int(model.rows)}' "
+                f"placeholder='{html.escape(model.placeholder or '')}'{' disabled' if model.disabled else ''}>"
+                f"{html.escape(model.value or '')}</textarea></div>"
+            )
         if isinstance(model, bm.RadioGroup):
             group = self._id()
             options = "".join(
                 f"<label><input type='radio' name='{group}' value='{i}'{' checked' if i == model.active else ''}"
                 f"{' disabled' if model.disabled else ''}>{html.escape(label)}</label>"
-                for i, label in enumerate(model.labels))
+                for i, label in enumerate(model.labels)
+            )
             inline = " ae-n-inline" if model.inline else ""
             return f"<div {self._attrs(model, 'ae-n-radios' + inline)} role='radiogroup'>{options}</div>"
         if isinstance(model, bm.Button):
             kind = {"primary": "ae-n-primary", "success": "ae-n-success"}.get(model.button_type, "")
-            return (f"<div {self._attrs(model, 'ae-n-btn-host')}><button type='button' class='{kind}'"
-                    f"{' disabled' if model.disabled else ''}>{html.escape(model.label or '')}</button></div>")
+            return (
+                f"<div {self._attrs(model, 'ae-n-btn-host')}><button type='button' class='{kind}'"
+                f"{' disabled' if model.disabled else ''}>{html.escape(model.label or '')}</button></div>"
+            )
         if isinstance(model, bm.RadioButtonGroup):
-            buttons = "".join(f"<button type='button' aria-pressed='{'true' if i == model.active else 'false'}'>"
-                              f"{html.escape(label)}</button>" for i, label in enumerate(model.labels))
+            buttons = "".join(
+                f"<button type='button' aria-pressed='{'true' if i == model.active else 'false'}'>"
+                f"{html.escape(label)}</button>"
+                for i, label in enumerate(model.labels)
+            )
             vertical = "ae-n-vertical" if model.orientation == "vertical" else ""
             lang = (model.html_attributes or {}).get("lang")
             lang = f" lang='{html.escape(lang)}'" if lang else ""
             return f"<div {self._attrs(model, 'ae-n-group', vertical)} role='group'{lang}>{buttons}</div>"
         if isinstance(model, bm.Checkbox):
             i = self._id()
-            return (f"<div {self._attrs(model, 'ae-n-check')}><input type='checkbox' id='{i}'"
-                    f"{' checked' if model.active else ''}{' disabled' if model.disabled else ''}>"
-                    f"<label for='{i}'>{html.escape(model.label or '')}</label></div>")
+            return (
+                f"<div {self._attrs(model, 'ae-n-check')}><input type='checkbox' id='{i}'"
+                f"{' checked' if model.active else ''}{' disabled' if model.disabled else ''}>"
+                f"<label for='{i}'>{html.escape(model.label or '')}</label></div>"
+            )
         _log.warning("attention explorable: the page leaves out a %s", type(model).__name__)
         return ""
 
@@ -546,8 +620,10 @@ class NativePage:
             wrap = f"flex-wrap:{component.flex_wrap};" if component.flex_wrap else ""
             direction = "column" if component.flex_direction in ("column", "column-reverse") else "row"
             inner = "".join(self._layout(o) for o in component.objects)
-            return (f"<div class='ae-n-flex {classes}' style='flex-direction:{direction};{wrap}{html.escape(styles)}'"
-                    f"{hidden}>{inner}</div>")
+            return (
+                f"<div class='ae-n-flex {classes}' style='flex-direction:{direction};{wrap}{html.escape(styles)}'"
+                f"{hidden}>{inner}</div>"
+            )
         if isinstance(component, (pn.Column, pn.Row)):
             kind = "ae-n-col" if isinstance(component, pn.Column) else "ae-n-row"
             # (width: a column centred by its margins is no wider than its parent)
@@ -557,24 +633,33 @@ class NativePage:
         if isinstance(component, pn.pane.Bokeh):
             return self._model_html(component.object)
         if isinstance(component, ScriptedPane):
-            model = HTMLModel(text=html.escape(component.object or ""), css_classes=list(component.css_classes),
-                              stylesheets=[s for s in component.stylesheets if isinstance(s, str)],
-                              visible=component.visible)
-            callback = CustomJS(code=web_module(component.script), module=True,
-                                args={"host": model, **component.settings})
+            model = HTMLModel(
+                text=html.escape(component.object or ""),
+                css_classes=list(component.css_classes),
+                stylesheets=[s for s in component.stylesheets if isinstance(s, str)],
+                visible=component.visible,
+            )
+            callback = CustomJS(
+                code=web_module(component.script), module=True, args={"host": model, **component.settings}
+            )
             self._doc.js_on_event("document_ready", callback)
             return self._model_html(model)
         if isinstance(component, pn.pane.HTML):
             if not component.object:
                 return ""
             sheets = [s for s in component.stylesheets if isinstance(s, str) and s != ui.CSS]
-            cls = " ".join(filter(None, [classes, *(self._sheets.setdefault(s, f"ae-css-{len(self._sheets) + 1}")
-                                                    for s in sheets)]))
+            cls = " ".join(
+                filter(
+                    None, [classes, *(self._sheets.setdefault(s, f"ae-css-{len(self._sheets) + 1}") for s in sheets)]
+                )
+            )
             margin = component.margin
             values = [margin] if isinstance(margin, (int, float)) else list(margin or [])
             margin_css = ("margin:" + " ".join(f"{v}px" for v in values) + ";") if values else ""
-            return (f"<div class='ae-n-html {html.escape(cls)}' style='{margin_css}{html.escape(styles)}'{hidden}>"
-                    f"{component.object}</div>")
+            return (
+                f"<div class='ae-n-html {html.escape(cls)}' style='{margin_css}{html.escape(styles)}'{hidden}>"
+                f"{component.object}</div>"
+            )
         if isinstance(component, pn.layout.ListLike):
             return "".join(self._layout(o) for o in component.objects)
         _log.warning("attention explorable: the page leaves out a %s", type(component).__name__)
@@ -622,12 +707,18 @@ def spec_json(spec: dict) -> str:
     out = _numbers(spec, (), found)
     if found:
         out["$nums"] = found
-    return (json.dumps(out, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-            .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+    return (
+        json.dumps(out, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
 
 
 #: The page's own rules, before the models' (the page-wide text; the readouts' rules are ui.CSS).
-_PAGE_CSS = ui.theme_css(":root") + """
+_PAGE_CSS = (
+    ui.theme_css(":root")
+    + """
 html, body { box-sizing: border-box; margin: 0; padding: 0; }
 body { font-family: system-ui, "Noto Sans CJK SC", sans-serif; font-size: 15px; line-height: 1.42857;
   color: var(--ae-text); background: var(--ae-background); color-scheme: var(--ae-scheme); }
@@ -639,6 +730,7 @@ main.ae-student-page > .ae-n-col { margin: 0 auto; }
 .ae-section > :not(.ae-prose) { contain-intrinsic-size: auto 600px; }
 .ae-section > .ae-prose > * { contain-intrinsic-size: auto 90px; }
 """
+)
 
 
 def _page_parts(build) -> tuple[NativePage, list[str], dict[str, str], str]:
@@ -647,6 +739,7 @@ def _page_parts(build) -> tuple[NativePage, list[str], dict[str, str], str]:
     # The modules the page runs, each once: the package's as scripts, and those of explorables
     # registered from outside the package (their own bundle) as text the runtime loads.
     from .explorables import EXPLORABLES
+
     own = {name for name, r in EXPLORABLES.items() if r.bundle is not None}
     names = sorted({cb["module"] for cb in page.spec()["callbacks"].values()})
     modules = {name: web_module(name) for name in names if name in own}
@@ -656,11 +749,14 @@ def _page_parts(build) -> tuple[NativePage, list[str], dict[str, str], str]:
 
 
 #: An embedded explorable's own rules, inside its shadow root (the host page's rules stay outside it).
-_EMBED_CSS = ui.theme_css(":host") + """
+_EMBED_CSS = (
+    ui.theme_css(":host")
+    + """
 :host { display: block; font-family: system-ui, "Noto Sans CJK SC", sans-serif; font-size: 15px;
   line-height: 1.42857; color: var(--ae-text); background: var(--ae-background); color-scheme: var(--ae-scheme);
   text-align: start; }
 """
+)
 
 
 def _embed_parts(build, lang: str, name: str) -> tuple[NativePage, list[str], dict]:
@@ -668,8 +764,13 @@ def _embed_parts(build, lang: str, name: str) -> tuple[NativePage, list[str], di
     ``web/shadow.js``: its name, language, styles, elements and outside modules)."""
     page, _, modules, css = _page_parts(build)
     scripts = sorted({cb["module"] for cb in page.spec()["callbacks"].values()} - set(modules))
-    shell = {"name": name, "lang": lang, "css": _EMBED_CSS + css,
-             "html": f"<div class='ae-student-page'>{page.body}</div>", "modules": modules}
+    shell = {
+        "name": name,
+        "lang": lang,
+        "css": _EMBED_CSS + css,
+        "html": f"<div class='ae-student-page'>{page.body}</div>",
+        "modules": modules,
+    }
     if "<math" in page.body:  # a shadow root's @font-face is not used: web/shadow.js adds it to the document
         shell["math_font"] = {"family": MATH_FONT, "woff2": math_font_base64()}
     return page, scripts, shell
@@ -700,19 +801,21 @@ def embed_script(build, lang: str, name: str) -> str:
     """
     page, scripts, shell = _embed_parts(build, lang, name)
     tag = json.dumps(f"embed/{name}.js")
-    return "\n".join([
-        "// attention-explorable: " + name + " (made by `attention-explorable export`; docs/embedding.md)",
-        "(function () {",
-        # Where it goes: the tag that loaded this script (or the first such tag not yet used).
-        "var here = document.currentScript || [].slice.call(document.querySelectorAll('script[src]')).filter("
-        f"function (s) {{ return s.src.slice(-{len(f'embed/{name}.js')}) === {tag} && !s.dataset.aeUsed; }})[0];",
-        "if (!here) return;",
-        "here.dataset.aeUsed = '1';",
-        *[page_script(m) for m in scripts],
-        page_script("embed"),
-        f"window.aeMountEmbed(here, {spec_json(shell)}, {spec_json(page.spec())});",
-        "})();",
-    ])
+    return "\n".join(
+        [
+            "// attention-explorable: " + name + " (made by `attention-explorable export`; docs/embedding.md)",
+            "(function () {",
+            # Where it goes: the tag that loaded this script (or the first such tag not yet used).
+            "var here = document.currentScript || [].slice.call(document.querySelectorAll('script[src]')).filter("
+            f"function (s) {{ return s.src.slice(-{len(f'embed/{name}.js')}) === {tag} && !s.dataset.aeUsed; }})[0];",
+            "if (!here) return;",
+            "here.dataset.aeUsed = '1';",
+            *[page_script(m) for m in scripts],
+            page_script("embed"),
+            f"window.aeMountEmbed(here, {spec_json(shell)}, {spec_json(page.spec())});",
+            "})();",
+        ]
+    )
 
 
 def embed_data(build, lang: str, name: str) -> tuple[str, list[str]]:
@@ -730,8 +833,10 @@ def embed_data(build, lang: str, name: str) -> tuple[str, list[str]]:
     page, scripts, shell = _embed_parts(build, lang, name)
     key = f"{name}.{'zh' if lang.startswith('zh') else 'en'}"
     data = f'{{"shell":{spec_json(shell)},"spec":{spec_json(page.spec())}}}'
-    return ("// attention-explorable data: " + key + " (made by `attention-explorable export`; docs/embedding.md)\n"
-            f"(window.aeEmbeds = window.aeEmbeds || {{}})[{json.dumps(key)}] = {data};\n"), scripts
+    return (
+        "// attention-explorable data: " + key + " (made by `attention-explorable export`; docs/embedding.md)\n"
+        f"(window.aeEmbeds = window.aeEmbeds || {{}})[{json.dumps(key)}] = {data};\n"
+    ), scripts
 
 
 def element_script(modules: list[str], names: list[str], lang: str) -> str:
@@ -753,19 +858,22 @@ def element_script(modules: list[str], names: list[str], lang: str) -> str:
         explorable's data from its own address, in ``embed/NAME.LANG.js``.
     """
     config = spec_json({"names": list(names), "lang": lang})
-    return "\n".join([
-        "// attention-explorable: the <attention-explorable> element (made by `attention-explorable export`; "
-        "docs/embedding.md)",
-        *[page_script(m) for m in sorted(set(modules))],
-        page_script("element"),
-        f"window.aeDefineElement(Object.assign({{script: document.currentScript}}, {config}));",
-        "",
-    ])
+    return "\n".join(
+        [
+            "// attention-explorable: the <attention-explorable> element (made by `attention-explorable export`; "
+            "docs/embedding.md)",
+            *[page_script(m) for m in sorted(set(modules))],
+            page_script("element"),
+            f"window.aeDefineElement(Object.assign({{script: document.currentScript}}, {config}));",
+            "",
+        ]
+    )
 
 
 #: A script element the page runs (not a data block: its JSON spec, an outside module's text).
-_RUN_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)(?![^>]*\btype=[\"'](?:application/json|text/plain))[^>]*>(.*?)</script>",
-                         re.S)
+_RUN_SCRIPT = re.compile(
+    r"<script(?![^>]*\bsrc=)(?![^>]*\btype=[\"'](?:application/json|text/plain))[^>]*>(.*?)</script>", re.S
+)
 
 
 def content_security_policy(page: str) -> str:
@@ -789,14 +897,28 @@ def content_security_policy(page: str) -> str:
 
     from .content import VIDEO_SOURCES
 
-    hashes = sorted({"'sha256-" + base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode() + "'"
-                     for body in _RUN_SCRIPT.findall(page)})
+    hashes = sorted(
+        {
+            "'sha256-" + base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode() + "'"
+            for body in _RUN_SCRIPT.findall(page)
+        }
+    )
     if "data-ae-module=" in page:
         hashes.append("blob:")
     frames = sorted({"{0.scheme}://{0.netloc}".format(urlsplit(site.embed)) for site in VIDEO_SOURCES.values()})
-    return "; ".join([
-        "default-src 'none'", "script-src " + " ".join(hashes), "style-src 'unsafe-inline'", "img-src data:", "font-src data:",
-        "connect-src 'self'", "frame-src " + " ".join(frames), "base-uri 'none'", "form-action 'none'"])
+    return "; ".join(
+        [
+            "default-src 'none'",
+            "script-src " + " ".join(hashes),
+            "style-src 'unsafe-inline'",
+            "img-src data:",
+            "font-src data:",
+            "connect-src 'self'",
+            "frame-src " + " ".join(frames),
+            "base-uri 'none'",
+            "form-action 'none'",
+        ]
+    )
 
 
 def student_page(build, title: str, lang: str, description: str = "", first_screen_static: bool = False) -> str:
@@ -830,12 +952,22 @@ def student_page(build, title: str, lang: str, description: str = "", first_scre
     scripts = [*scripts, page_script("runtime")]
     template = ui.template("student.html")
     css = "\n".join([_PAGE_CSS, css] + ([math_font_face()] if "<math" in page.body else []))
-    out = template.render(lang=lang, title=title, description=description, first_screen_static=first_screen_static,
-                          css=css, body=page.body, spec=spec_json(page.spec()),
-                          scripts=[code.replace("</script", "<\\/script") for code in scripts],
-                          modules={name: code.replace("</script", "<\\/script") for name, code in modules.items()})
+    out = template.render(
+        lang=lang,
+        title=title,
+        description=description,
+        first_screen_static=first_screen_static,
+        css=css,
+        body=page.body,
+        spec=spec_json(page.spec()),
+        scripts=[code.replace("</script", "<\\/script") for code in scripts],
+        modules={name: code.replace("</script", "<\\/script") for name, code in modules.items()},
+    )
     # The policy goes first in the head, before any script: a script a link or a stored row slipped
     # into the page would not run.
     policy = html.escape(content_security_policy(out))
-    return out.replace('<meta charset="utf-8">',
-                       f'<meta charset="utf-8">\n  <meta http-equiv="Content-Security-Policy" content="{policy}">', 1)
+    return out.replace(
+        '<meta charset="utf-8">',
+        f'<meta charset="utf-8">\n  <meta http-equiv="Content-Security-Policy" content="{policy}">',
+        1,
+    )

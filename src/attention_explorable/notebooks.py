@@ -36,8 +36,13 @@ def _markdown(source: str) -> dict:
 
 
 def _code(source: str) -> dict:
-    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-            "source": source.strip() + "\n"}
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": {},
+        "outputs": [],
+        "source": source.strip() + "\n",
+    }
 
 
 def _folded(summary: str, body: str) -> str:
@@ -65,8 +70,9 @@ def _cells(block: Block, language: str) -> list[dict]:
     if kind == "explorable":
         cls = explorable_class(block.args[0])
         caption = [_markdown(block.body)] if block.body.strip() else []
-        return caption + [_code(f"from {cls.__module__} import {cls.__name__}\n\n"
-                                f"{cls.__name__}(language={language!r})")]
+        return caption + [
+            _code(f"from {cls.__module__} import {cls.__name__}\n\n{cls.__name__}(language={language!r})")
+        ]
     if kind in ("definition", "proposition"):
         return [_markdown(f"**{block.title}**\n\n{block.body}")]
     if kind == "proof":
@@ -78,8 +84,9 @@ def _cells(block: Block, language: str) -> list[dict]:
     if kind == "video":
         from .content import video_sources
 
-        links = " · ".join(f"[{text(f'video_site_{site}', language)}]({page})"
-                           for site, _, page in video_sources(block))
+        links = " · ".join(
+            f"[{text(f'video_site_{site}', language)}]({page})" for site, _, page in video_sources(block)
+        )
         return [_markdown(f"{block.body.strip()}\n\n{links}")]
     raise ValueError(f"block kind {kind!r} has no notebook cell")
 

@@ -123,8 +123,9 @@ def build_key() -> str:
     a kept page is never stale.
     """
     # The libraries' versions: a page is built by them.
-    digest = hashlib.sha256(f"{sys.version}|{bokeh.__version__}|{bokeh.__file__}|{panel.__version__}|"
-                            f"{panel.__file__}".encode())
+    digest = hashlib.sha256(
+        f"{sys.version}|{bokeh.__version__}|{bokeh.__file__}|{panel.__version__}|{panel.__file__}".encode()
+    )
     package = Path(__file__).resolve().parent
     files = [f for f in package.rglob("*") if f.is_file() and "__pycache__" not in f.parts]
     files += [f for f in CONTENT_DIR.resolve().rglob("*.md")]
@@ -163,14 +164,16 @@ class PageCache:
             raise ValueError(f"only must name pages among {list(apps.APPS)}, got {unknown!r}")
         self.cache_dir = cache_dir
         self.pages: dict[tuple[str, str], File] = {}
-        self.index: dict[str, File] = {lang: File.of(apps.index_html(lang).encode(), "text/html; charset=UTF-8")
-                                       for lang in STRINGS}
+        self.index: dict[str, File] = {
+            lang: File.of(apps.index_html(lang).encode(), "text/html; charset=UTF-8") for lang in STRINGS
+        }
         self.failed: BaseException | None = None
         self.seconds = 0.0
         #: The pages, by URL path (the apps of the registry when the cache was made), each in every language.
         self.apps = tuple(only) if only else tuple(apps.APPS)
         self._ready: dict[tuple[str, str], threading.Event] = {
-            (app, lang): threading.Event() for app in self.apps for lang in STRINGS}
+            (app, lang): threading.Event() for app in self.apps for lang in STRINGS
+        }
 
     def order(self) -> list[tuple[str, str]]:
         """The order pages are built in: each page in Chinese and English, the single explorables first."""
@@ -223,8 +226,12 @@ class PageCache:
         os.environ["PYTHONHASHSEED"] = "0"
         built: dict[str, str] = {}
         try:
-            with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_builder_setup,
-                                     initargs=(os.getpid(), registering_modules())) as pool:
+            with ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=context,
+                initializer=_builder_setup,
+                initargs=(os.getpid(), registering_modules()),
+            ) as pool:
                 for (app, lang), future in [(key, pool.submit(_build, *key)) for key in self.order()]:
                     page = future.result()
                     self._keep(app, lang, page)
@@ -305,11 +312,13 @@ class PageCache:
 
     def start(self, progress=None) -> threading.Thread:
         """Build every page (:meth:`build`) while the server answers; return the thread that waits for them."""
+
         def run():
             try:
                 self.build(progress)
             except Exception:  # noqa: BLE001 - said once, on one line; each request then answers 500
                 log.error("building the pages failed: %s", sys.exc_info()[1])
+
         thread = threading.Thread(target=run, name="page-builder", daemon=True)
         thread.start()
         return thread
@@ -417,5 +426,4 @@ class IndexHandler(_FileHandler):
 def patterns(pages: PageCache) -> list[tuple]:
     """The routes of the student pages and the index."""
     names = "|".join(pages.apps)
-    return [(r"/", IndexHandler, {"pages": pages}),
-            (rf"/({names})/?", PageHandler, {"pages": pages})]
+    return [(r"/", IndexHandler, {"pages": pages}), (rf"/({names})/?", PageHandler, {"pages": pages})]

@@ -119,20 +119,70 @@ def number_line_figure(
     fig = _base_figure(title, height=250, x_range=Range1d(0, 12), y_range=Range1d(-2.2, 2.8))
     fig.yaxis.visible = False
     fig.ygrid.visible = False
-    fig.hbar(y=0, left="x0", right="x1", height=0.35, source=interval,
-             color=PALETTE["interval"], legend_label=labels["interval"])
+    fig.hbar(
+        y=0,
+        left="x0",
+        right="x1",
+        height=0.35,
+        source=interval,
+        color=PALETTE["interval"],
+        legend_label=labels["interval"],
+    )
     fig.scatter("x", 0, source=values, size=14, color=PALETTE["value"], legend_label=labels["value"])
-    fig.add_layout(LabelSet(x="x", y=0, text="label", source=values, y_offset=12,
-                            text_align="center", text_font_size="12px", text_color=PALETTE["value"]))
-    fig.scatter("x", 1.6, source=output, marker="inverted_triangle", size=18,
-                color=PALETTE["output"], legend_label=labels["output"])
-    fig.add_layout(LabelSet(x="x", y=1.6, text="label", source=output, y_offset=10,
-                            text_align="center", text_font_size="12px", text_color=PALETTE["output"]))
-    fig.scatter("x", -0.85, source=prediction, marker="triangle", size=16,
-                color=PALETTE["prediction"], legend_label=labels["prediction"])
-    fig.add_layout(LabelSet(x="x", y=-0.85, text="label", source=prediction, y_offset=-24,
-                            text_align="center", text_font_size="12px",
-                            text_color=PALETTE["prediction"]))
+    fig.add_layout(
+        LabelSet(
+            x="x",
+            y=0,
+            text="label",
+            source=values,
+            y_offset=12,
+            text_align="center",
+            text_font_size="12px",
+            text_color=PALETTE["value"],
+        )
+    )
+    fig.scatter(
+        "x",
+        1.6,
+        source=output,
+        marker="inverted_triangle",
+        size=18,
+        color=PALETTE["output"],
+        legend_label=labels["output"],
+    )
+    fig.add_layout(
+        LabelSet(
+            x="x",
+            y=1.6,
+            text="label",
+            source=output,
+            y_offset=10,
+            text_align="center",
+            text_font_size="12px",
+            text_color=PALETTE["output"],
+        )
+    )
+    fig.scatter(
+        "x",
+        -0.85,
+        source=prediction,
+        marker="triangle",
+        size=16,
+        color=PALETTE["prediction"],
+        legend_label=labels["prediction"],
+    )
+    fig.add_layout(
+        LabelSet(
+            x="x",
+            y=-0.85,
+            text="label",
+            source=prediction,
+            y_offset=-24,
+            text_align="center",
+            text_font_size="12px",
+            text_color=PALETTE["prediction"],
+        )
+    )
     _legend_below(fig, spacing=6, background_fill_alpha=0.6)
     return _slim(fig)
 
@@ -151,16 +201,24 @@ def weights_figure(weights: ColumnDataSource, title: str, y_label: str):
     names = list(weights.data["name"])
     fig = _base_figure(title, height=200, x_range=names, y_range=Range1d(0, 1.15))
     fig.vbar(x="name", top="weight", width=0.6, source=weights, color=PALETTE["weight"])
-    fig.add_layout(LabelSet(x="name", y="weight", text="label", source=weights, y_offset=4,
-                            text_align="center", text_font_size="12px"))
+    fig.add_layout(
+        LabelSet(
+            x="name", y="weight", text="label", source=weights, y_offset=4, text_align="center", text_font_size="12px"
+        )
+    )
     fig.yaxis.axis_label = y_label
     fig.xgrid.visible = False
     return _slim(fig)
 
 
-def temperature_curve_figure(curve: ColumnDataSource, point: ColumnDataSource,
-                             title: str, x_label: str, y_label: str,
-                             t_range: tuple[float, float]):
+def temperature_curve_figure(
+    curve: ColumnDataSource,
+    point: ColumnDataSource,
+    title: str,
+    x_label: str,
+    y_label: str,
+    t_range: tuple[float, float],
+):
     """Weight of the larger score as a function of the temperature.
 
     Parameters
@@ -172,8 +230,7 @@ def temperature_curve_figure(curve: ColumnDataSource, point: ColumnDataSource,
     t_range : (float, float)
         Bounds of the log-scaled temperature axis.
     """
-    fig = _base_figure(title, height=200, x_axis_type="log",
-                       x_range=Range1d(*t_range), y_range=Range1d(0.4, 1.03))
+    fig = _base_figure(title, height=200, x_axis_type="log", x_range=Range1d(*t_range), y_range=Range1d(0.4, 1.03))
     fig.line("t", "weight", source=curve, line_width=2, color=PALETTE["curve"])
     fig.scatter("t", "weight", source=point, size=11, color=PALETTE["output"])
     fig.add_tools(HoverTool(tooltips=[("T", "@t{0.000}"), ("a", "@weight{0.0000}")]))
@@ -197,9 +254,16 @@ PALETTE_37 = {
 }
 
 
-def vector_figure(query: ColumnDataSource, keys: ColumnDataSource, values: ColumnDataSource,
-                  hull: ColumnDataSource, output: ColumnDataSource, title: str, labels: dict,
-                  extent: float = 2.0):
+def vector_figure(
+    query: ColumnDataSource,
+    keys: ColumnDataSource,
+    values: ColumnDataSource,
+    hull: ColumnDataSource,
+    output: ColumnDataSource,
+    title: str,
+    labels: dict,
+    extent: float = 2.0,
+):
     """The plane of the 3.7 worked example: query, keys, values, their hull, the output.
 
     Parameters
@@ -226,40 +290,126 @@ def vector_figure(query: ColumnDataSource, keys: ColumnDataSource, values: Colum
     extent : float, default 2.0
         Half-width of the square kept in view (the bounds of the query).
     """
-    fig = _base_figure(title, height=500, max_width=520, match_aspect=True, tools="",
-                       x_range=DataRange1d(range_padding=0.02), y_range=DataRange1d(range_padding=0.02))
+    fig = _base_figure(
+        title,
+        height=500,
+        max_width=520,
+        match_aspect=True,
+        tools="",
+        x_range=DataRange1d(range_padding=0.02),
+        y_range=DataRange1d(range_padding=0.02),
+    )
     pad = extent + 0.1
     fig.scatter([-pad, pad], [-pad, pad], alpha=0)  # keeps the square [-pad, pad]² in view
     for dim in ("width", "height"):
         fig.add_layout(Span(location=0, dimension=dim, line_color="#999", line_width=1))
     c = PALETTE_37
-    fig.patch("x", "y", source=hull, fill_color=c["hull"], fill_alpha=0.6, line_color=c["value"],
-              line_dash="dashed", legend_label=labels["hull"])
-    fig.add_layout(Arrow(end=VeeHead(size=10, fill_color=c["key"], line_color=c["key"]),
-                         x_start=0, y_start=0, x_end="x", y_end="y", source=keys,
-                         line_color=c["key"], line_width=2))
+    fig.patch(
+        "x",
+        "y",
+        source=hull,
+        fill_color=c["hull"],
+        fill_alpha=0.6,
+        line_color=c["value"],
+        line_dash="dashed",
+        legend_label=labels["hull"],
+    )
+    fig.add_layout(
+        Arrow(
+            end=VeeHead(size=10, fill_color=c["key"], line_color=c["key"]),
+            x_start=0,
+            y_start=0,
+            x_end="x",
+            y_end="y",
+            source=keys,
+            line_color=c["key"],
+            line_width=2,
+        )
+    )
     fig.line([0, 0], [0, 0], color=c["key"], line_width=2, legend_label=labels["key"])  # legend entry only
-    fig.add_layout(LabelSet(x="lx", y="ly", text="label", source=keys, x_offset="dx", y_offset="dy",
-                            text_align="align", text_baseline="middle", text_font_size="12px",
-                            text_color="#555"))
-    fig.scatter("x", "y", source=values, size="size", color=c["value"], fill_alpha=0.8,
-                legend_label=labels["value"])
-    fig.add_layout(LabelSet(x="x", y="y", text="label", source=values, x_offset="dx", y_offset="dy",
-                            text_align="align", text_baseline="middle", text_font_size="12px",
-                            text_color=c["value"]))
-    fig.scatter("x", "y", source=output, marker="star", size=20, color=c["output"],
-                line_color="#333", legend_label=labels["output"])
-    fig.add_layout(LabelSet(x="x", y="y", text="label", source=output, x_offset=-12, y_offset=0,
-                            text_align="right", text_baseline="middle", text_font_size="13px",
-                            text_color="#8a4a12", text_font_style="bold"))
-    fig.add_layout(Arrow(end=VeeHead(size=12, fill_color=c["query"], line_color=c["query"]),
-                         x_start=0, y_start=0, x_end="x", y_end="y", source=query,
-                         line_color=c["query"], line_width=3))
-    tip = fig.scatter("x", "y", source=query, size=18, color=c["query"], fill_alpha=0.3,
-                      line_width=2, legend_label=labels["query"])
-    fig.add_layout(LabelSet(x="x", y="y", text="label", source=query, x_offset=9, y_offset=12,
-                            text_baseline="middle", text_font_size="14px", text_color=c["query"],
-                            text_font_style="bold"))
+    fig.add_layout(
+        LabelSet(
+            x="lx",
+            y="ly",
+            text="label",
+            source=keys,
+            x_offset="dx",
+            y_offset="dy",
+            text_align="align",
+            text_baseline="middle",
+            text_font_size="12px",
+            text_color="#555",
+        )
+    )
+    fig.scatter("x", "y", source=values, size="size", color=c["value"], fill_alpha=0.8, legend_label=labels["value"])
+    fig.add_layout(
+        LabelSet(
+            x="x",
+            y="y",
+            text="label",
+            source=values,
+            x_offset="dx",
+            y_offset="dy",
+            text_align="align",
+            text_baseline="middle",
+            text_font_size="12px",
+            text_color=c["value"],
+        )
+    )
+    fig.scatter(
+        "x",
+        "y",
+        source=output,
+        marker="star",
+        size=20,
+        color=c["output"],
+        line_color="#333",
+        legend_label=labels["output"],
+    )
+    fig.add_layout(
+        LabelSet(
+            x="x",
+            y="y",
+            text="label",
+            source=output,
+            x_offset=-12,
+            y_offset=0,
+            text_align="right",
+            text_baseline="middle",
+            text_font_size="13px",
+            text_color="#8a4a12",
+            text_font_style="bold",
+        )
+    )
+    fig.add_layout(
+        Arrow(
+            end=VeeHead(size=12, fill_color=c["query"], line_color=c["query"]),
+            x_start=0,
+            y_start=0,
+            x_end="x",
+            y_end="y",
+            source=query,
+            line_color=c["query"],
+            line_width=3,
+        )
+    )
+    tip = fig.scatter(
+        "x", "y", source=query, size=18, color=c["query"], fill_alpha=0.3, line_width=2, legend_label=labels["query"]
+    )
+    fig.add_layout(
+        LabelSet(
+            x="x",
+            y="y",
+            text="label",
+            source=query,
+            x_offset=9,
+            y_offset=12,
+            text_baseline="middle",
+            text_font_size="14px",
+            text_color=c["query"],
+            text_font_style="bold",
+        )
+    )
     drag = PointDrawTool(renderers=[tip], add=False, num_objects=1)
     fig.add_tools(drag)
     fig.toolbar.active_tap = drag
@@ -268,8 +418,15 @@ def vector_figure(query: ColumnDataSource, keys: ColumnDataSource, values: Colum
     return _slim(fig)
 
 
-def heatmap_figure(cells: ColumnDataSource, title: str, x_label: str, y_label: str,
-                   highlight: ColumnDataSource | None = None, n: int = 4, height: int = 300):
+def heatmap_figure(
+    cells: ColumnDataSource,
+    title: str,
+    x_label: str,
+    y_label: str,
+    highlight: ColumnDataSource | None = None,
+    n: int = 4,
+    height: int = 300,
+):
     """A matrix drawn as coloured cells with its numbers written in.
 
     Row ``i`` (a query) runs downwards from the top, column ``j`` (a key)
@@ -291,14 +448,36 @@ def heatmap_figure(cells: ColumnDataSource, title: str, x_label: str, y_label: s
     height : int, default 300
         Figure height in pixels.
     """
-    fig = _base_figure(title, height=height, tools="", x_axis_location="above",
-                       x_range=Range1d(0.5, n + 0.5), y_range=Range1d(n + 0.5, 0.5))
+    fig = _base_figure(
+        title,
+        height=height,
+        tools="",
+        x_axis_location="above",
+        x_range=Range1d(0.5, n + 0.5),
+        y_range=Range1d(n + 0.5, 0.5),
+    )
     cell = fig.rect("x", "y", width=0.96, height=0.96, source=cells, fill_color="fill", line_color=None)
-    fig.text("x", "y", text="text", source=cells, text_color="text_color", text_align="center",
-             text_baseline="middle", text_font_size="13px")
+    fig.text(
+        "x",
+        "y",
+        text="text",
+        source=cells,
+        text_color="text_color",
+        text_align="center",
+        text_baseline="middle",
+        text_font_size="13px",
+    )
     if highlight is not None:
-        fig.rect("x", "y", width="width", height="height", source=highlight, fill_alpha=0,
-                 line_color=PALETTE_37["highlight"], line_width=3)
+        fig.rect(
+            "x",
+            "y",
+            width="width",
+            height="height",
+            source=highlight,
+            fill_alpha=0,
+            line_color=PALETTE_37["highlight"],
+            line_width=3,
+        )
     fig.add_tools(HoverTool(renderers=[cell], tooltips=[("i", "@y"), ("j", "@x"), ("", "@text")]))
     for axis, label in ((fig.xaxis, x_label), (fig.yaxis, y_label)):
         axis.ticker = FixedTicker(ticks=list(range(1, 17)))
@@ -311,8 +490,15 @@ def heatmap_figure(cells: ColumnDataSource, title: str, x_label: str, y_label: s
     return _slim(fig)
 
 
-def saturation_figure(curve: ColumnDataSource, mark: ColumnDataSource, title: str,
-                      x_label: str, y_label: str, labels: dict, d_max: int = 64):
+def saturation_figure(
+    curve: ColumnDataSource,
+    mark: ColumnDataSource,
+    title: str,
+    x_label: str,
+    y_label: str,
+    labels: dict,
+    d_max: int = 64,
+):
     """Mean largest softmax weight against the dimension ``d_k``, scaled and not.
 
     Parameters
@@ -329,25 +515,28 @@ def saturation_figure(curve: ColumnDataSource, mark: ColumnDataSource, title: st
         Right end of the ``d_k`` axis.
     """
     c = PALETTE_37
-    fig = _base_figure(title, height=260, tools="", x_range=Range1d(0, d_max + 1),
-                       y_range=Range1d(0.0, 1.03))
+    fig = _base_figure(title, height=260, tools="", x_range=Range1d(0, d_max + 1), y_range=Range1d(0.0, 1.03))
     fig.segment("d", "y0", "d", "y1", source=mark, line_color="#999", line_dash="dashed")
     fig.line("d", "unscaled", source=curve, line_width=2, color=c["unscaled"], legend_label=labels["unscaled"])
     fig.line("d", "scaled", source=curve, line_width=2, color=c["scaled"], legend_label=labels["scaled"])
     fig.scatter("d", "unscaled", source=mark, size=9, color=c["unscaled"])
     fig.scatter("d", "scaled", source=mark, size=9, color=c["scaled"])
-    fig.scatter("d", "current", source=mark, size=12, marker="diamond", color="#333",
-                legend_label=labels["current"])
-    fig.add_tools(HoverTool(tooltips=[("d_k", "@d"), ("÷√d_k", "@scaled{0.000}"),
-                                      ("×1", "@unscaled{0.000}")]))
+    fig.scatter("d", "current", source=mark, size=12, marker="diamond", color="#333", legend_label=labels["current"])
+    fig.add_tools(HoverTool(tooltips=[("d_k", "@d"), ("÷√d_k", "@scaled{0.000}"), ("×1", "@unscaled{0.000}")]))
     fig.xaxis.axis_label = x_label
     fig.yaxis.axis_label = y_label
     _legend_below(fig, spacing=6)
     return _slim(fig)
 
 
-def histogram_figure(bars: ColumnDataSource, answer: Span, x_label: str, y_label: str,
-                     before: ColumnDataSource | None = None, sure: ColumnDataSource | None = None):
+def histogram_figure(
+    bars: ColumnDataSource,
+    answer: Span,
+    x_label: str,
+    y_label: str,
+    before: ColumnDataSource | None = None,
+    sure: ColumnDataSource | None = None,
+):
     """The room's predictions as bars, for a projector (24 px text); ``answer`` marks the true y.
 
     ``bars`` holds :func:`histogram_data`: the bars' edges in units of y,
@@ -358,14 +547,42 @@ def histogram_figure(bars: ColumnDataSource, answer: Span, x_label: str, y_label
     shows (``visible``, ``location``) once the instructor reveals the answer.
     """
     fig = _base_figure("", height=240, y_range=DataRange1d(start=0, min_interval=1, range_padding=0.1))
-    fig.quad(left="left", right="right", top="count", bottom=0, source=bars, fill_color=PALETTE["prediction"],
-             line_color="white", fill_alpha=0.85, hatch_pattern="hatch", hatch_color="white", hatch_alpha=0.9)
+    fig.quad(
+        left="left",
+        right="right",
+        top="count",
+        bottom=0,
+        source=bars,
+        fill_color=PALETTE["prediction"],
+        line_color="white",
+        fill_alpha=0.85,
+        hatch_pattern="hatch",
+        hatch_color="white",
+        hatch_alpha=0.9,
+    )
     if sure is not None:
-        fig.quad(left="left", right="right", top="count", bottom=0, source=sure, fill_color=PALETTE["sure"],
-                 line_color="white", fill_alpha=0.95)
+        fig.quad(
+            left="left",
+            right="right",
+            top="count",
+            bottom=0,
+            source=sure,
+            fill_color=PALETTE["sure"],
+            line_color="white",
+            fill_alpha=0.95,
+        )
     if before is not None:
-        fig.quad(left="left", right="right", top="count", bottom=0, source=before, fill_color=None,
-                 line_color=PALETTE["earlier"], line_width=3, line_dash="dashed")
+        fig.quad(
+            left="left",
+            right="right",
+            top="count",
+            bottom=0,
+            source=before,
+            fill_color=None,
+            line_color=PALETTE["earlier"],
+            line_width=3,
+            line_dash="dashed",
+        )
     fig.add_layout(answer)
     fig.xaxis.axis_label, fig.yaxis.axis_label = x_label, y_label
     for axis in (fig.xaxis, fig.yaxis):

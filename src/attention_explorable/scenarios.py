@@ -64,15 +64,17 @@ _BASE = dict(score_1=0.0, score_diff=0.0, temperature=1.0, value_1=2.0, value_2=
 STEPS: tuple[Step, ...] = (
     # Step 1 starts unequal, so the answer (the midpoint) is not on screen
     # before the student predicts it.
-    Step(1, _state(**{**_BASE, "score_diff": 1.0}), _state(**_BASE),
-         "step1_title", "step1_question"),
-    Step(2, _state(**_BASE), _state(**{**_BASE, "score_diff": 2.0}),
-         "step2_title", "step2_question"),
+    Step(1, _state(**{**_BASE, "score_diff": 1.0}), _state(**_BASE), "step1_title", "step1_question"),
+    Step(2, _state(**_BASE), _state(**{**_BASE, "score_diff": 2.0}), "step2_title", "step2_question"),
     # Large absolute scores (20 and 22) keep the difference at 2 but make the
     # literal exp(s / T) overflow once T < 22 / 709.78, about 0.031.
-    Step(3, _state(**{**_BASE, "score_1": 20.0, "score_diff": 2.0}),
-         _state(**{**_BASE, "score_1": 20.0, "score_diff": 2.0, "temperature": 0.02}),
-         "step3_title", "step3_question"),
+    Step(
+        3,
+        _state(**{**_BASE, "score_1": 20.0, "score_diff": 2.0}),
+        _state(**{**_BASE, "score_1": 20.0, "score_diff": 2.0, "temperature": 0.02}),
+        "step3_title",
+        "step3_question",
+    ),
 )
 
 

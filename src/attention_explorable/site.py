@@ -91,9 +91,13 @@ def build_page(app: str, language: str, other_language_href: str | None = None) 
     else:
         raise KeyError(f"app must be one of {sorted(apps.APPS)}, got {app!r}")
     title = text(apps.title_key(app), language)
-    return student_page(lambda: build(language, switch_href=other_language_href),
-                        title, apps.HTML_LANG[language], text(apps.index_key(app), language),
-                        first_screen_static=app == "textbook")
+    return student_page(
+        lambda: build(language, switch_href=other_language_href),
+        title,
+        apps.HTML_LANG[language],
+        text(apps.index_key(app), language),
+        first_screen_static=app == "textbook",
+    )
 
 
 class Progress:
@@ -118,8 +122,10 @@ class Progress:
         if self.bar:
             filled = round(24 * self.done / self.total)
             end = "\n" if self.done == self.total else ""
-            self.stream.write(f"\r{self.what} [{'#' * filled}{'.' * (24 - filled)}] "
-                              f"{self.done}/{self.total} {label:<24.24} {seconds:5.1f} s{end}")
+            self.stream.write(
+                f"\r{self.what} [{'#' * filled}{'.' * (24 - filled)}] "
+                f"{self.done}/{self.total} {label:<24.24} {seconds:5.1f} s{end}"
+            )
         else:
             self.stream.write(f"{self.what}: {self.done}/{self.total} {label} ({seconds:.1f} s)\n")
         self.stream.flush()
@@ -187,8 +193,7 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
         write(f"{other}/{filename}", build_page(app, other, other_language_href=f"../{filename}"))
         tell.step(f"{other}/{filename}")
 
-    write("embed/resize.js", resources.files("attention_explorable").joinpath("web", "resize.js")
-          .read_text("utf-8"))
+    write("embed/resize.js", resources.files("attention_explorable").joinpath("web", "resize.js").read_text("utf-8"))
     for name in EXPLORABLES:
         title = text(apps.title_key(name), language)
         # In an author's page: the explorable alone (no page title, no presenter keys), reading
@@ -197,8 +202,11 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
         write(f"embed/{name}.js", embed_script(explorable, apps.HTML_LANG[language], name))
         write(f"embed/{name}.html", f'<script src="embed/{name}.js"></script>\n')
         write(f"embed/{name}-iframe.html", _iframe_snippet(name, title))
-        write(f"embed/{name}-element.html", f'<script src="attention-explorable.js"></script>\n'
-                                            f'<attention-explorable name="{name}"></attention-explorable>\n')
+        write(
+            f"embed/{name}-element.html",
+            f'<script src="attention-explorable.js"></script>\n'
+            f'<attention-explorable name="{name}"></attention-explorable>\n',
+        )
         tell.step(f"embed/{name}")
     report.files.extend(export_element(out, language))
 

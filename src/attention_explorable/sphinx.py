@@ -70,11 +70,13 @@ class ExplorableDirective(SphinxDirective):
 
     required_arguments = 1
     has_content = False
-    option_spec = _Options({
-        "lang": lambda value: directives.choice(value, ("zh", "en")),
-        "theme": lambda value: directives.choice(value, THEMES),
-        "deep-links": directives.flag,
-    })
+    option_spec = _Options(
+        {
+            "lang": lambda value: directives.choice(value, ("zh", "en")),
+            "theme": lambda value: directives.choice(value, THEMES),
+            "deep-links": directives.flag,
+        }
+    )
 
     def run(self) -> list[nodes.Node]:
         name = self.arguments[0].strip()
@@ -82,8 +84,9 @@ class ExplorableDirective(SphinxDirective):
         state = {key: str(value) for key, value in self.options.items() if key not in own}
         lang = self.options.get("lang")
         try:
-            markup = element_tag(name, state, lang=lang, theme=self.options.get("theme"),
-                                 deep_links="deep-links" in self.options)
+            markup = element_tag(
+                name, state, lang=lang, theme=self.options.get("theme"), deep_links="deep-links" in self.options
+            )
             notices = check_state(name, state, lang or _language(self.config))
         except ValueError as err:
             raise self.error(f"attention-explorable: {err}") from None

@@ -256,8 +256,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_submit": "提交预测",
         "class_joined": "已加入课堂 {code}。",
         "class_needs_server": "课堂需要老师的服务器：请用老师给的网址打开这个页面。",
-        "class_refused_busy": ("这台设备（或同一网络里的设备）连到课堂的页面太多了：先关闭不用的标签页，再重新加载。"
-                               "如果全班都在同一个校园网络里，请告诉老师：服务器启动时可以用 --max-sessions-per-client 放宽这个上限。"),
+        "class_refused_busy": (
+            "这台设备（或同一网络里的设备）连到课堂的页面太多了：先关闭不用的标签页，再重新加载。"
+            "如果全班都在同一个校园网络里，请告诉老师：服务器启动时可以用 --max-sessions-per-client 放宽这个上限。"
+        ),
         "class_refused_message": "页面发出的消息无法识别：请重新加载页面。",
         "class_submitted": "已提交：第 {step} 步，y ≈ {value}",
         "class_submitted_restored": "已提交（已恢复）：第 {step} 步，y ≈ {value}",
@@ -296,9 +298,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_lost_none": "你在这个课堂还没有提交过预测。",
         "class_lost_received_question": "你最后提交的答案（{title}：{value}）服务器已经收到。",
         "class_lost_not_received_question": "你最后提交的答案（{title}：{value}）服务器还没有确认收到：连上以后页面会自己再发一次。",
-        "class_too_many_sessions": ("这台设备（或同一网络里的设备）已经打开了 {limit} 个课堂页面，服务器不再接受更多。"
-                                    "请关闭不用的标签页，过半分钟后重新加载；如果全班都在同一个校园网络里，请告诉老师用 "
-                                    "--max-sessions-per-client 放宽上限。"),
+        "class_too_many_sessions": (
+            "这台设备（或同一网络里的设备）已经打开了 {limit} 个课堂页面，服务器不再接受更多。"
+            "请关闭不用的标签页，过半分钟后重新加载；如果全班都在同一个校园网络里，请告诉老师用 "
+            "--max-sessions-per-client 放宽上限。"
+        ),
         # the class: the instructor's page
         "instructor_title": "教师视图",
         "instructor_key": "教师密钥",
@@ -615,9 +619,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_submit": "Submit prediction",
         "class_joined": "Joined class {code}.",
         "class_needs_server": "The class needs the instructor's server: open this page from the address the instructor gave.",
-        "class_refused_busy": ("This device (or the network it is on) has too many pages connected to the class: close the "
-                               "tabs you do not use, then reload. If the whole class is on one campus network, tell the "
-                               "instructor: the server can be started with a higher --max-sessions-per-client."),
+        "class_refused_busy": (
+            "This device (or the network it is on) has too many pages connected to the class: close the "
+            "tabs you do not use, then reload. If the whole class is on one campus network, tell the "
+            "instructor: the server can be started with a higher --max-sessions-per-client."
+        ),
         "class_refused_message": "The page sent a message the server could not read: reload the page.",
         "class_submitted": "Submitted: step {step}, y ≈ {value}",
         "class_submitted_restored": "Submitted (restored): step {step}, y ≈ {value}",
@@ -626,25 +632,25 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_refused_value": "Not submitted: a prediction must be a number from -20 to 20.",
         "class_refused_rate": "Not submitted: at most one prediction a second; press again in a moment.",
         "class_refused_guessing": "Too many codes of classes that do not exist were tried from this network: "
-                                  "open the page again in a minute, and check the address the instructor gave.",
+        "open the page again in a minute, and check the address the instructor gave.",
         "class_refused_room": "There is no such class: check the address or code the instructor gave.",
         "class_refused_student": "Not submitted: this page's anonymous id is not valid; reload the page.",
         "class_refused_step": "Not submitted: the step must be 1, 2 or 3.",
         "class_refused_server": "Not submitted: the server cannot store it right now; try again shortly.",
         "class_refused_slow": "The server is busy and did not answer in time: press again in a few seconds.",
         "class_refused_wait": "Many students on this network have just joined at once: the page tries again by itself "
-                              "in a few seconds; there is no need to reload.",
+        "in a few seconds; there is no need to reload.",
         "class_refused_ended": "This class has ended and takes no more predictions. You can still explore the page "
-                               "on your own.",
+        "on your own.",
         "class_refused_elsewhere": "This class is open in another tab or window of this browser, and predictions go "
-                                   "from there. To continue here, reload this page.",
+        "from there. To continue here, reload this page.",
         "class_new_round": "Round {round} has started: predict and submit again.",
         "class_refused_closed": "Not submitted: the instructor has closed voting on this step.",
         "class_voting_closed": "Voting on this step is closed: press “Demonstrate this step” to see the result.",
         "class_revealed": "The instructor has revealed this step: press “Demonstrate this step” and compare it with "
-                          "your prediction.",
+        "your prediction.",
         "class_demo_waits": "Voting is still open: the step can be demonstrated once the instructor closes voting "
-                            "or reveals it.",
+        "or reveals it.",
         "class_result": "The answer is y = {answer}; you predicted {yours}, {gap} away. {class}",
         "class_result_no_prediction": "The answer is y = {answer}; you submitted no prediction for this step. {class}",
         "class_result_class": "Of the class's {n} predictions, {share} lie within ±{within} of it.",
@@ -662,11 +668,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_lost_none": "You have not submitted a prediction in this class yet.",
         "class_lost_received_question": "Your last answer ({title}: {value}) was received by the server.",
         "class_lost_not_received_question": "Your last answer ({title}: {value}) has not been confirmed by the server yet: "
-                                            "the page sends it again once it is back.",
-        "class_too_many_sessions": ("This device (or the network it is on) has {limit} class pages open already; the "
-                                    "server accepts no more. Close the tabs you do not use and reload in half a minute; if "
-                                    "the whole class is on one campus network, ask the instructor to raise "
-                                    "--max-sessions-per-client."),
+        "the page sends it again once it is back.",
+        "class_too_many_sessions": (
+            "This device (or the network it is on) has {limit} class pages open already; the "
+            "server accepts no more. Close the tabs you do not use and reload in half a minute; if "
+            "the whole class is on one campus network, ask the instructor to raise "
+            "--max-sessions-per-client."
+        ),
         "instructor_title": "Instructor's view",
         "instructor_key": "Instructor secret",
         "instructor_login": "Log in",
@@ -692,7 +700,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "instructor_spread": "Answer y = {answer}  ·  median distance from it {gap}  ·  within ±0.5: {share}",
         "instructor_spread_empty": "Answer y = {answer}  ·  no predictions yet.",
         "instructor_keys": "Keyboard: 1 / 2 / 3 choose a step, D demonstrates, C closes or reopens voting, R reveals, "
-                           "N starts a new round, J folds or shows the join panel.",
+        "N starts a new round, J folds or shows the join panel.",
         "instructor_close_voting": "Close voting (C)",
         "instructor_timer": "Close in {seconds} s (T)",
         "instructor_voting_closes_in": "Voting is open and closes by itself in {seconds} s.",
@@ -701,7 +709,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "instructor_hide_results": "Hide the results while voting",
         "instructor_compare_rounds": "Outline the round before",
         "instructor_compare": "Against round {previous}: within ±0.5 {before} → {after}; of the {paired} students who "
-                              "answered both, {closer} came closer to the answer.",
+        "answered both, {closer} came closer to the answer.",
         "instructor_results_hidden": "The histogram shows once voting is closed.",
         "instructor_open_voting": "Reopen voting (C)",
         "instructor_voting_open": "Voting is open: students' pages demonstrate no answer until you close voting or reveal.",
@@ -711,7 +719,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "instructor_axis_count": "students",
         "instructor_room_missing": "There is no class {code}.",
         "instructor_room_ended": "Class {code} has ended (by the instructor, or a day after it started). Its rounds "
-                                 "can still be downloaded as CSV.",
+        "can still be downloaded as CSV.",
         "instructor_end_room": "End the class",
         "instructor_question_list": "Question (students see it on their page)",
         "instructor_round_question": "Round {round} · exercise {exercise}",
@@ -726,7 +734,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "question_prompt_title": "{section} prediction in an explorable · {heading}",
         "question_prompt_label": "{title}: {start}",
         "instructor_compare_question": "Against round {previous}: right {before} → {after}; of the {paired} students who "
-                                       "answered in both, {closer} were right the second time and not the first.",
+        "answered in both, {closer} were right the second time and not the first.",
         "class_question_title": "The instructor asks",
         "class_question_submit": "Submit answer",
         "class_question_placeholder": "a number",

@@ -8,14 +8,22 @@ from functools import lru_cache
 import panel as pn
 import param
 
-from .content import (PROSE_CSS, Block, Section, anchor, load_sections, mark_languages, markdown_to_html, math_html,
-                      video_sources)
+from .content import (
+    PROSE_CSS,
+    Block,
+    Section,
+    anchor,
+    load_sections,
+    mark_languages,
+    markdown_to_html,
+    math_html,
+    video_sources,
+)
 from .explorables.base import ScriptedPane
 from .explorables.exercise import Exercise
 from .notebooks import notebook_data_url, notebook_filename
 from .explorables import EXPLORABLES, explorable_class
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
-
 
 
 @lru_cache(maxsize=None)
@@ -37,17 +45,25 @@ def _block_html(section_id: str, block: Block, language: str) -> str:
     if block.kind == "markdown":
         return markdown_to_html(block.body, section_id)
     if block.kind in ("definition", "proposition"):
-        return (f"<div class='ae-box ae-{block.kind}'><p><b>{html.escape(block.title)}</b></p>"
-                f"{markdown_to_html(block.body, section_id)}</div>")
+        return (
+            f"<div class='ae-box ae-{block.kind}'><p><b>{html.escape(block.title)}</b></p>"
+            f"{markdown_to_html(block.body, section_id)}</div>"
+        )
     if block.kind == "proof":
-        return (f"<details class='ae-proof'><summary><b>{html.escape(block.title)}</b>"
-                f"{t('proof_summary')}</summary>{markdown_to_html(block.body, section_id)}</details>")
+        return (
+            f"<details class='ae-proof'><summary><b>{html.escape(block.title)}</b>"
+            f"{t('proof_summary')}</summary>{markdown_to_html(block.body, section_id)}</details>"
+        )
     if block.kind == "code":
-        return (f"<pre class='ae-code'><code>{html.escape(block.body.strip())}</code></pre>"
-                f"<p class='ae-caption'>{t('code_note')}</p>")
+        return (
+            f"<pre class='ae-code'><code>{html.escape(block.body.strip())}</code></pre>"
+            f"<p class='ae-caption'>{t('code_note')}</p>"
+        )
     if block.kind == "lean":
-        return (f"<p><b>{html.escape(block.title)}</b></p><p class='ae-caption'>{t('lean_note')}</p>"
-                f"<pre class='ae-lean'><code>{html.escape(block.body.strip())}</code></pre>")
+        return (
+            f"<p><b>{html.escape(block.title)}</b></p><p class='ae-caption'>{t('lean_note')}</p>"
+            f"<pre class='ae-lean'><code>{html.escape(block.body.strip())}</code></pre>"
+        )
     if block.kind == "video":
         # One button per source; web/page.js puts the chosen player in only on
         # that click, so nothing is fetched from any site before it.
@@ -58,14 +74,19 @@ def _block_html(section_id: str, block: Block, language: str) -> str:
             f"data-src='{html.escape(embed)}' "
             f"data-title='{html.escape(text('video_frame_title', language, site=names[site]))}'>"
             f"{html.escape(text('video_play', language, site=names[site]))}</button>"
-            for site, embed, _ in sources)
-        links = " · ".join(f"<a href='{html.escape(page)}' target='_blank' rel='noopener'>{html.escape(names[site])}</a>"
-                           for site, _, page in sources)
-        return (f"<div class='ae-video'>{markdown_to_html(block.body, section_id)}"
-                f"<p class='ae-caption'>{t('video_note')}</p>"
-                f"<div class='ae-video-choices' role='group' aria-label='{html.escape(t('video_choose'))}'>"
-                f"{buttons}</div>"
-                f"<p class='ae-caption'>{t('video_link')}{links}</p></div>")
+            for site, embed, _ in sources
+        )
+        links = " · ".join(
+            f"<a href='{html.escape(page)}' target='_blank' rel='noopener'>{html.escape(names[site])}</a>"
+            for site, _, page in sources
+        )
+        return (
+            f"<div class='ae-video'>{markdown_to_html(block.body, section_id)}"
+            f"<p class='ae-caption'>{t('video_note')}</p>"
+            f"<div class='ae-video-choices' role='group' aria-label='{html.escape(t('video_choose'))}'>"
+            f"{buttons}</div>"
+            f"<p class='ae-caption'>{t('video_link')}{links}</p></div>"
+        )
     raise ValueError(f"block kind {block.kind!r} has no static HTML")
 
 
@@ -87,9 +108,11 @@ def notebook_link(section_id: str, language: str) -> str:
     so it works the same on a served page, an exported one and offline.
     """
     t = lambda key: html.escape(text(key, language))  # noqa: E731
-    line = (f"<p class='ae-caption ae-notebook-line'><a class='ae-notebook' "
-            f"href='{notebook_data_url(section_id, language)}' download='{notebook_filename(section_id, language)}' "
-            f"type='application/x-ipynb+json'>{t('notebook_download')}</a> · {t('notebook_how')}</p>")
+    line = (
+        f"<p class='ae-caption ae-notebook-line'><a class='ae-notebook' "
+        f"href='{notebook_data_url(section_id, language)}' download='{notebook_filename(section_id, language)}' "
+        f"type='application/x-ipynb+json'>{t('notebook_download')}</a> · {t('notebook_how')}</p>"
+    )
     return mark_languages(line, language)
 
 
@@ -107,8 +130,14 @@ def page_scripts(load_on_approach: bool = True) -> ScriptedPane:
     about a screen of it (when ``load_on_approach``), and load a lecture
     video into the page only when its button is clicked.
     """
-    return ScriptedPane("", script="page", settings={"load_on_approach": load_on_approach}, margin=0, height=0,
-                        css_classes=["ae-page-scripts"])
+    return ScriptedPane(
+        "",
+        script="page",
+        settings={"load_on_approach": load_on_approach},
+        margin=0,
+        height=0,
+        css_classes=["ae-page-scripts"],
+    )
 
 
 class TextbookPage(pn.viewable.Viewer):
@@ -132,14 +161,21 @@ class TextbookPage(pn.viewable.Viewer):
     information by context).
     """
 
-    language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
-                              doc="Language of the interface text.")
-    load = param.Selector(default="on_approach", objects=["on_approach", "all"], constant=True, doc=(
-        "When the explorables and exercises are built. 'on_approach': in a server session the "
-        "first explorable comes with the page and every further explorable and exercise when the "
-        "reader scrolls near it (or presses its button), so the page arrives sooner and a reader "
-        "who stops early costs the server nothing more; 'all': everything with the page (outside "
-        "a server session, as for the student page a file holds, 'on_approach' is 'all')."))
+    language = param.Selector(
+        default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True, doc="Language of the interface text."
+    )
+    load = param.Selector(
+        default="on_approach",
+        objects=["on_approach", "all"],
+        constant=True,
+        doc=(
+            "When the explorables and exercises are built. 'on_approach': in a server session the "
+            "first explorable comes with the page and every further explorable and exercise when the "
+            "reader scrolls near it (or presses its button), so the page arrives sooner and a reader "
+            "who stops early costs the server nothing more; 'all': everything with the page (outside "
+            "a server session, as for the student page a file holds, 'on_approach' is 'all')."
+        ),
+    )
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -166,8 +202,10 @@ class TextbookPage(pn.viewable.Viewer):
         # proofs, Lean, video) share one HTML pane: a pane costs a Panel object
         # and Bokeh models per session, whether it holds a line or a page.
         items: list = []
-        run = [f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>",
-               notebook_link(section.id, self.language)]
+        run = [
+            f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>",
+            notebook_link(section.id, self.language),
+        ]
         for block in section.blocks:
             if block.kind in ("explorable", "exercise"):
                 if run:
@@ -181,8 +219,7 @@ class TextbookPage(pn.viewable.Viewer):
                 run.append(block_html(section.id, block, self.language))
         if run:
             items.append(self._html("".join(run)))
-        return pn.Column(*items, css_classes=["ae-section", f"ae-{section.id}"],
-                         sizing_mode="stretch_width")
+        return pn.Column(*items, css_classes=["ae-section", f"ae-{section.id}"], sizing_mode="stretch_width")
 
     def _explorable_of(self, block: Block) -> tuple[str, type | None, str]:
         """An explorable block's name, class (None for a name no explorable has) and caption as HTML."""
@@ -234,9 +271,14 @@ class TextbookPage(pn.viewable.Viewer):
 
         One Bokeh model per waiting part: the page that is sent first stays small.
         """
-        button = pn.widgets.Button(name=text(f"{kind}_load", self.language), button_type="light",
-                                   css_classes=["ae-load", f"ae-load-{key}"], margin=(10, 10),
-                                   sizing_mode="stretch_width", stylesheets=[_LOAD_CSS])
+        button = pn.widgets.Button(
+            name=text(f"{kind}_load", self.language),
+            button_type="light",
+            css_classes=["ae-load", f"ae-load-{key}"],
+            margin=(10, 10),
+            sizing_mode="stretch_width",
+            stylesheets=[_LOAD_CSS],
+        )
         button.on_click(lambda event: self.build_waiting(key))
         self._pending[key] = (button, build)
         return button
@@ -262,7 +304,6 @@ class TextbookPage(pn.viewable.Viewer):
         parent = next(col for col in self._containers() if any(o is holder for o in col.objects))
         parent[[i for i, o in enumerate(parent.objects) if o is holder][0]] = build()
 
-
     def _containers(self):
         for section in self._body:
             yield section
@@ -274,8 +315,9 @@ class TextbookPage(pn.viewable.Viewer):
 
     def __panel__(self):
         return pn.Column(
-            self._html(f"<h1 class='ae-page-title'>{text('page_title', self.language)}</h1>"
-                       f"{self.toc_html()}", "ae-toc"),
+            self._html(
+                f"<h1 class='ae-page-title'>{text('page_title', self.language)}</h1>{self.toc_html()}", "ae-toc"
+            ),
             page_scripts(load_on_approach=bool(self._pending)),
             *self._body,
             css_classes=["ae-textbook"],

@@ -40,20 +40,50 @@ th.ae-kind { font-weight: normal; text-align: left; }
 #: in docs/embedding.md. Contrast (WCAG AA) holds for both sets: text at least 7:1 on its
 #: background, the quieter text and the states' colours at least 4.5:1.
 THEME = {
-    "light": {"--ae-text": "#1b1b1b", "--ae-muted": "#444", "--ae-background": "#fff", "--ae-surface": "#fff",
-              "--ae-surface-hover": "#f2f2f2", "--ae-border": "#8c8c8c", "--ae-rule": "#ddd",
-              "--ae-accent": "#2f6fad", "--ae-accent-border": "#24578a", "--ae-link": "#1a4f8b",
-              "--ae-focus": "#1a5fb4", "--ae-error": "#b00020", "--ae-right": "#1b7f3b", "--ae-wrong": "#a35200",
-              "--ae-box": "#f7f5ff", "--ae-box-border": "#c9c3e6", "--ae-code": "#f6f8fa",
-              "--ae-plot-filter": "none", "--ae-scheme": "light"},
-    "dark": {"--ae-text": "#e8e8e8", "--ae-muted": "#bdbdbd", "--ae-background": "#17191e", "--ae-surface": "#24272e",
-             "--ae-surface-hover": "#30343c", "--ae-border": "#8a909c", "--ae-rule": "#3c4049",
-             "--ae-accent": "#2f6fad", "--ae-accent-border": "#6a9fd6", "--ae-link": "#8ab4f8",
-             "--ae-focus": "#8ab4f8", "--ae-error": "#ff8a80", "--ae-right": "#81c995", "--ae-wrong": "#f6ae6b",
-             "--ae-box": "#231f38", "--ae-box-border": "#5b5391", "--ae-code": "#22262e",
-             # A plot's colours are its figure's (light): on dark, their lightness is turned over and
-             # their hues kept, so lines and text stay as far from the background as they were.
-             "--ae-plot-filter": "invert(1) hue-rotate(180deg)", "--ae-scheme": "dark"},
+    "light": {
+        "--ae-text": "#1b1b1b",
+        "--ae-muted": "#444",
+        "--ae-background": "#fff",
+        "--ae-surface": "#fff",
+        "--ae-surface-hover": "#f2f2f2",
+        "--ae-border": "#8c8c8c",
+        "--ae-rule": "#ddd",
+        "--ae-accent": "#2f6fad",
+        "--ae-accent-border": "#24578a",
+        "--ae-link": "#1a4f8b",
+        "--ae-focus": "#1a5fb4",
+        "--ae-error": "#b00020",
+        "--ae-right": "#1b7f3b",
+        "--ae-wrong": "#a35200",
+        "--ae-box": "#f7f5ff",
+        "--ae-box-border": "#c9c3e6",
+        "--ae-code": "#f6f8fa",
+        "--ae-plot-filter": "none",
+        "--ae-scheme": "light",
+    },
+    "dark": {
+        "--ae-text": "#e8e8e8",
+        "--ae-muted": "#bdbdbd",
+        "--ae-background": "#17191e",
+        "--ae-surface": "#24272e",
+        "--ae-surface-hover": "#30343c",
+        "--ae-border": "#8a909c",
+        "--ae-rule": "#3c4049",
+        "--ae-accent": "#2f6fad",
+        "--ae-accent-border": "#6a9fd6",
+        "--ae-link": "#8ab4f8",
+        "--ae-focus": "#8ab4f8",
+        "--ae-error": "#ff8a80",
+        "--ae-right": "#81c995",
+        "--ae-wrong": "#f6ae6b",
+        "--ae-box": "#231f38",
+        "--ae-box-border": "#5b5391",
+        "--ae-code": "#22262e",
+        # A plot's colours are its figure's (light): on dark, their lightness is turned over and
+        # their hues kept, so lines and text stay as far from the background as they were.
+        "--ae-plot-filter": "invert(1) hue-rotate(180deg)",
+        "--ae-scheme": "dark",
+    },
 }
 
 
@@ -69,15 +99,20 @@ def theme_css(scope: str) -> str:
     >>> ":host([data-ae-theme=dark])" in theme_css(":host")
     True
     """
+
     def block(selector: str, name: str) -> str:
         return selector + " { " + " ".join(f"{k}: {v};" for k, v in THEME[name].items()) + " }"
 
     if scope == ":host":
         return "\n".join([block(":host", "light"), block(":host([data-ae-theme=dark])", "dark")])
     if scope == ":root":
-        return "\n".join([block(":root", "light"), block(":root[data-ae-theme=dark]", "dark"),
-                          "@media (prefers-color-scheme: dark) { "
-                          + block(":root:not([data-ae-theme=light])", "dark") + " }"])
+        return "\n".join(
+            [
+                block(":root", "light"),
+                block(":root[data-ae-theme=dark]", "dark"),
+                "@media (prefers-color-scheme: dark) { " + block(":root:not([data-ae-theme=light])", "dark") + " }",
+            ]
+        )
     raise ValueError(f"scope must be ':root' or ':host', not {scope!r}")
 
 

@@ -13,9 +13,15 @@ from attention_explorable.explorables.selfcross import SelfCrossExplorer
 
 ui.extension()
 explorer = SelfCrossExplorer()
-held = pn.pane.Str(pn.bind(lambda mode, causal, query: f"server: mode={mode} causal={causal} query={query}",
-                           explorer.param.mode, explorer.param.causal, explorer.param.query),
-                   css_classes=["ae-server-state"])
+held = pn.pane.Str(
+    pn.bind(
+        lambda mode, causal, query: f"server: mode={mode} causal={causal} query={query}",
+        explorer.param.mode,
+        explorer.param.causal,
+        explorer.param.query,
+    ),
+    css_classes=["ae-server-state"],
+)
 jump = pn.widgets.Button(label="server: cross, query 4", css_classes=["ae-server-jump"])
 jump.on_click(lambda event: explorer.param.update(mode="cross", causal=False, query=4))
 pn.Column(held, jump, explorer).servable()

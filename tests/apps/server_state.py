@@ -12,9 +12,16 @@ from attention_explorable.explorables.steps import StepsExplorer
 
 ui.extension()
 explorer = StepsExplorer()
-held = pn.pane.Str(pn.bind(lambda step, t, diff, pred: f"server: step={step} T={t:g} diff={diff:g} pred=[{pred}]",
-                           explorer.param.step, explorer.param.temperature, explorer.param.score_diff,
-                           explorer.param.prediction_text), css_classes=["ae-server-state"])
+held = pn.pane.Str(
+    pn.bind(
+        lambda step, t, diff, pred: f"server: step={step} T={t:g} diff={diff:g} pred=[{pred}]",
+        explorer.param.step,
+        explorer.param.temperature,
+        explorer.param.score_diff,
+        explorer.param.prediction_text,
+    ),
+    css_classes=["ae-server-state"],
+)
 jump = pn.widgets.Button(label="server: step 3 at T = 0.05", css_classes=["ae-server-jump"])
 jump.on_click(lambda event: (explorer.go_to_step(3), explorer.param.update(temperature=0.05)))
 pn.Column(held, jump, explorer).servable()

@@ -29,7 +29,8 @@ def load_module(context, name: str = "mirror"):
              const url = URL.createObjectURL(new Blob([src], {type: "text/javascript"}));
              window.ae = await import(url);
            }""",
-        web_module(name))
+        web_module(name),
+    )
     page.ae_errors = errors
     return page
 

@@ -25,12 +25,16 @@ pytestmark = pytest.mark.browser
 
 #: The rules run: WCAG 2.0, 2.1, 2.2 at levels A and AA (axe's best practices, such as
 #: landmarks, are met too, but double the time on the textbook and are not run here).
-RULES = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]},
-         "resultTypes": ["violations"]}
+RULES = {
+    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]},
+    "resultTypes": ["violations"],
+}
 SERIOUS = ("serious", "critical")
 #: What each page shows once its explorables are drawn.
-READY = {"textbook": ".ae-exercise-input, .ae-exercise-choice",
-         **{name: explorable_class(name).tried.ready for name in EXPLORABLES}}
+READY = {
+    "textbook": ".ae-exercise-input, .ae-exercise-choice",
+    **{name: explorable_class(name).tried.ready for name in EXPLORABLES},
+}
 APP_OF = pages()
 
 
@@ -38,9 +42,12 @@ def serious_violations(page, context=None) -> list[str]:
     """axe's serious and critical violations on ``page`` (within the elements ``context`` selects, when given),
     one line per rule with its first nodes."""
     found = Axe().run(page, context=context, options=RULES).response["violations"]
-    return [f"{v['id']} ({v['impact']}): {v['help']} at " + "; ".join(
-        f"{n['target']} {n['html'][:120]}" for n in v["nodes"][:3])
-        for v in found if v["impact"] in SERIOUS]
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at "
+        + "; ".join(f"{n['target']} {n['html'][:120]}" for n in v["nodes"][:3])
+        for v in found
+        if v["impact"] in SERIOUS
+    ]
 
 
 def _zoomed_scroll_width(page) -> int:
@@ -74,8 +81,7 @@ def test_the_served_index_and_a_page_in_both_languages(every_app, student):
 def test_every_exported_page_in_both_languages(static_site, student):
     s = student()
     page = s.page
-    page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:", "blob:"))
-               else r.abort())
+    page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:", "blob:")) else r.abort())
     # axe reads the stylesheets by XMLHttpRequest, which a file:// page may not make.
     s.errors_to_ignore = ("Failed to load resource", "Access to XMLHttpRequest at 'file:")
     problems = {}
@@ -119,17 +125,25 @@ def test_on_a_dark_host_every_explorable_is_dark_passes_axe_and_follows_the_host
         s.cut_network()
         s.errors_to_ignore = ("Failed to load resource", "Access to XMLHttpRequest at 'file:")
         page.goto(host.resolve().as_uri())
-        page.wait_for_function("() => [...document.querySelectorAll('attention-explorable')].every("
-                               "(e) => e.models && e.dataset.aeTheme)")
-        themes = page.evaluate("() => [...document.querySelectorAll('attention-explorable')].map("
-                               "(e) => e.dataset.aeTheme)")
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('attention-explorable')].every((e) => e.models && e.dataset.aeTheme)"
+        )
+        themes = page.evaluate(
+            "() => [...document.querySelectorAll('attention-explorable')].map((e) => e.dataset.aeTheme)"
+        )
         assert themes == ["dark"] * len(EXPLORABLES) + ["light"], themes  # the last asked for light
         # Light text on dark boxes, the text a student reads and the box a student types in.
         colours = page.evaluate("""() => { const root = document.querySelector('attention-explorable').shadowRoot;
             return [getComputedStyle(root.querySelector('.ae-output')).color,
                     getComputedStyle(root.querySelector('input[type=text], input:not([type])')).backgroundColor]; }""")
-        lum = [page.evaluate("(c) => { const [r, g, b] = c.match(/[0-9.]+/g).map(Number);"
-                             " return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255; }", c) for c in colours]
+        lum = [
+            page.evaluate(
+                "(c) => { const [r, g, b] = c.match(/[0-9.]+/g).map(Number);"
+                " return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255; }",
+                c,
+            )
+            for c in colours
+        ]
         assert lum[0] > 0.7 and lum[1] < 0.2, colours
         problems = serious_violations(page)
         assert not problems, problems
@@ -142,8 +156,9 @@ def test_on_a_dark_host_every_explorable_is_dark_passes_axe_and_follows_the_host
         # The host's own theme switch (its body turned light): the explorables follow; the one that asked
         # for light stays light.
         page.evaluate("() => { document.body.style.background = '#ffffff'; document.body.style.color = '#222'; }")
-        page.wait_for_function("() => [...document.querySelectorAll('attention-explorable')].every("
-                               "(e) => e.dataset.aeTheme === 'light')")
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('attention-explorable')].every((e) => e.dataset.aeTheme === 'light')"
+        )
         assert not serious_violations(page)
         s.assert_clean()
     finally:

@@ -21,9 +21,11 @@ from .mirror import differences
 pytestmark = pytest.mark.browser
 
 
-_CARRY = ("const back = (x) => Array.isArray(x) ? x.map(back) : (x && typeof x === 'object' ? "
-          "Object.fromEntries(Object.entries(x).map(([k, y]) => [k, back(y)])) : (x === -Infinity ? '-inf' : x));"
-          "const there = (x) => Array.isArray(x) ? x.map(there) : (x === '-inf' ? -Infinity : x);")
+_CARRY = (
+    "const back = (x) => Array.isArray(x) ? x.map(back) : (x && typeof x === 'object' ? "
+    "Object.fromEntries(Object.entries(x).map(([k, y]) => [k, back(y)])) : (x === -Infinity ? '-inf' : x));"
+    "const there = (x) => Array.isArray(x) ? x.map(there) : (x === '-inf' ? -Infinity : x);"
+)
 
 
 def _js(page, function: str, *args):
@@ -49,8 +51,15 @@ def _cases(seed: int = 11):
 
 
 def test_softmax_agrees_with_the_core(module_page):
-    rows = [[0.0, 0.0], [1.0, 0.0, -math.inf], [-math.inf, -math.inf], [700.0, -700.0, 3.0],
-            [1e308, -1e308], [5.0], [-50.0, -60.0, -49.5]]
+    rows = [
+        [0.0, 0.0],
+        [1.0, 0.0, -math.inf],
+        [-math.inf, -math.inf],
+        [700.0, -700.0, 3.0],
+        [1e308, -1e308],
+        [5.0],
+        [-50.0, -60.0, -49.5],
+    ]
     rows += [[random.Random(i).uniform(-50, 50) for _ in range(1 + i % 6)] for i in range(40)]
     for temperature in (0.01, 0.3, 1.0, 10.0):
         js = _js(module_page, "(rows, t) => rows.map((r) => ae.softmax(r, t))", rows, temperature)
@@ -77,9 +86,16 @@ def test_scaled_dot_product_attention_agrees_with_the_core(module_page, masked):
         mask = core.causal_mask(len(q)).tolist() if masked and len(q) == len(k) else None
         for temperature, scale in [(1.0, None), (0.05, None), (3.0, 1.0)]:
             out, weights = core.scaled_dot_product_attention(q, k, v, mask=mask, temperature=temperature, scale=scale)
-            js = _js(module_page,
-                     "(q, k, v, mask, t, s) => ae.scaledDotProductAttention(q, k, v, "
-                     "{mask, temperature: t, scale: s === null ? undefined : s})",
-                     q, k, v, mask, temperature, scale)
+            js = _js(
+                module_page,
+                "(q, k, v, mask, t, s) => ae.scaledDotProductAttention(q, k, v, "
+                "{mask, temperature: t, scale: s === null ? undefined : s})",
+                q,
+                k,
+                v,
+                mask,
+                temperature,
+                scale,
+            )
             assert not differences(_py(weights), js["weights"]), (len(q), len(k), temperature)
             assert not differences(_py(out), js["output"]), (len(q), len(k), temperature)

@@ -23,9 +23,20 @@ from classlib import KEY, ClassServer  # noqa: E402
 pytestmark = pytest.mark.browser
 
 #: Everything of the instructor's class panel that shows text, with the element that holds it.
-PROJECTOR_TEXT = [".ae-room-code", ".ae-join-url", ".ae-prediction-count", ".ae-round", ".ae-instructor-question p",
-                  ".ae-instructor-question h2", ".ae-spread", ".ae-csv", ".ae-reveal button", ".ae-new-round button",
-                  ".ae-follow .bk-label", ".ae-label"]
+PROJECTOR_TEXT = [
+    ".ae-room-code",
+    ".ae-join-url",
+    ".ae-prediction-count",
+    ".ae-round",
+    ".ae-instructor-question p",
+    ".ae-instructor-question h2",
+    ".ae-spread",
+    ".ae-csv",
+    ".ae-reveal button",
+    ".ae-new-round button",
+    ".ae-follow .bk-label",
+    ".ae-label",
+]
 
 
 def _font_px(page, css: str) -> float:
@@ -118,8 +129,17 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         teacher.page.locator(".ae-qr").first.wait_for(state="hidden")
         assert code in text_of(teacher.page, ".ae-room-code")  # for a latecomer
         teacher.page.screenshot(path=str(ARTIFACTS / "classroom-projector-voting.png"))
-        for css in (".ae-room-code", ".ae-prediction-count", ".ae-instructor-question", ".ae-histogram", ".ae-spread",
-                    ".ae-vote-state", ".ae-close-voting", ".ae-reveal", ".ae-new-round"):
+        for css in (
+            ".ae-room-code",
+            ".ae-prediction-count",
+            ".ae-instructor-question",
+            ".ae-histogram",
+            ".ae-spread",
+            ".ae-vote-state",
+            ".ae-close-voting",
+            ".ae-reveal",
+            ".ae-new-round",
+        ):
             box = teacher.page.locator(css).first.bounding_box()
             assert box and box["y"] >= 0 and box["y"] + box["height"] <= 768, (css, box)
 
@@ -155,7 +175,9 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         teacher.page.keyboard.press("r")  # reveal
         wait_text(phone.page, ".ae-class-vote", "老师已揭晓")
         # Each page shows where its student stood: the answer, their own prediction, the class near it.
-        wait_text(desk.page, ".ae-student-result", r"答案 y = 6\.00；你的预测 6\.5，相差 0\.50。全班 2 份预测里，100% 落在")
+        wait_text(
+            desk.page, ".ae-student-result", r"答案 y = 6\.00；你的预测 6\.5，相差 0\.50。全班 2 份预测里，100% 落在"
+        )
         wait_text(phone.page, ".ae-student-result", r"你的预测 5\.5，相差 0\.50")
         wait_text(teacher.page, ".ae-vote-state", "已揭晓")
         wait_text(teacher.page, ".ae-spread", r"答案 y = 6\.00.*中位绝对差 0\.50.*100%")
@@ -207,7 +229,9 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         assert "已收到 1 份预测" in text_of(teacher.page, ".ae-prediction-count")
         # The two votes compared: round 1 outlined behind round 2, and, revealed, who came closer.
         teacher.page.keyboard.press("r")
-        wait_text(teacher.page, ".ae-compare", r"与第 1 轮比：±0\.5 以内 100% → 100%；两轮都答的 1 人中，1 人更接近答案")
+        wait_text(
+            teacher.page, ".ae-compare", r"与第 1 轮比：±0\.5 以内 100% → 100%；两轮都答的 1 人中，1 人更接近答案"
+        )
         teacher.screenshot("classroom-instructor-compare")
 
         teacher.page.keyboard.press("2")  # the students follow the instructor's step
@@ -263,8 +287,11 @@ def test_a_peer_instruction_cycle_in_english_with_the_instructor_on_a_phone(stud
         wait_text(late.page, ".ae-class-message", "the instructor has closed voting")
         teacher.page.locator(".ae-reveal button").click()
         wait_text(teacher.page, ".ae-vote-state", "Revealed")
-        wait_text(first.page, ".ae-student-result",
-                  r"The answer is y = 6\.00; you predicted 7, 1\.00 away\. Of the class's 1 prediction, 0% lies")
+        wait_text(
+            first.page,
+            ".ae-student-result",
+            r"The answer is y = 6\.00; you predicted 7, 1\.00 away\. Of the class's 1 prediction, 0% lies",
+        )
         wait_text(late.page, ".ae-student-result", "you submitted no prediction for this step")
         late.page.locator(".ae-demonstrate button").click()  # closed: the step plays
         wait_text(late.page, ".ae-result", r"y = 6\.00")

@@ -21,11 +21,16 @@ pytestmark = pytest.mark.browser
 @pytest.mark.parametrize("language", sorted(STRINGS))
 def test_javascript_view_equals_python_view(module_page, language):
     config = view.contexts_config(language)
-    states = [{"causal": c, "prediction": p, "revealed": r}
-              for c, p, r in itertools.product((False, True), view.PREDICTIONS, (False, True))]
+    states = [
+        {"causal": c, "prediction": p, "revealed": r}
+        for c, p, r in itertools.product((False, True), view.PREDICTIONS, (False, True))
+    ]
     js = module_page.evaluate("([states, config]) => states.map((s) => ae.contextsView(s, config))", [states, config])
-    bad = [(st, diffs[:3]) for st, js_view in zip(states, js)
-           if (diffs := differences(view.contexts_view(st, config), js_view))]
+    bad = [
+        (st, diffs[:3])
+        for st, js_view in zip(states, js)
+        if (diffs := differences(view.contexts_view(st, config), js_view))
+    ]
     assert not bad, f"{len(bad)} of {len(states)} states differ, e.g. {bad[:3]}"
 
 
@@ -35,5 +40,7 @@ def test_bad_states_are_refused_in_javascript_too(module_page):
     errors = module_page.evaluate(
         """([config, states]) => states.map((s) => {
              try { ae.contextsView(s, config); return ""; } catch (err) { return err.message; }
-           })""", [config, bad])
+           })""",
+        [config, bad],
+    )
     assert errors[0].startswith("causal") and errors[1].startswith("prediction"), errors

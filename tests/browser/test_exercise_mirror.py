@@ -20,12 +20,68 @@ pytestmark = pytest.mark.browser
 
 BLOCKS = [b for s in content.load_sections() for b in s.exercises()]
 
-TYPED = ["", "  ", "0.212", "0.214", "0.210", "0.2141", "0.2099", "0.21400001", "0.155", "0.157", "8.4", "8.41", "8.39", "8.4101",
-         "8,4", "0,212", "０.２１２", "８．４", "0，212", "42/5", "53/250", " 42 / 5 ", "1/0", "−0.212", "-8.4",
-         "+8.4", "2.12e-1", "84e-1", ".212", "212.", "32", "32.5", "0.705", "3", "abc", "零点一五", "inf", "nan", "-inf", "0x10", "1_000",
-         "1e999", "0.1.2", "2/3/4", "x" * 5000, "9" * 39 + "x", "9" * 41 + "x", " " + "y" * 40 + " ",
-         "<b>8.4</b>", "<script>alert(1)</script>", "a&b\"c'd", "<" * 45, "8.4\n", "\t0.212\u3000",
-         "\u00a08.4\u2003", "\u200b8.4", "٣", "😀" * 45, "{raw}", "$5"]
+TYPED = [
+    "",
+    "  ",
+    "0.212",
+    "0.214",
+    "0.210",
+    "0.2141",
+    "0.2099",
+    "0.21400001",
+    "0.155",
+    "0.157",
+    "8.4",
+    "8.41",
+    "8.39",
+    "8.4101",
+    "8,4",
+    "0,212",
+    "０.２１２",
+    "８．４",
+    "0，212",
+    "42/5",
+    "53/250",
+    " 42 / 5 ",
+    "1/0",
+    "−0.212",
+    "-8.4",
+    "+8.4",
+    "2.12e-1",
+    "84e-1",
+    ".212",
+    "212.",
+    "32",
+    "32.5",
+    "0.705",
+    "3",
+    "abc",
+    "零点一五",
+    "inf",
+    "nan",
+    "-inf",
+    "0x10",
+    "1_000",
+    "1e999",
+    "0.1.2",
+    "2/3/4",
+    "x" * 5000,
+    "9" * 39 + "x",
+    "9" * 41 + "x",
+    " " + "y" * 40 + " ",
+    "<b>8.4</b>",
+    "<script>alert(1)</script>",
+    "a&b\"c'd",
+    "<" * 45,
+    "8.4\n",
+    "\t0.212\u3000",
+    "\u00a08.4\u2003",
+    "\u200b8.4",
+    "٣",
+    "😀" * 45,
+    "{raw}",
+    "$5",
+]
 CHOICES = ["", "A", "B", "C", "D"]
 
 
@@ -36,13 +92,31 @@ def _states() -> list[tuple[int, dict]]:
         kind = block.options["kind"]
         if kind == "choice":
             for n, (choice, checked) in enumerate((c, k) for c in CHOICES for k in [None, *CHOICES]):
-                out.append((i, {"response": TYPED[n % len(TYPED)], "choice": choice, "checked": checked,
-                                "revealed": n % 3 == 1}))
+                out.append(
+                    (
+                        i,
+                        {
+                            "response": TYPED[n % len(TYPED)],
+                            "choice": choice,
+                            "checked": checked,
+                            "revealed": n % 3 == 1,
+                        },
+                    )
+                )
         else:
             for n, typed in enumerate(TYPED):
                 for checked in (typed, None, TYPED[(n + 7) % len(TYPED)]):
-                    out.append((i, {"response": typed, "choice": "", "checked": checked,
-                                    "revealed": (n + (checked is None)) % 2 == 1}))
+                    out.append(
+                        (
+                            i,
+                            {
+                                "response": typed,
+                                "choice": "",
+                                "checked": checked,
+                                "revealed": (n + (checked is None)) % 2 == 1,
+                            },
+                        )
+                    )
     return out
 
 
@@ -52,7 +126,8 @@ def test_javascript_view_equals_python_view(module_page, language):
     states = _states()
     assert len(states) >= 300 and {c["kind"] for c in configs} == {"number", "choice", "text"}
     js = module_page.evaluate(
-        "([states, configs]) => states.map(([i, s]) => ae.exerciseView(s, configs[i]))", [states, configs])
+        "([states, configs]) => states.map(([i, s]) => ae.exerciseView(s, configs[i]))", [states, configs]
+    )
     bad = []
     for (i, st), js_view in zip(states, js):
         diffs = differences(view.exercise_view(st, configs[i]), js_view)

@@ -59,17 +59,24 @@ _WATCH = """(() => {
 })();"""
 
 
-@pytest.mark.parametrize("page_file, suffix", [("steps.html", ""), ("steps.html", "?step=3&temperature=0.05"),
-                                               ("index.html", "?steps.step=3&steps.temperature=0.05")],
-                         ids=["plain", "deep-link", "textbook-deep-link"])
-def test_the_plots_and_a_deep_links_state_are_drawn_before_the_first_paint(static_site, student, page_file,
-                                                                           suffix):
+@pytest.mark.parametrize(
+    "page_file, suffix",
+    [
+        ("steps.html", ""),
+        ("steps.html", "?step=3&temperature=0.05"),
+        ("index.html", "?steps.step=3&steps.temperature=0.05"),
+    ],
+    ids=["plain", "deep-link", "textbook-deep-link"],
+)
+def test_the_plots_and_a_deep_links_state_are_drawn_before_the_first_paint(static_site, student, page_file, suffix):
     s = student()
     s.page.add_init_script(_WATCH)
     s.open_offline(static_site / page_file, ".ae-output", suffix)
-    paint = s.page.evaluate("() => new Promise((resolve) => { const w = () => { const e = performance"
-                            ".getEntriesByName('first-contentful-paint')[0]; e ? resolve(e.startTime) : "
-                            "setTimeout(w, 5); }; w(); })")
+    paint = s.page.evaluate(
+        "() => new Promise((resolve) => { const w = () => { const e = performance"
+        ".getEntriesByName('first-contentful-paint')[0]; e ? resolve(e.startTime) : "
+        "setTimeout(w, 5); }; w(); })"
+    )
     seen = s.page.evaluate("() => window.__seen")
     assert seen["plots"] is not None and seen["plots"] <= paint, (seen, paint)
     if suffix:  # the linked state is the first a student sees: the default one is never painted
@@ -94,8 +101,9 @@ def test_a_move_rewrites_what_changed_and_keeps_the_rest_of_the_picture(static_s
     for _ in range(3):
         s.page.keyboard.press("ArrowRight")
     # The picture follows the key ...
-    s.page.wait_for_function("() => [...document.querySelectorAll('.ae-pic-frame svg')]"
-                             ".some((el, i) => el.innerHTML !== window.__drawn[i])")
+    s.page.wait_for_function(
+        "() => [...document.querySelectorAll('.ae-pic-frame svg')].some((el, i) => el.innerHTML !== window.__drawn[i])"
+    )
     kept = s.page.evaluate("""() => ({svg: window.__kept.svg.every((el) => el.isConnected),
         readouts: window.__kept.readouts.filter((el) => el.isConnected).length / window.__kept.readouts.length})""")
     # ... drawn into the same nodes (a rewrite of the whole figure would leave none of them on the page).

@@ -22,7 +22,7 @@ HOSTILE = [
     "<IMG SRC=X ONERROR=__RAN=1>",
     "<img src=x onerror=__ran=1>",
     "<A HREF=JAVASCRIPT:__RAN=1>X</A>",
-    "\"><svg onload=__ran=1>",
+    '"><svg onload=__ran=1>',
     "AB2CD3<b>x</b>",
     "&lt;img src=x onerror=__ran=1&gt;",
 ]
@@ -77,6 +77,5 @@ def test_a_hostile_room_in_an_exported_page_runs_nothing(static_site, student, r
 def test_a_hostile_room_in_the_textbook_runs_nothing(static_site, student):
     s = student()
     s.page.add_init_script(_WATCH)
-    s.open_offline(static_site / "index.html", ".ae-output",
-                   "?room=" + urllib.parse.quote(HOSTILE[0]))
+    s.open_offline(static_site / "index.html", ".ae-output", "?room=" + urllib.parse.quote(HOSTILE[0]))
     _check(s, [])

@@ -33,6 +33,7 @@ def wait_announced(page, live: str, shown, timeout_ms: float = 10_000) -> str:
         page.wait_for_timeout(50)
         waited += 50
 
+
 pytestmark = pytest.mark.browser
 
 # The focused element, through the shadow roots: its tag, the classes on its
@@ -105,8 +106,11 @@ def test_a_student_works_the_textbook_with_the_keyboard_alone(every_app, student
     wait_text(page, ".ae-vector-output", r"y = \[")
     assert text_of(page, ".ae-vector-output") != output
     # Announced once settled: the live region holds the weights and the output now shown.
-    live = wait_announced(page, ".ae-explorable-vector .ae-live",
-                          lambda: re.search(r"y = \[[^\]]+\]", text_of(page, ".ae-vector-output")).group(0))
+    live = wait_announced(
+        page,
+        ".ae-explorable-vector .ae-live",
+        lambda: re.search(r"y = \[[^\]]+\]", text_of(page, ".ae-vector-output")).group(0),
+    )
     assert "α₁ = " in live, live
     # The next stops: the slider's box, then the second slider; a number typed and Enter.
     passed = tab_to(page, "ae-query-y-box")

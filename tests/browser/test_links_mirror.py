@@ -21,18 +21,55 @@ from .mirror import differences
 pytestmark = pytest.mark.browser
 
 QUERIES = [
-    "", "step=3", "step=3&temperature=0.05&score_diff=2&value_1=2&value_2=10", "step=2&step=3",
-    "temperature=50", "temperature=-1", "temperature=0", "temperature=abc", "temperature=", "temperature=1e-400",
-    "temperature=1e400", "temperature=inf", "temperature=nan", "temperature=0x10", "temperature=%EF%BC%90.5",
-    "temperature=%E2%88%920.5", "temperature=1/4", "temperature=+0.5", "temperature=%20%200.5%20",
-    "step=0", "step=4", "step=2.5", "step=1e0", "step=-0", "value_2=99&value_1=-99",
-    "prediction_text=6", "prediction_text=%3Cb%3E8%3C/b%3E", "prediction_text=" + "x" * 201,
-    "prediction_text=" + "九" * 200, "prediction_text=a+b",
-    "query_x=0.5&query_y=-2.5&temperature=0.05", "query_x=%E0%A4%A", "query_y=1%2F3",
-    "n_tokens=4.5", "n_tokens=1e3", "n_tokens=2", "d_k=64&seed=7&q1_scale=2.5&causal=1&scaled=false",
-    "causal=yes", "causal=maybe", "causal=TRUE", "scaled=off", "seed=-1",
-    "mode=cross", "mode=self_en", "mode=xx", "query=3", "query=9",
-    "lang=en&room=ABC&embed=1", "%3Cscript%3E=1&temperature=%3Cscript%3E",
+    "",
+    "step=3",
+    "step=3&temperature=0.05&score_diff=2&value_1=2&value_2=10",
+    "step=2&step=3",
+    "temperature=50",
+    "temperature=-1",
+    "temperature=0",
+    "temperature=abc",
+    "temperature=",
+    "temperature=1e-400",
+    "temperature=1e400",
+    "temperature=inf",
+    "temperature=nan",
+    "temperature=0x10",
+    "temperature=%EF%BC%90.5",
+    "temperature=%E2%88%920.5",
+    "temperature=1/4",
+    "temperature=+0.5",
+    "temperature=%20%200.5%20",
+    "step=0",
+    "step=4",
+    "step=2.5",
+    "step=1e0",
+    "step=-0",
+    "value_2=99&value_1=-99",
+    "prediction_text=6",
+    "prediction_text=%3Cb%3E8%3C/b%3E",
+    "prediction_text=" + "x" * 201,
+    "prediction_text=" + "九" * 200,
+    "prediction_text=a+b",
+    "query_x=0.5&query_y=-2.5&temperature=0.05",
+    "query_x=%E0%A4%A",
+    "query_y=1%2F3",
+    "n_tokens=4.5",
+    "n_tokens=1e3",
+    "n_tokens=2",
+    "d_k=64&seed=7&q1_scale=2.5&causal=1&scaled=false",
+    "causal=yes",
+    "causal=maybe",
+    "causal=TRUE",
+    "scaled=off",
+    "seed=-1",
+    "mode=cross",
+    "mode=self_en",
+    "mode=xx",
+    "query=3",
+    "query=9",
+    "lang=en&room=ABC&embed=1",
+    "%3Cscript%3E=1&temperature=%3Cscript%3E",
 ]
 
 
@@ -41,8 +78,12 @@ def _specs():
     for name in EXPLORABLES:
         for language in ("zh", "en"):
             for prefix in ("", f"{name}."):
-                out.append((f"{name}-{language}-{prefix or 'page'}",
-                            explorable_class(name)(language=language, link_prefix=prefix).link_spec()))
+                out.append(
+                    (
+                        f"{name}-{language}-{prefix or 'page'}",
+                        explorable_class(name)(language=language, link_prefix=prefix).link_spec(),
+                    )
+                )
     return out
 
 
@@ -65,9 +106,12 @@ def test_reading_a_link_is_the_same_in_both_languages(module_page):
         """cases => cases.map(([spec, query]) => {
              const [values, notices] = window.ae.readLink(spec, query);
              return {values, notices, state: window.ae.linkValues(spec, spec.defaults, values)};
-           })""", [[spec, query] for _, spec, query, _ in cases])
-    problems = [f"{label} {query!r}: {d}" for (label, _, query, py), got in zip(cases, js)
-                for d in differences(py, got)]
+           })""",
+        [[spec, query] for _, spec, query, _ in cases],
+    )
+    problems = [
+        f"{label} {query!r}: {d}" for (label, _, query, py), got in zip(cases, js) for d in differences(py, got)
+    ]
     assert not problems, problems[:20]
     # the cases do exercise what they should
     assert any(c[3]["notices"] for c in cases) and any(c[3]["values"] for c in cases)
@@ -83,8 +127,16 @@ def test_the_address_bar_query_reopens_the_state(module_page):
                 if rng.random() < 0.5:
                     continue
                 if p["kind"] == "number":
-                    state[p["name"]] = rng.choice([p["lo"], p["hi"], round(rng.uniform(p["lo"], p["hi"]), 2),
-                                                   rng.uniform(p["lo"], p["hi"]), 0.05, 0.1 + 0.2])
+                    state[p["name"]] = rng.choice(
+                        [
+                            p["lo"],
+                            p["hi"],
+                            round(rng.uniform(p["lo"], p["hi"]), 2),
+                            rng.uniform(p["lo"], p["hi"]),
+                            0.05,
+                            0.1 + 0.2,
+                        ]
+                    )
                     state[p["name"]] = min(max(state[p["name"]], p["lo"]), p["hi"])
                 elif p["kind"] == "integer":
                     state[p["name"]] = rng.randint(p["lo"], p["hi"])
@@ -97,7 +149,8 @@ def test_the_address_bar_query_reopens_the_state(module_page):
             cases.append((label, spec, state))
     queries = module_page.evaluate(
         "cases => cases.map(([spec, state]) => window.ae.linkQuery(spec, state, 'lang=en&x.y=1'))",
-        [[spec, state] for _, spec, state in cases])
+        [[spec, state] for _, spec, state in cases],
+    )
     problems = []
     for (label, spec, state), query in zip(cases, queries):
         pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
@@ -109,5 +162,10 @@ def test_the_address_bar_query_reopens_the_state(module_page):
     assert not problems, problems[:10]
     # a value equal to what the page opens with is left out; 0.05 is written as 0.05
     steps = next(spec for label, spec in SPECS if label == "steps-zh-page")
-    assert module_page.evaluate("([spec, state]) => window.ae.linkQuery(spec, state, '')",
-                             [steps, {**steps["starts"]["3"], "temperature": 0.05}]) == "step=3&temperature=0.05"
+    assert (
+        module_page.evaluate(
+            "([spec, state]) => window.ae.linkQuery(spec, state, '')",
+            [steps, {**steps["starts"]["3"], "temperature": 0.05}],
+        )
+        == "step=3&temperature=0.05"
+    )

@@ -21,8 +21,16 @@ pytestmark = pytest.mark.browser
 
 READY = ".ae-matrix-max-weight"
 CONFIG = view.matrix_config("zh")
-DEFAULT = {"n_tokens": 4, "d_k": 4, "seed": view.DEFAULT_SEED, "q1_scale": 1.0, "causal": False, "scaled": True, "prediction": "",
-           "revealed": False}
+DEFAULT = {
+    "n_tokens": 4,
+    "d_k": 4,
+    "seed": view.DEFAULT_SEED,
+    "q1_scale": 1.0,
+    "causal": False,
+    "scaled": True,
+    "prediction": "",
+    "revealed": False,
+}
 
 # What BokehJS holds now: the numbers written into each heatmap, the outlined cells, the mark on the curve.
 _DRAWN = """() => {
@@ -39,7 +47,11 @@ _DRAWN = """() => {
 }"""
 
 
-_SAME = "(want) => { try { return JSON.stringify((" + _DRAWN + ")()) === JSON.stringify(want); } catch (e) { return false; } }"
+_SAME = (
+    "(want) => { try { return JSON.stringify(("
+    + _DRAWN
+    + ")()) === JSON.stringify(want); } catch (e) { return false; } }"
+)
 
 
 def drawn(page) -> dict:
@@ -49,9 +61,14 @@ def drawn(page) -> dict:
 def expected(st: dict) -> dict:
     v = view.matrix_view(st, CONFIG)
     cells = v["sources"]
-    return {"score_text": cells["score_cells"]["text"], "weight_text": cells["weight_cells"]["text"],
-            "weight_fill": cells["weight_cells"]["fill"], "highlight": cells["highlight"]["x"],
-            "mark": [st["d_k"]], "title": v["props"]["score_title"]["text"]}
+    return {
+        "score_text": cells["score_cells"]["text"],
+        "weight_text": cells["weight_cells"]["text"],
+        "weight_fill": cells["weight_cells"]["fill"],
+        "highlight": cells["highlight"]["x"],
+        "mark": [st["d_k"]],
+        "title": v["props"]["score_title"]["text"],
+    }
 
 
 def readout_text(html: str) -> str:
@@ -97,8 +114,15 @@ def saved_matrix(static_site):
 @pytest.fixture(params=MODES)
 def matrix_page(request, matrix_server, saved_matrix, student):
     """The matrix page as a student gets it (see :func:`pages.explorable_page`)."""
-    with explorable_page(request.param, student, app="matrix", ready=READY, server=matrix_server,
-                         saved=saved_matrix, loaded=(".ae-matrix-max-weight", r"0\.[0-9]{4}")) as s:
+    with explorable_page(
+        request.param,
+        student,
+        app="matrix",
+        ready=READY,
+        server=matrix_server,
+        saved=saved_matrix,
+        loaded=(".ae-matrix-max-weight", r"0\.[0-9]{4}"),
+    ) as s:
         yield s
 
 

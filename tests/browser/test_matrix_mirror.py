@@ -29,23 +29,40 @@ SEEDS = [0, 1, 2, 3, 17, 42, 999, 2017, 5000, 9998, 9999]
 def _states() -> list[dict]:
     states = []
     lo, hi, _ = view.SLIDERS["n_tokens"]
-    for c, (n, d_k, causal, scaled) in enumerate(itertools.product(range(lo, hi + 1), D_GRID, (False, True),
-                                                                   (False, True))):
-        states.append({"n_tokens": n, "d_k": d_k, "seed": SEEDS[c % len(SEEDS)],
-                       "q1_scale": Q1_SCALES[c % len(Q1_SCALES)], "causal": causal, "scaled": scaled})
+    for c, (n, d_k, causal, scaled) in enumerate(
+        itertools.product(range(lo, hi + 1), D_GRID, (False, True), (False, True))
+    ):
+        states.append(
+            {
+                "n_tokens": n,
+                "d_k": d_k,
+                "seed": SEEDS[c % len(SEEDS)],
+                "q1_scale": Q1_SCALES[c % len(Q1_SCALES)],
+                "causal": causal,
+                "scaled": scaled,
+            }
+        )
     rng = random.Random(37)
     for _ in range(120):
-        states.append({"n_tokens": rng.randint(lo, hi), "d_k": rng.randint(1, 64), "seed": rng.randint(0, 9999),
-                       "q1_scale": round(rng.uniform(0, 4), 1), "causal": rng.random() < 0.5,
-                       "scaled": rng.random() < 0.5})
+        states.append(
+            {
+                "n_tokens": rng.randint(lo, hi),
+                "d_k": rng.randint(1, 64),
+                "seed": rng.randint(0, 9999),
+                "q1_scale": round(rng.uniform(0, 4), 1),
+                "causal": rng.random() < 0.5,
+                "scaled": rng.random() < 0.5,
+            }
+        )
     for n, causal, scaled in itertools.product((lo, hi), (False, True), (False, True)):  # the corners
         for d_k, seed, q1 in [(1, 0, 0.0), (64, 9999, 4.0), (64, 0, 0.0), (1, 9999, 4.0)]:
-            states.append({"n_tokens": n, "d_k": d_k, "seed": seed, "q1_scale": q1, "causal": causal,
-                           "scaled": scaled})
+            states.append({"n_tokens": n, "d_k": d_k, "seed": seed, "q1_scale": q1, "causal": causal, "scaled": scaled})
     # Predict first: every prediction, before and after the curves show.
     answers = list(itertools.product(view.PREDICTIONS, (False, True)))
-    return [{**st, "prediction": answers[c % len(answers)][0], "revealed": answers[c % len(answers)][1]}
-            for c, st in enumerate(states)]
+    return [
+        {**st, "prediction": answers[c % len(answers)][0], "revealed": answers[c % len(answers)][1]}
+        for c, st in enumerate(states)
+    ]
 
 
 def test_the_generators_agree_bit_for_bit(module_page):
@@ -54,7 +71,8 @@ def test_the_generators_agree_bit_for_bit(module_page):
     counts = [0, 1, 5, 12, 100, 1000]
     cases = [[s, c] for s in seeds for c in counts]
     js = module_page.evaluate(
-        "(cases) => cases.map(([s, c]) => [ae.mulberry32(s, c), ae.irwinHallNormals(s, c)])", cases)
+        "(cases) => cases.map(([s, c]) => [ae.mulberry32(s, c), ae.irwinHallNormals(s, c)])", cases
+    )
     for (seed, count), (ints, normals) in zip(cases, js):
         assert ints == view.mulberry32(seed, count).tolist(), (seed, count)
         py = view.irwin_hall_normals(seed, count).tolist()
@@ -88,17 +106,29 @@ def test_javascript_weights_are_exactly_zero_where_masked(module_page):
     st = {"n_tokens": 6, "d_k": 64, "seed": 3, "q1_scale": 4.0, "causal": True, "scaled": False}
     res = module_page.evaluate("([s, c]) => ae.attentionMatrices(s, c.sliders)", [st, config])
     for i, row in enumerate(res["weights"]):
-        assert all(w == 0 for w in row[i + 1:]) and all(w > 0 for w in row[:i + 1])
+        assert all(w == 0 for w in row[i + 1 :]) and all(w > 0 for w in row[: i + 1])
     assert res["scores"][0][1] is None or res["scores"][0][1] == float("-inf")  # -Infinity is sent as null
 
 
-@pytest.mark.parametrize("name, bad", [("n_tokens", 7), ("n_tokens", 1), ("d_k", 0), ("d_k", 2.5), ("seed", -1),
-                                       ("q1_scale", 4.5), ("causal", "yes"), ("scaled", 1)])
+@pytest.mark.parametrize(
+    "name, bad",
+    [
+        ("n_tokens", 7),
+        ("n_tokens", 1),
+        ("d_k", 0),
+        ("d_k", 2.5),
+        ("seed", -1),
+        ("q1_scale", 4.5),
+        ("causal", "yes"),
+        ("scaled", 1),
+    ],
+)
 def test_both_views_refuse_a_bad_state_naming_the_parameter(module_page, name, bad):
     config = view.matrix_config("en")
     st = {**{"n_tokens": 4, "d_k": 4, "seed": 0, "q1_scale": 1.0, "causal": False, "scaled": True}, name: bad}
     with pytest.raises(ValueError, match=name):
         view.matrix_view(st, config)
     message = module_page.evaluate(
-        "([s, c]) => { try { ae.matrixView(s, c); return null; } catch (e) { return e.message; } }", [st, config])
+        "([s, c]) => { try { ae.matrixView(s, c); return null; } catch (e) { return e.message; } }", [st, config]
+    )
     assert message and message.startswith(name + " must be"), message

@@ -25,8 +25,9 @@ _LINKS = """() => {
 def _check(page, language: str) -> None:
     page.wait_for_function(f"() => ({_LINKS})().length === 2", timeout=30_000)
     links = page.evaluate(_LINKS)
-    assert [link["download"] for link in links] == [notebooks.notebook_filename(s, language)
-                                                     for s in ("sec-3-7", "sec-3-8")]
+    assert [link["download"] for link in links] == [
+        notebooks.notebook_filename(s, language) for s in ("sec-3-7", "sec-3-8")
+    ]
     for link, section_id in zip(links, ("sec-3-7", "sec-3-8")):
         assert link["href"] == notebooks.notebook_data_url(section_id, language)
     with page.expect_download() as info:

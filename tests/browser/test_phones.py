@@ -49,8 +49,9 @@ _MEASURE = """() => {
 def test_page_fits_a_phone(static_site, student, page_file, size, language):
     s = student(width=size[0], height=size[1], mobile=True)
     name = pages()[page_file]
-    aborted = s.open_offline(static_site / {"zh": "", "en": "en"}[language] / page_file,
-                             ".ae-readout:visible, .ae-prose")
+    aborted = s.open_offline(
+        static_site / {"zh": "", "en": "en"}[language] / page_file, ".ae-readout:visible, .ae-prose"
+    )
     s.page.wait_for_timeout(800)
     m = s.page.evaluate(_MEASURE)
     assert m["viewport"] and m["lang"] == {"zh": "zh-Hans", "en": "en"}[language], m
@@ -59,8 +60,10 @@ def test_page_fits_a_phone(static_site, student, page_file, size, language):
     assert not m["small"], m["small"][:8]
     assert not m["tiny"], m["tiny"][:8]
     # a plot's title is read whole: a long one wraps rather than being cut at the plot's edge
-    cut = s.page.evaluate("() => [...document.querySelectorAll('.ae-pic-title')]"
-                          ".filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent)")
+    cut = s.page.evaluate(
+        "() => [...document.querySelectorAll('.ae-pic-title')]"
+        ".filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent)"
+    )
     assert not cut, cut
     s.screenshot(f"phone-{name}-{size[0]}-{language}")
     s.assert_clean()

@@ -59,8 +59,11 @@ def answers(n: int) -> set[str]:
     """What would give step ``n``'s answer away: its output and weights at the target, its curve."""
     step = scenarios.get_step(n)
     target, start = scenarios.outcome(step.target), scenarios.outcome(step.start)
-    out = {f"y = {format_number(target['output'])}", f"y = {format_number(target['output'], 2)}",
-           *(f"{a} = {format_number(w)}" for a, w in zip(("α₁", "α₂"), target["weights"]))}
+    out = {
+        f"y = {format_number(target['output'])}",
+        f"y = {format_number(target['output'], 2)}",
+        *(f"{a} = {format_number(w)}" for a, w in zip(("α₁", "α₂"), target["weights"])),
+    }
     out -= {f"{a} = {format_number(w)}" for a, w in zip(("α₁", "α₂"), start["weights"])}
     out.add(ZH[f"step{n}_explain"])
     if n == 3:
@@ -79,8 +82,7 @@ def saved_steps(static_site):
 
 @pytest.mark.parametrize("mode", [m for m in MODES if m != "server-stopped"])
 def test_no_step_shows_its_answer_before_a_prediction_or_a_skip(mode, steps_server, saved_steps, student, request):
-    with explorable_page(mode, student, app="steps", ready=".ae-output", server=steps_server,
-                         saved=saved_steps) as s:
+    with explorable_page(mode, student, app="steps", ready=".ae-output", server=steps_server, saved=saved_steps) as s:
         page = s.page
         for n, how in ((1, "predict"), (2, "skip"), (3, "predict")):
             page.locator(f".ae-step-{n} button").click()

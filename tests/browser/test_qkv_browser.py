@@ -20,8 +20,14 @@ pytestmark = pytest.mark.browser
 
 READY = ".ae-qkv-output"
 CONFIG = view.qkv_config("zh")
-DEFAULT = {"w_q": "identity", "w_k": "identity", "w_v": "identity", "causal": False, "prediction": "",
-           "revealed": False}
+DEFAULT = {
+    "w_q": "identity",
+    "w_k": "identity",
+    "w_v": "identity",
+    "causal": False,
+    "prediction": "",
+    "revealed": False,
+}
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +53,9 @@ def assert_shows(page, st: dict) -> None:
     assert output_of(page) == pytest.approx(res["output"], abs=6e-4)
     # The weights as the screen reader's table (written once the page settles), row by row.
     cells = ["—" if not res["mask"][i, j] else f"{res['weights'][i, j]:.2f}" for i in range(3) for j in range(3)]
-    expect(page.locator(".ae-qkv-weights-data").first).to_contain_text(re.compile(r"[\sq₁₂₃]*".join(map(re.escape, cells))))
+    expect(page.locator(".ae-qkv-weights-data").first).to_contain_text(
+        re.compile(r"[\sq₁₂₃]*".join(map(re.escape, cells)))
+    )
 
 
 def test_student_predicts_then_changes_every_projection(qkv_page, request):

@@ -43,17 +43,32 @@ def _bundle() -> None:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"{reason}; under CI=true this must run", pytrace=False)
         pytest.skip(reason)
-    subprocess.run([str(esbuild), "tests/example_explorable/web/tempered.js", "--bundle", "--format=esm",
-                    "--target=es2020", "--charset=utf8", "--log-level=warning",
-                    "--outfile=tests/example_explorable/dist/tempered.mjs"], cwd=ROOT, check=True, timeout=120)
+    subprocess.run(
+        [
+            str(esbuild),
+            "tests/example_explorable/web/tempered.js",
+            "--bundle",
+            "--format=esm",
+            "--target=es2020",
+            "--charset=utf8",
+            "--log-level=warning",
+            "--outfile=tests/example_explorable/dist/tempered.mjs",
+        ],
+        cwd=ROOT,
+        check=True,
+        timeout=120,
+    )
 
 
 @pytest.fixture(scope="module")
 def tempered():
     """The module of the test-only explorable, registered for this file's tests and unregistered after."""
     _bundle()
-    module = importlib.reload(importlib.import_module(MODULE)) if MODULE in __import__("sys").modules \
+    module = (
+        importlib.reload(importlib.import_module(MODULE))
+        if MODULE in __import__("sys").modules
         else importlib.import_module(MODULE)
+    )
     assert "tempered" in EXPLORABLES
     yield module
     unregister("tempered")
@@ -80,8 +95,9 @@ def test_its_twin_mirrors_its_python_view(tempered, chromium, language):
     page = load_module(context, "tempered")
     config = tempered.tempered_config(language)
     temperatures = [0.1, 0.2, 0.5, 1.0, 1.3, 2.5, 5.0]
-    js = page.evaluate("([ts, config]) => ts.map((t) => ae.temperedView({temperature: t}, config))",
-                       [temperatures, config])
+    js = page.evaluate(
+        "([ts, config]) => ts.map((t) => ae.temperedView({temperature: t}, config))", [temperatures, config]
+    )
     for t, got in zip(temperatures, js):
         assert not differences(tempered.tempered_view({"temperature": t}, config), got), t
     assert not page.ae_errors, page.ae_errors
@@ -110,8 +126,12 @@ def test_its_exported_page_opens_offline_and_answers_a_key(tempered, tmp_path, s
     assert aborted == []
     # Its one tag in an author's page: its module, from outside the package, comes with it.
     host = tmp_path / "host.html"
-    host.write_text("<!doctype html><html lang='en'><head><meta charset='utf-8'><title>host</title></head><body>"
-                    + (tmp_path / "embed" / "tempered.html").read_text("utf-8") + "</body></html>", "utf-8")
+    host.write_text(
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>host</title></head><body>"
+        + (tmp_path / "embed" / "tempered.html").read_text("utf-8")
+        + "</body></html>",
+        "utf-8",
+    )
     s = student()
     aborted = s.open_offline(host, READOUT)
     wait_text(s.page, READOUT, r"y = ")

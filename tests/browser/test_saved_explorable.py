@@ -20,7 +20,6 @@ from .pages import handle, text_of, wait_text
 pytestmark = pytest.mark.browser
 
 
-
 @pytest.mark.parametrize("name", list(EXPLORABLES))
 def test_a_saved_explorable_opens_offline_in_its_state_and_answers(name, tmp_path, student):
     # What the explorable declares: a state other than the default, the readout it shows, the control
@@ -37,10 +36,13 @@ def test_a_saved_explorable_opens_offline_in_its_state_and_answers(name, tmp_pat
     page = s.page
     wait_text(page, readout, r"\S")
     # The page opened on the saved state: its state model (the one model that holds it) says so.
-    opened = page.evaluate("""([names]) => {
+    opened = page.evaluate(
+        """([names]) => {
         const model = [...window.aePage.values()].find((m) => m.type === "DataModel");
         return Object.fromEntries(names.map((n) => [n, model[n]]));
-      }""", [list(explorer.state())])
+      }""",
+        [list(explorer.state())],
+    )
     assert opened == explorer.state() and opened != cls(language="en").state()
     assert page.evaluate("document.documentElement.lang") == "en"
     before = text_of(page, readout)

@@ -59,8 +59,9 @@ def saved_selfcross(static_site):
 @pytest.fixture(params=MODES)
 def selfcross_page(request, selfcross_server, saved_selfcross, student):
     """The page as a student gets it (see :func:`pages.explorable_page`)."""
-    with explorable_page(request.param, student, app="selfcross", ready=READY, server=selfcross_server,
-                         saved=saved_selfcross) as s:
+    with explorable_page(
+        request.param, student, app="selfcross", ready=READY, server=selfcross_server, saved=saved_selfcross
+    ) as s:
         yield s
 
 
@@ -69,8 +70,7 @@ def test_student_uses_every_control(selfcross_page, request):
     flavour = request.node.callspec.id
     _, zh = core.scaled_dot_product_attention(ZH_EMBEDDINGS, ZH_EMBEDDINGS, ZH_EMBEDDINGS)
     _, cross = core.scaled_dot_product_attention(EN_EMBEDDINGS, ZH_EMBEDDINGS, ZH_EMBEDDINGS)
-    causal = core.scaled_dot_product_attention(EN_EMBEDDINGS, EN_EMBEDDINGS, EN_EMBEDDINGS,
-                                               mask=core.causal_mask(4))[1]
+    causal = core.scaled_dot_product_attention(EN_EMBEDDINGS, EN_EMBEDDINGS, EN_EMBEDDINGS, mask=core.causal_mask(4))[1]
 
     # Chinese self-attention: the heatmap says both roles come from the Chinese sentence.
     assert "中文句子「我 爱 机器 学习」" in text_of(page, ".ae-selfcross-roles")
@@ -101,8 +101,7 @@ def test_student_uses_every_control(selfcross_page, request):
     # Tap the heatmap's last row: "learning" becomes the query, its button pressed.
     tap_row(page, 4)
     wait_text(page, ".ae-selfcross-row", "查询「learning」的权重")
-    assert weights_in(text_of(page, ".ae-selfcross-row")) == {
-        tok: round(w, 3) for tok, w in zip(ZH_TOKENS, cross[3])}
+    assert weights_in(text_of(page, ".ae-selfcross-row")) == {tok: round(w, 3) for tok, w in zip(ZH_TOKENS, cross[3])}
     assert heatmap(page)["row"] == 4
     assert pressed(page.locator(".ae-selfcross-query button", has_text="learning"))
 
@@ -165,7 +164,8 @@ def test_state_travels_both_ways(student):
         wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
         cross = core.scaled_dot_product_attention(EN_EMBEDDINGS, ZH_EMBEDDINGS, ZH_EMBEDDINGS)[1]
         assert weights_in(text_of(page, ".ae-selfcross-row")) == {
-            tok: round(w, 3) for tok, w in zip(ZH_TOKENS, cross[3])}
+            tok: round(w, 3) for tok, w in zip(ZH_TOKENS, cross[3])
+        }
         assert not page.locator(".ae-selfcross-causal input").is_checked()
         assert pressed(page.locator(".ae-selfcross-mode button", has_text="交叉注意力"))
         assert heatmap(page)["row"] == 4 and heatmap(page)["x"]["label"] == "键和值来自：中文句子"

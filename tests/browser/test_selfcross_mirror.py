@@ -24,7 +24,7 @@ from .mirror import differences
 
 pytestmark = pytest.mark.browser
 
-TOKENS = ["我", "爱", "机器", "学习", "I", "love", "<b>", "a&b", "\"q\"", "it's", "深度", "x"]
+TOKENS = ["我", "爱", "机器", "学习", "I", "love", "<b>", "a&b", '"q"', "it's", "深度", "x"]
 
 
 def _states(config: dict) -> list[dict]:
@@ -35,8 +35,10 @@ def _states(config: dict) -> list[dict]:
         states += [{"mode": mode, "causal": causal, "query": q} for q in range(1, n_q + 1)]
     # Predict first: every prediction, before and after the answer shows (and some states without either).
     answers = list(itertools.product(view.PREDICTIONS, (False, True)))
-    return [{**st, "prediction": answers[c % len(answers)][0], "revealed": answers[c % len(answers)][1]}
-            if c % 3 else st for c, st in enumerate(states)]
+    return [
+        {**st, "prediction": answers[c % len(answers)][0], "revealed": answers[c % len(answers)][1]} if c % 3 else st
+        for c, st in enumerate(states)
+    ]
 
 
 def _configs(language: str) -> list[dict]:
@@ -63,7 +65,8 @@ def test_javascript_view_equals_python_view(module_page, language):
     assert sum(len(states) for _, states in cases) >= 300
     assert len(cases[0][1]) == 3 * 2 * 4  # the course's sentences: every mode, mask and query row
     js = module_page.evaluate(
-        "(cases) => cases.map(([config, states]) => states.map((s) => ae.selfcrossView(s, config)))", cases)
+        "(cases) => cases.map(([config, states]) => states.map((s) => ae.selfcrossView(s, config)))", cases
+    )
     bad, tiny = [], 0
     for (config, states), js_views in zip(cases, js):
         for st, js_view in zip(states, js_views):
@@ -82,7 +85,15 @@ def test_bad_states_are_refused_in_javascript_too(module_page):
         """([config, states]) => states.map((s) => {
              try { ae.selfcrossView(s, config); return ""; } catch (err) { return err.message; }
            })""",
-        [config, [{"mode": "self_fr", "causal": False, "query": 1}, {"mode": "cross", "causal": False, "query": 0},
-                  {"mode": "cross", "causal": False, "query": 5}, {"mode": "cross", "causal": False, "query": 1.5}]])
+        [
+            config,
+            [
+                {"mode": "self_fr", "causal": False, "query": 1},
+                {"mode": "cross", "causal": False, "query": 0},
+                {"mode": "cross", "causal": False, "query": 5},
+                {"mode": "cross", "causal": False, "query": 1.5},
+            ],
+        ],
+    )
     assert "mode" in errors[0] and "self_fr" in errors[0]
     assert all("query" in e for e in errors[1:]), errors

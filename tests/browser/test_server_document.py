@@ -39,7 +39,9 @@ def host_site(tmp_path_factory):
 def _host_page(root, served_url: str) -> str:
     (root / "course.html").write_text(
         "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Course</title></head><body>"
-        f"<h1>Week 3</h1>{server_document(served_url)}<p>after</p></body></html>", "utf-8")
+        f"<h1>Week 3</h1>{server_document(served_url)}<p>after</p></body></html>",
+        "utf-8",
+    )
     return "course.html"
 
 
@@ -58,8 +60,9 @@ def test_an_allowed_application_embeds_the_served_explorable(host_site, student)
         assert page.locator("h1", has_text="Week 3").count() == 1
         # Panel's autoload points three of its stylesheets at its CDN (docs/embedding.md says so);
         # nothing else leaves the two servers.
-        assert all(u.startswith("https://cdn.holoviz.org/") and u.endswith(".css") for u in s.external_requests), \
+        assert all(u.startswith("https://cdn.holoviz.org/") and u.endswith(".css") for u in s.external_requests), (
             s.external_requests
+        )
         s.errors_to_ignore = ("Failed to load resource",)
         s.assert_clean()
         app.assert_clean_log()

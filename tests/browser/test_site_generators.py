@@ -25,8 +25,11 @@ from .test_accessibility import serious_violations
 pytestmark = pytest.mark.browser
 
 #: A slider of each explorable the sites hold, and the readout an arrow key on it changes.
-KEYED = {"steps": (".ae-temperature", ".ae-temperature-readout"), "vector": (".ae-vector-temperature", ".ae-vector-weights"),
-         "matrix": (".ae-matrix-q1-scale", ".ae-matrix-max-weight")}
+KEYED = {
+    "steps": (".ae-temperature", ".ae-temperature-readout"),
+    "vector": (".ae-vector-temperature", ".ae-vector-weights"),
+    "matrix": (".ae-matrix-q1-scale", ".ae-matrix-max-weight"),
+}
 
 SPHINX_CONF = """
 project = "A course"
@@ -123,8 +126,15 @@ def _run(*args, cwd) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def sphinx_site(tmp_path_factory):
     root = tmp_path_factory.mktemp("sphinx")
-    _write(root / "src", {"conf.py": SPHINX_CONF, "index.rst": SPHINX_INDEX, "lessons/intro.rst": SPHINX_RST,
-                          "lessons/deep/attention.md": SPHINX_MYST})
+    _write(
+        root / "src",
+        {
+            "conf.py": SPHINX_CONF,
+            "index.rst": SPHINX_INDEX,
+            "lessons/intro.rst": SPHINX_RST,
+            "lessons/deep/attention.md": SPHINX_MYST,
+        },
+    )
     done = _run("sphinx", "-b", "html", "-W", "src", "out", cwd=root)
     return root / "out", done
 
@@ -132,8 +142,14 @@ def sphinx_site(tmp_path_factory):
 @pytest.fixture(scope="module")
 def mkdocs_site(tmp_path_factory):
     root = tmp_path_factory.mktemp("mkdocs")
-    _write(root, {"mkdocs.yml": MKDOCS_YML, "docs/index.md": "# A course\n\nSee the lessons.\n",
-                  "docs/lessons/attention.md": MKDOCS_PAGE})
+    _write(
+        root,
+        {
+            "mkdocs.yml": MKDOCS_YML,
+            "docs/index.md": "# A course\n\nSee the lessons.\n",
+            "docs/lessons/attention.md": MKDOCS_PAGE,
+        },
+    )
     done = _run("mkdocs", "build", "--strict", cwd=root)
     return root / "site", done
 
@@ -146,8 +162,10 @@ def _open(student, path, *, dark: bool, mobile: bool = False):
     # axe reads the host's stylesheets by XMLHttpRequest, which a file:// page may not make.
     s.errors_to_ignore = ("Failed to load resource", "Access to XMLHttpRequest at 'file:")
     s.page.goto(path.resolve().as_uri())
-    s.page.wait_for_function("() => [...document.querySelectorAll('attention-explorable')].every("
-                             "(e) => e.models && e.dataset.aeTheme)", timeout=30_000)
+    s.page.wait_for_function(
+        "() => [...document.querySelectorAll('attention-explorable')].every((e) => e.models && e.dataset.aeTheme)",
+        timeout=30_000,
+    )
     return s, aborted
 
 
@@ -165,12 +183,14 @@ def _check(s, names: list[str], theme: str, after: str) -> None:
         handle(tag, slider).press("ArrowRight")
         expect(tag.locator(readout).first).not_to_have_text(before)
     # The host's text after the explorables starts below the last one: the tags take their content's height.
-    boxes = page.evaluate("""(after) => {
+    boxes = page.evaluate(
+        """(after) => {
         const last = [...document.querySelectorAll('attention-explorable')].pop();
         const text = [...document.querySelectorAll('p')].find((p) => p.textContent.includes(after));
         const inner = last.shadowRoot.lastElementChild.getBoundingClientRect();
         return {tag: last.getBoundingClientRect().bottom, inner: inner.bottom, text: text.getBoundingClientRect().top}; }""",
-                          after)
+        after,
+    )
     assert boxes["inner"] <= boxes["tag"] + 1 and boxes["tag"] <= boxes["text"] + 1, boxes
     problems = serious_violations(page, context="attention-explorable")
     assert not problems, problems
@@ -219,16 +239,29 @@ def test_mkdocs_material_site_with_default_settings(mkdocs_site, student):
 
 
 def test_a_typo_in_the_markup_is_said_by_the_build(tmp_path):
-    _write(tmp_path / "src", {"conf.py": SPHINX_CONF, "index.rst": "Home\n====\n\n.. attention-explorable:: steps\n"
-                                                                     "   :temprature: 0.05\n"})
-    done = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "src", "out"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    _write(
+        tmp_path / "src",
+        {"conf.py": SPHINX_CONF, "index.rst": "Home\n====\n\n.. attention-explorable:: steps\n   :temprature: 0.05\n"},
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "src", "out"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "steps has no parameter 'temprature'" in done.stderr, done.stderr
     _write(tmp_path / "src", {"index.rst": "Home\n====\n\n.. attention-explorable:: steps\n   :temperature: 50\n"})
     done = _run("sphinx", "-b", "html", "-E", "src", "out", cwd=tmp_path)
     assert "temperature=50 is outside [0.01, 10]; set to 10" in done.stderr, done.stderr
-    _write(tmp_path, {"mkdocs.yml": MKDOCS_YML, "docs/index.md": '<attention-explorable name="steps" d_k="4">'
-                                                                  "</attention-explorable>\n"})
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    _write(
+        tmp_path,
+        {
+            "mkdocs.yml": MKDOCS_YML,
+            "docs/index.md": '<attention-explorable name="steps" d_k="4"></attention-explorable>\n',
+        },
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode != 0 and "steps has no parameter 'd_k'" in done.stderr, done.stderr

@@ -31,8 +31,10 @@ PAGES = pages()
 pytestmark = pytest.mark.browser
 
 #: What each page shows once its first explorable is drawn: the textbook's first, then each explorable's own.
-READY = {"index.html": ".ae-vector-output",
-         **{f"{name}.html": explorable_class(name).tried.ready for name in EXPLORABLES}}
+READY = {
+    "index.html": ".ae-vector-output",
+    **{f"{name}.html": explorable_class(name).tried.ready for name in EXPLORABLES},
+}
 #: The textbook's slider handle that a key moves, and the readout it changes.
 INDEX_KEYED = (".ae-vector-temperature", ".ae-vector-weights")
 
@@ -45,22 +47,30 @@ def _open(student, site, page_url: str, ready: str, **kw):
 
 def _open_url(s, site, page_url: str, ready: str) -> list[str]:
     name = re.split(r"[?#]", page_url, maxsplit=1)[0]
-    return s.open_offline(site / name, ready, page_url[len(name):])
+    return s.open_offline(site / name, ready, page_url[len(name) :])
 
 
 def test_the_site_holds_what_the_command_promises(static_site):
     names = {p.relative_to(static_site).as_posix() for p in static_site.rglob("*") if p.is_file()}
     assert set(PAGES) <= names
     for name in EXPLORABLES:
-        assert {f"embed/{name}.html", f"embed/{name}.js", f"embed/{name}-iframe.html", f"embed/{name}-element.html",
-                f"embed/{name}.zh.js", f"embed/{name}.en.js"} <= names
+        assert {
+            f"embed/{name}.html",
+            f"embed/{name}.js",
+            f"embed/{name}-iframe.html",
+            f"embed/{name}-element.html",
+            f"embed/{name}.zh.js",
+            f"embed/{name}.en.js",
+        } <= names
     # every page holds its styles and scripts: no file besides the pages and the embeds, no script
     # or style by address, no framework
     assert {n.split("/")[0] for n in names} <= {*PAGES, "en", "embed", "attention-explorable.js"}, names
     for page in [*PAGES, *(f"en/{p}" for p in PAGES)]:
         source = (static_site / page).read_text("utf-8")
         assert not re.search(r"<script[^>]* src=|<link[^>]* rel=.?stylesheet", source), page
-        assert not re.search(r"<(script|link|img|iframe|video|audio|source)\b[^>]* (src|href)=[\"']https?://", source), page
+        assert not re.search(
+            r"<(script|link|img|iframe|video|audio|source)\b[^>]* (src|href)=[\"']https?://", source
+        ), page
         assert "Bokeh.embed" not in source and "bokeh-" not in source.lower(), page
         # its icon inside it, drawn with no letter: a font loaded for the icon delays the first frame
         icon = re.search(r'<link rel="icon" href="data:image/svg\+xml,([^"]+)"', source)
@@ -90,7 +100,8 @@ def test_every_page_opens_offline_and_answers_a_key(page_file, static_site, stud
         page.locator(control, has_text=text(tried.press, "zh")).first.click()
     page.wait_for_function(
         """([css, before]) => { const el = document.querySelector(css); return el && el.innerText !== before; }""",
-        arg=[readout, before])
+        arg=[readout, before],
+    )
     assert page.evaluate("document.documentElement.lang") == "zh-Hans"
     s.assert_clean()
     assert aborted == []
@@ -135,8 +146,9 @@ def test_bad_link_values_are_clamped_or_ignored_with_a_notice(static_site, stude
 
 
 def test_the_textbook_reads_prefixed_links_and_lands_on_its_anchor(static_site, student):
-    s, _ = _open(student, static_site, "index.html?vector.query_x=0.5&steps.step=2&temperature=9#sec-3-8",
-                 ".ae-vector-output")
+    s, _ = _open(
+        student, static_site, "index.html?vector.query_x=0.5&steps.step=2&temperature=9#sec-3-8", ".ae-vector-output"
+    )
     page = s.page
     page.wait_for_function("() => window.scrollY > 1000")
     top = page.evaluate("""() => {
@@ -158,11 +170,15 @@ def test_an_author_pastes_two_snippets_and_an_iframe(static_site, student):
     tag["vector"] = tag["vector"].replace("<script src=", "<script data-deep-links src=")
     body = "".join(f"<h2>{n}</h2>{tag[n]}<p>text</p>" for n in ("steps", "vector"))
     body += "<h2>frame</h2>" + (static_site / "embed" / "steps-iframe.html").read_text("utf-8") + "<p>end</p>"
-    host.write_text(f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>host</title></head>"
-                    f"<body>{body}</body></html>", "utf-8")
+    host.write_text(
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>host</title></head>"
+        f"<body>{body}</body></html>",
+        "utf-8",
+    )
     try:
-        s, aborted = _open(student, static_site, "host-test.html?vector.temperature=2&steps.step=3",
-                           ".ae-vector-output")
+        s, aborted = _open(
+            student, static_site, "host-test.html?vector.temperature=2&steps.step=3", ".ae-vector-output"
+        )
         page = s.page
         wait_text(page, ".ae-output", r"[0-9]")
         wait_text(page, ".ae-question", "第 1 步")  # the steps' tag did not read the host's address
@@ -182,10 +198,14 @@ def test_an_author_pastes_two_snippets_and_an_iframe(static_site, student):
         expect(page.locator(".ae-query-x input[type=range]")).to_have_accessible_name("查询 q 的第一个分量:")
         expect(page.locator(".ae-temperature input[type=range]").first).to_have_accessible_name("温度 T:")
         # each in its own shadow root, in the author's page where its one tag is, with no framework
-        hosts = page.evaluate("() => [...document.querySelectorAll('.attention-explorable')].map((h) => "
-                              "[h.className, !!h.shadowRoot, h.previousElementSibling.tagName])")
-        assert hosts == [["attention-explorable attention-explorable-steps", True, "H2"],
-                         ["attention-explorable attention-explorable-vector", True, "H2"]], hosts
+        hosts = page.evaluate(
+            "() => [...document.querySelectorAll('.attention-explorable')].map((h) => "
+            "[h.className, !!h.shadowRoot, h.previousElementSibling.tagName])"
+        )
+        assert hosts == [
+            ["attention-explorable attention-explorable-steps", True, "H2"],
+            ["attention-explorable attention-explorable-vector", True, "H2"],
+        ], hosts
         assert page.evaluate("() => window.Bokeh === undefined")
         # the iframe takes its page's height, which hides its title: it grows and shrinks with its content
         frame_el = page.locator("iframe.ae-embed-frame")
@@ -202,13 +222,16 @@ def test_an_author_pastes_two_snippets_and_an_iframe(static_site, student):
             """The iframe's height once it is its content's (which the host page cannot read itself)."""
             for _ in range(20):  # the content may still settle: read it again until the iframe matches it
                 try:
-                    page.wait_for_function(f"(c) => Math.abs({height} - c) <= 2", arg=inside.evaluate(content),
-                                           timeout=1000)
+                    page.wait_for_function(
+                        f"(c) => Math.abs({height} - c) <= 2", arg=inside.evaluate(content), timeout=1000
+                    )
                     return page.evaluate(height)
                 except PlaywrightTimeout:
                     continue
-            raise AssertionError(f"the iframe ({page.evaluate(height)} px) never took its content's height "
-                                 f"({inside.evaluate(content)} px)")
+            raise AssertionError(
+                f"the iframe ({page.evaluate(height)} px) never took its content's height "
+                f"({inside.evaluate(content)} px)"
+            )
 
         wide = fitted()
         page.set_viewport_size({"width": 480, "height": 900})  # narrower: the content is taller
@@ -229,11 +252,15 @@ def test_the_textbook_in_an_iframe_is_whole_and_its_anchor_scrolls_the_host(stat
     host = static_site / "host-textbook.html"
     frame = (static_site / "embed" / "steps-iframe.html").read_text("utf-8")
     frame = frame.replace('src="steps.html?embed=1"', 'src="index.html?embed=1#sec-3-8"').replace(' loading="lazy"', "")
-    host.write_text("<!doctype html><html lang='zh-Hans'><head><meta charset='utf-8'><title>host</title></head>"
-                    f"<body><h1>课程</h1><p>前言</p>{frame}<p>end</p></body></html>", "utf-8")
+    host.write_text(
+        "<!doctype html><html lang='zh-Hans'><head><meta charset='utf-8'><title>host</title></head>"
+        f"<body><h1>课程</h1><p>前言</p>{frame}<p>end</p></body></html>",
+        "utf-8",
+    )
     try:
-        s, aborted = _open(student, static_site, "host-textbook.html", "iframe.ae-embed-frame", mobile=True,
-                           width=390, height=844)
+        s, aborted = _open(
+            student, static_site, "host-textbook.html", "iframe.ae-embed-frame", mobile=True, width=390, height=844
+        )
         page = s.page
         height = "document.querySelector('iframe.ae-embed-frame').offsetHeight"
         page.wait_for_function(f"() => {height} > 20000")  # the whole text on a phone: no cap (it was 20,000)
@@ -244,8 +271,9 @@ def test_the_textbook_in_an_iframe_is_whole_and_its_anchor_scrolls_the_host(stat
         # The page lands again as it settles (web/frame.js: at 0.2, 0.6 and 1.5 s): within 3 s it is there.
         deadline, top = time.monotonic() + 3.0, None
         while time.monotonic() < deadline:
-            top = page.evaluate("document.querySelector('iframe.ae-embed-frame').getBoundingClientRect().top") \
-                + inside.evaluate(heading)
+            top = page.evaluate(
+                "document.querySelector('iframe.ae-embed-frame').getBoundingClientRect().top"
+            ) + inside.evaluate(heading)
             if -5 <= top <= 200:
                 break
             page.wait_for_timeout(100)
@@ -269,13 +297,17 @@ def test_an_author_writes_explorable_tags_in_a_page_two_folders_deep(static_site
         f"<h1>Lesson</h1>{first}<p>text</p>"
         "<attention-explorable name='vector' lang='zh' temperature='2'></attention-explorable>"
         "<attention-explorable name='steps' step='9'></attention-explorable>"
-        "<attention-explorable name='nope'></attention-explorable></body></html>", "utf-8")
+        "<attention-explorable name='nope'></attention-explorable></body></html>",
+        "utf-8",
+    )
     try:
         s, aborted = _open(student, static_site, "lessons/deep/host.html?step=2", ".ae-vector-output")
         page = s.page
-        page.wait_for_function("() => [...document.querySelectorAll('attention-explorable')].every("
-                               "(e) => e.shadowRoot && e.shadowRoot.querySelector('.ae-output, .ae-vector-output, "
-                               "[role=alert]'))")
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('attention-explorable')].every("
+            "(e) => e.shadowRoot && e.shadowRoot.querySelector('.ae-output, .ae-vector-output, "
+            "[role=alert]'))"
+        )
         steps, vector, clamped, bad = (page.locator("attention-explorable").nth(i) for i in range(4))
         # The markup's state, in the page's language (en) or the tag's own (zh); the host's ?step=2 not read
         expect(steps.locator(".ae-question")).to_contain_text("Step 3")
@@ -284,7 +316,7 @@ def test_an_author_writes_explorable_tags_in_a_page_two_folders_deep(static_site
         expect(vector.locator(".ae-vector-output")).to_contain_text("输出")
         # A value out of bounds is clamped and said by the attribute's own name; a wrong name is said
         expect(clamped.locator(".ae-question")).to_contain_text("Step 3")
-        expect(clamped).to_contain_text('step=9')
+        expect(clamped).to_contain_text("step=9")
         expect(bad.locator("[role=alert]")).to_contain_text('name="nope"')
         # Each answers keys, on its own
         before = vector.locator(".ae-vector-weights").text_content()

@@ -26,8 +26,9 @@ def saved_steps(static_site):
 @pytest.fixture(params=MODES)
 def steps_page(request, steps_server, saved_steps, student):
     """The steps page as a student gets it (see :func:`pages.explorable_page`)."""
-    with explorable_page(request.param, student, app="steps", ready=".ae-output", server=steps_server,
-                         saved=saved_steps) as s:
+    with explorable_page(
+        request.param, student, app="steps", ready=".ae-output", server=steps_server, saved=saved_steps
+    ) as s:
         yield s
 
 
@@ -113,7 +114,9 @@ def test_clicking_the_number_line_sets_the_prediction(steps_page):
         "() => { const f = (r) => { const h = r.querySelector('.ae-prediction');"
         " if (h) return (h.shadowRoot || h).querySelector('input').value;"
         " for (const e of r.querySelectorAll('*')) if (e.shadowRoot) { const v = f(e.shadowRoot); if (v) return v; }"
-        " return ''; }; return f(document) !== ''; }", timeout=10_000)
+        " return ''; }; return f(document) !== ''; }",
+        timeout=10_000,
+    )
     typed = float(page.locator(".ae-prediction input").input_value())
     lo, hi = sorted(scenarios.get_step(1).start[k] for k in ("value_1", "value_2"))
     assert lo - 2 < typed < hi + 2  # a point inside the plotted range, here between the values
@@ -172,6 +175,8 @@ def test_the_output_at_a_value_covers_no_label(saved_steps, student, width):
     value, label = boxes["v₂=10"], boxes["y=10.00"]
     assert boxes["output_marker"], boxes
     for other in (label, *boxes["output_marker"]):
-        overlap = min(value[2], other[2]) > max(value[0], other[0]) and min(value[3], other[3]) > max(value[1], other[1])
+        overlap = min(value[2], other[2]) > max(value[0], other[0]) and min(value[3], other[3]) > max(
+            value[1], other[1]
+        )
         assert not overlap, (value, other)
     s.assert_clean()

@@ -23,8 +23,22 @@ from .mirror import differences
 
 pytestmark = pytest.mark.browser
 
-PREDICTIONS = ["", "6", "9,05", "０.１５５", "42/5", "-19.9", "20.5", "abc", "1/0", " 7 ", "x" * 5000,
-               "<b>9</b>", "1e1", "−3"]
+PREDICTIONS = [
+    "",
+    "6",
+    "9,05",
+    "０.１５５",
+    "42/5",
+    "-19.9",
+    "20.5",
+    "abc",
+    "1/0",
+    " 7 ",
+    "x" * 5000,
+    "<b>9</b>",
+    "1e1",
+    "−3",
+]
 
 
 def _states() -> list[dict]:
@@ -32,14 +46,21 @@ def _states() -> list[dict]:
     for s in scenarios.STEPS:
         numbers += [dict(s.start), dict(s.target)]
         numbers += [scenarios.interpolate(s.start, s.target, i / 23) for i in range(24)]
-    for diff, t, v1 in itertools.product([-10.0, -2.0, -0.3, 0.0, 0.1, 2.0, 7.7, 10.0],
-                                         [0.01, 0.02, 0.05, 0.31, 1.0, 3.33, 10.0], [-20.0, 2.0, 19.5]):
+    for diff, t, v1 in itertools.product(
+        [-10.0, -2.0, -0.3, 0.0, 0.1, 2.0, 7.7, 10.0], [0.01, 0.02, 0.05, 0.31, 1.0, 3.33, 10.0], [-20.0, 2.0, 19.5]
+    ):
         numbers.append({"score_1": 20.0, "score_diff": diff, "temperature": t, "value_1": v1, "value_2": 10.0})
     rng = random.Random(7)
     for _ in range(150):
-        numbers.append({"score_1": round(rng.uniform(-50, 50), 1), "score_diff": rng.uniform(-10, 10),
-                        "temperature": math.exp(rng.uniform(math.log(0.01), math.log(10))),
-                        "value_1": rng.uniform(-20, 20), "value_2": round(rng.uniform(-20, 20), 1)})
+        numbers.append(
+            {
+                "score_1": round(rng.uniform(-50, 50), 1),
+                "score_diff": rng.uniform(-10, 10),
+                "temperature": math.exp(rng.uniform(math.log(0.01), math.log(10))),
+                "value_1": rng.uniform(-20, 20),
+                "value_2": round(rng.uniform(-20, 20), 1),
+            }
+        )
     numbers += [  # ties at the rounding digit, tiny and huge exponentials, equal values
         {"score_1": 0.125, "score_diff": 0.0, "temperature": 0.125, "value_1": 19.53125, "value_2": -0.0},
         {"score_1": -50.0, "score_diff": -10.0, "temperature": 0.01, "value_1": 1e-07, "value_2": 1234567.0},
@@ -50,15 +71,39 @@ def _states() -> list[dict]:
     ]
     states = []
     for i, st in enumerate(numbers):
-        states.append({**st, "step": 1 + i % 3, "prediction_text": PREDICTIONS[i % len(PREDICTIONS)],
-                       "revealed": i % 4 in (1, 2), "animating": i % 4 == 2, "asked": i % 5 in (0, 3)})
+        states.append(
+            {
+                **st,
+                "step": 1 + i % 3,
+                "prediction_text": PREDICTIONS[i % len(PREDICTIONS)],
+                "revealed": i % 4 in (1, 2),
+                "animating": i % 4 == 2,
+                "asked": i % 5 in (0, 3),
+            }
+        )
     for s in scenarios.STEPS:  # the result exactly at the target, with and without a prediction
         for pred in ("", "9"):
-            states.append({**s.target, "step": s.number, "prediction_text": pred, "revealed": True,
-                           "animating": False, "asked": False})
+            states.append(
+                {
+                    **s.target,
+                    "step": s.number,
+                    "prediction_text": pred,
+                    "revealed": True,
+                    "animating": False,
+                    "asked": False,
+                }
+            )
         for pred in ("", "abc", "9"):  # asked for a prediction before the demonstration
-            states.append({**s.start, "step": s.number, "prediction_text": pred, "revealed": False,
-                           "animating": False, "asked": True})
+            states.append(
+                {
+                    **s.start,
+                    "step": s.number,
+                    "prediction_text": pred,
+                    "revealed": False,
+                    "animating": False,
+                    "asked": True,
+                }
+            )
     return states
 
 
@@ -85,9 +130,36 @@ def test_replay_frames_equal_python_interpolation(module_page):
         assert frames[-1] == dict(s.target)  # the last frame is the target itself
 
 
-@pytest.mark.parametrize("raw", ["0,155", "０.１５５", "42/5", " 8.4 ", "−2", "1e-3", "+.5", "3/4", "", "abc",
-                                 "1/0", "inf", "nan", "0x10", "1_000", "1e999", "٣", "2/3/4", "5.", "- 5",
-                                 "\ufeff8.4", "8.4\x85", "\x1c3", "\u30003\u3000", " 1 / 2 "])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "0,155",
+        "０.１５５",
+        "42/5",
+        " 8.4 ",
+        "−2",
+        "1e-3",
+        "+.5",
+        "3/4",
+        "",
+        "abc",
+        "1/0",
+        "inf",
+        "nan",
+        "0x10",
+        "1_000",
+        "1e999",
+        "٣",
+        "2/3/4",
+        "5.",
+        "- 5",
+        "\ufeff8.4",
+        "8.4\x85",
+        "\x1c3",
+        "\u30003\u3000",
+        " 1 / 2 ",
+    ],
+)
 def test_javascript_parser_equals_python_parser(module_page, raw):
     from attention_explorable.views.numbers import parse_number
 

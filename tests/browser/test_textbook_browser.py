@@ -51,9 +51,11 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     s = student()
     page = s.page
     s.open(textbook_server.url(), ".ae-textbook")
-    count_math = ("() => (function count(root) { let n = root.querySelectorAll('math').length;"
-                  " for (const el of root.querySelectorAll('*')) if (el.shadowRoot) n += count(el.shadowRoot);"
-                  " return n; })(document)")
+    count_math = (
+        "() => (function count(root) { let n = root.querySelectorAll('math').length;"
+        " for (const el of root.querySelectorAll('*')) if (el.shadowRoot) n += count(el.shadowRoot);"
+        " return n; })(document)"
+    )
     expected = expected_math_spans(with_exercises=False)
     assert expected > 100
     page.wait_for_function(f"() => ({count_math})() >= {expected}", timeout=30_000)
@@ -128,8 +130,10 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     # The video loads nothing until a source is chosen; the click inserts that source's player
     # (tests/browser/test_video_browser.py checks every source).
     requested = []
-    page.route("**/*youtube*/**", lambda route: (requested.append(route.request.url),
-                                                 route.fulfill(status=200, body="<html></html>")))
+    page.route(
+        "**/*youtube*/**",
+        lambda route: (requested.append(route.request.url), route.fulfill(status=200, body="<html></html>")),
+    )
     assert page.locator("iframe").count() == 0
     assert s.external_requests == []  # math, fonts and scripts all come from this server
     s.screenshot("textbook-1280")
@@ -167,11 +171,17 @@ def test_english_textbook_reads_in_english(textbook_en_server, student):
     s.open(textbook_en_server.url() + "?explorables=all", ".ae-textbook")
     assert page.evaluate("document.documentElement.lang") == "en"
     sections = _sections("en")
-    expected = sum(content.markdown_to_html(b.body).count("<math ") for sec in sections for b in sec.blocks
-                   if b.kind in ("markdown", "definition", "proposition", "proof"))
-    count_math = ("() => (function count(root) { let n = root.querySelectorAll('math').length;"
-                  " for (const el of root.querySelectorAll('*')) if (el.shadowRoot) n += count(el.shadowRoot);"
-                  " return n; })(document)")
+    expected = sum(
+        content.markdown_to_html(b.body).count("<math ")
+        for sec in sections
+        for b in sec.blocks
+        if b.kind in ("markdown", "definition", "proposition", "proof")
+    )
+    count_math = (
+        "() => (function count(root) { let n = root.querySelectorAll('math').length;"
+        " for (const el of root.querySelectorAll('*')) if (el.shadowRoot) n += count(el.shadowRoot);"
+        " return n; })(document)"
+    )
     page.wait_for_function(f"() => ({count_math})() >= {expected}", timeout=30_000)
     visible = page.evaluate(_ALL_PROSE_TEXT)
     assert "3.7 The attention mechanism" in visible and "Learning objectives." in visible

@@ -37,8 +37,11 @@ def test_every_part_is_live_at_once_with_no_framework(static_site, student):
     handle = page.locator(".ae-steps input[type=range]").last
     start = handle.input_value()
     handle.press("ArrowRight")
-    page.wait_for_function("(v) => document.querySelectorAll('.ae-steps input[type=range]')[document"
-                           ".querySelectorAll('.ae-steps input[type=range]').length - 1].value !== v", arg=start)
+    page.wait_for_function(
+        "(v) => document.querySelectorAll('.ae-steps input[type=range]')[document"
+        ".querySelectorAll('.ae-steps input[type=range]').length - 1].value !== v",
+        arg=start,
+    )
     assert page.locator(".ae-explorable-vector .ae-n-plot svg").count() > 0
     # An exercise: a choice made and checked.
     choice = page.locator(".ae-exercise-choice").first

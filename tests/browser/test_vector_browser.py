@@ -107,8 +107,15 @@ def saved_vector(static_site):
 @pytest.fixture(params=MODES)
 def vector_page(request, vector_server, saved_vector, student):
     """The vector page as a student gets it (see :func:`pages.explorable_page`)."""
-    with explorable_page(request.param, student, app="vector", ready=".ae-vector-output", server=vector_server,
-                         saved=saved_vector, loaded=(".ae-vector-output", r"y = \[0\.845, 0\.578\]")) as s:
+    with explorable_page(
+        request.param,
+        student,
+        app="vector",
+        ready=".ae-vector-output",
+        server=vector_server,
+        saved=saved_vector,
+        loaded=(".ae-vector-output", r"y = \[0\.845, 0\.578\]"),
+    ) as s:
         yield s
 
 

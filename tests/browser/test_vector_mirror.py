@@ -34,8 +34,10 @@ OTHER_POINTS = [
     ([[1.0, 0.0], [-1.0, 0.0]], [[0.0, 2.0], [0.25, -2.0]]),
     ([[0.5, -1.0]], [[1.5, 1.5]]),
     ([[2.0, -1.0], [-1.0, 0.5], [0.0, -2.0], [1.5, 1.5]], [[1.0, -1.0], [0.5, -0.25], [2.0, -1.5], [0.0, -2.0]]),
-    ([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0], [0.0, -1.0], [-0.5, 0.5]],
-     [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [0.5, 0.5], [1.0, 1.0], [0.0, 0.0]]),  # collinear and repeated values
+    (
+        [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0], [0.0, -1.0], [-0.5, 0.5]],
+        [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [0.5, 0.5], [1.0, 1.0], [0.0, 0.0]],
+    ),  # collinear and repeated values
     ([[1.0, 1.0], [1.0, 1.0], [-2.0, 0.25]], [[3.0, -2.5], [-2.5, 3.0], [0.125, 0.125]]),
 ]
 
@@ -47,15 +49,27 @@ def _states() -> list[dict]:
         states.append({"query_x": qx, "query_y": qy, "temperature": t})
     rng = random.Random(37)
     for _ in range(150):
-        states.append({"query_x": round(rng.uniform(-2, 2), 2), "query_y": round(rng.uniform(-2, 2), 2),
-                       "temperature": round(rng.uniform(0.05, 5), 2)})
+        states.append(
+            {
+                "query_x": round(rng.uniform(-2, 2), 2),
+                "query_y": round(rng.uniform(-2, 2), 2),
+                "temperature": round(rng.uniform(0.05, 5), 2),
+            }
+        )
     for _ in range(50):  # off the slider grid, as Python may set them
-        states.append({"query_x": rng.uniform(-2, 2), "query_y": rng.uniform(-2, 2),
-                       "temperature": float(np.exp(rng.uniform(np.log(0.05), np.log(5))))})
+        states.append(
+            {
+                "query_x": rng.uniform(-2, 2),
+                "query_y": rng.uniform(-2, 2),
+                "temperature": float(np.exp(rng.uniform(np.log(0.05), np.log(5)))),
+            }
+        )
     for qx, qy in itertools.product([-2.0, 2.0], [-2.0, -0.05, 0.0, 0.05, 2.0]):  # tips on the bounds
         for t in (0.05, 5.0):
-            states += [{"query_x": qx, "query_y": qy, "temperature": t},
-                       {"query_x": qy, "query_y": qx, "temperature": t}]
+            states += [
+                {"query_x": qx, "query_y": qy, "temperature": t},
+                {"query_x": qy, "query_y": qx, "temperature": t},
+            ]
     states += [  # ties at the rounding digit of q (2), of the scores (3) and of T (2); -0.0
         {"query_x": 0.125, "query_y": -0.375, "temperature": 0.125},
         {"query_x": 1.125, "query_y": 0.0625, "temperature": 0.375},
@@ -67,8 +81,10 @@ def _states() -> list[dict]:
     ]
     # Predict first: every prediction, before and after the answer shows (and some states without either).
     answers = list(itertools.product(view.PREDICTIONS, (False, True)))
-    return [{**st, "prediction": answers[c % len(answers)][0], "revealed": answers[c % len(answers)][1]}
-            if c % 3 else st for c, st in enumerate(states)]
+    return [
+        {**st, "prediction": answers[c % len(answers)][0], "revealed": answers[c % len(answers)][1]} if c % 3 else st
+        for c, st in enumerate(states)
+    ]
 
 
 def _compare(page, states, config) -> list:
@@ -123,8 +139,11 @@ def test_javascript_hull_equals_qhull(module_page):
     sets = _point_sets()
     assert len(sets) >= 2000 and {len(s) for s in sets} == {1, 2, 3, 4, 5, 6}
     js = module_page.evaluate("(sets) => sets.map((s) => ae.convexHull(s))", sets)
-    bad = [(pts, view.convex_hull(pts).tolist(), hull) for pts, hull in zip(sets, js)
-           if differences(view.convex_hull(pts).tolist(), hull)]
+    bad = [
+        (pts, view.convex_hull(pts).tolist(), hull)
+        for pts, hull in zip(sets, js)
+        if differences(view.convex_hull(pts).tolist(), hull)
+    ]
     assert not bad, f"{len(bad)} of {len(sets)} hulls differ, e.g. {bad[:3]}"
     kinds = {len(view.convex_hull(pts)) for pts in sets}
     assert kinds == {1, 2, 3, 4, 5, 6}

@@ -1,5 +1,3 @@
-
-
 def run_coroutine(coro):
     """``asyncio.run(coro)`` in a thread of its own.
 

@@ -101,6 +101,7 @@ def test_two_processes_share_one_room(db_url):
     code = _new_room(db_url)
     per_server = 15 if db_url.startswith("postgresql") else 5  # 30 students on PostgreSQL
     with ClassServer(db_url, NO_CAP) as a, ClassServer(db_url, NO_CAP) as b:
+
         async def lesson():
             teacher = await InstructorClient.open(a.base, code, login_cookie(a.base))
             students = await open_students([a.base, b.base], code, 2 * per_server, "p")
@@ -128,9 +129,15 @@ def test_two_processes_share_one_room(db_url):
 
 def _click(button: str) -> dict:
     """A PATCH-DOC event: the button of model id ``button`` pressed (as BokehJS sends it)."""
-    return {"kind": "MessageSent", "msg_type": "bokeh_event",
-            "msg_data": {"type": "event", "name": "button_click",
-                         "values": {"type": "map", "entries": [["model", {"id": button}]]}}}
+    return {
+        "kind": "MessageSent",
+        "msg_type": "bokeh_event",
+        "msg_data": {
+            "type": "event",
+            "name": "button_click",
+            "values": {"type": "map", "entries": [["model", {"id": button}]]},
+        },
+    }
 
 
 def test_an_instructor_action_on_a_locked_database_stalls_no_page(tmp_path):

@@ -57,8 +57,9 @@ def _count_text(view) -> str:
 def test_an_idle_room_is_not_read_and_a_change_is(served):
     store = served
     room = store.create_room()
-    view = instructor.InstructorView(code=room.code, language="en", store=store,
-                                     shared=store.url.startswith("postgresql"))
+    view = instructor.InstructorView(
+        code=room.code, language="en", store=store, shared=store.url.startswith("postgresql")
+    )
     queries = _Queries(store.engine)
     for _ in range(20):
         _refreshed(view)

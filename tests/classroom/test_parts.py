@@ -27,6 +27,7 @@ def test_the_cookie_is_signed_for_the_secret_and_expires():
     assert not config.cookie_valid(value, "")  # no secret set: no cookie is valid
     later = time.time() + config.COOKIE_DAYS * 86400 + 60
     from unittest import mock
+
     with mock.patch("time.time", return_value=later):
         assert not config.cookie_valid(value, "secret-one")
 
@@ -45,9 +46,16 @@ def test_lan_addresses_leave_out_loopback_and_link_local(monkeypatch):
         def __init__(self, *ips):
             self.ips = [Ip(i) for i in ips]
 
-    monkeypatch.setattr(network.ifaddr, "get_adapters", lambda: [
-        Adapter("127.0.0.1", ("::1", 0, 0)), Adapter("192.168.1.20", ("fe80::1", 0, 2)), Adapter("169.254.3.4"),
-        Adapter("10.0.0.5")])
+    monkeypatch.setattr(
+        network.ifaddr,
+        "get_adapters",
+        lambda: [
+            Adapter("127.0.0.1", ("::1", 0, 0)),
+            Adapter("192.168.1.20", ("fe80::1", 0, 2)),
+            Adapter("169.254.3.4"),
+            Adapter("10.0.0.5"),
+        ],
+    )
     assert network.lan_addresses() == ["10.0.0.5", "192.168.1.20"]
     assert network.reachable_hosts("0.0.0.0") == ["localhost", "127.0.0.1", "10.0.0.5", "192.168.1.20"]
     assert network.student_hosts("0.0.0.0") == ["10.0.0.5", "192.168.1.20"]
@@ -91,9 +99,21 @@ def test_origins_extend_the_defaults_and_lan_urls_are_printed(monkeypatch, tmp_p
     monkeypatch.setattr(network, "lan_addresses", lambda: ["192.168.1.20"])
     for name in (cli.DB_ENV, cli.KEY_ENV):
         monkeypatch.delenv(name, raising=False)
-    args = cli._parser().parse_args(["serve", "--address", "0.0.0.0", "--port", "8080", "--db",
-                                     f"sqlite:///{tmp_path / 'c.db'}", "--allow-websocket-origin",
-                                     "class.example.org", "--instructor-key-file", str(tmp_path / "key")])
+    args = cli._parser().parse_args(
+        [
+            "serve",
+            "--address",
+            "0.0.0.0",
+            "--port",
+            "8080",
+            "--db",
+            f"sqlite:///{tmp_path / 'c.db'}",
+            "--allow-websocket-origin",
+            "class.example.org",
+            "--instructor-key-file",
+            str(tmp_path / "key"),
+        ]
+    )
     problem, served = cli._prepare_class(args)
     assert problem is None
     assert served["origins"] == ["localhost:8080", "127.0.0.1:8080", "192.168.1.20:8080", "class.example.org"]
@@ -101,7 +121,9 @@ def test_origins_extend_the_defaults_and_lan_urls_are_printed(monkeypatch, tmp_p
     context = served["context"]
     assert context.public_urls == ("http://192.168.1.20:8080",)
     assert context.key_matches(served["key"]) and context.cap.limit == cli_limit()
-    assert not {cli.DB_ENV, cli.KEY_ENV, "AE_PUBLIC_URLS"} & set(os.environ)  # nothing handed on through the environment
+    assert not {cli.DB_ENV, cli.KEY_ENV, "AE_PUBLIC_URLS"} & set(
+        os.environ
+    )  # nothing handed on through the environment
 
 
 def test_a_given_secret_is_not_printed(monkeypatch, tmp_path):
@@ -120,14 +142,21 @@ def test_the_secret_and_database_may_come_from_the_environment(monkeypatch, tmp_
     assert served["context"].instructor_key == "from-env" and served["context"].database_url == url
 
 
-@pytest.mark.parametrize("args, says", [
-    (["--db", "nonsense"], "--db 'nonsense' is not a database URL"),
-    (["--db", "postgresql+psycopg://nobody@127.0.0.1:1/none"], "cannot open the database"),
-    (["--max-sessions-per-client", "-1"], "--max-sessions-per-client must be 0 (no limit) or more, got -1"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--db", "nonsense"], "--db 'nonsense' is not a database URL"),
+        (["--db", "postgresql+psycopg://nobody@127.0.0.1:1/none"], "cannot open the database"),
+        (["--max-sessions-per-client", "-1"], "--max-sessions-per-client must be 0 (no limit) or more, got -1"),
+    ],
+)
 def test_bad_class_options_give_one_line_errors(args, says):
-    res = subprocess.run([sys.executable, "-m", "attention_explorable.cli", "serve", "--port", "0", *args],
-                         capture_output=True, text=True, timeout=60)
+    res = subprocess.run(
+        [sys.executable, "-m", "attention_explorable.cli", "serve", "--port", "0", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 2, res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and says in lines[0] and "Traceback" not in res.stderr, res.stderr

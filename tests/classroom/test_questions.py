@@ -17,8 +17,12 @@ from attention_explorable.content import load_sections
 def test_the_steps_keep_1_to_3_and_every_exercise_checked_by_the_text_is_a_question():
     found = all_questions()
     assert [q.number for q in found[:3]] == [1, 2, 3] and all(q.is_step for q in found[:3])
-    checked = {b.args[0] for s in load_sections("zh") for b in s.blocks
-               if b.kind == "exercise" and b.options.get("kind") in ("number", "choice")}
+    checked = {
+        b.args[0]
+        for s in load_sections("zh")
+        for b in s.blocks
+        if b.kind == "exercise" and b.options.get("kind") in ("number", "choice")
+    }
     assert {q.key for q in found[3:]} == checked | set(questions.prompts()) and len(checked) >= 10
     numbers = [q.number for q in found]
     assert len(set(numbers)) == len(numbers)

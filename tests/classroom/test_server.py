@@ -29,8 +29,18 @@ from ..conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from benchlib import BokehSession  # noqa: E402
-from classlib import (KEY, ClassServer, ClassStudent, InstructorClient, http_get, login_cookie,  # noqa: E402
-                      cookies_set, open_students, post_login, student_id)
+from classlib import (
+    KEY,
+    ClassServer,
+    ClassStudent,
+    InstructorClient,
+    http_get,
+    login_cookie,  # noqa: E402
+    cookies_set,
+    open_students,
+    post_login,
+    student_id,
+)
 
 from . import run_coroutine  # noqa: E402
 
@@ -95,13 +105,16 @@ def test_thirty_students_counted_exactly_a_new_answer_replaces_and_nothing_leaks
     assert stored == sorted([9.5] + values[1:])
 
 
-@pytest.mark.parametrize("raw, reason", [
-    ('{"type": "submit", "seq": 5, "step": 1, "value": NaN}', "value"),
-    ('{"type": "submit", "seq": 6, "step": 1, "value": Infinity}', "value"),
-    ('{"type": "submit", "seq": 7, "step": 1, "value": 20.01}', "value"),
-    ('{"type": "submit", "seq": 8, "step": 1, "value": "6"}', "value"),
-    ('{"type": "submit", "seq": 9, "step": 4, "value": 6}', "step"),
-])
+@pytest.mark.parametrize(
+    "raw, reason",
+    [
+        ('{"type": "submit", "seq": 5, "step": 1, "value": NaN}', "value"),
+        ('{"type": "submit", "seq": 6, "step": 1, "value": Infinity}', "value"),
+        ('{"type": "submit", "seq": 7, "step": 1, "value": 20.01}', "value"),
+        ('{"type": "submit", "seq": 8, "step": 1, "value": "6"}', "value"),
+        ('{"type": "submit", "seq": 9, "step": 4, "value": 6}', "step"),
+    ],
+)
 def test_refused_predictions_get_a_reason_and_are_never_stored(served, raw, reason):
     code = _room(served)
 
@@ -122,14 +135,17 @@ def test_refused_predictions_get_a_reason_and_are_never_stored(served, raw, reas
         store.close()
 
 
-@pytest.mark.parametrize("raw, code, says", [
-    ("not json", 1008, "not JSON"),
-    ('["submit", 1, 6]', 1008, "not a message object"),
-    ('{"type": "submit", "step": 1, "value": 6}', 1008, "sequence number"),
-    ('{"type": "join", "room": "ABCDEF", "student": "x"}', 1008, "unexpected message"),  # a second join
-    ('{"type": "reveal"}', 1008, "unexpected message"),
-    ('{"type": "submit", "seq": 1, "step": 1, "value": ' + "1" * 500 + "}", 1009, "too long"),
-])
+@pytest.mark.parametrize(
+    "raw, code, says",
+    [
+        ("not json", 1008, "not JSON"),
+        ('["submit", 1, 6]', 1008, "not a message object"),
+        ('{"type": "submit", "step": 1, "value": 6}', 1008, "sequence number"),
+        ('{"type": "join", "room": "ABCDEF", "student": "x"}', 1008, "unexpected message"),  # a second join
+        ('{"type": "reveal"}', 1008, "unexpected message"),
+        ('{"type": "submit", "seq": 1, "step": 1, "value": ' + "1" * 500 + "}", 1009, "too long"),
+    ],
+)
 def test_a_malformed_message_closes_its_socket_with_a_reason_and_stores_nothing(served, raw, code, says):
     room = _room(served)
 
@@ -206,17 +222,21 @@ def test_the_textbook_in_a_room_submits_from_its_steps_explorable(served):
         store.close()
 
 
-@pytest.mark.parametrize("room, student, reason", [
-    ("ZZZZZZ", student_id(3, "u"), "room"),
-    ("not a code", student_id(3, "u"), "room"),
-    (None, student_id(3, "u"), "room"),
-])
+@pytest.mark.parametrize(
+    "room, student, reason",
+    [
+        ("ZZZZZZ", student_id(3, "u"), "room"),
+        ("not a code", student_id(3, "u"), "room"),
+        (None, student_id(3, "u"), "room"),
+    ],
+)
 def test_a_join_that_cannot_be_is_refused_with_its_reason(served, room, student, reason):
     async def join():
         from tornado.websocket import websocket_connect
 
-        socket = await websocket_connect(HTTPRequest(served.base.replace("http", "ws") + "/class/socket",
-                                                     headers={"Origin": served.base}))
+        socket = await websocket_connect(
+            HTTPRequest(served.base.replace("http", "ws") + "/class/socket", headers={"Origin": served.base})
+        )
         await socket.write_message(json.dumps({"type": "join", "room": room, "student": student}))
         answer = await socket.read_message()
         closed = await socket.read_message()
@@ -346,8 +366,13 @@ def test_guessing_room_codes_is_refused_after_thirty_misses_a_minute_from_one_ad
     room = _room(served)
 
     async def join(code, address):
-        socket = await websocket_connect(HTTPRequest(served.base.replace("http", "ws") + "/class/socket",
-                                                     headers={"Origin": served.base}, network_interface=address))
+        socket = await websocket_connect(
+            HTTPRequest(
+                served.base.replace("http", "ws") + "/class/socket",
+                headers={"Origin": served.base},
+                network_interface=address,
+            )
+        )
         try:
             await socket.write_message(json.dumps({"type": "join", "room": code, "student": student_id(4, "g")}))
             return json.loads(await socket.read_message())
@@ -399,8 +424,10 @@ def _no_redirect_get(url: str, cookies=None) -> tuple[int, dict, str]:
 
     async def run():
         from tornado.httpclient import AsyncHTTPClient
-        response = await AsyncHTTPClient().fetch(HTTPRequest(url, headers=headers, follow_redirects=False),
-                                                 raise_error=False)
+
+        response = await AsyncHTTPClient().fetch(
+            HTTPRequest(url, headers=headers, follow_redirects=False), raise_error=False
+        )
         return response.code, dict(response.headers), response.body.decode()
 
     return run_coroutine(run())
@@ -479,6 +506,7 @@ def test_the_instructor_socket_refuses_a_wrong_subprotocol_quietly_and_an_oversi
 def _token_payloads(text: str) -> str:
     """Every Bokeh session token in ``text``, decoded (its payload is zlib-compressed JSON)."""
     from bokeh.util.token import get_token_payload
+
     payloads = []
     for token in set(re.findall(r'"token"\s*:\s*"([^"]+)"|\\"token\\"\s*:\s*\\"([^"\\]+)', text)):
         for part in filter(None, token):
@@ -492,9 +520,14 @@ def test_no_page_or_script_of_the_instructor_holds_the_cookie(served):
     cookie = login_cookie(served.base)
     value = cookie["ae_instructor"].strip('"')
     signature = value.rsplit("|", 1)[-1]
-    answers = {path: http_get(f"{served.base}{path}", cookie)
-               for path in (f"/instructor?room={code}", "/instructor/autoload.js?bokeh-autoload-element=x",
-                            f"/instructor/autoload.js?bokeh-autoload-element=x&room={code}")}
+    answers = {
+        path: http_get(f"{served.base}{path}", cookie)
+        for path in (
+            f"/instructor?room={code}",
+            "/instructor/autoload.js?bokeh-autoload-element=x",
+            f"/instructor/autoload.js?bokeh-autoload-element=x&room={code}",
+        )
+    }
     assert all(status == 200 for status, _, _ in answers.values()), {p: a[0] for p, a in answers.items()}
     document = _instructor_document(served.base, code, cookie)
     texts = {**{p: a[2] for p, a in answers.items()}, "document": document}
@@ -605,6 +638,7 @@ def test_a_class_socket_from_a_forged_origin_is_refused(served):
 def test_a_class_socket_reached_by_a_rebound_name_is_refused(served, fetch_site):
     """DNS rebinding: an attacker's name made to resolve to this server gives its page Origin = Host (and a
     browser says same-origin); only addresses and allowed names are answered."""
+
     async def run(name):
         headers = {"Origin": f"http://{name}:{served.port}", "Host": f"{name}:{served.port}"}
         if fetch_site:
@@ -650,8 +684,9 @@ def test_a_frame_announcing_megabytes_is_closed_before_its_payload_arrives(serve
     import struct
 
     async def run():
-        request = HTTPRequest(f"ws://127.0.0.1:{served.port}/class/socket",
-                              headers={"Origin": f"http://127.0.0.1:{served.port}"})
+        request = HTTPRequest(
+            f"ws://127.0.0.1:{served.port}/class/socket", headers={"Origin": f"http://127.0.0.1:{served.port}"}
+        )
         ws = await websocket_connect(request)
         # A masked text frame whose header announces 19 MiB; only the header and 16 bytes are sent.
         header = bytes([0x81, 0x80 | 127]) + struct.pack(">Q", 19 * 2**20) + os.urandom(4)
@@ -742,10 +777,21 @@ def test_running_out_of_descriptors_is_said_once_per_interval_not_per_try():
     from attention_explorable.classroom.limits import OncePerInterval
 
     out_of_files = OSError(errno.EMFILE, "Too many open files")
-    records = [logging.LogRecord("tornado.application", logging.ERROR, __file__, 1, "Exception in callback %r",
-                                 ("accept",), (OSError, out_of_files, None)) for _ in range(1000)]
-    other = logging.LogRecord("tornado.application", logging.ERROR, __file__, 1, "Uncaught exception", (),
-                              (ValueError, ValueError("x"), None))
+    records = [
+        logging.LogRecord(
+            "tornado.application",
+            logging.ERROR,
+            __file__,
+            1,
+            "Exception in callback %r",
+            ("accept",),
+            (OSError, out_of_files, None),
+        )
+        for _ in range(1000)
+    ]
+    other = logging.LogRecord(
+        "tornado.application", logging.ERROR, __file__, 1, "Uncaught exception", (), (ValueError, ValueError("x"), None)
+    )
     quiet = OncePerInterval(seconds=60)
     kept = [r for r in records if quiet.filter(r)]
     assert len(kept) == 1 and "out of file descriptors" in kept[0].getMessage() and kept[0].exc_info is None

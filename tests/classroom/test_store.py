@@ -11,8 +11,17 @@ import sqlite3
 import pytest
 from sqlalchemy import text
 
-from attention_explorable.classroom.store import (CODE_ALPHABET, CODE_LENGTH, SCHEMA_VERSION, Store, StoreError,
-                                                  check_url, default_url, neutralise, normalise_code)
+from attention_explorable.classroom.store import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    SCHEMA_VERSION,
+    Store,
+    StoreError,
+    check_url,
+    default_url,
+    neutralise,
+    normalise_code,
+)
 
 ALICE, BOB = "alice-0000000001", "bob-00000000002"
 
@@ -55,7 +64,7 @@ def test_at_most_one_prediction_a_second_per_student(store):
     assert store.submit(code, ALICE, 2, 6.0, now=101.0).ok
 
 
-@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 20.5, -21, "6", None, True, [6], 10**310, -10**310])
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 20.5, -21, "6", None, True, [6], 10**310, -(10**310)])
 def test_values_that_are_not_finite_numbers_in_range_are_refused_and_not_stored(store, value):
     code = store.create_room().code
     result = store.submit(code, ALICE, 1, value, now=100.0)
@@ -63,9 +72,19 @@ def test_values_that_are_not_finite_numbers_in_range_are_refused_and_not_stored(
     assert store.values(code, 1) == [] and store.export_rows(code) == []
 
 
-@pytest.mark.parametrize("student, step, reason", [
-    ("short", 1, "student"), ("x" * 65, 1, "student"), ("bad id with spaces", 1, "student"), (None, 1, "student"),
-    (ALICE, 0, "step"), (ALICE, 2**31, "step"), (ALICE, True, "step"), (ALICE, "1", "step")])
+@pytest.mark.parametrize(
+    "student, step, reason",
+    [
+        ("short", 1, "student"),
+        ("x" * 65, 1, "student"),
+        ("bad id with spaces", 1, "student"),
+        (None, 1, "student"),
+        (ALICE, 0, "step"),
+        (ALICE, 2**31, "step"),
+        (ALICE, True, "step"),
+        (ALICE, "1", "step"),
+    ],
+)
 def test_malformed_students_and_steps_are_refused(store, student, step, reason):
     code = store.create_room().code
     result = store.submit(code, student, step, 6.0, now=100.0)
@@ -148,7 +167,9 @@ def test_pairs_are_the_answers_of_the_students_in_both_rounds(store):
     store.submit(code, ALICE, 1, 6.0, now=200.0)
     store.submit(code, "carol-000000003", 1, 7.0, now=200.0)  # in the second round only
     assert store.pairs(code, 1, 1, 2) == [(5.0, 6.0)]
-    assert store.pairs(code, 2, 1, 2) == [] and store.pairs(code, 1, 1, 9) == [] and store.pairs("NOPE00", 1, 1, 2) == []
+    assert (
+        store.pairs(code, 2, 1, 2) == [] and store.pairs(code, 1, 1, 9) == [] and store.pairs("NOPE00", 1, 1, 2) == []
+    )
 
 
 def test_a_confidence_goes_with_its_answer_and_is_replaced_with_it(store):
@@ -203,16 +224,41 @@ def test_the_csv_has_every_round_and_neutralises_formula_cells(store):
     store.submit(code, BOB, 1, 9.0, now=200.0)
     # Ids the browser never makes, as if written into the database by other means.
     with store.engine.begin() as conn:
-        conn.execute(text("INSERT INTO predictions (round_id, step, student, value, submitted_at, revisions) "
-                          "SELECT id, 2, '=HYPERLINK(1)', 4.0, 300.0, 0 FROM rounds WHERE number = 2"))
-        conn.execute(text("INSERT INTO predictions (round_id, step, student, value, submitted_at, revisions) "
-                          "SELECT id, 3, '@SUM(A1)', 4.0, 300.0, 0 FROM rounds WHERE number = 2"))
-        conn.execute(text("INSERT INTO predictions (round_id, step, student, value, submitted_at, revisions) "
-                          "SELECT id, 3, '+1+1', 4.0, 301.0, 0 FROM rounds WHERE number = 2"))
+        conn.execute(
+            text(
+                "INSERT INTO predictions (round_id, step, student, value, submitted_at, revisions) "
+                "SELECT id, 2, '=HYPERLINK(1)', 4.0, 300.0, 0 FROM rounds WHERE number = 2"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO predictions (round_id, step, student, value, submitted_at, revisions) "
+                "SELECT id, 3, '@SUM(A1)', 4.0, 300.0, 0 FROM rounds WHERE number = 2"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO predictions (round_id, step, student, value, submitted_at, revisions) "
+                "SELECT id, 3, '+1+1', 4.0, 301.0, 0 FROM rounds WHERE number = 2"
+            )
+        )
     rows = list(csv.reader(io.StringIO(store.export_csv(code, {1: "step-1", 3: "=step-3"}))))
-    assert rows[0] == ["room", "round", "step", "question", "student", "prediction", "confidence", "submitted_at_utc",
-                       "revisions", "earlier_predictions", "after_close", "voting_closed_at_utc", "revealed",
-                       "revealed_at_utc"]
+    assert rows[0] == [
+        "room",
+        "round",
+        "step",
+        "question",
+        "student",
+        "prediction",
+        "confidence",
+        "submitted_at_utc",
+        "revisions",
+        "earlier_predictions",
+        "after_close",
+        "voting_closed_at_utc",
+        "revealed",
+        "revealed_at_utc",
+    ]
     body = rows[1:]
     assert [(r[1], r[2]) for r in body] == [("1", "1"), ("1", "1"), ("2", "1"), ("2", "2"), ("2", "3"), ("2", "3")]
     assert [r[3] for r in body] == ["step-1", "step-1", "step-1", "", "'=step-3", "'=step-3"]
@@ -241,8 +287,18 @@ def test_the_csv_says_how_answers_moved_and_when_voting_closed_and_the_step_was_
     assert (bob2["voting_closed_at_utc"], bob2["revealed"], bob2["revealed_at_utc"]) == ("", "no", "")
 
 
-@pytest.mark.parametrize("cell, shown", [("=1+1", "'=1+1"), ("+1+1", "'+1+1"), ("-1+1", "'-1+1"),
-                                         ("@A1", "'@A1"), ("\t=1", "'\t=1"), ("-2.5", "-2.5"), ("abc", "abc")])
+@pytest.mark.parametrize(
+    "cell, shown",
+    [
+        ("=1+1", "'=1+1"),
+        ("+1+1", "'+1+1"),
+        ("-1+1", "'-1+1"),
+        ("@A1", "'@A1"),
+        ("\t=1", "'\t=1"),
+        ("-2.5", "-2.5"),
+        ("abc", "abc"),
+    ],
+)
 def test_neutralise(cell, shown):
     assert neutralise(cell) == shown
 
@@ -302,9 +358,14 @@ def test_the_default_database_is_an_sqlite_file_in_the_user_data_folder(monkeypa
     assert (tmp_path / "attention-explorable" / "classroom.sqlite3").exists()
 
 
-@pytest.mark.parametrize("url, says", [
-    ("nonsense", "is not a database URL"), ("mysql://x/y", "only sqlite and postgresql"),
-    ("postgresql+nodriver://x/y", "no driver")])
+@pytest.mark.parametrize(
+    "url, says",
+    [
+        ("nonsense", "is not a database URL"),
+        ("mysql://x/y", "only sqlite and postgresql"),
+        ("postgresql+nodriver://x/y", "no driver"),
+    ],
+)
 def test_bad_database_urls_are_named(url, says):
     assert says in check_url(url) and repr(url) in check_url(url)
 

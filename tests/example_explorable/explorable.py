@@ -28,15 +28,22 @@ VALUES = [0.0, 5.0, 10.0]
 SLIDERS = {"temperature": [0.1, 5.0, 0.1]}
 STRINGS = {
     "zh": {f"{NAME}_heading": "温度与三个分数", f"index_{NAME}": "只在测试里出现的小例子。"},
-    "en": {f"{NAME}_heading": "Temperature over three scores", f"index_{NAME}": "A small example that exists only in the tests."},
+    "en": {
+        f"{NAME}_heading": "Temperature over three scores",
+        f"index_{NAME}": "A small example that exists only in the tests.",
+    },
 }
 
 
 def tempered_config(language: str) -> dict:
     """What :func:`tempered_view` needs besides the state (sent to the browser once)."""
-    return {"scores": SCORES, "values": VALUES, "sliders": SLIDERS,
-            "labels": {"temperature": text("temperature", language)},
-            "strings": {key: text(key, language) for key in ("readout_weights", "readout_output", "input_clamped")}}
+    return {
+        "scores": SCORES,
+        "values": VALUES,
+        "sliders": SLIDERS,
+        "labels": {"temperature": text("temperature", language)},
+        "strings": {key: text(key, language) for key in ("readout_weights", "readout_output", "input_clamped")},
+    }
 
 
 def tempered_view(state: dict, config: dict) -> dict:
@@ -44,18 +51,25 @@ def tempered_view(state: dict, config: dict) -> dict:
     weights = core.softmax(config["scores"], state["temperature"])
     y = float(core.weighted_sum(weights, config["values"]))
     S = config["strings"]
-    readout = (f"{S['readout_weights']} α = [" + ", ".join(format_number(a, 3) for a in weights) + "] · "
-               f"{S['readout_output']} y = {format_number(y, 3)}")
+    readout = (
+        f"{S['readout_weights']} α = [" + ", ".join(format_number(a, 3) for a in weights) + "] · "
+        f"{S['readout_output']} y = {format_number(y, 3)}"
+    )
     t = state["temperature"]
-    return {"sources": {}, "ranges": {}, "html": {"readout": readout},
-            "props": {"temperature_slider": {"value": t}, "temperature_box": {"value": format_g(t)}}}
+    return {
+        "sources": {},
+        "ranges": {},
+        "html": {"readout": readout},
+        "props": {"temperature_slider": {"value": t}, "temperature_box": {"value": format_g(t)}},
+    }
 
 
 class TemperedExplorer(Explorable):
     """Three fixed scores and values under one temperature (a test-only explorable)."""
 
-    temperature = param.Number(1.0, bounds=tuple(SLIDERS["temperature"][:2]), step=SLIDERS["temperature"][2],
-                               doc="Softmax temperature T.")
+    temperature = param.Number(
+        1.0, bounds=tuple(SLIDERS["temperature"][:2]), step=SLIDERS["temperature"][2], doc="Softmax temperature T."
+    )
 
     _name = NAME
     _view_function = staticmethod(tempered_view)
@@ -66,8 +80,12 @@ class TemperedExplorer(Explorable):
         super().__init__(**params)
         self._config_data = tempered_config(self.language)
         self._slider, self._box, self._row = controls.slider(
-            self.param.temperature, self.temperature, self._t("temperature"), "ae-tempered-temperature")
-        self._html = {"readout": html_model("ae-tempered-readout"), "notice": html_model("ae-input-notice", visible=False)}
+            self.param.temperature, self.temperature, self._t("temperature"), "ae-tempered-temperature"
+        )
+        self._html = {
+            "readout": html_model("ae-tempered-readout"),
+            "notice": html_model("ae-input-notice", visible=False),
+        }
         self._redraw()
         self._attach({self._slider: "value", self._box: "value"})
 
@@ -76,8 +94,9 @@ class TemperedExplorer(Explorable):
 
     def __panel__(self):
         bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
-        return pn.Column(bokeh(self._row), bokeh(self._html["notice"]), bokeh(self._html["readout"]),
-                         sizing_mode="stretch_width")
+        return pn.Column(
+            bokeh(self._row), bokeh(self._html["notice"]), bokeh(self._html["readout"]), sizing_mode="stretch_width"
+        )
 
 
 state_model_class(TemperedExplorer)

@@ -9,8 +9,14 @@ def the_module_callback(explorer, state_names, twin: str, others: dict | None = 
     explorable's class panel on ``step``); it is an ES module whose default
     export is the controller and which holds the view ``twin`` (e.g. ``"stepsView"``).
     """
-    callbacks = {name: [cb for cb in explorer._state.js_property_callbacks.get(f"change:{name}", [])
-                        if cb is not (others or {}).get(name)] for name in state_names}
+    callbacks = {
+        name: [
+            cb
+            for cb in explorer._state.js_property_callbacks.get(f"change:{name}", [])
+            if cb is not (others or {}).get(name)
+        ]
+        for name in state_names
+    }
     for name, other in (others or {}).items():
         assert other in explorer._state.js_property_callbacks[f"change:{name}"], name
     assert all(len(cbs) == 1 for cbs in callbacks.values()), callbacks

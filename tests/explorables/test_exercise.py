@@ -25,8 +25,7 @@ def shown(model) -> str:
 def test_number_exercise_right_wrong_malformed():
     ex = make("q2-alpha2")
     assert ex.status == "pending" and ex.checked is None and not ex._feedback.visible
-    _, w = core.scaled_dot_product_attention([[1, 1]], [[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]],
-                                             scale=1.0)
+    _, w = core.scaled_dot_product_attention([[1, 1]], [[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]], scale=1.0)
     ex.response = f"{w[0, 1]:.4f}"
     assert ex.check() == "right" and "正确" in shown(ex._feedback) and ex._feedback.visible
     ex.response = "0.422"
@@ -111,11 +110,20 @@ def test_browser_changes_set_the_parameters_without_drawing_on_the_server():
     assert ex._feedback.text == ""  # the browser drew it already
 
 
-@pytest.mark.parametrize("ex_id, name, bad", [
-    ("q3-sqrt-d", "choice", "Z"), ("q3-sqrt-d", "choice", None), ("q3-sqrt-d", "checked", "E"),
-    ("q3-sqrt-d", "choice", 1), ("q2-alpha2", "response", None), ("q2-alpha2", "response", "9" * 10_001),
-    ("q2-alpha2", "revealed", "yes"), ("q2-alpha2", "checked", 0.212), ("q1-qkv", "revealed", 1),
-])
+@pytest.mark.parametrize(
+    "ex_id, name, bad",
+    [
+        ("q3-sqrt-d", "choice", "Z"),
+        ("q3-sqrt-d", "choice", None),
+        ("q3-sqrt-d", "checked", "E"),
+        ("q3-sqrt-d", "choice", 1),
+        ("q2-alpha2", "response", None),
+        ("q2-alpha2", "response", "9" * 10_001),
+        ("q2-alpha2", "revealed", "yes"),
+        ("q2-alpha2", "checked", 0.212),
+        ("q1-qkv", "revealed", 1),
+    ],
+)
 def test_bad_values_from_the_browser_are_refused_and_put_back(ex_id, name, bad):
     ex = make(ex_id)
     good = getattr(ex, name)
@@ -130,10 +138,20 @@ def test_layout_renders_and_carries_the_css_classes():
         classes = set()
         for model in root.references():
             classes.update(getattr(model, "css_classes", []) or [])
-        want = {"ae-exercise", f"ae-exercise-{ex_id}", "ae-exercise-reveal", "ae-exercise-feedback",
-                "ae-exercise-answer"}
-        want |= ({"ae-exercise-choice", "ae-exercise-check"} if ex.kind == "choice"
-                 else {"ae-exercise-input", "ae-exercise-check"} if ex.kind == "number" else {"ae-exercise-input"})
+        want = {
+            "ae-exercise",
+            f"ae-exercise-{ex_id}",
+            "ae-exercise-reveal",
+            "ae-exercise-feedback",
+            "ae-exercise-answer",
+        }
+        want |= (
+            {"ae-exercise-choice", "ae-exercise-check"}
+            if ex.kind == "choice"
+            else {"ae-exercise-input", "ae-exercise-check"}
+            if ex.kind == "number"
+            else {"ae-exercise-input"}
+        )
         assert want <= classes, (ex_id, want - classes)
         assert ex.css == f"ae-exercise-{ex_id}"
 

@@ -28,8 +28,16 @@ def shown(model) -> str:
 
 
 def test_defaults_and_numbers_follow_the_view(explorer):
-    assert explorer.state() == {"n_tokens": 4, "d_k": 4, "seed": 5, "q1_scale": 1.0, "causal": False,
-                                "scaled": True, "prediction": "", "revealed": False}
+    assert explorer.state() == {
+        "n_tokens": 4,
+        "d_k": 4,
+        "seed": 5,
+        "q1_scale": 1.0,
+        "causal": False,
+        "scaled": True,
+        "prediction": "",
+        "revealed": False,
+    }
     assert not explorer._curve_fig.visible  # predict first: the curves are the answer
     res = view.attention_matrices(explorer.state())
     np.testing.assert_array_equal(explorer.weights, res["weights"])
@@ -62,18 +70,42 @@ def test_browser_changes_set_the_parameters_without_drawing_on_the_server(explor
     assert explorer._html["max_weight"].text == before  # the browser drew it already
 
 
-@pytest.mark.parametrize("name, bad", [("d_k", 0), ("d_k", 65), ("d_k", 2.5), ("n_tokens", 7), ("n_tokens", 1),
-                                       ("seed", -1), ("q1_scale", 4.5), ("q1_scale", float("nan")),
-                                       ("causal", "yes"), ("scaled", 1), ("seed", None)])
+@pytest.mark.parametrize(
+    "name, bad",
+    [
+        ("d_k", 0),
+        ("d_k", 65),
+        ("d_k", 2.5),
+        ("n_tokens", 7),
+        ("n_tokens", 1),
+        ("seed", -1),
+        ("q1_scale", 4.5),
+        ("q1_scale", float("nan")),
+        ("causal", "yes"),
+        ("scaled", 1),
+        ("seed", None),
+    ],
+)
 def test_bad_values_from_the_browser_are_refused_and_put_back(explorer, name, bad):
     good = getattr(explorer, name)
     explorer._from_browser(name, good, bad)
     assert getattr(explorer, name) == good and getattr(explorer._state, name) == good
 
 
-@pytest.mark.parametrize("name, bad", [("d_k", 0), ("d_k", 65), ("n_tokens", 7), ("n_tokens", 1),
-                                       ("seed", -1), ("q1_scale", -0.5), ("q1_scale", float("nan")),
-                                       ("causal", "yes"), ("d_k", 2.5)])
+@pytest.mark.parametrize(
+    "name, bad",
+    [
+        ("d_k", 0),
+        ("d_k", 65),
+        ("n_tokens", 7),
+        ("n_tokens", 1),
+        ("seed", -1),
+        ("q1_scale", -0.5),
+        ("q1_scale", float("nan")),
+        ("causal", "yes"),
+        ("d_k", 2.5),
+    ],
+)
 def test_bad_python_input_names_parameter(explorer, name, bad):
     before = explorer.weights.copy()
     with pytest.raises(ValueError, match=name):
@@ -103,10 +135,25 @@ def test_layout_renders_and_carries_css_classes(explorer):
     classes = set()
     for model in root.references():
         classes.update(getattr(model, "css_classes", []) or [])
-    for css in ["ae-matrix", "ae-matrix-causal", "ae-matrix-scaled", "ae-matrix-dk", "ae-matrix-dk-box",
-                "ae-matrix-seed", "ae-matrix-seed-box", "ae-matrix-n", "ae-matrix-q1-scale", "ae-matrix-new-seed",
-                "ae-matrix-max-weight", "ae-matrix-row-sums", "ae-matrix-notes", "ae-matrix-notice",
-                "ae-matrix-scores", "ae-matrix-weights", "ae-matrix-curve"]:
+    for css in [
+        "ae-matrix",
+        "ae-matrix-causal",
+        "ae-matrix-scaled",
+        "ae-matrix-dk",
+        "ae-matrix-dk-box",
+        "ae-matrix-seed",
+        "ae-matrix-seed-box",
+        "ae-matrix-n",
+        "ae-matrix-q1-scale",
+        "ae-matrix-new-seed",
+        "ae-matrix-max-weight",
+        "ae-matrix-row-sums",
+        "ae-matrix-notes",
+        "ae-matrix-notice",
+        "ae-matrix-scores",
+        "ae-matrix-weights",
+        "ae-matrix-curve",
+    ]:
         assert css in classes, css
 
 

@@ -69,8 +69,11 @@ def test_every_explorable_sends_its_state(name):
     explorer = explorable_class(name)(language="zh")
     comm = _show(explorer)
     comm.sent.clear()
-    param_name = next(n for n in explorer._link_params
-                      if explorer.param[n].__class__.__name__ in ("Number", "Integer", "Boolean", "Selector"))
+    param_name = next(
+        n
+        for n in explorer._link_params
+        if explorer.param[n].__class__.__name__ in ("Number", "Integer", "Boolean", "Selector")
+    )
     p = explorer.param[param_name]
     if p.__class__.__name__ == "Boolean":
         new = not getattr(explorer, param_name)

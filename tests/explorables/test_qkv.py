@@ -17,8 +17,14 @@ from . import page_heading
 
 def test_defaults_and_numbers_follow_the_view():
     explorer = QkvExplorer()
-    assert explorer.state() == {"w_q": "identity", "w_k": "identity", "w_v": "identity", "causal": False,
-                                "prediction": "", "revealed": False}
+    assert explorer.state() == {
+        "w_q": "identity",
+        "w_k": "identity",
+        "w_v": "identity",
+        "causal": False,
+        "prediction": "",
+        "revealed": False,
+    }
     res = view.attend(explorer.state(), view.qkv_config("zh"))
     np.testing.assert_array_equal(explorer.weights, res["weights"])
     np.testing.assert_array_equal(explorer.output, res["output"])

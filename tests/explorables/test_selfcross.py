@@ -60,8 +60,12 @@ def test_python_changes_reach_the_state_model_and_the_drawn_models(explorer):
     assert f"最关注「爱」（权重 {row.max():.3f}）" in shown(explorer, "row")
     explorer.param.update(mode="self_en", causal=True)
     assert not explorer._controls["causal"].disabled and explorer._controls["causal"].active
-    texts = dict(zip(zip(explorer._sources["cells"].data["y"], explorer._sources["cells"].data["x"]),
-                     explorer._sources["cells"].data["text"]))
+    texts = dict(
+        zip(
+            zip(explorer._sources["cells"].data["y"], explorer._sources["cells"].data["x"]),
+            explorer._sources["cells"].data["text"],
+        )
+    )
     assert texts[(1, 2)] == "—" and texts[(2, 1)] != "—"
     assert STRINGS["zh"]["selfcross_roles_self_en_causal"] in shown(explorer, "roles")
 
@@ -74,9 +78,21 @@ def test_browser_changes_set_the_parameters_without_drawing_on_the_server(explor
     assert explorer._html["roles"].text == before  # the browser drew it already
 
 
-@pytest.mark.parametrize("name, bad", [("mode", "self_fr"), ("mode", 1), ("mode", None), ("query", 0),
-                                       ("query", 5), ("query", 1.5), ("query", True), ("query", "2"),
-                                       ("causal", "yes"), ("causal", 1)])
+@pytest.mark.parametrize(
+    "name, bad",
+    [
+        ("mode", "self_fr"),
+        ("mode", 1),
+        ("mode", None),
+        ("query", 0),
+        ("query", 5),
+        ("query", 1.5),
+        ("query", True),
+        ("query", "2"),
+        ("causal", "yes"),
+        ("causal", 1),
+    ],
+)
 def test_bad_values_from_the_browser_are_refused_and_put_back(explorer, name, bad):
     good = getattr(explorer, name)
     explorer._from_browser(name, good, bad)
@@ -111,8 +127,16 @@ def test_layout_renders_and_carries_css_classes(explorer):
     classes = set()
     for model in root.references():
         classes.update(getattr(model, "css_classes", []) or [])
-    for css in ["ae-selfcross", "ae-selfcross-mode", "ae-selfcross-query", "ae-selfcross-causal",
-                "ae-selfcross-roles", "ae-selfcross-row", "ae-selfcross-note", "ae-selfcross-heatmap"]:
+    for css in [
+        "ae-selfcross",
+        "ae-selfcross-mode",
+        "ae-selfcross-query",
+        "ae-selfcross-causal",
+        "ae-selfcross-roles",
+        "ae-selfcross-row",
+        "ae-selfcross-note",
+        "ae-selfcross-heatmap",
+    ]:
         assert css in classes, css
 
 

@@ -55,17 +55,30 @@ def test_browser_changes_set_the_parameters_without_drawing_on_the_server(explor
     assert explorer._html["readouts"].text == before  # the browser drew it already
 
 
-@pytest.mark.parametrize("name, bad", [("temperature", 0.0), ("temperature", 11.0), ("score_diff", float("nan")),
-                                       ("step", 4), ("step", 1.5), ("revealed", "yes"), ("asked", 1), ("value_1", "3"),
-                                       ("prediction_text", None), ("temperature", True)])
+@pytest.mark.parametrize(
+    "name, bad",
+    [
+        ("temperature", 0.0),
+        ("temperature", 11.0),
+        ("score_diff", float("nan")),
+        ("step", 4),
+        ("step", 1.5),
+        ("revealed", "yes"),
+        ("asked", 1),
+        ("value_1", "3"),
+        ("prediction_text", None),
+        ("temperature", True),
+    ],
+)
 def test_bad_values_from_the_browser_are_refused_and_put_back(explorer, name, bad):
     good = getattr(explorer, name)
     explorer._from_browser(name, good, bad)
     assert getattr(explorer, name) == good and getattr(explorer._state, name) == good
 
 
-@pytest.mark.parametrize("name, bad", [("temperature", 0.0), ("temperature", -1.0),
-                                       ("score_diff", 11.0), ("value_1", float("nan"))])
+@pytest.mark.parametrize(
+    "name, bad", [("temperature", 0.0), ("temperature", -1.0), ("score_diff", 11.0), ("value_1", float("nan"))]
+)
 def test_bad_python_input_names_parameter_and_value(explorer, name, bad):
     with pytest.raises(ValueError, match=name):
         setattr(explorer, name, bad)
@@ -81,17 +94,35 @@ def test_layout_renders_and_controls_carry_css_classes(explorer):
     classes = set()
     for model in root.references():
         classes.update(getattr(model, "css_classes", []) or [])
-    for css in ["ae-step-1", "ae-step-2", "ae-step-3", "ae-demonstrate", "ae-skip-prediction", "ae-prediction", "ae-score-diff",
-                "ae-temperature", "ae-value-1", "ae-value-2", "ae-score-1", "ae-temperature-box",
-                "ae-readouts", "ae-formula", "ae-result", "ae-question"]:
+    for css in [
+        "ae-step-1",
+        "ae-step-2",
+        "ae-step-3",
+        "ae-demonstrate",
+        "ae-skip-prediction",
+        "ae-prediction",
+        "ae-score-diff",
+        "ae-temperature",
+        "ae-value-1",
+        "ae-value-2",
+        "ae-score-1",
+        "ae-temperature-box",
+        "ae-readouts",
+        "ae-formula",
+        "ae-result",
+        "ae-question",
+    ]:
         assert css in classes, css
     assert "class='ae-output'" in explorer.view()["html"]["readouts"]
 
 
 def test_only_the_state_model_travels_to_the_server(explorer):
     root = pn.panel(explorer).get_root(Document())
-    drawn = [m for m in root.references() if type(m).__name__ in
-             ("ColumnDataSource", "Slider", "TextInput", "Button", "Range1d", "HTML")]
+    drawn = [
+        m
+        for m in root.references()
+        if type(m).__name__ in ("ColumnDataSource", "Slider", "TextInput", "Button", "Range1d", "HTML")
+    ]
     synced = [m for m in drawn if m.syncable and m in explorer._models().values()]
     assert not synced, synced
     assert explorer._state.syncable

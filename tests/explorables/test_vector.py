@@ -38,8 +38,7 @@ def test_default_state_reproduces_the_worked_example(explorer):
 @pytest.mark.parametrize("qx, qy, temp", [(-1.5, 0.5, 1.0), (0.3, -2.0, 0.05), (2.0, 2.0, 5.0)])
 def test_numbers_follow_core(explorer, qx, qy, temp):
     explorer.param.update(query_x=qx, query_y=qy, temperature=temp)
-    out, w = core.scaled_dot_product_attention([qx, qy], explorer.keys, explorer.values, temperature=temp,
-                                               scale=1.0)
+    out, w = core.scaled_dot_product_attention([qx, qy], explorer.keys, explorer.values, temperature=temp, scale=1.0)
     np.testing.assert_allclose(explorer.scores, core.dot_product_scores([qx, qy], explorer.keys, scale=1.0)[0])
     np.testing.assert_allclose(explorer.weights, w[0])
     np.testing.assert_allclose(explorer.output, out[0])
@@ -70,17 +69,30 @@ def test_browser_changes_set_the_parameters_without_drawing_on_the_server(explor
     assert explorer._html["scores_readout"].text == before  # the browser drew it already
 
 
-@pytest.mark.parametrize("name, bad", [("query_x", 2.5), ("query_y", -3.0), ("temperature", 0.0),
-                                       ("temperature", 5.5), ("query_x", float("nan")), ("query_y", "0.5"),
-                                       ("temperature", True), ("query_x", None), ("temperature", float("inf"))])
+@pytest.mark.parametrize(
+    "name, bad",
+    [
+        ("query_x", 2.5),
+        ("query_y", -3.0),
+        ("temperature", 0.0),
+        ("temperature", 5.5),
+        ("query_x", float("nan")),
+        ("query_y", "0.5"),
+        ("temperature", True),
+        ("query_x", None),
+        ("temperature", float("inf")),
+    ],
+)
 def test_bad_values_from_the_browser_are_refused_and_put_back(explorer, name, bad):
     good = getattr(explorer, name)
     explorer._from_browser(name, good, bad)
     assert getattr(explorer, name) == good and getattr(explorer._state, name) == good
 
 
-@pytest.mark.parametrize("name, bad", [("query_x", 2.5), ("query_y", -3.0), ("temperature", 0.0),
-                                       ("temperature", -1.0), ("query_x", float("nan"))])
+@pytest.mark.parametrize(
+    "name, bad",
+    [("query_x", 2.5), ("query_y", -3.0), ("temperature", 0.0), ("temperature", -1.0), ("query_x", float("nan"))],
+)
 def test_bad_python_input_names_parameter(explorer, name, bad):
     with pytest.raises(ValueError, match=name):
         setattr(explorer, name, bad)
@@ -99,8 +111,16 @@ def test_set_query_as_a_tap_does(explorer):
     assert (explorer.query_x, explorer.query_y) == (2.0, -2.0)
 
 
-@pytest.mark.parametrize("bad", [np.array([[1.0, 2.0, 3.0]]), np.array([[np.nan, 0.0]]),
-                                 np.zeros((7, 2)), np.zeros((0, 2)), np.array([["a", "b"]])])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.array([[1.0, 2.0, 3.0]]),
+        np.array([[np.nan, 0.0]]),
+        np.zeros((7, 2)),
+        np.zeros((0, 2)),
+        np.array([["a", "b"]]),
+    ],
+)
 def test_bad_keys_name_parameter_and_value(bad):
     with pytest.raises(ValueError, match=r"keys must be an \(n, 2\) array"):
         VectorExplorer(keys=bad)
@@ -145,19 +165,42 @@ def test_layout_renders_and_carries_css_classes(explorer):
     classes = set()
     for model in root.references():
         classes.update(getattr(model, "css_classes", []) or [])
-    for css in ["ae-vector", "ae-query-x", "ae-query-y", "ae-vector-temperature", "ae-query-x-box",
-                "ae-query-y-box", "ae-vector-temperature-box", "ae-vector-scores", "ae-vector-weights",
-                "ae-vector-output", "ae-vector-formula", "ae-error", "ae-input-notice", "ae-vector-plot"]:
+    for css in [
+        "ae-vector",
+        "ae-query-x",
+        "ae-query-y",
+        "ae-vector-temperature",
+        "ae-query-x-box",
+        "ae-query-y-box",
+        "ae-vector-temperature-box",
+        "ae-vector-scores",
+        "ae-vector-weights",
+        "ae-vector-output",
+        "ae-vector-formula",
+        "ae-error",
+        "ae-input-notice",
+        "ae-vector-plot",
+    ]:
         assert css in classes, css
 
 
 def test_only_the_state_model_travels_to_the_server(explorer):
     root = pn.panel(explorer).get_root(Document())
-    drawn = [m for m in root.references() if type(m).__name__ in
-             ("ColumnDataSource", "Slider", "TextInput", "DataRange1d", "HTML", "Selection", "Figure")]
-    synced = [m for m in drawn if m.syncable and (m in explorer._models().values()
-                                                  or m is explorer._sources["query"].selected
-                                                  or m in (explorer._figure.x_range, explorer._figure.y_range))]
+    drawn = [
+        m
+        for m in root.references()
+        if type(m).__name__ in ("ColumnDataSource", "Slider", "TextInput", "DataRange1d", "HTML", "Selection", "Figure")
+    ]
+    synced = [
+        m
+        for m in drawn
+        if m.syncable
+        and (
+            m in explorer._models().values()
+            or m is explorer._sources["query"].selected
+            or m in (explorer._figure.x_range, explorer._figure.y_range)
+        )
+    ]
     assert not synced, synced
     assert explorer._state.syncable
 

@@ -40,7 +40,9 @@ def test_each_sentence_gives_the_word_its_own_row_and_output(causal, language):
         np.testing.assert_allclose(output, y, rtol=1e-12)
     # The same starting vector in both sentences...
     at = {c: config["sentences"][c]["at"] for c in view.CONTEXTS}
-    assert config["sentences"]["fruit"]["tokens"][at["fruit"]] == config["sentences"]["company"]["tokens"][at["company"]]
+    assert (
+        config["sentences"]["fruit"]["tokens"][at["fruit"]] == config["sentences"]["company"]["tokens"][at["company"]]
+    )
     # ...and, unmasked, two outputs leaning opposite ways; masked, the second keeps its own vector.
     fruit, company = (view.read(state(causal=causal), config, c)[2] for c in view.CONTEXTS)
     assert fruit[0] > fruit[1]
@@ -71,8 +73,10 @@ def test_the_causal_mask_hides_the_later_words_of_the_second_sentence():
     assert "[0.29, 1.61, 0.16]" in shown["html"]["feedback"]
 
 
-@pytest.mark.parametrize("bad, name", [({"causal": "on"}, "causal"), ({"prediction": "differs"}, "prediction"),
-                                       ({"revealed": None}, "revealed")])
+@pytest.mark.parametrize(
+    "bad, name",
+    [({"causal": "on"}, "causal"), ({"prediction": "differs"}, "prediction"), ({"revealed": None}, "revealed")],
+)
 def test_a_bad_state_names_the_parameter(bad, name):
     with pytest.raises(ValueError, match=name):
         view.contexts_view(state(**bad), CONFIG)

@@ -50,8 +50,7 @@ def test_config_refuses_a_block_that_is_no_exercise():
 
 
 def test_number_right_wrong_malformed_empty():
-    _, w = core.scaled_dot_product_attention([[1, 1]], [[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]],
-                                             scale=1.0)
+    _, w = core.scaled_dot_product_attention([[1, 1]], [[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]], scale=1.0)
     right = feedback("q2-alpha2", f"{w[0, 1]:.4f}")
     assert right == f"<div class='ae-right'>{ZH['exercise_right']}</div>"
     wrong = feedback("q2-alpha2", "0.422")
@@ -68,13 +67,28 @@ def test_exercise_3_8_1_accepts_the_core_value():
     assert view.judge(str(y), config("ex-3-8-1"))[0] == "right"
 
 
-@pytest.mark.parametrize("raw, status", [
-    ("0.214", "right"), ("0.210", "right"),          # exactly tol away: right
-    ("0.2141", "wrong"), ("0.2099", "wrong"),        # just beyond
-    ("0,212", "right"), ("０.２１２", "right"), ("0，212", "right"), ("53/250", "right"), (" 0.212 ", "right"),
-    ("−0.212", "wrong"), ("inf", "invalid"), ("nan", "invalid"), ("0x10", "invalid"), ("1_000", "invalid"),
-    ("1/0", "invalid"), ("0.1.2", "invalid"), ("1e999", "invalid"),
-])
+@pytest.mark.parametrize(
+    "raw, status",
+    [
+        ("0.214", "right"),
+        ("0.210", "right"),  # exactly tol away: right
+        ("0.2141", "wrong"),
+        ("0.2099", "wrong"),  # just beyond
+        ("0,212", "right"),
+        ("０.２１２", "right"),
+        ("0，212", "right"),
+        ("53/250", "right"),
+        (" 0.212 ", "right"),
+        ("−0.212", "wrong"),
+        ("inf", "invalid"),
+        ("nan", "invalid"),
+        ("0x10", "invalid"),
+        ("1_000", "invalid"),
+        ("1/0", "invalid"),
+        ("0.1.2", "invalid"),
+        ("1e999", "invalid"),
+    ],
+)
 def test_number_judging_at_the_tolerance_edge_and_the_spellings(raw, status):
     assert view.judge(raw, config("q2-alpha2"))[0] == status
 
@@ -139,8 +153,10 @@ def test_each_language_has_its_own_messages():
     assert en == STRINGS["en"]["exercise_malformed"].format(raw="abc")
 
 
-@pytest.mark.parametrize("raw, value", [("0.155", 0.155), (" 0,155", 0.155), ("0，155", 0.155),
-                                        ("42/5", 8.4), ("−1.5", -1.5), ("０.１５５", 0.155)])
+@pytest.mark.parametrize(
+    "raw, value",
+    [("0.155", 0.155), (" 0,155", 0.155), ("0，155", 0.155), ("42/5", 8.4), ("−1.5", -1.5), ("０.１５５", 0.155)],
+)
 def test_parse_number_accepts_common_spellings(raw, value):
     assert parse_number(raw) == pytest.approx(value)
 

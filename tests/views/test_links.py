@@ -32,8 +32,12 @@ def test_a_link_names_the_explorables_own_parameters_with_their_bounds():
 
 def test_the_issue_examples_open_their_views():
     steps = StepsExplorer()
-    assert steps.open_link({"step": [b"3"], "temperature": [b"0.05"], "score_diff": [b"2"],
-                            "value_1": [b"2"], "value_2": [b"10"]}) == []
+    assert (
+        steps.open_link(
+            {"step": [b"3"], "temperature": [b"0.05"], "score_diff": [b"2"], "value_1": [b"2"], "value_2": [b"10"]}
+        )
+        == []
+    )
     assert (steps.step, steps.temperature, steps.score_1) == (3, 0.05, scenarios.get_step(3).start["score_1"])
     vector = VectorExplorer()
     vector.open_link([("query_x", "0.5"), ("query_y", "-1"), ("temperature", "2")])
@@ -41,8 +45,16 @@ def test_the_issue_examples_open_their_views():
     matrix = MatrixExplorer()
     query = "n_tokens=6&d_k=64&seed=7&q1_scale=2.5&causal=1&scaled=false"
     assert matrix.open_link(query) == []
-    assert matrix.state() == {"n_tokens": 6, "d_k": 64, "seed": 7, "q1_scale": 2.5, "causal": True, "scaled": False,
-                              "prediction": "", "revealed": False}
+    assert matrix.state() == {
+        "n_tokens": 6,
+        "d_k": 64,
+        "seed": 7,
+        "q1_scale": 2.5,
+        "causal": True,
+        "scaled": False,
+        "prediction": "",
+        "revealed": False,
+    }
     selfcross = SelfCrossExplorer()
     selfcross.open_link([("mode", "cross"), ("causal", "true"), ("query", "3")])
     assert (selfcross.mode, selfcross.causal, selfcross.query) == ("cross", True, 3)
@@ -62,17 +74,20 @@ def test_step_first_resets_to_its_start_then_the_other_values_apply():
     steps.open_link([("temperature", "0.05"), ("step", "2")])  # order in the URL does not matter
     assert steps.state()["temperature"] == 0.05
     assert steps.prediction_text == ""
-    assert {k: getattr(steps, k) for k in scenarios.STATE_KEYS if k != "temperature"} == \
-        {k: v for k, v in scenarios.get_step(2).start.items() if k != "temperature"}
+    assert {k: getattr(steps, k) for k in scenarios.STATE_KEYS if k != "temperature"} == {
+        k: v for k, v in scenarios.get_step(2).start.items() if k != "temperature"
+    }
 
 
 def test_out_of_bounds_is_clamped_and_junk_ignored_with_a_visible_notice():
     steps = StepsExplorer(language="en")
     notices = steps.open_link([("temperature", "50"), ("value_2", "ten"), ("step", "2.5"), ("step", "3")])
     assert steps.temperature == 10.0 and steps.value_2 == 10.0 and steps.step == 1
-    assert notices == ["The link’s temperature=50 is outside [0.01, 10]; set to 10.",
-                       "The link’s value_2=ten is not a value it can take; ignored.",
-                       "The link’s step=2.5 is not a value it can take; ignored."]
+    assert notices == [
+        "The link’s temperature=50 is outside [0.01, 10]; set to 10.",
+        "The link’s value_2=ten is not a value it can take; ignored.",
+        "The link’s step=2.5 is not a value it can take; ignored.",
+    ]
     notice = steps._models()["notice"]
     assert notice.visible and html.unescape(notice.text) == " ".join(notices)
     zh = StepsExplorer()
@@ -89,19 +104,30 @@ def test_a_prefix_keeps_explorables_of_one_page_apart():
 
 
 def test_kinds_read_as_documented():
-    spec = {"prefix": "", "messages": {"clamped": "{name} {raw} {lo} {hi} {value}", "junk": "{name} {raw}"},
-            "params": [{"name": "b", "kind": "boolean"}, {"name": "c", "kind": "choice", "choices": ["x", "y"]},
-                       {"name": "t", "kind": "text"}, {"name": "i", "kind": "integer", "lo": 1, "hi": 5}]}
-    assert read_link(spec, [("b", " Yes "), ("c", "y"), ("t", "<b>"), ("i", "5.0")]) == \
-        ({"b": True, "c": "y", "t": "<b>", "i": 5}, [])
+    spec = {
+        "prefix": "",
+        "messages": {"clamped": "{name} {raw} {lo} {hi} {value}", "junk": "{name} {raw}"},
+        "params": [
+            {"name": "b", "kind": "boolean"},
+            {"name": "c", "kind": "choice", "choices": ["x", "y"]},
+            {"name": "t", "kind": "text"},
+            {"name": "i", "kind": "integer", "lo": 1, "hi": 5},
+        ],
+    }
+    assert read_link(spec, [("b", " Yes "), ("c", "y"), ("t", "<b>"), ("i", "5.0")]) == (
+        {"b": True, "c": "y", "t": "<b>", "i": 5},
+        [],
+    )
     values, notices = read_link(spec, [("b", "maybe"), ("c", "X"), ("t", "x" * (TEXT_LIMIT + 1)), ("i", "9")])
     assert values == {"i": 5}
     assert notices[:2] == ["b maybe", "c X"] and notices[3] == "i 9 1 5 5"
     assert notices[2] == "t " + "x" * 40 + "…"  # a long value is echoed short
     assert read_link(spec, [("t", "<script>")])[0] == {"t": "<script>"}
     assert read_link(spec, [("c", "<script>")])[1] == ["c &lt;script&gt;"]  # escaped for the page
-    assert link_values({"reset": "i", "starts": {"2": {"b": False}}}, {"b": True, "i": 1}, {"i": 2}) == \
-        {"b": False, "i": 2}
+    assert link_values({"reset": "i", "starts": {"2": {"b": False}}}, {"b": True, "i": 1}, {"i": 2}) == {
+        "b": False,
+        "i": 2,
+    }
 
 
 _STEPS = StepsExplorer()
@@ -109,8 +135,12 @@ _STEPS_SPEC = _STEPS.link_spec()
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["step", "temperature", "value_1", "prediction_text", "x"]),
-                          st.text(max_size=30)), max_size=6))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["step", "temperature", "value_1", "prediction_text", "x"]), st.text(max_size=30)),
+        max_size=6,
+    )
+)
 def test_no_query_raises_or_leaves_the_bounds(pairs):
     values, notices = read_link(_STEPS_SPEC, pairs)
     state = link_values(_STEPS_SPEC, _STEPS_SPEC["defaults"], values)

@@ -14,8 +14,16 @@ from attention_explorable.strings import STRINGS
 from attention_explorable.views import matrix as view
 
 CONFIG = view.matrix_config("zh")
-DEFAULT = {"n_tokens": 4, "d_k": 4, "seed": 0, "q1_scale": 1.0, "causal": False, "scaled": True, "prediction": "",
-           "revealed": True}
+DEFAULT = {
+    "n_tokens": 4,
+    "d_k": 4,
+    "seed": 0,
+    "q1_scale": 1.0,
+    "causal": False,
+    "scaled": True,
+    "prediction": "",
+    "revealed": True,
+}
 
 
 def state(**changes) -> dict:
@@ -47,6 +55,7 @@ def mean_max(v: dict) -> float:
 
 
 # --- the generator ---------------------------------------------------------------------
+
 
 def mulberry32_reference(seed: int, count: int) -> list[int]:
     """mulberry32 one output at a time, as its author wrote it, in Python integers."""
@@ -95,6 +104,7 @@ def test_generator_refuses_bad_arguments(seed, count):
 
 
 # --- the view --------------------------------------------------------------------------
+
 
 def test_default_matrices_follow_core():
     scores, weights = reference()
@@ -148,10 +158,14 @@ def test_scaling_divides_by_sqrt_dk(d_k):
     unscaled = view.attention_matrices(state(d_k=d_k, scaled=False))
     np.testing.assert_allclose(unscaled["scores"], scaled * math.sqrt(d_k))
     np.testing.assert_array_equal(unscaled["weights"], reference(d_k=d_k, scaled=False)[1])
-    assert view.matrix_view(state(d_k=d_k), CONFIG)["props"]["score_title"]["text"] == \
-        STRINGS["zh"]["matrix_plot_scores_scaled"]
-    assert view.matrix_view(state(d_k=d_k, scaled=False), CONFIG)["props"]["score_title"]["text"] == \
-        STRINGS["zh"]["matrix_plot_scores_unscaled"]
+    assert (
+        view.matrix_view(state(d_k=d_k), CONFIG)["props"]["score_title"]["text"]
+        == STRINGS["zh"]["matrix_plot_scores_scaled"]
+    )
+    assert (
+        view.matrix_view(state(d_k=d_k, scaled=False), CONFIG)["props"]["score_title"]["text"]
+        == STRINGS["zh"]["matrix_plot_scores_unscaled"]
+    )
 
 
 def test_unscaled_saturation_grows_with_dk_scaled_stays_moderate():
@@ -173,8 +187,9 @@ def test_saturation_curve_matches_a_plain_loop():
         q = rng.standard_normal((draws * n, d_k)).reshape(draws, n, d_k)
         k = rng.standard_normal((draws * n, d_k)).reshape(draws, n, d_k)
         for scale, curve in ((None, scaled), (1.0, unscaled)):
-            best = [core.softmax(core.dot_product_scores(qi, ki, scale=scale)).max(axis=1).mean()
-                    for qi, ki in zip(q, k)]
+            best = [
+                core.softmax(core.dot_product_scores(qi, ki, scale=scale)).max(axis=1).mean() for qi, ki in zip(q, k)
+            ]
             assert curve[d_k - 1] == pytest.approx(np.mean(best), rel=1e-12)
     with pytest.raises(ValueError, match="draws >= 1, got n=4, draws=0"):
         view.saturation_curve(4, draws=0)
@@ -278,9 +293,23 @@ def test_slider_boxes_show_the_value_not_float_noise():
     assert v["props"]["causal_toggle"] == {"active": False} and v["props"]["scaled_toggle"] == {"active": True}
 
 
-@pytest.mark.parametrize("name, bad", [("d_k", 0), ("d_k", 65), ("n_tokens", 7), ("n_tokens", 1), ("seed", -1),
-                                       ("seed", 10000), ("q1_scale", -0.5), ("q1_scale", float("nan")),
-                                       ("causal", "yes"), ("d_k", 2.5), ("n_tokens", True), ("seed", "3")])
+@pytest.mark.parametrize(
+    "name, bad",
+    [
+        ("d_k", 0),
+        ("d_k", 65),
+        ("n_tokens", 7),
+        ("n_tokens", 1),
+        ("seed", -1),
+        ("seed", 10000),
+        ("q1_scale", -0.5),
+        ("q1_scale", float("nan")),
+        ("causal", "yes"),
+        ("d_k", 2.5),
+        ("n_tokens", True),
+        ("seed", "3"),
+    ],
+)
 def test_bad_state_names_parameter_and_value(name, bad):
     with pytest.raises(ValueError, match=rf"^{name} must be .* got {re.escape(repr(bad))}$"):
         view.matrix_view(state(**{name: bad}), CONFIG)
@@ -314,7 +343,10 @@ def test_the_answer_names_the_curves_numbers_and_judges_the_prediction(predictio
     S, curve = CONFIG["strings"], CONFIG["curves"]["4"]
     feedback = after["html"]["feedback"]
     assert after["props"]["curve_plot"] == {"visible": True} and after["props"]["prediction_choice"]["disabled"]
-    assert view.format_number(curve["unscaled"][-1], 2) in feedback and view.format_number(curve["scaled"][0], 2) in feedback
+    assert (
+        view.format_number(curve["unscaled"][-1], 2) in feedback
+        and view.format_number(curve["scaled"][0], 2) in feedback
+    )
     assert curve["unscaled"][-1] > 0.85 > 0.6 > curve["scaled"][-1]  # unscaled saturates; scaled does not
     if prediction:
         assert S["matrix_predict_" + prediction] in feedback
@@ -337,6 +369,7 @@ def test_the_default_seed_opens_on_soft_scaled_rows_that_saturate_unscaled():
     for d_k in (4, 16, 64):
         scaled = view.attention_matrices(state(seed=view.DEFAULT_SEED, d_k=d_k))
         assert scaled["weights"].max() < 0.57, d_k
-    unscaled = [view.attention_matrices(state(seed=view.DEFAULT_SEED, d_k=d, scaled=False))["mean_max_weight"]
-                for d in (4, 64)]
+    unscaled = [
+        view.attention_matrices(state(seed=view.DEFAULT_SEED, d_k=d, scaled=False))["mean_max_weight"] for d in (4, 64)
+    ]
     assert unscaled[0] < 0.6 and unscaled[1] > 0.9

@@ -5,10 +5,22 @@ import pytest
 from attention_explorable.views.numbers import format_fixed, format_g, format_number, parse_number
 
 
-@pytest.mark.parametrize("x, out", [(0.5, "0.5000"), (1.4e-87, "1.4×10<sup>-87</sup>"), (float("nan"), "NaN"),
-                                    (float("inf"), "∞"), (float("-inf"), "−∞"), (-0.0, "0.0000"),
-                                    (-0.00004, "-4.0×10<sup>-5</sup>"), (2.5e191, "2.5×10<sup>191</sup>"),
-                                    (999999.9, "999999.9000"), (0.00005, "0.0001"), (0.000049, "4.9×10<sup>-5</sup>")])
+@pytest.mark.parametrize(
+    "x, out",
+    [
+        (0.5, "0.5000"),
+        (1.4e-87, "1.4×10<sup>-87</sup>"),
+        (float("nan"), "NaN"),
+        (float("inf"), "∞"),
+        (float("-inf"), "−∞"),
+        (-0.0, "0.0000"),
+        (-0.00004, "-4.0×10<sup>-5</sup>"),
+        (2.5e191, "2.5×10<sup>191</sup>"),
+        (999999.9, "999999.9000"),
+        (0.00005, "0.0001"),
+        (0.000049, "4.9×10<sup>-5</sup>"),
+    ],
+)
 def test_format_number(x, out):
     assert format_number(x) == out
 
@@ -23,14 +35,26 @@ def test_python_formats():
     assert format_fixed(2.675, 2) == "2.67"  # 2.675 is 2.67499999... in binary
 
 
-@pytest.mark.parametrize("raw, value", [("0,155", 0.155), ("０.１５５", 0.155), ("42/5", 8.4), (" −2 ", -2.0),
-                                        ("1e-3", 0.001), ("+.5", 0.5), ("5.", 5.0), (" 3 / 4 ", 0.75)])
+@pytest.mark.parametrize(
+    "raw, value",
+    [
+        ("0,155", 0.155),
+        ("０.１５５", 0.155),
+        ("42/5", 8.4),
+        (" −2 ", -2.0),
+        ("1e-3", 0.001),
+        ("+.5", 0.5),
+        ("5.", 5.0),
+        (" 3 / 4 ", 0.75),
+    ],
+)
 def test_parse_number_accepts_what_a_student_types(raw, value):
     assert parse_number(raw) == pytest.approx(value)
 
 
-@pytest.mark.parametrize("raw", ["", "  ", "abc", "inf", "nan", "0x10", "1_000", "1e999", "1/0", "2/3/4", "٣",
-                                 "- 5", "\ufeff8.4"])
+@pytest.mark.parametrize(
+    "raw", ["", "  ", "abc", "inf", "nan", "0x10", "1_000", "1e999", "1/0", "2/3/4", "٣", "- 5", "\ufeff8.4"]
+)
 def test_parse_number_refuses_the_rest_quoting_it(raw):
     with pytest.raises(ValueError, match="answer must be a"):
         parse_number(raw)

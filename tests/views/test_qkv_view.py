@@ -15,12 +15,20 @@ CONFIG = view.qkv_config("zh")
 
 
 def state(**changes) -> dict:
-    return {"w_q": "identity", "w_k": "identity", "w_v": "identity", "causal": False, "prediction": "",
-            "revealed": False, **changes}
+    return {
+        "w_q": "identity",
+        "w_k": "identity",
+        "w_v": "identity",
+        "causal": False,
+        "prediction": "",
+        "revealed": False,
+        **changes,
+    }
 
 
-@pytest.mark.parametrize("w_q, w_k, w_v, causal", list(itertools.product(view.PRESETS, view.PRESETS, view.PRESETS,
-                                                                         (False, True))))
+@pytest.mark.parametrize(
+    "w_q, w_k, w_v, causal", list(itertools.product(view.PRESETS, view.PRESETS, view.PRESETS, (False, True)))
+)
 def test_every_stage_follows_the_core(w_q, w_k, w_v, causal):
     st = state(w_q=w_q, w_k=w_k, w_v=w_v, causal=causal)
     x = np.array(view.X)
@@ -72,8 +80,16 @@ def test_each_language_has_its_own_text():
     assert STRINGS["en"]["qkv_plot_weights"] in en["html"]["weights_data"]
 
 
-@pytest.mark.parametrize("bad, name", [({"w_q": "rotate"}, "w_q"), ({"w_v": None}, "w_v"), ({"causal": 1}, "causal"),
-                                       ({"prediction": "values"}, "prediction"), ({"revealed": "no"}, "revealed")])
+@pytest.mark.parametrize(
+    "bad, name",
+    [
+        ({"w_q": "rotate"}, "w_q"),
+        ({"w_v": None}, "w_v"),
+        ({"causal": 1}, "causal"),
+        ({"prediction": "values"}, "prediction"),
+        ({"revealed": "no"}, "revealed"),
+    ],
+)
 def test_a_bad_state_names_the_parameter_and_the_value(bad, name):
     with pytest.raises(ValueError, match=name):
         view.qkv_view(state(**bad), CONFIG)

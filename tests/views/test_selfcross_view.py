@@ -79,8 +79,9 @@ def test_query_row_readout_and_highlight():
 
 def test_causal_mask_in_english_self_attention_only():
     zh = view.selfcross_view(state(causal=True), CONFIG)  # ignored outside the decoder's self-attention
-    np.testing.assert_allclose(view.selfcross_weights(state(causal=True), CONFIG)[2],
-                               weights(ZH_EMBEDDINGS, ZH_EMBEDDINGS))
+    np.testing.assert_allclose(
+        view.selfcross_weights(state(causal=True), CONFIG)[2], weights(ZH_EMBEDDINGS, ZH_EMBEDDINGS)
+    )
     assert zh["props"]["causal"] == {"active": True, "disabled": True}
     en = view.selfcross_view(state("self_en", causal=True), CONFIG)
     assert en["props"]["causal"] == {"active": True, "disabled": False}
@@ -144,16 +145,23 @@ def test_every_ui_string_comes_from_the_table():
 
 def test_tokens_are_escaped():
     config = view.selfcross_config("en")
-    config["sentences"]["en"]["tokens"] = ["<b>", "a&b", "\"q\"", "x"]
+    config["sentences"]["en"]["tokens"] = ["<b>", "a&b", '"q"', "x"]
     v = view.selfcross_view(state("cross", query=1), config)
     assert "&lt;b&gt;" in v["html"]["row"] and "<b>&" not in v["html"]["roles"]
     assert "a&amp;b" in v["html"]["roles"]
     assert v["props"]["query"]["labels"][0] == "<b>"  # a button label is text, not HTML
 
 
-@pytest.mark.parametrize("bad, match", [({"mode": "self_fr"}, "mode"), ({"query": 0}, "query"),
-                                        ({"query": 5}, "query"), ({"query": 1.5}, "query"),
-                                        ({"query": True}, "query")])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ({"mode": "self_fr"}, "mode"),
+        ({"query": 0}, "query"),
+        ({"query": 5}, "query"),
+        ({"query": 1.5}, "query"),
+        ({"query": True}, "query"),
+    ],
+)
 def test_bad_state_names_the_parameter_and_value(bad, match):
     with pytest.raises(ValueError, match=match) as err:
         view.selfcross_view({**state(), **bad}, CONFIG)
@@ -177,16 +185,22 @@ def test_the_prediction_waits_and_its_answer_is_the_cross_attention_row():
     cross = weights(EN_EMBEDDINGS, ZH_EMBEDDINGS)
     for query in range(1, 5):
         for prediction in view.PREDICTIONS:
-            after = view.selfcross_view({**state("cross", query=query), "prediction": prediction, "revealed": True},
-                                        CONFIG)
+            after = view.selfcross_view(
+                {**state("cross", query=query), "prediction": prediction, "revealed": True}, CONFIG
+            )
             feedback = re.sub(r"<[^>]+>", "", after["html"]["feedback"])  # the English token in its lang span
             best = int(np.argmax(cross[query - 1]))
-            assert f"「{EN_TOKENS[query - 1]}」最关注「{ZH_TOKENS[best]}」（权重 {cross[query - 1, best]:.3f}）" in feedback
+            assert (
+                f"「{EN_TOKENS[query - 1]}」最关注「{ZH_TOKENS[best]}」（权重 {cross[query - 1, best]:.3f}）"
+                in feedback
+            )
             assert after["props"]["prediction_choice"]["disabled"] and after["props"]["predict_check"] == {
-                "visible": False}
+                "visible": False
+            }
             right = ZH["predict_right"] in feedback
             assert right == (prediction == view.RIGHT_PREDICTION == "chinese") and (
-                (ZH["predict_wrong"] in feedback) == bool(prediction and not right))
+                (ZH["predict_wrong"] in feedback) == bool(prediction and not right)
+            )
 
 
 @pytest.mark.parametrize("bad", [{"prediction": "zh"}, {"revealed": 0}])

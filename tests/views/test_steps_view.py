@@ -17,8 +17,15 @@ CONFIG = view.steps_config("zh")
 
 def state(step=1, prediction_text="", revealed=False, animating=False, asked=False, **numbers):
     base = dict(scenarios.get_step(step).start)
-    return {**base, **numbers, "step": step, "prediction_text": prediction_text, "revealed": revealed,
-            "animating": animating, "asked": asked}
+    return {
+        **base,
+        **numbers,
+        "step": step,
+        "prediction_text": prediction_text,
+        "revealed": revealed,
+        "animating": animating,
+        "asked": asked,
+    }
 
 
 def number(html: str, label: str) -> float:
@@ -41,10 +48,15 @@ def test_step_1_starts_unequal_so_the_answer_is_not_shown_early():
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_result_compares_the_prediction_with_the_target(n):
     step = scenarios.get_step(n)
-    expected = float(core.weighted_sum(
-        core.softmax([step.target["score_1"], step.target["score_1"] + step.target["score_diff"]],
-                     temperature=step.target["temperature"]),
-        [step.target["value_1"], step.target["value_2"]]))
+    expected = float(
+        core.weighted_sum(
+            core.softmax(
+                [step.target["score_1"], step.target["score_1"] + step.target["score_diff"]],
+                temperature=step.target["temperature"],
+            ),
+            [step.target["value_1"], step.target["value_2"]],
+        )
+    )
     v = view.steps_view({**state(n, "7.5", revealed=True), **step.target}, CONFIG)
     result = v["html"]["result"]
     assert "7.5" in result and f"{expected:.2f}" in result and f"{abs(7.5 - expected):.2f}" in result
@@ -96,8 +108,12 @@ def test_nothing_shows_a_step_s_answer_before_its_demonstration(n, language):
     config = view.steps_config(language)
     step = scenarios.get_step(n)
     res = scenarios.outcome(step.target)
-    answers = {format_number(res["output"]), format_number(res["output"], 2),
-               format_number(res["weights"][0]), format_number(res["weights"][1])}
+    answers = {
+        format_number(res["output"]),
+        format_number(res["output"], 2),
+        format_number(res["weights"][0]),
+        format_number(res["weights"][1]),
+    }
     answers -= {format_number(x) for x in scenarios.outcome(step.start)["weights"]}  # equal at start and target
     for typed in ("", "7", "abc"):
         for asked in (False, True):
@@ -116,10 +132,16 @@ def test_the_demonstration_without_a_prediction_asks_for_one():
     assert STRINGS["zh"]["prediction_needed"] in asked["html"]["result"]
     assert asked["props"]["skip"] == {"visible": True}
     assert asked["html"]["live"] == STRINGS["zh"]["prediction_needed"]  # said to a screen reader too
-    for calm in (state(2), state(2, "8", asked=True), state(2, asked=True, revealed=True),
-                 state(2, asked=True, animating=True)):
+    for calm in (
+        state(2),
+        state(2, "8", asked=True),
+        state(2, asked=True, revealed=True),
+        state(2, asked=True, animating=True),
+    ):
         v = view.steps_view(calm, CONFIG)
-        assert v["props"]["skip"] == {"visible": False} and STRINGS["zh"]["prediction_needed"] not in v["html"]["result"]
+        assert (
+            v["props"]["skip"] == {"visible": False} and STRINGS["zh"]["prediction_needed"] not in v["html"]["result"]
+        )
     junk = view.steps_view(state(2, "abc", asked=True), CONFIG)  # a prediction that is no number is none
     assert junk["props"]["skip"] == {"visible": True}
 

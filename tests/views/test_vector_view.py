@@ -60,8 +60,9 @@ def test_default_state_reproduces_the_worked_example():
     np.testing.assert_allclose(output, [0.845, 0.578], atol=5e-4)
 
 
-@pytest.mark.parametrize("qx, qy, temp", [(-1.5, 0.5, 1.0), (0.3, -2.0, 0.05), (2.0, 2.0, 5.0), (0.0, 0.0, 1.0),
-                                          (-2.0, -2.0, 0.05)])
+@pytest.mark.parametrize(
+    "qx, qy, temp", [(-1.5, 0.5, 1.0), (0.3, -2.0, 0.05), (2.0, 2.0, 5.0), (0.0, 0.0, 1.0), (-2.0, -2.0, 0.05)]
+)
 def test_numbers_follow_core_and_output_stays_in_the_hull(qx, qy, temp):
     v = view.vector_view(state(qx, qy, temp), CONFIG)
     out, w = core.scaled_dot_product_attention([qx, qy], KEYS, KEYS, temperature=temp, scale=1.0)
@@ -94,15 +95,18 @@ def test_hull_patch_is_the_values_triangle():
     assert list(zip(hull["x"], hull["y"])) == [(0.0, 1.0), (1.0, 0.0), (1.0, 1.0)]  # counter-clockwise
 
 
-@pytest.mark.parametrize("points, expected", [
-    ([[0, 0], [2, 0], [2, 2], [0, 2], [1, 1]], [[0, 0], [2, 0], [2, 2], [0, 2]]),
-    ([[2, 2], [0, 2], [0, 0], [2, 0], [1, 0]], [[0, 0], [2, 0], [2, 2], [0, 2]]),  # a point on an edge
-    ([[0, 0], [1, 1], [2, 2]], [[0, 0], [2, 2]]),  # collinear: the two extremes
-    ([[1, 1], [1, 1]], [[1, 1]]),  # duplicates
-    ([[3, -1]], [[3, -1]]),
-    ([[0, 1], [0, -1], [0, 0], [0, 1]], [[0, -1], [0, 1]]),  # vertical line, a duplicate
-    ([[0, 0], [1, 0], [0, 1], [0, 0]], [[0, 0], [1, 0], [0, 1]]),
-])
+@pytest.mark.parametrize(
+    "points, expected",
+    [
+        ([[0, 0], [2, 0], [2, 2], [0, 2], [1, 1]], [[0, 0], [2, 0], [2, 2], [0, 2]]),
+        ([[2, 2], [0, 2], [0, 0], [2, 0], [1, 0]], [[0, 0], [2, 0], [2, 2], [0, 2]]),  # a point on an edge
+        ([[0, 0], [1, 1], [2, 2]], [[0, 0], [2, 2]]),  # collinear: the two extremes
+        ([[1, 1], [1, 1]], [[1, 1]]),  # duplicates
+        ([[3, -1]], [[3, -1]]),
+        ([[0, 1], [0, -1], [0, 0], [0, 1]], [[0, -1], [0, 1]]),  # vertical line, a duplicate
+        ([[0, 0], [1, 0], [0, 1], [0, 0]], [[0, 0], [1, 0], [0, 1]]),
+    ],
+)
 def test_convex_hull(points, expected):
     assert view.convex_hull(points).tolist() == expected
 
@@ -144,12 +148,22 @@ def test_other_keys_and_values():
     assert v["sources"]["hull"] == {"x": [0.0, 0.25], "y": [2.0, -2.0]}
 
 
-@pytest.mark.parametrize("x, y, expected", [
-    (0.5049, -0.251, (0.5, -0.25)), (7.0, -9.0, (2.0, -2.0)), (-0.7, 1.234, (-0.7, 1.23)),
-    (1.125, -1.125, (1.12, -1.12)),  # ties at the rounding digit: half to even, as Python's round
-    (-0.001, 0.004, (0.0, 0.0)), (2.0, -2.0, (2.0, -2.0)),
-    (float("nan"), 0.5, None), (0.5, float("inf"), None), (None, 0.5, None), ("0.5", 0.5, None), (True, 0.5, None),
-])
+@pytest.mark.parametrize(
+    "x, y, expected",
+    [
+        (0.5049, -0.251, (0.5, -0.25)),
+        (7.0, -9.0, (2.0, -2.0)),
+        (-0.7, 1.234, (-0.7, 1.23)),
+        (1.125, -1.125, (1.12, -1.12)),  # ties at the rounding digit: half to even, as Python's round
+        (-0.001, 0.004, (0.0, 0.0)),
+        (2.0, -2.0, (2.0, -2.0)),
+        (float("nan"), 0.5, None),
+        (0.5, float("inf"), None),
+        (None, 0.5, None),
+        ("0.5", 0.5, None),
+        (True, 0.5, None),
+    ],
+)
 def test_a_tap_or_drag_sets_the_query_clamped_and_rounded(x, y, expected):
     q = view.point_to_query(x, y)
     assert q == expected
@@ -163,9 +177,20 @@ def test_slider_boxes_show_the_value_not_float_noise():
     assert v["props"]["query_x_slider"]["value"] == 0.15000000000000002
 
 
-@pytest.mark.parametrize("name, bad", [("query_x", 2.5), ("query_y", -3.0), ("temperature", 0.0),
-                                       ("temperature", -1.0), ("query_x", float("nan")), ("query_y", "0.5"),
-                                       ("temperature", float("inf")), ("query_x", True), ("temperature", None)])
+@pytest.mark.parametrize(
+    "name, bad",
+    [
+        ("query_x", 2.5),
+        ("query_y", -3.0),
+        ("temperature", 0.0),
+        ("temperature", -1.0),
+        ("query_x", float("nan")),
+        ("query_y", "0.5"),
+        ("temperature", float("inf")),
+        ("query_x", True),
+        ("temperature", None),
+    ],
+)
 def test_bad_state_names_the_parameter_and_the_value(name, bad):
     with pytest.raises(ValueError, match=rf"{name} must be a number in \[.*\], got {re.escape(repr(bad))}"):
         view.vector_view({**state(), name: bad}, CONFIG)
@@ -176,8 +201,9 @@ def test_a_missing_state_number_is_named():
         view.vector_view({"query_x": 1.0, "query_y": 0.0}, CONFIG)
 
 
-@pytest.mark.parametrize("bad", [[[1.0, 2.0, 3.0]], [[np.nan, 0.0]], np.zeros((7, 2)), np.zeros((0, 2)),
-                                 [["a", "b"]], [1.0, 2.0], None])
+@pytest.mark.parametrize(
+    "bad", [[[1.0, 2.0, 3.0]], [[np.nan, 0.0]], np.zeros((7, 2)), np.zeros((0, 2)), [["a", "b"]], [1.0, 2.0], None]
+)
 def test_bad_keys_name_parameter_and_value(bad):
     with pytest.raises(ValueError, match=r"keys must be an \(n, 2\) array of finite numbers with 1 <= n <= 6, got"):
         view.vector_config("zh", keys=bad)
@@ -193,8 +219,12 @@ def test_mismatched_keys_and_values_name_both_shapes():
 def test_each_language_has_its_own_text():
     zh = view.vector_view(state(), view.vector_config("zh"))
     en = view.vector_view(state(), view.vector_config("en"))
-    for key, html in [("readout_weights", "weights_readout"), ("readout_scores", "scores_readout"),
-                      ("readout_output", "output_readout"), ("vector_formula_output", "formula")]:
+    for key, html in [
+        ("readout_weights", "weights_readout"),
+        ("readout_scores", "scores_readout"),
+        ("readout_output", "output_readout"),
+        ("vector_formula_output", "formula"),
+    ]:
         assert STRINGS["zh"][key] in zh["html"][html] and STRINGS["en"][key] in en["html"][html]
     assert view.vector_config("en")["labels"]["query_x"] == STRINGS["en"]["vector_query_x"]
     assert set(STRINGS["zh"]) == set(STRINGS["en"])
@@ -206,8 +236,11 @@ def test_the_config_is_json_able_and_carries_the_example():
     config = view.vector_config("zh")
     assert json.loads(json.dumps(config)) == config
     assert config["keys"] == config["values"] == [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
-    assert config["sliders"] == {"query_x": [-2.0, 2.0, 0.05], "query_y": [-2.0, 2.0, 0.05],
-                                 "temperature": [0.05, 5.0, 0.05]}
+    assert config["sliders"] == {
+        "query_x": [-2.0, 2.0, 0.05],
+        "query_y": [-2.0, 2.0, 0.05],
+        "temperature": [0.05, 5.0, 0.05],
+    }
 
 
 def test_the_prediction_waits_and_its_answer_is_the_example_at_the_lowest_temperature():
@@ -227,8 +260,9 @@ def test_the_prediction_waits_and_its_answer_is_the_example_at_the_lowest_temper
         assert "[1.00, 0.50]" in feedback and after["props"]["predict_check"] == {"visible": False}
         assert after["props"]["prediction_choice"]["disabled"] is True
         right, wrong = S["predict_right"] in feedback, S["predict_wrong"] in feedback
-        assert (right, wrong) == ((prediction == view.RIGHT_PREDICTION, prediction != view.RIGHT_PREDICTION)
-                                  if prediction else (False, False))
+        assert (right, wrong) == (
+            (prediction == view.RIGHT_PREDICTION, prediction != view.RIGHT_PREDICTION) if prediction else (False, False)
+        )
 
 
 def test_other_keys_and_values_ask_nothing():

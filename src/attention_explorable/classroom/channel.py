@@ -163,9 +163,15 @@ class ClassChannel:
         New ids one address may be given per room in a minute (0: no cap).
     """
 
-    def __init__(self, store: Callable[[], Store], cap: SessionCap | None = None,
-                 origins: list[str] | None = None, timeout: float = STORE_TIMEOUT_S,
-                 ids: StudentIds | None = None, new_per_minute: int = NEW_STUDENTS_PER_MINUTE):
+    def __init__(
+        self,
+        store: Callable[[], Store],
+        cap: SessionCap | None = None,
+        origins: list[str] | None = None,
+        timeout: float = STORE_TIMEOUT_S,
+        ids: StudentIds | None = None,
+        new_per_minute: int = NEW_STUDENTS_PER_MINUTE,
+    ):
         if new_per_minute < 0:
             raise ValueError(f"new_per_minute must be 0 (no cap) or more, got {new_per_minute!r}")
         self.ids = ids if ids is not None else StudentIds()
@@ -203,8 +209,9 @@ class ClassChannel:
             return True
         now = time.monotonic() if now is None else now
         if len(self._new) > 10_000:  # many addresses: forget those with nothing in the last minute
-            self._new = {k: [t for t in v if now - t < 60.0] for k, v in self._new.items()
-                         if any(now - t < 60.0 for t in v)}
+            self._new = {
+                k: [t for t in v if now - t < 60.0] for k, v in self._new.items() if any(now - t < 60.0 for t in v)
+            }
         recent = [t for t in self._new.get((client, code), ()) if now - t < 60.0]
         if len(recent) >= self.new_per_minute:
             self._new[(client, code)] = recent
@@ -331,8 +338,13 @@ class ClassChannel:
         if question is None:
             return None
         spread = stats.spread(values, question.answer, question.within)
-        return {"step": room.step, "answer": question.answer, "n": spread["n"],
-                "share_within": spread["share_within"], "within": question.within}
+        return {
+            "step": room.step,
+            "answer": question.answer,
+            "n": spread["n"],
+            "share_within": spread["share_within"],
+            "within": question.within,
+        }
 
 
 async def _prediction(channel: ClassChannel, room: RoomState, student: str, latest: bool) -> dict | None:
@@ -417,8 +429,17 @@ class ClassSocket(WebSocketHandler):
                 prediction = await _prediction(self.channel, room, self.student, latest=False)
             except (SQLAlchemyError, StoreSlow) as exc:
                 log.warning("class: prediction in room %s not read: %s", room.code, type(exc).__name__)
-        self._send(type="room", step=room.step, round=room.round, follow=room.follow, closed=room.closed,
-                   revealed=room.revealed, closes_in=_closes_in(room), prediction=prediction, result=result)
+        self._send(
+            type="room",
+            step=room.step,
+            round=room.round,
+            follow=room.follow,
+            closed=room.closed,
+            revealed=room.revealed,
+            closes_in=_closes_in(room),
+            prediction=prediction,
+            result=result,
+        )
 
     # --- receiving ----------------------------------------------------------------------
     async def on_message(self, message) -> None:
@@ -455,8 +476,11 @@ class ClassSocket(WebSocketHandler):
             return self._refuse("room")
         try:
             room = await self.channel.call("room", code)
-            prediction = None if room is None or student is None else await _prediction(
-                self.channel, room, student, latest=not room.follow)
+            prediction = (
+                None
+                if room is None or student is None
+                else await _prediction(self.channel, room, student, latest=not room.follow)
+            )
             result = None if room is None or room.ended else await self.channel.result(room)
         except StoreSlow:
             log.warning("class: room %s not read in time", code)
@@ -479,9 +503,19 @@ class ClassSocket(WebSocketHandler):
         self.code, self.student = code, student
         self.channel.join(self, room)
         self.channel.hold(self)
-        self._send(type="joined", room=code, step=room.step, round=room.round, follow=room.follow,
-                   closed=room.closed, revealed=room.revealed, closes_in=_closes_in(room), prediction=prediction,
-                   result=result, student=signed)
+        self._send(
+            type="joined",
+            room=code,
+            step=room.step,
+            round=room.round,
+            follow=room.follow,
+            closed=room.closed,
+            revealed=room.revealed,
+            closes_in=_closes_in(room),
+            prediction=prediction,
+            result=result,
+            student=signed,
+        )
 
     async def _submit(self, data: dict) -> None:
         seq = data.get("seq")
@@ -494,8 +528,9 @@ class ClassSocket(WebSocketHandler):
         if not question.accepts(value):
             return self._send(type="receipt", seq=seq, ok=False, reason="value")
         try:
-            result = await self.channel.call("submit", self.code, self.student, step, value,
-                                             bounds=question.bounds, confidence=confidence)
+            result = await self.channel.call(
+                "submit", self.code, self.student, step, value, bounds=question.bounds, confidence=confidence
+            )
         except StoreSlow:
             log.warning("class: prediction for room %s not stored in time", self.code)
             return self._send(type="receipt", seq=seq, ok=False, reason="slow")

@@ -86,8 +86,7 @@ class StoreThreads:
         """
         if self._pool is None or self._pid != os.getpid():
             self._pool, self._pid = ThreadPoolExecutor(self.threads, thread_name_prefix="class-store"), os.getpid()
-        work = asyncio.get_running_loop().run_in_executor(
-            self._pool, lambda: getattr(store(), method)(*args, **kwargs))
+        work = asyncio.get_running_loop().run_in_executor(self._pool, lambda: getattr(store(), method)(*args, **kwargs))
         try:
             return await asyncio.wait_for(asyncio.shield(work), self.timeout)
         except asyncio.TimeoutError:
@@ -180,8 +179,7 @@ class ClassContext:
         if not self._signing or not value:
             return False
         try:
-            decoded = decode_signed_value(_cookie_secret(self._signing), KNOWN_COOKIE, value,
-                                          max_age_days=KNOWN_DAYS)
+            decoded = decode_signed_value(_cookie_secret(self._signing), KNOWN_COOKIE, value, max_age_days=KNOWN_DAYS)
         except Exception:  # noqa: BLE001 - any malformed cookie is simply not valid
             return False
         return decoded == _KNOWN_VALUE

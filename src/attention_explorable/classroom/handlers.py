@@ -101,8 +101,9 @@ def _template() -> jinja2.Template:
 
 def message_page(language: str, body_html: str) -> str:
     """A whole HTML page around ``body_html`` (already escaped), in ``language``."""
-    return _template().render(lang=HTML_LANG.get(language, language), title=text("instructor_title", language),
-                              css=CSS, body=body_html)
+    return _template().render(
+        lang=HTML_LANG.get(language, language), title=text("instructor_title", language), css=CSS, body=body_html
+    )
 
 
 def _instructor_url(room: str | None, language: str) -> str:
@@ -140,7 +141,6 @@ class _Base(RequestHandler):
 
     def _instructor(self) -> bool:
         return self.context.cookie_valid(self.get_cookie(COOKIE))
-
 
 
 class LoginHandler(_Base):
@@ -185,10 +185,24 @@ class LoginHandler(_Base):
             return
         if self.context.key_matches(self.get_body_argument("key", "")):
             secure = self.request.protocol == "https"
-            self.set_cookie(COOKIE, self.context.signed_cookie(), path="/", httponly=True, samesite="Strict",
-                            expires_days=COOKIE_DAYS, secure=secure)
-            self.set_cookie(KNOWN_COOKIE, self.context.known_cookie(), path="/instructor", httponly=True,
-                            samesite="Strict", expires_days=KNOWN_DAYS, secure=secure)
+            self.set_cookie(
+                COOKIE,
+                self.context.signed_cookie(),
+                path="/",
+                httponly=True,
+                samesite="Strict",
+                expires_days=COOKIE_DAYS,
+                secure=secure,
+            )
+            self.set_cookie(
+                KNOWN_COOKIE,
+                self.context.known_cookie(),
+                path="/instructor",
+                httponly=True,
+                samesite="Strict",
+                expires_days=KNOWN_DAYS,
+                secure=secure,
+            )
             self.redirect(_instructor_url(room, lang), status=303)
             return
         try:
@@ -204,8 +218,11 @@ class CsvHandler(_Base):
     async def get(self, code: str) -> None:
         if not self._instructor():
             lang = self._language()
-            self._page(403, f"<p class='ae-error'>{html.escape(text('instructor_refused', lang))}</p>"
-                            f"<p><a href='/instructor'>{html.escape(text('instructor_title', lang))}</a></p>")
+            self._page(
+                403,
+                f"<p class='ae-error'>{html.escape(text('instructor_refused', lang))}</p>"
+                f"<p><a href='/instructor'>{html.escape(text('instructor_title', lang))}</a></p>",
+            )
             return
         code = normalise_code(code)
         try:

@@ -41,6 +41,7 @@ from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker
 from sqlalchemy.exc import SQLAlchemyError
 
 from .. import plots
+
 # Imported with the page, not when a room starts: the explorable's state model must be
 # defined before Bokeh first sends the document (it sends the data models defined then).
 from ..explorables.steps import StepsExplorer, presenter_keys
@@ -61,6 +62,7 @@ SHARED_READ_S = 1.0
 #: The countdown of "T": seconds until the vote closes by itself.
 TIMER_S = 60
 
+
 @functools.lru_cache(maxsize=None)
 def _reader() -> ThreadPoolExecutor:
     """The threads the instructor views read the database in (made in the process that serves)."""
@@ -71,6 +73,7 @@ def _reader() -> ThreadPoolExecutor:
 def _writer() -> ThreadPoolExecutor:
     """The one thread the instructor's actions write in: in the order they were made, off the event loop."""
     return ThreadPoolExecutor(1, thread_name_prefix="instructor-write")
+
 
 def _next_turn(doc, callback) -> None:
     """``callback`` on ``doc``'s next turn (from a thread); nothing when the page has gone meanwhile."""
@@ -102,8 +105,10 @@ CSS = """
 """
 _BUTTON_CSS = ".bk-btn { font-size: 24px; min-height: 52px; } :host { font-size: 24px; }"
 _CHECK_CSS = ":host { font-size: 24px; } input { width: 24px; height: 24px; }"
-_SELECT_CSS = (":host { font-size: 24px; max-width: 100%; min-width: 0; } label { font-size: 24px; white-space: normal; } "
-               "select { font-size: 22px; min-height: 44px; width: 100%; max-width: 100%; text-overflow: ellipsis; }")
+_SELECT_CSS = (
+    ":host { font-size: 24px; max-width: 100%; min-width: 0; } label { font-size: 24px; white-space: normal; } "
+    "select { font-size: 22px; min-height: 44px; width: 100%; max-width: 100%; text-overflow: ellipsis; }"
+)
 
 
 def _t(key: str, language: str, **fmt) -> str:
@@ -129,15 +134,17 @@ def login_form_html(language: str, room: str | None = None, message: str = "", x
     xsrf_field = f"<input type='hidden' name='_xsrf' value='{html.escape(xsrf)}'>" if xsrf else ""
     room_field = f"<input type='hidden' name='room' value='{html.escape(room)}'>" if room else ""
     error = f"<p class='ae-error' role='alert'>{html.escape(message)}</p>" if message else ""
-    return (f"<form class='ae-login' method='post' action='/instructor/login'>"
-            f"<h1>{html.escape(_t('instructor_title', language))}</h1>{error}"
-            f"<p>{html.escape(_t('instructor_login_hint', language))}</p>"
-            f"<label>{html.escape(_t('instructor_key', language))}"
-            f"<input type='password' name='key' class='ae-instructor-key' autocomplete='current-password' "
-            f"required autofocus></label>{room_field}{xsrf_field}"
-            f"<input type='hidden' name='language' value='{html.escape(language)}'>"
-            f"<button type='submit' class='ae-instructor-login'>{html.escape(_t('instructor_login', language))}"
-            f"</button></form>")
+    return (
+        f"<form class='ae-login' method='post' action='/instructor/login'>"
+        f"<h1>{html.escape(_t('instructor_title', language))}</h1>{error}"
+        f"<p>{html.escape(_t('instructor_login_hint', language))}</p>"
+        f"<label>{html.escape(_t('instructor_key', language))}"
+        f"<input type='password' name='key' class='ae-instructor-key' autocomplete='current-password' "
+        f"required autofocus></label>{room_field}{xsrf_field}"
+        f"<input type='hidden' name='language' value='{html.escape(language)}'>"
+        f"<button type='submit' class='ae-instructor-login'>{html.escape(_t('instructor_login', language))}"
+        f"</button></form>"
+    )
 
 
 def join_base(headers: dict | None = None, public: tuple[str, ...] | list[str] = ()) -> str:
@@ -164,13 +171,18 @@ class InstructorView(pn.viewable.Viewer):
     """
 
     code = param.String("", doc="Join code of the room shown; empty until one is started.")
-    language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
-                              doc="Language of the interface text.")
+    language = param.Selector(
+        default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True, doc="Language of the interface text."
+    )
     base_url = param.String("http://localhost:5006", doc="Base URL of the join link.")
     store = param.ClassSelector(class_=Store, constant=True, doc="The class's database in this process.")
-    shared = param.Boolean(False, constant=True, doc="Whether other processes or machines write a database "
-                                                      "whose changes Store.changes cannot see (PostgreSQL): "
-                                                      "then the room is also read every SHARED_READ_S.")
+    shared = param.Boolean(
+        False,
+        constant=True,
+        doc="Whether other processes or machines write a database "
+        "whose changes Store.changes cannot see (PostgreSQL): "
+        "then the room is also read every SHARED_READ_S.",
+    )
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -179,9 +191,17 @@ class InstructorView(pn.viewable.Viewer):
         self._body = pn.Column(sizing_mode="stretch_width", margin=0)
         # The keys are on the page from its start (their script runs when the page is first drawn);
         # they click the room's buttons once it has them.
-        self._keys = presenter_keys(self.language, hint=False, targets={"r": ".ae-reveal", "n": ".ae-new-round",
-                                                                        "c": ".ae-close-voting", "j": ".ae-join-toggle",
-                                                                        "t": ".ae-timer"})
+        self._keys = presenter_keys(
+            self.language,
+            hint=False,
+            targets={
+                "r": ".ae-reveal",
+                "n": ".ae-new-round",
+                "c": ".ae-close-voting",
+                "j": ".ae-join-toggle",
+                "t": ".ae-timer",
+            },
+        )
         self._seen = None
         self._reading = False
         self._read_changes = None  # the store's token of the room's changes at the last read
@@ -198,25 +218,46 @@ class InstructorView(pn.viewable.Viewer):
     # --- no room yet -----------------------------------------------------------------
     def _show_start(self, missing: str = "", ended: str = "") -> None:
         lang = self.language
-        start = pn.widgets.Button(label=_t("instructor_start_room", lang), color="primary",
-                                  css_classes=["ae-start-room"], stylesheets=[_BUTTON_CSS], sizing_mode="stretch_width", max_width=420)
+        start = pn.widgets.Button(
+            label=_t("instructor_start_room", lang),
+            color="primary",
+            css_classes=["ae-start-room"],
+            stylesheets=[_BUTTON_CSS],
+            sizing_mode="stretch_width",
+            max_width=420,
+        )
         start.on_click(lambda _e: self._write(self.store.create_room, then=self._show_room))
         items = [_html(f"<h1 class='ae-big'>{html.escape(_t('instructor_title', lang))}</h1>")]
         if missing:
-            items.append(_html(f"<p class='ae-big ae-error'>"
-                               f"{html.escape(_t('instructor_room_missing', lang, code=missing))}</p>"))
+            items.append(
+                _html(
+                    f"<p class='ae-big ae-error'>{html.escape(_t('instructor_room_missing', lang, code=missing))}</p>"
+                )
+            )
         if ended:
-            items.append(_html(f"<p class='ae-big ae-room-ended'>"
-                               f"{html.escape(_t('instructor_room_ended', lang, code=ended))} "
-                               f"<a class='ae-csv' href='/instructor/rooms/{quote(ended)}.csv' download>"
-                               f"{html.escape(_t('instructor_csv', lang))}</a></p>"))
+            items.append(
+                _html(
+                    f"<p class='ae-big ae-room-ended'>"
+                    f"{html.escape(_t('instructor_room_ended', lang, code=ended))} "
+                    f"<a class='ae-csv' href='/instructor/rooms/{quote(ended)}.csv' download>"
+                    f"{html.escape(_t('instructor_csv', lang))}</a></p>"
+                )
+            )
         items.append(start)
         latest = self.store.latest_room()
         if latest is not None:
-            resume = pn.widgets.Button(label=_t("instructor_resume_room", lang, code=latest.code),
-                                       css_classes=["ae-resume-room"], stylesheets=[_BUTTON_CSS], sizing_mode="stretch_width", max_width=420)
-            resume.on_click(lambda _e: self._write(functools.partial(self.store.room, latest.code),
-                                                   then=functools.partial(self._resumed, latest.code)))
+            resume = pn.widgets.Button(
+                label=_t("instructor_resume_room", lang, code=latest.code),
+                css_classes=["ae-resume-room"],
+                stylesheets=[_BUTTON_CSS],
+                sizing_mode="stretch_width",
+                max_width=420,
+            )
+            resume.on_click(
+                lambda _e: self._write(
+                    functools.partial(self.store.room, latest.code), then=functools.partial(self._resumed, latest.code)
+                )
+            )
             items.append(resume)
         self._body[:] = items
 
@@ -243,41 +284,69 @@ class InstructorView(pn.viewable.Viewer):
         self._before_bars = ColumnDataSource(plots.histogram_data(stats.histogram([]), drop_empty=True))
         self._sure_bars = ColumnDataSource(plots.histogram_data(stats.histogram([]), drop_empty=True))
         self._answer = plots.answer_span()
-        figure = plots.histogram_figure(self._bars, self._answer, _t("instructor_axis", lang),
-                                        _t("instructor_axis_count", lang), before=self._before_bars,
-                                        sure=self._sure_bars)
+        figure = plots.histogram_figure(
+            self._bars,
+            self._answer,
+            _t("instructor_axis", lang),
+            _t("instructor_axis_count", lang),
+            before=self._before_bars,
+            sure=self._sure_bars,
+        )
         figure.css_classes = ["ae-histogram"]
         self._figure = figure
         # Any question of the text: the steps (asked on the explorable below), the exercises (asked on a card
         # on every student's page, wherever they are in the text).
         self._questions = pn.widgets.Select(
-            label=_t("instructor_question_list", lang), value=room.step if get_question(room.step) else 1,
+            label=_t("instructor_question_list", lang),
+            value=room.step if get_question(room.step) else 1,
             options={question_label(q, lang): q.number for q in all_questions()},
-            css_classes=["ae-question-select"], stylesheets=[_SELECT_CSS], sizing_mode="stretch_width")
+            css_classes=["ae-question-select"],
+            stylesheets=[_SELECT_CSS],
+            sizing_mode="stretch_width",
+        )
         self._questions.param.watch(self._question_chosen, "value")
-        reveal = pn.widgets.Button(label=_t("instructor_reveal", lang), color="warning",
-                                   css_classes=["ae-reveal"], stylesheets=[_BUTTON_CSS], width=260)
+        reveal = pn.widgets.Button(
+            label=_t("instructor_reveal", lang),
+            color="warning",
+            css_classes=["ae-reveal"],
+            stylesheets=[_BUTTON_CSS],
+            width=260,
+        )
         reveal.on_click(lambda _e: self.reveal())
-        self._voting = pn.widgets.Button(label=_t("instructor_close_voting", lang), css_classes=["ae-close-voting"],
-                                         stylesheets=[_BUTTON_CSS], width=260)
+        self._voting = pn.widgets.Button(
+            label=_t("instructor_close_voting", lang),
+            css_classes=["ae-close-voting"],
+            stylesheets=[_BUTTON_CSS],
+            width=260,
+        )
         self._voting.on_click(lambda _e: self.toggle_voting())
         self._vote_line = _html("")
-        self._timer = pn.widgets.Button(label=_t("instructor_timer", lang, seconds=TIMER_S), css_classes=["ae-timer"],
-                                        stylesheets=[_BUTTON_CSS], width=260)
+        self._timer = pn.widgets.Button(
+            label=_t("instructor_timer", lang, seconds=TIMER_S),
+            css_classes=["ae-timer"],
+            stylesheets=[_BUTTON_CSS],
+            width=260,
+        )
         self._timer.on_click(lambda _e: self.close_voting_in(TIMER_S))
         self._timed_out = None  # (round, step, closes_at) of the countdown whose end this page has recorded
-        new_round = pn.widgets.Button(label=_t("instructor_new_round", lang), css_classes=["ae-new-round"],
-                                      stylesheets=[_BUTTON_CSS], width=260)
+        new_round = pn.widgets.Button(
+            label=_t("instructor_new_round", lang), css_classes=["ae-new-round"], stylesheets=[_BUTTON_CSS], width=260
+        )
         new_round.on_click(lambda _e: self.new_round())
-        end = pn.widgets.Button(label=_t("instructor_end_room", lang), css_classes=["ae-end-room"],
-                                stylesheets=[_BUTTON_CSS], width=260)
+        end = pn.widgets.Button(
+            label=_t("instructor_end_room", lang), css_classes=["ae-end-room"], stylesheets=[_BUTTON_CSS], width=260
+        )
         end.on_click(lambda _e: self.end_room())
-        self._follow = pn.widgets.Checkbox(label=_t("instructor_follow", lang), value=room.follow,
-                                           css_classes=["ae-follow"], stylesheets=[_CHECK_CSS])
-        self._follow.param.watch(lambda e: self._write(functools.partial(self.store.set_follow, self.code, e.new)),
-                                 "value")
-        csv = (f"<a class='ae-csv' href='/instructor/rooms/{quote(room.code)}.csv' download>"
-               f"{html.escape(_t('instructor_csv', lang))}</a>")
+        self._follow = pn.widgets.Checkbox(
+            label=_t("instructor_follow", lang), value=room.follow, css_classes=["ae-follow"], stylesheets=[_CHECK_CSS]
+        )
+        self._follow.param.watch(
+            lambda e: self._write(functools.partial(self.store.set_follow, self.code, e.new)), "value"
+        )
+        csv = (
+            f"<a class='ae-csv' href='/instructor/rooms/{quote(room.code)}.csv' download>"
+            f"{html.escape(_t('instructor_csv', lang))}</a>"
+        )
         # No student of the room, and a presenter: D demonstrates at once (no prediction asked, no focus taken).
         self.explorer = StepsExplorer(language=lang, step=room.step, class_panel=False, ask_prediction=False)
         self.explorer.param.watch(self._step_chosen, "step")
@@ -287,23 +356,40 @@ class InstructorView(pn.viewable.Viewer):
             f"<div class='ae-label'>{html.escape(_t('instructor_join', lang))}</div>"
             f"<div class='ae-join-url'>{html.escape(join)}</div>"
             f"<div class='ae-label ae-join-textbook'>{html.escape(_t('instructor_join_textbook', lang))} "
-            f"{html.escape(join.replace('/steps?', '/textbook?'))}</div>")
-        self._qr = _html(f"<div class='ae-qr' role='img' aria-label='{html.escape(join)}'>{qr}</div>", width=320,
-                         sizing_mode="fixed")
+            f"{html.escape(join.replace('/steps?', '/textbook?'))}</div>"
+        )
+        self._qr = _html(
+            f"<div class='ae-qr' role='img' aria-label='{html.escape(join)}'>{qr}</div>", width=320, sizing_mode="fixed"
+        )
         self._code_line = _html("")
         self._join_toggle = pn.widgets.Button(css_classes=["ae-join-toggle"], stylesheets=[_BUTTON_CSS], width=330)
         self._join_toggle.on_click(lambda _e: self._fold_join(self._join_info.visible))
         self._fold_join(False)
-        self._hide_results = pn.widgets.Checkbox(label=_t("instructor_hide_results", lang), value=True,
-                                                 css_classes=["ae-hide-results"], stylesheets=[_CHECK_CSS])
+        self._hide_results = pn.widgets.Checkbox(
+            label=_t("instructor_hide_results", lang),
+            value=True,
+            css_classes=["ae-hide-results"],
+            stylesheets=[_CHECK_CSS],
+        )
         self._hide_results.param.watch(lambda _e: self._show(self._seen, again=True), "value")
-        self._compare = pn.widgets.Checkbox(label=_t("instructor_compare_rounds", lang), value=True, visible=False,
-                                            css_classes=["ae-round-compare"], stylesheets=[_CHECK_CSS])
+        self._compare = pn.widgets.Checkbox(
+            label=_t("instructor_compare_rounds", lang),
+            value=True,
+            visible=False,
+            css_classes=["ae-round-compare"],
+            stylesheets=[_CHECK_CSS],
+        )
         self._compare.param.watch(lambda _e: self._show(self._seen, again=True), "value")
         header = _wrapping(
-            pn.Column(self._code_line, self._join_info, _wrapping(self._round, self._count),
-                      sizing_mode="stretch_width", styles={"flex": "1 1 280px", "min-width": "0"}),
-            self._qr)
+            pn.Column(
+                self._code_line,
+                self._join_info,
+                _wrapping(self._round, self._count),
+                sizing_mode="stretch_width",
+                styles={"flex": "1 1 280px", "min-width": "0"},
+            ),
+            self._qr,
+        )
         # The room's first state goes into its models before they join the page, so they reach the
         # browser whole, in the message that adds them. (Changed a turn later, the histogram's
         # source could be sent on a message that overtook that one: "reference p1068 isn't known".)
@@ -314,18 +400,32 @@ class InstructorView(pn.viewable.Viewer):
             header,
             # The question beside its histogram and the spread where the screen is wide (a projector: the
             # bars in sight beside an exercise's options), one above the other on a phone.
-            pn.FlexBox(pn.Column(self._question, sizing_mode="stretch_width", margin=0,
-                                 styles={"flex": "1 1 380px", "min-width": "0"}),
-                       pn.Column(pn.pane.Bokeh(figure, sizing_mode="stretch_width"), self._spread,
-                                 sizing_mode="stretch_width", margin=0, styles={"flex": "1 1 460px", "min-width": "0"}),
-                       flex_wrap="wrap", align_items="flex-start", sizing_mode="stretch_width"),
+            pn.FlexBox(
+                pn.Column(
+                    self._question,
+                    sizing_mode="stretch_width",
+                    margin=0,
+                    styles={"flex": "1 1 380px", "min-width": "0"},
+                ),
+                pn.Column(
+                    pn.pane.Bokeh(figure, sizing_mode="stretch_width"),
+                    self._spread,
+                    sizing_mode="stretch_width",
+                    margin=0,
+                    styles={"flex": "1 1 460px", "min-width": "0"},
+                ),
+                flex_wrap="wrap",
+                align_items="flex-start",
+                sizing_mode="stretch_width",
+            ),
             self._vote_line,
             # Rows that wrap: the buttons stack on a phone and sit side by side on a projector.
             _wrapping(self._voting, reveal, new_round),
             _wrapping(self._follow, self._hide_results, self._compare),
             _wrapping(self._timer, self._join_toggle, end),
             self._questions,
-            _html(csv), _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
+            _html(csv),
+            _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
             pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
         ]
         if self._refresh_cb is None and pn.state.curdoc is not None and pn.state.curdoc.session_context:
@@ -369,7 +469,9 @@ class InstructorView(pn.viewable.Viewer):
         label, code = html.escape(_t("instructor_room_code", lang)), html.escape(self.code)
         self._code_line.object = (  # folded: the label and the code in one line
             f"<div class='ae-label'>{label} <span class='ae-room-code ae-room-code-small'>{code}</span></div>"
-            if folded else f"<div class='ae-label'>{label}</div><div class='ae-room-code'>{code}</div>")
+            if folded
+            else f"<div class='ae-label'>{label}</div><div class='ae-room-code'>{code}</div>"
+        )
         self._join_toggle.label = _t("instructor_show_join" if folded else "instructor_hide_join", lang)
 
     def _step_chosen(self, event) -> None:
@@ -401,6 +503,7 @@ class InstructorView(pn.viewable.Viewer):
     def close_voting_in(self, seconds: float) -> None:
         """Close voting on the step on screen ``seconds`` from now (a countdown on the projector and the
         students' pages); the room's C or its reveal still close it at once."""
+
         def start(code: str) -> None:
             room = self.store.room(code)
             if room is not None and not room.closed:
@@ -454,7 +557,11 @@ class InstructorView(pn.viewable.Viewer):
         if self._reading:
             return
         changes, now = self.store.changes(self.code), time.monotonic()
-        if self._seen is not None and changes == self._read_changes and not (self.shared and now - self._read_at >= SHARED_READ_S):
+        if (
+            self._seen is not None
+            and changes == self._read_changes
+            and not (self.shared and now - self._read_at >= SHARED_READ_S)
+        ):
             room = self._seen[0] if self._seen else None
             if room is None or room.closes_at is None or room.closed:
                 return  # nothing changed: no query
@@ -491,8 +598,14 @@ class InstructorView(pn.viewable.Viewer):
         except SQLAlchemyError as exc:
             log.warning("class: room %s not read: %s", self.code, type(exc).__name__)
             return None
-        return (room, tuple(values), revealed, tuple(before), tuple(sorted(pairs)),
-                tuple(v for v, c in said if c == "sure"))
+        return (
+            room,
+            tuple(values),
+            revealed,
+            tuple(before),
+            tuple(sorted(pairs)),
+            tuple(v for v, c in said if c == "sure"),
+        )
 
     def _show(self, seen, again: bool = False) -> None:
         """Draw what :meth:`_read` read, when it differs from what is drawn (or ``again``)."""
@@ -510,16 +623,21 @@ class InstructorView(pn.viewable.Viewer):
         if question is None:  # a number no question of this release has (a newer one chose it)
             log.warning("class: room %s shows question %s, which this release does not know", room.code, room.step)
             return
-        count = _t("instructor_count", lang, n=len(values)) + (_t("instructor_sure_count", lang, sure=len(sure))
-                                                               if sure else "")
-        self._count.object = (f"<div class='ae-prediction-count' aria-live='polite'>"
-                              f"{html.escape(count)}</div>")
-        round_line = (_t("instructor_round", lang, round=room.round, step=room.step) if question.is_step else
-                      _t("instructor_round_question", lang, round=room.round, exercise=question.key))
+        count = _t("instructor_count", lang, n=len(values)) + (
+            _t("instructor_sure_count", lang, sure=len(sure)) if sure else ""
+        )
+        self._count.object = f"<div class='ae-prediction-count' aria-live='polite'>{html.escape(count)}</div>"
+        round_line = (
+            _t("instructor_round", lang, round=room.round, step=room.step)
+            if question.is_step
+            else _t("instructor_round_question", lang, round=room.round, exercise=question.key)
+        )
         self._round.object = f"<div class='ae-round ae-label'>{html.escape(round_line)}</div>"
         # The package's own text (formulas as MathML), never anything a browser sent.
-        self._question.object = (f"<div class='ae-instructor-question'><h2>{html.escape(question_title(question, lang))}"
-                                 f"</h2>{question_html(question, lang)}</div>")
+        self._question.object = (
+            f"<div class='ae-instructor-question'><h2>{html.escape(question_title(question, lang))}"
+            f"</h2>{question_html(question, lang)}</div>"
+        )
         if self._questions.value != room.step:
             self._questions.value = room.step
         self._draw_scale(question)
@@ -535,12 +653,25 @@ class InstructorView(pn.viewable.Viewer):
         self._compare.visible = bool(before)
         if room.closes_at is not None and room.closed and not room.revealed:
             self._record_timeout(room)
-        vote = ("instructor_voting_revealed" if room.revealed else
-                "instructor_voting_closed" if room.closed else "instructor_voting_open")
-        vote_text = (_t("instructor_voting_closes_in", lang, seconds=max(0, math.ceil(room.closes_at - time.time())))
-                     if room.closes_at is not None and not room.closed else _t(vote, lang))
-        line = vote_text + (" " + _t("instructor_results_hidden", lang) if hidden else
-                                 " " + _t("instructor_sure_note", lang) if sure else "")
+        vote = (
+            "instructor_voting_revealed"
+            if room.revealed
+            else "instructor_voting_closed"
+            if room.closed
+            else "instructor_voting_open"
+        )
+        vote_text = (
+            _t("instructor_voting_closes_in", lang, seconds=max(0, math.ceil(room.closes_at - time.time())))
+            if room.closes_at is not None and not room.closed
+            else _t(vote, lang)
+        )
+        line = vote_text + (
+            " " + _t("instructor_results_hidden", lang)
+            if hidden
+            else " " + _t("instructor_sure_note", lang)
+            if sure
+            else ""
+        )
         self._vote_line.object = f"<div class='ae-vote-state ae-big'>{html.escape(line)}</div>"
         self._voting.label = _t("instructor_open_voting" if room.closed else "instructor_close_voting", lang)
         self._voting.disabled = room.revealed
@@ -553,7 +684,8 @@ class InstructorView(pn.viewable.Viewer):
             line = _t("instructor_hidden", lang)
             self._answer.update(location=None, visible=False)
         self._spread.object = f"<div class='ae-spread'>{html.escape(line)}</div>" + (
-            f"<div class='ae-compare ae-big'>{html.escape(compare)}</div>" if compare else "")
+            f"<div class='ae-compare ae-big'>{html.escape(compare)}</div>" if compare else ""
+        )
         if self._follow.value != room.follow:
             self._follow.value = room.follow
         if question.is_step and self.explorer.step != room.step:  # chosen in another instructor window
@@ -583,30 +715,62 @@ class InstructorView(pn.viewable.Viewer):
         spread = stats.spread(values, question.answer, question.within)
         share = lambda x: "–" if x is None else f"{round(100 * x)}%"  # noqa: E731
         if question.is_step:
-            line = (_t("instructor_spread", lang, answer=answer, gap=format_number(spread["median_gap"], 2, False),
-                       share=share(spread["share_within"]))
-                    if spread["n"] else _t("instructor_spread_empty", lang, answer=answer))
+            line = (
+                _t(
+                    "instructor_spread",
+                    lang,
+                    answer=answer,
+                    gap=format_number(spread["median_gap"], 2, False),
+                    share=share(spread["share_within"]),
+                )
+                if spread["n"]
+                else _t("instructor_spread_empty", lang, answer=answer)
+            )
         elif not spread["n"]:
             line = _t("instructor_spread_question_empty", lang, answer=answer)
         elif question.kind == "choice":
             line = _t("instructor_spread_choice", lang, answer=answer, share=share(spread["share_within"]))
         else:
-            line = _t("instructor_spread_question", lang, answer=answer, within=f"{question.within:g}",
-                      share=share(spread["share_within"]))
+            line = _t(
+                "instructor_spread_question",
+                lang,
+                answer=answer,
+                within=f"{question.within:g}",
+                share=share(spread["share_within"]),
+            )
         if not compared:
             return line, ""
         moved = stats.compare(before, values, pairs, question.answer, question.within)
         if question.is_step:
-            return line, _t("instructor_compare", lang, previous=room.round - 1, before=share(moved["share_before"]),
-                            after=share(moved["share_after"]), closer=moved["closer"], paired=moved["paired"])
+            return line, _t(
+                "instructor_compare",
+                lang,
+                previous=room.round - 1,
+                before=share(moved["share_before"]),
+                after=share(moved["share_after"]),
+                closer=moved["closer"],
+                paired=moved["paired"],
+            )
         right = lambda v: abs(v - question.answer) <= question.within + 1e-12  # noqa: E731
-        return line, _t("instructor_compare_question", lang, previous=room.round - 1,
-                        before=share(moved["share_before"]), after=share(moved["share_after"]),
-                        closer=sum(right(b) and not right(a) for a, b in pairs), paired=moved["paired"])
+        return line, _t(
+            "instructor_compare_question",
+            lang,
+            previous=room.round - 1,
+            before=share(moved["share_before"]),
+            after=share(moved["share_after"]),
+            closer=sum(right(b) and not right(a) for a, b in pairs),
+            paired=moved["paired"],
+        )
 
     def __panel__(self):
-        return pn.Column(self._keys, self._body, sizing_mode="stretch_width", max_width=1400, styles={"margin": "0 auto"},
-                         css_classes=["ae-instructor"])
+        return pn.Column(
+            self._keys,
+            self._body,
+            sizing_mode="stretch_width",
+            max_width=1400,
+            styles={"margin": "0 auto"},
+            css_classes=["ae-instructor"],
+        )
 
 
 def room_argument() -> str | None:
@@ -630,6 +794,10 @@ def instructor_page(context: ClassContext, language: str = DEFAULT_LANGUAGE) -> 
     if not context.has_secret:
         return _html(f"<p class='ae-big ae-error'>{html.escape(_t('instructor_no_key', language))}</p>")
     room = room_argument()
-    return InstructorView(code=normalise_code(room) or (room or ""), language=language,
-                          base_url=join_base(pn.state.headers, context.public_urls), store=context.store(),
-                          shared=context.shared)
+    return InstructorView(
+        code=normalise_code(room) or (room or ""),
+        language=language,
+        base_url=join_base(pn.state.headers, context.public_urls),
+        store=context.store(),
+        shared=context.shared,
+    )

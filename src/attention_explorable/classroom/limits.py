@@ -75,8 +75,10 @@ class SessionCap:
                 return builder(*args, **kwargs)
             if not self.admit(client):
                 message = text("class_too_many_sessions", language, limit=self.limit)
-                return pn.pane.HTML(f"<h1 class='ae-session-refused' role='alert' style='font-size:20px'>"
-                                    f"{html.escape(message)}</h1>", sizing_mode="stretch_width")
+                return pn.pane.HTML(
+                    f"<h1 class='ae-session-refused' role='alert' style='font-size:20px'>{html.escape(message)}</h1>",
+                    sizing_mode="stretch_width",
+                )
             pn.state.curdoc.on_session_destroyed(lambda _ctx: self.release(client))
             return builder(*args, **kwargs)
 
@@ -166,8 +168,11 @@ class ConnectionCap:
         since, count = self._refused.get(client, (0.0, 0))
         if now - since >= 60.0:
             logging.getLogger(__name__).warning(
-                "server: connections from %s refused beyond %d open at once%s", client, self.limit,
-                f" ({count} more in the last minute)" if count else "")
+                "server: connections from %s refused beyond %d open at once%s",
+                client,
+                self.limit,
+                f" ({count} more in the last minute)" if count else "",
+            )
             self._refused[client] = (now, 0)
         else:
             self._refused[client] = (since, count + 1)
@@ -198,6 +203,12 @@ class OncePerInterval:
             return False
         self._last[key] = now
         record.msg, record.args, record.exc_info, record.exc_text = (
-            f"server: out of file descriptors ({exc.strerror}); new connections wait "
-            f"(said once per {self.seconds:g} s)"), (), None, None
+            (
+                f"server: out of file descriptors ({exc.strerror}); new connections wait "
+                f"(said once per {self.seconds:g} s)"
+            ),
+            (),
+            None,
+            None,
+        )
         return True

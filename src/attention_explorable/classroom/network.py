@@ -41,7 +41,7 @@ def reachable_hosts(address: str) -> list[str]:
     names come first, since the instructor's own browser uses them.
     """
     hosts = ["localhost", "127.0.0.1"]
-    for h in (lan_addresses() if wildcard(address) else [address]):
+    for h in lan_addresses() if wildcard(address) else [address]:
         if h not in hosts:
             hosts.append(h)
     return hosts

@@ -163,9 +163,12 @@ def prompts() -> dict[str, tuple[str, str, tuple[str, ...], int]]:
             continue
         predictions, right = getattr(view, "PREDICTIONS", None), getattr(view, "RIGHT_PREDICTION", None)
         if predictions and right and getattr(view, "SECTION", ""):
-            out[f"{name}-prediction"] = (view.SECTION, f"{name}_predict_question",
-                                         tuple(f"{name}_predict_{p}" for p in predictions[1:]),
-                                         list(predictions).index(right) - 1)
+            out[f"{name}-prediction"] = (
+                view.SECTION,
+                f"{name}_predict_question",
+                tuple(f"{name}_predict_{p}" for p in predictions[1:]),
+                list(predictions).index(right) - 1,
+            )
     return out
 
 
@@ -173,8 +176,21 @@ def _prompt_questions() -> list[tuple[Question, None]]:
     out = []
     for key, (section, _question, options, right) in prompts().items():
         letters = tuple("ABCDEFGH"[: len(options)])
-        out.append((Question(question_number(key), key, section, "choice", float(right), 0.0,
-                             (0.0, float(len(letters) - 1)), letters), None))
+        out.append(
+            (
+                Question(
+                    question_number(key),
+                    key,
+                    section,
+                    "choice",
+                    float(right),
+                    0.0,
+                    (0.0, float(len(letters) - 1)),
+                    letters,
+                ),
+                None,
+            )
+        )
     return out
 
 
@@ -190,23 +206,37 @@ def _exercise_questions(language: str = "zh") -> list[tuple[Question, object]]:
             key = block.args[0]
             number = section.id.replace("sec-", "").replace("-", ".")
             if kind == "choice":
-                letters = tuple(m.group(1) for line in block.parts.get("options", "").splitlines()
-                                if (m := _OPTION.match(line)))
+                letters = tuple(
+                    m.group(1) for line in block.parts.get("options", "").splitlines() if (m := _OPTION.match(line))
+                )
                 answer = float(letters.index(block.options["answer"].strip().upper()))
-                question = Question(question_number(key), key, number, kind, answer, 0.0,
-                                    (0.0, float(len(letters) - 1)), letters)
+                question = Question(
+                    question_number(key), key, number, kind, answer, 0.0, (0.0, float(len(letters) - 1)), letters
+                )
             else:
                 answer, tol = float(block.options["answer"]), float(block.options.get("tol", 1e-6))
-                question = Question(question_number(key), key, number, kind, answer, tol,
-                                    (-NUMBER_LIMIT, NUMBER_LIMIT))
+                question = Question(question_number(key), key, number, kind, answer, tol, (-NUMBER_LIMIT, NUMBER_LIMIT))
             out.append((question, block))
     return out
 
 
 @functools.lru_cache(maxsize=None)
 def _registry(language: str) -> tuple[tuple[Question, object | None], ...]:
-    steps = [(Question(step.number, f"step-{step.number}", "3.8", "number", step.expected_output(), stats.WITHIN,
-                       PREDICTION_BOUNDS), None) for step in scenarios.STEPS]
+    steps = [
+        (
+            Question(
+                step.number,
+                f"step-{step.number}",
+                "3.8",
+                "number",
+                step.expected_output(),
+                stats.WITHIN,
+                PREDICTION_BOUNDS,
+            ),
+            None,
+        )
+        for step in scenarios.STEPS
+    ]
     found = steps + _exercise_questions(language) + _prompt_questions()
     numbers = [q.number for q, _ in found]
     if len(set(numbers)) != len(numbers):  # pragma: no cover - held by tests/classroom/test_questions.py
@@ -251,10 +281,19 @@ def question_label(question: Question, language: str) -> str:
         return text("question_step_label", language, section=question.section, title=text(step.title_key, language))
     if question.key in prompts():
         start = text(prompts()[question.key][1], language)
-        return text("question_prompt_label", language, title=question_title(question, language),
-                    start=start[:69] + "…" if len(start) > 70 else start)
-    return text("question_exercise_label", language, section=question.section, exercise=question.key,
-                start=_plain(_block(question, language).parts.get("question", "")))
+        return text(
+            "question_prompt_label",
+            language,
+            title=question_title(question, language),
+            start=start[:69] + "…" if len(start) > 70 else start,
+        )
+    return text(
+        "question_exercise_label",
+        language,
+        section=question.section,
+        exercise=question.key,
+        start=_plain(_block(question, language).parts.get("question", "")),
+    )
 
 
 def question_title(question: Question, language: str) -> str:
@@ -262,8 +301,12 @@ def question_title(question: Question, language: str) -> str:
     if question.is_step:
         return text(scenarios.get_step(question.number).title_key, language)
     if question.key in prompts():  # "3.7 prediction · <the explorable's heading>"
-        return text("question_prompt_title", language, section=question.section,
-                    heading=text(question.key.split("-")[0] + "_heading", language))
+        return text(
+            "question_prompt_title",
+            language,
+            section=question.section,
+            heading=text(question.key.split("-")[0] + "_heading", language),
+        )
     return text("question_exercise_title", language, section=question.section, exercise=question.key)
 
 
@@ -279,8 +322,10 @@ def question_html(question: Question, language: str) -> str:
 
     if question.key in prompts():
         _section, asked, options, _right = prompts()[question.key]
-        items = "".join(f"<li><b>{letter}.</b> {html.escape(text(key, language))}</li>"
-                        for letter, key in zip(question.options, options))
+        items = "".join(
+            f"<li><b>{letter}.</b> {html.escape(text(key, language))}</li>"
+            for letter, key in zip(question.options, options)
+        )
         return f"<p>{html.escape(text(asked, language))}</p><ul class='ae-options'>{items}</ul>"
     block = _block(question, language)
     return exercise_html(block, language) + options_html(block, language)
@@ -290,7 +335,14 @@ def page_questions(language: str) -> dict[str, dict]:
     """What a student's page shows of each exercise's question, by number (as text keys of JSON):
     ``kind``, ``title`` (:func:`question_title`), ``html`` (:func:`question_html`), ``options`` (letters) and
     ``bounds``. No answer."""
-    return {str(q.number): {"kind": q.kind, "title": question_title(q, language),
-                            "html": question_html(q, language), "options": list(q.options),
-                            "bounds": list(q.bounds)}
-            for q in all_questions() if not q.is_step}
+    return {
+        str(q.number): {
+            "kind": q.kind,
+            "title": question_title(q, language),
+            "html": question_html(q, language),
+            "options": list(q.options),
+            "bounds": list(q.bounds),
+        }
+        for q in all_questions()
+        if not q.is_step
+    }

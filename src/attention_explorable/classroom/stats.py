@@ -59,16 +59,28 @@ def histogram(values, lo: float = 2.0, hi: float = 10.0, width: float = BIN_WIDT
     centres = lo + width * np.arange(n)
     idx = np.floor((values - lo) / width + 0.5 + 1e-9).astype(int) if values.size else np.zeros(0, dtype=int)
     counts = np.bincount(np.clip(idx, 0, n - 1)[(idx >= 0) & (idx < n)], minlength=n)
-    bars = {"left": (centres - width / 2).tolist(), "right": (centres + width / 2).tolist(),
-            "count": counts.tolist(), "edge": [""] * n}
+    bars = {
+        "left": (centres - width / 2).tolist(),
+        "right": (centres + width / 2).tolist(),
+        "count": counts.tolist(),
+        "edge": [""] * n,
+    }
     below, above = int(np.sum(idx < 0)), int(np.sum(idx >= n))
     if below:
-        for key, value in (("left", lo - 1.5 * width), ("right", lo - 0.5 * width), ("count", below),
-                           ("edge", "below")):
+        for key, value in (
+            ("left", lo - 1.5 * width),
+            ("right", lo - 0.5 * width),
+            ("count", below),
+            ("edge", "below"),
+        ):
             bars[key].insert(0, value)
     if above:
-        for key, value in (("left", hi + 0.5 * width), ("right", hi + 1.5 * width), ("count", above),
-                           ("edge", "above")):
+        for key, value in (
+            ("left", hi + 0.5 * width),
+            ("right", hi + 1.5 * width),
+            ("count", above),
+            ("edge", "above"),
+        ):
             bars[key].append(value)
     return bars
 
@@ -90,8 +102,11 @@ def spread(values, answer: float, within: float = WITHIN) -> dict[str, float | i
     gaps = np.abs(np.asarray(list(values), dtype=float) - answer)
     if gaps.size == 0:
         return {"n": 0, "median_gap": None, "share_within": None}
-    return {"n": int(gaps.size), "median_gap": float(np.median(gaps)),
-            "share_within": float(np.mean(gaps <= within + 1e-12))}
+    return {
+        "n": int(gaps.size),
+        "median_gap": float(np.median(gaps)),
+        "share_within": float(np.mean(gaps <= within + 1e-12)),
+    }
 
 
 def compare(before, after, pairs, answer: float, within: float = WITHIN) -> dict[str, float | int | None]:
@@ -118,7 +133,10 @@ def compare(before, after, pairs, answer: float, within: float = WITHIN) -> dict
     {'share_before': 0.0, 'share_after': 0.5, 'paired': 2, 'closer': 2, 'farther': 0}
     """
     gaps = [(abs(a - answer), abs(b - answer)) for a, b in pairs]
-    return {"share_before": spread(before, answer, within)["share_within"],
-            "share_after": spread(after, answer, within)["share_within"],
-            "paired": len(gaps), "closer": sum(b < a - 1e-12 for a, b in gaps),
-            "farther": sum(b > a + 1e-12 for a, b in gaps)}
+    return {
+        "share_before": spread(before, answer, within)["share_within"],
+        "share_after": spread(after, answer, within)["share_within"],
+        "paired": len(gaps),
+        "closer": sum(b < a - 1e-12 for a, b in gaps),
+        "farther": sum(b > a + 1e-12 for a, b in gaps),
+    }

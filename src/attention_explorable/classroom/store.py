@@ -66,8 +66,20 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import (Boolean, Float, ForeignKey, Integer, String, UniqueConstraint, create_engine, delete,
-                        event, func, select, update)
+from sqlalchemy import (
+    Boolean,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    UniqueConstraint,
+    create_engine,
+    delete,
+    event,
+    func,
+    select,
+    update,
+)
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
@@ -99,12 +111,14 @@ ROOM_LIFETIME_S = 24 * 3600.0
 def _writes_room(method):
     """``method(self, code, ...)`` writes room ``code``: counted in :meth:`Store.changes` once it returned
     (a refused :class:`Submitted` is no change)."""
+
     @functools.wraps(method)
     def counted(self, code, *args, **kwargs):
         result = method(self, code, *args, **kwargs)
         if not (isinstance(result, Submitted) and not result.ok):
             self._changed(normalise_code(code) or code)
         return result
+
     return counted
 
 
@@ -284,8 +298,8 @@ def check_url(url: str) -> str | None:
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")      # readers never block the writer; several processes share it
-    cursor.execute("PRAGMA synchronous=NORMAL")    # a commit survives the process being killed
+    cursor.execute("PRAGMA journal_mode=WAL")  # readers never block the writer; several processes share it
+    cursor.execute("PRAGMA synchronous=NORMAL")  # a commit survives the process being killed
     cursor.execute("PRAGMA busy_timeout=10000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
@@ -353,8 +367,10 @@ class Store:
                 except IntegrityError:
                     s.rollback()
             elif stored > SCHEMA_VERSION:
-                raise StoreError(f"the database {self.engine.url!r} holds schema version {stored}, newer than "
-                                 f"this release's {SCHEMA_VERSION}: use a newer attention-explorable")
+                raise StoreError(
+                    f"the database {self.engine.url!r} holds schema version {stored}, newer than "
+                    f"this release's {SCHEMA_VERSION}: use a newer attention-explorable"
+                )
 
     # --- changes made through this object ------------------------------------------------
     def _changed(self, code: str) -> None:
@@ -409,17 +425,40 @@ class Store:
     def _room_rows(self, s: Session, where, now: float):
         ended = select(RoomEnd.room_id).where(RoomEnd.room_id == Room.id).exists()
         current = (Round.room_id == Room.id) & (Round.number == Room.round)
-        revealed = select(Reveal.round_id).join(Round, Round.id == Reveal.round_id).where(
-            current, Reveal.step == Room.step).exists()
-        closed = select(VotingClose.round_id).join(Round, Round.id == VotingClose.round_id).where(
-            current, VotingClose.step == Room.step, VotingClose.reopened_at.is_(None)).exists()
-        timer = select(VotingTimer.closes_at).join(Round, Round.id == VotingTimer.round_id).where(
-            current, VotingTimer.step == Room.step).scalar_subquery()
-        q = select(Room.code, Room.step, Room.round, Room.follow, Room.created_at, ended, closed, revealed,
-                   timer).where(where)
-        return [RoomState(code, step, rnd, follow, bool(gone) or now - created >= ROOM_LIFETIME_S,
-                          bool(shut) or bool(shown) or (at is not None and now >= at), bool(shown), at)
-                for code, step, rnd, follow, created, gone, shut, shown, at in s.execute(q)]
+        revealed = (
+            select(Reveal.round_id)
+            .join(Round, Round.id == Reveal.round_id)
+            .where(current, Reveal.step == Room.step)
+            .exists()
+        )
+        closed = (
+            select(VotingClose.round_id)
+            .join(Round, Round.id == VotingClose.round_id)
+            .where(current, VotingClose.step == Room.step, VotingClose.reopened_at.is_(None))
+            .exists()
+        )
+        timer = (
+            select(VotingTimer.closes_at)
+            .join(Round, Round.id == VotingTimer.round_id)
+            .where(current, VotingTimer.step == Room.step)
+            .scalar_subquery()
+        )
+        q = select(
+            Room.code, Room.step, Room.round, Room.follow, Room.created_at, ended, closed, revealed, timer
+        ).where(where)
+        return [
+            RoomState(
+                code,
+                step,
+                rnd,
+                follow,
+                bool(gone) or now - created >= ROOM_LIFETIME_S,
+                bool(shut) or bool(shown) or (at is not None and now >= at),
+                bool(shown),
+                at,
+            )
+            for code, step, rnd, follow, created, gone, shut, shown, at in s.execute(q)
+        ]
 
     def room(self, code: str, now: float | None = None) -> RoomState | None:
         """The room with join code ``code`` (any case), or None (an ended one too, with ``ended``)."""
@@ -510,8 +549,16 @@ class Store:
 
     # --- predictions -------------------------------------------------------------------
     @_writes_room
-    def submit(self, code: str, student: str, step: int, value, now: float | None = None,
-               bounds: tuple[float, float] = (-20.0, 20.0), confidence: str | None = None) -> Submitted:
+    def submit(
+        self,
+        code: str,
+        student: str,
+        step: int,
+        value,
+        now: float | None = None,
+        bounds: tuple[float, float] = (-20.0, 20.0),
+        confidence: str | None = None,
+    ) -> Submitted:
         """Store ``student``'s prediction ``value`` for ``step`` in the current round of room ``code``.
 
         One prediction per student per step per round: a later one replaces
@@ -541,20 +588,32 @@ class Store:
             # writer at a time): the check below and the answer's commit see the same voting state.
             if self._voting_closed(s, round_id, step, now):
                 return Submitted(False, "closed", number)
-            last = s.scalar(select(func.max(Prediction.submitted_at)).join(Round, Round.id == Prediction.round_id)
-                            .join(Room, Room.id == Round.room_id)
-                            .where(Room.code == code, Prediction.student == student))
+            last = s.scalar(
+                select(func.max(Prediction.submitted_at))
+                .join(Round, Round.id == Prediction.round_id)
+                .join(Room, Room.id == Round.room_id)
+                .where(Room.code == code, Prediction.student == student)
+            )
             if last is not None and now - last < MIN_SUBMIT_INTERVAL_S:
                 return Submitted(False, "rate", number)
-            old = s.scalar(select(Prediction).where(Prediction.round_id == round_id, Prediction.step == step,
-                                                    Prediction.student == student))
+            old = s.scalar(
+                select(Prediction).where(
+                    Prediction.round_id == round_id, Prediction.step == step, Prediction.student == student
+                )
+            )
             self._say_confidence(s, round_id, step, student, confidence)
             if old is None:
-                s.add(Prediction(round_id=round_id, step=step, student=student, value=float(value),
-                                 submitted_at=now, revisions=0))
+                s.add(
+                    Prediction(
+                        round_id=round_id, step=step, student=student, value=float(value), submitted_at=now, revisions=0
+                    )
+                )
             else:
-                s.add(EarlierPrediction(round_id=round_id, step=step, student=student, value=old.value,
-                                        submitted_at=old.submitted_at))
+                s.add(
+                    EarlierPrediction(
+                        round_id=round_id, step=step, student=student, value=old.value, submitted_at=old.submitted_at
+                    )
+                )
                 old.value, old.submitted_at, old.revisions = float(value), now, old.revisions + 1
             try:
                 s.commit()
@@ -566,10 +625,16 @@ class Store:
                 where = (Prediction.round_id == round_id, Prediction.step == step, Prediction.student == student)
                 earlier = s.execute(select(Prediction.value, Prediction.submitted_at).where(*where)).first()
                 if earlier is not None:
-                    s.add(EarlierPrediction(round_id=round_id, step=step, student=student, value=earlier[0],
-                                            submitted_at=earlier[1]))
-                s.execute(update(Prediction).where(*where)
-                          .values(value=float(value), submitted_at=now, revisions=Prediction.revisions + 1))
+                    s.add(
+                        EarlierPrediction(
+                            round_id=round_id, step=step, student=student, value=earlier[0], submitted_at=earlier[1]
+                        )
+                    )
+                s.execute(
+                    update(Prediction)
+                    .where(*where)
+                    .values(value=float(value), submitted_at=now, revisions=Prediction.revisions + 1)
+                )
                 s.commit()
             return Submitted(True, round=number)
 
@@ -584,14 +649,20 @@ class Store:
         """
         s.execute(select(Round.id).where(Round.id == round_id).with_for_update(read=True))
         shut, timer = s.get(VotingClose, (round_id, step)), s.get(VotingTimer, (round_id, step))
-        return ((shut is not None and shut.reopened_at is None) or s.get(Reveal, (round_id, step)) is not None
-                or (timer is not None and now >= timer.closes_at))
+        return (
+            (shut is not None and shut.reopened_at is None)
+            or s.get(Reveal, (round_id, step)) is not None
+            or (timer is not None and now >= timer.closes_at)
+        )
 
     @staticmethod
     def _say_confidence(s: Session, round_id: int, step: int, student: str, confidence: str | None) -> None:
         """Within ``s``: the student's confidence of their answer is ``confidence`` now (None: none said)."""
-        s.execute(delete(Confidence).where(Confidence.round_id == round_id, Confidence.step == step,
-                                           Confidence.student == student))
+        s.execute(
+            delete(Confidence).where(
+                Confidence.round_id == round_id, Confidence.step == step, Confidence.student == student
+            )
+        )
         if confidence is not None:
             s.add(Confidence(round_id=round_id, step=step, student=student, confidence=confidence))
 
@@ -604,9 +675,15 @@ class Store:
                 return []
             rows = s.execute(
                 select(Prediction.value, Confidence.confidence)
-                .outerjoin(Confidence, (Confidence.round_id == Prediction.round_id) & (Confidence.step == Prediction.step)
-                           & (Confidence.student == Prediction.student))
-                .where(Prediction.round_id == current[0], Prediction.step == step).order_by(Prediction.submitted_at))
+                .outerjoin(
+                    Confidence,
+                    (Confidence.round_id == Prediction.round_id)
+                    & (Confidence.step == Prediction.step)
+                    & (Confidence.student == Prediction.student),
+                )
+                .where(Prediction.round_id == current[0], Prediction.step == step)
+                .order_by(Prediction.submitted_at)
+            )
             return [(value, confidence) for value, confidence in rows]
 
     def prediction(self, code: str, student: str, step: int, round: int | None = None) -> float | None:
@@ -615,8 +692,11 @@ class Store:
             current = self._round_id(s, normalise_code(code) or "", round)
             if current is None:
                 return None
-            return s.scalar(select(Prediction.value).where(
-                Prediction.round_id == current[0], Prediction.step == step, Prediction.student == student))
+            return s.scalar(
+                select(Prediction.value).where(
+                    Prediction.round_id == current[0], Prediction.step == step, Prediction.student == student
+                )
+            )
 
     def latest_prediction(self, code: str, student: str) -> tuple[int, float] | None:
         """(step, value) of ``student``'s latest prediction in the current round, or None."""
@@ -624,9 +704,12 @@ class Store:
             current = self._round_id(s, normalise_code(code) or "")
             if current is None:
                 return None
-            row = s.execute(select(Prediction.step, Prediction.value)
-                            .where(Prediction.round_id == current[0], Prediction.student == student)
-                            .order_by(Prediction.submitted_at.desc()).limit(1)).first()
+            row = s.execute(
+                select(Prediction.step, Prediction.value)
+                .where(Prediction.round_id == current[0], Prediction.student == student)
+                .order_by(Prediction.submitted_at.desc())
+                .limit(1)
+            ).first()
             return (row[0], row[1]) if row else None
 
     def values(self, code: str, step: int, round: int | None = None) -> list[float]:
@@ -635,8 +718,13 @@ class Store:
             current = self._round_id(s, code, round)
             if current is None:
                 return []
-            return list(s.scalars(select(Prediction.value).where(
-                Prediction.round_id == current[0], Prediction.step == step).order_by(Prediction.submitted_at)))
+            return list(
+                s.scalars(
+                    select(Prediction.value)
+                    .where(Prediction.round_id == current[0], Prediction.step == step)
+                    .order_by(Prediction.submitted_at)
+                )
+            )
 
     def pairs(self, code: str, step: int, first: int, second: int) -> list[tuple[float, float]]:
         """(prediction in round ``first``, prediction in round ``second``) of every student who answered
@@ -645,8 +733,11 @@ class Store:
             a, b = self._round_id(s, code, first), self._round_id(s, code, second)
             if a is None or b is None:
                 return []
-            rows = s.execute(select(Prediction.round_id, Prediction.student, Prediction.value).where(
-                Prediction.round_id.in_([a[0], b[0]]), Prediction.step == step))
+            rows = s.execute(
+                select(Prediction.round_id, Prediction.student, Prediction.value).where(
+                    Prediction.round_id.in_([a[0], b[0]]), Prediction.step == step
+                )
+            )
             by: dict[str, dict[int, float]] = {}
             for round_id, student, value in rows:
                 by.setdefault(student, {})[round_id] = value
@@ -721,9 +812,11 @@ class Store:
         """
         with Session(self.engine) as s:
             round_id = self._current_round_without_countdown(s, code, step)
-            s.execute(update(VotingClose).where(VotingClose.round_id == round_id, VotingClose.step == step,
-                                                VotingClose.reopened_at.is_(None))
-                      .values(reopened_at=time.time() if now is None else now))
+            s.execute(
+                update(VotingClose)
+                .where(VotingClose.round_id == round_id, VotingClose.step == step, VotingClose.reopened_at.is_(None))
+                .values(reopened_at=time.time() if now is None else now)
+            )
             s.commit()
 
     @_writes_room
@@ -749,8 +842,11 @@ class Store:
                 s.commit()
             except IntegrityError:  # started in another window at the same moment: this one's time wins
                 s.rollback()
-                s.execute(update(VotingTimer).where(VotingTimer.round_id == round_id, VotingTimer.step == step)
-                          .values(closes_at=now + seconds))
+                s.execute(
+                    update(VotingTimer)
+                    .where(VotingTimer.round_id == round_id, VotingTimer.step == step)
+                    .values(closes_at=now + seconds)
+                )
                 s.commit()
         return now + seconds
 
@@ -774,27 +870,64 @@ class Store:
         """
         with Session(self.engine) as s:
             rows = s.execute(
-                select(Room.code, Round.number, Prediction.step, Prediction.student, Prediction.value,
-                       Prediction.submitted_at, Prediction.revisions, Reveal.revealed_at, VotingClose.closed_at,
-                       Round.id, Confidence.confidence)
-                .join(Round, Round.room_id == Room.id).join(Prediction, Prediction.round_id == Round.id)
-                .outerjoin(Confidence, (Confidence.round_id == Round.id) & (Confidence.step == Prediction.step)
-                           & (Confidence.student == Prediction.student))
+                select(
+                    Room.code,
+                    Round.number,
+                    Prediction.step,
+                    Prediction.student,
+                    Prediction.value,
+                    Prediction.submitted_at,
+                    Prediction.revisions,
+                    Reveal.revealed_at,
+                    VotingClose.closed_at,
+                    Round.id,
+                    Confidence.confidence,
+                )
+                .join(Round, Round.room_id == Room.id)
+                .join(Prediction, Prediction.round_id == Round.id)
+                .outerjoin(
+                    Confidence,
+                    (Confidence.round_id == Round.id)
+                    & (Confidence.step == Prediction.step)
+                    & (Confidence.student == Prediction.student),
+                )
                 .outerjoin(Reveal, (Reveal.round_id == Round.id) & (Reveal.step == Prediction.step))
                 .outerjoin(VotingClose, (VotingClose.round_id == Round.id) & (VotingClose.step == Prediction.step))
-                .where(Room.code == code).order_by(Round.number, Prediction.step, Prediction.submitted_at)).all()
+                .where(Room.code == code)
+                .order_by(Round.number, Prediction.step, Prediction.submitted_at)
+            ).all()
             earlier: dict[tuple, list[float]] = {}
             for round_id, step, student, value in s.execute(
-                    select(EarlierPrediction.round_id, EarlierPrediction.step, EarlierPrediction.student,
-                           EarlierPrediction.value)
-                    .join(Round, Round.id == EarlierPrediction.round_id).join(Room, Room.id == Round.room_id)
-                    .where(Room.code == code).order_by(EarlierPrediction.submitted_at, EarlierPrediction.id)):
+                select(
+                    EarlierPrediction.round_id,
+                    EarlierPrediction.step,
+                    EarlierPrediction.student,
+                    EarlierPrediction.value,
+                )
+                .join(Round, Round.id == EarlierPrediction.round_id)
+                .join(Room, Room.id == Round.room_id)
+                .where(Room.code == code)
+                .order_by(EarlierPrediction.submitted_at, EarlierPrediction.id)
+            ):
                 earlier.setdefault((round_id, step, student), []).append(value)
-            return [dict(room=r[0], round=r[1], step=r[2], student=r[3], prediction=r[4], submitted_at=r[5],
-                         revisions=r[6], earlier=earlier.get((r[9], r[2], r[3]), []), revealed=r[7] is not None,
-                         revealed_at=r[7], closed_at=r[8], after_close=r[8] is not None and r[5] > r[8],
-                         confidence=r[10])
-                    for r in rows]
+            return [
+                dict(
+                    room=r[0],
+                    round=r[1],
+                    step=r[2],
+                    student=r[3],
+                    prediction=r[4],
+                    submitted_at=r[5],
+                    revisions=r[6],
+                    earlier=earlier.get((r[9], r[2], r[3]), []),
+                    revealed=r[7] is not None,
+                    revealed_at=r[7],
+                    closed_at=r[8],
+                    after_close=r[8] is not None and r[5] > r[8],
+                    confidence=r[10],
+                )
+                for r in rows
+            ]
 
     def export_csv(self, code: str, questions: dict[int, str] | None = None) -> str:
         """:meth:`export_rows` as CSV text (UTF-8), cells neutralised against spreadsheet formulas.
@@ -806,16 +939,46 @@ class Store:
         """
         stamp = lambda t: "" if t is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))  # noqa: E731
         out = io.StringIO()
-        fields = ["room", "round", "step", "question", "student", "prediction", "confidence", "submitted_at_utc", "revisions",
-                  "earlier_predictions", "after_close", "voting_closed_at_utc", "revealed", "revealed_at_utc"]
+        fields = [
+            "room",
+            "round",
+            "step",
+            "question",
+            "student",
+            "prediction",
+            "confidence",
+            "submitted_at_utc",
+            "revisions",
+            "earlier_predictions",
+            "after_close",
+            "voting_closed_at_utc",
+            "revealed",
+            "revealed_at_utc",
+        ]
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(fields)
         for row in self.export_rows(code):
-            writer.writerow([neutralise(c) for c in (
-                row["room"], row["round"], row["step"], (questions or {}).get(row["step"], ""), row["student"], repr(float(row["prediction"])),
-                row["confidence"] or "", stamp(row["submitted_at"]), row["revisions"], ";".join(repr(float(v)) for v in row["earlier"]),
-                "yes" if row["after_close"] else "no", stamp(row["closed_at"]), "yes" if row["revealed"] else "no",
-                stamp(row["revealed_at"]))])
+            writer.writerow(
+                [
+                    neutralise(c)
+                    for c in (
+                        row["room"],
+                        row["round"],
+                        row["step"],
+                        (questions or {}).get(row["step"], ""),
+                        row["student"],
+                        repr(float(row["prediction"])),
+                        row["confidence"] or "",
+                        stamp(row["submitted_at"]),
+                        row["revisions"],
+                        ";".join(repr(float(v)) for v in row["earlier"]),
+                        "yes" if row["after_close"] else "no",
+                        stamp(row["closed_at"]),
+                        "yes" if row["revealed"] else "no",
+                        stamp(row["revealed_at"]),
+                    )
+                ]
+            )
         return out.getvalue()
 
     # --- instructor logins ----------------------------------------------------------------------
@@ -838,8 +1001,10 @@ class Store:
                 return False
             if known:
                 return True
-            return (count(s, LoginFailure.client == client[:64]) < LOGIN_FAILURES_ALLOWED
-                    and count(s, LoginFailure.client.not_like(_BROWSER + "%")) < LOGIN_FAILURES_ALL)
+            return (
+                count(s, LoginFailure.client == client[:64]) < LOGIN_FAILURES_ALLOWED
+                and count(s, LoginFailure.client.not_like(_BROWSER + "%")) < LOGIN_FAILURES_ALL
+            )
 
     def login_failed(self, client: str, browser: str = "", now: float | None = None) -> None:
         """Count a failed login of address ``client`` (and of ``browser``, when given)."""

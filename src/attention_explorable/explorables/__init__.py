@@ -59,14 +59,17 @@ class Registration:
 
 
 #: The registry: name -> :class:`Registration`, in the order the pages are listed.
-EXPLORABLES: dict[str, Registration] = {r.name: r for r in [
-    Registration("steps", "attention_explorable.explorables.steps:StepsExplorer"),
-    Registration("vector", "attention_explorable.explorables.vector:VectorExplorer"),
-    Registration("matrix", "attention_explorable.explorables.matrix:MatrixExplorer"),
-    Registration("selfcross", "attention_explorable.explorables.selfcross:SelfCrossExplorer"),
-    Registration("qkv", "attention_explorable.explorables.qkv:QkvExplorer"),
-    Registration("contexts", "attention_explorable.explorables.contexts:ContextsExplorer"),
-]}
+EXPLORABLES: dict[str, Registration] = {
+    r.name: r
+    for r in [
+        Registration("steps", "attention_explorable.explorables.steps:StepsExplorer"),
+        Registration("vector", "attention_explorable.explorables.vector:VectorExplorer"),
+        Registration("matrix", "attention_explorable.explorables.matrix:MatrixExplorer"),
+        Registration("selfcross", "attention_explorable.explorables.selfcross:SelfCrossExplorer"),
+        Registration("qkv", "attention_explorable.explorables.qkv:QkvExplorer"),
+        Registration("contexts", "attention_explorable.explorables.contexts:ContextsExplorer"),
+    ]
+}
 
 
 def register(registration: Registration) -> None:
@@ -127,5 +130,6 @@ def explorable_class(name: str) -> type:
 
 def registering_modules() -> list[str]:
     """The modules outside this package that registered explorables (a page builder imports them too)."""
-    return sorted({r.viewer.split(":")[0] for r in EXPLORABLES.values()
-                   if not r.viewer.startswith("attention_explorable.")})
+    return sorted(
+        {r.viewer.split(":")[0] for r in EXPLORABLES.values() if not r.viewer.startswith("attention_explorable.")}
+    )

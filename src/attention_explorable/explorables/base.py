@@ -145,14 +145,14 @@ class ScriptedPane(pn.pane.HTML):
 
     def _get_model(self, doc, root=None, parent=None, comm=None):
         model = super()._get_model(doc, root, parent, comm)
-        doc.js_on_event("document_ready", CustomJS(code=web_module(self.script), module=True,
-                                                   args={"host": model, **self.settings}))
+        doc.js_on_event(
+            "document_ready", CustomJS(code=web_module(self.script), module=True, args={"host": model, **self.settings})
+        )
         return model
 
 
 # A Selector of strings travels as its string (the browser sends only its objects).
-_PROPERTY = {param.Integer: Int, param.Number: Float, param.Boolean: Bool, param.String: String,
-             param.Selector: String}
+_PROPERTY = {param.Integer: Int, param.Number: Float, param.Boolean: Bool, param.String: String, param.Selector: String}
 
 
 @lru_cache(maxsize=None)
@@ -177,8 +177,17 @@ def bokeh_pane(model) -> pn.pane.Bokeh:
 
 def html_model(css_class: str, **kw) -> HTMLModel:
     """A readout the browser draws (Panel's HTML model; its ``text`` is escaped HTML)."""
-    return HTMLModel(**{"text": "", "css_classes": ["ae-readout", css_class], "stylesheets": [ui.CSS],
-                        "margin": (2, 5), "sizing_mode": "stretch_width", "syncable": False, **kw})
+    return HTMLModel(
+        **{
+            "text": "",
+            "css_classes": ["ae-readout", css_class],
+            "stylesheets": [ui.CSS],
+            "margin": (2, 5),
+            "sizing_mode": "stretch_width",
+            "syncable": False,
+            **kw,
+        }
+    )
 
 
 def screen_reader_model(css_class: str, live: bool = False) -> HTMLModel:
@@ -219,8 +228,12 @@ def prediction_models(name: str, language: str, predictions) -> dict:
     question.text = html.escape(f"<b>{html.escape(text(f'{name}_predict_question', language))}</b>")
     return {
         "question": question,
-        "prediction_choice": controls.choice([text(f"{name}_predict_{p}", language) for p in predictions[1:]],
-                                             None, f"ae-{name}-prediction", orientation="vertical"),
+        "prediction_choice": controls.choice(
+            [text(f"{name}_predict_{p}", language) for p in predictions[1:]],
+            None,
+            f"ae-{name}-prediction",
+            orientation="vertical",
+        ),
         "predict_check": controls.button(text("predict_check", language), f"ae-{name}-check", "primary"),
         "predict_skip": controls.button(text("skip_prediction", language), f"ae-{name}-skip"),
         "feedback": html_model(f"ae-{name}-feedback"),
@@ -255,11 +268,17 @@ class Explorable(pn.viewable.Viewer):
     once their models exist, giving the models whose events the module handles.
     """
 
-    language = param.Selector(default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True,
-                              doc="Language of the interface text.")
-    link_prefix = param.String("", constant=True, doc=(
-        "What this explorable's parameters are called in a deep link: '' on a page of its own "
-        "(?temperature=0.05), 'steps.' on the textbook page (?steps.temperature=0.05)."))
+    language = param.Selector(
+        default=DEFAULT_LANGUAGE, objects=list(STRINGS), constant=True, doc="Language of the interface text."
+    )
+    link_prefix = param.String(
+        "",
+        constant=True,
+        doc=(
+            "What this explorable's parameters are called in a deep link: '' on a page of its own "
+            "(?temperature=0.05), 'steps.' on the textbook page (?steps.temperature=0.05)."
+        ),
+    )
     #: The explorable's view module (``views/<name>.py``): its ``<name>_view(state, config)`` and
     #: ``STATE_NAMES`` give ``_name``, ``_view_function`` and ``_state_params`` (see ``__init_subclass__``).
     _view_module = None
@@ -335,8 +354,13 @@ class Explorable(pn.viewable.Viewer):
             raise ValueError(f"path {str(path)!r} is a folder; give a file name such as 'explorable.html'")
         if not target.parent.is_dir():
             raise ValueError(f"path {str(path)!r}: the folder {str(target.parent)!r} does not exist")
-        heading = title if title is not None else self._t(EXPLORABLES[self._name].heading_key) \
-            if self._name in EXPLORABLES else self._name
+        heading = (
+            title
+            if title is not None
+            else self._t(EXPLORABLES[self._name].heading_key)
+            if self._name in EXPLORABLES
+            else self._name
+        )
         from ..native import student_page  # (native reads this module)
 
         lang = HTML_LANG.get(self.language, self.language)
@@ -411,16 +435,22 @@ class Explorable(pn.viewable.Viewer):
                 params.append({"name": name, "kind": "text"})
             else:
                 lo, hi = p.bounds
-                params.append({"name": name, "kind": "integer" if isinstance(p, param.Integer) else "number",
-                               "lo": lo, "hi": hi})
+                params.append(
+                    {"name": name, "kind": "integer" if isinstance(p, param.Integer) else "number", "lo": lo, "hi": hi}
+                )
         defaults = {name: self.param[name].default for name in self._link_params}
-        spec = {"prefix": self.link_prefix, "params": params, "defaults": defaults,
-                "messages": {"clamped": self._t("link_clamped"), "junk": self._t("link_junk")}}
+        spec = {
+            "prefix": self.link_prefix,
+            "params": params,
+            "defaults": defaults,
+            "messages": {"clamped": self._t("link_clamped"), "junk": self._t("link_junk")},
+        }
         reset = self._link_starts()
         if reset:
             spec["reset"], starts = reset
-            spec["starts"] = {str(k): {n: v for n, v in start.items() if n in self._link_params}
-                              for k, start in starts.items()}
+            spec["starts"] = {
+                str(k): {n: v for n, v in start.items() if n in self._link_params} for k, start in starts.items()
+            }
             defaults.update(spec["starts"][str(defaults[spec["reset"]])])
         return spec
 
@@ -470,8 +500,11 @@ class Explorable(pn.viewable.Viewer):
         if isinstance(p, param.Selector):
             return isinstance(value, str) and value in p.objects
         if isinstance(p, param.String):
-            return isinstance(value, str) and len(value) <= 10_000 and (
-                p.regex is None or re.match(p.regex, value) is not None)
+            return (
+                isinstance(value, str)
+                and len(value) <= 10_000
+                and (p.regex is None or re.match(p.regex, value) is not None)
+            )
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return False
         if isinstance(p, param.Integer) and value != int(value):
@@ -512,15 +545,18 @@ class Explorable(pn.viewable.Viewer):
         (``"value"``) or an event name (``"button_click"``, ``"tap"``).
         """
         config = {**self._config(), "link": self.link_spec()} if self._link_params else self._config()
-        callback = CustomJS(code=web_module(self._name), module=True,
-                            args={"state": self._state, "models": self._models(), "config": config})
+        callback = CustomJS(
+            code=web_module(self._name),
+            module=True,
+            args={"state": self._state, "models": self._models(), "config": config},
+        )
         doc = pn.state.curdoc
         if doc is not None and self._link_params:  # a page opened with a link (static pages)
             doc.js_on_event("document_ready", callback)
         for name in self._state_params:
             self._state.js_on_change(name, callback)
         for model, what in events.items():
-            for item in (what if isinstance(what, (list, tuple)) else [what]):
+            for item in what if isinstance(what, (list, tuple)) else [what]:
                 if item in model.properties():
                     model.js_on_change(item, callback)
                 else:

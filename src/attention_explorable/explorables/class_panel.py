@@ -31,21 +31,59 @@ from ..classroom.questions import page_questions
 from ..views.steps import PREDICTION_BOUNDS, steps_config
 
 #: Keys of the strings the browser shows (``web/classroom.js``).
-BROWSER_STRINGS = ("class_room", "class_joined", "class_submitted", "class_submitted_restored", "class_pending",
-                   "class_need_prediction", "class_refused_value", "class_refused_rate", "class_refused_guessing",
-                   "class_refused_room", "class_refused_student", "class_refused_step", "class_refused_server",
-                   "class_refused_slow", "class_refused_busy", "class_refused_wait", "class_refused_ended",
-                   "class_refused_elsewhere", "class_refused_message", "class_refused_closed", "class_new_round",
-                   "class_voting_closed", "class_revealed", "class_demo_waits", "class_result",
-                   "class_result_no_prediction", "class_result_class", "class_result_class_one", "class_result_nobody",
-                   "class_refused_confidence", "class_voting_closes_in",
-                   "class_lost_received",
-                   "class_lost_not_received", "class_lost_none", "class_needs_server", "connection_lost",
-                   "class_question_title", "class_question_submit", "class_question_placeholder", "class_question_hide",
-                   "class_question_show", "class_question_submitted", "class_question_choose",
-                   "class_question_malformed", "class_question_result", "class_question_result_none",
-                   "class_question_class", "class_question_class_one", "class_question_unknown",
-                   "class_lost_received_question", "class_lost_not_received_question")
+BROWSER_STRINGS = (
+    "class_room",
+    "class_joined",
+    "class_submitted",
+    "class_submitted_restored",
+    "class_pending",
+    "class_need_prediction",
+    "class_refused_value",
+    "class_refused_rate",
+    "class_refused_guessing",
+    "class_refused_room",
+    "class_refused_student",
+    "class_refused_step",
+    "class_refused_server",
+    "class_refused_slow",
+    "class_refused_busy",
+    "class_refused_wait",
+    "class_refused_ended",
+    "class_refused_elsewhere",
+    "class_refused_message",
+    "class_refused_closed",
+    "class_new_round",
+    "class_voting_closed",
+    "class_revealed",
+    "class_demo_waits",
+    "class_result",
+    "class_result_no_prediction",
+    "class_result_class",
+    "class_result_class_one",
+    "class_result_nobody",
+    "class_refused_confidence",
+    "class_voting_closes_in",
+    "class_lost_received",
+    "class_lost_not_received",
+    "class_lost_none",
+    "class_needs_server",
+    "connection_lost",
+    "class_question_title",
+    "class_question_submit",
+    "class_question_placeholder",
+    "class_question_hide",
+    "class_question_show",
+    "class_question_submitted",
+    "class_question_choose",
+    "class_question_malformed",
+    "class_question_result",
+    "class_question_result_none",
+    "class_question_class",
+    "class_question_class_one",
+    "class_question_unknown",
+    "class_lost_received_question",
+    "class_lost_not_received_question",
+)
 
 _SUBMITTED_CSS = ":host { color: var(--ae-right, #1b7a2e); font-weight: 600; }"
 _VOTE_CSS = ":host { font-weight: 600; }"
@@ -58,12 +96,14 @@ def class_config(language: str) -> dict:
 
     The socket's path is ``/class/socket`` on the page's own server.
     """
-    return {"strings": {k: text(k, language) for k in BROWSER_STRINGS},
-            "prediction_bounds": list(PREDICTION_BOUNDS),
-            "steps": [{"start": s["start"]} for s in steps_config(language)["steps"]],
-            "socket_path": "/class/socket",
-            "room_code": {"alphabet": CODE_ALPHABET, "length": CODE_LENGTH},
-            "questions": page_questions(language)}
+    return {
+        "strings": {k: text(k, language) for k in BROWSER_STRINGS},
+        "prediction_bounds": list(PREDICTION_BOUNDS),
+        "steps": [{"start": s["start"]} for s in steps_config(language)["steps"]],
+        "socket_path": "/class/socket",
+        "room_code": {"alphabet": CODE_ALPHABET, "length": CODE_LENGTH},
+        "questions": page_questions(language),
+    }
 
 
 class ClassPanel:
@@ -98,21 +138,36 @@ class ClassPanel:
         # How sure the student is, sent with the prediction (optional: nothing pressed, nothing said).
         self.confidence_label = html_model("ae-confidence-label", visible=False)
         self.confidence_label.text = html.escape(html.escape(text("class_confidence", language)))
-        self.confidence = controls.choice([text("class_sure", language), text("class_unsure", language)], None,
-                                          "ae-confidence")
+        self.confidence = controls.choice(
+            [text("class_sure", language), text("class_unsure", language)], None, "ae-confidence"
+        )
         self.confidence.visible = False
 
     def attach(self, state_model, demonstrate, skip=None) -> None:
         """Run ``web/classroom.js`` on the page: when its document is ready, on a change of the
         explorable's step, and on the submit, ``demonstrate`` and ``skip`` buttons."""
-        callback = CustomJS(code=web_module("classroom"), module=True, args={
-            "state": state_model,
-            "models": {"room": self.room_line, "joined": self.joined, "submitted": self.submitted,
-                       "vote": self.vote, "result": self.result, "message": self.message, "notice": self.notice,
-                       "submit": self.submit_button, "demonstrate": demonstrate,
-                       "confidence": self.confidence, "confidence_label": self.confidence_label,
-                       **({"skip": skip} if skip is not None else {})},
-            "config": class_config(self.language)})
+        callback = CustomJS(
+            code=web_module("classroom"),
+            module=True,
+            args={
+                "state": state_model,
+                "models": {
+                    "room": self.room_line,
+                    "joined": self.joined,
+                    "submitted": self.submitted,
+                    "vote": self.vote,
+                    "result": self.result,
+                    "message": self.message,
+                    "notice": self.notice,
+                    "submit": self.submit_button,
+                    "demonstrate": demonstrate,
+                    "confidence": self.confidence,
+                    "confidence_label": self.confidence_label,
+                    **({"skip": skip} if skip is not None else {}),
+                },
+                "config": class_config(self.language),
+            },
+        )
         self.callback = callback
         state_model.js_on_change("step", callback)
         self.submit_button.js_on_event("button_click", callback)
@@ -125,7 +180,18 @@ class ClassPanel:
 
     def panel(self) -> pn.Column:
         """The room's line, the submit button, the confirmation and the messages (layout only)."""
-        return pn.Column(bokeh_pane(self.notice), bokeh_pane(self.room_line), bokeh_pane(self.joined), bokeh_pane(self.confidence_label),
-                         bokeh_pane(self.confidence), bokeh_pane(self.submit_button),
-                         bokeh_pane(self.submitted), bokeh_pane(self.vote), bokeh_pane(self.result), bokeh_pane(self.message), sizing_mode="stretch_width", margin=0,
-                         css_classes=["ae-class"])
+        return pn.Column(
+            bokeh_pane(self.notice),
+            bokeh_pane(self.room_line),
+            bokeh_pane(self.joined),
+            bokeh_pane(self.confidence_label),
+            bokeh_pane(self.confidence),
+            bokeh_pane(self.submit_button),
+            bokeh_pane(self.submitted),
+            bokeh_pane(self.vote),
+            bokeh_pane(self.result),
+            bokeh_pane(self.message),
+            sizing_mode="stretch_width",
+            margin=0,
+            css_classes=["ae-class"],
+        )

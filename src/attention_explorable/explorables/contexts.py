@@ -70,13 +70,21 @@ class ContextsExplorer(Explorable):
     """
 
     causal = param.Boolean(False, doc="Causal mask: each word sees itself and the words before it only.")
-    prediction = param.Selector(default="", objects=list(contexts_view.PREDICTIONS), doc=(
-        "What the student predicts of the word's two outputs: '' (none), 'same', 'differ' (right) or 'swap'."))
+    prediction = param.Selector(
+        default="",
+        objects=list(contexts_view.PREDICTIONS),
+        doc=("What the student predicts of the word's two outputs: '' (none), 'same', 'differ' (right) or 'swap'."),
+    )
     revealed = param.Boolean(False, doc="The two outputs shown (after the prediction is checked or skipped).")
 
     _view_module = contexts_view
-    tried = Tried(ready=".ae-contexts-input", control=".ae-contexts-skip button", press="skip_prediction",
-                  state={"causal": True}, readout=".ae-contexts-outputs")
+    tried = Tried(
+        ready=".ae-contexts-input",
+        control=".ae-contexts-skip button",
+        press="skip_prediction",
+        state={"causal": True},
+        readout=".ae-contexts-outputs",
+    )
     intro_key = "contexts_intro"
 
     def __init__(self, **params):
@@ -88,8 +96,9 @@ class ContextsExplorer(Explorable):
         self._figures = {}
         for c in CONTEXTS:
             sentence = self._config_data["sentences"][c]
-            fig = plots.heatmap_figure(self._sources[f"{c}_cells"], t(f"contexts_sentence_{c}"), "", "",
-                                       n=len(sentence["tokens"]), height=150)
+            fig = plots.heatmap_figure(
+                self._sources[f"{c}_cells"], t(f"contexts_sentence_{c}"), "", "", n=len(sentence["tokens"]), height=150
+            )
             fig.y_range = Range1d(1.5, 0.5)
             fig.yaxis.visible = False
             fig.xaxis[0].major_label_overrides = {j: tok for j, tok in enumerate(sentence["tokens"], start=1)}
@@ -108,8 +117,14 @@ class ContextsExplorer(Explorable):
         self._ask = prediction_models("contexts", self.language, contexts_view.PREDICTIONS)
 
         self._redraw()
-        self._attach({self._controls["causal"]: "active", self._ask["prediction_choice"]: "active",
-                      self._ask["predict_check"]: "button_click", self._ask["predict_skip"]: "button_click"})
+        self._attach(
+            {
+                self._controls["causal"]: "active",
+                self._ask["prediction_choice"]: "active",
+                self._ask["predict_check"]: "button_click",
+                self._ask["predict_skip"]: "button_click",
+            }
+        )
 
     # --- the view -------------------------------------------------------------
     def _models(self) -> dict:
@@ -129,22 +144,35 @@ class ContextsExplorer(Explorable):
     # --- layout only ----------------------------------------------------------
     def __panel__(self):
         t = self._t
-        intro = pn.pane.HTML(f"<p style='margin:0'>{t(self.intro_key)}</p>", margin=(0, 5),
-                             sizing_mode="stretch_width")
-        note = pn.pane.HTML(f"<div class='ae-hint'>{t('contexts_toy_note')}</div>", margin=(0, 5),
-                            sizing_mode="stretch_width")
+        intro = pn.pane.HTML(f"<p style='margin:0'>{t(self.intro_key)}</p>", margin=(0, 5), sizing_mode="stretch_width")
+        note = pn.pane.HTML(
+            f"<div class='ae-hint'>{t('contexts_toy_note')}</div>", margin=(0, 5), sizing_mode="stretch_width"
+        )
         left = pn.Column(
-            intro, *(bokeh_pane(m) for m in self._ask.values()), bokeh_pane(self._controls["causal"]),
-            bokeh_pane(self._html["notice"]), bokeh_pane(self._html["live"]), note,
+            intro,
+            *(bokeh_pane(m) for m in self._ask.values()),
+            bokeh_pane(self._controls["causal"]),
+            bokeh_pane(self._html["notice"]),
+            bokeh_pane(self._html["live"]),
+            note,
             styles={"flex": "1 1 300px", "max-width": "440px", "min-width": "0"},
         )
         right = pn.Column(
-            bokeh_pane(self._html["input"]), *(self._plot(self._figures[c]) for c in CONTEXTS),
-            bokeh_pane(self._html["rows_data"]), bokeh_pane(self._html["notes"]), bokeh_pane(self._html["outputs"]),
+            bokeh_pane(self._html["input"]),
+            *(self._plot(self._figures[c]) for c in CONTEXTS),
+            bokeh_pane(self._html["rows_data"]),
+            bokeh_pane(self._html["notes"]),
+            bokeh_pane(self._html["outputs"]),
             styles={"flex": "2 1 420px", "min-width": "0"},
         )
-        return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",
-                          css_classes=["ae-contexts"], styles={"gap": "12px"})
+        return pn.FlexBox(
+            left,
+            right,
+            flex_wrap="wrap",
+            sizing_mode="stretch_width",
+            css_classes=["ae-contexts"],
+            styles={"gap": "12px"},
+        )
 
 
 # The state model's class exists from import on: Bokeh sends the definitions of

@@ -48,32 +48,72 @@ def slider(parameter, value: float, label: str, css_class: str) -> tuple[Slider,
         ``row`` lays them out side by side.
     """
     lo, hi = parameter.bounds
-    s = Slider(start=lo, end=hi, step=parameter.step, value=value, title=label, show_value=False,
-               css_classes=["ae-slider", css_class], stylesheets=[CSS], sizing_mode="stretch_width",
-               margin=(4, 8, 4, 5), syncable=False)
-    box = TextInput(value=format_g(value), css_classes=["ae-box", f"{css_class}-box"], width=86,
-                    stylesheets=[CSS, SR_ONLY_LABEL_CSS], margin=(22, 5, 4, 0), syncable=False, title=label,
-                    name=f"{parameter.name}_box")
+    s = Slider(
+        start=lo,
+        end=hi,
+        step=parameter.step,
+        value=value,
+        title=label,
+        show_value=False,
+        css_classes=["ae-slider", css_class],
+        stylesheets=[CSS],
+        sizing_mode="stretch_width",
+        margin=(4, 8, 4, 5),
+        syncable=False,
+    )
+    box = TextInput(
+        value=format_g(value),
+        css_classes=["ae-box", f"{css_class}-box"],
+        width=86,
+        stylesheets=[CSS, SR_ONLY_LABEL_CSS],
+        margin=(22, 5, 4, 0),
+        syncable=False,
+        title=label,
+        name=f"{parameter.name}_box",
+    )
     return s, box, Row(children=[s, box], sizing_mode="stretch_width", margin=0)
 
 
 def button(label: str, css_class: str, button_type: str = "default") -> Button:
     """A button whose clicks the explorable's ES module handles."""
-    return Button(label=label, css_classes=[css_class], button_type=button_type, stylesheets=[CSS],
-                  sizing_mode="stretch_width", margin=(4, 5), syncable=False)
+    return Button(
+        label=label,
+        css_classes=[css_class],
+        button_type=button_type,
+        stylesheets=[CSS],
+        sizing_mode="stretch_width",
+        margin=(4, 5),
+        syncable=False,
+    )
 
 
 def text_input(label: str, css_class: str, value: str = "", placeholder: str = "") -> TextInput:
     """A text box whose typing the explorable's ES module handles (as ``value_input``)."""
-    return TextInput(title=label, value=value, placeholder=placeholder, css_classes=[css_class],
-                     stylesheets=[CSS], sizing_mode="stretch_width", margin=(4, 5), syncable=False)
+    return TextInput(
+        title=label,
+        value=value,
+        placeholder=placeholder,
+        css_classes=[css_class],
+        stylesheets=[CSS],
+        sizing_mode="stretch_width",
+        margin=(4, 5),
+        syncable=False,
+    )
 
 
 def choice(labels: list[str], active: int, css_class: str, orientation: str = "horizontal") -> RadioButtonGroup:
     """A row (or column) of buttons, one of them pressed; the ES module handles ``active``."""
-    return RadioButtonGroup(labels=list(labels), active=active, orientation=orientation, button_type="default",
-                            css_classes=[css_class], stylesheets=[CSS, _CHOICE_CSS], sizing_mode="stretch_width",
-                            margin=(4, 5), syncable=False)
+    return RadioButtonGroup(
+        labels=list(labels),
+        active=active,
+        orientation=orientation,
+        button_type="default",
+        css_classes=[css_class],
+        stylesheets=[CSS, _CHOICE_CSS],
+        sizing_mode="stretch_width",
+        margin=(4, 5),
+        syncable=False,
+    )
 
 
 #: The pressed button of a :func:`choice` stands out (Bokeh's own is a faint grey); a long
@@ -86,8 +126,15 @@ _CHOICE_CSS = """
 
 def checkbox(label: str, active: bool, css_class: str) -> Checkbox:
     """A labelled check box for a boolean parameter; the ES module handles ``active``."""
-    return Checkbox(label=label, active=active, css_classes=[css_class], stylesheets=[CSS, _CHECKBOX_CSS],
-                    sizing_mode="stretch_width", margin=(4, 5), syncable=False)
+    return Checkbox(
+        label=label,
+        active=active,
+        css_classes=[css_class],
+        stylesheets=[CSS, _CHECKBOX_CSS],
+        sizing_mode="stretch_width",
+        margin=(4, 5),
+        syncable=False,
+    )
 
 
 #: A check box big enough for a finger, its label beside it.

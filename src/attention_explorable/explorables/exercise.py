@@ -83,9 +83,8 @@ class Exercise(Explorable):
     """
 
     response = param.String("", doc="The student's typed answer (number and text kinds).")
-    choice = param.String("", doc="Letter of the chosen option, \"\" for none (choice kind).")
-    checked = param.String(None, allow_None=True,
-                           doc="What was submitted at the last check; None before the first.")
+    choice = param.String("", doc='Letter of the chosen option, "" for none (choice kind).')
+    checked = param.String(None, allow_None=True, doc="What was submitted at the last check; None before the first.")
     revealed = param.Boolean(False, doc="True while the worked answer is shown.")
 
     _view_module = exercise_view
@@ -108,35 +107,77 @@ class Exercise(Explorable):
         self.css = f"ae-exercise-{ex_id}"
         self._config_data = exercise_view.exercise_config(block, self.language)
 
-        self._question = math_html(exercise_view.question_html(block, self.language), css_classes=["ae-prose"], margin=(0, 5))
-        self._options_pane = (math_html(exercise_view.options_html(block, self.language), margin=(0, 5),
-                                        css_classes=["ae-prose", "ae-exercise-options"])
-                              if self.kind == "choice" else None)
+        self._question = math_html(
+            exercise_view.question_html(block, self.language), css_classes=["ae-prose"], margin=(0, 5)
+        )
+        self._options_pane = (
+            math_html(
+                exercise_view.options_html(block, self.language),
+                margin=(0, 5),
+                css_classes=["ae-prose", "ae-exercise-options"],
+            )
+            if self.kind == "choice"
+            else None
+        )
         common = {"stylesheets": [controls.CSS], "syncable": False}
         if self.kind == "number":
-            self._input = TextInput(value="", placeholder=t("exercise_answer_placeholder"), width=180,
-                                    title=t("exercise_answer"), css_classes=["ae-exercise-input"], margin=(4, 5),
-                                    **{**common, "stylesheets": [controls.CSS, controls.SR_ONLY_LABEL_CSS]})
+            self._input = TextInput(
+                value="",
+                placeholder=t("exercise_answer_placeholder"),
+                width=180,
+                title=t("exercise_answer"),
+                css_classes=["ae-exercise-input"],
+                margin=(4, 5),
+                **{**common, "stylesheets": [controls.CSS, controls.SR_ONLY_LABEL_CSS]},
+            )
         elif self.kind == "text":
-            self._input = TextAreaInput(value="", placeholder=t("exercise_your_answer"), rows=3,
-                                        title=t("exercise_answer"), css_classes=["ae-exercise-input"],
-                                        sizing_mode="stretch_width", margin=(4, 5),
-                                        **{**common, "stylesheets": [controls.CSS, controls.SR_ONLY_LABEL_CSS]})
+            self._input = TextAreaInput(
+                value="",
+                placeholder=t("exercise_your_answer"),
+                rows=3,
+                title=t("exercise_answer"),
+                css_classes=["ae-exercise-input"],
+                sizing_mode="stretch_width",
+                margin=(4, 5),
+                **{**common, "stylesheets": [controls.CSS, controls.SR_ONLY_LABEL_CSS]},
+            )
         else:
             self._input = None
-        self._choice = (RadioGroup(labels=[letter for letter, _ in self.options], active=None, inline=True,
-                                   css_classes=["ae-exercise-choice"], margin=(4, 5),
-                                   **{**common, "stylesheets": [controls.CSS, CHOICE_CSS]})
-                        if self.kind == "choice" else None)
-        self._check = (Button(label=t("exercise_check"), button_type="primary", width=100,
-                              css_classes=["ae-exercise-check"], margin=(4, 5), **common)
-                       if self.kind != "text" else None)
-        self._reveal = Button(label=t("exercise_reveal"), width=140, css_classes=["ae-exercise-reveal"],
-                              margin=(4, 5), **common)
+        self._choice = (
+            RadioGroup(
+                labels=[letter for letter, _ in self.options],
+                active=None,
+                inline=True,
+                css_classes=["ae-exercise-choice"],
+                margin=(4, 5),
+                **{**common, "stylesheets": [controls.CSS, CHOICE_CSS]},
+            )
+            if self.kind == "choice"
+            else None
+        )
+        self._check = (
+            Button(
+                label=t("exercise_check"),
+                button_type="primary",
+                width=100,
+                css_classes=["ae-exercise-check"],
+                margin=(4, 5),
+                **common,
+            )
+            if self.kind != "text"
+            else None
+        )
+        self._reveal = Button(
+            label=t("exercise_reveal"), width=140, css_classes=["ae-exercise-reveal"], margin=(4, 5), **common
+        )
         prose = {"stylesheets": [PROSE_CSS], "syncable": False, "sizing_mode": "stretch_width", "margin": (0, 5)}
-        self._feedback = HTMLModel(text="", css_classes=["ae-exercise-feedback"], visible=False,
-                                   html_attributes={"role": "status", "aria-live": "polite"},
-                                   **{**prose, "stylesheets": [PROSE_CSS, FEEDBACK_CSS]})
+        self._feedback = HTMLModel(
+            text="",
+            css_classes=["ae-exercise-feedback"],
+            visible=False,
+            html_attributes={"role": "status", "aria-live": "polite"},
+            **{**prose, "stylesheets": [PROSE_CSS, FEEDBACK_CSS]},
+        )
         self._answer = HTMLModel(text="", css_classes=["ae-prose", "ae-exercise-answer"], visible=False, **prose)
 
         self.param.update(chosen)
@@ -205,10 +246,20 @@ class Exercise(Explorable):
 
     # --- layout only ----------------------------------------------------------
     def __panel__(self):
-        buttons = Row(children=[b for b in (self._check, self._reveal) if b is not None],
-                      sizing_mode="stretch_width", margin=0, syncable=False)
-        parts = [self._question, self._options_pane, bokeh_pane(self._input if self._input is not None else self._choice), bokeh_pane(buttons),
-                 bokeh_pane(self._feedback), bokeh_pane(self._answer)]
+        buttons = Row(
+            children=[b for b in (self._check, self._reveal) if b is not None],
+            sizing_mode="stretch_width",
+            margin=0,
+            syncable=False,
+        )
+        parts = [
+            self._question,
+            self._options_pane,
+            bokeh_pane(self._input if self._input is not None else self._choice),
+            bokeh_pane(buttons),
+            bokeh_pane(self._feedback),
+            bokeh_pane(self._answer),
+        ]
         return pn.Column(
             *(p for p in parts if p is not None),
             css_classes=["ae-exercise", self.css],

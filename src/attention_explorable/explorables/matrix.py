@@ -89,18 +89,32 @@ class MatrixExplorer(Explorable):
     ((4, 4), True)
     """
 
-    n_tokens = param.Integer(4, bounds=_SLIDERS["n_tokens"][:2], step=1,
-                             doc="Number of tokens n (queries = keys = values).")
+    n_tokens = param.Integer(
+        4, bounds=_SLIDERS["n_tokens"][:2], step=1, doc="Number of tokens n (queries = keys = values)."
+    )
     d_k = param.Integer(4, bounds=_SLIDERS["d_k"][:2], step=1, doc="Dimension d_k of the queries and keys.")
-    seed = param.Integer(matrix_view.DEFAULT_SEED, bounds=_SLIDERS["seed"][:2], step=1,
-                         doc="Seed of the approximately standard normal Q, K, V (views.matrix.random_qkv).")
-    q1_scale = param.Number(1.0, bounds=_SLIDERS["q1_scale"][:2], step=_SLIDERS["q1_scale"][2],
-                            doc="Factor applied to the first query q₁ (a longer query sharpens its row).")
+    seed = param.Integer(
+        matrix_view.DEFAULT_SEED,
+        bounds=_SLIDERS["seed"][:2],
+        step=1,
+        doc="Seed of the approximately standard normal Q, K, V (views.matrix.random_qkv).",
+    )
+    q1_scale = param.Number(
+        1.0,
+        bounds=_SLIDERS["q1_scale"][:2],
+        step=_SLIDERS["q1_scale"][2],
+        doc="Factor applied to the first query q₁ (a longer query sharpens its row).",
+    )
     causal = param.Boolean(False, doc="Causal mask: query i may attend keys j <= i only.")
     scaled = param.Boolean(True, doc="Divide the scores by sqrt(d_k).")
-    prediction = param.Selector(default="", objects=list(matrix_view.PREDICTIONS), doc=(
-        "The student's prediction of each row of weights as d_k grows unscaled: '' (none), 'flatter', "
-        "'peaked' (right) or 'same'."))
+    prediction = param.Selector(
+        default="",
+        objects=list(matrix_view.PREDICTIONS),
+        doc=(
+            "The student's prediction of each row of weights as d_k grows unscaled: '' (none), 'flatter', "
+            "'peaked' (right) or 'same'."
+        ),
+    )
     revealed = param.Boolean(False, doc="The saturation curves shown (after a prediction is checked or skipped).")
 
     _view_module = matrix_view
@@ -120,14 +134,25 @@ class MatrixExplorer(Explorable):
         }
         src = self._sources
         axes = (t("matrix_axis_key"), t("matrix_axis_query"))
-        self._score_fig = plots.heatmap_figure(src["score_cells"], t("matrix_plot_scores_scaled"), *axes,
-                                               highlight=src["highlight"], n=self.n_tokens)
-        self._weight_fig = plots.heatmap_figure(src["weight_cells"], t("matrix_plot_weights"), *axes,
-                                                highlight=src["highlight"], n=self.n_tokens)
+        self._score_fig = plots.heatmap_figure(
+            src["score_cells"], t("matrix_plot_scores_scaled"), *axes, highlight=src["highlight"], n=self.n_tokens
+        )
+        self._weight_fig = plots.heatmap_figure(
+            src["weight_cells"], t("matrix_plot_weights"), *axes, highlight=src["highlight"], n=self.n_tokens
+        )
         self._curve_fig = plots.saturation_figure(
-            src["curve"], src["mark"], t("matrix_plot_saturation"), t("matrix_axis_dk"), t("matrix_axis_max_weight"),
-            {"scaled": t("matrix_legend_scaled"), "unscaled": t("matrix_legend_unscaled"),
-             "current": t("matrix_legend_current")}, d_max=matrix_view.D_MAX)
+            src["curve"],
+            src["mark"],
+            t("matrix_plot_saturation"),
+            t("matrix_axis_dk"),
+            t("matrix_axis_max_weight"),
+            {
+                "scaled": t("matrix_legend_scaled"),
+                "unscaled": t("matrix_legend_unscaled"),
+                "current": t("matrix_legend_current"),
+            },
+            d_max=matrix_view.D_MAX,
+        )
         self._score_fig.css_classes = ["ae-matrix-scores"]
         self._weight_fig.css_classes = ["ae-matrix-weights"]
         self._curve_fig.css_classes = ["ae-matrix-curve"]
@@ -137,39 +162,60 @@ class MatrixExplorer(Explorable):
         for model in drawn:
             model.syncable = False
 
-        self._html = {name: html_model(f"ae-matrix-{name.replace('_', '-')}")
-                      for name in ("max_weight", "row_sums", "notes", "notice")}
+        self._html = {
+            name: html_model(f"ae-matrix-{name.replace('_', '-')}")
+            for name in ("max_weight", "row_sums", "notes", "notice")
+        }
         self._html["notice"].css_classes = ["ae-error", "ae-input-notice", "ae-matrix-notice"]
         self._html["notice"].visible = False
         for name in ("scores_data", "weights_data", "curve_data"):
             self._html[name] = screen_reader_model(f"ae-matrix-{name.replace('_', '-')}")
         self._html["live"] = screen_reader_model("ae-live", live=True)
 
-        css = {"n_tokens": "ae-matrix-n", "d_k": "ae-matrix-dk", "seed": "ae-matrix-seed",
-               "q1_scale": "ae-matrix-q1-scale"}
-        self._sliders = {name: controls.slider(self.param[name], getattr(self, name), t(f"matrix_{name}"), css[name])
-                         for name in _SLIDERS}
-        self._toggles = {name: controls.checkbox(t(f"matrix_{name}"), getattr(self, name), f"ae-matrix-{name}")
-                         for name in matrix_view.TOGGLES}
+        css = {
+            "n_tokens": "ae-matrix-n",
+            "d_k": "ae-matrix-dk",
+            "seed": "ae-matrix-seed",
+            "q1_scale": "ae-matrix-q1-scale",
+        }
+        self._sliders = {
+            name: controls.slider(self.param[name], getattr(self, name), t(f"matrix_{name}"), css[name])
+            for name in _SLIDERS
+        }
+        self._toggles = {
+            name: controls.checkbox(t(f"matrix_{name}"), getattr(self, name), f"ae-matrix-{name}")
+            for name in matrix_view.TOGGLES
+        }
         self._new_seed = controls.button(t("matrix_new_seed"), "ae-matrix-new-seed")
         # Predict first (section 3.7.7's question): the answer, the curves, waits for a prediction or a skip.
         self._ask = prediction_models("matrix", self.language, matrix_view.PREDICTIONS)
 
         self._config_data = matrix_view.matrix_config(self.language)
         self._redraw()
-        events = {self._new_seed: "button_click", self._ask["predict_check"]: "button_click",
-                  self._ask["predict_skip"]: "button_click", self._ask["prediction_choice"]: "active"}
+        events = {
+            self._new_seed: "button_click",
+            self._ask["predict_check"]: "button_click",
+            self._ask["predict_skip"]: "button_click",
+            self._ask["prediction_choice"]: "active",
+        }
         events.update({toggle: "active" for toggle in self._toggles.values()})
         events.update(self._slider_events())
         self._attach(events)
 
     # --- the view -------------------------------------------------------------
     def _models(self) -> dict:
-        models = {**self._sources, **self._html,
-                  "score_x": self._score_fig.x_range, "score_y": self._score_fig.y_range,
-                  "weight_x": self._weight_fig.x_range, "weight_y": self._weight_fig.y_range,
-                  "score_title": self._score_fig.title, "new_seed": self._new_seed, **self._ask,
-                  "curve_plot": self._curve_fig}
+        models = {
+            **self._sources,
+            **self._html,
+            "score_x": self._score_fig.x_range,
+            "score_y": self._score_fig.y_range,
+            "weight_x": self._weight_fig.x_range,
+            "weight_y": self._weight_fig.y_range,
+            "score_title": self._score_fig.title,
+            "new_seed": self._new_seed,
+            **self._ask,
+            "curve_plot": self._curve_fig,
+        }
         models.update(self._slider_models())
         models.update({f"{name}_toggle": toggle for name, toggle in self._toggles.items()})
         return models
@@ -196,29 +242,56 @@ class MatrixExplorer(Explorable):
     # --- layout only ----------------------------------------------------------
     def __panel__(self):
         t = self._t
-        intro = pn.pane.HTML(f"<p style='margin:0'>{t(self.intro_key)}</p>", margin=(0, 5),
-                             sizing_mode="stretch_width", stylesheets=["p { font-size: 15px; }"])
+        intro = pn.pane.HTML(
+            f"<p style='margin:0'>{t(self.intro_key)}</p>",
+            margin=(0, 5),
+            sizing_mode="stretch_width",
+            stylesheets=["p { font-size: 15px; }"],
+        )
         s = self._sliders
         controls_column = pn.Column(
-            intro, *(bokeh_pane(m) for m in self._ask.values()), bokeh_pane(self._toggles["scaled"]),
+            intro,
+            *(bokeh_pane(m) for m in self._ask.values()),
+            bokeh_pane(self._toggles["scaled"]),
             bokeh_pane(self._toggles["causal"]),
             *(bokeh_pane(s[name][2]) for name in ("d_k", "n_tokens", "q1_scale", "seed")),
-            bokeh_pane(self._new_seed), bokeh_pane(self._html["notice"]),
-            bokeh_pane(self._html["max_weight"]), bokeh_pane(self._html["live"]), bokeh_pane(self._html["row_sums"]),
+            bokeh_pane(self._new_seed),
+            bokeh_pane(self._html["notice"]),
+            bokeh_pane(self._html["max_weight"]),
+            bokeh_pane(self._html["live"]),
+            bokeh_pane(self._html["row_sums"]),
             styles={"flex": "1 1 300px", "max-width": "420px", "min-width": "0"},
         )
         heatmaps = pn.FlexBox(
-            pn.Column(self._plot(self._score_fig), bokeh_pane(self._html["scores_data"]),
-                      styles={"flex": "1 1 260px", "min-width": "0"}),
-            pn.Column(self._plot(self._weight_fig), bokeh_pane(self._html["weights_data"]),
-                      styles={"flex": "1 1 260px", "min-width": "0"}),
-            flex_wrap="wrap", sizing_mode="stretch_width", styles={"gap": "8px"},
+            pn.Column(
+                self._plot(self._score_fig),
+                bokeh_pane(self._html["scores_data"]),
+                styles={"flex": "1 1 260px", "min-width": "0"},
+            ),
+            pn.Column(
+                self._plot(self._weight_fig),
+                bokeh_pane(self._html["weights_data"]),
+                styles={"flex": "1 1 260px", "min-width": "0"},
+            ),
+            flex_wrap="wrap",
+            sizing_mode="stretch_width",
+            styles={"gap": "8px"},
         )
-        plots_column = pn.Column(heatmaps, bokeh_pane(self._html["notes"]), self._plot(self._curve_fig),
-                                 bokeh_pane(self._html["curve_data"]),
-                                 styles={"flex": "3 1 540px", "min-width": "0"})
-        return pn.FlexBox(controls_column, plots_column, flex_wrap="wrap", sizing_mode="stretch_width",
-                          css_classes=["ae-matrix"], styles={"gap": "12px"})
+        plots_column = pn.Column(
+            heatmaps,
+            bokeh_pane(self._html["notes"]),
+            self._plot(self._curve_fig),
+            bokeh_pane(self._html["curve_data"]),
+            styles={"flex": "3 1 540px", "min-width": "0"},
+        )
+        return pn.FlexBox(
+            controls_column,
+            plots_column,
+            flex_wrap="wrap",
+            sizing_mode="stretch_width",
+            css_classes=["ae-matrix"],
+            styles={"gap": "12px"},
+        )
 
 
 # The state model's class exists from import on: Bokeh sends the definitions of

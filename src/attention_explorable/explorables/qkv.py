@@ -80,14 +80,20 @@ class QkvExplorer(Explorable):
     w_k = param.Selector(default="identity", objects=list(PRESETS), doc="W_K, the projection of the keys.")
     w_v = param.Selector(default="identity", objects=list(PRESETS), doc="W_V, the projection of the values.")
     causal = param.Boolean(False, doc="Causal mask: position i attends positions 1 to i only.")
-    prediction = param.Selector(default="", objects=list(qkv_view.PREDICTIONS), doc=(
-        "What changes when only W_V goes from the identity to the swap, as the student predicts: '' (none), "
-        "'both', 'output' (right), 'weights' or 'nothing'."))
+    prediction = param.Selector(
+        default="",
+        objects=list(qkv_view.PREDICTIONS),
+        doc=(
+            "What changes when only W_V goes from the identity to the swap, as the student predicts: '' (none), "
+            "'both', 'output' (right), 'weights' or 'nothing'."
+        ),
+    )
     revealed = param.Boolean(False, doc="The prediction's answer shown (after it is checked or skipped).")
 
     _view_module = qkv_view
-    tried = Tried(ready=".ae-qkv-output", control=".ae-qkv-w-v button", press="qkv_preset_double",
-                  state={"w_v": "swap"})
+    tried = Tried(
+        ready=".ae-qkv-output", control=".ae-qkv-w-v button", press="qkv_preset_double", state={"w_v": "swap"}
+    )
     intro_key = "qkv_intro"
 
     def __init__(self, **params):
@@ -95,38 +101,49 @@ class QkvExplorer(Explorable):
         t = self._t
         self._config_data = qkv_view.qkv_config(self.language)
         cells = ("x", "y", "fill", "text", "text_color")
-        self._sources = {"score_cells": ColumnDataSource({k: [] for k in cells}),
-                         "weight_cells": ColumnDataSource({k: [] for k in cells})}
+        self._sources = {
+            "score_cells": ColumnDataSource({k: [] for k in cells}),
+            "weight_cells": ColumnDataSource({k: [] for k in cells}),
+        }
         axes = (t("qkv_axis_key"), t("qkv_axis_query"))
         n = len(qkv_view.X)
-        self._score_fig = plots.heatmap_figure(self._sources["score_cells"], t("qkv_plot_scores"), *axes, n=n,
-                                               height=260)
-        self._weight_fig = plots.heatmap_figure(self._sources["weight_cells"], t("qkv_plot_weights"), *axes, n=n,
-                                                height=260)
+        self._score_fig = plots.heatmap_figure(
+            self._sources["score_cells"], t("qkv_plot_scores"), *axes, n=n, height=260
+        )
+        self._weight_fig = plots.heatmap_figure(
+            self._sources["weight_cells"], t("qkv_plot_weights"), *axes, n=n, height=260
+        )
         self._score_fig.css_classes = ["ae-qkv-scores"]
         self._weight_fig.css_classes = ["ae-qkv-weights"]
         for model in (*self._sources.values(), self._score_fig, self._weight_fig):
             model.syncable = False
 
-        self._html = {name: html_model(f"ae-qkv-{name}") for name in ("inputs", "projections", "qkv", "output",
-                                                                      "notes")}
+        self._html = {
+            name: html_model(f"ae-qkv-{name}") for name in ("inputs", "projections", "qkv", "output", "notes")
+        }
         self._html["notice"] = html_model("ae-input-notice", visible=False)
         self._html["notice"].css_classes = ["ae-error", "ae-input-notice"]
         for name in ("scores_data", "weights_data"):
             self._html[name] = screen_reader_model(f"ae-qkv-{name.replace('_', '-')}")
         self._html["live"] = screen_reader_model("ae-live", live=True)
         labels = [t(f"qkv_preset_{p}") for p in PRESETS]
-        self._controls = {name: controls.choice(labels, list(PRESETS).index(getattr(self, name)),
-                                                f"ae-qkv-{name.replace('_', '-')}")
-                          for name in PROJECTIONS}
+        self._controls = {
+            name: controls.choice(labels, list(PRESETS).index(getattr(self, name)), f"ae-qkv-{name.replace('_', '-')}")
+            for name in PROJECTIONS
+        }
         self._controls["causal"] = controls.checkbox(t("qkv_causal"), self.causal, "ae-qkv-causal")
         # Predict first: what changes when only W_V changes.
         self._ask = prediction_models("qkv", self.language, qkv_view.PREDICTIONS)
 
         self._redraw()
         events = {control: "active" for control in self._controls.values()}
-        events.update({self._ask["prediction_choice"]: "active", self._ask["predict_check"]: "button_click",
-                       self._ask["predict_skip"]: "button_click"})
+        events.update(
+            {
+                self._ask["prediction_choice"]: "active",
+                self._ask["predict_check"]: "button_click",
+                self._ask["predict_skip"]: "button_click",
+            }
+        )
         self._attach(events)
 
     # --- the view -------------------------------------------------------------
@@ -148,30 +165,44 @@ class QkvExplorer(Explorable):
     def __panel__(self):
         t = self._t
         label = lambda key: pn.pane.HTML(  # noqa: E731
-            f"<div class='ae-kind' style='margin:4px 5px 0'>{t(key)}</div>", margin=0)
-        intro = pn.pane.HTML(f"<p style='margin:0'>{t(self.intro_key)}</p>", margin=(0, 5),
-                             sizing_mode="stretch_width")
+            f"<div class='ae-kind' style='margin:4px 5px 0'>{t(key)}</div>", margin=0
+        )
+        intro = pn.pane.HTML(f"<p style='margin:0'>{t(self.intro_key)}</p>", margin=(0, 5), sizing_mode="stretch_width")
         c = self._controls
         left = pn.Column(
-            intro, *(bokeh_pane(m) for m in self._ask.values()),
+            intro,
+            *(bokeh_pane(m) for m in self._ask.values()),
             *(part for name in PROJECTIONS for part in (label(f"qkv_{name}"), bokeh_pane(c[name]))),
-            bokeh_pane(c["causal"]), bokeh_pane(self._html["notice"]), bokeh_pane(self._html["live"]),
+            bokeh_pane(c["causal"]),
+            bokeh_pane(self._html["notice"]),
+            bokeh_pane(self._html["live"]),
             styles={"flex": "1 1 300px", "max-width": "440px", "min-width": "0"},
         )
         heatmaps = pn.FlexBox(
-            pn.Column(self._plot(self._score_fig), bokeh_pane(self._html["scores_data"]),
-                      styles={"flex": "1 1 220px", "min-width": "0"}),
-            pn.Column(self._plot(self._weight_fig), bokeh_pane(self._html["weights_data"]),
-                      styles={"flex": "1 1 220px", "min-width": "0"}),
-            flex_wrap="wrap", sizing_mode="stretch_width", styles={"gap": "8px"},
+            pn.Column(
+                self._plot(self._score_fig),
+                bokeh_pane(self._html["scores_data"]),
+                styles={"flex": "1 1 220px", "min-width": "0"},
+            ),
+            pn.Column(
+                self._plot(self._weight_fig),
+                bokeh_pane(self._html["weights_data"]),
+                styles={"flex": "1 1 220px", "min-width": "0"},
+            ),
+            flex_wrap="wrap",
+            sizing_mode="stretch_width",
+            styles={"gap": "8px"},
         )
         right = pn.Column(
-            *(bokeh_pane(self._html[name]) for name in ("inputs", "projections", "qkv")), heatmaps,
-            bokeh_pane(self._html["notes"]), bokeh_pane(self._html["output"]),
+            *(bokeh_pane(self._html[name]) for name in ("inputs", "projections", "qkv")),
+            heatmaps,
+            bokeh_pane(self._html["notes"]),
+            bokeh_pane(self._html["output"]),
             styles={"flex": "2 1 440px", "min-width": "0"},
         )
-        return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",
-                          css_classes=["ae-qkv"], styles={"gap": "12px"})
+        return pn.FlexBox(
+            left, right, flex_wrap="wrap", sizing_mode="stretch_width", css_classes=["ae-qkv"], styles={"gap": "12px"}
+        )
 
 
 # The state model's class exists from import on: Bokeh sends the definitions of

@@ -15,7 +15,16 @@ from .. import plots
 from ..views import selfcross as selfcross_view
 from ..views.selfcross import MODES, N_QUERY
 from . import controls
-from .base import Explorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model, state_model_class, write_view
+from .base import (
+    Explorable,
+    Tried,
+    bokeh_pane,
+    html_model,
+    prediction_models,
+    screen_reader_model,
+    state_model_class,
+    write_view,
+)
 
 
 class SelfCrossExplorer(Explorable):
@@ -82,19 +91,33 @@ class SelfCrossExplorer(Explorable):
     ((4, 4), 'love', '爱')
     """
 
-    mode = param.Selector(default="self_zh", objects=list(MODES),
-                          doc="Kind of attention: self-attention in Chinese or English, or cross-attention.")
+    mode = param.Selector(
+        default="self_zh",
+        objects=list(MODES),
+        doc="Kind of attention: self-attention in Chinese or English, or cross-attention.",
+    )
     causal = param.Boolean(False, doc="Causal mask in English self-attention (decoder); ignored otherwise.")
     query = param.Integer(1, bounds=(1, N_QUERY), doc="Query row to highlight (1-based).")
-    prediction = param.Selector(default="", objects=list(selfcross_view.PREDICTIONS), doc=(
-        "Which words one English query's weights are shared among in cross-attention, as the student "
-        "predicts: '' (none), 'english', 'chinese' (right) or 'both'."))
-    revealed = param.Boolean(False, doc="The prediction's answer shown (after it is checked or skipped, or "
-                                        "cross-attention is chosen).")
+    prediction = param.Selector(
+        default="",
+        objects=list(selfcross_view.PREDICTIONS),
+        doc=(
+            "Which words one English query's weights are shared among in cross-attention, as the student "
+            "predicts: '' (none), 'english', 'chinese' (right) or 'both'."
+        ),
+    )
+    revealed = param.Boolean(
+        False, doc="The prediction's answer shown (after it is checked or skipped, or cross-attention is chosen)."
+    )
 
     _view_module = selfcross_view
-    tried = Tried(ready=".ae-selfcross-row", control=".ae-selfcross-mode button",
-                  press="selfcross_mode_self_en", state={"mode": "cross"}, readout=".ae-selfcross-roles")
+    tried = Tried(
+        ready=".ae-selfcross-row",
+        control=".ae-selfcross-mode button",
+        press="selfcross_mode_self_en",
+        state={"mode": "cross"},
+        readout=".ae-selfcross-roles",
+    )
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -104,8 +127,15 @@ class SelfCrossExplorer(Explorable):
             "cells": ColumnDataSource({k: [] for k in ("x", "y", "fill", "text", "text_color")}),
             "highlight": ColumnDataSource({"x": [], "y": [], "width": [], "height": []}),
         }
-        self._figure = plots.heatmap_figure(self._sources["cells"], t("selfcross_plot"), "", "",
-                                            highlight=self._sources["highlight"], n=N_QUERY, height=330)
+        self._figure = plots.heatmap_figure(
+            self._sources["cells"],
+            t("selfcross_plot"),
+            "",
+            "",
+            highlight=self._sources["highlight"],
+            n=N_QUERY,
+            height=330,
+        )
         self._figure.css_classes = ["ae-selfcross-heatmap"]
         self._html = {name: html_model(f"ae-selfcross-{name}") for name in ("roles", "row", "hint", "note")}
         self._html["notice"] = html_model("ae-input-notice", visible=False)
@@ -113,8 +143,12 @@ class SelfCrossExplorer(Explorable):
         self._html["plot_data"] = screen_reader_model("ae-selfcross-plot-data")
         self._html["live"] = screen_reader_model("ae-live", live=True)
         self._controls = {
-            "mode": controls.choice([t(f"selfcross_mode_{m}") for m in MODES], MODES.index(self.mode),
-                                    "ae-selfcross-mode", orientation="vertical"),
+            "mode": controls.choice(
+                [t(f"selfcross_mode_{m}") for m in MODES],
+                MODES.index(self.mode),
+                "ae-selfcross-mode",
+                orientation="vertical",
+            ),
             "causal": controls.checkbox(t("selfcross_causal"), self.causal, "ae-selfcross-causal"),
             "query": controls.choice([], self.query - 1, "ae-selfcross-query"),
         }
@@ -124,15 +158,32 @@ class SelfCrossExplorer(Explorable):
         for model in (fig, fig.x_range, fig.y_range, fig.xaxis[0], fig.yaxis[0], *self._sources.values()):
             model.syncable = False
         self._redraw()
-        self._attach({self._controls["mode"]: "active", self._controls["causal"]: "active",
-                      self._controls["query"]: "active", fig: "tap", self._ask["prediction_choice"]: "active",
-                      self._ask["predict_check"]: "button_click", self._ask["predict_skip"]: "button_click"})
+        self._attach(
+            {
+                self._controls["mode"]: "active",
+                self._controls["causal"]: "active",
+                self._controls["query"]: "active",
+                fig: "tap",
+                self._ask["prediction_choice"]: "active",
+                self._ask["predict_check"]: "button_click",
+                self._ask["predict_skip"]: "button_click",
+            }
+        )
 
     # --- the view -------------------------------------------------------------
     def _models(self) -> dict:
         fig = self._figure
-        return {**self._sources, **self._html, **self._controls, **self._ask, "heatmap": fig,
-                "x_range": fig.x_range, "y_range": fig.y_range, "x_axis": fig.xaxis[0], "y_axis": fig.yaxis[0]}
+        return {
+            **self._sources,
+            **self._html,
+            **self._controls,
+            **self._ask,
+            "heatmap": fig,
+            "x_range": fig.x_range,
+            "y_range": fig.y_range,
+            "x_axis": fig.xaxis[0],
+            "y_axis": fig.yaxis[0],
+        }
 
     def _redraw(self) -> None:
         view = self.view()
@@ -160,19 +211,37 @@ class SelfCrossExplorer(Explorable):
     def __panel__(self):
         t = self._t
         label = lambda key: pn.pane.HTML(  # noqa: E731
-            f"<div class='ae-kind' style='margin:4px 5px 0'>{t(key)}</div>", margin=0)
+            f"<div class='ae-kind' style='margin:4px 5px 0'>{t(key)}</div>", margin=0
+        )
         c = self._controls
         left = pn.Column(
-            *(bokeh_pane(m) for m in self._ask.values()), label("selfcross_mode"), bokeh_pane(c["mode"]), bokeh_pane(c["causal"]),
-            label("selfcross_query"), bokeh_pane(c["query"]),
-            bokeh_pane(self._html["hint"]), bokeh_pane(self._html["notice"]),
-            bokeh_pane(self._html["roles"]), bokeh_pane(self._html["row"]), bokeh_pane(self._html["live"]),
+            *(bokeh_pane(m) for m in self._ask.values()),
+            label("selfcross_mode"),
+            bokeh_pane(c["mode"]),
+            bokeh_pane(c["causal"]),
+            label("selfcross_query"),
+            bokeh_pane(c["query"]),
+            bokeh_pane(self._html["hint"]),
+            bokeh_pane(self._html["notice"]),
+            bokeh_pane(self._html["roles"]),
+            bokeh_pane(self._html["row"]),
+            bokeh_pane(self._html["live"]),
             bokeh_pane(self._html["note"]),
             styles={"flex": "1 1 300px", "max-width": "440px", "min-width": "0"},
         )
-        right = pn.Column(self._plot(self._figure), bokeh_pane(self._html["plot_data"]), styles={"flex": "1 1 320px", "max-width": "560px", "min-width": "0"})
-        return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",
-                          css_classes=["ae-selfcross"], styles={"gap": "12px"})
+        right = pn.Column(
+            self._plot(self._figure),
+            bokeh_pane(self._html["plot_data"]),
+            styles={"flex": "1 1 320px", "max-width": "560px", "min-width": "0"},
+        )
+        return pn.FlexBox(
+            left,
+            right,
+            flex_wrap="wrap",
+            sizing_mode="stretch_width",
+            css_classes=["ae-selfcross"],
+            styles={"gap": "12px"},
+        )
 
 
 # The state model's class exists from import on: Bokeh sends the definitions of

@@ -84,29 +84,51 @@ class StepsExplorer(Explorable):
     """
 
     step = param.Integer(1, bounds=(1, 3), doc="Current step of section 3.8 (1, 2 or 3).")
-    score_1 = param.Number(0.0, bounds=steps_view.SLIDERS["score_1"][:2], step=steps_view.SLIDERS["score_1"][2],
-                           doc="First score s₁ (dimensionless).")
-    score_diff = param.Number(0.0, bounds=steps_view.SLIDERS["score_diff"][:2],
-                              step=steps_view.SLIDERS["score_diff"][2], doc="Score difference s₂ − s₁ (dimensionless).")
-    temperature = param.Number(1.0, bounds=steps_view.T_BOUNDS, step=steps_view.SLIDERS["temperature"][2],
-                               doc="Softmax temperature T > 0: low sharpens, high flattens.")
-    value_1 = param.Number(2.0, bounds=steps_view.SLIDERS["value_1"][:2], step=steps_view.SLIDERS["value_1"][2],
-                           doc="First scalar value v₁.")
-    value_2 = param.Number(10.0, bounds=steps_view.SLIDERS["value_2"][:2], step=steps_view.SLIDERS["value_2"][2],
-                           doc="Second scalar value v₂.")
+    score_1 = param.Number(
+        0.0,
+        bounds=steps_view.SLIDERS["score_1"][:2],
+        step=steps_view.SLIDERS["score_1"][2],
+        doc="First score s₁ (dimensionless).",
+    )
+    score_diff = param.Number(
+        0.0,
+        bounds=steps_view.SLIDERS["score_diff"][:2],
+        step=steps_view.SLIDERS["score_diff"][2],
+        doc="Score difference s₂ − s₁ (dimensionless).",
+    )
+    temperature = param.Number(
+        1.0,
+        bounds=steps_view.T_BOUNDS,
+        step=steps_view.SLIDERS["temperature"][2],
+        doc="Softmax temperature T > 0: low sharpens, high flattens.",
+    )
+    value_1 = param.Number(
+        2.0,
+        bounds=steps_view.SLIDERS["value_1"][:2],
+        step=steps_view.SLIDERS["value_1"][2],
+        doc="First scalar value v₁.",
+    )
+    value_2 = param.Number(
+        10.0,
+        bounds=steps_view.SLIDERS["value_2"][:2],
+        step=steps_view.SLIDERS["value_2"][2],
+        doc="Second scalar value v₂.",
+    )
     prediction_text = param.String("", doc="The student's prediction of the output y, as typed.")
     revealed = param.Boolean(False, doc="True once this step has been demonstrated.")
     animating = param.Boolean(False, doc="True while the demonstration is replaying in the browser.")
     asked = param.Boolean(False, doc="True once the demonstration was asked for without a prediction.")
 
     _view_module = steps_view
-    tried = Tried(ready=".ae-output", control=".ae-temperature", readout=".ae-temperature-readout",
-                  state={"temperature": 0.5})
+    tried = Tried(
+        ready=".ae-output", control=".ae-temperature", readout=".ae-temperature-readout", state={"temperature": 0.5}
+    )
 
     @classmethod
     def page_parts(cls, language: str) -> tuple:
         """The steps' page of its own has the presenter's keys (1, 2, 3 for the steps, D to demonstrate)."""
         return (presenter_keys(language),)
+
     _link_params = ("step", *scenarios.STATE_KEYS, "prediction_text")
 
     def __init__(self, class_panel: bool = True, ask_prediction: bool = True, **params):
@@ -128,21 +150,37 @@ class StepsExplorer(Explorable):
             source.syncable = False
         src = self._sources
         self._line_fig = plots.number_line_figure(
-            src["values"], src["interval"], src["output"], src["prediction"], t("plot_number_line"),
-            {"interval": t("legend_interval"), "value": t("legend_value"),
-             "output": t("legend_output"), "prediction": t("legend_prediction")})
+            src["values"],
+            src["interval"],
+            src["output"],
+            src["prediction"],
+            t("plot_number_line"),
+            {
+                "interval": t("legend_interval"),
+                "value": t("legend_value"),
+                "output": t("legend_output"),
+                "prediction": t("legend_prediction"),
+            },
+        )
         self._line_fig.x_range.syncable = False
         self._line_fig.css_classes = ["ae-number-line"]
         self._weights_fig = plots.weights_figure(src["weights"], t("plot_weights"), t("axis_weight"))
         self._curve_fig = plots.temperature_curve_figure(
-            src["curve"], src["point"], t("plot_temperature_curve"), t("axis_temperature"),
-            t("axis_weight"), steps_view.T_BOUNDS)
+            src["curve"],
+            src["point"],
+            t("plot_temperature_curve"),
+            t("axis_temperature"),
+            t("axis_weight"),
+            steps_view.T_BOUNDS,
+        )
         self._curve_fig.css_classes = ["ae-temperature-curve"]
         for fig in (self._line_fig, self._weights_fig, self._curve_fig):
             fig.syncable = False
 
-        self._html = {name: html_model(f"ae-{name}") for name in
-                      ("readouts", "formula", "naive", "question", "result", "error", "notice")}
+        self._html = {
+            name: html_model(f"ae-{name}")
+            for name in ("readouts", "formula", "naive", "question", "result", "error", "notice")
+        }
         self._html["question"].css_classes = ["ae-question"]
         self._html["error"].css_classes = ["ae-error", "ae-prediction-error"]
         self._html["notice"].css_classes = ["ae-error", "ae-input-notice"]
@@ -164,8 +202,12 @@ class StepsExplorer(Explorable):
         # Predict first: "演示本步" without a prediction asks for one (a student); a presenter's plays at once.
         self._config_data = {**steps_view.steps_config(self.language), "ask_prediction": bool(ask_prediction)}
         self._redraw()
-        events = {self._line_fig: "tap", self._demonstrate: "button_click", self._skip: "button_click",
-                  self._prediction_input: "value_input"}
+        events = {
+            self._line_fig: "tap",
+            self._demonstrate: "button_click",
+            self._skip: "button_click",
+            self._prediction_input: "value_input",
+        }
         events.update({b: "button_click" for b in self._step_buttons.values()})
         events.update(self._slider_events())
         self._attach(events)
@@ -179,10 +221,16 @@ class StepsExplorer(Explorable):
         return steps_view.parse_prediction(self.prediction_text)
 
     def _models(self) -> dict:
-        models = {**self._sources, **self._html, "x_range": self._line_fig.x_range,
-                  "line_fig": self._line_fig, "curve_fig": self._curve_fig,
-                  "demonstrate": self._demonstrate, "skip": self._skip,
-                  "prediction_input": self._prediction_input}
+        models = {
+            **self._sources,
+            **self._html,
+            "x_range": self._line_fig.x_range,
+            "line_fig": self._line_fig,
+            "curve_fig": self._curve_fig,
+            "demonstrate": self._demonstrate,
+            "skip": self._skip,
+            "prediction_input": self._prediction_input,
+        }
         models.update(self._slider_models())
         models.update({f"step_{n}": b for n, b in self._step_buttons.items()})
         return models
@@ -201,8 +249,7 @@ class StepsExplorer(Explorable):
             If ``number`` is not 1, 2 or 3.
         """
         step = scenarios.get_step(number)
-        self.param.update(step=number, prediction_text="", revealed=False, animating=False, asked=False,
-                          **step.start)
+        self.param.update(step=number, prediction_text="", revealed=False, animating=False, asked=False, **step.start)
 
     def demonstrate(self) -> None:
         """Show the current step's target state and its result (no replay; the browser replays)."""
@@ -212,28 +259,37 @@ class StepsExplorer(Explorable):
     # --- layout only ----------------------------------------------------------
     def __panel__(self):
         t = self._t
-        hint = pn.pane.HTML(f"<span class='ae-hint'>{t('prediction_hint')}</span>", margin=(0, 5),
-                            stylesheets=[ui.CSS])
+        hint = pn.pane.HTML(f"<span class='ae-hint'>{t('prediction_hint')}</span>", margin=(0, 5), stylesheets=[ui.CSS])
         left = pn.Column(
             pn.Row(*map(bokeh_pane, self._step_buttons.values()), sizing_mode="stretch_width"),
-            bokeh_pane(self._html["question"]), hint, bokeh_pane(self._prediction_input),
+            bokeh_pane(self._html["question"]),
+            hint,
+            bokeh_pane(self._prediction_input),
             bokeh_pane(self._html["error"]),
-            bokeh_pane(self._demonstrate), bokeh_pane(self._skip),
+            bokeh_pane(self._demonstrate),
+            bokeh_pane(self._skip),
             *([self._classroom.panel()] if self._classroom is not None else []),
             bokeh_pane(self._html["result"]),
-            *(bokeh_pane(row) for _, _, row in self._sliders.values()), bokeh_pane(self._html["notice"]),
+            *(bokeh_pane(row) for _, _, row in self._sliders.values()),
+            bokeh_pane(self._html["notice"]),
             styles={"flex": "1 1 330px", "max-width": "440px", "min-width": "0"},
         )
         right = pn.Column(
-            bokeh_pane(self._html["readouts"]), bokeh_pane(self._html["live"]),
-            self._plot(self._line_fig), bokeh_pane(self._html["line_data"]),
-            self._plot(self._weights_fig), bokeh_pane(self._html["weights_data"]),
-            self._plot(self._curve_fig), bokeh_pane(self._html["curve_data"]),
-            bokeh_pane(self._html["formula"]), bokeh_pane(self._html["naive"]),
+            bokeh_pane(self._html["readouts"]),
+            bokeh_pane(self._html["live"]),
+            self._plot(self._line_fig),
+            bokeh_pane(self._html["line_data"]),
+            self._plot(self._weights_fig),
+            bokeh_pane(self._html["weights_data"]),
+            self._plot(self._curve_fig),
+            bokeh_pane(self._html["curve_data"]),
+            bokeh_pane(self._html["formula"]),
+            bokeh_pane(self._html["naive"]),
             styles={"flex": "2 1 480px", "min-width": "0"},
         )
-        return pn.FlexBox(left, right, flex_wrap="wrap", sizing_mode="stretch_width",
-                          css_classes=["ae-steps"], styles={"gap": "12px"})
+        return pn.FlexBox(
+            left, right, flex_wrap="wrap", sizing_mode="stretch_width", css_classes=["ae-steps"], styles={"gap": "12px"}
+        )
 
 
 # The state model's class exists from import on: Bokeh sends the definitions of
@@ -258,7 +314,20 @@ def presenter_keys(language: str = DEFAULT_LANGUAGE, hint: bool = True, targets:
     keys off. ``targets`` adds keys: a key (either case) -> the CSS selector
     of the button it clicks (the instructor's R and N).
     """
-    label = (f"<label class='ae-keys'><input type='checkbox' class='ae-keys-on' checked>"
-             f"<span>{html.escape(text('keyboard_hint', language))}</span></label>") if hint else ""
-    return ScriptedPane(label, script="keys", settings={"targets": targets or {}}, css_classes=["ae-presenter-keys"],
-                        stylesheets=[_KEYS_CSS], margin=(0, 5) if hint else 0, sizing_mode="stretch_width")
+    label = (
+        (
+            f"<label class='ae-keys'><input type='checkbox' class='ae-keys-on' checked>"
+            f"<span>{html.escape(text('keyboard_hint', language))}</span></label>"
+        )
+        if hint
+        else ""
+    )
+    return ScriptedPane(
+        label,
+        script="keys",
+        settings={"targets": targets or {}},
+        css_classes=["ae-presenter-keys"],
+        stylesheets=[_KEYS_CSS],
+        margin=(0, 5) if hint else 0,
+        sizing_mode="stretch_width",
+    )

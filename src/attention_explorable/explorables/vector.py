@@ -97,20 +97,37 @@ class VectorExplorer(Explorable):
     [-0.7, 1.23, 0.53]
     """
 
-    query_x = param.Number(1.0, bounds=SLIDERS["query_x"][:2], step=SLIDERS["query_x"][2],
-                           doc="First component of the query q.")
-    query_y = param.Number(0.0, bounds=SLIDERS["query_y"][:2], step=SLIDERS["query_y"][2],
-                           doc="Second component of the query q.")
-    temperature = param.Number(1.0, bounds=SLIDERS["temperature"][:2], step=SLIDERS["temperature"][2],
-                               doc="Softmax temperature T > 0: low sharpens, high flattens.")
-    prediction = param.Selector(default="", objects=list(vector_view.PREDICTIONS), doc=(
-        "Where the student predicts y stops as T falls to 0.05 with q = [1, 0]: '' (none), 'first', 'third', "
-        "'midpoint' (right) or 'centroid'."))
+    query_x = param.Number(
+        1.0, bounds=SLIDERS["query_x"][:2], step=SLIDERS["query_x"][2], doc="First component of the query q."
+    )
+    query_y = param.Number(
+        0.0, bounds=SLIDERS["query_y"][:2], step=SLIDERS["query_y"][2], doc="Second component of the query q."
+    )
+    temperature = param.Number(
+        1.0,
+        bounds=SLIDERS["temperature"][:2],
+        step=SLIDERS["temperature"][2],
+        doc="Softmax temperature T > 0: low sharpens, high flattens.",
+    )
+    prediction = param.Selector(
+        default="",
+        objects=list(vector_view.PREDICTIONS),
+        doc=(
+            "Where the student predicts y stops as T falls to 0.05 with q = [1, 0]: '' (none), 'first', 'third', "
+            "'midpoint' (right) or 'centroid'."
+        ),
+    )
     revealed = param.Boolean(False, doc="The prediction's answer shown (after it is checked or skipped).")
-    keys = _Points(np.array(EXAMPLE_KEYS), constant=True,
-                   doc=f"Keys k_j, an (n, 2) array, 1 <= n <= {MAX_POINTS}; constant after construction.")
-    values = _Points(np.array(EXAMPLE_VALUES), constant=True,
-                     doc="Values v_j, an (n, 2) array, one per key; constant after construction.")
+    keys = _Points(
+        np.array(EXAMPLE_KEYS),
+        constant=True,
+        doc=f"Keys k_j, an (n, 2) array, 1 <= n <= {MAX_POINTS}; constant after construction.",
+    )
+    values = _Points(
+        np.array(EXAMPLE_VALUES),
+        constant=True,
+        doc="Values v_j, an (n, 2) array, one per key; constant after construction.",
+    )
 
     _view_module = vector_view
     tried = Tried(ready=".ae-vector-output", control=".ae-query-x", state={"query_x": 0.5})
@@ -127,23 +144,33 @@ class VectorExplorer(Explorable):
 
         self._sources = {
             "query": ColumnDataSource({"x": [], "y": [], "label": []}),
-            "keys": ColumnDataSource({"x": [], "y": [], "lx": [], "ly": [], "label": [], "dx": [], "dy": [],
-                                      "align": []}),
-            "values": ColumnDataSource({"x": [], "y": [], "size": [], "label": [], "dx": [], "dy": [],
-                                        "align": []}),
+            "keys": ColumnDataSource(
+                {"x": [], "y": [], "lx": [], "ly": [], "label": [], "dx": [], "dy": [], "align": []}
+            ),
+            "values": ColumnDataSource({"x": [], "y": [], "size": [], "label": [], "dx": [], "dy": [], "align": []}),
             "hull": ColumnDataSource({"x": [], "y": []}),
             "output": ColumnDataSource({"x": [], "y": [], "label": []}),
         }
         src = self._sources
         self._figure = plots.vector_figure(
-            src["query"], src["keys"], src["values"], src["hull"], src["output"], t("vector_plot"),
-            {"query": t("vector_legend_query"), "key": t("vector_legend_key"),
-             "value": t("vector_legend_value"), "hull": t("vector_legend_hull"),
-             "output": t("vector_legend_output")}, extent=SLIDERS["query_x"][1])
+            src["query"],
+            src["keys"],
+            src["values"],
+            src["hull"],
+            src["output"],
+            t("vector_plot"),
+            {
+                "query": t("vector_legend_query"),
+                "key": t("vector_legend_key"),
+                "value": t("vector_legend_value"),
+                "hull": t("vector_legend_hull"),
+                "output": t("vector_legend_output"),
+            },
+            extent=SLIDERS["query_x"][1],
+        )
         self._figure.css_classes = ["ae-vector-plot"]
         # Drawn in the browser; only the state model travels to the server.
-        for model in (*src.values(), src["query"].selected, self._figure, self._figure.x_range,
-                      self._figure.y_range):
+        for model in (*src.values(), src["query"].selected, self._figure, self._figure.x_range, self._figure.y_range):
             model.syncable = False
 
         self._html = {f"{name}_readout": html_model(f"ae-vector-{name}") for name in ("scores", "weights", "output")}
@@ -155,15 +182,20 @@ class VectorExplorer(Explorable):
 
         labels = self._config_data["labels"]
         css = {"query_x": "ae-query-x", "query_y": "ae-query-y", "temperature": "ae-vector-temperature"}
-        self._sliders = {name: controls.slider(self.param[name], getattr(self, name), labels[name], css[name])
-                         for name in SLIDERS}
+        self._sliders = {
+            name: controls.slider(self.param[name], getattr(self, name), labels[name], css[name]) for name in SLIDERS
+        }
 
         # Predict first (the example's keys and values only): where y stops as T falls, with s₁ = s₃ tied.
         self._ask = prediction_models("vector", self.language, vector_view.PREDICTIONS)
 
         self._redraw()
-        events = {self._figure: "tap", self._ask["predict_check"]: "button_click",
-                  self._ask["predict_skip"]: "button_click", self._ask["prediction_choice"]: "active"}
+        events = {
+            self._figure: "tap",
+            self._ask["predict_check"]: "button_click",
+            self._ask["predict_skip"]: "button_click",
+            self._ask["prediction_choice"]: "active",
+        }
         events.update(self._slider_events())
         self._attach(events)
         # A dragged tip: PointDrawTool edits the query's data in place and
@@ -217,19 +249,31 @@ class VectorExplorer(Explorable):
 
     # --- layout only --------------------------------------------------------------------
     def __panel__(self):
-        example = (np.array_equal(self.keys, EXAMPLE_KEYS) and np.array_equal(self.values, EXAMPLE_VALUES))
-        intro = pn.pane.HTML(f"<p style='margin:0'>{self._t(self.intro_key if example else 'vector_intro_custom')}</p>",
-                             margin=(0, 5), sizing_mode="stretch_width")
-        plot = pn.Column(self._plot(self._figure), bokeh_pane(self._html["plot_data"]), styles={"flex": "1 1 340px", "max-width": "540px", "min-width": "0"})
+        example = np.array_equal(self.keys, EXAMPLE_KEYS) and np.array_equal(self.values, EXAMPLE_VALUES)
+        intro = pn.pane.HTML(
+            f"<p style='margin:0'>{self._t(self.intro_key if example else 'vector_intro_custom')}</p>",
+            margin=(0, 5),
+            sizing_mode="stretch_width",
+        )
+        plot = pn.Column(
+            self._plot(self._figure),
+            bokeh_pane(self._html["plot_data"]),
+            styles={"flex": "1 1 340px", "max-width": "540px", "min-width": "0"},
+        )
         side = pn.Column(
-            intro, *(bokeh_pane(m) for m in self._ask.values()), *(bokeh_pane(row) for _, _, row in self._sliders.values()),
+            intro,
+            *(bokeh_pane(m) for m in self._ask.values()),
+            *(bokeh_pane(row) for _, _, row in self._sliders.values()),
             bokeh_pane(self._html["notice"]),
-            *(bokeh_pane(self._html[name]) for name in ("scores_readout", "weights_readout", "output_readout", "live",
-                                                    "formula")),
+            *(
+                bokeh_pane(self._html[name])
+                for name in ("scores_readout", "weights_readout", "output_readout", "live", "formula")
+            ),
             styles={"flex": "1 1 300px", "max-width": "560px", "min-width": "0"},
         )
-        return pn.FlexBox(plot, side, flex_wrap="wrap", sizing_mode="stretch_width",
-                          css_classes=["ae-vector"], styles={"gap": "12px"})
+        return pn.FlexBox(
+            plot, side, flex_wrap="wrap", sizing_mode="stretch_width", css_classes=["ae-vector"], styles={"gap": "12px"}
+        )
 
 
 # The state model's class exists from import on: Bokeh sends the definitions of

@@ -39,8 +39,7 @@ def check_choice(state, predictions) -> None:
     if "revealed" in state and not isinstance(state["revealed"], (bool, np.bool_)):
         raise ValueError(f"revealed must be true or false, got {state['revealed']!r}")
     if "prediction" in state and state["prediction"] not in predictions:
-        raise ValueError(f"prediction must be one of {', '.join(map(repr, predictions))}, "
-                         f"got {state['prediction']!r}")
+        raise ValueError(f"prediction must be one of {', '.join(map(repr, predictions))}, got {state['prediction']!r}")
 
 
 def choice_props(predictions, prediction: str, revealed: bool) -> dict:
@@ -50,15 +49,18 @@ def choice_props(predictions, prediction: str, revealed: bool) -> dict:
     {'active': 1, 'disabled': False}
     """
     return {
-        "prediction_choice": {"active": list(predictions).index(prediction) - 1 if prediction else None,
-                              "disabled": bool(revealed)},
+        "prediction_choice": {
+            "active": list(predictions).index(prediction) - 1 if prediction else None,
+            "disabled": bool(revealed),
+        },
         "predict_check": {"visible": not revealed},
         "predict_skip": {"visible": not revealed},
     }
 
 
-def choice_feedback(strings: dict, name: str, prediction: str, right: str, revealed: bool,
-                    answer: Callable[[], str]) -> str:
+def choice_feedback(
+    strings: dict, name: str, prediction: str, right: str, revealed: bool, answer: Callable[[], str]
+) -> str:
     """What the page says once the answer shows: the prediction, right or not, then ``answer``.
 
     Parameters
@@ -80,5 +82,8 @@ def choice_feedback(strings: dict, name: str, prediction: str, right: str, revea
     if not prediction:
         return answer()
     verdict = strings["predict_right" if prediction == right else "predict_wrong"]
-    return (strings["predict_yours"].format(choice=strings[f"{name}_predict_{prediction}"])
-            + f" <b>{verdict}</b> " + answer())
+    return (
+        strings["predict_yours"].format(choice=strings[f"{name}_predict_{prediction}"])
+        + f" <b>{verdict}</b> "
+        + answer()
+    )

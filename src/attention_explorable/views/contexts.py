@@ -42,12 +42,12 @@ SENTENCES = {
 }
 #: The toy vectors by the token's role (the same in both languages); axes: fruit, company, anything else.
 VECTORS = {
-    "word": (1.0, 1.0, 0.0),       # 苹果 / apple: both readings at once
-    "subject": (0.0, 0.0, 1.0),    # 她 / she
-    "peel": (2.5, 0.0, 0.0),       # 削 / peeled: a fruit's verb
-    "filler": (0.0, 0.0, 0.5),     # 了 / the / a
-    "release": (0.0, 2.5, 0.0),    # 发布 / released: a company's verb
-    "phone": (0.0, 1.5, 0.5),      # 手机 / phone
+    "word": (1.0, 1.0, 0.0),  # 苹果 / apple: both readings at once
+    "subject": (0.0, 0.0, 1.0),  # 她 / she
+    "peel": (2.5, 0.0, 0.0),  # 削 / peeled: a fruit's verb
+    "filler": (0.0, 0.0, 0.5),  # 了 / the / a
+    "release": (0.0, 2.5, 0.0),  # 发布 / released: a company's verb
+    "phone": (0.0, 1.5, 0.5),  # 手机 / phone
 }
 #: The roles of each sentence's tokens, in order.
 ROLES = {"fruit": ("subject", "peel", "filler", "word"), "company": ("word", "release", "filler", "phone")}
@@ -63,10 +63,22 @@ SECTION = "3.8"
 STATE_NAMES = ("causal", "prediction", "revealed")
 
 STRING_KEYS = (
-    "contexts_toy_note", "contexts_axes", "contexts_row", "contexts_input", "contexts_output", "contexts_hidden",
-    "contexts_lean_fruit", "contexts_lean_company", "contexts_lean_none", "contexts_causal_note",
-    "contexts_predict_answer", "contexts_live", "contexts_sentence_fruit", "contexts_sentence_company",
-    *(f"contexts_predict_{p}" for p in PREDICTIONS[1:]), *choice.STRING_KEYS,
+    "contexts_toy_note",
+    "contexts_axes",
+    "contexts_row",
+    "contexts_input",
+    "contexts_output",
+    "contexts_hidden",
+    "contexts_lean_fruit",
+    "contexts_lean_company",
+    "contexts_lean_none",
+    "contexts_causal_note",
+    "contexts_predict_answer",
+    "contexts_live",
+    "contexts_sentence_fruit",
+    "contexts_sentence_company",
+    *(f"contexts_predict_{p}" for p in PREDICTIONS[1:]),
+    *choice.STRING_KEYS,
 )
 
 
@@ -84,8 +96,14 @@ def contexts_config(language: str) -> dict:
     """
     return {
         "strings": {key: text(key, language) for key in STRING_KEYS},
-        "sentences": {c: {"tokens": list(SENTENCES[language][c][0]), "at": SENTENCES[language][c][1],
-                          "vectors": [list(VECTORS[r]) for r in ROLES[c]]} for c in CONTEXTS},
+        "sentences": {
+            c: {
+                "tokens": list(SENTENCES[language][c][0]),
+                "at": SENTENCES[language][c][1],
+                "vectors": [list(VECTORS[r]) for r in ROLES[c]],
+            }
+            for c in CONTEXTS
+        },
     }
 
 
@@ -117,9 +135,8 @@ def read(state, config: dict, context: str) -> tuple[np.ndarray, np.ndarray, np.
     x = np.asarray(sentence["vectors"], dtype=np.float64)  # (n, 3)
     at = sentence["at"]
     mask = np.arange(len(x)) <= at if state["causal"] else np.ones(len(x), dtype=bool)
-    output, weights = core.scaled_dot_product_attention(x[at:at + 1], x, x, mask=mask[None, :])  # (1, 3), (1, n)
+    output, weights = core.scaled_dot_product_attention(x[at : at + 1], x, x, mask=mask[None, :])  # (1, 3), (1, n)
     return weights[0], mask, output[0]
-
 
 
 def contexts_view(state, config: dict) -> dict:
@@ -158,36 +175,64 @@ def contexts_view(state, config: dict) -> dict:
         masked = (~mask).tolist()
         fill, colour = heat_cells(weights.tolist(), masked, diverging=False)
         cells = ["—" if m else f(w, 2, html=False) for w, m in zip(weights.tolist(), masked)]
-        sources[f"{c}_cells"] = {"x": list(range(1, len(cells) + 1)), "y": [1] * len(cells), "fill": fill,
-                                 "text": cells, "text_color": colour}
-        rows.append([S[f"contexts_sentence_{c}"], *(f"{html.escape(t)} {w}" for t, w in zip(sentence["tokens"], cells))])
+        sources[f"{c}_cells"] = {
+            "x": list(range(1, len(cells) + 1)),
+            "y": [1] * len(cells),
+            "fill": fill,
+            "text": cells,
+            "text_color": colour,
+        }
+        rows.append(
+            [S[f"contexts_sentence_{c}"], *(f"{html.escape(t)} {w}" for t, w in zip(sentence["tokens"], cells))]
+        )
         outputs[c] = output
-        leans[c] = ("contexts_lean_fruit" if output[0] > output[1] else
-                    "contexts_lean_company" if output[1] > output[0] else "contexts_lean_none")
+        leans[c] = (
+            "contexts_lean_fruit"
+            if output[0] > output[1]
+            else "contexts_lean_company"
+            if output[1] > output[0]
+            else "contexts_lean_none"
+        )
     word = html.escape(config["sentences"]["fruit"]["tokens"][config["sentences"]["fruit"]["at"]])
-    shown = "".join(f"<tr><td class='ae-kind'>{S[f'contexts_sentence_{c}']}</td>"
-                    f"<td><b>{format_vector(outputs[c], 2)}</b></td><td>{S[leans[c]]}</td></tr>" for c in CONTEXTS)
+    shown = "".join(
+        f"<tr><td class='ae-kind'>{S[f'contexts_sentence_{c}']}</td>"
+        f"<td><b>{format_vector(outputs[c], 2)}</b></td><td>{S[leans[c]]}</td></tr>"
+        for c in CONTEXTS
+    )
 
     def answer() -> str:  # the question's read: without the mask
         unmasked = {c: read({**state, "causal": False}, config, c)[2] for c in CONTEXTS}
-        return S["contexts_predict_answer"].format(word=word, a=format_vector(unmasked["fruit"], 2),
-                                                   b=format_vector(unmasked["company"], 2))
+        return S["contexts_predict_answer"].format(
+            word=word, a=format_vector(unmasked["fruit"], 2), b=format_vector(unmasked["company"], 2)
+        )
 
     notes = S["contexts_causal_note"].format(word=word) if state["causal"] else ""
     return {
         "sources": sources,
         "ranges": {},
         "html": {
-            "input": S["contexts_input"].format(word=word, x=format_vector(config["sentences"]["fruit"]["vectors"][
-                config["sentences"]["fruit"]["at"]], 2)) + f"<div class='ae-hint'>{S['contexts_axes']}</div>",
-            "outputs": (f"<div class='ae-kind'>{S['contexts_output'].format(word=word)}</div>"
-                        + (f"<table>{shown}</table>" if revealed else f"<div class='ae-hint'>{S['contexts_hidden']}</div>")),
+            "input": S["contexts_input"].format(
+                word=word,
+                x=format_vector(config["sentences"]["fruit"]["vectors"][config["sentences"]["fruit"]["at"]], 2),
+            )
+            + f"<div class='ae-hint'>{S['contexts_axes']}</div>",
+            "outputs": (
+                f"<div class='ae-kind'>{S['contexts_output'].format(word=word)}</div>"
+                + (f"<table>{shown}</table>" if revealed else f"<div class='ae-hint'>{S['contexts_hidden']}</div>")
+            ),
             "notes": f"<span class='ae-hint'>{notes}</span>" if notes else "",
             "feedback": choice.choice_feedback(S, "contexts", prediction, RIGHT_PREDICTION, revealed, answer),
             "rows_data": data_table(S["contexts_row"].format(word=word), ["", "1", "2", "3", "4"], rows),
-            "live": (S["contexts_live"].format(word=word, a=format_vector(outputs["fruit"], 2),
-                                               b=format_vector(outputs["company"], 2))
-                     if revealed else ""),
+            "live": (
+                S["contexts_live"].format(
+                    word=word, a=format_vector(outputs["fruit"], 2), b=format_vector(outputs["company"], 2)
+                )
+                if revealed
+                else ""
+            ),
         },
-        "props": {"causal": {"active": bool(state["causal"])}, **choice.choice_props(PREDICTIONS, prediction, revealed)},
+        "props": {
+            "causal": {"active": bool(state["causal"])},
+            **choice.choice_props(PREDICTIONS, prediction, revealed),
+        },
     }

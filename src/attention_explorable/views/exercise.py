@@ -38,8 +38,15 @@ TOL_SLACK = 1e-9
 STATUS_CSS = {"right": "ae-right", "wrong": "ae-wrong", "invalid": "ae-error"}
 KINDS = ("number", "choice", "text")
 
-STRING_KEYS = ("exercise_right", "exercise_wrong", "exercise_malformed", "exercise_empty",
-               "exercise_choose", "exercise_reveal", "exercise_hide")
+STRING_KEYS = (
+    "exercise_right",
+    "exercise_wrong",
+    "exercise_malformed",
+    "exercise_empty",
+    "exercise_choose",
+    "exercise_reveal",
+    "exercise_hide",
+)
 
 _OPTION = re.compile(r"^\s*([A-Z])[.．、]\s*(.*)$")
 
@@ -109,8 +116,10 @@ def exercise_config(block: Block, language: str) -> dict:
         "tol": float(block.options.get("tol", 1e-6)) if kind == "number" else None,
         "letters": [letter for letter, _ in choice_options(block)] if kind == "choice" else [],
         "hint_html": markdown_to_html(hint, language=language) if hint else "",
-        "answer_html": (f"<div class='ae-answer'><b>{text('exercise_model_answer', language)}</b>"
-                        f"{markdown_to_html(block.parts.get('answer', ''), language=language)}</div>"),
+        "answer_html": (
+            f"<div class='ae-answer'><b>{text('exercise_model_answer', language)}</b>"
+            f"{markdown_to_html(block.parts.get('answer', ''), language=language)}</div>"
+        ),
         "strings": {key: text(key, language) for key in STRING_KEYS},
     }
 

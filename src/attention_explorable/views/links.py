@@ -49,8 +49,13 @@ def _pairs(query) -> list[tuple[str, str]]:
         pairs = [(k, v) for k, vs in query.items() for v in (vs if isinstance(vs, (list, tuple)) else [vs])]
     else:
         pairs = list(query)
-    return [(k.decode("utf-8", "replace") if isinstance(k, bytes) else str(k),
-             v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)) for k, v in pairs]
+    return [
+        (
+            k.decode("utf-8", "replace") if isinstance(k, bytes) else str(k),
+            v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v),
+        )
+        for k, v in pairs
+    ]
 
 
 def _read_one(p: dict, raw: str):
@@ -122,9 +127,11 @@ def read_link(spec: dict, query) -> tuple[dict, list[str]]:
             notices.append(spec["messages"]["junk"].format(name=html.escape(key), raw=shown))
             continue
         if clamped:
-            notices.append(spec["messages"]["clamped"].format(
-                name=html.escape(key), raw=shown, lo=format_g(p["lo"]), hi=format_g(p["hi"]),
-                value=format_g(value)))
+            notices.append(
+                spec["messages"]["clamped"].format(
+                    name=html.escape(key), raw=shown, lo=format_g(p["lo"]), hi=format_g(p["hi"]), value=format_g(value)
+                )
+            )
         values[p["name"]] = value
     return values, notices
 

@@ -93,23 +93,50 @@ IRWIN_HALL_TERMS = 12
 #: Heatmap colours. Weights: light to dark blue (ColorBrewer Blues, 9 classes).
 #: Scores: red for negative through white to blue for positive (ColorBrewer RdBu, 11 classes).
 BLUES = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b")
-RED_BLUE = ("#67001f", "#b2182b", "#d6604d", "#f4a582", "#fddbc7", "#f7f7f7", "#d1e5f0", "#92c5de",
-            "#4393c3", "#2166ac", "#053061")
+RED_BLUE = (
+    "#67001f",
+    "#b2182b",
+    "#d6604d",
+    "#f4a582",
+    "#fddbc7",
+    "#f7f7f7",
+    "#d1e5f0",
+    "#92c5de",
+    "#4393c3",
+    "#2166ac",
+    "#053061",
+)
 MASKED_FILL, MASKED_TEXT = "#e4e4e4", "#777777"
 DARK_TEXT, LIGHT_TEXT = "#222222", "#ffffff"
 #: Side of a drawn cell and of its outline, in cells.
 CELL = 0.96
 
 STRING_KEYS = (
-    "matrix_max_weight", "matrix_curve_values", "matrix_row_sums", "matrix_masked_note",
-    "matrix_highlight_note", "matrix_plot_scores_scaled", "matrix_plot_scores_unscaled", "input_clamped",
-    "matrix_plot_weights", "matrix_plot_saturation", "matrix_axis_query", "matrix_axis_key", "matrix_axis_dk",
-    "matrix_legend_scaled", "matrix_legend_unscaled", "matrix_predict_answer", "matrix_predict_flatter",
-    "matrix_predict_peaked", "matrix_predict_same", *choice.STRING_KEYS,
+    "matrix_max_weight",
+    "matrix_curve_values",
+    "matrix_row_sums",
+    "matrix_masked_note",
+    "matrix_highlight_note",
+    "matrix_plot_scores_scaled",
+    "matrix_plot_scores_unscaled",
+    "input_clamped",
+    "matrix_plot_weights",
+    "matrix_plot_saturation",
+    "matrix_axis_query",
+    "matrix_axis_key",
+    "matrix_axis_dk",
+    "matrix_legend_scaled",
+    "matrix_legend_unscaled",
+    "matrix_predict_answer",
+    "matrix_predict_flatter",
+    "matrix_predict_peaked",
+    "matrix_predict_same",
+    *choice.STRING_KEYS,
 )
 
 
 # --- the shared random generator ----------------------------------------------------
+
 
 def mulberry32(seed: int, count: int) -> np.ndarray:
     """The first ``count`` outputs of mulberry32 started at ``seed``.
@@ -201,6 +228,7 @@ def random_qkv(seed: int, n: int, d_k: int) -> tuple[np.ndarray, np.ndarray, np.
 
 # --- the saturation curve (Python only, shipped as data) ---------------------------
 
+
 @functools.lru_cache(maxsize=None)
 def saturation_curve(n: int, draws: int = CURVE_DRAWS, seed: int = CURVE_SEED):
     """Mean largest softmax weight of random ``n x n`` score matrices, per ``d_k``.
@@ -291,7 +319,7 @@ def curves_source() -> str:
         for name, curve in (("SCALED", scaled), ("UNSCALED", unscaled)):
             values = [f"{round(float(x), CURVE_DECIMALS)!r}" for x in curve]
             lines.append(f"{name}[{n}] = (")
-            lines += ["    " + ", ".join(values[i:i + 8]) + "," for i in range(0, len(values), 8)]
+            lines += ["    " + ", ".join(values[i : i + 8]) + "," for i in range(0, len(values), 8)]
             lines.append(")")
     return "\n".join(lines) + "\n"
 
@@ -322,6 +350,7 @@ def matrix_config(language: str) -> dict:
 
 # --- the numbers ----------------------------------------------------------------------
 
+
 def check_state(state) -> None:
     """Refuse a state the explorable cannot show.
 
@@ -337,8 +366,13 @@ def check_state(state) -> None:
     for name, (lo, hi, step) in SLIDERS.items():
         value = state[name]
         kind = "an integer" if isinstance(step, int) else "a number"
-        ok = (isinstance(value, _REAL) and not isinstance(value, bool) and math.isfinite(value)
-              and lo <= value <= hi and (not isinstance(step, int) or value == int(value)))
+        ok = (
+            isinstance(value, _REAL)
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and lo <= value <= hi
+            and (not isinstance(step, int) or value == int(value))
+        )
         if not ok:
             raise ValueError(f"{name} must be {kind} in [{format_g(lo)}, {format_g(hi)}], got {value!r}")
     for name in TOGGLES:
@@ -380,8 +414,16 @@ def attention_matrices(state) -> dict:
     scores = core.dot_product_scores(q, k, scale=scale)  # (n, d_k) @ (d_k, n) -> (n, n)
     _, weights = core.scaled_dot_product_attention(q, k, v, mask=mask, scale=scale)  # (n, n)
     row_max = weights.max(axis=1)  # (n,)
-    return {"q": q, "k": k, "v": v, "mask": mask, "scores": np.where(mask, scores, -np.inf),
-            "weights": weights, "row_max": row_max, "mean_max_weight": float(row_max.mean())}
+    return {
+        "q": q,
+        "k": k,
+        "v": v,
+        "mask": mask,
+        "scores": np.where(mask, scores, -np.inf),
+        "weights": weights,
+        "row_max": row_max,
+        "mean_max_weight": float(row_max.mean()),
+    }
 
 
 def ramp(colors, t: float) -> str:
@@ -400,7 +442,7 @@ def ramp(colors, t: float) -> str:
     a, b = colors[i], colors[i + 1]
     channels = []
     for c in (1, 3, 5):
-        lo, hi = int(a[c:c + 2], 16), int(b[c:c + 2], 16)
+        lo, hi = int(a[c : c + 2], 16), int(b[c : c + 2], 16)
         channels.append(math.floor(lo + (hi - lo) * f + 0.5))
     return "#" + "".join(f"{c:02x}" for c in channels)
 
@@ -455,14 +497,25 @@ def heatmap_sources(scores, weights, mask) -> dict:
     score_fill, score_colour = heat_cells(flat_scores, masked, diverging=True, limit=limit)
     weight_fill, weight_colour = heat_cells(flat_weights, masked, diverging=False)
     return {
-        "score_cells": {"x": xs, "y": ys, "fill": score_fill, "text_color": score_colour,
-                        "text": ["−∞" if m else format_number(s, 2, html=False) for s, m in zip(flat_scores, masked)]},
-        "weight_cells": {"x": list(xs), "y": list(ys), "fill": weight_fill, "text_color": weight_colour,
-                         "text": ["—" if m else format_number(w, 2, html=False) for w, m in zip(flat_weights, masked)]},
+        "score_cells": {
+            "x": xs,
+            "y": ys,
+            "fill": score_fill,
+            "text_color": score_colour,
+            "text": ["−∞" if m else format_number(s, 2, html=False) for s, m in zip(flat_scores, masked)],
+        },
+        "weight_cells": {
+            "x": list(xs),
+            "y": list(ys),
+            "fill": weight_fill,
+            "text_color": weight_colour,
+            "text": ["—" if m else format_number(w, 2, html=False) for w, m in zip(flat_weights, masked)],
+        },
     }
 
 
 # --- the view -------------------------------------------------------------------------
+
 
 def matrix_view(state, config: dict) -> dict:
     """Everything the matrix explorable displays for one state.
@@ -505,8 +558,9 @@ def matrix_view(state, config: dict) -> dict:
     curve = config["curves"][str(n)]
     curve_scaled, curve_unscaled = curve["scaled"][d_k - 1], curve["unscaled"][d_k - 1]
     mean_max = res["mean_max_weight"]
-    curve_text = S["matrix_curve_values"].format(draws=config["curve_draws"], n=n, d=d_k,
-                                                 scaled=f(curve_scaled, 3), unscaled=f(curve_unscaled, 3))
+    curve_text = S["matrix_curve_values"].format(
+        draws=config["curve_draws"], n=n, d=d_k, scaled=f(curve_scaled, 3), unscaled=f(curve_unscaled, 3)
+    )
     notes = S["matrix_highlight_note"] + ("<br>" + S["matrix_masked_note"] if state["causal"] else "")
     revealed, prediction = bool(state["revealed"]), state["prediction"]
     props = {}
@@ -515,8 +569,9 @@ def matrix_view(state, config: dict) -> dict:
         props[f"{name}_box"] = {"value": format_g(state[name])}
     for name in TOGGLES:
         props[f"{name}_toggle"] = {"active": bool(state[name])}
-    props["score_title"] = {"text": S["matrix_plot_scores_scaled" if state["scaled"]
-                                     else "matrix_plot_scores_unscaled"]}
+    props["score_title"] = {
+        "text": S["matrix_plot_scores_scaled" if state["scaled"] else "matrix_plot_scores_unscaled"]
+    }
     # Predict first: the question's buttons until a prediction is checked or skipped, then the curves.
     props.update(choice.choice_props(PREDICTIONS, prediction, revealed))
     props["curve_plot"] = {"visible": revealed}
@@ -525,35 +580,68 @@ def matrix_view(state, config: dict) -> dict:
     corner = [f"{S['matrix_axis_query']} / {S['matrix_axis_key']}", *(str(j) for j in range(1, n + 1))]
 
     def matrix_table(caption: str, cells: list[str]) -> str:
-        return data_table(caption, corner, [[str(i + 1), *cells[i * n:(i + 1) * n]] for i in range(n)])
+        return data_table(caption, corner, [[str(i + 1), *cells[i * n : (i + 1) * n]] for i in range(n)])
 
     curve_rows = [[format_g(d), f(a, 3), f(b, 3)] for d, a, b in zip(curve["d"], curve["scaled"], curve["unscaled"])]
-    feedback = choice.choice_feedback(S, "matrix", prediction, RIGHT_PREDICTION, revealed, lambda: S[
-        "matrix_predict_answer"].format(n=n, u1=f(curve["unscaled"][0], 2), u64=f(curve["unscaled"][-1], 2),
-                                        s1=f(curve["scaled"][0], 2), s64=f(curve["scaled"][-1], 2)))
+    feedback = choice.choice_feedback(
+        S,
+        "matrix",
+        prediction,
+        RIGHT_PREDICTION,
+        revealed,
+        lambda: S["matrix_predict_answer"].format(
+            n=n,
+            u1=f(curve["unscaled"][0], 2),
+            u64=f(curve["unscaled"][-1], 2),
+            s1=f(curve["scaled"][0], 2),
+            s64=f(curve["scaled"][-1], 2),
+        ),
+    )
     return {
         "sources": {
             **cells,
-            "highlight": {"x": [j + 1 for j, _ in top], "y": [i + 1 for _, i in top],
-                          "width": [CELL] * len(top), "height": [CELL] * len(top)},
+            "highlight": {
+                "x": [j + 1 for j, _ in top],
+                "y": [i + 1 for _, i in top],
+                "width": [CELL] * len(top),
+                "height": [CELL] * len(top),
+            },
             "curve": {"d": list(curve["d"]), "scaled": list(curve["scaled"]), "unscaled": list(curve["unscaled"])},
-            "mark": {"d": [d_k], "scaled": [curve_scaled], "unscaled": [curve_unscaled], "current": [mean_max],
-                     "y0": [0.0], "y1": [1.0]},
+            "mark": {
+                "d": [d_k],
+                "scaled": [curve_scaled],
+                "unscaled": [curve_unscaled],
+                "current": [mean_max],
+                "y0": [0.0],
+                "y1": [1.0],
+            },
         },
-        "ranges": {"score_x": [0.5, n + 0.5], "score_y": [n + 0.5, 0.5],
-                   "weight_x": [0.5, n + 0.5], "weight_y": [n + 0.5, 0.5]},
+        "ranges": {
+            "score_x": [0.5, n + 0.5],
+            "score_y": [n + 0.5, 0.5],
+            "weight_x": [0.5, n + 0.5],
+            "weight_y": [n + 0.5, 0.5],
+        },
         "html": {
-            "max_weight": (f"<div class='ae-kind'>{S['matrix_max_weight']}</div><b class='ae-matrix-mean-max'>"
-                           f"{f(mean_max)}</b>" + (f"<br><span class='ae-hint'>{curve_text}</span>" if revealed else "")),
+            "max_weight": (
+                f"<div class='ae-kind'>{S['matrix_max_weight']}</div><b class='ae-matrix-mean-max'>"
+                f"{f(mean_max)}</b>" + (f"<br><span class='ae-hint'>{curve_text}</span>" if revealed else "")
+            ),
             "feedback": feedback,
-            "row_sums": (f"<span class='ae-kind'>{S['matrix_row_sums']}</span> "
-                         + ", ".join(f(s, 3) for s in weights.sum(axis=1).tolist())),
+            "row_sums": (
+                f"<span class='ae-kind'>{S['matrix_row_sums']}</span> "
+                + ", ".join(f(s, 3) for s in weights.sum(axis=1).tolist())
+            ),
             "notes": f"<span class='ae-hint'>{notes}</span>",
             "scores_data": matrix_table(props["score_title"]["text"], score_text),
             "weights_data": matrix_table(S["matrix_plot_weights"], weight_text),
-            "curve_data": data_table(S["matrix_plot_saturation"], [S["matrix_axis_dk"], S["matrix_legend_scaled"],
-                                                                   S["matrix_legend_unscaled"]], curve_rows)
-            if revealed else "",
+            "curve_data": data_table(
+                S["matrix_plot_saturation"],
+                [S["matrix_axis_dk"], S["matrix_legend_scaled"], S["matrix_legend_unscaled"]],
+                curve_rows,
+            )
+            if revealed
+            else "",
             "live": f"{S['matrix_max_weight']}: {f(mean_max)}",
         },
         "props": props,

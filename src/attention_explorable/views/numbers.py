@@ -109,8 +109,9 @@ def data_table(caption: str, header: list[str], rows: list[list[str]]) -> str:
     "<table class='ae-data'><caption>Weights</caption><tr><th scope='col'></th><th scope='col'>weight</th></tr><tr><th scope='row'>α₁</th><td>0.5</td></tr></table>"
     """
     head = "".join(f"<th scope='col'>{h}</th>" for h in header)
-    body = "".join(f"<tr><th scope='row'>{row[0]}</th>" + "".join(f"<td>{c}</td>" for c in row[1:]) + "</tr>"
-                   for row in rows)
+    body = "".join(
+        f"<tr><th scope='row'>{row[0]}</th>" + "".join(f"<td>{c}</td>" for c in row[1:]) + "</tr>" for row in rows
+    )
     return f"<table class='ae-data'><caption>{caption}</caption><tr>{head}</tr>{body}</table>"
 
 

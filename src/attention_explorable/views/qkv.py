@@ -54,9 +54,20 @@ STATE_NAMES = (*PROJECTIONS, "causal", "prediction", "revealed")
 _SUB = "₁₂₃₄₅₆₇₈₉"
 
 STRING_KEYS = (
-    "qkv_stage_x", "qkv_stage_projections", "qkv_stage_qkv", "qkv_stage_output", "qkv_plot_scores",
-    "qkv_plot_weights", "qkv_axis_query", "qkv_axis_key", "qkv_masked_note", "qkv_same_weights",
-    "qkv_predict_answer", "qkv_live", *(f"qkv_predict_{p}" for p in PREDICTIONS[1:]), *choice.STRING_KEYS,
+    "qkv_stage_x",
+    "qkv_stage_projections",
+    "qkv_stage_qkv",
+    "qkv_stage_output",
+    "qkv_plot_scores",
+    "qkv_plot_weights",
+    "qkv_axis_query",
+    "qkv_axis_key",
+    "qkv_masked_note",
+    "qkv_same_weights",
+    "qkv_predict_answer",
+    "qkv_live",
+    *(f"qkv_predict_{p}" for p in PREDICTIONS[1:]),
+    *choice.STRING_KEYS,
     *(f"qkv_preset_{p}" for p in PRESETS),
 )
 
@@ -120,13 +131,22 @@ def attend(state, config: dict) -> dict:
     mask = core.causal_mask(n) if state["causal"] else np.ones((n, n), dtype=bool)
     output, weights = core.scaled_dot_product_attention(q, k, v, mask=mask)  # (3, 2), (3, 3)
     scores = core.dot_product_scores(q, k)  # (3, 3), divided by √d_k
-    return {"q": q, "k": k, "v": v, "mask": mask, "scores": np.where(mask, scores, -np.inf),
-            "weights": weights, "output": output}
+    return {
+        "q": q,
+        "k": k,
+        "v": v,
+        "mask": mask,
+        "scores": np.where(mask, scores, -np.inf),
+        "weights": weights,
+        "output": output,
+    }
 
 
 def _matrix_html(caption: str, m, digits: int = 2) -> str:
-    rows = "".join("<tr>" + "".join(f"<td>{format_number(float(c), digits)}</td>" for c in row) + "</tr>"
-                   for row in np.asarray(m).tolist())
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{format_number(float(c), digits)}</td>" for c in row) + "</tr>"
+        for row in np.asarray(m).tolist()
+    )
     return f"<table class='ae-qkv-matrix'><caption>{caption}</caption>{rows}</table>"
 
 
@@ -171,28 +191,42 @@ def qkv_view(state, config: dict) -> dict:
 
     def answer() -> str:
         outputs = {name: attend({**state, "w_v": name}, config)["output"][0] for name in ("identity", "swap")}
-        return S["qkv_predict_answer"].format(a=format_vector(outputs["identity"], 3),
-                                              b=format_vector(outputs["swap"], 3))
+        return S["qkv_predict_answer"].format(
+            a=format_vector(outputs["identity"], 3), b=format_vector(outputs["swap"], 3)
+        )
 
     def table(caption: str, cells: list[str]) -> str:
         corner = S["qkv_axis_query"] + " \\ " + S["qkv_axis_key"]
-        return data_table(caption, [corner, *(f"k{_SUB[j]}" for j in range(n))],
-                          [[f"q{_SUB[i]}", *cells[i * n:(i + 1) * n]] for i in range(n)])
+        return data_table(
+            caption,
+            [corner, *(f"k{_SUB[j]}" for j in range(n))],
+            [[f"q{_SUB[i]}", *cells[i * n : (i + 1) * n]] for i in range(n)],
+        )
 
-    names = {name: text_name for name, text_name in zip(PROJECTIONS, ("W<sub>Q</sub>", "W<sub>K</sub>", "W<sub>V</sub>"))}
+    names = {
+        name: text_name for name, text_name in zip(PROJECTIONS, ("W<sub>Q</sub>", "W<sub>K</sub>", "W<sub>V</sub>"))
+    }
     # "The weights depend on Q and K only" is the prediction's answer: said once it shows.
-    notes = " ".join(([S["qkv_same_weights"]] if revealed else []) + ([S["qkv_masked_note"]] if state["causal"] else []))
+    notes = " ".join(
+        ([S["qkv_same_weights"]] if revealed else []) + ([S["qkv_masked_note"]] if state["causal"] else [])
+    )
     return {
         "sources": cells,
         "ranges": {},
         "html": {
             "inputs": f"<div class='ae-kind'>{S['qkv_stage_x']}</div>" + _matrix_html("X", config["x"], 0),
-            "projections": (f"<div class='ae-kind'>{S['qkv_stage_projections']}</div><div class='ae-qkv-row'>"
-                            + "".join(_matrix_html(names[p], config["presets"][state[p]], 0) for p in PROJECTIONS)
-                            + "</div>"),
-            "qkv": (f"<div class='ae-kind'>{S['qkv_stage_qkv']}</div><div class='ae-qkv-row'>"
-                    + _matrix_html("Q = X W<sub>Q</sub>", res["q"], 0) + _matrix_html("K = X W<sub>K</sub>", res["k"], 0)
-                    + _matrix_html("V = X W<sub>V</sub>", res["v"], 0) + "</div>"),
+            "projections": (
+                f"<div class='ae-kind'>{S['qkv_stage_projections']}</div><div class='ae-qkv-row'>"
+                + "".join(_matrix_html(names[p], config["presets"][state[p]], 0) for p in PROJECTIONS)
+                + "</div>"
+            ),
+            "qkv": (
+                f"<div class='ae-kind'>{S['qkv_stage_qkv']}</div><div class='ae-qkv-row'>"
+                + _matrix_html("Q = X W<sub>Q</sub>", res["q"], 0)
+                + _matrix_html("K = X W<sub>K</sub>", res["k"], 0)
+                + _matrix_html("V = X W<sub>V</sub>", res["v"], 0)
+                + "</div>"
+            ),
             "output": f"<div class='ae-kind'>{S['qkv_stage_output']}</div>" + _matrix_html("Y = A V", res["output"], 3),
             "notes": f"<span class='ae-hint'>{notes}</span>",
             "feedback": choice.choice_feedback(S, "qkv", prediction, RIGHT_PREDICTION, revealed, answer),

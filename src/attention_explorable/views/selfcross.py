@@ -39,14 +39,8 @@ EN_TOKENS = ("I", "love", "machine", "learning")
 # "affection", "machine", "learning". A word and its translation point the
 # same way, and related words (爱 ~ 我, 机器 ~ 学习) overlap, so the weights
 # show sensible alignments. They are not trained vectors, and the page says so.
-ZH_EMBEDDINGS = ((2.0, 1.0, 0.0, 0.0),
-                 (1.0, 2.0, 0.0, 1.0),
-                 (0.0, 0.0, 2.0, 1.5),
-                 (0.0, 0.5, 1.5, 2.0))
-EN_EMBEDDINGS = ((2.2, 0.8, 0.0, 0.0),
-                 (0.8, 2.2, 0.0, 0.8),
-                 (0.0, 0.0, 2.2, 1.2),
-                 (0.0, 0.6, 1.2, 2.2))
+ZH_EMBEDDINGS = ((2.0, 1.0, 0.0, 0.0), (1.0, 2.0, 0.0, 1.0), (0.0, 0.0, 2.0, 1.5), (0.0, 0.5, 1.5, 2.0))
+EN_EMBEDDINGS = ((2.2, 0.8, 0.0, 0.0), (0.8, 2.2, 0.0, 0.8), (0.0, 0.0, 2.2, 1.2), (0.0, 0.6, 1.2, 2.2))
 
 #: The kinds of attention, in the order of the mode buttons.
 MODES = ("self_zh", "self_en", "cross")
@@ -72,11 +66,22 @@ _BLUES9 = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2
 MASKED_FILL, MASKED_TEXT = "#E4E4E4", "#777777"
 
 STRING_KEYS = (
-    "selfcross_toy_note", "selfcross_axis_query", "selfcross_axis_key", "selfcross_source_zh",
-    "selfcross_source_en", "selfcross_roles_self_zh", "selfcross_roles_self_en",
-    "selfcross_roles_self_en_causal", "selfcross_roles_cross", "selfcross_row", "selfcross_row_best",
-    "selfcross_query_hint", "selfcross_plot", "selfcross_predict_answer",
-    *(f"selfcross_predict_{p}" for p in PREDICTIONS[1:]), *choice.STRING_KEYS,
+    "selfcross_toy_note",
+    "selfcross_axis_query",
+    "selfcross_axis_key",
+    "selfcross_source_zh",
+    "selfcross_source_en",
+    "selfcross_roles_self_zh",
+    "selfcross_roles_self_en",
+    "selfcross_roles_self_en_causal",
+    "selfcross_roles_cross",
+    "selfcross_row",
+    "selfcross_row_best",
+    "selfcross_query_hint",
+    "selfcross_plot",
+    "selfcross_predict_answer",
+    *(f"selfcross_predict_{p}" for p in PREDICTIONS[1:]),
+    *choice.STRING_KEYS,
 )
 
 
@@ -86,7 +91,7 @@ def blues256() -> list[str]:
     >>> blues256()[0], blues256()[-1], len(blues256())
     ('#08306b', '#f7fbff', 256)
     """
-    anchors = [[int(h[i:i + 2], 16) for i in (1, 3, 5)] for h in _BLUES9]
+    anchors = [[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in _BLUES9]
     out = []
     for i in range(256):
         t = i / 255 * 8
@@ -166,8 +171,9 @@ def selfcross_weights(state, config: dict):
     n_q, n_k = len(q["tokens"]), len(kv["tokens"])
     causal = bool(state["causal"]) and mode == "self_en"  # the decoder may not look at later words
     mask = core.causal_mask(n_q) if causal else np.ones((n_q, n_k), dtype=bool)
-    _, weights = core.scaled_dot_product_attention(q["embeddings"], kv["embeddings"], kv["embeddings"],
-                                                   mask=mask)  # (n_q, n_k)
+    _, weights = core.scaled_dot_product_attention(
+        q["embeddings"], kv["embeddings"], kv["embeddings"], mask=mask
+    )  # (n_q, n_k)
     return list(q["tokens"]), list(kv["tokens"]), weights, mask
 
 
@@ -256,7 +262,7 @@ def selfcross_view(state, config: dict) -> dict:
     )
     best_text = S["selfcross_row_best"].format(token=said(k_side, k_tokens[best]), weight=f(row[best], 3))
     # The heatmap's data: a row per query token, a column per key token.
-    plot_rows = [[said(q_side, q), *texts[i * n_k:(i + 1) * n_k]] for i, q in enumerate(q_tokens)]
+    plot_rows = [[said(q_side, q), *texts[i * n_k : (i + 1) * n_k]] for i, q in enumerate(q_tokens)]
     # Predict first: the answer is the cross-attention row of the highlighted English query.
     prediction, revealed = state.get("prediction", ""), bool(state.get("revealed", False))
 
@@ -265,8 +271,11 @@ def selfcross_view(state, config: dict) -> dict:
         cross_row = cross_w[min(query, len(cross_q)) - 1]
         cross_best = int(np.argmax(cross_row))
         return S["selfcross_predict_answer"].format(
-            n=len(cross_k), token=said("en", cross_q[min(query, len(cross_q)) - 1]),
-            best=said("zh", cross_k[cross_best]), weight=f(cross_row[cross_best], 3))
+            n=len(cross_k),
+            token=said("en", cross_q[min(query, len(cross_q)) - 1]),
+            best=said("zh", cross_k[cross_best]),
+            weight=f(cross_row[cross_best], 3),
+        )
 
     return {
         "sources": {
@@ -284,15 +293,22 @@ def selfcross_view(state, config: dict) -> dict:
             "live": f"{S['selfcross_row'].format(token=said(q_side, q_tokens[query - 1]))}: {best_text}",
         },
         "props": {
-            "x_axis": {"axis_label": S["selfcross_axis_key"].format(source=S[f"selfcross_source_{k_side}"]),
-                       "major_label_overrides": {str(j): tok for j, tok in enumerate(k_tokens, start=1)}},
-            "y_axis": {"axis_label": S["selfcross_axis_query"].format(source=S[f"selfcross_source_{q_side}"]),
-                       "major_label_overrides": {str(i): tok for i, tok in enumerate(q_tokens, start=1)}},
+            "x_axis": {
+                "axis_label": S["selfcross_axis_key"].format(source=S[f"selfcross_source_{k_side}"]),
+                "major_label_overrides": {str(j): tok for j, tok in enumerate(k_tokens, start=1)},
+            },
+            "y_axis": {
+                "axis_label": S["selfcross_axis_query"].format(source=S[f"selfcross_source_{q_side}"]),
+                "major_label_overrides": {str(i): tok for i, tok in enumerate(q_tokens, start=1)},
+            },
             "mode": {"active": MODES.index(mode)},
             "causal": {"active": bool(state["causal"]), "disabled": mode != "self_en"},
             # The query buttons hold the query tokens: their language for a screen reader.
-            "query": {"labels": q_tokens, "active": query - 1,
-                      "html_attributes": {"lang": config["lang_tags"][q_side]}},
+            "query": {
+                "labels": q_tokens,
+                "active": query - 1,
+                "html_attributes": {"lang": config["lang_tags"][q_side]},
+            },
             **choice.choice_props(PREDICTIONS, prediction, revealed),
         },
     }

@@ -43,12 +43,38 @@ SLIDERS = {
 STATE_NAMES = ("step", *scenarios.STATE_KEYS, "prediction_text", "revealed", "animating", "asked")
 
 STRING_KEYS = (
-    "readout_scores", "readout_temperature", "readout_weights", "readout_output", "formula_label",
-    "stable_label", "naive_label", "naive_overflow", "naive_underflow", "naive_ok", "result_label", "label_colon",
-    "result_with_prediction", "result_no_prediction", "result_pending", "result_moved",
-    "prediction_invalid", "demonstrate", "demonstrating", "input_clamped", "skip_prediction", "prediction_needed",
-    "plot_number_line", "plot_weights", "plot_temperature_curve", "axis_temperature", "axis_weight",
-    "legend_value", "legend_output", "legend_prediction", "data_name", "data_value",
+    "readout_scores",
+    "readout_temperature",
+    "readout_weights",
+    "readout_output",
+    "formula_label",
+    "stable_label",
+    "naive_label",
+    "naive_overflow",
+    "naive_underflow",
+    "naive_ok",
+    "result_label",
+    "label_colon",
+    "result_with_prediction",
+    "result_no_prediction",
+    "result_pending",
+    "result_moved",
+    "prediction_invalid",
+    "demonstrate",
+    "demonstrating",
+    "input_clamped",
+    "skip_prediction",
+    "prediction_needed",
+    "plot_number_line",
+    "plot_weights",
+    "plot_temperature_curve",
+    "axis_temperature",
+    "axis_weight",
+    "legend_value",
+    "legend_output",
+    "legend_prediction",
+    "data_name",
+    "data_value",
     *(f"step{n}_{part}" for n in (1, 2, 3) for part in ("title", "question", "explain")),
 )
 
@@ -147,26 +173,45 @@ def steps_view(state, config: dict) -> dict:
     needs_prediction = bool(state.get("asked", False)) and pred is None and not (revealed or animating)
 
     gap = abs(s2 - s1)
-    curve = core.softmax(np.stack([np.zeros(len(config["curve_t"])), gap / np.asarray(config["curve_t"])],
-                                  axis=1)) if curve_shown else None
-    line_rows = [[f"{S['legend_value']} v₁", format_g(v1)], [f"{S['legend_value']} v₂", format_g(v2)],
-                 [S["legend_output"], f(y)]] + ([[S["legend_prediction"], format_g(pred)]] if pred is not None else [])
+    curve = (
+        core.softmax(np.stack([np.zeros(len(config["curve_t"])), gap / np.asarray(config["curve_t"])], axis=1))
+        if curve_shown
+        else None
+    )
+    line_rows = [
+        [f"{S['legend_value']} v₁", format_g(v1)],
+        [f"{S['legend_value']} v₂", format_g(v2)],
+        [S["legend_output"], f(y)],
+    ] + ([[S["legend_prediction"], format_g(pred)]] if pred is not None else [])
     last = len(config["curve_t"]) - 1
-    curve_rows = ([[format_g(t), f(w)] for i, (t, w) in enumerate(zip(config["curve_t"], curve[:, 1].tolist()))
-                   if i % 10 == 0 or i == last] if curve_shown else [])
+    curve_rows = (
+        [
+            [format_g(t), f(w)]
+            for i, (t, w) in enumerate(zip(config["curve_t"], curve[:, 1].tolist()))
+            if i % 10 == 0 or i == last
+        ]
+        if curve_shown
+        else []
+    )
     view = {
         "sources": {
             "values": {"x": [v1, v2], "label": [f"v₁={format_g(v1)}", f"v₂={format_g(v2)}"]},
             "interval": {"x0": [min(v1, v2)], "x1": [max(v1, v2)]},
             "output": {"x": [y], "label": [f"y={format_fixed(y, 2)}"]},
-            "prediction": ({"x": [pred], "label": [format_g(pred)]} if pred is not None
-                           else {"x": [], "label": []}),
-            "weights": {"name": ["α₁", "α₂"], "weight": [float(a1), float(a2)],
-                        "label": [f(a1, html=False), f(a2, html=False)]},
-            "curve": ({"t": list(config["curve_t"]), "weight": curve[:, 1].tolist()} if curve_shown
-                      else {"t": [], "weight": []}),
-            "point": ({"t": [temp], "weight": [float(a2 if s2 >= s1 else a1)]} if curve_shown
-                      else {"t": [], "weight": []}),
+            "prediction": ({"x": [pred], "label": [format_g(pred)]} if pred is not None else {"x": [], "label": []}),
+            "weights": {
+                "name": ["α₁", "α₂"],
+                "weight": [float(a1), float(a2)],
+                "label": [f(a1, html=False), f(a2, html=False)],
+            },
+            "curve": (
+                {"t": list(config["curve_t"]), "weight": curve[:, 1].tolist()}
+                if curve_shown
+                else {"t": [], "weight": []}
+            ),
+            "point": (
+                {"t": [temp], "weight": [float(a2 if s2 >= s1 else a1)]} if curve_shown else {"t": [], "weight": []}
+            ),
         },
         "ranges": {"x_range": [min(xs) - pad, max(xs) + pad]},
         "html": {
@@ -192,20 +237,35 @@ def steps_view(state, config: dict) -> dict:
             ),
             "naive": _naive_html(res, temp, S) if step3 else "",
             "question": _question_html(step, revealed, S),
-            "result": (f"<b>{S['result_label']}</b>{S['label_colon']}{S['prediction_needed']}" if needs_prediction
-                       else _result_html(state, pred, config)),
-            "error": (S["prediction_invalid"].format(raw=html.escape(echo(raw, ECHO_LIMIT)),
-                                                     lo=format_g(config["prediction_bounds"][0]),
-                                                     hi=format_g(config["prediction_bounds"][1]))
-                      if pred is None and raw.strip() else ""),
+            "result": (
+                f"<b>{S['result_label']}</b>{S['label_colon']}{S['prediction_needed']}"
+                if needs_prediction
+                else _result_html(state, pred, config)
+            ),
+            "error": (
+                S["prediction_invalid"].format(
+                    raw=html.escape(echo(raw, ECHO_LIMIT)),
+                    lo=format_g(config["prediction_bounds"][0]),
+                    hi=format_g(config["prediction_bounds"][1]),
+                )
+                if pred is None and raw.strip()
+                else ""
+            ),
             "line_data": data_table(S["plot_number_line"], [S["data_name"], S["data_value"]], line_rows),
-            "weights_data": data_table(S["plot_weights"], [S["data_name"], S["axis_weight"]],
-                                       [["α₁", f(a1)], ["α₂", f(a2)]]),
-            "curve_data": (data_table(S["plot_temperature_curve"], [S["axis_temperature"], S["axis_weight"]],
-                                      curve_rows) if curve_shown else ""),
+            "weights_data": data_table(
+                S["plot_weights"], [S["data_name"], S["axis_weight"]], [["α₁", f(a1)], ["α₂", f(a2)]]
+            ),
+            "curve_data": (
+                data_table(S["plot_temperature_curve"], [S["axis_temperature"], S["axis_weight"]], curve_rows)
+                if curve_shown
+                else ""
+            ),
             # A screen reader hears why the cursor went to the prediction box.
-            "live": (S["prediction_needed"] if needs_prediction else
-                     f"{S['readout_weights']} α₁ = {f(a1)}, α₂ = {f(a2)} · {S['readout_output']} y = {f(y)}"),
+            "live": (
+                S["prediction_needed"]
+                if needs_prediction
+                else f"{S['readout_weights']} α₁ = {f(a1)}, α₂ = {f(a2)} · {S['readout_output']} y = {f(y)}"
+            ),
         },
         "props": {
             **{f"{name}_slider": {"value": float(state[name])} for name in SLIDERS},
@@ -224,8 +284,10 @@ def steps_view(state, config: dict) -> dict:
 
 def _question_html(step: int, revealed: bool, S) -> str:
     explain = f"<p class='ae-explain'>{S[f'step{step}_explain']}</p>" if revealed else ""
-    return (f"<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>{S[f'step{step}_title']}</h2>"
-            f"<p>{S[f'step{step}_question']}</p>{explain}")
+    return (
+        f"<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>{S[f'step{step}_title']}</h2>"
+        f"<p>{S[f'step{step}_question']}</p>{explain}"
+    )
 
 
 def _result_html(state, pred: float | None, config: dict) -> str:
@@ -235,8 +297,11 @@ def _result_html(state, pred: float | None, config: dict) -> str:
     else:
         target = config["steps"][int(state["step"]) - 1]["target"]
         true = scenarios.outcome(target)["output"]
-        msg = (S["result_with_prediction"].format(pred=format_g(pred), true=f(true, 2), gap=f(abs(pred - true), 2))
-               if pred is not None else S["result_no_prediction"].format(true=f(true, 2)))
+        msg = (
+            S["result_with_prediction"].format(pred=format_g(pred), true=f(true, 2), gap=f(abs(pred - true), 2))
+            if pred is not None
+            else S["result_no_prediction"].format(true=f(true, 2))
+        )
         if any(float(state[k]) != float(target[k]) for k in scenarios.STATE_KEYS):
             msg += S["result_moved"]
     return f"<b>{S['result_label']}</b>{S['label_colon']}{msg}"

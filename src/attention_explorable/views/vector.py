@@ -70,9 +70,19 @@ QUERY_DECIMALS = 2
 _SUB = "₀₁₂₃₄₅₆₇₈₉"
 _LABELS = {"query_x": "vector_query_x", "query_y": "vector_query_y", "temperature": "temperature"}
 STRING_KEYS = (
-    "readout_scores", "readout_weights", "readout_output", "formula_label", "vector_formula_scores",
-    "vector_formula_weights", "vector_formula_output", "input_clamped", "vector_plot", "data_name",
-    "vector_predict_answer", *(f"vector_predict_{p}" for p in PREDICTIONS[1:]), *choice.STRING_KEYS,
+    "readout_scores",
+    "readout_weights",
+    "readout_output",
+    "formula_label",
+    "vector_formula_scores",
+    "vector_formula_weights",
+    "vector_formula_output",
+    "input_clamped",
+    "vector_plot",
+    "data_name",
+    "vector_predict_answer",
+    *(f"vector_predict_{p}" for p in PREDICTIONS[1:]),
+    *choice.STRING_KEYS,
 )
 
 
@@ -88,10 +98,14 @@ def points(value, name: str) -> np.ndarray:
         arr = np.array(value, dtype=np.float64)
     except (TypeError, ValueError):
         arr = None
-    if (arr is None or arr.ndim != 2 or arr.shape[1] != 2 or not 1 <= arr.shape[0] <= MAX_POINTS
-            or not np.isfinite(arr).all()):
-        raise ValueError(f"{name} must be an (n, 2) array of finite numbers with 1 <= n <= {MAX_POINTS}, "
-                         f"got {value!r}")
+    if (
+        arr is None
+        or arr.ndim != 2
+        or arr.shape[1] != 2
+        or not 1 <= arr.shape[0] <= MAX_POINTS
+        or not np.isfinite(arr).all()
+    ):
+        raise ValueError(f"{name} must be an (n, 2) array of finite numbers with 1 <= n <= {MAX_POINTS}, got {value!r}")
     return arr
 
 
@@ -125,8 +139,10 @@ def vector_config(language: str, keys=EXAMPLE_KEYS, values=EXAMPLE_VALUES) -> di
     """
     k, v = points(keys, "keys"), points(values, "values")
     if k.shape != v.shape:
-        raise ValueError(f"keys and values must have the same shape (n, 2), got keys of shape {k.shape} "
-                         f"and values of shape {v.shape}")
+        raise ValueError(
+            f"keys and values must have the same shape (n, 2), got keys of shape {k.shape} "
+            f"and values of shape {v.shape}"
+        )
     return {
         "strings": {key: text(key, language) for key in STRING_KEYS},
         "labels": {name: text(key, language) for name, key in _LABELS.items()},
@@ -226,15 +242,17 @@ def point_to_query(x, y, bounds=Q_BOUNDS, decimals: int = QUERY_DECIMALS) -> tup
 
 def _state_number(state, name: str, lo: float, hi: float) -> float:
     value = state[name] if name in state else None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
-            or not lo <= float(value) <= hi:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.floating, np.integer))
+        or not lo <= float(value) <= hi
+    ):
         raise ValueError(f"{name} must be a number in [{format_g(lo)}, {format_g(hi)}], got {value!r}")
     return float(value)
 
 
 def _sub(j: int) -> str:
     return "".join(_SUB[int(c)] for c in str(j))
-
 
 
 def _away(point, direction, centre) -> tuple[float, float]:
@@ -325,26 +343,33 @@ def vector_view(state, config: dict) -> dict:
 
     dots = "<br>".join(
         f"s{i} = {f(qx, 2)}×{format_g(kj[0])} + {f(qy, 2)}×{format_g(kj[1])} = {f(s, 3)}"
-        for i, kj, s in zip(idx, k.tolist(), scores))
-    terms = " + ".join(f"{f(w, 3)}·{format_vector(vj, 0 if all(c == round(c) for c in vj) else 2)}"
-                       for w, vj in zip(weights, v.tolist()))
+        for i, kj, s in zip(idx, k.tolist(), scores)
+    )
+    terms = " + ".join(
+        f"{f(w, 3)}·{format_vector(vj, 0 if all(c == round(c) for c in vj) else 2)}"
+        for w, vj in zip(weights, v.tolist())
+    )
 
     def row(kind: str, cells: str) -> str:
         return f"<table><tr><td class='ae-kind'>{kind}</td>{cells}</tr></table>"
 
     # The plot's data: each point with its coordinates, each value with its weight.
-    points_rows = ([["q", f(qx, 3), f(qy, 3), ""]]
-                   + [[f"k{i}", format_g(kx), format_g(ky), ""] for i, (kx, ky) in zip(idx, k.tolist())]
-                   + [[f"v{i}", format_g(vx), format_g(vy), f(a, 3)] for i, (vx, vy), a in zip(idx, v.tolist(), weights)]
-                   + [["y", f(y[0], 3), f(y[1], 3), ""]])
+    points_rows = (
+        [["q", f(qx, 3), f(qy, 3), ""]]
+        + [[f"k{i}", format_g(kx), format_g(ky), ""] for i, (kx, ky) in zip(idx, k.tolist())]
+        + [[f"v{i}", format_g(vx), format_g(vy), f(a, 3)] for i, (vx, vy), a in zip(idx, v.tolist(), weights)]
+        + [["y", f(y[0], 3), f(y[1], 3), ""]]
+    )
 
     # Predict first (the example only): the answer is the example's query at the lowest temperature.
     if config["asks"]:
+
         def answer() -> str:
             asked = config["answer_state"]
             _, a_w, a_y = attend([asked["query_x"], asked["query_y"]], k, v, asked["temperature"])
-            return S["vector_predict_answer"].format(t=format_g(asked["temperature"]), w=format_vector(a_w),
-                                                     y=format_vector(a_y, 2))
+            return S["vector_predict_answer"].format(
+                t=format_g(asked["temperature"]), w=format_vector(a_w), y=format_vector(a_y, 2)
+            )
 
         asking = choice.choice_props(PREDICTIONS, prediction, revealed)
         feedback = choice.choice_feedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer)
@@ -355,22 +380,32 @@ def vector_view(state, config: dict) -> dict:
     return {
         "sources": {
             "query": {"x": [qx], "y": [qy], "label": ["q"]},
-            "keys": {"x": k[:, 0].tolist(), "y": k[:, 1].tolist(), "lx": [m[0] for m in mids],
-                     "ly": [m[1] for m in mids], "label": [f"k{i}" for i in idx],
-                     **_label_offsets(key_dirs, gap)},
-            "values": {"x": v[:, 0].tolist(), "y": v[:, 1].tolist(),
-                       "size": [8.0 + 22.0 * math.sqrt(a) for a in weights.tolist()],
-                       "label": [f"v{i} ({f(a, 3, html=False)})" for i, a in zip(idx, weights)],
-                       **_label_offsets(value_dirs, gap)},
+            "keys": {
+                "x": k[:, 0].tolist(),
+                "y": k[:, 1].tolist(),
+                "lx": [m[0] for m in mids],
+                "ly": [m[1] for m in mids],
+                "label": [f"k{i}" for i in idx],
+                **_label_offsets(key_dirs, gap),
+            },
+            "values": {
+                "x": v[:, 0].tolist(),
+                "y": v[:, 1].tolist(),
+                "size": [8.0 + 22.0 * math.sqrt(a) for a in weights.tolist()],
+                "label": [f"v{i} ({f(a, 3, html=False)})" for i, a in zip(idx, weights)],
+                **_label_offsets(value_dirs, gap),
+            },
             "hull": {"x": hull[:, 0].tolist(), "y": hull[:, 1].tolist()},
             "output": {"x": [float(y[0])], "y": [float(y[1])], "label": ["y"]},
         },
         "ranges": {},
         "html": {
-            "scores_readout": row(S["readout_scores"],
-                                  "".join(f"<td>s{i} = {f(s, 3)}</td>" for i, s in zip(idx, scores))),
-            "weights_readout": row(S["readout_weights"],
-                                   "".join(f"<td>α{i} = {f(a, 3)}</td>" for i, a in zip(idx, weights))),
+            "scores_readout": row(
+                S["readout_scores"], "".join(f"<td>s{i} = {f(s, 3)}</td>" for i, s in zip(idx, scores))
+            ),
+            "weights_readout": row(
+                S["readout_weights"], "".join(f"<td>α{i} = {f(a, 3)}</td>" for i, a in zip(idx, weights))
+            ),
             "output_readout": row(S["readout_output"], f"<td>y = {format_vector(y)}</td>"),
             "formula": (
                 f"<div class='ae-kind'>{S['formula_label']}</div>"
@@ -382,8 +417,11 @@ def vector_view(state, config: dict) -> dict:
                 f"y = {terms} = {format_vector(y)}"
             ),
             "plot_data": data_table(S["vector_plot"], [S["data_name"], "x", "y", S["readout_weights"]], points_rows),
-            "live": (f"{S['readout_weights']} " + ", ".join(f"α{i} = {f(a, 3)}" for i, a in zip(idx, weights))
-                     + f" · {S['readout_output']} y = {format_vector(y)}"),
+            "live": (
+                f"{S['readout_weights']} "
+                + ", ".join(f"α{i} = {f(a, 3)}" for i, a in zip(idx, weights))
+                + f" · {S['readout_output']} y = {format_vector(y)}"
+            ),
             "feedback": feedback,
         },
         "props": {
