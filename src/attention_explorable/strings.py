@@ -9,17 +9,36 @@ from __future__ import annotations
 
 DEFAULT_LANGUAGE = "zh"
 
+
+def _plural_en(n: float) -> str:
+    # CLDR's cardinal rule for English: "one" for 1 without shown decimals (a count: 1 and 1.0 alike, as in
+    # JavaScript, where they are one number).
+    return "one" if n == 1 else "other"
+
+
+def _plural_zh(n: float) -> str:
+    # CLDR's cardinal rule for Chinese: one form for every count.
+    return "other"
+
+
 #: The interface's languages, each with its tag for ``lang`` attributes (BCP 47: the Chinese is written
-#: in simplified characters) and the other language its pages offer. The one table of them: the
-#: mappings below derive from it.
-LANGUAGES: dict[str, dict[str, str]] = {
-    "zh": {"tag": "zh-Hans", "other": "en"},
-    "en": {"tag": "en", "other": "zh"},
+#: in simplified characters), the other language its pages offer, and its plural rule: a count ``n`` ->
+#: its CLDR cardinal category, one of the language's ``plurals``, as the browser's ``Intl.PluralRules`` of
+#: the same tag gives it (a mirror test holds the two together). The one table of them: the mappings below
+#: derive from it.
+LANGUAGES: dict[str, dict] = {
+    "zh": {"tag": "zh-Hans", "other": "en", "plural": _plural_zh, "plurals": ("other",)},
+    "en": {"tag": "en", "other": "zh", "plural": _plural_en, "plurals": ("one", "other")},
 }
 #: Language -> its ``lang`` attribute value (``"zh"`` -> ``"zh-Hans"``).
 HTML_LANG: dict[str, str] = {code: spec["tag"] for code, spec in LANGUAGES.items()}
 #: Language -> the other one (the language switch, a page's twin).
 OTHER_LANGUAGE: dict[str, str] = {code: spec["other"] for code, spec in LANGUAGES.items()}
+
+#: The CLDR plural categories a string may have a form for, as ``KEY_<category>`` beside ``KEY`` (the
+#: ``"other"`` form): those of the languages above. Only a language's own appear in its table.
+PLURAL_CATEGORIES = tuple(sorted({c for spec in LANGUAGES.values() for c in spec["plurals"]} - {"other"}))
+
 
 STRINGS: dict[str, dict[str, str]] = {
     "zh": {
@@ -284,7 +303,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_result": "答案 y = {answer}；你的预测 {yours}，相差 {gap}。{class}",
         "class_result_no_prediction": "答案 y = {answer}；这一步你没有提交预测。{class}",
         "class_result_class": "全班 {n} 份预测里，{share} 落在答案 ±{within} 以内。",
-        "class_result_class_one": "全班 {n} 份预测里，{share} 落在答案 ±{within} 以内。",
         "class_result_nobody": "这一步全班还没有人提交预测。",
         "class_confidence": "你对这个预测有多大把握？（可选，和预测一起提交）",
         "class_sure": "有把握",
@@ -319,7 +337,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "instructor_join": "学生打开：",
         "instructor_join_textbook": "或整本教材：",
         "instructor_count": "已收到 {n} 份预测",
-        "instructor_count_one": "已收到 {n} 份预测",
         "instructor_round": "第 {round} 轮 · 第 {step} 步",
         "instructor_reveal": "揭晓 (R)",
         "instructor_new_round": "新一轮 (N)",
@@ -371,7 +388,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_question_result": "答案是 {answer}；你的答案 {yours}。{class}",
         "class_question_result_none": "答案是 {answer}；你没有作答。{class}",
         "class_question_class": "全班 {n} 份答案里，{share} 答对。",
-        "class_question_class_one": "全班 {n} 份答案里，{share} 答对。",
         "class_question_unknown": "老师提了一个这个页面不认识的问题：请重新加载页面。",
         # language switch, the server's index page, accessibility
         "language_name": "中文",
@@ -770,11 +786,42 @@ STRINGS: dict[str, dict[str, str]] = {
 }
 
 
+def plural_category(language: str, n) -> str:
+    """The CLDR cardinal category of the count ``n`` in ``language`` (``"one"`` or ``"other"`` today).
+
+    The same as ``new Intl.PluralRules(tag).select(n)`` in the browser, for the language's tag.
+
+    >>> plural_category("en", 1), plural_category("en", 2), plural_category("zh", 1)
+    ('one', 'other', 'other')
+
+    Raises
+    ------
+    KeyError
+        If ``language`` is unknown (the message names it).
+    """
+    try:
+        return LANGUAGES[language]["plural"](n)
+    except KeyError:
+        raise KeyError(f"unknown language {language!r}; known: {sorted(LANGUAGES)}") from None
+
+
+def plural_forms(key: str, language: str) -> dict[str, str]:
+    """``key`` and its plural forms (``KEY_one``, ...) in ``language``'s table: what a browser that
+    chooses the form by ``Intl.PluralRules`` is sent (``web/shared.js``'s ``countText``).
+
+    >>> sorted(plural_forms("instructor_count", "en")), sorted(plural_forms("instructor_count", "zh"))
+    (['instructor_count', 'instructor_count_one'], ['instructor_count'])
+    """
+    table = STRINGS[language]
+    keys = [key] + [f"{key}_{c}" for c in PLURAL_CATEGORIES if f"{key}_{c}" in table]
+    return {k: table[k] for k in keys}
+
+
 def text(key: str, language: str = DEFAULT_LANGUAGE, **fmt) -> str:
     """Look up ``key`` in the table of ``language`` and format it.
 
-    A count ``n`` of exactly 1 takes ``KEY_one`` where the table has it (the
-    singular: "1 prediction received").
+    A count ``n`` takes the form of its plural category where the table has one (``KEY_one``: "1
+    prediction received"; :func:`plural_category`), else ``KEY``.
 
     >>> text("instructor_count", "en", n=1), text("instructor_count", "en", n=2)
     ('1 prediction received', '2 predictions received')
@@ -788,8 +835,9 @@ def text(key: str, language: str = DEFAULT_LANGUAGE, **fmt) -> str:
         table = STRINGS[language]
     except KeyError:
         raise KeyError(f"unknown language {language!r}; known: {sorted(STRINGS)}") from None
-    if fmt.get("n") == 1 and f"{key}_one" in table:
-        key = f"{key}_one"
+    if "n" in fmt:
+        form = f"{key}_{plural_category(language, fmt['n'])}"
+        key = form if form in table else key
     try:
         s = table[key]
     except KeyError:

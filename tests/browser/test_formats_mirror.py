@@ -12,6 +12,7 @@ import random
 
 import pytest
 
+from attention_explorable.strings import LANGUAGES, plural_category, plural_forms, text
 from attention_explorable.views.numbers import format_number
 
 pytestmark = pytest.mark.browser
@@ -83,3 +84,21 @@ def test_g_and_readout_numbers_as_python_formats_them(module_page):
     js = module_page.evaluate("(xs) => xs.map((x) => [ae.formatG(x), ae.formatNumber(x), ae.formatNumber(x, 2)])", xs)
     wrong = [(x, got) for x, got in zip(xs, js) if got != [format(x, "g"), format_number(x), format_number(x, 2)]]
     assert not wrong, wrong[:10]
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_a_counts_plural_form_is_the_browsers_for_the_same_language(module_page, language):
+    """Python's plural rule of each language (strings.LANGUAGES) gives Intl.PluralRules' category for
+    the counts a page shows, and the page picks the same form of a string as ``text`` does."""
+    counts = list(range(0, 202))
+    tag = LANGUAGES[language]["tag"]
+    js = module_page.evaluate("([n, tag]) => n.map((k) => new Intl.PluralRules(tag).select(k))", [counts, tag])
+    assert js == [plural_category(language, n) for n in counts]
+    forms = plural_forms("instructor_count", language)
+    picked = module_page.evaluate(
+        "([forms, n, tag]) => n.map((k) => window.ae.countText(forms, 'instructor_count', k, tag))",
+        [forms, counts, tag],
+    )
+    assert [p.replace("{n}", str(n)) for p, n in zip(picked, counts)] == [
+        text("instructor_count", language, n=n) for n in counts
+    ]

@@ -25,7 +25,7 @@ from bokeh.models import CustomJS
 from .. import ui
 from . import controls
 from .base import bokeh_pane, html_model, web_module
-from ..strings import text
+from ..strings import HTML_LANG, plural_forms, text
 from ..classroom.codes import CODE_ALPHABET, CODE_LENGTH
 from ..classroom.questions import page_questions
 from ..views.steps import PREDICTION_BOUNDS, steps_config
@@ -59,7 +59,6 @@ BROWSER_STRINGS = (
     "class_result",
     "class_result_no_prediction",
     "class_result_class",
-    "class_result_class_one",
     "class_result_nobody",
     "class_refused_confidence",
     "class_voting_closes_in",
@@ -79,7 +78,6 @@ BROWSER_STRINGS = (
     "class_question_result",
     "class_question_result_none",
     "class_question_class",
-    "class_question_class_one",
     "class_question_unknown",
     "class_lost_received_question",
     "class_lost_not_received_question",
@@ -97,7 +95,8 @@ def class_config(language: str) -> dict:
     The socket's path is ``/class/socket`` on the page's own server.
     """
     return {
-        "strings": {k: text(k, language) for k in BROWSER_STRINGS},
+        "strings": {k: v for key in BROWSER_STRINGS for k, v in plural_forms(key, language).items()},
+        "lang": HTML_LANG[language],
         "prediction_bounds": list(PREDICTION_BOUNDS),
         "steps": [{"start": s["start"]} for s in steps_config(language)["steps"]],
         "socket_path": "/class/socket",

@@ -8,7 +8,7 @@
 // page's demonstration (the answer) waits (web/shared.js votingOpen). Run by Bokeh's CustomJS on the document's document_ready, on the
 // explorable's step and on the two buttons. A question of the text other than the steps (an exercise the
 // instructor poses) is asked on a card of its own at the foot of the screen, wherever the student is.
-import {classLinks as links, escapeHtml, fill, formatFixed, formatG, goToStepStart, votingOpen} from "./shared.js";
+import {classLinks as links, countText, escapeHtml, fill, formatFixed, formatG, goToStepStart, votingOpen} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 
 const ID_KEY = "attention-explorable-student";
@@ -120,14 +120,14 @@ function tick(link, state, models, config) {
  * Where this student stood once the step on screen is revealed, as one line ("" before, or for another step):
  * the answer, their own acknowledged prediction and its distance, and the class's share near the answer.
  * @param {{result: object|null, acknowledged: object|null}} link
- * @param {object} strings class_result, class_result_no_prediction, class_result_class(_one), class_result_nobody
+ * @param {object} strings class_result, class_result_no_prediction, class_result_class (and its plural forms), class_result_nobody
  */
-export function studentResult(link, state, strings) {
+export function studentResult(link, state, strings, lang) {
   const r = link.result;
   if (!r || r.step !== state.step) return "";
   const answer = formatFixed(r.answer, 2);
   const klass = r.n && r.share_within !== null
-    ? fill(r.n === 1 ? strings.class_result_class_one : strings.class_result_class, {n: r.n, share: `${Math.round(100 * r.share_within)}%`, within: formatG(r.within)})
+    ? fill(countText(strings, "class_result_class", r.n, lang), {n: r.n, share: `${Math.round(100 * r.share_within)}%`, within: formatG(r.within)})
     : strings.class_result_nobody;
   const ok = link.acknowledged;
   if (!ok || ok.step !== r.step) return fill(strings.class_result_no_prediction, {answer, class: klass});
@@ -143,7 +143,7 @@ export function draw(link, state, models, config) {
   // The demonstration asked for while the vote is open: said until the vote closes.
   if (!message && link.waiting === state.step && votingOpen(state)) message = S.class_demo_waits;
   if (models.vote) show(models.vote, voteStatus(link, state, S));
-  if (models.result) show(models.result, studentResult(link, state, S));
+  if (models.result) show(models.result, studentResult(link, state, S, config.lang));
   const ok = link.acknowledged;
   show(models.submitted, ok && ok.step === state.step
     ? fill(ok.restored ? S.class_submitted_restored : S.class_submitted, {step: ok.step, value: formatG(ok.value)})
@@ -161,12 +161,12 @@ export function isStep(config, n) {
  * Where the class stood on the card's revealed question, as one line ("" before its reveal): the answer
  * (an option's letter for a choice), this student's own acknowledged answer, and the share right.
  */
-export function questionResult(link, question, strings) {
+export function questionResult(link, question, strings, lang) {
   const r = link.result;
   if (!r || r.step !== link.roomStep || !question) return "";
   const show = (v) => (question.kind === "choice" ? (question.options[v] ?? "?") : formatG(v));
   const klass = r.n && r.share_within !== null
-    ? fill(r.n === 1 ? strings.class_question_class_one : strings.class_question_class,
+    ? fill(countText(strings, "class_question_class", r.n, lang),
            {n: r.n, share: `${Math.round(100 * r.share_within)}%`})
     : strings.class_result_nobody;
   const ok = link.acknowledged;
@@ -339,7 +339,7 @@ function drawQuestion(link, config) {
   const ok = link.acknowledged;
   const pending = link.sent && link.sent.step === card.number && !(link.receipt && link.receipt.seq === link.sent.seq);
   const refused = link.receipt && !link.receipt.ok && link.sent && link.receipt.seq === link.sent.seq && link.message;
-  const result = questionResult(link, question, S);
+  const result = questionResult(link, question, S, config.lang);
   let line = "", kind = "";
   if (link.cardMessage) [line, kind] = [link.cardMessage, "ae-cq-problem"];
   else if (refused) [line, kind] = [link.message, "ae-cq-problem"];

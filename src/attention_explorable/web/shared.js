@@ -154,6 +154,16 @@ export function fill(template, fields) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => (key in fields ? String(fields[key]) : whole));
 }
 
+/**
+ * The form of `key` for the count `n` in the language `lang` (a BCP 47 tag): `KEY_<category>` where
+ * `strings` has it, the category being the CLDR one of `Intl.PluralRules` ("1 prediction"), else `KEY`.
+ * The Python side (strings.plural_category) gives the same category; a mirror test holds them together.
+ */
+export function countText(strings, key, n, lang) {
+  const form = `${key}_${new Intl.PluralRules(lang).select(n)}`;
+  return form in strings ? strings[form] : strings[key];
+}
+
 function sameColumns(have, want) {
   const keys = Object.keys(want);
   if (Object.keys(have).length !== keys.length) return false;

@@ -116,6 +116,10 @@ function escapeHtml(s) {
 function fill(template, fields) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => key in fields ? String(fields[key]) : whole);
 }
+function countText(strings, key, n, lang) {
+  const form = `${key}_${new Intl.PluralRules(lang).select(n)}`;
+  return form in strings ? strings[form] : strings[key];
+}
 function pageWide(name, make) {
   const key = /* @__PURE__ */ Symbol.for("attention-explorable:" + name);
   if (!(key in globalThis)) globalThis[key] = make();
@@ -209,11 +213,11 @@ function tick(link, state, models, config) {
   clearInterval(link.ticking);
   link.ticking = link.deadline && !link.closed ? setInterval(() => link.deadline && !link.closed ? draw(link, state, models, config) : clearInterval(link.ticking), 1e3) : null;
 }
-function studentResult(link, state, strings) {
+function studentResult(link, state, strings, lang) {
   const r = link.result;
   if (!r || r.step !== state.step) return "";
   const answer = formatFixed(r.answer, 2);
-  const klass = r.n && r.share_within !== null ? fill(r.n === 1 ? strings.class_result_class_one : strings.class_result_class, { n: r.n, share: `${Math.round(100 * r.share_within)}%`, within: formatG(r.within) }) : strings.class_result_nobody;
+  const klass = r.n && r.share_within !== null ? fill(countText(strings, "class_result_class", r.n, lang), { n: r.n, share: `${Math.round(100 * r.share_within)}%`, within: formatG(r.within) }) : strings.class_result_nobody;
   const ok = link.acknowledged;
   if (!ok || ok.step !== r.step) return fill(strings.class_result_no_prediction, { answer, class: klass });
   return fill(strings.class_result, {
@@ -229,7 +233,7 @@ function draw(link, state, models, config) {
   if (!message && link.sent && !(link.receipt && link.receipt.seq === link.sent.seq)) message = S.class_pending;
   if (!message && link.waiting === state.step && votingOpen(state)) message = S.class_demo_waits;
   if (models.vote) show(models.vote, voteStatus(link, state, S));
-  if (models.result) show(models.result, studentResult(link, state, S));
+  if (models.result) show(models.result, studentResult(link, state, S, config.lang));
   const ok = link.acknowledged;
   show(models.submitted, ok && ok.step === state.step ? fill(ok.restored ? S.class_submitted_restored : S.class_submitted, { step: ok.step, value: formatG(ok.value) }) : "");
   show(models.message, message);
@@ -238,12 +242,12 @@ function draw(link, state, models, config) {
 function isStep(config, n) {
   return Number.isInteger(n) && n >= 1 && n <= config.steps.length;
 }
-function questionResult(link, question, strings) {
+function questionResult(link, question, strings, lang) {
   const r = link.result;
   if (!r || r.step !== link.roomStep || !question) return "";
   const show2 = (v) => question.kind === "choice" ? question.options[v] ?? "?" : formatG(v);
   const klass = r.n && r.share_within !== null ? fill(
-    r.n === 1 ? strings.class_question_class_one : strings.class_question_class,
+    countText(strings, "class_question_class", r.n, lang),
     { n: r.n, share: `${Math.round(100 * r.share_within)}%` }
   ) : strings.class_result_nobody;
   const ok = link.acknowledged;
@@ -409,7 +413,7 @@ function drawQuestion(link, config) {
   const ok = link.acknowledged;
   const pending = link.sent && link.sent.step === card.number && !(link.receipt && link.receipt.seq === link.sent.seq);
   const refused = link.receipt && !link.receipt.ok && link.sent && link.receipt.seq === link.sent.seq && link.message;
-  const result = questionResult(link, question, S);
+  const result = questionResult(link, question, S, config.lang);
   let line = "", kind = "";
   if (link.cardMessage) [line, kind] = [link.cardMessage, "ae-cq-problem"];
   else if (refused) [line, kind] = [link.message, "ae-cq-problem"];

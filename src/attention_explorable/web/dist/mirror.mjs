@@ -175,6 +175,10 @@ function escapeHtml(s) {
 function fill(template, fields) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => key in fields ? String(fields[key]) : whole);
 }
+function countText(strings, key, n, lang) {
+  const form = `${key}_${new Intl.PluralRules(lang).select(n)}`;
+  return form in strings ? strings[form] : strings[key];
+}
 function sameColumns(have, want) {
   const keys = Object.keys(want);
   if (Object.keys(have).length !== keys.length) return false;
@@ -1595,6 +1599,7 @@ export {
   classLinks,
   contextsView,
   convexHull,
+  countText,
   dataTable,
   dotProductScores,
   echo,
