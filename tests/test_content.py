@@ -66,9 +66,25 @@ def test_parser_reports_unclosed_and_unknown_blocks(tmp_path):
     bad.write_text("---\nid: x\ntitle: X\norder: 1\n---\n:::poem\n:::\n", encoding="utf-8")
     with pytest.raises(content.ContentError, match="unknown block ':::poem'"):
         content.parse_section(bad)
+    bad.write_text("---\nid: x\ntitle: X\norder: 1\n---\n\ntext\n\n:::poem\n:::\n", encoding="utf-8")
+    with pytest.raises(content.ContentError, match=r"x.md:9: unknown block ':::poem'"):
+        content.parse_section(bad)
     bad.write_text("no front matter", encoding="utf-8")
     with pytest.raises(content.ContentError, match="front matter"):
         content.parse_section(bad)
+
+
+def test_a_block_is_found_by_the_text_parser_not_by_its_lines(tmp_path):
+    """A ``:::`` line inside a code sample or a formula is text; the blocks keep their order and bodies."""
+    page = tmp_path / "x.md"
+    page.write_text(
+        "---\nid: x\ntitle: X\norder: 1\n---\n## A\n\n```text\n:::poem\n```\n\n:::proof Why\nbecause\n\n:::\nafter\n",
+        encoding="utf-8",
+    )
+    section = content.parse_section(page)
+    assert [(b.kind, b.args) for b in section.blocks] == [("markdown", ()), ("proof", ("Why",)), ("markdown", ())]
+    assert ":::poem" in section.blocks[0].body and section.blocks[1].body == "because\n"
+    assert section.blocks[2].body.strip() == "after"
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,9 @@ from pathlib import Path
 import yaml
 from markdown_it import MarkdownIt
 from latex2mathml.converter import convert as _latex2mathml
+from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .strings import HTML_LANG, OTHER_LANGUAGE
 
@@ -171,11 +173,25 @@ def anchor(section_id: str, heading: str) -> str:
 
 # --- parsing -------------------------------------------------------------------
 
-_OPEN = re.compile(r"^:::(\w+)\s*(.*)$")
+
+@lru_cache(maxsize=1)
+def _scanner() -> MarkdownIt:
+    """The text's parser (math and tables, so that nothing inside them is read as a block) with the
+    front matter and the colon fences: it finds a section's blocks and their lines."""
+    return (
+        MarkdownIt("commonmark")
+        .enable("table")
+        .use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
+        .use(front_matter_plugin)
+        .use(colon_fence_plugin)
+    )
 
 
 def parse_section(path: Path) -> Section:
-    """Parse one content file.
+    """Parse one content file: its YAML front matter, then markdown with ``:::KIND args`` blocks.
+
+    The blocks are ``mdit-py-plugins``' colon fences at the top level of the text; the markdown between
+    them is kept as written (each piece is rendered later).
 
     Raises
     ------
@@ -184,44 +200,36 @@ def parse_section(path: Path) -> Section:
         never closed; the message names the file and the line.
     """
     raw = Path(path).read_text(encoding="utf-8")
-    m = re.match(r"^---\n(.*?)\n---\n", raw, flags=re.S)
-    if not m:
+    lines = raw.splitlines()
+    tokens = _scanner().parse(raw)
+    if not tokens or tokens[0].type != "front_matter":
         raise ContentError(f"{path}: missing front matter (--- ... ---) at line 1")
-    meta = yaml.safe_load(m.group(1)) or {}
+    meta = yaml.safe_load(tokens[0].content) or {}
     for key in ("id", "title", "order"):
         if key not in meta:
             raise ContentError(f"{path}: front matter lacks {key!r}")
-    body = raw[m.end() :]
-    offset = raw[: m.end()].count("\n")
     blocks: list[Block] = []
-    text_lines: list[str] = []
-    lines = body.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        om = _OPEN.match(line)
-        if not om or line.strip() == ":::":
-            text_lines.append(line)
-            i += 1
+    text_from = tokens[0].map[1]
+
+    def text_until(line: int) -> None:
+        piece = "\n".join(lines[text_from:line])
+        if piece.strip():
+            blocks.append(Block("markdown", piece))
+
+    for token in tokens[1:]:
+        if token.type != "colon_fence" or token.level != 0:
             continue
-        kind, rest = om.group(1), om.group(2)
+        start, end = token.map
+        kind, _, rest = token.info.strip().partition(" ")
         if kind not in BLOCK_KINDS:
-            raise ContentError(f"{path}:{offset + i + 1}: unknown block ':::{kind}'")
-        start = i
-        i += 1
-        inner = []
-        while i < len(lines) and lines[i].strip() != ":::":
-            inner.append(lines[i])
-            i += 1
-        if i >= len(lines):
-            raise ContentError(f"{path}:{offset + start + 1}: block ':::{kind}' is never closed")
-        i += 1
-        if "".join(text_lines).strip():
-            blocks.append(Block("markdown", "\n".join(text_lines)))
-        text_lines = []
-        blocks.append(_make_block(kind, rest, "\n".join(inner), f"{path}:{offset + start + 1}"))
-    if "".join(text_lines).strip():
-        blocks.append(Block("markdown", "\n".join(text_lines)))
+            raise ContentError(f"{path}:{start + 1}: unknown block ':::{kind}'")
+        closed = end - 1 > start and re.fullmatch(r"\s*:{3,}\s*", lines[end - 1] if end - 1 < len(lines) else "")
+        if not closed:
+            raise ContentError(f"{path}:{start + 1}: block ':::{kind}' is never closed")
+        text_until(start)
+        text_from = end
+        blocks.append(_make_block(kind, rest.strip(), token.content.removesuffix("\n"), f"{path}:{start + 1}"))
+    text_until(len(lines))
     return Section(str(meta["id"]), str(meta["title"]), int(meta["order"]), tuple(blocks), Path(path))
 
 
