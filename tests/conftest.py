@@ -97,7 +97,7 @@ class ServedApp:
                     if r.status == 200:
                         return
             except OSError:
-                time.sleep(0.3)
+                time.sleep(0.3)  # the poll's interval, until the server answers
         raise RuntimeError(f"panel serve did not answer within {timeout} s: {self.log.read_text()}")
 
     def assert_clean_log(self) -> None:
@@ -160,6 +160,19 @@ def chromium():
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+#: Resolves once the document's size has been the same for ``n`` animation frames in a row.
+_STILL = """(n) => new Promise((done) => {
+  let last = "", same = 0;
+  const tick = () => {
+    const d = document.documentElement, now = `${d.scrollWidth}x${d.scrollHeight}`;
+    same = now === last ? same + 1 : 0;
+    last = now;
+    if (same >= n) done(true); else requestAnimationFrame(tick);
+  };
+  tick();
+})"""
 
 
 class StudentPage:
@@ -233,9 +246,13 @@ class StudentPage:
         errors = [e for e in self.errors if not any(i in e for i in ignore)]
         assert not errors, errors
 
-    def assert_fits_phone(self, name: str, settle_ms: int = 500) -> None:
-        """No horizontal scrolling at this width; save a screenshot ``name``; no errors."""
-        self.page.wait_for_timeout(settle_ms)
+    def assert_fits_phone(self, name: str, still_frames: int = 10) -> None:
+        """No horizontal scrolling at this width; save a screenshot ``name``; no errors.
+
+        Measured once the page's size has stayed the same for ``still_frames`` frames in a row (a served
+        page grows as its parts arrive).
+        """
+        self.page.wait_for_function(_STILL, arg=still_frames, timeout=60_000)
         width = self.page.evaluate("document.documentElement.scrollWidth")
         viewport = self.page.viewport_size["width"]
         assert width <= viewport + 2, f"page is {width} px wide in a {viewport} px viewport"

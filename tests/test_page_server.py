@@ -117,7 +117,7 @@ def test_a_page_still_being_built_is_waited_for():
 
     async def run():
         waiting = asyncio.ensure_future(cache.get("steps", "en"))
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.2)  # a moment in which a wait that did not wait would have ended
         assert not waiting.done()
         cache._keep("steps", "en", "<html>built</html>")
         return await asyncio.wait_for(waiting, 2)
@@ -173,7 +173,7 @@ def test_servers_started_together_build_the_pages_once(tmp_path, monkeypatch):
 
     def slow_build(cache, progress):
         builds.append(cache)
-        time.sleep(0.5)
+        time.sleep(0.5)  # a build that takes a while, so that the second start comes during it
         built = {f"{app}-{lang}": f"<html>{app} {lang}</html>" for app, lang in cache.order()}
         for (app, lang), page in zip(cache.order(), built.values()):
             cache._keep(app, lang, page)

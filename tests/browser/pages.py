@@ -55,6 +55,19 @@ def handle_value(locator) -> float:
     return float(locator.evaluate("el => el.getAttribute('aria-valuenow') ?? el.value"))
 
 
+_SETTLED = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done))))"
+
+
+def settled(page) -> None:
+    """Return once ``page`` has handled every input sent to it so far and painted two frames since.
+
+    The condition a check that something did *not* happen waits for: a key, a click or a typed value is
+    handled in its own task, and what it changes is drawn by the next frame. (A change the page makes
+    on a timer, such as a delayed announcement, is waited for by its own condition.)
+    """
+    page.evaluate(_SETTLED)
+
+
 def wait_text(page, css: str, pattern: str, timeout: float = 15_000) -> None:
     """Wait until an element matching ``css`` shows text matching the regular expression ``pattern``."""
     page.locator(css).filter(has_text=re.compile(pattern)).first.wait_for(timeout=timeout)

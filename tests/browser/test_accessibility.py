@@ -20,6 +20,8 @@ from playwright.sync_api import expect
 from attention_explorable.explorables import EXPLORABLES, explorable_class
 from attention_explorable.site import pages
 
+from .pages import settled
+
 
 pytestmark = pytest.mark.browser
 
@@ -54,7 +56,7 @@ def _zoomed_scroll_width(page) -> int:
     """The page's width in a 1280 px window at 200 % zoom (640 CSS px), then the viewport back."""
     size = page.viewport_size
     page.set_viewport_size({"width": 640, "height": 450})
-    page.wait_for_timeout(400)
+    settled(page)
     width = page.evaluate("document.documentElement.scrollWidth")
     page.set_viewport_size(size)
     return width
@@ -71,7 +73,7 @@ def test_the_served_index_and_a_page_in_both_languages(every_app, student):
         app = {"zh": "steps", "en": "matrix"}[language]
         page.goto(f"{root}{app}?lang={language}")
         page.wait_for_selector(READY[app], timeout=30_000)
-        page.wait_for_timeout(800)
+        settled(page)
         problems[f"{app} {language}"] = serious_violations(page)
     assert not any(problems.values()), {k: v for k, v in problems.items() if v}
     s.assert_clean()
@@ -89,7 +91,7 @@ def test_every_exported_page_in_both_languages(static_site, student):
         for page_file in APP_OF:
             page.goto((static_site / folder / page_file).resolve().as_uri())
             page.wait_for_selector(READY[APP_OF[page_file]], timeout=30_000)
-            page.wait_for_timeout(500)
+            settled(page)
             # The textbook lays out a part only as it nears the screen (content-visibility: auto); axe
             # scrolls to each node and reads what lies under it while the parts around are still guesses,
             # so it is given the page laid out whole, as a reader who scrolled there sees it.

@@ -144,11 +144,13 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
             assert box and box["y"] >= 0 and box["y"] + box["height"] <= 768, (css, box)
 
         # A changed answer replaces the earlier one.
-        phone.page.wait_for_timeout(1100)
+        phone.page.wait_for_timeout(1100)  # the store takes one answer a second from a student
         phone.page.locator(".ae-prediction input").fill("5.5")
         phone.page.locator(".ae-submit-prediction button").click()
         wait_text(phone.page, ".ae-submitted", r"已提交.*5\.5")
-        teacher.page.wait_for_timeout(600)
+        teacher.page.wait_for_timeout(
+            600
+        )  # two of the projector's reads of the room (REFRESH_MS): a third answer would show
         assert "已收到 2 份预测" in text_of(teacher.page, ".ae-prediction-count")
 
         teacher.page.keyboard.press("c")  # voting closes: no answer is taken, the pages may demonstrate
@@ -169,7 +171,9 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         phone.page.locator(".ae-class-vote").first.wait_for(state="hidden")
         teacher.page.keyboard.press("c")  # ... and closed again
         wait_text(phone.page, ".ae-class-vote", "投票已关闭")
-        teacher.page.wait_for_timeout(600)
+        teacher.page.wait_for_timeout(
+            600
+        )  # two of the projector's reads of the room (REFRESH_MS): a third answer would show
         assert "已收到 2 份预测" in text_of(teacher.page, ".ae-prediction-count")  # the 9 was never taken
 
         teacher.page.keyboard.press("r")  # reveal
@@ -225,7 +229,9 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         wait_text(phone.page, ".ae-class-vote", "投票已关闭")
         phone.page.locator(".ae-skip-prediction button").click()
         wait_text(phone.page, ".ae-result", "这次没有先做预测")
-        teacher.page.wait_for_timeout(1500)
+        teacher.page.wait_for_timeout(
+            1500
+        )  # the projector's reads of the room (REFRESH_MS): a second answer would show
         assert "已收到 1 份预测" in text_of(teacher.page, ".ae-prediction-count")
         # The two votes compared: round 1 outlined behind round 2, and, revealed, who came closer.
         teacher.page.keyboard.press("r")
@@ -366,7 +372,7 @@ def test_a_page_opened_at_step_2_in_a_room_submits(student, tmp_path, way):
                 wait_text(s.page, ".ae-submitted", rf"已提交：第 2 步.*{re.escape(value)}")
                 if reload:  # once the address holds the answer, and after the store's one answer a second
                     s.page.wait_for_function("() => /prediction_text=/.test(location.search)")
-                    s.page.wait_for_timeout(1100)
+                    s.page.wait_for_timeout(1100)  # the store takes one answer a second from a student
             assert [float(v) for v in store.values(code, 2)] == [5.5]
             s.assert_clean()
         finally:

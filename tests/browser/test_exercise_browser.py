@@ -9,7 +9,7 @@ import pytest
 from attention_explorable import content
 
 from ..conftest import StudentPage
-from .pages import text_of, wait_text
+from .pages import settled, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -81,7 +81,7 @@ def test_number_exercise_check_hint_and_reveal(exercise_page, request):
 
     # Typing alone changes nothing shown: the feedback is that of the last check.
     box.fill("0.214")
-    page.wait_for_timeout(300)
+    settled(page)
     assert "还不对" in feedback(page, "q2-alpha2")
     box.press("Enter")  # Enter checks too; 0.214 is exactly the tolerance away
     wait_text(page, f"{sel} .ae-exercise-feedback", "正确")
@@ -121,7 +121,7 @@ def test_choice_exercise_needs_a_choice_then_judges_it(exercise_page):
     wait_text(page, f"{sel} .ae-exercise-feedback", "还不对")
     assert "想一想" in feedback(page, CHOICE)
     radios.nth(letters.index(block.options["answer"])).check()
-    page.wait_for_timeout(200)
+    settled(page)
     assert "还不对" in feedback(page, CHOICE)  # until checked again
     ex.locator(".ae-exercise-check button").click()
     wait_text(page, f"{sel} .ae-exercise-feedback", "正确")
@@ -168,6 +168,6 @@ def test_exercises_on_a_phone(saved_exercises, textbook_server, textbook_all, st
     wait_text(served.page, ".ae-exercise-q2-alpha2 .ae-exercise-feedback", "还不对")
     q2.locator(".ae-exercise-reveal button").click()
     wait_text(served.page, ".ae-exercise-q2-alpha2 .ae-exercise-answer", "参考答案")
-    served.assert_fits_phone("exercise-served-390", settle_ms=1500)
+    served.assert_fits_phone("exercise-served-390", still_frames=60)
     q2.screenshot(path=str(served.screenshot("exercise-served-390").with_name("exercise-q2-served-390.png")))
     textbook_server.assert_clean_log()

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from attention_explorable import scenarios
 from attention_explorable.views.numbers import format_number
 
-from .pages import text_of, wait_text
+from .pages import settled, text_of, wait_text
 
 
 def wait_announced(page, live: str, shown, timeout_ms: float = 10_000) -> str:
@@ -30,7 +30,7 @@ def wait_announced(page, live: str, shown, timeout_ms: float = 10_000) -> str:
         if expected and expected in text:
             return text
         assert waited < timeout_ms, f"{live} says {text!r}, not {expected!r}, after {timeout_ms / 1000:g} s"
-        page.wait_for_timeout(50)
+        page.wait_for_timeout(50)  # the poll's interval: the condition is the loop's
         waited += 50
 
 
@@ -86,7 +86,7 @@ def test_a_student_works_the_textbook_with_the_keyboard_alone(every_app, student
     page.goto(f"http://127.0.0.1:{every_app.port}/textbook?lang=zh&explorables=all")
     page.wait_for_selector(".ae-explorable-steps .ae-output")
     wait_text(page, ".ae-vector-output", r"[0-9]")
-    page.wait_for_timeout(800)
+    settled(page)
 
     passed = tab_to(page, "ae-language")
     assert len(passed) == 1, passed  # the first stop of the page
@@ -99,7 +99,7 @@ def test_a_student_works_the_textbook_with_the_keyboard_alone(every_app, student
     values = []
     for key in ("ArrowRight", "End", "Home", "PageUp", "ArrowLeft"):
         page.keyboard.press(key)
-        page.wait_for_timeout(150)
+        settled(page)
         values.append(float(focused(page)["value"]))
     assert values[0] > 1.0 and values[1] == 2.0 and values[2] == -2.0 and values[3] > -2.0, values
     assert values[4] < values[3], values
@@ -175,7 +175,7 @@ def test_the_replay_respects_reduced_motion_and_its_end_is_announced(static_site
     page.keyboard.press("Enter")
     for _ in range(10):
         labels.append(text_of(page, ".ae-demonstrate"))
-        page.wait_for_timeout(30)
+        page.wait_for_timeout(30)  # samples the button's label while the replay would run
     wait_text(page, ".ae-result", rf"演示结果 y = {_result(2)}")
     if motion == "reduce":
         assert all("演示中" not in label for label in labels), labels  # no replay: the end at once
@@ -199,6 +199,6 @@ def test_the_live_region_stays_quiet_during_a_replay(static_site, student):
     seen = set()
     for _ in range(60):  # the replay lasts about a second; the announcement comes 0.8 s after it
         seen.add(text_of(page, ".ae-live"))
-        page.wait_for_timeout(40)
+        page.wait_for_timeout(40)  # samples the live region through the replay and its announcement
     assert len(seen - {before}) == 1, seen  # one announcement: the end, not the frames
     assert f"y = {format_number(_output(2))}" in (seen - {before}).pop()

@@ -70,6 +70,7 @@ def _open_textbook(student, static_site, language: str):
     s = student()
     path = static_site / ("index.html" if language == "zh" else "en/index.html")
     s.open_offline(path, ".ae-exercise-q1-qkv")
+    # The live regions' first announcements (0.8 s after each first view) are among the runs read.
     s.page.wait_for_timeout(1500)
     return s
 

@@ -16,7 +16,7 @@ from attention_explorable.apps import APPS, title_key
 from attention_explorable.site import pages
 from attention_explorable.strings import text
 
-from .pages import handle, text_of, wait_text
+from .pages import handle, settled, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -119,7 +119,7 @@ def test_the_exported_site_holds_both_languages_and_switches_between_them(static
     # An embedded page keeps the author's language and shows no switch.
     page.goto(site + "/selfcross.html?embed=1")
     page.wait_for_selector(".ae-selfcross-row")
-    page.wait_for_timeout(300)
+    settled(page)
     assert page.url.endswith("/selfcross.html?embed=1")
     assert not page.locator("a.ae-language").is_visible()
     assert aborted == []

@@ -15,6 +15,8 @@ import pytest
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import matrix as view
 
+from playwright.sync_api import expect
+
 from .pages import MODES, explorable_page, handle, handle_value, text_of, wait_text
 
 pytestmark = pytest.mark.browser
@@ -176,8 +178,7 @@ def test_student_moves_every_control(matrix_page, request):
     wait_text(page, ".ae-matrix-notice", r"维度 dₖ：输入的 100 超出范围 \[1, 64\]，已改为 64")
     assert handle_value(handle(page, ".ae-matrix-dk")) == 64.0
     type_into(page, "d_k", "abc")  # junk: the box shows the value again
-    page.wait_for_timeout(300)
-    assert page.locator(".ae-matrix-dk-box input").input_value() == "64"
+    expect(page.locator(".ae-matrix-dk-box input")).to_have_value("64")
 
     # Fewer tokens with the keyboard: a 3 x 3 matrix; the next move hides the notice.
     press(page, "n_tokens", "ArrowLeft")
@@ -207,10 +208,7 @@ def test_student_moves_every_control(matrix_page, request):
     # A new random seed: the box shows it and the matrices are that seed's.
     box = page.locator(".ae-matrix-seed-box input").first
     page.locator(".ae-matrix-new-seed button").click()
-    for _ in range(50):
-        if box.input_value() != "3":
-            break
-        page.wait_for_timeout(100)
+    expect(box).not_to_have_value("3")
     seed = int(box.input_value())
     assert seed != 3 and 0 <= seed <= 9999
     st["seed"] = seed

@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from attention_explorable.site import pages
+from .pages import settled
 
 pytestmark = pytest.mark.browser
 
@@ -52,7 +53,7 @@ def test_page_fits_a_phone(static_site, student, page_file, size, language):
     aborted = s.open_offline(
         static_site / {"zh": "", "en": "en"}[language] / page_file, ".ae-readout:visible, .ae-prose"
     )
-    s.page.wait_for_timeout(800)
+    settled(s.page)
     m = s.page.evaluate(_MEASURE)
     assert m["viewport"] and m["lang"] == {"zh": "zh-Hans", "en": "en"}[language], m
     assert m["innerWidth"] == size[0], "the page is laid out wider than the phone and zoomed out"

@@ -15,7 +15,9 @@ from attention_explorable.strings import STRINGS
 from attention_explorable.views import steps as steps_view
 from attention_explorable.views.numbers import format_number
 
-from .pages import MODES, explorable_page, wait_text
+from playwright.sync_api import expect
+
+from .pages import MODES, explorable_page, settled, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -87,7 +89,7 @@ def test_no_step_shows_its_answer_before_a_prediction_or_a_skip(mode, steps_serv
         for n, how in ((1, "predict"), (2, "skip"), (3, "predict")):
             page.locator(f".ae-step-{n} button").click()
             wait_text(page, ".ae-question", f"第 {n} 步")
-            page.wait_for_timeout(300)
+            settled(page)
             before = read_all(page)
             leaks = sorted(a for a in answers(n) if a in before["text"])
             assert not leaks, (n, leaks)
@@ -96,7 +98,7 @@ def test_no_step_shows_its_answer_before_a_prediction_or_a_skip(mode, steps_serv
             # "演示本步" without a prediction asks for one, says why, and keeps the answer back.
             page.locator(".ae-demonstrate button").click()
             wait_text(page, ".ae-result", ZH["prediction_needed"][:12])
-            page.wait_for_timeout(600)  # no replay starts
+            settled(page)  # no replay starts (one would have drawn its first frame by now)
             asked = read_all(page)
             assert asked["skip"] and asked["focus_in_prediction"], n
             if n == 1:
@@ -137,7 +139,5 @@ def test_on_a_phone_the_demonstration_brings_the_number_line_into_view(saved_ste
     assert box["y"] > 844 or box["y"] + box["height"] < 0, box  # below the fold before
     page.locator(".ae-demonstrate button").click()
     wait_text(page, ".ae-result", "你的预测 y = 8")
-    page.wait_for_timeout(800)
-    box = line.bounding_box()
-    assert 0 <= box["y"] and box["y"] + box["height"] <= 844, box
+    expect(line).to_be_in_viewport(ratio=1)  # scrolled (smoothly) into view
     s.assert_clean()

@@ -54,7 +54,7 @@ def test_a_saved_explorable_opens_offline_in_its_state_and_answers(name, tmp_pat
     for _ in range(50):
         if text_of(page, readout) != before:
             break
-        page.wait_for_timeout(50)
+        page.wait_for_timeout(50)  # the poll's interval
     assert text_of(page, readout) != before, f"{name}: the saved page did not answer"
     s.assert_clean()
     assert aborted == [], aborted

@@ -81,7 +81,7 @@ def test_an_application_not_allowed_is_refused(host_site, student):
         for _ in range(200):
             if refused():
                 break
-            s.page.wait_for_timeout(50)
+            s.page.wait_for_timeout(50)  # the poll's interval
         assert refused(), app.log.read_text()[-2000:]
         assert s.page.locator(".ae-output").count() == 0
     finally:

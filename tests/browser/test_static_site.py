@@ -276,7 +276,7 @@ def test_the_textbook_in_an_iframe_is_whole_and_its_anchor_scrolls_the_host(stat
             ) + inside.evaluate(heading)
             if -5 <= top <= 200:
                 break
-            page.wait_for_timeout(100)
+            page.wait_for_timeout(100)  # the poll's interval (the host scrolls smoothly)
         assert -5 <= top <= 200, top
         assert aborted == []
     finally:
@@ -378,5 +378,5 @@ def test_the_video_loads_nothing_until_chosen(static_site, student):
     for _ in range(50):
         if aborted:
             break
-        page.wait_for_timeout(100)
+        page.wait_for_timeout(100)  # the poll's interval: the request follows the frame's insertion
     assert aborted == [embed]  # the chosen player, and nothing else, asked for the network

@@ -6,7 +6,9 @@ import pytest
 
 from attention_explorable import scenarios
 
-from .pages import MODES, explorable_page, handle, handle_value, plot_area, text_of, track, wait_text
+from playwright.sync_api import expect
+
+from .pages import MODES, explorable_page, handle, handle_value, plot_area, settled, text_of, track, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -76,8 +78,7 @@ def test_student_does_all_three_steps(steps_page, request):
     assert handle_value(handle(page, ".ae-temperature")) == 10.0
     box.fill("")
     box.press("Enter")
-    page.wait_for_timeout(300)
-    assert box.input_value() == "10"  # an emptied box shows the value again
+    expect(box).to_have_value("10")  # an emptied box shows the value again
 
     # Step 3: lower the temperature to 0.02; the literal formula overflows.
     page.locator(".ae-step-3 button").click()
@@ -107,7 +108,7 @@ def test_student_does_all_three_steps(steps_page, request):
 
 def test_clicking_the_number_line_sets_the_prediction(steps_page):
     page = steps_page.page
-    page.wait_for_timeout(300)
+    settled(page)
     box = plot_area(page, ".ae-number-line").bounding_box()
     page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
     page.wait_for_function(
@@ -140,13 +141,13 @@ def test_presenter_keys_step_and_demonstrate(steps_server, student):
     # Typing in a box is not a shortcut: "1" in the prediction box stays text.
     page.locator(".ae-prediction input").fill("")
     page.locator(".ae-prediction input").type("1")
-    page.wait_for_timeout(300)
+    settled(page)
     assert "第 3 步" in text_of(page, ".ae-question")
     # The keys can be switched off (WCAG 2.1.4), and on again.
     page.locator(".ae-keys-on").focus()
     page.keyboard.press("Space")
     page.keyboard.press("2")
-    page.wait_for_timeout(300)
+    settled(page)
     assert "第 3 步" in text_of(page, ".ae-question")
     page.keyboard.press("Space")
     page.keyboard.press("2")

@@ -10,7 +10,9 @@ import pytest
 from attention_explorable import core
 from attention_explorable.views.vector import EXAMPLE_KEYS, EXAMPLE_VALUES
 
-from .pages import MODES, explorable_page, handle, handle_value, text_of, wait_text
+from playwright.sync_api import expect
+
+from .pages import MODES, explorable_page, handle, handle_value, settled, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -79,6 +81,13 @@ def expected(q, temperature=1.0):
 def wait_query(page, q, timeout: float = 10_000) -> None:
     pattern = rf"s₁ = {q[0]:.2f}×1 \+ {q[1]:.2f}×0 ="
     wait_text(page, ".ae-vector-formula", pattern.replace("-", r"\-"), timeout)
+
+
+def wait_tip(page, q, timeout: float = 10_000) -> None:
+    """Wait until the plot's query tip stands at ``q`` (once dropped, it snaps to the two decimals shown)."""
+    page.wait_for_function(
+        f"(want) => JSON.stringify(({_TIP})()) === JSON.stringify(want)", arg=[[q[0]], [q[1]]], timeout=timeout
+    )
 
 
 def assert_consistent(page) -> None:
@@ -154,8 +163,7 @@ def test_student_moves_the_query(vector_page, request):
     assert weights(page) == pytest.approx(w, abs=6e-4)
     box.fill("abc")
     box.press("Enter")
-    page.wait_for_timeout(300)
-    assert box.input_value() == "0.5"  # junk: the box shows the value again
+    expect(box).to_have_value("0.5")  # junk: the box shows the value again
     box.fill("1")
     box.press("Enter")
     wait_text(page, ".ae-vector-formula", r"/ 1\.00\)")
@@ -174,14 +182,14 @@ def test_student_moves_the_query(vector_page, request):
 
     def look():  # while the pointer is held down (on a busy machine the frame may take a while)
         for _ in range(30):
-            page.wait_for_timeout(100)
+            page.wait_for_timeout(100)  # the poll's interval, while the pointer is held down
             moving["q"] = query(page)
             if moving["q"] != [-0.8, 1.3]:
                 break
 
     drag(page, start, end, hold=look)
     assert moving["q"] == pytest.approx([0.6, -0.7], abs=0.02)  # drawn before the drop
-    page.wait_for_timeout(300)
+    wait_tip(page, query(page))
     q = query(page)
     assert q == pytest.approx([0.6, -0.7], abs=0.02)
     assert page.evaluate(_TIP) == [[q[0]], [q[1]]]  # snapped to the two decimals shown
@@ -192,16 +200,16 @@ def test_student_moves_the_query(vector_page, request):
     end = page.evaluate(_TO_SCREEN, [3.5, -3.5])
     drag(page, start, end)
     wait_query(page, [2.0, -2.0])
-    page.wait_for_timeout(300)
+    wait_tip(page, [2.0, -2.0])
     assert page.evaluate(_TIP) == [[2.0], [-2.0]]
     assert_consistent(page)
 
     # The tip tapped (selected) and deleted with Backspace: it is put back, nothing else changes.
     before = text_of(page, ".ae-vector-formula")
     page.mouse.click(*page.evaluate(_TO_SCREEN, [2.0, -2.0]))
-    page.wait_for_timeout(300)
+    settled(page)
     page.keyboard.press("Backspace")
-    page.wait_for_timeout(400)
+    wait_tip(page, [2.0, -2.0])  # a deleted tip is put back
     assert page.evaluate(_TIP) == [[2.0], [-2.0]]
     assert text_of(page, ".ae-vector-formula") == before
     s.screenshot(f"vector-dragged-1280-{mode}")

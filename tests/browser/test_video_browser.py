@@ -6,6 +6,7 @@ import pytest
 from attention_explorable import content
 
 from ..conftest import ServedApp
+from .pages import settled
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +36,7 @@ def test_each_source_loads_only_when_chosen(video_server, student, language):
     page.route(lambda url: not url.startswith(("http://127.0.0.1", "data:", "blob:")), outside)
     s.errors_to_ignore = ("Failed to load resource",)  # the aborted players
     s.open(video_server.url() + f"?lang={language}", ".ae-video-load")
-    page.wait_for_timeout(1500)
+    settled(page)  # a player would be in the page by now, and its request made
     assert requested == [] and page.locator("iframe").count() == 0
 
     sources = _sources(language)
@@ -49,7 +50,7 @@ def test_each_source_loads_only_when_chosen(video_server, student, language):
         for _ in range(50):  # the request follows the frame's insertion
             if len(requested) > before:
                 break
-            page.wait_for_timeout(100)
+            page.wait_for_timeout(100)  # the poll's interval
         assert requested[before:] == [embed], (site, requested)
         pressed = page.locator(".ae-video-load[aria-pressed=true]")
         assert pressed.count() == 1 and f"ae-video-{site}" in pressed.get_attribute("class")

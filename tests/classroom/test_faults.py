@@ -65,7 +65,7 @@ def test_sigkill_mid_class_keeps_every_acknowledged_prediction(db_url):
             # Once a third is acknowledged; or when every submission has ended without that (the
             # assertion below then says the kill did not land mid-burst, rather than a hang).
             while len(acked) < n // 3 and len(finished) < n:
-                await asyncio.sleep(0.005)
+                await asyncio.sleep(0.005)  # the poll's interval
             server.kill()  # mid-burst: some acknowledged, some in flight, some never sent
 
         await asyncio.gather(killer(), *(one(i, s) for i, s in enumerate(students)))
@@ -114,7 +114,7 @@ def test_two_processes_share_one_room(db_url):
             finally:
                 store.close()
             for _ in range(60):
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.1)  # the poll's interval
                 if all(s.step == 3 for s in students):
                     break
             steps = [s.step for s in students]
@@ -177,7 +177,7 @@ def test_an_instructor_action_on_a_locked_database_stalls_no_page(tmp_path):
         try:
             deadline = time.monotonic() + 15
             while not store.revealed(code, 1) and time.monotonic() < deadline:
-                time.sleep(0.1)
+                time.sleep(0.1)  # the poll's interval
             assert store.revealed(code, 1)
         finally:
             store.close()

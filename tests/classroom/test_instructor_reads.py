@@ -47,7 +47,7 @@ def _refreshed(view) -> None:
     deadline = time.monotonic() + 10
     while view._reading:
         assert time.monotonic() < deadline, "the read did not end"
-        time.sleep(0.005)
+        time.sleep(0.005)  # the poll's interval
 
 
 def _count_text(view) -> str:

@@ -82,7 +82,7 @@ def test_thirty_students_counted_exactly_a_new_answer_replaces_and_nothing_leaks
             assert changed["ok"]
             too_soon, _ = await students[0].submit(1, 9.75)
             assert not too_soon["ok"] and too_soon["reason"] == "rate"
-            await asyncio.sleep(0.6)
+            await asyncio.sleep(0.6)  # time for a count that changed to reach the teacher (it is told each change)
             assert teacher.count == 30  # replaced, not added
             # No student ever received another student's prediction (or any count).
             for i, s in enumerate(students):
@@ -179,13 +179,13 @@ def test_a_reload_rejoins_with_the_step_and_prediction_and_a_followed_step_reach
         restored = again.restored
         store.set_step(code, 2)  # the instructor moves on; the student follows
         for _ in range(50):
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.1)  # the poll's interval
             if again.step == 2:
                 break
         step = again.step
         store.new_round(code)
         for _ in range(50):
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.1)  # the poll's interval
             if any(n["round"] == 2 for n in again.news):
                 break
         await again.close()
@@ -266,11 +266,11 @@ def test_ids_are_the_servers_a_made_up_one_restores_nothing_and_an_id_answers_on
         for _ in range(50):
             if first.closed:
                 break
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # the poll's interval
         refused = first.refused, first.closed
         receipt = (await tab.submit(1, 3.5))[0]
         while receipt.get("reason") == "rate":  # one prediction a second per student, in any tab
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(0.2)  # the poll's interval
             receipt = (await tab.submit(1, 3.5))[0]
         assert receipt["ok"], receipt
         for s in (first, stolen, forged, tab):
@@ -315,10 +315,10 @@ def test_a_countdown_is_told_to_the_pages_and_closes_the_vote_by_itself(served):
         store.close_voting_in(code, 1, 1.5)
         deadline = asyncio.get_running_loop().time() + 10
         while not any(m.get("closes_in") for m in s.news) and asyncio.get_running_loop().time() < deadline:
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # the poll's interval
         told = [m["closes_in"] for m in s.news if m.get("closes_in")]
         while not any(m.get("closed") for m in s.news) and asyncio.get_running_loop().time() < deadline:
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # the poll's interval
         closed = [m for m in s.news if m.get("closed")]
         receipt, _ = await s.submit(1, 6.0, timeout=10)
         await s.close()
@@ -344,7 +344,7 @@ def test_an_ended_room_is_joined_by_no_one_and_its_students_are_told(served):
         for _ in range(50):
             if s.closed:
                 break
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.1)  # the poll's interval
         late = await ClassStudent.open(served.base, code, s.student_id)
         for one in (s, late):
             await one.close()
@@ -814,7 +814,7 @@ def test_an_exercise_posed_to_the_room_takes_its_own_answers_and_reveals_its_own
         deadline = asyncio.get_running_loop().time() + 10
         while not any(m.get("step") == choice.number for m in b.news):
             assert asyncio.get_running_loop().time() < deadline, b.news
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # the poll's interval
         right, _ = await a.submit(choice.number, int(choice.answer))
         wrong, _ = await b.submit(choice.number, (int(choice.answer) + 1) % len(choice.options))
         half, _ = await a.submit(choice.number, 0.5)
@@ -822,7 +822,7 @@ def test_an_exercise_posed_to_the_room_takes_its_own_answers_and_reveals_its_own
         store.reveal(code, choice.number)
         while not any(m.get("result") for m in a.news):
             assert asyncio.get_running_loop().time() < deadline + 10, a.news
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # the poll's interval
         result = next(m["result"] for m in a.news if m.get("result"))
         await asyncio.gather(a.close(), b.close())
         return right, wrong, half, unknown, result
