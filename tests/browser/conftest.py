@@ -1,5 +1,7 @@
 import pytest
 
+from attention_explorable.explorables import EXPLORABLES
+
 from ..conftest import ServedApp
 from .mirror import load_module
 
@@ -16,13 +18,9 @@ def _server_fixture(app_file: str):
     return server
 
 
-steps_server = _server_fixture("steps.py")
-textbook_server = _server_fixture("textbook.py")
-vector_server = _server_fixture("vector.py")
-matrix_server = _server_fixture("matrix.py")
-selfcross_server = _server_fixture("selfcross.py")
-qkv_server = _server_fixture("qkv.py")
-contexts_server = _server_fixture("contexts.py")
+# ``<name>_server`` for the textbook and each registered explorable (its app is ``apps/<name>.py``).
+for _name in ("textbook", *EXPLORABLES):
+    globals()[f"{_name}_server"] = _server_fixture(f"{_name}.py")
 
 
 @pytest.fixture(scope="session")

@@ -538,11 +538,12 @@ class Explorable(pn.viewable.Viewer):
     def _redraw(self) -> None:
         write_view(self._models(), self.view())
 
-    def _attach(self, events: dict) -> None:
+    def _attach(self, events: dict) -> CustomJS:
         """Run the explorable's ES module on every change of the state and on ``events``.
 
         ``events`` maps a model to what to listen to: a property name
-        (``"value"``) or an event name (``"button_click"``, ``"tap"``).
+        (``"value"``) or an event name (``"button_click"``, ``"tap"``). Returns the module's
+        callback, for a listener of another kind (a data source's ``change``).
         """
         config = {**self._config(), "link": self.link_spec()} if self._link_params else self._config()
         callback = CustomJS(
@@ -561,3 +562,4 @@ class Explorable(pn.viewable.Viewer):
                     model.js_on_change(item, callback)
                 else:
                     model.js_on_event(item, callback)
+        return callback

@@ -197,11 +197,9 @@ class VectorExplorer(Explorable):
             self._ask["prediction_choice"]: "active",
         }
         events.update(self._slider_events())
-        self._attach(events)
         # A dragged tip: PointDrawTool edits the query's data in place and
         # emits the source's `change` (its `data` changes only on the drop).
-        callback = self._state.js_property_callbacks[f"change:{self._state_params[0]}"][0]
-        src["query"].js_on_change("change", callback)
+        src["query"].js_on_change("change", self._attach(events))
 
     @staticmethod
     def _read_only(arr) -> np.ndarray:
