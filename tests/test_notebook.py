@@ -60,7 +60,9 @@ def test_the_exported_notebook_stays_interactive_offline(executed, student):
     aborted = s.open_offline(path, ".ae-output")
     page = s.page
     page.locator(".ae-output").first.wait_for()
-    # the explorable shows the state it was displayed with (step 2), then answers the student
+    # the explorable shows the state the notebook's last cell left it in (step 1), not the one it was displayed
+    # with (step 2), then answers the student
+    page.locator(".ae-question").filter(has_text=re.compile("第 1 步")).first.wait_for(timeout=15_000)
     page.locator(".ae-step-3 button").first.click()
     page.locator(".ae-question").filter(has_text=re.compile("调低温度")).first.wait_for(timeout=15_000)
     page.locator(".ae-demonstrate button").first.click()  # no prediction: it asks for one

@@ -25,6 +25,7 @@ from __future__ import annotations
 import html
 import math
 import re
+import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -256,6 +257,26 @@ class Tried:
         return self.readout or self.ready
 
 
+#: Each notebook display of an explorable: (a weak reference to it, the display's handle).
+_SHOWN: list = []
+
+
+def _redraw_moved_displays(*_) -> None:
+    """After a notebook cell ran: draw again, in place, each display of an explorable that Python
+    moved during the cell (its output then holds the state now; see ``Explorable._ipython_display_``)."""
+    moved = []
+    for ref, handle in list(_SHOWN):
+        explorer = ref()
+        if explorer is None:
+            _SHOWN.remove((ref, handle))
+        elif explorer._moved_in_python:
+            moved.append((explorer, handle))
+    for explorer, handle in moved:
+        handle.update(explorer.__panel__())
+    for explorer, _ in moved:
+        explorer._moved_in_python = False
+
+
 class Explorable(pn.viewable.Viewer):
     """Base of the explorables: language, state in the browser, the view drawn there.
 
@@ -309,6 +330,7 @@ class Explorable(pn.viewable.Viewer):
         super().__init__(**params)
         self._state = state_model_class(type(self))(**self.state())
         self._browser_change = False
+        self._moved_in_python = False  # since its notebook display was last drawn (_redraw_moved_displays)
         for name in self._state_params:
             self._state.on_change(name, self._from_browser)
         self.param.watch(self._to_browser, list(self._state_params))
@@ -534,6 +556,29 @@ class Explorable(pn.viewable.Viewer):
                 self._redraw()
         if not self._browser_change:
             push_to_notebook(self._state, [e.name for e in events])
+            self._moved_in_python = True
+
+    def _ipython_display_(self) -> None:
+        """Show the explorable in a notebook cell (IPython's display hook), live as Panel shows it.
+
+        The cell's output is also kept at the state Python last gave the explorable: after a cell
+        that moved it from Python (``explorer.temperature = 0.05``), the output is drawn again in
+        place (IPython's ``update_display``), so a notebook saved or exported with nbconvert
+        (``--execute``) holds its last state, not the one it was first displayed in.
+
+        Source: IPython, "Updatable displays" (``display(..., display_id=True)``); nbclient applies
+        ``update_display_data`` to the outputs of that display.
+        """
+        from IPython import get_ipython
+        from IPython.display import display
+
+        handle = display(self.__panel__(), display_id=True)
+        shell = get_ipython()
+        if handle is None or shell is None:
+            return
+        _SHOWN.append((weakref.ref(self), handle))
+        if _redraw_moved_displays not in shell.events.callbacks["post_run_cell"]:
+            shell.events.register("post_run_cell", _redraw_moved_displays)
 
     def _redraw(self) -> None:
         write_view(self._models(), self.view())
