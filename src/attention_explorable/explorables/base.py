@@ -257,24 +257,41 @@ class Tried:
         return self.readout or self.ready
 
 
-#: Each notebook display of an explorable: (a weak reference to it, the display's handle).
+#: Each notebook display of an explorable: [a weak reference to it, the display's handle, the layout shown,
+#: the execution count of the cell that showed it].
 _SHOWN: list = []
 
 
-def _redraw_moved_displays(*_) -> None:
-    """After a notebook cell ran: draw again, in place, each display of an explorable that Python
-    moved during the cell (its output then holds the state now; see ``Explorable._ipython_display_``)."""
-    moved = []
-    for ref, handle in list(_SHOWN):
+def _page_opened(layout) -> bool:
+    """Whether a notebook page drew ``layout`` (its display's output): the page then opened the display's
+    client comm (pyviz_comms' ``JupyterCommJS``, whose ``_comm`` is set by the page's ``comm_open``)."""
+    return any(getattr(client, "_comm", None) for _, client in getattr(layout, "_comms", {}).values())
+
+
+def _redraw_moved_displays(result=None) -> None:
+    """After a notebook cell ran: draw again, in place, each display of an explorable that Python moved,
+    which no page has drawn (a notebook run without a browser: ``nbconvert --execute``, nbclient), so that
+    its saved output holds the state now. A display a page shows follows Python by the comm instead
+    (``push_to_notebook``), and one shown by the cell that just ran waits for the next cell (its page may
+    not have drawn it yet). See ``Explorable._ipython_display_``."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    count = shell.execution_count if shell is not None else None  # (the running cell's, as at display)
+    moved = set()
+    for entry in list(_SHOWN):
+        ref, handle, layout, shown_in = entry
         explorer = ref()
         if explorer is None:
-            _SHOWN.remove((ref, handle))
-        elif explorer._moved_in_python:
-            moved.append((explorer, handle))
-    for explorer, handle in moved:
-        handle.update(explorer.__panel__())
-    for explorer, _ in moved:
-        explorer._moved_in_python = False
+            _SHOWN.remove(entry)
+        elif explorer._moved_in_python and shown_in != count and not _page_opened(layout):
+            entry[2] = explorer.__panel__()
+            handle.update(entry[2])
+            moved.add(id(explorer))
+    for entry in _SHOWN:
+        explorer = entry[0]()
+        if explorer is not None and id(explorer) in moved:
+            explorer._moved_in_python = False
 
 
 class Explorable(pn.viewable.Viewer):
@@ -561,10 +578,11 @@ class Explorable(pn.viewable.Viewer):
     def _ipython_display_(self) -> None:
         """Show the explorable in a notebook cell (IPython's display hook), live as Panel shows it.
 
-        The cell's output is also kept at the state Python last gave the explorable: after a cell
-        that moved it from Python (``explorer.temperature = 0.05``), the output is drawn again in
-        place (IPython's ``update_display``), so a notebook saved or exported with nbconvert
-        (``--execute``) holds its last state, not the one it was first displayed in.
+        A page that shows it follows Python through the comm (``push_to_notebook``). A notebook run
+        with no page (``jupyter nbconvert --execute``, nbclient) keeps the cell's output at the state
+        Python last gave the explorable instead: after a later cell that moved it from Python
+        (``explorer.temperature = 0.05``), the output is drawn again in place (IPython's
+        ``update_display``), so the executed notebook and its export hold the last state.
 
         Source: IPython, "Updatable displays" (``display(..., display_id=True)``); nbclient applies
         ``update_display_data`` to the outputs of that display.
@@ -572,11 +590,12 @@ class Explorable(pn.viewable.Viewer):
         from IPython import get_ipython
         from IPython.display import display
 
-        handle = display(self.__panel__(), display_id=True)
+        layout = self.__panel__()
+        handle = display(layout, display_id=True)
         shell = get_ipython()
         if handle is None or shell is None:
             return
-        _SHOWN.append((weakref.ref(self), handle))
+        _SHOWN.append([weakref.ref(self), handle, layout, shell.execution_count])
         if _redraw_moved_displays not in shell.events.callbacks["post_run_cell"]:
             shell.events.register("post_run_cell", _redraw_moved_displays)
 
