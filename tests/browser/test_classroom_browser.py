@@ -251,6 +251,9 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         assert "prediction_text" not in teacher.page.url
         assert not teacher.page.locator(".ae-skip-prediction button").first.is_visible()
 
+        # The student answers once their page knows of the new round (until then it holds the reveal of
+        # round 2, whose vote is closed, and keeps the answer back).
+        wait_text(desk.page, ".ae-class-message", "第 3 轮开始了")
         desk.page.locator(".ae-prediction input").fill("9")
         desk.page.locator(".ae-submit-prediction button").click()
         wait_text(desk.page, ".ae-submitted", r"第 2 步.*9")

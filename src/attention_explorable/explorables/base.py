@@ -579,7 +579,7 @@ class Explorable(pn.viewable.Viewer):
         """Show the explorable in a notebook cell (IPython's display hook), live as Panel shows it.
 
         A page that shows it follows Python through the comm (``push_to_notebook``). A notebook run
-        with no page (``jupyter nbconvert --execute``, nbclient) keeps the cell's output at the state
+        (with Jupyter's own comms, Panel's default) with no page (``jupyter nbconvert --execute``, nbclient) keeps the cell's output at the state
         Python last gave the explorable instead: after a later cell that moved it from Python
         (``explorer.temperature = 0.05``), the output is drawn again in place (IPython's
         ``update_display``), so the executed notebook and its export hold the last state.
@@ -593,7 +593,9 @@ class Explorable(pn.viewable.Viewer):
         layout = self.__panel__()
         handle = display(layout, display_id=True)
         shell = get_ipython()
-        if handle is None or shell is None:
+        # (Jupyter's own comms only: where Panel draws through ipywidgets, VS Code's or Colab's, a page's
+        # comm cannot be told apart and the output is left as displayed.)
+        if handle is None or shell is None or pn.config.comms != "default":
             return
         _SHOWN.append([weakref.ref(self), handle, layout, shell.execution_count])
         if _redraw_moved_displays not in shell.events.callbacks["post_run_cell"]:
