@@ -49,9 +49,18 @@ def test_sigkill_mid_class_keeps_every_acknowledged_prediction(db_url):
         signed.update({s.stored_id: s.student_id for s in students})
 
         finished = []
+        killed = asyncio.Event()
+        tail = n - 4  # the students from here on answer only after the kill: never acknowledged
+
+        def kill() -> None:
+            if not killed.is_set():
+                server.kill()  # mid-burst: some acknowledged, some in flight, some never sent
+                killed.set()
 
         async def one(i, s):
             await asyncio.sleep(0.05 * i)  # a burst spread over 0.6 s
+            if i >= tail:
+                await killed.wait()
             try:
                 receipt, _ = await s.submit(1, 3.0 + i / 4, timeout=5)
             except Exception:  # noqa: BLE001 - the server is gone: no receipt, nothing promised
@@ -60,13 +69,15 @@ def test_sigkill_mid_class_keeps_every_acknowledged_prediction(db_url):
                 finished.append(i)
             if receipt.get("ok"):
                 acked[s.stored_id] = receipt["value"]
+                if len(acked) == n // 3:
+                    kill()  # as the third receipt arrives, however loaded the machine
 
         async def killer():
-            # Once a third is acknowledged; or when every submission has ended without that (the
-            # assertion below then says the kill did not land mid-burst, rather than a hang).
-            while len(acked) < n // 3 and len(finished) < n:
+            # When every answer before the tail has ended with fewer receipts than that (the assertion
+            # below then says so, rather than a hang).
+            while not killed.is_set() and len(finished) < tail:
                 await asyncio.sleep(0.005)  # the poll's interval
-            server.kill()  # mid-burst: some acknowledged, some in flight, some never sent
+            kill()
 
         await asyncio.gather(killer(), *(one(i, s) for i, s in enumerate(students)))
         await asyncio.gather(*(s.close() for s in students))
