@@ -174,17 +174,18 @@ def anchor(section_id: str, heading: str) -> str:
 # --- parsing -------------------------------------------------------------------
 
 
+def _markdown() -> MarkdownIt:
+    """The text's Markdown: CommonMark with tables and ``$``/``$$`` math, no raw HTML. The one
+    configuration of both the block scanner (:func:`_scanner`) and the renderer (:func:`_parser`)."""
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+    return md.use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
+
+
 @lru_cache(maxsize=1)
 def _scanner() -> MarkdownIt:
     """The text's parser (math and tables, so that nothing inside them is read as a block) with the
     front matter and the colon fences: it finds a section's blocks and their lines."""
-    return (
-        MarkdownIt("commonmark")
-        .enable("table")
-        .use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
-        .use(front_matter_plugin)
-        .use(colon_fence_plugin)
-    )
+    return _markdown().use(front_matter_plugin).use(colon_fence_plugin)
 
 
 def parse_section(path: Path) -> Section:
@@ -362,8 +363,7 @@ def tex_to_mathml(tex: str, display: bool = False) -> str:
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
-    md.use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
+    md = _markdown()
     md.add_render_rule("math_inline", lambda self, tokens, idx, options, env: _math_inline(tokens[idx].content))
     md.add_render_rule("math_inline_double", lambda self, tokens, idx, options, env: _math_block(tokens[idx].content))
     md.add_render_rule(

@@ -278,7 +278,7 @@ def _redraw_moved_displays(result=None) -> None:
 
     shell = get_ipython()
     count = shell.execution_count if shell is not None else None  # (the running cell's, as at display)
-    moved = set()
+    redrawn = []  # (each explorer's flag is cleared once all its displays are drawn)
     for entry in list(_SHOWN):
         ref, handle, layout, shown_in = entry
         explorer = ref()
@@ -287,11 +287,9 @@ def _redraw_moved_displays(result=None) -> None:
         elif explorer._moved_in_python and shown_in != count and not _page_opened(layout):
             entry[2] = explorer.__panel__()
             handle.update(entry[2])
-            moved.add(id(explorer))
-    for entry in _SHOWN:
-        explorer = entry[0]()
-        if explorer is not None and id(explorer) in moved:
-            explorer._moved_in_python = False
+            redrawn.append(explorer)
+    for explorer in redrawn:
+        explorer._moved_in_python = False
 
 
 class Explorable(pn.viewable.Viewer):
