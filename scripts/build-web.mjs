@@ -62,16 +62,6 @@ const runtime = `import {mount, readSpec} from "./native.js";\n` +
   `if (spec && !more.length) start({});\n` +
   `else if (spec) Promise.all(more).then((entries) => start(Object.fromEntries(entries)),\n` +
   `  (err) => console.error("attention explorable: a module of the page did not load", err));\n`;
-// An embed (native.embed_script) mounts its explorable into a shadow root where its script tag is.
-const embed = `import {mountShadow} from "./shadow.js";\n` +
-  `window.aeMountEmbed = (here, shell, spec) => {\n` +
-  `  const host = document.createElement("div");\n` +
-  `  host.className = "attention-explorable attention-explorable-" + shell.name;\n` +
-  `  here.parentNode.insertBefore(host, here);\n` +
-  // The host page's address is the author's: read and written only when the tag asks (data-deep-links).
-  `  mountShadow(host, shell, spec, {deepLinks: here.hasAttribute("data-deep-links"), theme: here.getAttribute("data-theme")}).catch(\n` +
-  `    (err) => console.error("attention explorable: a module of the page did not load", err));\n` +
-  `};\n`;
 // <attention-explorable> (web/element.js): native.element_script calls window.aeDefineElement.
 const element = `import {defineElement} from "./element.js";\nwindow.aeDefineElement = defineElement;\n`;
 // The runtime holds d3-array's ticks: its licence's notice goes with it.
@@ -80,10 +70,11 @@ const d3Licence = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..
 outputs["runtime.js"] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
   (await build({...page, stdin: {contents: runtime, resolveDir: web, sourcefile: "runtime.js",
                                  loader: "js"}})).outputFiles[0].text;
-for (const [file, contents] of [["embed.js", embed], ["element.js", element]]) {
-  outputs[file] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
-    (await build({...page, stdin: {contents, resolveDir: web, sourcefile: `${file.replace(".js", "")}-page.js`, loader: "js"}})).outputFiles[0].text;
-}
+outputs["element.js"] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
+  (await build({...page, stdin: {contents: element, resolveDir: web, sourcefile: "element-page.js", loader: "js"}})).outputFiles[0].text;
+// The one-tag embed (web/tag.js): native.embed_script calls window.aePlaceTag.
+outputs["tag.js"] = (await build({...page, stdin: {contents: `import {placeTag} from "./tag.js";\nwindow.aePlaceTag = placeTag;\n`,
+                                                   resolveDir: web, sourcefile: "tag-page.js", loader: "js"}})).outputFiles[0].text;
 mkdirSync(join(outdir, "page"), {recursive: true});
 for (const f of readdirSync(join(outdir, "page"))) if (!(f in outputs)) rmSync(join(outdir, "page", f));
 for (const [f, text] of Object.entries(outputs)) {

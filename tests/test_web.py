@@ -70,4 +70,4 @@ def test_the_modules_ship_with_the_package():
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     patterns = data["attention_explorable"]
     assert {"web/*.js", "web/dist/*.mjs", "web/dist/page/*.js"} <= set(patterns)
-    assert any(Path(WEB / "dist").glob("*.mjs")) and (WEB / "dist" / "page" / "embed.js").is_file()
+    assert any(Path(WEB / "dist").glob("*.mjs")) and (WEB / "dist" / "page" / "element.js").is_file()

@@ -700,19 +700,21 @@ def spec_json(spec: dict) -> str:
     ``"$nums"``, which the page's script (``web/native.js``'s ``readSpec``)
     reads back as the numbers without visiting the rest of the spec.
 
+    Every ``<`` is written ``\\u003c``, so no ``</script`` and no ``<!--`` can end
+    or change the element it sits in; ``>`` and ``&`` need nothing in a script
+    element's text and are written as they are. Source: WHATWG HTML, "Restrictions
+    for contents of script elements".
+
     >>> spec_json({"x": [1.0, float("inf")]})
     '{"x":[1.0,{"$num":"Infinity"}],"$nums":[["x",1]]}'
+    >>> print(spec_json({"text": "</script><!-- a & b > c"}))
+    {"text":"\\u003c/script>\\u003c!-- a & b > c"}
     """
     found: list = []
     out = _numbers(spec, (), found)
     if found:
         out["$nums"] = found
-    return (
-        json.dumps(out, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        .replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("&", "\\u0026")
-    )
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
 
 
 #: The page's own rules, before the models' (the page-wide text; the readouts' rules are ui.CSS).
@@ -744,8 +746,14 @@ def _page_parts(build) -> tuple[NativePage, list[str], dict[str, str], str]:
     names = sorted({cb["module"] for cb in page.spec()["callbacks"].values()})
     modules = {name: web_module(name) for name in names if name in own}
     scripts = [page_script(name) for name in names if name not in own]
+    return page, scripts, modules, "\n".join([_shared_css(), page.css()])
+
+
+def _shared_css() -> str:
+    """The rules every student page and embed holds: the readouts' (``ui.CSS``) and the controls' and
+    plots' (:data:`CSS`); a page adds its models' own (``NativePage.css``)."""
     readouts = re.sub(r":root \{[^}]*\}\n?", "", ui.CSS)  # (BokehJS's variables: no BokehJS here)
-    return page, scripts, modules, "\n".join([readouts, CSS, page.css()])
+    return "\n".join([readouts, CSS])
 
 
 #: An embedded explorable's own rules, inside its shadow root (the host page's rules stay outside it).
@@ -762,12 +770,12 @@ _EMBED_CSS = (
 def _embed_parts(build, lang: str, name: str) -> tuple[NativePage, list[str], dict]:
     """The page of ``build()``, the names of the package's page scripts it runs, and its shell (see
     ``web/shadow.js``: its name, language, styles, elements and outside modules)."""
-    page, _, modules, css = _page_parts(build)
+    page, _, modules, _ = _page_parts(build)
     scripts = sorted({cb["module"] for cb in page.spec()["callbacks"].values()} - set(modules))
     shell = {
         "name": name,
         "lang": lang,
-        "css": _EMBED_CSS + css,
+        "css": page.css(),  # its own rules; the element's script holds the rest (element_script)
         "html": f"<div class='ae-student-page'>{page.body}</div>",
         "modules": modules,
     }
@@ -776,13 +784,45 @@ def _embed_parts(build, lang: str, name: str) -> tuple[NativePage, list[str], di
     return page, scripts, shell
 
 
-def embed_script(build, lang: str, name: str) -> str:
-    """``build()`` as one script an author's page loads with one tag (its ``src`` ``embed/NAME.js``).
+def embed_script(name: str, lang: str) -> str:
+    """The one tag of an author's page (``<script src="embed/NAME.js">``): an ``<attention-explorable>`` where it is.
 
-    Where the tag is, the script puts a ``<div class="attention-explorable">``
-    holding the explorable in an open shadow root: its elements, styles and
-    modules are its own, so a host page's styles, and its own Bokeh, MathJax or
-    KaTeX, neither reach it nor are reached by it.
+    Where the tag stands, the script puts ``<attention-explorable name=NAME lang=LANG
+    class="attention-explorable attention-explorable-NAME">`` (its ``data-deep-links`` and
+    ``data-theme`` become the element's ``deep-links`` and ``theme``) and, unless the page already
+    has it, loads the element's script (``attention-explorable.js``, one folder up from its own
+    address), which finds the explorable's data beside it (``embed/NAME.LANG.js``): the element,
+    its shadow root and its modules are those of :func:`element_script`, written once per export.
+
+    Parameters
+    ----------
+    name : str
+        The explorable's name (a key of the registry).
+    lang : str
+        The explorable's language as ``lang`` wants it (``"zh-Hans"``, ``"en"``): the export's,
+        whatever the host page's language.
+
+    Returns
+    -------
+    str
+        JavaScript, a classic script of about 1 KB (it also runs from ``file://``).
+
+    The script is ``web/tag.js``. Source: WHATWG HTML, ``document.currentScript`` (the tag running
+    now) and custom elements.
+    """
+    config = spec_json({"name": name, "lang": lang})
+    return "\n".join(
+        [
+            f"// attention-explorable: {name} (made by `attention-explorable export`; docs/embedding.md)",
+            page_script("tag"),
+            f"window.aePlaceTag(document.currentScript, {config});",
+            "",
+        ]
+    )
+
+
+def embed_data(build, lang: str, name: str) -> tuple[str, list[str]]:
+    """``build()`` as the data an ``<attention-explorable name=NAME>`` element mounts (``embed/NAME.LANG.js``).
 
     Parameters
     ----------
@@ -791,42 +831,13 @@ def embed_script(build, lang: str, name: str) -> str:
     lang : str
         The explorable's language as ``lang`` wants it (``"zh-Hans"``, ``"en"``).
     name : str
-        The explorable's name (its host's class ``attention-explorable-NAME``).
-
-    Returns
-    -------
-    str
-        JavaScript (a classic script; about 60 KB for the steps).
-
-    """
-    page, scripts, shell = _embed_parts(build, lang, name)
-    tag = json.dumps(f"embed/{name}.js")
-    return "\n".join(
-        [
-            "// attention-explorable: " + name + " (made by `attention-explorable export`; docs/embedding.md)",
-            "(function () {",
-            # Where it goes: the tag that loaded this script (or the first such tag not yet used).
-            "var here = document.currentScript || [].slice.call(document.querySelectorAll('script[src]')).filter("
-            f"function (s) {{ return s.src.slice(-{len(f'embed/{name}.js')}) === {tag} && !s.dataset.aeUsed; }})[0];",
-            "if (!here) return;",
-            "here.dataset.aeUsed = '1';",
-            *[page_script(m) for m in scripts],
-            page_script("embed"),
-            f"window.aeMountEmbed(here, {spec_json(shell)}, {spec_json(page.spec())});",
-            "})();",
-        ]
-    )
-
-
-def embed_data(build, lang: str, name: str) -> tuple[str, list[str]]:
-    """``build()`` as the data an ``<attention-explorable name=NAME>`` element mounts (``embed/NAME.LANG.js``).
-
-    Parameters are those of :func:`embed_script`.
+        The explorable's name.
 
     Returns
     -------
     (str, list of str)
-        A classic script that puts the explorable's shell and page spec in
+        A classic script that puts the explorable's shell (its own styles: the rules every
+        explorable shares are in :func:`element_script`) and page spec in
         ``window.aeEmbeds["NAME.LANG"]`` (``LANG`` = ``zh`` or ``en``), and the
         names of the package's page scripts it needs (:func:`element_script` holds them).
     """
@@ -855,9 +866,10 @@ def element_script(modules: list[str], names: list[str], lang: str) -> str:
     -------
     str
         JavaScript, a classic script (it also runs as a module); it finds each
-        explorable's data from its own address, in ``embed/NAME.LANG.js``.
+        explorable's data from its own address, in ``embed/NAME.LANG.js``, and holds
+        the styles every explorable's shadow root shares.
     """
-    config = spec_json({"names": list(names), "lang": lang})
+    config = spec_json({"names": list(names), "lang": lang, "css": _EMBED_CSS + _shared_css()})
     return "\n".join(
         [
             "// attention-explorable: the <attention-explorable> element (made by `attention-explorable export`; "

@@ -196,10 +196,8 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
     write("embed/resize.js", resources.files("attention_explorable").joinpath("web", "resize.js").read_text("utf-8"))
     for name in EXPLORABLES:
         title = text(apps.title_key(name), language)
-        # In an author's page: the explorable alone (no page title, no presenter keys), reading
-        # its deep-link parameters behind its name, as on the textbook page (?steps.step=3).
-        explorable = lambda: explorable_class(name)(language=language, link_prefix=f"{name}.")  # noqa: E731
-        write(f"embed/{name}.js", embed_script(explorable, apps.HTML_LANG[language], name))
+        # In an author's page: an <attention-explorable> in the export's language (export_element).
+        write(f"embed/{name}.js", embed_script(name, apps.HTML_LANG[language]))
         write(f"embed/{name}.html", f'<script src="embed/{name}.js"></script>\n')
         write(f"embed/{name}-iframe.html", _iframe_snippet(name, title))
         write(

@@ -207,6 +207,11 @@ def test_an_author_pastes_two_snippets_and_an_iframe(static_site, student):
             ["attention-explorable attention-explorable-vector", True, "H2"],
         ], hosts
         assert page.evaluate("() => window.Bokeh === undefined")
+        # the two tags are two elements drawn by one element script, loaded once from the export's folder
+        scripts = page.evaluate(
+            "() => [...document.scripts].map((s) => s.src).filter((s) => s.endsWith('/attention-explorable.js'))"
+        )
+        assert scripts == [(static_site / "attention-explorable.js").as_uri()], scripts
         # the iframe takes its page's height, which hides its title: it grows and shrinks with its content
         frame_el = page.locator("iframe.ae-embed-frame")
         frame_el.scroll_into_view_if_needed()

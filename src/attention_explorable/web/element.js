@@ -36,11 +36,12 @@ function scriptAddress(script) {
 
 /**
  * Define <attention-explorable> (once per page: a second script of the kind leaves the first's).
- * @param {{script: HTMLScriptElement|null, names: string[], lang: string}} options
+ * @param {{script: HTMLScriptElement|null, names: string[], lang: string, css: string}} options
  *   the script element running now (its address finds the data), the explorables the export holds,
- *   the language used when neither the element nor its page says one
+ *   the language used when neither the element nor its page says one, the rules every explorable's
+ *   shadow root holds before its own (its data's `shell.css`)
  */
-export function defineElement({script, names, lang}) {
+export function defineElement({script, names, lang, css = ""}) {
   if (customElements.get("attention-explorable")) return;
   const base = scriptAddress(script);
   const loads = new Map();
@@ -76,7 +77,7 @@ export function defineElement({script, names, lang}) {
         return;
       }
       load(name, language)
-        .then(({shell, spec}) => mountShadow(this, shell, spec, {
+        .then(({shell, spec}) => mountShadow(this, {...shell, css: `${css}\n${shell.css}`}, spec, {
           deepLinks: this.hasAttribute("deep-links"), initial: initialState(this), theme: this.getAttribute("theme")}))
         .then((models) => {
           this.models = models;

@@ -1,8 +1,8 @@
 // An explorable mounted in an author's page: in an open shadow root of its
 // host element, with its own styles, so that the host page's styles and
 // scripts (its own Bokeh, MathJax or KaTeX) neither reach it nor are reached
-// by it. Used by the one-script embed (embed/NAME.js) and by the
-// <attention-explorable> element (web/element.js).
+// by it. Used by the <attention-explorable> element (web/element.js), which
+// the one-tag embed (embed/NAME.js) puts in the page.
 import {mount, readSpec} from "./native.js";
 
 
