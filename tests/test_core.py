@@ -263,3 +263,16 @@ def test_weighted_sum_never_leaves_the_values_range_even_by_an_ulp():
     assert weights[0] * v + weights[1] * v > v
     assert float(core.weighted_sum(weights, [v, v])) == v
     assert core.weighted_sum(weights, [[v, -v], [v, -v]]).tolist() == [v, -v]
+
+
+def test_attention_gives_the_masked_scores_its_weights_come_from():
+    rng = np.random.default_rng(3)
+    q, k, v = rng.normal(size=(4, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+    mask = rng.random((4, 5)) < 0.7
+    mask[:, 0] = True
+    scores, weights, output = core.attention(q, k, v, mask=mask, temperature=0.5)
+    assert_allclose(scores[mask], core.dot_product_scores(q, k)[mask])
+    assert np.all(scores[~mask] == -np.inf) and np.all(weights[~mask] == 0.0)
+    assert_allclose(weights, core.softmax(scores, temperature=0.5))
+    out2, w2 = core.scaled_dot_product_attention(q, k, v, mask=mask, temperature=0.5)
+    assert np.array_equal(output, out2) and np.array_equal(weights, w2)

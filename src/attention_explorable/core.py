@@ -23,6 +23,7 @@ References
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,6 +32,8 @@ __all__ = [
     "naive_softmax",
     "dot_product_scores",
     "causal_mask",
+    "Attention",
+    "attention",
     "scaled_dot_product_attention",
     "weighted_sum",
 ]
@@ -344,6 +347,69 @@ def causal_mask(n: int) -> np.ndarray:
     return np.tril(np.ones((int(n), int(n)), dtype=bool))
 
 
+class Attention(NamedTuple):
+    """What :func:`attention` computes, each float64.
+
+    ``scores`` (n_q, n_k): ``q @ k.T * scale``, ``-inf`` where the mask forbids;
+    ``weights`` (n_q, n_k): their softmax at the temperature, row by row;
+    ``output`` (n_q, d_v) (or (n_q,) for 1-D values): ``weights @ v``.
+    """
+
+    scores: np.ndarray
+    weights: np.ndarray
+    output: np.ndarray
+
+
+def attention(q, k, v, mask=None, temperature: float = 1.0, scale: float | None = None) -> Attention:
+    """Scaled dot-product attention with its scores: what :func:`scaled_dot_product_attention`
+    computes, and the (masked) scores it computed them from, each once.
+
+    Parameters and errors are those of :func:`scaled_dot_product_attention`.
+
+    Returns
+    -------
+    Attention
+        ``(scores, weights, output)``; a masked score is ``-inf`` and its weight exactly 0.
+
+    References
+    ----------
+    Vaswani et al. 2017, eq. (1); course section 3.7 (the scores as a matrix, ``QK^T/sqrt(d_k)``)
+    and section 3.8 (the causal mask).
+
+    Examples
+    --------
+    >>> a = attention([[1, 0]], [[1, 0], [0, 1]], [[1], [3]], mask=[[True, False]], scale=1.0)
+    >>> a.scores.tolist(), a.weights.tolist(), a.output.tolist()
+    ([[1.0, -inf]], [[1.0, 0.0]], [[1.0]])
+    """
+    _check_temperature(temperature)
+    scores = dot_product_scores(q, k, scale=scale)  # (n_q, n_k)
+    v_arr = _as_float_array(v, "v")
+    if v_arr.ndim not in (1, 2):
+        raise ValueError(f"v must be 1-D or 2-D, got shape {v_arr.shape}")
+    if v_arr.shape[0] != scores.shape[1]:
+        raise ValueError(
+            f"k and v must have the same number of rows n_k, got k of shape "
+            f"{np.shape(np.atleast_2d(np.asarray(k, dtype=np.float64)))} and v of shape {v_arr.shape}"
+        )
+    if not np.isfinite(v_arr).all():
+        raise ValueError("v must contain only finite numbers")
+    if mask is not None:
+        m = np.asarray(mask)
+        if m.dtype != bool:
+            raise ValueError(f"mask must be boolean (True = may attend), got dtype {m.dtype}")
+        if m.shape != scores.shape:
+            raise ValueError(
+                f"mask must have the shape of the scores, got mask of shape {m.shape} "
+                f"and scores of shape {scores.shape}"
+            )
+        scores = np.where(m, scores, -np.inf)
+    weights = softmax(scores, temperature=temperature, axis=-1)
+    with np.errstate(under="ignore"):  # tiny products round to subnormals or 0: harmless
+        out = weights @ v_arr  # (n_q, n_k) @ (n_k, d_v) -> (n_q, d_v)
+    return Attention(scores, weights, out)
+
+
 def scaled_dot_product_attention(
     q, k, v, mask=None, temperature: float = 1.0, scale: float | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -392,32 +458,8 @@ def scaled_dot_product_attention(
     >>> w.round(3).tolist(), out.round(3).tolist()
     ([[0.422, 0.155, 0.422]], [[0.845, 0.578]])
     """
-    _check_temperature(temperature)
-    scores = dot_product_scores(q, k, scale=scale)  # (n_q, n_k)
-    v_arr = _as_float_array(v, "v")
-    if v_arr.ndim not in (1, 2):
-        raise ValueError(f"v must be 1-D or 2-D, got shape {v_arr.shape}")
-    if v_arr.shape[0] != scores.shape[1]:
-        raise ValueError(
-            f"k and v must have the same number of rows n_k, got k of shape "
-            f"{np.shape(np.atleast_2d(np.asarray(k, dtype=np.float64)))} and v of shape {v_arr.shape}"
-        )
-    if not np.isfinite(v_arr).all():
-        raise ValueError("v must contain only finite numbers")
-    if mask is not None:
-        m = np.asarray(mask)
-        if m.dtype != bool:
-            raise ValueError(f"mask must be boolean (True = may attend), got dtype {m.dtype}")
-        if m.shape != scores.shape:
-            raise ValueError(
-                f"mask must have the shape of the scores, got mask of shape {m.shape} "
-                f"and scores of shape {scores.shape}"
-            )
-        scores = np.where(m, scores, -np.inf)
-    weights = softmax(scores, temperature=temperature, axis=-1)
-    with np.errstate(under="ignore"):  # tiny products round to subnormals or 0: harmless
-        out = weights @ v_arr  # (n_q, n_k) @ (n_k, d_v) -> (n_q, d_v)
-    return out, weights
+    parts = attention(q, k, v, mask=mask, temperature=temperature, scale=scale)
+    return parts.output, parts.weights
 
 
 def weighted_sum(weights, values) -> np.ndarray:

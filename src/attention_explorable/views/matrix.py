@@ -411,15 +411,14 @@ def attention_matrices(state) -> dict:
     q[0] *= float(state["q1_scale"])  # a longer first query: its row of scores grows
     scale = None if state["scaled"] else 1.0  # None: 1 / sqrt(d_k)
     mask = core.causal_mask(n) if state["causal"] else np.ones((n, n), dtype=bool)
-    scores = core.dot_product_scores(q, k, scale=scale)  # (n, d_k) @ (d_k, n) -> (n, n)
-    _, weights = core.scaled_dot_product_attention(q, k, v, mask=mask, scale=scale)  # (n, n)
+    scores, weights, _ = core.attention(q, k, v, mask=mask, scale=scale)  # (n, n) each, -inf where masked
     row_max = weights.max(axis=1)  # (n,)
     return {
         "q": q,
         "k": k,
         "v": v,
         "mask": mask,
-        "scores": np.where(mask, scores, -np.inf),
+        "scores": scores,
         "weights": weights,
         "row_max": row_max,
         "mean_max_weight": float(row_max.mean()),

@@ -129,14 +129,13 @@ def attend(state, config: dict) -> dict:
     q, k, v = (x @ np.asarray(config["presets"][state[name]], dtype=np.float64) for name in PROJECTIONS)
     n = len(x)
     mask = core.causal_mask(n) if state["causal"] else np.ones((n, n), dtype=bool)
-    output, weights = core.scaled_dot_product_attention(q, k, v, mask=mask)  # (3, 2), (3, 3)
-    scores = core.dot_product_scores(q, k)  # (3, 3), divided by √d_k
+    scores, weights, output = core.attention(q, k, v, mask=mask)  # (3, 3) divided by √d_k, (3, 3), (3, 2)
     return {
         "q": q,
         "k": k,
         "v": v,
         "mask": mask,
-        "scores": np.where(mask, scores, -np.inf),
+        "scores": scores,
         "weights": weights,
         "output": output,
     }
