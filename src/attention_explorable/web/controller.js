@@ -4,7 +4,7 @@
 // address bar following the state (web/links.js).
 import {nameUnnamedControls} from "./a11y.js";
 import {applyLink, followLink} from "./links.js";
-import {pageWide, typedNumber} from "./shared.js";
+import {formatG, pageWide, typedNumber} from "./shared.js";
 
 const pending = pageWide("pending-draws", () => new WeakSet());
 
@@ -43,21 +43,23 @@ export function onGrid(value, step) {
  */
 export function sliderAction({state, models, config, origin}, {toGrid = onGrid, beforeChange} = {}) {
   for (const [name, [lo, hi, step]] of Object.entries(config.sliders || {})) {
-    if (origin === models[name + "_slider"]) {
-      if (origin.value === state[name]) return true;  // drawn from the state, not moved by hand
-      if (models.notice && models.notice.visible) models.notice.visible = false;
-      const value = toGrid(Math.min(Math.max(origin.value, lo), hi), step);
-      if (value !== state[name]) {
-        if (beforeChange) beforeChange();
-        state[name] = value;
-      }
-      return true;
-    }
-    if (origin === models[name + "_box"]) {
+    const slider = models[name + "_slider"];
+    if (origin !== slider && origin !== models[name + "_box"]) continue;
+    // The echo rule of the sliders and their boxes: a control that shows the state's value was drawn
+    // from it (by this module, or on a live page by the server), not moved or typed by the student.
+    if (origin.value === (origin === slider ? state[name] : formatG(state[name]))) return true;
+    if (origin !== slider) {
       typedNumber(state, models, name, {lo, hi, toGrid: (v) => toGrid(v, step),
                                         message: config.strings.input_clamped, label: config.labels[name]});
       return true;
     }
+    if (models.notice && models.notice.visible) models.notice.visible = false;
+    const value = toGrid(Math.min(Math.max(origin.value, lo), hi), step);
+    if (value !== state[name]) {
+      if (beforeChange) beforeChange();
+      state[name] = value;
+    }
+    return true;
   }
   return false;
 }

@@ -220,8 +220,9 @@ export function echo(raw, limit = 40) {
 }
 
 /**
- * A number typed into the box of slider `name` (Enter or leaving the box):
- * junk or an emptied box shows the state's value again; a number outside
+ * A number typed into the box of slider `name` (Enter or leaving the box;
+ * `sliderAction` has ruled out the box's echo of the state): junk or an
+ * emptied box shows the state's value again; a number outside
  * [lo, hi] is clamped and `models.notice` says so (`message`, a template with
  * name, raw, lo, hi, value); the value, put on the slider's grid by
  * `toGrid`, becomes the state.
@@ -230,7 +231,6 @@ export function echo(raw, limit = 40) {
 export function typedNumber(state, models, name, {lo, hi, toGrid, message, label}) {
   const box = models[name + "_box"];
   const raw = box.value;
-  if (raw === formatG(state[name])) return;  // drawn from the state, not typed
   const parsed = parseNumber(raw);
   if (parsed === null) {
     box.value = formatG(state[name]);

@@ -176,7 +176,6 @@ function echo(raw, limit = 40) {
 function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
   const box = models[name + "_box"];
   const raw = box.value;
-  if (raw === formatG(state[name])) return;
   const parsed = parseNumber(raw);
   if (parsed === null) {
     box.value = formatG(state[name]);
@@ -394,17 +393,10 @@ function onGrid(value, step) {
 }
 function sliderAction({ state, models, config, origin }, { toGrid = onGrid, beforeChange } = {}) {
   for (const [name, [lo, hi, step]] of Object.entries(config.sliders || {})) {
-    if (origin === models[name + "_slider"]) {
-      if (origin.value === state[name]) return true;
-      if (models.notice && models.notice.visible) models.notice.visible = false;
-      const value = toGrid(Math.min(Math.max(origin.value, lo), hi), step);
-      if (value !== state[name]) {
-        if (beforeChange) beforeChange();
-        state[name] = value;
-      }
-      return true;
-    }
-    if (origin === models[name + "_box"]) {
+    const slider = models[name + "_slider"];
+    if (origin !== slider && origin !== models[name + "_box"]) continue;
+    if (origin.value === (origin === slider ? state[name] : formatG(state[name]))) return true;
+    if (origin !== slider) {
       typedNumber(state, models, name, {
         lo,
         hi,
@@ -414,6 +406,13 @@ function sliderAction({ state, models, config, origin }, { toGrid = onGrid, befo
       });
       return true;
     }
+    if (models.notice && models.notice.visible) models.notice.visible = false;
+    const value = toGrid(Math.min(Math.max(origin.value, lo), hi), step);
+    if (value !== state[name]) {
+      if (beforeChange) beforeChange();
+      state[name] = value;
+    }
+    return true;
   }
   return false;
 }
