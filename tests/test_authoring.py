@@ -26,7 +26,7 @@ def test_an_authors_value_never_becomes_markup():
     assert explorable_tags(tag) == [{"name": "steps", "lang": "en", "temperature": hostile}]
     # the page ignores what the value cannot be, and the build says so first
     assert check_state("steps", {"temperature": hostile}) == [
-        'The link’s temperature="><script>alert(1)</script><b x=" is not a value it can take; ignored.'
+        'The attribute temperature=""><script>alert(1)</script><b x="" is not a value it can take; ignored.'
     ]
 
 

@@ -110,12 +110,14 @@ def check_state(name: str, state: Mapping[str, str], language: str = "en") -> li
     >>> check_state("steps", {"step": "3", "temperature": "0.05"})
     []
     >>> check_state("steps", {"temperature": "50"})
-    ['The link’s temperature=50 is outside [0.01, 10]; set to 10.']
+    ['The attribute temperature="50" is outside [0.01, 10]; set to 10.']
     """
     _check_names(name, state)
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {sorted(LANGUAGES)}, got {language!r}")
-    _, notices = read_link(_link_spec(name, language), [(k, str(v)) for k, v in state.items()])
+    spec = _link_spec(name, language)
+    spec = {**spec, "messages": spec["attribute_messages"]}  # the page words them so (web/shadow.js)
+    _, notices = read_link(spec, [(k, str(v)) for k, v in state.items()])
     return [html.unescape(n) for n in notices]
 
 

@@ -109,6 +109,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "input_clamped": "{name}：输入的 {raw} 超出范围 [{lo}, {hi}]，已改为 {value}。",
         "link_clamped": "链接中的 {name}={raw} 超出范围 [{lo}, {hi}]，已改为 {value}。",
         "link_junk": "链接中的 {name}={raw} 不是可用的值，已忽略。",
+        "attribute_clamped": '属性 {name}="{raw}" 超出范围 [{lo}, {hi}]，已改为 {value}。',
+        "attribute_junk": '属性 {name}="{raw}" 不是可用的值，已忽略。',
         # textbook page, exercises, content blocks
         "page_title": "注意力机制：3.7 与 3.8",
         "toc": "目录",
@@ -471,6 +473,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "input_clamped": "{name}: {raw} is outside [{lo}, {hi}]; set to {value}.",
         "link_clamped": "The link’s {name}={raw} is outside [{lo}, {hi}]; set to {value}.",
         "link_junk": "The link’s {name}={raw} is not a value it can take; ignored.",
+        "attribute_clamped": 'The attribute {name}="{raw}" is outside [{lo}, {hi}]; set to {value}.',
+        "attribute_junk": 'The attribute {name}="{raw}" is not a value it can take; ignored.',
         "page_title": "Attention: sections 3.7 and 3.8",
         "toc": "Contents",
         "exercise_label": "Exercise",

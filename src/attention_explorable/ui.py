@@ -22,7 +22,7 @@ CSS = """
 :root { --bokeh-font-size: 15px; --bokeh-base-font: system-ui, "Noto Sans CJK SC", sans-serif; }
 .ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }
 .ae-readout table { border-collapse: collapse; }
-.ae-readout td { padding: 1px 8px 1px 0; }
+.ae-readout td, .ae-readout th.ae-kind { padding: 1px 8px 1px 0; }
 .ae-kind { color: var(--ae-muted, #555); font-size: max(14px, 0.9em); }
 th.ae-kind { font-weight: normal; text-align: left; }
 .ae-hint { font-size: 14px; color: var(--ae-muted, #444); }

@@ -253,7 +253,7 @@ def test_a_typo_in_the_markup_is_said_by_the_build(tmp_path):
     assert "steps has no parameter 'temprature'" in done.stderr, done.stderr
     _write(tmp_path / "src", {"index.rst": "Home\n====\n\n.. attention-explorable:: steps\n   :temperature: 50\n"})
     done = _run("sphinx", "-b", "html", "-E", "src", "out", cwd=tmp_path)
-    assert "temperature=50 is outside [0.01, 10]; set to 10" in done.stderr, done.stderr
+    assert 'The attribute temperature="50" is outside [0.01, 10]; set to 10' in done.stderr, done.stderr
     _write(
         tmp_path,
         {

@@ -481,6 +481,8 @@ class Explorable(pn.viewable.Viewer):
             "params": params,
             "defaults": defaults,
             "messages": {"clamped": self._t("link_clamped"), "junk": self._t("link_junk")},
+            # The same notices about an <attention-explorable> element's attributes (web/shadow.js).
+            "attribute_messages": {"clamped": self._t("attribute_clamped"), "junk": self._t("attribute_junk")},
         }
         reset = self._link_starts()
         if reset:

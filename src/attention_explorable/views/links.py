@@ -16,7 +16,11 @@ The spec is JSON (it is also the JavaScript twin's configuration)::
 
     {"prefix": "steps.", "reset": "step", "starts": {"1": {...}, ...},
      "params": [{"name": "temperature", "kind": "number", "lo": 0.01, "hi": 10}, ...],
-     "messages": {"clamped": "...{name}...{raw}...{lo}...{hi}...{value}", "junk": "...{name}...{raw}"}}
+     "messages": {"clamped": "...{name}...{raw}...{lo}...{hi}...{value}", "junk": "...{name}...{raw}"},
+     "attribute_messages": {...}}
+
+``attribute_messages`` word the same notices for an ``<attention-explorable>``
+element's attributes, which its script reads as a link (``web/shadow.js``).
 
 Kinds: ``integer``, ``number`` (both with ``lo``/``hi``), ``boolean``
 (``true``/``false``/``1``/``0``), ``choice`` (with ``choices``) and ``text``

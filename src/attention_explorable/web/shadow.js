@@ -115,7 +115,11 @@ export function mountShadow(host, shell, spec, {deepLinks = false, initial = {},
     if (!config || !config.link) continue;
     // The host page's address is the author's: read and followed only when the markup asks (deep links);
     // otherwise the explorable's parameters are the markup's, by their own names (a notice says step="9").
-    if (!deepLinks) config.link.prefix = "";
+    if (!deepLinks) {
+      config.link.prefix = "";
+      // What a notice names is then an attribute of the element (step="9"), not a link's parameter.
+      if (config.link.attribute_messages) config.link.messages = config.link.attribute_messages;
+    }
     config.link.query = startQuery(config.link, initial, deepLinks);
     config.link.follow = deepLinks;
   }
