@@ -269,7 +269,8 @@ def vector_figure(
     Parameters
     ----------
     query : ColumnDataSource
-        Columns ``x``, ``y``, ``label``; one row, the tip of the query arrow.
+        Columns ``x``, ``y``, ``label`` and the label's ``dx``, ``dy`` (px) and ``align``; one row, the
+        tip of the query arrow.
         A :class:`~bokeh.models.PointDrawTool` (active, no adding) lets the
         student drag it; the caller listens to ``query.on_change("data")``.
     keys : ColumnDataSource
@@ -402,8 +403,9 @@ def vector_figure(
             y="y",
             text="label",
             source=query,
-            x_offset=9,
-            y_offset=12,
+            x_offset="dx",
+            y_offset="dy",
+            text_align="align",
             text_baseline="middle",
             text_font_size="14px",
             text_color=c["query"],

@@ -183,12 +183,13 @@ def test_the_output_at_a_value_covers_no_label(saved_steps, student, width):
     s.assert_clean()
 
 
-def test_each_readout_label_stands_apart_from_its_value(steps_page):
+def test_each_readout_label_stands_apart_from_its_value(student, saved_steps):
     # A label cell (Scores, Temperature, ...) and the value beside it keep a gap: "温度 T = 1.00", not "温度T".
-    gaps = steps_page.page.locator(".ae-readout th.ae-kind").evaluate_all(
-        """(cells) => cells.map((th) => {
-          const text = (el) => { const r = document.createRange(); r.selectNodeContents(el); return r.getBoundingClientRect(); };
-          return text(th.nextElementSibling).left - text(th).right;
-        })"""
-    )
-    assert len(gaps) == 4 and min(gaps) >= 4, gaps
+    with explorable_page("static", student, app="steps", ready=".ae-output", saved=saved_steps) as s:
+        gaps = s.page.locator(".ae-readout th.ae-kind").evaluate_all(
+            """(cells) => cells.map((th) => {
+              const text = (el) => { const r = document.createRange(); r.selectNodeContents(el); return r.getBoundingClientRect(); };
+              return text(th.nextElementSibling).left - text(th).right;
+            })"""
+        )
+        assert len(gaps) == 4 and min(gaps) >= 4, gaps

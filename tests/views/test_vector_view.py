@@ -51,13 +51,35 @@ def test_default_state_reproduces_the_worked_example():
     assert "s₃ = 1.00×1 + 0.00×1 = 1.000" in html["formula"]
     assert v["sources"]["output"]["x"] == [pytest.approx(0.8446376)]
     assert v["sources"]["output"]["y"] == [pytest.approx(0.5776812)]
-    assert v["sources"]["query"] == {"x": [1.0], "y": [0.0], "label": ["q"]}
+    assert v["sources"]["query"] == {
+        "x": [1.0],
+        "y": [0.0],
+        "label": ["q"],
+        "dx": [9.0],
+        "dy": [12.0],
+        "align": ["left"],
+    }
     # The plot says what the readout says: three decimals (0.155, not a rounded 0.16 beside it).
     assert v["sources"]["values"]["label"] == ["v₁ (0.422)", "v₂ (0.155)", "v₃ (0.422)"]
     scores, weights, output = view.attend([1.0, 0.0], KEYS, KEYS, 1.0)
     assert scores.tolist() == [1.0, 0.0, 1.0]
     np.testing.assert_allclose(weights, [0.422, 0.155, 0.422], atol=5e-4)
     np.testing.assert_allclose(output, [0.845, 0.578], atol=5e-4)
+
+
+@pytest.mark.parametrize(
+    "qx, qy, expected",
+    [
+        (1.5, 1.5, ([9.0], [12.0], ["left"])),  # up and to the right of the tip
+        (2.0, 0.0, ([-9.0], [12.0], ["right"])),  # at the right edge: to its left
+        (0.0, 2.0, ([9.0], [-12.0], ["left"])),  # at the top: below it
+        (-2.0, -2.0, ([9.0], [12.0], ["left"])),  # the other edges leave room where it goes
+    ],
+)
+def test_the_query_label_stays_inside_the_plot(qx, qy, expected):
+    q = view.vector_view({"query_x": qx, "query_y": qy, "temperature": 1.0}, view.vector_config("en"))
+    source = q["sources"]["query"]
+    assert (source["dx"], source["dy"], source["align"]) == expected
 
 
 @pytest.mark.parametrize(

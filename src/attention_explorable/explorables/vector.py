@@ -143,7 +143,7 @@ class VectorExplorer(Explorable):
         t = self._t
 
         self._sources = {
-            "query": ColumnDataSource({"x": [], "y": [], "label": []}),
+            "query": ColumnDataSource({"x": [], "y": [], "label": [], "dx": [], "dy": [], "align": []}),
             "keys": ColumnDataSource(
                 {"x": [], "y": [], "lx": [], "ly": [], "label": [], "dx": [], "dy": [], "align": []}
             ),

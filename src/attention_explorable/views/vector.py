@@ -59,6 +59,9 @@ STATE_NAMES = (*SLIDERS, "prediction", "revealed")
 ANSWER_STATE = {"query_x": 1.0, "query_y": 0.0, "temperature": T_BOUNDS[0]}
 #: The most keys (and values) the plane shows.
 MAX_POINTS = 6
+#: Where a component of q passes this, the label "q" goes to the inner side of the tip, which the plot's edge
+#: would otherwise cut (the label: 9 px right of the tip and 12 px above it, in screen pixels).
+QUERY_LABEL_EDGE = 1.5
 #: The keys and the values of the worked example in section 3.7.6.
 EXAMPLE_KEYS = ((1.0, 0.0), (0.0, 1.0), (1.0, 1.0))
 EXAMPLE_VALUES = ((1.0, 0.0), (0.0, 1.0), (1.0, 1.0))
@@ -274,6 +277,12 @@ def _label_offsets(directions, gap: float) -> dict:
     return {"dx": dx, "dy": dy, "align": align}
 
 
+def _query_label(qx: float, qy: float) -> dict:
+    """The query's label offsets (px) and alignment: up and to the right of the tip, turned inwards near an edge."""
+    right, up = qx <= QUERY_LABEL_EDGE, qy <= QUERY_LABEL_EDGE
+    return {"dx": [9.0 if right else -9.0], "dy": [12.0 if up else -12.0], "align": ["left" if right else "right"]}
+
+
 def vector_view(state, config: dict) -> dict:
     """Everything the vector explorable displays for one state.
 
@@ -379,7 +388,7 @@ def vector_view(state, config: dict) -> dict:
 
     return {
         "sources": {
-            "query": {"x": [qx], "y": [qy], "label": ["q"]},
+            "query": {"x": [qx], "y": [qy], "label": ["q"], **_query_label(qx, qy)},
             "keys": {
                 "x": k[:, 0].tolist(),
                 "y": k[:, 1].tolist(),

@@ -15,6 +15,8 @@ export const SLIDERS = ["query_x", "query_y", "temperature"];
 export const PREDICTIONS = ["", "first", "third", "midpoint", "centroid"];
 export const RIGHT_PREDICTION = "midpoint";
 export const STATE_NAMES = [...SLIDERS, "prediction", "revealed"];
+/** views.vector.QUERY_LABEL_EDGE: past it, the label "q" goes to the inner side of the tip. */
+const QUERY_LABEL_EDGE = 1.5;
 const SUB = "₀₁₂₃₄₅₆₇₈₉";
 
 /**
@@ -162,7 +164,8 @@ export function vectorView(st, config) {
 
   return {
     sources: {
-      query: {x: [qx], y: [qy], label: ["q"]},
+      query: {x: [qx], y: [qy], label: ["q"], dx: [qx <= QUERY_LABEL_EDGE ? 9 : -9],
+        dy: [qy <= QUERY_LABEL_EDGE ? 12 : -12], align: [qx <= QUERY_LABEL_EDGE ? "left" : "right"]},
       keys: {x: k.map((p) => p[0]), y: k.map((p) => p[1]), lx: mids.map((m) => m[0]), ly: mids.map((m) => m[1]),
         label: idx.map((i) => "k" + i), ...labelOffsets(keyDirs, gap)},
       values: {x: v.map((p) => p[0]), y: v.map((p) => p[1]), size: weights.map((a) => 8.0 + 22.0 * Math.sqrt(a)),

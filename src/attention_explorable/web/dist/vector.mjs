@@ -529,6 +529,7 @@ var SLIDERS = ["query_x", "query_y", "temperature"];
 var PREDICTIONS = ["", "first", "third", "midpoint", "centroid"];
 var RIGHT_PREDICTION = "midpoint";
 var STATE_NAMES = [...SLIDERS, "prediction", "revealed"];
+var QUERY_LABEL_EDGE = 1.5;
 var SUB = "₀₁₂₃₄₅₆₇₈₉";
 function attend(query, keys, values, temperature) {
   const { scores, weights, output } = scaledDotProductAttention([query], keys, values, { scale: 1, temperature });
@@ -621,7 +622,14 @@ function vectorView(st, config) {
   } else for (const name of CHOICE_MODELS) props[name] = { visible: false };
   return {
     sources: {
-      query: { x: [qx], y: [qy], label: ["q"] },
+      query: {
+        x: [qx],
+        y: [qy],
+        label: ["q"],
+        dx: [qx <= QUERY_LABEL_EDGE ? 9 : -9],
+        dy: [qy <= QUERY_LABEL_EDGE ? 12 : -12],
+        align: [qx <= QUERY_LABEL_EDGE ? "left" : "right"]
+      },
       keys: {
         x: k.map((p) => p[0]),
         y: k.map((p) => p[1]),
