@@ -807,9 +807,25 @@ def embed_script(name: str, lang: str) -> str:
     str
         JavaScript, a classic script of about 1 KB (it also runs from ``file://``).
 
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a registered explorable, or ``lang`` is neither Chinese nor English.
+
     The script is ``web/tag.js``. Source: WHATWG HTML, ``document.currentScript`` (the tag running
     now) and custom elements.
+
+    >>> embed_script("stpes", "en")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: name must be one of [...'steps'...], got 'stpes'
     """
+    from .explorables import EXPLORABLES
+
+    if name not in EXPLORABLES:
+        raise ValueError(f"name must be one of {sorted(EXPLORABLES)}, got {name!r}")
+    if not re.fullmatch(r"(zh|en)(-[A-Za-z0-9]+)*", str(lang)):
+        raise ValueError(f"lang must be a Chinese or English language tag ('zh-Hans', 'en'), got {lang!r}")
     config = spec_json({"name": name, "lang": lang})
     return "\n".join(
         [
