@@ -5,6 +5,7 @@
 // (embed/NAME.LANG.js, a classic script: it loads from file:// too), and
 // mounts it in the element's shadow root (web/shadow.js).
 import {mountShadow} from "./shadow.js";
+import {isElementScript} from "./tag.js";
 
 // Attributes that are the element's own or the page's, never an explorable's state.
 const OWN = new Set(["name", "lang", "deep-links", "theme", "id", "class", "style", "title", "hidden", "slot",
@@ -30,7 +31,7 @@ export function initialState(el) {
 /** The address of this script: `script`'s, or (loaded as a module) the tag that names it. */
 function scriptAddress(script) {
   if (script && script.src) return script.src;
-  const tag = [...document.querySelectorAll("script[src]")].find((s) => /attention-explorable\.js([?#]|$)/.test(s.src));
+  const tag = [...document.querySelectorAll("script[src]")].find(isElementScript);
   return tag ? tag.src : document.baseURI;
 }
 

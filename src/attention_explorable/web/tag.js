@@ -7,10 +7,7 @@
 // file:// too.
 
 /** Whether `script` loads the element's script (attention-explorable.js), wherever it lives. */
-const isElementScript = (script) => {
-  const file = script.src.split(/[?#]/)[0];
-  return file.slice(file.lastIndexOf("/") + 1) === "attention-explorable.js";
-};
+export const isElementScript = (script) => /attention-explorable\.js([?#]|$)/.test(script.src);
 
 /**
  * Put `<attention-explorable name lang>` before the tag that loaded this script.

@@ -109,6 +109,12 @@ export function labelOffsets(directions, gap) {
   return {dx, dy, align};
 }
 
+/** views.vector._query_label: the label "q" up and to the right of the tip, turned inwards near an edge. */
+function queryLabel(qx, qy) {
+  const right = qx <= QUERY_LABEL_EDGE, up = qy <= QUERY_LABEL_EDGE;
+  return {dx: [right ? 9 : -9], dy: [up ? 12 : -12], align: [right ? "left" : "right"]};
+}
+
 /**
  * Everything the vector explorable displays for one state (views.vector.vector_view).
  * @param {object} st query_x, query_y (components of q, each in [-2, 2]), temperature (T in [0.05, 5]);
@@ -164,8 +170,7 @@ export function vectorView(st, config) {
 
   return {
     sources: {
-      query: {x: [qx], y: [qy], label: ["q"], dx: [qx <= QUERY_LABEL_EDGE ? 9 : -9],
-        dy: [qy <= QUERY_LABEL_EDGE ? 12 : -12], align: [qx <= QUERY_LABEL_EDGE ? "left" : "right"]},
+      query: {x: [qx], y: [qy], label: ["q"], ...queryLabel(qx, qy)},
       keys: {x: k.map((p) => p[0]), y: k.map((p) => p[1]), lx: mids.map((m) => m[0]), ly: mids.map((m) => m[1]),
         label: idx.map((i) => "k" + i), ...labelOffsets(keyDirs, gap)},
       values: {x: v.map((p) => p[0]), y: v.map((p) => p[1]), size: weights.map((a) => 8.0 + 22.0 * Math.sqrt(a)),

@@ -807,6 +807,10 @@ function labelOffsets(directions, gap) {
   }
   return { dx, dy, align };
 }
+function queryLabel(qx, qy) {
+  const right = qx <= QUERY_LABEL_EDGE, up = qy <= QUERY_LABEL_EDGE;
+  return { dx: [right ? 9 : -9], dy: [up ? 12 : -12], align: [right ? "left" : "right"] };
+}
 function vectorView(st, config) {
   const f = formatNumber, S = config.strings;
   const qx = st.query_x, qy = st.query_y, temp = st.temperature;
@@ -853,14 +857,7 @@ function vectorView(st, config) {
   } else for (const name of CHOICE_MODELS) props[name] = { visible: false };
   return {
     sources: {
-      query: {
-        x: [qx],
-        y: [qy],
-        label: ["q"],
-        dx: [qx <= QUERY_LABEL_EDGE ? 9 : -9],
-        dy: [qy <= QUERY_LABEL_EDGE ? 12 : -12],
-        align: [qx <= QUERY_LABEL_EDGE ? "left" : "right"]
-      },
+      query: { x: [qx], y: [qy], label: ["q"], ...queryLabel(qx, qy) },
       keys: {
         x: k.map((p) => p[0]),
         y: k.map((p) => p[1]),
