@@ -63,6 +63,10 @@ _log = logging.getLogger(__name__)
 #: The page's styles: the controls and plots look as the Bokeh figures and Panel widgets of the live apps.
 CSS = """
 [hidden] { display: none !important; }
+/* The page's text comes in few sizes: 15px (13px small, the headings' own), one family (ui.FONT_FAMILY).
+   Each size and weight of a font is a lookup the browser makes before its first paint (a few ms each on
+   a cold page: benchmarks/RESULTS.md), so a control keeps the text's font rather than the browser's. */
+input, button, select, textarea { font: inherit; }
 .ae-n-flex, .ae-n-col, .ae-n-row { display: flex; min-width: 0; box-sizing: border-box; }
 .ae-n-col { flex-direction: column; }
 .ae-n-row { flex-direction: row; }
@@ -94,11 +98,13 @@ CSS = """
 .ae-n-input { display: flex; flex-direction: column; margin: 4px 5px; min-width: 0; }
 .ae-n-input.ae-box { flex: 0 0 86px; width: 86px; margin: 22px 5px 4px 0; }
 .ae-n-input > input { box-sizing: border-box; min-height: 32px; padding: 4px 8px; border: 1px solid var(--ae-border);
-  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 16px;
+  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 15px;
   width: 100%; }
 .ae-n-input > textarea { box-sizing: border-box; padding: 6px 8px; border: 1px solid var(--ae-border);
-  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 16px;
+  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 15px;
   width: 100%; resize: vertical; }
+/* A touch screen's box has 16px text (a phone's browser zooms into a smaller one as it is focused). */
+@media (pointer: coarse) { .ae-n-input > input, .ae-n-input > textarea { font-size: 16px; } }
 .ae-n-radios { display: flex; flex-direction: column; gap: 4px 18px; margin: 4px 5px; font-size: 15px; }
 .ae-n-radios.ae-n-inline { flex-direction: row; flex-wrap: wrap; }
 .ae-n-radios label { display: flex; align-items: center; gap: 6px; min-height: 32px; cursor: pointer; }
@@ -119,7 +125,7 @@ button:focus-visible, input:focus-visible, a:focus-visible, .ae-n-plot:focus-vis
   line-height: 1.25; overflow-wrap: anywhere; }
 .ae-pic-frame { position: relative; border: 1px solid var(--ae-rule); box-sizing: border-box; overflow: hidden; }
 .ae-pic-frame > svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }
-.ae-pic-axis { position: relative; font-size: 11px; color: var(--ae-muted); }
+.ae-pic-axis { position: relative; font-size: 13px; color: var(--ae-muted); }
 .ae-pic-axis span { position: absolute; white-space: nowrap; line-height: 1; }
 .ae-pic-axis .ae-pic-axis-label { font-size: 13px; }
 .ae-pic-x { border-top: 1px solid var(--ae-text); }
@@ -127,13 +133,14 @@ button:focus-visible, input:focus-visible, a:focus-visible, .ae-n-plot:focus-vis
 .ae-pic-y { border-right: 1px solid var(--ae-text); }
 .ae-pic-legend { display: flex; justify-content: flex-end; align-items: flex-start; padding: 6px 5px 0; }
 .ae-pic-legend > div { display: grid; gap: 2px 10px; padding: 2px; border: 1px solid var(--ae-rule);
-  background: var(--ae-background); color: var(--ae-text); font-size: 14px; }
+  background: var(--ae-background); color: var(--ae-text); font-size: 13px; }
 .ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; white-space: nowrap; }
 .ae-pic-legend svg { width: 20px; height: 20px; flex: none; }
+.ae-n-plot svg text { font-size: 13px; }
 /* On a phone a plot's words are as large as the text around them. */
 @media (max-width: 600px) {
-  .ae-pic-title, .ae-pic-axis, .ae-pic-axis .ae-pic-axis-label { font-size: 14px; }
-  .ae-n-plot svg text { font-size: 14px; }
+  .ae-pic-title, .ae-pic-axis, .ae-pic-axis .ae-pic-axis-label, .ae-pic-legend > div { font-size: 15px; }
+  .ae-n-plot svg text { font-size: 15px; }
 }
 """.replace("FONT", ui.FONT_FAMILY)
 
@@ -722,7 +729,7 @@ _PAGE_CSS = (
     ui.theme_css(":root")
     + """
 html, body { box-sizing: border-box; margin: 0; padding: 0; }
-body { font-family: system-ui, "Noto Sans CJK SC", sans-serif; font-size: 15px; line-height: 1.42857;
+body { font-family: FONT; font-size: 15px; line-height: 1.42857;
   color: var(--ae-text); background: var(--ae-background); color-scheme: var(--ae-scheme); }
 main.ae-student-page > .ae-n-col { margin: 0 auto; }
 /* The textbook: a part away from the screen is laid out only as it nears it (its size a guess until then,
@@ -731,7 +738,7 @@ main.ae-student-page > .ae-n-col { margin: 0 auto; }
 .ae-section > :not(.ae-prose), .ae-section > .ae-prose > * { content-visibility: auto; }
 .ae-section > :not(.ae-prose) { contain-intrinsic-size: auto 600px; }
 .ae-section > .ae-prose > * { contain-intrinsic-size: auto 90px; }
-"""
+""".replace("FONT", ui.FONT_FAMILY)
 )
 
 
@@ -760,10 +767,10 @@ def _shared_css() -> str:
 _EMBED_CSS = (
     ui.theme_css(":host")
     + """
-:host { display: block; font-family: system-ui, "Noto Sans CJK SC", sans-serif; font-size: 15px;
+:host { display: block; font-family: FONT; font-size: 15px;
   line-height: 1.42857; color: var(--ae-text); background: var(--ae-background); color-scheme: var(--ae-scheme);
   text-align: start; }
-"""
+""".replace("FONT", ui.FONT_FAMILY)
 )
 
 

@@ -22,10 +22,15 @@ CSS = """
 :root { --bokeh-font-size: 15px; --bokeh-base-font: system-ui, "Noto Sans CJK SC", sans-serif; }
 .ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }
 .ae-readout table { border-collapse: collapse; }
+.ae-readout sup, .ae-readout sub { font-size: 13px; }
 .ae-readout td, .ae-readout th.ae-kind { padding: 1px 8px 1px 0; }
-.ae-kind { color: var(--ae-muted, #555); font-size: max(14px, 0.9em); }
+/* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see native.CSS. */
+:root, :host { --ae-small: 13px; }
+@media (max-width: 600px) { :root, :host { --ae-small: 15px; } }
+.ae-kind { color: var(--ae-muted, #555); font-size: var(--ae-small); }
 th.ae-kind { font-weight: normal; text-align: left; }
-.ae-hint { font-size: 14px; color: var(--ae-muted, #444); }
+.ae-hint { font-size: var(--ae-small); color: var(--ae-muted, #444); }
+
 .ae-error { color: var(--ae-error, #b00020); font-weight: 600; overflow-wrap: anywhere; }
 .ae-qkv-row { display: flex; flex-wrap: wrap; gap: 2px 18px; }
 .ae-readout table.ae-qkv-matrix { border-left: 2px solid currentColor; border-right: 2px solid currentColor;

@@ -300,7 +300,7 @@ state_model_class(StepsExplorer)
 
 #: The presenter keys' hint: a check box that switches the keys off, and what they do.
 _KEYS_CSS = """
-label.ae-keys { font-size: 14px; display: inline-flex; align-items: center; gap: 6px; min-height: 24px; }
+label.ae-keys { font-size: var(--ae-small, 13px); display: inline-flex; align-items: center; gap: 6px; min-height: 24px; }
 input.ae-keys-on { width: 24px; height: 24px; margin: 0; }
 """
 
