@@ -18,6 +18,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # Apps that browser tests serve; importing one would build and serve it.
 collect_ignore = ["apps"]
+
+#: The longest files (a minute or more each), run first. With ``-n 2 --dist loadfile`` a file runs
+#: on one worker, in the order collected: a long file that started last kept one worker busy
+#: after the other had finished.
+SLOW_FILES = ("test_benchmarks_smoke.py", "test_classroom_browser.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Put the tests of :data:`SLOW_FILES` first; the rest keep their order (a stable sort)."""
+    items.sort(key=lambda item: item.path.name not in SLOW_FILES)
+
+
 CHROMIUM = os.environ.get("AE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless=new",
