@@ -124,3 +124,39 @@ def test_numbers_json_cannot_hold_reach_the_models_as_numbers(static_site, stude
                 numbers: props.filter(([, v]) => typeof v === 'number' && !Number.isFinite(v)).length};
     }""")
     assert found["marked"] == [] and found["numbers"] >= 2, found
+
+
+#: Every (family, size, weight, style) that the visible text and controls of a page are drawn in.
+_FONTS = """() => {
+  const seen = new Set();
+  const add = (el) => {
+    const s = getComputedStyle(el);
+    seen.add([s.fontFamily, s.fontSize, s.fontWeight, s.fontStyle].join(" / "));
+  };
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (n.textContent.trim() && n.parentElement.getClientRects().length) add(n.parentElement);
+  }
+  for (const el of document.querySelectorAll("input, button")) if (el.getClientRects().length) add(el);
+  return [...seen].sort();
+}"""
+
+
+@pytest.mark.parametrize("page_file", ["steps.html", "vector.html", "matrix.html", "selfcross.html", "qkv.html"])
+def test_a_page_is_drawn_in_few_fonts(static_site, chromium, page_file):
+    """Each family, size and weight is a font lookup the browser makes before the first frame
+    (benchmarks/RESULTS.md, "The first key waits on fonts"): an explorable's page keeps to one
+    family and at most six of them, controls and plots included."""
+    from attention_explorable.ui import FONT_FAMILY
+
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto((static_site / page_file).resolve().as_uri())
+        page.wait_for_function("() => performance.getEntriesByName('ae-page-mounted').length")
+        fonts = page.evaluate(_FONTS)
+    finally:
+        context.close()
+    family = FONT_FAMILY.replace("'", '"')
+    assert all(f.startswith(family + " / ") for f in fonts), fonts
+    assert len(fonts) <= 6, fonts
