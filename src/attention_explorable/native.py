@@ -121,27 +121,22 @@ button:focus-visible, input:focus-visible, a:focus-visible, .ae-n-plot:focus-vis
 .ae-n-plot svg { filter: var(--ae-plot-filter); }
 .ae-n-plot.ae-n-drag { touch-action: none; }
 /* A title longer than a narrow phone's plot wraps onto a second line (its row grows), never clipped. */
-.ae-pic-title { font-size: 13px; font-weight: bold; color: var(--ae-muted); align-self: end; padding: 0 0 4px 5px;
+.ae-pic-title { font-size: var(--ae-small); font-weight: bold; color: var(--ae-muted); align-self: end; padding: 0 0 4px 5px;
   line-height: 1.25; overflow-wrap: anywhere; }
 .ae-pic-frame { position: relative; border: 1px solid var(--ae-rule); box-sizing: border-box; overflow: hidden; }
 .ae-pic-frame > svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }
-.ae-pic-axis { position: relative; font-size: 13px; color: var(--ae-muted); }
+.ae-pic-axis { position: relative; font-size: var(--ae-small); color: var(--ae-muted); }
 .ae-pic-axis span { position: absolute; white-space: nowrap; line-height: 1; }
-.ae-pic-axis .ae-pic-axis-label { font-size: 13px; }
 .ae-pic-x { border-top: 1px solid var(--ae-text); }
 .ae-pic-x.ae-pic-above { border-top: 0; border-bottom: 1px solid var(--ae-text); }
 .ae-pic-y { border-right: 1px solid var(--ae-text); }
 .ae-pic-legend { display: flex; justify-content: flex-end; align-items: flex-start; padding: 6px 5px 0; }
 .ae-pic-legend > div { display: grid; gap: 2px 10px; padding: 2px; border: 1px solid var(--ae-rule);
-  background: var(--ae-background); color: var(--ae-text); font-size: 13px; }
+  background: var(--ae-background); color: var(--ae-text); font-size: var(--ae-small); }
 .ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; white-space: nowrap; }
 .ae-pic-legend svg { width: 20px; height: 20px; flex: none; }
-.ae-n-plot svg text { font-size: 13px; }
-/* On a phone a plot's words are as large as the text around them. */
-@media (max-width: 600px) {
-  .ae-pic-title, .ae-pic-axis, .ae-pic-axis .ae-pic-axis-label, .ae-pic-legend > div { font-size: 15px; }
-  .ae-n-plot svg text { font-size: 15px; }
-}
+/* A plot's words are small text (ui.CSS's --ae-small: on a phone as large as the text around them). */
+.ae-n-plot svg text { font-size: var(--ae-small); }
 """.replace("FONT", ui.FONT_FAMILY)
 
 #: Properties of a model the page's modules read or write (the rest of a Bokeh model stays in Python).

@@ -30,7 +30,6 @@ CSS = """
 .ae-kind { color: var(--ae-muted, #555); font-size: var(--ae-small); }
 th.ae-kind { font-weight: normal; text-align: left; }
 .ae-hint { font-size: var(--ae-small); color: var(--ae-muted, #444); }
-
 .ae-error { color: var(--ae-error, #b00020); font-weight: 600; overflow-wrap: anywhere; }
 .ae-qkv-row { display: flex; flex-wrap: wrap; gap: 2px 18px; }
 .ae-readout table.ae-qkv-matrix { border-left: 2px solid currentColor; border-right: 2px solid currentColor;
