@@ -38,29 +38,44 @@ export function viewOf(model) {
 const scratch = typeof document !== "undefined" ? document.createElement("template") : null;
 
 function sameAttributes(old, fresh) {
-  const attributes = fresh.attributes;
-  for (let i = 0; i < attributes.length; i++) {
+  const attributes = fresh.attributes, n = attributes.length;
+  for (let i = 0; i < n; i++) {
     const {name, value} = attributes[i];
     if (old.getAttribute(name) !== value) old.setAttribute(name, value);
   }
   // (old now has every attribute of fresh: it has no other when it has as many)
-  if (old.attributes.length !== attributes.length) {
+  if (old.attributes.length !== n) {
     for (const name of old.getAttributeNames()) if (!fresh.hasAttribute(name)) old.removeAttribute(name);
   }
 }
 
+// Walked sibling by sibling, with no array of the children made: a move's morph is mostly this walk.
 function sameChildren(old, fresh) {
-  const before = [...old.childNodes], after = [...fresh.childNodes];
-  after.forEach((node, i) => {
-    const was = before[i];
-    if (!was) old.appendChild(node);
-    else if (was.nodeType !== node.nodeType || was.nodeName !== node.nodeName) old.replaceChild(node, was);
-    else if (node.nodeType === Node.ELEMENT_NODE) {
-      sameAttributes(was, node);
+  let was = old.firstChild, node = fresh.firstChild;
+  while (node) {
+    const next = node.nextSibling;
+    if (!was) {
+      old.appendChild(node);
+    } else if (was.nodeType !== node.nodeType || was.nodeName !== node.nodeName) {
+      const after = was.nextSibling;
+      old.replaceChild(node, was);
+      was = after;
+      node = next;
+      continue;
+    } else if (node.nodeType === Node.ELEMENT_NODE) {
+      if (node.attributes.length || was.attributes.length) sameAttributes(was, node);
       sameChildren(was, node);
-    } else if (was.nodeValue !== node.nodeValue) was.nodeValue = node.nodeValue;
-  });
-  for (const extra of before.slice(after.length)) extra.remove();
+    } else if (was.nodeValue !== node.nodeValue) {
+      was.nodeValue = node.nodeValue;
+    }
+    was = was && was.nextSibling;
+    node = next;
+  }
+  while (was) {
+    const after = was.nextSibling;
+    was.remove();
+    was = after;
+  }
 }
 
 /**
@@ -74,7 +89,7 @@ function sameChildren(old, fresh) {
 export function morph(el, html) {
   scratch.innerHTML = html;
   sameChildren(el, scratch.content);
-  scratch.innerHTML = "";
+  scratch.content.replaceChildren();
 }
 
 /**
@@ -101,5 +116,5 @@ export function morphParts(el, parts, before) {
       sameChildren(was, fresh);
     }
   });
-  scratch.innerHTML = "";
+  scratch.content.replaceChildren();
 }

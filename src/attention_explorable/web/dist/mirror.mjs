@@ -511,6 +511,66 @@ function viewOf(model) {
   return index && typeof index.find_one === "function" ? index.find_one(model) : null;
 }
 var scratch = typeof document !== "undefined" ? document.createElement("template") : null;
+function sameAttributes(old, fresh) {
+  const attributes = fresh.attributes, n = attributes.length;
+  for (let i = 0; i < n; i++) {
+    const { name, value } = attributes[i];
+    if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  }
+  if (old.attributes.length !== n) {
+    for (const name of old.getAttributeNames()) if (!fresh.hasAttribute(name)) old.removeAttribute(name);
+  }
+}
+function sameChildren(old, fresh) {
+  let was = old.firstChild, node = fresh.firstChild;
+  while (node) {
+    const next = node.nextSibling;
+    if (!was) {
+      old.appendChild(node);
+    } else if (was.nodeType !== node.nodeType || was.nodeName !== node.nodeName) {
+      const after = was.nextSibling;
+      old.replaceChild(node, was);
+      was = after;
+      node = next;
+      continue;
+    } else if (node.nodeType === Node.ELEMENT_NODE) {
+      if (node.attributes.length || was.attributes.length) sameAttributes(was, node);
+      sameChildren(was, node);
+    } else if (was.nodeValue !== node.nodeValue) {
+      was.nodeValue = node.nodeValue;
+    }
+    was = was && was.nextSibling;
+    node = next;
+  }
+  while (was) {
+    const after = was.nextSibling;
+    was.remove();
+    was = after;
+  }
+}
+function morph(el, html) {
+  scratch.innerHTML = html;
+  sameChildren(el, scratch.content);
+  scratch.content.replaceChildren();
+}
+function morphParts(el, parts, before) {
+  if (!before || before.length !== parts.length || el.children.length !== parts.length) {
+    morph(el, parts.join(""));
+    return;
+  }
+  parts.forEach((part, i) => {
+    if (part === before[i]) return;
+    scratch.innerHTML = part;
+    const fresh = scratch.content.firstElementChild, was = el.children[i];
+    if (scratch.content.childNodes.length !== 1 || !fresh || fresh.nodeName !== was.nodeName) {
+      was.replaceWith(...scratch.content.childNodes);
+    } else {
+      sameAttributes(was, fresh);
+      sameChildren(was, fresh);
+    }
+  });
+  scratch.content.replaceChildren();
+}
 
 // src/attention_explorable/web/steps.js
 var STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
@@ -1625,6 +1685,8 @@ export {
   linkQuery,
   linkValues,
   matrixView,
+  morph,
+  morphParts,
   mulberry32,
   outcome,
   pageWide,
