@@ -1,10 +1,12 @@
-"""``web/dom.js``'s morph against the browser's own parser, in Chromium.
+"""``web/dom.js``'s morph and patch, in Chromium.
 
-Every move of a student page writes its readouts and figures with ``morph``
-(markup made into the live nodes, only what changed written). Whatever the
-nodes were before, the element must end as the same markup set by
-``innerHTML`` would make it; and a node that stays where it was must be the
-same node, so that a focused or selected one keeps its focus or selection.
+Every move of a student page writes its readouts with ``morph`` (markup made
+into the live nodes, only what changed written) and its figures with
+``patch`` (nodes described by ``h``, only what differs from the last move
+written). Whatever the nodes were before, the element must end as the same
+markup set by ``innerHTML`` (or a first ``patch``) would make it; and a node
+that stays where it was must be the same node, so that a focused or selected
+one keeps its focus or selection.
 """
 
 from __future__ import annotations
@@ -83,20 +85,67 @@ def test_morph_keeps_the_nodes_that_stay(module_page):
     assert out["kept"] == 6  # table, tbody, tr, both cells and the sup: only text and an attribute changed
 
 
-def test_morph_parts_redraws_only_the_parts_that_changed(module_page):
-    out = module_page.evaluate(
-        """() => {
-          const el = document.createElement('div');
-          document.body.append(el);
-          const first = ["<div class='t'>title</div>", "<div class='f'><svg><rect x='1'/></svg></div>"];
-          window.ae.morphParts(el, first, null);
-          const title = el.children[0], rect = el.querySelector('rect');
-          const second = [first[0], "<div class='f'><svg><rect x='2'/><line/></svg></div>"];
-          window.ae.morphParts(el, second, first);
-          const result = {html: el.innerHTML, titleKept: el.children[0] === title, rectKept: el.querySelector('rect') === rect};
-          el.remove();
-          return result;
-        }"""
-    )
-    assert out["html"] == '<div class="t">title</div><div class="f"><svg><rect x="2"></rect><line></line></svg></div>'
-    assert out["titleKept"] and out["rectKept"]
+VALUES = {
+    "x": ["1", "2%"],
+    "y": ["0", "50%"],
+    "class": ["a", "a b"],
+    "style": ["left:1%", ""],
+    "fill": ["#333", "none"],
+}
+
+
+def _nodes(rng: random.Random, depth: int = 0) -> list:
+    """Random children for ``patch``, as JSON: [tag, attrs, children] or a text."""
+    out = []
+    for _ in range(rng.randint(0, 4)):
+        if rng.random() < 0.3:
+            out.append(rng.choice(["0.25", "权重", "<b>&amp;", ""]))
+            continue
+        tag = rng.choice(["div", "span", "svg"] if depth == 0 else ["rect", "line", "text", "g"])
+        names = rng.sample(sorted(VALUES), rng.randint(0, 3))
+        attrs = {k: rng.choice(VALUES[k]) for k in names}
+        out.append([tag, attrs, _nodes(rng, depth + 1) if depth < 2 else []])
+    return out
+
+
+PATCH = """([first, second]) => {
+  const make = (list) => list.map((n) => typeof n === 'string' ? n : window.ae.h(n[0], n[1], make(n[2])));
+  const el = document.createElement('div'), want = document.createElement('div');
+  document.body.append(el, want);
+  const a = make(first), b = make(second);
+  window.ae.patch(el, a, null);
+  const before = [...el.querySelectorAll('*')];
+  window.ae.patch(el, b, a);
+  // What the browser's own parser makes of the same nodes written as markup.
+  const esc = (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
+  const markup = (list) => list.map((n) => typeof n === 'string' ? esc(n) : `<${n[0]}` +
+    Object.entries(n[1]).map(([k, v]) => ` ${k}="${esc(v)}"`).join('') + `>${markup(n[2])}</${n[0]}>`).join('');
+  want.innerHTML = markup(second);
+  // The same tree (attributes in any order), each element in the SVG namespace inside an <svg>.
+  const tree = (n) => n.nodeType === 3 ? JSON.stringify(n.nodeValue) : `<${n.namespaceURI} ${n.tagName} ` +
+    [...n.attributes].map((a) => `${a.name}=${JSON.stringify(a.value)}`).sort().join(' ') + '>' +
+    [...n.childNodes].map(tree).join('') + '</>';
+  // (texts side by side read as one, an empty text as none: as the parser makes them)
+  const normal = (n) => { const c = n.cloneNode(true); c.normalize(); return c; };
+  const out = {same: tree(normal(el)) === tree(normal(want)), html: el.innerHTML, want: want.innerHTML,
+               kept: before.filter((n) => el.contains(n)).length};
+  el.remove(); want.remove();
+  return out;
+}"""
+
+
+def test_patch_ends_as_the_parser_would_make_the_nodes_whatever_came_before(module_page):
+    rng = random.Random(5122026)
+    for _ in range(300):
+        first, second = _nodes(rng), _nodes(rng)
+        out = module_page.evaluate(PATCH, [first, second])
+        assert out["same"], f"patch({first!r} -> {second!r}) gave {out['html']!r}, not {out['want']!r}"
+
+
+def test_patch_writes_text_as_text_and_keeps_the_elements_that_stay(module_page):
+    first = [["div", {"class": "t"}, ["title"]], ["svg", {}, [["rect", {"x": "1"}, []]]]]
+    second = [["div", {"class": "t"}, ["<b>a & b</b>"]], ["svg", {}, [["rect", {"x": "2"}, []], ["line", {}, []]]]]
+    out = module_page.evaluate(PATCH, [first, second])
+    assert out["same"]
+    assert out["html"] == '<div class="t">&lt;b&gt;a &amp; b&lt;/b&gt;</div><svg><rect x="2"></rect><line></line></svg>'
+    assert out["kept"] == 3  # the div, the svg and the rect stay the same elements

@@ -93,28 +93,63 @@ export function morph(el, html) {
 }
 
 /**
- * As {@link morph}, for content made of parts that are one element each (a
- * figure's title, axes, frame and legend): a part whose markup is the same as
- * in `before` is not read again, the others are morphed into their element.
- * @param {Element} el the element whose children the parts are
- * @param {string[]} parts the new content, one element's markup per part
- * @param {string[]|null} before the parts `el` was given last (null: none)
+ * A node to draw (for {@link patch}): an element's tag, its attributes and its
+ * children, each a node or a string (a text).
+ * @param {string} tag
+ * @param {Object<string, string>} [attrs] attribute name -> value (written as it is: no markup)
+ * @param {Array<object|string>} [children]
+ * @returns {{tag: string, attrs: Object<string, string>, children: Array<object|string>}}
  */
-export function morphParts(el, parts, before) {
-  if (!before || before.length !== parts.length || el.children.length !== parts.length) {
-    morph(el, parts.join(""));
+export const h = (tag, attrs = {}, children = []) => ({tag, attrs, children});
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function create(node, svg) {
+  if (typeof node === "string") return document.createTextNode(node);
+  const inSvg = svg || node.tag === "svg";
+  const el = inSvg ? document.createElementNS(SVG, node.tag) : document.createElement(node.tag);
+  for (const name in node.attrs) el.setAttribute(name, node.attrs[name]);
+  for (const child of node.children) el.appendChild(create(child, inSvg));
+  return el;
+}
+
+function update(el, node, old, svg) {
+  const attrs = node.attrs, before = old.attrs;
+  for (const name in attrs) if (attrs[name] !== before[name]) el.setAttribute(name, attrs[name]);
+  for (const name in before) if (!(name in attrs)) el.removeAttribute(name);
+  patch(el, node.children, old.children, svg || node.tag === "svg");
+}
+
+/**
+ * Make `parent`'s children the nodes `nodes` (made by {@link h}), given that
+ * they are now the nodes `old` (null: nothing of them is there yet). Only what
+ * differs from `old` is written: no markup is parsed and nothing of the page is
+ * read, and a node that keeps its tag stays the same element.
+ * @param {Node} parent
+ * @param {Array<object|string>} nodes the new children
+ * @param {Array<object|string>|null} old the children as `parent` has them (from the last call)
+ * @param {boolean} [svg] whether `parent` is inside an SVG element
+ */
+export function patch(parent, nodes, old, svg = false) {
+  if (!old) {
+    parent.replaceChildren(...nodes.map((n) => create(n, svg)));
     return;
   }
-  parts.forEach((part, i) => {
-    if (part === before[i]) return;
-    scratch.innerHTML = part;
-    const fresh = scratch.content.firstElementChild, was = el.children[i];
-    if (scratch.content.childNodes.length !== 1 || !fresh || fresh.nodeName !== was.nodeName) {
-      was.replaceWith(...scratch.content.childNodes);
-    } else {
-      sameAttributes(was, fresh);
-      sameChildren(was, fresh);
-    }
-  });
-  scratch.content.replaceChildren();
+  let el = parent.firstChild;
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i], was = old[i];
+    const next = el ? el.nextSibling : null;
+    if (!el) parent.appendChild(create(node, svg));
+    else if (node === was) { /* the same node: nothing to write */ }
+    else if (typeof node === "string" || typeof was === "string" || was === undefined || node.tag !== was.tag) {
+      if (typeof node === "string" && typeof was === "string") el.nodeValue = node;
+      else parent.replaceChild(create(node, svg), el);
+    } else update(el, node, was, svg);
+    el = next;
+  }
+  while (el) {
+    const next = el.nextSibling;
+    el.remove();
+    el = next;
+  }
 }

@@ -15,4 +15,4 @@ export {attentionWeights, selfcrossView, selfcrossWeights} from "./selfcross.js"
 export {exerciseView, judge} from "./exercise.js";
 export {attendQKV, qkvView} from "./qkv.js";
 export {contextsView, readContext} from "./contexts.js";
-export {morph, morphParts} from "./dom.js";
+export {h, morph, patch} from "./dom.js";

@@ -8,8 +8,8 @@
 // and events run the modules' callbacks, as BokehJS runs a CustomJS: a change
 // of a property calls them with (args, model), an event with (args, event), the
 // document's document_ready with (args, document, event).
-import {morph, morphParts} from "./dom.js";
-import {figureHtml, scales} from "./svg.js";
+import {morph, patch} from "./dom.js";
+import {figureNodes, scales} from "./svg.js";
 
 const unescapeHtml = (s) => String(s).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"")
   .replace(/&#x27;|&#39;/g, "'").replace(/&amp;/g, "&");
@@ -293,19 +293,17 @@ class Plot extends Model {
   // A hidden figure is not drawn (nothing of it is on the page) until it is shown.
   render() {
     if (!this.el || !this.spec || this.visible === false) {
-      if (this.el && this._html) this.el.replaceChildren();
-      this._html = this._cells = this._css = null;
+      if (this.el && this._cells) this.el.replaceChildren();
+      this._cells = this._css = this._title = null;
       return;
     }
-    const {html, cells, style, title} = figureHtml(this.spec, this.get);
-    if (html === this._html) return;
-    this._html = html;
+    const {cells, style, title} = figureNodes(this.spec, this.get);
     const height = (this.spec.match_aspect ? "" : `height:${this.spec.height}px;`) + (this.spec.max_width ? `max-width:${this.spec.max_width}px;` : "");
     const css = height + style;
     if (css !== this._css) this.el.style.cssText = this._css = css;
-    morphParts(this.el, cells, this._cells);
+    patch(this.el, cells, this._cells);
     this._cells = cells;
-    if (title) this.el.setAttribute("aria-label", title);
+    if (title && title !== this._title) this.el.setAttribute("aria-label", this._title = title);
   }
 
   // A tap gives the figure a `tap` event at its data coordinates; with a dragged source

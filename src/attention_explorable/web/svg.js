@@ -1,6 +1,8 @@
 // The student page's figures: a figure spec (attention_explorable.native.figure_spec)
 // and the live models it names (its sources, ranges, axes, title) drawn as HTML
-// and SVG, laid out as BokehJS lays out the same figure on a live Panel page:
+// and SVG elements (described as nodes, web/dom.js's `h`, which `patch` writes
+// into the page, changing only what changed since the last move), laid out as
+// BokehJS lays out the same figure on a live Panel page:
 // the title above, the axes with their ticks and labels, the frame (a 1 px
 // outline) with the grid, glyphs and annotations, the legend below. Positions
 // in the frame are percentages of its box, so a figure stretches with its
@@ -8,15 +10,15 @@
 // their pixel sizes. Ticks: d3-array's (1, 2 and 5 × 10^k), fixed ticks, or
 // decades on a log axis; their labels the fewest decimals that tell them apart.
 import {ticks as niceTicks} from "d3-array";
+import {h} from "./dom.js";
 
 export const FONT = "'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif";
 
-const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-  .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 const pct = (f) => `${(100 * f).toFixed(3)}%`;
 const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : (typeof v === "string" && v.trim() !== "" &&
   Number.isFinite(Number(v)) ? Number(v) : null));
-const lang = (text) => (/[\u4e00-\u9fff]/.test(String(text)) ? " lang='zh-Hans'" : "");
+// A text in Chinese says so (its font and its reading); attributes are added to `attrs`.
+const lang = (text, attrs = {}) => (/[\u4e00-\u9fff]/.test(String(text)) ? {...attrs, lang: "zh-Hans"} : attrs);
 const fmt = (v) => String(Number(v.toPrecision(6)));
 
 /** A glyph's property as `n` values: a column of `data`, Bokeh's {field} / {value}, or one value. */
@@ -102,16 +104,18 @@ export function tickLabels(values) {
 
 const DASH = {dashed: "6 4", dotted: "2 4", dotdash: "2 4 6 4", dashdot: "6 4 2 4"};
 
+/** A glyph's fill and line as SVG attributes. */
 function style(fill, fillAlpha, line, lineAlpha, width, dash) {
-  const parts = [fill && fillAlpha ? `fill='${esc(fill)}'` : "fill='none'"];
-  if (fill && fillAlpha !== null && fillAlpha !== undefined && fillAlpha !== 1) parts.push(`fill-opacity='${fmt(fillAlpha)}'`);
+  const out = {fill: fill && fillAlpha ? String(fill) : "none"};
+  if (fill && fillAlpha !== null && fillAlpha !== undefined && fillAlpha !== 1) out["fill-opacity"] = fmt(fillAlpha);
   if (line && lineAlpha && width) {
-    parts.push(`stroke='${esc(line)}' stroke-width='${fmt(width)}'`);
-    if (lineAlpha !== 1) parts.push(`stroke-opacity='${fmt(lineAlpha)}'`);
+    out.stroke = String(line);
+    out["stroke-width"] = fmt(width);
+    if (lineAlpha !== 1) out["stroke-opacity"] = fmt(lineAlpha);
     const d = typeof dash === "string" ? DASH[dash] || "" : Array.isArray(dash) ? dash.join(" ") : "";
-    if (d) parts.push(`stroke-dasharray='${esc(d)}'`);
+    if (d) out["stroke-dasharray"] = d;
   }
-  return parts.join(" ");
+  return out;
 }
 
 function visuals(glyph, data, n) {
@@ -142,7 +146,7 @@ export function markerPath(marker, size) {
   return `M${f(-r)},0 A${f(r)},${f(r)} 0 1,0 ${f(r)},0 A${f(r)},${f(r)} 0 1,0 ${f(-r)},0 Z`;
 }
 
-/** The SVG of a figure's frame; positions are percentages of its box. */
+/** The SVG of a figure's frame (its elements, as nodes); positions are percentages of its box. */
 class Frame {
   constructor(x, y) { this.x = x; this.y = y; this.parts = []; }
 
@@ -154,7 +158,8 @@ class Frame {
   marker(x, y, marker, size, st) {
     const p = this.point(x, y);
     if (p && size > 0) {
-      this.parts.push(`<svg x='${pct(p[0])}' y='${pct(p[1])}' overflow='visible'><path d='${markerPath(String(marker), size)}' ${st}/></svg>`);
+      this.parts.push(h("svg", {x: pct(p[0]), y: pct(p[1]), overflow: "visible"},
+                        [h("path", {d: markerPath(String(marker), size), ...st})]));
     }
   }
 
@@ -162,12 +167,12 @@ class Frame {
     const a = this.point(left, top), b = this.point(right, bottom);
     if (!a || !b) return;
     const [x0, x1] = [a[0], b[0]].sort((u, v) => u - v), [y0, y1] = [a[1], b[1]].sort((u, v) => u - v);
-    this.parts.push(`<rect x='${pct(x0)}' y='${pct(y0)}' width='${pct(x1 - x0)}' height='${pct(y1 - y0)}' ${st}/>`);
+    this.parts.push(h("rect", {x: pct(x0), y: pct(y0), width: pct(x1 - x0), height: pct(y1 - y0), ...st}));
   }
 
-  segment(x0, y0, x1, y1, st, end = "") {
+  segment(x0, y0, x1, y1, st, end = {}) {
     const a = this.point(x0, y0), b = this.point(x1, y1);
-    if (a && b) this.parts.push(`<line x1='${pct(a[0])}' y1='${pct(a[1])}' x2='${pct(b[0])}' y2='${pct(b[1])}' ${st}${end}/>`);
+    if (a && b) this.parts.push(h("line", {x1: pct(a[0]), y1: pct(a[1]), x2: pct(b[0]), y2: pct(b[1]), ...st, ...end}));
   }
 
   path(xs, ys, st, closed) {
@@ -175,7 +180,8 @@ class Frame {
     if (points.length < 2) return;
     const d = "M" + points.map(([px, py]) => `${(1000 * px).toFixed(1)},${(1000 * py).toFixed(1)}`).join(" L") +
       (closed ? " Z" : "");
-    this.parts.push(`<svg viewBox='0 0 1000 1000' preserveAspectRatio='none'><path d='${d}' ${st} vector-effect='non-scaling-stroke'/></svg>`);
+    this.parts.push(h("svg", {viewBox: "0 0 1000 1000", preserveAspectRatio: "none"},
+                      [h("path", {d, ...st, "vector-effect": "non-scaling-stroke"})]));
   }
 
   text(x, y, text, dx, dy, align, baseline, size, color, bold = false) {
@@ -184,9 +190,10 @@ class Frame {
     const anchor = {left: "start", center: "middle", right: "end"}[align] || "start";
     const base = {middle: "central", top: "hanging", bottom: "alphabetic", alphabetic: "alphabetic",
                   hanging: "hanging"}[baseline] || "alphabetic";
-    this.parts.push(`<text x='${pct(p[0])}' y='${pct(p[1])}' dx='${fmt(dx)}' dy='${fmt(-dy)}' text-anchor='${anchor}' ` +
-      `dominant-baseline='${base}' font-size='${esc(size)}' fill='${esc(color)}'${bold ? " font-weight='bold'" : ""}` +
-      `${lang(text)}>${esc(text)}</text>`);
+    const attrs = {x: pct(p[0]), y: pct(p[1]), dx: fmt(dx), dy: fmt(-dy), "text-anchor": anchor, "dominant-baseline": base,
+                   "font-size": String(size), fill: String(color)};
+    if (bold) attrs["font-weight"] = "bold";
+    this.parts.push(h("text", lang(text, attrs), [String(text)]));
   }
 }
 
@@ -212,7 +219,7 @@ function drawGlyph(frame, glyph, data) {
       const a = frame.point(xs[i], top[i]), b = frame.point(xs[i], bottom[i] ?? 0);
       if (!a || !b) continue;
       const [y0, y1] = [a[1], b[1]].sort((u, v) => u - v);
-      frame.parts.push(`<rect x='${pct(fx - half)}' y='${pct(y0)}' width='${pct(2 * half)}' height='${pct(y1 - y0)}' ${st[i]}/>`);
+      frame.parts.push(h("rect", {x: pct(fx - half), y: pct(y0), width: pct(2 * half), height: pct(y1 - y0), ...st[i]}));
     }
   } else if (t === "Rect") {
     const st = visuals(glyph, data, n), xs = col("x"), ys = col("y"), w = col("width"), h = col("height");
@@ -255,13 +262,13 @@ function drawAnnotation(frame, item, get) {
   } else if (item.type === "Arrow") {
     const data = get(item.source).data, n = lengthOf(data);
     const col = (name) => column(data, item[name], n);
-    let end = "";
+    let end = {};
     if (item.head) {
       const s = item.head.size, id = `ae-vee-${item.id}`;
-      frame.parts.push(`<defs><marker id='${id}' viewBox='${-s} ${-s / 2} ${s} ${s}' markerWidth='${s}' ` +
-        `markerHeight='${s}' markerUnits='userSpaceOnUse' orient='auto' refX='0' refY='0'>` +
-        `<path d='M${-s},${-s / 2} L0,0 L${-s},${s / 2}' fill='none' stroke='${esc(item.head.color)}' stroke-width='2'/></marker></defs>`);
-      end = ` marker-end='url(#${id})'`;
+      frame.parts.push(h("defs", {}, [h("marker", {id, viewBox: `${-s} ${-s / 2} ${s} ${s}`, markerWidth: String(s),
+        markerHeight: String(s), markerUnits: "userSpaceOnUse", orient: "auto", refX: "0", refY: "0"},
+      [h("path", {d: `M${-s},${-s / 2} L0,0 L${-s},${s / 2}`, fill: "none", stroke: String(item.head.color), "stroke-width": "2"})])]));
+      end = {"marker-end": `url(#${id})`};
     }
     const st = style(null, 0, item.line_color, item.line_alpha, item.line_width, item.line_dash);
     const x0 = col("x_start"), y0 = col("y_start"), x1 = col("x_end"), y1 = col("y_end");
@@ -291,42 +298,46 @@ function axisBand(axis, ticks, horizontal) {
   return depth;
 }
 
-function axisHtml(axis, ticks, side) {
-  if (!axis || axis.visible === false) return "<div></div>";
+function axisNode(axis, ticks, side) {
+  if (!axis || axis.visible === false) return h("div");
   const spans = [];
   for (const [f, label] of ticks) {
     if (f === null || f < -1e-9 || f > 1 + 1e-9) continue;
     const where = side === "below" ? `left:${pct(f)};top:11px;transform:translateX(-50%)`
       : side === "above" ? `left:${pct(f)};bottom:11px;transform:translateX(-50%)`
         : `top:${pct(1 - f)};right:11px;transform:translateY(-50%)`;
-    spans.push(`<span${lang(label)} style='${where}'>${esc(label)}</span>`);
+    spans.push(h("span", lang(label, {style: where}), [String(label)]));
   }
   if (axis.axis_label) {
     const where = side === "below" ? "left:50%;bottom:2px;transform:translateX(-50%)"
       : side === "above" ? "left:50%;top:2px;transform:translateX(-50%)"
         : `left:${AXIS_LABEL_PX / 2 + 1}px;top:50%;transform:translate(-50%,-50%) rotate(-90deg)`;
-    spans.push(`<span class='ae-pic-axis-label'${lang(axis.axis_label)} style='${where}'>${esc(axis.axis_label)}</span>`);
+    spans.push(h("span", {class: "ae-pic-axis-label", ...lang(axis.axis_label, {style: where})}, [String(axis.axis_label)]));
   }
   const cls = {below: "ae-pic-x", above: "ae-pic-x ae-pic-above", left: "ae-pic-y", right: "ae-pic-y"}[side];
-  return `<div class='ae-pic-axis ${cls}' style='position:absolute;inset:0'>${spans.join("")}</div>`;
+  return h("div", {class: `ae-pic-axis ${cls}`, style: "position:absolute;inset:0"}, spans);
 }
 
 function swatch(glyph) {
   const t = glyph.type;
   if (t === "Scatter") {
     const size = typeof glyph.size === "number" ? glyph.size : 12;
-    return `<g transform='translate(10,10)'><path d='${markerPath(String(glyph.marker), Math.min(size, 16))}' ${visuals(glyph, {}, 1)[0]}/></g>`;
+    return [h("g", {transform: "translate(10,10)"},
+              [h("path", {d: markerPath(String(glyph.marker), Math.min(size, 16)), ...visuals(glyph, {}, 1)[0]})])];
   }
-  if (["HBar", "VBar", "Patch", "Rect"].includes(t)) return `<rect x='2' y='4' width='16' height='12' ${visuals(glyph, {}, 1)[0]}/>`;
-  if (t === "Line") return `<line x1='0' y1='10' x2='20' y2='10' ${style(null, 0, glyph.line_color, glyph.line_alpha ?? 1, glyph.line_width ?? 1)}/>`;
-  return "";
+  if (["HBar", "VBar", "Patch", "Rect"].includes(t)) return [h("rect", {x: "2", y: "4", width: "16", height: "12", ...visuals(glyph, {}, 1)[0]})];
+  if (t === "Line") {
+    return [h("line", {x1: "0", y1: "10", x2: "20", y2: "10",
+                       ...style(null, 0, glyph.line_color, glyph.line_alpha ?? 1, glyph.line_width ?? 1)})];
+  }
+  return [];
 }
 
-function legendHtml(legend) {
-  if (!legend) return "";
-  const entries = legend.entries.map((e) => `<span${lang(e.label)}><svg viewBox='0 0 20 20' aria-hidden='true'>` +
-    `${e.glyphs.map(swatch).join("")}</svg>${esc(e.label)}</span>`);
-  return `<div class='ae-pic-legend'><div style='grid-template-columns:repeat(${legend.ncols},auto)'>${entries.join("")}</div></div>`;
+function legendNodes(legend) {
+  if (!legend) return [];
+  const entries = legend.entries.map((e) => h("span", lang(e.label), [
+    h("svg", {viewBox: "0 0 20 20", "aria-hidden": "true"}, e.glyphs.flatMap(swatch)), String(e.label)]));
+  return [h("div", {class: "ae-pic-legend"}, [h("div", {style: `grid-template-columns:repeat(${legend.ncols},auto)`}, entries)])];
 }
 
 /** The figure's two dimensions in its present state (for drawing it, and for a pointer's place). */
@@ -336,23 +347,28 @@ export function scales(spec, get) {
 }
 
 /**
- * The figure's inside (its grid of title, axes, frame and legend) as HTML, in
- * the state of the models `get(ref)` returns; and the grid's CSS.
+ * The figure's inside (its grid of title, axes, frame and legend) as nodes
+ * (web/dom.js's `h`), in the state of the models `get(ref)` returns; and the
+ * grid's CSS.
  * @param {object} spec native.figure_spec(fig)
  * @param {function(object): object} get a reference -> the live model
- * @returns {{html: string, cells: string[], style: string, title: string}} (`cells`: the grid's
- *   cells, one element each, whose markup `html` is)
+ * @returns {{cells: object[], style: string, title: string}} (`cells`: the grid's cells, one
+ *   element each, as nodes for web/dom.js's `patch`)
  */
-export function figureHtml(spec, get) {
+export function figureNodes(spec, get) {
   const {x, y} = scales(spec, get);
   const frame = new Frame(x, y);
   const xAxis = spec.x_axis ? get(spec.x_axis.model) : null, yAxis = spec.y_axis ? get(spec.y_axis.model) : null;
   const xTicks = xAxis ? x.ticks(xAxis, spec.x_axis) : [], yTicks = yAxis ? y.ticks(yAxis, spec.y_axis) : [];
   if (spec.grid.x && !x.factors) {
-    for (const [f] of xTicks) if (f !== null) frame.parts.push(`<line x1='${pct(f)}' y1='0' x2='${pct(f)}' y2='100%' stroke='${esc(spec.grid.x)}' stroke-width='1'/>`);
+    for (const [f] of xTicks) {
+      if (f !== null) frame.parts.push(h("line", {x1: pct(f), y1: "0", x2: pct(f), y2: "100%", stroke: String(spec.grid.x), "stroke-width": "1"}));
+    }
   }
   if (spec.grid.y && !y.factors) {
-    for (const [f] of yTicks) if (f !== null) frame.parts.push(`<line x1='0' y1='${pct(1 - f)}' x2='100%' y2='${pct(1 - f)}' stroke='${esc(spec.grid.y)}' stroke-width='1'/>`);
+    for (const [f] of yTicks) {
+      if (f !== null) frame.parts.push(h("line", {x1: "0", y1: pct(1 - f), x2: "100%", y2: pct(1 - f), stroke: String(spec.grid.y), "stroke-width": "1"}));
+    }
   }
   for (const r of spec.renderers) if (r.visible) drawGlyph(frame, r.glyph, get(r.source).data);
   for (const item of spec.annotations) drawAnnotation(frame, item, get);
@@ -364,15 +380,15 @@ export function figureHtml(spec, get) {
   // A figure whose data units are as long across as up (match_aspect) is as tall as its square frame.
   const square = spec.match_aspect;
   const rows = [title ? `minmax(${TITLE_PX}px, auto)` : "0", ...(above ? [`${xBand}px`] : []), square ? "auto" : "1fr", ...(above ? [] : [`${xBand}px`]), "auto"];
-  const svg = `<svg xmlns='http://www.w3.org/2000/svg' font-family="${FONT}" aria-hidden='true'>${frame.parts.join("")}</svg>`;
-  const xCell = `<div style='grid-column:2;position:relative'>${axisHtml(xAxis, xTicks, above ? "above" : "below")}</div>`;
-  const cells = [`<div class='ae-pic-title' style='grid-column:2'${lang(title)}>${esc(title)}</div>`,
+  const svg = h("svg", {"font-family": FONT, "aria-hidden": "true"}, frame.parts);
+  const xCell = h("div", {style: "grid-column:2;position:relative"}, [axisNode(xAxis, xTicks, above ? "above" : "below")]);
+  const cells = [h("div", lang(title, {class: "ae-pic-title", style: "grid-column:2"}), title ? [String(title)] : []),
     ...(above ? [xCell] : []),
-    `<div style='grid-column:1;position:relative'>${axisHtml(yAxis, yTicks, "left")}</div>`,
-    `<div class='ae-pic-frame' style='grid-column:2${square ? ";aspect-ratio:1" : ""}'>${svg}</div>`,
+    h("div", {style: "grid-column:1;position:relative"}, [axisNode(yAxis, yTicks, "left")]),
+    h("div", {class: "ae-pic-frame", style: `grid-column:2${square ? ";aspect-ratio:1" : ""}`}, [svg]),
     ...(above ? [] : [xCell]),
-    `<div style='grid-column:1 / span 3'>${legendHtml(spec.legend)}</div>`];
+    h("div", {style: "grid-column:1 / span 3"}, legendNodes(spec.legend))];
   const style = `grid-template-columns:${left}px 1fr ${right}px;grid-template-rows:${rows.join(" ")};` +
     `padding:${spec.min_border ?? 5}px 0`;
-  return {html: cells.join(""), cells, style, title};
+  return {cells, style, title};
 }

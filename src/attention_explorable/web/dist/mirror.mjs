@@ -245,7 +245,7 @@ function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
   else box.value = formatG(value);
 }
 function dataTable(caption, header, rows) {
-  const head = header.map((h) => `<th scope='col'>${h}</th>`).join("");
+  const head = header.map((h2) => `<th scope='col'>${h2}</th>`).join("");
   const body = rows.map((row) => `<tr><th scope='row'>${row[0]}</th>` + row.slice(1).map((c) => `<td>${c}</td>`).join("") + "</tr>").join("");
   return `<table class='ae-data'><caption>${caption}</caption><tr>${head}</tr>${body}</table>`;
 }
@@ -553,23 +553,44 @@ function morph(el, html) {
   sameChildren(el, scratch.content);
   scratch.content.replaceChildren();
 }
-function morphParts(el, parts, before) {
-  if (!before || before.length !== parts.length || el.children.length !== parts.length) {
-    morph(el, parts.join(""));
+var h = (tag, attrs = {}, children = []) => ({ tag, attrs, children });
+var SVG = "http://www.w3.org/2000/svg";
+function create(node, svg) {
+  if (typeof node === "string") return document.createTextNode(node);
+  const inSvg = svg || node.tag === "svg";
+  const el = inSvg ? document.createElementNS(SVG, node.tag) : document.createElement(node.tag);
+  for (const name in node.attrs) el.setAttribute(name, node.attrs[name]);
+  for (const child of node.children) el.appendChild(create(child, inSvg));
+  return el;
+}
+function update(el, node, old, svg) {
+  const attrs = node.attrs, before = old.attrs;
+  for (const name in attrs) if (attrs[name] !== before[name]) el.setAttribute(name, attrs[name]);
+  for (const name in before) if (!(name in attrs)) el.removeAttribute(name);
+  patch(el, node.children, old.children, svg || node.tag === "svg");
+}
+function patch(parent, nodes, old, svg = false) {
+  if (!old) {
+    parent.replaceChildren(...nodes.map((n) => create(n, svg)));
     return;
   }
-  parts.forEach((part, i) => {
-    if (part === before[i]) return;
-    scratch.innerHTML = part;
-    const fresh = scratch.content.firstElementChild, was = el.children[i];
-    if (scratch.content.childNodes.length !== 1 || !fresh || fresh.nodeName !== was.nodeName) {
-      was.replaceWith(...scratch.content.childNodes);
-    } else {
-      sameAttributes(was, fresh);
-      sameChildren(was, fresh);
-    }
-  });
-  scratch.content.replaceChildren();
+  let el = parent.firstChild;
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i], was = old[i];
+    const next = el ? el.nextSibling : null;
+    if (!el) parent.appendChild(create(node, svg));
+    else if (node === was) {
+    } else if (typeof node === "string" || typeof was === "string" || was === void 0 || node.tag !== was.tag) {
+      if (typeof node === "string" && typeof was === "string") el.nodeValue = node;
+      else parent.replaceChild(create(node, svg), el);
+    } else update(el, node, was, svg);
+    el = next;
+  }
+  while (el) {
+    const next = el.nextSibling;
+    el.remove();
+    el = next;
+  }
 }
 
 // src/attention_explorable/web/steps.js
@@ -1676,6 +1697,7 @@ export {
   formatNumber,
   formatVector,
   goToStepStart,
+  h,
   heatCells,
   heatmapSources,
   interpolate,
@@ -1686,12 +1708,12 @@ export {
   linkValues,
   matrixView,
   morph,
-  morphParts,
   mulberry32,
   outcome,
   pageWide,
   parseNumber,
   parsePrediction,
+  patch,
   pointToQuery,
   pyStrip,
   qkvView,
