@@ -56,7 +56,8 @@ def trace_load(browser, url: str) -> dict:
     threads = collections.Counter((e["pid"], e["tid"]) for e in events if e.get("name") == "ParseHTML")
     main = threads.most_common(1)[0][0]
     start = min(e["ts"] for e in events if (e["pid"], e["tid"]) == main and e.get("name") == "ParseHTML")
-    fcp = min((e["ts"] for e in events if e.get("name") == "firstContentfulPaint"), default=None)
+    # (the first after the parse: a trace may hold a mark of the page the browser showed before)
+    fcp = min((e["ts"] for e in events if e.get("name") == "firstContentfulPaint" and e["ts"] >= start), default=None)
     if fcp is None:  # the trace lost the mark (a loaded machine): the main thread's first paint after the parse
         fcp = min(
             (e["ts"] for e in events if (e["pid"], e["tid"]) == main and e.get("name") == "Paint" and e["ts"] >= start),

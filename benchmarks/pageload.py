@@ -9,9 +9,11 @@ slider handle.  Times are ``performance.now()`` in the page, that
 is milliseconds since navigation start:
 
 * **readout**: a readout is in the DOM with text;
-* **interactive**: the first time an ArrowRight on that slider (pressed by
-  Playwright as soon as the handle exists, again every 250 ms until one is
-  answered) changes a readout's text.  The explorables draw themselves in
+* **interactive**: the first time an ArrowRight on that slider changes a
+  readout's text. The watcher looks from ``DOMContentLoaded`` on, focuses
+  the handle as soon as it exists and says so on the console; Playwright
+  presses then (no polling of its own in between, which a busy page would
+  answer late), and again every 250 ms until a press is answered.  The explorables draw themselves in
   the browser, so this is the page's own JavaScript answering; a served page
   gets its document over the websocket, so by then the server session is
   connected too.
@@ -43,7 +45,11 @@ from benchlib import CHROMIUM, CHROMIUM_ARGS, Served, print_machine, verdict
 
 TARGET_S = 1.0
 
-WATCH_JS = """
+#: What the watcher writes to the console once it focused the handle.
+HANDLE_FOCUSED = "ae-watch: handle focused"
+
+WATCH_JS = (
+    """
 (() => {
   const deepAll = (root, sel, out) => {
     for (const el of root.querySelectorAll(sel)) out.push(el);
@@ -53,12 +59,19 @@ WATCH_JS = """
   const w = {readout: null, interactive: null, handleAt: null, pressedAt: null};
   window.__aeLoad = w;
   const textOf = (el) => (el.shadowRoot ? el.shadowRoot.textContent : el.textContent).trim();
+  let handle = null, start = null;
+  // A press is a keydown on the focused handle; it is answered when a readout changes after it and
+  // the handle's value moved (not when the page, still starting, writes a readout of its own).
+  window.addEventListener('keydown', (event) => {
+    if (handle && event.composedPath()[0] === handle && w.pressedAt === null) w.pressedAt = performance.now();
+  }, true);
+  const moved = () => handle.value === undefined || handle.value !== start;
   const tick = () => {
     const scope = deepAll(document, '.ae-explorable', [])[0] || document;
     const inner = scope.shadowRoot || scope;
     // A Bokeh page's readouts and handle, a student page's, or the hand-written yardstick's.
     const readouts = deepAll(inner, '.ae-readout, .ae-output', []).filter((el) => textOf(el));
-    const handle = deepAll(inner, '.noUi-handle, .ae-n-slider input[type=range], .handle', [])[0];
+    const found = deepAll(inner, '.noUi-handle, .ae-n-slider input[type=range], .handle', [])[0];
     if (readouts.length && w.readout === null) {
       w.readout = performance.now();
       // Any readout of this explorable answering a press counts (the first
@@ -66,18 +79,31 @@ WATCH_JS = """
       for (const el of readouts) {
         const before = textOf(el);
         new MutationObserver(() => {
-          if (w.interactive === null && w.pressedAt !== null && textOf(el) !== before) {
+          if (w.interactive === null && w.pressedAt !== null && textOf(el) !== before && moved()) {
             w.interactive = performance.now();
           }
         }).observe(el.shadowRoot || el, {subtree: true, childList: true, characterData: true});
       }
     }
-    if (handle && w.handleAt === null) { w.handleAt = performance.now(); window.__aeHandle = handle; }
+    // The handle is focused here, as soon as it is found, and the console says so: the benchmark
+    // presses then, with no round trip of its own to the page in between.
+    if (found && w.readout !== null && w.handleAt === null) {
+      handle = found;
+      start = found.value;
+      found.focus();
+      w.handleAt = performance.now();
+      window.__aeHandle = found;
+      console.debug(HANDLE_FOCUSED);
+    }
     if (w.readout === null || w.handleAt === null) setTimeout(tick, 10);
   };
+  const HANDLE_FOCUSED = '"""
+    + HANDLE_FOCUSED
+    + """';
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', tick); else tick();
 })();
 """
+)
 
 
 def load_once(context, url: str, timeout_s: float = 60.0, keyed: bool = True, cpu: float = 1.0) -> dict:
@@ -91,20 +117,19 @@ def load_once(context, url: str, timeout_s: float = 60.0, keyed: bool = True, cp
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
         page.add_init_script(WATCH_JS)
-        page.goto(url, wait_until="commit", timeout=timeout_s * 1000)
-        # (functions, not expressions: a page's Content-Security-Policy refuses the eval of a string)
-        page.wait_for_function(
-            "() => window.__aeLoad && window.__aeLoad.readout !== null "
-            + ("&& window.__aeLoad.handleAt !== null" if keyed else ""),
-            timeout=timeout_s * 1000,
-            polling=5,
-        )
         if not keyed:
+            page.goto(url, wait_until="commit", timeout=timeout_s * 1000)
+            page.wait_for_function(
+                "() => window.__aeLoad && window.__aeLoad.readout !== null", timeout=timeout_s * 1000, polling=5
+            )
             readout = page.evaluate("() => window.__aeLoad.readout")
             return {"readout_ms": readout, "interactive_ms": readout, "errors": errors}
+        # Pressed as soon as the watcher says (on the console) that it focused the handle, then again
+        # every 250 ms until a readout answers.
+        with page.expect_console_message(lambda m: m.text == HANDLE_FOCUSED, timeout=timeout_s * 1000):
+            page.goto(url, wait_until="commit", timeout=timeout_s * 1000)
         deadline = time.monotonic() + timeout_s
         while True:
-            page.evaluate("() => { window.__aeHandle.focus(); window.__aeLoad.pressedAt = performance.now(); }")
             page.keyboard.press("ArrowRight")
             try:
                 page.wait_for_function("() => window.__aeLoad.interactive !== null", timeout=250, polling=5)

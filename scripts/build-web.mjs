@@ -33,7 +33,7 @@ await build({
 
 // The student page's scripts (attention_explorable/native.py inlines those a page runs):
 // web/dist/page/<name>.js for each module with a default export, which adds it to
-// window.aeModules by its name, and web/dist/page/runtime.js (web/native.js), which mounts the
+// window.aeModules by its name, and web/dist/page/runtime.js (web/runtime.js), which mounts the
 // page with them. Their entries are written here, so that a new module needs no list edited.
 const modules = entries.filter((f) => f !== "mirror.js").map((f) => f.replace(/\.js$/, ""));
 const page = {bundle: true, minify: true, format: "iife", target: "es2020", charset: "utf8",
@@ -44,32 +44,13 @@ for (const m of modules) {
   const out = await build({...page, stdin: {contents: entry, resolveDir: web, sourcefile: `${m}-page.js`, loader: "js"}});
   outputs[`${m}.js`] = out.outputFiles[0].text;
 }
-const runtime = `import {mount, readSpec} from "./native.js";\n` +
-  `const spec = document.getElementById("ae-page-spec");\n` +
-  // An explorable registered from outside the package brings its own module, as text in the page.
-  `const more = [...document.querySelectorAll("script[data-ae-module]")].map(async (el) => [el.dataset.aeModule,\n` +
-  `  (await import(URL.createObjectURL(new Blob([el.textContent], {type: "text/javascript"})))).default]);\n` +
-  `const start = (extra) => {\n` +
-  `  performance.mark("ae-page-script");\n` +
-  `  try {\n` +
-  `    window.aePage = mount(readSpec(spec.textContent), {...window.aeModules, ...extra});\n` +
-  `  } finally {\n` +
-  // A page painted before its script (the textbook) hid itself when opened on a linked state: shown now.
-  `    document.documentElement.removeAttribute("data-ae-wait");\n` +
-  `  }\n` +
-  `  performance.mark("ae-page-mounted");\n` +
-  `};\n` +
-  `if (spec && !more.length) start({});\n` +
-  `else if (spec) Promise.all(more).then((entries) => start(Object.fromEntries(entries)),\n` +
-  `  (err) => console.error("attention explorable: a module of the page did not load", err));\n`;
 // <attention-explorable> (web/element.js): native.element_script calls window.aeDefineElement.
 const element = `import {defineElement} from "./element.js";\nwindow.aeDefineElement = defineElement;\n`;
 // The runtime holds d3-array's ticks: its licence's notice goes with it.
 const d3Licence = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "node_modules", "d3-array", "LICENSE"),
                                "utf8").trim().split("\n").map((line) => ` * ${line}`.trimEnd()).join("\n");
 outputs["runtime.js"] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
-  (await build({...page, stdin: {contents: runtime, resolveDir: web, sourcefile: "runtime.js",
-                                 loader: "js"}})).outputFiles[0].text;
+  (await build({...page, entryPoints: [join(web, "runtime.js")]})).outputFiles[0].text;
 outputs["element.js"] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
   (await build({...page, stdin: {contents: element, resolveDir: web, sourcefile: "element-page.js", loader: "js"}})).outputFiles[0].text;
 // The one-tag embed (web/tag.js): native.embed_script calls window.aePlaceTag.

@@ -68,15 +68,6 @@ MORPH = """([before, after]) => {
 }"""
 
 
-def test_morph_ends_as_the_markup_whatever_came_before(module_page):
-    rng = random.Random(20261205)
-    for _ in range(300):
-        before, after = _markup(rng), _markup(rng)
-        out = module_page.evaluate(MORPH, [before, after])
-        assert out["same"], f"morph({before!r} -> {after!r}) gave {out['html']!r}"
-    assert not module_page.ae_errors
-
-
 def test_morph_keeps_the_nodes_that_stay(module_page):
     before = "<table><tbody><tr><td class='a'>s₁ = 0.00</td><td>s₂ = 1.10</td></tr></tbody></table>x<sup>2</sup>"
     after = "<table><tbody><tr><td class='b'>s₁ = 0.50</td><td>s₂ = 1.10</td></tr></tbody></table>y<sup>3</sup>"
@@ -134,12 +125,19 @@ PATCH = """([first, second]) => {
 }"""
 
 
-def test_patch_ends_as_the_parser_would_make_the_nodes_whatever_came_before(module_page):
-    rng = random.Random(5122026)
+#: Each writer: the page's function that runs it, and what makes its random input.
+WRITERS = {"morph": (MORPH, _markup), "patch": (PATCH, _nodes)}
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_the_element_ends_as_the_parser_makes_it_whatever_came_before(module_page, writer):
+    script, make = WRITERS[writer]
+    rng = random.Random(writer)
     for _ in range(300):
-        first, second = _nodes(rng), _nodes(rng)
-        out = module_page.evaluate(PATCH, [first, second])
-        assert out["same"], f"patch({first!r} -> {second!r}) gave {out['html']!r}, not {out['want']!r}"
+        first, second = make(rng), make(rng)
+        out = module_page.evaluate(script, [first, second])
+        assert out["same"], f"{writer}({first!r} -> {second!r}) gave {out['html']!r}, not {out['want']!r}"
+    assert not module_page.ae_errors
 
 
 def test_patch_writes_text_as_text_and_keeps_the_elements_that_stay(module_page):

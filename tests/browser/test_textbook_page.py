@@ -76,6 +76,16 @@ def test_a_deep_link_opens_a_part_on_its_state(static_site, student):
 
 
 @pytest.mark.parametrize("page_file", ["index.html", "steps.html"])
+def test_a_malformed_anchor_is_no_anchor(static_site, student, page_file):
+    """An address ending in a broken %-escape (a mangled link) opens the page live, with nothing in the console."""
+    s = student()
+    s.open_offline(static_site / page_file, "[data-ae-model]", "#sec-3-8%E0%A4%A")
+    s.page.wait_for_function("() => performance.getEntriesByName('ae-page-mounted').length > 0")
+    assert s.page.locator(".ae-n-plot svg").count() > 0
+    s.assert_clean()
+
+
+@pytest.mark.parametrize("page_file", ["index.html", "steps.html"])
 def test_a_page_runs_its_own_scripts_and_no_other(static_site, student, page_file):
     """Its Content-Security-Policy allows its inline scripts by their hashes: one slipped in does not run."""
     s = student()

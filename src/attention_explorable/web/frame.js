@@ -14,7 +14,12 @@ const EMBED = "embed";
 let readerMoved = false;
 
 function goToAnchor() {
-  const id = decodeURIComponent(window.location.hash.slice(1));
+  let id;
+  try {
+    id = decodeURIComponent(window.location.hash.slice(1));
+  } catch (err) {
+    return;  // a malformed %-escape names no heading
+  }
   if (!id) return;
   const land = () => {
     const target = deepQuery(document, `[id="${CSS.escape(id)}"]`);

@@ -364,6 +364,26 @@ function resolve(value, get) {
   return value;
 }
 
+/** The element the address's anchor (#sec-3-8) names, or null (none, or an anchor that is not one). */
+function anchorTarget() {
+  try {
+    const id = decodeURIComponent(window.location.hash.slice(1));
+    return id ? document.getElementById(id) : null;
+  } catch (err) {
+    return null;  // a malformed %-escape: no anchor
+  }
+}
+
+/** The ids of the models a callback's arguments name, nested anywhere in them. */
+function refsIn(value, found = []) {
+  if (Array.isArray(value)) for (const v of value) refsIn(v, found);
+  else if (value && typeof value === "object") {
+    if ("$ref" in value) found.push(value.$ref);
+    else for (const v of Object.values(value)) refsIn(v, found);
+  }
+  return found;
+}
+
 function figureRefs(spec) {
   const refs = [spec.x.range, spec.y.range];
   if (spec.title) refs.push(spec.title);
@@ -392,16 +412,32 @@ export function readSpec(spec) {
   return out;
 }
 
+/** A part of a long page (the textbook): each block of a section, brought to life on its own. */
+export const PART = ".ae-section > *";
+
+// What a reader does to a part first: met by the document before the part's own elements.
+const FIRST_TOUCH = ["focus", "focusin", "pointerdown", "mousedown", "touchstart", "keydown", "input", "click"];
+
 /**
  * Bring the page to life: make its models, bind them to their elements, draw
  * its figures, wire the modules' callbacks, and run those of the document's
  * `document_ready`.
+ *
+ * With `parts` (a selector: {@link PART} on the textbook), the page's parts
+ * come to life one task each, so that a key pressed on the first is answered
+ * without waiting for the rest: at once, what lies outside every part, the
+ * first part that runs a callback, and the part of the address's anchor; then
+ * the others in the page's order. A part a reader touches first (a focus, a
+ * press, a click) comes to life at once, before the event reaches its element.
+ * A callback belongs to the part holding every element its arguments name.
  * @param {{models: object, callbacks: object, document: object}} spec native.NativePage.spec()
  * @param {Object<string, function>} modules module name -> its default export
  * @param {ParentNode} root where the page's elements are
+ * @param {{parts?: string, done?: function(): void}} [options] the parts' selector; what to call
+ *   once the whole page is live (at once without parts)
  * @returns {Map<string, Model>} the models by id
  */
-export function mount(spec, modules, root = document) {
+export function mount(spec, modules, root = document, {parts = null, done = () => {}} = {}) {
   const models = new Map();
   const get = (ref) => models.get(ref.$ref);
   for (const [id, m] of Object.entries(spec.models)) models.set(id, new (TYPES[m.type] || Model)(id, m.type, m.props));
@@ -432,13 +468,60 @@ export function mount(spec, modules, root = document) {
       }
     }
   }
-  for (const el of root.querySelectorAll("[data-ae-model]")) {
-    const model = models.get(el.dataset.aeModel);
-    if (model) model.bind(el);
+  // Each element and each document_ready callback in its part (null: the page's own).
+  const elements = [...root.querySelectorAll("[data-ae-model]")];
+  const partOf = (el) => (parts ? el.closest(parts) : null);
+  const groups = new Map([[null, {elements: [], ready: []}]]);
+  const group = (part) => {
+    if (!groups.has(part)) groups.set(part, {elements: [], ready: []});
+    return groups.get(part);
+  };
+  const byId = new Map();
+  for (const el of elements) {
+    byId.set(el.dataset.aeModel, el);
+    group(partOf(el)).elements.push(el);
   }
-  const doc = {event_name: "document"};
   for (const cid of (spec.document || {}).document_ready || []) {
-    if (callbacks[cid]) callbacks[cid](doc, {event_name: "document_ready"});
+    if (!callbacks[cid]) continue;
+    const named = new Set();
+    for (const id of refsIn(spec.callbacks[cid].args)) if (byId.has(id)) named.add(partOf(byId.get(id)));
+    group(named.size === 1 ? [...named][0] : null).ready.push(cid);
   }
+  const live = new Set();
+  const start = (part) => {
+    if (live.has(part) || !groups.has(part)) return;
+    live.add(part);
+    const {elements: own, ready} = groups.get(part);
+    for (const el of own) {
+      const model = models.get(el.dataset.aeModel);
+      if (model) model.bind(el);
+    }
+    for (const cid of ready) callbacks[cid]({event_name: "document"}, {event_name: "document_ready"});
+  };
+  const order = [...groups.keys()].filter((part) => part !== null);  // (document order: elements were)
+  const target = parts ? anchorTarget() : null;
+  start(null);
+  start(order.find((part) => groups.get(part).ready.length) ?? null);
+  if (target) start(target.closest(parts));
+  if (live.size > order.length) {
+    done();
+    return models;
+  }
+  const touched = (event) => {
+    const part = event.target instanceof Element ? event.target.closest(parts) : null;
+    if (part) start(part);
+  };
+  for (const kind of FIRST_TOUCH) root.addEventListener(kind, touched, {capture: true, passive: true});
+  const rest = order.filter((part) => !live.has(part));
+  const next = () => {
+    const part = rest.shift();
+    if (part !== undefined) start(part);
+    if (rest.length) setTimeout(next, 0);
+    else {
+      for (const kind of FIRST_TOUCH) root.removeEventListener(kind, touched, {capture: true});
+      done();
+    }
+  };
+  setTimeout(next, 0);
   return models;
 }

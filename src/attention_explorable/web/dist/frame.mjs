@@ -88,7 +88,12 @@ var scratch = typeof document !== "undefined" ? document.createElement("template
 var EMBED = "embed";
 var readerMoved = false;
 function goToAnchor() {
-  const id = decodeURIComponent(window.location.hash.slice(1));
+  let id;
+  try {
+    id = decodeURIComponent(window.location.hash.slice(1));
+  } catch (err) {
+    return;
+  }
   if (!id) return;
   const land = () => {
     const target = deepQuery(document, `[id="${CSS.escape(id)}"]`);

@@ -26,7 +26,7 @@ function causalMask(n) {
   return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (__, j) => j <= i));
 }
 function weightedSum(weights, values) {
-  const within = (y2, column) => Math.min(Math.max(y2, Math.min(...column)), Math.max(...column));
+  const within = (y2, column2) => Math.min(Math.max(y2, Math.min(...column2)), Math.max(...column2));
   if (!values.length || !Array.isArray(values[0])) {
     let y2 = 0;
     for (let j = 0; j < values.length; j++) y2 += weights[j] * values[j];
@@ -175,8 +175,8 @@ function escapeHtml(s) {
 function fill(template, fields) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => key in fields ? String(fields[key]) : whole);
 }
-function countText(strings, key, n, lang) {
-  const form = `${key}_${new Intl.PluralRules(lang).select(n)}`;
+function countText(strings, key, n, lang2) {
+  const form = `${key}_${new Intl.PluralRules(lang2).select(n)}`;
   return form in strings ? strings[form] : strings[key];
 }
 function sameColumns(have, want) {
@@ -207,8 +207,8 @@ function writeView(models, view) {
     const changed = {};
     for (const [key, value] of Object.entries(props)) {
       const now = model[key];
-      const same = Array.isArray(value) ? sameColumns({ v: now || [] }, { v: value }) : now === value;
-      if (!same) changed[key] = value;
+      const same2 = Array.isArray(value) ? sameColumns({ v: now || [] }, { v: value }) : now === value;
+      if (!same2) changed[key] = value;
     }
     if (Object.keys(changed).length) model.setv(changed);
   }
@@ -1672,7 +1672,1049 @@ var contexts_default = controller("contexts", draw7, ({ state, models, config, o
   }
   choiceAction({ state, models, config, origin }, PREDICTIONS5, (prediction) => state.setv({ prediction, revealed: true }));
 });
+
+// node_modules/d3-array/dist/d3-array.mjs
+function ascending(a, b) {
+  return a == null || b == null ? NaN : a < b ? -1 : a > b ? 1 : a >= b ? 0 : NaN;
+}
+function descending(a, b) {
+  return a == null || b == null ? NaN : b < a ? -1 : b > a ? 1 : b >= a ? 0 : NaN;
+}
+function bisector(f) {
+  let compare1, compare2, delta;
+  if (f.length !== 2) {
+    compare1 = ascending;
+    compare2 = (d, x) => ascending(f(d), x);
+    delta = (d, x) => f(d) - x;
+  } else {
+    compare1 = f === ascending || f === descending ? f : zero;
+    compare2 = f;
+    delta = f;
+  }
+  function left(a, x, lo = 0, hi = a.length) {
+    if (lo < hi) {
+      if (compare1(x, x) !== 0) return hi;
+      do {
+        const mid = lo + hi >>> 1;
+        if (compare2(a[mid], x) < 0) lo = mid + 1;
+        else hi = mid;
+      } while (lo < hi);
+    }
+    return lo;
+  }
+  function right(a, x, lo = 0, hi = a.length) {
+    if (lo < hi) {
+      if (compare1(x, x) !== 0) return hi;
+      do {
+        const mid = lo + hi >>> 1;
+        if (compare2(a[mid], x) <= 0) lo = mid + 1;
+        else hi = mid;
+      } while (lo < hi);
+    }
+    return lo;
+  }
+  function center(a, x, lo = 0, hi = a.length) {
+    const i = left(a, x, lo, hi - 1);
+    return i > lo && delta(a[i - 1], x) > -delta(a[i], x) ? i - 1 : i;
+  }
+  return { left, center, right };
+}
+function zero() {
+  return 0;
+}
+function number(x) {
+  return x === null ? NaN : +x;
+}
+var ascendingBisect = bisector(ascending);
+var bisectRight = ascendingBisect.right;
+var bisectLeft = ascendingBisect.left;
+var bisectCenter = bisector(number).center;
+var blur2 = Blur2(blurf);
+var blurImage = Blur2(blurfImage);
+function Blur2(blur) {
+  return function(data, rx, ry = rx) {
+    if (!((rx = +rx) >= 0)) throw new RangeError("invalid rx");
+    if (!((ry = +ry) >= 0)) throw new RangeError("invalid ry");
+    let { data: values, width, height } = data;
+    if (!((width = Math.floor(width)) >= 0)) throw new RangeError("invalid width");
+    if (!((height = Math.floor(height !== void 0 ? height : values.length / width)) >= 0)) throw new RangeError("invalid height");
+    if (!width || !height || !rx && !ry) return data;
+    const blurx = rx && blur(rx);
+    const blury = ry && blur(ry);
+    const temp = values.slice();
+    if (blurx && blury) {
+      blurh(blurx, temp, values, width, height);
+      blurh(blurx, values, temp, width, height);
+      blurh(blurx, temp, values, width, height);
+      blurv(blury, values, temp, width, height);
+      blurv(blury, temp, values, width, height);
+      blurv(blury, values, temp, width, height);
+    } else if (blurx) {
+      blurh(blurx, values, temp, width, height);
+      blurh(blurx, temp, values, width, height);
+      blurh(blurx, values, temp, width, height);
+    } else if (blury) {
+      blurv(blury, values, temp, width, height);
+      blurv(blury, temp, values, width, height);
+      blurv(blury, values, temp, width, height);
+    }
+    return data;
+  };
+}
+function blurh(blur, T, S, w, h2) {
+  for (let y = 0, n = w * h2; y < n; ) {
+    blur(T, S, y, y += w, 1);
+  }
+}
+function blurv(blur, T, S, w, h2) {
+  for (let x = 0, n = w * h2; x < w; ++x) {
+    blur(T, S, x, x + n, w);
+  }
+}
+function blurfImage(radius) {
+  const blur = blurf(radius);
+  return (T, S, start, stop, step) => {
+    start <<= 2, stop <<= 2, step <<= 2;
+    blur(T, S, start + 0, stop + 0, step);
+    blur(T, S, start + 1, stop + 1, step);
+    blur(T, S, start + 2, stop + 2, step);
+    blur(T, S, start + 3, stop + 3, step);
+  };
+}
+function blurf(radius) {
+  const radius0 = Math.floor(radius);
+  if (radius0 === radius) return bluri(radius);
+  const t = radius - radius0;
+  const w = 2 * radius + 1;
+  return (T, S, start, stop, step) => {
+    if (!((stop -= step) >= start)) return;
+    let sum = radius0 * S[start];
+    const s0 = step * radius0;
+    const s1 = s0 + step;
+    for (let i = start, j = start + s0; i < j; i += step) {
+      sum += S[Math.min(stop, i)];
+    }
+    for (let i = start, j = stop; i <= j; i += step) {
+      sum += S[Math.min(stop, i + s0)];
+      T[i] = (sum + t * (S[Math.max(start, i - s1)] + S[Math.min(stop, i + s1)])) / w;
+      sum -= S[Math.max(start, i - s0)];
+    }
+  };
+}
+function bluri(radius) {
+  const w = 2 * radius + 1;
+  return (T, S, start, stop, step) => {
+    if (!((stop -= step) >= start)) return;
+    let sum = radius * S[start];
+    const s = step * radius;
+    for (let i = start, j = start + s; i < j; i += step) {
+      sum += S[Math.min(stop, i)];
+    }
+    for (let i = start, j = stop; i <= j; i += step) {
+      sum += S[Math.min(stop, i + s)];
+      T[i] = sum / w;
+      sum -= S[Math.max(start, i - s)];
+    }
+  };
+}
+var array = Array.prototype;
+var slice = array.slice;
+var e10 = Math.sqrt(50);
+var e5 = Math.sqrt(10);
+var e2 = Math.sqrt(2);
+function tickSpec(start, stop, count) {
+  const step = (stop - start) / Math.max(0, count), power = Math.floor(Math.log10(step)), error = step / Math.pow(10, power), factor = error >= e10 ? 10 : error >= e5 ? 5 : error >= e2 ? 2 : 1;
+  let i1, i2, inc;
+  if (power < 0) {
+    inc = Math.pow(10, -power) / factor;
+    i1 = Math.round(start * inc);
+    i2 = Math.round(stop * inc);
+    if (i1 / inc < start) ++i1;
+    if (i2 / inc > stop) --i2;
+    inc = -inc;
+  } else {
+    inc = Math.pow(10, power) * factor;
+    i1 = Math.round(start / inc);
+    i2 = Math.round(stop / inc);
+    if (i1 * inc < start) ++i1;
+    if (i2 * inc > stop) --i2;
+  }
+  if (i2 < i1 && 0.5 <= count && count < 2) return tickSpec(start, stop, count * 2);
+  return [i1, i2, inc];
+}
+function ticks(start, stop, count) {
+  stop = +stop, start = +start, count = +count;
+  if (!(count > 0)) return [];
+  if (start === stop) return [start];
+  const reverse = stop < start, [i1, i2, inc] = reverse ? tickSpec(stop, start, count) : tickSpec(start, stop, count);
+  if (!(i2 >= i1)) return [];
+  const n = i2 - i1 + 1, ticks2 = new Array(n);
+  if (reverse) {
+    if (inc < 0) for (let i = 0; i < n; ++i) ticks2[i] = (i2 - i) / -inc;
+    else for (let i = 0; i < n; ++i) ticks2[i] = (i2 - i) * inc;
+  } else {
+    if (inc < 0) for (let i = 0; i < n; ++i) ticks2[i] = (i1 + i) / -inc;
+    else for (let i = 0; i < n; ++i) ticks2[i] = (i1 + i) * inc;
+  }
+  return ticks2;
+}
+var shuffle = shuffler(Math.random);
+function shuffler(random) {
+  return function shuffle2(array2, i0 = 0, i1 = array2.length) {
+    let m = i1 - (i0 = +i0);
+    while (m) {
+      const i = random() * m-- | 0, t = array2[m + i0];
+      array2[m + i0] = array2[i + i0];
+      array2[i + i0] = t;
+    }
+    return array2;
+  };
+}
+
+// src/attention_explorable/web/svg.js
+var FONT = "'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif";
+var pct = (f) => `${(100 * f).toFixed(3)}%`;
+var num = (v) => typeof v === "number" && Number.isFinite(v) ? v : typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : null;
+var lang = (text, attrs = {}) => /[\u4e00-\u9fff]/.test(String(text)) ? { ...attrs, lang: "zh-Hans" } : attrs;
+var fmt = (v) => String(Number(v.toPrecision(6)));
+function column(data, spec, n) {
+  let s = spec;
+  if (s && typeof s === "object" && !Array.isArray(s)) s = "field" in s ? s.field : s.value;
+  if (typeof s === "string" && data && Object.prototype.hasOwnProperty.call(data, s)) return Array.from(data[s]);
+  return Array(n).fill(s);
+}
+var lengthOf = (data) => Math.max(0, ...Object.values(data || {}).map((v) => v.length));
+var Axis1d = class {
+  constructor(dim, range, values) {
+    this.factors = null;
+    this.log = dim.log;
+    if (range.type === "FactorRange") {
+      this.factors = range.factors.map(String);
+      this.start = 0;
+      this.end = this.factors.length;
+    } else if (range.type === "DataRange1d") {
+      const vs = values.filter((v) => v !== null);
+      let lo = vs.length ? Math.min(...vs) : 0, hi = vs.length ? Math.max(...vs) : 1;
+      if (num(range.start) !== null) lo = range.start;
+      if (num(range.end) !== null) hi = range.end;
+      const [padding, units] = dim.padding || [0, "percent"];
+      const pad = units === "percent" ? (hi - lo) * padding / 2 : padding;
+      this.start = lo - pad;
+      this.end = hi + pad;
+    } else {
+      this.start = Number(range.start);
+      this.end = Number(range.end);
+    }
+    if (this.start === this.end) this.end = this.start + 1;
+  }
+  fraction(value) {
+    if (this.factors !== null && typeof value === "string") {
+      const i = this.factors.indexOf(value);
+      return i < 0 ? null : (i + 0.5) / this.factors.length;
+    }
+    const v = num(value);
+    if (v === null) return null;
+    if (this.log) {
+      if (v <= 0 || this.start <= 0 || this.end <= 0) return null;
+      return (Math.log10(v) - Math.log10(this.start)) / (Math.log10(this.end) - Math.log10(this.start));
+    }
+    return (v - this.start) / (this.end - this.start);
+  }
+  /** The value at fraction `f` along the range (a pointer's place). */
+  value(f) {
+    if (this.log) return 10 ** (Math.log10(this.start) + f * (Math.log10(this.end) - Math.log10(this.start)));
+    return this.start + f * (this.end - this.start);
+  }
+  span(v) {
+    return Math.abs(v / (this.end - this.start));
+  }
+  ticks(axis, spec) {
+    if (this.factors !== null) return this.factors.map((f, i) => [(i + 0.5) / this.factors.length, f]);
+    const lo = Math.min(this.start, this.end), hi = Math.max(this.start, this.end);
+    let values;
+    if (spec.ticks) values = spec.ticks.filter((t) => t >= lo && t <= hi);
+    else if (this.log) {
+      values = [];
+      for (let e = Math.ceil(Math.log10(lo)); e <= Math.floor(Math.log10(hi)); e++) values.push(10 ** e);
+    } else values = ticks(lo, hi, spec.desired || 6);
+    const overrides = axis.major_label_overrides;
+    const override = (v) => overrides instanceof Map ? overrides.get(v) : overrides && overrides[String(v)];
+    const labels = tickLabels2(values);
+    return values.map((v, i) => [this.fraction(v), override(v) ?? labels[i]]);
+  }
+};
+function tickLabels2(values) {
+  let labels = values.map((v) => v.toFixed(0));
+  for (let d = 0; d < 8; d++) {
+    labels = values.map((v) => v.toFixed(d));
+    if (new Set(labels).size === labels.length && labels.every((s, i) => Math.abs(Number(s) - values[i]) < 1e-9 * Math.max(1, Math.abs(values[i])))) break;
+  }
+  return labels.map((s) => (s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s).replace("-", "−"));
+}
+var DASH = { dashed: "6 4", dotted: "2 4", dotdash: "2 4 6 4", dashdot: "6 4 2 4" };
+function style(fill2, fillAlpha, line, lineAlpha, width, dash) {
+  const out = { fill: fill2 && fillAlpha ? String(fill2) : "none" };
+  if (fill2 && fillAlpha !== null && fillAlpha !== void 0 && fillAlpha !== 1) out["fill-opacity"] = fmt(fillAlpha);
+  if (line && lineAlpha && width) {
+    out.stroke = String(line);
+    out["stroke-width"] = fmt(width);
+    if (lineAlpha !== 1) out["stroke-opacity"] = fmt(lineAlpha);
+    const d = typeof dash === "string" ? DASH[dash] || "" : Array.isArray(dash) ? dash.join(" ") : "";
+    if (d) out["stroke-dasharray"] = d;
+  }
+  return out;
+}
+function visuals(glyph, data, n) {
+  const col = (name, dflt) => column(data, name in glyph ? glyph[name] : dflt, n);
+  const fills = col("fill_color", null), fa = col("fill_alpha", 1), lines = col("line_color", null);
+  const la = col("line_alpha", 1), widths = col("line_width", 1);
+  const dash = glyph.line_dash;
+  return Array.from({ length: n }, (_, i) => style(
+    fills[i],
+    num(fa[i]) ?? 0,
+    lines[i],
+    num(la[i]) ?? 0,
+    num(widths[i]) ?? 0,
+    dash
+  ));
+}
+function markerPath(marker, size) {
+  const r = size / 2, f = (v) => v.toFixed(2);
+  if (marker === "triangle" || marker === "inverted_triangle") {
+    const h2 = r * Math.sqrt(3) / 2, s = marker === "triangle" ? 1 : -1;
+    return `M0,${f(-s * r)} L${f(h2)},${f(s * r / 2)} L${f(-h2)},${f(s * r / 2)} Z`;
+  }
+  if (marker === "diamond") return `M0,${f(-r)} L${f(r * 0.75)},0 L0,${f(r)} L${f(-r * 0.75)},0 Z`;
+  if (marker === "star") {
+    const points = [];
+    for (let k = 0; k < 10; k++) {
+      const radius = k % 2 === 0 ? r : r * 0.38, angle = Math.PI / 5 * k - Math.PI / 2;
+      points.push(`${f(radius * Math.cos(angle))},${f(radius * Math.sin(angle))}`);
+    }
+    return "M" + points.join(" L") + " Z";
+  }
+  return `M${f(-r)},0 A${f(r)},${f(r)} 0 1,0 ${f(r)},0 A${f(r)},${f(r)} 0 1,0 ${f(-r)},0 Z`;
+}
+var Frame = class {
+  constructor(x, y) {
+    this.x = x;
+    this.y = y;
+    this.parts = [];
+  }
+  point(x, y) {
+    const fx = this.x.fraction(x), fy = this.y.fraction(y);
+    return fx === null || fy === null ? null : [fx, 1 - fy];
+  }
+  marker(x, y, marker, size, st) {
+    const p = this.point(x, y);
+    if (p && size > 0) {
+      this.parts.push(h(
+        "svg",
+        { x: pct(p[0]), y: pct(p[1]), overflow: "visible" },
+        [h("path", { d: markerPath(String(marker), size), ...st })]
+      ));
+    }
+  }
+  box(left, right, top, bottom, st) {
+    const a = this.point(left, top), b = this.point(right, bottom);
+    if (!a || !b) return;
+    const [x0, x1] = [a[0], b[0]].sort((u, v) => u - v), [y0, y1] = [a[1], b[1]].sort((u, v) => u - v);
+    this.parts.push(h("rect", { x: pct(x0), y: pct(y0), width: pct(x1 - x0), height: pct(y1 - y0), ...st }));
+  }
+  segment(x0, y0, x1, y1, st, end = {}) {
+    const a = this.point(x0, y0), b = this.point(x1, y1);
+    if (a && b) this.parts.push(h("line", { x1: pct(a[0]), y1: pct(a[1]), x2: pct(b[0]), y2: pct(b[1]), ...st, ...end }));
+  }
+  path(xs, ys, st, closed) {
+    const points = xs.map((x, i) => this.point(x, ys[i])).filter(Boolean);
+    if (points.length < 2) return;
+    const d = "M" + points.map(([px, py]) => `${(1e3 * px).toFixed(1)},${(1e3 * py).toFixed(1)}`).join(" L") + (closed ? " Z" : "");
+    this.parts.push(h(
+      "svg",
+      { viewBox: "0 0 1000 1000", preserveAspectRatio: "none" },
+      [h("path", { d, ...st, "vector-effect": "non-scaling-stroke" })]
+    ));
+  }
+  text(x, y, text, dx, dy, align, baseline, size, color, bold = false) {
+    const p = this.point(x, y);
+    if (!p || text === null || text === void 0 || text === "") return;
+    const anchor = { left: "start", center: "middle", right: "end" }[align] || "start";
+    const base = {
+      middle: "central",
+      top: "hanging",
+      bottom: "alphabetic",
+      alphabetic: "alphabetic",
+      hanging: "hanging"
+    }[baseline] || "alphabetic";
+    const attrs = {
+      x: pct(p[0]),
+      y: pct(p[1]),
+      dx: fmt(dx),
+      dy: fmt(-dy),
+      "text-anchor": anchor,
+      "dominant-baseline": base,
+      "font-size": String(size),
+      fill: String(color)
+    };
+    if (bold) attrs["font-weight"] = "bold";
+    this.parts.push(h("text", lang(text, attrs), [String(text)]));
+  }
+};
+function drawGlyph(frame, glyph, data) {
+  const n = data ? lengthOf(data) : 0;
+  const col = (name) => column(data, glyph[name], Math.max(n, 1));
+  const t = glyph.type;
+  if (t === "Scatter") {
+    if (!n) return;
+    const st = visuals(glyph, data, n), markers = col("marker"), sizes = col("size"), xs = col("x"), ys = col("y");
+    for (let i = 0; i < n; i++) frame.marker(xs[i], ys[i], markers[i], num(sizes[i]) ?? 0, st[i]);
+  } else if (t === "HBar") {
+    const st = visuals(glyph, data, n), ys = col("y"), l = col("left"), r = col("right"), h2 = col("height");
+    for (let i = 0; i < n; i++) {
+      if (num(ys[i]) !== null && num(h2[i]) !== null) frame.box(l[i], r[i], ys[i] + h2[i] / 2, ys[i] - h2[i] / 2, st[i]);
+    }
+  } else if (t === "VBar") {
+    const st = visuals(glyph, data, n), xs = col("x"), top = col("top"), bottom = col("bottom"), w = col("width");
+    for (let i = 0; i < n; i++) {
+      const fx = frame.x.fraction(xs[i]);
+      if (fx === null || num(w[i]) === null) continue;
+      const half = frame.x.factors === null ? frame.x.span(w[i]) / 2 : w[i] / frame.x.factors.length / 2;
+      const a = frame.point(xs[i], top[i]), b = frame.point(xs[i], bottom[i] ?? 0);
+      if (!a || !b) continue;
+      const [y0, y1] = [a[1], b[1]].sort((u, v) => u - v);
+      frame.parts.push(h("rect", { x: pct(fx - half), y: pct(y0), width: pct(2 * half), height: pct(y1 - y0), ...st[i] }));
+    }
+  } else if (t === "Rect") {
+    const st = visuals(glyph, data, n), xs = col("x"), ys = col("y"), w = col("width"), h2 = col("height");
+    for (let i = 0; i < n; i++) {
+      const [x, y, ww, hh] = [xs[i], ys[i], w[i], h2[i]].map(num);
+      if (x !== null && y !== null && ww !== null && hh !== null) frame.box(x - ww / 2, x + ww / 2, y + hh / 2, y - hh / 2, st[i]);
+    }
+  } else if (t === "Segment") {
+    const st = visuals(glyph, data, n), x0 = col("x0"), y0 = col("y0"), x1 = col("x1"), y1 = col("y1");
+    for (let i = 0; i < n; i++) frame.segment(x0[i], y0[i], x1[i], y1[i], st[i]);
+  } else if (t === "Line" || t === "Patch") {
+    if (!n) return;
+    const closed = t === "Patch";
+    const st = closed ? visuals(glyph, data, 1)[0] : style(null, 0, glyph.line_color, glyph.line_alpha ?? 1, glyph.line_width ?? 1, glyph.line_dash);
+    frame.path(col("x"), col("y"), st, closed);
+  } else if (t === "Text") {
+    const texts = col("text"), colors = column(data, glyph.text_color, Math.max(n, 1)), xs = col("x"), ys = col("y");
+    for (let i = 0; i < n; i++) {
+      frame.text(xs[i], ys[i], texts[i], 0, 0, glyph.text_align, glyph.text_baseline, glyph.text_font_size, colors[i]);
+    }
+  }
+}
+function drawAnnotation(frame, item, get) {
+  if (item.type === "LabelSet") {
+    const data = get(item.source).data, n = lengthOf(data);
+    const col = (name) => column(data, item[name], n);
+    const xs = col("x"), ys = col("y"), texts = col("text"), dxs = col("x_offset"), dys = col("y_offset");
+    const aligns = col("text_align"), colors = col("text_color");
+    for (let i = 0; i < n; i++) {
+      frame.text(
+        xs[i],
+        ys[i],
+        texts[i],
+        num(dxs[i]) ?? 0,
+        num(dys[i]) ?? 0,
+        String(aligns[i]),
+        item.text_baseline,
+        item.text_font_size,
+        colors[i],
+        item.text_font_style === "bold"
+      );
+    }
+  } else if (item.type === "Span") {
+    if (item.location === null || item.location === void 0 || item.visible === false) return;
+    const st = style(null, 0, item.line_color, item.line_alpha, item.line_width, item.line_dash);
+    if (item.dimension === "width") frame.segment(frame.x.start, item.location, frame.x.end, item.location, st);
+    else frame.segment(item.location, frame.y.start, item.location, frame.y.end, st);
+  } else if (item.type === "Arrow") {
+    const data = get(item.source).data, n = lengthOf(data);
+    const col = (name) => column(data, item[name], n);
+    let end = {};
+    if (item.head) {
+      const s = item.head.size, id = `ae-vee-${item.id}`;
+      frame.parts.push(h("defs", {}, [h(
+        "marker",
+        {
+          id,
+          viewBox: `${-s} ${-s / 2} ${s} ${s}`,
+          markerWidth: String(s),
+          markerHeight: String(s),
+          markerUnits: "userSpaceOnUse",
+          orient: "auto",
+          refX: "0",
+          refY: "0"
+        },
+        [h("path", { d: `M${-s},${-s / 2} L0,0 L${-s},${s / 2}`, fill: "none", stroke: String(item.head.color), "stroke-width": "2" })]
+      )]));
+      end = { "marker-end": `url(#${id})` };
+    }
+    const st = style(null, 0, item.line_color, item.line_alpha, item.line_width, item.line_dash);
+    const x0 = col("x_start"), y0 = col("y_start"), x1 = col("x_end"), y1 = col("y_end");
+    for (let i = 0; i < n; i++) frame.segment(x0[i], y0[i], x1[i], y1[i], st, end);
+  }
+}
+function dataValues(spec, get, dim) {
+  const values = [];
+  for (const r of spec.renderers) {
+    if (!r.visible) continue;
+    const data = get(r.source).data;
+    if (!(dim in r.glyph)) continue;
+    for (const v of column(data, r.glyph[dim], Math.max(lengthOf(data), 1))) values.push(num(v));
+  }
+  return values;
+}
+var TITLE_PX = 24;
+var TICK_LABEL_PX = 11;
+var AXIS_LABEL_PX = 13;
+var textPx = (text, size) => Array.from(String(text)).reduce((w, ch) => w + (ch.codePointAt(0) >= 11904 ? size : 0.55 * size), 0);
+function axisBand(axis, ticks2, horizontal) {
+  if (!axis || axis.visible === false) return 0;
+  let depth = 6 + 5 + (horizontal ? TICK_LABEL_PX + 3 : Math.ceil(Math.max(7, ...ticks2.map(([, label]) => textPx(label, TICK_LABEL_PX)))));
+  if (axis.axis_label) depth += AXIS_LABEL_PX + 12;
+  return depth;
+}
+function axisNode(axis, ticks2, side) {
+  if (!axis || axis.visible === false) return h("div");
+  const spans = [];
+  for (const [f, label] of ticks2) {
+    if (f === null || f < -1e-9 || f > 1 + 1e-9) continue;
+    const where = side === "below" ? `left:${pct(f)};top:11px;transform:translateX(-50%)` : side === "above" ? `left:${pct(f)};bottom:11px;transform:translateX(-50%)` : `top:${pct(1 - f)};right:11px;transform:translateY(-50%)`;
+    spans.push(h("span", lang(label, { style: where }), [String(label)]));
+  }
+  if (axis.axis_label) {
+    const where = side === "below" ? "left:50%;bottom:2px;transform:translateX(-50%)" : side === "above" ? "left:50%;top:2px;transform:translateX(-50%)" : `left:${AXIS_LABEL_PX / 2 + 1}px;top:50%;transform:translate(-50%,-50%) rotate(-90deg)`;
+    spans.push(h("span", { class: "ae-pic-axis-label", ...lang(axis.axis_label, { style: where }) }, [String(axis.axis_label)]));
+  }
+  const cls = { below: "ae-pic-x", above: "ae-pic-x ae-pic-above", left: "ae-pic-y", right: "ae-pic-y" }[side];
+  return h("div", { class: `ae-pic-axis ${cls}`, style: "position:absolute;inset:0" }, spans);
+}
+function swatch(glyph) {
+  const t = glyph.type;
+  if (t === "Scatter") {
+    const size = typeof glyph.size === "number" ? glyph.size : 12;
+    return [h(
+      "g",
+      { transform: "translate(10,10)" },
+      [h("path", { d: markerPath(String(glyph.marker), Math.min(size, 16)), ...visuals(glyph, {}, 1)[0] })]
+    )];
+  }
+  if (["HBar", "VBar", "Patch", "Rect"].includes(t)) return [h("rect", { x: "2", y: "4", width: "16", height: "12", ...visuals(glyph, {}, 1)[0] })];
+  if (t === "Line") {
+    return [h("line", {
+      x1: "0",
+      y1: "10",
+      x2: "20",
+      y2: "10",
+      ...style(null, 0, glyph.line_color, glyph.line_alpha ?? 1, glyph.line_width ?? 1)
+    })];
+  }
+  return [];
+}
+function legendNodes(legend) {
+  if (!legend) return [];
+  const entries = legend.entries.map((e) => h("span", lang(e.label), [
+    h("svg", { viewBox: "0 0 20 20", "aria-hidden": "true" }, e.glyphs.flatMap(swatch)),
+    String(e.label)
+  ]));
+  return [h("div", { class: "ae-pic-legend" }, [h("div", { style: `grid-template-columns:repeat(${legend.ncols},auto)` }, entries)])];
+}
+function scales(spec, get) {
+  return {
+    x: new Axis1d(spec.x, get(spec.x.range), dataValues(spec, get, "x")),
+    y: new Axis1d(spec.y, get(spec.y.range), dataValues(spec, get, "y"))
+  };
+}
+function figureNodes(spec, get) {
+  const { x, y } = scales(spec, get);
+  const frame = new Frame(x, y);
+  const xAxis = spec.x_axis ? get(spec.x_axis.model) : null, yAxis = spec.y_axis ? get(spec.y_axis.model) : null;
+  const xTicks = xAxis ? x.ticks(xAxis, spec.x_axis) : [], yTicks = yAxis ? y.ticks(yAxis, spec.y_axis) : [];
+  if (spec.grid.x && !x.factors) {
+    for (const [f] of xTicks) {
+      if (f !== null) frame.parts.push(h("line", { x1: pct(f), y1: "0", x2: pct(f), y2: "100%", stroke: String(spec.grid.x), "stroke-width": "1" }));
+    }
+  }
+  if (spec.grid.y && !y.factors) {
+    for (const [f] of yTicks) {
+      if (f !== null) frame.parts.push(h("line", { x1: "0", y1: pct(1 - f), x2: "100%", y2: pct(1 - f), stroke: String(spec.grid.y), "stroke-width": "1" }));
+    }
+  }
+  for (const r of spec.renderers) if (r.visible) drawGlyph(frame, r.glyph, get(r.source).data);
+  for (const item of spec.annotations) drawAnnotation(frame, item, get);
+  const above = spec.x_axis && spec.x_axis.side === "above";
+  const title = spec.title ? get(spec.title).text || "" : "";
+  const xBand = axisBand(xAxis, xTicks, true);
+  const left = axisBand(yAxis, yTicks, false) + (spec.min_border_left ?? spec.min_border ?? 5);
+  const right = spec.min_border_right ?? spec.min_border ?? 5;
+  const square = spec.match_aspect;
+  const rows = [title ? `minmax(${TITLE_PX}px, auto)` : "0", ...above ? [`${xBand}px`] : [], square ? "auto" : "1fr", ...above ? [] : [`${xBand}px`], "auto"];
+  const svg = h("svg", { "font-family": FONT, "aria-hidden": "true" }, frame.parts);
+  const xCell = h("div", { style: "grid-column:2;position:relative" }, [axisNode(xAxis, xTicks, above ? "above" : "below")]);
+  const cells = [
+    h("div", lang(title, { class: "ae-pic-title", style: "grid-column:2" }), title ? [String(title)] : []),
+    ...above ? [xCell] : [],
+    h("div", { style: "grid-column:1;position:relative" }, [axisNode(yAxis, yTicks, "left")]),
+    h("div", { class: "ae-pic-frame", style: `grid-column:2${square ? ";aspect-ratio:1" : ""}` }, [svg]),
+    ...above ? [] : [xCell],
+    h("div", { style: "grid-column:1 / span 3" }, legendNodes(spec.legend))
+  ];
+  const style2 = `grid-template-columns:${left}px 1fr ${right}px;grid-template-rows:${rows.join(" ")};padding:${spec.min_border ?? 5}px 0`;
+  return { cells, style: style2, title };
+}
+
+// src/attention_explorable/web/native.js
+var unescapeHtml = (s) => String(s).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#x27;|&#39;/g, "'").replace(/&amp;/g, "&");
+function same(a, b) {
+  if (a === b || Number.isNaN(a) && Number.isNaN(b)) return true;
+  if (a instanceof Map || b instanceof Map) {
+    const ma = a instanceof Map ? a : new Map(Object.entries(a || {}));
+    const mb = b instanceof Map ? b : new Map(Object.entries(b || {}));
+    if (ma.size !== mb.size) return false;
+    for (const [k, v] of ma) if (!same(v, mb.get(k))) return false;
+    return true;
+  }
+  if (a && b && typeof a === "object" && typeof b === "object") {
+    if (Array.isArray(a) !== Array.isArray(b) && !(ArrayBuffer.isView(a) || ArrayBuffer.isView(b))) return false;
+    const ka = Object.keys(a), kb = Object.keys(b);
+    if (ka.length !== kb.length) return false;
+    return ka.every((k) => same(a[k], b[k]));
+  }
+  return false;
+}
+var MAPS = /* @__PURE__ */ new Set(["major_label_overrides", "html_attributes"]);
+var asMap = (value) => value instanceof Map || !value ? value : new Map(Object.entries(value).map(
+  ([k, v]) => [k.trim() !== "" && Number.isFinite(Number(k)) ? Number(k) : k, v]
+));
+var Model = class {
+  constructor(id, type, props) {
+    this.id = id;
+    this.type = type;
+    this._props = {};
+    this._listeners = /* @__PURE__ */ new Map();
+    for (const [name, value] of Object.entries(props || {})) {
+      this._define(name);
+      this._props[name] = MAPS.has(name) ? asMap(value) : value;
+    }
+  }
+  _define(name) {
+    if (Object.prototype.hasOwnProperty.call(this, name)) return;
+    Object.defineProperty(this, name, {
+      get: () => this._props[name],
+      set: (v) => this.setv({ [name]: v }),
+      enumerable: true,
+      configurable: true
+    });
+  }
+  /** Set several properties at once: each that changed is written, then its listeners run. */
+  setv(changes) {
+    const changed = [];
+    for (const [name, value] of Object.entries(changes)) {
+      this._define(name);
+      if (!same(this._props[name], value)) {
+        this._props[name] = value;
+        changed.push(name);
+      }
+    }
+    if (!changed.length) return;
+    for (const name of changed) this.apply(name, this._props[name]);
+    for (const name of changed) this.emit(`change:${name}`, this);
+    this.emit("change", this);
+  }
+  on(event, fn) {
+    if (!this._listeners.has(event)) this._listeners.set(event, []);
+    this._listeners.get(event).push(fn);
+  }
+  emit(event, obj, data) {
+    for (const fn of this._listeners.get(event) || []) fn(obj, data);
+  }
+  /** An event of this model (a click, a tap): its listeners get `{event_name, origin: model, ...fields}`. */
+  trigger(name, fields = {}) {
+    this.emit(name, { event_name: name, origin: this, ...fields });
+  }
+  /** The element that draws this model; its present properties are written into it. */
+  bind(el) {
+    this.el = el;
+    this.attach(el);
+  }
+  attach() {
+  }
+  apply(name, value) {
+    if (name === "visible" && this.el) this.el.hidden = !value;
+  }
+};
+var valueText = (v) => Number.isInteger(v) ? String(v) : v.toFixed(2);
+var Slider = class extends Model {
+  attach(el) {
+    this._input = el.querySelector("input[type=range]");
+    this._label = el.querySelector("label");
+    const moved = () => this.setv({ value: Number(this._input.value) });
+    this._input.addEventListener("input", moved);
+    if (Number(this._input.value) !== this.value) moved();
+  }
+  apply(name, v) {
+    super.apply(name, v);
+    if (!this._input) return;
+    if (name === "value") {
+      if (Number(this._input.value) !== v) this._input.value = String(v);
+      this._input.setAttribute("aria-valuetext", valueText(v));
+    } else if (["start", "end", "step"].includes(name)) {
+      this._input.setAttribute({ start: "min", end: "max", step: "step" }[name], String(v));
+    } else if (name === "title" && this._label) this._label.textContent = `${v}:`;
+    else if (name === "disabled") this._input.disabled = Boolean(v);
+  }
+};
+var TextInput = class extends Model {
+  attach(el) {
+    this._input = el.querySelector("input, textarea");
+    this._label = el.querySelector("label");
+    const commit = () => this.setv({ value_input: this._input.value, value: this._input.value });
+    this._input.addEventListener("input", () => this.setv({ value_input: this._input.value }));
+    this._input.addEventListener("change", commit);
+    if (this._input.tagName === "TEXTAREA") return;
+    this._input.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter") return;
+      commit();
+      this.trigger("value_submit", { value: this._input.value });
+    });
+  }
+  apply(name, v) {
+    super.apply(name, v);
+    if (!this._input) return;
+    if (name === "value" && this._input.value !== v) this._input.value = v ?? "";
+    else if (name === "placeholder") this._input.placeholder = v ?? "";
+    else if (name === "title" && this._label) this._label.textContent = v ?? "";
+    else if (name === "disabled") this._input.disabled = Boolean(v);
+  }
+};
+var BUTTON_TYPES = { primary: "ae-n-primary", success: "ae-n-success" };
+var Button = class extends Model {
+  attach(el) {
+    this._button = el.querySelector("button");
+    this._button.addEventListener("click", () => this.trigger("button_click"));
+  }
+  apply(name, v) {
+    super.apply(name, v);
+    if (!this._button) return;
+    if (name === "label") this._button.textContent = v;
+    else if (name === "button_type") this._button.className = BUTTON_TYPES[v] || "";
+    else if (name === "disabled") this._button.disabled = Boolean(v);
+  }
+};
+var RadioButtonGroup = class extends Model {
+  attach(el) {
+    el.addEventListener("click", (event) => {
+      const button = event.target.closest("button");
+      if (!button || button.disabled) return;
+      this.setv({ active: Array.prototype.indexOf.call(el.children, button) });
+    });
+  }
+  apply(name, v) {
+    super.apply(name, v);
+    const el = this.el;
+    if (!el) return;
+    if (name === "labels") {
+      while (el.children.length > v.length) el.lastElementChild.remove();
+      while (el.children.length < v.length) {
+        const b = document.createElement("button");
+        b.type = "button";
+        el.append(b);
+      }
+      v.forEach((label, i) => {
+        el.children[i].textContent = label;
+      });
+      this.apply("active", this.active);
+    } else if (name === "active") {
+      Array.from(el.children).forEach((b, i) => b.setAttribute("aria-pressed", String(i === v)));
+    } else if (name === "disabled") {
+      for (const b of el.children) b.disabled = Boolean(v);
+    } else if (name === "html_attributes") {
+      const entries = v instanceof Map ? [...v] : Object.entries(v || {});
+      for (const [key, value] of entries) el.setAttribute(key, value);
+    }
+  }
+};
+var RadioGroup = class extends Model {
+  attach(el) {
+    el.addEventListener("change", (event) => {
+      if (event.target.type === "radio" && event.target.checked) this.setv({ active: Number(event.target.value) });
+    });
+  }
+  apply(name, v) {
+    super.apply(name, v);
+    if (!this.el) return;
+    const radios = this.el.querySelectorAll("input[type=radio]");
+    if (name === "active") radios.forEach((r, i) => {
+      r.checked = i === v;
+    });
+    else if (name === "disabled") radios.forEach((r) => {
+      r.disabled = Boolean(v);
+    });
+  }
+};
+var Checkbox = class extends Model {
+  attach(el) {
+    this._input = el.querySelector("input");
+    this._label = el.querySelector("label");
+    this._input.addEventListener("change", () => this.setv({ active: this._input.checked }));
+  }
+  apply(name, v) {
+    super.apply(name, v);
+    if (!this._input) return;
+    if (name === "active") this._input.checked = Boolean(v);
+    else if (name === "disabled") this._input.disabled = Boolean(v);
+    else if (name === "label" && this._label) this._label.textContent = v;
+  }
+};
+var HTML = class extends Model {
+  apply(name, v) {
+    super.apply(name, v);
+    if (name === "text" && this.el) morph(this.el, unescapeHtml(v ?? ""));
+  }
+};
+var TAP_SLOP = 6;
+var Plot = class extends Model {
+  // What a figure is made of, as BokehJS's figure names it (for code that reads a page's models).
+  get renderers() {
+    return this.spec.renderers.map((r) => ({ data_source: this.get(r.source), visible: r.visible }));
+  }
+  get title() {
+    return this.spec.title ? this.get(this.spec.title) : null;
+  }
+  _axes(side) {
+    return [this.spec.x_axis, this.spec.y_axis].filter((a) => a && a.side === side).map((a) => this.get(a.model));
+  }
+  get above() {
+    return this._axes("above");
+  }
+  get below() {
+    return this._axes("below");
+  }
+  get left() {
+    return this._axes("left");
+  }
+  get right() {
+    return this._axes("right");
+  }
+  /** The figure's two dimensions as drawn now: `fraction(value)` along each, `value(fraction)`. */
+  scales() {
+    return scales(this.spec, this.get);
+  }
+  /** The figure spec and the page's models: it redraws (once per burst) when any model it draws changes. */
+  watch(spec, get, refs) {
+    this.spec = spec;
+    this.get = get;
+    const soon = () => {
+      if (this._soon) return;
+      this._soon = true;
+      queueMicrotask(() => {
+        this._soon = false;
+        this.render();
+      });
+    };
+    for (const ref of refs) get(ref).on("change", soon);
+  }
+  attach(el) {
+    if (this.spec) this.render();
+    if (this.spec && (this.spec.tap || this.spec.drag)) this._pointer(el);
+  }
+  apply(name, value) {
+    super.apply(name, value);
+    if (name === "visible" && value) this.render();
+  }
+  // A hidden figure is not drawn (nothing of it is on the page) until it is shown.
+  render() {
+    if (!this.el || !this.spec || this.visible === false) {
+      if (this.el && this._cells) this.el.replaceChildren();
+      this._cells = this._css = this._title = null;
+      return;
+    }
+    const { cells, style: style2, title } = figureNodes(this.spec, this.get);
+    const height = (this.spec.match_aspect ? "" : `height:${this.spec.height}px;`) + (this.spec.max_width ? `max-width:${this.spec.max_width}px;` : "");
+    const css = height + style2;
+    if (css !== this._css) this.el.style.cssText = this._css = css;
+    patch(this.el, cells, this._cells);
+    this._cells = cells;
+    if (title && title !== this._title) this.el.setAttribute("aria-label", this._title = title);
+  }
+  // A tap gives the figure a `tap` event at its data coordinates; with a dragged source
+  // (PointDrawTool's), a drag moves its point and the source says `change`, as Bokeh's tool does.
+  _pointer(el) {
+    let start = null;
+    const place = (event) => {
+      const { rect } = start;
+      const fx = (event.clientX - rect.left) / rect.width, fy = 1 - (event.clientY - rect.top) / rect.height;
+      const { x, y } = scales(this.spec, this.get);
+      return { x: x.value(fx), y: y.value(fy), sx: event.clientX - rect.left, sy: event.clientY - rect.top };
+    };
+    el.addEventListener("pointerdown", (event) => {
+      const frame = el.querySelector(".ae-pic-frame");
+      if (!frame || !frame.contains(event.target) || event.button > 0) return;
+      start = { rect: frame.getBoundingClientRect(), x: event.clientX, y: event.clientY, moved: false };
+      if (this.spec.drag) el.setPointerCapture(event.pointerId);
+    });
+    const selection = (source, indices) => {
+      if (source.selected) source.selected.setv({ indices });
+    };
+    el.addEventListener("pointermove", (event) => {
+      if (!start) return;
+      if (!start.moved && Math.hypot(event.clientX - start.x, event.clientY - start.y) > TAP_SLOP) {
+        start.moved = true;
+        if (this.spec.drag) selection(this.get(this.spec.drag), [0]);
+      }
+      if (start.moved && this.spec.drag) {
+        const source = this.get(this.spec.drag), p = place(event);
+        source.setv({ data: { ...source.data, x: [p.x], y: [p.y] } });
+      }
+    });
+    const end = (event) => {
+      if (!start) return;
+      const tapped = !start.moved && event.type === "pointerup";
+      const p = tapped ? place(event) : null;
+      const dragged = start.moved && this.spec.drag;
+      start = null;
+      if (dragged) {
+        const source = this.get(this.spec.drag);
+        selection(source, []);
+        source.emit("change", source);
+      }
+      if (tapped && this.spec.tap) this.trigger("tap", p);
+    };
+    el.addEventListener("pointerup", end);
+    el.addEventListener("pointercancel", end);
+  }
+};
+var TYPES = { Slider, TextInput, TextAreaInput: TextInput, Button, RadioButtonGroup, RadioGroup, Checkbox, HTML, Plot };
+function resolve(value, get) {
+  if (Array.isArray(value)) return value.map((v) => resolve(v, get));
+  if (value && typeof value === "object") {
+    if ("$ref" in value) return get(value);
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, get)]));
+  }
+  return value;
+}
+function anchorTarget() {
+  try {
+    const id = decodeURIComponent(window.location.hash.slice(1));
+    return id ? document.getElementById(id) : null;
+  } catch (err) {
+    return null;
+  }
+}
+function refsIn(value, found = []) {
+  if (Array.isArray(value)) for (const v of value) refsIn(v, found);
+  else if (value && typeof value === "object") {
+    if ("$ref" in value) found.push(value.$ref);
+    else for (const v of Object.values(value)) refsIn(v, found);
+  }
+  return found;
+}
+function figureRefs(spec) {
+  const refs = [spec.x.range, spec.y.range];
+  if (spec.title) refs.push(spec.title);
+  for (const axis of [spec.x_axis, spec.y_axis]) if (axis) refs.push(axis.model);
+  for (const r of spec.renderers) refs.push(r.source);
+  for (const a of spec.annotations) if (a.source) refs.push(a.source);
+  return refs;
+}
+var PART = ".ae-section > *";
+var FIRST_TOUCH = ["focus", "focusin", "pointerdown", "mousedown", "touchstart", "keydown", "input", "click"];
+function mount(spec, modules, root = document, { parts = null, done = () => {
+} } = {}) {
+  const models = /* @__PURE__ */ new Map();
+  const get = (ref) => models.get(ref.$ref);
+  for (const [id, m] of Object.entries(spec.models)) models.set(id, new (TYPES[m.type] || Model)(id, m.type, m.props));
+  for (const [id, m] of Object.entries(spec.models)) {
+    const model = models.get(id);
+    for (const [name, value] of Object.entries(m.props || {})) {
+      if (value && typeof value === "object" && "$ref" in value) model._props[name] = get(value);
+    }
+    if (m.figure) model.watch(m.figure, get, figureRefs(m.figure));
+  }
+  const callbacks = {};
+  for (const [id, cb] of Object.entries(spec.callbacks)) {
+    const fn = modules[cb.module];
+    if (typeof fn !== "function") {
+      console.error(`attention explorable: the page has no module ${cb.module}`);
+      continue;
+    }
+    const args = resolve(cb.args, get);
+    callbacks[id] = (obj, data) => {
+      try {
+        fn(args, obj, data || {}, {});
+      } catch (err) {
+        console.error(`attention explorable (${cb.module}):`, err);
+      }
+    };
+  }
+  for (const [id, m] of Object.entries(spec.models)) {
+    for (const [event, ids] of Object.entries(m.on || {})) {
+      for (const cid of ids) {
+        if (callbacks[cid]) models.get(id).on(event, (obj, data) => queueMicrotask(() => callbacks[cid](obj, data)));
+      }
+    }
+  }
+  const elements = [...root.querySelectorAll("[data-ae-model]")];
+  const partOf = (el) => parts ? el.closest(parts) : null;
+  const groups = /* @__PURE__ */ new Map([[null, { elements: [], ready: [] }]]);
+  const group = (part) => {
+    if (!groups.has(part)) groups.set(part, { elements: [], ready: [] });
+    return groups.get(part);
+  };
+  const byId = /* @__PURE__ */ new Map();
+  for (const el of elements) {
+    byId.set(el.dataset.aeModel, el);
+    group(partOf(el)).elements.push(el);
+  }
+  for (const cid of (spec.document || {}).document_ready || []) {
+    if (!callbacks[cid]) continue;
+    const named = /* @__PURE__ */ new Set();
+    for (const id of refsIn(spec.callbacks[cid].args)) if (byId.has(id)) named.add(partOf(byId.get(id)));
+    group(named.size === 1 ? [...named][0] : null).ready.push(cid);
+  }
+  const live = /* @__PURE__ */ new Set();
+  const start = (part) => {
+    if (live.has(part) || !groups.has(part)) return;
+    live.add(part);
+    const { elements: own, ready } = groups.get(part);
+    for (const el of own) {
+      const model = models.get(el.dataset.aeModel);
+      if (model) model.bind(el);
+    }
+    for (const cid of ready) callbacks[cid]({ event_name: "document" }, { event_name: "document_ready" });
+  };
+  const order = [...groups.keys()].filter((part) => part !== null);
+  const target = parts ? anchorTarget() : null;
+  start(null);
+  start(order.find((part) => groups.get(part).ready.length) ?? null);
+  if (target) start(target.closest(parts));
+  if (live.size > order.length) {
+    done();
+    return models;
+  }
+  const touched = (event) => {
+    const part = event.target instanceof Element ? event.target.closest(parts) : null;
+    if (part) start(part);
+  };
+  for (const kind of FIRST_TOUCH) root.addEventListener(kind, touched, { capture: true, passive: true });
+  const rest = order.filter((part) => !live.has(part));
+  const next = () => {
+    const part = rest.shift();
+    if (part !== void 0) start(part);
+    if (rest.length) setTimeout(next, 0);
+    else {
+      for (const kind of FIRST_TOUCH) root.removeEventListener(kind, touched, { capture: true });
+      done();
+    }
+  };
+  setTimeout(next, 0);
+  return models;
+}
 export {
+  PART,
   TEXT_LIMIT,
   applyLink,
   attend,
@@ -1708,6 +2750,7 @@ export {
   linkValues,
   matrixView,
   morph,
+  mount,
   mulberry32,
   outcome,
   pageWide,
