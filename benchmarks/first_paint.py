@@ -9,9 +9,10 @@ loads: 4x is a mid-range phone), and prints the median of ``--n`` loads:
 * **first paint**: the ``first-contentful-paint`` entry, from navigation start;
 * **first key**: navigation start -> the first time an ArrowRight on the
   page's first slider handle changes one of its readouts
-  (``benchmarks/pageload.py``'s watcher: the handle focused and pressed as
-  soon as it exists, again every 250 ms until a press is answered, so a
-  press the page ignored counts as not answered); the self/cross page, which
+  (``benchmarks/pageload.py``'s watcher: from ``DOMContentLoaded`` on, the
+  handle focused in the page as soon as it exists and pressed at once, again
+  every 250 ms until a press is answered, so a press the page ignored counts
+  as not answered); the self/cross page, which
   has no slider: its readout's first text.
 
 In the same run, at the same slowdown and on the same device, the
