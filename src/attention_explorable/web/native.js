@@ -429,7 +429,8 @@ const FIRST_TOUCH = ["focus", "focusin", "pointerdown", "mousedown", "touchstart
  * first part that runs a callback, and the part of the address's anchor; then
  * the others in the page's order. A part a reader touches first (a focus, a
  * press, a click) comes to life at once, before the event reaches its element.
- * A callback belongs to the part holding every element its arguments name.
+ * A callback belongs to the part holding every element its arguments name; one
+ * naming elements of several parts runs at once, after those parts came to life.
  * @param {{models: object, callbacks: object, document: object}} spec native.NativePage.spec()
  * @param {Object<string, function>} modules module name -> its default export
  * @param {ParentNode} root where the page's elements are
@@ -481,11 +482,14 @@ export function mount(spec, modules, root = document, {parts = null, done = () =
     byId.set(el.dataset.aeModel, el);
     group(partOf(el)).elements.push(el);
   }
+  // A callback naming elements of several parts runs once they are all live, with the page.
+  const spanning = [];
   for (const cid of (spec.document || {}).document_ready || []) {
     if (!callbacks[cid]) continue;
     const named = new Set();
     for (const id of refsIn(spec.callbacks[cid].args)) if (byId.has(id)) named.add(partOf(byId.get(id)));
-    group(named.size === 1 ? [...named][0] : null).ready.push(cid);
+    if (named.size > 1) spanning.push([cid, named]);
+    else group(named.size ? [...named][0] : null).ready.push(cid);
   }
   const live = new Set();
   const start = (part) => {
@@ -501,6 +505,8 @@ export function mount(spec, modules, root = document, {parts = null, done = () =
   const order = [...groups.keys()].filter((part) => part !== null);  // (document order: elements were)
   const target = parts ? anchorTarget() : null;
   start(null);
+  for (const [, named] of spanning) for (const part of named) start(part);
+  for (const [cid] of spanning) callbacks[cid]({event_name: "document"}, {event_name: "document_ready"});
   start(order.find((part) => groups.get(part).ready.length) ?? null);
   if (target) start(target.closest(parts));
   if (live.size > order.length) {

@@ -2669,11 +2669,13 @@ function mount(spec, modules, root = document, { parts = null, done = () => {
     byId.set(el.dataset.aeModel, el);
     group(partOf(el)).elements.push(el);
   }
+  const spanning = [];
   for (const cid of (spec.document || {}).document_ready || []) {
     if (!callbacks[cid]) continue;
     const named = /* @__PURE__ */ new Set();
     for (const id of refsIn(spec.callbacks[cid].args)) if (byId.has(id)) named.add(partOf(byId.get(id)));
-    group(named.size === 1 ? [...named][0] : null).ready.push(cid);
+    if (named.size > 1) spanning.push([cid, named]);
+    else group(named.size ? [...named][0] : null).ready.push(cid);
   }
   const live = /* @__PURE__ */ new Set();
   const start = (part) => {
@@ -2689,6 +2691,8 @@ function mount(spec, modules, root = document, { parts = null, done = () => {
   const order = [...groups.keys()].filter((part) => part !== null);
   const target = parts ? anchorTarget() : null;
   start(null);
+  for (const [, named] of spanning) for (const part of named) start(part);
+  for (const [cid] of spanning) callbacks[cid]({ event_name: "document" }, { event_name: "document_ready" });
   start(order.find((part) => groups.get(part).ready.length) ?? null);
   if (target) start(target.closest(parts));
   if (live.size > order.length) {
