@@ -35,6 +35,15 @@ export function viewOf(model) {
   return index && typeof index.find_one === "function" ? index.find_one(model) : null;
 }
 
+/** The address's anchor (`#sec-3-8`) decoded, or "" when there is none or its %-escapes are malformed. */
+export function anchorId() {
+  try {
+    return decodeURIComponent(window.location.hash.slice(1));
+  } catch (err) {
+    return "";  // a malformed %-escape names nothing
+  }
+}
+
 const scratch = typeof document !== "undefined" ? document.createElement("template") : null;
 
 function sameAttributes(old, fresh) {

@@ -7,19 +7,14 @@
 // Bokeh's unnamed controls get names (web/a11y.js).
 
 import {nameUnnamedControls} from "./a11y.js";
-import {deepQuery} from "./dom.js";
+import {anchorId, deepQuery} from "./dom.js";
 
 const EMBED = "embed";
 
 let readerMoved = false;
 
 function goToAnchor() {
-  let id;
-  try {
-    id = decodeURIComponent(window.location.hash.slice(1));
-  } catch (err) {
-    return;  // a malformed %-escape names no heading
-  }
+  const id = anchorId();
   if (!id) return;
   const land = () => {
     const target = deepQuery(document, `[id="${CSS.escape(id)}"]`);

@@ -8,7 +8,7 @@
 // and events run the modules' callbacks, as BokehJS runs a CustomJS: a change
 // of a property calls them with (args, model), an event with (args, event), the
 // document's document_ready with (args, document, event).
-import {morph, patch} from "./dom.js";
+import {anchorId, morph, patch} from "./dom.js";
 import {figureNodes, scales} from "./svg.js";
 
 const unescapeHtml = (s) => String(s).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"")
@@ -364,16 +364,6 @@ function resolve(value, get) {
   return value;
 }
 
-/** The element the address's anchor (#sec-3-8) names, or null (none, or an anchor that is not one). */
-function anchorTarget() {
-  try {
-    const id = decodeURIComponent(window.location.hash.slice(1));
-    return id ? document.getElementById(id) : null;
-  } catch (err) {
-    return null;  // a malformed %-escape: no anchor
-  }
-}
-
 /** The ids of the models a callback's arguments name, nested anywhere in them. */
 function refsIn(value, found = []) {
   if (Array.isArray(value)) for (const v of value) refsIn(v, found);
@@ -503,7 +493,8 @@ export function mount(spec, modules, root = document, {parts = null, done = () =
     for (const cid of ready) callbacks[cid]({event_name: "document"}, {event_name: "document_ready"});
   };
   const order = [...groups.keys()].filter((part) => part !== null);  // (document order: elements were)
-  const target = parts ? anchorTarget() : null;
+  const anchor = parts ? anchorId() : "";
+  const target = anchor ? document.getElementById(anchor) : null;
   start(null);
   for (const [, named] of spanning) for (const part of named) start(part);
   for (const [cid] of spanning) callbacks[cid]({event_name: "document"}, {event_name: "document_ready"});

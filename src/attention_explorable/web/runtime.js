@@ -12,8 +12,9 @@ const more = [...document.querySelectorAll("script[data-ae-module]")].map(async 
   (await import(URL.createObjectURL(new Blob([el.textContent], {type: "text/javascript"})))).default]);
 
 // A page painted before its script (the textbook) hid itself when opened on a linked state: shown now.
+const show = () => document.documentElement.removeAttribute("data-ae-wait");
 const done = () => {
-  document.documentElement.removeAttribute("data-ae-wait");
+  show();
   performance.mark("ae-page-mounted");
 };
 
@@ -22,7 +23,7 @@ function start(extra) {
   try {
     window.aePage = mount(readSpec(spec.textContent), {...window.aeModules, ...extra}, document, {parts: PART, done});
   } catch (err) {
-    document.documentElement.removeAttribute("data-ae-wait");
+    show();
     throw err;
   }
 }

@@ -82,18 +82,20 @@ function deepQuery(root, selector) {
   }
   return null;
 }
+function anchorId() {
+  try {
+    return decodeURIComponent(window.location.hash.slice(1));
+  } catch (err) {
+    return "";
+  }
+}
 var scratch = typeof document !== "undefined" ? document.createElement("template") : null;
 
 // src/attention_explorable/web/frame.js
 var EMBED = "embed";
 var readerMoved = false;
 function goToAnchor() {
-  let id;
-  try {
-    id = decodeURIComponent(window.location.hash.slice(1));
-  } catch (err) {
-    return;
-  }
+  const id = anchorId();
   if (!id) return;
   const land = () => {
     const target = deepQuery(document, `[id="${CSS.escape(id)}"]`);

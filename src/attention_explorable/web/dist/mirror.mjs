@@ -510,6 +510,13 @@ function viewOf(model) {
   const index = typeof window !== "undefined" && window.Bokeh && window.Bokeh.index;
   return index && typeof index.find_one === "function" ? index.find_one(model) : null;
 }
+function anchorId() {
+  try {
+    return decodeURIComponent(window.location.hash.slice(1));
+  } catch (err) {
+    return "";
+  }
+}
 var scratch = typeof document !== "undefined" ? document.createElement("template") : null;
 function sameAttributes(old, fresh) {
   const attributes = fresh.attributes, n = attributes.length;
@@ -2596,14 +2603,6 @@ function resolve(value, get) {
   }
   return value;
 }
-function anchorTarget() {
-  try {
-    const id = decodeURIComponent(window.location.hash.slice(1));
-    return id ? document.getElementById(id) : null;
-  } catch (err) {
-    return null;
-  }
-}
 function refsIn(value, found = []) {
   if (Array.isArray(value)) for (const v of value) refsIn(v, found);
   else if (value && typeof value === "object") {
@@ -2689,7 +2688,8 @@ function mount(spec, modules, root = document, { parts = null, done = () => {
     for (const cid of ready) callbacks[cid]({ event_name: "document" }, { event_name: "document_ready" });
   };
   const order = [...groups.keys()].filter((part) => part !== null);
-  const target = parts ? anchorTarget() : null;
+  const anchor = parts ? anchorId() : "";
+  const target = anchor ? document.getElementById(anchor) : null;
   start(null);
   for (const [, named] of spanning) for (const part of named) start(part);
   for (const [cid] of spanning) callbacks[cid]({ event_name: "document" }, { event_name: "document_ready" });
