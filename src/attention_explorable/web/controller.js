@@ -71,23 +71,36 @@ export function sliderAction({state, models, config, origin}, {toGrid = onGrid, 
  * follows it; the document's `document_ready` opens the page's deep link;
  * any other event is a student's action, handed to
  * `act({state, models, config, origin, event})`.
+ *
+ * On a student page (web/native.js) what a run changes itself does not call it
+ * back, and the run's `context.changed` names those models: a press that
+ * changes the state is drawn in the same run, so one key press is one run of
+ * the module. Under BokehJS every change calls back, and a burst of them is
+ * drawn once, in a microtask.
  * An error goes to the console and never stops the page.
  * @param {string} name the explorable's name, for the console
  */
 export function controller(name, draw, act) {
-  return function (args, event, data) {
+  return function (args, event, data, context) {
     try {
       const {state, models, config} = args;
       const origin = event && event.origin ? event.origin : event;
+      const quiet = Boolean(context && context.changed instanceof Set);
+      const drawn = () => {
+        draw(state, models, config);
+        followLink(state, config);
+      };
       // A document's event comes as the callback's data (its object is the document).
       if (data && data.event_name === "document_ready") {
         applyLink(state, models, config);
         nameUnnamedControls();  // also in an author's page, which has no web/frame.js
-      }
-      else if (origin === state) {
+      } else if (origin === state) {
+        if (quiet) return drawn();
         drawSoon(state, () => draw(state, models, config));
         followLink(state, config);
+        return;
       } else act({state, models, config, origin, event});
+      if (quiet && context.changed.has(state)) drawn();
     } catch (err) {
       console.error(`attention explorable (${name}):`, err);
     }

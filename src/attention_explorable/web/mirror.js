@@ -17,3 +17,4 @@ export {attendQKV, qkvView} from "./qkv.js";
 export {contextsView, readContext} from "./contexts.js";
 export {h, morph, patch} from "./dom.js";
 export {PART, mount} from "./native.js";
+export {controller, sliderAction} from "./controller.js";

@@ -430,6 +430,7 @@ const FIRST_TOUCH = ["focus", "focusin", "pointerdown", "mousedown", "touchstart
  */
 export function mount(spec, modules, root = document, {parts = null, done = () => {}} = {}) {
   const models = new Map();
+  let running = null;  // the callback running now: {id, changed}
   const get = (ref) => models.get(ref.$ref);
   for (const [id, m] of Object.entries(spec.models)) models.set(id, new (TYPES[m.type] || Model)(id, m.type, m.props));
   for (const [id, m] of Object.entries(spec.models)) {
@@ -448,14 +449,32 @@ export function mount(spec, modules, root = document, {parts = null, done = () =
     }
     const args = resolve(cb.args, get);
     callbacks[id] = (obj, data) => {
-      try { fn(args, obj, data || {}, {}); } catch (err) { console.error(`attention explorable (${cb.module}):`, err); }
+      const outer = running;
+      running = {id, changed: new Set()};
+      try { fn(args, obj, data || {}, running); } catch (err) { console.error(`attention explorable (${cb.module}):`, err); }
+      finally { running = outer; }
     };
   }
-  // As BokehJS's CustomJS: a callback runs after the change that calls it, not inside it.
+  // As BokehJS's CustomJS: a callback runs after the change that calls it, not inside it; a burst of
+  // changes to one model runs it once. Unlike BokehJS, what a callback changes itself does not call it
+  // back (its run's `changed` lists those models): one key press is one run of the module.
+  const queued = new Set();
   for (const [id, m] of Object.entries(spec.models)) {
+    const model = models.get(id);
     for (const [event, ids] of Object.entries(m.on || {})) {
+      const change = event.startsWith("change");
       for (const cid of ids) {
-        if (callbacks[cid]) models.get(id).on(event, (obj, data) => queueMicrotask(() => callbacks[cid](obj, data)));
+        if (!callbacks[cid]) continue;
+        const key = `${cid} ${id}`;
+        model.on(event, (obj, data) => {
+          if (running && running.id === cid) return void running.changed.add(model);
+          if (change && queued.has(key)) return;
+          if (change) queued.add(key);
+          queueMicrotask(() => {
+            if (change) queued.delete(key);
+            callbacks[cid](obj, data);
+          });
+        });
       }
     }
   }

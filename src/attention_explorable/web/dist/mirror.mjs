@@ -485,17 +485,25 @@ function sliderAction({ state, models, config, origin }, { toGrid = onGrid, befo
   return false;
 }
 function controller(name, draw8, act3) {
-  return function(args, event, data) {
+  return function(args, event, data, context) {
     try {
       const { state, models, config } = args;
       const origin = event && event.origin ? event.origin : event;
+      const quiet = Boolean(context && context.changed instanceof Set);
+      const drawn = () => {
+        draw8(state, models, config);
+        followLink(state, config);
+      };
       if (data && data.event_name === "document_ready") {
         applyLink(state, models, config);
         nameUnnamedControls();
       } else if (origin === state) {
+        if (quiet) return drawn();
         drawSoon(state, () => draw8(state, models, config));
         followLink(state, config);
+        return;
       } else act3({ state, models, config, origin, event });
+      if (quiet && context.changed.has(state)) drawn();
     } catch (err) {
       console.error(`attention explorable (${name}):`, err);
     }
@@ -2624,6 +2632,7 @@ var FIRST_TOUCH = ["focus", "focusin", "pointerdown", "mousedown", "touchstart",
 function mount(spec, modules, root = document, { parts = null, done = () => {
 } } = {}) {
   const models = /* @__PURE__ */ new Map();
+  let running = null;
   const get = (ref) => models.get(ref.$ref);
   for (const [id, m] of Object.entries(spec.models)) models.set(id, new (TYPES[m.type] || Model)(id, m.type, m.props));
   for (const [id, m] of Object.entries(spec.models)) {
@@ -2642,17 +2651,34 @@ function mount(spec, modules, root = document, { parts = null, done = () => {
     }
     const args = resolve(cb.args, get);
     callbacks[id] = (obj, data) => {
+      const outer = running;
+      running = { id, changed: /* @__PURE__ */ new Set() };
       try {
-        fn(args, obj, data || {}, {});
+        fn(args, obj, data || {}, running);
       } catch (err) {
         console.error(`attention explorable (${cb.module}):`, err);
+      } finally {
+        running = outer;
       }
     };
   }
+  const queued = /* @__PURE__ */ new Set();
   for (const [id, m] of Object.entries(spec.models)) {
+    const model = models.get(id);
     for (const [event, ids] of Object.entries(m.on || {})) {
+      const change = event.startsWith("change");
       for (const cid of ids) {
-        if (callbacks[cid]) models.get(id).on(event, (obj, data) => queueMicrotask(() => callbacks[cid](obj, data)));
+        if (!callbacks[cid]) continue;
+        const key = `${cid} ${id}`;
+        model.on(event, (obj, data) => {
+          if (running && running.id === cid) return void running.changed.add(model);
+          if (change && queued.has(key)) return;
+          if (change) queued.add(key);
+          queueMicrotask(() => {
+            if (change) queued.delete(key);
+            callbacks[cid](obj, data);
+          });
+        });
       }
     }
   }
@@ -2729,6 +2755,7 @@ export {
   checkState,
   classLinks,
   contextsView,
+  controller,
   convexHull,
   countText,
   dataTable,
@@ -2773,6 +2800,7 @@ export {
   scaledDotProductAttention,
   selfcrossView,
   selfcrossWeights,
+  sliderAction,
   softmax,
   stepReplays,
   stepsView,

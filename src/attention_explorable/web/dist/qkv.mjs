@@ -417,17 +417,25 @@ function sliderAction({ state, models, config, origin }, { toGrid = onGrid, befo
   return false;
 }
 function controller(name, draw3, act) {
-  return function(args, event, data) {
+  return function(args, event, data, context) {
     try {
       const { state, models, config } = args;
       const origin = event && event.origin ? event.origin : event;
+      const quiet = Boolean(context && context.changed instanceof Set);
+      const drawn = () => {
+        draw3(state, models, config);
+        followLink(state, config);
+      };
       if (data && data.event_name === "document_ready") {
         applyLink(state, models, config);
         nameUnnamedControls();
       } else if (origin === state) {
+        if (quiet) return drawn();
         drawSoon(state, () => draw3(state, models, config));
         followLink(state, config);
+        return;
       } else act({ state, models, config, origin, event });
+      if (quiet && context.changed.has(state)) drawn();
     } catch (err) {
       console.error(`attention explorable (${name}):`, err);
     }
