@@ -86,21 +86,28 @@ export function controller(name, draw, act) {
       const {state, models, config} = args;
       const origin = event && event.origin ? event.origin : event;
       const quiet = Boolean(context && context.changed instanceof Set);
+      let drawnNow = false;
       const drawn = () => {
+        drawnNow = true;
         draw(state, models, config);
         followLink(state, config);
       };
-      // A document's event comes as the callback's data (its object is the document).
-      if (data && data.event_name === "document_ready") {
-        applyLink(state, models, config);
-        nameUnnamedControls();  // also in an author's page, which has no web/frame.js
-      } else if (origin === state) {
-        if (quiet) return drawn();
-        drawSoon(state, () => draw(state, models, config));
-        followLink(state, config);
-        return;
-      } else act({state, models, config, origin, event});
-      if (quiet && context.changed.has(state)) drawn();
+      try {
+        // A document's event comes as the callback's data (its object is the document).
+        if (data && data.event_name === "document_ready") {
+          applyLink(state, models, config);
+          nameUnnamedControls();  // also in an author's page, which has no web/frame.js
+        } else if (origin === state) {
+          if (quiet) drawn();
+          else {
+            drawSoon(state, () => draw(state, models, config));
+            followLink(state, config);
+          }
+        } else act({state, models, config, origin, event});
+      } finally {
+        // What the run changed is drawn, even when it then failed.
+        if (quiet && !drawnNow && context.changed.has(state)) drawn();
+      }
     } catch (err) {
       console.error(`attention explorable (${name}):`, err);
     }

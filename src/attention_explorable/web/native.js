@@ -525,7 +525,11 @@ export function mount(spec, modules, root = document, {parts = null, done = () =
   }
   const touched = (event) => {
     const part = event.target instanceof Element ? event.target.closest(parts) : null;
-    if (part) start(part);
+    if (!part || live.has(part)) return;
+    // A part touched from inside a callback's run (its focus()) is not that run's own doing.
+    const outer = running;
+    running = null;
+    try { start(part); } finally { running = outer; }
   };
   for (const kind of FIRST_TOUCH) root.addEventListener(kind, touched, {capture: true, passive: true});
   const rest = order.filter((part) => !live.has(part));

@@ -490,20 +490,26 @@ function controller(name, draw8, act3) {
       const { state, models, config } = args;
       const origin = event && event.origin ? event.origin : event;
       const quiet = Boolean(context && context.changed instanceof Set);
+      let drawnNow = false;
       const drawn = () => {
+        drawnNow = true;
         draw8(state, models, config);
         followLink(state, config);
       };
-      if (data && data.event_name === "document_ready") {
-        applyLink(state, models, config);
-        nameUnnamedControls();
-      } else if (origin === state) {
-        if (quiet) return drawn();
-        drawSoon(state, () => draw8(state, models, config));
-        followLink(state, config);
-        return;
-      } else act3({ state, models, config, origin, event });
-      if (quiet && context.changed.has(state)) drawn();
+      try {
+        if (data && data.event_name === "document_ready") {
+          applyLink(state, models, config);
+          nameUnnamedControls();
+        } else if (origin === state) {
+          if (quiet) drawn();
+          else {
+            drawSoon(state, () => draw8(state, models, config));
+            followLink(state, config);
+          }
+        } else act3({ state, models, config, origin, event });
+      } finally {
+        if (quiet && !drawnNow && context.changed.has(state)) drawn();
+      }
     } catch (err) {
       console.error(`attention explorable (${name}):`, err);
     }
@@ -2727,7 +2733,14 @@ function mount(spec, modules, root = document, { parts = null, done = () => {
   }
   const touched = (event) => {
     const part = event.target instanceof Element ? event.target.closest(parts) : null;
-    if (part) start(part);
+    if (!part || live.has(part)) return;
+    const outer = running;
+    running = null;
+    try {
+      start(part);
+    } finally {
+      running = outer;
+    }
   };
   for (const kind of FIRST_TOUCH) root.addEventListener(kind, touched, { capture: true, passive: true });
   const rest = order.filter((part) => !live.has(part));

@@ -422,20 +422,26 @@ function controller(name, draw2, act) {
       const { state, models, config } = args;
       const origin = event && event.origin ? event.origin : event;
       const quiet = Boolean(context && context.changed instanceof Set);
+      let drawnNow = false;
       const drawn = () => {
+        drawnNow = true;
         draw2(state, models, config);
         followLink(state, config);
       };
-      if (data && data.event_name === "document_ready") {
-        applyLink(state, models, config);
-        nameUnnamedControls();
-      } else if (origin === state) {
-        if (quiet) return drawn();
-        drawSoon(state, () => draw2(state, models, config));
-        followLink(state, config);
-        return;
-      } else act({ state, models, config, origin, event });
-      if (quiet && context.changed.has(state)) drawn();
+      try {
+        if (data && data.event_name === "document_ready") {
+          applyLink(state, models, config);
+          nameUnnamedControls();
+        } else if (origin === state) {
+          if (quiet) drawn();
+          else {
+            drawSoon(state, () => draw2(state, models, config));
+            followLink(state, config);
+          }
+        } else act({ state, models, config, origin, event });
+      } finally {
+        if (quiet && !drawnNow && context.changed.has(state)) drawn();
+      }
     } catch (err) {
       console.error(`attention explorable (${name}):`, err);
     }
