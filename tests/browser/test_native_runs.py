@@ -56,51 +56,52 @@ PAGE = """() => {
 }"""
 
 
-def test_a_key_press_is_one_run_and_one_draw(module_page):
-    module_page.evaluate(PAGE)
-    module_page.focus("#t")
-    module_page.keyboard.press("ArrowRight")
-    module_page.wait_for_function("() => document.querySelector('#box').value === '2'")
-    # Every run the press caused is over once its microtasks are: one macrotask later.
-    seen = module_page.evaluate("() => new Promise((resolve) => setTimeout(() => resolve(window.seen)))")
-    assert seen == {"runs": 1, "draws": 1}
-    assert module_page.evaluate("() => window.models.get('state').t") == 2
+def _press(page):
+    """An arrow key on the slider, as a student presses it."""
+    page.focus("#t")
+    page.keyboard.press("ArrowRight")
 
 
-def test_a_typed_number_is_one_run(module_page):
-    module_page.evaluate(PAGE)
-    module_page.fill("#box", "7")
-    module_page.press("#box", "Enter")
-    module_page.wait_for_function("() => document.querySelector('#t').value === '7'")
-    seen = module_page.evaluate("() => new Promise((resolve) => setTimeout(() => resolve(window.seen)))")
-    assert seen == {"runs": 1, "draws": 1}
+def _type(text):
+    """A number typed into the slider's box and entered."""
+
+    def typed(page):
+        page.fill("#box", text)
+        page.press("#box", "Enter")
+
+    return typed
 
 
-def test_a_burst_of_changes_from_outside_is_one_run(module_page):
-    module_page.evaluate(PAGE)
-    module_page.evaluate("() => window.models.get('state').setv({t: 4, u: 1})")
-    module_page.wait_for_function("() => document.querySelector('#box').value === '4'")
-    seen = module_page.evaluate("() => new Promise((resolve) => setTimeout(() => resolve(window.seen)))")
-    assert seen == {"runs": 1, "draws": 1}
-    assert module_page.evaluate("() => document.querySelector('#t').value") == "4"
+def _outside_burst(page):
+    """Two properties of the state set at once from outside the module (a server, a replay)."""
+    page.evaluate("() => window.models.get('state').setv({t: 4, u: 1})")
+
+
+def _after(page, action, shown: str, name: str):
+    """Do ``action`` on a fresh page; once the slider and its box both show ``shown``, and one
+    macrotask later (every run the action caused is over with its microtasks), ``window[name]``."""
+    page.evaluate(PAGE)
+    action(page)
+    page.wait_for_function(
+        "(v) => document.querySelector('#box').value === v && document.querySelector('#t').value === v", arg=shown
+    )
+    return page.evaluate("(name) => new Promise((resolve) => setTimeout(() => resolve(window[name])))", name)
+
+
+@pytest.mark.parametrize(
+    ("action", "shown"), [(_press, "2"), (_type("7"), "7"), (_outside_burst, "4")], ids=["key", "typed", "burst"]
+)
+def test_an_action_is_one_run_and_one_draw(module_page, action, shown):
+    assert _after(module_page, action, shown, "seen") == {"runs": 1, "draws": 1}
+    assert module_page.evaluate("() => window.models.get('state').t") == int(shown)
 
 
 def test_another_callback_still_hears_the_change(module_page):
-    module_page.evaluate(PAGE)
-    module_page.focus("#t")
-    module_page.keyboard.press("ArrowRight")
-    module_page.wait_for_function("() => document.querySelector('#box').value === '2'")
-    heard = module_page.evaluate("() => new Promise((resolve) => setTimeout(() => resolve(window.heard)))")
-    assert heard == [2]
+    assert _after(module_page, _press, "2", "heard") == [2]
 
 
 def test_a_state_changed_before_the_module_failed_is_drawn(module_page):
-    module_page.evaluate(PAGE)
-    module_page.fill("#box", "9")
-    module_page.press("#box", "Enter")
-    module_page.wait_for_function("() => document.querySelector('#t').value === '9'")
-    seen = module_page.evaluate("() => new Promise((resolve) => setTimeout(() => resolve(window.seen)))")
-    assert seen == {"runs": 1, "draws": 1}
+    assert _after(module_page, _type("9"), "9", "seen") == {"runs": 1, "draws": 1}
     # The module's error went to the console, named, and nowhere else.
     assert len(module_page.ae_errors) == 1 and "attention explorable (probe)" in module_page.ae_errors[0]
     module_page.ae_errors.clear()
