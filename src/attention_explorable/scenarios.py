@@ -99,7 +99,7 @@ def outcome(state) -> dict:
     dict
         ``scores`` (2,), ``weights`` (2,), ``output`` (float),
         ``naive_weights`` (2,) as the literal ``exp`` formula gives them
-        (may hold ``nan``), ``interval`` ``(min, max)`` of the values.
+        (may hold ``nan``).
     """
     scores = np.array([state["score_1"], state["score_1"] + state["score_diff"]])
     values = np.array([state["value_1"], state["value_2"]])
@@ -110,7 +110,6 @@ def outcome(state) -> dict:
         "weights": weights,
         "output": output,
         "naive_weights": core.naive_softmax(scores, temperature=state["temperature"]),
-        "interval": (float(values.min()), float(values.max())),
     }
 
 

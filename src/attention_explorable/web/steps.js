@@ -16,7 +16,7 @@ export const STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "v
 export const STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating", "asked"];
 const ECHO_LIMIT = 40;
 
-/** scenarios.outcome: scores (2), weights (2), output y, literal weights (2), interval. */
+/** scenarios.outcome: scores (2), weights (2), output y, literal weights (2); and the exponentials. */
 export function outcome(st) {
   const scores = [st.score_1, st.score_1 + st.score_diff];
   const weights = softmax(scores, st.temperature);
