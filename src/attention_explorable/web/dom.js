@@ -58,33 +58,34 @@ function sameAttributes(old, fresh) {
   }
 }
 
+/** Remove `node` and every sibling after it. */
+function removeFrom(node) {
+  while (node) {
+    const next = node.nextSibling;
+    node.remove();
+    node = next;
+  }
+}
+
 // Walked sibling by sibling, with no array of the children made: a move's morph is mostly this walk.
 function sameChildren(old, fresh) {
   let was = old.firstChild, node = fresh.firstChild;
   while (node) {
-    const next = node.nextSibling;
+    const next = node.nextSibling, after = was ? was.nextSibling : null;
     if (!was) {
       old.appendChild(node);
     } else if (was.nodeType !== node.nodeType || was.nodeName !== node.nodeName) {
-      const after = was.nextSibling;
       old.replaceChild(node, was);
-      was = after;
-      node = next;
-      continue;
     } else if (node.nodeType === Node.ELEMENT_NODE) {
       if (node.attributes.length || was.attributes.length) sameAttributes(was, node);
       sameChildren(was, node);
     } else if (was.nodeValue !== node.nodeValue) {
       was.nodeValue = node.nodeValue;
     }
-    was = was && was.nextSibling;
+    was = after;
     node = next;
   }
-  while (was) {
-    const after = was.nextSibling;
-    was.remove();
-    was = after;
-  }
+  removeFrom(was);
 }
 
 /**
@@ -156,9 +157,5 @@ export function patch(parent, nodes, old, svg = false) {
     } else update(el, node, was, svg);
     el = next;
   }
-  while (el) {
-    const next = el.nextSibling;
-    el.remove();
-    el = next;
-  }
+  removeFrom(el);
 }

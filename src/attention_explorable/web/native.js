@@ -355,23 +355,17 @@ class Plot extends Model {
 
 const TYPES = {Slider, TextInput, TextAreaInput: TextInput, Button, RadioButtonGroup, RadioGroup, Checkbox, HTML, Plot};
 
-function resolve(value, get) {
-  if (Array.isArray(value)) return value.map((v) => resolve(v, get));
+/** `value` with each `{$ref: id}` in it the model `get` gives; the ids met are added to `refs`. */
+function resolve(value, get, refs = []) {
+  if (Array.isArray(value)) return value.map((v) => resolve(v, get, refs));
   if (value && typeof value === "object") {
-    if ("$ref" in value) return get(value);
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, get)]));
+    if ("$ref" in value) {
+      refs.push(value.$ref);
+      return get(value);
+    }
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, get, refs)]));
   }
   return value;
-}
-
-/** The ids of the models a callback's arguments name, nested anywhere in them. */
-function refsIn(value, found = []) {
-  if (Array.isArray(value)) for (const v of value) refsIn(v, found);
-  else if (value && typeof value === "object") {
-    if ("$ref" in value) found.push(value.$ref);
-    else for (const v of Object.values(value)) refsIn(v, found);
-  }
-  return found;
 }
 
 function figureRefs(spec) {
@@ -440,14 +434,14 @@ export function mount(spec, modules, root = document, {parts = null, done = () =
     }
     if (m.figure) model.watch(m.figure, get, figureRefs(m.figure));
   }
-  const callbacks = {};
+  const callbacks = {}, refs = {};  // refs: the ids of the models each callback's arguments name
   for (const [id, cb] of Object.entries(spec.callbacks)) {
     const fn = modules[cb.module];
     if (typeof fn !== "function") {
       console.error(`attention explorable: the page has no module ${cb.module}`);
       continue;
     }
-    const args = resolve(cb.args, get);
+    const args = resolve(cb.args, get, refs[id] = []);
     callbacks[id] = (obj, data) => {
       const outer = running;
       running = {id, changed: new Set()};
@@ -496,10 +490,11 @@ export function mount(spec, modules, root = document, {parts = null, done = () =
   for (const cid of (spec.document || {}).document_ready || []) {
     if (!callbacks[cid]) continue;
     const named = new Set();
-    for (const id of refsIn(spec.callbacks[cid].args)) if (byId.has(id)) named.add(partOf(byId.get(id)));
+    for (const id of refs[cid]) if (byId.has(id)) named.add(partOf(byId.get(id)));
     if (named.size > 1) spanning.push([cid, named]);
     else group(named.size ? [...named][0] : null).ready.push(cid);
   }
+  const documentReady = (cid) => callbacks[cid]({event_name: "document"}, {event_name: "document_ready"});
   const live = new Set();
   const start = (part) => {
     if (live.has(part) || !groups.has(part)) return;
@@ -509,14 +504,14 @@ export function mount(spec, modules, root = document, {parts = null, done = () =
       const model = models.get(el.dataset.aeModel);
       if (model) model.bind(el);
     }
-    for (const cid of ready) callbacks[cid]({event_name: "document"}, {event_name: "document_ready"});
+    for (const cid of ready) documentReady(cid);
   };
   const order = [...groups.keys()].filter((part) => part !== null);  // (document order: elements were)
   const anchor = parts ? anchorId() : "";
   const target = anchor ? document.getElementById(anchor) : null;
   start(null);
   for (const [, named] of spanning) for (const part of named) start(part);
-  for (const [cid] of spanning) callbacks[cid]({event_name: "document"}, {event_name: "document_ready"});
+  for (const [cid] of spanning) documentReady(cid);
   start(order.find((part) => groups.get(part).ready.length) ?? null);
   if (target) start(target.closest(parts));
   if (live.size > order.length) {

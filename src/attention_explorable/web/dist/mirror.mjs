@@ -542,32 +542,31 @@ function sameAttributes(old, fresh) {
     for (const name of old.getAttributeNames()) if (!fresh.hasAttribute(name)) old.removeAttribute(name);
   }
 }
+function removeFrom(node) {
+  while (node) {
+    const next = node.nextSibling;
+    node.remove();
+    node = next;
+  }
+}
 function sameChildren(old, fresh) {
   let was = old.firstChild, node = fresh.firstChild;
   while (node) {
-    const next = node.nextSibling;
+    const next = node.nextSibling, after = was ? was.nextSibling : null;
     if (!was) {
       old.appendChild(node);
     } else if (was.nodeType !== node.nodeType || was.nodeName !== node.nodeName) {
-      const after = was.nextSibling;
       old.replaceChild(node, was);
-      was = after;
-      node = next;
-      continue;
     } else if (node.nodeType === Node.ELEMENT_NODE) {
       if (node.attributes.length || was.attributes.length) sameAttributes(was, node);
       sameChildren(was, node);
     } else if (was.nodeValue !== node.nodeValue) {
       was.nodeValue = node.nodeValue;
     }
-    was = was && was.nextSibling;
+    was = after;
     node = next;
   }
-  while (was) {
-    const after = was.nextSibling;
-    was.remove();
-    was = after;
-  }
+  removeFrom(was);
 }
 function morph(el, html) {
   scratch.innerHTML = html;
@@ -607,11 +606,7 @@ function patch(parent, nodes, old, svg = false) {
     } else update(el, node, was, svg);
     el = next;
   }
-  while (el) {
-    const next = el.nextSibling;
-    el.remove();
-    el = next;
-  }
+  removeFrom(el);
 }
 
 // src/attention_explorable/web/steps.js
@@ -2609,21 +2604,16 @@ var Plot = class extends Model {
   }
 };
 var TYPES = { Slider, TextInput, TextAreaInput: TextInput, Button, RadioButtonGroup, RadioGroup, Checkbox, HTML, Plot };
-function resolve(value, get) {
-  if (Array.isArray(value)) return value.map((v) => resolve(v, get));
+function resolve(value, get, refs = []) {
+  if (Array.isArray(value)) return value.map((v) => resolve(v, get, refs));
   if (value && typeof value === "object") {
-    if ("$ref" in value) return get(value);
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, get)]));
+    if ("$ref" in value) {
+      refs.push(value.$ref);
+      return get(value);
+    }
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, get, refs)]));
   }
   return value;
-}
-function refsIn(value, found = []) {
-  if (Array.isArray(value)) for (const v of value) refsIn(v, found);
-  else if (value && typeof value === "object") {
-    if ("$ref" in value) found.push(value.$ref);
-    else for (const v of Object.values(value)) refsIn(v, found);
-  }
-  return found;
 }
 function figureRefs(spec) {
   const refs = [spec.x.range, spec.y.range];
@@ -2648,14 +2638,14 @@ function mount(spec, modules, root = document, { parts = null, done = () => {
     }
     if (m.figure) model.watch(m.figure, get, figureRefs(m.figure));
   }
-  const callbacks = {};
+  const callbacks = {}, refs = {};
   for (const [id, cb] of Object.entries(spec.callbacks)) {
     const fn = modules[cb.module];
     if (typeof fn !== "function") {
       console.error(`attention explorable: the page has no module ${cb.module}`);
       continue;
     }
-    const args = resolve(cb.args, get);
+    const args = resolve(cb.args, get, refs[id] = []);
     callbacks[id] = (obj, data) => {
       const outer = running;
       running = { id, changed: /* @__PURE__ */ new Set() };
@@ -2704,10 +2694,11 @@ function mount(spec, modules, root = document, { parts = null, done = () => {
   for (const cid of (spec.document || {}).document_ready || []) {
     if (!callbacks[cid]) continue;
     const named = /* @__PURE__ */ new Set();
-    for (const id of refsIn(spec.callbacks[cid].args)) if (byId.has(id)) named.add(partOf(byId.get(id)));
+    for (const id of refs[cid]) if (byId.has(id)) named.add(partOf(byId.get(id)));
     if (named.size > 1) spanning.push([cid, named]);
     else group(named.size ? [...named][0] : null).ready.push(cid);
   }
+  const documentReady = (cid) => callbacks[cid]({ event_name: "document" }, { event_name: "document_ready" });
   const live = /* @__PURE__ */ new Set();
   const start = (part) => {
     if (live.has(part) || !groups.has(part)) return;
@@ -2717,14 +2708,14 @@ function mount(spec, modules, root = document, { parts = null, done = () => {
       const model = models.get(el.dataset.aeModel);
       if (model) model.bind(el);
     }
-    for (const cid of ready) callbacks[cid]({ event_name: "document" }, { event_name: "document_ready" });
+    for (const cid of ready) documentReady(cid);
   };
   const order = [...groups.keys()].filter((part) => part !== null);
   const anchor = parts ? anchorId() : "";
   const target = anchor ? document.getElementById(anchor) : null;
   start(null);
   for (const [, named] of spanning) for (const part of named) start(part);
-  for (const [cid] of spanning) callbacks[cid]({ event_name: "document" }, { event_name: "document_ready" });
+  for (const [cid] of spanning) documentReady(cid);
   start(order.find((part) => groups.get(part).ready.length) ?? null);
   if (target) start(target.closest(parts));
   if (live.size > order.length) {
