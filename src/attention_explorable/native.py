@@ -533,7 +533,10 @@ class NativePage:
             width = f"max-width:{spec['max_width']}px;" if spec["max_width"] else ""
             drag = " ae-n-drag" if spec["drag"] else ""
             height = "" if spec["match_aspect"] else f"height:{model.height}px;"
-            return f"<div {self._attrs(model, 'ae-n-plot' + drag, style=f'{height}{width}')} role='img'></div>"
+            # The label is the title the module draws: a part not yet mounted is named already.
+            title = getattr(model.title, "text", "") or ""
+            label = f" aria-label='{html.escape(title)}'" if title else ""
+            return f"<div {self._attrs(model, 'ae-n-plot' + drag, style=f'{height}{width}')} role='img'{label}></div>"
         if isinstance(model, HTMLModel):
             attributes = "".join(
                 f" {html.escape(k)}='{html.escape(str(v))}'" for k, v in (model.html_attributes or {}).items()

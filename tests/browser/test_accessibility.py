@@ -13,6 +13,8 @@ as exported, and as served the server's own index and one page per language.
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
+
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
@@ -102,6 +104,29 @@ def test_every_exported_page_in_both_languages(static_site, student):
                 problems[folder + page_file].append(f"scrolls sideways at 200 % zoom: {width} px in 640")
     assert not any(problems.values()), {k: v for k, v in problems.items() if v}
     s.assert_clean()
+
+
+class _Pictures(HTMLParser):
+    """The attributes of every element a page's HTML marks ``role="img"``."""
+
+    def __init__(self):
+        super().__init__()
+        self.found = []
+
+    def handle_starttag(self, tag, attrs):
+        if dict(attrs).get("role") == "img":
+            self.found.append(dict(attrs))
+
+
+@pytest.mark.parametrize("folder", ["", "en/"])
+def test_every_picture_is_named_in_the_html_before_a_script_runs(static_site, folder):
+    # The textbook's parts are drawn as they near the screen: a picture not drawn yet is still named.
+    for page_file in APP_OF:
+        pictures = _Pictures()
+        pictures.feed((static_site / folder / page_file).read_text("utf-8"))
+        assert pictures.found, page_file
+        unnamed = [p.get("class") for p in pictures.found if not (p.get("aria-label") or "").strip()]
+        assert not unnamed, (folder + page_file, unnamed)
 
 
 #: A course site's dark page (Furo's dark background), holding every explorable as an author writes it.
