@@ -533,8 +533,9 @@ class NativePage:
             width = f"max-width:{spec['max_width']}px;" if spec["max_width"] else ""
             drag = " ae-n-drag" if spec["drag"] else ""
             height = "" if spec["match_aspect"] else f"height:{model.height}px;"
-            # The label is the title the module draws: a part not yet mounted is named already.
-            title = getattr(model.title, "text", "") or ""
+            # The label is the title the module draws: a part not yet mounted is named already. A hidden
+            # figure has none (its title may be an answer not yet given); the module names it when shown.
+            title = (getattr(model.title, "text", "") or "") if model.visible else ""
             label = f" aria-label='{html.escape(title)}'" if title else ""
             return f"<div {self._attrs(model, 'ae-n-plot' + drag, style=f'{height}{width}')} role='img'{label}></div>"
         if isinstance(model, HTMLModel):

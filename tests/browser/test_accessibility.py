@@ -120,13 +120,16 @@ class _Pictures(HTMLParser):
 
 @pytest.mark.parametrize("folder", ["", "en/"])
 def test_every_picture_is_named_in_the_html_before_a_script_runs(static_site, folder):
-    # The textbook's parts are drawn as they near the screen: a picture not drawn yet is still named.
+    # The textbook's parts are drawn as they near the screen: a picture not drawn yet is still named. A
+    # hidden one is not (its title may give away an answer, such as step 3's curve before a prediction).
     for page_file in APP_OF:
         pictures = _Pictures()
         pictures.feed((static_site / folder / page_file).read_text("utf-8"))
-        assert pictures.found, page_file
-        unnamed = [p.get("class") for p in pictures.found if not (p.get("aria-label") or "").strip()]
+        shown = [p for p in pictures.found if "hidden" not in p]
+        assert shown, page_file
+        unnamed = [p.get("class") for p in shown if not (p.get("aria-label") or "").strip()]
         assert not unnamed, (folder + page_file, unnamed)
+        assert not [p.get("class") for p in pictures.found if "hidden" in p and "aria-label" in p], page_file
 
 
 #: A course site's dark page (Furo's dark background), holding every explorable as an author writes it.
