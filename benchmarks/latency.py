@@ -19,9 +19,12 @@ handle (``.noUi-handle``) has the focus and Playwright presses ArrowRight
 and ArrowLeft alternately; the self/cross explorable has no slider: Space is
 pressed on its first and second query buttons in turn. The probe
 (``latency_probe.js``) notes ``performance.now()`` at the ``keydown``, reads
-the readout's text in every macrotask until it changes, then waits for the
-next ``requestAnimationFrame`` callback and one macrotask after it (the
-frame with the change has been painted) and takes the time.
+the readout's text at every change under its root (a MutationObserver) and in
+every macrotask until it differs, then waits for the next
+``requestAnimationFrame`` callback and one macrotask after it (the frame with
+the change has been painted) and takes the time. (Polling alone saw a change
+made after a discrete input, such as a button's click at the keyup, only after
+Chromium had run the frame that painted it, and so timed one frame more.)
 
 ``--profile NAME`` also records a Chromium performance trace of 20 presses
 on each page of explorable NAME and prints where the renderer's main thread

@@ -4,8 +4,9 @@
 //
 // At the keydown (capture phase on the document, so before the slider's own
 // handler) it notes performance.now() and the readout's text, then reads the
-// text again in every macrotask (a MessageChannel message, so the browser may
-// render between two reads) until it differs; then it waits for the next
+// text again at every change under the readout's root (a MutationObserver) and
+// in every macrotask (a MessageChannel message, so the browser may render
+// between two reads) until it differs; then it waits for the next
 // requestAnimationFrame callback and one macrotask after it: by then the
 // frame containing the change has been painted. The sample is the time from
 // the keydown to that moment, in ms.
@@ -51,21 +52,39 @@
     setTimeout(() => reject(new Error(`press ${n} not answered in ${ms} ms`)), ms);
   });
 
+  // A change is also seen by a MutationObserver on the readout's root, at the end of the task that made
+  // it: after a button's click (at the keyup) Chromium runs its next frame before other tasks, so the
+  // poll alone would see such a change only after the frame that painted it, and time one frame more.
+  let observed = null, check = () => {};
+  const observe = () => {
+    if (observed === root) return;
+    observed = root;
+    new MutationObserver(() => check()).observe(root, {subtree: true, childList: true, characterData: true});
+  };
+
   let current = 0;
   document.addEventListener("keydown", (ev) => {
     if (ev.key !== "ArrowRight" && ev.key !== "ArrowLeft" && ev.key !== " ") return;  // a slider's keys, a button's
     const t0 = performance.now();
     const before = text();
+    observe();
     const press = ++current;
     probe.presses++;
+    let seen = false;
+    check = () => {
+      if (press !== current || seen) return;  // a newer press took over, or this one was seen
+      if (text() === before) return false;
+      seen = true;
+      requestAnimationFrame(() => macrotask(() => {
+        probe.samples.push(performance.now() - t0);
+        settle();
+      }));
+      return true;
+    };
     const poll = () => {
-      if (press !== current) return;  // a newer press took over
-      if (text() !== before) {
-        requestAnimationFrame(() => macrotask(() => {
-          probe.samples.push(performance.now() - t0);
-          settle();
-        }));
-      } else if (performance.now() - t0 > timeoutMs) {
+      if (press !== current || seen || check() === true) return;
+      if (performance.now() - t0 > timeoutMs) {
+        seen = true;
         probe.misses++;
         settle();
       } else {
