@@ -70,19 +70,20 @@
     observe();
     const press = ++current;
     probe.presses++;
-    let seen = false;
+    let seen = false;  // this press's change was seen, or it was counted a miss
+    // Whether this press is settled: its change seen, now or before, or the press counted a miss.
     check = () => {
-      if (press !== current || seen) return;  // a newer press took over, or this one was seen
-      if (text() === before) return false;
-      seen = true;
-      requestAnimationFrame(() => macrotask(() => {
-        probe.samples.push(performance.now() - t0);
-        settle();
-      }));
-      return true;
+      if (press === current && !seen && text() !== before) {
+        seen = true;
+        requestAnimationFrame(() => macrotask(() => {
+          probe.samples.push(performance.now() - t0);
+          settle();
+        }));
+      }
+      return seen;
     };
     const poll = () => {
-      if (press !== current || seen || check() === true) return;
+      if (press !== current || check()) return;
       if (performance.now() - t0 > timeoutMs) {
         seen = true;
         probe.misses++;

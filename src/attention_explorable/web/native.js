@@ -294,7 +294,7 @@ class Plot extends Model {
   render() {
     if (!this.el || !this.spec || this.visible === false) {
       if (this.el && this._cells) this.el.replaceChildren();
-      if (this.el && this._title) this.el.removeAttribute("aria-label");
+      if (this.el) this.el.removeAttribute("aria-label");  // hidden: no name (its title may be an answer)
       this._cells = this._css = this._title = null;
       return;
     }

@@ -2545,7 +2545,7 @@ var Plot = class extends Model {
   render() {
     if (!this.el || !this.spec || this.visible === false) {
       if (this.el && this._cells) this.el.replaceChildren();
-      if (this.el && this._title) this.el.removeAttribute("aria-label");
+      if (this.el) this.el.removeAttribute("aria-label");
       this._cells = this._css = this._title = null;
       return;
     }
