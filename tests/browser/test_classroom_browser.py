@@ -267,8 +267,8 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
 
     # The server is gone: the explorable keeps working, and the notice says the prediction arrived.
     desk.errors_to_ignore = SERVER_GONE
-    wait_text(desk.page, ".ae-connection-lost", "连接已断开")
-    assert "服务器已经收到" in text_of(desk.page, ".ae-connection-lost")
+    wait_text(desk.page, ".ae-connection-lost", "正在重新连接")
+    assert "服务器已经存好" in text_of(desk.page, ".ae-connection-lost")
     desk.screenshot("classroom-student-connection-lost")
 
 
@@ -329,8 +329,9 @@ def test_a_prediction_not_acknowledged_is_said_to_be_lost(student, tmp_path):
     finally:
         server.stop()
     s.errors_to_ignore = SERVER_GONE
-    wait_text(s.page, ".ae-connection-lost", "连接已断开")
-    assert "没有确认收到" in text_of(s.page, ".ae-connection-lost")
+    wait_text(s.page, ".ae-connection-lost", "正在重新连接")
+    notice = text_of(s.page, ".ae-connection-lost")
+    assert "还在等服务器确认" in notice and "会自己再发一次" in notice, notice
     assert s.page.locator(".ae-output").first.is_visible()  # the explorable still works
 
 
@@ -399,6 +400,9 @@ def test_a_page_reconnects_by_itself_after_a_restart_and_sends_what_was_typed_me
         wait_text(s.page, ".ae-room-joined", code)
         server.kill()
         s.page.locator(".ae-connection-lost").first.wait_for(state="visible", timeout=15_000)
+        # Said as it is: the page reconnects by itself; nothing asks the student to reload or submit again.
+        notice = text_of(s.page, ".ae-connection-lost")
+        assert "不必重新加载" in notice and "重新加载页面" not in notice and "再提交" not in notice, notice
         s.page.locator(".ae-prediction input").fill("7.5")
         s.page.locator(".ae-submit-prediction button").click()
         wait_text(s.page, ".ae-class-message", "正在提交")
@@ -459,9 +463,13 @@ def test_the_instructor_poses_an_exercise_and_each_students_page_asks_it_whereve
         desk.open(f"{server.base}/steps?room={code}", ".ae-submit-prediction")
         for s in (phone, desk):
             wait_text(s.page, ".ae-room-joined", code)
-        assert not phone.page.locator(".ae-class-question").is_visible()  # a step: asked on the explorable
+        # A step: the phone, at the top of the textbook, is asked it on a card; the laptop on the explorable.
+        phone.page.locator(".ae-class-question").wait_for(state="visible")
+        wait_text(phone.page, ".ae-cq-label", "第 1 步")
+        assert not desk.page.locator(".ae-class-question").is_visible()
 
         teacher.page.locator(".ae-question-select select").select_option(label=question_label(choice, "zh"))
+        teacher.page.locator(".ae-pose-question button").click()  # the list chooses; the button asks
         wait_text(teacher.page, ".ae-round", f"练习 {choice.key}")
         wait_text(teacher.page, ".ae-instructor-question", "d_k|dk|√")
         for s in (phone, desk):
@@ -479,6 +487,7 @@ def test_the_instructor_poses_an_exercise_and_each_students_page_asks_it_whereve
         phone.page.screenshot(path=str(ARTIFACTS / "classroom-exercise-card-phone.png"))
 
         teacher.page.locator(".ae-question-select select").select_option(label=question_label(number, "zh"))
+        teacher.page.locator(".ae-pose-question button").click()  # the list chooses; the button asks
         wait_text(desk.page, ".ae-cq-label", re.escape(number.key))
         desk.page.locator(".ae-cq-input").fill("0.5.1")
         desk.page.locator(".ae-cq-input").press("Enter")
@@ -496,9 +505,10 @@ def test_the_instructor_poses_an_exercise_and_each_students_page_asks_it_whereve
         wait_text(phone.page, ".ae-cq-status", r"答案是 0\.212；你没有作答")
         teacher.page.screenshot(path=str(ARTIFACTS / "classroom-projector-exercise.png"))
         desk.page.screenshot(path=str(ARTIFACTS / "classroom-exercise-card-revealed.png"))
-        teacher.page.keyboard.press("2")  # back to a step: the cards go, the explorable asks
+        teacher.page.keyboard.press("2")  # back to a step: asked by the explorable where it is on screen
+        desk.page.locator(".ae-class-question").wait_for(state="hidden")
+        wait_text(phone.page, ".ae-cq-label", "第 2 步")  # and on the card where it is not
         for s in (phone, desk):
-            s.page.locator(".ae-class-question").wait_for(state="hidden")
             s.assert_clean()
         assert not server.log_errors()
 
@@ -534,3 +544,67 @@ def test_an_answer_to_an_exercise_typed_while_the_server_restarts_is_stored_once
     finally:
         store.close()
         server.stop()
+
+
+def test_a_step_is_asked_on_a_card_where_the_student_is_and_the_keys_act_whatever_has_focus(student, tmp_path):
+    """The instructor, with the question list focused, presses 3 (the list's type-ahead would pick
+    "3.8 Step 2") and C: step 3 is posed and its vote closes. A phone on /textbook, far from the steps
+    explorable, gets step 3 on a card, answers it there, and the card takes the student to the explorable
+    (the card then makes way for it). An exercise posed and the room reloaded: /instructor opens the room."""
+    from attention_explorable.classroom.questions import all_questions, question_label
+    from attention_explorable.classroom.store import Store
+
+    db = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    with ClassServer(db, ["--max-sessions-per-client", "0"]) as server:
+        store = Store(db)
+        try:
+            teacher = _instructor_in_a_new_room(student(1024, 768), server)
+            code = text_of(teacher.page, ".ae-room-code").strip()
+            phone = student(390, 844, mobile=True)
+            phone.open(f"{server.base}/textbook?room={code}", ".ae-submit-prediction")
+            wait_text(phone.page, ".ae-room-joined", code)
+            # Step 1, posed at the start: the phone is at the top of the text, so the card asks it there.
+            phone.page.locator(".ae-class-question").wait_for(state="visible")
+            wait_text(phone.page, ".ae-cq-label", "第 1 步")
+
+            select = teacher.page.locator(".ae-question-select select")
+            select.focus()
+            teacher.page.keyboard.press("3")
+            wait_text(teacher.page, ".ae-round", "第 3 步")
+            assert store.room(code).step == 3
+            wait_text(phone.page, ".ae-cq-label", "第 3 步")
+            select.focus()
+            teacher.page.keyboard.press("c")
+            wait_text(teacher.page, ".ae-vote-state", "投票已关闭")
+            assert store.room(code).closed
+            assert select.evaluate("s => s.selectedOptions[0].text") == question_label(all_questions()[2], "zh")
+            teacher.page.keyboard.press("c")  # reopened, the list still focused
+            wait_text(teacher.page, ".ae-vote-state", "投票进行中")
+
+            card = phone.page.locator(".ae-class-question")
+            box = card.bounding_box()
+            assert box["y"] + box["height"] <= 844 + 1  # on screen, at the top of the text
+            phone.page.locator(".ae-cq-input").fill("9.9")
+            phone.page.locator(".ae-cq-submit").click()
+            wait_text(phone.page, ".ae-cq-status", r"已提交：9\.9")
+            assert [float(v) for v in store.values(code, 3)] == [9.9]
+            phone.page.locator(".ae-cq-goto").click()  # to the explorable: the card makes way for it
+            card.wait_for(state="hidden")
+            assert phone.page.locator(".ae-prediction input").input_value() == "9.9"
+            wait_text(phone.page, ".ae-submitted", r"第 3 步.*9\.9")
+
+            exercise = next(q for q in all_questions() if not q.is_step)
+            select.select_option(label=question_label(exercise, "zh"))
+            assert store.room(code).step == 3  # chosen in the list, not asked
+            teacher.page.locator(".ae-pose-question button").click()
+            wait_text(teacher.page, ".ae-round", re.escape(exercise.key))
+            teacher.page.reload()  # the room asks an exercise: the page opens on it, with its buttons
+            wait_text(teacher.page, ".ae-round", re.escape(exercise.key), timeout=30_000)
+            assert "Traceback" not in teacher.page.inner_text("body")
+            teacher.page.locator(".ae-close-voting button").click()
+            wait_text(teacher.page, ".ae-vote-state", "投票已关闭")
+            for s in (teacher, phone):
+                s.assert_clean()
+            assert not server.log_errors()
+        finally:
+            store.close()

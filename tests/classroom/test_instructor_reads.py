@@ -106,3 +106,38 @@ def test_another_process_answer_is_read(served, monkeypatch):
         monkeypatch.setattr(instructor, "SHARED_READ_S", 0.0)
         _refreshed(view)
     assert "1 prediction" in _count_text(view), "another process's answer was never read"
+
+
+def test_a_room_asking_an_exercise_opens_again_on_the_instructors_page(served):
+    """A reload of /instructor while the room asks a question that is not a step (its number is no step's)
+    shows the room: its question, its buttons; the explorable below waits on step 1."""
+    from attention_explorable.classroom.questions import all_questions
+
+    store = served
+    room = store.create_room()
+    exercise = next(q for q in all_questions() if not q.is_step)
+    store.set_step(room.code, exercise.number)
+    view = instructor.InstructorView(code=room.code, language="en", store=store)
+    assert exercise.key in view._round.object
+    assert view._questions.value == exercise.number
+    assert view.explorer.step == 1
+    view.toggle_voting()  # the room is the instructor's again: its vote closes (in the page's writer thread)
+    deadline = time.monotonic() + 10
+    while not store.room(room.code).closed:
+        assert time.monotonic() < deadline, "the vote was never closed"
+        time.sleep(0.005)  # the poll's interval
+
+
+def test_a_page_that_cannot_be_built_is_one_plain_line_never_a_traceback(served, monkeypatch, caplog):
+    from attention_explorable.classroom.context import ClassContext
+
+    def broken(**_params):
+        raise RuntimeError("/srv/secret/path.py line 1")
+
+    monkeypatch.setattr(instructor, "InstructorView", broken)
+    context = SimpleNamespace(has_secret=True, public_urls=(), store=lambda: served, shared=False)
+    assert ClassContext  # the page's real argument is a ClassContext; only these attributes are read
+    page = instructor.instructor_page(context, "en")
+    assert "cannot be shown" in page.object
+    assert "secret" not in page.object and "Traceback" not in page.object
+    assert "RuntimeError" in caplog.text and "/srv/secret" not in caplog.text

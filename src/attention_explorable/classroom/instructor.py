@@ -203,6 +203,7 @@ class InstructorView(pn.viewable.Viewer):
             },
         )
         self._seen = None
+        self._listed_step = None  # the room's question the list was last set to
         self._reading = False
         self._read_changes = None  # the store's token of the room's changes at the last read
         self._read_at = 0.0
@@ -304,7 +305,15 @@ class InstructorView(pn.viewable.Viewer):
             stylesheets=[_SELECT_CSS],
             sizing_mode="stretch_width",
         )
-        self._questions.param.watch(self._question_chosen, "value")
+        # Choosing in the list poses nothing (a list's type-ahead or arrow keys would): the button does.
+        pose = pn.widgets.Button(
+            label=_t("instructor_pose", lang),
+            css_classes=["ae-pose-question"],
+            stylesheets=[_BUTTON_CSS],
+            width=260,
+            align="end",
+        )
+        pose.on_click(lambda _e: self._question_chosen(self._questions.value))
         reveal = pn.widgets.Button(
             label=_t("instructor_reveal", lang),
             color="warning",
@@ -348,7 +357,13 @@ class InstructorView(pn.viewable.Viewer):
             f"{html.escape(_t('instructor_csv', lang))}</a>"
         )
         # No student of the room, and a presenter: D demonstrates at once (no prediction asked, no focus taken).
-        self.explorer = StepsExplorer(language=lang, step=room.step, class_panel=False, ask_prediction=False)
+        # The explorable shows the room's step, or step 1 while the room asks a question that is not a step
+        # (an exercise, a prediction): its number is no step's.
+        asked = get_question(room.step)
+        step = room.step if asked is not None and asked.is_step else 1
+        self.explorer = StepsExplorer(
+            language=lang, step=step, class_panel=False, ask_prediction=False, deep_link=False
+        )
         self.explorer.param.watch(self._step_chosen, "step")
         # The join panel (the URLs and the QR code) is for the first minutes: J folds it away, and the
         # round then fits a projector's 1024x768 (the room's code stays, for a latecomer).
@@ -423,7 +438,7 @@ class InstructorView(pn.viewable.Viewer):
             _wrapping(self._voting, reveal, new_round),
             _wrapping(self._follow, self._hide_results, self._compare),
             _wrapping(self._timer, self._join_toggle, end),
-            self._questions,
+            _wrapping(self._questions, pose),
             _html(csv),
             _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
             pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
@@ -477,10 +492,11 @@ class InstructorView(pn.viewable.Viewer):
     def _step_chosen(self, event) -> None:
         self._write(functools.partial(self.store.set_step, self.code, event.new))
 
-    def _question_chosen(self, event) -> None:
-        if self._seen and self._seen[0] and self._seen[0].step == event.new:
+    def _question_chosen(self, number: int) -> None:
+        """Pose question ``number`` (the list's entry) to the room, unless the room asks it already."""
+        if self._seen and self._seen[0] and self._seen[0].step == number:
             return  # the room's own question, drawn from the database
-        self._write(functools.partial(self.store.set_step, self.code, event.new))
+        self._write(functools.partial(self.store.set_step, self.code, number))
 
     def _reveal_step(self, code: str) -> None:
         room = self.store.room(code)
@@ -638,7 +654,10 @@ class InstructorView(pn.viewable.Viewer):
             f"<div class='ae-instructor-question'><h2>{html.escape(question_title(question, lang))}"
             f"</h2>{question_html(question, lang)}</div>"
         )
-        if self._questions.value != room.step:
+        # The list follows the room's question when that changes (here, or in another window), and keeps an
+        # entry chosen but not yet asked while answers come in.
+        if self._listed_step != room.step:
+            self._listed_step = room.step
             self._questions.value = room.step
         self._draw_scale(question)
         # While the vote is open the class's answers may be hidden from the projector (the default: each
@@ -794,10 +813,14 @@ def instructor_page(context: ClassContext, language: str = DEFAULT_LANGUAGE) -> 
     if not context.has_secret:
         return _html(f"<p class='ae-big ae-error'>{html.escape(_t('instructor_no_key', language))}</p>")
     room = room_argument()
-    return InstructorView(
-        code=normalise_code(room) or (room or ""),
-        language=language,
-        base_url=join_base(pn.state.headers, context.public_urls),
-        store=context.store(),
-        shared=context.shared,
-    )
+    try:
+        return InstructorView(
+            code=normalise_code(room) or (room or ""),
+            language=language,
+            base_url=join_base(pn.state.headers, context.public_urls),
+            store=context.store(),
+            shared=context.shared,
+        )
+    except Exception as exc:  # noqa: BLE001 - a page never shows a traceback: one line in the log, a plain page
+        log.warning("class: instructor page for room %r not built: %s", room or "-", type(exc).__name__)
+        return _html(f"<p class='ae-big ae-error'>{html.escape(_t('instructor_page_failed', language))}</p>")

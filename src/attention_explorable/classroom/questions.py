@@ -332,9 +332,10 @@ def question_html(question: Question, language: str) -> str:
 
 
 def page_questions(language: str) -> dict[str, dict]:
-    """What a student's page shows of each exercise's question, by number (as text keys of JSON):
-    ``kind``, ``title`` (:func:`question_title`), ``html`` (:func:`question_html`), ``options`` (letters) and
-    ``bounds``. No answer."""
+    """What a student's page shows of each question, by number (as text keys of JSON): ``kind``,
+    ``title`` (:func:`question_title`), ``html`` (:func:`question_html`), ``options`` (letters), ``bounds``
+    and ``step`` (a step of the steps explorable: its card stands in for the explorable while that is out
+    of sight). No answer."""
     return {
         str(q.number): {
             "kind": q.kind,
@@ -342,7 +343,7 @@ def page_questions(language: str) -> dict[str, dict]:
             "html": question_html(q, language),
             "options": list(q.options),
             "bounds": list(q.bounds),
+            "step": q.is_step,
         }
         for q in all_questions()
-        if not q.is_step
     }

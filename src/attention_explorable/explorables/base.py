@@ -315,6 +315,15 @@ class Explorable(pn.viewable.Viewer):
             "(?temperature=0.05), 'steps.' on the textbook page (?steps.temperature=0.05)."
         ),
     )
+    deep_link = param.Boolean(
+        True,
+        constant=True,
+        doc=(
+            "Whether the page's address opens this explorable's state and follows it (a deep link); off "
+            "where the explorable is a part of another page's own state (the instructor's page: its room "
+            "decides the step, and a reload must not pose the step the address last held)."
+        ),
+    )
     #: The explorable's view module (``views/<name>.py``): its ``<name>_view(state, config)`` and
     #: ``STATE_NAMES`` give ``_name``, ``_view_function`` and ``_state_params`` (see ``__init_subclass__``).
     _view_module = None
@@ -611,14 +620,15 @@ class Explorable(pn.viewable.Viewer):
         (``"value"``) or an event name (``"button_click"``, ``"tap"``). Returns the module's
         callback, for a listener of another kind (a data source's ``change``).
         """
-        config = {**self._config(), "link": self.link_spec()} if self._link_params else self._config()
+        linked = self._link_params and self.deep_link
+        config = {**self._config(), "link": self.link_spec()} if linked else self._config()
         callback = CustomJS(
             code=web_module(self._name),
             module=True,
             args={"state": self._state, "models": self._models(), "config": config},
         )
         doc = pn.state.curdoc
-        if doc is not None and self._link_params:  # a page opened with a link (static pages)
+        if doc is not None and linked:  # a page opened with a link (static pages)
             doc.js_on_event("document_ready", callback)
         for name in self._state_params:
             self._state.js_on_change(name, callback)

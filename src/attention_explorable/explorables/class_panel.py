@@ -67,6 +67,8 @@ BROWSER_STRINGS = (
     "class_lost_none",
     "class_needs_server",
     "connection_lost",
+    "class_reconnecting",
+    "class_question_goto",
     "class_question_title",
     "class_question_submit",
     "class_question_placeholder",
@@ -85,6 +87,7 @@ BROWSER_STRINGS = (
 
 _SUBMITTED_CSS = ":host { color: var(--ae-right, #1b7a2e); font-weight: 600; }"
 _VOTE_CSS = ":host { font-weight: 600; }"
+_RECONNECTING_CSS = ":host { background: #30445c; color: #fff; }"
 
 
 def class_config(language: str) -> dict:
@@ -131,7 +134,8 @@ class ClassPanel:
         self.message.css_classes = ["ae-class-message", "ae-error"]
         self.notice = html_model("ae-connection-lost", visible=False)
         self.notice.css_classes = ["ae-connection-lost"]
-        self.notice.stylesheets = [*self.notice.stylesheets, ui.NOTICE_CSS]
+        # Not an alarm: the page reconnects by itself (ui.NOTICE_CSS's red is for a live app that cannot).
+        self.notice.stylesheets = [*self.notice.stylesheets, ui.NOTICE_CSS, _RECONNECTING_CSS]
         self.submit_button = controls.button(text("class_submit", language), "ae-submit-prediction", "primary")
         self.submit_button.visible = False
         # How sure the student is, sent with the prediction (optional: nothing pressed, nothing said).

@@ -6,10 +6,12 @@
 // this student's receipts, the room's step (when the students follow the instructor), whether
 // voting on it is closed or its answer revealed, and a new round. While the vote is open, the
 // page's demonstration (the answer) waits (web/shared.js votingOpen). Run by Bokeh's CustomJS on the document's document_ready, on the
-// explorable's step and on the two buttons. A question of the text other than the steps (an exercise the
-// instructor poses) is asked on a card of its own at the foot of the screen, wherever the student is.
+// explorable's step and on the two buttons. Every question the instructor poses is asked on a card of its
+// own at the foot of the screen, wherever the student is; a step's card makes way for the steps explorable
+// while that is on screen. A lost connection is taken up again by the page itself.
 import {classLinks as links, countText, escapeHtml, fill, formatFixed, formatG, goToStepStart, votingOpen} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
+import {deepQuery} from "./dom.js";
 
 const ID_KEY = "attention-explorable-student";
 // The close code of a socket the server refused (an unknown room, a malformed id, too many
@@ -77,7 +79,7 @@ export function classStatus(link, strings, questions = {}) {
   const {sent, receipt} = link;
   const say = (key, answer) => {
     const question = questions[String(answer.step)];
-    if (!question) return fill(strings[key], {step: answer.step, value: formatG(answer.value)});
+    if (!question || question.step) return fill(strings[key], {step: answer.step, value: formatG(answer.value)});
     const value = question.kind === "choice" ? (question.options[answer.value] ?? "?") : formatG(answer.value);
     return fill(strings[key + "_question"], {title: question.title, value});
   };
@@ -282,8 +284,45 @@ function askQuestion(link, config, number, prediction, newRound) {
   const send = el("button", {type: "button", class: "ae-cq-submit"}, S.class_question_submit);
   send.addEventListener("click", () => submitAnswer(link, config));
   card.answer.append(send);
+  if (question.step) {  // a step: the explorable is the full question; a button takes the student there
+    const go = el("button", {type: "button", class: "ae-cq-goto"}, S.class_question_goto);
+    go.addEventListener("click", () => goToExplorable(link));
+    card.answer.append(go);
+  }
   if (stored !== null) link.acknowledged = {step: number, value: stored, restored: true};
-  link.message = link.cardMessage = "";
+  link.cardMessage = "";
+  if (!newRound) link.message = "";  // a new question: the last one's message is done; a new round's is said
+}
+
+/** The steps explorable's prediction box on this page (its host element), or null. */
+function explorableBox() {
+  return typeof document === "undefined" ? null : deepQuery(document, ".ae-prediction");
+}
+
+/**
+ * Watch whether the steps explorable's prediction box is on screen: while it is, a step's card makes way
+ * for the explorable itself (on /steps, most of the time); while it is not (the textbook, 23 screens
+ * above it), the card asks the step where the student is.
+ */
+function watchExplorable(link, config) {
+  const box = explorableBox();
+  link.explorableInView = false;
+  if (!box || typeof IntersectionObserver === "undefined") return;
+  new IntersectionObserver((entries) => {
+    const seen = entries.some((e) => e.isIntersecting);
+    if (seen === link.explorableInView) return;
+    link.explorableInView = seen;
+    drawQuestion(link, config);
+  }).observe(box);
+}
+
+/** Scroll the steps explorable into view and put the cursor in its prediction box. */
+function goToExplorable(link) {
+  const box = explorableBox();
+  if (!box) return;
+  box.scrollIntoView({block: "center"});
+  const input = (box.shadowRoot || box).querySelector("input");
+  if (input) input.focus({preventScroll: true});
 }
 
 /** The answer on the card, as the number sent: the option's index, or the value typed (null: none). */
@@ -310,6 +349,8 @@ function submitAnswer(link, config) {
     return drawQuestion(link, config);
   }
   link.cardMessage = "";
+  // A step answered on its card is the explorable's prediction too (the same box, should the student go there).
+  if (question.step && link.state && link.state.step === card.number) link.state.prediction_text = formatG(value);
   const ok = link.acknowledged;
   if (ok && ok.step === card.number && ok.value === value) return drawQuestion(link, config);
   link.seq += 1;
@@ -325,7 +366,9 @@ function drawQuestion(link, config) {
   const card = link.card;
   if (!card) return;
   // Kept while the connection is lost (an answer typed meanwhile is sent once the page has rejoined).
-  const shown = (link.joined || link.away) && !isStep(config, link.roomStep) && card.number === link.roomStep;
+  // A step's card makes way for the explorable while that is on screen.
+  const onExplorable = isStep(config, link.roomStep) && link.explorableInView;
+  const shown = (link.joined || link.away) && !onExplorable && card.number === link.roomStep;
   card.root.hidden = !shown;
   if (!shown) return;
   const S = config.strings;
@@ -406,7 +449,7 @@ export function receive(link, state, models, config, data) {
       goToStep(state, config, data.prediction.step);  // back at the step the student last predicted
     }
     if (data.type === "joined" || moved || newRound) restore(link, state, data.prediction);
-    if (!isStep(config, data.step)) askQuestion(link, config, data.step, data.prediction, newRound);
+    askQuestion(link, config, data.step, data.prediction, newRound);
   } else if (data.type === "receipt") {
     link.receipt = data;
     if (data.ok) {
@@ -421,11 +464,15 @@ export function receive(link, state, models, config, data) {
   draw(link, state, models, config);
 }
 
+/**
+ * The connection is lost: say, calmly, that the page is reconnecting by itself (nothing to reload) and
+ * whether the last answer is stored or will be sent once it is back.
+ */
 function lost(link, models, config) {
   if (link.closing) return;
   const S = config.strings;
   const status = classStatus(link, S, config.questions);
-  models.notice.text = escapeHtml(`<div role="alert">${escapeHtml(S.connection_lost)}` +
+  models.notice.text = escapeHtml(`<div role="status">${escapeHtml(S.class_reconnecting)}` +
     `<div class="ae-class-status">${escapeHtml(status)}</div></div>`);
   models.notice.visible = true;
 }
@@ -448,7 +495,9 @@ function join(state, models, config, code) {
                 round: null, joined: false, closing: false, tries: 0, student: studentId(),
                 roomStep: null, closed: false, revealed: false, waiting: null, result: null, deadline: null,
                 ticking: null};
+  link.state = state;
   links.set(state, link);
+  watchExplorable(link, config);
   show(models.room, fill(config.strings.class_room, {code}));
   models.submit.visible = true;
   if (models.confidence) models.confidence.visible = models.confidence_label.visible = true;

@@ -3,7 +3,7 @@
 // same buttons a mouse would (without a prediction the explorable asks for
 // one first; D again is its "skip predicting" button); the instructor's page adds R (reveal) and N
 // (new round) through the component's `targets` (key -> CSS selector).
-// Keys typed into a box stay text. The listener sits on the document, since
+// Keys typed into a box stay text; a focused list (a select) does not take them. The listener sits on the document, since
 // key events cross the shadow roots of the page. The hint is a check box
 // that switches the keys off (single-key shortcuts must be able to be
 // switched off: WCAG 2.1.4). An embedded page (?embed=1) keeps the keys and
@@ -25,8 +25,11 @@ function onKey(event, targets) {
   if (!enabled) return;
   const origin = event.composedPath()[0];
   const box = origin && origin.tagName === "INPUT" && !["checkbox", "radio", "button"].includes(origin.type);
-  const typing = origin && (box || ["TEXTAREA", "SELECT"].includes(origin.tagName) || origin.isContentEditable);
+  const typing = origin && (box || origin.tagName === "TEXTAREA" || origin.isContentEditable);
   if (event.ctrlKey || event.metaKey || event.altKey || !(event.key in targets)) return;
+  // A focused list is no box: its type-ahead would pick an entry ("3" -> "3.8 Step 2") and the key would
+  // do nothing. The key does what it says, and the list keeps its entry.
+  if (origin && origin.tagName === "SELECT") event.preventDefault();
   // D without a prediction asks for one and puts the cursor in the empty prediction box;
   // D again there is the explicit skip the page shows (a prediction is a number, never "d").
   const skip = event.key.toLowerCase() === "d" ? shownSkip() : null;

@@ -148,6 +148,20 @@ function parsePrediction(raw, [lo, hi]) {
   return v !== null && v >= lo && v <= hi ? v : null;
 }
 
+// src/attention_explorable/web/dom.js
+function deepQuery(root, selector) {
+  const hit = root.querySelector(selector);
+  if (hit) return hit;
+  for (const el2 of root.querySelectorAll("*")) {
+    if (el2.shadowRoot) {
+      const inner = deepQuery(el2.shadowRoot, selector);
+      if (inner) return inner;
+    }
+  }
+  return null;
+}
+var scratch = typeof document !== "undefined" ? document.createElement("template") : null;
+
 // src/attention_explorable/web/classroom.js
 var ID_KEY = "attention-explorable-student";
 var REFUSED = 4001;
@@ -185,7 +199,7 @@ function classStatus(link, strings, questions = {}) {
   const { sent, receipt } = link;
   const say = (key, answer) => {
     const question = questions[String(answer.step)];
-    if (!question) return fill(strings[key], { step: answer.step, value: formatG(answer.value) });
+    if (!question || question.step) return fill(strings[key], { step: answer.step, value: formatG(answer.value) });
     const value = question.kind === "choice" ? question.options[answer.value] ?? "?" : formatG(answer.value);
     return fill(strings[key + "_question"], { title: question.title, value });
   };
@@ -363,8 +377,35 @@ function askQuestion(link, config, number, prediction, newRound) {
   const send = el("button", { type: "button", class: "ae-cq-submit" }, S.class_question_submit);
   send.addEventListener("click", () => submitAnswer(link, config));
   card.answer.append(send);
+  if (question.step) {
+    const go = el("button", { type: "button", class: "ae-cq-goto" }, S.class_question_goto);
+    go.addEventListener("click", () => goToExplorable(link));
+    card.answer.append(go);
+  }
   if (stored !== null) link.acknowledged = { step: number, value: stored, restored: true };
-  link.message = link.cardMessage = "";
+  link.cardMessage = "";
+  if (!newRound) link.message = "";
+}
+function explorableBox() {
+  return typeof document === "undefined" ? null : deepQuery(document, ".ae-prediction");
+}
+function watchExplorable(link, config) {
+  const box = explorableBox();
+  link.explorableInView = false;
+  if (!box || typeof IntersectionObserver === "undefined") return;
+  new IntersectionObserver((entries) => {
+    const seen = entries.some((e) => e.isIntersecting);
+    if (seen === link.explorableInView) return;
+    link.explorableInView = seen;
+    drawQuestion(link, config);
+  }).observe(box);
+}
+function goToExplorable(link) {
+  const box = explorableBox();
+  if (!box) return;
+  box.scrollIntoView({ block: "center" });
+  const input = (box.shadowRoot || box).querySelector("input");
+  if (input) input.focus({ preventScroll: true });
 }
 function cardValue(card, question) {
   if (question.kind === "choice") {
@@ -387,6 +428,7 @@ function submitAnswer(link, config) {
     return drawQuestion(link, config);
   }
   link.cardMessage = "";
+  if (question.step && link.state && link.state.step === card.number) link.state.prediction_text = formatG(value);
   const ok = link.acknowledged;
   if (ok && ok.step === card.number && ok.value === value) return drawQuestion(link, config);
   link.seq += 1;
@@ -399,7 +441,8 @@ function submitAnswer(link, config) {
 function drawQuestion(link, config) {
   const card = link.card;
   if (!card) return;
-  const shown = (link.joined || link.away) && !isStep(config, link.roomStep) && card.number === link.roomStep;
+  const onExplorable = isStep(config, link.roomStep) && link.explorableInView;
+  const shown = (link.joined || link.away) && !onExplorable && card.number === link.roomStep;
   card.root.hidden = !shown;
   if (!shown) return;
   const S = config.strings;
@@ -469,7 +512,7 @@ function receive(link, state, models, config, data) {
       goToStep(state, config, data.prediction.step);
     }
     if (data.type === "joined" || moved || newRound) restore(link, state, data.prediction);
-    if (!isStep(config, data.step)) askQuestion(link, config, data.step, data.prediction, newRound);
+    askQuestion(link, config, data.step, data.prediction, newRound);
   } else if (data.type === "receipt") {
     link.receipt = data;
     if (data.ok) {
@@ -487,7 +530,7 @@ function lost(link, models, config) {
   if (link.closing) return;
   const S = config.strings;
   const status = classStatus(link, S, config.questions);
-  models.notice.text = escapeHtml(`<div role="alert">${escapeHtml(S.connection_lost)}<div class="ae-class-status">${escapeHtml(status)}</div></div>`);
+  models.notice.text = escapeHtml(`<div role="status">${escapeHtml(S.class_reconnecting)}<div class="ae-class-status">${escapeHtml(status)}</div></div>`);
   models.notice.visible = true;
 }
 function reconnectDelay(tries) {
@@ -520,7 +563,9 @@ function join(state, models, config, code) {
     deadline: null,
     ticking: null
   };
+  link.state = state;
   classLinks.set(state, link);
+  watchExplorable(link, config);
   show(models.room, fill(config.strings.class_room, { code }));
   models.submit.visible = true;
   if (models.confidence) models.confidence.visible = models.confidence_label.visible = true;

@@ -32,8 +32,9 @@ function onKey(event, targets) {
   if (!enabled) return;
   const origin = event.composedPath()[0];
   const box = origin && origin.tagName === "INPUT" && !["checkbox", "radio", "button"].includes(origin.type);
-  const typing = origin && (box || ["TEXTAREA", "SELECT"].includes(origin.tagName) || origin.isContentEditable);
+  const typing = origin && (box || origin.tagName === "TEXTAREA" || origin.isContentEditable);
   if (event.ctrlKey || event.metaKey || event.altKey || !(event.key in targets)) return;
+  if (origin && origin.tagName === "SELECT") event.preventDefault();
   const skip = event.key.toLowerCase() === "d" ? shownSkip() : null;
   const owner = origin && origin.getRootNode && origin.getRootNode().host;
   const emptyPrediction = box && origin.value === "" && owner && owner.classList.contains("ae-prediction");
