@@ -25,10 +25,11 @@ import pytest
 
 from attention_explorable import page_server
 from attention_explorable.apps import APPS
+from attention_explorable.modules import MODULES
 
 from .classroom import run_coroutine
 
-PAGES = list(APPS)
+PAGES = [*APPS, *MODULES]
 
 
 @pytest.fixture(scope="module")

@@ -51,6 +51,7 @@ from tornado.web import HTTPError, RequestHandler
 from . import apps, site
 from .content import CONTENT_DIR
 from .explorables import EXPLORABLES, registering_modules
+from .modules import MODULES
 from .strings import DEFAULT_LANGUAGE, STRINGS
 
 log = logging.getLogger(__name__)
@@ -159,9 +160,10 @@ class PageCache:
     """
 
     def __init__(self, cache_dir: Path | None = None, only: tuple[str, ...] | list[str] | None = None):
-        unknown = [app for app in (only or ()) if app not in apps.APPS]
+        every = (*apps.APPS, *MODULES)
+        unknown = [app for app in (only or ()) if app not in every]
         if unknown:
-            raise ValueError(f"only must name pages among {list(apps.APPS)}, got {unknown!r}")
+            raise ValueError(f"only must name pages among {list(every)}, got {unknown!r}")
         self.cache_dir = cache_dir
         self.pages: dict[tuple[str, str], File] = {}
         self.index: dict[str, File] = {
@@ -170,7 +172,7 @@ class PageCache:
         self.failed: BaseException | None = None
         self.seconds = 0.0
         #: The pages, by URL path (the apps of the registry when the cache was made), each in every language.
-        self.apps = tuple(only) if only else tuple(apps.APPS)
+        self.apps = tuple(only) if only else every
         self._ready: dict[tuple[str, str], threading.Event] = {
             (app, lang): threading.Event() for app in self.apps for lang in STRINGS
         }
@@ -253,7 +255,7 @@ class PageCache:
     @functools.cached_property
     def _key(self) -> str:
         """This cache's key (:func:`build_key`, read once: it reads every file of the package)."""
-        only = "" if self.apps == tuple(apps.APPS) else "-" + "+".join(self.apps)  # a subset is kept apart
+        only = "" if self.apps == (*apps.APPS, *MODULES) else "-" + "+".join(self.apps)  # a subset is kept apart
         return build_key() + only
 
     def _cached(self) -> Path:

@@ -4,6 +4,7 @@
 
     DIR/index.html              the textbook page: its text, explorables and exercises
     DIR/steps.html ...          one page per explorable (steps, vector, matrix, selfcross, qkv, contexts)
+    DIR/head.html               a head that learns (attention_explorable.modules: one module, its own host)
     DIR/embed/NAME.js           an explorable an author puts in any page with one tag
     DIR/embed/NAME.html         that tag, to copy: <script src="embed/NAME.js"></script>
     DIR/embed/NAME-iframe.html  the iframe an author pastes into a page in DIR, with its resize script
@@ -37,6 +38,7 @@ import jinja2
 
 from . import apps
 from .explorables import EXPLORABLES, explorable_class
+from .modules import MODULES, module_page
 from .native import element_script, embed_data, embed_script, student_page
 from .strings import LANGUAGES, STRINGS, text
 
@@ -46,7 +48,11 @@ __all__ = ["export_site", "export_element", "build_page", "ExportReport", "pages
 def pages(index: bool = True) -> dict[str, str]:
     """Page file -> app name: ``index.html`` the textbook (``textbook.html`` when not ``index``), ``<name>.html``
     each registered explorable."""
-    return {"index.html" if index else "textbook.html": "textbook", **{f"{n}.html": n for n in EXPLORABLES}}
+    return {
+        "index.html" if index else "textbook.html": "textbook",
+        **{f"{n}.html": n for n in EXPLORABLES},
+        **{f"{n}.html": n for n in MODULES},
+    }
 
 
 @dataclass
@@ -84,6 +90,8 @@ def build_page(app: str, language: str, other_language_href: str | None = None) 
     Deep links, ``?room=`` and ``?embed=1`` are read by the page's scripts,
     so one file serves every query.
     """
+    if app in MODULES:  # one module in the anywidget form, with its own small host
+        return module_page(app, language, other_language_href)
     if app == "textbook":
         build = apps.textbook_app
     elif app in EXPLORABLES:

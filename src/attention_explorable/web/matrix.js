@@ -7,13 +7,15 @@ import {controller, sliderAction} from "./controller.js";
 import {scaledDotProductAttention} from "./attention.js";
 import {checkChoice, choiceAction, choiceFeedback, choiceProps} from "./choice.js";
 import {dataTable, fill, formatG, formatNumber, readState, writeViewAnnounced} from "./shared.js";
+import {MULBERRY_INCREMENT, mulberry32} from "./random.js";
+
+export {MULBERRY_INCREMENT, mulberry32};
 
 export const STATE_NAMES = ["n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled", "prediction", "revealed"];
 export const TOGGLES = ["causal", "scaled"];
 // The student's prediction before the curves show (views.matrix.PREDICTIONS), and the right one.
 export const PREDICTIONS = ["", "flatter", "peaked", "same"];
 export const RIGHT_PREDICTION = "peaked";
-export const MULBERRY_INCREMENT = 0x6D2B79F5;
 export const IRWIN_HALL_TERMS = 12;
 
 const BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
@@ -23,25 +25,6 @@ const MASKED_FILL = "#e4e4e4", MASKED_TEXT = "#777777", DARK_TEXT = "#222222", L
 const CELL = 0.96;
 
 // --- the shared random generator ---------------------------------------------------
-
-/**
- * The first `count` outputs of mulberry32 started at `seed` (views.matrix.mulberry32):
- * the state advances by 0x6D2B79F5 and is mixed by 32-bit integer arithmetic.
- * @param {number} seed integer in [0, 2**32)
- * @param {number} count number of outputs
- * @returns {number[]} (count,) integers in [0, 2**32)
- */
-export function mulberry32(seed, count) {
-  const out = new Array(count);
-  let a = seed >>> 0;
-  for (let i = 0; i < count; i++) {
-    a = (a + MULBERRY_INCREMENT) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t = (t + Math.imul(t ^ (t >>> 7), t | 61)) ^ t;
-    out[i] = (t ^ (t >>> 14)) >>> 0;
-  }
-  return out;
-}
 
 /**
  * `count` approximately standard normal numbers (views.matrix.irwin_hall_normals):

@@ -537,12 +537,25 @@ function choiceAction({ state, models, config, origin }, predictions, reveal) {
   return true;
 }
 
+// src/attention_explorable/web/random.js
+var MULBERRY_INCREMENT = 1831565813;
+function mulberry32(seed, count) {
+  const out = new Array(count);
+  let a = seed >>> 0;
+  for (let i = 0; i < count; i++) {
+    a = a + MULBERRY_INCREMENT >>> 0;
+    let t = Math.imul(a ^ a >>> 15, a | 1);
+    t = t + Math.imul(t ^ t >>> 7, t | 61) ^ t;
+    out[i] = (t ^ t >>> 14) >>> 0;
+  }
+  return out;
+}
+
 // src/attention_explorable/web/matrix.js
 var STATE_NAMES = ["n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled", "prediction", "revealed"];
 var TOGGLES = ["causal", "scaled"];
 var PREDICTIONS = ["", "flatter", "peaked", "same"];
 var RIGHT_PREDICTION = "peaked";
-var MULBERRY_INCREMENT = 1831565813;
 var IRWIN_HALL_TERMS = 12;
 var BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
 var RED_BLUE = [
@@ -563,17 +576,6 @@ var MASKED_TEXT = "#777777";
 var DARK_TEXT = "#222222";
 var LIGHT_TEXT = "#ffffff";
 var CELL = 0.96;
-function mulberry32(seed, count) {
-  const out = new Array(count);
-  let a = seed >>> 0;
-  for (let i = 0; i < count; i++) {
-    a = a + MULBERRY_INCREMENT >>> 0;
-    let t = Math.imul(a ^ a >>> 15, a | 1);
-    t = t + Math.imul(t ^ t >>> 7, t | 61) ^ t;
-    out[i] = (t ^ t >>> 14) >>> 0;
-  }
-  return out;
-}
 function irwinHallNormals(seed, count) {
   const k = mulberry32(seed, IRWIN_HALL_TERMS * count);
   const out = new Array(count);

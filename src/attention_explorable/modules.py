@@ -1,0 +1,130 @@
+"""The explorables written as one module each, in the anywidget front-end form.
+
+Such an explorable is one ES module, ``web/<name>.js``, whose default export
+is ``{render({model, el})}``: it reads its state with ``model.get``, writes
+what the student changes with ``model.set`` and ``model.save_changes``, and
+knows nothing of its host. The same file runs in a plain page (the static
+export and ``serve``, whose small host is ``web/host.js``) and is the file an
+anywidget host loads (``web/dist/<name>.mjs``, bundled by
+``scripts/build-web.mjs``). Its Python twin in ``views/<name>.py`` is the
+oracle its numbers are tested against.
+
+:data:`MODULES` is their registry: the name, the view that holds the
+defaults, and the strings' prefix. Adding one is its two files
+(``views/<name>.py``, ``web/<name>.js``), its strings and a line here.
+
+Reference: docs/architecture.md, "One explorable, one module"; anywidget's
+front-end module specification.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+
+from . import ui
+from .strings import HTML_LANG, STRINGS, text
+from .views import head
+
+__all__ = ["MODULES", "ModuleExplorable", "module_page", "module_source", "module_state"]
+
+
+@dataclass(frozen=True)
+class ModuleExplorable:
+    """One explorable written as a module.
+
+    Attributes
+    ----------
+    name : str
+        Its name: the page ``<name>.html``, the module ``web/<name>.js``.
+    defaults : dict
+        The state it opens with (its model's keys and values).
+    prefix : str
+        The strings of ``strings.STRINGS`` it shows start with this (``head_``).
+    """
+
+    name: str
+    defaults: dict
+    prefix: str
+
+
+#: The registry, name -> explorable.
+MODULES: dict[str, ModuleExplorable] = {
+    "head": ModuleExplorable(
+        "head",
+        {
+            **head.DEFAULTS,
+            "prediction": None,
+            "skipped": False,
+            "compare_prediction": None,
+            "lookup": "C7 A2 D5 B9 | A",
+        },
+        "head_",
+    ),
+}
+
+
+def _get(name: str) -> ModuleExplorable:
+    if name not in MODULES:
+        raise KeyError(f"name must be one of {sorted(MODULES)}, got {name!r}")
+    return MODULES[name]
+
+
+def module_state(name: str, language: str) -> dict:
+    """The model's state a page opens with: the defaults, the strings in ``language`` and its ``lang``.
+
+    Raises
+    ------
+    KeyError
+        For an unknown ``name``; ValueError for an unknown ``language`` (named).
+    """
+    explorable = _get(name)
+    if language not in STRINGS:
+        raise ValueError(f"language must be one of {sorted(STRINGS)}, got {language!r}")
+    strings = {k: v for k, v in STRINGS[language].items() if k.startswith(explorable.prefix)}
+    return {**explorable.defaults, "strings": strings, "lang": HTML_LANG[language]}
+
+
+def module_source(name: str) -> str:
+    """The module as an anywidget host loads it: ``web/dist/<name>.mjs`` (one file, its imports bundled)."""
+    _get(name)
+    return resources.files("attention_explorable").joinpath("web", "dist", f"{name}.mjs").read_text("utf-8")
+
+
+def _page_script(name: str) -> str:
+    return resources.files("attention_explorable").joinpath("web", "dist", "page", f"{name}.js").read_text("utf-8")
+
+
+def module_page(name: str, language: str, other_language_href: str | None = None) -> str:
+    """The page of explorable ``name`` in ``language``: one HTML file that loads nothing, from ``file://`` too.
+
+    ``other_language_href`` is the language switch's target (a file of the other language); None asks the
+    server with ``?lang=``.
+    """
+    state = json.dumps(module_state(name, language), ensure_ascii=False).replace("</", "<\\/")
+    other = "en" if language == "zh" else "zh"
+    from .native import content_security_policy
+
+    page = ui.template("module-page.html").render(
+        lang=HTML_LANG[language],
+        title=text(f"{_get(name).prefix}title", language),
+        intro=text(f"{_get(name).prefix}intro", language),
+        name=name,
+        state=state,
+        scripts=[
+            _page_script(name).replace("</script", "<\\/script"),
+            _page_script("host").replace("</script", "<\\/script"),
+        ],
+        switch_href=other_language_href or f"?lang={other}",
+        switch_label=text("language_name", other),
+        switch_lang=HTML_LANG[other],
+    )
+    policy = content_security_policy(page)
+    import html
+
+    return page.replace(
+        '<meta charset="utf-8">',
+        f'<meta charset="utf-8">\n  <meta http-equiv="Content-Security-Policy" content="{html.escape(policy)}">',
+        1,
+    )

@@ -1,0 +1,325 @@
+"""A head that learns: one attention head trained on key -> value lookup, in float64 (the oracle).
+
+The task. An example is four (key, value) pairs and a query, such as
+``C7 A2 D5 B9 | A -> ?``: keys are four different letters of ``A``-``H``,
+values are digits, and the query is one of the four keys. The right answer
+is the value of the pair whose key the query names (``2`` here). Each pair is
+one position, its input the one-hot of its letter beside the one-hot of its
+digit (18 numbers); the query's input is the one-hot of its letter, with the
+digit part empty.
+
+The model, for one example (``P = 4`` positions, ``d_in = 18``)::
+
+    q = x_query W_Q                 # (d_in,) @ (d_in, d_k) -> (d_k,)
+    K = X_pairs W_K                 # (P, d_in) @ (d_in, d_k) -> (P, d_k)
+    V = X_pairs W_V                 # (P, d_in) @ (d_in, d_v) -> (P, d_v)
+    scores = K q / sqrt(d_k)        # (P,); without the scale when ``scaled`` is off
+    weights = softmax(scores)       # (P,), sums to 1
+    out = weights V                 # (d_v,)
+    logits = out W_O                # (10,): one per digit
+
+trained by cross-entropy on the right digit with Adam (Kingma & Ba 2015),
+its gradients written out by hand below. ``d_v = d_k``.
+
+The premise of section 3.7. W_Q and W_K start with entries of variance 1,
+so that q and k have components of mean 0 and variance 1: the case in which
+the text shows that q . k has variance d_k, and that dividing by sqrt(d_k)
+keeps the softmax from saturating. W_V and W_O start small (variance
+1 / fan-in), as usual. Under that premise the unscaled head at d_k = 64
+learns far more slowly (tests/views/test_head_view.py holds it for every
+seed tried); with the small start of W_Q and W_K it would not, and the page
+would show nothing.
+
+Every random number comes from mulberry32 (:func:`.matrix.mulberry32`), the
+same generator as ``web/head.js``: the initial parameters from the stream of
+``seed``, the examples of step ``t`` from the stream of
+``seed + DATA_OFFSET``, continuing from one step to the next. So Python and
+JavaScript train the same head on the same examples.
+
+Reference: Vaswani et al. (2017), "Attention is all you need", section
+3.2.1; course section 3.7 (the sqrt(d_k) scale), 3.8.1 (keys and values).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .matrix import MULBERRY_INCREMENT, mulberry32
+
+#: Letters a key may be (A-H) and digits a value may be (0-9).
+N_LETTERS, N_DIGITS = 8, 10
+#: Pairs in an example, and the numbers of a position's input.
+N_PAIRS = 4
+D_IN = N_LETTERS + N_DIGITS
+#: Uniform draws per example: four letters, four digits, which pair is asked.
+DRAWS = 2 * N_PAIRS + 1
+#: Where the examples' stream starts, from the seed (the parameters' stream starts at the seed).
+DATA_OFFSET = 0x9E3779B9
+#: Adam's constants.
+BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
+#: The explorable's controls: name -> (lo, hi, step); the state a page opens with.
+BOUNDS = {"d_k": (2, 64, 1), "learning_rate": (0.001, 0.05, 0.001), "seed": (0, 9999, 1)}
+DEFAULTS = {"d_k": 16, "learning_rate": 0.01, "seed": 0, "scaled": True, "batch": 64}
+LETTERS = "ABCDEFGH"
+
+
+def _check_int(name: str, value, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
+        raise ValueError(f"{name} must be an integer from {lo} to {hi}, got {value!r}")
+    return int(value)
+
+
+def uniforms(seed: int, start: int, count: int) -> np.ndarray:
+    """``count`` uniforms in [0, 1) from mulberry32's stream of ``seed``, beginning at its ``start``-th output.
+
+    Exact in float64 (an integer below 2**32 divided by 2**32), so JavaScript gets the same numbers.
+    """
+    first = (seed + start * MULBERRY_INCREMENT) % 2**32
+    return mulberry32(first, count) / 2.0**32
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Examples of the lookup task.
+
+    Attributes
+    ----------
+    keys : ndarray of int, shape (B, 4)
+        Each pair's letter (0 for A).
+    values : ndarray of int, shape (B, 4)
+        Each pair's digit.
+    asked : ndarray of int, shape (B,)
+        Which pair the query names.
+    """
+
+    keys: np.ndarray
+    values: np.ndarray
+    asked: np.ndarray
+
+    @property
+    def answers(self) -> np.ndarray:
+        """The right digit of each example, shape (B,)."""
+        return self.values[np.arange(len(self.asked)), self.asked]
+
+    def inputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """(x_query (B, d_in), X_pairs (B, 4, d_in)): one-hot letter beside one-hot digit."""
+        b = len(self.asked)
+        pairs = np.zeros((b, N_PAIRS, D_IN))
+        rows = np.arange(b)[:, None]
+        cols = np.arange(N_PAIRS)[None, :]
+        pairs[rows, cols, self.keys] = 1.0
+        pairs[rows, cols, N_LETTERS + self.values] = 1.0
+        query = np.zeros((b, D_IN))
+        query[np.arange(b), self.keys[np.arange(b), self.asked]] = 1.0
+        return query, pairs
+
+
+def make_batch(seed: int, step: int, size: int = DEFAULTS["batch"]) -> Batch:
+    """The ``size`` examples of training step ``step`` (1, 2, ...) of a run with ``seed``.
+
+    Example ``i`` of step ``t`` takes draws ``DRAWS * (size * (t - 1) + i)`` onwards of the examples'
+    stream: four letters drawn without replacement (``floor(u * letters left)``), four digits
+    (``floor(10 u)``), the pair asked (``floor(4 u)``).
+
+    Raises
+    ------
+    ValueError
+        If ``seed``, ``step`` or ``size`` is not an integer in range (the message names it).
+    """
+    seed = _check_int("seed", seed, 0, 2**32 - 1)
+    step = _check_int("step", step, 1, 10**7)
+    size = _check_int("size", size, 1, 4096)
+    u = uniforms((seed + DATA_OFFSET) % 2**32, DRAWS * size * (step - 1), DRAWS * size).reshape(size, DRAWS)
+    keys = np.zeros((size, N_PAIRS), dtype=int)
+    for i in range(size):
+        left = list(range(N_LETTERS))
+        for j in range(N_PAIRS):
+            keys[i, j] = left.pop(int(u[i, j] * len(left)))
+    values = (u[:, N_PAIRS : 2 * N_PAIRS] * N_DIGITS).astype(int)
+    asked = (u[:, 2 * N_PAIRS] * N_PAIRS).astype(int)
+    return Batch(keys, values, asked)
+
+
+def init_params(seed: int, d_k: int) -> dict[str, np.ndarray]:
+    """The parameters a run starts from: uniform entries from the stream of ``seed``, in the order
+    W_Q, W_K, W_V, W_O, each row by row.
+
+    W_Q, W_K: variance 1 (uniform on [-sqrt 3, sqrt 3]), the premise of 3.7 (see the module docstring).
+    W_V: variance 1 / d_in; W_O: variance 1 / d_v.
+
+    Returns
+    -------
+    dict
+        ``W_Q`` (d_in, d_k), ``W_K`` (d_in, d_k), ``W_V`` (d_in, d_k), ``W_O`` (d_k, 10).
+    """
+    seed = _check_int("seed", seed, 0, 2**32 - 1)
+    d_k = _check_int("d_k", d_k, 1, 256)
+    shapes = {"W_Q": (D_IN, d_k, 1.0), "W_K": (D_IN, d_k, 1.0), "W_V": (D_IN, d_k, 1.0 / D_IN),
+              "W_O": (d_k, N_DIGITS, 1.0 / d_k)}  # fmt: skip
+    u = uniforms(seed, 0, sum(a * b for a, b, _ in shapes.values()))
+    params, at = {}, 0
+    for name, (a, b, variance) in shapes.items():
+        params[name] = (2.0 * u[at : at + a * b] - 1.0).reshape(a, b) * math.sqrt(3.0 * variance)
+        at += a * b
+    return params
+
+
+def _softmax_rows(z: np.ndarray) -> np.ndarray:
+    """Softmax of each row (shift by the row's max: no overflow)."""
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def forward(params, batch: Batch, scaled: bool = True) -> dict[str, np.ndarray]:
+    """The head on ``batch``: ``scores`` (B, 4), ``weights`` (B, 4), ``probs`` (B, 10), ``loss`` (mean
+    cross-entropy, nats), ``accuracy`` (share of examples whose likeliest digit is right)."""
+    query, pairs = batch.inputs()
+    scale = 1.0 / math.sqrt(params["W_Q"].shape[1]) if scaled else 1.0
+    q = query @ params["W_Q"]  # (B, d_in) @ (d_in, d_k) -> (B, d_k)
+    k = pairs @ params["W_K"]  # (B, P, d_in) @ (d_in, d_k) -> (B, P, d_k)
+    v = pairs @ params["W_V"]  # (B, P, d_in) @ (d_in, d_v) -> (B, P, d_v)
+    scores = np.einsum("bd,bpd->bp", q, k) * scale
+    weights = _softmax_rows(scores)
+    out = np.einsum("bp,bpd->bd", weights, v)  # (B, d_v)
+    logits = out @ params["W_O"]  # (B, 10)
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    rows, answers = np.arange(len(batch.asked)), batch.answers
+    return {
+        "q": q, "k": k, "v": v, "scale": scale, "scores": scores, "weights": weights, "out": out,
+        "probs": np.exp(log_probs), "loss": float(-log_probs[rows, answers].mean()),
+        "accuracy": float((log_probs.argmax(axis=1) == answers).mean()),
+    }  # fmt: skip
+
+
+def gradients(params, batch: Batch, scaled: bool = True) -> tuple[dict, dict[str, np.ndarray]]:
+    """(the forward pass, d loss / d each parameter), by the chain rule written out."""
+    f = forward(params, batch, scaled)
+    query, pairs = batch.inputs()
+    b = len(batch.asked)
+    d_logits = f["probs"].copy()
+    d_logits[np.arange(b), batch.answers] -= 1.0
+    d_logits /= b  # the loss is a mean over the batch
+    d_out = d_logits @ params["W_O"].T  # (B, d_v)
+    d_weights = np.einsum("bd,bpd->bp", d_out, f["v"])
+    w = f["weights"]
+    # softmax's Jacobian: d s_j = w_j (d w_j - sum_i w_i d w_i)
+    d_scores = w * (d_weights - (d_weights * w).sum(axis=1, keepdims=True)) * f["scale"]
+    d_q = np.einsum("bp,bpd->bd", d_scores, f["k"])
+    d_k = np.einsum("bp,bd->bpd", d_scores, f["q"])
+    d_v = np.einsum("bp,bd->bpd", w, d_out)
+    grads = {
+        "W_Q": query.T @ d_q,
+        "W_K": np.einsum("bpi,bpd->id", pairs, d_k),
+        "W_V": np.einsum("bpi,bpd->id", pairs, d_v),
+        "W_O": f["out"].T @ d_logits,
+    }
+    return f, grads
+
+
+@dataclass
+class Run:
+    """A training run: its settings, its parameters and Adam's moments, and its history.
+
+    Create with :func:`start`; :meth:`step` trains one step. ``losses`` and ``accuracies`` hold one
+    entry per step done (the batch's, measured before that step's update).
+    """
+
+    seed: int
+    d_k: int
+    learning_rate: float
+    scaled: bool
+    batch: int
+    params: dict
+    m: dict
+    v: dict
+    t: int = 0
+
+    def __post_init__(self):
+        self.losses: list[float] = []
+        self.accuracies: list[float] = []
+
+    def step(self) -> float:
+        """Train one step (Adam on one batch); return that batch's loss."""
+        self.t += 1
+        f, grads = gradients(self.params, make_batch(self.seed, self.t, self.batch), self.scaled)
+        for name, g in grads.items():
+            self.m[name] = BETA1 * self.m[name] + (1 - BETA1) * g
+            self.v[name] = BETA2 * self.v[name] + (1 - BETA2) * g * g
+            m_hat = self.m[name] / (1 - BETA1**self.t)
+            v_hat = self.v[name] / (1 - BETA2**self.t)
+            self.params[name] = self.params[name] - self.learning_rate * m_hat / (np.sqrt(v_hat) + EPS)
+        self.losses.append(f["loss"])
+        self.accuracies.append(f["accuracy"])
+        return f["loss"]
+
+
+def start(
+    seed: int = DEFAULTS["seed"],
+    d_k: int = DEFAULTS["d_k"],
+    learning_rate: float = DEFAULTS["learning_rate"],
+    scaled: bool = DEFAULTS["scaled"],
+    batch: int = DEFAULTS["batch"],
+) -> Run:
+    """A run at step 0.
+
+    Raises
+    ------
+    ValueError
+        If ``learning_rate`` is not a finite number > 0, or another setting is out of range (named).
+
+    Examples
+    --------
+    >>> run = start(seed=0, d_k=16)
+    >>> losses = [run.step() for _ in range(100)]
+    >>> losses[0] > 2.0 > 0.1 > losses[-1]
+    True
+    """
+    if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)):
+        raise ValueError(f"learning_rate must be a number > 0, got {learning_rate!r}")
+    if not (math.isfinite(learning_rate) and learning_rate > 0):
+        raise ValueError(f"learning_rate must be a finite number > 0, got {learning_rate!r}")
+    params = init_params(seed, d_k)
+    _check_int("batch", batch, 1, 4096)
+    zeros = {n: np.zeros_like(p) for n, p in params.items()}
+    return Run(seed, d_k, float(learning_rate), bool(scaled), batch, params, zeros, dict(zeros))
+
+
+def parse_lookup(text: str) -> Batch:
+    """A lookup typed by a student, ``"C7 A2 D5 B9 | A"``, as a batch of one example.
+
+    Raises
+    ------
+    ValueError
+        If it is not four pairs of a letter A-H and a digit, the letters all different, then ``|`` and
+        one of those letters (the message says which part is wrong).
+    """
+    if not isinstance(text, str) or "|" not in text:
+        raise ValueError(f"lookup must be four pairs, '|' and a letter, like 'C7 A2 D5 B9 | A', got {text!r}")
+    left, right = text.upper().split("|", 1)
+    pairs, query = left.split(), right.strip()
+    if len(pairs) != N_PAIRS or any(len(p) != 2 or p[0] not in LETTERS or not p[1].isdigit() for p in pairs):
+        raise ValueError(f"lookup must have four pairs like 'C7' (a letter A-H, a digit), got {left.strip()!r}")
+    keys = [LETTERS.index(p[0]) for p in pairs]
+    if len(set(keys)) != N_PAIRS:
+        raise ValueError(f"lookup's four letters must all differ, got {left.strip()!r}")
+    if len(query) != 1 or query not in LETTERS or LETTERS.index(query) not in keys:
+        raise ValueError(f"lookup's query must be one of its four letters, got {query!r}")
+    return Batch(np.array([keys]), np.array([[int(p[1]) for p in pairs]]), np.array([keys.index(LETTERS.index(query))]))
+
+
+def match_table(params, scaled: bool = True) -> np.ndarray:
+    """The learned score of each query letter against each key letter, shape (8, 8): W_Q W_K^T seen
+    through the inputs (rows: the query's letter; columns: a pair's letter; the pair's digit, which adds
+    the same to every row, left out). A trained head makes it a match table: its diagonal stands out."""
+    scale = 1.0 / math.sqrt(params["W_Q"].shape[1]) if scaled else 1.0
+    return params["W_Q"][:N_LETTERS] @ params["W_K"][:N_LETTERS].T * scale
+
+
+def value_reads(params) -> np.ndarray:
+    """How much W_V reads of each part of a position, shape (18,): the norm of each input's row of W_V
+    (the 8 letters, then the 10 digits). A trained head reads the digit part, not the key part."""
+    return np.linalg.norm(params["W_V"], axis=1)

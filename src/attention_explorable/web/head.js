@@ -1,0 +1,542 @@
+// A head that learns: one attention head trained in the page on key -> value lookup (twin of
+// attention_explorable/views/head.py, which is the oracle: the same generator, the same examples,
+// the same float64 arithmetic, held equal by tests/browser/test_head_browser.py).
+//
+// An anywidget front-end module: `export default {render({model, el})}`. It reads its settings with
+// model.get (d_k, learning_rate, seed, scaled, and `strings`, the text in the page's language),
+// writes what the student changes with model.set + model.save_changes, and knows nothing of its
+// host (a plain page's web/host.js, a notebook, marimo, MyST). Everything it draws is made with
+// createElement and textContent; nothing typed is ever read as HTML.
+import {MULBERRY_INCREMENT, mulberry32} from "./random.js";
+
+export const N_LETTERS = 8, N_DIGITS = 10, N_PAIRS = 4, D_IN = N_LETTERS + N_DIGITS;
+export const DRAWS = 2 * N_PAIRS + 1;
+export const DATA_OFFSET = 0x9E3779B9;
+export const LETTERS = "ABCDEFGH";
+const BETA1 = 0.9, BETA2 = 0.999, EPS = 1e-8;
+/** The state a page opens with (views/head.py DEFAULTS). */
+export const DEFAULTS = {d_k: 16, learning_rate: 0.01, seed: 0, scaled: true, batch: 64};
+
+/**
+ * `count` uniforms in [0, 1) from mulberry32's stream of `seed`, from its `start`-th output
+ * (views.head.uniforms): exact, so Python gets the same numbers.
+ */
+export function uniforms(seed, start, count) {
+  const first = (seed + Math.imul(start, MULBERRY_INCREMENT)) >>> 0;  // (seed + start * increment) mod 2**32
+  return Array.from(mulberry32(first, count), (k) => k / 4294967296);
+}
+
+/** The examples of step `step` of a run with `seed` (views.head.make_batch): {keys, values, asked}. */
+export function makeBatch(seed, step, size = DEFAULTS.batch) {
+  const u = uniforms((seed + DATA_OFFSET) >>> 0, DRAWS * size * (step - 1), DRAWS * size);
+  const keys = [], values = [], asked = [];
+  for (let i = 0; i < size; i++) {
+    const row = u.slice(DRAWS * i, DRAWS * (i + 1));
+    const left = [...Array(N_LETTERS).keys()];
+    keys.push(row.slice(0, N_PAIRS).map((x) => left.splice(Math.floor(x * left.length), 1)[0]));
+    values.push(row.slice(N_PAIRS, 2 * N_PAIRS).map((x) => Math.floor(x * N_DIGITS)));
+    asked.push(Math.floor(row[2 * N_PAIRS] * N_PAIRS));
+  }
+  return {keys, values, asked};
+}
+
+const zeros = (rows, cols) => Array.from({length: rows}, () => new Float64Array(cols));
+
+/** The parameters a run starts from (views.head.init_params): W_Q, W_K (d_in, d_k), W_V (d_in, d_k), W_O (d_k, 10). */
+export function initParams(seed, dK) {
+  const shapes = [["W_Q", D_IN, dK, 1], ["W_K", D_IN, dK, 1], ["W_V", D_IN, dK, 1 / D_IN], ["W_O", dK, N_DIGITS, 1 / dK]];
+  const u = uniforms(seed, 0, shapes.reduce((n, [, a, b]) => n + a * b, 0));
+  const params = {};
+  let at = 0;
+  for (const [name, a, b, variance] of shapes) {
+    const half = Math.sqrt(3 * variance);
+    const w = zeros(a, b);
+    for (let i = 0; i < a; i++) for (let j = 0; j < b; j++) w[i][j] = (2 * u[at++] - 1) * half;
+    params[name] = w;
+  }
+  return params;
+}
+
+/** Row `i` of W (a letter's or a digit's row): a position's input is one-hot, so x W is a sum of rows. */
+function pairRow(W, key, value, j) {
+  return W[key][j] + W[N_LETTERS + value][j];
+}
+
+/**
+ * The head on `batch` (views.head.forward): per example its scores (4,), weights (4,), probs (10,);
+ * the batch's mean loss (nats) and accuracy. `keep` also returns what the gradients need.
+ */
+export function forward(params, batch, scaled, keep = false) {
+  const dK = params.W_Q[0].length, scale = scaled ? 1 / Math.sqrt(dK) : 1;
+  const n = batch.asked.length;
+  const out = {scores: [], weights: [], probs: [], loss: 0, accuracy: 0, scale, q: [], k: [], v: [], o: []};
+  let loss = 0, right = 0;
+  for (let b = 0; b < n; b++) {
+    const keys = batch.keys[b], values = batch.values[b], answer = values[batch.asked[b]];
+    const q = Float64Array.from(params.W_Q[keys[batch.asked[b]]]);          // (d_k,)
+    const k = keys.map((key, p) => Float64Array.from({length: dK}, (_, j) => pairRow(params.W_K, key, values[p], j)));
+    const v = keys.map((key, p) => Float64Array.from({length: dK}, (_, j) => pairRow(params.W_V, key, values[p], j)));
+    const scores = k.map((kp) => { let s = 0; for (let j = 0; j < dK; j++) s += q[j] * kp[j]; return s * scale; });
+    const top = Math.max(...scores);
+    const e = scores.map((s) => Math.exp(s - top));
+    const total = e.reduce((a, x) => a + x, 0);
+    const weights = e.map((x) => x / total);
+    const o = new Float64Array(dK);                                          // weights V: (d_v,)
+    for (let p = 0; p < N_PAIRS; p++) for (let j = 0; j < dK; j++) o[j] += weights[p] * v[p][j];
+    const logits = Array.from({length: N_DIGITS}, (_, c) => { let z = 0; for (let j = 0; j < dK; j++) z += o[j] * params.W_O[j][c]; return z; });
+    const zTop = Math.max(...logits);
+    const logSum = Math.log(logits.reduce((a, z) => a + Math.exp(z - zTop), 0));
+    const logProbs = logits.map((z) => z - zTop - logSum);
+    loss -= logProbs[answer];
+    let best = 0;
+    for (let c = 1; c < N_DIGITS; c++) if (logProbs[c] > logProbs[best]) best = c;
+    if (best === answer) right += 1;
+    out.scores.push(scores);
+    out.weights.push(weights);
+    out.probs.push(logProbs.map(Math.exp));
+    if (keep) { out.q.push(q); out.k.push(k); out.v.push(v); out.o.push(o); }
+  }
+  out.loss = loss / n;
+  out.accuracy = right / n;
+  return out;
+}
+
+/** (the forward pass, d loss / d each parameter): views.head.gradients, example by example. */
+export function gradients(params, batch, scaled) {
+  const f = forward(params, batch, scaled, true);
+  const dK = params.W_Q[0].length, n = batch.asked.length;
+  const g = {W_Q: zeros(D_IN, dK), W_K: zeros(D_IN, dK), W_V: zeros(D_IN, dK), W_O: zeros(dK, N_DIGITS)};
+  for (let b = 0; b < n; b++) {
+    const keys = batch.keys[b], values = batch.values[b], answer = values[batch.asked[b]];
+    const w = f.weights[b], q = f.q[b], k = f.k[b], v = f.v[b], o = f.o[b];
+    const dLogits = f.probs[b].map((p, c) => (p - (c === answer ? 1 : 0)) / n);
+    const dOut = new Float64Array(dK);
+    for (let j = 0; j < dK; j++) {
+      for (let c = 0; c < N_DIGITS; c++) { g.W_O[j][c] += o[j] * dLogits[c]; dOut[j] += dLogits[c] * params.W_O[j][c]; }
+    }
+    const dWeights = v.map((vp) => { let s = 0; for (let j = 0; j < dK; j++) s += dOut[j] * vp[j]; return s; });
+    const mean = dWeights.reduce((a, d, p) => a + d * w[p], 0);
+    const dScores = w.map((wp, p) => wp * (dWeights[p] - mean) * f.scale);   // softmax's Jacobian
+    const query = keys[batch.asked[b]];
+    for (let p = 0; p < N_PAIRS; p++) {
+      const rows = [keys[p], N_LETTERS + values[p]];
+      for (let j = 0; j < dK; j++) {
+        g.W_Q[query][j] += dScores[p] * k[p][j];
+        const dk = dScores[p] * q[j], dv = w[p] * dOut[j];
+        for (const r of rows) { g.W_K[r][j] += dk; g.W_V[r][j] += dv; }
+      }
+    }
+  }
+  return [f, g];
+}
+
+/** A run at step 0 (views.head.start); `settings`: seed, d_k, learning_rate, scaled, batch. */
+export function startRun(settings) {
+  const s = {...DEFAULTS, ...settings};
+  const params = initParams(s.seed, s.d_k);
+  const moments = () => Object.fromEntries(Object.entries(params).map(([k, w]) => [k, zeros(w.length, w[0].length)]));
+  return {...s, params, m: moments(), v: moments(), t: 0, losses: [], accuracies: []};
+}
+
+/** Train `run` one step (Adam on one batch); return that batch's loss. */
+export function stepRun(run) {
+  run.t += 1;
+  const [f, g] = gradients(run.params, makeBatch(run.seed, run.t, run.batch), run.scaled);
+  const c1 = 1 - BETA1 ** run.t, c2 = 1 - BETA2 ** run.t;
+  for (const name of Object.keys(g)) {
+    const W = run.params[name], G = g[name], M = run.m[name], V = run.v[name];
+    for (let i = 0; i < W.length; i++) {
+      for (let j = 0; j < W[i].length; j++) {
+        M[i][j] = BETA1 * M[i][j] + (1 - BETA1) * G[i][j];
+        V[i][j] = BETA2 * V[i][j] + (1 - BETA2) * G[i][j] * G[i][j];
+        W[i][j] = W[i][j] - run.learning_rate * (M[i][j] / c1) / (Math.sqrt(V[i][j] / c2) + EPS);
+      }
+    }
+  }
+  run.losses.push(f.loss);
+  run.accuracies.push(f.accuracy);
+  return f.loss;
+}
+
+/** The learned score of each query letter against each key letter, (8, 8) (views.head.match_table). */
+export function matchTable(params, scaled) {
+  const dK = params.W_Q[0].length, scale = scaled ? 1 / Math.sqrt(dK) : 1;
+  return Array.from({length: N_LETTERS}, (_, a) => Array.from({length: N_LETTERS}, (_, b) => {
+    let s = 0;
+    for (let j = 0; j < dK; j++) s += params.W_Q[a][j] * params.W_K[b][j];
+    return s * scale;
+  }));
+}
+
+/** How much W_V reads of each input (the norm of its row), (18,) (views.head.value_reads). */
+export function valueReads(params) {
+  return params.W_V.map((row) => Math.sqrt(row.reduce((a, x) => a + x * x, 0)));
+}
+
+/**
+ * A lookup typed by the student, "C7 A2 D5 B9 | A" (views.head.parse_lookup), as a batch of one; or
+ * {error: key} naming what is wrong (a key of the strings).
+ */
+export function parseLookup(text) {
+  if (typeof text !== "string" || !text.includes("|")) return {error: "head_lookup_bar"};
+  const [left, right] = text.toUpperCase().split("|", 2);
+  const pairs = left.trim().split(/\s+/).filter(Boolean), query = right.trim();
+  if (pairs.length !== N_PAIRS || pairs.some((p) => p.length !== 2 || !LETTERS.includes(p[0]) || !/[0-9]/.test(p[1]))) {
+    return {error: "head_lookup_pairs"};
+  }
+  const keys = pairs.map((p) => LETTERS.indexOf(p[0]));
+  if (new Set(keys).size !== N_PAIRS) return {error: "head_lookup_differ"};
+  if (query.length !== 1 || !LETTERS.includes(query) || !keys.includes(LETTERS.indexOf(query))) return {error: "head_lookup_query"};
+  return {keys: [keys], values: [pairs.map((p) => Number(p[1]))], asked: [keys.indexOf(LETTERS.indexOf(query))]};
+}
+
+/** An example as text, "C7 A2 D5 B9 | A". */
+export function lookupText(batch, b = 0) {
+  const pairs = batch.keys[b].map((k, p) => LETTERS[k] + batch.values[b][p]);
+  return `${pairs.join(" ")} | ${LETTERS[batch.keys[b][batch.asked[b]]]}`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The page: DOM and SVG, made once, updated in place.
+
+const SVG = "http://www.w3.org/2000/svg";
+const CSS = `
+.ae-head { font: 16px/1.5 system-ui, sans-serif; color: var(--ae-text, #1b1b1b); max-width: 980px; }
+.ae-head h3 { font-size: 17px; margin: 14px 0 6px; }
+.ae-head .ae-row { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin: 6px 0; }
+.ae-head button { font: inherit; min-height: 44px; padding: 4px 14px; border-radius: 6px; cursor: pointer;
+  border: 1px solid var(--ae-border, #8c8c8c); background: var(--ae-surface, #fff); color: inherit; }
+.ae-head button:disabled { opacity: 0.55; cursor: default; }
+.ae-head .ae-primary { background: var(--ae-accent, #2f6fad); color: #fff; border-color: var(--ae-accent, #2f6fad); }
+.ae-head fieldset { border: 1px solid var(--ae-border, #8c8c8c); border-radius: 8px; margin: 8px 0; padding: 6px 12px; }
+.ae-head label { display: inline-flex; gap: 6px; align-items: center; min-height: 32px; }
+.ae-head input[type=range] { width: 160px; }
+.ae-head input[type=text] { font: 15px ui-monospace, monospace; padding: 6px 8px; width: 15em; max-width: 100%; }
+.ae-head svg { display: block; max-width: 100%; height: auto; background: var(--ae-surface, #fff); }
+.ae-head .ae-readout { font-variant-numeric: tabular-nums; }
+.ae-head .ae-note { color: var(--ae-muted, #444); font-size: 15px; }
+.ae-head .ae-answer { font-weight: 600; }
+.ae-head .ae-grid { display: flex; flex-wrap: wrap; gap: 16px; }
+.ae-head .ae-grid > div { flex: 1 1 300px; min-width: 0; }
+`;
+
+function el(tag, attrs = {}, text = "") {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text) node.textContent = text;
+  return node;
+}
+
+function svgEl(tag, attrs = {}) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  return node;
+}
+
+const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, k) => (k in values ? String(values[k]) : `{${k}}`));
+
+/** A plot of loss curves (log scale from 0.001 to 5 nats) over `maxSteps` steps; `update(curves)` redraws the lines. */
+function lossPlot(title, maxSteps) {
+  const W = 460, H = 220, L = 46, B = 28, T = 10, R = 10;
+  const svg = svgEl("svg", {viewBox: `0 0 ${W} ${H}`, width: W, role: "img", "aria-label": title});
+  const y = (loss) => T + (H - T - B) * (Math.log10(5) - Math.log10(Math.max(loss, 1e-3))) / (Math.log10(5) + 3);
+  for (const tick of [0.001, 0.01, 0.1, 1]) {
+    svg.append(svgEl("line", {x1: L, x2: W - R, y1: y(tick), y2: y(tick), stroke: "#ddd"}));
+    const label = svgEl("text", {x: L - 4, y: y(tick) + 4, "text-anchor": "end", "font-size": 11, fill: "#555"});
+    label.textContent = String(tick);
+    svg.append(label);
+  }
+  const axis = svgEl("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 11, fill: "#555"});
+  svg.append(axis);
+  const lines = {};
+  return {
+    svg,
+    update(curves, stepsLabel) {
+      axis.textContent = stepsLabel;
+      for (const [name, {values, color}] of Object.entries(curves)) {
+        if (!lines[name]) svg.append(lines[name] = svgEl("polyline", {fill: "none", stroke: color, "stroke-width": 2}));
+        const n = Math.max(maxSteps, values.length);
+        lines[name].setAttribute("points", values.map((v, i) => `${(L + (W - L - R) * (i + 1) / n).toFixed(1)},${y(v).toFixed(1)}`).join(" "));
+      }
+    },
+  };
+}
+
+/** Bars of one example's weights over its four pairs. */
+function weightBars(label) {
+  const W = 240, H = 110;
+  const svg = svgEl("svg", {viewBox: `0 0 ${W} ${H}`, width: W, role: "img", "aria-label": label});
+  const bars = [], names = [], values = [];
+  for (let p = 0; p < N_PAIRS; p++) {
+    const x = 10 + p * 57;
+    bars.push(svgEl("rect", {x, width: 44, y: 80, height: 0, fill: "#7f6fb0"}));
+    names.push(svgEl("text", {x: x + 22, y: 100, "text-anchor": "middle", "font-size": 13}));
+    values.push(svgEl("text", {x: x + 22, y: 74, "text-anchor": "middle", "font-size": 11, fill: "#333"}));
+    svg.append(bars[p], names[p], values[p]);
+  }
+  return {
+    svg,
+    update(weights, pairs, match) {
+      weights.forEach((w, p) => {
+        const h = 60 * w;
+        bars[p].setAttribute("y", (80 - h).toFixed(1));
+        bars[p].setAttribute("height", h.toFixed(1));
+        bars[p].setAttribute("fill", p === match ? "#2f6fad" : "#b8b0d4");
+        names[p].textContent = pairs[p];
+        values[p].textContent = w.toFixed(2);
+      });
+    },
+  };
+}
+
+/** A grid of cells (rows x cols) coloured by value; `update(matrix)` recolours them. */
+function heatmap(label, rows, cols, rowNames, colNames) {
+  const C = 26, L = 22, T = 20;
+  const svg = svgEl("svg", {viewBox: `0 0 ${L + C * cols + 4} ${T + C * rows + 4}`, width: L + C * cols + 4, role: "img",
+                            "aria-label": label});
+  const cells = [];
+  colNames.forEach((n, j) => { const t = svgEl("text", {x: L + C * j + C / 2, y: 14, "text-anchor": "middle", "font-size": 12}); t.textContent = n; svg.append(t); });
+  rowNames.forEach((n, i) => { const t = svgEl("text", {x: 14, y: T + C * i + C / 2 + 4, "text-anchor": "middle", "font-size": 12}); t.textContent = n; svg.append(t); });
+  for (let i = 0; i < rows; i++) {
+    cells.push([]);
+    for (let j = 0; j < cols; j++) {
+      const r = svgEl("rect", {x: L + C * j, y: T + C * i, width: C - 2, height: C - 2});
+      cells[i].push(r);
+      svg.append(r);
+    }
+  }
+  return {
+    svg,
+    update(matrix) {
+      const top = Math.max(1e-12, ...matrix.flat().map(Math.abs));
+      matrix.forEach((row, i) => row.forEach((x, j) => {
+        const t = x / top;  // blue above 0, orange below
+        cells[i][j].setAttribute("fill", t >= 0 ? `rgba(47,111,173,${t.toFixed(3)})` : `rgba(214,120,40,${(-t).toFixed(3)})`);
+      }));
+    },
+  };
+}
+
+/** Steps a frame may train: as many as fit in this many milliseconds (a key is never kept waiting longer). */
+export const FRAME_BUDGET_MS = 12;
+/** Steps the comparison trains each head. */
+export const COMPARE_STEPS = 100;
+/** The examples whose weights the page follows while the head trains (fixed: the same three all along). */
+const WATCHED = makeBatch(2024, 1, 3);
+
+function render({model, el: root}) {
+  const S = model.get("strings") || {};
+  const t = (key, values) => fill(S[key] || key, values || {});
+  const style = el("style", {}, CSS);
+  const box = el("div", {class: "ae-head", lang: model.get("lang") || ""});
+  root.replaceChildren(style, box);
+
+  // --- predict first -------------------------------------------------------------------------------
+  const predict = el("fieldset", {class: "ae-head-prediction"});
+  predict.append(el("legend", {}, t("head_predict_question")));
+  const options = ["head_predict_a", "head_predict_b", "head_predict_c"];
+  options.forEach((key, i) => {
+    const label = el("label");
+    const radio = el("input", {type: "radio", name: "ae-head-prediction", value: String(i)});
+    if (model.get("prediction") === i) radio.checked = true;
+    radio.addEventListener("change", () => { model.set("prediction", i); model.save_changes(); });
+    label.append(radio, document.createTextNode(`${"ABC"[i]}. ${t(key)}`));
+    predict.append(label, el("br"));
+  });
+  const verdict = el("p", {class: "ae-head-verdict ae-answer", role: "status"});
+  predict.append(verdict);
+
+  // --- the controls --------------------------------------------------------------------------------
+  const controls = el("div", {class: "ae-row"});
+  const train = el("button", {type: "button", class: "ae-head-train ae-primary"}, t("head_train"));
+  const step = el("button", {type: "button", class: "ae-head-step-button"}, t("head_step"));
+  const reset = el("button", {type: "button", class: "ae-head-reset"}, t("head_reset"));
+  const skip = el("button", {type: "button", class: "ae-head-skip"}, t("head_skip"));
+  controls.append(train, step, reset, skip);
+  const readout = el("p", {class: "ae-readout ae-head-readout", "aria-live": "off"});
+
+  const settings = el("div", {class: "ae-row ae-head-settings"});
+  const slider = (name, lo, hi, stepBy) => {
+    const label = el("label", {}, t(`head_${name}`));
+    const input = el("input", {type: "range", min: lo, max: hi, step: stepBy, value: model.get(name), class: `ae-head-${name}`});
+    const shown = el("span", {class: "ae-readout"}, String(model.get(name)));
+    input.addEventListener("input", () => {
+      shown.textContent = input.value;
+      model.set(name, Number(input.value));
+      model.save_changes();
+    });
+    label.append(input, shown);
+    settings.append(label);
+    return [input, shown];
+  };
+  const [dK, dKShown] = slider("d_k", 2, 64, 1);
+  const [lr, lrShown] = slider("learning_rate", 0.001, 0.05, 0.001);
+  const [seed, seedShown] = slider("seed", 0, 9999, 1);
+  const scaledLabel = el("label", {}, "");
+  const scaled = el("input", {type: "checkbox", class: "ae-head-scaled"});
+  scaled.checked = Boolean(model.get("scaled"));
+  scaled.addEventListener("change", () => { model.set("scaled", scaled.checked); model.save_changes(); });
+  scaledLabel.append(scaled, document.createTextNode(t("head_scaled")));
+  settings.append(scaledLabel);
+
+  // --- what it learns ------------------------------------------------------------------------------
+  const curves = lossPlot(t("head_loss_title"), 300);
+  const grid = el("div", {class: "ae-grid"});
+  const left = el("div"), right = el("div");
+  const watched = [0, 1, 2].map((b) => weightBars(t("head_weights_title", {example: lookupText(WATCHED, b)})));
+  const watchedLines = [0, 1, 2].map(() => el("div", {class: "ae-row"}));
+  left.append(el("h3", {}, t("head_weights_heading")));
+  watched.forEach((w, b) => { watchedLines[b].append(el("code", {}, lookupText(WATCHED, b)), w.svg); left.append(watchedLines[b]); });
+  const table = heatmap(t("head_table_title"), N_LETTERS, N_LETTERS, [...LETTERS], [...LETTERS]);
+  const reads = heatmap(t("head_reads_title"), 1, D_IN, [""], [...LETTERS, ..."0123456789"]);
+  right.append(el("h3", {}, t("head_table_heading")), el("p", {class: "ae-note"}, t("head_table_note")), table.svg,
+               el("h3", {}, t("head_reads_heading")), el("p", {class: "ae-note"}, t("head_reads_note")), reads.svg);
+  grid.append(left, right);
+
+  // --- your own lookup -----------------------------------------------------------------------------
+  const own = el("div", {class: "ae-row"});
+  const ownLabel = el("label", {}, t("head_lookup_label"));
+  const ownBox = el("input", {type: "text", class: "ae-head-lookup", value: model.get("lookup") || "C7 A2 D5 B9 | A",
+                              autocomplete: "off", spellcheck: "false"});
+  ownLabel.append(ownBox);
+  const ownBars = weightBars(t("head_lookup_title"));
+  const ownAnswer = el("p", {class: "ae-head-lookup-answer ae-answer", role: "status"});
+  own.append(ownLabel, ownBars.svg);
+  ownBox.addEventListener("input", () => { model.set("lookup", ownBox.value); model.save_changes(); drawOwn(); });
+
+  // --- the comparison ------------------------------------------------------------------------------
+  const compare = el("fieldset", {class: "ae-head-compare"});
+  compare.append(el("legend", {}, t("head_compare_question")));
+  ["head_compare_a", "head_compare_b", "head_compare_c"].forEach((key, i) => {
+    const label = el("label");
+    const radio = el("input", {type: "radio", name: "ae-head-compare-prediction", value: String(i)});
+    radio.addEventListener("change", () => { model.set("compare_prediction", i); model.save_changes(); });
+    label.append(radio, document.createTextNode(`${"ABC"[i]}. ${t(key)}`));
+    compare.append(label, el("br"));
+  });
+  const compareRun = el("button", {type: "button", class: "ae-head-compare-run ae-primary"}, t("head_compare_run"));
+  const compareCurves = lossPlot(t("head_compare_title"), COMPARE_STEPS);
+  compareCurves.svg.hidden = true;
+  const compareSays = el("p", {class: "ae-head-compare-result ae-answer", role: "status"});
+  compare.append(compareRun, compareCurves.svg, compareSays);
+
+  box.append(el("p", {}, t("head_intro")), predict, controls, readout, settings, curves.svg, grid,
+             el("h3", {}, t("head_lookup_heading")), own, ownAnswer, compare);
+
+  // --- the run -------------------------------------------------------------------------------------
+  let run = null, playing = false, frame = 0, comparing = null;
+  const settingsNow = () => ({seed: model.get("seed"), d_k: model.get("d_k"), learning_rate: model.get("learning_rate"),
+                              scaled: Boolean(model.get("scaled"))});
+  const predicted = () => Number.isInteger(model.get("prediction")) || model.get("skipped") === true;
+
+  function drawOwn() {
+    const batch = parseLookup(ownBox.value);
+    if (batch.error) {
+      ownAnswer.textContent = t(batch.error);
+      return;
+    }
+    const f = forward(run.params, batch, run.scaled);
+    const pairs = batch.keys[0].map((k, p) => LETTERS[k] + batch.values[0][p]);
+    ownBars.update(f.weights[0], pairs, batch.asked[0]);
+    const probs = f.probs[0];
+    let best = 0;
+    for (let c = 1; c < N_DIGITS; c++) if (probs[c] > probs[best]) best = c;
+    ownAnswer.textContent = t("head_lookup_answer", {digit: best, p: (100 * probs[best]).toFixed(0)});
+  }
+
+  function draw() {
+    const last = run.losses.length;
+    const loss = last ? run.losses[last - 1] : NaN, acc = last ? run.accuracies[last - 1] : NaN;
+    readout.textContent = last
+      ? t("head_readout", {step: run.t, loss: loss.toFixed(3), accuracy: (100 * acc).toFixed(0)})
+      : t("head_readout_start");
+    curves.update({loss: {values: run.losses, color: "#2f6fad"}}, t("head_steps_axis", {steps: run.t}));
+    const f = forward(run.params, WATCHED, run.scaled);
+    watched.forEach((w, b) => w.update(f.weights[b], WATCHED.keys[b].map((k, p) => LETTERS[k] + WATCHED.values[b][p]), WATCHED.asked[b]));
+    table.update(matchTable(run.params, run.scaled));
+    reads.update([valueReads(run.params)]);
+    drawOwn();
+    const ready = predicted();
+    train.disabled = step.disabled = !ready;
+    skip.hidden = ready;
+    train.textContent = t(playing ? "head_pause" : "head_train");
+    // The answer to the prediction once the head has learned (or the student skipped and trained).
+    const learned = last >= 20 && run.accuracies.slice(-20).reduce((a, x) => a + x, 0) / 20 > 0.95;
+    if (learned && Number.isInteger(model.get("prediction"))) {
+      verdict.textContent = t(model.get("prediction") === 1 ? "head_predict_right" : "head_predict_wrong");
+    } else verdict.textContent = learned ? t("head_predict_answer") : "";
+  }
+
+  function restart() {
+    playing = false;
+    cancelAnimationFrame(frame);
+    run = startRun(settingsNow());
+    draw();
+  }
+
+  function tick() {
+    const until = performance.now() + FRAME_BUDGET_MS;
+    do stepRun(run); while (performance.now() < until && run.t < 5000);
+    draw();
+    if (playing && run.t < 5000) frame = requestAnimationFrame(tick);
+    else { playing = false; draw(); }
+  }
+
+  train.addEventListener("click", () => {
+    playing = !playing;
+    if (playing) frame = requestAnimationFrame(tick);
+    else cancelAnimationFrame(frame);
+    draw();
+  });
+  step.addEventListener("click", () => { playing = false; cancelAnimationFrame(frame); stepRun(run); draw(); });
+  reset.addEventListener("click", restart);
+  skip.addEventListener("click", () => { model.set("skipped", true); model.save_changes(); draw(); });
+
+  function compareTick() {
+    const until = performance.now() + FRAME_BUDGET_MS;
+    do { stepRun(comparing.scaled); stepRun(comparing.unscaled); }
+    while (performance.now() < until && comparing.scaled.t < COMPARE_STEPS);
+    compareCurves.update({scaled: {values: comparing.scaled.losses, color: "#2f6fad"},
+                          unscaled: {values: comparing.unscaled.losses, color: "#d67828"}},
+                         t("head_compare_axis", {steps: comparing.scaled.t}));
+    if (comparing.scaled.t < COMPARE_STEPS) { comparing.frame = requestAnimationFrame(compareTick); return; }
+    const a = comparing.scaled.losses[49], b = comparing.unscaled.losses[49];
+    const said = model.get("compare_prediction");
+    compareSays.textContent = t("head_compare_says", {scaled: a.toFixed(3), unscaled: b.toFixed(3)}) + " " +
+      (Number.isInteger(said) ? t(said === 0 ? "head_compare_right" : "head_compare_wrong") : "");
+    compareRun.disabled = false;
+  }
+  compareRun.addEventListener("click", () => {
+    if (comparing) cancelAnimationFrame(comparing.frame);
+    const base = {seed: model.get("seed"), d_k: 64, learning_rate: model.get("learning_rate")};
+    comparing = {scaled: startRun({...base, scaled: true}), unscaled: startRun({...base, scaled: false}), frame: 0};
+    compareCurves.svg.hidden = false;
+    compareRun.disabled = true;
+    compareSays.textContent = t("head_compare_running");
+    comparing.frame = requestAnimationFrame(compareTick);
+  });
+
+  // A setting changed (here or by the host): a new run from step 0.
+  const onSetting = () => {
+    dK.value = dKShown.textContent = model.get("d_k");
+    lr.value = lrShown.textContent = model.get("learning_rate");
+    seed.value = seedShown.textContent = model.get("seed");
+    scaled.checked = Boolean(model.get("scaled"));
+    restart();
+  };
+  const names = ["d_k", "learning_rate", "seed", "scaled"];
+  for (const name of names) model.on(`change:${name}`, onSetting);
+  const onPrediction = () => draw();
+  model.on("change:prediction", onPrediction);
+  model.on("change:skipped", onPrediction);
+  restart();
+  return () => {
+    cancelAnimationFrame(frame);
+    if (comparing) cancelAnimationFrame(comparing.frame);
+    for (const name of names) model.off(`change:${name}`, onSetting);
+    model.off("change:prediction", onPrediction);
+    model.off("change:skipped", onPrediction);
+  };
+}
+
+export default {render};

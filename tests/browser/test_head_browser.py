@@ -1,0 +1,144 @@
+"""A head that learns, in Chromium: its module trains the same head as the Python oracle
+(views/head.py), and the page does what a student expects, from file:// with nothing else to load."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attention_explorable import site
+from attention_explorable.views import head
+
+from .mirror import load_module
+
+pytestmark = pytest.mark.browser
+
+#: (seed, d_k, scaled, steps): the default, a small unscaled head, the comparison's size.
+RUNS = [(0, 16, True, 40), (5, 3, False, 40), (3, 64, True, 12)]
+
+_JS_RUN = """([seed, dK, scaled, steps]) => {
+  const run = ae.startRun({seed, d_k: dK, scaled, learning_rate: 0.01});
+  const first = ae.initParams(seed, dK);
+  for (let i = 0; i < steps; i++) ae.stepRun(run);
+  const plain = (p) => Object.fromEntries(Object.entries(p).map(([k, w]) => [k, w.map((r) => Array.from(r))]));
+  return {first: plain(first), params: plain(run.params), losses: run.losses, accuracies: run.accuracies,
+          batch: ae.makeBatch(seed, 7, 64), table: ae.matchTable(run.params, scaled),
+          reads: ae.valueReads(run.params)};
+}"""
+
+
+@pytest.mark.parametrize("seed, d_k, scaled, steps", RUNS)
+def test_the_module_trains_the_same_head_as_the_python_oracle(chromium, seed, d_k, scaled, steps):
+    context = chromium.new_context()
+    try:
+        page = load_module(context, "head")
+        js = page.evaluate(_JS_RUN, [seed, d_k, scaled, steps])
+        assert page.ae_errors == []
+    finally:
+        context.close()
+    batch = head.make_batch(seed, 7, 64)
+    assert js["batch"] == {"keys": batch.keys.tolist(), "values": batch.values.tolist(), "asked": batch.asked.tolist()}
+    first = head.init_params(seed, d_k)
+    for name, w in first.items():  # the same uniforms, the same arithmetic: equal to the last bit
+        assert np.array_equal(np.array(js["first"][name]), w), name
+    run = head.start(seed=seed, d_k=d_k, scaled=scaled)
+    for _ in range(steps):
+        run.step()
+    # Sums in another order differ in the last bits; training carries them, but not into a shown digit.
+    np.testing.assert_allclose(js["losses"], run.losses, rtol=1e-9)
+    assert js["accuracies"] == run.accuracies
+    for name, w in run.params.items():
+        np.testing.assert_allclose(np.array(js["params"][name]), w, rtol=1e-7, atol=1e-10, err_msg=name)
+    np.testing.assert_allclose(js["table"], head.match_table(run.params, scaled), rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(js["reads"], head.value_reads(run.params), rtol=1e-7)
+
+
+def test_a_typed_lookup_is_read_as_python_reads_it(chromium):
+    context = chromium.new_context()
+    try:
+        page = load_module(context, "head")
+        for text in ["C7 A2 D5 B9 | A", "h0 g1 f2 e3|e", "C7 A2 D5 | A", "C7 C2 D5 B9 | C", "C7 A2 D5 B9 | E", "C7 A2"]:
+            js = page.evaluate("(t) => ae.parseLookup(t)", text)
+            try:
+                batch = head.parse_lookup(text)
+            except ValueError:
+                assert "error" in js, text
+                continue
+            assert js == {"keys": batch.keys.tolist(), "values": batch.values.tolist(),
+                          "asked": batch.asked.tolist()}, text  # fmt: skip
+    finally:
+        context.close()
+
+
+def _step_of(page) -> int:
+    digits = "".join(c if c.isdigit() else " " for c in page.locator(".ae-head-readout").text_content()).split()
+    return int(digits[0])
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_path, language):
+    saved = tmp_path / "head.html"
+    saved.write_text(site.build_page("head", language), encoding="utf-8")
+    s = student(390, 844, mobile=True) if language == "en" else student()
+    aborted = s.open_offline(saved, ".ae-head-readout")
+    page = s.page
+    assert _step_of(page) == 0
+    # Predict first: training waits for a prediction (or the explicit skip).
+    assert page.locator(".ae-head-train").is_disabled() and page.locator(".ae-head-step-button").is_disabled()
+    page.locator("input[name=ae-head-prediction]").nth(0).check()  # "spread before and after": wrong
+    page.locator(".ae-head-step-button").click()
+    assert _step_of(page) == 1
+    page.locator(".ae-head-train").click()
+    page.wait_for_function(
+        "() => +document.querySelector('.ae-head-readout').textContent.match(/\\d+/)[0] >= 300", timeout=60_000
+    )
+    page.locator(".ae-head-train").click()  # pause
+    paused = _step_of(page)
+    # A paused run stays where it is: five frames later (a frame is when a playing run trains) it has not moved.
+    page.evaluate(
+        "() => new Promise((done) => { let n = 5; const f = () => (--n ? requestAnimationFrame(f) : done()); requestAnimationFrame(f); })"
+    )
+    assert _step_of(page) == paused
+    assert "100%" in page.locator(".ae-head-readout").text_content()
+    verdict = page.locator(".ae-head-verdict").text_content()
+    assert ("答案 B" in verdict) if language == "zh" else ("answer B" in verdict), verdict
+    # The student's own lookup: the trained head reads the digit paired with the query.
+    page.locator(".ae-head-lookup").fill("E4 B8 H1 C6 | H")
+    assert "1" in page.locator(".ae-head-lookup-answer").text_content()
+    page.locator(".ae-head-lookup").fill("E4 B8 | H")
+    assert page.locator(".ae-head-lookup-answer").text_content() == head_strings(language)["head_lookup_pairs"]
+    # The comparison at d_k = 64: the scaled head's loss at step 50 is below the unscaled one's.
+    page.locator("input[name=ae-head-compare-prediction]").nth(0).check()
+    page.locator(".ae-head-compare-run").click()
+    page.wait_for_function("() => !document.querySelector('.ae-head-compare-run').disabled", timeout=60_000)
+    said = page.locator(".ae-head-compare-result").text_content()
+    scaled, unscaled = (float(x) for x in _numbers(said)[-2:])
+    oracle = {}
+    for flag in (True, False):
+        run = head.start(seed=0, d_k=64, scaled=flag)
+        for _ in range(50):
+            run.step()
+        oracle[flag] = run.losses[-1]
+    assert (scaled, unscaled) == (round(oracle[True], 3), round(oracle[False], 3))
+    assert scaled < unscaled
+    # A setting starts a new run from step 0.
+    page.locator(".ae-head-seed").fill("7")
+    assert _step_of(page) == 0
+    s.screenshot(f"head-{language}")
+    if language == "en":
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, width  # nothing wider than the phone
+    assert aborted == []
+    s.assert_clean()
+
+
+def _numbers(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"\d+\.\d+", text)
+
+
+def head_strings(language: str) -> dict:
+    from attention_explorable.strings import STRINGS
+
+    return STRINGS[language]
