@@ -304,8 +304,13 @@ def _index_template() -> jinja2.Template:
 def index_html(language: str) -> str:
     """The server's root page (``/``): this product's pages, in ``language`` (served from memory)."""
     other = OTHER_LANGUAGE[language]
+    from .modules import MODULES
+
     pages = [
         (f"{name}?lang={language}", text(title_key(name), language), text(index_key(name), language)) for name in APPS
+    ] + [
+        (f"{name}?lang={language}", text(f"{m.prefix}title", language), text(f"{m.prefix}index", language))
+        for name, m in MODULES.items()
     ]
     return _index_template().render(
         lang=HTML_LANG[language],

@@ -42,17 +42,18 @@ from .modules import MODULES, module_page
 from .native import element_script, embed_data, embed_script, student_page
 from .strings import LANGUAGES, STRINGS, text
 
-__all__ = ["export_site", "export_element", "build_page", "ExportReport", "pages", "Progress"]
+__all__ = ["export_site", "export_element", "build_page", "ExportReport", "pages", "module_pages", "Progress"]
 
 
 def pages(index: bool = True) -> dict[str, str]:
     """Page file -> app name: ``index.html`` the textbook (``textbook.html`` when not ``index``), ``<name>.html``
     each registered explorable."""
-    return {
-        "index.html" if index else "textbook.html": "textbook",
-        **{f"{n}.html": n for n in EXPLORABLES},
-        **{f"{n}.html": n for n in MODULES},
-    }
+    return {"index.html" if index else "textbook.html": "textbook", **{f"{n}.html": n for n in EXPLORABLES}}
+
+
+def module_pages() -> dict[str, str]:
+    """Page file -> name of each explorable written as one module (:data:`attention_explorable.modules.MODULES`)."""
+    return {f"{n}.html": n for n in MODULES}
 
 
 @dataclass
@@ -193,7 +194,7 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
 
     other = apps.OTHER_LANGUAGE[language]
     (out / other).mkdir(exist_ok=True)
-    files = pages(index)
+    files = {**pages(index), **module_pages()}
     tell = Progress(2 * len(files) + len(EXPLORABLES), progress, "export")
     for filename, app in files.items():
         write(filename, build_page(app, language, other_language_href=f"{other}/{filename}"))

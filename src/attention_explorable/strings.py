@@ -398,6 +398,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # language switch, the server's index page, accessibility
         "language_name": "中文",
         "head_title": "会学习的注意力头",
+        "head_index": "在浏览器里训练一个注意力头做查表，看它的权重找到相同的键，再比较除以 √d_k 与不除时的训练。",
         "head_intro": "这里只有一个注意力头，参数 W_Q、W_K、W_V 和读出层 W_O 都从随机数开始，在你的浏览器里用 float64 训练。任务是查表：每个例子给出四对“字母 数字”，再给一个字母作查询，例如 C7 A2 D5 B9 | A，正确答案是字母 A 那一对的数字 2。每一对是一个位置：字母是它的键的部分，数字是它的值的部分。",
         "head_predict_question": "先预测：查询那一行的注意力权重（落在四对上的份额），训练前和训练 300 步以后分别是什么样？",
         "head_predict_a": "训练前后都大致平分在四对上",
@@ -828,6 +829,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # language switch, the server's index page, accessibility
         "language_name": "English",
         "head_title": "A head that learns",
+        "head_index": "Train one attention head in your browser on a lookup task, watch its weights find the matching key, and compare training with and without the √d_k scaling.",
         "head_intro": "Here is a single attention head whose parameters W_Q, W_K, W_V and readout W_O start out random and are trained in your browser, in float64. The task is a lookup: each example lists four letter–digit pairs and then one letter as the query, for instance C7 A2 D5 B9 | A, and the right answer is the digit paired with A, which is 2. Every pair is one position: its letter is the key part and its digit the value part.",
         "head_predict_question": "Predict first: the query's row of attention weights (its share on each of the four pairs) — what does it look like before training, and after 300 steps?",
         "head_predict_a": "Spread roughly evenly over the four pairs, before and after",

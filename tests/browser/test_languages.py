@@ -14,6 +14,7 @@ import pytest
 
 from attention_explorable.apps import APPS, title_key
 from attention_explorable.site import pages
+from attention_explorable.modules import MODULES
 from attention_explorable.strings import text
 
 from .pages import handle, settled, text_of, wait_text
@@ -36,7 +37,10 @@ def test_served_index_and_pages_follow_the_readers_language(every_app, student):
     assert _page_language(page) == ("zh-Hans", text("index_title", "zh"))
     assert "Panel" not in page.inner_text("body")
     links = page.locator("a.ae-index-page")
-    assert [links.nth(i).inner_text() for i in range(links.count())] == [text(key, "zh") for key in TITLE_KEYS.values()]
+    listed = [text(key, "zh") for key in TITLE_KEYS.values()] + [
+        text(f"{m.prefix}title", "zh") for m in MODULES.values()
+    ]
+    assert [links.nth(i).inner_text() for i in range(links.count())] == listed
     assert not s.external_requests, s.external_requests
     page.locator("a.ae-language").click()
     page.wait_for_url(lambda url: url.endswith("/?lang=en"))

@@ -21,7 +21,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from attention_explorable.explorables import EXPLORABLES, explorable_class
-from attention_explorable.site import pages
+from attention_explorable.site import module_pages, pages
 from attention_explorable.strings import text
 
 from .pages import handle, text_of, wait_text
@@ -64,8 +64,12 @@ def test_the_site_holds_what_the_command_promises(static_site):
         } <= names
     # every page holds its styles and scripts: no file besides the pages and the embeds, no script
     # or style by address, no framework
-    assert {n.split("/")[0] for n in names} <= {*PAGES, "en", "embed", "attention-explorable.js"}, names
-    for page in [*PAGES, *(f"en/{p}" for p in PAGES)]:
+    assert set(module_pages()) <= names  # the explorables written as one module (head.html)
+    assert {n.split("/")[0] for n in names} <= {*PAGES, *module_pages(), "en", "embed", "attention-explorable.js"}, (
+        names
+    )
+    every = [*PAGES, *module_pages()]
+    for page in [*every, *(f"en/{p}" for p in every)]:
         source = (static_site / page).read_text("utf-8")
         assert not re.search(r"<script[^>]* src=|<link[^>]* rel=.?stylesheet", source), page
         assert not re.search(

@@ -242,11 +242,11 @@ function lossPlot(title, maxSteps) {
   const y = (loss) => T + (H - T - B) * (Math.log10(5) - Math.log10(Math.max(loss, 1e-3))) / (Math.log10(5) + 3);
   for (const tick of [0.001, 0.01, 0.1, 1]) {
     svg.append(svgEl("line", {x1: L, x2: W - R, y1: y(tick), y2: y(tick), stroke: "#ddd"}));
-    const label = svgEl("text", {x: L - 4, y: y(tick) + 4, "text-anchor": "end", "font-size": 11, fill: "#555"});
+    const label = svgEl("text", {x: L - 4, y: y(tick) + 4, "text-anchor": "end", "font-size": 14, fill: "#555"});
     label.textContent = String(tick);
     svg.append(label);
   }
-  const axis = svgEl("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 11, fill: "#555"});
+  const axis = svgEl("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 14, fill: "#555"});
   svg.append(axis);
   const lines = {};
   return {
@@ -270,8 +270,8 @@ function weightBars(label) {
   for (let p = 0; p < N_PAIRS; p++) {
     const x = 10 + p * 57;
     bars.push(svgEl("rect", {x, width: 44, y: 80, height: 0, fill: "#7f6fb0"}));
-    names.push(svgEl("text", {x: x + 22, y: 100, "text-anchor": "middle", "font-size": 13}));
-    values.push(svgEl("text", {x: x + 22, y: 74, "text-anchor": "middle", "font-size": 11, fill: "#333"}));
+    names.push(svgEl("text", {x: x + 22, y: 100, "text-anchor": "middle", "font-size": 15}));
+    values.push(svgEl("text", {x: x + 22, y: 74, "text-anchor": "middle", "font-size": 14, fill: "#333"}));
     svg.append(bars[p], names[p], values[p]);
   }
   return {
@@ -295,8 +295,8 @@ function heatmap(label, rows, cols, rowNames, colNames) {
   const svg = svgEl("svg", {viewBox: `0 0 ${L + C * cols + 4} ${T + C * rows + 4}`, width: L + C * cols + 4, role: "img",
                             "aria-label": label});
   const cells = [];
-  colNames.forEach((n, j) => { const t = svgEl("text", {x: L + C * j + C / 2, y: 14, "text-anchor": "middle", "font-size": 12}); t.textContent = n; svg.append(t); });
-  rowNames.forEach((n, i) => { const t = svgEl("text", {x: 14, y: T + C * i + C / 2 + 4, "text-anchor": "middle", "font-size": 12}); t.textContent = n; svg.append(t); });
+  colNames.forEach((n, j) => { const t = svgEl("text", {x: L + C * j + C / 2, y: 14, "text-anchor": "middle", "font-size": 14}); t.textContent = n; svg.append(t); });
+  rowNames.forEach((n, i) => { const t = svgEl("text", {x: 14, y: T + C * i + C / 2 + 4, "text-anchor": "middle", "font-size": 14}); t.textContent = n; svg.append(t); });
   for (let i = 0; i < rows; i++) {
     cells.push([]);
     for (let j = 0; j < cols; j++) {
