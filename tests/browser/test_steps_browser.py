@@ -193,3 +193,25 @@ def test_each_readout_label_stands_apart_from_its_value(student, saved_steps):
             })"""
         )
         assert len(gaps) == 4 and min(gaps) >= 4, gaps
+
+
+@pytest.mark.parametrize("typed", ["8", "6", "9"])
+def test_the_same_prediction_typed_again_on_the_next_step_is_taken(student, saved_steps, typed):
+    """Type a number, demonstrate step 1, go to step 2, type the same number: the demonstration runs (the box
+    that step 2 emptied holds no stale typed text that makes the same keys read as unchanged)."""
+    s = student()
+    s.open_offline(saved_steps, ".ae-output")
+    page = s.page
+    box = page.locator(".ae-prediction input")
+    box.press_sequentially(typed)
+    page.locator(".ae-demonstrate button").click()
+    wait_text(page, ".ae-result", rf"你的预测 y = {typed}")
+    page.locator(".ae-step-2 button").click()
+    wait_text(page, ".ae-question", "第 2 步")
+    assert box.input_value() == ""
+    box.click()
+    box.press_sequentially(typed)
+    page.locator(".ae-demonstrate button").click()
+    wait_text(page, ".ae-result", rf"你的预测 y = {typed}")
+    assert box.input_value() == typed
+    s.assert_clean()

@@ -118,7 +118,7 @@ def test_every_ui_string_comes_from_the_table():
     assert en._controls["mode"].labels == [STRINGS["en"][f"selfcross_mode_{m}"] for m in view.MODES]
     assert "hand-made" in shown(en, "note")
     zh = SelfCrossExplorer()
-    assert zh._controls["mode"].labels == ["自注意力（中文）", "自注意力（英文）", "交叉注意力（英文查询 → 中文键/值）"]
+    assert zh._controls["mode"].labels == ["自注意力（中文）", "自注意力（英文）", "交叉注意力（两句之间）"]
     assert zh._controls["causal"].label == STRINGS["zh"]["selfcross_causal"]
 
 

@@ -273,7 +273,9 @@ def steps_view(state, config: dict) -> dict:
             **{f"step_{n}": {"button_type": "primary" if n == step else "default"} for n in (1, 2, 3)},
             "demonstrate": {"label": S["demonstrating"] if animating else S["demonstrate"]},
             "skip": {"visible": needs_prediction},
-            "prediction_input": {"value": raw},
+            # Both: a box whose typed text (value_input) kept an earlier step's "8" took the same keys
+            # typed again as no change, and refused the prediction.
+            "prediction_input": {"value": raw, "value_input": raw},
             "curve_fig": {"visible": curve_shown},
             "naive": {"visible": step3},
             "error": {"visible": pred is None and bool(raw.strip())},

@@ -67,7 +67,7 @@ export function stepsView(st, config) {
   Object.assign(props, {
     demonstrate: {label: animating ? S.demonstrating : S.demonstrate},
     skip: {visible: needsPrediction},
-    prediction_input: {value: raw},
+    prediction_input: {value: raw, value_input: raw},  // both: see views/steps.py
     curve_fig: {visible: curveShown},
     naive: {visible: step3},
     error: {visible: invalid},

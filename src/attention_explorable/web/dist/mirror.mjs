@@ -654,7 +654,8 @@ function stepsView(st, config) {
   Object.assign(props, {
     demonstrate: { label: animating ? S.demonstrating : S.demonstrate },
     skip: { visible: needsPrediction },
-    prediction_input: { value: raw },
+    prediction_input: { value: raw, value_input: raw },
+    // both: see views/steps.py
     curve_fig: { visible: curveShown },
     naive: { visible: step3 },
     error: { visible: invalid }
