@@ -173,8 +173,9 @@ def contexts_view(state, config: dict) -> dict:
         sentence = config["sentences"][c]
         weights, mask, output = read(state, config, c)
         masked = (~mask).tolist()
-        fill, colour = heat_cells(weights.tolist(), masked, diverging=False)
-        cells = ["—" if m else f(w, 2, html=False) for w, m in zip(weights.tolist(), masked)]
+        # Before the prediction is checked the heatmap shows the words but not the weights (they are the answer).
+        fill, colour = heat_cells(weights.tolist(), masked if revealed else [True] * len(masked), diverging=False)
+        cells = ["—" if m else f(w, 2, html=False) if revealed else "?" for w, m in zip(weights.tolist(), masked)]
         sources[f"{c}_cells"] = {
             "x": list(range(1, len(cells) + 1)),
             "y": [1] * len(cells),

@@ -46,8 +46,9 @@ export function contextsView(st, config) {
     const sentence = config.sentences[c];
     const {weights, mask, output} = readContext(st, config, c);
     const masked = mask.map((m) => !m);
-    const [fillColours, colour] = heatCells(weights, masked, false);
-    const cells = weights.map((w, j) => masked[j] ? "—" : f(w, 2, false));
+    // Before the prediction is checked the heatmap shows the words but not the weights (they are the answer).
+    const [fillColours, colour] = heatCells(weights, revealed ? masked : masked.map(() => true), false);
+    const cells = weights.map((w, j) => masked[j] ? "—" : revealed ? f(w, 2, false) : "?");
     sources[`${c}_cells`] = {x: cells.map((_, j) => j + 1), y: cells.map(() => 1), fill: fillColours, text: cells,
       text_color: colour};
     rows.push([S[`contexts_sentence_${c}`], ...sentence.tokens.map((t, j) => `${escapeHtml(t)} ${cells[j]}`)]);
