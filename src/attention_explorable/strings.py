@@ -369,6 +369,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "instructor_room_missing": "没有课堂 {code}。",
         "instructor_room_ended": "课堂 {code} 已经结束（由教师结束，或开课满一天）。它的各轮结果仍可下载为 CSV。",
         "instructor_end_room": "结束课堂",
+        "instructor_end_confirm": "确定结束？再按一次（学生将不能再加入）",
         "instructor_question_list": "选一个问题（按“提出”后学生才看到它）",
         "instructor_pose": "提出这个问题",
         "instructor_round_question": "第 {round} 轮 · 练习 {exercise}",
@@ -798,6 +799,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "instructor_room_ended": "Class {code} has ended (by the instructor, or a day after it started). Its rounds "
         "can still be downloaded as CSV.",
         "instructor_end_room": "End the class",
+        "instructor_end_confirm": "End it? Press again (students can join no more)",
         "instructor_question_list": "Choose a question (students see it once you press Ask)",
         "instructor_pose": "Ask this question",
         "instructor_round_question": "Round {round} · exercise {exercise}",

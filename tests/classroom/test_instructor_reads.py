@@ -50,6 +50,17 @@ def _refreshed(view) -> None:
         time.sleep(0.005)  # the poll's interval
 
 
+def _settled(view) -> None:
+    """Return once the page's writes and the reads they started are done (none still holds a connection
+    when the test closes the store): the one writer thread runs a write's callbacks, which start the
+    read, before it takes the next task."""
+    instructor._writer().submit(lambda: None).result(timeout=10)
+    deadline = time.monotonic() + 10
+    while view._reading:
+        assert time.monotonic() < deadline, "the read did not end"
+        time.sleep(0.005)  # the poll's interval
+
+
 def _count_text(view) -> str:
     return view._count.object
 
@@ -126,6 +137,7 @@ def test_a_room_asking_an_exercise_opens_again_on_the_instructors_page(served):
     while not store.room(room.code).closed:
         assert time.monotonic() < deadline, "the vote was never closed"
         time.sleep(0.005)  # the poll's interval
+    _settled(view)
 
 
 def test_a_page_that_cannot_be_built_is_one_plain_line_never_a_traceback(served, monkeypatch, caplog):
@@ -141,3 +153,22 @@ def test_a_page_that_cannot_be_built_is_one_plain_line_never_a_traceback(served,
     assert "cannot be shown" in page.object
     assert "secret" not in page.object and "Traceback" not in page.object
     assert "RuntimeError" in caplog.text and "/srv/secret" not in caplog.text
+
+
+def test_ending_the_class_takes_a_second_press_within_the_confirmation_time(served):
+    store = served
+    room = store.create_room()
+    view = instructor.InstructorView(code=room.code, language="en", store=store)
+    view.end_pressed(now=100.0)
+    assert "Press again" in view._end.label and not store.room(room.code).ended
+    view._disarm_end(100.0 + instructor.END_CONFIRM_S + 1)  # not confirmed in time: back as it was
+    assert view._end.label == "End the class"
+    view.end_pressed(now=200.0)
+    view.end_pressed(now=200.0 + instructor.END_CONFIRM_S + 1)  # too late: a new first press
+    assert not store.room(room.code).ended
+    view.end_pressed(now=200.0 + instructor.END_CONFIRM_S + 2)
+    deadline = time.monotonic() + 10
+    while not store.room(room.code).ended:
+        assert time.monotonic() < deadline, "the class was never ended"
+        time.sleep(0.005)  # the poll's interval
+    _settled(view)

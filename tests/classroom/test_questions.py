@@ -4,6 +4,7 @@ centred on the answer, and a student's page told everything but the answer."""
 from __future__ import annotations
 
 import json
+import re
 import zlib
 
 import pytest
@@ -118,3 +119,30 @@ def test_each_explorables_prediction_is_a_question_whose_answer_is_its_views(nam
     assert options == tuple(f"{name}_predict_{p}" for p in view.PREDICTIONS[1:])
     assert view.PREDICTIONS[1 + right] == view.RIGHT_PREDICTION and q.answer == right
     assert q.kind == "choice" and q.options == tuple("ABCD"[: len(options)])
+
+
+def test_a_share_of_the_class_is_rounded_half_up_as_a_count_over_a_count():
+    """One rule for the projector and the pages (the pages are sent the percentage): 33 of 40 is 83 %,
+    where Python's round() said 82 and JavaScript's Math.round 83."""
+    from fractions import Fraction
+
+    from attention_explorable.classroom import stats
+
+    for n in range(1, 161):
+        for k in range(n + 1):
+            exact = Fraction(100 * k, n) + Fraction(1, 2)
+            assert stats.percent(k / n) == exact.numerator // exact.denominator, (k, n)
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_the_question_list_reads_formulas_without_leftover_tex(language):
+    """The instructor's list shows the first words of each question: √d_k, QKᵀ and T→0, not "sqrtd_k",
+    "fracQK^T" or "Tto0"."""
+    from attention_explorable.classroom.questions import question_label
+
+    labels = [question_label(q, language).replace(q.key, "") for q in all_questions()]  # ids such as q3-sqrt-d
+    for label in labels:
+        assert not re.search(r"sqrt|frac|mathsf|operatorname|\\|[A-Za-z]to\d|\{|\}", label), label
+    assert any("√d_k" in label for label in labels)
+    if language == "zh":  # the English line is cut before its formula
+        assert any("T→0" in label for label in labels)

@@ -51,13 +51,17 @@ No database call runs on the event loop: each goes to the channel's few
 threads (:meth:`ClassChannel.call`) and is given :data:`STORE_TIMEOUT_S`
 seconds. A database that is slow (paused, locked by another process) then
 costs the pages and the other sockets nothing; a join or a submission it
-does not answer in time is answered ``"slow"`` (the page says the server is
-busy and to press again). A submission answered ``"slow"`` may still be
-committed later: only a receipt says it was, so nothing acknowledged is lost.
+does not answer in time is answered ``"slow"``. A submission's receipt waits
+for the store longer (:data:`SUBMIT_PATIENCE_S`: a hall answering at once is a
+queue, not a failure), so an answer that is stored is never called failed;
+one answered ``"slow"`` may still be committed later, and the page sends it
+again by itself: only a receipt says it was stored, so nothing acknowledged
+is lost.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -82,6 +86,9 @@ from .store import RoomState, Store, normalise_code
 
 log = logging.getLogger(__name__)
 
+#: How long a submission's receipt waits, in all, for the store to take it (s): past the store's own
+#: timeout it is a queue (a hall answering at once) or a slow database, and the answer is still coming.
+SUBMIT_PATIENCE_S = 30.0
 #: The path of the class socket on the server.
 SOCKET_PATH = "/class/socket"
 #: Close code of a refused join or a socket ended by the server (its reason: ``room``, ``ended``,
@@ -343,6 +350,7 @@ class ClassChannel:
             "answer": question.answer,
             "n": spread["n"],
             "share_within": spread["share_within"],
+            "percent": stats.percent(spread["share_within"]),  # rounded here, as on the projector
             "within": question.within,
         }
 
@@ -531,9 +539,18 @@ class ClassSocket(WebSocketHandler):
             result = await self.channel.call(
                 "submit", self.code, self.student, step, value, bounds=question.bounds, confidence=confidence
             )
-        except StoreSlow:
-            log.warning("class: prediction for room %s not stored in time", self.code)
-            return self._send(type="receipt", seq=seq, ok=False, reason="slow")
+        except StoreSlow as slow:
+            # A queue (150 answers at once) or a slow database: the submission is still on its way to the
+            # store. Its receipt waits for it, so an answer that is stored is never called failed; only one
+            # that the store has not taken within SUBMIT_PATIENCE_S is answered "slow" (the page sends it again).
+            try:
+                result = await asyncio.wait_for(asyncio.shield(slow.work), SUBMIT_PATIENCE_S)
+            except asyncio.TimeoutError:
+                log.warning("class: prediction for room %s not stored in time", self.code)
+                return self._send(type="receipt", seq=seq, ok=False, reason="slow")
+            except SQLAlchemyError as exc:
+                log.warning("class: prediction for room %s not stored: %s", self.code, type(exc).__name__)
+                return self._send(type="receipt", seq=seq, ok=False, reason="server")
         except SQLAlchemyError as exc:
             log.warning("class: prediction for room %s not stored: %s", self.code, type(exc).__name__)
             return self._send(type="receipt", seq=seq, ok=False, reason="server")

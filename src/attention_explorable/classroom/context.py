@@ -52,7 +52,10 @@ STORE_THREADS = 4
 
 
 class StoreSlow(Exception):
-    """A database call did not answer within its timeout (:class:`StoreThreads`)."""
+    """A database call did not answer within its timeout (:class:`StoreThreads`); its ``work`` (an
+    awaitable of the call's result) goes on."""
+
+    work = None
 
 
 class StoreThreads:
@@ -90,7 +93,9 @@ class StoreThreads:
         try:
             return await asyncio.wait_for(asyncio.shield(work), self.timeout)
         except asyncio.TimeoutError:
-            raise StoreSlow(f"{method} took more than {self.timeout:g} s") from None
+            slow = StoreSlow(f"{method} took more than {self.timeout:g} s")
+            slow.work = work  # still running: a caller that may wait longer awaits it (a submission's receipt)
+            raise slow from None
 
 
 @dataclass

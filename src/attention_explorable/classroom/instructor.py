@@ -83,6 +83,8 @@ def _next_turn(doc, callback) -> None:
         log.debug("class: an instructor page went before its database call returned")
 
 
+#: Seconds within which a second press of "end the class" confirms the first.
+END_CONFIRM_S = 8.0
 #: Projector sizes: every text of the class panel is 24 px or more at 1024x768.
 CSS = """
 :host { font-size: 24px; }
@@ -345,7 +347,9 @@ class InstructorView(pn.viewable.Viewer):
         end = pn.widgets.Button(
             label=_t("instructor_end_room", lang), css_classes=["ae-end-room"], stylesheets=[_BUTTON_CSS], width=260
         )
-        end.on_click(lambda _e: self.end_room())
+        # Ending is for good (students can join no more): a first press asks for a second within END_CONFIRM_S.
+        self._end, self._end_armed = end, None
+        end.on_click(lambda _e: self.end_pressed())
         self._follow = pn.widgets.Checkbox(
             label=_t("instructor_follow", lang), value=room.follow, css_classes=["ae-follow"], stylesheets=[_CHECK_CSS]
         )
@@ -543,6 +547,21 @@ class InstructorView(pn.viewable.Viewer):
         """Start a new round: the histogram empties, the earlier rounds stay in the CSV."""
         self._write(functools.partial(self.store.new_round, self.code))
 
+    def end_pressed(self, now: float | None = None) -> None:
+        """The "end the class" button: a first press asks to confirm, a second within END_CONFIRM_S ends."""
+        now = time.monotonic() if now is None else now
+        if self._end_armed is not None and now - self._end_armed <= END_CONFIRM_S:
+            self._end_armed = None
+            return self.end_room()
+        self._end_armed = now
+        self._end.param.update(label=_t("instructor_end_confirm", self.language), button_type="danger")
+
+    def _disarm_end(self, now: float) -> None:
+        """The confirmation not given in time: the button says what it does again."""
+        if self._end_armed is not None and now - self._end_armed > END_CONFIRM_S:
+            self._end_armed = None
+            self._end.param.update(label=_t("instructor_end_room", self.language), button_type="default")
+
     def end_room(self) -> None:
         """End the room: students can join it no more, their pages say so; the rounds stay for the CSV."""
         code = self.code
@@ -570,6 +589,8 @@ class InstructorView(pn.viewable.Viewer):
         if doc is None or doc.session_context is None:
             self._show(self._read())
             return
+        if getattr(self, "_end", None) is not None:
+            self._disarm_end(time.monotonic())
         if self._reading:
             return
         changes, now = self.store.changes(self.code), time.monotonic()
@@ -732,7 +753,7 @@ class InstructorView(pn.viewable.Viewer):
         lang = self.language
         answer = format_number(question.answer, 2, False) if question.is_step else question.format(question.answer)
         spread = stats.spread(values, question.answer, question.within)
-        share = lambda x: "–" if x is None else f"{round(100 * x)}%"  # noqa: E731
+        share = lambda x: "–" if x is None else f"{stats.percent(x)}%"  # noqa: E731
         if question.is_step:
             line = (
                 _t(

@@ -267,9 +267,26 @@ def get_question(number) -> Question | None:
     return next((q for q in all_questions() if q.number == number), None)
 
 
+#: TeX a question's first words may hold, as the characters a list shows (the rest of TeX is dropped).
+_TEX_WORDS = {
+    "to": "→", "cdot": "·", "times": "×", "top": "ᵀ", "infty": "∞", "le": "≤", "leq": "≤", "ge": "≥",
+    "geq": "≥", "approx": "≈", "ne": "≠", "sum": "Σ", "alpha": "α", "beta": "β", "tau": "τ", "exp": "exp",
+    "log": "log", "max": "max", "softmax": "softmax", "in": "∈", "mathbb": "", "ldots": "…", "dots": "…",
+}  # fmt: skip
+
+
 def _plain(markdown: str, limit: int = 70) -> str:
-    """The first words of a Markdown text, as plain text (formulas as their TeX, without the dollars)."""
-    tex = re.sub(r"\\(left|right|operatorname|mathsf|mathrm|,)", "", markdown)
+    """The first words of a Markdown text, as plain text: formulas without their dollars, their TeX read
+    as a list can show it (``\\frac{a}{b}`` as a/b, ``\\sqrt{d_k}`` as √d_k, ``\\to`` as →)."""
+    tex = re.sub(r"\\(left|right|operatorname|mathsf|mathrm|text|,|;|!)", "", markdown)
+    tex = re.sub(r"\^\s*\{?\s*(T|\\top)\s*\}?", "ᵀ", tex)  # a transpose
+    tex = re.sub(r"([_^])\{([^{}]*)\}", r"\1\2", tex)  # k_{1} -> k_1
+    for _ in range(3):  # nested fractions and roots, innermost first
+        tex = re.sub(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)", tex)
+        tex = re.sub(r"\\sqrt\s*\{([^{}]*)\}", r"√\1", tex)
+    tex = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_WORDS.get(m.group(1), m.group(1)), tex)
+    tex = re.sub(r"\(([A-Za-z0-9_^]+)\)/", r"\1/", tex)  # (QK^T)/ -> QK^T/ where one term is plain
+    tex = re.sub(r"/\(([A-Za-z0-9_^√]+)\)", r"/\1", tex)
     flat = " ".join(re.sub(r"[$*`{}\\]", "", tex).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 

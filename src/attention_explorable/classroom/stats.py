@@ -6,6 +6,8 @@ Pure functions of the stored predictions (floats) and the step's answer
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 #: Width of a histogram bar (the predictions' unit: the output y).
@@ -140,3 +142,17 @@ def compare(before, after, pairs, answer: float, within: float = WITHIN) -> dict
         "closer": sum(b < a - 1e-12 for a, b in gaps),
         "farther": sum(b > a + 1e-12 for a, b in gaps),
     }
+
+
+def percent(share: float | None) -> int | None:
+    """``share`` (a fraction of the class, 0 to 1) as a whole percentage, halves rounded up: the one rule
+    of the projector and of every student's page (which is sent this number, not the fraction).
+
+    A share is a count over a count, so a product within 1e-9 of a half is a half.
+
+    >>> percent(33 / 40), percent(0.125), percent(None)
+    (83, 13, None)
+    """
+    if share is None:
+        return None
+    return int(math.floor(100.0 * share + 0.5 + 1e-9))

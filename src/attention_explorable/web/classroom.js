@@ -118,6 +118,11 @@ function tick(link, state, models, config) {
     : null;
 }
 
+/** The class's share right as a whole percentage: the server's (classroom/stats.py percent, the projector's rule). */
+export function sharePercent(result) {
+  return Number.isInteger(result.percent) ? result.percent : Math.floor(100 * result.share_within + 0.5 + 1e-9);
+}
+
 /**
  * Where this student stood once the step on screen is revealed, as one line ("" before, or for another step):
  * the answer, their own acknowledged prediction and its distance, and the class's share near the answer.
@@ -129,7 +134,7 @@ export function studentResult(link, state, strings, lang) {
   if (!r || r.step !== state.step) return "";
   const answer = formatFixed(r.answer, 2);
   const klass = r.n && r.share_within !== null
-    ? fill(countText(strings, "class_result_class", r.n, lang), {n: r.n, share: `${Math.round(100 * r.share_within)}%`, within: formatG(r.within)})
+    ? fill(countText(strings, "class_result_class", r.n, lang), {n: r.n, share: `${sharePercent(r)}%`, within: formatG(r.within)})
     : strings.class_result_nobody;
   const ok = link.acknowledged;
   if (!ok || ok.step !== r.step) return fill(strings.class_result_no_prediction, {answer, class: klass});
@@ -169,7 +174,7 @@ export function questionResult(link, question, strings, lang) {
   const show = (v) => (question.kind === "choice" ? (question.options[v] ?? "?") : formatG(v));
   const klass = r.n && r.share_within !== null
     ? fill(countText(strings, "class_question_class", r.n, lang),
-           {n: r.n, share: `${Math.round(100 * r.share_within)}%`})
+           {n: r.n, share: `${sharePercent(r)}%`})
     : strings.class_result_nobody;
   const ok = link.acknowledged;
   if (!ok || ok.step !== r.step) return fill(strings.class_question_result_none, {answer: show(r.answer), class: klass});
@@ -452,6 +457,12 @@ export function receive(link, state, models, config, data) {
     askQuestion(link, config, data.step, data.prediction, newRound);
   } else if (data.type === "receipt") {
     link.receipt = data;
+    if (!data.ok && data.reason === "slow" && link.sent && data.seq === link.sent.seq) {
+      // The server could not store it in time (it may yet): still "Submitting…", and sent again shortly.
+      link.receipt = null;
+      retrySoon(link);
+      return draw(link, state, models, config);
+    }
     if (data.ok) {
       const sent = link.sent && link.sent.seq === data.seq ? link.sent.confidence : null;
       link.acknowledged = {step: data.step, value: data.value, restored: false, confidence: sent};
@@ -480,6 +491,12 @@ function lost(link, models, config) {
 /** The wait before the `tries`-th reconnection (ms): quick at first, then every 2 s. */
 export function reconnectDelay(tries) {
   return Math.min(2000, 250 * 2 ** tries);
+}
+
+/** Send the unacknowledged answer again in a few seconds (spread, so a hall does not retry at one instant). */
+function retrySoon(link, random = Math.random) {
+  clearTimeout(link.retry);
+  link.retry = setTimeout(() => resendPending(link), 2000 + Math.floor(random() * 3000));
 }
 
 /** Send the last prediction again when no receipt said it was stored (it was sent, or typed, while away). */

@@ -227,11 +227,14 @@ function tick(link, state, models, config) {
   clearInterval(link.ticking);
   link.ticking = link.deadline && !link.closed ? setInterval(() => link.deadline && !link.closed ? draw(link, state, models, config) : clearInterval(link.ticking), 1e3) : null;
 }
+function sharePercent(result) {
+  return Number.isInteger(result.percent) ? result.percent : Math.floor(100 * result.share_within + 0.5 + 1e-9);
+}
 function studentResult(link, state, strings, lang) {
   const r = link.result;
   if (!r || r.step !== state.step) return "";
   const answer = formatFixed(r.answer, 2);
-  const klass = r.n && r.share_within !== null ? fill(countText(strings, "class_result_class", r.n, lang), { n: r.n, share: `${Math.round(100 * r.share_within)}%`, within: formatG(r.within) }) : strings.class_result_nobody;
+  const klass = r.n && r.share_within !== null ? fill(countText(strings, "class_result_class", r.n, lang), { n: r.n, share: `${sharePercent(r)}%`, within: formatG(r.within) }) : strings.class_result_nobody;
   const ok = link.acknowledged;
   if (!ok || ok.step !== r.step) return fill(strings.class_result_no_prediction, { answer, class: klass });
   return fill(strings.class_result, {
@@ -262,7 +265,7 @@ function questionResult(link, question, strings, lang) {
   const show2 = (v) => question.kind === "choice" ? question.options[v] ?? "?" : formatG(v);
   const klass = r.n && r.share_within !== null ? fill(
     countText(strings, "class_question_class", r.n, lang),
-    { n: r.n, share: `${Math.round(100 * r.share_within)}%` }
+    { n: r.n, share: `${sharePercent(r)}%` }
   ) : strings.class_result_nobody;
   const ok = link.acknowledged;
   if (!ok || ok.step !== r.step) return fill(strings.class_question_result_none, { answer: show2(r.answer), class: klass });
@@ -515,6 +518,11 @@ function receive(link, state, models, config, data) {
     askQuestion(link, config, data.step, data.prediction, newRound);
   } else if (data.type === "receipt") {
     link.receipt = data;
+    if (!data.ok && data.reason === "slow" && link.sent && data.seq === link.sent.seq) {
+      link.receipt = null;
+      retrySoon(link);
+      return draw(link, state, models, config);
+    }
     if (data.ok) {
       const sent = link.sent && link.sent.seq === data.seq ? link.sent.confidence : null;
       link.acknowledged = { step: data.step, value: data.value, restored: false, confidence: sent };
@@ -535,6 +543,10 @@ function lost(link, models, config) {
 }
 function reconnectDelay(tries) {
   return Math.min(2e3, 250 * 2 ** tries);
+}
+function retrySoon(link, random = Math.random) {
+  clearTimeout(link.retry);
+  link.retry = setTimeout(() => resendPending(link), 2e3 + Math.floor(random() * 3e3));
 }
 function resendPending(link) {
   const { sent, receipt, socket } = link;
@@ -687,6 +699,7 @@ export {
   receive,
   reconnectDelay,
   roomOf,
+  sharePercent,
   socketUrl,
   studentId,
   studentResult,
