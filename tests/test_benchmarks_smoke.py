@@ -40,6 +40,7 @@ SCRIPTS = {
     "first_paint": True,
     "lecture": True,
     "first_frame": True,
+    "head": True,
 }
 #: The scripts given the exported site (``--site``).
 ON_THE_EXPORT = ("latency", "first_paint", "static_site", "first_frame")
@@ -241,3 +242,11 @@ def test_lecture_smoke(smoke_runs):
     assert out["check"]["acked_lost"] == 0 and out["check"]["round_1_rows"] == out["check"]["round_2_rows"] == 12, out
     assert 0 <= out["fault"]["reconnect_max_s"] < 60 and out["fault"]["instructor_logged_in"], out
     assert out["compare"] and out["check"]["server_log_errors"] == 0, out
+
+
+@pytest.mark.browser
+def test_head_smoke(smoke_runs):
+    figures = _check(smoke_runs, "head")
+    assert figures["seeds"] == 2 and 0.0 <= figures["min_accuracy"] <= 1.0
+    assert figures["min_ratio"] > 0 and 0 < figures["ms_300_steps_1x"] < 60_000, figures
+    assert 0 < figures["page_gzip_kb"] < 150, figures

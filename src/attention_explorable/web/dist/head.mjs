@@ -56,45 +56,59 @@ function initParams(seed, dK) {
   }
   return params;
 }
-function pairRow(W, key, value, j) {
-  return W[key][j] + W[N_LETTERS + value][j];
-}
 function forward(params, batch, scaled, keep = false) {
   const dK = params.W_Q[0].length, scale = scaled ? 1 / Math.sqrt(dK) : 1;
-  const n = batch.asked.length;
+  const n = batch.asked.length, WK = params.W_K, WV = params.W_V, WO = params.W_O;
   const out = { scores: [], weights: [], probs: [], loss: 0, accuracy: 0, scale, q: [], k: [], v: [], o: [] };
   let loss = 0, right = 0;
   for (let b = 0; b < n; b++) {
     const keys = batch.keys[b], values = batch.values[b], answer = values[batch.asked[b]];
-    const q = Float64Array.from(params.W_Q[keys[batch.asked[b]]]);
-    const k = keys.map((key, p) => Float64Array.from({ length: dK }, (_, j) => pairRow(params.W_K, key, values[p], j)));
-    const v = keys.map((key, p) => Float64Array.from({ length: dK }, (_, j) => pairRow(params.W_V, key, values[p], j)));
-    const scores = k.map((kp) => {
+    const q = params.W_Q[keys[batch.asked[b]]];
+    const k = [], v = [], scores = new Array(N_PAIRS);
+    let top = -Infinity;
+    for (let p = 0; p < N_PAIRS; p++) {
+      const kl = WK[keys[p]], kd = WK[N_LETTERS + values[p]], vl = WV[keys[p]], vd = WV[N_LETTERS + values[p]];
+      const kp = new Float64Array(dK), vp = new Float64Array(dK);
       let s = 0;
-      for (let j = 0; j < dK; j++) s += q[j] * kp[j];
-      return s * scale;
-    });
-    const top = Math.max(...scores);
-    const e = scores.map((s) => Math.exp(s - top));
-    const total = e.reduce((a, x) => a + x, 0);
-    const weights = e.map((x) => x / total);
+      for (let j = 0; j < dK; j++) {
+        kp[j] = kl[j] + kd[j];
+        vp[j] = vl[j] + vd[j];
+        s += q[j] * kp[j];
+      }
+      k.push(kp);
+      v.push(vp);
+      scores[p] = s * scale;
+      if (scores[p] > top) top = scores[p];
+    }
+    let total = 0;
+    const weights = new Array(N_PAIRS);
+    for (let p = 0; p < N_PAIRS; p++) total += weights[p] = Math.exp(scores[p] - top);
+    for (let p = 0; p < N_PAIRS; p++) weights[p] /= total;
     const o = new Float64Array(dK);
     for (let p = 0; p < N_PAIRS; p++) for (let j = 0; j < dK; j++) o[j] += weights[p] * v[p][j];
-    const logits = Array.from({ length: N_DIGITS }, (_, c) => {
+    const logits = new Float64Array(N_DIGITS);
+    let zTop = -Infinity;
+    for (let c = 0; c < N_DIGITS; c++) {
       let z = 0;
-      for (let j = 0; j < dK; j++) z += o[j] * params.W_O[j][c];
-      return z;
-    });
-    const zTop = Math.max(...logits);
-    const logSum = Math.log(logits.reduce((a, z) => a + Math.exp(z - zTop), 0));
-    const logProbs = logits.map((z) => z - zTop - logSum);
-    loss -= logProbs[answer];
+      for (let j = 0; j < dK; j++) z += o[j] * WO[j][c];
+      logits[c] = z;
+      if (z > zTop) zTop = z;
+    }
+    let sum = 0;
+    for (let c = 0; c < N_DIGITS; c++) sum += Math.exp(logits[c] - zTop);
+    const logSum = Math.log(sum);
+    const probs = new Array(N_DIGITS);
     let best = 0;
-    for (let c = 1; c < N_DIGITS; c++) if (logProbs[c] > logProbs[best]) best = c;
+    for (let c = 0; c < N_DIGITS; c++) {
+      const lp = logits[c] - zTop - logSum;
+      probs[c] = Math.exp(lp);
+      if (c === answer) loss -= lp;
+      if (lp > logits[best] - zTop - logSum) best = c;
+    }
     if (best === answer) right += 1;
     out.scores.push(scores);
     out.weights.push(weights);
-    out.probs.push(logProbs.map(Math.exp));
+    out.probs.push(probs);
     if (keep) {
       out.q.push(q);
       out.k.push(k);
@@ -128,16 +142,17 @@ function gradients(params, batch, scaled) {
     });
     const mean = dWeights.reduce((a, d, p) => a + d * w[p], 0);
     const dScores = w.map((wp, p) => wp * (dWeights[p] - mean) * f.scale);
-    const query = keys[batch.asked[b]];
+    const gq = g.W_Q[keys[batch.asked[b]]];
     for (let p = 0; p < N_PAIRS; p++) {
-      const rows = [keys[p], N_LETTERS + values[p]];
+      const kl = g.W_K[keys[p]], kd = g.W_K[N_LETTERS + values[p]], vl = g.W_V[keys[p]], vd = g.W_V[N_LETTERS + values[p]];
+      const kp = k[p], ds = dScores[p], wp = w[p];
       for (let j = 0; j < dK; j++) {
-        g.W_Q[query][j] += dScores[p] * k[p][j];
-        const dk = dScores[p] * q[j], dv = w[p] * dOut[j];
-        for (const r of rows) {
-          g.W_K[r][j] += dk;
-          g.W_V[r][j] += dv;
-        }
+        gq[j] += ds * kp[j];
+        const dk = ds * q[j], dv = wp * dOut[j];
+        kl[j] += dk;
+        kd[j] += dk;
+        vl[j] += dv;
+        vd[j] += dv;
       }
     }
   }
