@@ -19,11 +19,13 @@ front-end module specification.
 
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import dataclass
 from importlib import resources
 
 from . import ui
+from .native import content_security_policy
 from .strings import HTML_LANG, STRINGS, text
 from .views import head
 
@@ -101,11 +103,14 @@ def module_page(name: str, language: str, other_language_href: str | None = None
 
     ``other_language_href`` is the language switch's target (a file of the other language); None asks the
     server with ``?lang=``.
+
+    Raises
+    ------
+    KeyError
+        For an unknown ``name``; ValueError for an unknown ``language`` (each named).
     """
     state = json.dumps(module_state(name, language), ensure_ascii=False).replace("</", "<\\/")
     other = "en" if language == "zh" else "zh"
-    from .native import content_security_policy
-
     page = ui.template("module-page.html").render(
         lang=HTML_LANG[language],
         title=text(f"{_get(name).prefix}title", language),
@@ -120,9 +125,8 @@ def module_page(name: str, language: str, other_language_href: str | None = None
         switch_label=text("language_name", other),
         switch_lang=HTML_LANG[other],
     )
+    # The policy first in the head, as on every student page: only the page's own scripts run.
     policy = content_security_policy(page)
-    import html
-
     return page.replace(
         '<meta charset="utf-8">',
         f'<meta charset="utf-8">\n  <meta http-equiv="Content-Security-Policy" content="{html.escape(policy)}">',
