@@ -836,4 +836,11 @@ def test_an_exercise_posed_to_the_room_takes_its_own_answers_and_reveals_its_own
     assert (half["ok"], half["reason"]) == (False, "value")
     assert (unknown["ok"], unknown["reason"]) == (False, "step")
     assert stored == sorted([choice.answer, float((int(choice.answer) + 1) % len(choice.options))])
-    assert result == {"step": choice.number, "answer": choice.answer, "n": 2, "share_within": 0.5, "percent": 50, "within": 0.0}
+    assert result == {
+        "step": choice.number,
+        "answer": choice.answer,
+        "n": 2,
+        "share_within": 0.5,
+        "percent": 50,
+        "within": 0.0,
+    }
