@@ -206,6 +206,7 @@ class InstructorView(pn.viewable.Viewer):
         )
         self._seen = None
         self._listed_step = None  # the room's question the list was last set to
+        self._end_armed = None  # when "end the class" was first pressed (monotonic s), awaiting its second press
         self._reading = False
         self._read_changes = None  # the store's token of the room's changes at the last read
         self._read_at = 0.0
@@ -589,8 +590,7 @@ class InstructorView(pn.viewable.Viewer):
         if doc is None or doc.session_context is None:
             self._show(self._read())
             return
-        if getattr(self, "_end", None) is not None:
-            self._disarm_end(time.monotonic())
+        self._disarm_end(time.monotonic())
         if self._reading:
             return
         changes, now = self.store.changes(self.code), time.monotonic()

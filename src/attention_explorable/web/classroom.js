@@ -118,11 +118,6 @@ function tick(link, state, models, config) {
     : null;
 }
 
-/** The class's share right as a whole percentage: the server's (classroom/stats.py percent, the projector's rule). */
-export function sharePercent(result) {
-  return Number.isInteger(result.percent) ? result.percent : Math.floor(100 * result.share_within + 0.5 + 1e-9);
-}
-
 /**
  * Where this student stood once the step on screen is revealed, as one line ("" before, or for another step):
  * the answer, their own acknowledged prediction and its distance, and the class's share near the answer.
@@ -133,8 +128,9 @@ export function studentResult(link, state, strings, lang) {
   const r = link.result;
   if (!r || r.step !== state.step) return "";
   const answer = formatFixed(r.answer, 2);
+  // r.percent: rounded by the server (classroom/stats.py percent), as the projector rounds it.
   const klass = r.n && r.share_within !== null
-    ? fill(countText(strings, "class_result_class", r.n, lang), {n: r.n, share: `${sharePercent(r)}%`, within: formatG(r.within)})
+    ? fill(countText(strings, "class_result_class", r.n, lang), {n: r.n, share: `${r.percent}%`, within: formatG(r.within)})
     : strings.class_result_nobody;
   const ok = link.acknowledged;
   if (!ok || ok.step !== r.step) return fill(strings.class_result_no_prediction, {answer, class: klass});
@@ -174,7 +170,7 @@ export function questionResult(link, question, strings, lang) {
   const show = (v) => (question.kind === "choice" ? (question.options[v] ?? "?") : formatG(v));
   const klass = r.n && r.share_within !== null
     ? fill(countText(strings, "class_question_class", r.n, lang),
-           {n: r.n, share: `${sharePercent(r)}%`})
+           {n: r.n, share: `${r.percent}%`})
     : strings.class_result_nobody;
   const ok = link.acknowledged;
   if (!ok || ok.step !== r.step) return fill(strings.class_question_result_none, {answer: show(r.answer), class: klass});

@@ -227,14 +227,11 @@ function tick(link, state, models, config) {
   clearInterval(link.ticking);
   link.ticking = link.deadline && !link.closed ? setInterval(() => link.deadline && !link.closed ? draw(link, state, models, config) : clearInterval(link.ticking), 1e3) : null;
 }
-function sharePercent(result) {
-  return Number.isInteger(result.percent) ? result.percent : Math.floor(100 * result.share_within + 0.5 + 1e-9);
-}
 function studentResult(link, state, strings, lang) {
   const r = link.result;
   if (!r || r.step !== state.step) return "";
   const answer = formatFixed(r.answer, 2);
-  const klass = r.n && r.share_within !== null ? fill(countText(strings, "class_result_class", r.n, lang), { n: r.n, share: `${sharePercent(r)}%`, within: formatG(r.within) }) : strings.class_result_nobody;
+  const klass = r.n && r.share_within !== null ? fill(countText(strings, "class_result_class", r.n, lang), { n: r.n, share: `${r.percent}%`, within: formatG(r.within) }) : strings.class_result_nobody;
   const ok = link.acknowledged;
   if (!ok || ok.step !== r.step) return fill(strings.class_result_no_prediction, { answer, class: klass });
   return fill(strings.class_result, {
@@ -265,7 +262,7 @@ function questionResult(link, question, strings, lang) {
   const show2 = (v) => question.kind === "choice" ? question.options[v] ?? "?" : formatG(v);
   const klass = r.n && r.share_within !== null ? fill(
     countText(strings, "class_question_class", r.n, lang),
-    { n: r.n, share: `${sharePercent(r)}%` }
+    { n: r.n, share: `${r.percent}%` }
   ) : strings.class_result_nobody;
   const ok = link.acknowledged;
   if (!ok || ok.step !== r.step) return fill(strings.class_question_result_none, { answer: show2(r.answer), class: klass });
@@ -699,7 +696,6 @@ export {
   receive,
   reconnectDelay,
   roomOf,
-  sharePercent,
   socketUrl,
   studentId,
   studentResult,
