@@ -83,7 +83,7 @@ def test_every_cell_runs_and_the_worked_examples_come_out(executed):
 def test_the_explorables_show_up_live(executed):
     section_id, _, nb = executed
     placed = [b.args[0] for b in content.load_sections()[SECTIONS.index(section_id)].blocks if b.kind == "explorable"]
-    shown = [c for c in nb.cells if c.cell_type == "code" and "Explorer(language=" in c.source]
+    shown = [c for c in nb.cells if c.cell_type == "code" and "(language=" in c.source]
     assert len(shown) == len(placed) >= 1
     for cell in shown:  # each displays a Panel object (its bundle of MIME types), not just text
         assert any(

@@ -24,12 +24,15 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 
+import param
+from panel.custom import AnyWidgetComponent
+
 from . import ui
 from .native import content_security_policy
 from .strings import HTML_LANG, STRINGS, text
 from .views import head
 
-__all__ = ["MODULES", "ModuleExplorable", "module_page", "module_source", "module_state"]
+__all__ = ["MODULES", "HeadWidget", "ModuleExplorable", "module_page", "module_source", "module_state", "module_widget"]
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ MODULES: dict[str, ModuleExplorable] = {
             "prediction": None,
             "skipped": False,
             "compare_prediction": None,
-            "lookup": "C7 A2 D5 B9 | A",
+            "own_lookup": "C7 A2 D5 B9 | A",
         },
         "head_",
     ),
@@ -132,3 +135,61 @@ def module_page(name: str, language: str, other_language_href: str | None = None
         f'<meta charset="utf-8">\n  <meta http-equiv="Content-Security-Policy" content="{html.escape(policy)}">',
         1,
     )
+
+
+class HeadWidget(AnyWidgetComponent):
+    """The head that learns as a Panel component: ``web/dist/head.mjs`` run by Panel's anywidget host.
+
+    Its parameters are the module's model keys (:data:`MODULES` ``["head"]``), bounds checked here
+    (``views.head.BOUNDS``); what the student changes in the browser comes back to them. A student page
+    that holds it (the textbook) writes it as an element the page's own host renders
+    (:meth:`ae_module_state`, ``web/host.js``), so the same module runs in both.
+
+    Raises
+    ------
+    ValueError
+        From ``param``, naming the parameter and the value, for a value out of its bounds.
+
+    Examples
+    --------
+    >>> HeadWidget(language="en").ae_module_state()["d_k"]
+    16
+    """
+
+    ae_module = "head"
+    _esm = module_source("head")
+
+    d_k = param.Integer(head.DEFAULTS["d_k"], bounds=head.BOUNDS["d_k"][:2], doc="Width of queries and keys.")
+    learning_rate = param.Number(
+        head.DEFAULTS["learning_rate"], bounds=head.BOUNDS["learning_rate"][:2], doc="Adam's step size."
+    )
+    seed = param.Integer(head.DEFAULTS["seed"], bounds=head.BOUNDS["seed"][:2], doc="Seed of parameters and examples.")
+    scaled = param.Boolean(head.DEFAULTS["scaled"], doc="Scores divided by sqrt(d_k).")
+    batch = param.Integer(head.DEFAULTS["batch"], bounds=(1, 1024), doc="Examples per training step.")
+    prediction = param.Integer(None, bounds=(0, 2), allow_None=True, doc="The option the student predicted (0-2).")
+    skipped = param.Boolean(False, doc="The student went on without a prediction.")
+    compare_prediction = param.Integer(None, bounds=(0, 2), allow_None=True, doc="The comparison's predicted option.")
+    own_lookup = param.String(MODULES["head"].defaults["own_lookup"], doc="The student's own lookup, as typed.")
+    strings = param.Dict({}, doc="The interface text in the page's language (``head_`` keys).")
+    lang = param.String("zh-Hans", doc="The page's language, as ``<html lang>`` has it.")
+
+    def __init__(self, language: str = "zh", **params):
+        state = module_state("head", language)
+        super().__init__(**{"strings": state["strings"], "lang": state["lang"], **params})
+
+    def ae_module_state(self) -> dict:
+        """The model's state as the module reads it: every key of :data:`MODULES` ``["head"]``."""
+        keys = [*MODULES["head"].defaults, "strings", "lang"]
+        return {k: getattr(self, k) for k in keys}
+
+
+def module_widget(name: str, language: str = "zh"):
+    """The Panel component of module explorable ``name`` in ``language`` (see :class:`HeadWidget`).
+
+    Raises
+    ------
+    KeyError
+        For an unknown ``name`` (named).
+    """
+    _get(name)
+    return {"head": HeadWidget}[name](language=language)

@@ -420,6 +420,8 @@ class NativePage:
         self._callbacks: dict[str, dict] = {}
         self._sheets: dict[str, str] = {}
         self._ids = 0
+        #: The explorables written as one module that the page holds, by name (``web/dist/page/<name>.js``).
+        self.modules: list[str] = []
         self.body = self._layout(self.component)
         doc_events = {}
         for event, callbacks in self._doc.callbacks._js_event_callbacks.items():
@@ -612,6 +614,19 @@ class NativePage:
         _log.warning("attention explorable: the page leaves out a %s", type(model).__name__)
         return ""
 
+    def _module_html(self, widget) -> str:
+        """An explorable written as one module (``modules.py``): an element ``web/host.js`` renders it
+        into, its state as JSON beside it; the module's script goes with the page (:attr:`modules`)."""
+        name = widget.ae_module
+        if name not in self.modules:
+            self.modules.append(name)
+        state = json.dumps(widget.ae_module_state(), ensure_ascii=False).replace("</", "<\\/")
+        classes = html.escape(" ".join(["ae-module", *(getattr(widget, "css_classes", None) or [])]))
+        return (
+            f"<div class='{classes}' data-ae-render='{html.escape(name)}'>"
+            f"<script type='application/json'>{state}</script></div>"
+        )
+
     def _layout(self, component) -> str:
         if isinstance(component, pn.viewable.Viewer):
             return self._layout(component.__panel__())
@@ -619,6 +634,8 @@ class NativePage:
             return ""  # a part a page has not (a live app's connection notice)
         if isinstance(component, bm.Model):
             return self._model_html(component)
+        if callable(getattr(component, "ae_module_state", None)):
+            return self._module_html(component)
         hidden = "" if getattr(component, "visible", True) else " hidden"
         styles = "".join(f"{k}:{v};" for k, v in (getattr(component, "styles", None) or {}).items())
         classes = html.escape(" ".join(getattr(component, "css_classes", None) or []))
@@ -752,6 +769,8 @@ def _page_parts(build) -> tuple[NativePage, list[str], dict[str, str], str]:
     names = sorted({cb["module"] for cb in page.spec()["callbacks"].values()})
     modules = {name: web_module(name) for name in names if name in own}
     scripts = [page_script(name) for name in names if name not in own]
+    if page.modules:  # the explorables written as one module, and their host (web/host.js)
+        scripts += [page_script(name) for name in page.modules] + [page_script("host")]
     return page, scripts, modules, "\n".join([_shared_css(), page.css()])
 
 
@@ -777,6 +796,8 @@ def _embed_parts(build, lang: str, name: str) -> tuple[NativePage, list[str], di
     """The page of ``build()``, the names of the package's page scripts it runs, and its shell (see
     ``web/shadow.js``: its name, language, styles, elements and outside modules)."""
     page, _, modules, _ = _page_parts(build)
+    if page.modules:
+        raise ValueError(f"an embed cannot hold an explorable written as one module yet, got {page.modules}")
     scripts = sorted({cb["module"] for cb in page.spec()["callbacks"].values()} - set(modules))
     shell = {
         "name": name,

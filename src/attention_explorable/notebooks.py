@@ -68,7 +68,13 @@ def _cells(block: Block, language: str) -> list[dict]:
     if kind == "code":
         return [_code(block.body)]
     if kind == "explorable":
-        cls = explorable_class(block.args[0])
+        from .modules import MODULES, module_widget
+
+        cls = (
+            type(module_widget(block.args[0], language))
+            if block.args[0] in MODULES
+            else explorable_class(block.args[0])
+        )
         caption = [_markdown(block.body)] if block.body.strip() else []
         return caption + [
             _code(f"from {cls.__module__} import {cls.__name__}\n\n{cls.__name__}(language={language!r})")

@@ -21,6 +21,7 @@ from .content import (
 )
 from .explorables.base import ScriptedPane
 from .explorables.exercise import Exercise
+from .modules import MODULES, module_widget
 from .notebooks import notebook_data_url, notebook_filename
 from .explorables import EXPLORABLES, explorable_class
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
@@ -154,6 +155,8 @@ class TextbookPage(pn.viewable.Viewer):
         The explorables on the page, by name (one instance each per page).
     exercises : dict[str, Exercise]
         The exercises on the page, by id.
+    modules : dict[str, pn.viewable.Viewable]
+        The explorables written as one module on the page, by name (``modules.module_widget``).
 
     References
     ----------
@@ -184,6 +187,7 @@ class TextbookPage(pn.viewable.Viewer):
         self.sections = _sections(self.language)
         self.explorables: dict[str, pn.viewable.Viewer] = {}
         self.exercises: dict[str, Exercise] = {}
+        self.modules: dict[str, pn.viewable.Viewable] = {}
         self._pending: dict[str, tuple[pn.Column, object]] = {}
         self._defer = self.load == "on_approach" and self._in_server_session()
         self._body = [self._section_view(s) for s in self.sections]
@@ -236,6 +240,8 @@ class TextbookPage(pn.viewable.Viewer):
 
     def _explorable(self, block: Block):
         name, cls, caption = self._explorable_of(block)
+        if cls is None and name in MODULES:
+            return self._module(name, caption)
         if cls is None:
             return self._html(self._unknown_explorable(name))
         box = pn.Column(
@@ -249,6 +255,18 @@ class TextbookPage(pn.viewable.Viewer):
         else:
             box.append(self._build(cls, name))
         return box
+
+    def _module(self, name: str, caption: str):
+        """An explorable written as one module (``modules.py``), in its box like the others."""
+        widget = module_widget(name, self.language)
+        self.modules[name] = widget
+        return pn.Column(
+            self._html(f"<div class='ae-caption'>{caption}</div>") if caption else None,
+            widget,
+            css_classes=["ae-explorable", f"ae-explorable-{name}"],
+            sizing_mode="stretch_width",
+            styles=_BOX,
+        )
 
     def _exercise_key(self, block: Block) -> str:
         return block.args[0] if block.args else f"ex{len(self.exercises) + len(self._pending)}"

@@ -142,3 +142,24 @@ def head_strings(language: str) -> dict:
     from attention_explorable.strings import STRINGS
 
     return STRINGS[language]
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_the_textbook_holds_the_head_and_it_trains_there_offline(student, static_site, language):
+    """The head placed in section 3.8 (``:::explorable head``) runs in the exported textbook, from file://."""
+    index = static_site / ("index.html" if language == "zh" else "en/index.html")
+    s = student()
+    aborted = s.open_offline(index, ".ae-explorable-head .ae-head-readout")
+    page = s.page
+    box = page.locator(".ae-explorable-head")
+    box.evaluate("e => e.scrollIntoView()")
+    assert page.locator(".ae-head").count() == 1  # rendered once, in its box
+    assert _step_of(page) == 0
+    box.locator(".ae-head-skip").click()
+    box.locator(".ae-head-step-button").click()
+    assert _step_of(page) == 1
+    # The module follows the textbook's language and the page's theme variables.
+    lang = box.locator(".ae-head").get_attribute("lang")
+    assert lang == ("zh-Hans" if language == "zh" else "en")
+    assert aborted == []
+    s.assert_clean()

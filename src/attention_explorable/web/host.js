@@ -2,7 +2,7 @@
 // that holds the module's state itself. `createModel(state)` is the model the module is given:
 // get, set (which tells the module's listeners at once, as anywidget's model does), save_changes
 // (nothing to save: the page is its own host), on and off. `mountModules()` renders each element of
-// the page marked `data-ae-module="NAME"`, whose state is the JSON of its `<script type="application/json">`.
+// the page marked `data-ae-render="NAME"`, whose state is the JSON of its `<script type="application/json">`.
 
 /** A model object for `render({model, el})`, holding `state` (a plain object of the module's keys). */
 export function createModel(state) {
@@ -27,10 +27,10 @@ export function createModel(state) {
   };
 }
 
-/** Render every `[data-ae-module]` element of `root` with its module from `modules` (name -> module). */
+/** Render every `[data-ae-render]` element of `root` with its module from `modules` (name -> module). */
 export function mountModules(modules, root = document) {
-  for (const host of root.querySelectorAll("[data-ae-module]")) {
-    const module = modules[host.dataset.aeModule];
+  for (const host of root.querySelectorAll("[data-ae-render]")) {
+    const module = modules[host.dataset.aeRender];
     const data = host.querySelector('script[type="application/json"]');
     if (!module || !data || host.dataset.aeMounted) continue;
     host.dataset.aeMounted = "1";
@@ -39,7 +39,7 @@ export function mountModules(modules, root = document) {
     try {
       module.render({model: createModel(JSON.parse(data.textContent)), el: target});
     } catch (err) {
-      console.error(`attention explorable (${host.dataset.aeModule}):`, err);
+      console.error(`attention explorable (${host.dataset.aeRender}):`, err);
     }
   }
 }

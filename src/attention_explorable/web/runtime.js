@@ -13,8 +13,10 @@ const more = [...document.querySelectorAll("script[data-ae-module]")].map(async 
 
 // A page painted before its script (the textbook) hid itself when opened on a linked state: shown now.
 const show = () => document.documentElement.removeAttribute("data-ae-wait");
+// The explorables written as one module (web/host.js) come to life once the rest of the page is live.
 const done = () => {
   show();
+  window.aeMountModules?.(window.aeModules);
   performance.mark("ae-page-mounted");
 };
 

@@ -211,7 +211,7 @@ function lookupText(batch, b = 0) {
 }
 var SVG = "http://www.w3.org/2000/svg";
 var CSS = `
-.ae-head { font: 16px/1.5 system-ui, sans-serif; color: var(--ae-text, #1b1b1b); max-width: 980px; }
+.ae-head { font-family: inherit; font-size: inherit; line-height: 1.5; color: var(--ae-text, #1b1b1b); max-width: 980px; }
 .ae-head h3 { font-size: 17px; margin: 14px 0 6px; }
 .ae-head .ae-row { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin: 6px 0; }
 .ae-head button { font: inherit; min-height: 44px; padding: 4px 14px; border-radius: 6px; cursor: pointer;
@@ -413,7 +413,7 @@ function render({ model, el: root }) {
   const ownBox = el("input", {
     type: "text",
     class: "ae-head-lookup",
-    value: model.get("lookup") || "C7 A2 D5 B9 | A",
+    value: model.get("own_lookup") || "C7 A2 D5 B9 | A",
     autocomplete: "off",
     spellcheck: "false"
   });
@@ -422,7 +422,7 @@ function render({ model, el: root }) {
   const ownAnswer = el("p", { class: "ae-head-lookup-answer ae-answer", role: "status" });
   own.append(ownLabel, ownBars.svg);
   ownBox.addEventListener("input", () => {
-    model.set("lookup", ownBox.value);
+    model.set("own_lookup", ownBox.value);
     model.save_changes();
     drawOwn();
   });
