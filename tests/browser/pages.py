@@ -1,10 +1,10 @@
 """How a student gets an explorable's page in the browser tests, and how to read it.
 
-:func:`explorable_page` opens one of three ways: ``served`` (a running
-``panel serve``), ``server-stopped`` (served, then the server stopped once
-the page has loaded: everything must still work in the browser, and the page
-says the connection is lost) and ``static`` (the page of the exported site,
-opened from ``file://`` with every other request aborted).
+:func:`explorable_page` opens one of two ways: ``served`` (a running
+``panel serve``, the live Panel app) and ``static`` (the page of the exported
+site, opened from ``file://`` with every other request aborted). What a live
+page does once its server is gone is tested once, in ``test_apps_smoke.py``,
+not by every walk.
 """
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ import re
 from contextlib import contextmanager
 
 
-from ..conftest import ServedApp
-
-MODES = ["served", "server-stopped", "static"]
+MODES = ["served", "static"]
 #: Console messages of a page whose server is gone: expected, not errors.
 SERVER_GONE = ("WebSocket", "Lost websocket connection", "ERR_CONNECTION_REFUSED", "not connected so cannot send")
 
@@ -74,13 +72,11 @@ def wait_text(page, css: str, pattern: str, timeout: float = 15_000) -> None:
 
 
 @contextmanager
-def explorable_page(mode: str, student, *, app: str, ready: str, server=None, saved=None, loaded=None):
-    """A :class:`~tests.conftest.StudentPage` with the page of ``apps/<app>.py`` opened in ``mode``.
+def explorable_page(mode: str, student, *, ready: str, server=None, saved=None):
+    """A :class:`~tests.conftest.StudentPage` with an explorable's page opened in ``mode``.
 
-    ``server`` is the module's running server (for ``served``), ``saved`` the
-    exported page (for ``static``); ``ready`` a selector to wait for, ``loaded``
-    an optional ``(selector, pattern)`` the page shows once its first view is
-    drawn. On leaving, the served page's server log must be clean, and the
+    ``server`` is the module's running server of ``apps/<name>.py`` (for ``served``), ``saved``
+    the exported page (for ``static``); ``ready`` a selector to wait for. On leaving, the served page's server log must be clean, and the
     static page must have requested nothing but its own files.
     """
     s = student()
@@ -88,17 +84,6 @@ def explorable_page(mode: str, student, *, app: str, ready: str, server=None, sa
         s.open(server.url(), ready)
         yield s
         server.assert_clean_log()
-    elif mode == "server-stopped":
-        own = ServedApp(f"apps/{app}.py")
-        try:
-            s.open(own.url(), ready)
-            if loaded:
-                wait_text(s.page, *loaded)
-        finally:
-            own.close()
-        s.errors_to_ignore = SERVER_GONE
-        wait_text(s.page, ".ae-connection-lost", "连接已断开")  # said out loud
-        yield s
     else:
         aborted = s.open_offline(saved, ready)
         yield s

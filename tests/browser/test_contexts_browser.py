@@ -20,9 +20,7 @@ def saved_contexts(static_site):
 
 @pytest.fixture(params=MODES)
 def contexts_page(request, contexts_server, saved_contexts, student):
-    with explorable_page(
-        request.param, student, app="contexts", ready=READY, server=contexts_server, saved=saved_contexts
-    ) as s:
+    with explorable_page(request.param, student, ready=READY, server=contexts_server, saved=saved_contexts) as s:
         yield s
 
 

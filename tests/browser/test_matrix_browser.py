@@ -119,11 +119,9 @@ def matrix_page(request, matrix_server, saved_matrix, student):
     with explorable_page(
         request.param,
         student,
-        app="matrix",
         ready=READY,
         server=matrix_server,
         saved=saved_matrix,
-        loaded=(".ae-matrix-max-weight", r"0\.[0-9]{4}"),
     ) as s:
         yield s
 

@@ -82,9 +82,9 @@ def saved_steps(static_site):
     return static_site / "steps.html"
 
 
-@pytest.mark.parametrize("mode", [m for m in MODES if m != "server-stopped"])
+@pytest.mark.parametrize("mode", MODES)
 def test_no_step_shows_its_answer_before_a_prediction_or_a_skip(mode, steps_server, saved_steps, student, request):
-    with explorable_page(mode, student, app="steps", ready=".ae-output", server=steps_server, saved=saved_steps) as s:
+    with explorable_page(mode, student, ready=".ae-output", server=steps_server, saved=saved_steps) as s:
         page = s.page
         for n, how in ((1, "predict"), (2, "skip"), (3, "predict")):
             page.locator(f".ae-step-{n} button").click()

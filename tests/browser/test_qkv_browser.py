@@ -37,7 +37,7 @@ def saved_qkv(static_site):
 
 @pytest.fixture(params=MODES)
 def qkv_page(request, qkv_server, saved_qkv, student):
-    with explorable_page(request.param, student, app="qkv", ready=READY, server=qkv_server, saved=saved_qkv) as s:
+    with explorable_page(request.param, student, ready=READY, server=qkv_server, saved=saved_qkv) as s:
         yield s
 
 

@@ -59,9 +59,7 @@ def saved_selfcross(static_site):
 @pytest.fixture(params=MODES)
 def selfcross_page(request, selfcross_server, saved_selfcross, student):
     """The page as a student gets it (see :func:`pages.explorable_page`)."""
-    with explorable_page(
-        request.param, student, app="selfcross", ready=READY, server=selfcross_server, saved=saved_selfcross
-    ) as s:
+    with explorable_page(request.param, student, ready=READY, server=selfcross_server, saved=saved_selfcross) as s:
         yield s
 
 

@@ -28,9 +28,7 @@ def saved_steps(static_site):
 @pytest.fixture(params=MODES)
 def steps_page(request, steps_server, saved_steps, student):
     """The steps page as a student gets it (see :func:`pages.explorable_page`)."""
-    with explorable_page(
-        request.param, student, app="steps", ready=".ae-output", server=steps_server, saved=saved_steps
-    ) as s:
+    with explorable_page(request.param, student, ready=".ae-output", server=steps_server, saved=saved_steps) as s:
         yield s
 
 
@@ -185,7 +183,7 @@ def test_the_output_at_a_value_covers_no_label(saved_steps, student, width):
 
 def test_each_readout_label_stands_apart_from_its_value(student, saved_steps):
     # A label cell (Scores, Temperature, ...) and the value beside it keep a gap: "温度 T = 1.00", not "温度T".
-    with explorable_page("static", student, app="steps", ready=".ae-output", saved=saved_steps) as s:
+    with explorable_page("static", student, ready=".ae-output", saved=saved_steps) as s:
         gaps = s.page.locator(".ae-readout th.ae-kind").evaluate_all(
             """(cells) => cells.map((th) => {
               const text = (el) => { const r = document.createRange(); r.selectNodeContents(el); return r.getBoundingClientRect(); };

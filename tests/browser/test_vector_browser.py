@@ -119,11 +119,9 @@ def vector_page(request, vector_server, saved_vector, student):
     with explorable_page(
         request.param,
         student,
-        app="vector",
         ready=".ae-vector-output",
         server=vector_server,
         saved=saved_vector,
-        loaded=(".ae-vector-output", r"y = \[0\.845, 0\.578\]"),
     ) as s:
         yield s
 
