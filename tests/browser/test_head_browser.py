@@ -161,5 +161,34 @@ def test_the_textbook_holds_the_head_and_it_trains_there_offline(student, static
     # The module follows the textbook's language and the page's theme variables.
     lang = box.locator(".ae-head").get_attribute("lang")
     assert lang == ("zh-Hans" if language == "zh" else "en")
+    # Its plots' labels take the page's text colour (a fixed black would vanish on a dark page).
+    label = box.locator(".ae-head svg text:not(.ae-tick)").first.evaluate("e => getComputedStyle(e).fill")
+    assert label == box.locator(".ae-head").evaluate("e => getComputedStyle(e).color")
     assert aborted == []
+    s.assert_clean()
+
+
+def test_a_screen_reader_hears_each_rest_and_reads_the_plots_numbers(student, tmp_path):
+    """Training is said when it rests (a step, a pause), and the plots' numbers are tables: the learned score
+    table's cells are the oracle's, to two decimals."""
+    saved = tmp_path / "head.html"
+    saved.write_text(site.build_page("head", "en"), encoding="utf-8")
+    s = student()
+    s.open_offline(saved, ".ae-head-readout")
+    page = s.page
+    assert page.locator(".ae-head-live").text_content() == ""  # nothing said on arrival
+    page.locator(".ae-head-skip").click()
+    for _ in range(3):
+        page.locator(".ae-head-step-button").click()
+    assert "Step 3" in page.locator(".ae-head-live").text_content()
+    run = head.start(seed=0, d_k=16, scaled=True)
+    for _ in range(3):
+        run.step()
+    table = head.match_table(run.params, True)
+    rows = page.locator(".ae-head table").nth(1).locator("tbody tr")
+    assert rows.count() == head.N_LETTERS
+    shown = [[float(c) for c in rows.nth(i).locator("td").all_text_contents()] for i in range(rows.count())]
+    assert shown == [[float(f"{x:.2f}") for x in row] for row in table]
+    caption = page.locator(".ae-head table").nth(1).locator("caption").text_content()
+    assert caption == head_strings("en")["head_table_title"]
     s.assert_clean()

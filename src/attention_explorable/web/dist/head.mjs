@@ -228,7 +228,33 @@ var CSS = `
 .ae-head .ae-answer { font-weight: 600; }
 .ae-head .ae-grid { display: flex; flex-wrap: wrap; gap: 16px; }
 .ae-head .ae-grid > div { flex: 1 1 300px; min-width: 0; }
+.ae-head svg text { fill: var(--ae-text, #1b1b1b); }
+.ae-head svg .ae-tick { fill: var(--ae-muted, #444); }
+.ae-head svg .ae-gridline { stroke: var(--ae-rule, #ddd); }
+.ae-head .ae-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
+  clip-path: inset(50%); white-space: nowrap; }
 `;
+function dataTable(caption, head) {
+  const wrap = el("div", { class: "ae-sr" });
+  const table = el("table");
+  wrap.append(table);
+  table.append(el("caption", {}, caption));
+  const top = el("tr");
+  for (const h of head) top.append(el("th", { scope: "col" }, h));
+  const body = el("tbody");
+  table.append(el("thead"), body);
+  table.tHead.append(top);
+  return {
+    table: wrap,
+    update(rows) {
+      body.replaceChildren(...rows.map(([name, ...cells]) => {
+        const tr = el("tr");
+        tr.append(el("th", { scope: "row" }, name), ...cells.map((c) => el("td", {}, c)));
+        return tr;
+      }));
+    }
+  };
+}
 function el(tag, attrs = {}, text = "") {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -246,12 +272,12 @@ function lossPlot(title, maxSteps) {
   const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, width: W, role: "img", "aria-label": title });
   const y = (loss) => T + (H - T - B) * (Math.log10(5) - Math.log10(Math.max(loss, 1e-3))) / (Math.log10(5) + 3);
   for (const tick of [1e-3, 0.01, 0.1, 1]) {
-    svg.append(svgEl("line", { x1: L, x2: W - R, y1: y(tick), y2: y(tick), stroke: "#ddd" }));
-    const label = svgEl("text", { x: L - 4, y: y(tick) + 4, "text-anchor": "end", "font-size": 14, fill: "#555" });
+    svg.append(svgEl("line", { x1: L, x2: W - R, y1: y(tick), y2: y(tick), stroke: "#ddd", class: "ae-gridline" }));
+    const label = svgEl("text", { x: L - 4, y: y(tick) + 4, "text-anchor": "end", "font-size": 14, fill: "#555", class: "ae-tick" });
     label.textContent = String(tick);
     svg.append(label);
   }
-  const axis = svgEl("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 14, fill: "#555" });
+  const axis = svgEl("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 14, fill: "#555", class: "ae-tick" });
   svg.append(axis);
   const lines = {};
   return {
@@ -274,7 +300,7 @@ function weightBars(label) {
     const x = 10 + p * 57;
     bars.push(svgEl("rect", { x, width: 44, y: 80, height: 0, fill: "#7f6fb0" }));
     names.push(svgEl("text", { x: x + 22, y: 100, "text-anchor": "middle", "font-size": 15 }));
-    values.push(svgEl("text", { x: x + 22, y: 74, "text-anchor": "middle", "font-size": 14, fill: "#333" }));
+    values.push(svgEl("text", { x: x + 22, y: 74, "text-anchor": "middle", "font-size": 14, fill: "#333", class: "ae-tick" }));
     svg.append(bars[p], names[p], values[p]);
   }
   return {
@@ -285,6 +311,7 @@ function weightBars(label) {
         bars[p].setAttribute("y", (80 - h).toFixed(1));
         bars[p].setAttribute("height", h.toFixed(1));
         bars[p].setAttribute("fill", p === match ? "#2f6fad" : "#b8b0d4");
+        values[p].setAttribute("y", (74 - h).toFixed(1));
         names[p].textContent = pairs[p];
         values[p].textContent = w.toFixed(2);
       });
@@ -407,7 +434,14 @@ function render({ model, el: root }) {
     el("p", { class: "ae-note" }, t("head_reads_note")),
     reads.svg
   );
+  const watchedData = dataTable(t("head_weights_heading"), ["", "1", "2", "3", "4"]);
+  const tableData = dataTable(t("head_table_title"), ["", ...LETTERS]);
+  const readsData = dataTable(t("head_reads_title"), ["", ...LETTERS, ..."0123456789"]);
+  left.append(watchedData.table);
+  right.insertBefore(tableData.table, table.svg.nextSibling);
+  right.append(readsData.table);
   grid.append(left, right);
+  const live = el("p", { class: "ae-sr ae-head-live", role: "status", "aria-live": "polite" });
   const own = el("div", { class: "ae-row" });
   const ownLabel = el("label", {}, t("head_lookup_label"));
   const ownBox = el("input", {
@@ -448,6 +482,7 @@ function render({ model, el: root }) {
     predict,
     controls,
     readout,
+    live,
     settings,
     curves.svg,
     grid,
@@ -485,8 +520,15 @@ function render({ model, el: root }) {
     curves.update({ loss: { values: run.losses, color: "#2f6fad" } }, t("head_steps_axis", { steps: run.t }));
     const f = forward(run.params, WATCHED, run.scaled);
     watched.forEach((w, b) => w.update(f.weights[b], WATCHED.keys[b].map((k, p) => LETTERS[k] + WATCHED.values[b][p]), WATCHED.asked[b]));
-    table.update(matchTable(run.params, run.scaled));
-    reads.update([valueReads(run.params)]);
+    const scores = matchTable(run.params, run.scaled), valueRead = valueReads(run.params);
+    table.update(scores);
+    reads.update([valueRead]);
+    if (!playing) {
+      const two = (x) => x.toFixed(2);
+      watchedData.update([0, 1, 2].map((b) => [lookupText(WATCHED, b), ...Array.from(f.weights[b], two)]));
+      tableData.update(scores.map((row, i) => [LETTERS[i], ...Array.from(row, two)]));
+      readsData.update([["", ...Array.from(valueRead, two)]]);
+    }
     drawOwn();
     const ready = predicted();
     train.disabled = step.disabled = !ready;
@@ -497,11 +539,15 @@ function render({ model, el: root }) {
       verdict.textContent = t(model.get("prediction") === 1 ? "head_predict_right" : "head_predict_wrong");
     } else verdict.textContent = learned ? t("head_predict_answer") : "";
   }
-  function restart() {
+  const say = () => {
+    live.textContent = readout.textContent + (verdict.textContent ? ` ${verdict.textContent}` : "");
+  };
+  function restart(announce = true) {
     playing = false;
     cancelAnimationFrame(frame);
     run = startRun(settingsNow());
     draw();
+    if (announce) say();
   }
   function tick() {
     const until = performance.now() + FRAME_BUDGET_MS;
@@ -513,6 +559,7 @@ function render({ model, el: root }) {
     else {
       playing = false;
       draw();
+      say();
     }
   }
   train.addEventListener("click", () => {
@@ -520,12 +567,14 @@ function render({ model, el: root }) {
     if (playing) frame = requestAnimationFrame(tick);
     else cancelAnimationFrame(frame);
     draw();
+    if (!playing) say();
   });
   step.addEventListener("click", () => {
     playing = false;
     cancelAnimationFrame(frame);
     stepRun(run);
     draw();
+    say();
   });
   reset.addEventListener("click", restart);
   skip.addEventListener("click", () => {
@@ -576,7 +625,7 @@ function render({ model, el: root }) {
   const onPrediction = () => draw();
   model.on("change:prediction", onPrediction);
   model.on("change:skipped", onPrediction);
-  restart();
+  restart(false);
   return () => {
     cancelAnimationFrame(frame);
     if (comparing) cancelAnimationFrame(comparing.frame);
