@@ -8,7 +8,8 @@ in a form body, never in a URL. With it, :class:`InstructorView`: a button
 that starts a room (``ae-start-room``), then the room's code
 (``ae-room-code``), the join URL (``ae-join-url``) and its QR code
 (``ae-qr``), the live count of predictions for the step on screen
-(``ae-prediction-count``), their histogram (``ae-histogram``) with the
+(``ae-prediction-count``), how many students are in the room beside how
+many answered (``ae-presence``, from :meth:`.store.Store.present`), their histogram (``ae-histogram``) with the
 answer hidden until "揭晓" (``ae-reveal``), then the answer and the spread
 (``ae-spread``), "新一轮" (``ae-new-round``), the CSV of every round
 (``ae-csv``), whether students follow the instructor's step (``ae-follow``),
@@ -281,6 +282,7 @@ class InstructorView(pn.viewable.Viewer):
         join = f"{self.base_url}/steps?room={quote(room.code)}" + ("" if lang == DEFAULT_LANGUAGE else f"&lang={lang}")
         qr = segno.make(join, error="m").svg_inline(scale=8, border=2, dark="#000", light="#fff")
         self._count = _html("", css_classes=[])
+        self._presence = _html("")
         self._round = _html("")
         self._question = _html("")
         self._spread = _html("")
@@ -404,7 +406,7 @@ class InstructorView(pn.viewable.Viewer):
             pn.Column(
                 self._code_line,
                 self._join_info,
-                _wrapping(self._round, self._count),
+                _wrapping(self._round, self._count, self._presence),
                 sizing_mode="stretch_width",
                 styles={"flex": "1 1 280px", "min-width": "0"},
             ),
@@ -623,8 +625,8 @@ class InstructorView(pn.viewable.Viewer):
 
     def _read(self):
         """(room, its step's values, revealed, the previous round's values of the step, the students' pairs
-        of answers in both rounds, the values said to be sure) from the database, or None when it cannot be
-        read."""
+        of answers in both rounds, the values said to be sure, how many students are in the room) from the
+        database, or None when it cannot be read."""
         try:
             room = self.store.room(self.code)
             said = self.store.values_with_confidence(self.code, room.step) if room else []
@@ -632,6 +634,7 @@ class InstructorView(pn.viewable.Viewer):
             revealed = bool(room) and self.store.revealed(self.code, room.step)
             before = self.store.values(self.code, room.step, room.round - 1) if room and room.round > 1 else []
             pairs = self.store.pairs(self.code, room.step, room.round - 1, room.round) if before else []
+            present = self.store.present(self.code) if room else 0
         except SQLAlchemyError as exc:
             log.warning("class: room %s not read: %s", self.code, type(exc).__name__)
             return None
@@ -642,6 +645,7 @@ class InstructorView(pn.viewable.Viewer):
             tuple(before),
             tuple(sorted(pairs)),
             tuple(v for v, c in said if c == "sure"),
+            present,
         )
 
     def _show(self, seen, again: bool = False) -> None:
@@ -651,7 +655,7 @@ class InstructorView(pn.viewable.Viewer):
         if seen is None or seen[0] is None or (seen == self._seen and not again):
             return
         self._seen = seen
-        room, values, revealed, before, pairs, sure = seen
+        room, values, revealed, before, pairs, sure, present = seen
         if room.ended:  # ended in another window, or a day after it started
             self._ended(room.code)
             return
@@ -664,6 +668,9 @@ class InstructorView(pn.viewable.Viewer):
             _t("instructor_sure_count", lang, sure=len(sure)) if sure else ""
         )
         self._count.object = f"<div class='ae-prediction-count' aria-live='polite'>{html.escape(count)}</div>"
+        # When to close the round: how many are here (their pages open in the room) beside how many answered.
+        here = _t("instructor_presence", lang, present=present, answered=len(values))
+        self._presence.object = f"<div class='ae-presence ae-big'>{html.escape(here)}</div>"
         round_line = (
             _t("instructor_round", lang, round=room.round, step=room.step)
             if question.is_step

@@ -42,6 +42,11 @@ Tables
 ``confidences``
     How sure a student said they were of their current answer (``sure``,
     ``unsure``; no row: not said), one per student per step per round.
+``presences``
+    When each student of a room was last seen there (their page's class
+    socket joined, or its process said it was still open): the students
+    seen within :data:`PRESENCE_WINDOW_S` are in the room. A table of its
+    own, as ``room_ends``; a socket that closes removes its row.
 ``login_failures``
     Failed instructor logins, one row per client address and one per
     browser (``browser:`` and a digest of its form cookie), for the limits of
@@ -106,6 +111,9 @@ QUESTION_NUMBERS = range(1, 2**31)
 CONFIDENCES = ("sure", "unsure")
 #: A room ends by itself this long after it was started (s): a code seen on a projector is not a key for ever.
 ROOM_LIFETIME_S = 24 * 3600.0
+#: A student seen this recently is in the room (s): three of the channel's beats (``channel.PRESENCE_BEAT_S``),
+#: so a process that died takes its students out within this, and one late beat takes no one out.
+PRESENCE_WINDOW_S = 30.0
 
 
 def _writes_room(method):
@@ -206,6 +214,13 @@ class RoomEnd(Base):
     __tablename__ = "room_ends"
     room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), primary_key=True)
     ended_at: Mapped[float] = mapped_column(Float)
+
+
+class Presence(Base):
+    __tablename__ = "presences"
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), primary_key=True)
+    student: Mapped[str] = mapped_column(String(64), primary_key=True)
+    seen_at: Mapped[float] = mapped_column(Float)
 
 
 class LoginFailure(Base):
@@ -854,6 +869,62 @@ class Store:
         with Session(self.engine) as s:
             current = self._round_id(s, code, round)
             return current is not None and s.get(Reveal, (current[0], step)) is not None
+
+    # --- who is in the room ------------------------------------------------------------------
+    @_writes_room
+    def seen(self, code: str, students, now: float | None = None) -> None:
+        """``students`` (stored ids) are in room ``code`` now: their pages' class sockets are open.
+
+        Each process of the class says so for its own sockets when one joins
+        and then every few seconds (``channel.PRESENCE_BEAT_S``), so the count
+        of :meth:`present` is the whole room's, whichever process serves whom.
+
+        Raises
+        ------
+        KeyError
+            If there is no such room.
+        ValueError
+            If one of ``students`` is not an id (:func:`valid_student`); the message names it.
+        """
+        students = sorted(set(students))
+        for student in students:
+            if not valid_student(student):
+                raise ValueError(f"students must be students' ids, got {student!r}")
+        now = time.time() if now is None else now
+        for _ in range(2):  # a row another process added at the same moment: the second pass updates it
+            with Session(self.engine) as s:
+                room_id = s.scalar(select(Room.id).where(Room.code == (normalise_code(code) or "")))
+                if room_id is None:
+                    raise KeyError(code)
+                mine = (Presence.room_id == room_id, Presence.student.in_(students))
+                known = set(s.scalars(select(Presence.student).where(*mine)))
+                if known:
+                    s.execute(update(Presence).where(*mine).values(seen_at=now))
+                s.add_all(Presence(room_id=room_id, student=x, seen_at=now) for x in students if x not in known)
+                try:
+                    s.commit()
+                    return
+                except IntegrityError:
+                    s.rollback()
+
+    @_writes_room
+    def left(self, code: str, student: str) -> None:
+        """``student`` has left room ``code`` (their page's socket closed): no longer counted in it."""
+        with Session(self.engine) as s:
+            room_id = select(Room.id).where(Room.code == (normalise_code(code) or "")).scalar_subquery()
+            s.execute(delete(Presence).where(Presence.room_id == room_id, Presence.student == student))
+            s.commit()
+
+    def present(self, code: str, now: float | None = None) -> int:
+        """How many students are in room ``code``: seen within :data:`PRESENCE_WINDOW_S` and not gone."""
+        now = time.time() if now is None else now
+        with Session(self.engine) as s:
+            return s.scalar(
+                select(func.count())
+                .select_from(Presence)
+                .join(Room, Room.id == Presence.room_id)
+                .where(Room.code == (normalise_code(code) or ""), Presence.seen_at > now - PRESENCE_WINDOW_S)
+            )
 
     # --- export -------------------------------------------------------------------------------
     def export_rows(self, code: str) -> list[dict]:
