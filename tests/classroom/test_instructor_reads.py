@@ -172,3 +172,34 @@ def test_ending_the_class_takes_a_second_press_within_the_confirmation_time(serv
         assert time.monotonic() < deadline, "the class was never ended"
         time.sleep(0.005)  # the poll's interval
     _settled(view)
+
+
+def test_the_countdown_is_the_instructors_choice_and_stays_chosen_for_the_later_rounds(served):
+    store = served
+    room = store.create_room()
+    view = instructor.InstructorView(code=room.code, language="en", store=store)
+    assert list(view._countdown.options.values()) == list(instructor.COUNTDOWN_CHOICES)
+    assert view._countdown.value == instructor.TIMER_S and view._timer.label == "Close in 60 s (T)"
+
+    def counted(view, chosen: int) -> None:
+        """T pressed on ``view``: the vote closes ``chosen`` s from the press."""
+        pressed = time.time()
+        view._timer.clicks += 1
+        _settled(view)
+        closes_at = store.room(room.code).closes_at
+        assert closes_at is not None and pressed + chosen - 1 <= closes_at <= time.time() + chosen, closes_at
+
+    view._countdown.value = 90  # the instructor's choice in the list
+    _settled(view)
+    assert store.countdown(room.code) == 90 and view._timer.label == "Close in 90 s (T)"
+    counted(view, 90)
+
+    store.new_round(room.code)  # a later round, on a page opened again (a reload, the projector's window)
+    again = instructor.InstructorView(code=room.code, language="en", store=store)
+    assert again._countdown.value == 90 and again._timer.label == "Close in 90 s (T)"
+    counted(again, 90)
+
+    for wrong in (0, 7200, float("nan"), "90"):
+        with pytest.raises(ValueError, match=f"seconds must be a number from 1 to 3600, got {wrong!r}"):
+            view.set_countdown(wrong)
+    assert store.countdown(room.code) == 90

@@ -13,7 +13,8 @@ many answered (``ae-presence``, from :meth:`.store.Store.present`), their histog
 answer hidden until "揭晓" (``ae-reveal``), then the answer and the spread
 (``ae-spread``), "新一轮" (``ae-new-round``), the CSV of every round
 (``ae-csv``), whether students follow the instructor's step (``ae-follow``),
-and the steps explorable itself to demonstrate with. Keys: 1/2/3 choose
+how long the countdown of T lasts (``ae-countdown``: kept for the room's
+later rounds, :meth:`.store.Store.set_countdown`), and the steps explorable itself to demonstrate with. Keys: 1/2/3 choose
 the step, D demonstrates, R reveals, N starts a new round.
 
 The page reads its room from the database when the room has changed: it
@@ -51,7 +52,7 @@ from ..views.numbers import format_number
 from . import stats
 from .context import ClassContext
 from .questions import all_questions, get_question, question_html, question_label, question_title
-from .store import Store
+from .store import Store, check_seconds
 from .store import normalise_code
 
 log = logging.getLogger(__name__)
@@ -60,8 +61,10 @@ log = logging.getLogger(__name__)
 REFRESH_MS = 250
 #: Where other processes write the database too: a read at least this often (s).
 SHARED_READ_S = 1.0
-#: The countdown of "T": seconds until the vote closes by itself.
+#: The countdown of "T": seconds until the vote closes by itself, until the instructor chooses another.
 TIMER_S = 60
+#: The countdowns the instructor may choose from (s).
+COUNTDOWN_CHOICES = (30, 60, 90, 120)
 
 
 @functools.lru_cache(maxsize=None)
@@ -335,13 +338,14 @@ class InstructorView(pn.viewable.Viewer):
         )
         self._voting.on_click(lambda _e: self.toggle_voting())
         self._vote_line = _html("")
-        self._timer = pn.widgets.Button(
-            label=_t("instructor_timer", lang, seconds=TIMER_S),
-            css_classes=["ae-timer"],
-            stylesheets=[_BUTTON_CSS],
-            width=260,
+        self._timer = pn.widgets.Button(css_classes=["ae-timer"], stylesheets=[_BUTTON_CSS], width=260)
+        self._timer.on_click(lambda _e: self.close_voting_in(self._countdown.value))
+        # How long T counts: the room's choice (kept in the database for its later rounds and other windows).
+        self._countdown = pn.widgets.Select(
+            label=_t("instructor_countdown", lang), css_classes=["ae-countdown"], stylesheets=[_SELECT_CSS], width=200
         )
-        self._timer.on_click(lambda _e: self.close_voting_in(TIMER_S))
+        self._show_countdown(self.store.countdown(room.code) or TIMER_S)
+        self._countdown.param.watch(lambda e: self.set_countdown(e.new), "value")
         self._timed_out = None  # (round, step, closes_at) of the countdown whose end this page has recorded
         new_round = pn.widgets.Button(
             label=_t("instructor_new_round", lang), css_classes=["ae-new-round"], stylesheets=[_BUTTON_CSS], width=260
@@ -444,7 +448,7 @@ class InstructorView(pn.viewable.Viewer):
             # Rows that wrap: the buttons stack on a phone and sit side by side on a projector.
             _wrapping(self._voting, reveal, new_round),
             _wrapping(self._follow, self._hide_results, self._compare),
-            _wrapping(self._timer, self._join_toggle, end),
+            _wrapping(self._countdown, self._timer, self._join_toggle, end),
             _wrapping(self._questions, pose),
             _html(csv),
             _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
@@ -533,6 +537,30 @@ class InstructorView(pn.viewable.Viewer):
                 self.store.close_voting_in(code, room.step, seconds)
 
         self._write(functools.partial(start, self.code))
+
+    def _show_countdown(self, seconds: float) -> None:
+        """The countdown chosen, ``seconds``: in its list (among the choices, or beside them) and on T."""
+        seconds = int(seconds) if float(seconds).is_integer() else seconds
+        choices = sorted({*COUNTDOWN_CHOICES, seconds})
+        self._countdown.param.update(
+            options={_t("instructor_seconds", self.language, seconds=f"{c:g}"): c for c in choices}, value=seconds
+        )
+        self._timer.label = _t("instructor_timer", self.language, seconds=f"{seconds:g}")
+
+    def set_countdown(self, seconds: float) -> None:
+        """Make T count ``seconds`` (from 1 to 3600) in this room, this round and the later ones.
+
+        Raises
+        ------
+        ValueError
+            If ``seconds`` is not a number from 1 to 3600 (the message names it).
+        """
+        check_seconds(seconds)
+        if self._countdown.value != seconds:
+            return self._show_countdown(seconds)  # its list's watcher comes back here with it
+        self._timer.label = _t("instructor_timer", self.language, seconds=f"{seconds:g}")
+        if self._seen is None or self._seen[7] != seconds:  # not what the room holds already
+            self._write(functools.partial(self.store.set_countdown, self.code, seconds))
 
     def _record_timeout(self, room) -> None:
         """The countdown of ``room``'s step has run out: record the close at its time (once per page)."""
@@ -625,8 +653,8 @@ class InstructorView(pn.viewable.Viewer):
 
     def _read(self):
         """(room, its step's values, revealed, the previous round's values of the step, the students' pairs
-        of answers in both rounds, the values said to be sure, how many students are in the room) from the
-        database, or None when it cannot be read."""
+        of answers in both rounds, the values said to be sure, how many students are in the room, the
+        countdown chosen or None) from the database, or None when it cannot be read."""
         try:
             room = self.store.room(self.code)
             said = self.store.values_with_confidence(self.code, room.step) if room else []
@@ -635,6 +663,7 @@ class InstructorView(pn.viewable.Viewer):
             before = self.store.values(self.code, room.step, room.round - 1) if room and room.round > 1 else []
             pairs = self.store.pairs(self.code, room.step, room.round - 1, room.round) if before else []
             present = self.store.present(self.code) if room else 0
+            countdown = self.store.countdown(self.code) if room else None
         except SQLAlchemyError as exc:
             log.warning("class: room %s not read: %s", self.code, type(exc).__name__)
             return None
@@ -646,6 +675,7 @@ class InstructorView(pn.viewable.Viewer):
             tuple(sorted(pairs)),
             tuple(v for v, c in said if c == "sure"),
             present,
+            countdown,
         )
 
     def _show(self, seen, again: bool = False) -> None:
@@ -655,7 +685,7 @@ class InstructorView(pn.viewable.Viewer):
         if seen is None or seen[0] is None or (seen == self._seen and not again):
             return
         self._seen = seen
-        room, values, revealed, before, pairs, sure, present = seen
+        room, values, revealed, before, pairs, sure, present, countdown = seen
         if room.ended:  # ended in another window, or a day after it started
             self._ended(room.code)
             return
@@ -723,6 +753,8 @@ class InstructorView(pn.viewable.Viewer):
         self._voting.label = _t("instructor_open_voting" if room.closed else "instructor_close_voting", lang)
         self._voting.disabled = room.revealed
         self._timer.disabled = room.closed or room.closes_at is not None
+        if countdown is not None and countdown != self._countdown.value:  # chosen in another window
+            self._show_countdown(countdown)
         compare = ""
         if revealed:
             line, compare = self._outcome(question, room, values, before, pairs, compared)

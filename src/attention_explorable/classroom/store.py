@@ -42,6 +42,9 @@ Tables
 ``confidences``
     How sure a student said they were of their current answer (``sure``,
     ``unsure``; no row: not said), one per student per step per round.
+``countdowns``
+    How long the instructor's countdown of a room lasts (s), once chosen
+    (no row: the page's default). A table of its own, as ``room_ends``.
 ``presences``
     When each student of a room was last seen there (their page's class
     socket joined, or its process said it was still open): the students
@@ -214,6 +217,12 @@ class RoomEnd(Base):
     __tablename__ = "room_ends"
     room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), primary_key=True)
     ended_at: Mapped[float] = mapped_column(Float)
+
+
+class Countdown(Base):
+    __tablename__ = "countdowns"
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), primary_key=True)
+    seconds: Mapped[float] = mapped_column(Float)
 
 
 class Presence(Base):
@@ -847,8 +856,7 @@ class Store:
             If ``step`` cannot be a question's number, or ``seconds`` is not a number from 1 to 3600.
         """
         _check_step(step)
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 1 <= seconds <= 3600:
-            raise ValueError(f"seconds must be a number from 1 to 3600, got {seconds!r}")
+        check_seconds(seconds)
         now = time.time() if now is None else now
         with Session(self.engine) as s:
             round_id = self._current_round_without_countdown(s, code, step)
@@ -864,6 +872,44 @@ class Store:
                 )
                 s.commit()
         return now + seconds
+
+    @_writes_room
+    def set_countdown(self, code: str, seconds: float) -> None:
+        """The countdowns of room ``code`` last ``seconds`` from now on (the instructor's choice, kept for
+        the later rounds and any window of the room).
+
+        Raises
+        ------
+        KeyError
+            If there is no such room.
+        ValueError
+            If ``seconds`` is not a number from 1 to 3600 (the message names it).
+        """
+        check_seconds(seconds)
+        with Session(self.engine) as s:
+            room_id = s.scalar(select(Room.id).where(Room.code == (normalise_code(code) or "")))
+            if room_id is None:
+                raise KeyError(code)
+            for _ in range(2):  # chosen in another window at the same moment: the second pass updates it
+                chosen = s.get(Countdown, room_id)
+                if chosen is None:
+                    s.add(Countdown(room_id=room_id, seconds=float(seconds)))
+                else:
+                    chosen.seconds = float(seconds)
+                try:
+                    s.commit()
+                    return
+                except IntegrityError:
+                    s.rollback()
+
+    def countdown(self, code: str) -> float | None:
+        """How long room ``code``'s countdowns last (s), or None when the instructor never chose."""
+        with Session(self.engine) as s:
+            return s.scalar(
+                select(Countdown.seconds)
+                .join(Room, Room.id == Countdown.room_id)
+                .where(Room.code == (normalise_code(code) or ""))
+            )
 
     def revealed(self, code: str, step: int, round: int | None = None) -> bool:
         with Session(self.engine) as s:
@@ -1101,6 +1147,12 @@ def _check_step(step) -> None:
     """Raise ValueError naming ``step`` unless it can be a question's number."""
     if not _is_question_number(step):
         raise ValueError(f"step must be a question's number (1 to {QUESTION_NUMBERS[-1]}), got {step!r}")
+
+
+def check_seconds(seconds) -> None:
+    """Raise ValueError naming ``seconds`` unless it is a countdown's length: a number from 1 to 3600."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 1 <= seconds <= 3600:
+        raise ValueError(f"seconds must be a number from 1 to 3600, got {seconds!r}")
 
 
 def in_bounds(value, bounds: tuple[float, float]) -> bool:
