@@ -247,7 +247,7 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         wait_text(teacher.page, ".ae-result", "这次没有先做预测")
         for key in "rn2":
             teacher.page.keyboard.press(key)
-        wait_text(teacher.page, ".ae-round", "第 3 轮")
+        wait_text(teacher.page, ".ae-round", "第 1 轮 · 第 2 步")  # the room's round 3: step 2's first
         assert "prediction_text" not in teacher.page.url
         assert not teacher.page.locator(".ae-skip-prediction button").first.is_visible()
 

@@ -624,6 +624,7 @@ def test_the_csv_has_every_round(served):
     assert status == 200 and headers["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(body)))
     assert [(r["round"], r["step"], r["prediction"]) for r in rows] == [("1", "1", "6.0"), ("2", "2", "-3.5")]
+    assert [r["question_round"] for r in rows] == ["1", "1"]  # step 2's first round is the room's second
 
 
 def test_ten_failed_logins_a_minute_then_refused_even_with_the_right_secret(tmp_path):

@@ -274,9 +274,11 @@ def test_the_csv_has_every_round_and_neutralises_formula_cells(store):
         "voting_closed_at_utc",
         "revealed",
         "revealed_at_utc",
+        "question_round",
     ]
     body = rows[1:]
     assert [(r[1], r[2]) for r in body] == [("1", "1"), ("1", "1"), ("2", "1"), ("2", "2"), ("2", "3"), ("2", "3")]
+    assert [r[-1] for r in body] == ["1", "1", "2", "1", "1", "1"]  # step 1's second round; steps 2 and 3's first
     assert [r[3] for r in body] == ["step-1", "step-1", "step-1", "", "'=step-3", "'=step-3"]
     assert {r[4] for r in body} == {"'-danger12345", BOB, "'=HYPERLINK(1)", "'@SUM(A1)", "'+1+1"}
     assert sorted(r[5] for r in body) == ["-3.5", "4.0", "4.0", "4.0", "6.0", "9.0"]  # a negative number stays a number

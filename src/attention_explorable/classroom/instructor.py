@@ -654,14 +654,18 @@ class InstructorView(pn.viewable.Viewer):
     def _read(self):
         """(room, its step's values, revealed, the previous round's values of the step, the students' pairs
         of answers in both rounds, the values said to be sure, how many students are in the room, the
-        countdown chosen or None) from the database, or None when it cannot be read."""
+        countdown chosen or None, the question's own round number) from the database, or None when it
+        cannot be read."""
         try:
             room = self.store.room(self.code)
             said = self.store.values_with_confidence(self.code, room.step) if room else []
             values = [v for v, _ in said]
             revealed = bool(room) and self.store.revealed(self.code, room.step)
-            before = self.store.values(self.code, room.step, room.round - 1) if room and room.round > 1 else []
-            pairs = self.store.pairs(self.code, room.step, room.round - 1, room.round) if before else []
+            # The question's own rounds: the room's earlier rounds that asked it (another question meanwhile
+            # is no round of this one); the round before is the last of them.
+            earlier = [r for r in self.store.answered_rounds(self.code, room.step) if r < room.round] if room else []
+            before = self.store.values(self.code, room.step, earlier[-1]) if earlier else []
+            pairs = self.store.pairs(self.code, room.step, earlier[-1], room.round) if before else []
             present = self.store.present(self.code) if room else 0
             countdown = self.store.countdown(self.code) if room else None
         except SQLAlchemyError as exc:
@@ -676,6 +680,7 @@ class InstructorView(pn.viewable.Viewer):
             tuple(v for v, c in said if c == "sure"),
             present,
             countdown,
+            len(earlier) + 1,
         )
 
     def _show(self, seen, again: bool = False) -> None:
@@ -685,7 +690,7 @@ class InstructorView(pn.viewable.Viewer):
         if seen is None or seen[0] is None or (seen == self._seen and not again):
             return
         self._seen = seen
-        room, values, revealed, before, pairs, sure, present, countdown = seen
+        room, values, revealed, before, pairs, sure, present, countdown, asked = seen
         if room.ended:  # ended in another window, or a day after it started
             self._ended(room.code)
             return
@@ -702,9 +707,9 @@ class InstructorView(pn.viewable.Viewer):
         here = _t("instructor_presence", lang, present=present, answered=len(values))
         self._presence.object = f"<div class='ae-presence ae-big'>{html.escape(here)}</div>"
         round_line = (
-            _t("instructor_round", lang, round=room.round, step=room.step)
+            _t("instructor_round", lang, round=asked, step=room.step)
             if question.is_step
-            else _t("instructor_round_question", lang, round=room.round, exercise=question.key)
+            else _t("instructor_round_question", lang, round=asked, exercise=question.key)
         )
         self._round.object = f"<div class='ae-round ae-label'>{html.escape(round_line)}</div>"
         # The package's own text (formulas as MathML), never anything a browser sent.
@@ -757,7 +762,7 @@ class InstructorView(pn.viewable.Viewer):
             self._show_countdown(countdown)
         compare = ""
         if revealed:
-            line, compare = self._outcome(question, room, values, before, pairs, compared)
+            line, compare = self._outcome(question, asked, values, before, pairs, compared)
             self._answer.update(location=question.answer, visible=True)
         else:
             line = _t("instructor_hidden", lang)
@@ -786,9 +791,9 @@ class InstructorView(pn.viewable.Viewer):
         if axis.axis_label != label:
             axis.axis_label = label
 
-    def _outcome(self, question, room, values, before, pairs, compared) -> tuple[str, str]:
+    def _outcome(self, question, asked, values, before, pairs, compared) -> tuple[str, str]:
         """The revealed question's line (its answer, how far the class was, the share right) and the
-        comparison with the round before ("" without one)."""
+        comparison with its round before ("" without one); ``asked`` is the question's own round."""
         lang = self.language
         answer = format_number(question.answer, 2, False) if question.is_step else question.format(question.answer)
         spread = stats.spread(values, question.answer, question.within)
@@ -824,7 +829,7 @@ class InstructorView(pn.viewable.Viewer):
             return line, _t(
                 "instructor_compare",
                 lang,
-                previous=room.round - 1,
+                previous=asked - 1,
                 before=share(moved["share_before"]),
                 after=share(moved["share_after"]),
                 closer=moved["closer"],
@@ -834,7 +839,7 @@ class InstructorView(pn.viewable.Viewer):
         return line, _t(
             "instructor_compare_question",
             lang,
-            previous=room.round - 1,
+            previous=asked - 1,
             before=share(moved["share_before"]),
             after=share(moved["share_after"]),
             closer=sum(right(b) and not right(a) for a, b in pairs),

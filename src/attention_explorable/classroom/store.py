@@ -22,6 +22,9 @@ Tables
     joined by no one and takes no prediction; its rounds stay for the CSV.
 ``rounds``
     Numbered from 1 within a room; "新一轮" adds one and keeps the others.
+    A question's own rounds are the room's rounds in which it was answered,
+    numbered from 1 (:meth:`Store.answered_rounds`; derived, not stored, so
+    the rooms of an earlier release number theirs too).
 ``predictions``
     One per student per step per round (a unique key): a new answer replaces
     the old one (``revisions`` counts the replacements).
@@ -750,6 +753,26 @@ class Store:
                 )
             )
 
+    def answered_rounds(self, code: str, step: int) -> list[int]:
+        """The numbers of room ``code``'s rounds in which ``step`` was answered, from the first.
+
+        Question ``step``'s own round number in room round ``r`` is one more
+        than how many of these come before ``r``: asking it again after a new
+        round is its round 2, whatever the room asked meanwhile.
+        """
+        with Session(self.engine) as s:
+            return list(
+                s.scalars(
+                    select(Round.number)
+                    .join(Room, Room.id == Round.room_id)
+                    .where(
+                        Room.code == (normalise_code(code) or ""),
+                        select(Prediction.id).where(Prediction.round_id == Round.id, Prediction.step == step).exists(),
+                    )
+                    .order_by(Round.number)
+                )
+            )
+
     def pairs(self, code: str, step: int, first: int, second: int) -> list[tuple[float, float]]:
         """(prediction in round ``first``, prediction in round ``second``) of every student who answered
         ``step`` in both rounds of room ``code``, in no particular order (for comparing two votes)."""
@@ -976,7 +999,9 @@ class Store:
     def export_rows(self, code: str) -> list[dict]:
         """Every prediction of every round of room ``code``, oldest round first.
 
-        Each row: ``room``, ``round``, ``step``, ``student``, ``prediction`` (the
+        Each row: ``room``, ``round`` (the room's), ``question_round`` (the
+        question's own: its first round answered is 1, see
+        :meth:`answered_rounds`), ``step``, ``student``, ``prediction`` (the
         last answer), ``submitted_at`` (its time, s since the epoch),
         ``revisions``, ``earlier`` (the values it replaced, oldest first),
         ``confidence`` (``sure``, ``unsure``, or None: not said),
@@ -1027,10 +1052,15 @@ class Store:
                 .order_by(EarlierPrediction.submitted_at, EarlierPrediction.id)
             ):
                 earlier.setdefault((round_id, step, student), []).append(value)
+            answered: dict[int, list[int]] = {}  # per question: the room's rounds it was answered in
+            for r in rows:
+                if r[1] not in answered.setdefault(r[2], []):
+                    answered[r[2]].append(r[1])  # rows come in the order of the rounds
             return [
                 dict(
                     room=r[0],
                     round=r[1],
+                    question_round=answered[r[2]].index(r[1]) + 1,
                     step=r[2],
                     student=r[3],
                     prediction=r[4],
@@ -1053,6 +1083,7 @@ class Store:
         the replaced values separated by ``;``; an empty cell is a time that
         did not happen. ``questions`` names the question of each number
         (:mod:`.questions`: ``step-1``, ``q2-alpha2``) in the column ``question``.
+        The last column, ``question_round``, is the question's own round (``round`` is the room's).
         """
         stamp = lambda t: "" if t is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))  # noqa: E731
         out = io.StringIO()
@@ -1071,6 +1102,7 @@ class Store:
             "voting_closed_at_utc",
             "revealed",
             "revealed_at_utc",
+            "question_round",
         ]
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(fields)
@@ -1093,6 +1125,7 @@ class Store:
                         stamp(row["closed_at"]),
                         "yes" if row["revealed"] else "no",
                         stamp(row["revealed_at"]),
+                        row["question_round"],
                     )
                 ]
             )
