@@ -9,13 +9,16 @@ that starts a room (``ae-start-room``), then the room's code
 (``ae-room-code``), the join URL (``ae-join-url``) and its QR code
 (``ae-qr``), the live count of predictions for the step on screen
 (``ae-prediction-count``), how many students are in the room beside how
-many answered (``ae-presence``, from :meth:`.store.Store.present`), their histogram (``ae-histogram``) with the
-answer hidden until "揭晓" (``ae-reveal``), then the answer and the spread
-(``ae-spread``), "新一轮" (``ae-new-round``), the CSV of every round
-(``ae-csv``), whether students follow the instructor's step (``ae-follow``),
-how long the countdown of T lasts (``ae-countdown``: kept for the room's
-later rounds, :meth:`.store.Store.set_countdown`), and the steps explorable itself to demonstrate with. Keys: 1/2/3 choose
-the step, D demonstrates, R reveals, N starts a new round.
+many answered (``ae-presence``, :meth:`.store.Store.present`), their
+histogram (``ae-histogram``) with the answer hidden until "揭晓"
+(``ae-reveal``), then the answer and the spread (``ae-spread``), "新一轮"
+(``ae-new-round``; the round shown is the question's own,
+:meth:`.store.Store.answered_rounds`), the CSV of every round (``ae-csv``),
+whether students follow the instructor's step (``ae-follow``), how long
+the countdown of T lasts (``ae-countdown``: kept for the room's later
+rounds, :meth:`.store.Store.set_countdown`), and the steps explorable
+itself to demonstrate with. Keys: 1/2/3 choose the step, D demonstrates,
+R reveals, N starts a new round.
 
 The page reads its room from the database when the room has changed: it
 looks four times a second at :meth:`.store.Store.changes` (no query: this
@@ -559,7 +562,7 @@ class InstructorView(pn.viewable.Viewer):
         if self._countdown.value != seconds:
             return self._show_countdown(seconds)  # its list's watcher comes back here with it
         self._timer.label = _t("instructor_timer", self.language, seconds=f"{seconds:g}")
-        if self._seen is None or self._seen[7] != seconds:  # not what the room holds already
+        if self._seen is None or self._seen[7] != seconds:  # not the countdown the room holds already (_read)
             self._write(functools.partial(self.store.set_countdown, self.code, seconds))
 
     def _record_timeout(self, room) -> None:
@@ -652,8 +655,8 @@ class InstructorView(pn.viewable.Viewer):
         self._show(seen)
 
     def _read(self):
-        """(room, its step's values, revealed, the previous round's values of the step, the students' pairs
-        of answers in both rounds, the values said to be sure, how many students are in the room, the
+        """(room, its step's values, revealed, the values of the question's round before, the students'
+        pairs of answers in both rounds, the values said to be sure, how many students are in the room, the
         countdown chosen or None, the question's own round number) from the database, or None when it
         cannot be read."""
         try:
