@@ -345,7 +345,7 @@ class InstructorView(pn.viewable.Viewer):
         self._timer.on_click(lambda _e: self.close_voting_in(self._countdown.value))
         # How long T counts: the room's choice (kept in the database for its later rounds and other windows).
         self._countdown = pn.widgets.Select(
-            label=_t("instructor_countdown", lang), css_classes=["ae-countdown"], stylesheets=[_SELECT_CSS], width=200
+            label=_t("instructor_countdown", lang), css_classes=["ae-countdown"], stylesheets=[_SELECT_CSS], width=260
         )
         self._show_countdown(self.store.countdown(room.code) or TIMER_S)
         self._countdown.param.watch(lambda e: self.set_countdown(e.new), "value")
