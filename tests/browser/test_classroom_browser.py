@@ -27,6 +27,7 @@ PROJECTOR_TEXT = [
     ".ae-room-code",
     ".ae-join-url",
     ".ae-prediction-count",
+    ".ae-presence",
     ".ae-round",
     ".ae-instructor-question p",
     ".ae-instructor-question h2",
@@ -119,6 +120,7 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         phone.page.locator(".ae-submit-prediction button").click()
         wait_text(phone.page, ".ae-submitted", r"已提交.*7")
         wait_text(teacher.page, ".ae-prediction-count", "已收到 2 份预测（其中 1 份有把握）")
+        wait_text(teacher.page, ".ae-presence", "在场 2 人 · 已作答 2 人")  # the desk and the phone
         assert "隐藏" in text_of(teacher.page, ".ae-spread") and "6.00" not in text_of(teacher.page, ".ae-spread")
         # While the vote is open the projector shows the count, not the histogram's bars.
         assert "分布在关闭投票后显示" in text_of(teacher.page, ".ae-vote-state")
@@ -132,6 +134,7 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         for css in (
             ".ae-room-code",
             ".ae-prediction-count",
+            ".ae-presence",
             ".ae-instructor-question",
             ".ae-histogram",
             ".ae-spread",
@@ -247,7 +250,7 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         wait_text(teacher.page, ".ae-result", "这次没有先做预测")
         for key in "rn2":
             teacher.page.keyboard.press(key)
-        wait_text(teacher.page, ".ae-round", "第 3 轮")
+        wait_text(teacher.page, ".ae-round", "第 1 轮 · 第 2 步")  # the room's round 3: step 2's first
         assert "prediction_text" not in teacher.page.url
         assert not teacher.page.locator(".ae-skip-prediction button").first.is_visible()
 

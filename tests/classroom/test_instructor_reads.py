@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import time
 from types import SimpleNamespace
 
@@ -172,3 +173,73 @@ def test_ending_the_class_takes_a_second_press_within_the_confirmation_time(serv
         assert time.monotonic() < deadline, "the class was never ended"
         time.sleep(0.005)  # the poll's interval
     _settled(view)
+
+
+def test_the_countdown_is_the_instructors_choice_and_stays_chosen_for_the_later_rounds(served):
+    store = served
+    room = store.create_room()
+    view = instructor.InstructorView(code=room.code, language="en", store=store)
+    assert list(view._countdown.options.values()) == list(instructor.COUNTDOWN_CHOICES)
+    assert view._countdown.value == instructor.TIMER_S and view._timer.label == "Close in 60 s (T)"
+
+    def counted(view, chosen: int) -> None:
+        """T pressed on ``view``: the vote closes ``chosen`` s from the press."""
+        pressed = time.time()
+        view._timer.clicks += 1
+        _settled(view)
+        closes_at = store.room(room.code).closes_at
+        assert closes_at is not None and pressed + chosen - 1 <= closes_at <= time.time() + chosen, closes_at
+
+    view._countdown.value = 90  # the instructor's choice in the list
+    _settled(view)
+    assert store.countdown(room.code) == 90 and view._timer.label == "Close in 90 s (T)"
+    counted(view, 90)
+
+    store.new_round(room.code)  # a later round, on a page opened again (a reload, the projector's window)
+    again = instructor.InstructorView(code=room.code, language="en", store=store)
+    assert again._countdown.value == 90 and again._timer.label == "Close in 90 s (T)"
+    counted(again, 90)
+
+    for wrong in (0, 7200, float("nan"), "90"):
+        with pytest.raises(ValueError, match=f"seconds must be a number from 1 to 3600, got {wrong!r}"):
+            view.set_countdown(wrong)
+    assert store.countdown(room.code) == 90
+
+
+def test_rounds_are_numbered_per_question(served):
+    """Question A, a new round for question B, a new round for A again: round 1 of A, round 1 of B (the room's
+    round 2), round 2 of A (the room's round 3), compared with A's round 1; the CSV says both numbers."""
+    from attention_explorable.classroom.questions import all_questions
+
+    store = served
+    a = next(q for q in all_questions() if not q.is_step)
+    room = store.create_room()
+    view = instructor.InstructorView(code=room.code, language="en", store=store)
+
+    def answered(number: int, student: str) -> None:
+        question = next(q for q in all_questions() if q.number == number)
+        assert store.submit(room.code, student, number, question.answer, bounds=question.bounds).ok
+        _refreshed(view)
+
+    def round_line() -> str:
+        _settled(view)
+        _refreshed(view)
+        return html.unescape(view._round.object)
+
+    view._question_chosen(a.number)  # the instructor asks A
+    assert f"Round 1 · exercise {a.key}" in round_line()
+    answered(a.number, "student-0001")
+    view.new_round()
+    view._question_chosen(2)  # then B, in the room's round 2
+    assert "Round 1 · step 2" in round_line()
+    answered(2, "student-0003")
+    view.new_round()
+    view._question_chosen(a.number)  # then A again, in the room's round 3
+    assert f"Round 2 · exercise {a.key}" in round_line()
+    answered(a.number, "student-0002")
+    view.reveal()
+    _settled(view)
+    _refreshed(view)
+    assert "Against round 1:" in html.unescape(view._spread.object)
+    rows = [(r["round"], r["question_round"], r["step"]) for r in store.export_rows(room.code)]
+    assert rows == [(1, 1, a.number), (2, 1, 2), (3, 2, a.number)]

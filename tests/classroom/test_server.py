@@ -17,6 +17,7 @@ import json
 import math
 import re
 import sys
+import time
 import urllib.parse
 
 import pytest
@@ -103,6 +104,41 @@ def test_thirty_students_counted_exactly_a_new_answer_replaces_and_nothing_leaks
     finally:
         store.close()
     assert stored == sorted([9.5] + values[1:])
+
+
+def test_the_instructor_sees_who_is_in_the_room_and_who_answered_as_they_join_answer_and_leave(served):
+    """K students join, M of them answer: the projector says "in the room: K · answered: M", and one fewer in
+    the room once a student's page is closed (the store's count, which every process of the class writes)."""
+    from attention_explorable.classroom.instructor import InstructorView
+
+    code = _room(served)
+    store = Store(served.db)
+    view = InstructorView(code=code, language="en", store=store)
+
+    def shows(present: int, answered: int) -> str:
+        expected = f"In the room: {present} · answered: {answered}"
+        deadline = time.monotonic() + 10
+        while expected not in view._presence.object:
+            assert time.monotonic() < deadline, view._presence.object
+            time.sleep(0.05)  # the instructor page's reads (REFRESH_MS)
+            view.refresh()
+        return view._presence.object
+
+    async def run(k: int, m: int):
+        students = await open_students([served.base], code, k, "here")
+        try:
+            await asyncio.gather(*(s.submit(1, 5.0 + i) for i, s in enumerate(students[:m])))
+            await asyncio.to_thread(shows, k, m)
+            await students[-1].close()
+            await asyncio.to_thread(shows, k - 1, m)
+        finally:
+            await asyncio.gather(*(s.close() for s in students[:-1]))
+
+    try:
+        assert shows(0, 0)
+        run_coroutine(run(4, 3))
+    finally:
+        store.close()
 
 
 @pytest.mark.parametrize(
@@ -588,6 +624,7 @@ def test_the_csv_has_every_round(served):
     assert status == 200 and headers["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(body)))
     assert [(r["round"], r["step"], r["prediction"]) for r in rows] == [("1", "1", "6.0"), ("2", "2", "-3.5")]
+    assert [r["question_round"] for r in rows] == ["1", "1"]  # step 2's first round is the room's second
 
 
 def test_ten_failed_logins_a_minute_then_refused_even_with_the_right_secret(tmp_path):

@@ -14,6 +14,7 @@ from sqlalchemy import text
 from attention_explorable.classroom.store import (
     CODE_ALPHABET,
     CODE_LENGTH,
+    PRESENCE_WINDOW_S,
     SCHEMA_VERSION,
     Store,
     StoreError,
@@ -52,6 +53,21 @@ def test_one_prediction_per_student_per_step_per_round_a_new_one_replaces(store)
     assert store.values(code, 2) == [9.0] and sorted(store.values(code, 1)) == [6.0, 7.0]
     assert store.prediction(code, ALICE, 1) == 6.0
     assert store.latest_prediction(code, ALICE) == (2, 9.0)
+
+
+def test_students_seen_within_the_window_are_in_the_room_until_they_leave(store):
+    code, other = store.create_room().code, store.create_room().code
+    store.seen(code, [ALICE, BOB], now=1000.0)
+    store.seen(other, [ALICE], now=1000.0)  # another room counts its own
+    assert store.present(code, now=1000.0) == 2 and store.present(other, now=1000.0) == 1
+    store.seen(code, [ALICE], now=1000.0 + PRESENCE_WINDOW_S)  # a beat: Alice is still there, Bob's page said nothing
+    assert store.present(code, now=1001.0 + PRESENCE_WINDOW_S) == 1
+    store.left(code, ALICE)
+    assert store.present(code, now=1001.0 + PRESENCE_WINDOW_S) == 0 and store.present(other, now=1000.0) == 1
+    with pytest.raises(ValueError, match="students must be students' ids, got 'x'"):
+        store.seen(code, ["x"])
+    with pytest.raises(KeyError):
+        store.seen("NOPE00", [ALICE])
 
 
 def test_at_most_one_prediction_a_second_per_student(store):
@@ -258,9 +274,11 @@ def test_the_csv_has_every_round_and_neutralises_formula_cells(store):
         "voting_closed_at_utc",
         "revealed",
         "revealed_at_utc",
+        "question_round",
     ]
     body = rows[1:]
     assert [(r[1], r[2]) for r in body] == [("1", "1"), ("1", "1"), ("2", "1"), ("2", "2"), ("2", "3"), ("2", "3")]
+    assert [r[-1] for r in body] == ["1", "1", "2", "1", "1", "1"]  # step 1's second round; steps 2 and 3's first
     assert [r[3] for r in body] == ["step-1", "step-1", "step-1", "", "'=step-3", "'=step-3"]
     assert {r[4] for r in body} == {"'-danger12345", BOB, "'=HYPERLINK(1)", "'@SUM(A1)", "'+1+1"}
     assert sorted(r[5] for r in body) == ["-3.5", "4.0", "4.0", "4.0", "6.0", "9.0"]  # a negative number stays a number

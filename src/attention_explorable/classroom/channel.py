@@ -45,7 +45,9 @@ or 1009 (too big) and a reason, and is logged as one line, never a traceback.
 
 Shared state goes through the database only: :class:`ClassChannel` keeps
 this process's sockets by room and reads their rooms twice a second, so any
-process on one database serves any student of a room.
+process on one database serves any student of a room. It also tells the
+store who is in each room (a join, a close, and a beat of its open sockets
+every :data:`PRESENCE_BEAT_S`), which the instructor's page counts.
 
 No database call runs on the event loop: each goes to the channel's few
 threads (:meth:`ClassChannel.call`) and is given :data:`STORE_TIMEOUT_S`
@@ -109,6 +111,9 @@ MISSED_JOINS_PER_MINUTE = 30
 NEW_STUDENTS_PER_MINUTE = 60
 #: How often a process reads the rooms of its sockets (ms).
 POLL_MS = 500
+#: How often a process tells the store its students are still in their rooms (s): a beat of each room's
+#: open sockets (``Store.seen``; a student counts there for ``store.PRESENCE_WINDOW_S``).
+PRESENCE_BEAT_S = 10.0
 __all__ = ["ClassChannel", "ClassSocket", "StoreSlow", "patterns"]
 
 
@@ -195,6 +200,8 @@ class ClassChannel:
         self.seen: dict[str, RoomState] = {}
         self._watch: PeriodicCallback | None = None
         self._missed: dict[str, list[float]] = {}  # per address: when it asked for a room that is not
+        self._beat_at = time.monotonic()  # when the open sockets' students were last said to be in their rooms
+        self._notes: dict[tuple[str, str], asyncio.Task] = {}  # (room, student): its last presence write
 
     # --- the database, off the event loop -------------------------------------------------
     async def call(self, method: str, *args, **kwargs):
@@ -285,6 +292,7 @@ class ClassChannel:
     def leave(self, socket: ClassSocket) -> None:
         if self.holders.get((socket.code, socket.student)) is socket:
             del self.holders[(socket.code, socket.student)]
+            self.note("left", socket.code, socket.student)
         members = self.rooms.get(socket.code or "")
         if members is not None:
             members.discard(socket)
@@ -295,9 +303,43 @@ class ClassChannel:
             self._watch.stop()
             self._watch = None
 
+    # --- who is in the room ---------------------------------------------------------------
+    def note(self, method: str, code: str, student: str) -> None:
+        """``Store.<method>(code, ...)`` for ``student`` (``seen`` when their socket joins, ``left`` when it
+        closes) on its way, after the one before for the same student, not awaited: who is in a room is a
+        count on the projector, never a reason to hold a page's messages back; a failure is one line in the
+        log (the next beat says it again)."""
+        key, before = (code, student), self._notes.get((code, student))
+
+        async def write() -> None:
+            if before is not None:  # a join's "seen" is stored before its "left"
+                await asyncio.wait([before])
+            try:
+                await self.call(method, code, [student] if method == "seen" else student)
+            except (SQLAlchemyError, StoreSlow, KeyError) as exc:
+                log.warning("class: presence in room %s not stored: %s", code, type(exc).__name__)
+
+        try:
+            task = asyncio.get_running_loop().create_task(write())
+        except RuntimeError:  # no loop: a socket closed as the server stops
+            return
+        self._notes[key] = task
+        task.add_done_callback(lambda done: self._notes.pop(key) if self._notes.get(key) is done else None)
+
+    async def _beat(self) -> None:
+        """Say, for each room, that the students of this process's open sockets are still in it."""
+        for code, sockets in list(self.rooms.items()):
+            students = sorted({s.student for s in sockets if s.student and self.holders.get((code, s.student)) is s})
+            if students:
+                try:
+                    await self.call("seen", code, students)
+                except (SQLAlchemyError, StoreSlow, KeyError) as exc:
+                    log.warning("class: presence in room %s not stored: %s", code, type(exc).__name__)
+
     # --- the rooms' news ------------------------------------------------------------------
     async def poll(self) -> None:
-        """Read the rooms of this process's sockets; tell each socket of a room that changed.
+        """Read the rooms of this process's sockets; tell each socket of a room that changed; every
+        :data:`PRESENCE_BEAT_S`, say that their students are still there.
 
         One read at a time: while the database is slow, the next turns are skipped.
         """
@@ -306,6 +348,9 @@ class ClassChannel:
         self._polling = True
         try:
             await self._tell_changes()
+            if time.monotonic() - self._beat_at >= PRESENCE_BEAT_S:
+                self._beat_at = time.monotonic()
+                await self._beat()
         finally:  # the next poll starts once this one has told every socket (none overtakes it)
             self._polling = False
 
@@ -511,6 +556,7 @@ class ClassSocket(WebSocketHandler):
         self.code, self.student = code, student
         self.channel.join(self, room)
         self.channel.hold(self)
+        self.channel.note("seen", code, student)
         self._send(
             type="joined",
             room=code,

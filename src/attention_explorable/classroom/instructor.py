@@ -8,12 +8,17 @@ in a form body, never in a URL. With it, :class:`InstructorView`: a button
 that starts a room (``ae-start-room``), then the room's code
 (``ae-room-code``), the join URL (``ae-join-url``) and its QR code
 (``ae-qr``), the live count of predictions for the step on screen
-(``ae-prediction-count``), their histogram (``ae-histogram``) with the
-answer hidden until "揭晓" (``ae-reveal``), then the answer and the spread
-(``ae-spread``), "新一轮" (``ae-new-round``), the CSV of every round
-(``ae-csv``), whether students follow the instructor's step (``ae-follow``),
-and the steps explorable itself to demonstrate with. Keys: 1/2/3 choose
-the step, D demonstrates, R reveals, N starts a new round.
+(``ae-prediction-count``), how many students are in the room beside how
+many answered (``ae-presence``, :meth:`.store.Store.present`), their
+histogram (``ae-histogram``) with the answer hidden until "揭晓"
+(``ae-reveal``), then the answer and the spread (``ae-spread``), "新一轮"
+(``ae-new-round``; the round shown is the question's own,
+:meth:`.store.Store.answered_rounds`), the CSV of every round (``ae-csv``),
+whether students follow the instructor's step (``ae-follow``), how long
+the countdown of T lasts (``ae-countdown``: kept for the room's later
+rounds, :meth:`.store.Store.set_countdown`), and the steps explorable
+itself to demonstrate with. Keys: 1/2/3 choose the step, D demonstrates,
+R reveals, N starts a new round.
 
 The page reads its room from the database when the room has changed: it
 looks four times a second at :meth:`.store.Store.changes` (no query: this
@@ -50,7 +55,7 @@ from ..views.numbers import format_number
 from . import stats
 from .context import ClassContext
 from .questions import all_questions, get_question, question_html, question_label, question_title
-from .store import Store
+from .store import Store, check_seconds
 from .store import normalise_code
 
 log = logging.getLogger(__name__)
@@ -59,8 +64,10 @@ log = logging.getLogger(__name__)
 REFRESH_MS = 250
 #: Where other processes write the database too: a read at least this often (s).
 SHARED_READ_S = 1.0
-#: The countdown of "T": seconds until the vote closes by itself.
+#: The countdown of "T": seconds until the vote closes by itself, until the instructor chooses another.
 TIMER_S = 60
+#: The countdowns the instructor may choose from (s).
+COUNTDOWN_CHOICES = (30, 60, 90, 120)
 
 
 @functools.lru_cache(maxsize=None)
@@ -281,6 +288,7 @@ class InstructorView(pn.viewable.Viewer):
         join = f"{self.base_url}/steps?room={quote(room.code)}" + ("" if lang == DEFAULT_LANGUAGE else f"&lang={lang}")
         qr = segno.make(join, error="m").svg_inline(scale=8, border=2, dark="#000", light="#fff")
         self._count = _html("", css_classes=[])
+        self._presence = _html("")
         self._round = _html("")
         self._question = _html("")
         self._spread = _html("")
@@ -333,13 +341,14 @@ class InstructorView(pn.viewable.Viewer):
         )
         self._voting.on_click(lambda _e: self.toggle_voting())
         self._vote_line = _html("")
-        self._timer = pn.widgets.Button(
-            label=_t("instructor_timer", lang, seconds=TIMER_S),
-            css_classes=["ae-timer"],
-            stylesheets=[_BUTTON_CSS],
-            width=260,
+        self._timer = pn.widgets.Button(css_classes=["ae-timer"], stylesheets=[_BUTTON_CSS], width=260)
+        self._timer.on_click(lambda _e: self.close_voting_in(self._countdown.value))
+        # How long T counts: the room's choice (kept in the database for its later rounds and other windows).
+        self._countdown = pn.widgets.Select(
+            label=_t("instructor_countdown", lang), css_classes=["ae-countdown"], stylesheets=[_SELECT_CSS], width=260
         )
-        self._timer.on_click(lambda _e: self.close_voting_in(TIMER_S))
+        self._show_countdown(self.store.countdown(room.code) or TIMER_S)
+        self._countdown.param.watch(lambda e: self.set_countdown(e.new), "value")
         self._timed_out = None  # (round, step, closes_at) of the countdown whose end this page has recorded
         new_round = pn.widgets.Button(
             label=_t("instructor_new_round", lang), css_classes=["ae-new-round"], stylesheets=[_BUTTON_CSS], width=260
@@ -404,7 +413,7 @@ class InstructorView(pn.viewable.Viewer):
             pn.Column(
                 self._code_line,
                 self._join_info,
-                _wrapping(self._round, self._count),
+                _wrapping(self._round, self._count, self._presence),
                 sizing_mode="stretch_width",
                 styles={"flex": "1 1 280px", "min-width": "0"},
             ),
@@ -442,7 +451,7 @@ class InstructorView(pn.viewable.Viewer):
             # Rows that wrap: the buttons stack on a phone and sit side by side on a projector.
             _wrapping(self._voting, reveal, new_round),
             _wrapping(self._follow, self._hide_results, self._compare),
-            _wrapping(self._timer, self._join_toggle, end),
+            _wrapping(self._countdown, self._timer, self._join_toggle, end),
             _wrapping(self._questions, pose),
             _html(csv),
             _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
@@ -531,6 +540,30 @@ class InstructorView(pn.viewable.Viewer):
                 self.store.close_voting_in(code, room.step, seconds)
 
         self._write(functools.partial(start, self.code))
+
+    def _show_countdown(self, seconds: float) -> None:
+        """The countdown chosen, ``seconds``: in its list (among the choices, or beside them) and on T."""
+        seconds = int(seconds) if float(seconds).is_integer() else seconds
+        choices = sorted({*COUNTDOWN_CHOICES, seconds})
+        self._countdown.param.update(
+            options={_t("instructor_seconds", self.language, seconds=f"{c:g}"): c for c in choices}, value=seconds
+        )
+        self._timer.label = _t("instructor_timer", self.language, seconds=f"{seconds:g}")
+
+    def set_countdown(self, seconds: float) -> None:
+        """Make T count ``seconds`` (from 1 to 3600) in this room, this round and the later ones.
+
+        Raises
+        ------
+        ValueError
+            If ``seconds`` is not a number from 1 to 3600 (the message names it).
+        """
+        check_seconds(seconds)
+        if self._countdown.value != seconds:
+            return self._show_countdown(seconds)  # its list's watcher comes back here with it
+        self._timer.label = _t("instructor_timer", self.language, seconds=f"{seconds:g}")
+        if self._seen is None or self._seen[7] != seconds:  # not the countdown the room holds already (_read)
+            self._write(functools.partial(self.store.set_countdown, self.code, seconds))
 
     def _record_timeout(self, room) -> None:
         """The countdown of ``room``'s step has run out: record the close at its time (once per page)."""
@@ -622,16 +655,22 @@ class InstructorView(pn.viewable.Viewer):
         self._show(seen)
 
     def _read(self):
-        """(room, its step's values, revealed, the previous round's values of the step, the students' pairs
-        of answers in both rounds, the values said to be sure) from the database, or None when it cannot be
-        read."""
+        """(room, its step's values, revealed, the values of the question's round before, the students'
+        pairs of answers in both rounds, the values said to be sure, how many students are in the room, the
+        countdown chosen or None, the question's own round number) from the database, or None when it
+        cannot be read."""
         try:
             room = self.store.room(self.code)
             said = self.store.values_with_confidence(self.code, room.step) if room else []
             values = [v for v, _ in said]
             revealed = bool(room) and self.store.revealed(self.code, room.step)
-            before = self.store.values(self.code, room.step, room.round - 1) if room and room.round > 1 else []
-            pairs = self.store.pairs(self.code, room.step, room.round - 1, room.round) if before else []
+            # The question's own rounds: the room's earlier rounds that asked it (another question meanwhile
+            # is no round of this one); the round before is the last of them.
+            earlier = [r for r in self.store.answered_rounds(self.code, room.step) if r < room.round] if room else []
+            before = self.store.values(self.code, room.step, earlier[-1]) if earlier else []
+            pairs = self.store.pairs(self.code, room.step, earlier[-1], room.round) if before else []
+            present = self.store.present(self.code) if room else 0
+            countdown = self.store.countdown(self.code) if room else None
         except SQLAlchemyError as exc:
             log.warning("class: room %s not read: %s", self.code, type(exc).__name__)
             return None
@@ -642,6 +681,9 @@ class InstructorView(pn.viewable.Viewer):
             tuple(before),
             tuple(sorted(pairs)),
             tuple(v for v, c in said if c == "sure"),
+            present,
+            countdown,
+            len(earlier) + 1,
         )
 
     def _show(self, seen, again: bool = False) -> None:
@@ -651,7 +693,7 @@ class InstructorView(pn.viewable.Viewer):
         if seen is None or seen[0] is None or (seen == self._seen and not again):
             return
         self._seen = seen
-        room, values, revealed, before, pairs, sure = seen
+        room, values, revealed, before, pairs, sure, present, countdown, asked = seen
         if room.ended:  # ended in another window, or a day after it started
             self._ended(room.code)
             return
@@ -664,10 +706,13 @@ class InstructorView(pn.viewable.Viewer):
             _t("instructor_sure_count", lang, sure=len(sure)) if sure else ""
         )
         self._count.object = f"<div class='ae-prediction-count' aria-live='polite'>{html.escape(count)}</div>"
+        # When to close the round: how many are here (their pages open in the room) beside how many answered.
+        here = _t("instructor_presence", lang, present=present, answered=len(values))
+        self._presence.object = f"<div class='ae-presence ae-big'>{html.escape(here)}</div>"
         round_line = (
-            _t("instructor_round", lang, round=room.round, step=room.step)
+            _t("instructor_round", lang, round=asked, step=room.step)
             if question.is_step
-            else _t("instructor_round_question", lang, round=room.round, exercise=question.key)
+            else _t("instructor_round_question", lang, round=asked, exercise=question.key)
         )
         self._round.object = f"<div class='ae-round ae-label'>{html.escape(round_line)}</div>"
         # The package's own text (formulas as MathML), never anything a browser sent.
@@ -716,9 +761,11 @@ class InstructorView(pn.viewable.Viewer):
         self._voting.label = _t("instructor_open_voting" if room.closed else "instructor_close_voting", lang)
         self._voting.disabled = room.revealed
         self._timer.disabled = room.closed or room.closes_at is not None
+        if countdown is not None and countdown != self._countdown.value:  # chosen in another window
+            self._show_countdown(countdown)
         compare = ""
         if revealed:
-            line, compare = self._outcome(question, room, values, before, pairs, compared)
+            line, compare = self._outcome(question, asked, values, before, pairs, compared)
             self._answer.update(location=question.answer, visible=True)
         else:
             line = _t("instructor_hidden", lang)
@@ -747,9 +794,9 @@ class InstructorView(pn.viewable.Viewer):
         if axis.axis_label != label:
             axis.axis_label = label
 
-    def _outcome(self, question, room, values, before, pairs, compared) -> tuple[str, str]:
+    def _outcome(self, question, asked, values, before, pairs, compared) -> tuple[str, str]:
         """The revealed question's line (its answer, how far the class was, the share right) and the
-        comparison with the round before ("" without one)."""
+        comparison with its round before ("" without one); ``asked`` is the question's own round."""
         lang = self.language
         answer = format_number(question.answer, 2, False) if question.is_step else question.format(question.answer)
         spread = stats.spread(values, question.answer, question.within)
@@ -785,7 +832,7 @@ class InstructorView(pn.viewable.Viewer):
             return line, _t(
                 "instructor_compare",
                 lang,
-                previous=room.round - 1,
+                previous=asked - 1,
                 before=share(moved["share_before"]),
                 after=share(moved["share_after"]),
                 closer=moved["closer"],
@@ -795,7 +842,7 @@ class InstructorView(pn.viewable.Viewer):
         return line, _t(
             "instructor_compare_question",
             lang,
-            previous=room.round - 1,
+            previous=asked - 1,
             before=share(moved["share_before"]),
             after=share(moved["share_after"]),
             closer=sum(right(b) and not right(a) for a, b in pairs),

@@ -22,6 +22,9 @@ Tables
     joined by no one and takes no prediction; its rounds stay for the CSV.
 ``rounds``
     Numbered from 1 within a room; "新一轮" adds one and keeps the others.
+    A question's own rounds are the room's rounds in which it was answered,
+    numbered from 1 (:meth:`Store.answered_rounds`; derived, not stored, so
+    the rooms of an earlier release number theirs too).
 ``predictions``
     One per student per step per round (a unique key): a new answer replaces
     the old one (``revisions`` counts the replacements).
@@ -42,6 +45,14 @@ Tables
 ``confidences``
     How sure a student said they were of their current answer (``sure``,
     ``unsure``; no row: not said), one per student per step per round.
+``countdowns``
+    How long the instructor's countdown of a room lasts (s), once chosen
+    (no row: the page's default). A table of its own, as ``room_ends``.
+``presences``
+    When each student of a room was last seen there (their page's class
+    socket joined, or its process said it was still open): the students
+    seen within :data:`PRESENCE_WINDOW_S` are in the room. A table of its
+    own, as ``room_ends``; a socket that closes removes its row.
 ``login_failures``
     Failed instructor logins, one row per client address and one per
     browser (``browser:`` and a digest of its form cookie), for the limits of
@@ -106,6 +117,9 @@ QUESTION_NUMBERS = range(1, 2**31)
 CONFIDENCES = ("sure", "unsure")
 #: A room ends by itself this long after it was started (s): a code seen on a projector is not a key for ever.
 ROOM_LIFETIME_S = 24 * 3600.0
+#: A student seen this recently is in the room (s): three of the channel's beats (``channel.PRESENCE_BEAT_S``),
+#: so a process that died takes its students out within this, and one late beat takes no one out.
+PRESENCE_WINDOW_S = 30.0
 
 
 def _writes_room(method):
@@ -206,6 +220,19 @@ class RoomEnd(Base):
     __tablename__ = "room_ends"
     room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), primary_key=True)
     ended_at: Mapped[float] = mapped_column(Float)
+
+
+class Countdown(Base):
+    __tablename__ = "countdowns"
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), primary_key=True)
+    seconds: Mapped[float] = mapped_column(Float)
+
+
+class Presence(Base):
+    __tablename__ = "presences"
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), primary_key=True)
+    student: Mapped[str] = mapped_column(String(64), primary_key=True)
+    seen_at: Mapped[float] = mapped_column(Float)
 
 
 class LoginFailure(Base):
@@ -726,6 +753,26 @@ class Store:
                 )
             )
 
+    def answered_rounds(self, code: str, step: int) -> list[int]:
+        """The numbers of room ``code``'s rounds in which ``step`` was answered, from the first.
+
+        Question ``step``'s own round number in room round ``r`` is one more
+        than how many of these come before ``r``: asking it again after a new
+        round is its round 2, whatever the room asked meanwhile.
+        """
+        with Session(self.engine) as s:
+            return list(
+                s.scalars(
+                    select(Round.number)
+                    .join(Room, Room.id == Round.room_id)
+                    .where(
+                        Room.code == (normalise_code(code) or ""),
+                        select(Prediction.id).where(Prediction.round_id == Round.id, Prediction.step == step).exists(),
+                    )
+                    .order_by(Round.number)
+                )
+            )
+
     def pairs(self, code: str, step: int, first: int, second: int) -> list[tuple[float, float]]:
         """(prediction in round ``first``, prediction in round ``second``) of every student who answered
         ``step`` in both rounds of room ``code``, in no particular order (for comparing two votes)."""
@@ -832,8 +879,7 @@ class Store:
             If ``step`` cannot be a question's number, or ``seconds`` is not a number from 1 to 3600.
         """
         _check_step(step)
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 1 <= seconds <= 3600:
-            raise ValueError(f"seconds must be a number from 1 to 3600, got {seconds!r}")
+        check_seconds(seconds)
         now = time.time() if now is None else now
         with Session(self.engine) as s:
             round_id = self._current_round_without_countdown(s, code, step)
@@ -850,16 +896,112 @@ class Store:
                 s.commit()
         return now + seconds
 
+    @_writes_room
+    def set_countdown(self, code: str, seconds: float) -> None:
+        """The countdowns of room ``code`` last ``seconds`` from now on (the instructor's choice, kept for
+        the later rounds and any window of the room).
+
+        Raises
+        ------
+        KeyError
+            If there is no such room.
+        ValueError
+            If ``seconds`` is not a number from 1 to 3600 (the message names it).
+        """
+        check_seconds(seconds)
+        with Session(self.engine) as s:
+            room_id = s.scalar(select(Room.id).where(Room.code == (normalise_code(code) or "")))
+            if room_id is None:
+                raise KeyError(code)
+            for _ in range(2):  # chosen in another window at the same moment: the second pass updates it
+                chosen = s.get(Countdown, room_id)
+                if chosen is None:
+                    s.add(Countdown(room_id=room_id, seconds=float(seconds)))
+                else:
+                    chosen.seconds = float(seconds)
+                try:
+                    s.commit()
+                    return
+                except IntegrityError:
+                    s.rollback()
+
+    def countdown(self, code: str) -> float | None:
+        """How long room ``code``'s countdowns last (s), or None when the instructor never chose."""
+        with Session(self.engine) as s:
+            return s.scalar(
+                select(Countdown.seconds)
+                .join(Room, Room.id == Countdown.room_id)
+                .where(Room.code == (normalise_code(code) or ""))
+            )
+
     def revealed(self, code: str, step: int, round: int | None = None) -> bool:
         with Session(self.engine) as s:
             current = self._round_id(s, code, round)
             return current is not None and s.get(Reveal, (current[0], step)) is not None
 
+    # --- who is in the room ------------------------------------------------------------------
+    @_writes_room
+    def seen(self, code: str, students, now: float | None = None) -> None:
+        """``students`` (stored ids) are in room ``code`` now: their pages' class sockets are open.
+
+        Each process of the class says so for its own sockets when one joins
+        and then every few seconds (``channel.PRESENCE_BEAT_S``), so the count
+        of :meth:`present` is the whole room's, whichever process serves whom.
+
+        Raises
+        ------
+        KeyError
+            If there is no such room.
+        ValueError
+            If one of ``students`` is not an id (:func:`valid_student`); the message names it.
+        """
+        students = sorted(set(students))
+        for student in students:
+            if not valid_student(student):
+                raise ValueError(f"students must be students' ids, got {student!r}")
+        now = time.time() if now is None else now
+        for _ in range(2):  # a row another process added at the same moment: the second pass updates it
+            with Session(self.engine) as s:
+                room_id = s.scalar(select(Room.id).where(Room.code == (normalise_code(code) or "")))
+                if room_id is None:
+                    raise KeyError(code)
+                mine = (Presence.room_id == room_id, Presence.student.in_(students))
+                known = set(s.scalars(select(Presence.student).where(*mine)))
+                if known:
+                    s.execute(update(Presence).where(*mine).values(seen_at=now))
+                s.add_all(Presence(room_id=room_id, student=x, seen_at=now) for x in students if x not in known)
+                try:
+                    s.commit()
+                    return
+                except IntegrityError:
+                    s.rollback()
+
+    @_writes_room
+    def left(self, code: str, student: str) -> None:
+        """``student`` has left room ``code`` (their page's socket closed): no longer counted in it."""
+        with Session(self.engine) as s:
+            room_id = select(Room.id).where(Room.code == (normalise_code(code) or "")).scalar_subquery()
+            s.execute(delete(Presence).where(Presence.room_id == room_id, Presence.student == student))
+            s.commit()
+
+    def present(self, code: str, now: float | None = None) -> int:
+        """How many students are in room ``code``: seen within :data:`PRESENCE_WINDOW_S` and not gone."""
+        now = time.time() if now is None else now
+        with Session(self.engine) as s:
+            return s.scalar(
+                select(func.count())
+                .select_from(Presence)
+                .join(Room, Room.id == Presence.room_id)
+                .where(Room.code == (normalise_code(code) or ""), Presence.seen_at > now - PRESENCE_WINDOW_S)
+            )
+
     # --- export -------------------------------------------------------------------------------
     def export_rows(self, code: str) -> list[dict]:
         """Every prediction of every round of room ``code``, oldest round first.
 
-        Each row: ``room``, ``round``, ``step``, ``student``, ``prediction`` (the
+        Each row: ``room``, ``round`` (the room's), ``question_round`` (the
+        question's own: its first round answered is 1, see
+        :meth:`answered_rounds`), ``step``, ``student``, ``prediction`` (the
         last answer), ``submitted_at`` (its time, s since the epoch),
         ``revisions``, ``earlier`` (the values it replaced, oldest first),
         ``confidence`` (``sure``, ``unsure``, or None: not said),
@@ -910,10 +1052,15 @@ class Store:
                 .order_by(EarlierPrediction.submitted_at, EarlierPrediction.id)
             ):
                 earlier.setdefault((round_id, step, student), []).append(value)
+            answered: dict[int, list[int]] = {}  # per question: the room's rounds it was answered in
+            for r in rows:
+                if r[1] not in answered.setdefault(r[2], []):
+                    answered[r[2]].append(r[1])  # rows come in the order of the rounds
             return [
                 dict(
                     room=r[0],
                     round=r[1],
+                    question_round=answered[r[2]].index(r[1]) + 1,
                     step=r[2],
                     student=r[3],
                     prediction=r[4],
@@ -936,6 +1083,7 @@ class Store:
         the replaced values separated by ``;``; an empty cell is a time that
         did not happen. ``questions`` names the question of each number
         (:mod:`.questions`: ``step-1``, ``q2-alpha2``) in the column ``question``.
+        The last column, ``question_round``, is the question's own round (``round`` is the room's).
         """
         stamp = lambda t: "" if t is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))  # noqa: E731
         out = io.StringIO()
@@ -954,6 +1102,7 @@ class Store:
             "voting_closed_at_utc",
             "revealed",
             "revealed_at_utc",
+            "question_round",
         ]
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(fields)
@@ -976,6 +1125,7 @@ class Store:
                         stamp(row["closed_at"]),
                         "yes" if row["revealed"] else "no",
                         stamp(row["revealed_at"]),
+                        row["question_round"],
                     )
                 ]
             )
@@ -1030,6 +1180,12 @@ def _check_step(step) -> None:
     """Raise ValueError naming ``step`` unless it can be a question's number."""
     if not _is_question_number(step):
         raise ValueError(f"step must be a question's number (1 to {QUESTION_NUMBERS[-1]}), got {step!r}")
+
+
+def check_seconds(seconds) -> None:
+    """Raise ValueError naming ``seconds`` unless it is a countdown's length: a number from 1 to 3600."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 1 <= seconds <= 3600:
+        raise ValueError(f"seconds must be a number from 1 to 3600, got {seconds!r}")
 
 
 def in_bounds(value, bounds: tuple[float, float]) -> bool:
