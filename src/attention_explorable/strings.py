@@ -297,7 +297,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "class_refused_wait": "这个网络里刚有很多同学同时加入：页面过几秒会自动再试，不用重新加载。",
         "class_refused_ended": "这个课堂已经结束，不再接收预测。页面上的内容仍然可以自己继续探索。",
         "class_refused_elsewhere": "这个课堂已在本浏览器的另一个标签页或窗口中打开，提交会从那里发出。要在这里继续，请重新加载本页。",
-        "class_new_round": "第 {round} 轮开始了：请重新预测并提交。",
+        "class_new_round": "新的一轮开始了：请重新预测并提交。",
         "class_refused_closed": "没有提交：老师已经关闭了这一步的投票。",
         "class_voting_closed": "这一步的投票已关闭：现在可以按「演示本步」看结果。",
         "class_revealed": "老师已揭晓这一步：按「演示本步」看结果，再和你的预测比一比。",
@@ -722,7 +722,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "on your own.",
         "class_refused_elsewhere": "This class is open in another tab or window of this browser, and predictions go "
         "from there. To continue here, reload this page.",
-        "class_new_round": "Round {round} has started: predict and submit again.",
+        "class_new_round": "A new round has started: predict and submit again.",
         "class_refused_closed": "Not submitted: the instructor has closed voting on this step.",
         "class_voting_closed": "Voting on this step is closed: press “Demonstrate this step” to see the result.",
         "class_revealed": "The instructor has revealed this step: press “Demonstrate this step” and compare it with "

@@ -209,7 +209,7 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         teacher.page.keyboard.press("n")  # a new round
         wait_text(teacher.page, ".ae-round", "第 2 轮")
         wait_text(teacher.page, ".ae-prediction-count", "已收到 0 份预测")
-        wait_text(desk.page, ".ae-class-message", "第 2 轮开始了")
+        wait_text(desk.page, ".ae-class-message", "新的一轮开始了")
         assert not desk.page.locator(".ae-submitted").first.is_visible()
         desk.page.locator(".ae-prediction input").fill("6")  # the second vote, after the discussion
         desk.page.locator(".ae-submit-prediction button").click()
@@ -256,7 +256,7 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
 
         # The student answers once their page knows of the new round (until then it holds the reveal of
         # round 2, whose vote is closed, and keeps the answer back).
-        wait_text(desk.page, ".ae-class-message", "第 3 轮开始了")
+        wait_text(desk.page, ".ae-class-message", "新的一轮开始了")
         desk.page.locator(".ae-prediction input").fill("9")
         desk.page.locator(".ae-submit-prediction button").click()
         wait_text(desk.page, ".ae-submitted", r"第 2 步.*9")

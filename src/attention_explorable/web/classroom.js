@@ -433,7 +433,7 @@ export function receive(link, state, models, config, data) {
     }
     if (newRound) {
       link.acknowledged = null;
-      link.message = fill(S.class_new_round, {round: data.round});
+      link.message = S.class_new_round;  // no number: the projector numbers rounds per question
     }
     link.round = data.round;
     const opened = link.closed && !data.closed && data.step === link.roomStep && !newRound;

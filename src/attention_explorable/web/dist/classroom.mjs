@@ -496,7 +496,7 @@ function receive(link, state, models, config, data) {
     }
     if (newRound) {
       link.acknowledged = null;
-      link.message = fill(S.class_new_round, { round: data.round });
+      link.message = S.class_new_round;
     }
     link.round = data.round;
     const opened = link.closed && !data.closed && data.step === link.roomStep && !newRound;
