@@ -113,6 +113,7 @@ def module_page(name: str, language: str, other_language_href: str | None = None
         For an unknown ``name``; ValueError for an unknown ``language`` (each named).
     """
     state = json.dumps(module_state(name, language), ensure_ascii=False).replace("</", "<\\/")
+    link = json.dumps(module_widget(name, language).ae_module_link(), ensure_ascii=False).replace("</", "<\\/")
     other = "en" if language == "zh" else "zh"
     page = ui.template("module-page.html").render(
         lang=HTML_LANG[language],
@@ -120,6 +121,7 @@ def module_page(name: str, language: str, other_language_href: str | None = None
         intro=text(f"{_get(name).prefix}intro", language),
         name=name,
         state=state,
+        link=link,
         scripts=[
             _page_script(name).replace("</script", "<\\/script"),
             _page_script("host").replace("</script", "<\\/script"),
@@ -173,9 +175,20 @@ class HeadWidget(AnyWidgetComponent):
     strings = param.Dict({}, doc="The interface text in the page's language (``head_`` keys).")
     lang = param.String("zh-Hans", doc="The page's language, as ``<html lang>`` has it.")
 
-    def __init__(self, language: str = "zh", **params):
+    #: What a deep link can set (``?d_k=64&scaled=false``; behind ``head.`` on the textbook).
+    link_params = ("d_k", "learning_rate", "seed", "scaled")
+
+    def __init__(self, language: str = "zh", link_prefix: str = "", **params):
         state = module_state("head", language)
         super().__init__(**{"strings": state["strings"], "lang": state["lang"], **params})
+        self.language, self.link_prefix = language, link_prefix
+
+    def ae_module_link(self) -> dict:
+        """The JSON spec of its deep links, which the page's host reads and keeps the address following
+        (``web/host.js``; the rules of :mod:`.views.links`)."""
+        from .explorables.base import param_link_spec
+
+        return param_link_spec(self, self.link_params, self.link_prefix, self.language)
 
     def ae_module_state(self) -> dict:
         """The model's state as the module reads it: every key of :data:`MODULES` ``["head"]``."""
@@ -183,8 +196,9 @@ class HeadWidget(AnyWidgetComponent):
         return {k: getattr(self, k) for k in keys}
 
 
-def module_widget(name: str, language: str = "zh"):
-    """The Panel component of module explorable ``name`` in ``language`` (see :class:`HeadWidget`).
+def module_widget(name: str, language: str = "zh", link_prefix: str = ""):
+    """The Panel component of module explorable ``name`` in ``language`` (see :class:`HeadWidget`); its
+    deep links' names start with ``link_prefix``.
 
     Raises
     ------
@@ -192,4 +206,4 @@ def module_widget(name: str, language: str = "zh"):
         For an unknown ``name`` (named).
     """
     _get(name)
-    return {"head": HeadWidget}[name](language=language)
+    return {"head": HeadWidget}[name](language=language, link_prefix=link_prefix)

@@ -621,10 +621,12 @@ class NativePage:
         if name not in self.modules:
             self.modules.append(name)
         state = json.dumps(widget.ae_module_state(), ensure_ascii=False).replace("</", "<\\/")
+        link = json.dumps(widget.ae_module_link(), ensure_ascii=False).replace("</", "<\\/")
         classes = html.escape(" ".join(["ae-module", *(getattr(widget, "css_classes", None) or [])]))
         return (
             f"<div class='{classes}' data-ae-render='{html.escape(name)}'>"
-            f"<script type='application/json'>{state}</script></div>"
+            f"<script type='application/json'>{state}</script>"
+            f"<script type='application/json' data-ae-link>{link}</script></div>"
         )
 
     def _layout(self, component) -> str:

@@ -258,7 +258,7 @@ class TextbookPage(pn.viewable.Viewer):
 
     def _module(self, name: str, caption: str):
         """An explorable written as one module (``modules.py``), in its box like the others."""
-        widget = module_widget(name, self.language)
+        widget = module_widget(name, self.language, link_prefix=f"{name}.")
         self.modules[name] = widget
         return pn.Column(
             self._html(f"<div class='ae-caption'>{caption}</div>") if caption else None,

@@ -192,3 +192,32 @@ def test_a_screen_reader_hears_each_rest_and_reads_the_plots_numbers(student, tm
     caption = page.locator(".ae-head table").nth(1).locator("caption").text_content()
     assert caption == head_strings("en")["head_table_title"]
     s.assert_clean()
+
+
+def test_a_link_opens_the_head_on_its_settings_and_the_address_follows(student, tmp_path):
+    """``head.html?d_k=64&scaled=false``: the head opens there; a value it cannot take is said, not
+    used; a setting the student changes is written into the address (the rules of views/links.py)."""
+    saved = tmp_path / "head.html"
+    saved.write_text(site.build_page("head", "en"), encoding="utf-8")
+    s = student()
+    s.open_offline(saved, ".ae-head-readout", "?d_k=64&scaled=false&seed=abc&learning_rate=9")
+    page = s.page
+    assert page.locator(".ae-head-d_k").input_value() == "64"
+    assert not page.locator(".ae-head-scaled").is_checked()
+    assert page.locator(".ae-head-seed").input_value() == "0"  # junk: the default kept
+    assert page.locator(".ae-head-learning_rate").input_value() == "0.05"  # clamped to its bound
+    notice = page.locator(".ae-input-notice").text_content()
+    assert "seed=abc" in notice and "learning_rate=9" in notice and "<" not in notice, notice
+    page.locator(".ae-head-seed").fill("7")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('seed') === '7'")
+    query = page.evaluate("() => Object.fromEntries(new URLSearchParams(location.search))")
+    assert query == {"d_k": "64", "scaled": "false", "seed": "7", "learning_rate": "0.05"}
+    s.assert_clean()
+
+
+def test_the_textbooks_head_reads_its_own_names_in_the_address(student, static_site):
+    """On the textbook the head's link names carry its name (``head.d_k``), as every explorable's there."""
+    s = student()
+    s.open_offline(static_site / "index.html", ".ae-explorable-head .ae-head-readout", "?head.d_k=32&d_k=8")
+    assert s.page.locator(".ae-head-d_k").input_value() == "32"
+    s.assert_clean()

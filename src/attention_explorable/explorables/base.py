@@ -292,6 +292,48 @@ def _redraw_moved_displays(result=None) -> None:
         explorer._moved_in_python = False
 
 
+def param_link_spec(obj: param.Parameterized, names, prefix: str, language: str) -> dict:
+    """The JSON spec of deep links to parameters ``names`` of ``obj`` (see :mod:`..views.links`).
+
+    Each parameter's kind, bounds and choices come from its ``param`` definition; ``defaults`` is
+    what a fresh ``obj`` opens with; ``prefix`` goes before each name in the query (``"head."``).
+
+    Raises
+    ------
+    ValueError
+        For a name ``obj`` has no parameter of, or a kind a link cannot carry (named).
+    """
+    params = []
+    for name in names:
+        if name not in obj.param:
+            raise ValueError(f"names must be parameters of {type(obj).__name__}, got {name!r}")
+        p = obj.param[name]
+        if isinstance(p, param.Boolean):
+            params.append({"name": name, "kind": "boolean"})
+        elif isinstance(p, param.Selector):
+            params.append({"name": name, "kind": "choice", "choices": list(p.objects)})
+        elif isinstance(p, param.String):
+            params.append({"name": name, "kind": "text"})
+        elif isinstance(p, param.Number) and p.bounds:
+            lo, hi = p.bounds
+            params.append(
+                {"name": name, "kind": "integer" if isinstance(p, param.Integer) else "number", "lo": lo, "hi": hi}
+            )
+        else:
+            raise ValueError(f"a link cannot carry parameter {name!r} ({type(p).__name__} without bounds)")
+    return {
+        "prefix": prefix,
+        "params": params,
+        "defaults": {name: obj.param[name].default for name in names},
+        "messages": {"clamped": text("link_clamped", language), "junk": text("link_junk", language)},
+        # The same notices about an <attention-explorable> element's attributes (web/shadow.js).
+        "attribute_messages": {
+            "clamped": text("attribute_clamped", language),
+            "junk": text("attribute_junk", language),
+        },
+    }
+
+
 class Explorable(pn.viewable.Viewer):
     """Base of the explorables: language, state in the browser, the view drawn there.
 
@@ -470,29 +512,8 @@ class Explorable(pn.viewable.Viewer):
         Built from the link parameters' ``param`` definitions: kind, bounds,
         choices, and the state a fresh explorable opens with.
         """
-        params = []
-        for name in self._link_params:
-            p = self.param[name]
-            if isinstance(p, param.Boolean):
-                params.append({"name": name, "kind": "boolean"})
-            elif isinstance(p, param.Selector):
-                params.append({"name": name, "kind": "choice", "choices": list(p.objects)})
-            elif isinstance(p, param.String):
-                params.append({"name": name, "kind": "text"})
-            else:
-                lo, hi = p.bounds
-                params.append(
-                    {"name": name, "kind": "integer" if isinstance(p, param.Integer) else "number", "lo": lo, "hi": hi}
-                )
-        defaults = {name: self.param[name].default for name in self._link_params}
-        spec = {
-            "prefix": self.link_prefix,
-            "params": params,
-            "defaults": defaults,
-            "messages": {"clamped": self._t("link_clamped"), "junk": self._t("link_junk")},
-            # The same notices about an <attention-explorable> element's attributes (web/shadow.js).
-            "attribute_messages": {"clamped": self._t("attribute_clamped"), "junk": self._t("attribute_junk")},
-        }
+        spec = param_link_spec(self, self._link_params, self.link_prefix, self.language)
+        defaults = spec["defaults"]
         reset = self._link_starts()
         if reset:
             spec["reset"], starts = reset

@@ -2,7 +2,11 @@
 // that holds the module's state itself. `createModel(state)` is the model the module is given:
 // get, set (which tells the module's listeners at once, as anywidget's model does), save_changes
 // (nothing to save: the page is its own host), on and off. `mountModules()` renders each element of
-// the page marked `data-ae-render="NAME"`, whose state is the JSON of its `<script type="application/json">`.
+// the page marked `data-ae-render="NAME"`, whose state is the JSON of its `<script type="application/json">`;
+// a `<script type="application/json" data-ae-link>` beside it is its deep links' spec (views/links.py): the
+// state the address names is set before the module renders, and the address follows the state.
+
+import {linkQuery, readLink} from "./links.js";
 
 /** A model object for `render({model, el})`, holding `state` (a plain object of the module's keys). */
 export function createModel(state) {
@@ -27,17 +31,55 @@ export function createModel(state) {
   };
 }
 
+/** What `html` (text with its characters escaped, as readLink writes notices) says, as plain text. */
+const plainText = (html) => new DOMParser().parseFromString(html, "text/html").body.textContent;
+
+/**
+ * The deep link of a module's page: the state `spec` (views/links.py) reads from the address, said in a
+ * notice where a value was clamped or ignored, and the address kept following the model's linked keys
+ * (`history.replaceState` once a burst of changes settles; no entry per move).
+ */
+function followAddress(host, model, spec) {
+  const [values, notices] = readLink(spec, window.location.search);
+  for (const [name, value] of Object.entries(values)) model.set(name, value);
+  if (notices.length) {
+    const notice = document.createElement("p");
+    notice.className = "ae-error ae-input-notice";
+    notice.setAttribute("role", "alert");
+    notice.textContent = notices.map(plainText).join(" ");
+    host.prepend(notice);
+  }
+  let timer = 0;
+  const follow = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const state = Object.fromEntries(spec.params.map((p) => [p.name, model.get(p.name)]));
+      const search = linkQuery(spec, state, window.location.search);
+      const {pathname, hash} = window.location;
+      try {
+        window.history.replaceState(window.history.state, "", pathname + (search ? `?${search}` : "") + hash);
+      } catch (err) {
+        console.warn("attention explorable: the address cannot follow the state here", err);
+      }
+    }, 150);
+  };
+  for (const p of spec.params) model.on(`change:${p.name}`, follow);
+}
+
 /** Render every `[data-ae-render]` element of `root` with its module from `modules` (name -> module). */
 export function mountModules(modules, root = document) {
   for (const host of root.querySelectorAll("[data-ae-render]")) {
     const module = modules[host.dataset.aeRender];
-    const data = host.querySelector('script[type="application/json"]');
+    const data = host.querySelector('script[type="application/json"]:not([data-ae-link])');
     if (!module || !data || host.dataset.aeMounted) continue;
     host.dataset.aeMounted = "1";
     const target = document.createElement("div");
     host.append(target);
     try {
-      module.render({model: createModel(JSON.parse(data.textContent)), el: target});
+      const model = createModel(JSON.parse(data.textContent));
+      const link = host.querySelector("script[data-ae-link]");
+      if (link) followAddress(host, model, JSON.parse(link.textContent));
+      module.render({model, el: target});
     } catch (err) {
       console.error(`attention explorable (${host.dataset.aeRender}):`, err);
     }
