@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import os
 import sqlite3
 
 import pytest
@@ -389,20 +388,23 @@ def test_a_class_context_gives_one_store_per_process(tmp_path):
     assert ClassContext(database_url=url).store() is not context.store()  # two servers, two engines
 
 
-def test_no_answer_is_stored_after_the_close_that_refuses_it_returned(postgres):
-    """Answers racing a close on PostgreSQL: once ``close_voting`` has returned, no answer of that step
-    is stored any more. (Without the round's lock an answer checked before the close and committed
-    after it was kept: the close said "closed", the students were told so, and the count still grew.)"""
+def test_no_answer_is_stored_after_the_close_that_refuses_it_returned(db_url):
+    """Answers racing a close: once ``close_voting`` has returned, no answer of that step is stored any more.
+
+    The check (closed or not) and the answer's write are one transaction: on PostgreSQL the round's row is
+    locked against the close, on SQLite the answer's transaction takes the write lock before it reads.
+    (Without them an answer checked before the close and committed after it was kept: the close said
+    "closed", the students were told so, and the count still grew.)"""
     import threading
 
-    s = Store(postgres.create_database(f"race_{os.getpid()}"))
+    s = Store(db_url)
     try:
         late = []
         for trial in range(12):
             code = s.create_room().code
             stop = threading.Event()
 
-            def answer(k: int, code=code, stop=stop) -> None:
+            def answer(k: int, code=code, stop=stop, trial=trial) -> None:
                 i = 0
                 while not stop.is_set():
                     s.submit(code, f"student-{trial:02d}-{k:02d}-{i:05d}", 1, 1.0, now=1000.0 + i)

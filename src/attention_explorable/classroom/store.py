@@ -55,6 +55,7 @@ mode: a committed transaction survives the server process being killed
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
 import io
@@ -78,6 +79,7 @@ from sqlalchemy import (
     event,
     func,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine, make_url
@@ -346,6 +348,7 @@ class Store:
         self.engine = make_engine(url)
         self._changes: dict[str, int] = {}
         self._changes_lock = threading.Lock()
+        self._write_lock = threading.Lock()  # SQLite: this process's writers of :meth:`_writing`, one at a time
         try:
             self.create_schema()
         except BaseException:
@@ -577,15 +580,15 @@ class Store:
         if confidence is not None and confidence not in CONFIDENCES:
             return Submitted(False, "confidence")
         code = normalise_code(code) or ""
-        with Session(self.engine) as s:
+        with self._writing() as s:  # the checks below and the answer's write: one transaction, no close between
             current = self._round_id(s, code)
             if current is None:
                 return Submitted(False, "room")
             if self._room_rows(s, Room.code == code, now)[0].ended:
                 return Submitted(False, "ended")
             round_id, number = current
-            # Shared with the other answers, exclusive with a close or a reveal (PostgreSQL; SQLite has one
-            # writer at a time): the check below and the answer's commit see the same voting state.
+            # Shared with the other answers, exclusive with a close or a reveal (PostgreSQL; on SQLite the
+            # write lock taken above): the check below and the answer's commit see the same voting state.
             if self._voting_closed(s, round_id, step, now):
                 return Submitted(False, "closed", number)
             last = s.scalar(
@@ -619,6 +622,8 @@ class Store:
                 s.commit()
             except IntegrityError:  # the same student's other tab stored it a moment ago: replace that one
                 s.rollback()
+                if self.engine.dialect.name == "sqlite":
+                    self._begin_write(s)
                 if self._voting_closed(s, round_id, step, now):  # (the lock was let go with the rollback)
                     return Submitted(False, "closed", number)
                 self._say_confidence(s, round_id, step, student, confidence)
@@ -638,14 +643,40 @@ class Store:
                 s.commit()
             return Submitted(True, round=number)
 
+    @contextlib.contextmanager
+    def _writing(self):
+        """A session whose reads and writes are one transaction that no other writer changes before its commit.
+
+        On SQLite the database's write lock is taken before the first read (``BEGIN IMMEDIATE``, waiting up
+        to the busy timeout), and this process's writers take turns on a lock of their own first, so they
+        queue at once instead of polling SQLite's lock (its busy handler sleeps up to 100 ms a try, and a
+        close could wait seconds behind a hall's answers). SQLite's driver otherwise opens a transaction
+        only at the first write: the reads before it (is the vote closed?) were each their own, and a close
+        committed between them and the write went unseen. On PostgreSQL a plain session: the row locks of
+        :meth:`_voting_closed` and :meth:`_current_round_without_countdown` serialise an answer with a close.
+        """
+        if self.engine.dialect.name != "sqlite":
+            with Session(self.engine) as s:
+                yield s
+            return
+        with self._write_lock, Session(self.engine) as s:
+            self._begin_write(s)
+            yield s
+
+    @staticmethod
+    def _begin_write(s: Session) -> None:
+        """Within ``s`` on SQLite, before its first statement (or after a rollback): take the write lock."""
+        s.execute(text("BEGIN IMMEDIATE"))
+
     @staticmethod
     def _voting_closed(s: Session, round_id: int, step: int, now: float) -> bool:
         """Within ``s``: whether voting on ``step`` of round ``round_id`` is closed (closed and not reopened,
         revealed, or its countdown over), the round's row held shared until ``s`` ends.
 
         Shared with the other answers, exclusive with a close, a reveal or a countdown
-        (:meth:`_current_round_without_countdown`; PostgreSQL, SQLite has one writer at a time): an
-        answer's check and its commit see the same voting state.
+        (:meth:`_current_round_without_countdown`) on PostgreSQL; on SQLite the answer's transaction holds
+        the write lock from its start (:meth:`_writing`): an answer's check and its commit see the same
+        voting state.
         """
         s.execute(select(Round.id).where(Round.id == round_id).with_for_update(read=True))
         shut, timer = s.get(VotingClose, (round_id, step)), s.get(VotingTimer, (round_id, step))
@@ -766,7 +797,7 @@ class Store:
     def reveal(self, code: str, step: int, now: float | None = None) -> None:
         """Mark ``step`` of the current round of room ``code`` revealed (again: no change)."""
         now = time.time() if now is None else now
-        with Session(self.engine) as s:
+        with self._writing() as s:
             # Revealed: closed for good, so a countdown under way has nothing left to close.
             round_id = self._current_round_without_countdown(s, code, step)
             if s.get(Reveal, (round_id, step)) is None:
@@ -789,7 +820,7 @@ class Store:
         """
         _check_step(step)
         now = time.time() if now is None else now
-        with Session(self.engine) as s:
+        with self._writing() as s:
             round_id = self._current_round_without_countdown(s, code, step)
             shut = s.get(VotingClose, (round_id, step))
             if shut is None:
@@ -810,7 +841,7 @@ class Store:
         KeyError
             If there is no such room.
         """
-        with Session(self.engine) as s:
+        with self._writing() as s:
             round_id = self._current_round_without_countdown(s, code, step)
             s.execute(
                 update(VotingClose)
@@ -835,7 +866,7 @@ class Store:
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 1 <= seconds <= 3600:
             raise ValueError(f"seconds must be a number from 1 to 3600, got {seconds!r}")
         now = time.time() if now is None else now
-        with Session(self.engine) as s:
+        with self._writing() as s:
             round_id = self._current_round_without_countdown(s, code, step)
             s.add(VotingTimer(round_id=round_id, step=step, closes_at=now + seconds))
             try:
