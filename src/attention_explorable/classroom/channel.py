@@ -81,8 +81,8 @@ from tornado.websocket import WebSocketClosedError, WebSocketHandler
 from . import stats
 from .questions import get_question
 from .context import STORE_TIMEOUT_S, StoreSlow, StoreThreads
-from .limits import SessionCap
-from .store import RoomState, Store, normalise_code
+from .limits import RateLimit, SessionCap
+from .store import MIN_SUBMIT_INTERVAL_S, RoomState, Store, normalise_code
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +107,11 @@ MISSED_JOINS_PER_MINUTE = 30
 #: script cannot fill a room with made-up students. A lecture hall behind one address (a NAT) joins
 #: this many a minute; the others' pages try again by themselves (see docs/deploy.md).
 NEW_STUDENTS_PER_MINUTE = 60
+#: Submissions one address may send to the store: this many at once (a lecture hall behind one NAT answering
+#: together), then this many a second. Beyond them, and beyond one a second per student
+#: (:data:`.store.MIN_SUBMIT_INTERVAL_S`), a submission is refused ``rate`` before any database call.
+SUBMITS_PER_ADDRESS_BURST = 300
+SUBMITS_PER_ADDRESS_PER_SECOND = 50.0
 #: How often a process reads the rooms of its sockets (ms).
 POLL_MS = 500
 __all__ = ["ClassChannel", "ClassSocket", "StoreSlow", "patterns"]
@@ -168,6 +173,14 @@ class ClassChannel:
         instructor's secret); default: a key of this channel's own.
     new_per_minute : int
         New ids one address may be given per room in a minute (0: no cap).
+    address_submits : RateLimit
+        Submissions one address may send to the store (default: :data:`SUBMITS_PER_ADDRESS_BURST` at once,
+        :data:`SUBMITS_PER_ADDRESS_PER_SECOND` a second).
+
+    Raises
+    ------
+    ValueError
+        If ``new_per_minute`` is negative, or ``timeout`` is not a positive number of seconds.
     """
 
     def __init__(
@@ -178,9 +191,12 @@ class ClassChannel:
         timeout: float = STORE_TIMEOUT_S,
         ids: StudentIds | None = None,
         new_per_minute: int = NEW_STUDENTS_PER_MINUTE,
+        address_submits: RateLimit | None = None,
     ):
         if new_per_minute < 0:
             raise ValueError(f"new_per_minute must be 0 (no cap) or more, got {new_per_minute!r}")
+        self.student_submits = RateLimit(1.0 / MIN_SUBMIT_INTERVAL_S)  # the store's own rule, asked first here
+        self.address_submits = address_submits or RateLimit(SUBMITS_PER_ADDRESS_PER_SECOND, SUBMITS_PER_ADDRESS_BURST)
         self.ids = ids if ids is not None else StudentIds()
         self.new_per_minute = new_per_minute
         self._new: dict[tuple[str, str], list[float]] = {}  # (address, room): when it was given new ids
@@ -208,6 +224,13 @@ class ClassChannel:
             As the store raises it.
         """
         return await self._threads.call(self.store, method, *args, **kwargs)
+
+    def may_submit(self, client: str, code: str, student: str, now: float | None = None) -> bool:
+        """Whether a submission of ``student`` in room ``code`` from address ``client`` may go to the store now
+        (and count it when so): one a second per student, and the address's :attr:`address_submits`.
+        Asked before any database call, so a flood refused for its rate costs no query."""
+        now = time.monotonic() if now is None else now
+        return self.student_submits.allow((code, student), now) and self.address_submits.allow(client, now)
 
     # --- new ids ------------------------------------------------------------------------
     def may_issue(self, client: str, code: str, now: float | None = None) -> bool:
@@ -535,6 +558,8 @@ class ClassSocket(WebSocketHandler):
             return self._send(type="receipt", seq=seq, ok=False, reason="step")
         if not question.accepts(value):
             return self._send(type="receipt", seq=seq, ok=False, reason="value")
+        if not self.channel.may_submit(self.client, self.code, self.student):
+            return self._send(type="receipt", seq=seq, ok=False, reason="rate")
         try:
             result = await self.channel.call(
                 "submit", self.code, self.student, step, value, bounds=question.bounds, confidence=confidence
