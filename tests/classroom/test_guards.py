@@ -20,7 +20,7 @@ from tornado.web import Application
 from tornado.websocket import websocket_connect
 
 from attention_explorable.classroom import channel
-from attention_explorable.classroom.limits import RateLimit
+from attention_explorable.classroom.limits import RateLimit, SessionCap
 from attention_explorable.classroom.store import Store
 
 from ..conftest import ROOT, free_port
@@ -133,3 +133,46 @@ def test_rate_limit_gives_a_burst_then_its_rate_per_key():
 def test_rate_limit_names_a_bad_setting(kwargs, says):
     with pytest.raises(ValueError, match=says):
         RateLimit(**kwargs)
+
+
+def test_a_socket_that_never_joins_is_closed_and_gives_back_its_place_and_one_that_joined_stays(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'class.sqlite3'}")
+    code = store.create_room().code
+    room_channel = channel.ClassChannel(lambda: store, cap=SessionCap(2), join_deadline=0.3)
+    address = "10.0.0.5"
+
+    async def run():
+        server, port = _serve(room_channel)
+        base = f"http://127.0.0.1:{port}"
+        request = HTTPRequest(
+            f"ws://127.0.0.1:{port}{channel.SOCKET_PATH}", headers={"Origin": base, "X-Real-Ip": address}
+        )
+        try:
+            joined = await _student(port, code, address, 1)  # opened first: its deadline passes first
+            silent = await websocket_connect(request)
+            assert await asyncio.wait_for(silent.read_message(), 10) is None  # None: closed by the server
+            closed = silent.close_code, silent.close_reason
+            silent.close()  # the client lets go of it too
+            while room_channel.cap.open[address] != 1:  # the server's on_close gives its place back
+                await asyncio.sleep(0.01)
+            answer, _ = await joined.submit(1, 4.0)  # the joined socket is still served
+            joined_closed = joined.closed
+            again = await _student(port, code, address, 2)  # the place is free again (cap 2)
+            for s in (joined, again):
+                await s.close()
+            return closed, answer, joined_closed
+        finally:
+            server.stop()
+
+    try:
+        closed, answer, joined_closed = run_coroutine(run())
+    finally:
+        store.close()
+    assert closed == (1008, "no join in time"), closed
+    assert answer["ok"] and joined_closed is None, (answer, joined_closed)
+
+
+@pytest.mark.parametrize("deadline", [0, -1, True, "10"])
+def test_a_join_deadline_that_is_not_a_positive_number_is_named(deadline):
+    with pytest.raises(ValueError, match=f"join_deadline must be a positive number of seconds, got {deadline!r}"):
+        channel.ClassChannel(lambda: None, join_deadline=deadline)
