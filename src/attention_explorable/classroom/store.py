@@ -59,6 +59,7 @@ import contextlib
 import csv
 import functools
 import io
+import logging
 import math
 import os
 import secrets
@@ -87,6 +88,8 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from .codes import CODE_ALPHABET, CODE_LENGTH, normalise_code  # noqa: F401  (the store's public names)
+
+log = logging.getLogger(__name__)
 
 #: Version of the tables below; bump it (and add a migration) when they change.
 SCHEMA_VERSION = 1
@@ -897,7 +900,8 @@ class Store:
         ``revealed`` and ``revealed_at`` (the step's reveal in that round, or
         None), ``closed_at`` (the first close of its vote, or None) and
         ``after_close`` (whether the answer came after that close: voting was
-        reopened meanwhile).
+        reopened meanwhile; False when either time is not a number). Values are
+        as stored: a row no release writes may hold None, NaN or text anywhere.
         """
         with Session(self.engine) as s:
             rows = s.execute(
@@ -954,7 +958,7 @@ class Store:
                     revealed=r[7] is not None,
                     revealed_at=r[7],
                     closed_at=r[8],
-                    after_close=r[8] is not None and r[5] > r[8],
+                    after_close=_after(r[5], r[8]),
                     confidence=r[10],
                 )
                 for r in rows
@@ -967,8 +971,12 @@ class Store:
         the replaced values separated by ``;``; an empty cell is a time that
         did not happen. ``questions`` names the question of each number
         (:mod:`.questions`: ``step-1``, ``q2-alpha2``) in the column ``question``.
+
+        A stored value no release writes (None, NaN, an infinity, text, a time
+        out of range, an unknown confidence) never fails the export: its cell
+        is left empty (in ``earlier_predictions`` an empty place between the
+        ``;``), and the rows that had one are counted in a warning of the log.
         """
-        stamp = lambda t: "" if t is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))  # noqa: E731
         out = io.StringIO()
         fields = [
             "room",
@@ -988,7 +996,18 @@ class Store:
         ]
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(fields)
+        unreadable = 0
         for row in self.export_rows(code):
+            read = {  # (stored value, its cell): a cell left empty for a value that is there was not read
+                "prediction": (row["prediction"], _number_cell(row["prediction"])),
+                "confidence": (row["confidence"], row["confidence"] if row["confidence"] in CONFIDENCES else ""),
+                "submitted_at": (row["submitted_at"], _time_cell(row["submitted_at"])),
+                "revisions": (row["revisions"], _count_cell(row["revisions"])),
+                "closed_at": (row["closed_at"], _time_cell(row["closed_at"])),
+                "revealed_at": (row["revealed_at"], _time_cell(row["revealed_at"])),
+            }
+            earlier = [_number_cell(v) for v in row["earlier"]]
+            unreadable += any(v is not None and c == "" for v, c in read.values()) or "" in earlier
             writer.writerow(
                 [
                     neutralise(c)
@@ -998,17 +1017,21 @@ class Store:
                         row["step"],
                         (questions or {}).get(row["step"], ""),
                         row["student"],
-                        repr(float(row["prediction"])),
-                        row["confidence"] or "",
-                        stamp(row["submitted_at"]),
-                        row["revisions"],
-                        ";".join(repr(float(v)) for v in row["earlier"]),
+                        read["prediction"][1],
+                        read["confidence"][1],
+                        read["submitted_at"][1],
+                        read["revisions"][1],
+                        ";".join(earlier),
                         "yes" if row["after_close"] else "no",
-                        stamp(row["closed_at"]),
+                        read["closed_at"][1],
                         "yes" if row["revealed"] else "no",
-                        stamp(row["revealed_at"]),
+                        read["revealed_at"][1],
                     )
                 ]
+            )
+        if unreadable:
+            log.warning(
+                "class: room %s exported with %d rows of values it could not read (cells left empty)", code, unreadable
             )
         return out.getvalue()
 
@@ -1061,6 +1084,45 @@ def _check_step(step) -> None:
     """Raise ValueError naming ``step`` unless it can be a question's number."""
     if not _is_question_number(step):
         raise ValueError(f"step must be a question's number (1 to {QUESTION_NUMBERS[-1]}), got {step!r}")
+
+
+def _finite(value) -> float | None:
+    """``value`` as a finite float, or None: for None, NaN, an infinity, a bool, text that is no number."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _after(submitted_at, closed_at) -> bool:
+    """Whether an answer at ``submitted_at`` came after a close at ``closed_at`` (False unless both are numbers)."""
+    submitted, closed = _finite(submitted_at), _finite(closed_at)
+    return submitted is not None and closed is not None and submitted > closed
+
+
+def _number_cell(value) -> str:
+    """A stored number as a CSV cell (Python's shortest repr), or "" when it is not a finite number."""
+    number = _finite(value)
+    return "" if number is None else repr(number)
+
+
+def _time_cell(t) -> str:
+    """A stored time (s since the epoch) as a CSV cell in UTC, ISO 8601 to the second; "" when it is none."""
+    seconds = _finite(t)
+    if seconds is None:
+        return ""
+    try:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+    except (OverflowError, OSError, ValueError):  # beyond the years the platform's time can say
+        return ""
+
+
+def _count_cell(value) -> str:
+    """A stored count (a whole number, 0 or more) as a CSV cell, else ""."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else ""
 
 
 def in_bounds(value, bounds: tuple[float, float]) -> bool:
