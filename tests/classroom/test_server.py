@@ -627,6 +627,33 @@ def test_the_csv_has_every_round(served):
     assert [r["question_round"] for r in rows] == ["1", "1"]  # step 2's first round is the room's second
 
 
+def test_the_csv_downloads_with_a_row_it_cannot_read(served):
+    """A stored row no release writes (text where a number goes, a time out of range) is written with empty
+    cells: the download succeeds with every row."""
+    from sqlalchemy import text as sql
+
+    code = _room(served)
+    store = Store(served.db)
+    try:
+        store.submit(code, student_id(1, "b"), 1, 6.0)
+        with store.engine.begin() as conn:
+            conn.execute(
+                sql(
+                    "INSERT INTO predictions (round_id, step, student, value, submitted_at, revisions) "
+                    "SELECT rounds.id, 2, '=odd-student', 'six', 1e300, 0 FROM rounds "
+                    "JOIN rooms ON rooms.id = rounds.room_id WHERE rooms.code = :code"
+                ),
+                {"code": code},
+            )
+    finally:
+        store.close()
+    status, _, body = http_get(f"{served.base}/instructor/rooms/{code}.csv", login_cookie(served.base))
+    assert status == 200, body[:500]
+    rows = list(csv.DictReader(io.StringIO(body)))
+    assert [(r["student"], r["prediction"], r["submitted_at_utc"]) for r in rows][1:] == [("'=odd-student", "", "")]
+    assert rows[0]["prediction"] == "6.0"
+
+
 def test_ten_failed_logins_a_minute_then_refused_even_with_the_right_secret(tmp_path):
     with ClassServer(f"sqlite:///{tmp_path / 'c.sqlite3'}") as server:
         assert [post_login(server.base, f"guess-{i}")[0] for i in range(10)] == [403] * 10

@@ -42,6 +42,8 @@ one address) is answered with ``{"type": "refused", "reason"}`` and closed with
 code :data:`REFUSED`; a message that is too long, not JSON, not an object of
 the expected fields, or out of turn closes the socket with code 1008 (policy)
 or 1009 (too big) and a reason, and is logged as one line, never a traceback.
+So does a socket that sends no join within :data:`JOIN_DEADLINE_S` (``no join
+in time``): sockets that never join hold no place of their address's cap.
 
 Shared state goes through the database only: :class:`ClassChannel` keeps
 this process's sockets by room and reads their rooms twice a second, so any
@@ -76,15 +78,15 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from sqlalchemy.exc import SQLAlchemyError
-from tornado.ioloop import PeriodicCallback
+from tornado.ioloop import IOLoop, PeriodicCallback
 from tornado.web import HTTPError
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
 from . import stats
 from .questions import get_question
 from .context import STORE_TIMEOUT_S, StoreSlow, StoreThreads
-from .limits import SessionCap
-from .store import RoomState, Store, normalise_code
+from .limits import RateLimit, SessionCap
+from .store import MIN_SUBMIT_INTERVAL_S, RoomState, Store, normalise_code
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +111,14 @@ MISSED_JOINS_PER_MINUTE = 30
 #: script cannot fill a room with made-up students. A lecture hall behind one address (a NAT) joins
 #: this many a minute; the others' pages try again by themselves (see docs/deploy.md).
 NEW_STUDENTS_PER_MINUTE = 60
+#: Submissions one address may send to the store: this many at once (a lecture hall behind one NAT answering
+#: together), then this many a second. Beyond them, and beyond one a second per student
+#: (:data:`.store.MIN_SUBMIT_INTERVAL_S`), a submission is refused ``rate`` before any database call.
+SUBMITS_PER_ADDRESS_BURST = 300
+SUBMITS_PER_ADDRESS_PER_SECOND = 50.0
+#: Seconds a socket may stay open without sending its join; then the server closes it (1008), so sockets
+#: that never join hold no place of their address's cap. A page sends its join as soon as the socket opens.
+JOIN_DEADLINE_S = 10.0
 #: How often a process reads the rooms of its sockets (ms).
 POLL_MS = 500
 #: How often a process tells the store its students are still in their rooms (s): a beat of each room's
@@ -173,6 +183,16 @@ class ClassChannel:
         instructor's secret); default: a key of this channel's own.
     new_per_minute : int
         New ids one address may be given per room in a minute (0: no cap).
+    address_submits : RateLimit
+        Submissions one address may send to the store (default: :data:`SUBMITS_PER_ADDRESS_BURST` at once,
+        :data:`SUBMITS_PER_ADDRESS_PER_SECOND` a second).
+    join_deadline : float
+        Seconds a socket may stay open without sending its join (default :data:`JOIN_DEADLINE_S`).
+
+    Raises
+    ------
+    ValueError
+        If ``new_per_minute`` is negative, or ``timeout`` or ``join_deadline`` is not a positive number of seconds.
     """
 
     def __init__(
@@ -183,9 +203,16 @@ class ClassChannel:
         timeout: float = STORE_TIMEOUT_S,
         ids: StudentIds | None = None,
         new_per_minute: int = NEW_STUDENTS_PER_MINUTE,
+        address_submits: RateLimit | None = None,
+        join_deadline: float = JOIN_DEADLINE_S,
     ):
         if new_per_minute < 0:
             raise ValueError(f"new_per_minute must be 0 (no cap) or more, got {new_per_minute!r}")
+        if isinstance(join_deadline, bool) or not isinstance(join_deadline, (int, float)) or not join_deadline > 0:
+            raise ValueError(f"join_deadline must be a positive number of seconds, got {join_deadline!r}")
+        self.join_deadline = join_deadline
+        self.student_submits = RateLimit(1.0 / MIN_SUBMIT_INTERVAL_S)  # the store's own rule, asked first here
+        self.address_submits = address_submits or RateLimit(SUBMITS_PER_ADDRESS_PER_SECOND, SUBMITS_PER_ADDRESS_BURST)
         self.ids = ids if ids is not None else StudentIds()
         self.new_per_minute = new_per_minute
         self._new: dict[tuple[str, str], list[float]] = {}  # (address, room): when it was given new ids
@@ -215,6 +242,13 @@ class ClassChannel:
             As the store raises it.
         """
         return await self._threads.call(self.store, method, *args, **kwargs)
+
+    def may_submit(self, client: str, code: str, student: str, now: float | None = None) -> bool:
+        """Whether a submission of ``student`` in room ``code`` from address ``client`` may go to the store now
+        (and count it when so): one a second per student, and the address's :attr:`address_submits`.
+        Asked before any database call, so a flood refused for its rate costs no query."""
+        now = time.monotonic() if now is None else now
+        return self.student_submits.allow((code, student), now) and self.address_submits.allow(client, now)
 
     # --- new ids ------------------------------------------------------------------------
     def may_issue(self, client: str, code: str, now: float | None = None) -> bool:
@@ -419,6 +453,7 @@ class ClassSocket(WebSocketHandler):
         self.student: str | None = None
         self.counted = False
         self._window = (0.0, 0)  # (start of the current second, messages in it)
+        self._deadline = None  # the join's deadline (an IOLoop timeout) until the join arrives
 
     def prepare(self) -> None:
         if not self.channel.host_allowed(self.request.host or ""):
@@ -441,9 +476,22 @@ class ClassSocket(WebSocketHandler):
         self.client = self.request.remote_ip or "?"
         self.counted = self.channel.cap.admit(self.client)
         if not self.counted:
-            self._refuse("busy")
+            return self._refuse("busy")
+        self._deadline = IOLoop.current().call_later(self.channel.join_deadline, self._join_overdue)
+
+    def _join_overdue(self) -> None:
+        """No join within the channel's ``join_deadline``: closed, so the socket holds no place of its address's cap."""
+        self._deadline = None
+        if self.code is None and self.close_code is None:
+            self._drop("no join in time")
+
+    def _no_deadline(self) -> None:
+        if self._deadline is not None:
+            IOLoop.current().remove_timeout(self._deadline)
+            self._deadline = None
 
     def on_close(self) -> None:
+        self._no_deadline()
         self.channel.leave(self)
         if self.counted:
             self.channel.cap.release(self.client)
@@ -514,6 +562,7 @@ class ClassSocket(WebSocketHandler):
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
             return self._drop("not a message object")
         if data["type"] == "join" and self.code is None:
+            self._no_deadline()  # a join answered late (a slow database) is no socket that never joined
             return await self._join(data)
         if data["type"] == "submit" and self.code is not None and self.student is not None:
             return await self._submit(data)
@@ -581,6 +630,8 @@ class ClassSocket(WebSocketHandler):
             return self._send(type="receipt", seq=seq, ok=False, reason="step")
         if not question.accepts(value):
             return self._send(type="receipt", seq=seq, ok=False, reason="value")
+        if not self.channel.may_submit(self.client, self.code, self.student):
+            return self._send(type="receipt", seq=seq, ok=False, reason="rate")
         try:
             result = await self.channel.call(
                 "submit", self.code, self.student, step, value, bounds=question.bounds, confidence=confidence

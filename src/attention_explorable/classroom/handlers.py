@@ -19,7 +19,8 @@
     secret not even compared; the instructor's own browser is held only to
     its own failures.
 ``GET /instructor/rooms/CODE.csv``
-    Every round of the room as CSV (formula cells neutralised), for the
+    Every round of the room as CSV (formula cells neutralised; a stored value
+    it cannot read is an empty cell, never a failed download), for the
     instructor's cookie only; otherwise a 403 page.
 
 Nothing here logs a secret or puts it in a URL.

@@ -10,6 +10,10 @@ discards it, some seconds after its tab is closed).
 
 The count is per process: it guards that process's memory, the resource
 it protects. (With ``--num-procs N`` a client may hold up to N x limit.)
+
+:class:`RateLimit` counts what a key (a student, an address) may do a
+second, in memory: the class socket asks it before a submission reaches the
+database, so a flood refused for its rate costs no query.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import functools
 import html
 import threading
+import time
 from collections import Counter
 
 import panel as pn
@@ -83,6 +88,48 @@ class SessionCap:
             return builder(*args, **kwargs)
 
         return guarded
+
+
+class RateLimit:
+    """At most ``burst`` events at once per key, then ``per_second`` more a second (a token bucket, in memory).
+
+    Parameters
+    ----------
+    per_second : float
+        Events a key is given back a second (> 0).
+    burst : float
+        Events a key may spend at once, and the most it saves up (>= 1).
+
+    Raises
+    ------
+    ValueError
+        If ``per_second`` is not a positive number or ``burst`` is less than 1.
+
+    >>> limit = RateLimit(per_second=1.0, burst=2)
+    >>> [limit.allow("a", now=0.0) for _ in range(3)], limit.allow("a", now=1.0), limit.allow("b", now=0.0)
+    ([True, True, False], True, True)
+    """
+
+    def __init__(self, per_second: float, burst: float = 1.0):
+        if isinstance(per_second, bool) or not isinstance(per_second, (int, float)) or not per_second > 0:
+            raise ValueError(f"per_second must be a positive number, got {per_second!r}")
+        if isinstance(burst, bool) or not isinstance(burst, (int, float)) or not burst >= 1:
+            raise ValueError(f"burst must be a number of at least 1, got {burst!r}")
+        self.per_second, self.burst = float(per_second), float(burst)
+        self._left: dict = {}  # key: (events it may spend, when that was counted: s of time.monotonic)
+
+    def allow(self, key, now: float | None = None) -> bool:
+        """Whether ``key`` may do one more event at ``now`` (s, ``time.monotonic``), counted when so."""
+        now = time.monotonic() if now is None else now
+        if len(self._left) > 10_000:  # many keys: forget those that have saved up their whole burst again
+            self._left = {k: v for k, v in self._left.items() if v[0] + (now - v[1]) * self.per_second < self.burst}
+        left, at = self._left.get(key, (self.burst, now))
+        left = min(self.burst, left + max(0.0, now - at) * self.per_second)
+        if left < 1.0:
+            self._left[key] = (left, now)
+            return False
+        self._left[key] = (left - 1.0, now)
+        return True
 
 
 # --- the server's own limits: open files, connections per address, a quiet log at exhaustion --------------

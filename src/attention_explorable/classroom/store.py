@@ -66,9 +66,11 @@ mode: a committed transaction survives the server process being killed
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
 import io
+import logging
 import math
 import os
 import secrets
@@ -89,6 +91,7 @@ from sqlalchemy import (
     event,
     func,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine, make_url
@@ -96,6 +99,8 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from .codes import CODE_ALPHABET, CODE_LENGTH, normalise_code  # noqa: F401  (the store's public names)
+
+log = logging.getLogger(__name__)
 
 #: Version of the tables below; bump it (and add a migration) when they change.
 SCHEMA_VERSION = 1
@@ -373,6 +378,7 @@ class Store:
         self.engine = make_engine(url)
         self._changes: dict[str, int] = {}
         self._changes_lock = threading.Lock()
+        self._write_lock = threading.Lock()  # SQLite: this process's writers of :meth:`_writing`, one at a time
         try:
             self.create_schema()
         except BaseException:
@@ -604,15 +610,15 @@ class Store:
         if confidence is not None and confidence not in CONFIDENCES:
             return Submitted(False, "confidence")
         code = normalise_code(code) or ""
-        with Session(self.engine) as s:
+        with self._writing() as s:  # the checks below and the answer's write: one transaction, no close between
             current = self._round_id(s, code)
             if current is None:
                 return Submitted(False, "room")
             if self._room_rows(s, Room.code == code, now)[0].ended:
                 return Submitted(False, "ended")
             round_id, number = current
-            # Shared with the other answers, exclusive with a close or a reveal (PostgreSQL; SQLite has one
-            # writer at a time): the check below and the answer's commit see the same voting state.
+            # Shared with the other answers, exclusive with a close or a reveal (PostgreSQL; on SQLite the
+            # write lock taken above): the check below and the answer's commit see the same voting state.
             if self._voting_closed(s, round_id, step, now):
                 return Submitted(False, "closed", number)
             last = s.scalar(
@@ -646,6 +652,8 @@ class Store:
                 s.commit()
             except IntegrityError:  # the same student's other tab stored it a moment ago: replace that one
                 s.rollback()
+                if self.engine.dialect.name == "sqlite":
+                    self._begin_write(s)
                 if self._voting_closed(s, round_id, step, now):  # (the lock was let go with the rollback)
                     return Submitted(False, "closed", number)
                 self._say_confidence(s, round_id, step, student, confidence)
@@ -665,14 +673,40 @@ class Store:
                 s.commit()
             return Submitted(True, round=number)
 
+    @contextlib.contextmanager
+    def _writing(self):
+        """A session whose reads and writes are one transaction that no other writer changes before its commit.
+
+        On SQLite the database's write lock is taken before the first read (``BEGIN IMMEDIATE``, waiting up
+        to the busy timeout), and this process's writers take turns on a lock of their own first, so they
+        queue at once instead of polling SQLite's lock (its busy handler sleeps up to 100 ms a try, and a
+        close could wait seconds behind a hall's answers). SQLite's driver otherwise opens a transaction
+        only at the first write: the reads before it (is the vote closed?) were each their own, and a close
+        committed between them and the write went unseen. On PostgreSQL a plain session: the row locks of
+        :meth:`_voting_closed` and :meth:`_current_round_without_countdown` serialise an answer with a close.
+        """
+        if self.engine.dialect.name != "sqlite":
+            with Session(self.engine) as s:
+                yield s
+            return
+        with self._write_lock, Session(self.engine) as s:
+            self._begin_write(s)
+            yield s
+
+    @staticmethod
+    def _begin_write(s: Session) -> None:
+        """Within ``s`` on SQLite, before its first statement (or after a rollback): take the write lock."""
+        s.execute(text("BEGIN IMMEDIATE"))
+
     @staticmethod
     def _voting_closed(s: Session, round_id: int, step: int, now: float) -> bool:
         """Within ``s``: whether voting on ``step`` of round ``round_id`` is closed (closed and not reopened,
         revealed, or its countdown over), the round's row held shared until ``s`` ends.
 
         Shared with the other answers, exclusive with a close, a reveal or a countdown
-        (:meth:`_current_round_without_countdown`; PostgreSQL, SQLite has one writer at a time): an
-        answer's check and its commit see the same voting state.
+        (:meth:`_current_round_without_countdown`) on PostgreSQL; on SQLite the answer's transaction holds
+        the write lock from its start (:meth:`_writing`): an answer's check and its commit see the same
+        voting state.
         """
         s.execute(select(Round.id).where(Round.id == round_id).with_for_update(read=True))
         shut, timer = s.get(VotingClose, (round_id, step)), s.get(VotingTimer, (round_id, step))
@@ -813,7 +847,7 @@ class Store:
     def reveal(self, code: str, step: int, now: float | None = None) -> None:
         """Mark ``step`` of the current round of room ``code`` revealed (again: no change)."""
         now = time.time() if now is None else now
-        with Session(self.engine) as s:
+        with self._writing() as s:
             # Revealed: closed for good, so a countdown under way has nothing left to close.
             round_id = self._current_round_without_countdown(s, code, step)
             if s.get(Reveal, (round_id, step)) is None:
@@ -836,7 +870,7 @@ class Store:
         """
         _check_step(step)
         now = time.time() if now is None else now
-        with Session(self.engine) as s:
+        with self._writing() as s:
             round_id = self._current_round_without_countdown(s, code, step)
             shut = s.get(VotingClose, (round_id, step))
             if shut is None:
@@ -857,7 +891,7 @@ class Store:
         KeyError
             If there is no such room.
         """
-        with Session(self.engine) as s:
+        with self._writing() as s:
             round_id = self._current_round_without_countdown(s, code, step)
             s.execute(
                 update(VotingClose)
@@ -881,7 +915,7 @@ class Store:
         _check_step(step)
         check_seconds(seconds)
         now = time.time() if now is None else now
-        with Session(self.engine) as s:
+        with self._writing() as s:
             round_id = self._current_round_without_countdown(s, code, step)
             s.add(VotingTimer(round_id=round_id, step=step, closes_at=now + seconds))
             try:
@@ -1008,7 +1042,8 @@ class Store:
         ``revealed`` and ``revealed_at`` (the step's reveal in that round, or
         None), ``closed_at`` (the first close of its vote, or None) and
         ``after_close`` (whether the answer came after that close: voting was
-        reopened meanwhile).
+        reopened meanwhile; False when either time is not a number). Values are
+        as stored: a row no release writes may hold None, NaN or text anywhere.
         """
         with Session(self.engine) as s:
             rows = s.execute(
@@ -1070,7 +1105,7 @@ class Store:
                     revealed=r[7] is not None,
                     revealed_at=r[7],
                     closed_at=r[8],
-                    after_close=r[8] is not None and r[5] > r[8],
+                    after_close=_after(r[5], r[8]),
                     confidence=r[10],
                 )
                 for r in rows
@@ -1084,8 +1119,12 @@ class Store:
         did not happen. ``questions`` names the question of each number
         (:mod:`.questions`: ``step-1``, ``q2-alpha2``) in the column ``question``.
         The last column, ``question_round``, is the question's own round (``round`` is the room's).
+
+        A stored value no release writes (None, NaN, an infinity, text, a time
+        out of range, an unknown confidence) never fails the export: its cell
+        is left empty (in ``earlier_predictions`` an empty place between the
+        ``;``), and the rows that had one are counted in a warning of the log.
         """
-        stamp = lambda t: "" if t is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))  # noqa: E731
         out = io.StringIO()
         fields = [
             "room",
@@ -1106,7 +1145,18 @@ class Store:
         ]
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(fields)
+        unreadable = 0
         for row in self.export_rows(code):
+            read = {  # (stored value, its cell): a cell left empty for a value that is there was not read
+                "prediction": (row["prediction"], _number_cell(row["prediction"])),
+                "confidence": (row["confidence"], row["confidence"] if row["confidence"] in CONFIDENCES else ""),
+                "submitted_at": (row["submitted_at"], _time_cell(row["submitted_at"])),
+                "revisions": (row["revisions"], _count_cell(row["revisions"])),
+                "closed_at": (row["closed_at"], _time_cell(row["closed_at"])),
+                "revealed_at": (row["revealed_at"], _time_cell(row["revealed_at"])),
+            }
+            earlier = [_number_cell(v) for v in row["earlier"]]
+            unreadable += any(v is not None and c == "" for v, c in read.values()) or "" in earlier
             writer.writerow(
                 [
                     neutralise(c)
@@ -1116,18 +1166,22 @@ class Store:
                         row["step"],
                         (questions or {}).get(row["step"], ""),
                         row["student"],
-                        repr(float(row["prediction"])),
-                        row["confidence"] or "",
-                        stamp(row["submitted_at"]),
-                        row["revisions"],
-                        ";".join(repr(float(v)) for v in row["earlier"]),
+                        read["prediction"][1],
+                        read["confidence"][1],
+                        read["submitted_at"][1],
+                        read["revisions"][1],
+                        ";".join(earlier),
                         "yes" if row["after_close"] else "no",
-                        stamp(row["closed_at"]),
+                        read["closed_at"][1],
                         "yes" if row["revealed"] else "no",
-                        stamp(row["revealed_at"]),
-                        row["question_round"],
+                        read["revealed_at"][1],
+                        _count_cell(row["question_round"]),
                     )
                 ]
+            )
+        if unreadable:
+            log.warning(
+                "class: room %s exported with %d rows of values it could not read (cells left empty)", code, unreadable
             )
         return out.getvalue()
 
@@ -1186,6 +1240,45 @@ def check_seconds(seconds) -> None:
     """Raise ValueError naming ``seconds`` unless it is a countdown's length: a number from 1 to 3600."""
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 1 <= seconds <= 3600:
         raise ValueError(f"seconds must be a number from 1 to 3600, got {seconds!r}")
+
+
+def _finite(value) -> float | None:
+    """``value`` as a finite float, or None: for None, NaN, an infinity, a bool, text that is no number."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _after(submitted_at, closed_at) -> bool:
+    """Whether an answer at ``submitted_at`` came after a close at ``closed_at`` (False unless both are numbers)."""
+    submitted, closed = _finite(submitted_at), _finite(closed_at)
+    return submitted is not None and closed is not None and submitted > closed
+
+
+def _number_cell(value) -> str:
+    """A stored number as a CSV cell (Python's shortest repr), or "" when it is not a finite number."""
+    number = _finite(value)
+    return "" if number is None else repr(number)
+
+
+def _time_cell(t) -> str:
+    """A stored time (s since the epoch) as a CSV cell in UTC, ISO 8601 to the second; "" when it is none."""
+    seconds = _finite(t)
+    if seconds is None:
+        return ""
+    try:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+    except (OverflowError, OSError, ValueError):  # beyond the years the platform's time can say
+        return ""
+
+
+def _count_cell(value) -> str:
+    """A stored count (a whole number, 0 or more) as a CSV cell, else ""."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else ""
 
 
 def in_bounds(value, bounds: tuple[float, float]) -> bool:
