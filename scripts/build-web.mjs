@@ -56,8 +56,8 @@ outputs["element.js"] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
 // The one-tag embed (web/tag.js): native.embed_script calls window.aePlaceTag.
 outputs["tag.js"] = (await build({...page, stdin: {contents: `import {placeTag} from "./tag.js";\nwindow.aePlaceTag = placeTag;\n`,
                                                    resolveDir: web, sourcefile: "tag-page.js", loader: "js"}})).outputFiles[0].text;
-// A plain page's host of the one-module explorables (web/host.js): window.aeMountModules.
-outputs["host.js"] = (await build({...page, stdin: {contents: `import {mountModules} from "./host.js";\nwindow.aeMountModules = mountModules;\n`,
+// A plain page's host of the one-module explorables (web/host.js): window.aeMountModules, window.aeFramePage.
+outputs["host.js"] = (await build({...page, stdin: {contents: `import {framePage, mountModules} from "./host.js";\nwindow.aeMountModules = mountModules;\nwindow.aeFramePage = framePage;\n`,
                                                     resolveDir: web, sourcefile: "host-page.js", loader: "js"}})).outputFiles[0].text;
 mkdirSync(join(outdir, "page"), {recursive: true});
 for (const f of readdirSync(join(outdir, "page"))) if (!(f in outputs)) rmSync(join(outdir, "page", f));

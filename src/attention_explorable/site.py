@@ -215,6 +215,8 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
             f'<attention-explorable name="{name}"></attention-explorable>\n',
         )
         tell.step(f"embed/{name}")
+    for name in MODULES:  # (as an iframe; its <attention-explorable> element is to come)
+        write(f"embed/{name}-iframe.html", _iframe_snippet(name, text(f"{MODULES[name].prefix}title", language)))
     report.files.extend(export_element(out, language))
 
     report.seconds = time.perf_counter() - started

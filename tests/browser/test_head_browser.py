@@ -221,3 +221,37 @@ def test_the_textbooks_head_reads_its_own_names_in_the_address(student, static_s
     s.open_offline(static_site / "index.html", ".ae-explorable-head .ae-head-readout", "?head.d_k=32&d_k=8")
     assert s.page.locator(".ae-head-d_k").input_value() == "32"
     s.assert_clean()
+
+
+def test_an_author_pastes_the_heads_iframe_and_it_takes_its_contents_height(static_site, student):
+    """``embed/head-iframe.html`` in an author's page (from file://): the head without its page title, in a
+    frame as tall as its content (no scroll bar of its own), trained inside it."""
+    host = static_site / "head-host-test.html"
+    snippet = (static_site / "embed" / "head-iframe.html").read_text("utf-8")
+    host.write_text(
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>host</title></head>"
+        f"<body><h2>a head</h2>{snippet}<p>end</p></body></html>",
+        "utf-8",
+    )
+    try:
+        s = student()
+        aborted = s.open_offline(host, "iframe.ae-embed-frame")
+        page = s.page
+        frame_el = page.locator("iframe.ae-embed-frame")
+        frame_el.scroll_into_view_if_needed()
+        frame = frame_el.content_frame
+        frame.locator(".ae-head-readout").wait_for()
+        assert not frame.locator("h1").is_visible()  # the page's title gives way to the explorable
+        inside = frame_el.element_handle().content_frame()
+        content = inside.evaluate("Math.ceil(document.body.getBoundingClientRect().height)")
+        page.wait_for_function(
+            "(c) => Math.abs(document.querySelector('iframe.ae-embed-frame').offsetHeight - c) <= 2", arg=content
+        )
+        assert content > 800  # its whole content, not the snippet's first 420 px
+        frame.locator(".ae-head-skip").click()
+        frame.locator(".ae-head-step-button").click()
+        assert "1" in frame.locator(".ae-head-readout").text_content()
+        assert aborted == []
+        s.assert_clean()
+    finally:
+        host.unlink()

@@ -85,3 +85,25 @@ export function mountModules(modules, root = document) {
     }
   }
 }
+
+/**
+ * The page of one module explorable in an author's iframe (`?embed=1`): its title and language switch
+ * give way to the explorable (`ae-embedded` on the root), and inside a frame it tells the host page its
+ * content's height whenever that changes (the message web/resize.js takes), so the frame grows and
+ * shrinks with it and shows no scroll bar of its own.
+ */
+export function framePage() {
+  if (new URLSearchParams(window.location.search).get("embed") === "1") {
+    document.documentElement.classList.add("ae-embedded");
+  }
+  if (window.parent === window) return;
+  let last = 0;
+  const send = () => {
+    const height = Math.ceil(document.body.getBoundingClientRect().height);
+    if (Math.abs(height - last) < 2) return;
+    last = height;
+    window.parent.postMessage({type: "attention-explorable:height", height}, "*");
+  };
+  new ResizeObserver(send).observe(document.body);
+  send();
+}
