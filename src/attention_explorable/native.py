@@ -798,9 +798,9 @@ def _embed_parts(build, lang: str, name: str) -> tuple[NativePage, list[str], di
     """The page of ``build()``, the names of the package's page scripts it runs, and its shell (see
     ``web/shadow.js``: its name, language, styles, elements and outside modules)."""
     page, _, modules, _ = _page_parts(build)
-    if page.modules:
-        raise ValueError(f"an embed cannot hold an explorable written as one module yet, got {page.modules}")
     scripts = sorted({cb["module"] for cb in page.spec()["callbacks"].values()} - set(modules))
+    if page.modules:  # an explorable written as one module, rendered by web/host.js in the shadow root
+        scripts = sorted({*scripts, *page.modules, "host"})
     shell = {
         "name": name,
         "lang": lang,
@@ -850,9 +850,10 @@ def embed_script(name: str, lang: str) -> str:
     ValueError: name must be one of [...'steps'...], got 'stpes'
     """
     from .explorables import EXPLORABLES
+    from .modules import MODULES
 
-    if name not in EXPLORABLES:
-        raise ValueError(f"name must be one of {sorted(EXPLORABLES)}, got {name!r}")
+    if name not in EXPLORABLES and name not in MODULES:
+        raise ValueError(f"name must be one of {sorted([*EXPLORABLES, *MODULES])}, got {name!r}")
     if not re.fullmatch(r"(zh|en)(-[A-Za-z0-9]+)*", str(lang)):
         raise ValueError(f"lang must be a Chinese or English language tag ('zh-Hans', 'en'), got {lang!r}")
     config = spec_json({"name": name, "lang": lang})

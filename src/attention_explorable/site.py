@@ -38,7 +38,7 @@ import jinja2
 
 from . import apps
 from .explorables import EXPLORABLES, explorable_class
-from .modules import MODULES, module_page
+from .modules import MODULES, module_page, module_widget
 from .native import element_script, embed_data, embed_script, student_page
 from .strings import LANGUAGES, STRINGS, text
 
@@ -203,8 +203,8 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
         tell.step(f"{other}/{filename}")
 
     write("embed/resize.js", resources.files("attention_explorable").joinpath("web", "resize.js").read_text("utf-8"))
-    for name in EXPLORABLES:
-        title = text(apps.title_key(name), language)
+    for name in [*EXPLORABLES, *MODULES]:
+        title = text(apps.title_key(name) if name in EXPLORABLES else f"{MODULES[name].prefix}title", language)
         # In an author's page: an <attention-explorable> in the export's language (export_element).
         write(f"embed/{name}.js", embed_script(name, apps.HTML_LANG[language]))
         write(f"embed/{name}.html", f'<script src="embed/{name}.js"></script>\n')
@@ -215,8 +215,6 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
             f'<attention-explorable name="{name}"></attention-explorable>\n',
         )
         tell.step(f"embed/{name}")
-    for name in MODULES:  # (as an iframe; its <attention-explorable> element is to come)
-        write(f"embed/{name}-iframe.html", _iframe_snippet(name, text(f"{MODULES[name].prefix}title", language)))
     report.files.extend(export_element(out, language))
 
     report.seconds = time.perf_counter() - started
@@ -260,12 +258,15 @@ def export_element(directory: str | Path, language: str = "zh") -> list[Path]:
         written.append(path)
 
     modules: set[str] = set()
-    for name in EXPLORABLES:
+    for name in [*EXPLORABLES, *MODULES]:
         for each in LANGUAGES:
             # The element's data, beside attention-explorable.js, by language.
-            build = lambda each=each: explorable_class(name)(language=each, link_prefix=f"{name}.")  # noqa: E731
+            if name in MODULES:
+                build = lambda each=each: module_widget(name, each, link_prefix=f"{name}.")  # noqa: E731
+            else:
+                build = lambda each=each: explorable_class(name)(language=each, link_prefix=f"{name}.")  # noqa: E731
             data, scripts = embed_data(build, apps.HTML_LANG[each], name)
             write(f"embed/{name}.{each}.js", data)
             modules.update(scripts)
-    write("attention-explorable.js", element_script(sorted(modules), list(EXPLORABLES), language))
+    write("attention-explorable.js", element_script(sorted(modules), [*EXPLORABLES, *MODULES], language))
     return written

@@ -255,3 +255,41 @@ def test_an_author_pastes_the_heads_iframe_and_it_takes_its_contents_height(stat
         s.assert_clean()
     finally:
         host.unlink()
+
+
+def test_an_author_puts_the_head_in_a_page_with_one_tag(static_site, student):
+    """``<attention-explorable name="head" d_k="8">`` (and the one-tag form) in an author's page from file://:
+    the head in its own shadow root, its state from the markup, a wrong value said as the attribute it is,
+    the host's address left alone."""
+    host = static_site / "head-tag-test.html"
+    one_tag = (static_site / "embed" / "head.html").read_text("utf-8")
+    host.write_text(
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>host</title></head><body>"
+        '<h2>one</h2><script src="attention-explorable.js"></script>'
+        '<attention-explorable name="head" d_k="8" seed="x"></attention-explorable>'
+        f"<h2>two</h2>{one_tag}<p>end</p></body></html>",
+        "utf-8",
+    )
+    try:
+        s = student()
+        aborted = s.open_offline(host, ".ae-head-readout", "?d_k=32")
+        page = s.page
+        page.locator(".ae-head-readout").nth(1).wait_for()
+        heads = page.locator("attention-explorable")
+        assert heads.count() == 2 and page.evaluate(
+            "() => [...document.querySelectorAll('attention-explorable')].every((h) => h.shadowRoot)"
+        )
+        first, second = heads.nth(0), heads.nth(1)
+        assert first.locator(".ae-head-d_k").input_value() == "8"  # the markup's, not the host's ?d_k=32
+        assert second.locator(".ae-head-d_k").input_value() == "16"
+        notice = first.locator(".ae-input-notice").text_content()
+        assert 'seed="x"' in notice or "seed=x" in notice, notice
+        first.locator(".ae-head-skip").click()
+        first.locator(".ae-head-step-button").click()
+        assert "1" in first.locator(".ae-head-readout").text_content()
+        second.locator(".ae-head-seed").fill("5")
+        assert page.evaluate("() => location.search") == "?d_k=32"  # the host's address is the author's
+        assert aborted == []
+        s.assert_clean()
+    finally:
+        host.unlink()

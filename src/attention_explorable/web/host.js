@@ -39,8 +39,17 @@ const plainText = (html) => new DOMParser().parseFromString(html, "text/html").b
  * notice where a value was clamped or ignored, and the address kept following the model's linked keys
  * (`history.replaceState` once a burst of changes settles; no entry per move).
  */
-function followAddress(host, model, spec) {
-  const [values, notices] = readLink(spec, window.location.search);
+function followAddress(host, model, spec, embed) {
+  let query = window.location.search, follows = true;
+  if (embed) {  // in an author's page (web/shadow.js): the markup's attributes, the address only if asked
+    if (!embed.deepLinks) spec = {...spec, prefix: "", messages: spec.attribute_messages || spec.messages};
+    const params = new URLSearchParams();
+    for (const [name, raw] of Object.entries(embed.initial || {})) params.set((spec.prefix || "") + name, raw);
+    if (embed.deepLinks) for (const [key, raw] of new URLSearchParams(window.location.search)) params.set(key, raw);
+    query = params.toString();
+    follows = Boolean(embed.deepLinks);
+  }
+  const [values, notices] = readLink(spec, query);
   for (const [name, value] of Object.entries(values)) model.set(name, value);
   if (notices.length) {
     const notice = document.createElement("p");
@@ -49,6 +58,7 @@ function followAddress(host, model, spec) {
     notice.textContent = notices.map(plainText).join(" ");
     host.prepend(notice);
   }
+  if (!follows) return;
   let timer = 0;
   const follow = () => {
     clearTimeout(timer);
@@ -66,8 +76,12 @@ function followAddress(host, model, spec) {
   for (const p of spec.params) model.on(`change:${p.name}`, follow);
 }
 
-/** Render every `[data-ae-render]` element of `root` with its module from `modules` (name -> module). */
-export function mountModules(modules, root = document) {
+/**
+ * Render every `[data-ae-render]` element of `root` with its module from `modules` (name -> module).
+ * `embed` is null on a page of its own (the address is the state's); in an author's page (web/shadow.js)
+ * `{deepLinks, initial}`: the element's attributes are its state, the host's address only with deep links.
+ */
+export function mountModules(modules, root = document, embed = null) {
   for (const host of root.querySelectorAll("[data-ae-render]")) {
     const module = modules[host.dataset.aeRender];
     const data = host.querySelector('script[type="application/json"]:not([data-ae-link])');
@@ -78,7 +92,7 @@ export function mountModules(modules, root = document) {
     try {
       const model = createModel(JSON.parse(data.textContent));
       const link = host.querySelector("script[data-ae-link]");
-      if (link) followAddress(host, model, JSON.parse(link.textContent));
+      if (link) followAddress(host, model, JSON.parse(link.textContent), embed);
       module.render({model, el: target});
     } catch (err) {
       console.error(`attention explorable (${host.dataset.aeRender}):`, err);

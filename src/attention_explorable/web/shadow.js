@@ -125,5 +125,10 @@ export function mountShadow(host, shell, spec, {deepLinks = false, initial = {},
   }
   const more = Object.entries(shell.modules || {}).map(async ([name, code]) => [name,
     (await import(URL.createObjectURL(new Blob([code], {type: "text/javascript"})))).default]);
-  return Promise.all(more).then((extra) => mount(own, {...window.aeModules, ...Object.fromEntries(extra)}, root));
+  return Promise.all(more).then((extra) => {
+    const models = mount(own, {...window.aeModules, ...Object.fromEntries(extra)}, root);
+    // An explorable written as one module (web/host.js), its link read as the spec's are, above.
+    if (window.aeMountModules) window.aeMountModules(window.aeModules, root, {deepLinks, initial});
+    return models;
+  });
 }
