@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 import pytest
 
 from attention_explorable.explorables import EXPLORABLES
+from attention_explorable.modules import MODULES
 from attention_explorable.authoring import check_state, element_tag, script_tag
 from attention_explorable.mkdocs import explorable_tags
 from attention_explorable.site import export_element
@@ -33,7 +34,11 @@ def test_an_authors_value_never_becomes_markup():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: element_tag("stpes"), f"name must be one of {sorted(EXPLORABLES)}, got 'stpes'"),
+        (lambda: element_tag("stpes"), f"name must be one of {sorted([*EXPLORABLES, *MODULES])}, got 'stpes'"),
+        (
+            lambda: element_tag("head", {"temperature": "4"}),
+            "head has no parameter 'temperature'; its parameters are d_k",
+        ),
         (lambda: element_tag("steps", {"d_k": "4"}), "steps has no parameter 'd_k'; its parameters are step, score_1"),
         (lambda: element_tag("steps", lang="fr"), "lang must be one of ['en', 'zh'], got 'fr'"),
         (lambda: element_tag("steps", theme="blue"), "theme must be one of ['auto', 'light', 'dark'], got 'blue'"),
@@ -77,3 +82,10 @@ def test_the_attributes_the_build_skips_are_the_ones_the_element_skips():
     source = resources.files("attention_explorable").joinpath("web", "element.js").read_text("utf-8")
     listed = re.search(r"const OWN = new Set\(\[(.*?)\]\)", source, re.S).group(1)
     assert set(re.findall(r'"([^"]+)"', listed)) == set(OWN_ATTRIBUTES)
+
+
+def test_the_head_is_a_tag_an_author_can_write_and_its_values_are_checked():
+    """The head (an explorable written as one module) takes its deep-link settings as attributes."""
+    tag = element_tag("head", {"d_k": "64", "scaled": "false"}, lang="en")
+    assert 'name="head"' in tag and 'd_k="64"' in tag and 'scaled="false"' in tag
+    assert check_state("head", {"d_k": "100"}) == ['The attribute d_k="100" is outside [2, 64]; set to 64.']

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from .explorables import EXPLORABLES, explorable_class
+from .modules import MODULES, module_widget
 from .strings import LANGUAGES
 from .views.links import read_link
 
@@ -36,8 +37,8 @@ THEMES = ("auto", "light", "dark")
 
 
 def _known(name: str) -> None:
-    if name not in EXPLORABLES:
-        raise ValueError(f"name must be one of {sorted(EXPLORABLES)}, got {name!r}")
+    if name not in EXPLORABLES and name not in MODULES:
+        raise ValueError(f"name must be one of {sorted([*EXPLORABLES, *MODULES])}, got {name!r}")
 
 
 #: The element's own attributes and the page's: never an explorable's state (``OWN`` in web/element.js).
@@ -73,6 +74,8 @@ def state_names(name: str) -> tuple[str, ...]:
 
     >>> state_names("steps")[:2]
     ('step', 'score_1')
+    >>> state_names("head")
+    ('d_k', 'learning_rate', 'seed', 'scaled')
 
     Raises
     ------
@@ -80,11 +83,15 @@ def state_names(name: str) -> tuple[str, ...]:
         If no explorable is registered as ``name``.
     """
     _known(name)
+    if name in MODULES:
+        return tuple(type(module_widget(name)).link_params)
     return tuple(explorable_class(name)._link_params)
 
 
 @lru_cache(maxsize=None)
 def _link_spec(name: str, language: str) -> dict:
+    if name in MODULES:
+        return module_widget(name, language).ae_module_link()
     return explorable_class(name)(language=language).link_spec()
 
 
