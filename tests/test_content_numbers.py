@@ -66,6 +66,12 @@ def sci(x: float, digits: int = 1) -> str:
     return f"{m}\\times10^{{{int(e)}}}"
 
 
+#: Exercise 3.8.4: the variance of q . k in the head's comparison (views/head.py): d_k = 64 terms, each
+#: the product of a query component (one entry of W_Q: variance 1) and a key component (the sum of two
+#: entries of W_K, a letter's and a digit's: variance 2).
+HEAD_SCORE_VARIANCE = 64 * 1.0 * (1.0 + 1.0)
+
+
 def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
     """``section id -> [(quoted, computed), ...]`` for ``lang``."""
     zh = lang == "zh"
@@ -271,6 +277,9 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("\\alpha_{33}\\approx0.705", f"\\alpha_{{33}}\\approx{f(w_row[2], 3)}"),
         ("\\tfrac12\\times1+\\tfrac12\\times5=3", f"\\tfrac12\\times1+\\tfrac12\\times5={y_tie_0:g}"),
         ("$3.15$", f"${f(y_tie_1, 2)}$"),
+        # Exercise 3.8.4: the unscaled score's standard deviation at d_k = 64, and the scaled one's.
+        ("$11.3$", f"${f(np.sqrt(HEAD_SCORE_VARIANCE), 1)}$"),
+        ("$1.4$", f"${f(np.sqrt(HEAD_SCORE_VARIANCE / 64), 1)}$"),
     ]
     assert row.argmax() == 3 and w_row[3] == 0.0  # the largest score is a future position
     assert S[1].argmax() > 1  # the largest score of row 2 is a future position
@@ -306,6 +315,7 @@ def test_every_decimal_in_the_text_is_checked(lang, section_id):
 
 #: Exercise answers, recomputed: id -> the exact value the answer rounds.
 ANSWERS = {
+    "ex-3-8-4": lambda: HEAD_SCORE_VARIANCE,
     "q2-alpha2": lambda: core.scaled_dot_product_attention([[1.0, 1.0]], K, V, scale=1.0)[1][0, 1],
     "q5-entries": lambda: 4096**2,
     "q5-memory": lambda: 4096**2 * np.dtype(np.float16).itemsize / 2**20,
