@@ -15,6 +15,8 @@ import pytest
 from attention_explorable.classroom import limits
 from attention_explorable.classroom.channel import ClassChannel
 
+from . import run_coroutine
+
 #: How each line of the captured log starts: the logger's name, then "|".
 _LINE = re.compile(r"^([\w.]+)\|", re.MULTILINE)
 
@@ -80,7 +82,7 @@ def test_failing_tasks_are_one_line_and_never_an_unretrieved_exception(server_lo
         await asyncio.wait(strays)
         del strays
 
-    asyncio.run(run())
+    run_coroutine(run())
     gc.collect()  # a task that is never retrieved is said when it is collected
     text = server_log.getvalue()
     names = _LINE.findall(text)
