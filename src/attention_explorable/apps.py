@@ -130,22 +130,25 @@ def _page_setup(language: str = "zh", title: str = "") -> None:
         doc.template_variables["page_title"] = title
 
 
-def connection_notice(language: str = "zh") -> pn.pane.Bokeh | None:
+def connection_notice(language: str = "zh", reconnect: bool = False) -> pn.pane.Bokeh | None:
     """A notice (class ``ae-connection-lost``) that appears when a live app loses its server.
 
     Shown by ``web/connection.js`` on the document's ``connection_lost``
     event, in a server session (``panel serve apps/*.py``, the instructor's
     page); None elsewhere (a prebuilt or saved page has no server
     connection to lose; a page in a class says so from its class socket,
-    ``web/classroom.js``).
+    ``web/classroom.js``). With ``reconnect`` (the instructor's page, on a
+    projector) the notice says that the page reconnects, and the page
+    reloads itself once the server answers its address again.
     """
     doc = pn.state.curdoc
     if doc is None or doc.session_context is None:
         return None
     notice = html_model("ae-connection-lost", visible=False)
     notice.css_classes = ["ae-connection-lost"]
-    notice.stylesheets = [*notice.stylesheets, ui.NOTICE_CSS]
-    args = {"notice": notice, "message": text("connection_lost", language)}
+    notice.stylesheets = [*notice.stylesheets, ui.NOTICE_CSS, *([ui.RECONNECTING_CSS] if reconnect else [])]
+    message = text("instructor_reconnecting" if reconnect else "connection_lost", language)
+    args = {"notice": notice, "message": message, "reconnect": reconnect}
     doc.js_on_event("connection_lost", CustomJS(code=web_module("connection"), module=True, args=args))
     return pn.pane.Bokeh(notice, sizing_mode="stretch_width", margin=0)
 
@@ -262,7 +265,7 @@ def instructor_app(context, language: str | None = None) -> pn.viewable.Viewable
     # The notice (fixed at the top of the window) and the language switch are roots of their own:
     # wrapped in one more column with the page, the explorable below the room's histogram got plots
     # of no width.
-    notice = connection_notice(language)
+    notice = connection_notice(language, reconnect=True)  # a projector: it comes back by itself
     if notice is not None:
         notice.servable()
         language_switch(language).servable()

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import errno
 import functools
-import logging
 import socket
 import sys
 
@@ -288,7 +287,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{PROG}: open files: up to {after}" + (f" (raised from {before})" if after != before else ""), flush=True
         )
-    logging.getLogger("tornado.application").addFilter(limits.OncePerInterval())
+    # A failure that repeats (out of descriptors: every accept, every task) is one line per kind per interval.
+    limits.quiet_floods()
     origins, context = served["origins"], served["context"]
     # Students get files and one class socket; the instructor a live Panel app.
     pages = page_server.PageCache(page_server.default_cache_dir())

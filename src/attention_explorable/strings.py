@@ -359,6 +359,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "instructor_voting_closes_in": "投票进行中，{seconds} 秒后自动关闭。",
         "instructor_hide_join": "收起加入信息 (J)",
         "instructor_show_join": "显示加入信息 (J)",
+        "instructor_reconnecting": "与服务器的连接中断了，正在重新连接……服务器一回来，本页就自己重新打开，仍是这个房间，不必点击。",
         "instructor_hide_results": "投票时隐藏结果",
         "instructor_compare_rounds": "虚线叠上上一轮",
         "instructor_compare": "与第 {previous} 轮比：±0.5 以内 {before} → {after}；两轮都答的 {paired} 人中，{closer} 人更接近答案。",
@@ -790,6 +791,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "instructor_voting_closes_in": "Voting is open and closes by itself in {seconds} s.",
         "instructor_hide_join": "Fold the join panel (J)",
         "instructor_show_join": "Show the join panel (J)",
+        "instructor_reconnecting": "The server is not answering; reconnecting… This page opens again by itself, on the same room, as soon as the server is back: there is nothing to click.",
         "instructor_hide_results": "Hide the results while voting",
         "instructor_compare_rounds": "Outline the round before",
         "instructor_compare": "Against round {previous}: within ±0.5 {before} → {after}; of the {paired} students who "

@@ -147,6 +147,8 @@ NOTICE_CSS = """
 :host { position: fixed; top: 0; left: 0; right: 0; z-index: 1000; margin: 0; width: auto;
         background: #b00020; color: #fff; padding: 10px 14px; font-size: 16px; font-weight: 600; }
 """
+#: Over NOTICE_CSS, for a page that reconnects by itself: not an alarm (its red is for a page that cannot).
+RECONNECTING_CSS = ":host { background: #30445c; color: #fff; }"
 
 
 #: The pages' icon (an α, white on the product's blue), inside the page: no request, none to miss on

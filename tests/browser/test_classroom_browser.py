@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import sys
+import time
 
 import pytest
 
@@ -418,6 +419,52 @@ def test_a_page_reconnects_by_itself_after_a_restart_and_sends_what_was_typed_me
         s.assert_clean()
         store.close()
     finally:
+        server.stop()
+
+
+def test_the_projector_comes_back_by_itself_after_a_restart_on_its_room_with_its_join_panel_folded(student, tmp_path):
+    """The server is killed: the instructor's page says calmly that it reconnects; started again on the same
+    port and database, the page asks for itself again within about a second and opens again by itself
+    (nothing clicked), live, on its room, with its join panel still folded."""
+    from attention_explorable.classroom.store import Store
+    from attention_explorable.page_server import PageCache, default_cache_dir
+
+    # The students' pages kept from an earlier start, as in a class: a restart reads them, builds nothing.
+    PageCache(default_cache_dir()).build()
+    db = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    server = ClassServer(db, ["--max-sessions-per-client", "0"]).start()
+    store = Store(db)
+    try:
+        teacher = _instructor_in_a_new_room(student(1024, 768), server)
+        code = text_of(teacher.page, ".ae-room-code").strip()
+        teacher.page.keyboard.press("j")  # the join panel folded away, as in a lecture
+        wait_text(teacher.page, ".ae-join-toggle", "显示加入信息")
+        server.kill()
+        teacher.page.locator(".ae-connection-lost").first.wait_for(state="visible", timeout=15_000)
+        notice = text_of(teacher.page, ".ae-connection-lost")
+        assert "正在重新连接" in notice and "不必点击" in notice, notice
+        with teacher.page.expect_navigation(wait_until="commit", timeout=30_000):
+            server = ClassServer(db, ["--max-sessions-per-client", "0"], port=server.port).start()
+            listening = time.time()
+        # The page asked for itself again within its second of polling (what a reload then costs is the
+        # server's building of the page; the whole is waited for as a condition below).
+        asked = teacher.page.evaluate("performance.timeOrigin") / 1000
+        assert asked - listening < 2.5, asked - listening
+        wait_text(teacher.page, ".ae-room-code", code, timeout=30_000)
+        assert teacher.page.evaluate("performance.getEntriesByType('navigation')[0].type") == "reload"
+        assert not teacher.page.locator(".ae-connection-lost").first.is_visible()
+        # Its join panel stays folded: the code on one line, no URL, no QR code.
+        wait_text(teacher.page, ".ae-join-toggle", "显示加入信息")
+        assert teacher.page.locator(".ae-room-code-small").count() == 1
+        assert not teacher.page.locator(".ae-qr").first.is_visible()
+        # Live: an answer stored now is counted on the projector.
+        assert store.submit(code, "student-0001", 1, 6.5).ok
+        wait_text(teacher.page, ".ae-prediction-count", "已收到 1 份预测")
+        teacher.errors_to_ignore = (*SERVER_GONE, "Failed to load resource")  # the tries while it was down
+        teacher.assert_clean()
+        assert not server.log_errors()
+    finally:
+        store.close()
         server.stop()
 
 

@@ -85,7 +85,7 @@ from tornado.websocket import WebSocketClosedError, WebSocketHandler
 from . import stats
 from .questions import get_question
 from .context import STORE_TIMEOUT_S, StoreSlow, StoreThreads
-from .limits import RateLimit, SessionCap
+from .limits import RateLimit, SessionCap, log_failure
 from .store import MIN_SUBMIT_INTERVAL_S, RoomState, Store, normalise_code
 
 log = logging.getLogger(__name__)
@@ -358,6 +358,7 @@ class ClassChannel:
         except RuntimeError:  # no loop: a socket closed as the server stops
             return
         self._notes[key] = task
+        task.add_done_callback(log_failure)  # nobody awaits it: a failure not caught above is said, once
         task.add_done_callback(lambda done: self._notes.pop(key) if self._notes.get(key) is done else None)
 
     async def _beat(self) -> None:

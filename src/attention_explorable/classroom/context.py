@@ -32,7 +32,7 @@ from pathlib import Path
 
 from tornado.web import create_signed_value, decode_signed_value
 
-from .limits import SessionCap
+from .limits import SessionCap, log_failure
 from .store import Store
 
 #: Name of the instructor's cookie, and how long it is valid.
@@ -95,6 +95,7 @@ class StoreThreads:
         except asyncio.TimeoutError:
             slow = StoreSlow(f"{method} took more than {self.timeout:g} s")
             slow.work = work  # still running: a caller that may wait longer awaits it (a submission's receipt)
+            work.add_done_callback(log_failure)  # or nobody does: its failure is said, not left unretrieved
             raise slow from None
 
 

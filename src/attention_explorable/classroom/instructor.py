@@ -185,6 +185,9 @@ class InstructorView(pn.viewable.Viewer):
     )
     base_url = param.String("http://localhost:5006", doc="Base URL of the join link.")
     store = param.ClassSelector(class_=Store, constant=True, doc="The class's database in this process.")
+    join_folded = param.Boolean(
+        False, doc="Whether the room's join panel starts folded (the page's ?join=folded: kept across a reload)."
+    )
     shared = param.Boolean(
         False,
         constant=True,
@@ -392,8 +395,8 @@ class InstructorView(pn.viewable.Viewer):
         )
         self._code_line = _html("")
         self._join_toggle = pn.widgets.Button(css_classes=["ae-join-toggle"], stylesheets=[_BUTTON_CSS], width=330)
-        self._join_toggle.on_click(lambda _e: self._fold_join(self._join_info.visible))
-        self._fold_join(False)
+        self._join_toggle.on_click(lambda _e: self._toggle_join())
+        self._fold_join(self.join_folded)
         self._hide_results = pn.widgets.Checkbox(
             label=_t("instructor_hide_results", lang),
             value=True,
@@ -502,6 +505,14 @@ class InstructorView(pn.viewable.Viewer):
             else f"<div class='ae-label'>{label}</div><div class='ae-room-code'>{code}</div>"
         )
         self._join_toggle.label = _t("instructor_show_join" if folded else "instructor_hide_join", lang)
+
+    def _toggle_join(self) -> None:
+        """Fold the join panel, or show it, and say so in the page's address: a reload keeps it (a projector
+        that reconnects by itself after a restart, ``web/connection.js``)."""
+        self.join_folded = self._join_info.visible
+        self._fold_join(self.join_folded)
+        if pn.state.location is not None:
+            pn.state.location.update_query(join="folded" if self.join_folded else "shown")
 
     def _step_chosen(self, event) -> None:
         self._write(functools.partial(self.store.set_step, self.code, event.new))
@@ -860,13 +871,18 @@ class InstructorView(pn.viewable.Viewer):
         )
 
 
-def room_argument() -> str | None:
-    """The ``?room=`` argument of the page being built, as given (None without one)."""
-    values = (pn.state.session_args or {}).get("room") or []
+def _argument(name: str) -> str | None:
+    """The argument ``name`` of the page being built, stripped and cut to 32 characters (None without one)."""
+    values = (pn.state.session_args or {}).get(name) or []
     if not values:
         return None
     value = values[0].decode("utf-8", "replace") if isinstance(values[0], bytes) else str(values[0])
     return value.strip()[:32] or None
+
+
+def room_argument() -> str | None:
+    """The ``?room=`` argument of the page being built, as given (None without one)."""
+    return _argument("room")
 
 
 def instructor_page(context: ClassContext, language: str = DEFAULT_LANGUAGE) -> pn.viewable.Viewable:
@@ -888,6 +904,7 @@ def instructor_page(context: ClassContext, language: str = DEFAULT_LANGUAGE) -> 
             base_url=join_base(pn.state.headers, context.public_urls),
             store=context.store(),
             shared=context.shared,
+            join_folded=_argument("join") == "folded",
         )
     except Exception as exc:  # noqa: BLE001 - a page never shows a traceback: one line in the log, a plain page
         log.warning("class: instructor page for room %r not built: %s", room or "-", type(exc).__name__)

@@ -18,8 +18,11 @@ database, so a flood refused for its rate costs no query.
 
 from __future__ import annotations
 
+import errno
 import functools
 import html
+import logging
+import math
 import threading
 import time
 from collections import Counter
@@ -225,37 +228,110 @@ class ConnectionCap:
             self._refused[client] = (since, count + 1)
 
 
-class OncePerInterval:
-    """A logging filter: a record whose message starts like one logged less than ``seconds`` ago is dropped.
+#: The loggers whose lines can flood (one line per try of a loop that keeps failing, or per connection):
+#: asyncio's, tornado's, and this package's own; their children too.
+FLOODING_LOGGERS = ("asyncio", "tornado.access", "tornado.application", "tornado.general", "attention_explorable")
 
-    For tornado's accept loop at descriptor exhaustion, which logs the same
-    ``EMFILE`` traceback for every try (tens of thousands a minute): one line
-    per interval says it instead.
+
+class OncePerInterval(logging.Filter):
+    """A logging filter: one line per kind of failure per ``seconds``, whatever logger of ``names`` says it.
+
+    A kind is the logger's name and the exception's type (and an ``OSError``'s
+    errno); of tornado's access log, the response's status (its 4xx and 5xx
+    lines). Other records without an exception are lines of their own and
+    pass unchanged. The first record of a kind in an interval is written, with its
+    traceback the first time that kind is seen in the process and on one line
+    after that; the others of the interval are counted, not written, and the
+    next line of that kind says how many were left out. Running out of file
+    descriptors (tornado's accept loop logs the same ``EMFILE`` traceback for
+    every try, tens of thousands a minute) is said in plain words. Records
+    below WARNING, and of other loggers, pass unchanged. The filter may sit
+    on several handlers: a record is judged once. ``clock`` gives the time
+    in seconds (``time.monotonic``).
     """
 
-    def __init__(self, seconds: float = 10.0, prefixes: tuple[str, ...] = ("Exception in callback",)):
-        self.seconds, self.prefixes = seconds, prefixes
-        self._last: dict[str, float] = {}
+    def __init__(self, seconds: float = 10.0, names: tuple[str, ...] = FLOODING_LOGGERS, clock=time.monotonic):
+        super().__init__()
+        self.seconds, self.names, self.clock = seconds, tuple(names), clock
+        self._last: dict[tuple, tuple[float, int]] = {}  # kind -> (when last written, how many left out since)
+        self._traced: set[tuple] = set()
+        self._lock = threading.Lock()
+
+    def _watched(self, name: str) -> bool:
+        return any(name == n or name.startswith(n + ".") for n in self.names)
 
     def filter(self, record) -> bool:
-        import errno
-        import time
-
-        exc = record.exc_info[1] if record.exc_info else None
-        if not (isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE)):
+        """Whether ``record`` is written (rewritten to one line, with the count left out, when it is)."""
+        judged = getattr(record, "_ae_once", None)
+        if judged is not None:  # the same record on another handler
+            return judged
+        if record.levelno < logging.WARNING or not self._watched(record.name):
             return True
-        key = f"{record.name}:{exc.errno}"
-        now = time.monotonic()
-        if now - self._last.get(key, -1e9) < self.seconds:
-            return False
-        self._last[key] = now
-        record.msg, record.args, record.exc_info, record.exc_text = (
-            (
+        exc = record.exc_info[1] if record.exc_info else None
+        kind = _kind(record, exc)
+        if kind is None:  # a line of its own (a refusal, a room not read): as it is
+            return True
+        now = self.clock()
+        with self._lock:
+            written, left_out = self._last.get(kind, (-math.inf, 0))
+            record._ae_once = now - written >= self.seconds
+            if not record._ae_once:
+                self._last[kind] = (written, left_out + 1)
+                return False
+            self._last[kind] = (now, 0)
+            traced = kind in self._traced
+            self._traced.add(kind)
+        line = record.getMessage()
+        if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+            line = (
                 f"server: out of file descriptors ({exc.strerror}); new connections wait "
                 f"(said once per {self.seconds:g} s)"
-            ),
-            (),
-            None,
-            None,
-        )
+            )
+        elif exc is not None and traced:
+            line = f"{line} ({type(exc).__name__}: {exc})"
+        if left_out:
+            line = f"{line} [{left_out} more like it in {now - written:.0f} s, not written]"
+        record.msg, record.args = line, ()
+        if line.startswith("server: out of file descriptors") or traced:
+            record.exc_info, record.exc_text = None, None  # one line: its traceback was written once
         return True
+
+
+def _kind(record, exc) -> tuple | None:
+    """The kind of failure ``record`` says, for :class:`OncePerInterval`; None for a line of its own."""
+    if exc is not None:
+        return record.name, type(exc).__name__, getattr(exc, "errno", None)
+    if record.name == "tornado.access" and isinstance(record.args, tuple) and record.args:
+        return record.name, record.args[0]  # tornado writes "%d %s %.2fms": the status first
+    return None
+
+
+def quiet_floods(seconds: float = 10.0) -> OncePerInterval:
+    """Write the lines of :data:`FLOODING_LOGGERS` at most once per kind of failure per ``seconds``.
+
+    The filter sits on the root logger's handlers, which every logger's lines
+    reach (a child's too, which a filter on its parent logger would not see);
+    without a handler yet, the root logger gets one on standard error first
+    (``logging.basicConfig``), as Python's last resort would write there.
+    Returns the filter.
+    """
+    quiet = OncePerInterval(seconds)
+    if not logging.root.handlers:
+        logging.basicConfig()
+    for handler in logging.root.handlers:
+        handler.addFilter(quiet)
+    return quiet
+
+
+def log_failure(future) -> None:
+    """A done-callback for a task or future nobody awaits: its exception, retrieved and logged.
+
+    Retrieved, it is never "Task exception was never retrieved"; logged
+    through the package's logger, it is one line per kind per interval
+    (:func:`quiet_floods`). A cancelled one says nothing.
+    """
+    if future.cancelled():
+        return
+    exc = future.exception()
+    if exc is not None:
+        logging.getLogger(__name__).error("server: a task failed", exc_info=(type(exc), exc, exc.__traceback__))

@@ -87,7 +87,6 @@ BROWSER_STRINGS = (
 
 _SUBMITTED_CSS = ":host { color: var(--ae-right, #1b7a2e); font-weight: 600; }"
 _VOTE_CSS = ":host { font-weight: 600; }"
-_RECONNECTING_CSS = ":host { background: #30445c; color: #fff; }"
 
 
 def class_config(language: str) -> dict:
@@ -135,7 +134,7 @@ class ClassPanel:
         self.notice = html_model("ae-connection-lost", visible=False)
         self.notice.css_classes = ["ae-connection-lost"]
         # Not an alarm: the page reconnects by itself (ui.NOTICE_CSS's red is for a live app that cannot).
-        self.notice.stylesheets = [*self.notice.stylesheets, ui.NOTICE_CSS, _RECONNECTING_CSS]
+        self.notice.stylesheets = [*self.notice.stylesheets, ui.NOTICE_CSS, ui.RECONNECTING_CSS]
         self.submit_button = controls.button(text("class_submit", language), "ae-submit-prediction", "primary")
         self.submit_button.visible = False
         # How sure the student is, sent with the prediction (optional: nothing pressed, nothing said).

@@ -16,10 +16,19 @@ var classLinks = pageWide("class-links", () => /* @__PURE__ */ new WeakMap());
 var settling = pageWide("settling", () => /* @__PURE__ */ new WeakMap());
 
 // src/attention_explorable/web/connection.js
-function connectionLost({ notice, message }) {
-  notice.text = escapeHtml(`<div role="alert">${escapeHtml(message)}</div>`);
+var RETRY_MS = 1e3;
+function reloadWhenBack(url, every = RETRY_MS) {
+  const ask = () => fetch(url, { method: "HEAD", cache: "no-store", credentials: "same-origin" }).then(() => window.location.reload(), () => setTimeout(ask, every));
+  setTimeout(ask, every);
+}
+function connectionLost({ notice, message, reconnect }) {
+  const role = reconnect ? "status" : "alert";
+  notice.text = escapeHtml(`<div role="${role}">${escapeHtml(message)}</div>`);
   notice.visible = true;
+  if (reconnect) reloadWhenBack(window.location.href);
 }
 export {
-  connectionLost as default
+  RETRY_MS,
+  connectionLost as default,
+  reloadWhenBack
 };
