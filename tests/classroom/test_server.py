@@ -591,6 +591,28 @@ def test_served_pages_carry_their_policy_as_a_header_and_no_instructor_page_goes
         assert "frame-ancestors 'none'" in headers["Content-Security-Policy"], path
 
 
+def test_the_instructor_pages_run_only_their_own_scripts(served):
+    """``/instructor`` allows this server's files and the inline scripts of that very response (by a nonce
+    of its own), no plugin and no ``<base>``; the login page runs no script at all."""
+    cookie = login_cookie(served.base)
+    nonces = set()
+    for _ in range(2):
+        status, headers, page = http_get(f"{served.base}/instructor", cookie)
+        policy = headers["Content-Security-Policy"]
+        nonce = re.search(r"'nonce-([A-Za-z0-9_-]{16,})'", policy).group(1)
+        nonces.add(nonce)
+        assert status == 200 and policy.startswith("script-src 'self' "), policy
+        assert "'unsafe-inline'" not in policy and "*" not in policy and "http" not in policy, policy
+        for part in ("object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"):
+            assert part in policy, policy
+        inline = re.findall(r"<script\b(?![^>]*\bsrc=)[^>]*>", page)
+        assert inline and all(f'nonce="{nonce}"' in tag for tag in inline), inline
+    assert len(nonces) == 2  # a nonce per response
+    status, headers, page = http_get(f"{served.base}/instructor/login")
+    assert status == 200 and "<script" not in page
+    assert headers["Content-Security-Policy"].startswith("script-src 'none'; object-src 'none'; base-uri 'none'")
+
+
 def test_the_instructor_page_speaks_the_readers_language_and_its_join_url_carries_it(served):
     from attention_explorable.strings import text
 

@@ -48,7 +48,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from tornado.web import HTTPError, RequestHandler
 
 from ..apps import LANGUAGE_COOKIE
-from ..route_guards import INSTRUCTOR_HEADERS
+from ..route_guards import INSTRUCTOR_HEADERS, PagePolicy
 from ..strings import DEFAULT_LANGUAGE, HTML_LANG, STRINGS, text
 from .context import COOKIE, COOKIE_DAYS, KNOWN_COOKIE, KNOWN_DAYS, ClassContext, StoreSlow
 from .instructor import CSS, login_form_html
@@ -114,7 +114,7 @@ def _instructor_url(room: str | None, language: str) -> str:
     return "/instructor" + ("?" + "&".join(query) if query else "")
 
 
-class _Base(RequestHandler):
+class _Base(PagePolicy, RequestHandler):
     def initialize(self, context: ClassContext) -> None:
         self.context = context
 
