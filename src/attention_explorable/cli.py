@@ -146,8 +146,8 @@ def _class_options(serve: argparse.ArgumentParser) -> None:
         "--instructor-key",
         metavar="SECRET",
         default=None,
-        help="the instructor's secret for /instructor (default: $AE_INSTRUCTOR_KEY, else one the "
-        "server makes, prints once and keeps hashed, so that it survives a restart)",
+        help="the instructor's secret for /instructor, 12 characters or more (default: $AE_INSTRUCTOR_KEY, "
+        "else one the server makes, prints once and keeps hashed, so that it survives a restart)",
     )
     serve.add_argument(
         "--instructor-key-file",
@@ -201,7 +201,7 @@ def _prepare_class(args) -> tuple[str | None, dict]:
     from .classroom import network
     from pathlib import Path
 
-    from .classroom.context import ClassContext, default_key_file, kept_secret
+    from .classroom.context import MIN_KEY_LENGTH, ClassContext, default_key_file, kept_secret
     from .classroom.limits import SessionCap
     from .classroom.store import Store, StoreError, check_url, default_url
 
@@ -224,7 +224,14 @@ def _prepare_class(args) -> tuple[str | None, dict]:
     except Exception as exc:  # noqa: BLE001 - a database that cannot be reached, named on one line
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         return f"--db {url!r}: cannot open the database: {reason}", {}
-    key = args.instructor_key or os.environ.get(KEY_ENV) or ""
+    key, named = args.instructor_key, "--instructor-key"
+    if key is None:
+        key, named = os.environ.get(KEY_ENV) or "", f"${KEY_ENV}"
+    if (key or args.instructor_key is not None) and len(key) < MIN_KEY_LENGTH:
+        return (
+            f"{named} is too short ({len(key)} characters): an instructor secret needs at least "
+            f"{MIN_KEY_LENGTH}, or leave it out and the server makes one"
+        ), {}
     record, made, kept_in = "", "", None
     if not key:  # the server's own secret, kept hashed across restarts
         kept_in = args.instructor_key_file or default_key_file()

@@ -179,13 +179,13 @@ def _checked(handler: type) -> type:
     """A subclass of Bokeh's autoload handler that refuses an element argument that is not an id."""
 
     class Checked(handler):
-        def prepare(self):
+        async def prepare(self):
             element = self.get_argument("bokeh-autoload-element", None)
             if element is not None and not _ELEMENT_ID.fullmatch(element):
                 raise HTTPError(400, reason="bokeh-autoload-element must be an element id")
+            await super().prepare()  # the user, when the auth provider's is asynchronous
             if _behind_auth(self) and not self.current_user:
                 raise HTTPError(403)
-            return super().prepare()
 
     Checked.__name__ = Checked.__qualname__ = f"Checked{handler.__name__}"
     return Checked
