@@ -153,6 +153,36 @@ def test_a_given_secret_is_not_printed(monkeypatch, tmp_path):
     assert problem is None and served["key"] is None and served["context"].instructor_key == "mine-and-long"
 
 
+def test_a_secret_on_the_command_line_is_warned_of_and_one_from_a_file_or_the_environment_is_not(
+    monkeypatch, tmp_path, capsys
+):
+    for name in (cli.DB_ENV, cli.KEY_ENV):
+        monkeypatch.delenv(name, raising=False)
+    db = ["--db", f"sqlite:///{tmp_path / 'c.db'}"]
+    key_file = tmp_path / "my-key"
+    key_file.write_text("  a-secret-of-mine-42  \n")
+    problem, served = cli._prepare_class(
+        cli._parser().parse_args(["serve", *db, "--instructor-key-file", str(key_file)])
+    )
+    assert problem is None and served["key"] is None and served["kept_in"] is None  # nothing to print or keep
+    assert served["context"].key_matches("a-secret-of-mine-42") and not served["context"].key_matches("  a-secret")
+    assert key_file.read_text() == "  a-secret-of-mine-42  \n"  # read, never overwritten
+    monkeypatch.setenv(cli.KEY_ENV, "from-the-environment")
+    problem, served = cli._prepare_class(cli._parser().parse_args(["serve", *db]))
+    assert problem is None and served["context"].key_matches("from-the-environment")
+    assert "warning" not in capsys.readouterr().err
+    args = cli._parser().parse_args(["serve", *db, "--instructor-key", "on-the-command-line"])
+    problem, served = cli._prepare_class(args)
+    err = capsys.readouterr().err
+    assert problem is None and served["context"].key_matches("on-the-command-line")
+    assert "warning: --instructor-key shows the secret" in err and "process list" in err and cli.KEY_ENV in err
+    assert "on-the-command-line" not in err
+    monkeypatch.delenv(cli.KEY_ENV)
+    key_file.write_text("short\n")
+    problem, _ = cli._prepare_class(cli._parser().parse_args(["serve", *db, "--instructor-key-file", str(key_file)]))
+    assert problem.startswith(f"--instructor-key-file {str(key_file)!r} is too short (5 characters)"), problem
+
+
 def test_the_secret_and_database_may_come_from_the_environment(monkeypatch, tmp_path):
     url = f"sqlite:///{tmp_path / 'env.db'}"
     monkeypatch.setenv(cli.KEY_ENV, "from-env-secret")

@@ -17,7 +17,10 @@ The secret itself never travels in a URL.
 A secret the server made itself (no ``--instructor-key``) is kept, hashed
 (PBKDF2-SHA256 with a random salt), in ``instructor-key`` in the user's data
 folder (:func:`kept_secret`): a restart mid-lecture keeps the instructor
-logged in and the same secret valid. Delete the file for a new one.
+logged in and the same secret valid. Delete the file for a new one. A
+person may write their own secret into that file (or the one
+``--instructor-key-file`` names) instead: it is read (:func:`file_secret`),
+never overwritten, and never shows in the process list.
 """
 
 from __future__ import annotations
@@ -287,6 +290,24 @@ def default_key_file() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir("attention-explorable", appauthor=False)) / "instructor-key"
+
+
+def file_secret(path: Path) -> str | None:
+    """The secret a person wrote into ``path`` (its first line, without surrounding spaces), or None when
+    there is no such file, it is empty, or it holds a secret the server keeps (:func:`kept_secret`).
+
+    Raises
+    ------
+    OSError
+        If the file exists but cannot be read.
+    UnicodeDecodeError
+        If it is not UTF-8 text.
+    """
+    if not path.exists():
+        return None
+    lines = path.read_text("utf-8").strip().splitlines()
+    first = lines[0].strip() if lines else ""
+    return None if not first or first.startswith("pbkdf2-sha256$") else first
 
 
 def kept_secret(path: Path) -> tuple[str, str]:
