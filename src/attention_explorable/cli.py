@@ -266,6 +266,11 @@ def _prepare_class(args) -> tuple[str | None, dict]:
         cap=SessionCap(args.max_sessions_per_client),
         shared=not url.startswith("sqlite"),
     )
+    try:
+        context.signing_key()  # the database's random cookie key, read before any page (and any fork)
+    except Exception as exc:  # noqa: BLE001 - a database that cannot be read, named on one line
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        return f"--db {url!r}: cannot read the server's cookie key: {reason}", {}
     origins = [f"{h}:{args.port}" for h in network.reachable_hosts(args.address)]
     origins += [o for o in (args.allow_websocket_origin or []) if o not in origins]
     return None, {"context": context, "origins": origins, "key": made or None, "kept_in": kept_in, "hosts": hosts}

@@ -246,6 +246,13 @@ def test_a_secret_the_server_made_survives_a_restart_kept_hashed(monkeypatch, tm
     again = second["context"]
     assert again.key_matches(secret) and not again.key_matches(secret + "x") and not again.key_matches("")
     assert again.cookie_session(cookie) == session
+    # The key file does not sign a cookie: neither its record nor, written there by a person, the secret.
+    assert again.cookie_session(config.signed_cookie(key_file.read_text().strip(), session)) is None
+    assert again.cookie_session(config.signed_cookie(secret, session)) is None
+    other_db = ["serve", "--db", f"sqlite:///{tmp_path / 'other.db'}", "--instructor-key-file", str(key_file)]
+    problem, elsewhere = cli._prepare_class(cli._parser().parse_args(other_db))  # same file, another database
+    assert problem is None and elsewhere["context"].key_matches(secret)
+    assert elsewhere["context"].cookie_session(cookie) is None  # its cookie key is that database's own
     key_file.unlink()  # deleted: a new secret, and the old one no longer works
     problem, third = cli._prepare_class(cli._parser().parse_args(argv))
     assert third["key"] and third["key"] != secret and not third["context"].key_matches(secret)

@@ -8,9 +8,12 @@ inherit it through the fork; each opens its own database engine.
 
 Each login opens a session (a random id, kept as a digest in the database:
 :meth:`.store.Store.open_session`), and the instructor's browser gets a
-cookie of that id signed with a key derived from the secret (tornado's
-signed values): HttpOnly, SameSite=Strict, valid 12 hours. Every process
-(and every machine) of the same secret and database accepts it; logging out
+cookie of that id signed with a key derived from the secret and from a
+random key kept in the database (:meth:`.store.Store.server_secret`), so
+that the ``instructor-key`` file alone (the secret's record, or a secret
+written there) signs no cookie (tornado's signed values): HttpOnly,
+SameSite=Strict, valid 12 hours. Every process (and every machine) of the
+same secret and database accepts it; logging out
 closes the session, so the cookie opens nothing afterwards, even copied.
 The secret itself never travels in a URL.
 
@@ -145,6 +148,7 @@ class ClassContext:
     _stores: dict[int, Store] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _threads: StoreThreads = field(default_factory=StoreThreads, init=False, repr=False)
+    _server_key: bytes = field(default=b"", init=False, repr=False)
 
     async def call(self, method: str, *args, **kwargs):
         """``self.store().<method>(...)`` off the event loop (:meth:`StoreThreads.call`: may raise
@@ -172,7 +176,24 @@ class ClassContext:
 
     @property
     def _signing(self) -> str:
-        return self.instructor_key or self.key_record
+        """What the cookies' and student ids' keys are derived from (:meth:`signing_key`); empty without a secret."""
+        secret = self.instructor_key or self.key_record
+        if not secret:
+            return ""
+        if not self._server_key:  # read once (two threads at once read the same row)
+            self._server_key = self.store().server_secret("cookies")
+        return hmac.new(self._server_key, secret.encode(), hashlib.sha256).hexdigest()
+
+    def signing_key(self) -> str:
+        """Read (or make) the database's random cookie key now, in this process, so that no page waits for
+        it; returns the key cookies are derived from (empty without a secret).
+
+        Raises
+        ------
+        sqlalchemy.exc.SQLAlchemyError
+            If the database cannot be read.
+        """
+        return self._signing
 
     def signed_cookie(self, session: str) -> bytes:
         """The instructor's cookie of ``session`` for this server's secret (see :func:`signed_cookie`)."""

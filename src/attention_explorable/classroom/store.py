@@ -57,6 +57,10 @@ Tables
     Failed instructor logins, one row per client address and one per
     browser (``browser:`` and a digest of its form cookie), for the limits of
     :meth:`Store.login_allowed`.
+``server_secrets``
+    Random keys the servers of this database share, made by the first that
+    asks (:meth:`Store.server_secret`): the one cookies are signed with, so
+    that a copy of the ``instructor-key`` file alone signs no cookie.
 ``instructor_sessions``
     One row per instructor login: a digest (SHA-256) of the random session
     id its cookie carries, and when it was opened. Logging out deletes the
@@ -79,6 +83,7 @@ import io
 import logging
 import math
 import os
+import re
 import secrets
 import threading
 import time
@@ -253,6 +258,12 @@ class LoginFailure(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     client: Mapped[str] = mapped_column(String(64), index=True)
     at: Mapped[float] = mapped_column(Float, index=True)
+
+
+class ServerSecret(Base):
+    __tablename__ = "server_secrets"
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
 
 
 class InstructorSession(Base):
@@ -1235,6 +1246,28 @@ class Store:
             s.commit()
 
     # --- instructor sessions ----------------------------------------------------------------------
+    def server_secret(self, name: str) -> bytes:
+        """The random key ``name`` (32 bytes) every server of this database shares: made by the first to ask,
+        then read (two asking at once agree on one).
+
+        Raises
+        ------
+        ValueError
+            If ``name`` is not a short word (letters, digits, ``-``).
+        """
+        if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9-]{1,32}", name):
+            raise ValueError(f"name must be a short word of a-z, 0-9 and '-', got {name!r}")
+        with Session(self.engine) as s:
+            value = s.scalar(select(ServerSecret.value).where(ServerSecret.name == name))
+            if value is None:
+                s.add(ServerSecret(name=name, value=secrets.token_hex(32)))
+                try:
+                    s.commit()
+                except IntegrityError:  # another process made it at the same moment: theirs
+                    s.rollback()
+                value = s.scalar(select(ServerSecret.value).where(ServerSecret.name == name))
+        return bytes.fromhex(value)
+
     def open_session(self, now: float | None = None) -> str:
         """A new instructor session: its random id (kept as a digest only; sessions past
         :data:`SESSION_S` are removed meanwhile)."""
