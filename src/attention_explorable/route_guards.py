@@ -124,13 +124,13 @@ class PagePolicy:
         if chunk is not None:
             self.write(chunk)
         if self._policy_applies():
-            page = b"".join(self.__dict__.pop("_ae_page", [])).decode("utf-8")
+            page = b"".join(self.__dict__.pop("_ae_page", [])).decode("utf-8", "surrogateescape")  # bytes kept
             nonce = secrets.token_urlsafe(18) if "<script" in page else ""
             if nonce:
                 page = with_nonce(page, nonce)
             self.set_header("Content-Security-Policy", instructor_policy(page, nonce))
             if page:
-                super().write(page.encode("utf-8"))
+                super().write(page.encode("utf-8", "surrogateescape"))
         return super().finish()
 
 

@@ -269,6 +269,10 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         desk.page.wait_for_selector(".ae-submit-prediction", timeout=30_000)
         wait_text(desk.page, ".ae-submitted", r"已提交.*第 2 步.*9")
         assert desk.page.locator(".ae-prediction input").input_value() == "9"
+        # 退出登录 ends the instructor's session: the login form, and the page asks for the secret again.
+        teacher.page.click(".ae-logout button")
+        teacher.page.wait_for_selector(".ae-instructor-key", timeout=30_000)
+        teacher.open(f"{server.base}/instructor?room={code}", ".ae-instructor-key")
         for s in (teacher, desk, phone):
             s.assert_clean()
         assert not server.log_errors()
