@@ -140,7 +140,9 @@ def served_cli(tmp_path_factory):
     Yields the :class:`ServedApp`; its ``log`` is the server's output.
     """
     db = tmp_path_factory.mktemp("serve") / "class.sqlite3"
-    app = ServedApp(cli=True, extra_args=("--db", f"sqlite:///{db}", "--instructor-key", "served-test"), timeout=180)
+    app = ServedApp(
+        cli=True, extra_args=("--db", f"sqlite:///{db}", "--instructor-key", "served-test-key"), timeout=180
+    )
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{app.port}/textbook?lang=en", timeout=60):
             pass  # built last: every page is ready

@@ -49,7 +49,7 @@ def test_the_components_route_imports_nothing(server):
 
 
 def _instructor_cookie(port: int) -> str:
-    cookie = login_cookie(f"http://127.0.0.1:{port}", "served-test")
+    cookie = login_cookie(f"http://127.0.0.1:{port}", "served-test-key")
     return "; ".join(f"{k}={v}" for k, v in cookie.items())
 
 

@@ -145,15 +145,17 @@ def _class_options(serve: argparse.ArgumentParser) -> None:
         "--instructor-key",
         metavar="SECRET",
         default=None,
-        help="the instructor's secret for /instructor (default: $AE_INSTRUCTOR_KEY, else one the "
-        "server makes, prints once and keeps hashed, so that it survives a restart)",
+        help="the instructor's secret for /instructor, 12 characters or more; it shows in the process list, "
+        "so prefer $AE_INSTRUCTOR_KEY or --instructor-key-file (default: $AE_INSTRUCTOR_KEY, else the "
+        "--instructor-key-file's)",
     )
     serve.add_argument(
         "--instructor-key-file",
         metavar="PATH",
         default=None,
-        help="where the server keeps (hashed) the secret it made when none is given "
-        "(default: instructor-key in your data folder)",
+        help="file of the instructor's secret: one you wrote there (its first line, read, never shown in the "
+        "process list), else where the server keeps (hashed) the secret it made (default: instructor-key "
+        "in your data folder)",
     )
     serve.add_argument(
         "--max-sessions-per-client",
@@ -193,14 +195,18 @@ def _prepare_class(args) -> tuple[str | None, dict]:
     Returns (a one-line problem or None, what the server needs: ``context``
     (a :class:`~.classroom.context.ClassContext`), ``origins``, ``hosts``, and
     ``key``, the secret when made for this run, else None). The database is
-    opened once here (its tables made).
+    opened once here (its tables made). The secret comes from
+    ``--instructor-key``, else ``$AE_INSTRUCTOR_KEY``, else the key file (a
+    person's secret written there, or the one the server keeps); one shorter
+    than 12 characters is a problem. ``--instructor-key`` prints a warning
+    (the process list shows it).
     """
     import os
 
     from .classroom import network
     from pathlib import Path
 
-    from .classroom.context import ClassContext, default_key_file, kept_secret
+    from .classroom.context import MIN_KEY_LENGTH, ClassContext, default_key_file, file_secret, kept_secret
     from .classroom.limits import SessionCap
     from .classroom.store import Store, StoreError, check_url, default_url
 
@@ -223,14 +229,33 @@ def _prepare_class(args) -> tuple[str | None, dict]:
     except Exception as exc:  # noqa: BLE001 - a database that cannot be reached, named on one line
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         return f"--db {url!r}: cannot open the database: {reason}", {}
-    key = args.instructor_key or os.environ.get(KEY_ENV) or ""
+    key, named = args.instructor_key, "--instructor-key"
+    if key is None:
+        key, named = os.environ.get(KEY_ENV) or "", f"${KEY_ENV}"
     record, made, kept_in = "", "", None
-    if not key:  # the server's own secret, kept hashed across restarts
-        kept_in = args.instructor_key_file or default_key_file()
+    if not key and args.instructor_key is None:  # a secret in the key file: a person's, or the server's own
+        kept_in = Path(args.instructor_key_file or default_key_file())
         try:
-            record, made = kept_secret(Path(kept_in))
-        except OSError as exc:
-            return f"--instructor-key-file {str(kept_in)!r}: cannot keep the secret there: {exc.strerror or exc}", {}
+            key = file_secret(kept_in) or ""
+            if key:
+                named, kept_in = f"--instructor-key-file {str(kept_in)!r}", None
+            else:  # the server's own secret, kept hashed across restarts
+                record, made = kept_secret(kept_in)
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or exc
+            return f"--instructor-key-file {str(kept_in)!r}: cannot read or keep the secret there: {reason}", {}
+    if not record and len(key) < MIN_KEY_LENGTH:
+        return (
+            f"{named} is too short ({len(key)} characters): an instructor secret needs at least "
+            f"{MIN_KEY_LENGTH}, or leave it out and the server makes one"
+        ), {}
+    if args.instructor_key is not None:
+        print(
+            f"{PROG}: warning: --instructor-key shows the secret to every user of this machine in the "
+            f"process list (ps); give it in ${KEY_ENV} or in a file (--instructor-key-file PATH) instead",
+            file=sys.stderr,
+            flush=True,
+        )
     hosts = network.student_hosts(args.address)
     context = ClassContext(
         database_url=url,
@@ -240,6 +265,11 @@ def _prepare_class(args) -> tuple[str | None, dict]:
         cap=SessionCap(args.max_sessions_per_client),
         shared=not url.startswith("sqlite"),
     )
+    try:
+        context.signing_key()  # the database's random cookie key, read before any page (and any fork)
+    except Exception as exc:  # noqa: BLE001 - a database that cannot be read, named on one line
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        return f"--db {url!r}: cannot read the server's cookie key: {reason}", {}
     origins = [f"{h}:{args.port}" for h in network.reachable_hosts(args.address)]
     origins += [o for o in (args.allow_websocket_origin or []) if o not in origins]
     return None, {"context": context, "origins": origins, "key": made or None, "kept_in": kept_in, "hosts": hosts}

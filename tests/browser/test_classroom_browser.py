@@ -93,9 +93,14 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         assert "wrong secret" not in teacher.page.url
         teacher.errors.clear()  # the browser logs the 403 itself
         teacher.page.fill(".ae-instructor-key", KEY)
-        teacher.page.click(".ae-instructor-login")
+        with teacher.page.expect_response(lambda r: r.request.resource_type == "document" and r.status == 200) as page:
+            teacher.page.click(".ae-instructor-login")
         teacher.page.wait_for_selector(".ae-start-room", timeout=30_000)
         assert KEY not in teacher.page.url
+        # The page runs under its strict policy (a violation would be a console error: assert_clean below).
+        policy = page.value.headers["content-security-policy"]
+        assert "script-src 'self' " in policy and "'nonce-" in policy and "'unsafe-inline'" not in policy, policy
+        assert "object-src 'none'" in policy and "base-uri 'none'" in policy, policy
         teacher.page.click(".ae-start-room button")
         teacher.page.wait_for_selector(".ae-room-code", timeout=30_000)
         code = text_of(teacher.page, ".ae-room-code").strip()
@@ -265,6 +270,10 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         desk.page.wait_for_selector(".ae-submit-prediction", timeout=30_000)
         wait_text(desk.page, ".ae-submitted", r"已提交.*第 2 步.*9")
         assert desk.page.locator(".ae-prediction input").input_value() == "9"
+        # 退出登录 ends the instructor's session: the login form, and the page asks for the secret again.
+        teacher.page.click(".ae-logout button")
+        teacher.page.wait_for_selector(".ae-instructor-key", timeout=30_000)
+        teacher.open(f"{server.base}/instructor?room={code}", ".ae-instructor-key")
         for s in (teacher, desk, phone):
             s.assert_clean()
         assert not server.log_errors()

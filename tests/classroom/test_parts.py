@@ -17,19 +17,37 @@ from attention_explorable.classroom.limits import SessionCap
 from ..conftest import ROOT
 
 
-def test_the_cookie_is_signed_for_the_secret_and_expires():
-    value = config.signed_cookie("secret-one")
-    assert config.cookie_valid(value, "secret-one")
-    assert not config.cookie_valid(value, "secret-two")  # another secret: another signing key
+def test_the_cookie_carries_a_session_signed_for_the_secret_and_expires():
+    session = "s" * 32
+    value = config.signed_cookie("secret-one", session)
+    assert config.cookie_session(value, "secret-one") == session
+    assert config.cookie_session(value, "secret-two") is None  # another secret: another signing key
     assert b"secret-one" not in value
-    assert not config.cookie_valid(value.replace(b"aW5zdHJ1Y3Rvcg==", b"c3R1ZGVudA=="), "secret-one")
-    assert not config.cookie_valid("", "secret-one") and not config.cookie_valid("junk|1|2", "secret-one")
-    assert not config.cookie_valid(value, "")  # no secret set: no cookie is valid
+    assert config.cookie_session(value.replace(b"c3Nzc3Nz", b"dHR0dHR0"), "secret-one") is None
+    assert config.cookie_session("", "secret-one") is None and config.cookie_session("junk|1|2", "secret-one") is None
+    assert config.cookie_session(value, "") is None  # no secret set: no cookie is valid
+    with pytest.raises(ValueError, match="session must be a session id"):
+        config.signed_cookie("secret-one", "instructor")
     later = time.time() + config.COOKIE_DAYS * 86400 + 60
     from unittest import mock
 
     with mock.patch("time.time", return_value=later):
-        assert not config.cookie_valid(value, "secret-one")
+        assert config.cookie_session(value, "secret-one") is None
+
+
+def test_a_session_is_open_until_closed_or_old(tmp_path):
+    from attention_explorable.classroom.store import SESSION_S, Store
+
+    store = Store(f"sqlite:///{tmp_path / 'c.db'}")
+    try:
+        one, two = store.open_session(now=1000.0), store.open_session(now=1000.0)
+        assert one != two and store.session_open(one, now=1001.0) and store.session_open(two, now=1001.0)
+        store.close_session(one)  # one browser logs out; the other stays in
+        assert not store.session_open(one, now=1001.0) and store.session_open(two, now=1001.0)
+        assert not store.session_open(two, now=1000.0 + SESSION_S + 1)
+        assert not store.session_open("x" * 32, now=1001.0)
+    finally:
+        store.close()
 
 
 def test_the_secret_is_compared_exactly():
@@ -128,18 +146,50 @@ def test_origins_extend_the_defaults_and_lan_urls_are_printed(monkeypatch, tmp_p
 
 def test_a_given_secret_is_not_printed(monkeypatch, tmp_path):
     monkeypatch.delenv(cli.KEY_ENV, raising=False)
-    args = cli._parser().parse_args(["serve", "--db", f"sqlite:///{tmp_path / 'c.db'}", "--instructor-key", "mine"])
+    args = cli._parser().parse_args(
+        ["serve", "--db", f"sqlite:///{tmp_path / 'c.db'}", "--instructor-key", "mine-and-long"]
+    )
     problem, served = cli._prepare_class(args)
-    assert problem is None and served["key"] is None and served["context"].instructor_key == "mine"
+    assert problem is None and served["key"] is None and served["context"].instructor_key == "mine-and-long"
+
+
+def test_a_secret_on_the_command_line_is_warned_of_and_one_from_a_file_or_the_environment_is_not(
+    monkeypatch, tmp_path, capsys
+):
+    for name in (cli.DB_ENV, cli.KEY_ENV):
+        monkeypatch.delenv(name, raising=False)
+    db = ["--db", f"sqlite:///{tmp_path / 'c.db'}"]
+    key_file = tmp_path / "my-key"
+    key_file.write_text("  a-secret-of-mine-42  \n")
+    problem, served = cli._prepare_class(
+        cli._parser().parse_args(["serve", *db, "--instructor-key-file", str(key_file)])
+    )
+    assert problem is None and served["key"] is None and served["kept_in"] is None  # nothing to print or keep
+    assert served["context"].key_matches("a-secret-of-mine-42") and not served["context"].key_matches("  a-secret")
+    assert key_file.read_text() == "  a-secret-of-mine-42  \n"  # read, never overwritten
+    monkeypatch.setenv(cli.KEY_ENV, "from-the-environment")
+    problem, served = cli._prepare_class(cli._parser().parse_args(["serve", *db]))
+    assert problem is None and served["context"].key_matches("from-the-environment")
+    assert "warning" not in capsys.readouterr().err
+    args = cli._parser().parse_args(["serve", *db, "--instructor-key", "on-the-command-line"])
+    problem, served = cli._prepare_class(args)
+    err = capsys.readouterr().err
+    assert problem is None and served["context"].key_matches("on-the-command-line")
+    assert "warning: --instructor-key shows the secret" in err and "process list" in err and cli.KEY_ENV in err
+    assert "on-the-command-line" not in err
+    monkeypatch.delenv(cli.KEY_ENV)
+    key_file.write_text("short\n")
+    problem, _ = cli._prepare_class(cli._parser().parse_args(["serve", *db, "--instructor-key-file", str(key_file)]))
+    assert problem.startswith(f"--instructor-key-file {str(key_file)!r} is too short (5 characters)"), problem
 
 
 def test_the_secret_and_database_may_come_from_the_environment(monkeypatch, tmp_path):
     url = f"sqlite:///{tmp_path / 'env.db'}"
-    monkeypatch.setenv(cli.KEY_ENV, "from-env")
+    monkeypatch.setenv(cli.KEY_ENV, "from-env-secret")
     monkeypatch.setenv(cli.DB_ENV, url)
     problem, served = cli._prepare_class(cli._parser().parse_args(["serve"]))
     assert problem is None and served["key"] is None
-    assert served["context"].instructor_key == "from-env" and served["context"].database_url == url
+    assert served["context"].instructor_key == "from-env-secret" and served["context"].database_url == url
 
 
 @pytest.mark.parametrize(
@@ -148,14 +198,20 @@ def test_the_secret_and_database_may_come_from_the_environment(monkeypatch, tmp_
         (["--db", "nonsense"], "--db 'nonsense' is not a database URL"),
         (["--db", "postgresql+psycopg://nobody@127.0.0.1:1/none"], "cannot open the database"),
         (["--max-sessions-per-client", "-1"], "--max-sessions-per-client must be 0 (no limit) or more, got -1"),
+        (["--instructor-key", "1"], "--instructor-key is too short (1 characters): an instructor secret needs"),
+        (["--instructor-key", "eleven-char"], "--instructor-key is too short (11 characters)"),
+        (["--instructor-key", ""], "--instructor-key is too short (0 characters)"),
+        ([], "$AE_INSTRUCTOR_KEY is too short (5 characters)"),
     ],
 )
-def test_bad_class_options_give_one_line_errors(args, says):
+def test_bad_class_options_give_one_line_errors(args, says, tmp_path):
+    env = {**os.environ, "AE_DB": f"sqlite:///{tmp_path / 'c.db'}", cli.KEY_ENV: "short"}
     res = subprocess.run(
         [sys.executable, "-m", "attention_explorable.cli", "serve", "--port", "0", *args],
         capture_output=True,
         text=True,
         timeout=60,
+        env=env,
     )
     assert res.returncode == 2, res.stderr
     lines = res.stderr.strip().splitlines()
@@ -182,14 +238,22 @@ def test_a_secret_the_server_made_survives_a_restart_kept_hashed(monkeypatch, tm
     argv = ["serve", "--db", f"sqlite:///{tmp_path / 'c.db'}", "--instructor-key-file", str(key_file)]
     problem, first = cli._prepare_class(cli._parser().parse_args(argv))
     assert problem is None and first["key"]
-    secret, cookie = first["key"], first["context"].signed_cookie()
+    session = first["context"].store().open_session()
+    secret, cookie = first["key"], first["context"].signed_cookie(session)
     assert secret not in key_file.read_text() and stat.S_IMODE(os.stat(key_file).st_mode) == 0o600
     problem, second = cli._prepare_class(cli._parser().parse_args(argv))  # the restart
     assert problem is None and second["key"] is None  # nothing new to print
     again = second["context"]
     assert again.key_matches(secret) and not again.key_matches(secret + "x") and not again.key_matches("")
-    assert again.cookie_valid(cookie)
+    assert again.cookie_session(cookie) == session
+    # The key file does not sign a cookie: neither its record nor, written there by a person, the secret.
+    assert again.cookie_session(config.signed_cookie(key_file.read_text().strip(), session)) is None
+    assert again.cookie_session(config.signed_cookie(secret, session)) is None
+    other_db = ["serve", "--db", f"sqlite:///{tmp_path / 'other.db'}", "--instructor-key-file", str(key_file)]
+    problem, elsewhere = cli._prepare_class(cli._parser().parse_args(other_db))  # same file, another database
+    assert problem is None and elsewhere["context"].key_matches(secret)
+    assert elsewhere["context"].cookie_session(cookie) is None  # its cookie key is that database's own
     key_file.unlink()  # deleted: a new secret, and the old one no longer works
     problem, third = cli._prepare_class(cli._parser().parse_args(argv))
     assert third["key"] and third["key"] != secret and not third["context"].key_matches(secret)
-    assert not third["context"].cookie_valid(cookie)
+    assert third["context"].cookie_session(cookie) is None

@@ -19,6 +19,7 @@ import re
 import sys
 import time
 import urllib.parse
+from email.utils import parsedate_to_datetime
 
 import pytest
 from tornado.httpclient import HTTPClientError, HTTPRequest
@@ -488,6 +489,44 @@ def test_students_get_only_the_login_form_and_no_session_and_no_csv(served):
     assert ROOM_CODE_ELEMENT.search(teacher) and code in teacher and "ae-instructor-key" not in teacher
 
 
+def _no_redirect_post(url: str, cookies=None, origin: str | None = None) -> tuple[int, dict, str]:
+    headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())} if cookies else {}
+    headers.update({"Origin": origin} if origin else {})
+
+    async def run():
+        from tornado.httpclient import AsyncHTTPClient
+
+        request = HTTPRequest(url, method="POST", body="", headers=headers, follow_redirects=False)
+        response = await AsyncHTTPClient().fetch(request, raise_error=False)
+        return response.code, response.headers, response.body.decode()
+
+    return run_coroutine(run())
+
+
+def test_logging_out_ends_that_browsers_session_even_for_a_copy_of_its_cookie(served):
+    code = _room(served)
+    mine, other = login_cookie(served.base), login_cookie(served.base)  # two browsers of the instructor
+    assert mine != other
+    page = f"{served.base}/instructor?room={code}"
+    assert _no_redirect_get(page, mine)[0] == 200 and "ae-logout" in _instructor_document(served.base, code, mine)
+    # Another site's form cannot log the instructor out.
+    status, _, _ = _no_redirect_post(f"{served.base}/instructor/logout", mine, origin="http://evil.example")
+    assert status == 403 and _no_redirect_get(page, mine)[0] == 200
+    status, headers, _ = _no_redirect_post(f"{served.base}/instructor/logout", mine, origin=served.base)
+    assert status == 303 and headers["Location"].startswith("/instructor/login")
+    cleared = [c for c in headers.get_list("Set-Cookie") if c.startswith("ae_instructor=")]
+    expires = [re.search(r"expires=([^;]+)", c, re.I) for c in cleared]
+    assert cleared and all(c.startswith('ae_instructor="";') for c in cleared), cleared
+    assert all(e and parsedate_to_datetime(e.group(1)).timestamp() < time.time() for e in expires), cleared
+    # The old cookie's value, kept or copied, opens nothing any more: not the page, its script, its CSV.
+    assert _no_redirect_get(page, mine)[0] == 302
+    assert http_get(f"{served.base}/instructor/autoload.js?bokeh-autoload-element=x", mine)[0] == 403
+    assert http_get(f"{served.base}/instructor/rooms/{code}.csv", mine)[0] == 403
+    with pytest.raises(Exception):
+        _instructor_document(served.base, code, mine)
+    assert _no_redirect_get(page, other)[0] == 200  # the other browser stays logged in
+
+
 def test_a_token_without_the_cookie_opens_no_instructor_socket(served):
     """A script on the origin that got a page's session token still cannot open its socket."""
     cookie = login_cookie(served.base)
@@ -589,6 +628,28 @@ def test_served_pages_carry_their_policy_as_a_header_and_no_instructor_page_goes
         assert status == 200, path
         assert headers["X-Frame-Options"] == "DENY", path
         assert "frame-ancestors 'none'" in headers["Content-Security-Policy"], path
+
+
+def test_the_instructor_pages_run_only_their_own_scripts(served):
+    """``/instructor`` allows this server's files and the inline scripts of that very response (by a nonce
+    of its own), no plugin and no ``<base>``; the login page runs no script at all."""
+    cookie = login_cookie(served.base)
+    nonces = set()
+    for _ in range(2):
+        status, headers, page = http_get(f"{served.base}/instructor", cookie)
+        policy = headers["Content-Security-Policy"]
+        nonce = re.search(r"'nonce-([A-Za-z0-9_-]{16,})'", policy).group(1)
+        nonces.add(nonce)
+        assert status == 200 and policy.startswith("script-src 'self' "), policy
+        assert "'unsafe-inline'" not in policy and "*" not in policy and "http" not in policy, policy
+        for part in ("object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"):
+            assert part in policy, policy
+        inline = re.findall(r"<script\b(?![^>]*\bsrc=)[^>]*>", page)
+        assert inline and all(f'nonce="{nonce}"' in tag for tag in inline), inline
+    assert len(nonces) == 2  # a nonce per response
+    status, headers, page = http_get(f"{served.base}/instructor/login")
+    assert status == 200 and "<script" not in page
+    assert headers["Content-Security-Policy"].startswith("script-src 'none'; object-src 'none'; base-uri 'none'")
 
 
 def test_the_instructor_page_speaks_the_readers_language_and_its_join_url_carries_it(served):

@@ -6,15 +6,24 @@ socket (:mod:`.channel`), the instructor's page (:mod:`.instructor`) and its
 HTTP endpoints (:mod:`.handlers`). Worker processes of ``--num-procs``
 inherit it through the fork; each opens its own database engine.
 
-The instructor's browser gets a cookie signed with a key derived from the
-secret (tornado's signed values): HttpOnly, SameSite=Strict, valid 12
-hours. Every process (and every machine) given the same secret accepts it;
-the secret itself never travels in a URL.
+Each login opens a session (a random id, kept as a digest in the database:
+:meth:`.store.Store.open_session`), and the instructor's browser gets a
+cookie of that id signed with a key derived from the secret and from a
+random key kept in the database (:meth:`.store.Store.server_secret`), so
+that the ``instructor-key`` file alone (the secret's record, or a secret
+written there) signs no cookie (tornado's signed values): HttpOnly,
+SameSite=Strict, valid 12 hours. Every process (and every machine) of the
+same secret and database accepts it; logging out
+closes the session, so the cookie opens nothing afterwards, even copied.
+The secret itself never travels in a URL.
 
 A secret the server made itself (no ``--instructor-key``) is kept, hashed
 (PBKDF2-SHA256 with a random salt), in ``instructor-key`` in the user's data
 folder (:func:`kept_secret`): a restart mid-lecture keeps the instructor
-logged in and the same secret valid. Delete the file for a new one.
+logged in and the same secret valid. Delete the file for a new one. A
+person may write their own secret into that file (or the one
+``--instructor-key-file`` names) instead: it is read (:func:`file_secret`),
+never overwritten, and never shows in the process list.
 """
 
 from __future__ import annotations
@@ -23,22 +32,30 @@ import asyncio
 import base64
 import hashlib
 import hmac
+import logging
 import os
+import re
 import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sqlalchemy.exc import SQLAlchemyError
 from tornado.web import create_signed_value, decode_signed_value
 
 from .limits import SessionCap, log_failure
 from .store import Store
 
+log = logging.getLogger(__name__)
+
 #: Name of the instructor's cookie, and how long it is valid.
 COOKIE = "ae_instructor"
 COOKIE_DAYS = 0.5
-_COOKIE_VALUE = b"instructor"
+#: What a signed instructor cookie carries: a session id as :meth:`.store.Store.open_session` makes them.
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{32}")
+#: The shortest instructor secret taken: a short one is guessed (the limits of failed logins slow, not stop, that).
+MIN_KEY_LENGTH = 12
 #: A browser the instructor has logged in from: its own failures are counted, not its address's
 #: (:meth:`.store.Store.login_allowed`), so no one else on that address can lock it out.
 KNOWN_COOKIE = "ae_known_browser"
@@ -132,6 +149,7 @@ class ClassContext:
     _stores: dict[int, Store] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _threads: StoreThreads = field(default_factory=StoreThreads, init=False, repr=False)
+    _server_key: bytes = field(default=b"", init=False, repr=False)
 
     async def call(self, method: str, *args, **kwargs):
         """``self.store().<method>(...)`` off the event loop (:meth:`StoreThreads.call`: may raise
@@ -159,15 +177,48 @@ class ClassContext:
 
     @property
     def _signing(self) -> str:
-        return self.instructor_key or self.key_record
+        """What the cookies' and student ids' keys are derived from (:meth:`signing_key`); empty without a secret."""
+        secret = self.instructor_key or self.key_record
+        if not secret:
+            return ""
+        if not self._server_key:  # read once (two threads at once read the same row)
+            self._server_key = self.store().server_secret("cookies")
+        return hmac.new(self._server_key, secret.encode(), hashlib.sha256).hexdigest()
 
-    def signed_cookie(self) -> bytes:
-        """The instructor's cookie for this server's secret (see :func:`signed_cookie`)."""
-        return signed_cookie(self._signing)
+    def signing_key(self) -> str:
+        """Read (or make) the database's random cookie key now, in this process, so that no page waits for
+        it; returns the key cookies are derived from (empty without a secret).
 
-    def cookie_valid(self, value: str | bytes | None) -> bool:
-        """Whether ``value`` is an instructor cookie of this server's secret (see :func:`cookie_valid`)."""
-        return cookie_valid(value, self._signing)
+        Raises
+        ------
+        sqlalchemy.exc.SQLAlchemyError
+            If the database cannot be read.
+        """
+        return self._signing
+
+    def signed_cookie(self, session: str) -> bytes:
+        """The instructor's cookie of ``session`` for this server's secret (see :func:`signed_cookie`)."""
+        return signed_cookie(self._signing, session)
+
+    def cookie_session(self, value: str | bytes | None) -> str | None:
+        """The session id of instructor cookie ``value`` signed for this server's secret, else None (see
+        :func:`cookie_session`); whether that session is still open is :meth:`instructor`'s question."""
+        return cookie_session(value, self._signing)
+
+    async def instructor(self, value: str | bytes | None) -> bool:
+        """Whether ``value`` is an instructor cookie of this server's secret whose session is open.
+
+        Asks the database off the event loop (:meth:`call`); a database that
+        fails or is slow says no (one line in the log), never raises.
+        """
+        session = self.cookie_session(value)
+        if session is None:
+            return False
+        try:
+            return bool(await self.call("session_open", session))
+        except (SQLAlchemyError, StoreSlow) as exc:
+            log.warning("class: instructor session not read: %s", type(exc).__name__)
+            return False
 
     def student_key(self) -> bytes | None:
         """The key student ids are signed with (:class:`.channel.StudentIds`): derived from the secret, so
@@ -200,20 +251,31 @@ def key_matches(given: str, key: str) -> bool:
     return bool(key) and hmac.compare_digest(given.encode(), key.encode())
 
 
-def signed_cookie(key: str) -> bytes:
-    """The value of the instructor's cookie, signed with a key derived from the secret ``key``."""
-    return create_signed_value(_cookie_secret(key), COOKIE, _COOKIE_VALUE)
+def signed_cookie(key: str, session: str) -> bytes:
+    """The value of the instructor's cookie of ``session`` (an id of :meth:`.store.Store.open_session`),
+    signed with a key derived from the secret ``key``.
+
+    Raises
+    ------
+    ValueError
+        If ``session`` is not such an id.
+    """
+    if not isinstance(session, str) or not _SESSION_ID.fullmatch(session):
+        raise ValueError(f"session must be a session id of Store.open_session, got {session!r}")
+    return create_signed_value(_cookie_secret(key), COOKIE, session)
 
 
-def cookie_valid(value: str | bytes | None, key: str) -> bool:
-    """Whether ``value`` is an instructor cookie signed for the secret ``key``, less than 12 hours old."""
+def cookie_session(value: str | bytes | None, key: str) -> str | None:
+    """The session id of ``value`` when it is an instructor cookie signed for the secret ``key``, less
+    than 12 hours old; else None (no secret set: never)."""
     if not key or not value:
-        return False
+        return None
     try:
         decoded = decode_signed_value(_cookie_secret(key), COOKIE, value, max_age_days=COOKIE_DAYS)
     except Exception:  # noqa: BLE001 - any malformed cookie is simply not valid
-        return False
-    return decoded == _COOKIE_VALUE
+        return None
+    session = decoded.decode("ascii", "replace") if decoded else ""
+    return session if _SESSION_ID.fullmatch(session) else None
 
 
 #: PBKDF2 rounds of a kept secret. The secret is 96 random bits, not a word a person chose, so rounds add
@@ -250,6 +312,24 @@ def default_key_file() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir("attention-explorable", appauthor=False)) / "instructor-key"
+
+
+def file_secret(path: Path) -> str | None:
+    """The secret a person wrote into ``path`` (its first line, without surrounding spaces), or None when
+    there is no such file, it is empty, or it holds a secret the server keeps (:func:`kept_secret`).
+
+    Raises
+    ------
+    OSError
+        If the file exists but cannot be read.
+    UnicodeDecodeError
+        If it is not UTF-8 text.
+    """
+    if not path.exists():
+        return None
+    lines = path.read_text("utf-8").strip().splitlines()
+    first = lines[0].strip() if lines else ""
+    return None if not first or first.startswith("pbkdf2-sha256$") else first
 
 
 def kept_secret(path: Path) -> tuple[str, str]:

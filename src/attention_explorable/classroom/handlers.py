@@ -18,6 +18,12 @@
     browser (:meth:`.store.Store.login_allowed`): beyond the limit, 429, the
     secret not even compared; the instructor's own browser is held only to
     its own failures.
+``POST /instructor/logout``
+    Ends this browser's session: the session is closed in the database (its
+    cookie, even copied, opens nothing afterwards) and the cookie cleared,
+    then a redirect (303) to the login form. Only from this server's own
+    pages: the cookie is SameSite=Strict, and a post whose ``Origin`` is
+    another site is refused (403).
 ``GET /instructor/rooms/CODE.csv``
     Every round of the room as CSV (formula cells neutralised; a stored value
     it cannot read is an empty cell, never a failed download), for the
@@ -48,7 +54,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from tornado.web import HTTPError, RequestHandler
 
 from ..apps import LANGUAGE_COOKIE
-from ..route_guards import INSTRUCTOR_HEADERS
+from ..route_guards import INSTRUCTOR_HEADERS, PagePolicy
 from ..strings import DEFAULT_LANGUAGE, HTML_LANG, STRINGS, text
 from .context import COOKIE, COOKIE_DAYS, KNOWN_COOKIE, KNOWN_DAYS, ClassContext, StoreSlow
 from .instructor import CSS, login_form_html
@@ -71,11 +77,12 @@ SESSION_EXCLUDES = {"exclude_cookies": [COOKIE], "exclude_headers": ["Cookie", "
 class InstructorAuth(AuthProvider):
     """Bokeh's gate in front of the instructor's app: only the instructor's cookie gets a session.
 
-    ``get_user`` is ``"instructor"`` for a valid signed cookie of
-    ``context``'s secret (:meth:`.context.ClassContext.cookie_valid`), else
-    None, and Bokeh then sends the page to :data:`LOGIN_PATH` and refuses the
-    socket (403). Checked per request in Tornado: a page without the cookie
-    costs a redirect, no session.
+    ``get_user_async`` is ``"instructor"`` for a signed cookie of
+    ``context``'s secret whose session is open
+    (:meth:`.context.ClassContext.instructor`, a database read off the event
+    loop), else None, and Bokeh then sends the page to :data:`LOGIN_PATH`
+    and refuses the socket (403). Checked per request in Tornado: a page
+    without the cookie costs a redirect, no session and no database read.
     """
 
     def __init__(self, context: ClassContext):
@@ -83,15 +90,15 @@ class InstructorAuth(AuthProvider):
         super().__init__()
 
     @property
-    def get_user(self):
+    def get_user_async(self):
         return self._user
 
     @property
     def login_url(self) -> str:
         return LOGIN_PATH
 
-    def _user(self, handler: RequestHandler) -> str | None:
-        return "instructor" if self.context.cookie_valid(handler.get_cookie(COOKIE)) else None
+    async def _user(self, handler: RequestHandler) -> str | None:
+        return "instructor" if await self.context.instructor(handler.get_cookie(COOKIE)) else None
 
 
 @lru_cache(maxsize=None)
@@ -114,7 +121,7 @@ def _instructor_url(room: str | None, language: str) -> str:
     return "/instructor" + ("?" + "&".join(query) if query else "")
 
 
-class _Base(RequestHandler):
+class _Base(PagePolicy, RequestHandler):
     def initialize(self, context: ClassContext) -> None:
         self.context = context
 
@@ -140,19 +147,19 @@ class _Base(RequestHandler):
         self.set_header("Cache-Control", "no-store")
         self.finish(message_page(language or self._language(), body_html))
 
-    def _instructor(self) -> bool:
-        return self.context.cookie_valid(self.get_cookie(COOKIE))
+    async def _instructor(self) -> bool:
+        return await self.context.instructor(self.get_cookie(COOKIE))
 
 
 class LoginHandler(_Base):
     """``/instructor/login``: the form's secret for the instructor's cookie (see the module docstring)."""
 
-    def get(self) -> None:
+    async def get(self) -> None:
         asked = parse_qs(urlsplit(self.get_argument("next", "")).query)
         room = normalise_code((asked.get("room") or [""])[0])
         lang = (asked.get("lang") or [""])[0]
         lang = lang if lang in STRINGS else self._language()
-        if self._instructor():
+        if await self._instructor():
             self.redirect(_instructor_url(room, lang), status=303)
         elif not self.context.has_secret:
             self._page(503, f"<p class='ae-error'>{html.escape(text('instructor_no_key', lang))}</p>", lang)
@@ -185,10 +192,16 @@ class LoginHandler(_Base):
             self._page(429, self._form(lang, room, text("instructor_too_many", lang)))
             return
         if self.context.key_matches(self.get_body_argument("key", "")):
+            try:
+                session = await self.context.call("open_session")
+            except (SQLAlchemyError, StoreSlow) as exc:
+                log.warning("class: instructor session not opened: %s", type(exc).__name__)
+                self._page(503, self._form(lang, room, text("instructor_busy", lang)))
+                return
             secure = self.request.protocol == "https"
             self.set_cookie(
                 COOKIE,
-                self.context.signed_cookie(),
+                self.context.signed_cookie(session),
                 path="/",
                 httponly=True,
                 samesite="Strict",
@@ -213,11 +226,35 @@ class LoginHandler(_Base):
         self._page(403, self._form(lang, room, text("instructor_wrong_key", lang)))
 
 
+class LogoutHandler(_Base):
+    """``POST /instructor/logout``: ends this browser's instructor session (see the module docstring)."""
+
+    def check_xsrf_cookie(self) -> None:  # the cookie is SameSite=Strict, and post checks the Origin
+        return None
+
+    async def post(self) -> None:
+        lang = self._language()
+        origin = self.request.headers.get("Origin")
+        if origin is not None and urlsplit(origin).netloc != self.request.host:
+            self._page(403, f"<p class='ae-error'>{html.escape(text('instructor_refused', lang))}</p>", lang)
+            return
+        session = self.context.cookie_session(self.get_cookie(COOKIE))
+        if session is not None:
+            try:
+                await self.context.call("close_session", session)
+            except (SQLAlchemyError, StoreSlow) as exc:  # the session stays open: said, not hidden
+                log.warning("class: instructor session not closed: %s", type(exc).__name__)
+                self._page(503, f"<p class='ae-error'>{html.escape(text('instructor_busy', lang))}</p>", lang)
+                return
+        self.clear_cookie(COOKIE, path="/")
+        self.redirect(LOGIN_PATH + ("" if lang == DEFAULT_LANGUAGE else f"?next=/instructor?lang={lang}"), status=303)
+
+
 class CsvHandler(_Base):
     """``/instructor/rooms/CODE.csv``: every round of a room, for the instructor only."""
 
     async def get(self, code: str) -> None:
-        if not self._instructor():
+        if not await self._instructor():
             lang = self._language()
             self._page(
                 403,
@@ -245,4 +282,8 @@ class CsvHandler(_Base):
 def patterns(context: ClassContext) -> list[tuple]:
     """The handlers' routes for the server's ``context``, for ``pn.serve(extra_patterns=...)``."""
     args = {"context": context}
-    return [(r"/instructor/login", LoginHandler, args), (r"/instructor/rooms/([A-Za-z0-9]+)\.csv", CsvHandler, args)]
+    return [
+        (r"/instructor/login", LoginHandler, args),
+        (r"/instructor/logout", LogoutHandler, args),
+        (r"/instructor/rooms/([A-Za-z0-9]+)\.csv", CsvHandler, args),
+    ]

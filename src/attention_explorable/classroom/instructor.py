@@ -156,6 +156,16 @@ def login_form_html(language: str, room: str | None = None, message: str = "", x
     )
 
 
+def logout_form_html(language: str) -> str:
+    """The instructor's **退出登录** (class ``ae-logout``): a form posting to ``/instructor/logout``, which
+    ends this browser's session (:class:`.handlers.LogoutHandler`)."""
+    return (
+        f"<form class='ae-logout' method='post' action='/instructor/logout'>"
+        f"<input type='hidden' name='language' value='{html.escape(language)}'>"
+        f"<button type='submit'>{html.escape(_t('instructor_logout', language))}</button></form>"
+    )
+
+
 def join_base(headers: dict | None = None, public: tuple[str, ...] | list[str] = ()) -> str:
     """The base URL students use: the first of ``public`` (the LAN URLs the server printed), else this page's host."""
     host = str((headers or {}).get("Host", "") or "")
@@ -273,6 +283,7 @@ class InstructorView(pn.viewable.Viewer):
                 )
             )
             items.append(resume)
+        items.append(_html(logout_form_html(lang)))
         self._body[:] = items
 
     def _resumed(self, code: str, room) -> None:
@@ -456,7 +467,7 @@ class InstructorView(pn.viewable.Viewer):
             _wrapping(self._follow, self._hide_results, self._compare),
             _wrapping(self._countdown, self._timer, self._join_toggle, end),
             _wrapping(self._questions, pose),
-            _html(csv),
+            _html(csv + logout_form_html(lang)),
             _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
             pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
         ]

@@ -57,6 +57,15 @@ Tables
     Failed instructor logins, one row per client address and one per
     browser (``browser:`` and a digest of its form cookie), for the limits of
     :meth:`Store.login_allowed`.
+``server_secrets``
+    Random keys the servers of this database share, made by the first that
+    asks (:meth:`Store.server_secret`): the one cookies are signed with, so
+    that a copy of the ``instructor-key`` file alone signs no cookie.
+``instructor_sessions``
+    One row per instructor login: a digest (SHA-256) of the random session
+    id its cookie carries, and when it was opened. Logging out deletes the
+    row, so the cookie no longer opens the page anywhere
+    (:meth:`Store.open_session`, :meth:`Store.session_open`).
 
 Durability: a prediction is acknowledged to the student only after its
 transaction has committed. SQLite runs with ``synchronous=NORMAL`` in WAL
@@ -69,10 +78,12 @@ from __future__ import annotations
 import contextlib
 import csv
 import functools
+import hashlib
 import io
 import logging
 import math
 import os
+import re
 import secrets
 import threading
 import time
@@ -115,6 +126,8 @@ LOGIN_FAILURES_ALLOWED = 10
 #: (addresses can be many: a proxy's forwarded ones, or a network's).
 LOGIN_FAILURES_ALL = 100
 LOGIN_WINDOW_S = 60.0
+#: How long an instructor's login lasts (s): as long as its cookie.
+SESSION_S = 12 * 3600.0
 _BROWSER = "browser:"
 #: The numbers a question may be kept under (``classroom/questions.py``: 1-3 the steps, then the exercises).
 QUESTION_NUMBERS = range(1, 2**31)
@@ -245,6 +258,18 @@ class LoginFailure(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     client: Mapped[str] = mapped_column(String(64), index=True)
     at: Mapped[float] = mapped_column(Float, index=True)
+
+
+class ServerSecret(Base):
+    __tablename__ = "server_secrets"
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+
+
+class InstructorSession(Base):
+    __tablename__ = "instructor_sessions"
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    opened_at: Mapped[float] = mapped_column(Float, index=True)
 
 
 class StoreError(ValueError):
@@ -1220,8 +1245,61 @@ class Store:
             s.execute(delete(LoginFailure).where(LoginFailure.at < now - 10 * LOGIN_WINDOW_S))
             s.commit()
 
+    # --- instructor sessions ----------------------------------------------------------------------
+    def server_secret(self, name: str) -> bytes:
+        """The random key ``name`` (32 bytes) every server of this database shares: made by the first to ask,
+        then read (two asking at once agree on one).
+
+        Raises
+        ------
+        ValueError
+            If ``name`` is not a short word (letters, digits, ``-``).
+        """
+        if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9-]{1,32}", name):
+            raise ValueError(f"name must be a short word of a-z, 0-9 and '-', got {name!r}")
+        with Session(self.engine) as s:
+            value = s.scalar(select(ServerSecret.value).where(ServerSecret.name == name))
+            if value is None:
+                s.add(ServerSecret(name=name, value=secrets.token_hex(32)))
+                try:
+                    s.commit()
+                except IntegrityError:  # another process made it at the same moment: theirs
+                    s.rollback()
+                value = s.scalar(select(ServerSecret.value).where(ServerSecret.name == name))
+        return bytes.fromhex(value)
+
+    def open_session(self, now: float | None = None) -> str:
+        """A new instructor session: its random id (kept as a digest only; sessions past
+        :data:`SESSION_S` are removed meanwhile)."""
+        now = time.time() if now is None else now
+        session = secrets.token_urlsafe(24)
+        with Session(self.engine) as s:
+            s.add(InstructorSession(digest=_session_digest(session), opened_at=now))
+            s.execute(delete(InstructorSession).where(InstructorSession.opened_at < now - SESSION_S))
+            s.commit()
+        return session
+
+    def session_open(self, session: str, now: float | None = None) -> bool:
+        """Whether instructor session ``session`` was opened less than :data:`SESSION_S` ago and not closed."""
+        now = time.time() if now is None else now
+        with Session(self.engine) as s:
+            opened = s.scalar(
+                select(InstructorSession.opened_at).where(InstructorSession.digest == _session_digest(session))
+            )
+        return opened is not None and opened > now - SESSION_S
+
+    def close_session(self, session: str) -> None:
+        """End instructor session ``session`` (logged out): its cookie opens nothing from now on."""
+        with Session(self.engine) as s:
+            s.execute(delete(InstructorSession).where(InstructorSession.digest == _session_digest(session)))
+            s.commit()
+
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _session_digest(session: str) -> str:
+    return hashlib.sha256(session.encode("utf-8")).hexdigest()
 
 
 def _is_question_number(step) -> bool:
