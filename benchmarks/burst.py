@@ -88,10 +88,9 @@ def main(argv: list[str] | None = None) -> int:
             str(port),
             "--db",
             f"sqlite:///{db}",
-            "--instructor-key",
-            "burst",
         ],
         cwd=ROOT,
+        env={**os.environ, "AE_INSTRUCTOR_KEY": "burst-benchmark-key"},  # (not on the command line: ps shows it)
         stdout=subprocess.DEVNULL,
         stderr=subprocess.STDOUT,
     )

@@ -89,13 +89,17 @@ class ClassServer:
             str(self.port),
             "--db",
             self.db,
-            "--instructor-key",
-            self.key,
             *self.extra,
         ]
         self._log = open(self.log_path, "ab")  # noqa: SIM115
         self.proc = subprocess.Popen(
-            cmd, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+            cmd,
+            cwd=ROOT,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env={**os.environ, "AE_INSTRUCTOR_KEY": self.key},  # (not on the command line: ps shows it)
         )
         deadline = time.monotonic() + timeout
         while True:
