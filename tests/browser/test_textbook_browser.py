@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from attention_explorable import content, core, scenarios
+from attention_explorable.modules import MODULES
 from attention_explorable.textbook import EXPLORABLES, _sections
 
 from .pages import wait_text
@@ -67,7 +68,9 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     # The first explorable comes with the page; each further one is built as
     # the reader scrolls near it.
     names = [b.args[0] for sec in _sections() for b in sec.blocks if b.kind == "explorable"]
-    assert sorted(names) == sorted(EXPLORABLES) and names.index("steps") > 2
+    assert sorted(names) == sorted([*EXPLORABLES, *MODULES]) and names.index("steps") > 2
+    # What shows a part is live: a Bokeh figure's canvas; an explorable written as one module, its root.
+    drawn = {name: "canvas" if name in EXPLORABLES else f".ae-{name}" for name in names}
     page.locator(f".ae-explorable-{names[0]} canvas").first.wait_for(state="attached", timeout=30_000)
     # A part the page would build at load comes from the server: a guess at how long to give it, since
     # nothing can be waited for when the right outcome is that nothing comes.
@@ -75,7 +78,7 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     assert page.locator(".ae-explorable-steps canvas").count() == 0  # far below: not built yet
     for name in names[1:]:
         page.locator(f".ae-explorable-{name}").first.scroll_into_view_if_needed()
-        page.locator(f".ae-explorable-{name} canvas").first.wait_for(state="attached", timeout=30_000)
+        page.locator(f".ae-explorable-{name} {drawn[name]}").first.wait_for(state="attached", timeout=30_000)
     # So is each exercise; then every formula of the questions is on the page too.
     ids = [b.args[0] for sec in _sections() for b in sec.blocks if b.kind == "exercise"]
     assert page.locator(f".ae-exercise-{ids[-1]}").count() == 0

@@ -220,7 +220,8 @@ var CSS = `
 .ae-head .ae-primary { background: var(--ae-accent, #2f6fad); color: #fff; border-color: var(--ae-accent, #2f6fad); }
 .ae-head fieldset { border: 1px solid var(--ae-border, #8c8c8c); border-radius: 8px; margin: 8px 0; padding: 6px 12px; }
 .ae-head label { display: inline-flex; gap: 6px; align-items: center; min-height: 32px; }
-.ae-head input[type=range] { width: 160px; }
+.ae-head input[type=range] { width: 160px; height: 24px; }
+.ae-head input[type=radio], .ae-head input[type=checkbox] { width: 20px; height: 24px; margin: 0; }
 .ae-head input[type=text] { font: 15px ui-monospace, monospace; padding: 6px 8px; width: 15em; max-width: 100%; }
 .ae-head svg { display: block; max-width: 100%; height: auto; background: var(--ae-surface, #fff); }
 .ae-head .ae-readout { font-variant-numeric: tabular-nums; }
