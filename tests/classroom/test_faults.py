@@ -31,6 +31,16 @@ def _new_room(db: str) -> str:
         store.close()
 
 
+async def _every_page_built(server) -> None:
+    """Return once the server has built every page: the textbook in English is the last it builds
+    (``PageCache.order``), and a request waits for its page. What is timed after this is an answer
+    from memory, not one that shares the machine with the pages' build."""
+    from tornado.httpclient import AsyncHTTPClient
+
+    for path in ("/steps", "/textbook?lang=zh", "/textbook?lang=en"):
+        await AsyncHTTPClient().fetch(f"{server.base}{path}", request_timeout=180)
+
+
 def _stored(db: str, code: str) -> dict[str, float]:
     store = Store(db)
     try:
@@ -168,7 +178,7 @@ def test_an_instructor_action_on_a_locked_database_stalls_no_page(tmp_path):
 
         async def run():
             session = await BokehSession.open(server.base, "instructor", query=f"room={code}", cookies=cookies)
-            await AsyncHTTPClient().fetch(f"{server.base}/steps", request_timeout=120)  # built, before the lock
+            await _every_page_built(server)  # built, before the lock
             lock = sqlite3.connect(path, timeout=1, isolation_level=None)
             lock.execute("BEGIN IMMEDIATE")
             try:
@@ -213,7 +223,7 @@ def test_a_locked_database_stalls_no_page_and_no_other_socket_and_the_answer_is_
 
         async def run():
             writer = await ClassStudent.open(server.base, code, "a" * 32)
-            await AsyncHTTPClient().fetch(f"{server.base}/steps", request_timeout=120)  # built, before the lock
+            await _every_page_built(server)  # built, before the lock
             lock = sqlite3.connect(path, timeout=1, isolation_level=None)
             lock.execute("BEGIN IMMEDIATE")  # the write lock: every write waits for it (busy_timeout 10 s)
             try:
@@ -261,7 +271,7 @@ def test_a_paused_postgresql_stalls_no_page_and_its_students_answer_is_stored_wh
 
         async def run():
             writer = await ClassStudent.open(server.base, code, "c" * 32)
-            await AsyncHTTPClient().fetch(f"{server.base}/steps", request_timeout=120)  # built, before the pause
+            await _every_page_built(server)  # built, before the pause
             with postgres.paused():
                 submitting = asyncio.ensure_future(writer.submit(1, 4.5, timeout=20))
                 await asyncio.sleep(0.3)  # the submission is waiting on the frozen server
