@@ -42,9 +42,10 @@ class SpyStore:
         return getattr(self.store, name)
 
     def asked(self, since: int = 0) -> list[str]:
-        """The calls from the ``since``-th on, without the watcher's reads of the rooms (twice a second)."""
+        """The calls from the ``since``-th on, without the watcher's reads of the rooms (twice a second) and
+        the notes of who is in the room (``seen`` at a join, ``left`` at a close: written in the background)."""
         with self._lock:
-            return [name for name in self.calls[since:] if name != "rooms"]
+            return [name for name in self.calls[since:] if name not in ("rooms", "seen", "left")]
 
 
 async def _student(port: int, code: str, address: str, n: int) -> ClassStudent:
