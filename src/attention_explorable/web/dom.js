@@ -159,3 +159,20 @@ export function patch(parent, nodes, old, svg = false) {
   }
   removeFrom(el);
 }
+
+/**
+ * In an iframe: tell the host page the content's height whenever it changes (the message
+ * web/resize.js takes). The content's own height (the body's box), not the document's scroll height,
+ * which is never less than the iframe's: the iframe then shrinks with its content as well as growing.
+ */
+export function reportHeight() {
+  let last = 0;
+  const send = () => {
+    const height = Math.ceil(document.body.getBoundingClientRect().height);
+    if (Math.abs(height - last) < 2) return;
+    last = height;
+    window.parent.postMessage({type: "attention-explorable:height", height}, "*");
+  };
+  new ResizeObserver(send).observe(document.body);
+  send();
+}

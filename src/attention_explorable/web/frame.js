@@ -7,7 +7,7 @@
 // Bokeh's unnamed controls get names (web/a11y.js).
 
 import {nameUnnamedControls} from "./a11y.js";
-import {anchorId, deepQuery} from "./dom.js";
+import {anchorId, deepQuery, reportHeight} from "./dom.js";
 
 const EMBED = "embed";
 
@@ -40,20 +40,6 @@ function onContentsClick(event) {
   readerMoved = false;
   window.history.pushState(window.history.state, "", link.getAttribute("href"));
   goToAnchor();
-}
-
-function reportHeight() {
-  let last = 0;
-  const send = () => {
-    // The content's own height (the body's box), not the document's scroll height, which is never
-    // less than the iframe's: an iframe then shrinks with its content as well as growing.
-    const height = Math.ceil(document.body.getBoundingClientRect().height);
-    if (Math.abs(height - last) < 2) return;
-    last = height;
-    window.parent.postMessage({type: "attention-explorable:height", height}, "*");
-  };
-  new ResizeObserver(send).observe(document.body);
-  send();
 }
 
 export default function ({heading}) {

@@ -6,7 +6,8 @@
 // a `<script type="application/json" data-ae-link>` beside it is its deep links' spec (views/links.py): the
 // state the address names is set before the module renders, and the address follows the state.
 
-import {linkQuery, readLink} from "./links.js";
+import {reportHeight} from "./dom.js";
+import {linkQuery, readLink, startQuery} from "./links.js";
 
 /** A model object for `render({model, el})`, holding `state` (a plain object of the module's keys). */
 export function createModel(state) {
@@ -43,10 +44,7 @@ function followAddress(host, model, spec, embed) {
   let query = window.location.search, follows = true;
   if (embed) {  // in an author's page (web/shadow.js): the markup's attributes, the address only if asked
     if (!embed.deepLinks) spec = {...spec, prefix: "", messages: spec.attribute_messages || spec.messages};
-    const params = new URLSearchParams();
-    for (const [name, raw] of Object.entries(embed.initial || {})) params.set((spec.prefix || "") + name, raw);
-    if (embed.deepLinks) for (const [key, raw] of new URLSearchParams(window.location.search)) params.set(key, raw);
-    query = params.toString();
+    query = startQuery(spec, embed.initial, embed.deepLinks);
     follows = Boolean(embed.deepLinks);
   }
   const [values, notices] = readLink(spec, query);
@@ -110,14 +108,5 @@ export function framePage() {
   if (new URLSearchParams(window.location.search).get("embed") === "1") {
     document.documentElement.classList.add("ae-embedded");
   }
-  if (window.parent === window) return;
-  let last = 0;
-  const send = () => {
-    const height = Math.ceil(document.body.getBoundingClientRect().height);
-    if (Math.abs(height - last) < 2) return;
-    last = height;
-    window.parent.postMessage({type: "attention-explorable:height", height}, "*");
-  };
-  new ResizeObserver(send).observe(document.body);
-  send();
+  if (window.parent !== window) reportHeight();
 }

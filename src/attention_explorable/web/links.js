@@ -122,3 +122,19 @@ export function followLink(state, config) {
     }
   }, 150));
 }
+
+/**
+ * The query an explorable of this page opens on: `initial` (the author's
+ * markup, its parameters behind the explorable's prefix), then, only with deep
+ * links, the host page's own address, which wins.
+ * @param {object} link the explorable's link spec (views.links)
+ * @param {Object<string, string>} initial parameter name -> raw value, as written by the author
+ * @param {boolean} deepLinks whether the host's address is read and written
+ * @returns {string}
+ */
+export function startQuery(link, initial, deepLinks) {
+  const params = new URLSearchParams();
+  for (const [name, raw] of Object.entries(initial || {})) params.set((link.prefix || "") + name, raw);
+  if (deepLinks) for (const [key, raw] of new URLSearchParams(window.location.search)) params.set(key, raw);
+  return params.toString();
+}

@@ -3,24 +3,9 @@
 // scripts (its own Bokeh, MathJax or KaTeX) neither reach it nor are reached
 // by it. Used by the <attention-explorable> element (web/element.js), which
 // the one-tag embed (embed/NAME.js) puts in the page.
+import {startQuery} from "./links.js";
 import {mount, readSpec} from "./native.js";
 
-
-/**
- * The query an explorable of this page opens on: `initial` (the author's
- * markup, its parameters behind the explorable's prefix), then, only with deep
- * links, the host page's own address, which wins.
- * @param {object} link the explorable's link spec (views.links)
- * @param {Object<string, string>} initial parameter name -> raw value, as written by the author
- * @param {boolean} deepLinks whether the host's address is read and written
- * @returns {string}
- */
-export function startQuery(link, initial, deepLinks) {
-  const params = new URLSearchParams();
-  for (const [name, raw] of Object.entries(initial || {})) params.set((link.prefix || "") + name, raw);
-  if (deepLinks) for (const [key, raw] of new URLSearchParams(window.location.search)) params.set(key, raw);
-  return params.toString();
-}
 
 /** WCAG 2's relative luminance of a computed CSS colour ("rgb(…)" / "rgba(…)"), or null when it is mostly transparent. */
 export function luminance(css) {

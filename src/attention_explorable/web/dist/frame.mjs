@@ -90,6 +90,17 @@ function anchorId() {
   }
 }
 var scratch = typeof document !== "undefined" ? document.createElement("template") : null;
+function reportHeight() {
+  let last = 0;
+  const send = () => {
+    const height = Math.ceil(document.body.getBoundingClientRect().height);
+    if (Math.abs(height - last) < 2) return;
+    last = height;
+    window.parent.postMessage({ type: "attention-explorable:height", height }, "*");
+  };
+  new ResizeObserver(send).observe(document.body);
+  send();
+}
 
 // src/attention_explorable/web/frame.js
 var EMBED = "embed";
@@ -118,17 +129,6 @@ function onContentsClick(event) {
   readerMoved = false;
   window.history.pushState(window.history.state, "", link.getAttribute("href"));
   goToAnchor();
-}
-function reportHeight() {
-  let last = 0;
-  const send = () => {
-    const height = Math.ceil(document.body.getBoundingClientRect().height);
-    if (Math.abs(height - last) < 2) return;
-    last = height;
-    window.parent.postMessage({ type: "attention-explorable:height", height }, "*");
-  };
-  new ResizeObserver(send).observe(document.body);
-  send();
 }
 function frame_default({ heading }) {
   try {

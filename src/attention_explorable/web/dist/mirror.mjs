@@ -375,6 +375,12 @@ function followLink(state, config) {
     }
   }, 150));
 }
+function startQuery(link, initial, deepLinks) {
+  const params = new URLSearchParams();
+  for (const [name, raw] of Object.entries(initial || {})) params.set((link.prefix || "") + name, raw);
+  if (deepLinks) for (const [key, raw] of new URLSearchParams(window.location.search)) params.set(key, raw);
+  return params.toString();
+}
 
 // src/attention_explorable/web/prediction.js
 function parsePrediction(raw, [lo, hi]) {
@@ -2810,6 +2816,7 @@ export {
   selfcrossWeights,
   sliderAction,
   softmax,
+  startQuery,
   stepReplays,
   stepsView,
   stopReplay,
