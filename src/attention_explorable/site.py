@@ -195,7 +195,7 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
     other = apps.OTHER_LANGUAGE[language]
     (out / other).mkdir(exist_ok=True)
     files = {**pages(index), **module_pages()}
-    tell = Progress(2 * len(files) + len(EXPLORABLES), progress, "export")
+    tell = Progress(2 * len(files) + len(EXPLORABLES) + len(MODULES), progress, "export")
     for filename, app in files.items():
         write(filename, build_page(app, language, other_language_href=f"{other}/{filename}"))
         tell.step(f"{filename} ({language})")
