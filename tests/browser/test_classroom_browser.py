@@ -80,7 +80,13 @@ def _instructor_in_a_new_room(teacher, server, query: str = ""):
     teacher.page.click(".ae-instructor-login")
     teacher.page.click(".ae-start-room button", timeout=30_000)
     teacher.page.wait_for_selector(".ae-room-code", timeout=30_000)
+    _keys_answer(teacher.page)
     return teacher
+
+
+def _keys_answer(page):
+    """Wait until the instructor's keys answer: their module loads on its own, after the page is drawn."""
+    page.wait_for_selector("html[data-ae-keys='on']", state="attached", timeout=30_000)
 
 
 def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
@@ -103,6 +109,7 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         assert "object-src 'none'" in policy and "base-uri 'none'" in policy, policy
         teacher.page.click(".ae-start-room button")
         teacher.page.wait_for_selector(".ae-room-code", timeout=30_000)
+        _keys_answer(teacher.page)
         code = text_of(teacher.page, ".ae-room-code").strip()
         join = text_of(teacher.page, ".ae-join-url").strip()
         assert re.fullmatch(r"[A-Z2-9]{6}", code) and join == f"{server.base}/steps?room={code}"

@@ -126,6 +126,7 @@ def test_presenter_keys_step_and_demonstrate(steps_server, student):
     s = student()
     page = s.page
     s.open(steps_server.url(), ".ae-output")
+    page.wait_for_selector("html[data-ae-keys='on']", state="attached")  # the keys' module has loaded
     page.locator("body").click(position={"x": 5, "y": 5})
     page.keyboard.press("2")
     wait_text(page, ".ae-question", "第 2 步")

@@ -47,12 +47,15 @@ function onKey(event, targets) {
 
 /**
  * The presenter keys (attention_explorable.explorables.steps.presenter_keys), run once the
- * document is ready. The hint and its check box are in the page's HTML; an embedded page
+ * document is ready (the module loads asynchronously: the root element's data-ae-keys="on" says when
+ * the keys answer). The hint and its check box are in the page's HTML; an embedded page
  * hides them and keeps the keys.
  * @param {{host: object, targets: Object<string, string>}} args
  *   host: the hint's Bokeh model; targets: more keys, a key (either case) -> a CSS selector
  */
 export default function presenterKeys({host, targets: more}) {
+  const root = document.documentElement;
+  if (root.dataset.aeKeys === "on") return;  // once per document: a second listener would press each key twice
   if (new URLSearchParams(window.location.search).get("embed") === "1") host.visible = false;
   const view = viewOf(host);
   const toggle = view ? view.shadow_el.querySelector("input.ae-keys-on") : null;
@@ -64,4 +67,5 @@ export default function presenterKeys({host, targets: more}) {
     targets[key.toUpperCase()] = selector;
   }
   document.addEventListener("keydown", (event) => onKey(event, targets));
+  root.dataset.aeKeys = "on";  // said on the page: the keys answer from now on
 }

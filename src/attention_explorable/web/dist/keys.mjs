@@ -48,6 +48,8 @@ function onKey(event, targets) {
   }
 }
 function presenterKeys({ host, targets: more }) {
+  const root = document.documentElement;
+  if (root.dataset.aeKeys === "on") return;
   if (new URLSearchParams(window.location.search).get("embed") === "1") host.visible = false;
   const view = viewOf(host);
   const toggle = view ? view.shadow_el.querySelector("input.ae-keys-on") : null;
@@ -61,6 +63,7 @@ function presenterKeys({ host, targets: more }) {
     targets[key.toUpperCase()] = selector;
   }
   document.addEventListener("keydown", (event) => onKey(event, targets));
+  root.dataset.aeKeys = "on";
 }
 export {
   presenterKeys as default
