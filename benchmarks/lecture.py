@@ -169,6 +169,7 @@ def rows(db: str, code: str) -> list[dict]:
 
 
 async def lecture(n: int, browsers: int, db: str, window: float = WINDOW_S) -> dict:
+    from playwright.async_api import Error as PlaywrightError
     from playwright.async_api import async_playwright
 
     server = ClassServer(db, SERVE).start()
@@ -252,7 +253,10 @@ async def lecture(n: int, browsers: int, db: str, window: float = WINDOW_S) -> d
                 "reconnect_max_s": round(max(waits), 2) if waits else None,
                 "reconnect_p50_s": round(percentile(waits, 50), 2) if waits else None,
             }
-            await pages.teacher.reload()
+            try:
+                await pages.teacher.reload()
+            except PlaywrightError:  # the projector was reloading itself already, as it does once the server is back
+                pass
             await pages.teacher.wait_for_selector(".ae-room-code, .ae-instructor-key", timeout=WAIT_MS)
             out["fault"]["instructor_logged_in"] = await pages.teacher.locator(".ae-room-code").count() > 0
             await pages.teacher_count(n)
