@@ -30,6 +30,7 @@ import os
 import platform
 import re
 import signal
+import random
 import socket
 import subprocess
 import sys
@@ -130,10 +131,23 @@ def print_machine() -> None:
 # --- served apps -------------------------------------------------------------------
 
 
+#: Ports a server of the benchmarks and tests listens on: below Linux's ephemeral range (32768-60999 by
+#: default), which the kernel hands to every outgoing connection. A port from that range, free when picked,
+#: can be taken by a browser's or a client's connection while its server restarts (after a SIGKILL), and
+#: the restarted server then cannot listen.
+SERVER_PORTS = range(20_000, 32_000)
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
+    """A port no socket holds now, on every address, outside the range outgoing connections take."""
+    for port in random.sample(SERVER_PORTS, 200):
+        with socket.socket() as s:
+            try:
+                s.bind(("0.0.0.0", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {SERVER_PORTS.start}-{SERVER_PORTS.stop - 1}")
 
 
 def proc_rss_kb(pid: int) -> int:

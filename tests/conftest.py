@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchlib import free_port  # noqa: E402  (one rule for the ports of the tests' and the benchmarks' servers)
+
 # Apps that browser tests serve; importing one would build and serve it.
 collect_ignore = ["apps"]
 
@@ -49,12 +51,6 @@ CHROMIUM_ARGS = [
 #: which only tests/browser/test_registry.py does, and undoes.
 collect_ignore = ["example_explorable"]
 ARTIFACTS = ROOT / "artifacts"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 #: A logged report of a write to a websocket the browser had closed: its first line up to the closed-socket error.

@@ -3,9 +3,10 @@
 The scripts measure; they are not timed tests.  Here each one is run as a
 subprocess with ``--smoke`` (seconds-long, a handful of sessions or presses)
 and must exit with status 0 and print its ``FIGURES <name> {...}`` line with
-figures that exist and are plausible.  The scripts start together (they
-only use loopback and free ports) so that the file takes about as long as the
-slowest of them, a minute or two.
+figures that exist and are plausible.  The scripts run :data:`AT_ONCE` at a
+time (they only use loopback and free ports), the longest first: together,
+the file takes a minute or two, without a storm of browsers and servers that
+would slow the rest of the suite.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
-import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -24,23 +25,26 @@ from .conftest import CHROMIUM
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "benchmarks"
+#: Seconds one script may take, from its own start.
 TIMEOUT_S = 240
+#: Scripts running at the same time.
+AT_ONCE = 3
 
 #: script -> needs Chromium
-SCRIPTS = {
+SCRIPTS = {  # the longest first
     "latency": True,
-    "pageload": True,
-    "classroom": False,
-    "memory": False,
-    "proxy_check": False,
-    "student_cost": True,
-    "static_site": True,
-    "burst": False,
-    "classroom_room": False,
-    "first_paint": True,
     "lecture": True,
-    "first_frame": True,
+    "memory": False,
+    "student_cost": True,
+    "pageload": True,
     "head": True,
+    "first_frame": True,
+    "first_paint": True,
+    "static_site": True,
+    "classroom": False,
+    "classroom_room": False,
+    "burst": False,
+    "proxy_check": False,
 }
 #: The scripts given the exported site (``--site``).
 ON_THE_EXPORT = ("latency", "first_paint", "static_site", "first_frame")
@@ -56,9 +60,31 @@ def _chromium_available() -> bool:
     return True
 
 
+def _run(name: str, extra: list[str]) -> tuple[int, str]:
+    """Run ``benchmarks/<name>.py --smoke``: (its exit status, its output); a script past :data:`TIMEOUT_S`
+    is killed (with its process group) and says so."""
+    proc = subprocess.Popen(
+        [sys.executable, str(BENCH / f"{name}.py"), "--smoke", *extra],
+        cwd=BENCH,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        out, _ = proc.communicate(timeout=10)
+        return -9, f"{name}.py --smoke did not finish in {TIMEOUT_S} s:\n{out}"
+    return proc.returncode, out
+
+
 @pytest.fixture(scope="module")
 def smoke_runs(request):
-    """Start every runnable script whose test is selected with --smoke at once; yield name -> Popen."""
+    """Run every runnable script whose test is selected, :data:`AT_ONCE` at a time; yield name -> future
+    of (exit status, output)."""
     browser = _chromium_available()
     selected = {item.name for item in request.session.items}
     runnable = [
@@ -69,38 +95,17 @@ def smoke_runs(request):
     # The scripts that load exported pages load this process's export (the browser tests' own),
     # instead of each exporting the site again.
     site = request.getfixturevalue("static_site") if set(runnable) & set(ON_THE_EXPORT) else None
-    procs: dict[str, subprocess.Popen] = {}
-    for name in runnable:
-        extra = ["--site", str(site)] if name in ON_THE_EXPORT else []
-        procs[name] = subprocess.Popen(
-            [sys.executable, str(BENCH / f"{name}.py"), "--smoke", *extra],
-            cwd=BENCH,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=dict(os.environ, PYTHONUNBUFFERED="1"),
-            start_new_session=True,
-        )
-    started = time.monotonic()
-    yield procs, started
-    for proc in procs.values():
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-        proc.stdout.close()
+    with ThreadPoolExecutor(AT_ONCE) as pool:
+        yield {
+            name: pool.submit(_run, name, ["--site", str(site)] if name in ON_THE_EXPORT else []) for name in runnable
+        }
 
 
 def _result(smoke_runs, name: str) -> tuple[int, str]:
-    procs, started = smoke_runs
-    proc = procs[name]
-    remaining = max(1.0, TIMEOUT_S - (time.monotonic() - started))
-    try:
-        out, _ = proc.communicate(timeout=remaining)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, _ = proc.communicate(timeout=10)
-        pytest.fail(f"{name}.py --smoke did not finish in {TIMEOUT_S} s:\n{out[-3000:]}")
-    return proc.returncode, out
+    code, out = smoke_runs[name].result()
+    if code == -9:
+        pytest.fail(out[-3000:])
+    return code, out
 
 
 def _figures(name: str, out: str) -> dict:
@@ -110,7 +115,7 @@ def _figures(name: str, out: str) -> dict:
 
 
 def _check(smoke_runs, name: str) -> dict:
-    if name not in smoke_runs[0]:
+    if name not in smoke_runs:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"Chromium not found at {CHROMIUM}; under CI=true browser tests must run", pytrace=False)
         pytest.skip(f"Chromium not found at {CHROMIUM}")

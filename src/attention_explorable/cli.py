@@ -309,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from . import page_server, route_guards
     from .apps import instructor_app
-    from .classroom import channel, handlers, limits
+    from .classroom import channel, handlers, limits, questions
 
     route_guards.install()  # autoload takes only an element id
     before, after = limits.raise_open_files()  # each student's browser holds a few descriptors
@@ -347,6 +347,9 @@ def main(argv: list[str] | None = None) -> int:
             f"(delete that file for a new one)",
             flush=True,
         )
+    # The question list imports every explorable's view: read once now (before any fork), not when the
+    # first room starts or the first student joins.
+    questions.all_questions()
     if args.num_procs == 1:
         pages.start(progress=sys.stdout)  # the server answers meanwhile; a page not built yet is waited for
     else:
