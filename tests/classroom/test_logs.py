@@ -92,6 +92,31 @@ def test_failing_tasks_are_one_line_and_never_an_unretrieved_exception(server_lo
     assert len(names) == 2 and len(text) < 5000, text[:3000]
 
 
+def test_a_message_to_a_page_whose_socket_closes_while_it_is_written_is_no_unretrieved_exception(server_log):
+    """A student's page reloads while the server writes to its class socket: the write fails as the stream
+    closes, and the log says nothing (the page joins again), no "Task exception was never retrieved"."""
+    from tornado.websocket import WebSocketClosedError
+
+    from attention_explorable.classroom.channel import ClassSocket
+
+    class Closing:  # a socket whose stream closes during the write, as tornado's write_message then fails
+        def write_message(self, text):
+            async def write():
+                raise WebSocketClosedError()
+
+            return asyncio.ensure_future(write())
+
+    async def run():
+        for _ in range(5):
+            ClassSocket._send(Closing(), type="room", step=1)
+        while len(asyncio.all_tasks()) > 1:  # the writes finished (and their outcomes read)
+            await asyncio.sleep(0)
+
+    run_coroutine(run())
+    gc.collect()  # a task never retrieved is said when it is collected
+    assert "never retrieved" not in server_log.getvalue(), server_log.getvalue()[:3000]
+
+
 def test_the_next_line_of_a_kind_after_its_interval_says_how_many_were_left_out():
     now = [0.0]
     quiet = limits.OncePerInterval(seconds=10, clock=lambda: now[0])

@@ -444,6 +444,12 @@ async def _prediction(channel: ClassChannel, room: RoomState, student: str, late
     return None if value is None else {"step": room.step, "value": value}
 
 
+def _outcome_read(future) -> None:
+    """Read a finished write's outcome (a socket closed meanwhile is no error: its page comes back)."""
+    if not future.cancelled():
+        future.exception()
+
+
 class ClassSocket(WebSocketHandler):
     """One student page's class socket (see the module docstring for its messages)."""
 
@@ -501,9 +507,12 @@ class ClassSocket(WebSocketHandler):
     # --- sending ------------------------------------------------------------------------
     def _send(self, **message) -> None:
         try:
-            self.write_message(json.dumps(message))
+            sent = self.write_message(json.dumps(message))
         except WebSocketClosedError:
-            pass
+            return  # closed already: the page reads the room again when it joins again
+        # A socket that closes while the message is written fails the write's future: read its
+        # outcome, else asyncio logs "Task exception was never retrieved" with a traceback.
+        sent.add_done_callback(_outcome_read)
 
     def _refuse(self, reason: str) -> None:
         self._send(type="refused", reason=reason)
