@@ -158,6 +158,18 @@ def test_replay_frames_equal_python_interpolation(module_page):
         "\x1c3",
         "\u30003\u3000",
         " 1 / 2 ",
+        "16,777,216",
+        "1,000",
+        "1,000.5",
+        "0,212",
+        "1,00,000",
+        "2^24",
+        "2^-1",
+        "-2^2",
+        "10^400",
+        "0^-1",
+        "2^3^4",
+        "2^3/4",
     ],
 )
 def test_javascript_parser_equals_python_parser(module_page, raw):

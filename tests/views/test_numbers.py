@@ -46,6 +46,14 @@ def test_python_formats():
         ("+.5", 0.5),
         ("5.", 5.0),
         (" 3 / 4 ", 0.75),
+        ("16,777,216", 16_777_216),  # commas between thousands
+        ("1,000", 1000.0),
+        ("1,000.5", 1000.5),
+        ("0,212", 0.212),  # a first group of 0: a decimal comma
+        ("1,5", 1.5),
+        ("2^24", 16_777_216),  # a power
+        ("2^-1", 0.5),
+        ("-2^2", -4.0),  # the sign after the power, as written
     ],
 )
 def test_parse_number_accepts_what_a_student_types(raw, value):
@@ -53,7 +61,9 @@ def test_parse_number_accepts_what_a_student_types(raw, value):
 
 
 @pytest.mark.parametrize(
-    "raw", ["", "  ", "abc", "inf", "nan", "0x10", "1_000", "1e999", "1/0", "2/3/4", "٣", "- 5", "\ufeff8.4"]
+    "raw",
+    ["", "  ", "abc", "inf", "nan", "0x10", "1_000", "1e999", "1/0", "2/3/4", "٣", "- 5", "\ufeff8.4"]
+    + ["10^400", "0^-1", "2^", "^2", "2^3^4", "2^3/4", "1,00,000", "(-2)^2"],
 )
 def test_parse_number_refuses_the_rest_quoting_it(raw):
     with pytest.raises(ValueError, match="answer must be a"):

@@ -64,34 +64,51 @@ _FULL_WIDTH = str.maketrans("０１２３４５６７８９．，－＋／　", 
 _NUMBER = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 
 
+#: Thousands grouped by commas: a first group of 1-3 digits that is not 0, then groups of three.
+#: "16,777,216" and "1,000" are thousands; "0,212" and "1,5" keep the comma as a decimal point.
+_THOUSANDS = re.compile(r"^[+-]?[1-9][0-9]{0,2}(,[0-9]{3})+(\.[0-9]+)?$")
+
+
 def parse_number(raw: str) -> float:
     """Parse a typed number: a prediction, an exercise answer, a slider's box.
 
-    Accepts full-width digits and signs, a decimal comma (``0,155``), the
-    minus sign ``−``, surrounding spaces, exponents (``1e-3``) and a simple
-    fraction ``a/b``. Nothing else: no ``inf``, ``nan``, ``0x10`` or ``1_000``,
+    Accepts full-width digits and signs, a decimal comma (``0,155``), commas
+    between thousands (``16,777,216``: a first group of one to three digits
+    that is not ``0``, then groups of three), the minus sign ``−``,
+    surrounding spaces, exponents (``1e-3``), a simple fraction ``a/b`` and a
+    power ``a^b`` (its sign applies after the power: ``-2^2`` is -4). Nothing else: no ``inf``, ``nan``, ``0x10`` or ``1_000``,
     which Python's ``float`` would take but a student does not mean.
 
     Raises
     ------
     ValueError
-        If ``raw`` is empty, not a number, or not finite; the message quotes it.
+        If ``raw`` is empty, not a number, or not finite (a power too large, or
+        ``0`` to a negative power); the message quotes it.
 
     Examples
     --------
     >>> parse_number(" 0,155 "), parse_number("42/5"), parse_number("０.１５５")
     (0.155, 8.4, 0.155)
+    >>> parse_number("16,777,216"), parse_number("2^24"), parse_number("1,000")
+    (16777216.0, 16777216.0, 1000.0)
     """
-    s = str(raw).translate(_FULL_WIDTH).strip().replace("，", ".").replace(",", ".").replace("−", "-")
-    parts = [p.strip() for p in s.split("/")] if s.count("/") == 1 else [s]
+    s = str(raw).translate(_FULL_WIDTH).strip().replace("，", ",").replace("−", "-")
+    s = s.replace(",", "") if _THOUSANDS.match(s) else s.replace(",", ".")
+    operator = "/" if s.count("/") == 1 and "^" not in s else "^" if s.count("^") == 1 and "/" not in s else None
+    parts = [p.strip() for p in s.split(operator)] if operator else [s]
     if not all(_NUMBER.match(p) for p in parts):
         raise ValueError(f"answer must be a number, got {raw!r}")
     value = float(parts[0])
-    if len(parts) == 2:
+    if operator == "/":
         den = float(parts[1])
         if den == 0:
             raise ValueError(f"answer must be a number, got {raw!r}")
         value /= den
+    elif operator == "^":  # the sign goes with the power, as in writing: -2^2 is -4
+        try:
+            value = math.copysign(abs(value) ** float(parts[1]), -1.0 if parts[0].startswith("-") else 1.0)
+        except (OverflowError, ZeroDivisionError):
+            raise ValueError(f"answer must be a finite number, got {raw!r}") from None
     if not math.isfinite(value):
         raise ValueError(f"answer must be a finite number, got {raw!r}")
     return value

@@ -109,6 +109,8 @@ export function formatNumber(x, digits = 4, html = true) {
 const FULL_WIDTH = {"０": "0", "１": "1", "２": "2", "３": "3", "４": "4", "５": "5", "６": "6",
   "７": "7", "８": "8", "９": "9", "．": ".", "，": ",", "－": "-", "＋": "+", "／": "/", "　": " "};
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+// views.numbers._THOUSANDS: "16,777,216" and "1,000" are thousands; "0,212" and "1,5" decimals.
+const THOUSANDS = /^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?$/;
 // The characters Python's str.strip() removes (str.isspace), which are not
 // those of JavaScript's \s or trim(): no U+FEFF, but U+001C-U+001F and U+0085.
 const PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
@@ -121,19 +123,25 @@ export function pyStrip(s) {
 
 /**
  * A typed number (views.numbers.parse_number): full-width digits, a decimal
- * comma, the minus sign −, exponents and a fraction a/b. Returns null for
- * anything else (empty, junk, not finite, a zero denominator).
+ * comma, commas between thousands, the minus sign −, exponents, a fraction a/b
+ * and a power a^b. Returns null for anything else (empty, junk, not finite, a
+ * zero denominator).
  */
 export function parseNumber(raw) {
   let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
-  s = pyStrip(s).replaceAll("，", ".").replaceAll(",", ".").replaceAll("−", "-");
-  const parts = (s.match(/\//g) || []).length === 1 ? s.split("/").map(pyStrip) : [s];
+  s = pyStrip(s).replaceAll("，", ",").replaceAll("−", "-");
+  s = THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+  const count = (c) => s.split(c).length - 1;
+  const operator = count("/") === 1 && count("^") === 0 ? "/" : count("^") === 1 && count("/") === 0 ? "^" : null;
+  const parts = operator ? s.split(operator).map(pyStrip) : [s];
   if (!parts.every((p) => NUMBER.test(p))) return null;
   let value = Number(parts[0]);
-  if (parts.length === 2) {
+  if (operator === "/") {
     const den = Number(parts[1]);
     if (den === 0) return null;
     value /= den;
+  } else if (operator === "^") {  // the sign goes with the power, as in writing: -2^2 is -4
+    value = (parts[0].startsWith("-") ? -1 : 1) * Math.pow(Math.abs(value), Number(parts[1]));
   }
   return Number.isFinite(value) ? value : null;
 }

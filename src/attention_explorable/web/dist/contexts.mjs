@@ -103,6 +103,7 @@ var FULL_WIDTH = {
   "　": " "
 };
 var NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+var THOUSANDS = /^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?$/;
 var PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 function pyStrip(s) {
@@ -110,14 +111,19 @@ function pyStrip(s) {
 }
 function parseNumber(raw) {
   let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
-  s = pyStrip(s).replaceAll("，", ".").replaceAll(",", ".").replaceAll("−", "-");
-  const parts = (s.match(/\//g) || []).length === 1 ? s.split("/").map(pyStrip) : [s];
+  s = pyStrip(s).replaceAll("，", ",").replaceAll("−", "-");
+  s = THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+  const count = (c) => s.split(c).length - 1;
+  const operator = count("/") === 1 && count("^") === 0 ? "/" : count("^") === 1 && count("/") === 0 ? "^" : null;
+  const parts = operator ? s.split(operator).map(pyStrip) : [s];
   if (!parts.every((p) => NUMBER.test(p))) return null;
   let value = Number(parts[0]);
-  if (parts.length === 2) {
+  if (operator === "/") {
     const den = Number(parts[1]);
     if (den === 0) return null;
     value /= den;
+  } else if (operator === "^") {
+    value = (parts[0].startsWith("-") ? -1 : 1) * Math.pow(Math.abs(value), Number(parts[1]));
   }
   return Number.isFinite(value) ? value : null;
 }
