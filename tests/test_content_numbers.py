@@ -338,4 +338,10 @@ def test_number_exercise_answers_are_the_core_values(lang):
         decimals = len(answer.split(".")[1]) if "." in answer else 0
         assert f(exact, decimals) == answer, b.args
         assert abs(float(answer) - exact) <= float(b.options["tol"]), b.args
+        # A question that asks for N decimals takes one unit of the Nth decimal either side, no more:
+        # 0.21 is no answer to "three decimals" of 0.212.
+        asked = re.search(r"保留(两|三)位小数|\((Two|Three) decimals\.\)", b.parts["question"])
+        if asked:
+            n = {"两": 2, "三": 3, "Two": 2, "Three": 3}[asked.group(1) or asked.group(2)]
+            assert float(b.options["tol"]) <= 10.0**-n, (b.args, b.options["tol"], n)
         assert answer in b.parts["answer"], f"{b.args[0]}: the worked answer does not state {answer}"

@@ -80,10 +80,10 @@ def test_number_exercise_check_hint_and_reveal(exercise_page, request):
     assert page.locator(f"{sel} .ae-exercise-feedback math").count() >= 2
 
     # Typing alone changes nothing shown: the feedback is that of the last check.
-    box.fill("0.214")
+    box.fill("0.213")
     settled(page)
     assert "还不对" in feedback(page, "q2-alpha2")
-    box.press("Enter")  # Enter checks too; 0.214 is exactly the tolerance away
+    box.press("Enter")  # Enter checks too; 0.213 is exactly the tolerance away
     wait_text(page, f"{sel} .ae-exercise-feedback", "正确")
     assert "先算出" not in feedback(page, "q2-alpha2")
 

@@ -32,7 +32,7 @@ STATE_NAMES = ("response", "choice", "checked", "revealed")
 #: Longest echo of a malformed answer, in characters.
 ECHO_LIMIT = 40
 #: Relative slack on the tolerance, so that an answer exactly ``tol`` away
-#: (0.214 for 0.212 ± 0.002, not exactly representable) counts as right.
+#: (0.213 for 0.212 ± 0.001, not exactly representable) counts as right.
 TOL_SLACK = 1e-9
 #: CSS class of the feedback for each outcome of a check.
 STATUS_CSS = {"right": "ae-right", "wrong": "ae-wrong", "invalid": "ae-error"}
