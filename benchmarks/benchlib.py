@@ -28,9 +28,9 @@ import contextlib
 import json
 import os
 import platform
+import random
 import re
 import signal
-import random
 import socket
 import subprocess
 import sys

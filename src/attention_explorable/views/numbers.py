@@ -76,8 +76,9 @@ def parse_number(raw: str) -> float:
     between thousands (``16,777,216``: a first group of one to three digits
     that is not ``0``, then groups of three), the minus sign ``−``,
     surrounding spaces, exponents (``1e-3``), a simple fraction ``a/b`` and a
-    power ``a^b`` (its sign applies after the power: ``-2^2`` is -4). Nothing else: no ``inf``, ``nan``, ``0x10`` or ``1_000``,
-    which Python's ``float`` would take but a student does not mean.
+    power ``a^b`` (its sign applies after the power: ``-2^2`` is -4). Nothing
+    else: no ``inf``, ``nan``, ``0x10`` or ``1_000``, which Python's ``float``
+    would take but a student does not mean.
 
     Raises
     ------
