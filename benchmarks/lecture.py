@@ -276,6 +276,7 @@ async def lecture(n: int, browsers: int, db: str, window: float = WINDOW_S) -> d
             "acked_lost": sum(second.get(k) != v for k, v in acked2.items()),
             "after_close": sum(r["after_close"] for r in stored),
             "server_log_errors": len(server.log_errors()),
+            "server_log_error_lines": server.log_errors()[:3],
         }
     finally:
         server.stop()

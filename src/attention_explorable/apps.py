@@ -17,7 +17,7 @@ from bokeh.models import CustomJS
 import panel as pn
 
 from . import ui
-from .explorables import EXPLORABLES, explorable_class
+from .explorables import EXPLORABLES, MODULES, explorable_class
 from .explorables.base import ScriptedPane, html_model, web_module
 from .strings import DEFAULT_LANGUAGE, HTML_LANG, OTHER_LANGUAGE, STRINGS, text  # noqa: F401  (apps' names)
 
@@ -27,11 +27,15 @@ LANGUAGE_COOKIE = "ae-lang"
 
 def index_key(app: str) -> str:
     """The string key of page ``app``'s line on the index (``index_textbook``, ``index_<name>``)."""
+    if app in MODULES:
+        return MODULES[app].key("index")
     return "index_textbook" if app == "textbook" else EXPLORABLES[app].index_key
 
 
 def title_key(app: str) -> str:
     """The string key of the title of page ``app`` (the textbook's, or ``<name>_heading`` of an explorable)."""
+    if app in MODULES:
+        return MODULES[app].key("title")
     return "page_title" if app == "textbook" else EXPLORABLES[app].heading_key
 
 
@@ -273,20 +277,24 @@ def instructor_app(context, language: str | None = None) -> pn.viewable.Viewable
 
 
 class _Apps(Mapping):
-    """App name -> builder(language=None): the textbook, then every registered explorable."""
+    """App name -> builder(language=None): the textbook, then every registered explorable with a Panel
+    component (all of :data:`EXPLORABLES`, those of :data:`MODULES` with a ``viewer``)."""
+
+    def _names(self) -> tuple[str, ...]:
+        return ("textbook", *EXPLORABLES, *(n for n, m in MODULES.items() if m.viewer and n not in EXPLORABLES))
 
     def __getitem__(self, name: str) -> Callable[..., pn.viewable.Viewable]:
         if name == "textbook":
             return textbook_app
-        if name not in EXPLORABLES:
+        if name not in self._names():
             raise KeyError(name)
         return functools.partial(explorable_app, name)
 
     def __iter__(self):
-        return iter(("textbook", *EXPLORABLES))
+        return iter(self._names())
 
     def __len__(self) -> int:
-        return 1 + len(EXPLORABLES)
+        return len(self._names())
 
 
 #: App name -> builder, in the order the CLI lists and serves them (derived from the registry).
@@ -307,13 +315,13 @@ def _index_template() -> jinja2.Template:
 def index_html(language: str) -> str:
     """The server's root page (``/``): this product's pages, in ``language`` (served from memory)."""
     other = OTHER_LANGUAGE[language]
-    from .modules import MODULES
 
     pages = [
         (f"{name}?lang={language}", text(title_key(name), language), text(index_key(name), language)) for name in APPS
     ] + [
-        (f"{name}?lang={language}", text(f"{m.prefix}title", language), text(f"{m.prefix}index", language))
+        (f"{name}?lang={language}", text(m.key("title"), language), text(m.key("index"), language))
         for name, m in MODULES.items()
+        if name not in APPS
     ]
     return _index_template().render(
         lang=HTML_LANG[language],

@@ -9,9 +9,9 @@ anywidget host loads (``web/dist/<name>.mjs``, bundled by
 ``scripts/build-web.mjs``). Its Python twin in ``views/<name>.py`` is the
 oracle its numbers are tested against.
 
-:data:`MODULES` is their registry: the name, the view that holds the
-defaults, and the strings' prefix. Adding one is its two files
-(``views/<name>.py``, ``web/<name>.js``), its strings and a line here.
+:data:`MODULES` (in :mod:`attention_explorable.explorables`, beside the other registry) is their
+registry: the name, the defaults, the strings' prefix, the view's config. Adding one is its two files
+(``views/<name>.py``, ``web/<name>.js``), its widget here, its strings and a line in the registry.
 
 Reference: docs/architecture.md, "One explorable, one module"; anywidget's
 front-end module specification.
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import html
 import json
-from dataclasses import dataclass
 from importlib import resources
 
 import param
@@ -30,44 +29,20 @@ from panel.custom import AnyWidgetComponent
 from . import ui
 from .native import content_security_policy
 from .strings import HTML_LANG, STRINGS, text
-from .views import head
+from .explorables import MODULES, ModuleExplorable
+from .views import contexts, head
 
-__all__ = ["MODULES", "HeadWidget", "ModuleExplorable", "module_page", "module_source", "module_state", "module_widget"]
-
-
-@dataclass(frozen=True)
-class ModuleExplorable:
-    """One explorable written as a module.
-
-    Attributes
-    ----------
-    name : str
-        Its name: the page ``<name>.html``, the module ``web/<name>.js``.
-    defaults : dict
-        The state it opens with (its model's keys and values).
-    prefix : str
-        The strings of ``strings.STRINGS`` it shows start with this (``head_``).
-    """
-
-    name: str
-    defaults: dict
-    prefix: str
-
-
-#: The registry, name -> explorable.
-MODULES: dict[str, ModuleExplorable] = {
-    "head": ModuleExplorable(
-        "head",
-        {
-            **head.DEFAULTS,
-            "prediction": None,
-            "skipped": False,
-            "compare_prediction": None,
-            "own_lookup": "C7 A2 D5 B9 | A",
-        },
-        "head_",
-    ),
-}
+__all__ = [
+    "MODULES",
+    "ContextsWidget",
+    "HeadWidget",
+    "ModuleExplorable",
+    "ModuleWidget",
+    "module_page",
+    "module_source",
+    "module_state",
+    "module_widget",
+]
 
 
 def _get(name: str) -> ModuleExplorable:
@@ -77,7 +52,8 @@ def _get(name: str) -> ModuleExplorable:
 
 
 def module_state(name: str, language: str) -> dict:
-    """The model's state a page opens with: the defaults, the strings in ``language`` and its ``lang``.
+    """The model's state a page opens with: the defaults, its ``lang``, and ``config`` in ``language`` (the
+    view's config, strings included) or, for an explorable without one, ``strings`` in ``language``.
 
     Raises
     ------
@@ -87,8 +63,12 @@ def module_state(name: str, language: str) -> dict:
     explorable = _get(name)
     if language not in STRINGS:
         raise ValueError(f"language must be one of {sorted(STRINGS)}, got {language!r}")
-    strings = {k: v for k, v in STRINGS[language].items() if k.startswith(explorable.prefix)}
-    return {**explorable.defaults, "strings": strings, "lang": HTML_LANG[language]}
+    state = {**explorable.defaults, "lang": HTML_LANG[language]}
+    if explorable.config is not None:  # its strings are the config's
+        state["config"] = explorable.config(language)
+    else:
+        state["strings"] = {k: v for k, v in STRINGS[language].items() if k.startswith(explorable.prefix)}
+    return state
 
 
 def module_source(name: str) -> str:
@@ -101,24 +81,32 @@ def _page_script(name: str) -> str:
     return resources.files("attention_explorable").joinpath("web", "dist", "page", f"{name}.js").read_text("utf-8")
 
 
-def module_page(name: str, language: str, other_language_href: str | None = None) -> str:
+def module_page(
+    name: str,
+    language: str,
+    other_language_href: str | None = None,
+    state: dict | None = None,
+    title: str | None = None,
+) -> str:
     """The page of explorable ``name`` in ``language``: one HTML file that loads nothing, from ``file://`` too.
 
     ``other_language_href`` is the language switch's target (a file of the other language); None asks the
-    server with ``?lang=``.
+    server with ``?lang=``. ``state`` (keys of the explorable's model) is the state it opens on, its
+    defaults by default; ``title`` the page's title, its heading by default.
 
     Raises
     ------
     KeyError
         For an unknown ``name``; ValueError for an unknown ``language`` (each named).
     """
-    state = json.dumps(module_state(name, language), ensure_ascii=False).replace("</", "<\\/")
+    opened = {**module_state(name, language), **(state or {})}
+    state = json.dumps(opened, ensure_ascii=False).replace("</", "<\\/")
     link = json.dumps(module_widget(name, language).ae_module_link(), ensure_ascii=False).replace("</", "<\\/")
     other = "en" if language == "zh" else "zh"
     page = ui.template("module-page.html").render(
         lang=HTML_LANG[language],
-        title=text(f"{_get(name).prefix}title", language),
-        intro=text(f"{_get(name).prefix}intro", language),
+        title=text(_get(name).key("title"), language) if title is None else title,
+        intro=text(_get(name).key("intro"), language),
         name=name,
         state=state,
         link=link,
@@ -129,6 +117,10 @@ def module_page(name: str, language: str, other_language_href: str | None = None
         switch_href=other_language_href or f"?lang={other}",
         switch_label=text("language_name", other),
         switch_lang=HTML_LANG[other],
+        switch_hint=text("language_switch_to", other),
+        switch_nav=text("language_switch", language),
+        theme_css=ui.theme_css(":root"),
+        font=ui.FONT_FAMILY,
     )
     # The policy first in the head, as on every student page: only the page's own scripts run.
     policy = content_security_policy(page)
@@ -139,13 +131,52 @@ def module_page(name: str, language: str, other_language_href: str | None = None
     )
 
 
-class HeadWidget(AnyWidgetComponent):
-    """The head that learns as a Panel component: ``web/dist/head.mjs`` run by Panel's anywidget host.
+class ModuleWidget(AnyWidgetComponent):
+    """An explorable module as a Panel component: ``web/dist/<ae_module>.mjs`` run by Panel's anywidget host.
+
+    A subclass names its module (``ae_module``) and declares the module's state as ``param`` parameters
+    (bounds and docs: the one declaration of the explorable's state), and ``link_params``, what a deep link
+    may set. What the student changes in the browser comes back to the parameters. A student page that
+    holds it (the textbook) writes it as an element the page's own host renders (:meth:`ae_module_state`,
+    ``web/host.js``), so the same module runs in both.
+    """
+
+    ae_module = ""
+    #: What a deep link can set (behind ``<name>.`` on the textbook).
+    link_params: tuple = ()
+
+    strings = param.Dict({}, doc="The interface text in the page's language (the explorable's keys).")
+    lang = param.String("zh-Hans", doc="The page's language, as ``<html lang>`` has it.")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.ae_module:
+            cls._esm = module_source(cls.ae_module)
+
+    def __init__(self, language: str = "zh", link_prefix: str = "", **params):
+        state = module_state(self.ae_module, language)
+        own = {k: v for k, v in state.items() if k not in MODULES[self.ae_module].defaults}
+        super().__init__(**{**own, **params})
+        self.language, self.link_prefix = language, link_prefix
+
+    def ae_module_link(self) -> dict:
+        """The JSON spec of its deep links, which the page's host reads and keeps the address following
+        (``web/host.js``; the rules of :mod:`.views.links`)."""
+        from .explorables.base import param_link_spec
+
+        return param_link_spec(self, self.link_params, self.link_prefix, self.language)
+
+    def ae_module_state(self) -> dict:
+        """The model's state as the module reads it: every key of its :data:`MODULES` entry."""
+        keys = [*MODULES[self.ae_module].defaults, *(k for k in ("strings", "lang", "config") if k in self.param)]
+        return {k: getattr(self, k) for k in keys}
+
+
+class HeadWidget(ModuleWidget):
+    """The head that learns as a Panel component (:class:`ModuleWidget`; ``web/head.js``).
 
     Its parameters are the module's model keys (:data:`MODULES` ``["head"]``), bounds checked here
-    (``views.head.BOUNDS``); what the student changes in the browser comes back to them. A student page
-    that holds it (the textbook) writes it as an element the page's own host renders
-    (:meth:`ae_module_state`, ``web/host.js``), so the same module runs in both.
+    (``views.head.BOUNDS``).
 
     Raises
     ------
@@ -159,7 +190,6 @@ class HeadWidget(AnyWidgetComponent):
     """
 
     ae_module = "head"
-    _esm = module_source("head")
 
     d_k = param.Integer(head.DEFAULTS["d_k"], bounds=head.BOUNDS["d_k"][:2], doc="Width of queries and keys.")
     learning_rate = param.Number(
@@ -172,28 +202,40 @@ class HeadWidget(AnyWidgetComponent):
     skipped = param.Boolean(False, doc="The student went on without a prediction.")
     compare_prediction = param.Integer(None, bounds=(0, 2), allow_None=True, doc="The comparison's predicted option.")
     own_lookup = param.String(MODULES["head"].defaults["own_lookup"], doc="The student's own lookup, as typed.")
-    strings = param.Dict({}, doc="The interface text in the page's language (``head_`` keys).")
-    lang = param.String("zh-Hans", doc="The page's language, as ``<html lang>`` has it.")
 
     #: What a deep link can set (``?d_k=64&scaled=false``; behind ``head.`` on the textbook).
     link_params = ("d_k", "learning_rate", "seed", "scaled")
 
-    def __init__(self, language: str = "zh", link_prefix: str = "", **params):
-        state = module_state("head", language)
-        super().__init__(**{"strings": state["strings"], "lang": state["lang"], **params})
-        self.language, self.link_prefix = language, link_prefix
 
-    def ae_module_link(self) -> dict:
-        """The JSON spec of its deep links, which the page's host reads and keeps the address following
-        (``web/host.js``; the rules of :mod:`.views.links`)."""
-        from .explorables.base import param_link_spec
+class ContextsWidget(ModuleWidget):
+    """One word, two contexts (section 3.8.1) as a Panel component (:class:`ModuleWidget`; ``web/contexts.js``).
 
-        return param_link_spec(self, self.link_params, self.link_prefix, self.language)
+    The same word in two sentences, read by one self-attention step in each
+    (:mod:`attention_explorable.views.contexts`); the student predicts first whether its two outputs differ.
 
-    def ae_module_state(self) -> dict:
-        """The model's state as the module reads it: every key of :data:`MODULES` ``["head"]``."""
-        keys = [*MODULES["head"].defaults, "strings", "lang"]
-        return {k: getattr(self, k) for k in keys}
+    Raises
+    ------
+    ValueError
+        From ``param``, naming the parameter and the value, for a value it does not allow.
+
+    Examples
+    --------
+    >>> ContextsWidget(language="en").ae_module_state()["config"]["sentences"]["fruit"]["tokens"]
+    ['she', 'peeled', 'the', 'apple']
+    """
+
+    ae_module = "contexts"
+
+    causal = param.Boolean(False, doc="Causal mask: each word sees itself and the words before it only.")
+    prediction = param.Selector(
+        default="",
+        objects=list(contexts.PREDICTIONS),
+        doc="What the student predicts of the word's two outputs: '' (none), 'same', 'differ' (right) or 'swap'.",
+    )
+    revealed = param.Boolean(False, doc="The two outputs shown (after the prediction is checked or skipped).")
+    config = param.Dict({}, doc="What the view needs besides the state (views.contexts.contexts_config).")
+
+    link_params = ("causal", "prediction", "revealed")
 
 
 def module_widget(name: str, language: str = "zh", link_prefix: str = ""):
@@ -206,4 +248,4 @@ def module_widget(name: str, language: str = "zh", link_prefix: str = ""):
         For an unknown ``name`` (named).
     """
     _get(name)
-    return {"head": HeadWidget}[name](language=language, link_prefix=link_prefix)
+    return {"head": HeadWidget, "contexts": ContextsWidget}[name](language=language, link_prefix=link_prefix)

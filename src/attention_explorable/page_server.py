@@ -160,7 +160,7 @@ class PageCache:
     """
 
     def __init__(self, cache_dir: Path | None = None, only: tuple[str, ...] | list[str] | None = None):
-        every = (*MODULES, *apps.APPS)
+        every = tuple(dict.fromkeys((*MODULES, *apps.APPS)))
         unknown = [app for app in (only or ()) if app not in every]
         if unknown:
             raise ValueError(f"only must name pages among {list(every)}, got {unknown!r}")
@@ -255,7 +255,9 @@ class PageCache:
     @functools.cached_property
     def _key(self) -> str:
         """This cache's key (:func:`build_key`, read once: it reads every file of the package)."""
-        only = "" if self.apps == (*MODULES, *apps.APPS) else "-" + "+".join(self.apps)  # a subset is kept apart
+        only = (
+            "" if self.apps == tuple(dict.fromkeys((*MODULES, *apps.APPS))) else "-" + "+".join(self.apps)
+        )  # a subset is kept apart
         return build_key() + only
 
     def _cached(self) -> Path:

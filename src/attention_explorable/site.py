@@ -48,7 +48,10 @@ __all__ = ["export_site", "export_element", "build_page", "ExportReport", "pages
 def pages(index: bool = True) -> dict[str, str]:
     """Page file -> app name: ``index.html`` the textbook (``textbook.html`` when not ``index``), ``<name>.html``
     each registered explorable."""
-    return {"index.html" if index else "textbook.html": "textbook", **{f"{n}.html": n for n in EXPLORABLES}}
+    return {
+        "index.html" if index else "textbook.html": "textbook",
+        **{f"{n}.html": n for n in apps.APPS if n != "textbook"},
+    }
 
 
 def module_pages() -> dict[str, str]:
@@ -204,7 +207,7 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
 
     write("embed/resize.js", resources.files("attention_explorable").joinpath("web", "resize.js").read_text("utf-8"))
     for name in [*EXPLORABLES, *MODULES]:
-        title = text(apps.title_key(name) if name in EXPLORABLES else f"{MODULES[name].prefix}title", language)
+        title = text(apps.title_key(name) if name in EXPLORABLES else MODULES[name].key("title"), language)
         # In an author's page: an <attention-explorable> in the export's language (export_element).
         write(f"embed/{name}.js", embed_script(name, apps.HTML_LANG[language]))
         write(f"embed/{name}.html", f'<script src="embed/{name}.js"></script>\n')

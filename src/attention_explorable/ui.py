@@ -7,6 +7,7 @@ the project's CSS once per process.
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 
 import jinja2
@@ -42,53 +43,9 @@ th.ae-kind { font-weight: normal; text-align: left; }
 #: The explorables' colours, light and dark, as CSS custom properties: an author's page may set any
 #: of them on the element (``attention-explorable { --ae-background: transparent; }``); the list is
 #: in docs/embedding.md. Contrast (WCAG AA) holds for both sets: text at least 7:1 on its
-#: background, the quieter text and the states' colours at least 4.5:1.
-THEME = {
-    "light": {
-        "--ae-text": "#1b1b1b",
-        "--ae-muted": "#444",
-        "--ae-background": "#fff",
-        "--ae-surface": "#fff",
-        "--ae-surface-hover": "#f2f2f2",
-        "--ae-border": "#8c8c8c",
-        "--ae-rule": "#ddd",
-        "--ae-accent": "#2f6fad",
-        "--ae-accent-border": "#24578a",
-        "--ae-link": "#1a4f8b",
-        "--ae-focus": "#1a5fb4",
-        "--ae-error": "#b00020",
-        "--ae-right": "#1b7f3b",
-        "--ae-wrong": "#a35200",
-        "--ae-box": "#f7f5ff",
-        "--ae-box-border": "#c9c3e6",
-        "--ae-code": "#f6f8fa",
-        "--ae-plot-filter": "none",
-        "--ae-scheme": "light",
-    },
-    "dark": {
-        "--ae-text": "#e8e8e8",
-        "--ae-muted": "#bdbdbd",
-        "--ae-background": "#17191e",
-        "--ae-surface": "#24272e",
-        "--ae-surface-hover": "#30343c",
-        "--ae-border": "#8a909c",
-        "--ae-rule": "#3c4049",
-        "--ae-accent": "#2f6fad",
-        "--ae-accent-border": "#6a9fd6",
-        "--ae-link": "#8ab4f8",
-        "--ae-focus": "#8ab4f8",
-        "--ae-error": "#ff8a80",
-        "--ae-right": "#81c995",
-        "--ae-wrong": "#f6ae6b",
-        "--ae-box": "#231f38",
-        "--ae-box-border": "#5b5391",
-        "--ae-code": "#22262e",
-        # A plot's colours are its figure's (light): on dark, their lightness is turned over and
-        # their hues kept, so lines and text stay as far from the background as they were.
-        "--ae-plot-filter": "invert(1) hue-rotate(180deg)",
-        "--ae-scheme": "dark",
-    },
-}
+#: background, the quieter text and the states' colours at least 4.5:1. One file, ``web/theme.json``,
+#: which the explorable modules read too (``web/parts.js``).
+THEME = json.loads(resources.files("attention_explorable").joinpath("web", "theme.json").read_text("utf-8"))
 
 
 def theme_css(scope: str) -> str:

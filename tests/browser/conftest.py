@@ -1,6 +1,6 @@
 import pytest
 
-from attention_explorable.explorables import EXPLORABLES
+from attention_explorable.apps import APPS
 
 from ..conftest import ServedApp
 from .mirror import load_module
@@ -18,8 +18,8 @@ def _server_fixture(app_file: str):
     return server
 
 
-# ``<name>_server`` for the textbook and each registered explorable (its app is ``apps/<name>.py``).
-for _name in ("textbook", *EXPLORABLES):
+# ``<name>_server`` for the textbook and each explorable with a Panel app (``apps/<name>.py``).
+for _name in APPS:
     globals()[f"{_name}_server"] = _server_fixture(f"{_name}.py")
 
 

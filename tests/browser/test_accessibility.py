@@ -19,7 +19,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from attention_explorable.explorables import EXPLORABLES, explorable_class
+from attention_explorable.apps import APPS
+from attention_explorable.explorables import MODULES, explorable_class
 from attention_explorable.site import pages
 
 from .pages import settled
@@ -37,7 +38,7 @@ SERIOUS = ("serious", "critical")
 #: What each page shows once its explorables are drawn.
 READY = {
     "textbook": ".ae-exercise-input, .ae-exercise-choice",
-    **{name: explorable_class(name).tried.ready for name in EXPLORABLES},
+    **{name: explorable_class(name).tried.ready for name in APPS if name != "textbook"},
 }
 APP_OF = pages()
 
@@ -118,11 +119,23 @@ class _Pictures(HTMLParser):
             self.found.append(dict(attrs))
 
 
+@pytest.mark.parametrize("name", [n for n in MODULES if n in APP_OF.values()])
+def test_a_module_names_its_pictures(name, static_site, student):
+    s = student()
+    s.open_offline(static_site / f"{name}.html", READY[name])
+    pictures = s.page.evaluate(
+        "() => [...document.querySelectorAll('[role=img]')].map((e) => [e.className, e.getAttribute('aria-label')])"
+    )
+    assert pictures and all((label or "").strip() for _, label in pictures), pictures
+    s.assert_clean()
+
+
 @pytest.mark.parametrize("folder", ["", "en/"])
 def test_every_picture_is_named_in_the_html_before_a_script_runs(static_site, folder):
     # The textbook's parts are drawn as they near the screen: a picture not drawn yet is still named. A
     # hidden one is not (its title may give away an answer, such as step 3's curve before a prediction).
-    for page_file in APP_OF:
+    # (A module's page has no picture before its module runs: test_a_module_names_its_pictures.)
+    for page_file in (f for f, app in APP_OF.items() if app not in MODULES):
         pictures = _Pictures()
         pictures.feed((static_site / folder / page_file).read_text("utf-8"))
         shown = [p for p in pictures.found if "hidden" not in p]
@@ -145,8 +158,9 @@ _DARK_HOST = """<!doctype html><html lang="en"><head><meta charset="utf-8"><titl
 def test_on_a_dark_host_every_explorable_is_dark_passes_axe_and_follows_the_hosts_switch(static_site, student):
     from attention_explorable.explorables import EXPLORABLES
 
+    names = [*EXPLORABLES, *MODULES]
     script = (static_site / "embed" / "steps-element.html").read_text("utf-8").splitlines()[0]
-    tags = "\n".join(f'<attention-explorable name="{name}"></attention-explorable>' for name in EXPLORABLES)
+    tags = "\n".join(f'<attention-explorable name="{name}"></attention-explorable>' for name in names)
     host = static_site / "dark-host.html"
     host.write_text(_DARK_HOST.format(script=script, tags=tags), "utf-8")
     try:
@@ -161,7 +175,13 @@ def test_on_a_dark_host_every_explorable_is_dark_passes_axe_and_follows_the_host
         themes = page.evaluate(
             "() => [...document.querySelectorAll('attention-explorable')].map((e) => e.dataset.aeTheme)"
         )
-        assert themes == ["dark"] * len(EXPLORABLES) + ["light"], themes  # the last asked for light
+        assert themes == ["dark"] * len(names) + ["light"], themes  # the last asked for light
+        # A module's own root follows its element's theme (web/theme.js: what shows behind it).
+        modules = page.evaluate(
+            """() => [...document.querySelectorAll('attention-explorable')].map((e) => e.shadowRoot.querySelector('.ae-x'))
+                .filter(Boolean).map((x) => x.dataset.aeTheme)"""
+        )
+        assert modules and set(modules) == {"dark"}, modules
         # Light text on dark boxes, the text a student reads and the box a student types in.
         colours = page.evaluate("""() => { const root = document.querySelector('attention-explorable').shadowRoot;
             return [getComputedStyle(root.querySelector('.ae-output')).color,

@@ -20,7 +20,11 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
+
+from ..views import contexts as contexts_view
+from ..views import head as head_view
 
 
 @dataclass(frozen=True)
@@ -67,8 +71,72 @@ EXPLORABLES: dict[str, Registration] = {
         Registration("matrix", "attention_explorable.explorables.matrix:MatrixExplorer"),
         Registration("selfcross", "attention_explorable.explorables.selfcross:SelfCrossExplorer"),
         Registration("qkv", "attention_explorable.explorables.qkv:QkvExplorer"),
-        Registration("contexts", "attention_explorable.explorables.contexts:ContextsExplorer"),
     ]
+}
+
+
+@dataclass(frozen=True)
+class ModuleExplorable:
+    """One explorable written as a module.
+
+    Attributes
+    ----------
+    name : str
+        Its name: the page ``<name>.html``, the module ``web/<name>.js``.
+    defaults : dict
+        The state it opens with (its model's keys and values).
+    prefix : str
+        The strings of ``strings.STRINGS`` it shows start with this (``head_``).
+    config : callable, optional
+        ``config(language)``: what its view needs besides the state (JSON; ``views/<name>.py``'s
+        ``<name>_config``), given to the module as the model's ``config``.
+    title : str
+        The string key of its title (``<prefix>title`` unless given).
+    index : str
+        The string key of its line on the index page (``<prefix>index`` unless given).
+    intro : str
+        The string key of its one-paragraph introduction (``<prefix>intro`` unless given).
+    viewer : str
+        Its Panel component drawn from Python, as ``"module:Class"`` (``panel serve``, the instructor's
+        page); "" for none (its module then serves there too, as an anywidget).
+    """
+
+    name: str
+    defaults: dict
+    prefix: str
+    config: Callable[[str], dict] | None = None
+    title: str = ""
+    index: str = ""
+    intro: str = ""
+    viewer: str = ""
+
+    def key(self, what: str) -> str:
+        """The string key of its ``title``, ``index`` or ``intro``."""
+        return getattr(self, what) or f"{self.prefix}{what}"
+
+
+#: The registry, name -> explorable.
+MODULES: dict[str, ModuleExplorable] = {
+    "head": ModuleExplorable(
+        "head",
+        {
+            **head_view.DEFAULTS,
+            "prediction": None,
+            "skipped": False,
+            "compare_prediction": None,
+            "own_lookup": "C7 A2 D5 B9 | A",
+        },
+        "head_",
+    ),
+    "contexts": ModuleExplorable(
+        "contexts",
+        {"causal": False, "prediction": "", "revealed": False},
+        "contexts_",
+        config=contexts_view.contexts_config,
+        title="contexts_heading",
+        index="index_contexts",
+        viewer="attention_explorable.explorables.contexts:ContextsExplorer",
+    ),
 }
 
 
@@ -113,17 +181,17 @@ def unregister(name: str) -> None:
 
 
 def explorable_class(name: str) -> type:
-    """The ``Viewer`` class of explorable ``name``.
+    """The ``Viewer`` class of explorable ``name`` (of either registry).
 
     Raises
     ------
     KeyError
         If no explorable of that name is registered (the message names it).
     """
-    try:
-        registration = EXPLORABLES[name]
-    except KeyError:
-        raise KeyError(f"unknown explorable {name!r}; known: {sorted(EXPLORABLES)}") from None
+    registration = EXPLORABLES.get(name) or MODULES.get(name)
+    if registration is None or not registration.viewer:
+        known = sorted([*EXPLORABLES, *(n for n, m in MODULES.items() if m.viewer)])
+        raise KeyError(f"unknown explorable {name!r}; known: {known}")
     module, cls = registration.viewer.split(":")
     return getattr(importlib.import_module(module), cls)
 

@@ -660,3 +660,82 @@ class Explorable(pn.viewable.Viewer):
                 else:
                     model.js_on_event(item, callback)
         return callback
+
+
+class LiveExplorable(Explorable):
+    """An explorable whose student page is its module and whose Panel component is drawn from Python.
+
+    Its student page, embeds, textbook block and notebook widget are its module
+    (``web/<name>.js``, registered in :data:`~attention_explorable.explorables.MODULES`); as a
+    Panel component (``panel serve``, the instructor's page, ``server_document``) it is the
+    classic Panel way: its Bokeh controls call Python back (:meth:`_act`, given the model the
+    student used), which sets the parameters, and every change of a parameter writes the
+    Python view into its Bokeh models. No JavaScript of the explorable runs in it.
+
+    Subclasses do as :class:`Explorable`'s (``_view_module``, ``_config_data``, :meth:`_models`,
+    :meth:`_attach` with the models the student uses) and implement :meth:`_act`.
+    """
+
+    def __init__(self, **params):
+        pn.viewable.Viewer.__init__(self, **params)
+        self.param.watch(self._changed, list(self._state_params))
+
+    def _changed(self, *events) -> None:
+        # (Drawn as the change's callback runs: Bokeh sends what it wrote once the callback returns.
+        # Panel's ``unlocked`` would send it at once instead, and a change made in a browser's event
+        # then never reached that browser.)
+        self._redraw()
+
+    def _attach(self, events: dict) -> None:
+        """Call :meth:`_act` with the model, on each of ``events`` (model -> property or event name).
+
+        The explorable's models are made syncable (``explorables/controls.py`` makes them not): the
+        student's changes must reach Python, and Python's drawing the browser.
+        """
+        for model in self._models().values():
+            model.syncable = True
+        for model, what in events.items():
+            for item in what if isinstance(what, (list, tuple)) else [what]:
+                if item in model.properties():
+                    model.on_change(item, lambda attr, old, new, model=model: self._act(model))
+                else:
+                    model.on_event(item, lambda event, model=model: self._act(model))
+
+    def _act(self, origin) -> None:
+        """What the student's use of model ``origin`` does to the state."""
+        raise NotImplementedError
+
+    def _say(self, notice: str) -> None:
+        """Show ``notice`` (text, escaped here) in the explorable's notice, or hide it ("")."""
+        self._models()["notice"].update(text=html.escape(html.escape(notice)), visible=bool(notice))
+
+    def save(self, path, title: str | None = None) -> Path:
+        """Write this explorable, in its current state, as one HTML file that works offline: its module's
+        page (:func:`attention_explorable.modules.module_page`), opened on this state.
+
+        Raises
+        ------
+        ValueError
+            If ``path`` names a folder, or a folder that does not exist.
+        """
+        from ..modules import module_page
+
+        target = Path(path)
+        if target.is_dir():
+            raise ValueError(f"path {str(path)!r} is a folder; give a file name such as 'explorable.html'")
+        if not target.parent.is_dir():
+            raise ValueError(f"path {str(path)!r}: the folder {str(target.parent)!r} does not exist")
+        page = module_page(self._name, self.language, state=self.state(), title=title)
+        target.write_text(page, encoding="utf-8")
+        return target
+
+    def _ipython_display_(self) -> None:
+        """In a notebook, the explorable's module (its anywidget, :func:`attention_explorable.modules.module_widget`)
+        in this state."""
+        from IPython.display import display
+
+        from ..modules import module_widget
+
+        widget = module_widget(self._name, self.language)
+        widget.param.update(self.state())
+        display(widget)

@@ -1,7 +1,7 @@
 """One word, two contexts (section 3.8.1): the same token gets two rows of weights and two outputs.
 
-Its view is :func:`attention_explorable.views.contexts.contexts_view`; in the
-browser ``web/contexts.js`` draws it and handles the student's actions.
+Its view is :func:`attention_explorable.views.contexts.contexts_view`. Its student page, embeds and
+notebook widget are its module, ``web/contexts.js``; this Panel component is drawn from Python.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from .. import plots
 from ..views import contexts as contexts_view
 from ..views.contexts import CONTEXTS
 from . import controls
-from .base import Explorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model, state_model_class
+from .base import LiveExplorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model
 
 
-class ContextsExplorer(Explorable):
+class ContextsExplorer(LiveExplorable):
     """The same word in two sentences, read by one self-attention step in each.
 
     苹果 / "apple" has the same toy vector ``[1, 1, 0]`` in 她 削 了 苹果 ("she
@@ -31,8 +31,9 @@ class ContextsExplorer(Explorable):
         y = a @ X                          # (3,)
 
     The page asks first whether the two outputs differ, and shows them once
-    the prediction is checked or skipped. Everything a student does runs in
-    the browser (``web/contexts.js``); the parameters follow it.
+    the prediction is checked or skipped. In a Panel app every action of the
+    student calls Python back, which draws the change; its student page and
+    notebook widget are its module (``web/contexts.js``).
 
     Parameters
     ----------
@@ -103,8 +104,6 @@ class ContextsExplorer(Explorable):
             fig.yaxis.visible = False
             fig.xaxis[0].major_label_overrides = {j: tok for j, tok in enumerate(sentence["tokens"], start=1)}
             fig.css_classes = [f"ae-contexts-{c}"]
-            for model in (self._sources[f"{c}_cells"], fig, fig.x_range, fig.y_range):
-                model.syncable = False
             self._figures[c] = fig
 
         self._html = {name: html_model(f"ae-contexts-{name}") for name in ("input", "outputs", "notes")}
@@ -125,6 +124,22 @@ class ContextsExplorer(Explorable):
                 self._ask["predict_skip"]: "button_click",
             }
         )
+
+    def _act(self, origin) -> None:
+        ask = self._ask
+        if origin is self._controls["causal"]:
+            self._say("")
+            self.causal = bool(origin.active)
+        elif origin is ask["prediction_choice"]:
+            chosen = "" if origin.active is None else contexts_view.PREDICTIONS[origin.active + 1]
+            if not self.revealed and chosen != self.prediction:
+                self._say("")
+                self.prediction = chosen
+        elif origin is ask["predict_check"] and not self.prediction:
+            self._say(self._t("predict_needed"))
+        elif origin in (ask["predict_check"], ask["predict_skip"]):
+            self._say("")
+            self.param.update(revealed=True, prediction="" if origin is ask["predict_skip"] else self.prediction)
 
     # --- the view -------------------------------------------------------------
     def _models(self) -> dict:
@@ -173,9 +188,3 @@ class ContextsExplorer(Explorable):
             css_classes=["ae-contexts"],
             styles={"gap": "12px"},
         )
-
-
-# The state model's class exists from import on: Bokeh sends the definitions of
-# data models with a document, so a page that builds this explorable later (the
-# textbook, as the reader scrolls) must have imported it before it was sent.
-state_model_class(ContextsExplorer)

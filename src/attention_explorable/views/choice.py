@@ -23,7 +23,14 @@ import numpy as np
 #: The models of the question, by the names the views use (``explorables/base.prediction_models``).
 MODELS = ("question", "prediction_choice", "predict_check", "predict_skip", "feedback")
 #: The interface text this part uses (with ``<name>_predict_<option>`` of each explorable).
-STRING_KEYS = ("predict_needed", "predict_yours", "predict_right", "predict_wrong")
+STRING_KEYS = (
+    "predict_needed",
+    "predict_yours",
+    "predict_right",
+    "predict_wrong",
+    "predict_check",
+    "skip_prediction",
+)
 
 
 def check_choice(state, predictions) -> None:

@@ -63,6 +63,9 @@ SECTION = "3.8"
 STATE_NAMES = ("causal", "prediction", "revealed")
 
 STRING_KEYS = (
+    "contexts_intro",
+    "contexts_causal",
+    "contexts_predict_question",
     "contexts_toy_note",
     "contexts_axes",
     "contexts_row",

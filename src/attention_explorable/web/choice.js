@@ -66,3 +66,4 @@ export function choiceAction({state, models, config, origin}, predictions, revea
   } else return false;
   return true;
 }
+

@@ -1,11 +1,12 @@
-// The "one word, two contexts" explorable of section 3.8.1 in the browser: its view
-// (twin of attention_explorable/views/contexts.py) and the controller that turns a
-// student's clicks (the causal mask, the question) into state and draws every change.
-import {controller} from "./controller.js";
+// The "one word, two contexts" explorable of section 3.8.1 as one module in the anywidget front-end form:
+// its view (twin of attention_explorable/views/contexts.py, the oracle) and `render({model, el})`, which
+// builds its question, check box and heatmaps and draws every change of its model.
 import {scaledDotProductAttention} from "./attention.js";
-import {checkChoice, choiceAction, choiceFeedback, choiceProps} from "./choice.js";
+import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
+import {drawsFrom, heatmap, source} from "./figures.js";
 import {heatCells} from "./matrix.js";
-import {dataTable, escapeHtml, fill, formatNumber, formatVector, readState, writeViewAnnounced} from "./shared.js";
+import {checkbox, choiceParts, el, figure, moduleRoot, readout, setState, settled, watchState, writeView} from "./parts.js";
+import {dataTable, escapeHtml, fill, formatNumber, formatVector} from "./shared.js";
 
 export const CONTEXTS = ["fruit", "company"];
 // The prediction asked first (views.contexts.PREDICTIONS), the right one, and the state.
@@ -83,16 +84,45 @@ export function contextsView(st, config) {
   };
 }
 
-/** Draw the current state into the page's models. */
-export function draw(state, models, config) {
-  writeViewAnnounced(models, contextsView(readState(state, STATE_NAMES), config));
+/**
+ * The explorable in `el` (the anywidget front-end form): the question, the causal mask and two heatmaps of
+ * the word's weights, drawn from `contextsView` on every change of the model's `causal`, `prediction` and
+ * `revealed`. Its model also holds `config` (views.contexts.contexts_config) and `lang`.
+ */
+function render({model, el: host}) {
+  const config = model.get("config"), S = config.strings;
+  const root = moduleRoot(host, "ae-contexts", model.get("lang"), model.get("theme"));
+  const notice = readout("ae-error ae-input-notice", {hidden: true});
+  const say = (html) => { notice.set(html); notice.show(html !== ""); };
+  const sources = Object.fromEntries(CONTEXTS.map((c) => [`${c}_cells`, source()]));
+  const figures = CONTEXTS.map((c) => {
+    const {tokens} = config.sentences[c];
+    const labels = Object.fromEntries(tokens.map((t, j) => [j + 1, t]));
+    return drawsFrom(figure(`ae-contexts-${c}`, heatmap(sources[`${c}_cells`],
+      {title: S[`contexts_sentence_${c}`], n: tokens.length, rows: 1, height: 150, labels, hideRows: true})));
+  });
+  const parts = {
+    sources,
+    ...choiceParts("contexts", S, PREDICTIONS, model, {say}),
+    causal: checkbox("ae-contexts-causal", S.contexts_causal, (on) => { say(""); setState(model, {causal: on}); }),
+    input: readout("ae-contexts-input"),
+    outputs: readout("ae-contexts-outputs"),
+    notes: readout("ae-contexts-notes"),
+    rows_data: readout("ae-contexts-rows-data", {sr: true}),
+    live: readout("ae-live", {live: true, sr: true}),
+  };
+  const left = el("div", {class: "ae-n-col", style: "flex:1 1 300px;max-width:440px;min-width:0"},
+    el("p", {class: "ae-n-html", style: "margin:0 5px"}, S.contexts_intro),
+    ...CHOICE_MODELS.map((n) => parts[n].el), parts.causal.el, notice.el, parts.live.el,
+    el("div", {class: "ae-n-html ae-hint", style: "margin:0 5px"}, S.contexts_toy_note));
+  const right = el("div", {class: "ae-n-col", style: "flex:2 1 420px;min-width:0"},
+    parts.input.el, ...figures.map((f) => f.el), parts.rows_data.el, parts.notes.el, parts.outputs.el);
+  root.append(el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
+  const state = watchState(model, STATE_NAMES), later = settled();
+  const draw = () => writeView(parts, contextsView(state.read(), config), later);
+  draw();
+  const stop = state.onChange(draw);
+  return () => { stop(); later.cancel(); };
 }
 
-/** The controller: a change of the state model draws; the causal mask and the question change the state. */
-export default controller("contexts", draw, ({state, models, config, origin}) => {
-  if (origin === models.causal) {
-    if (origin.active !== state.causal) state.causal = origin.active;  // else drawn from the state
-    return;
-  }
-  choiceAction({state, models, config, origin}, PREDICTIONS, (prediction) => state.setv({prediction, revealed: true}));
-});
+export default {render};

@@ -197,8 +197,8 @@ function sameColumns(have, want) {
 }
 function writeView(models, view) {
   for (const [name, data] of Object.entries(view.sources || {})) {
-    const source = models[name];
-    if (!sameColumns(source.data, data)) source.data = data;
+    const source2 = models[name];
+    if (!sameColumns(source2.data, data)) source2.data = data;
   }
   for (const [name, [start, end]] of Object.entries(view.ranges || {})) {
     const range = models[name];
@@ -399,9 +399,9 @@ function parsePrediction(raw, [lo, hi]) {
 var watched = pageWide("a11y-watched", () => /* @__PURE__ */ new WeakSet());
 var focused = null;
 function deepActive() {
-  let el = document.activeElement;
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-  return el;
+  let el2 = document.activeElement;
+  while (el2 && el2.shadowRoot && el2.shadowRoot.activeElement) el2 = el2.shadowRoot.activeElement;
+  return el2;
 }
 function keepFocus() {
   if (!focused || focused.el.isConnected || !focused.host.isConnected) return;
@@ -426,13 +426,13 @@ function watch(root) {
   if (watched.has(root)) return;
   watched.add(root);
   nameControls(root);
-  for (const el of root.querySelectorAll("*")) if (el.shadowRoot) watch(el.shadowRoot);
+  for (const el2 of root.querySelectorAll("*")) if (el2.shadowRoot) watch(el2.shadowRoot);
   new MutationObserver((records) => {
     for (const record of records) {
       for (const node of record.addedNodes) {
         if (node.nodeType !== 1) continue;
         if (node.shadowRoot) watch(node.shadowRoot);
-        for (const el of node.querySelectorAll("*")) if (el.shadowRoot) watch(el.shadowRoot);
+        for (const el2 of node.querySelectorAll("*")) if (el2.shadowRoot) watch(el2.shadowRoot);
       }
     }
     nameControls(root);
@@ -444,9 +444,9 @@ function nameUnnamedControls() {
   const root = document.documentElement;
   if (root.hasAttribute("data-ae-controls-named")) return;
   root.setAttribute("data-ae-controls-named", "");
-  const note = (el) => {
-    const host = el && el.getRootNode && el.getRootNode().host;
-    focused = host ? { el, host } : null;
+  const note = (el2) => {
+    const host = el2 && el2.getRootNode && el2.getRootNode().host;
+    focused = host ? { el: el2, host } : null;
   };
   document.addEventListener("keydown", () => note(deepActive()), true);
   document.addEventListener("focusin", (event) => note(event.composedPath()[0]), true);
@@ -455,13 +455,13 @@ function nameUnnamedControls() {
 
 // src/attention_explorable/web/controller.js
 var pending = pageWide("pending-draws", () => /* @__PURE__ */ new WeakSet());
-function drawSoon(key, draw8) {
+function drawSoon(key, draw7) {
   if (pending.has(key)) return;
   pending.add(key);
   queueMicrotask(() => {
     pending.delete(key);
     try {
-      draw8();
+      draw7();
     } catch (err) {
       console.error("attention explorable: drawing failed", err);
     }
@@ -496,7 +496,7 @@ function sliderAction({ state, models, config, origin }, { toGrid = onGrid, befo
   }
   return false;
 }
-function controller(name, draw8, act3) {
+function controller(name, draw7, act3) {
   return function(args, event, data, context) {
     try {
       const { state, models, config } = args;
@@ -505,7 +505,7 @@ function controller(name, draw8, act3) {
       let drawnNow = false;
       const drawn = () => {
         drawnNow = true;
-        draw8(state, models, config);
+        draw7(state, models, config);
         followLink(state, config);
       };
       try {
@@ -515,7 +515,7 @@ function controller(name, draw8, act3) {
         } else if (origin === state) {
           if (quiet) drawn();
           else {
-            drawSoon(state, () => draw8(state, models, config));
+            drawSoon(state, () => draw7(state, models, config));
             followLink(state, config);
           }
         } else act3({ state, models, config, origin, event });
@@ -580,9 +580,9 @@ function sameChildren(old, fresh) {
   }
   removeFrom(was);
 }
-function morph(el, html) {
+function morph(el2, html) {
   scratch.innerHTML = html;
-  sameChildren(el, scratch.content);
+  sameChildren(el2, scratch.content);
   scratch.content.replaceChildren();
 }
 var h = (tag, attrs = {}, children = []) => ({ tag, attrs, children });
@@ -590,35 +590,35 @@ var SVG = "http://www.w3.org/2000/svg";
 function create(node, svg) {
   if (typeof node === "string") return document.createTextNode(node);
   const inSvg = svg || node.tag === "svg";
-  const el = inSvg ? document.createElementNS(SVG, node.tag) : document.createElement(node.tag);
-  for (const name in node.attrs) el.setAttribute(name, node.attrs[name]);
-  for (const child of node.children) el.appendChild(create(child, inSvg));
-  return el;
+  const el2 = inSvg ? document.createElementNS(SVG, node.tag) : document.createElement(node.tag);
+  for (const name in node.attrs) el2.setAttribute(name, node.attrs[name]);
+  for (const child of node.children) el2.appendChild(create(child, inSvg));
+  return el2;
 }
-function update(el, node, old, svg) {
+function update(el2, node, old, svg) {
   const attrs = node.attrs, before = old.attrs;
-  for (const name in attrs) if (attrs[name] !== before[name]) el.setAttribute(name, attrs[name]);
-  for (const name in before) if (!(name in attrs)) el.removeAttribute(name);
-  patch(el, node.children, old.children, svg || node.tag === "svg");
+  for (const name in attrs) if (attrs[name] !== before[name]) el2.setAttribute(name, attrs[name]);
+  for (const name in before) if (!(name in attrs)) el2.removeAttribute(name);
+  patch(el2, node.children, old.children, svg || node.tag === "svg");
 }
 function patch(parent, nodes, old, svg = false) {
   if (!old) {
     parent.replaceChildren(...nodes.map((n) => create(n, svg)));
     return;
   }
-  let el = parent.firstChild;
+  let el2 = parent.firstChild;
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i], was = old[i];
-    const next = el ? el.nextSibling : null;
-    if (!el) parent.appendChild(create(node, svg));
+    const next = el2 ? el2.nextSibling : null;
+    if (!el2) parent.appendChild(create(node, svg));
     else if (node === was) {
     } else if (typeof node === "string" || typeof was === "string" || was === void 0 || node.tag !== was.tag) {
-      if (typeof node === "string" && typeof was === "string") el.nodeValue = node;
-      else parent.replaceChild(create(node, svg), el);
-    } else update(el, node, was, svg);
-    el = next;
+      if (typeof node === "string" && typeof was === "string") el2.nodeValue = node;
+      else parent.replaceChild(create(node, svg), el2);
+    } else update(el2, node, was, svg);
+    el2 = next;
   }
-  removeFrom(el);
+  removeFrom(el2);
 }
 
 // src/attention_explorable/web/steps.js
@@ -773,11 +773,11 @@ function askForPrediction(state, models) {
 }
 function showNumberLine(models) {
   const view = viewOf(models.line_fig);
-  const el = view && view.el;
-  if (!el || !el.getBoundingClientRect) return;
-  const box = el.getBoundingClientRect();
+  const el2 = view && view.el;
+  if (!el2 || !el2.getBoundingClientRect) return;
+  const box = el2.getBoundingClientRect();
   if (box.top >= 0 && box.bottom <= window.innerHeight) return;
-  el.scrollIntoView({ block: "center", behavior: lessMotion() ? "auto" : "smooth" });
+  el2.scrollIntoView({ block: "center", behavior: lessMotion() ? "auto" : "smooth" });
 }
 function play(state, models, config) {
   if (state.asked) state.asked = false;
@@ -1010,22 +1010,22 @@ function setQuery(state, q) {
   if (q[0] !== state.query_x || q[1] !== state.query_y) state.setv({ query_x: q[0], query_y: q[1] });
 }
 function tipMoved(state, models, config) {
-  const source = models.query;
-  const x = source.data.x ? source.data.x[0] : void 0;
-  const y = source.data.y ? source.data.y[0] : void 0;
-  const dragging = source.selected.indices.length > 0;
+  const source2 = models.query;
+  const x = source2.data.x ? source2.data.x[0] : void 0;
+  const y = source2.data.y ? source2.data.y[0] : void 0;
+  const dragging = source2.selected.indices.length > 0;
   if (x === state.query_x && y === state.query_y) {
-    held.delete(source);
+    held.delete(source2);
     return;
   }
   const q = pointToQuery(x, y, config.sliders.query_x.slice(0, 2), config.decimals);
   if (q === null) {
-    held.delete(source);
+    held.delete(source2);
     redraw(state, models, config);
     return;
   }
-  if (dragging) held.add(source);
-  else held.delete(source);
+  if (dragging) held.add(source2);
+  else held.delete(source2);
   if (models.notice.visible) models.notice.visible = false;
   if (q[0] !== state.query_x || q[1] !== state.query_y) setQuery(state, q);
   else if (!dragging) redraw(state, models, config);
@@ -1631,79 +1631,6 @@ var qkv_default = controller("qkv", draw6, ({ state, models, config, origin }) =
   choiceAction({ state, models, config, origin }, PREDICTIONS4, (prediction) => state.setv({ w_v: state.w_v === "identity" ? "swap" : "identity", prediction, revealed: true }));
 });
 
-// src/attention_explorable/web/contexts.js
-var CONTEXTS = ["fruit", "company"];
-var PREDICTIONS5 = ["", "same", "differ", "swap"];
-var RIGHT_PREDICTION5 = "differ";
-var STATE_NAMES7 = ["causal", "prediction", "revealed"];
-function checkState3(st) {
-  if (typeof st.causal !== "boolean") throw new Error(`causal must be true or false, got ${JSON.stringify(st.causal)}`);
-  checkChoice(st, PREDICTIONS5);
-}
-function readContext(st, config, context) {
-  const { vectors: x, at } = config.sentences[context];
-  const mask = x.map((_, j) => !st.causal || j <= at);
-  const { weights, output } = scaledDotProductAttention([x[at]], x, x, { mask: [mask] });
-  return { weights: weights[0], mask, output: output[0] };
-}
-function contextsView(st, config) {
-  checkState3(st);
-  const S = config.strings, f = formatNumber;
-  const prediction = st.prediction, revealed = Boolean(st.revealed);
-  const sources = {}, rows = [], outputs = {}, leans = {};
-  for (const c of CONTEXTS) {
-    const sentence = config.sentences[c];
-    const { weights, mask, output } = readContext(st, config, c);
-    const masked = mask.map((m) => !m);
-    const [fillColours, colour] = heatCells(weights, revealed ? masked : masked.map(() => true), false);
-    const cells = weights.map((w, j) => masked[j] ? "—" : revealed ? f(w, 2, false) : "?");
-    sources[`${c}_cells`] = {
-      x: cells.map((_, j) => j + 1),
-      y: cells.map(() => 1),
-      fill: fillColours,
-      text: cells,
-      text_color: colour
-    };
-    rows.push([S[`contexts_sentence_${c}`], ...sentence.tokens.map((t, j) => `${escapeHtml(t)} ${cells[j]}`)]);
-    outputs[c] = output;
-    leans[c] = output[0] > output[1] ? "contexts_lean_fruit" : output[1] > output[0] ? "contexts_lean_company" : "contexts_lean_none";
-  }
-  const first = config.sentences.fruit;
-  const word = escapeHtml(first.tokens[first.at]);
-  const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td><td><b>${formatVector(outputs[c], 2)}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
-  const answer = () => {
-    const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({ ...st, causal: false }, config, c).output]));
-    return fill(
-      S.contexts_predict_answer,
-      { word, a: formatVector(unmasked.fruit, 2), b: formatVector(unmasked.company, 2) }
-    );
-  };
-  const notes = st.causal ? fill(S.contexts_causal_note, { word }) : "";
-  return {
-    sources,
-    ranges: {},
-    html: {
-      input: fill(S.contexts_input, { word, x: formatVector(first.vectors[first.at], 2) }) + `<div class='ae-hint'>${S.contexts_axes}</div>`,
-      outputs: `<div class='ae-kind'>${fill(S.contexts_output, { word })}</div>` + (revealed ? `<table>${shown}</table>` : `<div class='ae-hint'>${S.contexts_hidden}</div>`),
-      notes: notes ? `<span class='ae-hint'>${notes}</span>` : "",
-      feedback: choiceFeedback(S, "contexts", prediction, RIGHT_PREDICTION5, revealed, answer),
-      rows_data: dataTable(fill(S.contexts_row, { word }), ["", "1", "2", "3", "4"], rows),
-      live: revealed ? fill(S.contexts_live, { word, a: formatVector(outputs.fruit, 2), b: formatVector(outputs.company, 2) }) : ""
-    },
-    props: { causal: { active: Boolean(st.causal) }, ...choiceProps(PREDICTIONS5, prediction, revealed) }
-  };
-}
-function draw7(state, models, config) {
-  writeViewAnnounced(models, contextsView(readState(state, STATE_NAMES7), config));
-}
-var contexts_default = controller("contexts", draw7, ({ state, models, config, origin }) => {
-  if (origin === models.causal) {
-    if (origin.active !== state.causal) state.causal = origin.active;
-    return;
-  }
-  choiceAction({ state, models, config, origin }, PREDICTIONS5, (prediction) => state.setv({ prediction, revealed: true }));
-});
-
 // node_modules/d3-array/dist/d3-array.mjs
 function ascending(a, b) {
   return a == null || b == null ? NaN : a < b ? -1 : a > b ? 1 : a >= b ? 0 : NaN;
@@ -2297,6 +2224,121 @@ function figureNodes(spec, get) {
   return { cells, style: style2, title };
 }
 
+// src/attention_explorable/web/explorable.css
+var explorable_default = "/* The explorable modules' styles (web/parts.js puts them, with the theme's colours, before a module's\n   root `.ae-x`): every rule is scoped to that root, so a module drops into any page, notebook or site and\n   leaves the host's own elements as they were. */\n.ae-x { font-family: 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; font-size: 15px; line-height: 1.42857; color: var(--ae-text);\n  background: var(--ae-background); color-scheme: var(--ae-scheme); text-align: start; }\n.ae-x .ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }\n.ae-x .ae-readout table { border-collapse: collapse; }\n.ae-x .ae-readout sup, .ae-x .ae-readout sub { font-size: 13px; }\n.ae-x .ae-readout td, .ae-x .ae-readout th.ae-kind { padding: 1px 8px 1px 0; }\n/* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see below. */\n.ae-x { --ae-small: 13px; }\n@media (max-width: 600px) { .ae-x { --ae-small: 15px; } }\n.ae-x .ae-kind { color: var(--ae-muted, #555); font-size: var(--ae-small); }\n.ae-x th.ae-kind { font-weight: normal; text-align: left; }\n.ae-x .ae-hint { font-size: var(--ae-small); color: var(--ae-muted, #444); }\n.ae-x .ae-error { color: var(--ae-error, #b00020); font-weight: 600; overflow-wrap: anywhere; }\n.ae-x .ae-qkv-row { display: flex; flex-wrap: wrap; gap: 2px 18px; }\n.ae-x .ae-readout table.ae-qkv-matrix { border-left: 2px solid currentColor; border-right: 2px solid currentColor;\n  margin: 2px 0 8px; }\n.ae-x .ae-readout table.ae-qkv-matrix caption { caption-side: top; text-align: left; white-space: nowrap; }\n.ae-x .ae-readout table.ae-qkv-matrix td { padding: 1px 6px; text-align: right; }\n.ae-x [hidden] { display: none !important; }\n/* The page's text comes in few sizes: 15px (13px small, the headings' own), one family (ui.FONT_FAMILY).\n   Each size and weight of a font is a lookup the browser makes before its first paint (a few ms each on\n   a cold page: benchmarks/RESULTS.md), so a control keeps the text's font rather than the browser's. */\n.ae-x input, .ae-x button, .ae-x select, .ae-x textarea { font: inherit; }\n.ae-x .ae-n-flex, .ae-x .ae-n-col, .ae-x .ae-n-row { display: flex; min-width: 0; box-sizing: border-box; }\n.ae-x .ae-n-col { flex-direction: column; }\n.ae-x .ae-n-row { flex-direction: row; }\n.ae-x .ae-n-col > *, .ae-x .ae-n-row > * { min-width: 0; }\n.ae-x .ae-n-row > .ae-n-btn-host, .ae-x .ae-n-row > .ae-n-slider { flex: 1 1 0; }\n.ae-x .ae-n-html { font-size: 15px; line-height: 1.42857; }\n.ae-x .ae-n-readout { margin: 2px 5px; line-height: 1.42857; }\n.ae-x .ae-n-btn-host { display: flex; margin: 4px 5px; min-width: 0; }\n.ae-x .ae-n-btn-host > button, .ae-x .ae-n-group > button { flex: 1 1 auto; box-sizing: border-box; min-height: 36px;\n  padding: 6px 12px; border: 1px solid var(--ae-border); border-radius: 4px; background: var(--ae-surface);\n  color: var(--ae-text); font: inherit;\n  font-size: 15px; line-height: normal; cursor: pointer; min-width: 0; overflow-wrap: anywhere; }\n.ae-x .ae-n-btn-host > button:hover, .ae-x .ae-n-group > button:hover { background: var(--ae-surface-hover); }\n.ae-x .ae-n-btn-host > button.ae-n-primary, .ae-x .ae-n-group > button[aria-pressed=true] { background: var(--ae-accent);\n  border-color: var(--ae-accent-border); color: #fff; }\n.ae-x .ae-n-btn-host > button.ae-n-success { background: #2e7d32; border-color: #1b5e20; color: #fff; }\n.ae-x .ae-n-btn-host > button:disabled, .ae-x .ae-n-group > button:disabled { opacity: 0.6; cursor: default; }\n.ae-x .ae-n-group { display: flex; margin: 4px 5px; min-width: 0; }\n.ae-x .ae-n-group > button { border-radius: 0; margin: 0 0 0 -1px; }\n.ae-x .ae-n-group > button:first-child { border-radius: 4px 0 0 4px; margin: 0; }\n.ae-x .ae-n-group > button:last-child { border-radius: 0 4px 4px 0; }\n.ae-x .ae-n-group.ae-n-vertical { flex-direction: column; }\n.ae-x .ae-n-group.ae-n-vertical > button { margin: -1px 0 0; border-radius: 0; }\n.ae-x .ae-n-group.ae-n-vertical > button:first-child { border-radius: 4px 4px 0 0; margin: 0; }\n.ae-x .ae-n-group.ae-n-vertical > button:last-child { border-radius: 0 0 4px 4px; }\n.ae-x .ae-n-slider { display: flex; flex-direction: column; flex: 1 1 auto; margin: 4px 8px 4px 5px; min-width: 0; }\n.ae-x .ae-n-slider > label, .ae-x .ae-n-input > label { font-size: 15px; margin: 0 0 2px; line-height: 1.42857; }\n.ae-x .ae-n-slider > input { width: 100%; margin: 6px 0; height: 28px; accent-color: var(--ae-accent); }\n.ae-x .ae-n-input { display: flex; flex-direction: column; margin: 4px 5px; min-width: 0; }\n.ae-x .ae-n-input.ae-box { flex: 0 0 86px; width: 86px; margin: 22px 5px 4px 0; }\n.ae-x .ae-n-input > input { box-sizing: border-box; min-height: 32px; padding: 4px 8px; border: 1px solid var(--ae-border);\n  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 15px;\n  width: 100%; }\n.ae-x .ae-n-input > textarea { box-sizing: border-box; padding: 6px 8px; border: 1px solid var(--ae-border);\n  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 15px;\n  width: 100%; resize: vertical; }\n/* A touch screen's box has 16px text (a phone's browser zooms into a smaller one as it is focused). */\n@media (pointer: coarse) { .ae-x .ae-n-input > input, .ae-x .ae-n-input > textarea { font-size: 16px; } }\n.ae-x .ae-n-radios { display: flex; flex-direction: column; gap: 4px 18px; margin: 4px 5px; font-size: 15px; }\n.ae-x .ae-n-radios.ae-n-inline { flex-direction: row; flex-wrap: wrap; }\n.ae-x .ae-n-radios label { display: flex; align-items: center; gap: 6px; min-height: 32px; cursor: pointer; }\n.ae-x .ae-n-radios input { width: 22px; height: 22px; margin: 0; flex: none; }\n.ae-x .ae-n-check { display: flex; align-items: center; gap: 8px; margin: 4px 5px; font-size: 15px; }\n.ae-x .ae-n-check input { width: 24px; height: 24px; margin: 0; flex: none; }\n.ae-x .ae-n-sr { position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;\n  clip-path: inset(50%); white-space: nowrap; margin: 0 !important; padding: 0 !important; }\n.ae-x button:focus-visible, .ae-x input:focus-visible, .ae-x a:focus-visible, .ae-x .ae-n-plot:focus-visible {\n  outline: 3px solid var(--ae-focus); outline-offset: 2px; }\n.ae-x .ae-n-plot { position: relative; box-sizing: border-box; min-width: 260px; font-family: 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; display: grid;\n  touch-action: pan-y; -webkit-user-select: none; user-select: none; }\n/* A plot's drawing has the light figure's colours: on dark its lightness is turned over, hues kept. */\n.ae-x .ae-n-plot svg { filter: var(--ae-plot-filter); }\n.ae-x .ae-n-plot.ae-n-drag { touch-action: none; }\n/* A title longer than a narrow phone's plot wraps onto a second line (its row grows), never clipped. */\n.ae-x .ae-pic-title { font-size: var(--ae-small); font-weight: bold; color: var(--ae-muted); align-self: end; padding: 0 0 4px 5px;\n  line-height: 1.25; overflow-wrap: anywhere; }\n.ae-x .ae-pic-frame { position: relative; border: 1px solid var(--ae-rule); box-sizing: border-box; overflow: hidden; }\n.ae-x .ae-pic-frame > svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }\n.ae-x .ae-pic-axis { position: relative; font-size: var(--ae-small); color: var(--ae-muted); }\n.ae-x .ae-pic-axis span { position: absolute; white-space: nowrap; line-height: 1; }\n.ae-x .ae-pic-x { border-top: 1px solid var(--ae-text); }\n.ae-x .ae-pic-x.ae-pic-above { border-top: 0; border-bottom: 1px solid var(--ae-text); }\n.ae-x .ae-pic-y { border-right: 1px solid var(--ae-text); }\n.ae-x .ae-pic-legend { display: flex; justify-content: flex-end; align-items: flex-start; padding: 6px 5px 0; }\n.ae-x .ae-pic-legend > div { display: grid; gap: 2px 10px; padding: 2px; border: 1px solid var(--ae-rule);\n  background: var(--ae-background); color: var(--ae-text); font-size: var(--ae-small); }\n.ae-x .ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; white-space: nowrap; }\n.ae-x .ae-pic-legend svg { width: 20px; height: 20px; flex: none; }\n/* A plot's words are small text (ui.CSS's --ae-small: on a phone as large as the text around them). */\n.ae-x .ae-n-plot svg text { font-size: var(--ae-small); }\n";
+
+// src/attention_explorable/web/theme.json
+var theme_default = {
+  light: {
+    "--ae-text": "#1b1b1b",
+    "--ae-muted": "#444",
+    "--ae-background": "#fff",
+    "--ae-surface": "#fff",
+    "--ae-surface-hover": "#f2f2f2",
+    "--ae-border": "#8c8c8c",
+    "--ae-rule": "#ddd",
+    "--ae-accent": "#2f6fad",
+    "--ae-accent-border": "#24578a",
+    "--ae-link": "#1a4f8b",
+    "--ae-focus": "#1a5fb4",
+    "--ae-error": "#b00020",
+    "--ae-right": "#1b7f3b",
+    "--ae-wrong": "#a35200",
+    "--ae-box": "#f7f5ff",
+    "--ae-box-border": "#c9c3e6",
+    "--ae-code": "#f6f8fa",
+    "--ae-plot-filter": "none",
+    "--ae-scheme": "light"
+  },
+  dark: {
+    "--ae-text": "#e8e8e8",
+    "--ae-muted": "#bdbdbd",
+    "--ae-background": "#17191e",
+    "--ae-surface": "#24272e",
+    "--ae-surface-hover": "#30343c",
+    "--ae-border": "#8a909c",
+    "--ae-rule": "#3c4049",
+    "--ae-accent": "#2f6fad",
+    "--ae-accent-border": "#6a9fd6",
+    "--ae-link": "#8ab4f8",
+    "--ae-focus": "#8ab4f8",
+    "--ae-error": "#ff8a80",
+    "--ae-right": "#81c995",
+    "--ae-wrong": "#f6ae6b",
+    "--ae-box": "#231f38",
+    "--ae-box-border": "#5b5391",
+    "--ae-code": "#22262e",
+    "--ae-plot-filter": "invert(1) hue-rotate(180deg)",
+    "--ae-scheme": "dark"
+  }
+};
+
+// src/attention_explorable/web/parts.js
+var block = (selector, name) => `${selector} { ${Object.entries(theme_default[name]).map(([k, v]) => `${k}: ${v};`).join(" ")} }`;
+var STYLES = [block(".ae-x", "light"), block(".ae-x[data-ae-theme=dark]", "dark"), explorable_default].join("\n");
+
+// src/attention_explorable/web/contexts.js
+var CONTEXTS = ["fruit", "company"];
+var PREDICTIONS5 = ["", "same", "differ", "swap"];
+var RIGHT_PREDICTION5 = "differ";
+function checkState3(st) {
+  if (typeof st.causal !== "boolean") throw new Error(`causal must be true or false, got ${JSON.stringify(st.causal)}`);
+  checkChoice(st, PREDICTIONS5);
+}
+function readContext(st, config, context) {
+  const { vectors: x, at } = config.sentences[context];
+  const mask = x.map((_, j) => !st.causal || j <= at);
+  const { weights, output } = scaledDotProductAttention([x[at]], x, x, { mask: [mask] });
+  return { weights: weights[0], mask, output: output[0] };
+}
+function contextsView(st, config) {
+  checkState3(st);
+  const S = config.strings, f = formatNumber;
+  const prediction = st.prediction, revealed = Boolean(st.revealed);
+  const sources = {}, rows = [], outputs = {}, leans = {};
+  for (const c of CONTEXTS) {
+    const sentence = config.sentences[c];
+    const { weights, mask, output } = readContext(st, config, c);
+    const masked = mask.map((m) => !m);
+    const [fillColours, colour] = heatCells(weights, revealed ? masked : masked.map(() => true), false);
+    const cells = weights.map((w, j) => masked[j] ? "—" : revealed ? f(w, 2, false) : "?");
+    sources[`${c}_cells`] = {
+      x: cells.map((_, j) => j + 1),
+      y: cells.map(() => 1),
+      fill: fillColours,
+      text: cells,
+      text_color: colour
+    };
+    rows.push([S[`contexts_sentence_${c}`], ...sentence.tokens.map((t, j) => `${escapeHtml(t)} ${cells[j]}`)]);
+    outputs[c] = output;
+    leans[c] = output[0] > output[1] ? "contexts_lean_fruit" : output[1] > output[0] ? "contexts_lean_company" : "contexts_lean_none";
+  }
+  const first = config.sentences.fruit;
+  const word = escapeHtml(first.tokens[first.at]);
+  const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td><td><b>${formatVector(outputs[c], 2)}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
+  const answer = () => {
+    const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({ ...st, causal: false }, config, c).output]));
+    return fill(
+      S.contexts_predict_answer,
+      { word, a: formatVector(unmasked.fruit, 2), b: formatVector(unmasked.company, 2) }
+    );
+  };
+  const notes = st.causal ? fill(S.contexts_causal_note, { word }) : "";
+  return {
+    sources,
+    ranges: {},
+    html: {
+      input: fill(S.contexts_input, { word, x: formatVector(first.vectors[first.at], 2) }) + `<div class='ae-hint'>${S.contexts_axes}</div>`,
+      outputs: `<div class='ae-kind'>${fill(S.contexts_output, { word })}</div>` + (revealed ? `<table>${shown}</table>` : `<div class='ae-hint'>${S.contexts_hidden}</div>`),
+      notes: notes ? `<span class='ae-hint'>${notes}</span>` : "",
+      feedback: choiceFeedback(S, "contexts", prediction, RIGHT_PREDICTION5, revealed, answer),
+      rows_data: dataTable(fill(S.contexts_row, { word }), ["", "1", "2", "3", "4"], rows),
+      live: revealed ? fill(S.contexts_live, { word, a: formatVector(outputs.fruit, 2), b: formatVector(outputs.company, 2) }) : ""
+    },
+    props: { causal: { active: Boolean(st.causal) }, ...choiceProps(PREDICTIONS5, prediction, revealed) }
+  };
+}
+
 // src/attention_explorable/web/native.js
 var unescapeHtml = (s) => String(s).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#x27;|&#39;/g, "'").replace(/&amp;/g, "&");
 function same(a, b) {
@@ -2367,9 +2409,9 @@ var Model = class {
     this.emit(name, { event_name: name, origin: this, ...fields });
   }
   /** The element that draws this model; its present properties are written into it. */
-  bind(el) {
-    this.el = el;
-    this.attach(el);
+  bind(el2) {
+    this.el = el2;
+    this.attach(el2);
   }
   attach() {
   }
@@ -2379,9 +2421,9 @@ var Model = class {
 };
 var valueText = (v) => Number.isInteger(v) ? String(v) : v.toFixed(2);
 var Slider = class extends Model {
-  attach(el) {
-    this._input = el.querySelector("input[type=range]");
-    this._label = el.querySelector("label");
+  attach(el2) {
+    this._input = el2.querySelector("input[type=range]");
+    this._label = el2.querySelector("label");
     const moved = () => this.setv({ value: Number(this._input.value) });
     this._input.addEventListener("input", moved);
     if (Number(this._input.value) !== this.value) moved();
@@ -2399,9 +2441,9 @@ var Slider = class extends Model {
   }
 };
 var TextInput = class extends Model {
-  attach(el) {
-    this._input = el.querySelector("input, textarea");
-    this._label = el.querySelector("label");
+  attach(el2) {
+    this._input = el2.querySelector("input, textarea");
+    this._label = el2.querySelector("label");
     const commit = () => this.setv({ value_input: this._input.value, value: this._input.value });
     this._input.addEventListener("input", () => this.setv({ value_input: this._input.value }));
     this._input.addEventListener("change", commit);
@@ -2423,8 +2465,8 @@ var TextInput = class extends Model {
 };
 var BUTTON_TYPES = { primary: "ae-n-primary", success: "ae-n-success" };
 var Button = class extends Model {
-  attach(el) {
-    this._button = el.querySelector("button");
+  attach(el2) {
+    this._button = el2.querySelector("button");
     this._button.addEventListener("click", () => this.trigger("button_click"));
   }
   apply(name, v) {
@@ -2436,41 +2478,41 @@ var Button = class extends Model {
   }
 };
 var RadioButtonGroup = class extends Model {
-  attach(el) {
-    el.addEventListener("click", (event) => {
+  attach(el2) {
+    el2.addEventListener("click", (event) => {
       const button = event.target.closest("button");
       if (!button || button.disabled) return;
-      this.setv({ active: Array.prototype.indexOf.call(el.children, button) });
+      this.setv({ active: Array.prototype.indexOf.call(el2.children, button) });
     });
   }
   apply(name, v) {
     super.apply(name, v);
-    const el = this.el;
-    if (!el) return;
+    const el2 = this.el;
+    if (!el2) return;
     if (name === "labels") {
-      while (el.children.length > v.length) el.lastElementChild.remove();
-      while (el.children.length < v.length) {
+      while (el2.children.length > v.length) el2.lastElementChild.remove();
+      while (el2.children.length < v.length) {
         const b = document.createElement("button");
         b.type = "button";
-        el.append(b);
+        el2.append(b);
       }
       v.forEach((label, i) => {
-        el.children[i].textContent = label;
+        el2.children[i].textContent = label;
       });
       this.apply("active", this.active);
     } else if (name === "active") {
-      Array.from(el.children).forEach((b, i) => b.setAttribute("aria-pressed", String(i === v)));
+      Array.from(el2.children).forEach((b, i) => b.setAttribute("aria-pressed", String(i === v)));
     } else if (name === "disabled") {
-      for (const b of el.children) b.disabled = Boolean(v);
+      for (const b of el2.children) b.disabled = Boolean(v);
     } else if (name === "html_attributes") {
       const entries = v instanceof Map ? [...v] : Object.entries(v || {});
-      for (const [key, value] of entries) el.setAttribute(key, value);
+      for (const [key, value] of entries) el2.setAttribute(key, value);
     }
   }
 };
 var RadioGroup = class extends Model {
-  attach(el) {
-    el.addEventListener("change", (event) => {
+  attach(el2) {
+    el2.addEventListener("change", (event) => {
       if (event.target.type === "radio" && event.target.checked) this.setv({ active: Number(event.target.value) });
     });
   }
@@ -2487,9 +2529,9 @@ var RadioGroup = class extends Model {
   }
 };
 var Checkbox = class extends Model {
-  attach(el) {
-    this._input = el.querySelector("input");
-    this._label = el.querySelector("label");
+  attach(el2) {
+    this._input = el2.querySelector("input");
+    this._label = el2.querySelector("label");
     this._input.addEventListener("change", () => this.setv({ active: this._input.checked }));
   }
   apply(name, v) {
@@ -2548,9 +2590,9 @@ var Plot = class extends Model {
     };
     for (const ref of refs) get(ref).on("change", soon);
   }
-  attach(el) {
+  attach(el2) {
     if (this.spec) this.render();
-    if (this.spec && (this.spec.tap || this.spec.drag)) this._pointer(el);
+    if (this.spec && (this.spec.tap || this.spec.drag)) this._pointer(el2);
   }
   apply(name, value) {
     super.apply(name, value);
@@ -2574,7 +2616,7 @@ var Plot = class extends Model {
   }
   // A tap gives the figure a `tap` event at its data coordinates; with a dragged source
   // (PointDrawTool's), a drag moves its point and the source says `change`, as Bokeh's tool does.
-  _pointer(el) {
+  _pointer(el2) {
     let start = null;
     const place = (event) => {
       const { rect } = start;
@@ -2582,24 +2624,24 @@ var Plot = class extends Model {
       const { x, y } = scales(this.spec, this.get);
       return { x: x.value(fx), y: y.value(fy), sx: event.clientX - rect.left, sy: event.clientY - rect.top };
     };
-    el.addEventListener("pointerdown", (event) => {
-      const frame = el.querySelector(".ae-pic-frame");
+    el2.addEventListener("pointerdown", (event) => {
+      const frame = el2.querySelector(".ae-pic-frame");
       if (!frame || !frame.contains(event.target) || event.button > 0) return;
       start = { rect: frame.getBoundingClientRect(), x: event.clientX, y: event.clientY, moved: false };
-      if (this.spec.drag) el.setPointerCapture(event.pointerId);
+      if (this.spec.drag) el2.setPointerCapture(event.pointerId);
     });
-    const selection = (source, indices) => {
-      if (source.selected) source.selected.setv({ indices });
+    const selection = (source2, indices) => {
+      if (source2.selected) source2.selected.setv({ indices });
     };
-    el.addEventListener("pointermove", (event) => {
+    el2.addEventListener("pointermove", (event) => {
       if (!start) return;
       if (!start.moved && Math.hypot(event.clientX - start.x, event.clientY - start.y) > TAP_SLOP) {
         start.moved = true;
         if (this.spec.drag) selection(this.get(this.spec.drag), [0]);
       }
       if (start.moved && this.spec.drag) {
-        const source = this.get(this.spec.drag), p = place(event);
-        source.setv({ data: { ...source.data, x: [p.x], y: [p.y] } });
+        const source2 = this.get(this.spec.drag), p = place(event);
+        source2.setv({ data: { ...source2.data, x: [p.x], y: [p.y] } });
       }
     });
     const end = (event) => {
@@ -2609,14 +2651,14 @@ var Plot = class extends Model {
       const dragged = start.moved && this.spec.drag;
       start = null;
       if (dragged) {
-        const source = this.get(this.spec.drag);
-        selection(source, []);
-        source.emit("change", source);
+        const source2 = this.get(this.spec.drag);
+        selection(source2, []);
+        source2.emit("change", source2);
       }
       if (tapped && this.spec.tap) this.trigger("tap", p);
     };
-    el.addEventListener("pointerup", end);
-    el.addEventListener("pointercancel", end);
+    el2.addEventListener("pointerup", end);
+    el2.addEventListener("pointercancel", end);
   }
 };
 var TYPES = { Slider, TextInput, TextAreaInput: TextInput, Button, RadioButtonGroup, RadioGroup, Checkbox, HTML, Plot };
@@ -2695,16 +2737,16 @@ function mount(spec, modules, root = document, { parts = null, done = () => {
     }
   }
   const elements = [...root.querySelectorAll("[data-ae-model]")];
-  const partOf = (el) => parts ? el.closest(parts) : null;
+  const partOf = (el2) => parts ? el2.closest(parts) : null;
   const groups = /* @__PURE__ */ new Map([[null, { elements: [], ready: [] }]]);
   const group = (part) => {
     if (!groups.has(part)) groups.set(part, { elements: [], ready: [] });
     return groups.get(part);
   };
   const byId = /* @__PURE__ */ new Map();
-  for (const el of elements) {
-    byId.set(el.dataset.aeModel, el);
-    group(partOf(el)).elements.push(el);
+  for (const el2 of elements) {
+    byId.set(el2.dataset.aeModel, el2);
+    group(partOf(el2)).elements.push(el2);
   }
   const spanning = [];
   for (const cid of (spec.document || {}).document_ready || []) {
@@ -2720,9 +2762,9 @@ function mount(spec, modules, root = document, { parts = null, done = () => {
     if (live.has(part) || !groups.has(part)) return;
     live.add(part);
     const { elements: own, ready } = groups.get(part);
-    for (const el of own) {
-      const model = models.get(el.dataset.aeModel);
-      if (model) model.bind(el);
+    for (const el2 of own) {
+      const model = models.get(el2.dataset.aeModel);
+      if (model) model.bind(el2);
     }
     for (const cid of ready) documentReady(cid);
   };

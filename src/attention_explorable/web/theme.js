@@ -1,0 +1,54 @@
+// The explorables' theme, light or dark, on an element: as asked, or as what shows behind it (an
+// author's dark page, a notebook's dark theme), followed when the page switches. The colours of each
+// are in web/theme.json (and ui.THEME, which reads it).
+/** WCAG 2's relative luminance of a computed CSS colour ("rgb(…)" / "rgba(…)"), or null when it is mostly transparent. */
+export function luminance(css) {
+  const m = /rgba?\(([^)]+)\)/.exec(String(css || ""));
+  if (!m) return null;
+  const [r, g, b, a = 1] = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+  if (!(a >= 0.5)) return null;
+  const lin = (c) => ((c /= 255) <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+}
+
+/**
+ * Whether what shows behind `el` is dark: the first opaque background among its ancestors (across
+ * shadow roots), or, with none, the page's canvas (dark only where the page declares a dark
+ * color-scheme and the reader's system prefers dark).
+ * @param {Element} el
+ * @returns {boolean}
+ */
+export function behindIsDark(el) {
+  for (let n = el.parentElement || (el.getRootNode() && el.getRootNode().host); n;
+    n = n.parentElement || (n.getRootNode() && n.getRootNode().host)) {
+    const lum = luminance(getComputedStyle(n).backgroundColor);
+    // Dark where white text is the better contrast (luminance under about 0.18).
+    if (lum !== null) return lum < 0.179;
+  }
+  const scheme = getComputedStyle(document.documentElement).colorScheme || "";
+  return /dark/.test(scheme) && !!window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+}
+
+/** The themes an author may ask for (the element's `theme`, the snippet's `data-theme`). */
+export const THEMES = ["light", "dark", "auto"];
+
+/**
+ * Set `host`'s data-ae-theme (light or dark: web/../ui.py THEME) as `asked`, or, for "auto" (also
+ * when nothing is asked), as what shows behind it, again whenever the page's <html> or <body>
+ * changes its attributes (a theme switch) or the reader's system changes its preference.
+ * @param {HTMLElement} host
+ * @param {string|null} asked "light", "dark", "auto" or null
+ */
+export function watchTheme(host, asked) {
+  const want = asked === null || asked === undefined || asked === "" ? "auto" : String(asked).trim().toLowerCase();
+  if (!THEMES.includes(want)) console.error(`attention-explorable: theme="${asked}" is none of ${THEMES.join(", ")}; auto is used.`);
+  const set = () => {
+    const dark = want === "dark" || (want !== "light" && behindIsDark(host));
+    if (host.dataset.aeTheme !== (dark ? "dark" : "light")) host.dataset.aeTheme = dark ? "dark" : "light";
+  };
+  set();
+  if (want === "light" || want === "dark") return;
+  const observer = new MutationObserver(set);
+  for (const el of [document.documentElement, document.body]) if (el) observer.observe(el, {attributes: true});
+  if (window.matchMedia) window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", set);
+}
