@@ -30,7 +30,7 @@ from . import ui
 from .native import content_security_policy
 from .strings import HTML_LANG, STRINGS, text
 from .explorables import MODULES, ModuleExplorable
-from .views import contexts, head
+from .views import contexts, head, selfcross
 
 __all__ = [
     "MODULES",
@@ -119,6 +119,10 @@ def module_page(
         switch_lang=HTML_LANG[other],
         switch_hint=text("language_switch_to", other),
         switch_nav=text("language_switch", language),
+        language=language,
+        other=other,
+        target=other_language_href or "",
+        noscript=text("module_noscript", language),
         theme_css=ui.theme_css(":root"),
         font=ui.FONT_FAMILY,
     )
@@ -207,6 +211,41 @@ class HeadWidget(ModuleWidget):
     link_params = ("d_k", "learning_rate", "seed", "scaled")
 
 
+class SelfCrossWidget(ModuleWidget):
+    """Self- and cross-attention (section 3.7.8) as a Panel component (:class:`ModuleWidget`; ``web/selfcross.js``).
+
+    Chinese self-attention, English self-attention (with an optional causal mask) and cross-attention
+    from English queries to Chinese keys and values, on the same toy embeddings
+    (:mod:`attention_explorable.views.selfcross`); the student predicts first where one English query's
+    weight goes in cross-attention.
+
+    Raises
+    ------
+    ValueError
+        From ``param``, naming the parameter and the value, for a value it does not allow.
+
+    Examples
+    --------
+    >>> SelfCrossWidget(language="en", mode="cross").ae_module_state()["mode"]
+    'cross'
+    """
+
+    ae_module = "selfcross"
+
+    mode = param.Selector(default="self_zh", objects=list(selfcross.MODES), doc="Kind of attention.")
+    causal = param.Boolean(False, doc="Causal mask in English self-attention (decoder); ignored otherwise.")
+    query = param.Integer(1, bounds=(1, selfcross.N_QUERY), doc="Query row to highlight (1-based).")
+    prediction = param.Selector(
+        default="",
+        objects=list(selfcross.PREDICTIONS),
+        doc="Where one English query's weight goes in cross-attention: '', 'english', 'chinese' (right), 'both'.",
+    )
+    revealed = param.Boolean(False, doc="The prediction's answer shown.")
+    config = param.Dict({}, doc="What the view needs besides the state (views.selfcross.selfcross_config).")
+
+    link_params = ("mode", "causal", "query", "prediction", "revealed")
+
+
 class ContextsWidget(ModuleWidget):
     """One word, two contexts (section 3.8.1) as a Panel component (:class:`ModuleWidget`; ``web/contexts.js``).
 
@@ -248,4 +287,5 @@ def module_widget(name: str, language: str = "zh", link_prefix: str = ""):
         For an unknown ``name`` (named).
     """
     _get(name)
-    return {"head": HeadWidget, "contexts": ContextsWidget}[name](language=language, link_prefix=link_prefix)
+    widgets = {"head": HeadWidget, "selfcross": SelfCrossWidget, "contexts": ContextsWidget}
+    return widgets[name](language=language, link_prefix=link_prefix)

@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from attention_explorable import core
 from attention_explorable.views.selfcross import EN_EMBEDDINGS, EN_TOKENS, ZH_EMBEDDINGS, ZH_TOKENS
@@ -14,20 +15,33 @@ pytestmark = pytest.mark.browser
 
 READY = ".ae-selfcross-row"
 
-# The heatmap as BokehJS holds it: axis titles, tick labels, the highlighted
-# row, the cells' numbers, and where its frame lies on the canvas.
+# The heatmap as it is drawn: axis titles, tick labels, the highlighted row, the cells' numbers, and where
+# its frame lies in its drawing area. On a live Panel page, as BokehJS holds it; on a student page (the
+# module), as its elements show it.
 _HEATMAP = """() => {
-  const models = (window.Bokeh ? [...Bokeh.documents[0].all_models] : [...window.aePage.values()]);
-  const fig = models.find((m) => (m.css_classes || []).includes('ae-selfcross-heatmap'));
+  if (!window.Bokeh) {
+    const fig = document.querySelector('.ae-selfcross-heatmap');
+    const axis = (cls) => {
+      const a = fig.querySelector(`.ae-pic-axis.${cls}`), label = a.querySelector('.ae-pic-axis-label');
+      return {label: label ? label.textContent : '',
+              ticks: [...a.querySelectorAll('span:not(.ae-pic-axis-label)')].map((s) => s.textContent)};
+    };
+    const frame = fig.querySelector('.ae-pic-frame'), box = frame.getBoundingClientRect();
+    const outline = [...frame.querySelectorAll('rect')].find((r) => r.getAttribute('stroke'));
+    const rows = fig.querySelectorAll('.ae-pic-y span:not(.ae-pic-axis-label)').length;
+    return {x: axis('ae-pic-x'), y: axis('ae-pic-y'),
+            row: Math.floor(parseFloat(outline.getAttribute('y')) / 100 * rows) + 1,
+            text: [...frame.querySelectorAll('text')].map((t) => t.textContent),
+            frame: [0, 0, box.width, box.height]};
+  }
+  const fig = [...Bokeh.documents[0].all_models].find((m) => (m.css_classes || []).includes('ae-selfcross-heatmap'));
   const axis = (list) => {
     const a = list.find((m) => 'major_label_overrides' in m);
     return {label: a.axis_label, ticks: [...a.major_label_overrides].sort((p, q) => p[0] - q[0]).map((e) => e[1])};
   };
   const source = (column) => fig.renderers.map((r) => r.data_source).find((d) => d && column in d.data);
   const cells = source('text_color'), highlight = source('height');
-  // The frame in its drawing area: BokehJS's frame on its canvas; a student page's frame is its area.
-  const frame = fig.el ? fig.el.querySelector('.ae-pic-frame').getBoundingClientRect() : null;
-  const box = frame ? {left: 0, top: 0, width: frame.width, height: frame.height} : Bokeh.index.find_one(fig).frame.bbox;
+  const box = Bokeh.index.find_one(fig).frame.bbox;
   return {x: axis(fig.above), y: axis(fig.left), row: highlight.data.y[0], text: [...cells.data.text],
           frame: [box.left, box.top, box.width, box.height]};
 }"""
@@ -79,7 +93,7 @@ def test_student_uses_every_control(selfcross_page, request):
     assert hm["x"] == {"label": "键和值来自：中文句子", "ticks": list(ZH_TOKENS)}
     assert hm["y"] == {"label": "查询来自：中文句子", "ticks": list(ZH_TOKENS)}
     assert hm["text"] == [f"{w:.2f}" for w in zh.ravel()] and hm["row"] == 1
-    assert page.locator(".ae-selfcross-causal input").is_disabled()  # no causal mask in the encoder
+    expect(page.locator(".ae-selfcross-causal input")).to_be_disabled()  # no causal mask in the encoder
 
     # Cross-attention: English rows, Chinese columns; "love" attends most to 爱.
     page.locator(".ae-selfcross-mode button", has_text="交叉注意力").click()
@@ -106,7 +120,7 @@ def test_student_uses_every_control(selfcross_page, request):
     # English self-attention with the causal mask: "love" sees only "I" and itself.
     page.locator(".ae-selfcross-mode button", has_text="自注意力（英文）").click()
     wait_text(page, ".ae-selfcross-roles", "英文句子「I love machine learning」")
-    assert page.locator(".ae-selfcross-causal input").is_enabled()
+    expect(page.locator(".ae-selfcross-causal input")).to_be_enabled()  # (a live page: drawn by the server)
     page.locator(".ae-selfcross-query button", has_text="love").click()
     page.locator(".ae-selfcross-causal input").click()
     wait_text(page, ".ae-selfcross-roles", "因果掩码")

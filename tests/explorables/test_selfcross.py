@@ -1,4 +1,4 @@
-"""The self- and cross-attention explorable as a Panel component: parameters, state model, models, layout."""
+"""The self- and cross-attention explorable as a Panel component drawn from Python: parameters, models, layout."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import numpy as np
 import panel as pn
 import pytest
 from bokeh.document import Document
+from bokeh.events import Tap
+from bokeh.models import CustomJS
 
 from attention_explorable import core
 from attention_explorable.explorables import explorable_class
@@ -15,8 +17,6 @@ from attention_explorable.explorables.selfcross import SelfCrossExplorer
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import selfcross as view
 from attention_explorable.views.selfcross import EN_EMBEDDINGS, EN_TOKENS, ZH_EMBEDDINGS, ZH_TOKENS
-
-from . import the_module_callback
 
 
 @pytest.fixture
@@ -49,7 +49,6 @@ def test_default_draws_chinese_self_attention(explorer):
 
 def test_python_changes_reach_the_state_model_and_the_drawn_models(explorer):
     explorer.param.update(mode="cross", query=2)
-    assert explorer._state.mode == "cross" and explorer._state.query == 2
     fig = explorer._figure
     assert fig.yaxis[0].major_label_overrides == dict(enumerate(EN_TOKENS, start=1))
     assert fig.yaxis[0].axis_label == "查询来自：英文句子"
@@ -70,33 +69,25 @@ def test_python_changes_reach_the_state_model_and_the_drawn_models(explorer):
     assert STRINGS["zh"]["selfcross_roles_self_en_causal"] in shown(explorer, "roles")
 
 
-def test_browser_changes_set_the_parameters_without_drawing_on_the_server(explorer):
-    before = explorer._html["roles"].text
-    explorer._from_browser("mode", "self_zh", "cross")
-    explorer._from_browser("query", 1, 3)
-    assert explorer.mode == "cross" and explorer.query == 3
-    assert explorer._html["roles"].text == before  # the browser drew it already
+def test_a_students_action_calls_python_which_draws_it(explorer):
+    explorer._controls["mode"].active = 2  # as the browser sets it
+    assert explorer.mode == "cross" and explorer.revealed  # cross-attention is the answer
+    assert "查询 Q 来自英文句子" in shown(explorer, "roles")
+    explorer._controls["query"].active = 3
+    assert explorer.query == 4 and explorer._sources["highlight"].data["y"] == [4]
+    explorer._act(explorer._figure, Tap(explorer._figure, x=2.0, y=2.2))  # a tap on the second row
+    assert explorer.query == 2
+    explorer._controls["mode"].active = 1
+    explorer._controls["causal"].active = True
+    assert explorer.causal and STRINGS["zh"]["selfcross_roles_self_en_causal"] in shown(explorer, "roles")
 
 
-@pytest.mark.parametrize(
-    "name, bad",
-    [
-        ("mode", "self_fr"),
-        ("mode", 1),
-        ("mode", None),
-        ("query", 0),
-        ("query", 5),
-        ("query", 1.5),
-        ("query", True),
-        ("query", "2"),
-        ("causal", "yes"),
-        ("causal", 1),
-    ],
-)
-def test_bad_values_from_the_browser_are_refused_and_put_back(explorer, name, bad):
-    good = getattr(explorer, name)
-    explorer._from_browser(name, good, bad)
-    assert getattr(explorer, name) == good and getattr(explorer._state, name) == good
+@pytest.mark.parametrize("control, bad", [("query", 9), ("query", -1), ("mode", 7), ("mode", -1)])
+def test_a_control_out_of_its_range_sets_nothing_and_is_put_back(explorer, control, bad):
+    before = explorer.state()
+    explorer._controls[control].active = bad
+    assert explorer.state() == before
+    assert explorer._controls[control].active == {"query": before["query"] - 1, "mode": 0}[control]
 
 
 @pytest.mark.parametrize("name, bad", [("mode", "self_fr"), ("query", 0), ("query", 5), ("causal", 1.5)])
@@ -140,19 +131,11 @@ def test_layout_renders_and_carries_css_classes(explorer):
         assert css in classes, css
 
 
-def test_only_the_state_model_travels_to_the_server(explorer):
+def test_no_javascript_of_the_explorable_runs_in_its_panel_component(explorer):
     root = pn.panel(explorer).get_root(Document())
-    drawn = set(explorer._models().values())
-    synced = [m for m in root.references() if m in drawn and m.syncable]
-    assert not synced, synced
-    assert explorer._state.syncable
-
-
-def test_the_module_runs_on_every_state_change_and_every_control(explorer):
-    callback = the_module_callback(explorer, view.STATE_NAMES, "selfcrossView")
-    for name in ("mode", "causal", "query"):
-        assert callback in explorer._controls[name].js_property_callbacks["change:active"], name
-    assert callback in explorer._figure.js_event_callbacks["tap"]
+    scripted = [m for m in root.references() if m.js_property_callbacks or m.js_event_callbacks]
+    assert not any(isinstance(cb, CustomJS) for m in scripted for cbs in m.js_property_callbacks.values() for cb in cbs)
+    assert not any(isinstance(cb, CustomJS) for m in scripted for cbs in m.js_event_callbacks.values() for cb in cbs)
 
 
 def test_each_explorer_has_its_own_models():
@@ -160,7 +143,6 @@ def test_each_explorer_has_its_own_models():
     a.mode = "cross"
     assert b.mode == "self_zh" and b.query_tokens == ZH_TOKENS
     assert a._controls["mode"] is not b._controls["mode"] and a._sources["cells"] is not b._sources["cells"]
-    assert a._state is not b._state
 
 
 def test_a_prediction_checked_says_whether_it_was_right():

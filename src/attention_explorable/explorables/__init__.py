@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..views import contexts as contexts_view
 from ..views import head as head_view
+from ..views import selfcross as selfcross_view
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,6 @@ EXPLORABLES: dict[str, Registration] = {
         Registration("steps", "attention_explorable.explorables.steps:StepsExplorer"),
         Registration("vector", "attention_explorable.explorables.vector:VectorExplorer"),
         Registration("matrix", "attention_explorable.explorables.matrix:MatrixExplorer"),
-        Registration("selfcross", "attention_explorable.explorables.selfcross:SelfCrossExplorer"),
         Registration("qkv", "attention_explorable.explorables.qkv:QkvExplorer"),
     ]
 }
@@ -127,6 +127,16 @@ MODULES: dict[str, ModuleExplorable] = {
             "own_lookup": "C7 A2 D5 B9 | A",
         },
         "head_",
+    ),
+    "selfcross": ModuleExplorable(
+        "selfcross",
+        {"mode": "self_zh", "causal": False, "query": 1, "prediction": "", "revealed": False},
+        "selfcross_",
+        config=selfcross_view.selfcross_config,
+        title="selfcross_heading",
+        index="index_selfcross",
+        intro="index_selfcross",
+        viewer="attention_explorable.explorables.selfcross:SelfCrossExplorer",
     ),
     "contexts": ModuleExplorable(
         "contexts",

@@ -697,13 +697,35 @@ class LiveExplorable(Explorable):
         for model, what in events.items():
             for item in what if isinstance(what, (list, tuple)) else [what]:
                 if item in model.properties():
-                    model.on_change(item, lambda attr, old, new, model=model: self._act(model))
+                    model.on_change(item, lambda attr, old, new, model=model: self._acted(model))
                 else:
-                    model.on_event(item, lambda event, model=model: self._act(model))
+                    model.on_event(item, lambda event, model=model: self._acted(model, event))
 
-    def _act(self, origin) -> None:
-        """What the student's use of model ``origin`` does to the state."""
+    def _acted(self, origin, event=None) -> None:
+        # What no page of ours sends (a value out of its bounds, of the wrong type) sets nothing and
+        # puts the controls back as the state has them: never a traceback in the server's log.
+        try:
+            self._act(origin, event)
+        except (ValueError, TypeError, IndexError):
+            self._redraw()
+
+    def _act(self, origin, event=None) -> None:
+        """What the student's use of model ``origin`` does to the state (``event``: the Bokeh event, for
+        an event such as a tap; None for a changed property)."""
         raise NotImplementedError
+
+    @staticmethod
+    def _pick(options, index):
+        """``options[index]`` for a button group's ``active`` from the browser.
+
+        Raises
+        ------
+        ValueError
+            Unless ``index`` is an int from 0 to ``len(options) - 1`` (naming it).
+        """
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(options):
+            raise ValueError(f"active must be an index of {list(options)}, got {index!r}")
+        return options[index]
 
     def _say(self, notice: str) -> None:
         """Show ``notice`` (text, escaped here) in the explorable's notice, or hide it ("")."""

@@ -125,13 +125,13 @@ class ContextsExplorer(LiveExplorable):
             }
         )
 
-    def _act(self, origin) -> None:
+    def _act(self, origin, event=None) -> None:
         ask = self._ask
         if origin is self._controls["causal"]:
             self._say("")
             self.causal = bool(origin.active)
         elif origin is ask["prediction_choice"]:
-            chosen = "" if origin.active is None else contexts_view.PREDICTIONS[origin.active + 1]
+            chosen = "" if origin.active is None else self._pick(contexts_view.PREDICTIONS[1:], origin.active)
             if not self.revealed and chosen != self.prediction:
                 self._say("")
                 self.prediction = chosen

@@ -1,7 +1,7 @@
 """Self- and cross-attention (section 3.7.8): where queries, keys and values come from.
 
-Its view is :func:`attention_explorable.views.selfcross.selfcross_view`; in
-the browser ``web/selfcross.js`` draws it and handles the student's actions.
+Its view is :func:`attention_explorable.views.selfcross.selfcross_view`. Its student page, embeds and
+notebook widget are its module, ``web/selfcross.js``; this Panel component is drawn from Python.
 """
 
 from __future__ import annotations
@@ -16,18 +16,17 @@ from ..views import selfcross as selfcross_view
 from ..views.selfcross import MODES, N_QUERY
 from . import controls
 from .base import (
-    Explorable,
+    LiveExplorable,
     Tried,
     bokeh_pane,
     html_model,
     prediction_models,
     screen_reader_model,
-    state_model_class,
     write_view,
 )
 
 
-class SelfCrossExplorer(Explorable):
+class SelfCrossExplorer(LiveExplorable):
     """Self-attention within one sentence, cross-attention between two.
 
     The Chinese sentence ``我 爱 机器 学习`` and its translation ``I love
@@ -43,10 +42,11 @@ class SelfCrossExplorer(Explorable):
         cross:    Q = X_en, K = V = X_zh    weights (n_en, n_zh)
 
     The heatmap shows one row per query and one column per key; its axis
-    titles name the sentence each role comes from. Everything a student does
-    (the mode buttons, the causal mask, the query buttons, a tap on a row of
-    the heatmap) runs in the browser (``web/selfcross.js``), with or without
-    a server; the parameters follow it.
+    titles name the sentence each role comes from. In a Panel app every
+    action of the student (the mode buttons, the causal mask, the query
+    buttons, a tap on a row of the heatmap) calls Python back, which draws
+    the change; its student page and notebook widget are its module
+    (``web/selfcross.js``).
 
     Parameters
     ----------
@@ -155,8 +155,6 @@ class SelfCrossExplorer(Explorable):
         # Predict first: which words one English query shares its weight among in cross-attention.
         self._ask = prediction_models("selfcross", self.language, selfcross_view.PREDICTIONS)
         fig = self._figure
-        for model in (fig, fig.x_range, fig.y_range, fig.xaxis[0], fig.yaxis[0], *self._sources.values()):
-            model.syncable = False
         self._redraw()
         self._attach(
             {
@@ -169,6 +167,30 @@ class SelfCrossExplorer(Explorable):
                 self._ask["predict_skip"]: "button_click",
             }
         )
+
+    def _act(self, origin, event=None) -> None:
+        c, ask = self._controls, self._ask
+        if origin is c["mode"]:
+            mode = self._pick(MODES, origin.active)
+            # Cross-attention is the prediction's answer: going there checks the prediction (or skips it).
+            self.param.update(mode=mode, revealed=True) if mode == "cross" else self.param.update(mode=mode)
+        elif origin is c["causal"]:
+            self.causal = bool(origin.active)
+        elif origin is c["query"]:
+            self.query = self._pick(range(1, N_QUERY + 1), origin.active)
+        elif origin is self._figure and event is not None and event.y is not None:
+            self.query = min(max(round(event.y), 1), len(self.query_tokens))  # the row tapped
+        elif origin is ask["prediction_choice"]:
+            chosen = "" if origin.active is None else self._pick(selfcross_view.PREDICTIONS[1:], origin.active)
+            if not self.revealed and chosen != self.prediction:
+                self._say("")
+                self.prediction = chosen
+        elif origin is ask["predict_check"] and not self.prediction:
+            self._say(self._t("predict_needed"))
+        elif origin in (ask["predict_check"], ask["predict_skip"]):
+            self._say("")
+            prediction = "" if origin is ask["predict_skip"] else self.prediction
+            self.param.update(mode="cross", prediction=prediction, revealed=True)
 
     # --- the view -------------------------------------------------------------
     def _models(self) -> dict:
@@ -242,9 +264,3 @@ class SelfCrossExplorer(Explorable):
             css_classes=["ae-selfcross"],
             styles={"gap": "12px"},
         )
-
-
-# The state model's class exists from import on: Bokeh sends the definitions of
-# data models with a document, so a page that builds this explorable later (the
-# textbook, as the reader scrolls) must have imported it before it was sent.
-state_model_class(SelfCrossExplorer)

@@ -66,6 +66,11 @@ _BLUES9 = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2
 MASKED_FILL, MASKED_TEXT = "#E4E4E4", "#777777"
 
 STRING_KEYS = (
+    "selfcross_mode",
+    *(f"selfcross_mode_{m}" for m in MODES),
+    "selfcross_causal",
+    "selfcross_query",
+    "selfcross_predict_question",
     "selfcross_toy_note",
     "selfcross_axis_query",
     "selfcross_axis_key",

@@ -7,6 +7,7 @@
 // state the address names is set before the module renders, and the address follows the state.
 
 import {reportHeight} from "./dom.js";
+import {followLanguage} from "./language.js";
 import {linkQuery, readLink, startQuery} from "./links.js";
 
 /** A model object for `render({model, el})`, holding `state` (a plain object of the module's keys). */
@@ -99,12 +100,18 @@ export function mountModules(modules, root = document, embed = null) {
 }
 
 /**
- * The page of one module explorable in an author's iframe (`?embed=1`): its title and language switch
+ * The page of one module explorable: its language switch remembers and follows the reader's choice (as
+ * every page's does, web/language.js). In an author's iframe (`?embed=1`) its title and language switch
  * give way to the explorable (`ae-embedded` on the root), and inside a frame it tells the host page its
  * content's height whenever that changes (the message web/resize.js takes), so the frame grows and
  * shrinks with it and shows no scroll bar of its own.
  */
 export function framePage() {
+  const anchor = document.querySelector("a.ae-language[data-ae-other]");
+  if (anchor) {  // its language switch: the reader's choice remembered and followed (web/language.js)
+    const {aeLanguage: language, aeOther: other, aeTarget: target} = anchor.dataset;
+    followLanguage({anchor, hide: () => { anchor.hidden = true; }, language, other, target: target || ""});
+  }
   if (new URLSearchParams(window.location.search).get("embed") === "1") {
     document.documentElement.classList.add("ae-embedded");
   }

@@ -49,20 +49,20 @@ export function languageHref(link, where) {
 }
 
 /**
- * The page's language switch (attention_explorable.apps.language_switch), run once the
- * document is ready: the link is in the page's HTML; this keeps the page's query and
- * anchor in it, remembers the reader's choice, and follows a remembered choice.
- * @param {{host: object, language: string, other: string, target: string}} args
- *   host: the switch's Bokeh model; target: the other language's file ('' when served)
+ * A page's language switch, its link `anchor` in the page: keeps the page's query and anchor in the link,
+ * remembers the reader's choice, and follows a remembered choice. Embedded (?embed=1, or in an iframe),
+ * `hide()` hides it and nothing else is done.
+ * @param {{anchor: HTMLAnchorElement|null, hide: function(): void, language: string, other: string, target: string}} args
+ *   language: the page's; other: the link's; target: the other language's file ('' when served)
  */
-export default function languageSwitch({host, language, other, target}) {
+export function followLanguage({anchor, hide, language, other, target}) {
   const served = !target;
   const query = new URLSearchParams(window.location.search);
   const embedded = query.get("embed") === "1" || window.parent !== window;
   const asked = query.get("lang");
   const link = {language: other, target};
   if (embedded) {
-    host.visible = false;
+    hide();
     return;
   }
   if (LANGUAGES.includes(asked)) {
@@ -79,9 +79,7 @@ export default function languageSwitch({host, language, other, target}) {
     }
     if (wanted === language && served) remember(wanted, served);  // the server reads the cookie
   }
-  const view = viewOf(host);
-  const anchor = view ? view.shadow_el.querySelector("a.ae-language") : null;
-  if (anchor === null) return;
+  if (!anchor) return;
   const update = () => { anchor.href = languageHref(link, window.location); };
   update();
   // The address follows the explorables' state: the link takes it when used.
@@ -92,4 +90,16 @@ export default function languageSwitch({host, language, other, target}) {
     remember(other, served);
     window.location.assign(languageHref(link, window.location));
   });
+}
+
+/**
+ * The page's language switch (attention_explorable.apps.language_switch), run once the
+ * document is ready: `followLanguage` on the link its Bokeh model holds.
+ * @param {{host: object, language: string, other: string, target: string}} args
+ *   host: the switch's Bokeh model; target: the other language's file ('' when served)
+ */
+export default function languageSwitch({host, language, other, target}) {
+  const view = viewOf(host);
+  const anchor = view ? view.shadow_el.querySelector("a.ae-language") : null;
+  followLanguage({anchor, hide: () => { host.visible = false; }, language, other, target});
 }

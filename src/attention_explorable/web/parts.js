@@ -74,34 +74,50 @@ export function checkbox(cls, label, onChange) {
 }
 
 /**
- * A question's options as a column of toggle buttons (`aria-pressed`), `onPick(index)`;
- * `set({active, disabled})`: the pressed one's index or null, and whether they may still change.
+ * A row (or, `vertical`, a column) of toggle buttons (`aria-pressed`), of which one may be pressed:
+ * `onPick(index)`; `set({active, disabled, labels, html_attributes})`: the pressed one's index or null,
+ * whether they may still change, their labels, the group's attributes (its `lang`).
  */
-export function options(cls, labels, onPick) {
-  const group = el("div", {class: `ae-n-group ae-n-vertical ${cls}`, role: "group"});
-  labels.forEach((label, i) => {
-    const b = el("button", {type: "button", "aria-pressed": "false"}, label);
-    b.addEventListener("click", () => { if (!b.disabled) onPick(i); });
-    group.append(b);
+export function options(cls, labels, onPick, {vertical = true} = {}) {
+  const group = el("div", {class: `ae-n-group${vertical ? " ae-n-vertical" : ""} ${cls}`, role: "group"});
+  group.addEventListener("click", (event) => {
+    const b = event.target.closest("button");
+    if (b && !b.disabled && b.parentElement === group) onPick([...group.children].indexOf(b));
   });
-  return {el: group, set({active, disabled} = {}) {
-    [...group.children].forEach((b, i) => {
-      if (active !== undefined) b.setAttribute("aria-pressed", String(i === active));
-      if (disabled !== undefined) b.disabled = Boolean(disabled);
-    });
+  let active = null, disabled = false;
+  const draw = () => [...group.children].forEach((b, i) => {
+    b.setAttribute("aria-pressed", String(i === active));
+    b.disabled = disabled;
+  });
+  const relabel = (texts) => {
+    while (group.children.length > texts.length) group.lastElementChild.remove();
+    while (group.children.length < texts.length) group.append(el("button", {type: "button", "aria-pressed": "false"}));
+    texts.forEach((t, i) => { if (group.children[i].textContent !== t) group.children[i].textContent = t; });
+  };
+  relabel(labels);
+  return {el: group, set(props = {}) {
+    if (props.labels !== undefined) relabel(props.labels);
+    if (props.active !== undefined) active = props.active;
+    if (props.disabled !== undefined) disabled = Boolean(props.disabled);
+    for (const [k, v] of Object.entries(props.html_attributes || {})) if (group.getAttribute(k) !== v) group.setAttribute(k, v);
+    draw();
   }};
 }
+
+/** Pixels a pointer may move and still tap. */
+const TAP_SLOP = 6;
 
 /**
  * A figure drawn from `spec` (web/figures.js; the form web/svg.js draws) in a box of class `cls`:
  * `draw()` redraws it from its sources' present data, writing only what changed; `scales()` are its two
- * dimensions as drawn (a pointer's place).
+ * dimensions as drawn. `onTap(x, y)` (data coordinates) makes a tap or click on its frame a student's
+ * action: the frame's box is read when the pointer goes down, never on a move.
  */
-export function figure(cls, spec) {
+export function figure(cls, spec, {onTap = null} = {}) {
   const box = el("div", {class: `ae-n-plot ${cls}`, role: "img"});
   const get = (x) => x;
   let cells = null, css = null, title = null;
-  return {
+  const part = {
     el: box,
     spec,
     scales: () => scales(spec, get),
@@ -114,34 +130,60 @@ export function figure(cls, spec) {
       if (made.title && made.title !== title) box.setAttribute("aria-label", title = made.title);
     },
   };
+  if (onTap) {
+    let start = null;
+    box.addEventListener("pointerdown", (event) => {
+      const frame = box.querySelector(".ae-pic-frame");
+      if (!frame || !frame.contains(event.target) || event.button > 0) return;
+      start = {rect: frame.getBoundingClientRect(), x: event.clientX, y: event.clientY};
+    });
+    box.addEventListener("pointerup", (event) => {
+      if (!start) return;
+      const {rect, x, y} = start;
+      start = null;
+      if (Math.hypot(event.clientX - x, event.clientY - y) > TAP_SLOP) return;
+      const {x: sx, y: sy} = part.scales();
+      onTap(sx.value((event.clientX - rect.left) / rect.width), sy.value(1 - (event.clientY - rect.top) / rect.height));
+    });
+    box.addEventListener("pointercancel", () => { start = null; });
+  }
+  return part;
+}
+
+/** An axis of `fig` as a part: `set({axis_label, major_label_overrides})` (a view's props), drawn with it. */
+export function axis(fig, which) {
+  const model = fig.spec[which].model;
+  return {figures: [fig], set(props) { Object.assign(model, props); }};
 }
 
 /**
  * Write a view (`{sources, ranges, html, props}`, the twin of the Python view's) into a module's parts:
- * `sources[name]` into the data of the source of that name in `parts.sources`, whose figures are redrawn
- * once; `html[name]` into readout `parts[name]`; `props[name]` into control `parts[name]`. What only a
- * screen reader meets (`html.live` and the plots' tables, `html.*_data`) waits until the moves settle,
- * `delay` ms after the last (a drag is said once, at its end), through `later(fn)`.
+ * `sources[name]` into the data of the source of that name in `parts.sources`, `ranges[name]` into
+ * `parts.ranges[name]`, `html[name]` into readout `parts[name]`, `props[name]` into part `parts[name]`;
+ * then each figure that draws what changed (a part's `figures`) is redrawn once. What only a screen
+ * reader meets (`html.live` and the plots' tables, `html.*_data`) waits until the moves settle, through
+ * `later(fn)` (see `settled`): a drag is said once, at its end.
  */
 export function writeView(parts, view, later) {
   const redraw = new Set();
+  const wrote = (part) => { for (const f of part.figures || []) redraw.add(f); };
   for (const [name, data] of Object.entries(view.sources || {})) {
-    const source = parts.sources[name];
-    source.data = data;
-    for (const f of source.figures || []) redraw.add(f);
+    parts.sources[name].data = data;
+    wrote(parts.sources[name]);
   }
   for (const [name, [start, end]] of Object.entries(view.ranges || {})) {
-    const range = parts.ranges[name];
-    range.start = start;
-    range.end = end;
-    for (const f of range.figures || []) redraw.add(f);
+    Object.assign(parts.ranges[name], {start, end});
+    wrote(parts.ranges[name]);
   }
   const heard = {};
   for (const [name, html] of Object.entries(view.html || {})) {
     if (name === "live" || name.endsWith("_data")) heard[name] = html;
     else parts[name].set(html);
   }
-  for (const [name, props] of Object.entries(view.props || {})) parts[name].set(props);
+  for (const [name, props] of Object.entries(view.props || {})) {
+    parts[name].set(props);
+    wrote(parts[name]);
+  }
   for (const f of redraw) f.draw();
   later(() => { for (const [name, html] of Object.entries(heard)) parts[name].set(html); });
 }

@@ -1,11 +1,13 @@
-// The self- and cross-attention explorable of section 3.7.8 in the browser:
-// its view (twin of attention_explorable/views/selfcross.py) and the
-// controller that turns a student's clicks (mode buttons, causal mask, query
-// buttons, a tap on a heatmap row) into state and draws every change of state.
-import {controller} from "./controller.js";
+// The self- and cross-attention explorable of section 3.7.8 as one module in the anywidget front-end form:
+// its view (twin of attention_explorable/views/selfcross.py, the oracle) and `render({model, el})`, which
+// builds its question, mode and query buttons, causal mask and heatmap (a tap on a row picks the query)
+// and draws every change of its model.
 import {scaledDotProductAttention} from "./attention.js";
-import {checkChoice, choiceAction, choiceFeedback, choiceProps} from "./choice.js";
-import {dataTable, escapeHtml, fill, formatNumber, readState, writeViewAnnounced} from "./shared.js";
+import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
+import {drawsFrom, heatmap, range, source} from "./figures.js";
+import {axis, checkbox, choiceParts, el, figure, moduleRoot, options, readout, setState, settled, watchState,
+        writeView} from "./parts.js";
+import {dataTable, escapeHtml, fill, formatNumber} from "./shared.js";
 
 export const MODES = ["self_zh", "self_en", "cross"];
 /** Mode -> [sentence of the queries, sentence of the keys and values]. */
@@ -150,66 +152,63 @@ export function selfcrossView(st, config) {
   };
 }
 
-// An axis's tick labels as Bokeh keeps them: a Map from the numeric tick.
-function tickLabels(overrides) {
-  return new Map(Object.entries(overrides).map(([tick, label]) => [Number(tick), label]));
-}
-
-function sameLabels(have, want) {
-  if (!(have instanceof Map) || have.size !== want.size) return false;
-  for (const [tick, label] of want) if (have.get(tick) !== label) return false;
-  return true;
-}
-
-/** Draw the current state into the page's models. */
-export function draw(state, models, config) {
-  const view = selfcrossView(readState(state, STATE_NAMES), config);
-  for (const axis of ["x_axis", "y_axis"]) {
-    const props = view.props[axis];
-    const labels = tickLabels(props.major_label_overrides);
-    if (sameLabels(models[axis].major_label_overrides, labels)) delete props.major_label_overrides;
-    else props.major_label_overrides = labels;
-  }
-  // The query buttons' lang, set only when it changes (BokehJS keeps a Dict property as a Map).
-  const query = view.props.query, now = models.query.html_attributes;
-  const nowLang = now instanceof Map ? now.get("lang") : now && now.lang;
-  if (nowLang === query.html_attributes.lang) delete query.html_attributes;
-  else query.html_attributes = new Map(Object.entries(query.html_attributes));
-  writeViewAnnounced(models, view);
-}
-
 /**
- * The controller, run by Bokeh's CustomJS for every event of the explorable:
- * a change of the state model (from the student or from the server) draws;
- * a student's action on a control changes the state.
+ * The explorable in `el` (the anywidget front-end form): the question, the kind of attention, the causal
+ * mask, the query and the heatmap of the weights, drawn from `selfcrossView` on every change of the
+ * model's `mode`, `causal`, `query`, `prediction` and `revealed`. Its model also holds `config`
+ * (views.selfcross.selfcross_config) and `lang`.
  */
-export default controller("selfcross", draw, act);
-
-function act({state, models, config, origin, event: obj}) {
-  // A control whose value already equals the state was drawn from it, not moved by hand.
-  if (origin === models.mode) {
-    const mode = MODES[origin.active];
-    if (mode === undefined || mode === state.mode) return;
-    // Cross-attention is the prediction's answer: going there checks the prediction (or skips it).
-    if (mode === "cross" && !state.revealed) state.setv({mode, revealed: true});
-    else state.mode = mode;
-    return;
-  }
-  if (choiceAction({state, models, config, origin}, PREDICTIONS,
-    (prediction) => state.setv({mode: "cross", prediction, revealed: true}))) return;
-  if (origin === models.causal) {
-    if (origin.active !== state.causal) state.causal = origin.active;
-    return;
-  }
-  if (origin === models.query) {
-    const query = origin.active + 1;
-    if (Number.isInteger(query) && query !== state.query) state.query = query;
-    return;
-  }
-  if (origin === models.heatmap && obj && Number.isFinite(obj.y)) {
+function render({model, el: host}) {
+  const config = model.get("config"), S = config.strings;
+  const root = moduleRoot(host, "ae-selfcross", model.get("lang"), model.get("theme"));
+  const notice = readout("ae-error ae-input-notice", {hidden: true});
+  const say = (html) => { notice.set(html); notice.show(html !== ""); };
+  const act = (changes) => { say(""); setState(model, changes); };
+  const sources = {cells: source(), highlight: source()};
+  const ranges = {x_range: range(0.5, 4.5), y_range: range(4.5, 0.5)};
+  const spec = heatmap(sources.cells, {title: S.selfcross_plot, n: 4, height: 330, highlight: sources.highlight});
+  spec.x.range = ranges.x_range;
+  spec.y.range = ranges.y_range;
+  const rows = () => config.sentences[SIDES[model.get("mode")][0]].tokens.length;
+  const plot = drawsFrom(figure("ae-selfcross-heatmap", spec, {onTap: (x, y) => {
     // A tap on the heatmap picks the query of the row tapped (rows are 1, 2, ... downwards).
-    const rows = models.query.labels.length;
-    const query = Math.min(Math.max(Math.round(obj.y), 1), rows);
-    if (query !== state.query) state.query = query;
-  }
+    const query = Math.min(Math.max(Math.round(y), 1), rows());
+    if (Number.isFinite(y) && query !== model.get("query")) act({query});
+  }}));
+  const parts = {
+    sources, ranges,
+    ...choiceParts("selfcross", S, PREDICTIONS, model, {say, reveal: () => ({mode: "cross"})}),
+    mode: options("ae-selfcross-mode", MODES.map((m) => S[`selfcross_mode_${m}`]), (i) => {
+      const mode = MODES[i];
+      if (mode === model.get("mode")) return;
+      // Cross-attention is the prediction's answer: going there checks the prediction (or skips it).
+      act(mode === "cross" && !model.get("revealed") ? {mode, revealed: true} : {mode});
+    }),
+    causal: checkbox("ae-selfcross-causal", S.selfcross_causal, (on) => act({causal: on})),
+    query: options("ae-selfcross-query", [], (i) => { if (i + 1 !== model.get("query")) act({query: i + 1}); },
+                   {vertical: false}),
+    x_axis: axis(plot, "x_axis"),
+    y_axis: axis(plot, "y_axis"),
+    roles: readout("ae-selfcross-roles"),
+    row: readout("ae-selfcross-row"),
+    hint: readout("ae-selfcross-hint"),
+    note: readout("ae-selfcross-note"),
+    plot_data: readout("ae-selfcross-plot-data", {sr: true}),
+    live: readout("ae-live", {live: true, sr: true}),
+  };
+  const label = (key) => el("div", {class: "ae-kind", style: "margin:4px 5px 0"}, S[key]);
+  const left = el("div", {class: "ae-n-col", style: "flex:1 1 300px;max-width:440px;min-width:0"},
+    ...CHOICE_MODELS.map((n) => parts[n].el), label("selfcross_mode"), parts.mode.el, parts.causal.el,
+    label("selfcross_query"), parts.query.el, parts.hint.el, notice.el, parts.roles.el, parts.row.el,
+    parts.live.el, parts.note.el);
+  const right = el("div", {class: "ae-n-col", style: "flex:1 1 320px;max-width:560px;min-width:0"},
+    plot.el, parts.plot_data.el);
+  root.append(el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
+  const state = watchState(model, STATE_NAMES), later = settled();
+  const draw = () => writeView(parts, selfcrossView(state.read(), config), later);
+  draw();
+  const stop = state.onChange(draw);
+  return () => { stop(); later.cancel(); };
 }
+
+export default {render};

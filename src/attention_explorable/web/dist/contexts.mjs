@@ -1696,27 +1696,39 @@ function checkbox(cls, label, onChange) {
     if (visible !== void 0) box.hidden = !visible;
   } };
 }
-function options(cls, labels, onPick) {
-  const group = el("div", { class: `ae-n-group ae-n-vertical ${cls}`, role: "group" });
-  labels.forEach((label, i) => {
-    const b = el("button", { type: "button", "aria-pressed": "false" }, label);
-    b.addEventListener("click", () => {
-      if (!b.disabled) onPick(i);
-    });
-    group.append(b);
+function options(cls, labels, onPick, { vertical = true } = {}) {
+  const group = el("div", { class: `ae-n-group${vertical ? " ae-n-vertical" : ""} ${cls}`, role: "group" });
+  group.addEventListener("click", (event) => {
+    const b = event.target.closest("button");
+    if (b && !b.disabled && b.parentElement === group) onPick([...group.children].indexOf(b));
   });
-  return { el: group, set({ active, disabled } = {}) {
-    [...group.children].forEach((b, i) => {
-      if (active !== void 0) b.setAttribute("aria-pressed", String(i === active));
-      if (disabled !== void 0) b.disabled = Boolean(disabled);
+  let active = null, disabled = false;
+  const draw2 = () => [...group.children].forEach((b, i) => {
+    b.setAttribute("aria-pressed", String(i === active));
+    b.disabled = disabled;
+  });
+  const relabel = (texts) => {
+    while (group.children.length > texts.length) group.lastElementChild.remove();
+    while (group.children.length < texts.length) group.append(el("button", { type: "button", "aria-pressed": "false" }));
+    texts.forEach((t, i) => {
+      if (group.children[i].textContent !== t) group.children[i].textContent = t;
     });
+  };
+  relabel(labels);
+  return { el: group, set(props = {}) {
+    if (props.labels !== void 0) relabel(props.labels);
+    if (props.active !== void 0) active = props.active;
+    if (props.disabled !== void 0) disabled = Boolean(props.disabled);
+    for (const [k, v] of Object.entries(props.html_attributes || {})) if (group.getAttribute(k) !== v) group.setAttribute(k, v);
+    draw2();
   } };
 }
-function figure(cls, spec) {
+var TAP_SLOP = 6;
+function figure(cls, spec, { onTap = null } = {}) {
   const box = el("div", { class: `ae-n-plot ${cls}`, role: "img" });
   const get = (x) => x;
   let cells = null, css = null, title = null;
-  return {
+  const part = {
     el: box,
     spec,
     scales: () => scales(spec, get),
@@ -1729,26 +1741,49 @@ function figure(cls, spec) {
       if (made.title && made.title !== title) box.setAttribute("aria-label", title = made.title);
     }
   };
+  if (onTap) {
+    let start = null;
+    box.addEventListener("pointerdown", (event) => {
+      const frame2 = box.querySelector(".ae-pic-frame");
+      if (!frame2 || !frame2.contains(event.target) || event.button > 0) return;
+      start = { rect: frame2.getBoundingClientRect(), x: event.clientX, y: event.clientY };
+    });
+    box.addEventListener("pointerup", (event) => {
+      if (!start) return;
+      const { rect, x, y } = start;
+      start = null;
+      if (Math.hypot(event.clientX - x, event.clientY - y) > TAP_SLOP) return;
+      const { x: sx, y: sy } = part.scales();
+      onTap(sx.value((event.clientX - rect.left) / rect.width), sy.value(1 - (event.clientY - rect.top) / rect.height));
+    });
+    box.addEventListener("pointercancel", () => {
+      start = null;
+    });
+  }
+  return part;
 }
 function writeView2(parts, view, later) {
   const redraw = /* @__PURE__ */ new Set();
+  const wrote = (part) => {
+    for (const f of part.figures || []) redraw.add(f);
+  };
   for (const [name, data] of Object.entries(view.sources || {})) {
-    const source2 = parts.sources[name];
-    source2.data = data;
-    for (const f of source2.figures || []) redraw.add(f);
+    parts.sources[name].data = data;
+    wrote(parts.sources[name]);
   }
   for (const [name, [start, end]] of Object.entries(view.ranges || {})) {
-    const range2 = parts.ranges[name];
-    range2.start = start;
-    range2.end = end;
-    for (const f of range2.figures || []) redraw.add(f);
+    Object.assign(parts.ranges[name], { start, end });
+    wrote(parts.ranges[name]);
   }
   const heard = {};
   for (const [name, html] of Object.entries(view.html || {})) {
     if (name === "live" || name.endsWith("_data")) heard[name] = html;
     else parts[name].set(html);
   }
-  for (const [name, props] of Object.entries(view.props || {})) parts[name].set(props);
+  for (const [name, props] of Object.entries(view.props || {})) {
+    parts[name].set(props);
+    wrote(parts[name]);
+  }
   for (const f of redraw) f.draw();
   later(() => {
     for (const [name, html] of Object.entries(heard)) parts[name].set(html);

@@ -34,14 +34,14 @@ function languageHref(link, where) {
   const query = params.toString();
   return (link.target || where.pathname) + (query ? "?" + query : "") + where.hash;
 }
-function languageSwitch({ host, language, other, target }) {
+function followLanguage({ anchor, hide, language, other, target }) {
   const served = !target;
   const query = new URLSearchParams(window.location.search);
   const embedded = query.get("embed") === "1" || window.parent !== window;
   const asked = query.get("lang");
   const link = { language: other, target };
   if (embedded) {
-    host.visible = false;
+    hide();
     return;
   }
   if (LANGUAGES.includes(asked)) {
@@ -58,9 +58,7 @@ function languageSwitch({ host, language, other, target }) {
     }
     if (wanted === language && served) remember(wanted, served);
   }
-  const view = viewOf(host);
-  const anchor = view ? view.shadow_el.querySelector("a.ae-language") : null;
-  if (anchor === null) return;
+  if (!anchor) return;
   const update = () => {
     anchor.href = languageHref(link, window.location);
   };
@@ -73,7 +71,15 @@ function languageSwitch({ host, language, other, target }) {
     window.location.assign(languageHref(link, window.location));
   });
 }
+function languageSwitch({ host, language, other, target }) {
+  const view = viewOf(host);
+  const anchor = view ? view.shadow_el.querySelector("a.ae-language") : null;
+  followLanguage({ anchor, hide: () => {
+    host.visible = false;
+  }, language, other, target });
+}
 export {
   languageSwitch as default,
+  followLanguage,
   languageHref
 };

@@ -201,8 +201,8 @@ function writeView(models, view) {
     if (!sameColumns(source2.data, data)) source2.data = data;
   }
   for (const [name, [start, end]] of Object.entries(view.ranges || {})) {
-    const range = models[name];
-    if (range.start !== start || range.end !== end) range.setv({ start, end });
+    const range2 = models[name];
+    if (range2.start !== start || range2.end !== end) range2.setv({ start, end });
   }
   for (const [name, html] of Object.entries(view.html || {})) {
     const text = escapeHtml(html);
@@ -455,13 +455,13 @@ function nameUnnamedControls() {
 
 // src/attention_explorable/web/controller.js
 var pending = pageWide("pending-draws", () => /* @__PURE__ */ new WeakSet());
-function drawSoon(key, draw7) {
+function drawSoon(key, draw6) {
   if (pending.has(key)) return;
   pending.add(key);
   queueMicrotask(() => {
     pending.delete(key);
     try {
-      draw7();
+      draw6();
     } catch (err) {
       console.error("attention explorable: drawing failed", err);
     }
@@ -496,7 +496,7 @@ function sliderAction({ state, models, config, origin }, { toGrid = onGrid, befo
   }
   return false;
 }
-function controller(name, draw7, act3) {
+function controller(name, draw6, act2) {
   return function(args, event, data, context) {
     try {
       const { state, models, config } = args;
@@ -505,7 +505,7 @@ function controller(name, draw7, act3) {
       let drawnNow = false;
       const drawn = () => {
         drawnNow = true;
-        draw7(state, models, config);
+        draw6(state, models, config);
         followLink(state, config);
       };
       try {
@@ -515,10 +515,10 @@ function controller(name, draw7, act3) {
         } else if (origin === state) {
           if (quiet) drawn();
           else {
-            drawSoon(state, () => draw7(state, models, config));
+            drawSoon(state, () => draw6(state, models, config));
             followLink(state, config);
           }
-        } else act3({ state, models, config, origin, event });
+        } else act2({ state, models, config, origin, event });
       } finally {
         if (quiet && !drawnNow && context.changed.has(state)) drawn();
       }
@@ -1303,334 +1303,6 @@ var matrix_default = controller("matrix", draw3, ({ state, models, config, origi
   }
 });
 
-// src/attention_explorable/web/selfcross.js
-var MODES = ["self_zh", "self_en", "cross"];
-var SIDES = { self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"] };
-var PREDICTIONS3 = ["", "english", "chinese", "both"];
-var RIGHT_PREDICTION3 = "chinese";
-var STATE_NAMES4 = ["mode", "causal", "query", "prediction", "revealed"];
-function roundHalfEven(x) {
-  const r = Math.round(x);
-  return r - x === 0.5 && r % 2 === 1 ? r - 1 : r;
-}
-function attentionWeights(q, k, mask) {
-  return scaledDotProductAttention(q, k, null, { mask }).weights;
-}
-function selfcrossWeights(st, config) {
-  if (!(st.mode in SIDES)) throw new Error(`mode must be one of ${MODES.join(", ")}; got ${JSON.stringify(st.mode)}`);
-  const [qSide, kSide] = SIDES[st.mode];
-  const q = config.sentences[qSide], kv = config.sentences[kSide];
-  const nQ = q.tokens.length, nK = kv.tokens.length;
-  const causal = Boolean(st.causal) && st.mode === "self_en";
-  const mask = Array.from({ length: nQ }, (_, i) => Array.from({ length: nK }, (_2, j) => !causal || j <= i));
-  return {
-    qTokens: q.tokens.slice(),
-    kTokens: kv.tokens.slice(),
-    weights: attentionWeights(q.embeddings, kv.embeddings, mask),
-    mask
-  };
-}
-function selfcrossView(st, config) {
-  const S = config.strings, f = formatNumber;
-  const { qTokens, kTokens, weights, mask } = selfcrossWeights(st, config);
-  const nQ = qTokens.length, nK = kTokens.length;
-  const query = st.query;
-  if (typeof query !== "number" || !Number.isInteger(query) || query < 1 || query > nQ) {
-    throw new Error(`query must be an integer from 1 to ${nQ}; got ${JSON.stringify(query)}`);
-  }
-  checkChoice(st, PREDICTIONS3);
-  const mode = st.mode;
-  const causal = Boolean(st.causal) && mode === "self_en";
-  const cells = { x: [], y: [], fill: [], text: [], text_color: [] };
-  const [maskedFill, maskedText] = config.masked;
-  for (let i = 0; i < nQ; i++) {
-    for (let j = 0; j < nK; j++) {
-      const w = weights[i][j];
-      cells.x.push(j + 1);
-      cells.y.push(i + 1);
-      if (!mask[i][j]) {
-        cells.fill.push(maskedFill);
-        cells.text_color.push(maskedText);
-        cells.text.push("—");
-        continue;
-      }
-      cells.fill.push(config.palette[roundHalfEven((1 - Math.min(Math.max(w, 0), 1)) * 255)]);
-      cells.text_color.push(w > 0.5 ? "#ffffff" : "#222222");
-      cells.text.push(f(w, 2, false));
-    }
-  }
-  const [qSide, kSide] = SIDES[mode];
-  const said = (side, s) => side === config.language ? escapeHtml(s) : `<span lang='${config.lang_tags[side]}'>${escapeHtml(s)}</span>`;
-  const sentence = (side) => config.sentences[side].tokens.join(" ");
-  let roles = fill(S[`selfcross_roles_${mode}`], { zh: said("zh", sentence("zh")), en: said("en", sentence("en")) });
-  if (causal) roles += " " + S.selfcross_roles_self_en_causal;
-  const row = weights[query - 1];
-  let best = 0;
-  for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
-  const tds = kTokens.map((tok, j) => `<td>${said(kSide, tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
-  const rowHtml = `<div class='ae-kind'>${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}</div><table><tr>${tds}</tr></table>` + fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
-  const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
-  const bestText = fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
-  const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
-  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
-  const answer = () => {
-    const cross2 = selfcrossWeights({ mode: "cross", causal: false }, config);
-    const crossQuery = Math.min(query, cross2.qTokens.length) - 1, crossRow = cross2.weights[crossQuery];
-    let crossBest = 0;
-    for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
-    return fill(S.selfcross_predict_answer, {
-      n: cross2.kTokens.length,
-      token: said("en", cross2.qTokens[crossQuery]),
-      best: said("zh", cross2.kTokens[crossBest]),
-      weight: f(crossRow[crossBest], 3)
-    });
-  };
-  return {
-    sources: {
-      cells,
-      highlight: { x: [(nK + 1) / 2], y: [query], width: [nK - 0.02], height: [0.98] }
-    },
-    ranges: { x_range: [0.5, nK + 0.5], y_range: [nQ + 0.5, 0.5] },
-    html: {
-      roles,
-      row: rowHtml,
-      hint: `<div class='ae-hint'>${S.selfcross_query_hint}</div>`,
-      feedback: choiceFeedback(S, "selfcross", prediction, RIGHT_PREDICTION3, revealed, answer),
-      note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
-      plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
-      live: `${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}: ${bestText}`
-    },
-    props: {
-      x_axis: {
-        axis_label: fill(S.selfcross_axis_key, { source: S[`selfcross_source_${kSide}`] }),
-        major_label_overrides: overrides(kTokens)
-      },
-      y_axis: {
-        axis_label: fill(S.selfcross_axis_query, { source: S[`selfcross_source_${qSide}`] }),
-        major_label_overrides: overrides(qTokens)
-      },
-      mode: { active: MODES.indexOf(mode) },
-      causal: { active: Boolean(st.causal), disabled: mode !== "self_en" },
-      // The query buttons hold the query tokens: their language for a screen reader.
-      query: { labels: qTokens, active: query - 1, html_attributes: { lang: config.lang_tags[qSide] } },
-      ...choiceProps(PREDICTIONS3, prediction, revealed)
-    }
-  };
-}
-function tickLabels(overrides) {
-  return new Map(Object.entries(overrides).map(([tick, label]) => [Number(tick), label]));
-}
-function sameLabels(have, want) {
-  if (!(have instanceof Map) || have.size !== want.size) return false;
-  for (const [tick, label] of want) if (have.get(tick) !== label) return false;
-  return true;
-}
-function draw4(state, models, config) {
-  const view = selfcrossView(readState(state, STATE_NAMES4), config);
-  for (const axis of ["x_axis", "y_axis"]) {
-    const props = view.props[axis];
-    const labels = tickLabels(props.major_label_overrides);
-    if (sameLabels(models[axis].major_label_overrides, labels)) delete props.major_label_overrides;
-    else props.major_label_overrides = labels;
-  }
-  const query = view.props.query, now = models.query.html_attributes;
-  const nowLang = now instanceof Map ? now.get("lang") : now && now.lang;
-  if (nowLang === query.html_attributes.lang) delete query.html_attributes;
-  else query.html_attributes = new Map(Object.entries(query.html_attributes));
-  writeViewAnnounced(models, view);
-}
-var selfcross_default = controller("selfcross", draw4, act);
-function act({ state, models, config, origin, event: obj }) {
-  if (origin === models.mode) {
-    const mode = MODES[origin.active];
-    if (mode === void 0 || mode === state.mode) return;
-    if (mode === "cross" && !state.revealed) state.setv({ mode, revealed: true });
-    else state.mode = mode;
-    return;
-  }
-  if (choiceAction(
-    { state, models, config, origin },
-    PREDICTIONS3,
-    (prediction) => state.setv({ mode: "cross", prediction, revealed: true })
-  )) return;
-  if (origin === models.causal) {
-    if (origin.active !== state.causal) state.causal = origin.active;
-    return;
-  }
-  if (origin === models.query) {
-    const query = origin.active + 1;
-    if (Number.isInteger(query) && query !== state.query) state.query = query;
-    return;
-  }
-  if (origin === models.heatmap && obj && Number.isFinite(obj.y)) {
-    const rows = models.query.labels.length;
-    const query = Math.min(Math.max(Math.round(obj.y), 1), rows);
-    if (query !== state.query) state.query = query;
-  }
-}
-
-// src/attention_explorable/web/exercise.js
-var STATE_NAMES5 = ["response", "choice", "checked", "revealed"];
-var ECHO_LIMIT2 = 40;
-var TOL_SLACK = 1e-9;
-var STATUS_CSS = { right: "ae-right", wrong: "ae-wrong", invalid: "ae-error" };
-var echo2 = (raw) => {
-  const chars = Array.from(pyStrip(raw));
-  return chars.length <= ECHO_LIMIT2 ? chars.join("") : chars.slice(0, ECHO_LIMIT2).join("") + "…";
-};
-function judge(submitted, config) {
-  const S = config.strings, kind = config.kind;
-  if (kind === "number") {
-    if (!pyStrip(submitted)) return ["invalid", S.exercise_empty];
-    const value = parseNumber(submitted);
-    if (value === null) return ["invalid", fill(S.exercise_malformed, { raw: escapeHtml(echo2(submitted)) })];
-    if (Math.abs(value - config.answer) <= config.tol * (1 + TOL_SLACK)) return ["right", S.exercise_right];
-    return ["wrong", S.exercise_wrong + config.hint_html];
-  }
-  if (kind === "choice") {
-    if (!submitted) return ["invalid", S.exercise_choose];
-    if (submitted === config.answer) return ["right", S.exercise_right];
-    return ["wrong", S.exercise_wrong + config.hint_html];
-  }
-  return ["pending", ""];
-}
-function exerciseView(st, config) {
-  const S = config.strings;
-  const revealed = Boolean(st.revealed);
-  const [status, message] = st.checked === null || st.checked === void 0 ? ["pending", ""] : judge(st.checked, config);
-  const feedback = status in STATUS_CSS ? `<div class='${STATUS_CSS[status]}'>${message}</div>` : "";
-  const props = {
-    feedback: { visible: feedback !== "" },
-    answer: { visible: revealed },
-    reveal: { label: revealed ? S.exercise_hide : S.exercise_reveal }
-  };
-  if (config.kind === "choice") {
-    const i = config.letters.indexOf(st.choice);
-    props.choice = { active: i >= 0 ? i : null };
-  } else {
-    props.input = { value: st.response };
-  }
-  return {
-    sources: {},
-    html: { feedback, answer: revealed ? config.answer_html : "" },
-    props
-  };
-}
-function draw5(state, models, config) {
-  writeView(models, exerciseView(readState(state, STATE_NAMES5), config));
-}
-function check(state, config) {
-  const submitted = config.kind === "choice" ? state.choice : state.response;
-  if (state.checked !== submitted) state.checked = submitted;
-}
-var exercise_default = controller("exercise", draw5, act2);
-function act2({ state, models, config, origin, event: obj }) {
-  if (origin === models.input) {
-    const submit = obj && obj.event_name === "value_submit";
-    const typed = submit ? obj.value : obj.value_input ?? origin.value_input;
-    if (typeof typed === "string" && typed !== state.response) state.response = typed;
-    if (submit) check(state, config);
-    return;
-  }
-  if (origin === models.choice) {
-    const active = origin.active;
-    const letter = active === null || active === void 0 ? "" : config.letters[active] ?? "";
-    if (letter !== state.choice) state.choice = letter;
-    return;
-  }
-  if (origin === models.check) return check(state, config);
-  if (origin === models.reveal) state.revealed = !state.revealed;
-}
-
-// src/attention_explorable/web/qkv.js
-var PROJECTIONS = ["w_q", "w_k", "w_v"];
-var PREDICTIONS4 = ["", "both", "output", "weights", "nothing"];
-var RIGHT_PREDICTION4 = "output";
-var STATE_NAMES6 = [...PROJECTIONS, "causal", "prediction", "revealed"];
-var SUB2 = "₁₂₃₄₅₆₇₈₉";
-var matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, k) => s + x * b[k][j], 0)));
-function checkState2(st, config) {
-  for (const name of PROJECTIONS) {
-    if (!Object.prototype.hasOwnProperty.call(config.presets, st[name])) {
-      throw new Error(`${name} must be one of ${Object.keys(config.presets).join(", ")}, got ${JSON.stringify(st[name])}`);
-    }
-  }
-  if (typeof st.causal !== "boolean") throw new Error(`causal must be true or false, got ${JSON.stringify(st.causal)}`);
-  checkChoice(st, PREDICTIONS4);
-}
-function attendQKV(st, config) {
-  checkState2(st, config);
-  const x = config.x;
-  const [q, k, v] = PROJECTIONS.map((name) => matmul(x, config.presets[st[name]]));
-  const n = x.length;
-  const mask = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_2, j) => !st.causal || j <= i));
-  const { scores, weights, output } = scaledDotProductAttention(q, k, v, { mask });
-  return { q, k, v, mask, scores, weights, output };
-}
-function matrixHtml(caption, m, digits = 2) {
-  const rows = m.map((row) => "<tr>" + row.map((c) => `<td>${formatNumber(c, digits)}</td>`).join("") + "</tr>").join("");
-  return `<table class='ae-qkv-matrix'><caption>${caption}</caption>${rows}</table>`;
-}
-function qkvView(st, config) {
-  const S = config.strings;
-  const res = attendQKV(st, config);
-  const n = config.x.length;
-  const cells = heatmapSources(res.scores, res.weights, res.mask);
-  const scoreText = cells.score_cells.text, weightText = cells.weight_cells.text;
-  const presets = Object.keys(config.presets);
-  const prediction = st.prediction, revealed = Boolean(st.revealed);
-  const outputOf = (name) => attendQKV({ ...st, w_v: name }, config).output[0];
-  const answer = () => fill(
-    S.qkv_predict_answer,
-    { a: formatVector(outputOf("identity"), 3), b: formatVector(outputOf("swap"), 3) }
-  );
-  const table = (caption, cells2) => dataTable(
-    caption,
-    [S.qkv_axis_query + " \\ " + S.qkv_axis_key, ...Array.from({ length: n }, (_, j) => `k${SUB2[j]}`)],
-    Array.from({ length: n }, (_, i) => [`q${SUB2[i]}`, ...cells2.slice(i * n, (i + 1) * n)])
-  );
-  const names2 = { w_q: "W<sub>Q</sub>", w_k: "W<sub>K</sub>", w_v: "W<sub>V</sub>" };
-  const notes = [...revealed ? [S.qkv_same_weights] : [], ...st.causal ? [S.qkv_masked_note] : []].join(" ");
-  const props = {};
-  for (const name of PROJECTIONS) props[name] = { active: presets.indexOf(st[name]) };
-  props.causal = { active: Boolean(st.causal) };
-  Object.assign(props, choiceProps(PREDICTIONS4, prediction, revealed));
-  return {
-    sources: cells,
-    ranges: {},
-    html: {
-      inputs: `<div class='ae-kind'>${S.qkv_stage_x}</div>` + matrixHtml("X", config.x, 0),
-      projections: `<div class='ae-kind'>${S.qkv_stage_projections}</div><div class='ae-qkv-row'>` + PROJECTIONS.map((p) => matrixHtml(names2[p], config.presets[st[p]], 0)).join("") + "</div>",
-      qkv: `<div class='ae-kind'>${S.qkv_stage_qkv}</div><div class='ae-qkv-row'>` + matrixHtml("Q = X W<sub>Q</sub>", res.q, 0) + matrixHtml("K = X W<sub>K</sub>", res.k, 0) + matrixHtml("V = X W<sub>V</sub>", res.v, 0) + "</div>",
-      output: `<div class='ae-kind'>${S.qkv_stage_output}</div>` + matrixHtml("Y = A V", res.output, 3),
-      notes: `<span class='ae-hint'>${notes}</span>`,
-      feedback: choiceFeedback(S, "qkv", prediction, RIGHT_PREDICTION4, revealed, answer),
-      scores_data: table(S.qkv_plot_scores, scoreText),
-      weights_data: table(S.qkv_plot_weights, weightText),
-      live: fill(S.qkv_live, { y: formatVector(res.output[0], 3) })
-    },
-    props
-  };
-}
-function draw6(state, models, config) {
-  writeViewAnnounced(models, qkvView(readState(state, STATE_NAMES6), config));
-}
-var qkv_default = controller("qkv", draw6, ({ state, models, config, origin }) => {
-  const presets = Object.keys(config.presets);
-  for (const name of PROJECTIONS) {
-    if (origin === models[name]) {
-      const preset = presets[origin.active];
-      if (preset !== void 0 && preset !== state[name]) state[name] = preset;
-      return;
-    }
-  }
-  if (origin === models.causal) {
-    if (origin.active !== state.causal) state.causal = origin.active;
-    return;
-  }
-  choiceAction({ state, models, config, origin }, PREDICTIONS4, (prediction) => state.setv({ w_v: state.w_v === "identity" ? "swap" : "identity", prediction, revealed: true }));
-});
-
 // node_modules/d3-array/dist/d3-array.mjs
 function ascending(a, b) {
   return a == null || b == null ? NaN : a < b ? -1 : a > b ? 1 : a >= b ? 0 : NaN;
@@ -1843,25 +1515,25 @@ function column(data, spec, n) {
 }
 var lengthOf = (data) => Math.max(0, ...Object.values(data || {}).map((v) => v.length));
 var Axis1d = class {
-  constructor(dim, range, values) {
+  constructor(dim, range2, values) {
     this.factors = null;
     this.log = dim.log;
-    if (range.type === "FactorRange") {
-      this.factors = range.factors.map(String);
+    if (range2.type === "FactorRange") {
+      this.factors = range2.factors.map(String);
       this.start = 0;
       this.end = this.factors.length;
-    } else if (range.type === "DataRange1d") {
+    } else if (range2.type === "DataRange1d") {
       const vs = values.filter((v) => v !== null);
       let lo = vs.length ? Math.min(...vs) : 0, hi = vs.length ? Math.max(...vs) : 1;
-      if (num(range.start) !== null) lo = range.start;
-      if (num(range.end) !== null) hi = range.end;
+      if (num(range2.start) !== null) lo = range2.start;
+      if (num(range2.end) !== null) hi = range2.end;
       const [padding, units] = dim.padding || [0, "percent"];
       const pad = units === "percent" ? (hi - lo) * padding / 2 : padding;
       this.start = lo - pad;
       this.end = hi + pad;
     } else {
-      this.start = Number(range.start);
-      this.end = Number(range.end);
+      this.start = Number(range2.start);
+      this.end = Number(range2.end);
     }
     if (this.start === this.end) this.end = this.start + 1;
   }
@@ -1886,7 +1558,7 @@ var Axis1d = class {
   span(v) {
     return Math.abs(v / (this.end - this.start));
   }
-  ticks(axis, spec) {
+  ticks(axis2, spec) {
     if (this.factors !== null) return this.factors.map((f, i) => [(i + 0.5) / this.factors.length, f]);
     const lo = Math.min(this.start, this.end), hi = Math.max(this.start, this.end);
     let values;
@@ -1895,13 +1567,13 @@ var Axis1d = class {
       values = [];
       for (let e = Math.ceil(Math.log10(lo)); e <= Math.floor(Math.log10(hi)); e++) values.push(10 ** e);
     } else values = ticks(lo, hi, spec.desired || 6);
-    const overrides = axis.major_label_overrides;
+    const overrides = axis2.major_label_overrides;
     const override = (v) => overrides instanceof Map ? overrides.get(v) : overrides && overrides[String(v)];
-    const labels = tickLabels2(values);
+    const labels = tickLabels(values);
     return values.map((v, i) => [this.fraction(v), override(v) ?? labels[i]]);
   }
 };
-function tickLabels2(values) {
+function tickLabels(values) {
   let labels = values.map((v) => v.toFixed(0));
   for (let d = 0; d < 8; d++) {
     labels = values.map((v) => v.toFixed(d));
@@ -2129,23 +1801,23 @@ var TITLE_PX = 24;
 var TICK_LABEL_PX = 11;
 var AXIS_LABEL_PX = 13;
 var textPx = (text, size) => Array.from(String(text)).reduce((w, ch) => w + (ch.codePointAt(0) >= 11904 ? size : 0.55 * size), 0);
-function axisBand(axis, ticks2, horizontal) {
-  if (!axis || axis.visible === false) return 0;
+function axisBand(axis2, ticks2, horizontal) {
+  if (!axis2 || axis2.visible === false) return 0;
   let depth = 6 + 5 + (horizontal ? TICK_LABEL_PX + 3 : Math.ceil(Math.max(7, ...ticks2.map(([, label]) => textPx(label, TICK_LABEL_PX)))));
-  if (axis.axis_label) depth += AXIS_LABEL_PX + 12;
+  if (axis2.axis_label) depth += AXIS_LABEL_PX + 12;
   return depth;
 }
-function axisNode(axis, ticks2, side) {
-  if (!axis || axis.visible === false) return h("div");
+function axisNode(axis2, ticks2, side) {
+  if (!axis2 || axis2.visible === false) return h("div");
   const spans = [];
   for (const [f, label] of ticks2) {
     if (f === null || f < -1e-9 || f > 1 + 1e-9) continue;
     const where = side === "below" ? `left:${pct(f)};top:11px;transform:translateX(-50%)` : side === "above" ? `left:${pct(f)};bottom:11px;transform:translateX(-50%)` : `top:${pct(1 - f)};right:11px;transform:translateY(-50%)`;
     spans.push(h("span", lang(label, { style: where }), [String(label)]));
   }
-  if (axis.axis_label) {
+  if (axis2.axis_label) {
     const where = side === "below" ? "left:50%;bottom:2px;transform:translateX(-50%)" : side === "above" ? "left:50%;top:2px;transform:translateX(-50%)" : `left:${AXIS_LABEL_PX / 2 + 1}px;top:50%;transform:translate(-50%,-50%) rotate(-90deg)`;
-    spans.push(h("span", { class: "ae-pic-axis-label", ...lang(axis.axis_label, { style: where }) }, [String(axis.axis_label)]));
+    spans.push(h("span", { class: "ae-pic-axis-label", ...lang(axis2.axis_label, { style: where }) }, [String(axis2.axis_label)]));
   }
   const cls = { below: "ae-pic-x", above: "ae-pic-x ae-pic-above", left: "ae-pic-y", right: "ae-pic-y" }[side];
   return h("div", { class: `ae-pic-axis ${cls}`, style: "position:absolute;inset:0" }, spans);
@@ -2276,6 +1948,282 @@ var theme_default = {
 // src/attention_explorable/web/parts.js
 var block = (selector, name) => `${selector} { ${Object.entries(theme_default[name]).map(([k, v]) => `${k}: ${v};`).join(" ")} }`;
 var STYLES = [block(".ae-x", "light"), block(".ae-x[data-ae-theme=dark]", "dark"), explorable_default].join("\n");
+
+// src/attention_explorable/web/selfcross.js
+var MODES = ["self_zh", "self_en", "cross"];
+var SIDES = { self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"] };
+var PREDICTIONS3 = ["", "english", "chinese", "both"];
+var RIGHT_PREDICTION3 = "chinese";
+function roundHalfEven(x) {
+  const r = Math.round(x);
+  return r - x === 0.5 && r % 2 === 1 ? r - 1 : r;
+}
+function attentionWeights(q, k, mask) {
+  return scaledDotProductAttention(q, k, null, { mask }).weights;
+}
+function selfcrossWeights(st, config) {
+  if (!(st.mode in SIDES)) throw new Error(`mode must be one of ${MODES.join(", ")}; got ${JSON.stringify(st.mode)}`);
+  const [qSide, kSide] = SIDES[st.mode];
+  const q = config.sentences[qSide], kv = config.sentences[kSide];
+  const nQ = q.tokens.length, nK = kv.tokens.length;
+  const causal = Boolean(st.causal) && st.mode === "self_en";
+  const mask = Array.from({ length: nQ }, (_, i) => Array.from({ length: nK }, (_2, j) => !causal || j <= i));
+  return {
+    qTokens: q.tokens.slice(),
+    kTokens: kv.tokens.slice(),
+    weights: attentionWeights(q.embeddings, kv.embeddings, mask),
+    mask
+  };
+}
+function selfcrossView(st, config) {
+  const S = config.strings, f = formatNumber;
+  const { qTokens, kTokens, weights, mask } = selfcrossWeights(st, config);
+  const nQ = qTokens.length, nK = kTokens.length;
+  const query = st.query;
+  if (typeof query !== "number" || !Number.isInteger(query) || query < 1 || query > nQ) {
+    throw new Error(`query must be an integer from 1 to ${nQ}; got ${JSON.stringify(query)}`);
+  }
+  checkChoice(st, PREDICTIONS3);
+  const mode = st.mode;
+  const causal = Boolean(st.causal) && mode === "self_en";
+  const cells = { x: [], y: [], fill: [], text: [], text_color: [] };
+  const [maskedFill, maskedText] = config.masked;
+  for (let i = 0; i < nQ; i++) {
+    for (let j = 0; j < nK; j++) {
+      const w = weights[i][j];
+      cells.x.push(j + 1);
+      cells.y.push(i + 1);
+      if (!mask[i][j]) {
+        cells.fill.push(maskedFill);
+        cells.text_color.push(maskedText);
+        cells.text.push("—");
+        continue;
+      }
+      cells.fill.push(config.palette[roundHalfEven((1 - Math.min(Math.max(w, 0), 1)) * 255)]);
+      cells.text_color.push(w > 0.5 ? "#ffffff" : "#222222");
+      cells.text.push(f(w, 2, false));
+    }
+  }
+  const [qSide, kSide] = SIDES[mode];
+  const said = (side, s) => side === config.language ? escapeHtml(s) : `<span lang='${config.lang_tags[side]}'>${escapeHtml(s)}</span>`;
+  const sentence = (side) => config.sentences[side].tokens.join(" ");
+  let roles = fill(S[`selfcross_roles_${mode}`], { zh: said("zh", sentence("zh")), en: said("en", sentence("en")) });
+  if (causal) roles += " " + S.selfcross_roles_self_en_causal;
+  const row = weights[query - 1];
+  let best = 0;
+  for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
+  const tds = kTokens.map((tok, j) => `<td>${said(kSide, tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
+  const rowHtml = `<div class='ae-kind'>${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}</div><table><tr>${tds}</tr></table>` + fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
+  const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
+  const bestText = fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
+  const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
+  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
+  const answer = () => {
+    const cross2 = selfcrossWeights({ mode: "cross", causal: false }, config);
+    const crossQuery = Math.min(query, cross2.qTokens.length) - 1, crossRow = cross2.weights[crossQuery];
+    let crossBest = 0;
+    for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
+    return fill(S.selfcross_predict_answer, {
+      n: cross2.kTokens.length,
+      token: said("en", cross2.qTokens[crossQuery]),
+      best: said("zh", cross2.kTokens[crossBest]),
+      weight: f(crossRow[crossBest], 3)
+    });
+  };
+  return {
+    sources: {
+      cells,
+      highlight: { x: [(nK + 1) / 2], y: [query], width: [nK - 0.02], height: [0.98] }
+    },
+    ranges: { x_range: [0.5, nK + 0.5], y_range: [nQ + 0.5, 0.5] },
+    html: {
+      roles,
+      row: rowHtml,
+      hint: `<div class='ae-hint'>${S.selfcross_query_hint}</div>`,
+      feedback: choiceFeedback(S, "selfcross", prediction, RIGHT_PREDICTION3, revealed, answer),
+      note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
+      plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
+      live: `${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}: ${bestText}`
+    },
+    props: {
+      x_axis: {
+        axis_label: fill(S.selfcross_axis_key, { source: S[`selfcross_source_${kSide}`] }),
+        major_label_overrides: overrides(kTokens)
+      },
+      y_axis: {
+        axis_label: fill(S.selfcross_axis_query, { source: S[`selfcross_source_${qSide}`] }),
+        major_label_overrides: overrides(qTokens)
+      },
+      mode: { active: MODES.indexOf(mode) },
+      causal: { active: Boolean(st.causal), disabled: mode !== "self_en" },
+      // The query buttons hold the query tokens: their language for a screen reader.
+      query: { labels: qTokens, active: query - 1, html_attributes: { lang: config.lang_tags[qSide] } },
+      ...choiceProps(PREDICTIONS3, prediction, revealed)
+    }
+  };
+}
+
+// src/attention_explorable/web/exercise.js
+var STATE_NAMES4 = ["response", "choice", "checked", "revealed"];
+var ECHO_LIMIT2 = 40;
+var TOL_SLACK = 1e-9;
+var STATUS_CSS = { right: "ae-right", wrong: "ae-wrong", invalid: "ae-error" };
+var echo2 = (raw) => {
+  const chars = Array.from(pyStrip(raw));
+  return chars.length <= ECHO_LIMIT2 ? chars.join("") : chars.slice(0, ECHO_LIMIT2).join("") + "…";
+};
+function judge(submitted, config) {
+  const S = config.strings, kind = config.kind;
+  if (kind === "number") {
+    if (!pyStrip(submitted)) return ["invalid", S.exercise_empty];
+    const value = parseNumber(submitted);
+    if (value === null) return ["invalid", fill(S.exercise_malformed, { raw: escapeHtml(echo2(submitted)) })];
+    if (Math.abs(value - config.answer) <= config.tol * (1 + TOL_SLACK)) return ["right", S.exercise_right];
+    return ["wrong", S.exercise_wrong + config.hint_html];
+  }
+  if (kind === "choice") {
+    if (!submitted) return ["invalid", S.exercise_choose];
+    if (submitted === config.answer) return ["right", S.exercise_right];
+    return ["wrong", S.exercise_wrong + config.hint_html];
+  }
+  return ["pending", ""];
+}
+function exerciseView(st, config) {
+  const S = config.strings;
+  const revealed = Boolean(st.revealed);
+  const [status, message] = st.checked === null || st.checked === void 0 ? ["pending", ""] : judge(st.checked, config);
+  const feedback = status in STATUS_CSS ? `<div class='${STATUS_CSS[status]}'>${message}</div>` : "";
+  const props = {
+    feedback: { visible: feedback !== "" },
+    answer: { visible: revealed },
+    reveal: { label: revealed ? S.exercise_hide : S.exercise_reveal }
+  };
+  if (config.kind === "choice") {
+    const i = config.letters.indexOf(st.choice);
+    props.choice = { active: i >= 0 ? i : null };
+  } else {
+    props.input = { value: st.response };
+  }
+  return {
+    sources: {},
+    html: { feedback, answer: revealed ? config.answer_html : "" },
+    props
+  };
+}
+function draw4(state, models, config) {
+  writeView(models, exerciseView(readState(state, STATE_NAMES4), config));
+}
+function check(state, config) {
+  const submitted = config.kind === "choice" ? state.choice : state.response;
+  if (state.checked !== submitted) state.checked = submitted;
+}
+var exercise_default = controller("exercise", draw4, act);
+function act({ state, models, config, origin, event: obj }) {
+  if (origin === models.input) {
+    const submit = obj && obj.event_name === "value_submit";
+    const typed = submit ? obj.value : obj.value_input ?? origin.value_input;
+    if (typeof typed === "string" && typed !== state.response) state.response = typed;
+    if (submit) check(state, config);
+    return;
+  }
+  if (origin === models.choice) {
+    const active = origin.active;
+    const letter = active === null || active === void 0 ? "" : config.letters[active] ?? "";
+    if (letter !== state.choice) state.choice = letter;
+    return;
+  }
+  if (origin === models.check) return check(state, config);
+  if (origin === models.reveal) state.revealed = !state.revealed;
+}
+
+// src/attention_explorable/web/qkv.js
+var PROJECTIONS = ["w_q", "w_k", "w_v"];
+var PREDICTIONS4 = ["", "both", "output", "weights", "nothing"];
+var RIGHT_PREDICTION4 = "output";
+var STATE_NAMES5 = [...PROJECTIONS, "causal", "prediction", "revealed"];
+var SUB2 = "₁₂₃₄₅₆₇₈₉";
+var matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, k) => s + x * b[k][j], 0)));
+function checkState2(st, config) {
+  for (const name of PROJECTIONS) {
+    if (!Object.prototype.hasOwnProperty.call(config.presets, st[name])) {
+      throw new Error(`${name} must be one of ${Object.keys(config.presets).join(", ")}, got ${JSON.stringify(st[name])}`);
+    }
+  }
+  if (typeof st.causal !== "boolean") throw new Error(`causal must be true or false, got ${JSON.stringify(st.causal)}`);
+  checkChoice(st, PREDICTIONS4);
+}
+function attendQKV(st, config) {
+  checkState2(st, config);
+  const x = config.x;
+  const [q, k, v] = PROJECTIONS.map((name) => matmul(x, config.presets[st[name]]));
+  const n = x.length;
+  const mask = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_2, j) => !st.causal || j <= i));
+  const { scores, weights, output } = scaledDotProductAttention(q, k, v, { mask });
+  return { q, k, v, mask, scores, weights, output };
+}
+function matrixHtml(caption, m, digits = 2) {
+  const rows = m.map((row) => "<tr>" + row.map((c) => `<td>${formatNumber(c, digits)}</td>`).join("") + "</tr>").join("");
+  return `<table class='ae-qkv-matrix'><caption>${caption}</caption>${rows}</table>`;
+}
+function qkvView(st, config) {
+  const S = config.strings;
+  const res = attendQKV(st, config);
+  const n = config.x.length;
+  const cells = heatmapSources(res.scores, res.weights, res.mask);
+  const scoreText = cells.score_cells.text, weightText = cells.weight_cells.text;
+  const presets = Object.keys(config.presets);
+  const prediction = st.prediction, revealed = Boolean(st.revealed);
+  const outputOf = (name) => attendQKV({ ...st, w_v: name }, config).output[0];
+  const answer = () => fill(
+    S.qkv_predict_answer,
+    { a: formatVector(outputOf("identity"), 3), b: formatVector(outputOf("swap"), 3) }
+  );
+  const table = (caption, cells2) => dataTable(
+    caption,
+    [S.qkv_axis_query + " \\ " + S.qkv_axis_key, ...Array.from({ length: n }, (_, j) => `k${SUB2[j]}`)],
+    Array.from({ length: n }, (_, i) => [`q${SUB2[i]}`, ...cells2.slice(i * n, (i + 1) * n)])
+  );
+  const names2 = { w_q: "W<sub>Q</sub>", w_k: "W<sub>K</sub>", w_v: "W<sub>V</sub>" };
+  const notes = [...revealed ? [S.qkv_same_weights] : [], ...st.causal ? [S.qkv_masked_note] : []].join(" ");
+  const props = {};
+  for (const name of PROJECTIONS) props[name] = { active: presets.indexOf(st[name]) };
+  props.causal = { active: Boolean(st.causal) };
+  Object.assign(props, choiceProps(PREDICTIONS4, prediction, revealed));
+  return {
+    sources: cells,
+    ranges: {},
+    html: {
+      inputs: `<div class='ae-kind'>${S.qkv_stage_x}</div>` + matrixHtml("X", config.x, 0),
+      projections: `<div class='ae-kind'>${S.qkv_stage_projections}</div><div class='ae-qkv-row'>` + PROJECTIONS.map((p) => matrixHtml(names2[p], config.presets[st[p]], 0)).join("") + "</div>",
+      qkv: `<div class='ae-kind'>${S.qkv_stage_qkv}</div><div class='ae-qkv-row'>` + matrixHtml("Q = X W<sub>Q</sub>", res.q, 0) + matrixHtml("K = X W<sub>K</sub>", res.k, 0) + matrixHtml("V = X W<sub>V</sub>", res.v, 0) + "</div>",
+      output: `<div class='ae-kind'>${S.qkv_stage_output}</div>` + matrixHtml("Y = A V", res.output, 3),
+      notes: `<span class='ae-hint'>${notes}</span>`,
+      feedback: choiceFeedback(S, "qkv", prediction, RIGHT_PREDICTION4, revealed, answer),
+      scores_data: table(S.qkv_plot_scores, scoreText),
+      weights_data: table(S.qkv_plot_weights, weightText),
+      live: fill(S.qkv_live, { y: formatVector(res.output[0], 3) })
+    },
+    props
+  };
+}
+function draw5(state, models, config) {
+  writeViewAnnounced(models, qkvView(readState(state, STATE_NAMES5), config));
+}
+var qkv_default = controller("qkv", draw5, ({ state, models, config, origin }) => {
+  const presets = Object.keys(config.presets);
+  for (const name of PROJECTIONS) {
+    if (origin === models[name]) {
+      const preset = presets[origin.active];
+      if (preset !== void 0 && preset !== state[name]) state[name] = preset;
+      return;
+    }
+  }
+  if (origin === models.causal) {
+    if (origin.active !== state.causal) state.causal = origin.active;
+    return;
+  }
+  choiceAction({ state, models, config, origin }, PREDICTIONS4, (prediction) => state.setv({ w_v: state.w_v === "identity" ? "swap" : "identity", prediction, revealed: true }));
+});
 
 // src/attention_explorable/web/contexts.js
 var CONTEXTS = ["fruit", "company"];
@@ -2676,7 +2624,7 @@ function resolve(value, get, refs = []) {
 function figureRefs(spec) {
   const refs = [spec.x.range, spec.y.range];
   if (spec.title) refs.push(spec.title);
-  for (const axis of [spec.x_axis, spec.y_axis]) if (axis) refs.push(axis.model);
+  for (const axis2 of [spec.x_axis, spec.y_axis]) if (axis2) refs.push(axis2.model);
   for (const r of spec.renderers) refs.push(r.source);
   for (const a of spec.annotations) if (a.source) refs.push(a.source);
   return refs;
