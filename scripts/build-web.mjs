@@ -45,6 +45,13 @@ for (const m of modules) {
   const out = await build({...page, stdin: {contents: entry, resolveDir: web, sourcefile: `${m}-page.js`, loader: "js"}});
   outputs[`${m}.js`] = out.outputFiles[0].text;
 }
+// The explorables written as one module (a default export `{render}`), all in one script: a page
+// holding several (the textbook, attention-explorable.js) carries their shared parts once.
+const moduleForm = modules.filter((m) => /^export default \{render\}/m.test(readFileSync(join(web, `${m}.js`), "utf8")));
+const every = moduleForm.map((m, i) => `import m${i} from "./${m}.js";\n`).join("") +
+  `const all = window.aeModules = window.aeModules || {};\n` + moduleForm.map((m, i) => `all[${JSON.stringify(m)}] = m${i};\n`).join("");
+outputs["modules.js"] = (await build({...page, stdin: {contents: every, resolveDir: web, sourcefile: "modules-page.js", loader: "js"}}))
+  .outputFiles[0].text;
 // <attention-explorable> (web/element.js): native.element_script calls window.aeDefineElement.
 const element = `import {defineElement} from "./element.js";\nwindow.aeDefineElement = defineElement;\n`;
 // The runtime holds d3-array's ticks: its licence's notice goes with it.

@@ -691,6 +691,19 @@ class NativePage:
         return ""
 
 
+def module_scripts(names) -> list[str]:
+    """The page scripts that bring the modules ``names`` (page script names): each its own, except that
+    several explorables written as one module come in one script, ``modules`` (their shared parts once).
+    """
+    from .explorables import MODULES
+
+    names = list(dict.fromkeys(names))
+    written = [n for n in names if n in MODULES]
+    if len(written) < 2:
+        return names
+    return [n for n in names if n not in MODULES] + ["modules"]
+
+
 def page_script(name: str) -> str:
     """The student page's script ``web/dist/page/<name>.js``: ``runtime`` (``web/native.js``, which
     mounts the page) or a module, which adds itself to ``window.aeModules`` by its name.
@@ -772,7 +785,7 @@ def _page_parts(build) -> tuple[NativePage, list[str], dict[str, str], str]:
     modules = {name: web_module(name) for name in names if name in own}
     scripts = [page_script(name) for name in names if name not in own]
     if page.modules:  # the explorables written as one module, and their host (web/host.js)
-        scripts += [page_script(name) for name in page.modules] + [page_script("host")]
+        scripts += [page_script(name) for name in module_scripts(page.modules)] + [page_script("host")]
     return page, scripts, modules, "\n".join([_shared_css(), page.css()])
 
 
@@ -920,7 +933,7 @@ def element_script(modules: list[str], names: list[str], lang: str) -> str:
         [
             "// attention-explorable: the <attention-explorable> element (made by `attention-explorable export`; "
             "docs/embedding.md)",
-            *[page_script(m) for m in sorted(set(modules))],
+            *[page_script(m) for m in module_scripts(sorted(set(modules)))],
             page_script("element"),
             f"window.aeDefineElement(Object.assign({{script: document.currentScript}}, {config}));",
             "",

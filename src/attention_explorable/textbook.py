@@ -240,7 +240,7 @@ class TextbookPage(pn.viewable.Viewer):
 
     def _explorable(self, block: Block):
         name, cls, caption = self._explorable_of(block)
-        if cls is None and name in MODULES:
+        if name in MODULES:  # its module, as on every student page (its Panel component aside)
             return self._module(name, caption)
         if cls is None:
             return self._html(self._unknown_explorable(name))

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from attention_explorable.content import load_sections
-from attention_explorable.explorables import EXPLORABLES
+from attention_explorable.explorables import EXPLORABLES, MODULES
 from attention_explorable.strings import text
 
 from .pages import wait_text
@@ -30,6 +30,9 @@ def test_every_part_is_live_at_once_with_no_framework(static_site, student):
     assert page.evaluate("() => window.Bokeh === undefined && document.querySelectorAll('script[src]').length === 0")
     for name in EXPLORABLES:
         assert page.locator(f".ae-explorable-{name} [data-ae-model]").count() > 5, name
+    # The explorables written as one module come in one script (page/modules.js), each rendered.
+    for name in MODULES:
+        page.locator(f".ae-explorable-{name} [data-ae-render='{name}'] button").first.wait_for(state="attached")
     assert page.locator(".ae-exercise").count() == EXERCISES
     # The last explorable answers a key before anything was scrolled to. (The readout's text as the page
     # holds it: innerText is empty while its part is off the screen, skipped by content-visibility.)
