@@ -200,7 +200,7 @@ def test_the_prediction_is_asked_first_and_cross_attention_answers_it(selfcross_
     wait_text(page, ".ae-selfcross-feedback", "预测对了")
     wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
     assert f"「I」最关注「我」（权重 {cross[0].max():.3f}）" in text_of(page, ".ae-selfcross-feedback")
-    assert not page.locator(".ae-selfcross-skip button").is_visible()
+    expect(page.locator(".ae-selfcross-skip button")).to_be_hidden()
     s.screenshot(f"selfcross-answered-1280-{request.node.callspec.id}")
     s.assert_clean()
 
@@ -209,5 +209,5 @@ def test_choosing_cross_attention_before_predicting_shows_the_answer(selfcross_p
     page = selfcross_page.page
     page.locator(".ae-selfcross-mode button", has_text="交叉注意力").click()
     wait_text(page, ".ae-selfcross-feedback", "热图现在就是交叉注意力")
-    assert not page.locator(".ae-selfcross-check button").is_visible()
+    expect(page.locator(".ae-selfcross-check button")).to_be_hidden()  # (a live page: drawn by the server)
     selfcross_page.assert_clean()
