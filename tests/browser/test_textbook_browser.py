@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from attention_explorable import content, core, scenarios
 from attention_explorable.modules import MODULES
@@ -83,8 +84,14 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     assert page.locator(f".ae-exercise-{ids[-1]}").count() == 0
     for ex_id in ids:
         # Its placeholder, or the exercise itself once it came (the scroll before may have brought it near):
-        # whichever is there when the scroll looks.
-        page.locator(f".ae-load-{ex_id}, .ae-exercise-{ex_id}").first.scroll_into_view_if_needed()
+        # whichever is there when the scroll looks, looked for again if the placeholder gave way mid-scroll.
+        target = page.locator(f".ae-load-{ex_id}, .ae-exercise-{ex_id}").first
+        for attempt in range(3):
+            try:
+                target.scroll_into_view_if_needed()
+                break
+            except PlaywrightError as exc:
+                assert "not attached" in str(exc) and attempt < 2, exc
         page.locator(f".ae-exercise-{ex_id}").first.wait_for(state="attached", timeout=30_000)
     assert page.locator(".ae-load").count() == 0
     assert page.evaluate(count_math) >= expected_math_spans(with_exercises=True)
