@@ -714,6 +714,27 @@ class LiveExplorable(Explorable):
         an event such as a tap; None for a changed property)."""
         raise NotImplementedError
 
+    def _choice_acted(self, origin, predictions, **reveal) -> bool:
+        """The question asked first (``views/choice.py``; ``web/parts.js`` ``choiceParts`` in a module): an
+        option pressed becomes ``prediction``; "check" with one, or "skip", sets ``prediction``,
+        ``revealed`` and the parameters ``reveal`` names; "check" without one says so in the notice.
+        Returns whether ``origin`` was one of the question's models."""
+        ask = self._ask
+        if origin is ask["prediction_choice"]:
+            chosen = "" if origin.active is None else self._pick(predictions[1:], origin.active)
+            if not self.revealed and chosen != self.prediction:
+                self._say("")
+                self.prediction = chosen
+        elif origin is ask["predict_check"] and not self.prediction:
+            self._say(self._t("predict_needed"))
+        elif origin in (ask["predict_check"], ask["predict_skip"]):
+            self._say("")
+            prediction = "" if origin is ask["predict_skip"] else self.prediction
+            self.param.update(prediction=prediction, revealed=True, **reveal)
+        else:
+            return False
+        return True
+
     @staticmethod
     def _pick(options, index):
         """``options[index]`` for a button group's ``active`` from the browser.

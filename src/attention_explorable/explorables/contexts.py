@@ -126,20 +126,11 @@ class ContextsExplorer(LiveExplorable):
         )
 
     def _act(self, origin, event=None) -> None:
-        ask = self._ask
         if origin is self._controls["causal"]:
             self._say("")
             self.causal = bool(origin.active)
-        elif origin is ask["prediction_choice"]:
-            chosen = "" if origin.active is None else self._pick(contexts_view.PREDICTIONS[1:], origin.active)
-            if not self.revealed and chosen != self.prediction:
-                self._say("")
-                self.prediction = chosen
-        elif origin is ask["predict_check"] and not self.prediction:
-            self._say(self._t("predict_needed"))
-        elif origin in (ask["predict_check"], ask["predict_skip"]):
-            self._say("")
-            self.param.update(revealed=True, prediction="" if origin is ask["predict_skip"] else self.prediction)
+        else:
+            self._choice_acted(origin, contexts_view.PREDICTIONS)
 
     # --- the view -------------------------------------------------------------
     def _models(self) -> dict:

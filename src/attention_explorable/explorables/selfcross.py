@@ -169,7 +169,7 @@ class SelfCrossExplorer(LiveExplorable):
         )
 
     def _act(self, origin, event=None) -> None:
-        c, ask = self._controls, self._ask
+        c = self._controls
         if origin is c["mode"]:
             mode = self._pick(MODES, origin.active)
             # Cross-attention is the prediction's answer: going there checks the prediction (or skips it).
@@ -180,17 +180,8 @@ class SelfCrossExplorer(LiveExplorable):
             self.query = self._pick(range(1, N_QUERY + 1), origin.active)
         elif origin is self._figure and event is not None and event.y is not None:
             self.query = min(max(round(event.y), 1), len(self.query_tokens))  # the row tapped
-        elif origin is ask["prediction_choice"]:
-            chosen = "" if origin.active is None else self._pick(selfcross_view.PREDICTIONS[1:], origin.active)
-            if not self.revealed and chosen != self.prediction:
-                self._say("")
-                self.prediction = chosen
-        elif origin is ask["predict_check"] and not self.prediction:
-            self._say(self._t("predict_needed"))
-        elif origin in (ask["predict_check"], ask["predict_skip"]):
-            self._say("")
-            prediction = "" if origin is ask["predict_skip"] else self.prediction
-            self.param.update(mode="cross", prediction=prediction, revealed=True)
+        else:
+            self._choice_acted(origin, selfcross_view.PREDICTIONS, mode="cross")
 
     # --- the view -------------------------------------------------------------
     def _models(self) -> dict:
