@@ -251,6 +251,10 @@ class StudentPage:
         # A whole textbook on a phone is a tall image: on a loaded machine it can take more than
         # Playwright's 30 s to capture, and a picture for a reader is no reason to fail a test.
         self.page.screenshot(path=str(path), full_page=True, scale="css", timeout=120_000)
+        # A full-page capture lays the whole page out at once (its sections are
+        # ``content-visibility: auto``); a click aimed before the page has its own size again can
+        # land beside its button.
+        self.page.wait_for_function(_STILL, arg=3, timeout=30_000)
         return path
 
     def assert_clean(self) -> None:

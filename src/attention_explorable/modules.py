@@ -30,7 +30,7 @@ from . import ui
 from .native import content_security_policy
 from .strings import HTML_LANG, STRINGS, text
 from .explorables import MODULES, ModuleExplorable
-from .views import contexts, head, selfcross
+from .views import contexts, head, selfcross, vector
 
 __all__ = [
     "MODULES",
@@ -38,6 +38,8 @@ __all__ = [
     "HeadWidget",
     "ModuleExplorable",
     "ModuleWidget",
+    "SelfCrossWidget",
+    "VectorWidget",
     "module_page",
     "module_source",
     "module_state",
@@ -170,6 +172,18 @@ class ModuleWidget(AnyWidgetComponent):
 
         return param_link_spec(self, self.link_params, self.link_prefix, self.language)
 
+    def open_link(self, query) -> list[str]:
+        """Set the state a deep link names (its names behind ``link_prefix``); return the notices about
+        values it clamped or ignored (the rules of :mod:`.views.links`; see ``Explorable.open_link``).
+        Never raises for what a URL can hold."""
+        from .views.links import link_values, read_link
+
+        spec = self.ae_module_link()
+        values, notices = read_link(spec, query)
+        state = link_values(spec, {n: getattr(self, n) for n in self.link_params}, values)
+        self.param.update({n: v for n, v in state.items() if v != getattr(self, n)})
+        return notices
+
     def ae_module_state(self) -> dict:
         """The model's state as the module reads it: every key of its :data:`MODULES` entry."""
         keys = [*MODULES[self.ae_module].defaults, *(k for k in ("strings", "lang", "config") if k in self.param)]
@@ -246,6 +260,41 @@ class SelfCrossWidget(ModuleWidget):
     link_params = ("mode", "causal", "query", "prediction", "revealed")
 
 
+class VectorWidget(ModuleWidget):
+    """One query against keys and values in the plane (section 3.7.6) as a Panel component
+    (:class:`ModuleWidget`; ``web/vector.js``).
+
+    The student moves the query ``q`` (two sliders, typed numbers, a tap or a drag on the plane) and the
+    temperature ``T``, and watches the scores ``q · k_j``, the weights ``softmax(s / T)`` and the output
+    ``y = Σ a_j v_j`` move inside the convex hull of the values (:mod:`attention_explorable.views.vector`).
+
+    Raises
+    ------
+    ValueError
+        From ``param``, naming the parameter and the value, for a value out of its bounds.
+
+    Examples
+    --------
+    >>> VectorWidget(language="en").ae_module_state()["config"]["keys"]
+    [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+    """
+
+    ae_module = "vector"
+
+    query_x = param.Number(1.0, bounds=tuple(vector.SLIDERS["query_x"][:2]), doc="First component of the query q.")
+    query_y = param.Number(0.0, bounds=tuple(vector.SLIDERS["query_y"][:2]), doc="Second component of the query q.")
+    temperature = param.Number(1.0, bounds=tuple(vector.SLIDERS["temperature"][:2]), doc="Softmax temperature T.")
+    prediction = param.Selector(
+        default="",
+        objects=list(vector.PREDICTIONS),
+        doc="Where y stops as T falls with q = [1, 0]: '', 'first', 'third', 'midpoint' (right) or 'centroid'.",
+    )
+    revealed = param.Boolean(False, doc="The prediction's answer shown (q = [1, 0], T lowest).")
+    config = param.Dict({}, doc="What the view needs besides the state (views.vector.vector_config).")
+
+    link_params = ("query_x", "query_y", "temperature", "prediction", "revealed")
+
+
 class ContextsWidget(ModuleWidget):
     """One word, two contexts (section 3.8.1) as a Panel component (:class:`ModuleWidget`; ``web/contexts.js``).
 
@@ -287,5 +336,5 @@ def module_widget(name: str, language: str = "zh", link_prefix: str = ""):
         For an unknown ``name`` (named).
     """
     _get(name)
-    widgets = {"head": HeadWidget, "selfcross": SelfCrossWidget, "contexts": ContextsWidget}
+    widgets = {"head": HeadWidget, "vector": VectorWidget, "selfcross": SelfCrossWidget, "contexts": ContextsWidget}
     return widgets[name](language=language, link_prefix=link_prefix)

@@ -259,6 +259,7 @@ class TextbookPage(pn.viewable.Viewer):
     def _module(self, name: str, caption: str):
         """An explorable written as one module (``modules.py``), in its box like the others."""
         widget = module_widget(name, self.language, link_prefix=f"{name}.")
+        widget.open_link(pn.state.session_args or {})
         self.modules[name] = widget
         return pn.Column(
             self._html(f"<div class='ae-caption'>{caption}</div>") if caption else None,

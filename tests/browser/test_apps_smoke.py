@@ -30,10 +30,10 @@ def test_app_serves_without_traceback(app_file, every_app_file, student):
     every_app_file.assert_clean_log()
 
 
-def test_a_live_page_keeps_answering_and_says_so_once_its_server_is_gone(student):
-    """``panel serve`` stopped under an open page: the explorable still answers keys in the browser, and
-    the page says the connection is lost."""
-    from .pages import SERVER_GONE, handle, wait_text
+def test_a_live_page_says_so_once_its_server_is_gone(student):
+    """``panel serve`` stopped under an open page: the page says the connection is lost (its explorable
+    is drawn from Python, so it waits for the server; the module pages answer without one)."""
+    from .pages import SERVER_GONE, wait_text
 
     own = ServedApp("apps/vector.py")
     s = student()
@@ -44,8 +44,4 @@ def test_a_live_page_keeps_answering_and_says_so_once_its_server_is_gone(student
         own.close()
     s.errors_to_ignore = SERVER_GONE
     wait_text(s.page, ".ae-connection-lost", "连接已断开")
-    knob = handle(s.page, ".ae-query-y")
-    knob.focus()
-    knob.press("ArrowRight")
-    wait_text(s.page, ".ae-vector-scores", r"s₂ = 0\.050")
     s.assert_clean()

@@ -71,7 +71,7 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     assert sorted(names) == sorted([*EXPLORABLES, *MODULES]) and names.index("steps") > 2
     # What shows a part is live: a Bokeh figure's canvas; an explorable written as one module, its root.
     drawn = {name: "canvas" if name in EXPLORABLES else f".ae-{name}" for name in names}
-    page.locator(f".ae-explorable-{names[0]} canvas").first.wait_for(state="attached", timeout=30_000)
+    page.locator(f".ae-explorable-{names[0]} {drawn[names[0]]}").first.wait_for(state="attached", timeout=30_000)
     # A part the page would build at load comes from the server: a guess at how long to give it, since
     # nothing can be waited for when the right outcome is that nothing comes.
     page.wait_for_timeout(1500)

@@ -26,6 +26,7 @@ from pathlib import Path
 from ..views import contexts as contexts_view
 from ..views import head as head_view
 from ..views import selfcross as selfcross_view
+from ..views import vector as vector_view
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,6 @@ EXPLORABLES: dict[str, Registration] = {
     r.name: r
     for r in [
         Registration("steps", "attention_explorable.explorables.steps:StepsExplorer"),
-        Registration("vector", "attention_explorable.explorables.vector:VectorExplorer"),
         Registration("matrix", "attention_explorable.explorables.matrix:MatrixExplorer"),
         Registration("qkv", "attention_explorable.explorables.qkv:QkvExplorer"),
     ]
@@ -127,6 +127,16 @@ MODULES: dict[str, ModuleExplorable] = {
             "own_lookup": "C7 A2 D5 B9 | A",
         },
         "head_",
+    ),
+    "vector": ModuleExplorable(
+        "vector",
+        {"query_x": 1.0, "query_y": 0.0, "temperature": 1.0, "prediction": "", "revealed": False},
+        "vector_",
+        config=vector_view.vector_config,
+        title="vector_heading",
+        index="index_vector",
+        intro="vector_intro",
+        viewer="attention_explorable.explorables.vector:VectorExplorer",
     ),
     "selfcross": ModuleExplorable(
         "selfcross",

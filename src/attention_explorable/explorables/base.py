@@ -405,6 +405,10 @@ class Explorable(pn.viewable.Viewer):
         """Figure ``fig`` in the layout (layout only), stretched to its column."""
         return bokeh_pane(fig)
 
+    def module_state(self) -> dict:
+        """The state of its module's model: the parameters and ``config`` (the view's, as this one has it)."""
+        return {**self.state(), "config": self._config_data}
+
     def save(self, path, title: str | None = None) -> Path:
         """Write this explorable, in its current state, as one HTML file that works offline.
 
@@ -735,6 +739,48 @@ class LiveExplorable(Explorable):
             return False
         return True
 
+    def _slider_acted(self, origin, to_grid=lambda value: value) -> bool:
+        """A slider of ``self._sliders`` moved, or its box typed (``web/parts.js`` ``modelSlider`` in a
+        module): the slider's value, on the grid ``to_grid`` puts it on, becomes the parameter; a typed
+        number too, clamped to the parameter's bounds with a notice that says so; junk puts the box back.
+        Returns whether ``origin`` was one of them."""
+        from ..views.numbers import echo, format_g, parse_number
+
+        for name, (slider, box, _row) in getattr(self, "_sliders", {}).items():
+            if origin is not slider and origin is not box:
+                continue
+            lo, hi = self.param[name].bounds
+            now = getattr(self, name)
+            if origin is slider:
+                if origin.value == now:  # drawn from the state
+                    return True
+                self._say("")
+                setattr(self, name, to_grid(min(max(float(origin.value), lo), hi)))
+                return True
+            if origin.value == format_g(now):  # the box shows the state (drawn from it)
+                return True
+            try:
+                parsed = parse_number(origin.value)
+            except ValueError:
+                box.value = format_g(now)
+                return True
+            value = to_grid(min(max(parsed, lo), hi))
+            clamped = not lo <= parsed <= hi
+            label = self._config_data["labels"][name]
+            self._say(
+                self._t("input_clamped").format(
+                    name=label, raw=echo(origin.value), lo=format_g(lo), hi=format_g(hi), value=format_g(value)
+                )
+                if clamped
+                else ""
+            )
+            if value != now:
+                setattr(self, name, value)
+            else:
+                box.value = format_g(value)
+            return True
+        return False
+
     @staticmethod
     def _pick(options, index):
         """``options[index]`` for a button group's ``active`` from the browser.
@@ -752,6 +798,10 @@ class LiveExplorable(Explorable):
         """Show ``notice`` (text, escaped here) in the explorable's notice, or hide it ("")."""
         self._models()["notice"].update(text=html.escape(html.escape(notice)), visible=bool(notice))
 
+    def module_state(self) -> dict:
+        """The state of its module's model: the parameters and ``config`` (the view's, as this one has it)."""
+        return {**self.state(), "config": self._config_data}
+
     def save(self, path, title: str | None = None) -> Path:
         """Write this explorable, in its current state, as one HTML file that works offline: its module's
         page (:func:`attention_explorable.modules.module_page`), opened on this state.
@@ -768,7 +818,7 @@ class LiveExplorable(Explorable):
             raise ValueError(f"path {str(path)!r} is a folder; give a file name such as 'explorable.html'")
         if not target.parent.is_dir():
             raise ValueError(f"path {str(path)!r}: the folder {str(target.parent)!r} does not exist")
-        page = module_page(self._name, self.language, state=self.state(), title=title)
+        page = module_page(self._name, self.language, state=self.module_state(), title=title)
         target.write_text(page, encoding="utf-8")
         return target
 
@@ -780,5 +830,5 @@ class LiveExplorable(Explorable):
         from ..modules import module_widget
 
         widget = module_widget(self._name, self.language)
-        widget.param.update(self.state())
+        widget.param.update(self.module_state())
         display(widget)

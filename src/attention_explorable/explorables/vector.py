@@ -15,7 +15,7 @@ from .. import plots
 from ..views import vector as vector_view
 from ..views.vector import EXAMPLE_KEYS, EXAMPLE_VALUES, MAX_POINTS, SLIDERS
 from . import controls
-from .base import Explorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model, state_model_class
+from .base import LiveExplorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model
 
 
 class _Points(param.Array):
@@ -26,7 +26,7 @@ class _Points(param.Array):
         vector_view.points(val, self.name)
 
 
-class VectorExplorer(Explorable):
+class VectorExplorer(LiveExplorable):
     """One query against a few keys and values in the plane (section 3.7.6).
 
     The student moves the query ``q`` with two sliders, by typing its
@@ -41,9 +41,9 @@ class VectorExplorer(Explorable):
         y = a @ values                      # (n,) @ (n, 2) -> (2,)
 
     The default state reproduces the text: scores 1, 0, 1; weights 0.422,
-    0.155, 0.422; output ``y = [0.845, 0.578]``. Everything a student does
-    runs in the browser (``web/vector.js``), with or without a server; the
-    parameters follow it.
+    0.155, 0.422; output ``y = [0.845, 0.578]``. In a Panel app every action
+    of the student calls Python back, which draws the change; its student
+    page, textbook block and notebook widget are its module (``web/vector.js``).
 
     Parameters
     ----------
@@ -169,9 +169,6 @@ class VectorExplorer(Explorable):
             extent=SLIDERS["query_x"][1],
         )
         self._figure.css_classes = ["ae-vector-plot"]
-        # Drawn in the browser; only the state model travels to the server.
-        for model in (*src.values(), src["query"].selected, self._figure, self._figure.x_range, self._figure.y_range):
-            model.syncable = False
 
         self._html = {f"{name}_readout": html_model(f"ae-vector-{name}") for name in ("scores", "weights", "output")}
         self._html["formula"] = html_model("ae-vector-formula")
@@ -192,14 +189,31 @@ class VectorExplorer(Explorable):
         self._redraw()
         events = {
             self._figure: "tap",
+            src["query"]: "data",  # the tip dropped where PointDrawTool dragged it (or deleted)
             self._ask["predict_check"]: "button_click",
             self._ask["predict_skip"]: "button_click",
             self._ask["prediction_choice"]: "active",
         }
         events.update(self._slider_events())
-        # A dragged tip: PointDrawTool edits the query's data in place and
-        # emits the source's `change` (its `data` changes only on the drop).
-        src["query"].js_on_change("change", self._attach(events))
+        self._attach(events)
+
+    def _act(self, origin, event=None) -> None:
+        decimals = self._config_data["decimals"]
+        if self._slider_acted(origin, lambda value: round(value, decimals) + 0.0):
+            return
+        if origin is self._sources["query"] or origin is self._figure:
+            data = origin.data if origin is self._sources["query"] else {"x": [event.x], "y": [event.y]}
+            xs, ys = [float(x) for x in data.get("x", [])], [float(y) for y in data.get("y", [])]
+            if origin is self._sources["query"] and xs == [self.query_x] and ys == [self.query_y]:
+                return  # drawn from the state
+            q = vector_view.point_to_query(xs[0], ys[0]) if xs and ys else None
+            if q is None or (q[0] == self.query_x and q[1] == self.query_y):
+                self._redraw()  # deleted, not a number, or dropped where it was: the tip as the state has it
+                return
+            self._say("")
+            self.param.update(query_x=q[0], query_y=q[1])
+        else:
+            self._choice_acted(origin, vector_view.PREDICTIONS, **vector_view.ANSWER_STATE)
 
     @staticmethod
     def _read_only(arr) -> np.ndarray:
@@ -272,9 +286,3 @@ class VectorExplorer(Explorable):
         return pn.FlexBox(
             plot, side, flex_wrap="wrap", sizing_mode="stretch_width", css_classes=["ae-vector"], styles={"gap": "12px"}
         )
-
-
-# The state model's class exists from import on: Bokeh sends the definitions of
-# data models with a document, so a page that builds this explorable later (the
-# textbook, as the reader scrolls) must have imported it before it was sent.
-state_model_class(VectorExplorer)

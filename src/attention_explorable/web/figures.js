@@ -52,7 +52,65 @@ export function heatmap(cells, {title, xLabel = "", yLabel = "", n = 4, rows = n
 /** Register `fig` (web/parts.js) with the sources and ranges it draws, so a view's write redraws it. */
 export function drawsFrom(fig) {
   const spec = fig.spec;
-  for (const r of spec.renderers) if (!r.source.figures.includes(fig)) r.source.figures.push(fig);
+  for (const r of [...spec.renderers, ...spec.annotations]) {
+    if (r.source && !r.source.figures.includes(fig)) r.source.figures.push(fig);
+  }
   for (const d of [spec.x.range, spec.y.range]) if (d.figures && !d.figures.includes(fig)) d.figures.push(fig);
   return fig;
+}
+
+const line = (color, width, dash = []) => ({line_color: color, line_alpha: 1, line_width: width, line_dash: dash});
+const scatter = (marker, size, fill, fillAlpha, stroke, width) =>
+  ({type: "Scatter", x: "x", y: "y", marker, size, fill_color: fill, fill_alpha: fillAlpha, ...line(stroke, width)});
+const labels = (src, {x = "x", y = "y", dx = "dx", dy = "dy", align = "align", size, color, bold = false}) =>
+  ({type: "LabelSet", source: src, x, y, text: "label", x_offset: dx, y_offset: dy, text_align: align, text_color: color,
+    text_baseline: "middle", text_font_size: size, text_font_style: bold ? "bold" : "normal"});
+const arrow = (src, id, color, width, head) =>
+  ({type: "Arrow", source: src, id, x_start: 0, y_start: 0, x_end: "x", y_end: "y", ...line(color, width),
+    head: {size: head, color}});
+
+/** The colours of the 3.7 worked example's plane (plots.PALETTE_37). */
+export const PLANE = {query: "#C44E52", key: "#7F7F7F", value: "#4C72B0", hull: "#B3CDE3", output: "#DD8452"};
+
+/**
+ * The plane of the 3.7 worked example (plots.vector_figure's picture): the keys as grey arrows from the
+ * origin with their labels, the values as blue dots sized by their weights, their convex hull, the output
+ * `y` as a star and the query as a red arrow whose tip is a ring; the square [-extent - 0.1, extent + 0.1]²
+ * always in view, the axes crossing at 0, the legend below. `sources` holds query, keys, values, hull and
+ * output (the columns views.vector.vector_view writes); `legend` the five entries' labels.
+ */
+let planes = 0;
+export function planeFigure(sources, {title, legend, extent = 2}) {
+  const pad = extent + 0.1, id = `plane${++planes}`;
+  const data = () => ({type: "DataRange1d", start: null, end: null, figures: []});
+  const spec = frame({title, height: 500, x: data(), y: data(), matchAspect: true, minBorderRight: null,
+                      xAxis: axis("", "below"), yAxis: axis("", "left")});
+  Object.assign(spec, {max_width: 520, grid: {x: "#e5e5e5", y: "#e5e5e5"}});
+  spec.x.padding = spec.y.padding = [0.02, "percent"];
+  const c = PLANE;
+  const glyphs = {
+    hull: {type: "Patch", x: "x", y: "y", fill_color: c.hull, fill_alpha: 0.6, ...line(c.value, 1, [6])},
+    key: {type: "Line", x: "x", y: "y", ...line(c.key, 2)},
+    value: {...scatter("circle", "size", c.value, 0.8, c.value, 1)},
+    output: scatter("star", 20, c.output, 1, "#333", 1),
+    query: scatter("circle", 18, c.query, 0.3, c.query, 2),
+  };
+  spec.renderers.push(
+    {glyph: scatter("circle", 4, c.value, 0, c.value, 1), source: source({x: [-pad, pad], y: [-pad, pad]}), visible: true},
+    {glyph: glyphs.hull, source: sources.hull, visible: true},
+    {glyph: glyphs.value, source: sources.values, visible: true},
+    {glyph: glyphs.output, source: sources.output, visible: true},
+    {glyph: glyphs.query, source: sources.query, visible: true});
+  spec.renderers[0].glyph.line_alpha = 0;
+  spec.annotations.push(
+    {type: "Span", location: 0, dimension: "width", ...line("#999", 1), visible: true},
+    {type: "Span", location: 0, dimension: "height", ...line("#999", 1), visible: true},
+    arrow(sources.keys, `${id}-key`, c.key, 2, 10),
+    labels(sources.keys, {x: "lx", y: "ly", size: "12px", color: "#555"}),
+    labels(sources.values, {size: "12px", color: c.value}),
+    labels(sources.output, {dx: -12, dy: 0, align: "right", size: "13px", color: "#8a4a12", bold: true}),
+    arrow(sources.query, `${id}-query`, c.query, 3, 12),
+    labels(sources.query, {size: "14px", color: c.query, bold: true}));
+  spec.legend = {ncols: 2, entries: ["hull", "key", "value", "output", "query"].map((k) => ({label: legend[k], glyphs: [glyphs[k]]}))};
+  return spec;
 }

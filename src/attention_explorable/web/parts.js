@@ -4,7 +4,7 @@
 // its nodes, a control's state is set on its element, a figure is patched from its nodes (web/svg.js). Nothing
 // here reads the layout, and nothing here knows a host: the module sets its model, the model tells the module.
 import {morph, patch} from "./dom.js";
-import {escapeHtml} from "./shared.js";
+import {escapeHtml, formatG, typedValue} from "./shared.js";
 import {figureNodes, scales} from "./svg.js";
 import {watchTheme} from "./theme.js";
 import CSS from "./explorable.css";
@@ -35,14 +35,20 @@ export function moduleRoot(host, cls, lang, theme = null) {
   return root;
 }
 
-/** A box of readout text: `set(html)` writes the view's markup (morphed: what stays keeps its node). */
+/**
+ * A box of readout text: `set(html)` writes the view's markup (morphed: what stays keeps its node);
+ * `set({visible})` (a view's props) shows or hides it.
+ */
 export function readout(cls, {live = false, sr = false, hidden = false} = {}) {
   const node = el("div", {class: `ae-n-readout ae-readout ${cls}${sr ? " ae-n-sr" : ""}`,
                           role: live ? "status" : null, "aria-live": live ? "polite" : null, hidden});
   let now = null;
   return {
     el: node,
-    set(html) { if (html !== now) morph(node, now = html); },
+    set(html) {
+      if (html !== null && typeof html === "object") node.hidden = html.visible === false;  // a view's props
+      else if (html !== now) morph(node, now = html);
+    },
     show(on) { node.hidden = !on; },
   };
 }
@@ -75,8 +81,8 @@ export function checkbox(cls, label, onChange) {
 
 /**
  * A row (or, `vertical`, a column) of toggle buttons (`aria-pressed`), of which one may be pressed:
- * `onPick(index)`; `set({active, disabled, labels, html_attributes})`: the pressed one's index or null,
- * whether they may still change, their labels, the group's attributes (its `lang`).
+ * `onPick(index)`; `set({active, disabled, labels, html_attributes, visible})`: the pressed one's index or
+ * null, whether they may still change, their labels, the group's attributes (its `lang`), whether it shows.
  */
 export function options(cls, labels, onPick, {vertical = true} = {}) {
   const group = el("div", {class: `ae-n-group${vertical ? " ae-n-vertical" : ""} ${cls}`, role: "group"});
@@ -99,6 +105,7 @@ export function options(cls, labels, onPick, {vertical = true} = {}) {
     if (props.labels !== undefined) relabel(props.labels);
     if (props.active !== undefined) active = props.active;
     if (props.disabled !== undefined) disabled = Boolean(props.disabled);
+    if (props.visible !== undefined) group.hidden = !props.visible;
     for (const [k, v] of Object.entries(props.html_attributes || {})) if (group.getAttribute(k) !== v) group.setAttribute(k, v);
     draw();
   }};
@@ -107,14 +114,81 @@ export function options(cls, labels, onPick, {vertical = true} = {}) {
 /** Pixels a pointer may move and still tap. */
 const TAP_SLOP = 6;
 
+/** A slider's value as a screen reader says it (Bokeh's slider says the same): 2, or 0.05. */
+export const valueText = (v) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
+
+/**
+ * A slider and, beside it, a box to type its value, in a row: the slider in a box of class `cls`
+ * (its label `label`), the typed box of class `cls-box` (the same label, for a screen reader only).
+ * `bounds` is [low, high, step]. `onSlide(value)` is called for each move of the slider; `onType(raw)`
+ * for a typed text committed (Enter, or leaving the box). The two parts, `slider` and `box`, take
+ * `set({value, disabled})`: the slider a number, the box its text.
+ */
+export function slider(cls, label, [lo, hi, step], {onSlide, onType}) {
+  const id = `ae-x${++ids}`, boxId = `ae-x${++ids}`;
+  const range = el("input", {type: "range", id, min: lo, max: hi, step});
+  const input = el("input", {type: "text", id: boxId, inputmode: "decimal", autocomplete: "off"});
+  const row = el("div", {class: "ae-n-row"},
+    el("div", {class: `ae-n-slider ae-slider ${cls}`}, el("label", {for: id}, `${label}:`), range),
+    el("div", {class: `ae-n-input ae-box ${cls}-box`, style: "width:86px;margin:22px 5px 4px 0"},
+       el("label", {for: boxId, class: "ae-n-sr"}, label), input));
+  range.addEventListener("input", () => onSlide(Number(range.value)));
+  let committed = null;  // Enter, then leaving the box: one commit
+  const commit = () => { if (input.value !== committed) onType(committed = input.value); };
+  input.addEventListener("change", commit);
+  input.addEventListener("keydown", (event) => { if (event.key === "Enter") commit(); });
+  input.addEventListener("input", () => { committed = null; });
+  const disable = (node, disabled) => { if (disabled !== undefined) node.disabled = Boolean(disabled); };
+  return {
+    el: row,
+    slider: {set({value, disabled} = {}) {
+      if (value !== undefined && Number(range.value) !== value) range.value = String(value);
+      if (value !== undefined) range.setAttribute("aria-valuetext", valueText(value));
+      disable(range, disabled);
+    }},
+    box: {set({value, disabled} = {}) {
+      if (value !== undefined && input.value !== value) input.value = committed = value;
+      disable(input, disabled);
+    }},
+  };
+}
+
+/**
+ * The slider of the model's key `name` and its typed box (`slider`, of class `cls`), by the view's names
+ * `<name>_slider` and `<name>_box`: a moved slider sets the key on its grid (`toGrid(value, step)`); a typed
+ * number sets it clamped to its bounds, and `say(markup)` says when it was clamped ("" when not); junk, or
+ * a number that changes nothing, puts the key's value back in the box. `config` is the view's:
+ * `sliders[name]` [low, high, step], `labels[name]`, `strings.input_clamped`.
+ */
+export function modelSlider(name, cls, config, model, {say, toGrid}) {
+  const [lo, hi, step] = config.sliders[name];
+  const set = (value) => { if (value !== model.get(name)) setState(model, {[name]: value}); };
+  const made = slider(cls, config.labels[name], [lo, hi, step], {
+    onSlide(value) {
+      say("");
+      set(toGrid(Math.min(Math.max(value, lo), hi), step));
+    },
+    onType(raw) {
+      const typed = typedValue(raw, {lo, hi, toGrid: (v) => toGrid(v, step), message: config.strings.input_clamped,
+                                     label: config.labels[name]});
+      if (typed !== null) say(typed.notice);
+      made.box.set({value: formatG(typed === null ? model.get(name) : typed.value)});
+      if (typed !== null) set(typed.value);
+    },
+  });
+  return {el: made.el, [`${name}_slider`]: made.slider, [`${name}_box`]: made.box};
+}
+
 /**
  * A figure drawn from `spec` (web/figures.js; the form web/svg.js draws) in a box of class `cls`:
  * `draw()` redraws it from its sources' present data, writing only what changed; `scales()` are its two
- * dimensions as drawn. `onTap(x, y)` (data coordinates) makes a tap or click on its frame a student's
- * action: the frame's box is read when the pointer goes down, never on a move.
+ * dimensions as drawn (also the box's `aeScales()`, for a script of the page). `onTap(x, y)` (data
+ * coordinates) makes a tap or click on its frame a student's action; `onDrag(x, y, dropped)` a drag on it,
+ * called at each move (`dropped` false) and once at the drop (true). The frame's box is read when the
+ * pointer goes down, never on a move.
  */
-export function figure(cls, spec, {onTap = null} = {}) {
-  const box = el("div", {class: `ae-n-plot ${cls}`, role: "img"});
+export function figure(cls, spec, {onTap = null, onDrag = null} = {}) {
+  const box = el("div", {class: `ae-n-plot ${cls}${onDrag ? " ae-n-drag" : ""}`, role: "img"});
   const get = (x) => x;
   let cells = null, css = null, title = null;
   const part = {
@@ -123,29 +197,43 @@ export function figure(cls, spec, {onTap = null} = {}) {
     scales: () => scales(spec, get),
     draw() {
       const made = figureNodes(spec, get);
-      const style = (spec.match_aspect ? "" : `height:${spec.height}px;`) + made.style;
+      const style = (spec.match_aspect ? "" : `height:${spec.height}px;`) +
+        (spec.max_width ? `max-width:${spec.max_width}px;` : "") + made.style;
       if (style !== css) box.style.cssText = css = style;
       patch(box, made.cells, cells);
       cells = made.cells;
       if (made.title && made.title !== title) box.setAttribute("aria-label", title = made.title);
     },
   };
-  if (onTap) {
+  box.aeScales = part.scales;
+  if (onTap || onDrag) {
     let start = null;
+    const at = (event, then) => {
+      const {rect} = start, {x, y} = part.scales();
+      then(x.value((event.clientX - rect.left) / rect.width), y.value(1 - (event.clientY - rect.top) / rect.height));
+    };
     box.addEventListener("pointerdown", (event) => {
       const frame = box.querySelector(".ae-pic-frame");
       if (!frame || !frame.contains(event.target) || event.button > 0) return;
-      start = {rect: frame.getBoundingClientRect(), x: event.clientX, y: event.clientY};
+      start = {rect: frame.getBoundingClientRect(), x: event.clientX, y: event.clientY, moved: false};
+      if (onDrag) box.setPointerCapture(event.pointerId);
     });
-    box.addEventListener("pointerup", (event) => {
+    box.addEventListener("pointermove", (event) => {
+      if (!start || !onDrag) return;
+      if (!start.moved && Math.hypot(event.clientX - start.x, event.clientY - start.y) <= TAP_SLOP) return;
+      start.moved = true;
+      at(event, (x, y) => onDrag(x, y, false));
+    });
+    const end = (event) => {
       if (!start) return;
-      const {rect, x, y} = start;
+      const moved = start.moved || Math.hypot(event.clientX - start.x, event.clientY - start.y) > TAP_SLOP;
+      const tapped = !moved && event.type === "pointerup";
+      if (start.moved) at(event, (x, y) => onDrag(x, y, true));
+      else if (tapped && onTap) at(event, onTap);
       start = null;
-      if (Math.hypot(event.clientX - x, event.clientY - y) > TAP_SLOP) return;
-      const {x: sx, y: sy} = part.scales();
-      onTap(sx.value((event.clientX - rect.left) / rect.width), sy.value(1 - (event.clientY - rect.top) / rect.height));
-    });
-    box.addEventListener("pointercancel", () => { start = null; });
+    };
+    box.addEventListener("pointerup", end);
+    box.addEventListener("pointercancel", end);
   }
   return part;
 }

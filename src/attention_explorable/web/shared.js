@@ -228,6 +228,22 @@ export function echo(raw, limit = 40) {
 }
 
 /**
+ * What the text `raw` typed into a slider's box sets: null for junk or an empty box; else the number,
+ * clamped to [lo, hi] and put on the slider's grid by `toGrid`, and `notice` (markup), which says it was
+ * clamped (`message`, a template with name, raw, lo, hi and value; `label` names the slider), or "".
+ * @returns {{value: number, notice: string} | null}
+ */
+export function typedValue(raw, {lo, hi, toGrid, message, label}) {
+  const parsed = parseNumber(raw);
+  if (parsed === null) return null;
+  const clamped = Math.min(Math.max(parsed, lo), hi);
+  const value = toGrid(clamped);
+  const notice = clamped === parsed ? "" : fill(message, {
+    name: label, raw: escapeHtml(echo(raw)), lo: formatG(lo), hi: formatG(hi), value: formatG(value)});
+  return {value, notice};
+}
+
+/**
  * A number typed into the box of slider `name` (Enter or leaving the box;
  * `sliderAction` has ruled out the box's echo of the state): junk or an
  * emptied box shows the state's value again; a number outside
@@ -238,16 +254,12 @@ export function echo(raw, limit = 40) {
  */
 export function typedNumber(state, models, name, {lo, hi, toGrid, message, label}) {
   const box = models[name + "_box"];
-  const raw = box.value;
-  const parsed = parseNumber(raw);
-  if (parsed === null) {
+  const typed = typedValue(box.value, {lo, hi, toGrid, message, label});
+  if (typed === null) {
     box.value = formatG(state[name]);
     return;
   }
-  const clamped = Math.min(Math.max(parsed, lo), hi);
-  const value = toGrid(clamped);
-  const notice = clamped === parsed ? "" : fill(message, {
-    name: label, raw: escapeHtml(echo(raw)), lo: formatG(lo), hi: formatG(hi), value: formatG(value)});
+  const {value, notice} = typed;
   models.notice.text = escapeHtml(notice);
   models.notice.visible = notice !== "";
   if (state[name] !== value) state[name] = value;

@@ -1,14 +1,13 @@
-// The vector explorable of section 3.7.6 in the browser: its view (twin of
-// attention_explorable/views/vector.py), the convex hull of the values
-// (Andrew's monotone chain, giving the vertices Qhull gives in Python), and
-// the controller that turns a student's drags, taps, slider moves and typed
-// numbers into state and draws every change of state.
-import {controller, drawSoon, sliderAction} from "./controller.js";
+// The vector explorable of section 3.7.6 as one module in the anywidget front-end form: its view (twin of
+// attention_explorable/views/vector.py, the oracle), the convex hull of the values (Andrew's monotone
+// chain, giving the vertices Qhull gives in Python), and `render({model, el})`, which builds its question,
+// sliders, typed boxes, readouts and plane (a tap or a drag moves the query's tip) and draws every change
+// of its model.
 import {scaledDotProductAttention} from "./attention.js";
-import {checkChoice, choiceAction, choiceFeedback, choiceProps, CHOICE_MODELS} from "./choice.js";
-import {
-  dataTable, fill, formatFixed, formatG, formatNumber, formatVector, pageWide, parseNumber, readState, writeView, writeViewAnnounced,
-} from "./shared.js";
+import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
+import {drawsFrom, planeFigure, source} from "./figures.js";
+import {choiceParts, el, figure, modelSlider, moduleRoot, readout, setState, settled, watchState, writeView} from "./parts.js";
+import {dataTable, fill, formatFixed, formatG, formatNumber, formatVector} from "./shared.js";
 
 export const SLIDERS = ["query_x", "query_y", "temperature"];
 // The prediction asked first (views.vector.PREDICTIONS), the right one, and the state.
@@ -200,67 +199,69 @@ export function vectorView(st, config) {
   };
 }
 
-// --- the controller -------------------------------------------------------------
-
-// Query sources whose tip the student is dragging: drawn where the pointer
-// holds it (it rounds to the state) until it is dropped, then snapped.
-const held = pageWide("vector-held", () => new WeakSet());
-
-/** Draw the current state into the page's models. */
-export function draw(state, models, config) {
-  const view = vectorView(readState(state, STATE_NAMES), config);
-  if (held.has(models.query)) delete view.sources.query;
-  writeViewAnnounced(models, view);
-}
-
-const redraw = (state, models, config) => drawSoon(state, () => draw(state, models, config));
-
-
-function setQuery(state, q) {
-  if (q[0] !== state.query_x || q[1] !== state.query_y) state.setv({query_x: q[0], query_y: q[1]});
-}
-
-// The query source changed: the student drags its tip (PointDrawTool edits the
-// data in place and emits `change`), dropped it, deleted it (Backspace), or
-// this module drew it.
-function tipMoved(state, models, config) {
-  const source = models.query;
-  const x = source.data.x ? source.data.x[0] : undefined;
-  const y = source.data.y ? source.data.y[0] : undefined;
-  const dragging = source.selected.indices.length > 0;
-  if (x === state.query_x && y === state.query_y) {  // drawn from the state
-    held.delete(source);
-    return;
-  }
-  const q = pointToQuery(x, y, config.sliders.query_x.slice(0, 2), config.decimals);
-  if (q === null) {  // deleted, or not a number: put the tip back
-    held.delete(source);
-    redraw(state, models, config);
-    return;
-  }
-  if (dragging) held.add(source);
-  else held.delete(source);
-  if (models.notice.visible) models.notice.visible = false;
-  if (q[0] !== state.query_x || q[1] !== state.query_y) setQuery(state, q);
-  else if (!dragging) redraw(state, models, config);  // dropped: snap the tip to the state
-}
-
 /**
- * The controller, run by Bokeh's CustomJS for every event of the explorable:
- * a change of the state model (from the student or from the server) draws;
- * a student's action (a slider, a typed box, a tap on the plot, a drag of
- * the query's tip) changes the state.
+ * The explorable in `el` (the anywidget front-end form): the question asked first, the query's two
+ * sliders and the temperature's, each with a box to type its value, the readouts and formula, and the
+ * plane, where a tap puts the query's tip and a drag moves it; drawn from `vectorView` on every change of
+ * the model's `query_x`, `query_y`, `temperature`, `prediction` and `revealed`. Its model also holds
+ * `config` (views.vector.vector_config) and `lang`.
  */
-export default controller("vector", draw, ({state, models, config, origin, event}) => {
-  if (origin === models.query) return tipMoved(state, models, config);
-  // A student's action: a clamped value's notice lasts until the next one.
-  const acted = () => { if (models.notice.visible) models.notice.visible = false; };
-  if (sliderAction({state, models, config, origin}, {toGrid: (v) => roundTo(v, config.decimals)})) return;
-  // Checked or skipped, the prediction's answer is watched where it was asked: q = [1, 0], T lowest.
-  if (choiceAction({state, models, config, origin}, PREDICTIONS,
-    (prediction) => state.setv({...config.answer_state, prediction, revealed: true}))) return;
-  if (origin === models.plot && event && Number.isFinite(event.x) && Number.isFinite(event.y)) {
-    acted();
-    setQuery(state, pointToQuery(event.x, event.y, config.sliders.query_x.slice(0, 2), config.decimals));
-  }
-});
+function render({model, el: host}) {
+  const config = model.get("config"), S = config.strings;
+  const root = moduleRoot(host, "ae-vector", model.get("lang"), model.get("theme"));
+  const notice = readout("ae-error ae-input-notice", {hidden: true});
+  const say = (html) => { notice.set(html); notice.show(html !== ""); };
+  const bounds = config.sliders.query_x.slice(0, 2);
+  // While the student drags the tip it is drawn where the pointer holds it; dropped, it snaps to the state.
+  let held = false;
+  const moveTip = (x, y, dropped) => {
+    const q = pointToQuery(x, y, bounds, config.decimals);
+    if (q === null) return;
+    held = !dropped;
+    if (held) {
+      sources.query.data = {...sources.query.data, x: [x], y: [y]};
+      plot.draw();
+    }
+    say("");
+    if (q[0] !== model.get("query_x") || q[1] !== model.get("query_y")) setState(model, {query_x: q[0], query_y: q[1]});
+    else if (dropped) draw();
+  };
+  const sources = {query: source(), keys: source(), values: source(), hull: source(), output: source()};
+  const legend = Object.fromEntries(["query", "key", "value", "hull", "output"].map((k) => [k, S[`vector_legend_${k}`]]));
+  const plot = drawsFrom(figure("ae-vector-plot", planeFigure(sources, {title: S.vector_plot, legend, extent: bounds[1]}),
+                                {onTap: (x, y) => moveTip(x, y, true), onDrag: moveTip}));
+  const toGrid = (v) => roundTo(v, config.decimals);
+  const sliders = {
+    query_x: modelSlider("query_x", "ae-query-x", config, model, {say, toGrid}),
+    query_y: modelSlider("query_y", "ae-query-y", config, model, {say, toGrid}),
+    temperature: modelSlider("temperature", "ae-vector-temperature", config, model, {say, toGrid}),
+  };
+  const parts = {
+    sources, ranges: {},
+    ...choiceParts("vector", S, PREDICTIONS, model, {say, reveal: () => ({...config.answer_state})}),
+    ...Object.assign({}, ...Object.values(sliders)),
+    scores_readout: readout("ae-vector-scores"),
+    weights_readout: readout("ae-vector-weights"),
+    output_readout: readout("ae-vector-output"),
+    formula: readout("ae-vector-formula"),
+    plot_data: readout("ae-vector-plot-data", {sr: true}),
+    live: readout("ae-live", {live: true, sr: true}),
+  };
+  const left = el("div", {class: "ae-n-col", style: "flex:1 1 340px;max-width:540px;min-width:0"},
+    plot.el, parts.plot_data.el);
+  const right = el("div", {class: "ae-n-col", style: "flex:1 1 300px;max-width:560px;min-width:0"},
+    ...CHOICE_MODELS.map((n) => parts[n].el), ...Object.values(sliders).map((p) => p.el), notice.el,
+    parts.scores_readout.el, parts.weights_readout.el, parts.output_readout.el, parts.live.el, parts.formula.el);
+  root.append(el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
+  const state = watchState(model, STATE_NAMES), later = settled();
+  const draw = () => {
+    const view = vectorView(state.read(), config);
+    if (held) delete view.sources.query;
+    writeView(parts, view, later);
+  };
+  draw();
+  const stop = state.onChange(draw);
+  return () => { stop(); later.cancel(); };
+}
+
+export default {render};

@@ -221,14 +221,9 @@ function echo(raw, limit = 40) {
   const chars = Array.from(pyStrip(raw));
   return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
 }
-function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
-  const box = models[name + "_box"];
-  const raw = box.value;
+function typedValue(raw, { lo, hi, toGrid, message, label }) {
   const parsed = parseNumber(raw);
-  if (parsed === null) {
-    box.value = formatG(state[name]);
-    return;
-  }
+  if (parsed === null) return null;
   const clamped = Math.min(Math.max(parsed, lo), hi);
   const value = toGrid(clamped);
   const notice = clamped === parsed ? "" : fill(message, {
@@ -238,6 +233,16 @@ function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
     hi: formatG(hi),
     value: formatG(value)
   });
+  return { value, notice };
+}
+function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
+  const box = models[name + "_box"];
+  const typed = typedValue(box.value, { lo, hi, toGrid, message, label });
+  if (typed === null) {
+    box.value = formatG(state[name]);
+    return;
+  }
+  const { value, notice } = typed;
   models.notice.text = escapeHtml(notice);
   models.notice.visible = notice !== "";
   if (state[name] !== value) state[name] = value;
@@ -399,7 +404,9 @@ function heatmap(cells, {
 }
 function drawsFrom(fig) {
   const spec = fig.spec;
-  for (const r of spec.renderers) if (!r.source.figures.includes(fig)) r.source.figures.push(fig);
+  for (const r of [...spec.renderers, ...spec.annotations]) {
+    if (r.source && !r.source.figures.includes(fig)) r.source.figures.push(fig);
+  }
   for (const d of [spec.x.range, spec.y.range]) if (d.figures && !d.figures.includes(fig)) d.figures.push(fig);
   return fig;
 }
@@ -1667,7 +1674,8 @@ function readout(cls, { live = false, sr = false, hidden = false } = {}) {
   return {
     el: node,
     set(html) {
-      if (html !== now) morph(node, now = html);
+      if (html !== null && typeof html === "object") node.hidden = html.visible === false;
+      else if (html !== now) morph(node, now = html);
     },
     show(on) {
       node.hidden = !on;
@@ -1719,13 +1727,14 @@ function options(cls, labels, onPick, { vertical = true } = {}) {
     if (props.labels !== void 0) relabel(props.labels);
     if (props.active !== void 0) active = props.active;
     if (props.disabled !== void 0) disabled = Boolean(props.disabled);
+    if (props.visible !== void 0) group.hidden = !props.visible;
     for (const [k, v] of Object.entries(props.html_attributes || {})) if (group.getAttribute(k) !== v) group.setAttribute(k, v);
     draw2();
   } };
 }
 var TAP_SLOP = 6;
-function figure(cls, spec, { onTap = null } = {}) {
-  const box = el("div", { class: `ae-n-plot ${cls}`, role: "img" });
+function figure(cls, spec, { onTap = null, onDrag = null } = {}) {
+  const box = el("div", { class: `ae-n-plot ${cls}${onDrag ? " ae-n-drag" : ""}`, role: "img" });
   const get = (x) => x;
   let cells = null, css = null, title = null;
   const part = {
@@ -1734,31 +1743,42 @@ function figure(cls, spec, { onTap = null } = {}) {
     scales: () => scales(spec, get),
     draw() {
       const made = figureNodes(spec, get);
-      const style2 = (spec.match_aspect ? "" : `height:${spec.height}px;`) + made.style;
+      const style2 = (spec.match_aspect ? "" : `height:${spec.height}px;`) + (spec.max_width ? `max-width:${spec.max_width}px;` : "") + made.style;
       if (style2 !== css) box.style.cssText = css = style2;
       patch(box, made.cells, cells);
       cells = made.cells;
       if (made.title && made.title !== title) box.setAttribute("aria-label", title = made.title);
     }
   };
-  if (onTap) {
+  box.aeScales = part.scales;
+  if (onTap || onDrag) {
     let start = null;
+    const at = (event, then) => {
+      const { rect } = start, { x, y } = part.scales();
+      then(x.value((event.clientX - rect.left) / rect.width), y.value(1 - (event.clientY - rect.top) / rect.height));
+    };
     box.addEventListener("pointerdown", (event) => {
       const frame2 = box.querySelector(".ae-pic-frame");
       if (!frame2 || !frame2.contains(event.target) || event.button > 0) return;
-      start = { rect: frame2.getBoundingClientRect(), x: event.clientX, y: event.clientY };
+      start = { rect: frame2.getBoundingClientRect(), x: event.clientX, y: event.clientY, moved: false };
+      if (onDrag) box.setPointerCapture(event.pointerId);
     });
-    box.addEventListener("pointerup", (event) => {
+    box.addEventListener("pointermove", (event) => {
+      if (!start || !onDrag) return;
+      if (!start.moved && Math.hypot(event.clientX - start.x, event.clientY - start.y) <= TAP_SLOP) return;
+      start.moved = true;
+      at(event, (x, y) => onDrag(x, y, false));
+    });
+    const end = (event) => {
       if (!start) return;
-      const { rect, x, y } = start;
+      const moved = start.moved || Math.hypot(event.clientX - start.x, event.clientY - start.y) > TAP_SLOP;
+      const tapped = !moved && event.type === "pointerup";
+      if (start.moved) at(event, (x, y) => onDrag(x, y, true));
+      else if (tapped && onTap) at(event, onTap);
       start = null;
-      if (Math.hypot(event.clientX - x, event.clientY - y) > TAP_SLOP) return;
-      const { x: sx, y: sy } = part.scales();
-      onTap(sx.value((event.clientX - rect.left) / rect.width), sy.value(1 - (event.clientY - rect.top) / rect.height));
-    });
-    box.addEventListener("pointercancel", () => {
-      start = null;
-    });
+    };
+    box.addEventListener("pointerup", end);
+    box.addEventListener("pointercancel", end);
   }
   return part;
 }

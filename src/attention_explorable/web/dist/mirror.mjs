@@ -228,14 +228,9 @@ function echo(raw, limit = 40) {
   const chars = Array.from(pyStrip(raw));
   return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
 }
-function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
-  const box = models[name + "_box"];
-  const raw = box.value;
+function typedValue(raw, { lo, hi, toGrid, message, label }) {
   const parsed = parseNumber(raw);
-  if (parsed === null) {
-    box.value = formatG(state[name]);
-    return;
-  }
+  if (parsed === null) return null;
   const clamped = Math.min(Math.max(parsed, lo), hi);
   const value = toGrid(clamped);
   const notice = clamped === parsed ? "" : fill(message, {
@@ -245,6 +240,16 @@ function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
     hi: formatG(hi),
     value: formatG(value)
   });
+  return { value, notice };
+}
+function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
+  const box = models[name + "_box"];
+  const typed = typedValue(box.value, { lo, hi, toGrid, message, label });
+  if (typed === null) {
+    box.value = formatG(state[name]);
+    return;
+  }
+  const { value, notice } = typed;
   models.notice.text = escapeHtml(notice);
   models.notice.visible = notice !== "";
   if (state[name] !== value) state[name] = value;
@@ -455,13 +460,13 @@ function nameUnnamedControls() {
 
 // src/attention_explorable/web/controller.js
 var pending = pageWide("pending-draws", () => /* @__PURE__ */ new WeakSet());
-function drawSoon(key, draw6) {
+function drawSoon(key, draw5) {
   if (pending.has(key)) return;
   pending.add(key);
   queueMicrotask(() => {
     pending.delete(key);
     try {
-      draw6();
+      draw5();
     } catch (err) {
       console.error("attention explorable: drawing failed", err);
     }
@@ -496,7 +501,7 @@ function sliderAction({ state, models, config, origin }, { toGrid = onGrid, befo
   }
   return false;
 }
-function controller(name, draw6, act2) {
+function controller(name, draw5, act2) {
   return function(args, event, data, context) {
     try {
       const { state, models, config } = args;
@@ -505,7 +510,7 @@ function controller(name, draw6, act2) {
       let drawnNow = false;
       const drawn = () => {
         drawnNow = true;
-        draw6(state, models, config);
+        draw5(state, models, config);
         followLink(state, config);
       };
       try {
@@ -515,7 +520,7 @@ function controller(name, draw6, act2) {
         } else if (origin === state) {
           if (quiet) drawn();
           else {
-            drawSoon(state, () => draw6(state, models, config));
+            drawSoon(state, () => draw5(state, models, config));
             followLink(state, config);
           }
         } else act2({ state, models, config, origin, event });
@@ -864,444 +869,6 @@ function choiceAction({ state, models, config, origin }, predictions, reveal) {
   } else return false;
   return true;
 }
-
-// src/attention_explorable/web/vector.js
-var SLIDERS = ["query_x", "query_y", "temperature"];
-var PREDICTIONS = ["", "first", "third", "midpoint", "centroid"];
-var RIGHT_PREDICTION = "midpoint";
-var STATE_NAMES2 = [...SLIDERS, "prediction", "revealed"];
-var QUERY_LABEL_EDGE = 1.5;
-var SUB = "₀₁₂₃₄₅₆₇₈₉";
-function attend(query, keys, values, temperature) {
-  const { scores, weights, output } = scaledDotProductAttention([query], keys, values, { scale: 1, temperature });
-  return { scores: scores[0], weights: weights[0], output: output[0] };
-}
-var cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
-function convexHull(points) {
-  const sorted = points.map(([x, y]) => [x, y]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  const pts = sorted.filter((p, i) => i === 0 || p[0] !== sorted[i - 1][0] || p[1] !== sorted[i - 1][1]);
-  if (pts.length <= 2) return pts.length === 2 ? pts : pts.slice(0, 1);
-  const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
-  const extent = Math.max(Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys));
-  const eps = 1e-12 * extent * extent;
-  const chain = (list) => {
-    const out = [];
-    for (const p of list) {
-      while (out.length >= 2 && cross(out[out.length - 2], out[out.length - 1], p) <= eps) out.pop();
-      out.push(p);
-    }
-    return out;
-  };
-  const lower = chain(pts), upper = chain(pts.slice().reverse());
-  const hull = lower.slice(0, -1).concat(upper.slice(0, -1));
-  return hull.length >= 3 ? hull : [pts[0], pts[pts.length - 1]];
-}
-var roundTo = (x, decimals) => Number(formatFixed(x, decimals)) + 0;
-function pointToQuery(x, y, [lo, hi] = [-2, 2], decimals = 2) {
-  if (typeof x !== "number" || typeof y !== "number" || !Number.isFinite(x) || !Number.isFinite(y)) return null;
-  return [roundTo(Math.min(Math.max(x, lo), hi), decimals), roundTo(Math.min(Math.max(y, lo), hi), decimals)];
-}
-var sub = (j) => Array.from(String(j), (c) => SUB[Number(c)]).join("");
-function away(point, [dx, dy], centre) {
-  const dot = dx * (centre[0] - point[0]) + dy * (centre[1] - point[1]);
-  return dot >= 0 ? [-dx, -dy] : [dx, dy];
-}
-function labelOffsets(directions, gap) {
-  const dx = [], dy = [], align = [];
-  for (const [ddx, ddy] of directions) {
-    const norm = Math.sqrt(ddx * ddx + ddy * ddy);
-    const [ux, uy] = norm > 1e-12 ? [ddx / norm, ddy / norm] : [0.7071, -0.7071];
-    dx.push(gap * ux);
-    dy.push(gap * uy);
-    align.push(ux > 0.3 ? "left" : ux < -0.3 ? "right" : "center");
-  }
-  return { dx, dy, align };
-}
-function queryLabel(qx, qy) {
-  const right = qx <= QUERY_LABEL_EDGE, up = qy <= QUERY_LABEL_EDGE;
-  return { dx: [right ? 9 : -9], dy: [up ? 12 : -12], align: [right ? "left" : "right"] };
-}
-function vectorView(st, config) {
-  const f = formatNumber, S = config.strings;
-  const qx = st.query_x, qy = st.query_y, temp = st.temperature;
-  checkChoice(st, PREDICTIONS);
-  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
-  const k = config.keys, v = config.values;
-  const { scores, weights, output: y } = attend([qx, qy], k, v, temp);
-  const idx = k.map((_, j) => sub(j + 1));
-  let cx = 0, cy = 0;
-  for (const [vx, vy] of v) {
-    cx += vx;
-    cy += vy;
-  }
-  const centre = [cx / v.length, cy / v.length];
-  const gap = config.label_gap;
-  const mids = k.map(([kx, ky]) => [0.4 * kx, 0.4 * ky]);
-  const keyDirs = mids.map((m, j) => away(m, [-k[j][1], k[j][0]], centre));
-  const valueDirs = v.map(([vx, vy]) => [vx - centre[0], vy - centre[1]]);
-  const hull = convexHull(v);
-  const dots = k.map((kj, j) => `s${idx[j]} = ${f(qx, 2)}×${formatG(kj[0])} + ${f(qy, 2)}×${formatG(kj[1])} = ${f(scores[j], 3)}`).join("<br>");
-  const terms = weights.map((w, j) => `${f(w, 3)}·${formatVector(v[j], v[j].every((c) => c === Math.round(c)) ? 0 : 2)}`).join(" + ");
-  const row = (kind, cells) => `<table><tr><td class='ae-kind'>${kind}</td>${cells}</tr></table>`;
-  const pointsRows = [["q", f(qx, 3), f(qy, 3), ""]].concat(k.map(([kx, ky], j) => [`k${idx[j]}`, formatG(kx), formatG(ky), ""])).concat(v.map(([vx, vy], j) => [`v${idx[j]}`, formatG(vx), formatG(vy), f(weights[j], 3)])).concat([["y", f(y[0], 3), f(y[1], 3), ""]]);
-  const values = [qx, qy, temp];
-  const props = {};
-  SLIDERS.forEach((name, i) => {
-    props[name + "_slider"] = { value: values[i] };
-  });
-  SLIDERS.forEach((name, i) => {
-    props[name + "_box"] = { value: formatG(values[i]) };
-  });
-  let feedback = "";
-  if (config.asks) {
-    const answer = () => {
-      const asked = config.answer_state;
-      const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
-      return fill(
-        S.vector_predict_answer,
-        { t: formatG(asked.temperature), w: formatVector(at.weights), y: formatVector(at.output, 2) }
-      );
-    };
-    Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
-    feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
-  } else for (const name of CHOICE_MODELS) props[name] = { visible: false };
-  return {
-    sources: {
-      query: { x: [qx], y: [qy], label: ["q"], ...queryLabel(qx, qy) },
-      keys: {
-        x: k.map((p) => p[0]),
-        y: k.map((p) => p[1]),
-        lx: mids.map((m) => m[0]),
-        ly: mids.map((m) => m[1]),
-        label: idx.map((i) => "k" + i),
-        ...labelOffsets(keyDirs, gap)
-      },
-      values: {
-        x: v.map((p) => p[0]),
-        y: v.map((p) => p[1]),
-        size: weights.map((a) => 8 + 22 * Math.sqrt(a)),
-        label: weights.map((a, j) => `v${idx[j]} (${f(a, 3, false)})`),
-        ...labelOffsets(valueDirs, gap)
-      },
-      hull: { x: hull.map((p) => p[0]), y: hull.map((p) => p[1]) },
-      output: { x: [y[0]], y: [y[1]], label: ["y"] }
-    },
-    ranges: {},
-    html: {
-      scores_readout: row(S.readout_scores, scores.map((s, j) => `<td>s${idx[j]} = ${f(s, 3)}</td>`).join("")),
-      weights_readout: row(S.readout_weights, weights.map((a, j) => `<td>α${idx[j]} = ${f(a, 3)}</td>`).join("")),
-      output_readout: row(S.readout_output, `<td>y = ${formatVector(y)}</td>`),
-      formula: `<div class='ae-kind'>${S.formula_label}</div><div class='ae-kind'>${S.vector_formula_scores}</div>${dots}<div class='ae-kind'>${S.vector_formula_weights}</div>α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)}) = [${weights.map((a) => f(a, 3)).join(", ")}]<div class='ae-kind'>${S.vector_formula_output}</div>y = ${terms} = ${formatVector(y)}`,
-      plot_data: dataTable(S.vector_plot, [S.data_name, "x", "y", S.readout_weights], pointsRows),
-      live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") + ` · ${S.readout_output} y = ${formatVector(y)}`,
-      feedback
-    },
-    props
-  };
-}
-var held = pageWide("vector-held", () => /* @__PURE__ */ new WeakSet());
-function draw2(state, models, config) {
-  const view = vectorView(readState(state, STATE_NAMES2), config);
-  if (held.has(models.query)) delete view.sources.query;
-  writeViewAnnounced(models, view);
-}
-var redraw = (state, models, config) => drawSoon(state, () => draw2(state, models, config));
-function setQuery(state, q) {
-  if (q[0] !== state.query_x || q[1] !== state.query_y) state.setv({ query_x: q[0], query_y: q[1] });
-}
-function tipMoved(state, models, config) {
-  const source2 = models.query;
-  const x = source2.data.x ? source2.data.x[0] : void 0;
-  const y = source2.data.y ? source2.data.y[0] : void 0;
-  const dragging = source2.selected.indices.length > 0;
-  if (x === state.query_x && y === state.query_y) {
-    held.delete(source2);
-    return;
-  }
-  const q = pointToQuery(x, y, config.sliders.query_x.slice(0, 2), config.decimals);
-  if (q === null) {
-    held.delete(source2);
-    redraw(state, models, config);
-    return;
-  }
-  if (dragging) held.add(source2);
-  else held.delete(source2);
-  if (models.notice.visible) models.notice.visible = false;
-  if (q[0] !== state.query_x || q[1] !== state.query_y) setQuery(state, q);
-  else if (!dragging) redraw(state, models, config);
-}
-var vector_default = controller("vector", draw2, ({ state, models, config, origin, event }) => {
-  if (origin === models.query) return tipMoved(state, models, config);
-  const acted = () => {
-    if (models.notice.visible) models.notice.visible = false;
-  };
-  if (sliderAction({ state, models, config, origin }, { toGrid: (v) => roundTo(v, config.decimals) })) return;
-  if (choiceAction(
-    { state, models, config, origin },
-    PREDICTIONS,
-    (prediction) => state.setv({ ...config.answer_state, prediction, revealed: true })
-  )) return;
-  if (origin === models.plot && event && Number.isFinite(event.x) && Number.isFinite(event.y)) {
-    acted();
-    setQuery(state, pointToQuery(event.x, event.y, config.sliders.query_x.slice(0, 2), config.decimals));
-  }
-});
-
-// src/attention_explorable/web/random.js
-var MULBERRY_INCREMENT = 1831565813;
-function mulberry32(seed, count) {
-  const out = new Array(count);
-  let a = seed >>> 0;
-  for (let i = 0; i < count; i++) {
-    a = a + MULBERRY_INCREMENT >>> 0;
-    let t = Math.imul(a ^ a >>> 15, a | 1);
-    t = t + Math.imul(t ^ t >>> 7, t | 61) ^ t;
-    out[i] = (t ^ t >>> 14) >>> 0;
-  }
-  return out;
-}
-
-// src/attention_explorable/web/matrix.js
-var STATE_NAMES3 = ["n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled", "prediction", "revealed"];
-var TOGGLES = ["causal", "scaled"];
-var PREDICTIONS2 = ["", "flatter", "peaked", "same"];
-var RIGHT_PREDICTION2 = "peaked";
-var IRWIN_HALL_TERMS = 12;
-var BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
-var RED_BLUE = [
-  "#67001f",
-  "#b2182b",
-  "#d6604d",
-  "#f4a582",
-  "#fddbc7",
-  "#f7f7f7",
-  "#d1e5f0",
-  "#92c5de",
-  "#4393c3",
-  "#2166ac",
-  "#053061"
-];
-var MASKED_FILL = "#e4e4e4";
-var MASKED_TEXT = "#777777";
-var DARK_TEXT = "#222222";
-var LIGHT_TEXT = "#ffffff";
-var CELL = 0.96;
-function irwinHallNormals(seed, count) {
-  const k = mulberry32(seed, IRWIN_HALL_TERMS * count);
-  const out = new Array(count);
-  for (let j = 0; j < count; j++) {
-    let total = 0;
-    for (let m = 0; m < IRWIN_HALL_TERMS; m++) total += k[IRWIN_HALL_TERMS * j + m];
-    out[j] = total / 4294967296 - 6;
-  }
-  return out;
-}
-function randomQKV(seed, n, dK) {
-  const z = irwinHallNormals(seed, 3 * n * dK);
-  return [0, 1, 2].map((m) => Array.from({ length: n }, (_, i) => z.slice((m * n + i) * dK, (m * n + i + 1) * dK)));
-}
-function checkState(st, sliders) {
-  for (const [name, [lo, hi, step]] of Object.entries(sliders)) {
-    const value = st[name];
-    const integer = Number.isInteger(step);
-    const ok = typeof value === "number" && Number.isFinite(value) && value >= lo && value <= hi && (!integer || Number.isInteger(value));
-    if (!ok) {
-      throw new Error(`${name} must be ${integer ? "an integer" : "a number"} in [${formatG(lo)}, ${formatG(hi)}], got ${JSON.stringify(value)}`);
-    }
-  }
-  for (const name of TOGGLES) {
-    if (typeof st[name] !== "boolean") throw new Error(`${name} must be true or false, got ${JSON.stringify(st[name])}`);
-  }
-  checkChoice(st, PREDICTIONS2);
-}
-function attentionMatrices(st, sliders) {
-  checkState(st, sliders);
-  const n = st.n_tokens, dK = st.d_k;
-  const [q, k, v] = randomQKV(st.seed, n, dK);
-  q[0] = q[0].map((x) => x * st.q1_scale);
-  const scale = st.scaled ? 1 / Math.sqrt(dK) : 1;
-  const mask = q.map((_, i) => k.map((__, j) => !st.causal || j <= i));
-  const { scores, weights } = scaledDotProductAttention(q, k, null, { mask, scale });
-  const rowMax = weights.map((row) => Math.max(...row));
-  let total = 0;
-  for (const m of rowMax) total += m;
-  return { q, k, v, mask, scores, weights, rowMax, meanMaxWeight: total / n };
-}
-function ramp(colors, t) {
-  const x = Math.min(Math.max(t, 0), 1) * (colors.length - 1);
-  const i = Math.min(Math.floor(x), colors.length - 2);
-  const f = x - i;
-  const a = colors[i], b = colors[i + 1];
-  let out = "#";
-  for (const c of [1, 3, 5]) {
-    const lo = parseInt(a.slice(c, c + 2), 16), hi = parseInt(b.slice(c, c + 2), 16);
-    out += Math.floor(lo + (hi - lo) * f + 0.5).toString(16).padStart(2, "0");
-  }
-  return out;
-}
-function heatCells(values, masked, diverging, limit = 1) {
-  const fillColors = [], textColors = [];
-  values.forEach((value, c) => {
-    if (masked[c]) {
-      fillColors.push(MASKED_FILL);
-      textColors.push(MASKED_TEXT);
-    } else if (diverging) {
-      const t = Math.min(Math.max(value / limit, -1), 1);
-      fillColors.push(ramp(RED_BLUE, (t + 1) / 2));
-      textColors.push(Math.abs(t) > 0.55 ? LIGHT_TEXT : DARK_TEXT);
-    } else {
-      fillColors.push(ramp(BLUES, value));
-      textColors.push(value > 0.5 ? LIGHT_TEXT : DARK_TEXT);
-    }
-  });
-  return [fillColors, textColors];
-}
-function heatmapSources(scores, weights, mask) {
-  const n = weights.length;
-  const masked = mask.flat().map((m) => !m);
-  const xs = [], ys = [];
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) xs.push(j + 1), ys.push(i + 1);
-  const flatScores = scores.flat(), flatWeights = weights.flat();
-  let limit = 0;
-  flatScores.forEach((s, c) => {
-    if (!masked[c]) limit = Math.max(limit, Math.abs(s));
-  });
-  limit = limit || 1;
-  const [scoreFill, scoreColour] = heatCells(flatScores, masked, true, limit);
-  const [weightFill, weightColour] = heatCells(flatWeights, masked, false);
-  return {
-    score_cells: {
-      x: xs,
-      y: ys,
-      fill: scoreFill,
-      text_color: scoreColour,
-      text: flatScores.map((s, c) => masked[c] ? "−∞" : formatNumber(s, 2, false))
-    },
-    weight_cells: {
-      x: xs.slice(),
-      y: ys.slice(),
-      fill: weightFill,
-      text_color: weightColour,
-      text: flatWeights.map((w, c) => masked[c] ? "—" : formatNumber(w, 2, false))
-    }
-  };
-}
-function matrixView(st, config) {
-  const f = formatNumber, S = config.strings;
-  const res = attentionMatrices(st, config.sliders);
-  const n = st.n_tokens, dK = st.d_k;
-  const cells = heatmapSources(res.scores, res.weights, res.mask);
-  const top = [];
-  res.weights.forEach((row, i) => {
-    const best = Math.max(...row);
-    row.forEach((w, j) => {
-      if (w === best && best > 0) top.push([j, i]);
-    });
-  });
-  const curve = config.curves[String(n)];
-  const curveScaled = curve.scaled[dK - 1], curveUnscaled = curve.unscaled[dK - 1];
-  const meanMax = res.meanMaxWeight;
-  const curveText = fill(S.matrix_curve_values, {
-    draws: config.curve_draws,
-    n,
-    d: dK,
-    scaled: f(curveScaled, 3),
-    unscaled: f(curveUnscaled, 3)
-  });
-  const notes = S.matrix_highlight_note + (st.causal ? "<br>" + S.matrix_masked_note : "");
-  const revealed = Boolean(st.revealed), prediction = st.prediction;
-  const props = {};
-  for (const name of Object.keys(config.sliders)) {
-    props[name + "_slider"] = { value: st[name] };
-    props[name + "_box"] = { value: formatG(st[name]) };
-  }
-  for (const name of TOGGLES) props[name + "_toggle"] = { active: st[name] };
-  props.score_title = { text: S[st.scaled ? "matrix_plot_scores_scaled" : "matrix_plot_scores_unscaled"] };
-  Object.assign(props, choiceProps(PREDICTIONS2, prediction, revealed));
-  props.curve_plot = { visible: revealed };
-  const sums = [];
-  for (const row of res.weights) {
-    let s = 0;
-    for (const w of row) s += w;
-    sums.push(f(s, 3));
-  }
-  const scoreText = cells.score_cells.text, weightText = cells.weight_cells.text;
-  const corner = [`${S.matrix_axis_query} / ${S.matrix_axis_key}`];
-  for (let j = 1; j <= n; j++) corner.push(String(j));
-  const matrixTable = (caption, cells2) => dataTable(
-    caption,
-    corner,
-    Array.from({ length: n }, (_, i) => [String(i + 1), ...cells2.slice(i * n, (i + 1) * n)])
-  );
-  const curveRows = curve.d.map((d, i) => [formatG(d), f(curve.scaled[i], 3), f(curve.unscaled[i], 3)]);
-  const last = curve.d.length - 1;
-  const answer = () => fill(S.matrix_predict_answer, {
-    n,
-    u1: f(curve.unscaled[0], 2),
-    u64: f(curve.unscaled[last], 2),
-    s1: f(curve.scaled[0], 2),
-    s64: f(curve.scaled[last], 2)
-  });
-  const feedback = choiceFeedback(S, "matrix", prediction, RIGHT_PREDICTION2, revealed, answer);
-  return {
-    sources: {
-      ...cells,
-      highlight: {
-        x: top.map(([j]) => j + 1),
-        y: top.map(([, i]) => i + 1),
-        width: top.map(() => CELL),
-        height: top.map(() => CELL)
-      },
-      curve: { d: curve.d.slice(), scaled: curve.scaled.slice(), unscaled: curve.unscaled.slice() },
-      mark: { d: [dK], scaled: [curveScaled], unscaled: [curveUnscaled], current: [meanMax], y0: [0], y1: [1] }
-    },
-    ranges: { score_x: [0.5, n + 0.5], score_y: [n + 0.5, 0.5], weight_x: [0.5, n + 0.5], weight_y: [n + 0.5, 0.5] },
-    html: {
-      max_weight: `<div class='ae-kind'>${S.matrix_max_weight}</div><b class='ae-matrix-mean-max'>${f(meanMax)}</b>` + (revealed ? `<br><span class='ae-hint'>${curveText}</span>` : ""),
-      feedback,
-      row_sums: `<span class='ae-kind'>${S.matrix_row_sums}</span> ` + sums.join(", "),
-      notes: `<span class='ae-hint'>${notes}</span>`,
-      scores_data: matrixTable(props.score_title.text, scoreText),
-      weights_data: matrixTable(S.matrix_plot_weights, weightText),
-      curve_data: revealed ? dataTable(
-        S.matrix_plot_saturation,
-        [S.matrix_axis_dk, S.matrix_legend_scaled, S.matrix_legend_unscaled],
-        curveRows
-      ) : "",
-      live: `${S.matrix_max_weight}: ${f(meanMax)}`
-    },
-    props
-  };
-}
-function newSeed(config, seed) {
-  const [lo, hi] = config.sliders.seed;
-  let next = seed;
-  while (next === seed) next = lo + Math.floor(Math.random() * (hi - lo + 1));
-  return next;
-}
-function draw3(state, models, config) {
-  writeViewAnnounced(models, matrixView(readState(state, STATE_NAMES3), config));
-}
-var matrix_default = controller("matrix", draw3, ({ state, models, config, origin }) => {
-  const acted = () => {
-    if (models.notice.visible) models.notice.visible = false;
-  };
-  if (sliderAction({ state, models, config, origin })) return;
-  for (const name of TOGGLES) {
-    if (origin === models[name + "_toggle"]) {
-      if (origin.active === state[name]) return;
-      acted();
-      state[name] = origin.active;
-      return;
-    }
-  }
-  if (origin === models.new_seed) {
-    acted();
-    state.seed = newSeed(config, state.seed);
-  } else {
-    choiceAction({ state, models, config, origin }, PREDICTIONS2, (prediction) => state.setv({ prediction, revealed: true }));
-  }
-});
 
 // node_modules/d3-array/dist/d3-array.mjs
 function ascending(a, b) {
@@ -1949,6 +1516,397 @@ var theme_default = {
 var block = (selector, name) => `${selector} { ${Object.entries(theme_default[name]).map(([k, v]) => `${k}: ${v};`).join(" ")} }`;
 var STYLES = [block(".ae-x", "light"), block(".ae-x[data-ae-theme=dark]", "dark"), explorable_default].join("\n");
 
+// src/attention_explorable/web/vector.js
+var SLIDERS = ["query_x", "query_y", "temperature"];
+var PREDICTIONS = ["", "first", "third", "midpoint", "centroid"];
+var RIGHT_PREDICTION = "midpoint";
+var STATE_NAMES2 = [...SLIDERS, "prediction", "revealed"];
+var QUERY_LABEL_EDGE = 1.5;
+var SUB = "₀₁₂₃₄₅₆₇₈₉";
+function attend(query, keys, values, temperature) {
+  const { scores, weights, output } = scaledDotProductAttention([query], keys, values, { scale: 1, temperature });
+  return { scores: scores[0], weights: weights[0], output: output[0] };
+}
+var cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+function convexHull(points) {
+  const sorted = points.map(([x, y]) => [x, y]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const pts = sorted.filter((p, i) => i === 0 || p[0] !== sorted[i - 1][0] || p[1] !== sorted[i - 1][1]);
+  if (pts.length <= 2) return pts.length === 2 ? pts : pts.slice(0, 1);
+  const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+  const extent = Math.max(Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys));
+  const eps = 1e-12 * extent * extent;
+  const chain = (list) => {
+    const out = [];
+    for (const p of list) {
+      while (out.length >= 2 && cross(out[out.length - 2], out[out.length - 1], p) <= eps) out.pop();
+      out.push(p);
+    }
+    return out;
+  };
+  const lower = chain(pts), upper = chain(pts.slice().reverse());
+  const hull = lower.slice(0, -1).concat(upper.slice(0, -1));
+  return hull.length >= 3 ? hull : [pts[0], pts[pts.length - 1]];
+}
+var roundTo = (x, decimals) => Number(formatFixed(x, decimals)) + 0;
+function pointToQuery(x, y, [lo, hi] = [-2, 2], decimals = 2) {
+  if (typeof x !== "number" || typeof y !== "number" || !Number.isFinite(x) || !Number.isFinite(y)) return null;
+  return [roundTo(Math.min(Math.max(x, lo), hi), decimals), roundTo(Math.min(Math.max(y, lo), hi), decimals)];
+}
+var sub = (j) => Array.from(String(j), (c) => SUB[Number(c)]).join("");
+function away(point, [dx, dy], centre) {
+  const dot = dx * (centre[0] - point[0]) + dy * (centre[1] - point[1]);
+  return dot >= 0 ? [-dx, -dy] : [dx, dy];
+}
+function labelOffsets(directions, gap) {
+  const dx = [], dy = [], align = [];
+  for (const [ddx, ddy] of directions) {
+    const norm = Math.sqrt(ddx * ddx + ddy * ddy);
+    const [ux, uy] = norm > 1e-12 ? [ddx / norm, ddy / norm] : [0.7071, -0.7071];
+    dx.push(gap * ux);
+    dy.push(gap * uy);
+    align.push(ux > 0.3 ? "left" : ux < -0.3 ? "right" : "center");
+  }
+  return { dx, dy, align };
+}
+function queryLabel(qx, qy) {
+  const right = qx <= QUERY_LABEL_EDGE, up = qy <= QUERY_LABEL_EDGE;
+  return { dx: [right ? 9 : -9], dy: [up ? 12 : -12], align: [right ? "left" : "right"] };
+}
+function vectorView(st, config) {
+  const f = formatNumber, S = config.strings;
+  const qx = st.query_x, qy = st.query_y, temp = st.temperature;
+  checkChoice(st, PREDICTIONS);
+  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
+  const k = config.keys, v = config.values;
+  const { scores, weights, output: y } = attend([qx, qy], k, v, temp);
+  const idx = k.map((_, j) => sub(j + 1));
+  let cx = 0, cy = 0;
+  for (const [vx, vy] of v) {
+    cx += vx;
+    cy += vy;
+  }
+  const centre = [cx / v.length, cy / v.length];
+  const gap = config.label_gap;
+  const mids = k.map(([kx, ky]) => [0.4 * kx, 0.4 * ky]);
+  const keyDirs = mids.map((m, j) => away(m, [-k[j][1], k[j][0]], centre));
+  const valueDirs = v.map(([vx, vy]) => [vx - centre[0], vy - centre[1]]);
+  const hull = convexHull(v);
+  const dots = k.map((kj, j) => `s${idx[j]} = ${f(qx, 2)}×${formatG(kj[0])} + ${f(qy, 2)}×${formatG(kj[1])} = ${f(scores[j], 3)}`).join("<br>");
+  const terms = weights.map((w, j) => `${f(w, 3)}·${formatVector(v[j], v[j].every((c) => c === Math.round(c)) ? 0 : 2)}`).join(" + ");
+  const row = (kind, cells) => `<table><tr><td class='ae-kind'>${kind}</td>${cells}</tr></table>`;
+  const pointsRows = [["q", f(qx, 3), f(qy, 3), ""]].concat(k.map(([kx, ky], j) => [`k${idx[j]}`, formatG(kx), formatG(ky), ""])).concat(v.map(([vx, vy], j) => [`v${idx[j]}`, formatG(vx), formatG(vy), f(weights[j], 3)])).concat([["y", f(y[0], 3), f(y[1], 3), ""]]);
+  const values = [qx, qy, temp];
+  const props = {};
+  SLIDERS.forEach((name, i) => {
+    props[name + "_slider"] = { value: values[i] };
+  });
+  SLIDERS.forEach((name, i) => {
+    props[name + "_box"] = { value: formatG(values[i]) };
+  });
+  let feedback = "";
+  if (config.asks) {
+    const answer = () => {
+      const asked = config.answer_state;
+      const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
+      return fill(
+        S.vector_predict_answer,
+        { t: formatG(asked.temperature), w: formatVector(at.weights), y: formatVector(at.output, 2) }
+      );
+    };
+    Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+    feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
+  } else for (const name of CHOICE_MODELS) props[name] = { visible: false };
+  return {
+    sources: {
+      query: { x: [qx], y: [qy], label: ["q"], ...queryLabel(qx, qy) },
+      keys: {
+        x: k.map((p) => p[0]),
+        y: k.map((p) => p[1]),
+        lx: mids.map((m) => m[0]),
+        ly: mids.map((m) => m[1]),
+        label: idx.map((i) => "k" + i),
+        ...labelOffsets(keyDirs, gap)
+      },
+      values: {
+        x: v.map((p) => p[0]),
+        y: v.map((p) => p[1]),
+        size: weights.map((a) => 8 + 22 * Math.sqrt(a)),
+        label: weights.map((a, j) => `v${idx[j]} (${f(a, 3, false)})`),
+        ...labelOffsets(valueDirs, gap)
+      },
+      hull: { x: hull.map((p) => p[0]), y: hull.map((p) => p[1]) },
+      output: { x: [y[0]], y: [y[1]], label: ["y"] }
+    },
+    ranges: {},
+    html: {
+      scores_readout: row(S.readout_scores, scores.map((s, j) => `<td>s${idx[j]} = ${f(s, 3)}</td>`).join("")),
+      weights_readout: row(S.readout_weights, weights.map((a, j) => `<td>α${idx[j]} = ${f(a, 3)}</td>`).join("")),
+      output_readout: row(S.readout_output, `<td>y = ${formatVector(y)}</td>`),
+      formula: `<div class='ae-kind'>${S.formula_label}</div><div class='ae-kind'>${S.vector_formula_scores}</div>${dots}<div class='ae-kind'>${S.vector_formula_weights}</div>α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)}) = [${weights.map((a) => f(a, 3)).join(", ")}]<div class='ae-kind'>${S.vector_formula_output}</div>y = ${terms} = ${formatVector(y)}`,
+      plot_data: dataTable(S.vector_plot, [S.data_name, "x", "y", S.readout_weights], pointsRows),
+      live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") + ` · ${S.readout_output} y = ${formatVector(y)}`,
+      feedback
+    },
+    props
+  };
+}
+
+// src/attention_explorable/web/random.js
+var MULBERRY_INCREMENT = 1831565813;
+function mulberry32(seed, count) {
+  const out = new Array(count);
+  let a = seed >>> 0;
+  for (let i = 0; i < count; i++) {
+    a = a + MULBERRY_INCREMENT >>> 0;
+    let t = Math.imul(a ^ a >>> 15, a | 1);
+    t = t + Math.imul(t ^ t >>> 7, t | 61) ^ t;
+    out[i] = (t ^ t >>> 14) >>> 0;
+  }
+  return out;
+}
+
+// src/attention_explorable/web/matrix.js
+var STATE_NAMES3 = ["n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled", "prediction", "revealed"];
+var TOGGLES = ["causal", "scaled"];
+var PREDICTIONS2 = ["", "flatter", "peaked", "same"];
+var RIGHT_PREDICTION2 = "peaked";
+var IRWIN_HALL_TERMS = 12;
+var BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
+var RED_BLUE = [
+  "#67001f",
+  "#b2182b",
+  "#d6604d",
+  "#f4a582",
+  "#fddbc7",
+  "#f7f7f7",
+  "#d1e5f0",
+  "#92c5de",
+  "#4393c3",
+  "#2166ac",
+  "#053061"
+];
+var MASKED_FILL = "#e4e4e4";
+var MASKED_TEXT = "#777777";
+var DARK_TEXT = "#222222";
+var LIGHT_TEXT = "#ffffff";
+var CELL = 0.96;
+function irwinHallNormals(seed, count) {
+  const k = mulberry32(seed, IRWIN_HALL_TERMS * count);
+  const out = new Array(count);
+  for (let j = 0; j < count; j++) {
+    let total = 0;
+    for (let m = 0; m < IRWIN_HALL_TERMS; m++) total += k[IRWIN_HALL_TERMS * j + m];
+    out[j] = total / 4294967296 - 6;
+  }
+  return out;
+}
+function randomQKV(seed, n, dK) {
+  const z = irwinHallNormals(seed, 3 * n * dK);
+  return [0, 1, 2].map((m) => Array.from({ length: n }, (_, i) => z.slice((m * n + i) * dK, (m * n + i + 1) * dK)));
+}
+function checkState(st, sliders) {
+  for (const [name, [lo, hi, step]] of Object.entries(sliders)) {
+    const value = st[name];
+    const integer = Number.isInteger(step);
+    const ok = typeof value === "number" && Number.isFinite(value) && value >= lo && value <= hi && (!integer || Number.isInteger(value));
+    if (!ok) {
+      throw new Error(`${name} must be ${integer ? "an integer" : "a number"} in [${formatG(lo)}, ${formatG(hi)}], got ${JSON.stringify(value)}`);
+    }
+  }
+  for (const name of TOGGLES) {
+    if (typeof st[name] !== "boolean") throw new Error(`${name} must be true or false, got ${JSON.stringify(st[name])}`);
+  }
+  checkChoice(st, PREDICTIONS2);
+}
+function attentionMatrices(st, sliders) {
+  checkState(st, sliders);
+  const n = st.n_tokens, dK = st.d_k;
+  const [q, k, v] = randomQKV(st.seed, n, dK);
+  q[0] = q[0].map((x) => x * st.q1_scale);
+  const scale = st.scaled ? 1 / Math.sqrt(dK) : 1;
+  const mask = q.map((_, i) => k.map((__, j) => !st.causal || j <= i));
+  const { scores, weights } = scaledDotProductAttention(q, k, null, { mask, scale });
+  const rowMax = weights.map((row) => Math.max(...row));
+  let total = 0;
+  for (const m of rowMax) total += m;
+  return { q, k, v, mask, scores, weights, rowMax, meanMaxWeight: total / n };
+}
+function ramp(colors, t) {
+  const x = Math.min(Math.max(t, 0), 1) * (colors.length - 1);
+  const i = Math.min(Math.floor(x), colors.length - 2);
+  const f = x - i;
+  const a = colors[i], b = colors[i + 1];
+  let out = "#";
+  for (const c of [1, 3, 5]) {
+    const lo = parseInt(a.slice(c, c + 2), 16), hi = parseInt(b.slice(c, c + 2), 16);
+    out += Math.floor(lo + (hi - lo) * f + 0.5).toString(16).padStart(2, "0");
+  }
+  return out;
+}
+function heatCells(values, masked, diverging, limit = 1) {
+  const fillColors = [], textColors = [];
+  values.forEach((value, c) => {
+    if (masked[c]) {
+      fillColors.push(MASKED_FILL);
+      textColors.push(MASKED_TEXT);
+    } else if (diverging) {
+      const t = Math.min(Math.max(value / limit, -1), 1);
+      fillColors.push(ramp(RED_BLUE, (t + 1) / 2));
+      textColors.push(Math.abs(t) > 0.55 ? LIGHT_TEXT : DARK_TEXT);
+    } else {
+      fillColors.push(ramp(BLUES, value));
+      textColors.push(value > 0.5 ? LIGHT_TEXT : DARK_TEXT);
+    }
+  });
+  return [fillColors, textColors];
+}
+function heatmapSources(scores, weights, mask) {
+  const n = weights.length;
+  const masked = mask.flat().map((m) => !m);
+  const xs = [], ys = [];
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) xs.push(j + 1), ys.push(i + 1);
+  const flatScores = scores.flat(), flatWeights = weights.flat();
+  let limit = 0;
+  flatScores.forEach((s, c) => {
+    if (!masked[c]) limit = Math.max(limit, Math.abs(s));
+  });
+  limit = limit || 1;
+  const [scoreFill, scoreColour] = heatCells(flatScores, masked, true, limit);
+  const [weightFill, weightColour] = heatCells(flatWeights, masked, false);
+  return {
+    score_cells: {
+      x: xs,
+      y: ys,
+      fill: scoreFill,
+      text_color: scoreColour,
+      text: flatScores.map((s, c) => masked[c] ? "−∞" : formatNumber(s, 2, false))
+    },
+    weight_cells: {
+      x: xs.slice(),
+      y: ys.slice(),
+      fill: weightFill,
+      text_color: weightColour,
+      text: flatWeights.map((w, c) => masked[c] ? "—" : formatNumber(w, 2, false))
+    }
+  };
+}
+function matrixView(st, config) {
+  const f = formatNumber, S = config.strings;
+  const res = attentionMatrices(st, config.sliders);
+  const n = st.n_tokens, dK = st.d_k;
+  const cells = heatmapSources(res.scores, res.weights, res.mask);
+  const top = [];
+  res.weights.forEach((row, i) => {
+    const best = Math.max(...row);
+    row.forEach((w, j) => {
+      if (w === best && best > 0) top.push([j, i]);
+    });
+  });
+  const curve = config.curves[String(n)];
+  const curveScaled = curve.scaled[dK - 1], curveUnscaled = curve.unscaled[dK - 1];
+  const meanMax = res.meanMaxWeight;
+  const curveText = fill(S.matrix_curve_values, {
+    draws: config.curve_draws,
+    n,
+    d: dK,
+    scaled: f(curveScaled, 3),
+    unscaled: f(curveUnscaled, 3)
+  });
+  const notes = S.matrix_highlight_note + (st.causal ? "<br>" + S.matrix_masked_note : "");
+  const revealed = Boolean(st.revealed), prediction = st.prediction;
+  const props = {};
+  for (const name of Object.keys(config.sliders)) {
+    props[name + "_slider"] = { value: st[name] };
+    props[name + "_box"] = { value: formatG(st[name]) };
+  }
+  for (const name of TOGGLES) props[name + "_toggle"] = { active: st[name] };
+  props.score_title = { text: S[st.scaled ? "matrix_plot_scores_scaled" : "matrix_plot_scores_unscaled"] };
+  Object.assign(props, choiceProps(PREDICTIONS2, prediction, revealed));
+  props.curve_plot = { visible: revealed };
+  const sums = [];
+  for (const row of res.weights) {
+    let s = 0;
+    for (const w of row) s += w;
+    sums.push(f(s, 3));
+  }
+  const scoreText = cells.score_cells.text, weightText = cells.weight_cells.text;
+  const corner = [`${S.matrix_axis_query} / ${S.matrix_axis_key}`];
+  for (let j = 1; j <= n; j++) corner.push(String(j));
+  const matrixTable = (caption, cells2) => dataTable(
+    caption,
+    corner,
+    Array.from({ length: n }, (_, i) => [String(i + 1), ...cells2.slice(i * n, (i + 1) * n)])
+  );
+  const curveRows = curve.d.map((d, i) => [formatG(d), f(curve.scaled[i], 3), f(curve.unscaled[i], 3)]);
+  const last = curve.d.length - 1;
+  const answer = () => fill(S.matrix_predict_answer, {
+    n,
+    u1: f(curve.unscaled[0], 2),
+    u64: f(curve.unscaled[last], 2),
+    s1: f(curve.scaled[0], 2),
+    s64: f(curve.scaled[last], 2)
+  });
+  const feedback = choiceFeedback(S, "matrix", prediction, RIGHT_PREDICTION2, revealed, answer);
+  return {
+    sources: {
+      ...cells,
+      highlight: {
+        x: top.map(([j]) => j + 1),
+        y: top.map(([, i]) => i + 1),
+        width: top.map(() => CELL),
+        height: top.map(() => CELL)
+      },
+      curve: { d: curve.d.slice(), scaled: curve.scaled.slice(), unscaled: curve.unscaled.slice() },
+      mark: { d: [dK], scaled: [curveScaled], unscaled: [curveUnscaled], current: [meanMax], y0: [0], y1: [1] }
+    },
+    ranges: { score_x: [0.5, n + 0.5], score_y: [n + 0.5, 0.5], weight_x: [0.5, n + 0.5], weight_y: [n + 0.5, 0.5] },
+    html: {
+      max_weight: `<div class='ae-kind'>${S.matrix_max_weight}</div><b class='ae-matrix-mean-max'>${f(meanMax)}</b>` + (revealed ? `<br><span class='ae-hint'>${curveText}</span>` : ""),
+      feedback,
+      row_sums: `<span class='ae-kind'>${S.matrix_row_sums}</span> ` + sums.join(", "),
+      notes: `<span class='ae-hint'>${notes}</span>`,
+      scores_data: matrixTable(props.score_title.text, scoreText),
+      weights_data: matrixTable(S.matrix_plot_weights, weightText),
+      curve_data: revealed ? dataTable(
+        S.matrix_plot_saturation,
+        [S.matrix_axis_dk, S.matrix_legend_scaled, S.matrix_legend_unscaled],
+        curveRows
+      ) : "",
+      live: `${S.matrix_max_weight}: ${f(meanMax)}`
+    },
+    props
+  };
+}
+function newSeed(config, seed) {
+  const [lo, hi] = config.sliders.seed;
+  let next = seed;
+  while (next === seed) next = lo + Math.floor(Math.random() * (hi - lo + 1));
+  return next;
+}
+function draw2(state, models, config) {
+  writeViewAnnounced(models, matrixView(readState(state, STATE_NAMES3), config));
+}
+var matrix_default = controller("matrix", draw2, ({ state, models, config, origin }) => {
+  const acted = () => {
+    if (models.notice.visible) models.notice.visible = false;
+  };
+  if (sliderAction({ state, models, config, origin })) return;
+  for (const name of TOGGLES) {
+    if (origin === models[name + "_toggle"]) {
+      if (origin.active === state[name]) return;
+      acted();
+      state[name] = origin.active;
+      return;
+    }
+  }
+  if (origin === models.new_seed) {
+    acted();
+    state.seed = newSeed(config, state.seed);
+  } else {
+    choiceAction({ state, models, config, origin }, PREDICTIONS2, (prediction) => state.setv({ prediction, revealed: true }));
+  }
+});
+
 // src/attention_explorable/web/selfcross.js
 var MODES = ["self_zh", "self_en", "cross"];
 var SIDES = { self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"] };
@@ -2110,14 +2068,14 @@ function exerciseView(st, config) {
     props
   };
 }
-function draw4(state, models, config) {
+function draw3(state, models, config) {
   writeView(models, exerciseView(readState(state, STATE_NAMES4), config));
 }
 function check(state, config) {
   const submitted = config.kind === "choice" ? state.choice : state.response;
   if (state.checked !== submitted) state.checked = submitted;
 }
-var exercise_default = controller("exercise", draw4, act);
+var exercise_default = controller("exercise", draw3, act);
 function act({ state, models, config, origin, event: obj }) {
   if (origin === models.input) {
     const submit = obj && obj.event_name === "value_submit";
@@ -2206,10 +2164,10 @@ function qkvView(st, config) {
     props
   };
 }
-function draw5(state, models, config) {
+function draw4(state, models, config) {
   writeViewAnnounced(models, qkvView(readState(state, STATE_NAMES5), config));
 }
-var qkv_default = controller("qkv", draw5, ({ state, models, config, origin }) => {
+var qkv_default = controller("qkv", draw4, ({ state, models, config, origin }) => {
   const presets = Object.keys(config.presets);
   for (const name of PROJECTIONS) {
     if (origin === models[name]) {
@@ -2817,6 +2775,7 @@ export {
   stepsView,
   stopReplay,
   typedNumber,
+  typedValue,
   vectorView,
   votingOpen,
   weightedSum,

@@ -176,14 +176,9 @@ function echo(raw, limit = 40) {
   const chars = Array.from(pyStrip(raw));
   return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
 }
-function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
-  const box = models[name + "_box"];
-  const raw = box.value;
+function typedValue(raw, { lo, hi, toGrid, message, label }) {
   const parsed = parseNumber(raw);
-  if (parsed === null) {
-    box.value = formatG(state[name]);
-    return;
-  }
+  if (parsed === null) return null;
   const clamped = Math.min(Math.max(parsed, lo), hi);
   const value = toGrid(clamped);
   const notice = clamped === parsed ? "" : fill(message, {
@@ -193,6 +188,16 @@ function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
     hi: formatG(hi),
     value: formatG(value)
   });
+  return { value, notice };
+}
+function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
+  const box = models[name + "_box"];
+  const typed = typedValue(box.value, { lo, hi, toGrid, message, label });
+  if (typed === null) {
+    box.value = formatG(state[name]);
+    return;
+  }
+  const { value, notice } = typed;
   models.notice.text = escapeHtml(notice);
   models.notice.visible = notice !== "";
   if (state[name] !== value) state[name] = value;
