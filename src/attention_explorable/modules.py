@@ -30,14 +30,16 @@ from . import ui
 from .native import content_security_policy
 from .strings import HTML_LANG, STRINGS, text
 from .explorables import MODULES, ModuleExplorable
-from .views import contexts, head, selfcross, vector
+from .views import contexts, head, matrix, qkv, selfcross, vector
 
 __all__ = [
     "MODULES",
     "ContextsWidget",
     "HeadWidget",
+    "MatrixWidget",
     "ModuleExplorable",
     "ModuleWidget",
+    "QkvWidget",
     "SelfCrossWidget",
     "VectorWidget",
     "module_page",
@@ -225,6 +227,45 @@ class HeadWidget(ModuleWidget):
     link_params = ("d_k", "learning_rate", "seed", "scaled")
 
 
+class MatrixWidget(ModuleWidget):
+    """Score and weight matrices of scaled dot-product attention (section 3.7.7) as a Panel component
+    (:class:`ModuleWidget`; ``web/matrix.js``).
+
+    ``n_tokens`` queries, keys and values drawn from ``seed`` (the generator the browser shares,
+    :func:`attention_explorable.views.matrix.random_qkv`), the first query stretched by ``q1_scale``, the
+    scores divided by ``√d_k`` or not, a causal mask or not; the student predicts first how the rows of
+    weights change as ``d_k`` grows unscaled.
+
+    Raises
+    ------
+    ValueError
+        From ``param``, naming the parameter and the value, for a value out of its bounds.
+
+    Examples
+    --------
+    >>> MatrixWidget(language="en", d_k=16).ae_module_state()["d_k"]
+    16
+    """
+
+    ae_module = "matrix"
+
+    n_tokens = param.Integer(4, bounds=tuple(matrix.SLIDERS["n_tokens"][:2]), doc="Number of tokens n.")
+    d_k = param.Integer(4, bounds=tuple(matrix.SLIDERS["d_k"][:2]), doc="Dimension of queries and keys.")
+    seed = param.Integer(matrix.DEFAULT_SEED, bounds=tuple(matrix.SLIDERS["seed"][:2]), doc="Seed of Q, K, V.")
+    q1_scale = param.Number(1.0, bounds=tuple(matrix.SLIDERS["q1_scale"][:2]), doc="Factor of the first query.")
+    causal = param.Boolean(False, doc="Causal mask: query i attends keys j <= i only.")
+    scaled = param.Boolean(True, doc="Scores divided by sqrt(d_k).")
+    prediction = param.Selector(
+        default="",
+        objects=list(matrix.PREDICTIONS),
+        doc="How the rows of weights change as d_k grows unscaled: '', 'flatter', 'peaked' (right), 'same'.",
+    )
+    revealed = param.Boolean(False, doc="The saturation curves shown (after the prediction).")
+    config = param.Dict({}, doc="What the view needs besides the state (views.matrix.matrix_config).")
+
+    link_params = ("n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled", "prediction", "revealed")
+
+
 class SelfCrossWidget(ModuleWidget):
     """Self- and cross-attention (section 3.7.8) as a Panel component (:class:`ModuleWidget`; ``web/selfcross.js``).
 
@@ -295,6 +336,41 @@ class VectorWidget(ModuleWidget):
     link_params = ("query_x", "query_y", "temperature", "prediction", "revealed")
 
 
+class QkvWidget(ModuleWidget):
+    """From X to the output (section 3.7.8) as a Panel component (:class:`ModuleWidget`; ``web/qkv.js``).
+
+    Three toy inputs projected by ``W_Q``, ``W_K`` and ``W_V`` (each one of
+    :data:`attention_explorable.views.qkv.PRESETS`) into queries, keys and values, and every stage to the
+    output; the student predicts first what changes when only ``W_V`` changes.
+
+    Raises
+    ------
+    ValueError
+        From ``param``, naming the parameter and the value, for a value it does not allow.
+
+    Examples
+    --------
+    >>> QkvWidget(language="en", w_v="swap").ae_module_state()["w_v"]
+    'swap'
+    """
+
+    ae_module = "qkv"
+
+    w_q = param.Selector(default="identity", objects=list(qkv.PRESETS), doc="W_Q, the projection of the queries.")
+    w_k = param.Selector(default="identity", objects=list(qkv.PRESETS), doc="W_K, the projection of the keys.")
+    w_v = param.Selector(default="identity", objects=list(qkv.PRESETS), doc="W_V, the projection of the values.")
+    causal = param.Boolean(False, doc="Causal mask: position i attends positions 1 to i only.")
+    prediction = param.Selector(
+        default="",
+        objects=list(qkv.PREDICTIONS),
+        doc="What changes when only W_V changes: '', 'both', 'output' (right), 'weights' or 'nothing'.",
+    )
+    revealed = param.Boolean(False, doc="The prediction's answer shown.")
+    config = param.Dict({}, doc="What the view needs besides the state (views.qkv.qkv_config).")
+
+    link_params = ("w_q", "w_k", "w_v", "causal", "prediction", "revealed")
+
+
 class ContextsWidget(ModuleWidget):
     """One word, two contexts (section 3.8.1) as a Panel component (:class:`ModuleWidget`; ``web/contexts.js``).
 
@@ -336,5 +412,12 @@ def module_widget(name: str, language: str = "zh", link_prefix: str = ""):
         For an unknown ``name`` (named).
     """
     _get(name)
-    widgets = {"head": HeadWidget, "vector": VectorWidget, "selfcross": SelfCrossWidget, "contexts": ContextsWidget}
+    widgets = {
+        "head": HeadWidget,
+        "vector": VectorWidget,
+        "matrix": MatrixWidget,
+        "qkv": QkvWidget,
+        "selfcross": SelfCrossWidget,
+        "contexts": ContextsWidget,
+    }
     return widgets[name](language=language, link_prefix=link_prefix)

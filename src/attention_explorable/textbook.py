@@ -250,7 +250,7 @@ class TextbookPage(pn.viewable.Viewer):
             sizing_mode="stretch_width",
             styles=_BOX,
         )
-        if self._defer and self.explorables:
+        if self._defer and (self.explorables or self.modules):  # the first explorable comes with the page
             box.append(self._placeholder(name, "explorable", lambda: self._build(cls, name)))
         else:
             box.append(self._build(cls, name))

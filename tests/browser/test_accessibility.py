@@ -124,7 +124,8 @@ def test_a_module_names_its_pictures(name, static_site, student):
     s = student()
     s.open_offline(static_site / f"{name}.html", READY[name])
     pictures = s.page.evaluate(
-        "() => [...document.querySelectorAll('[role=img]')].map((e) => [e.className, e.getAttribute('aria-label')])"
+        "() => [...document.querySelectorAll('[role=img]')].filter((e) => !e.closest('[hidden]'))"
+        ".map((e) => [e.className, e.getAttribute('aria-label')])"
     )
     assert pictures and all((label or "").strip() for _, label in pictures), pictures
     s.assert_clean()

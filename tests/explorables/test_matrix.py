@@ -1,4 +1,4 @@
-"""The matrix explorable as a Panel component: parameters, state model, models, layout."""
+"""The matrix explorable as a Panel component drawn from Python: parameters, models, layout."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ import numpy as np
 import panel as pn
 import pytest
 from bokeh.document import Document
+from bokeh.models import CustomJS
 
 from attention_explorable import apps
-from attention_explorable.explorables import EXPLORABLES, explorable_class
+from attention_explorable.explorables import MODULES, explorable_class
 from attention_explorable.explorables.matrix import MatrixExplorer
 from attention_explorable.strings import STRINGS
 from attention_explorable.views import matrix as view
 
-from . import page_heading, the_module_callback
+from . import page_heading
 
 
 @pytest.fixture
@@ -46,9 +47,8 @@ def test_defaults_and_numbers_follow_the_view(explorer):
     assert f"{explorer.mean_max_weight:.4f}" in shown(explorer._html["max_weight"])
 
 
-def test_python_changes_reach_the_state_model_and_the_drawn_models(explorer):
+def test_python_changes_reach_the_drawn_models(explorer):
     explorer.param.update(n_tokens=6, causal=True)
-    assert explorer._state.n_tokens == 6 and explorer._state.causal is True
     assert len(explorer._sources["weight_cells"].data["x"]) == 36
     assert explorer._weight_fig.x_range.end == 6.5 and explorer._weight_fig.y_range.start == 6.5
     assert explorer._toggles["causal"].active is True
@@ -62,34 +62,41 @@ def test_python_changes_reach_the_state_model_and_the_drawn_models(explorer):
     assert explorer._sources["curve"].data["unscaled"] == view.matrix_config("zh")["curves"]["6"]["unscaled"]
 
 
-def test_browser_changes_set_the_parameters_without_drawing_on_the_server(explorer):
-    before = explorer._html["max_weight"].text
-    explorer._from_browser("d_k", 4, 9)
-    explorer._from_browser("causal", False, True)
-    assert explorer.d_k == 9 and explorer.causal is True
-    assert explorer._html["max_weight"].text == before  # the browser drew it already
+def notice(explorer) -> str:
+    said = explorer._html["notice"]
+    return html.unescape(html.unescape(said.text)) if said.visible else ""
+
+
+def test_a_students_action_calls_python_which_draws_it(explorer):
+    slider, box, _ = explorer._sliders["d_k"]
+    slider.value = 9  # as the browser sets it
+    assert explorer.d_k == 9 and box.value == "9" and explorer._sources["mark"].data["d"] == [9]
+    box.value = "100"  # typed beyond the slider: clamped, and said
+    assert explorer.d_k == 64 and slider.value == 64 and box.value == "64"
+    assert notice(explorer) == "维度 dₖ：输入的 100 超出范围 [1, 64]，已改为 64。"
+    explorer._sliders["q1_scale"][0].value = 1.1000000000000001  # a slider's step in floating point
+    assert explorer.q1_scale == 1.1 and notice(explorer) == ""
+    explorer._toggles["causal"].active = True
+    assert explorer.causal and STRINGS["zh"]["matrix_masked_note"] in shown(explorer._html["notes"])
+    seed = explorer.seed
+    explorer._act(explorer._new_seed)
+    assert explorer.seed != seed and 0 <= explorer.seed <= 9999
+    assert explorer._sliders["seed"][1].value == str(explorer.seed)
+    explorer._act(explorer._ask["predict_skip"])
+    assert explorer.revealed and explorer._curve_fig.visible
 
 
 @pytest.mark.parametrize(
-    "name, bad",
-    [
-        ("d_k", 0),
-        ("d_k", 65),
-        ("d_k", 2.5),
-        ("n_tokens", 7),
-        ("n_tokens", 1),
-        ("seed", -1),
-        ("q1_scale", 4.5),
-        ("q1_scale", float("nan")),
-        ("causal", "yes"),
-        ("scaled", 1),
-        ("seed", None),
-    ],
+    "name, bad", [("d_k", float("inf")), ("q1_scale", float("nan")), ("seed", None), ("n_tokens", "3")]
 )
-def test_bad_values_from_the_browser_are_refused_and_put_back(explorer, name, bad):
+def test_a_slider_value_no_page_sends_sets_nothing_and_is_put_back(explorer, name, bad):
     good = getattr(explorer, name)
-    explorer._from_browser(name, good, bad)
-    assert getattr(explorer, name) == good and getattr(explorer._state, name) == good
+    slider = explorer._sliders[name][0]
+    try:
+        slider.value = bad
+    except ValueError:  # Bokeh refuses it before Python sees it
+        pass
+    assert getattr(explorer, name) == good and slider.value == good
 
 
 @pytest.mark.parametrize(
@@ -157,38 +164,23 @@ def test_layout_renders_and_carries_css_classes(explorer):
         assert css in classes, css
 
 
-def test_only_the_state_model_travels_to_the_server(explorer):
+def test_no_javascript_of_the_explorable_runs_in_its_panel_component(explorer):
     root = pn.panel(explorer).get_root(Document())
-    refs = set(root.references())
-    models = explorer._models()
-    assert set(models.values()) <= refs
-    synced = [name for name, m in models.items() if m.syncable]
-    assert not synced, synced
-    assert explorer._state.syncable
-
-
-def test_the_module_runs_on_every_state_change_and_every_control(explorer):
-    callback = the_module_callback(explorer, view.STATE_NAMES, "matrixView")
-    assert callback.args["config"]["curves"]["4"]["d"] == list(range(1, 65))
-    assert callback in explorer._new_seed.js_event_callbacks["button_click"]
-    for name in view.TOGGLES:
-        assert callback in explorer._toggles[name].js_property_callbacks["change:active"]
-    for name in view.SLIDERS:
-        slider, box, _ = explorer._sliders[name]
-        assert callback in slider.js_property_callbacks["change:value"]
-        assert callback in box.js_property_callbacks["change:value"]
+    scripted = [m for m in root.references() if m.js_property_callbacks or m.js_event_callbacks]
+    assert not any(isinstance(cb, CustomJS) for m in scripted for cbs in m.js_property_callbacks.values() for cb in cbs)
+    assert not any(isinstance(cb, CustomJS) for m in scripted for cbs in m.js_event_callbacks.values() for cb in cbs)
 
 
 def test_each_explorer_has_its_own_models():
     a, b = MatrixExplorer(), MatrixExplorer()
     a.d_k = 10
     assert b.d_k == 4 and b.weights.shape == (4, 4)
-    assert a._state is not b._state and a._sliders["d_k"][0] is not b._sliders["d_k"][0]
+    assert a._sliders["d_k"][0] is not b._sliders["d_k"][0]
     assert a._sources["weight_cells"] is not b._sources["weight_cells"] and a._curve_fig is not b._curve_fig
 
 
 def test_registry_and_app_build_this_explorable():
-    assert EXPLORABLES["matrix"].viewer == "attention_explorable.explorables.matrix:MatrixExplorer"
+    assert MODULES["matrix"].viewer == "attention_explorable.explorables.matrix:MatrixExplorer"
     assert explorable_class("matrix") is MatrixExplorer
     page = apps.explorable_app("matrix", "en")
     assert page_heading(page) == STRINGS["en"]["matrix_heading"]

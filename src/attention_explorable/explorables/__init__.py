@@ -25,6 +25,8 @@ from pathlib import Path
 
 from ..views import contexts as contexts_view
 from ..views import head as head_view
+from ..views import matrix as matrix_view
+from ..views import qkv as qkv_view
 from ..views import selfcross as selfcross_view
 from ..views import vector as vector_view
 
@@ -69,8 +71,6 @@ EXPLORABLES: dict[str, Registration] = {
     r.name: r
     for r in [
         Registration("steps", "attention_explorable.explorables.steps:StepsExplorer"),
-        Registration("matrix", "attention_explorable.explorables.matrix:MatrixExplorer"),
-        Registration("qkv", "attention_explorable.explorables.qkv:QkvExplorer"),
     ]
 }
 
@@ -138,6 +138,25 @@ MODULES: dict[str, ModuleExplorable] = {
         intro="vector_intro",
         viewer="attention_explorable.explorables.vector:VectorExplorer",
     ),
+    "matrix": ModuleExplorable(
+        "matrix",
+        {
+            "n_tokens": 4,
+            "d_k": 4,
+            "seed": matrix_view.DEFAULT_SEED,
+            "q1_scale": 1.0,
+            "causal": False,
+            "scaled": True,
+            "prediction": "",
+            "revealed": False,
+        },
+        "matrix_",
+        config=matrix_view.matrix_config,
+        title="matrix_heading",
+        index="index_matrix",
+        intro="matrix_intro",
+        viewer="attention_explorable.explorables.matrix:MatrixExplorer",
+    ),
     "selfcross": ModuleExplorable(
         "selfcross",
         {"mode": "self_zh", "causal": False, "query": 1, "prediction": "", "revealed": False},
@@ -147,6 +166,16 @@ MODULES: dict[str, ModuleExplorable] = {
         index="index_selfcross",
         intro="index_selfcross",
         viewer="attention_explorable.explorables.selfcross:SelfCrossExplorer",
+    ),
+    "qkv": ModuleExplorable(
+        "qkv",
+        {"w_q": "identity", "w_k": "identity", "w_v": "identity", "causal": False, "prediction": "", "revealed": False},
+        "qkv_",
+        config=qkv_view.qkv_config,
+        title="qkv_heading",
+        index="index_qkv",
+        intro="qkv_intro",
+        viewer="attention_explorable.explorables.qkv:QkvExplorer",
     ),
     "contexts": ModuleExplorable(
         "contexts",

@@ -739,23 +739,32 @@ class LiveExplorable(Explorable):
             return False
         return True
 
-    def _slider_acted(self, origin, to_grid=lambda value: value) -> bool:
+    def _slider_acted(self, origin, to_grid=None) -> bool:
         """A slider of ``self._sliders`` moved, or its box typed (``web/parts.js`` ``modelSlider`` in a
-        module): the slider's value, on the grid ``to_grid`` puts it on, becomes the parameter; a typed
-        number too, clamped to the parameter's bounds with a notice that says so; junk puts the box back.
-        Returns whether ``origin`` was one of them."""
+        module): the slider's value, on the grid ``to_grid`` puts it on (by default the parameter's step,
+        as ``onGrid`` in ``web/shared.js``), becomes the parameter; a typed number too, clamped to the
+        parameter's bounds with a notice that says so; junk puts the box back. Returns whether ``origin``
+        was one of them."""
         from ..views.numbers import echo, format_g, parse_number
 
         for name, (slider, box, _row) in getattr(self, "_sliders", {}).items():
             if origin is not slider and origin is not box:
                 continue
+            if to_grid is None:
+                step = self.param[name].step
+                decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+                integer = isinstance(self.param[name], param.Integer)
+                to_grid = (lambda v: int(round(v))) if integer else (lambda v: round(v, decimals) + 0.0)
             lo, hi = self.param[name].bounds
             now = getattr(self, name)
             if origin is slider:
                 if origin.value == now:  # drawn from the state
                     return True
+                value = float(origin.value)
+                if not math.isfinite(value):
+                    raise ValueError(f"{name}: a slider's value must be a finite number, got {origin.value!r}")
                 self._say("")
-                setattr(self, name, to_grid(min(max(float(origin.value), lo), hi)))
+                setattr(self, name, to_grid(min(max(value, lo), hi)))
                 return True
             if origin.value == format_g(now):  # the box shows the state (drawn from it)
                 return True

@@ -15,12 +15,12 @@ from bokeh.models import ColumnDataSource
 from .. import plots
 from ..views import matrix as matrix_view
 from . import controls
-from .base import Explorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model, state_model_class
+from .base import LiveExplorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model
 
 _SLIDERS = matrix_view.SLIDERS
 
 
-class MatrixExplorer(Explorable):
+class MatrixExplorer(LiveExplorable):
     """Score and weight matrices of scaled dot-product attention (section 3.7.7).
 
     ``n`` tokens get queries, keys and values with approximately standard
@@ -38,8 +38,9 @@ class MatrixExplorer(Explorable):
     largest cell outlined), and a curve of the mean largest weight against
     ``d_k`` (see :func:`~attention_explorable.views.matrix.saturation_curve`):
     unscaled, softmax saturates towards one weight per row as ``d_k`` grows.
-    Everything a student does runs in the browser (``web/matrix.js``), with
-    or without a server; the parameters follow it.
+    In a Panel app every action of the student calls Python back, which
+    draws the change; its student page, textbook block and notebook widget
+    are its module (``web/matrix.js``).
 
     Parameters
     ----------
@@ -156,12 +157,6 @@ class MatrixExplorer(Explorable):
         self._score_fig.css_classes = ["ae-matrix-scores"]
         self._weight_fig.css_classes = ["ae-matrix-weights"]
         self._curve_fig.css_classes = ["ae-matrix-curve"]
-        drawn = [*src.values(), self._score_fig, self._weight_fig, self._curve_fig, self._score_fig.title]
-        for fig in (self._score_fig, self._weight_fig):
-            drawn += [fig.x_range, fig.y_range]
-        for model in drawn:
-            model.syncable = False
-
         self._html = {
             name: html_model(f"ae-matrix-{name.replace('_', '-')}")
             for name in ("max_weight", "row_sums", "notes", "notice")
@@ -201,6 +196,22 @@ class MatrixExplorer(Explorable):
         events.update({toggle: "active" for toggle in self._toggles.values()})
         events.update(self._slider_events())
         self._attach(events)
+
+    def _act(self, origin, event=None) -> None:
+        if self._slider_acted(origin):
+            return
+        for name, toggle in self._toggles.items():
+            if origin is toggle:
+                self._say("")
+                setattr(self, name, bool(origin.active))
+                return
+        if origin is self._new_seed:
+            self._say("")
+            lo, hi = self.param.seed.bounds
+            other = int(np.random.default_rng().integers(lo, hi))  # any seed of the slider but this one
+            self.seed = other + 1 if other >= self.seed else other
+        else:
+            self._choice_acted(origin, matrix_view.PREDICTIONS)
 
     # --- the view -------------------------------------------------------------
     def _models(self) -> dict:
@@ -292,9 +303,3 @@ class MatrixExplorer(Explorable):
             css_classes=["ae-matrix"],
             styles={"gap": "12px"},
         )
-
-
-# The state model's class exists from import on: Bokeh sends the definitions of
-# data models with a document, so a page that builds this explorable later (the
-# textbook, as the reader scrolls) must have imported it before it was sent.
-state_model_class(MatrixExplorer)

@@ -15,10 +15,10 @@ from .. import plots
 from ..views import qkv as qkv_view
 from ..views.qkv import PRESETS, PROJECTIONS
 from . import controls
-from .base import Explorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model, state_model_class
+from .base import LiveExplorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model
 
 
-class QkvExplorer(Explorable):
+class QkvExplorer(LiveExplorable):
     """Three toy inputs projected into queries, keys and values, and every stage to the output.
 
     The inputs ``X`` (rows ``[1, 0]``, ``[0, 1]``, ``[1, 1]``) are fixed toy
@@ -31,8 +31,9 @@ class QkvExplorer(Explorable):
         Y = A @ V                                 # (3, 2)
 
     Changing ``W_V`` alone leaves ``A`` unchanged and moves ``Y``: the page
-    asks that first. Everything a student does runs in the browser
-    (``web/qkv.js``); the parameters follow it.
+    asks that first. In a Panel app every action of the student calls
+    Python back, which draws the change; its student page, textbook block
+    and notebook widget are its module (``web/qkv.js``).
 
     Parameters
     ----------
@@ -115,8 +116,6 @@ class QkvExplorer(Explorable):
         )
         self._score_fig.css_classes = ["ae-qkv-scores"]
         self._weight_fig.css_classes = ["ae-qkv-weights"]
-        for model in (*self._sources.values(), self._score_fig, self._weight_fig):
-            model.syncable = False
 
         self._html = {
             name: html_model(f"ae-qkv-{name}") for name in ("inputs", "projections", "qkv", "output", "notes")
@@ -145,6 +144,19 @@ class QkvExplorer(Explorable):
             }
         )
         self._attach(events)
+
+    def _act(self, origin, event=None) -> None:
+        for name in PROJECTIONS:
+            if origin is self._controls[name]:
+                self._say("")
+                setattr(self, name, self._pick(list(PRESETS), origin.active))
+                return
+        if origin is self._controls["causal"]:
+            self._say("")
+            self.causal = bool(origin.active)
+        else:
+            # Checked or skipped: W_V moves from the identity to the swap (or back), so the answer is watched.
+            self._choice_acted(origin, qkv_view.PREDICTIONS, w_v="swap" if self.w_v == "identity" else "identity")
 
     # --- the view -------------------------------------------------------------
     def _models(self) -> dict:
@@ -203,9 +215,3 @@ class QkvExplorer(Explorable):
         return pn.FlexBox(
             left, right, flex_wrap="wrap", sizing_mode="stretch_width", css_classes=["ae-qkv"], styles={"gap": "12px"}
         )
-
-
-# The state model's class exists from import on: Bokeh sends the definitions of
-# data models with a document, so a page that builds this explorable later (the
-# textbook, as the reader scrolls) must have imported it before it was sent.
-state_model_class(QkvExplorer)

@@ -4,7 +4,7 @@
 // address bar following the state (web/links.js).
 import {nameUnnamedControls} from "./a11y.js";
 import {applyLink, followLink} from "./links.js";
-import {formatG, pageWide, typedNumber} from "./shared.js";
+import {formatG, onGrid, pageWide, typedNumber} from "./shared.js";
 
 const pending = pageWide("pending-draws", () => new WeakSet());
 
@@ -22,11 +22,6 @@ export function drawSoon(key, draw) {
   });
 }
 
-/** A slider's value on its own grid: 1.8, not 1.8000000000000007 (`step` 0.1). */
-export function onGrid(value, step) {
-  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-  return Number(value.toFixed(decimals));
-}
 
 /**
  * The one handler of an explorable's sliders and their typed boxes: the

@@ -114,3 +114,30 @@ export function planeFigure(sources, {title, legend, extent = 2}) {
   spec.legend = {ncols: 2, entries: ["hull", "key", "value", "output", "query"].map((k) => ({label: legend[k], glyphs: [glyphs[k]]}))};
   return spec;
 }
+
+/**
+ * The saturation curves of section 3.7.7 (plots.saturation_figure's picture): the mean largest weight
+ * against d_k, unscaled (orange) and divided by √d_k (blue), as lines through `curve` (columns d, scaled,
+ * unscaled); at the present d_k (`mark`: d, scaled, unscaled, current, y0, y1) a dashed upright line,
+ * a dot on each curve and a diamond at the present matrix's value; d_k from 0 to `dMax` + 1, the weight
+ * from 0 to 1.03; the legend below (`legend`: scaled, unscaled, current).
+ */
+export function saturationFigure(curve, mark, {title, xLabel, yLabel, legend, dMax = 64}) {
+  const spec = frame({title, height: 260, x: range(0, dMax + 1), y: range(0, 1.03), minBorderRight: null,
+                      xAxis: axis(xLabel, "below"), yAxis: axis(yLabel, "left")});
+  spec.grid = {x: "#e5e5e5", y: "#e5e5e5"};
+  const unscaled = {type: "Line", x: "d", y: "unscaled", ...line("#DD8452", 2)};
+  const scaled = {type: "Line", x: "d", y: "scaled", ...line("#4C72B0", 2)};
+  const dot = (y, color) => ({...scatter("circle", 9, color, 1, color, 1), x: "d", y});
+  const current = {...scatter("diamond", 12, "#333", 1, "#333", 1), x: "d", y: "current"};
+  spec.renderers.push(
+    {glyph: {type: "Segment", x0: "d", y0: "y0", x1: "d", y1: "y1", ...line("#999", 1, "dashed")}, source: mark, visible: true},
+    {glyph: unscaled, source: curve, visible: true},
+    {glyph: scaled, source: curve, visible: true},
+    {glyph: dot("unscaled", "#DD8452"), source: mark, visible: true},
+    {glyph: dot("scaled", "#4C72B0"), source: mark, visible: true},
+    {glyph: current, source: mark, visible: true});
+  spec.legend = {ncols: 2, entries: [{label: legend.unscaled, glyphs: [unscaled]}, {label: legend.scaled, glyphs: [scaled]},
+    {label: legend.current, glyphs: [current]}]};
+  return spec;
+}

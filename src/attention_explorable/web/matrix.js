@@ -1,12 +1,14 @@
-// The matrix explorable of section 3.7.7 (scaled dot-product attention) in
-// the browser: the shared random generator (twin of mulberry32,
-// irwin_hall_normals and random_qkv in attention_explorable/views/matrix.py),
-// its view (twin of matrix_view), and the controller that turns a student's
-// moves into state and draws every change of state.
-import {controller, sliderAction} from "./controller.js";
+// The matrix explorable of section 3.7.7 (scaled dot-product attention) as one module in the anywidget
+// front-end form: the shared random generator (twin of mulberry32, irwin_hall_normals and random_qkv in
+// attention_explorable/views/matrix.py), its view (twin of matrix_view, the oracle) and
+// `render({model, el})`, which builds its question, switches, sliders, heatmaps and curves and draws
+// every change of its model.
 import {scaledDotProductAttention} from "./attention.js";
-import {checkChoice, choiceAction, choiceFeedback, choiceProps} from "./choice.js";
-import {dataTable, fill, formatG, formatNumber, readState, writeViewAnnounced} from "./shared.js";
+import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
+import {drawsFrom, heatmap, saturationFigure, source} from "./figures.js";
+import {button, checkbox, choiceParts, el, figure, modelSlider, moduleRoot, readout, setState, settled, title,
+        watchState, writeView} from "./parts.js";
+import {dataTable, fill, formatG, formatNumber, onGrid} from "./shared.js";
 import {MULBERRY_INCREMENT, mulberry32} from "./random.js";
 
 export {MULBERRY_INCREMENT, mulberry32};
@@ -259,7 +261,7 @@ export function matrixView(st, config) {
   };
 }
 
-// --- the controller -------------------------------------------------------------------
+// --- the module ------------------------------------------------------------------------
 
 // A new seed for the "new random numbers" button: any other one of the slider's.
 function newSeed(config, seed) {
@@ -269,33 +271,67 @@ function newSeed(config, seed) {
   return next;
 }
 
-/** Draw the current state into the page's models. */
-export function draw(state, models, config) {
-  writeViewAnnounced(models, matrixView(readState(state, STATE_NAMES), config));
-}
+const SLIDER_CLASSES = {n_tokens: "ae-matrix-n", d_k: "ae-matrix-dk", seed: "ae-matrix-seed", q1_scale: "ae-matrix-q1-scale"};
 
 /**
- * The controller, run by Bokeh's CustomJS for every event of the explorable:
- * a change of the state model (from the student or from the server) draws;
- * a student's action on a control (a slider, its box, a check box, the
- * new-seed button) changes the state.
+ * The explorable in `el` (the anywidget front-end form): the question asked first, the scaling and the
+ * causal mask, the sliders of d_k, the number of tokens, the first query's length and the seed (each
+ * with a box to type its value), a new-seed button, the heatmaps of the scores and the weights and, once
+ * the question is answered, the saturation curves; drawn from `matrixView` on every change of the
+ * model's state (`STATE_NAMES`). Its model also holds `config` (views.matrix.matrix_config) and `lang`.
  */
-export default controller("matrix", draw, ({state, models, config, origin}) => {
-  // A student's action: a clamped value's notice lasts until the next one.
-  const acted = () => { if (models.notice.visible) models.notice.visible = false; };
-  if (sliderAction({state, models, config, origin})) return;
-  for (const name of TOGGLES) {
-    if (origin === models[name + "_toggle"]) {
-      if (origin.active === state[name]) return;  // drawn from the state
-      acted();
-      state[name] = origin.active;
-      return;
-    }
-  }
-  if (origin === models.new_seed) {
-    acted();
-    state.seed = newSeed(config, state.seed);
-  } else {
-    choiceAction({state, models, config, origin}, PREDICTIONS, (prediction) => state.setv({prediction, revealed: true}));
-  }
-});
+function render({model, el: host}) {
+  const config = model.get("config"), S = config.strings;
+  const root = moduleRoot(host, "ae-matrix", model.get("lang"), model.get("theme"));
+  const notice = readout("ae-error ae-input-notice ae-matrix-notice", {hidden: true});
+  const say = (html) => { notice.set(html); notice.show(html !== ""); };
+  const act = (changes) => { say(""); setState(model, changes); };
+  const sources = {score_cells: source(), weight_cells: source(), highlight: source(), curve: source(), mark: source()};
+  const n = model.get("n_tokens"), axes = {xLabel: S.matrix_axis_key, yLabel: S.matrix_axis_query};
+  const scoreSpec = heatmap(sources.score_cells, {title: S.matrix_plot_scores_scaled, n, highlight: sources.highlight, ...axes});
+  const weightSpec = heatmap(sources.weight_cells, {title: S.matrix_plot_weights, n, highlight: sources.highlight, ...axes});
+  const scores = drawsFrom(figure("ae-matrix-scores", scoreSpec));
+  const weights = drawsFrom(figure("ae-matrix-weights", weightSpec));
+  const curves = drawsFrom(figure("ae-matrix-curve", saturationFigure(sources.curve, sources.mark, {
+    title: S.matrix_plot_saturation, xLabel: S.matrix_axis_dk, yLabel: S.matrix_axis_max_weight,
+    legend: {scaled: S.matrix_legend_scaled, unscaled: S.matrix_legend_unscaled, current: S.matrix_legend_current},
+    dMax: config.curves[String(n)].d.length})));
+  const sliders = Object.fromEntries(Object.entries(SLIDER_CLASSES).map(([name, cls]) =>
+    [name, modelSlider(name, cls, config, model, {say, toGrid: onGrid})]));
+  const toggles = Object.fromEntries(TOGGLES.map((name) =>
+    [name, checkbox(`ae-matrix-${name}`, S[`matrix_${name}`], (on) => { if (on !== model.get(name)) act({[name]: on}); })]));
+  const parts = {
+    sources,
+    ranges: {score_x: scoreSpec.x.range, score_y: scoreSpec.y.range, weight_x: weightSpec.x.range, weight_y: weightSpec.y.range},
+    ...choiceParts("matrix", S, PREDICTIONS, model, {say}),
+    ...Object.assign({}, ...Object.values(sliders)),
+    ...Object.fromEntries(TOGGLES.map((name) => [`${name}_toggle`, toggles[name]])),
+    score_title: title(scores),
+    curve_plot: curves,
+    max_weight: readout("ae-matrix-max-weight"),
+    row_sums: readout("ae-matrix-row-sums"),
+    notes: readout("ae-matrix-notes"),
+    scores_data: readout("ae-matrix-scores-data", {sr: true}),
+    weights_data: readout("ae-matrix-weights-data", {sr: true}),
+    curve_data: readout("ae-matrix-curve-data", {sr: true}),
+    live: readout("ae-live", {live: true, sr: true}),
+  };
+  const newSeedButton = button("ae-matrix-new-seed", S.matrix_new_seed, () => act({seed: newSeed(config, model.get("seed"))}));
+  const column = (style, ...children) => el("div", {class: "ae-n-col", style}, ...children);
+  const left = column("flex:1 1 300px;max-width:420px;min-width:0",
+    ...CHOICE_MODELS.map((name) => parts[name].el), toggles.scaled.el, toggles.causal.el,
+    ...["d_k", "n_tokens", "q1_scale", "seed"].map((name) => sliders[name].el), newSeedButton.el, notice.el,
+    parts.max_weight.el, parts.live.el, parts.row_sums.el);
+  const heatmaps = el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:8px"},
+    column("flex:1 1 260px;min-width:0", scores.el, parts.scores_data.el),
+    column("flex:1 1 260px;min-width:0", weights.el, parts.weights_data.el));
+  const right = column("flex:3 1 540px;min-width:0", heatmaps, parts.notes.el, curves.el, parts.curve_data.el);
+  root.append(el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
+  const state = watchState(model, STATE_NAMES), later = settled();
+  const draw = () => writeView(parts, matrixView(state.read(), config), later);
+  draw();
+  const stop = state.onChange(draw);
+  return () => { stop(); later.cancel(); };
+}
+
+export default {render};

@@ -182,7 +182,8 @@ export function modelSlider(name, cls, config, model, {say, toGrid}) {
 /**
  * A figure drawn from `spec` (web/figures.js; the form web/svg.js draws) in a box of class `cls`:
  * `draw()` redraws it from its sources' present data, writing only what changed; `scales()` are its two
- * dimensions as drawn (also the box's `aeScales()`, for a script of the page). `onTap(x, y)` (data
+ * dimensions as drawn (also the box's `aeScales()`, for a script of the page); `set({visible})` shows
+ * or hides it. `onTap(x, y)` (data
  * coordinates) makes a tap or click on its frame a student's action; `onDrag(x, y, dropped)` a drag on it,
  * called at each move (`dropped` false) and once at the drop (true). The frame's box is read when the
  * pointer goes down, never on a move.
@@ -196,6 +197,12 @@ export function figure(cls, spec, {onTap = null, onDrag = null} = {}) {
     spec,
     scales: () => scales(spec, get),
     draw() {
+      if (box.hidden) {  // a hidden figure is not drawn (nor named: its title may be an answer)
+        if (cells) box.replaceChildren();
+        box.removeAttribute("aria-label");
+        cells = css = title = null;
+        return;
+      }
       const made = figureNodes(spec, get);
       const style = (spec.match_aspect ? "" : `height:${spec.height}px;`) +
         (spec.max_width ? `max-width:${spec.max_width}px;` : "") + made.style;
@@ -205,6 +212,8 @@ export function figure(cls, spec, {onTap = null, onDrag = null} = {}) {
       if (made.title && made.title !== title) box.setAttribute("aria-label", title = made.title);
     },
   };
+  part.figures = [part];
+  part.set = ({visible} = {}) => { if (visible !== undefined) box.hidden = !visible; };
   box.aeScales = part.scales;
   if (onTap || onDrag) {
     let start = null;
@@ -236,6 +245,11 @@ export function figure(cls, spec, {onTap = null, onDrag = null} = {}) {
     box.addEventListener("pointercancel", end);
   }
   return part;
+}
+
+/** The title of `fig` as a part: `set({text})` (a view's props), drawn with it. */
+export function title(fig) {
+  return {figures: [fig], set({text}) { fig.spec.title.text = text; }};
 }
 
 /** An axis of `fig` as a part: `set({axis_label, major_label_overrides})` (a view's props), drawn with it. */

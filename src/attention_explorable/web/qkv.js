@@ -1,12 +1,14 @@
-// The "from X to the output" explorable of section 3.7.8 in the browser: its view
-// (twin of attention_explorable/views/qkv.py) and the controller that turns a student's
-// clicks (a preset of W_Q, W_K or W_V, the causal mask, the question) into state and
-// draws every change of state.
-import {controller} from "./controller.js";
+// The "from X to the output" explorable of section 3.7.8 as one module in the anywidget front-end form:
+// its view (twin of attention_explorable/views/qkv.py, the oracle) and `render({model, el})`, which builds
+// its question, the presets of W_Q, W_K and W_V, the causal mask, the stages and the heatmaps, and draws
+// every change of its model.
 import {scaledDotProductAttention} from "./attention.js";
-import {checkChoice, choiceAction, choiceFeedback, choiceProps} from "./choice.js";
+import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
+import {drawsFrom, heatmap, source} from "./figures.js";
 import {heatmapSources} from "./matrix.js";
-import {dataTable, fill, formatNumber, formatVector, readState, writeViewAnnounced} from "./shared.js";
+import {checkbox, choiceParts, el, figure, moduleRoot, options, readout, setState, settled, watchState,
+        writeView} from "./parts.js";
+import {dataTable, fill, formatNumber, formatVector} from "./shared.js";
 
 export const PROJECTIONS = ["w_q", "w_k", "w_v"];
 // The prediction asked first (views.qkv.PREDICTIONS), the right one, and the state.
@@ -101,29 +103,52 @@ export function qkvView(st, config) {
   };
 }
 
-/** Draw the current state into the page's models. */
-export function draw(state, models, config) {
-  writeViewAnnounced(models, qkvView(readState(state, STATE_NAMES), config));
+/**
+ * The explorable in `el` (the anywidget front-end form): the question asked first, a preset for each of
+ * W_Q, W_K and W_V, the causal mask, each stage from X to the output and the heatmaps of the scores and
+ * the weights; drawn from `qkvView` on every change of the model's state (`STATE_NAMES`). Its model also
+ * holds `config` (views.qkv.qkv_config) and `lang`.
+ */
+function render({model, el: host}) {
+  const config = model.get("config"), S = config.strings;
+  const root = moduleRoot(host, "ae-qkv", model.get("lang"), model.get("theme"));
+  const notice = readout("ae-error ae-input-notice", {hidden: true});
+  const say = (html) => { notice.set(html); notice.show(html !== ""); };
+  const act = (changes) => { say(""); setState(model, changes); };
+  const presets = Object.keys(config.presets), n = config.x.length;
+  const sources = {score_cells: source(), weight_cells: source()};
+  const axes = {xLabel: S.qkv_axis_key, yLabel: S.qkv_axis_query, n, height: 260};
+  const scores = drawsFrom(figure("ae-qkv-scores", heatmap(sources.score_cells, {title: S.qkv_plot_scores, ...axes})));
+  const weights = drawsFrom(figure("ae-qkv-weights", heatmap(sources.weight_cells, {title: S.qkv_plot_weights, ...axes})));
+  const parts = {
+    sources, ranges: {},
+    // Checked or skipped: W_V moves from the identity to the swap (or back), so the answer is watched.
+    ...choiceParts("qkv", S, PREDICTIONS, model,
+      {say, reveal: () => ({w_v: model.get("w_v") === "identity" ? "swap" : "identity"})}),
+    ...Object.fromEntries(PROJECTIONS.map((name) => [name, options(`ae-qkv-${name.replace("_", "-")}`,
+      presets.map((p) => S[`qkv_preset_${p}`]), (i) => { if (presets[i] !== model.get(name)) act({[name]: presets[i]}); },
+      {vertical: false})])),
+    causal: checkbox("ae-qkv-causal", S.qkv_causal, (on) => { if (on !== model.get("causal")) act({causal: on}); }),
+    ...Object.fromEntries(["inputs", "projections", "qkv", "output", "notes"].map((name) => [name, readout(`ae-qkv-${name}`)])),
+    scores_data: readout("ae-qkv-scores-data", {sr: true}),
+    weights_data: readout("ae-qkv-weights-data", {sr: true}),
+    live: readout("ae-live", {live: true, sr: true}),
+  };
+  const label = (key) => el("div", {class: "ae-kind", style: "margin:4px 5px 0"}, S[key]);
+  const column = (style, ...children) => el("div", {class: "ae-n-col", style}, ...children);
+  const left = column("flex:1 1 300px;max-width:440px;min-width:0", ...CHOICE_MODELS.map((name) => parts[name].el),
+    ...PROJECTIONS.flatMap((name) => [label(`qkv_${name}`), parts[name].el]), parts.causal.el, notice.el, parts.live.el);
+  const heatmaps = el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:8px"},
+    column("flex:1 1 220px;min-width:0", scores.el, parts.scores_data.el),
+    column("flex:1 1 220px;min-width:0", weights.el, parts.weights_data.el));
+  const right = column("flex:2 1 440px;min-width:0", parts.inputs.el, parts.projections.el, parts.qkv.el, heatmaps,
+    parts.notes.el, parts.output.el);
+  root.append(el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
+  const state = watchState(model, STATE_NAMES), later = settled();
+  const draw = () => writeView(parts, qkvView(state.read(), config), later);
+  draw();
+  const stop = state.onChange(draw);
+  return () => { stop(); later.cancel(); };
 }
 
-/**
- * The controller, run for every event of the explorable: a change of the state model draws;
- * a student's action (a preset, the causal mask, the question) changes the state.
- */
-export default controller("qkv", draw, ({state, models, config, origin}) => {
-  const presets = Object.keys(config.presets);
-  for (const name of PROJECTIONS) {
-    if (origin === models[name]) {
-      const preset = presets[origin.active];
-      if (preset !== undefined && preset !== state[name]) state[name] = preset;  // else drawn from the state
-      return;
-    }
-  }
-  if (origin === models.causal) {
-    if (origin.active !== state.causal) state.causal = origin.active;
-    return;
-  }
-  // Checked or skipped: W_V moves from the identity to the swap (or back), so the answer is watched.
-  choiceAction({state, models, config, origin}, PREDICTIONS, (prediction) =>
-    state.setv({w_v: state.w_v === "identity" ? "swap" : "identity", prediction, revealed: true}));
-});
+export default {render};

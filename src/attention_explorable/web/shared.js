@@ -227,6 +227,12 @@ export function echo(raw, limit = 40) {
   return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
 }
 
+/** A slider's value on its own grid: 1.8, not 1.8000000000000007 (`step` 0.1). */
+export function onGrid(value, step) {
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  return Number(value.toFixed(decimals));
+}
+
 /**
  * What the text `raw` typed into a slider's box sets: null for junk or an empty box; else the number,
  * clamped to [lo, hi] and put on the slider's grid by `toGrid`, and `notice` (markup), which says it was

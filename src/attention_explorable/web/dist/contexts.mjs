@@ -100,21 +100,6 @@ function scientific(x, decimals) {
   }
   return { digits: kept, exp };
 }
-function formatG(x) {
-  if (Number.isNaN(x)) return "nan";
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  const sign = isNegative(x) ? "-" : "";
-  if (x === 0) return sign + "0";
-  const { digits, exp } = scientific(x, 5);
-  if (exp >= -4 && exp < 6) {
-    let s = formatFixed(Math.abs(x), 5 - exp);
-    if (s.includes(".")) s = s.replace(/0+$/, "").replace(/\.$/, "");
-    return sign + s;
-  }
-  const m = (digits[0] + "." + digits.slice(1).join("")).replace(/0+$/, "").replace(/\.$/, "");
-  const e = Math.abs(exp);
-  return sign + m + "e" + (exp < 0 ? "-" : "+") + (e < 10 ? "0" + e : String(e));
-}
 function formatNumber(x, digits = 4, html = true) {
   if (Number.isNaN(x)) return "NaN";
   if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
@@ -126,49 +111,8 @@ function formatNumber(x, digits = 4, html = true) {
   const s = formatFixed(x, digits);
   return s.startsWith("-") && Number(s) === 0 ? "0." + "0".repeat(digits) : s;
 }
-var FULL_WIDTH = {
-  "０": "0",
-  "１": "1",
-  "２": "2",
-  "３": "3",
-  "４": "4",
-  "５": "5",
-  "６": "6",
-  "７": "7",
-  "８": "8",
-  "９": "9",
-  "．": ".",
-  "，": ",",
-  "－": "-",
-  "＋": "+",
-  "／": "/",
-  "　": " "
-};
-var NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-var THOUSANDS = /^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?$/;
 var PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
-function pyStrip(s) {
-  return String(s).replace(PY_STRIP, "");
-}
-function parseNumber(raw) {
-  let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
-  s = pyStrip(s).replaceAll("，", ",").replaceAll("−", "-");
-  s = THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
-  const count = (c) => s.split(c).length - 1;
-  const operator = count("/") === 1 && count("^") === 0 ? "/" : count("^") === 1 && count("/") === 0 ? "^" : null;
-  const parts = operator ? s.split(operator).map(pyStrip) : [s];
-  if (!parts.every((p) => NUMBER.test(p))) return null;
-  let value = Number(parts[0]);
-  if (operator === "/") {
-    const den = Number(parts[1]);
-    if (den === 0) return null;
-    value /= den;
-  } else if (operator === "^") {
-    value = (parts[0].startsWith("-") ? -1 : 1) * Math.pow(Math.abs(value), Number(parts[1]));
-  }
-  return Number.isFinite(value) ? value : null;
-}
 function formatVector(v, digits = 3) {
   return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
 }
@@ -177,76 +121,6 @@ function escapeHtml(s) {
 }
 function fill(template, fields) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => key in fields ? String(fields[key]) : whole);
-}
-function sameColumns(have, want) {
-  const keys = Object.keys(want);
-  if (Object.keys(have).length !== keys.length) return false;
-  for (const k of keys) {
-    const a = have[k], b = want[k];
-    if (!a || a.length !== b.length) return false;
-    for (let i = 0; i < b.length; i++) if (a[i] !== b[i] && !Object.is(a[i], b[i])) return false;
-  }
-  return true;
-}
-function writeView(models, view) {
-  for (const [name, data] of Object.entries(view.sources || {})) {
-    const source2 = models[name];
-    if (!sameColumns(source2.data, data)) source2.data = data;
-  }
-  for (const [name, [start, end]] of Object.entries(view.ranges || {})) {
-    const range2 = models[name];
-    if (range2.start !== start || range2.end !== end) range2.setv({ start, end });
-  }
-  for (const [name, html] of Object.entries(view.html || {})) {
-    const text = escapeHtml(html);
-    if (models[name].text !== text) models[name].text = text;
-  }
-  for (const [name, props] of Object.entries(view.props || {})) {
-    const model = models[name];
-    const changed = {};
-    for (const [key, value] of Object.entries(props)) {
-      const now = model[key];
-      const same = Array.isArray(value) ? sameColumns({ v: now || [] }, { v: value }) : now === value;
-      if (!same) changed[key] = value;
-    }
-    if (Object.keys(changed).length) model.setv(changed);
-  }
-}
-function readState(stateModel, names2) {
-  const out = {};
-  for (const name of names2) out[name] = stateModel[name];
-  return out;
-}
-function echo(raw, limit = 40) {
-  const chars = Array.from(pyStrip(raw));
-  return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
-}
-function typedValue(raw, { lo, hi, toGrid, message, label }) {
-  const parsed = parseNumber(raw);
-  if (parsed === null) return null;
-  const clamped = Math.min(Math.max(parsed, lo), hi);
-  const value = toGrid(clamped);
-  const notice = clamped === parsed ? "" : fill(message, {
-    name: label,
-    raw: escapeHtml(echo(raw)),
-    lo: formatG(lo),
-    hi: formatG(hi),
-    value: formatG(value)
-  });
-  return { value, notice };
-}
-function typedNumber(state, models, name, { lo, hi, toGrid, message, label }) {
-  const box = models[name + "_box"];
-  const typed = typedValue(box.value, { lo, hi, toGrid, message, label });
-  if (typed === null) {
-    box.value = formatG(state[name]);
-    return;
-  }
-  const { value, notice } = typed;
-  models.notice.text = escapeHtml(notice);
-  models.notice.visible = notice !== "";
-  if (state[name] !== value) state[name] = value;
-  else box.value = formatG(value);
 }
 function dataTable(caption, header, rows) {
   const head = header.map((h2) => `<th scope='col'>${h2}</th>`).join("");
@@ -261,17 +135,6 @@ function pageWide(name, make) {
 var stepReplays = pageWide("step-replays", () => /* @__PURE__ */ new WeakMap());
 var classLinks = pageWide("class-links", () => /* @__PURE__ */ new WeakMap());
 var settling = pageWide("settling", () => /* @__PURE__ */ new WeakMap());
-function writeViewAnnounced(models, view, delay = 800) {
-  const seen = {}, heard = {};
-  for (const [name, html] of Object.entries(view.html || {})) {
-    if (name === "live" || name.endsWith("_data")) heard[name] = html;
-    else seen[name] = html;
-  }
-  writeView(models, { ...view, html: seen });
-  const key = models.live || models;
-  clearTimeout(settling.get(key));
-  settling.set(key, setTimeout(() => writeView(models, { html: heard }), delay));
-}
 
 // src/attention_explorable/web/choice.js
 var CHOICE_MODELS = ["question", "prediction_choice", "predict_check", "predict_skip", "feedback"];
@@ -296,35 +159,11 @@ function choiceFeedback(S, name, prediction, right, revealed, answer) {
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
   return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
 }
-function choiceAction({ state, models, config, origin }, predictions, reveal) {
-  const acted = () => {
-    if (models.notice && models.notice.visible) models.notice.visible = false;
-  };
-  if (origin === models.prediction_choice) {
-    const chosen = origin.active === null ? "" : predictions[origin.active + 1];
-    if (chosen !== state.prediction && !state.revealed) {
-      acted();
-      state.prediction = chosen;
-    }
-  } else if (origin === models.predict_check) {
-    if (!state.prediction) {
-      models.notice.text = escapeHtml(config.strings.predict_needed);
-      models.notice.visible = true;
-    } else {
-      acted();
-      reveal(state.prediction);
-    }
-  } else if (origin === models.predict_skip) {
-    acted();
-    reveal("");
-  } else return false;
-  return true;
-}
 
 // src/attention_explorable/web/figures.js
 var source = (data = {}) => ({ data, figures: [] });
 var axis = (label, side, { ticks: ticks2 = null, labels = {}, visible = true } = {}) => ({ model: { axis_label: label, major_label_overrides: labels, visible }, side, ticks: ticks2, desired: 6 });
-function frame({ title = "", height = 300, x, y, xAxis, yAxis, minBorderRight = 12, matchAspect = false }) {
+function frame({ title: title2 = "", height = 300, x, y, xAxis, yAxis, minBorderRight = 12, matchAspect = false }) {
   return {
     height,
     match_aspect: matchAspect,
@@ -333,7 +172,7 @@ function frame({ title = "", height = 300, x, y, xAxis, yAxis, minBorderRight = 
     min_border: 5,
     min_border_left: null,
     min_border_right: minBorderRight,
-    title: { text: title },
+    title: { text: title2 },
     x: { range: x, log: false },
     y: { range: y, log: false },
     x_axis: xAxis,
@@ -348,7 +187,7 @@ function frame({ title = "", height = 300, x, y, xAxis, yAxis, minBorderRight = 
 }
 var range = (start, end) => ({ type: "Range1d", start, end, figures: [] });
 function heatmap(cells, {
-  title,
+  title: title2,
   xLabel = "",
   yLabel = "",
   n = 4,
@@ -359,7 +198,7 @@ function heatmap(cells, {
   highlight = null
 }) {
   const spec = frame({
-    title,
+    title: title2,
     height,
     x: range(0.5, n + 0.5),
     y: range(rows + 0.5, 0.5),
@@ -410,490 +249,6 @@ function drawsFrom(fig) {
   for (const d of [spec.x.range, spec.y.range]) if (d.figures && !d.figures.includes(fig)) d.figures.push(fig);
   return fig;
 }
-
-// src/attention_explorable/web/a11y.js
-var watched = pageWide("a11y-watched", () => /* @__PURE__ */ new WeakSet());
-var focused = null;
-function deepActive() {
-  let el2 = document.activeElement;
-  while (el2 && el2.shadowRoot && el2.shadowRoot.activeElement) el2 = el2.shadowRoot.activeElement;
-  return el2;
-}
-function keepFocus() {
-  if (!focused || focused.el.isConnected || !focused.host.isConnected) return;
-  const now = deepActive();
-  if (now && now !== document.body && now !== document.documentElement) return;
-  const again = focused.host.shadowRoot && focused.host.shadowRoot.querySelector(focused.el.tagName);
-  if (again) again.focus({ preventScroll: true });
-}
-function nameControls(root) {
-  for (const handle of root.querySelectorAll(".noUi-handle[role=slider]:not([aria-label])")) {
-    const title = root.querySelector(".bk-slider-title");
-    const name = title ? title.textContent.replace(/[:：]\s*$/, "").trim() : "";
-    if (name) handle.setAttribute("aria-label", name);
-  }
-  for (const box of root.querySelectorAll("input[type=checkbox]:not([aria-label])")) {
-    const beside = box.parentNode && box.parentNode.querySelector(".bk-label");
-    const name = beside ? beside.textContent.trim() : "";
-    if (name) box.setAttribute("aria-label", name);
-  }
-}
-function watch(root) {
-  if (watched.has(root)) return;
-  watched.add(root);
-  nameControls(root);
-  for (const el2 of root.querySelectorAll("*")) if (el2.shadowRoot) watch(el2.shadowRoot);
-  new MutationObserver((records) => {
-    for (const record of records) {
-      for (const node of record.addedNodes) {
-        if (node.nodeType !== 1) continue;
-        if (node.shadowRoot) watch(node.shadowRoot);
-        for (const el2 of node.querySelectorAll("*")) if (el2.shadowRoot) watch(el2.shadowRoot);
-      }
-    }
-    nameControls(root);
-    keepFocus();
-  }).observe(root, { childList: true, subtree: true });
-}
-function nameUnnamedControls() {
-  if (typeof window === "undefined" || !window.Bokeh) return;
-  const root = document.documentElement;
-  if (root.hasAttribute("data-ae-controls-named")) return;
-  root.setAttribute("data-ae-controls-named", "");
-  const note = (el2) => {
-    const host = el2 && el2.getRootNode && el2.getRootNode().host;
-    focused = host ? { el: el2, host } : null;
-  };
-  document.addEventListener("keydown", () => note(deepActive()), true);
-  document.addEventListener("focusin", (event) => note(event.composedPath()[0]), true);
-  watch(document);
-}
-
-// src/attention_explorable/web/links.js
-var TEXT_LIMIT = 200;
-var TRUE = ["true", "1", "yes", "on"];
-var FALSE = ["false", "0", "no", "off"];
-function readOne(p, raw) {
-  if (p.kind === "boolean") {
-    const word = raw.trim().toLowerCase();
-    return [TRUE.includes(word) ? true : FALSE.includes(word) ? false : null, false];
-  }
-  if (p.kind === "choice") return [p.choices.includes(raw) ? raw : null, false];
-  if (p.kind === "text") return [Array.from(raw).length <= TEXT_LIMIT ? raw : null, false];
-  const value = parseNumber(raw);
-  if (value === null || p.kind === "integer" && !Number.isInteger(value)) return [null, false];
-  const clamped = Math.min(Math.max(value, p.lo), p.hi);
-  return [clamped, clamped !== value];
-}
-function readLink(spec, query) {
-  const prefix = spec.prefix || "";
-  const byName = new Map(spec.params.map((p) => [prefix + p.name, p]));
-  const values = {}, notices = [], seen = /* @__PURE__ */ new Set();
-  for (const [key, raw] of new URLSearchParams(query)) {
-    const p = byName.get(key);
-    if (!p || seen.has(key)) continue;
-    seen.add(key);
-    const [value, clamped] = readOne(p, raw);
-    const shown = escapeHtml(echo(raw));
-    if (value === null) {
-      notices.push(fill(spec.messages.junk, { name: escapeHtml(key), raw: shown }));
-      continue;
-    }
-    if (clamped) {
-      notices.push(fill(spec.messages.clamped, {
-        name: escapeHtml(key),
-        raw: shown,
-        lo: formatG(p.lo),
-        hi: formatG(p.hi),
-        value: formatG(value)
-      }));
-    }
-    values[p.name] = value;
-  }
-  return [values, notices];
-}
-function linkValues(spec, state, values) {
-  const out = { ...state };
-  if (spec.reset && spec.reset in values) Object.assign(out, spec.starts[String(values[spec.reset])]);
-  return Object.assign(out, values);
-}
-var names = (spec) => spec.params.map((p) => p.name);
-function encode(value) {
-  return typeof value === "number" ? String(value) : typeof value === "boolean" ? String(value) : value;
-}
-function linkQuery(spec, state, query) {
-  const params = new URLSearchParams(query);
-  const prefix = spec.prefix || "";
-  const base = spec.reset ? linkValues(spec, spec.defaults, { [spec.reset]: state[spec.reset] }) : spec.defaults;
-  for (const p of spec.params) {
-    const key = prefix + p.name, value = state[p.name];
-    const keep = (p.name === spec.reset ? value !== spec.defaults[p.name] : value !== base[p.name]) && !(p.kind === "text" && Array.from(value).length > TEXT_LIMIT);
-    if (keep) params.set(key, encode(value));
-    else params.delete(key);
-  }
-  return params.toString();
-}
-function applyLink(state, models, config) {
-  const spec = config.link;
-  if (!spec) return;
-  const [values, notices] = readLink(spec, spec.query ?? window.location.search);
-  const next = linkValues(spec, readState(state, names(spec)), values);
-  const changes = {};
-  for (const name of names(spec)) if (next[name] !== state[name]) changes[name] = next[name];
-  if (Object.keys(changes).length) state.setv(changes);
-  if (notices.length && models.notice) {
-    models.notice.text = escapeHtml(notices.join(" "));
-    models.notice.visible = true;
-  }
-}
-var timers = pageWide("link-timers", () => /* @__PURE__ */ new WeakMap());
-function followLink(state, config) {
-  const spec = config.link;
-  if (!spec || spec.follow === false) return;
-  clearTimeout(timers.get(state));
-  timers.set(state, setTimeout(() => {
-    const search = linkQuery(spec, readState(state, names(spec)), window.location.search);
-    const { pathname, hash } = window.location;
-    const url = pathname + (search ? "?" + search : "") + hash;
-    if (url === pathname + window.location.search + hash) return;
-    try {
-      window.history.replaceState(window.history.state, "", url);
-    } catch (err) {
-      console.warn("attention explorable: the address cannot follow the state here", err);
-    }
-  }, 150));
-}
-
-// src/attention_explorable/web/controller.js
-var pending = pageWide("pending-draws", () => /* @__PURE__ */ new WeakSet());
-function drawSoon(key, draw2) {
-  if (pending.has(key)) return;
-  pending.add(key);
-  queueMicrotask(() => {
-    pending.delete(key);
-    try {
-      draw2();
-    } catch (err) {
-      console.error("attention explorable: drawing failed", err);
-    }
-  });
-}
-function onGrid(value, step) {
-  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-  return Number(value.toFixed(decimals));
-}
-function sliderAction({ state, models, config, origin }, { toGrid = onGrid, beforeChange } = {}) {
-  for (const [name, [lo, hi, step]] of Object.entries(config.sliders || {})) {
-    const slider = models[name + "_slider"];
-    if (origin !== slider && origin !== models[name + "_box"]) continue;
-    if (origin.value === (origin === slider ? state[name] : formatG(state[name]))) return true;
-    if (origin !== slider) {
-      typedNumber(state, models, name, {
-        lo,
-        hi,
-        toGrid: (v) => toGrid(v, step),
-        message: config.strings.input_clamped,
-        label: config.labels[name]
-      });
-      return true;
-    }
-    if (models.notice && models.notice.visible) models.notice.visible = false;
-    const value = toGrid(Math.min(Math.max(origin.value, lo), hi), step);
-    if (value !== state[name]) {
-      if (beforeChange) beforeChange();
-      state[name] = value;
-    }
-    return true;
-  }
-  return false;
-}
-function controller(name, draw2, act) {
-  return function(args, event, data, context) {
-    try {
-      const { state, models, config } = args;
-      const origin = event && event.origin ? event.origin : event;
-      const quiet = Boolean(context && context.changed instanceof Set);
-      let drawnNow = false;
-      const drawn = () => {
-        drawnNow = true;
-        draw2(state, models, config);
-        followLink(state, config);
-      };
-      try {
-        if (data && data.event_name === "document_ready") {
-          applyLink(state, models, config);
-          nameUnnamedControls();
-        } else if (origin === state) {
-          if (quiet) drawn();
-          else {
-            drawSoon(state, () => draw2(state, models, config));
-            followLink(state, config);
-          }
-        } else act({ state, models, config, origin, event });
-      } finally {
-        if (quiet && !drawnNow && context.changed.has(state)) drawn();
-      }
-    } catch (err) {
-      console.error(`attention explorable (${name}):`, err);
-    }
-  };
-}
-
-// src/attention_explorable/web/random.js
-var MULBERRY_INCREMENT = 1831565813;
-function mulberry32(seed, count) {
-  const out = new Array(count);
-  let a = seed >>> 0;
-  for (let i = 0; i < count; i++) {
-    a = a + MULBERRY_INCREMENT >>> 0;
-    let t = Math.imul(a ^ a >>> 15, a | 1);
-    t = t + Math.imul(t ^ t >>> 7, t | 61) ^ t;
-    out[i] = (t ^ t >>> 14) >>> 0;
-  }
-  return out;
-}
-
-// src/attention_explorable/web/matrix.js
-var STATE_NAMES = ["n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled", "prediction", "revealed"];
-var TOGGLES = ["causal", "scaled"];
-var PREDICTIONS = ["", "flatter", "peaked", "same"];
-var RIGHT_PREDICTION = "peaked";
-var IRWIN_HALL_TERMS = 12;
-var BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
-var RED_BLUE = [
-  "#67001f",
-  "#b2182b",
-  "#d6604d",
-  "#f4a582",
-  "#fddbc7",
-  "#f7f7f7",
-  "#d1e5f0",
-  "#92c5de",
-  "#4393c3",
-  "#2166ac",
-  "#053061"
-];
-var MASKED_FILL = "#e4e4e4";
-var MASKED_TEXT = "#777777";
-var DARK_TEXT = "#222222";
-var LIGHT_TEXT = "#ffffff";
-var CELL = 0.96;
-function irwinHallNormals(seed, count) {
-  const k = mulberry32(seed, IRWIN_HALL_TERMS * count);
-  const out = new Array(count);
-  for (let j = 0; j < count; j++) {
-    let total = 0;
-    for (let m = 0; m < IRWIN_HALL_TERMS; m++) total += k[IRWIN_HALL_TERMS * j + m];
-    out[j] = total / 4294967296 - 6;
-  }
-  return out;
-}
-function randomQKV(seed, n, dK) {
-  const z = irwinHallNormals(seed, 3 * n * dK);
-  return [0, 1, 2].map((m) => Array.from({ length: n }, (_, i) => z.slice((m * n + i) * dK, (m * n + i + 1) * dK)));
-}
-function checkState(st, sliders) {
-  for (const [name, [lo, hi, step]] of Object.entries(sliders)) {
-    const value = st[name];
-    const integer = Number.isInteger(step);
-    const ok = typeof value === "number" && Number.isFinite(value) && value >= lo && value <= hi && (!integer || Number.isInteger(value));
-    if (!ok) {
-      throw new Error(`${name} must be ${integer ? "an integer" : "a number"} in [${formatG(lo)}, ${formatG(hi)}], got ${JSON.stringify(value)}`);
-    }
-  }
-  for (const name of TOGGLES) {
-    if (typeof st[name] !== "boolean") throw new Error(`${name} must be true or false, got ${JSON.stringify(st[name])}`);
-  }
-  checkChoice(st, PREDICTIONS);
-}
-function attentionMatrices(st, sliders) {
-  checkState(st, sliders);
-  const n = st.n_tokens, dK = st.d_k;
-  const [q, k, v] = randomQKV(st.seed, n, dK);
-  q[0] = q[0].map((x) => x * st.q1_scale);
-  const scale = st.scaled ? 1 / Math.sqrt(dK) : 1;
-  const mask = q.map((_, i) => k.map((__, j) => !st.causal || j <= i));
-  const { scores, weights } = scaledDotProductAttention(q, k, null, { mask, scale });
-  const rowMax = weights.map((row) => Math.max(...row));
-  let total = 0;
-  for (const m of rowMax) total += m;
-  return { q, k, v, mask, scores, weights, rowMax, meanMaxWeight: total / n };
-}
-function ramp(colors, t) {
-  const x = Math.min(Math.max(t, 0), 1) * (colors.length - 1);
-  const i = Math.min(Math.floor(x), colors.length - 2);
-  const f = x - i;
-  const a = colors[i], b = colors[i + 1];
-  let out = "#";
-  for (const c of [1, 3, 5]) {
-    const lo = parseInt(a.slice(c, c + 2), 16), hi = parseInt(b.slice(c, c + 2), 16);
-    out += Math.floor(lo + (hi - lo) * f + 0.5).toString(16).padStart(2, "0");
-  }
-  return out;
-}
-function heatCells(values, masked, diverging, limit = 1) {
-  const fillColors = [], textColors = [];
-  values.forEach((value, c) => {
-    if (masked[c]) {
-      fillColors.push(MASKED_FILL);
-      textColors.push(MASKED_TEXT);
-    } else if (diverging) {
-      const t = Math.min(Math.max(value / limit, -1), 1);
-      fillColors.push(ramp(RED_BLUE, (t + 1) / 2));
-      textColors.push(Math.abs(t) > 0.55 ? LIGHT_TEXT : DARK_TEXT);
-    } else {
-      fillColors.push(ramp(BLUES, value));
-      textColors.push(value > 0.5 ? LIGHT_TEXT : DARK_TEXT);
-    }
-  });
-  return [fillColors, textColors];
-}
-function heatmapSources(scores, weights, mask) {
-  const n = weights.length;
-  const masked = mask.flat().map((m) => !m);
-  const xs = [], ys = [];
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) xs.push(j + 1), ys.push(i + 1);
-  const flatScores = scores.flat(), flatWeights = weights.flat();
-  let limit = 0;
-  flatScores.forEach((s, c) => {
-    if (!masked[c]) limit = Math.max(limit, Math.abs(s));
-  });
-  limit = limit || 1;
-  const [scoreFill, scoreColour] = heatCells(flatScores, masked, true, limit);
-  const [weightFill, weightColour] = heatCells(flatWeights, masked, false);
-  return {
-    score_cells: {
-      x: xs,
-      y: ys,
-      fill: scoreFill,
-      text_color: scoreColour,
-      text: flatScores.map((s, c) => masked[c] ? "−∞" : formatNumber(s, 2, false))
-    },
-    weight_cells: {
-      x: xs.slice(),
-      y: ys.slice(),
-      fill: weightFill,
-      text_color: weightColour,
-      text: flatWeights.map((w, c) => masked[c] ? "—" : formatNumber(w, 2, false))
-    }
-  };
-}
-function matrixView(st, config) {
-  const f = formatNumber, S = config.strings;
-  const res = attentionMatrices(st, config.sliders);
-  const n = st.n_tokens, dK = st.d_k;
-  const cells = heatmapSources(res.scores, res.weights, res.mask);
-  const top = [];
-  res.weights.forEach((row, i) => {
-    const best = Math.max(...row);
-    row.forEach((w, j) => {
-      if (w === best && best > 0) top.push([j, i]);
-    });
-  });
-  const curve = config.curves[String(n)];
-  const curveScaled = curve.scaled[dK - 1], curveUnscaled = curve.unscaled[dK - 1];
-  const meanMax = res.meanMaxWeight;
-  const curveText = fill(S.matrix_curve_values, {
-    draws: config.curve_draws,
-    n,
-    d: dK,
-    scaled: f(curveScaled, 3),
-    unscaled: f(curveUnscaled, 3)
-  });
-  const notes = S.matrix_highlight_note + (st.causal ? "<br>" + S.matrix_masked_note : "");
-  const revealed = Boolean(st.revealed), prediction = st.prediction;
-  const props = {};
-  for (const name of Object.keys(config.sliders)) {
-    props[name + "_slider"] = { value: st[name] };
-    props[name + "_box"] = { value: formatG(st[name]) };
-  }
-  for (const name of TOGGLES) props[name + "_toggle"] = { active: st[name] };
-  props.score_title = { text: S[st.scaled ? "matrix_plot_scores_scaled" : "matrix_plot_scores_unscaled"] };
-  Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
-  props.curve_plot = { visible: revealed };
-  const sums = [];
-  for (const row of res.weights) {
-    let s = 0;
-    for (const w of row) s += w;
-    sums.push(f(s, 3));
-  }
-  const scoreText = cells.score_cells.text, weightText = cells.weight_cells.text;
-  const corner = [`${S.matrix_axis_query} / ${S.matrix_axis_key}`];
-  for (let j = 1; j <= n; j++) corner.push(String(j));
-  const matrixTable = (caption, cells2) => dataTable(
-    caption,
-    corner,
-    Array.from({ length: n }, (_, i) => [String(i + 1), ...cells2.slice(i * n, (i + 1) * n)])
-  );
-  const curveRows = curve.d.map((d, i) => [formatG(d), f(curve.scaled[i], 3), f(curve.unscaled[i], 3)]);
-  const last = curve.d.length - 1;
-  const answer = () => fill(S.matrix_predict_answer, {
-    n,
-    u1: f(curve.unscaled[0], 2),
-    u64: f(curve.unscaled[last], 2),
-    s1: f(curve.scaled[0], 2),
-    s64: f(curve.scaled[last], 2)
-  });
-  const feedback = choiceFeedback(S, "matrix", prediction, RIGHT_PREDICTION, revealed, answer);
-  return {
-    sources: {
-      ...cells,
-      highlight: {
-        x: top.map(([j]) => j + 1),
-        y: top.map(([, i]) => i + 1),
-        width: top.map(() => CELL),
-        height: top.map(() => CELL)
-      },
-      curve: { d: curve.d.slice(), scaled: curve.scaled.slice(), unscaled: curve.unscaled.slice() },
-      mark: { d: [dK], scaled: [curveScaled], unscaled: [curveUnscaled], current: [meanMax], y0: [0], y1: [1] }
-    },
-    ranges: { score_x: [0.5, n + 0.5], score_y: [n + 0.5, 0.5], weight_x: [0.5, n + 0.5], weight_y: [n + 0.5, 0.5] },
-    html: {
-      max_weight: `<div class='ae-kind'>${S.matrix_max_weight}</div><b class='ae-matrix-mean-max'>${f(meanMax)}</b>` + (revealed ? `<br><span class='ae-hint'>${curveText}</span>` : ""),
-      feedback,
-      row_sums: `<span class='ae-kind'>${S.matrix_row_sums}</span> ` + sums.join(", "),
-      notes: `<span class='ae-hint'>${notes}</span>`,
-      scores_data: matrixTable(props.score_title.text, scoreText),
-      weights_data: matrixTable(S.matrix_plot_weights, weightText),
-      curve_data: revealed ? dataTable(
-        S.matrix_plot_saturation,
-        [S.matrix_axis_dk, S.matrix_legend_scaled, S.matrix_legend_unscaled],
-        curveRows
-      ) : "",
-      live: `${S.matrix_max_weight}: ${f(meanMax)}`
-    },
-    props
-  };
-}
-function newSeed(config, seed) {
-  const [lo, hi] = config.sliders.seed;
-  let next = seed;
-  while (next === seed) next = lo + Math.floor(Math.random() * (hi - lo + 1));
-  return next;
-}
-function draw(state, models, config) {
-  writeViewAnnounced(models, matrixView(readState(state, STATE_NAMES), config));
-}
-var matrix_default = controller("matrix", draw, ({ state, models, config, origin }) => {
-  const acted = () => {
-    if (models.notice.visible) models.notice.visible = false;
-  };
-  if (sliderAction({ state, models, config, origin })) return;
-  for (const name of TOGGLES) {
-    if (origin === models[name + "_toggle"]) {
-      if (origin.active === state[name]) return;
-      acted();
-      state[name] = origin.active;
-      return;
-    }
-  }
-  if (origin === models.new_seed) {
-    acted();
-    state.seed = newSeed(config, state.seed);
-  } else {
-    choiceAction({ state, models, config, origin }, PREDICTIONS, (prediction) => state.setv({ prediction, revealed: true }));
-  }
-});
 
 // src/attention_explorable/web/dom.js
 var scratch = typeof document !== "undefined" ? document.createElement("template") : null;
@@ -1547,16 +902,16 @@ function figureNodes(spec, get) {
   for (const r of spec.renderers) if (r.visible) drawGlyph(frame2, r.glyph, get(r.source).data);
   for (const item of spec.annotations) drawAnnotation(frame2, item, get);
   const above = spec.x_axis && spec.x_axis.side === "above";
-  const title = spec.title ? get(spec.title).text || "" : "";
+  const title2 = spec.title ? get(spec.title).text || "" : "";
   const xBand = axisBand(xAxis, xTicks, true);
   const left = axisBand(yAxis, yTicks, false) + (spec.min_border_left ?? spec.min_border ?? 5);
   const right = spec.min_border_right ?? spec.min_border ?? 5;
   const square = spec.match_aspect;
-  const rows = [title ? `minmax(${TITLE_PX}px, auto)` : "0", ...above ? [`${xBand}px`] : [], square ? "auto" : "1fr", ...above ? [] : [`${xBand}px`], "auto"];
+  const rows = [title2 ? `minmax(${TITLE_PX}px, auto)` : "0", ...above ? [`${xBand}px`] : [], square ? "auto" : "1fr", ...above ? [] : [`${xBand}px`], "auto"];
   const svg = h("svg", { "font-family": FONT, "aria-hidden": "true" }, frame2.parts);
   const xCell = h("div", { style: "grid-column:2;position:relative" }, [axisNode(xAxis, xTicks, above ? "above" : "below")]);
   const cells = [
-    h("div", lang(title, { class: "ae-pic-title", style: "grid-column:2" }), title ? [String(title)] : []),
+    h("div", lang(title2, { class: "ae-pic-title", style: "grid-column:2" }), title2 ? [String(title2)] : []),
     ...above ? [xCell] : [],
     h("div", { style: "grid-column:1;position:relative" }, [axisNode(yAxis, yTicks, "left")]),
     h("div", { class: "ae-pic-frame", style: `grid-column:2${square ? ";aspect-ratio:1" : ""}` }, [svg]),
@@ -1564,7 +919,7 @@ function figureNodes(spec, get) {
     h("div", { style: "grid-column:1 / span 3" }, legendNodes(spec.legend))
   ];
   const style2 = `grid-template-columns:${left}px 1fr ${right}px;grid-template-rows:${rows.join(" ")};padding:${spec.min_border ?? 5}px 0`;
-  return { cells, style: style2, title };
+  return { cells, style: style2, title: title2 };
 }
 
 // src/attention_explorable/web/theme.js
@@ -1711,7 +1066,7 @@ function options(cls, labels, onPick, { vertical = true } = {}) {
     if (b && !b.disabled && b.parentElement === group) onPick([...group.children].indexOf(b));
   });
   let active = null, disabled = false;
-  const draw2 = () => [...group.children].forEach((b, i) => {
+  const draw = () => [...group.children].forEach((b, i) => {
     b.setAttribute("aria-pressed", String(i === active));
     b.disabled = disabled;
   });
@@ -1729,26 +1084,36 @@ function options(cls, labels, onPick, { vertical = true } = {}) {
     if (props.disabled !== void 0) disabled = Boolean(props.disabled);
     if (props.visible !== void 0) group.hidden = !props.visible;
     for (const [k, v] of Object.entries(props.html_attributes || {})) if (group.getAttribute(k) !== v) group.setAttribute(k, v);
-    draw2();
+    draw();
   } };
 }
 var TAP_SLOP = 6;
 function figure(cls, spec, { onTap = null, onDrag = null } = {}) {
   const box = el("div", { class: `ae-n-plot ${cls}${onDrag ? " ae-n-drag" : ""}`, role: "img" });
   const get = (x) => x;
-  let cells = null, css = null, title = null;
+  let cells = null, css = null, title2 = null;
   const part = {
     el: box,
     spec,
     scales: () => scales(spec, get),
     draw() {
+      if (box.hidden) {
+        if (cells) box.replaceChildren();
+        box.removeAttribute("aria-label");
+        cells = css = title2 = null;
+        return;
+      }
       const made = figureNodes(spec, get);
       const style2 = (spec.match_aspect ? "" : `height:${spec.height}px;`) + (spec.max_width ? `max-width:${spec.max_width}px;` : "") + made.style;
       if (style2 !== css) box.style.cssText = css = style2;
       patch(box, made.cells, cells);
       cells = made.cells;
-      if (made.title && made.title !== title) box.setAttribute("aria-label", title = made.title);
+      if (made.title && made.title !== title2) box.setAttribute("aria-label", title2 = made.title);
     }
+  };
+  part.figures = [part];
+  part.set = ({ visible } = {}) => {
+    if (visible !== void 0) box.hidden = !visible;
   };
   box.aeScales = part.scales;
   if (onTap || onDrag) {
@@ -1782,7 +1147,7 @@ function figure(cls, spec, { onTap = null, onDrag = null } = {}) {
   }
   return part;
 }
-function writeView2(parts, view, later) {
+function writeView(parts, view, later) {
   const redraw = /* @__PURE__ */ new Set();
   const wrote = (part) => {
     for (const f of part.figures || []) redraw.add(f);
@@ -1818,8 +1183,8 @@ function settled(delay = 800) {
   later.cancel = () => clearTimeout(timer);
   return later;
 }
-function watchState(model, names2) {
-  const read = () => Object.fromEntries(names2.map((n) => [n, model.get(n)]));
+function watchState(model, names) {
+  const read = () => Object.fromEntries(names.map((n) => [n, model.get(n)]));
   return { read, onChange(fn) {
     let soon = false;
     const changed = () => {
@@ -1830,9 +1195,9 @@ function watchState(model, names2) {
         fn();
       });
     };
-    for (const n of names2) model.on(`change:${n}`, changed);
+    for (const n of names) model.on(`change:${n}`, changed);
     return () => {
-      for (const n of names2) model.off(`change:${n}`, changed);
+      for (const n of names) model.off(`change:${n}`, changed);
     };
   } };
 }
@@ -1868,14 +1233,63 @@ function choiceParts(name, S, predictions, model, { say, reveal = () => ({}) }) 
   };
 }
 
+// src/attention_explorable/web/matrix.js
+var BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
+var RED_BLUE = [
+  "#67001f",
+  "#b2182b",
+  "#d6604d",
+  "#f4a582",
+  "#fddbc7",
+  "#f7f7f7",
+  "#d1e5f0",
+  "#92c5de",
+  "#4393c3",
+  "#2166ac",
+  "#053061"
+];
+var MASKED_FILL = "#e4e4e4";
+var MASKED_TEXT = "#777777";
+var DARK_TEXT = "#222222";
+var LIGHT_TEXT = "#ffffff";
+function ramp(colors, t) {
+  const x = Math.min(Math.max(t, 0), 1) * (colors.length - 1);
+  const i = Math.min(Math.floor(x), colors.length - 2);
+  const f = x - i;
+  const a = colors[i], b = colors[i + 1];
+  let out = "#";
+  for (const c of [1, 3, 5]) {
+    const lo = parseInt(a.slice(c, c + 2), 16), hi = parseInt(b.slice(c, c + 2), 16);
+    out += Math.floor(lo + (hi - lo) * f + 0.5).toString(16).padStart(2, "0");
+  }
+  return out;
+}
+function heatCells(values, masked, diverging, limit = 1) {
+  const fillColors = [], textColors = [];
+  values.forEach((value, c) => {
+    if (masked[c]) {
+      fillColors.push(MASKED_FILL);
+      textColors.push(MASKED_TEXT);
+    } else if (diverging) {
+      const t = Math.min(Math.max(value / limit, -1), 1);
+      fillColors.push(ramp(RED_BLUE, (t + 1) / 2));
+      textColors.push(Math.abs(t) > 0.55 ? LIGHT_TEXT : DARK_TEXT);
+    } else {
+      fillColors.push(ramp(BLUES, value));
+      textColors.push(value > 0.5 ? LIGHT_TEXT : DARK_TEXT);
+    }
+  });
+  return [fillColors, textColors];
+}
+
 // src/attention_explorable/web/contexts.js
 var CONTEXTS = ["fruit", "company"];
-var PREDICTIONS2 = ["", "same", "differ", "swap"];
-var RIGHT_PREDICTION2 = "differ";
-var STATE_NAMES2 = ["causal", "prediction", "revealed"];
-function checkState2(st) {
+var PREDICTIONS = ["", "same", "differ", "swap"];
+var RIGHT_PREDICTION = "differ";
+var STATE_NAMES = ["causal", "prediction", "revealed"];
+function checkState(st) {
   if (typeof st.causal !== "boolean") throw new Error(`causal must be true or false, got ${JSON.stringify(st.causal)}`);
-  checkChoice(st, PREDICTIONS2);
+  checkChoice(st, PREDICTIONS);
 }
 function readContext(st, config, context) {
   const { vectors: x, at } = config.sentences[context];
@@ -1884,7 +1298,7 @@ function readContext(st, config, context) {
   return { weights: weights[0], mask, output: output[0] };
 }
 function contextsView(st, config) {
-  checkState2(st);
+  checkState(st);
   const S = config.strings, f = formatNumber;
   const prediction = st.prediction, revealed = Boolean(st.revealed);
   const sources = {}, rows = [], outputs = {}, leans = {};
@@ -1923,11 +1337,11 @@ function contextsView(st, config) {
       input: fill(S.contexts_input, { word, x: formatVector(first.vectors[first.at], 2) }) + `<div class='ae-hint'>${S.contexts_axes}</div>`,
       outputs: `<div class='ae-kind'>${fill(S.contexts_output, { word })}</div>` + (revealed ? `<table>${shown}</table>` : `<div class='ae-hint'>${S.contexts_hidden}</div>`),
       notes: notes ? `<span class='ae-hint'>${notes}</span>` : "",
-      feedback: choiceFeedback(S, "contexts", prediction, RIGHT_PREDICTION2, revealed, answer),
+      feedback: choiceFeedback(S, "contexts", prediction, RIGHT_PREDICTION, revealed, answer),
       rows_data: dataTable(fill(S.contexts_row, { word }), ["", "1", "2", "3", "4"], rows),
       live: revealed ? fill(S.contexts_live, { word, a: formatVector(outputs.fruit, 2), b: formatVector(outputs.company, 2) }) : ""
     },
-    props: { causal: { active: Boolean(st.causal) }, ...choiceProps(PREDICTIONS2, prediction, revealed) }
+    props: { causal: { active: Boolean(st.causal) }, ...choiceProps(PREDICTIONS, prediction, revealed) }
   };
 }
 function render({ model, el: host }) {
@@ -1949,7 +1363,7 @@ function render({ model, el: host }) {
   });
   const parts = {
     sources,
-    ...choiceParts("contexts", S, PREDICTIONS2, model, { say }),
+    ...choiceParts("contexts", S, PREDICTIONS, model, { say }),
     causal: checkbox("ae-contexts-causal", S.contexts_causal, (on) => {
       say("");
       setState(model, { causal: on });
@@ -1980,10 +1394,10 @@ function render({ model, el: host }) {
     parts.outputs.el
   );
   root.append(el("div", { class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px" }, left, right));
-  const state = watchState(model, STATE_NAMES2), later = settled();
-  const draw2 = () => writeView2(parts, contextsView(state.read(), config), later);
-  draw2();
-  const stop = state.onChange(draw2);
+  const state = watchState(model, STATE_NAMES), later = settled();
+  const draw = () => writeView(parts, contextsView(state.read(), config), later);
+  draw();
+  const stop = state.onChange(draw);
   return () => {
     stop();
     later.cancel();
@@ -1992,10 +1406,10 @@ function render({ model, el: host }) {
 var contexts_default = { render };
 export {
   CONTEXTS,
-  PREDICTIONS2 as PREDICTIONS,
-  RIGHT_PREDICTION2 as RIGHT_PREDICTION,
-  STATE_NAMES2 as STATE_NAMES,
-  checkState2 as checkState,
+  PREDICTIONS,
+  RIGHT_PREDICTION,
+  STATE_NAMES,
+  checkState,
   contextsView,
   contexts_default as default,
   readContext

@@ -228,6 +228,10 @@ function echo(raw, limit = 40) {
   const chars = Array.from(pyStrip(raw));
   return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
 }
+function onGrid(value, step) {
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  return Number(value.toFixed(decimals));
+}
 function typedValue(raw, { lo, hi, toGrid, message, label }) {
   const parsed = parseNumber(raw);
   if (parsed === null) return null;
@@ -417,8 +421,8 @@ function keepFocus() {
 }
 function nameControls(root) {
   for (const handle of root.querySelectorAll(".noUi-handle[role=slider]:not([aria-label])")) {
-    const title = root.querySelector(".bk-slider-title");
-    const name = title ? title.textContent.replace(/[:：]\s*$/, "").trim() : "";
+    const title2 = root.querySelector(".bk-slider-title");
+    const name = title2 ? title2.textContent.replace(/[:：]\s*$/, "").trim() : "";
     if (name) handle.setAttribute("aria-label", name);
   }
   for (const box of root.querySelectorAll("input[type=checkbox]:not([aria-label])")) {
@@ -460,21 +464,17 @@ function nameUnnamedControls() {
 
 // src/attention_explorable/web/controller.js
 var pending = pageWide("pending-draws", () => /* @__PURE__ */ new WeakSet());
-function drawSoon(key, draw5) {
+function drawSoon(key, draw3) {
   if (pending.has(key)) return;
   pending.add(key);
   queueMicrotask(() => {
     pending.delete(key);
     try {
-      draw5();
+      draw3();
     } catch (err) {
       console.error("attention explorable: drawing failed", err);
     }
   });
-}
-function onGrid(value, step) {
-  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-  return Number(value.toFixed(decimals));
 }
 function sliderAction({ state, models, config, origin }, { toGrid = onGrid, beforeChange } = {}) {
   for (const [name, [lo, hi, step]] of Object.entries(config.sliders || {})) {
@@ -501,7 +501,7 @@ function sliderAction({ state, models, config, origin }, { toGrid = onGrid, befo
   }
   return false;
 }
-function controller(name, draw5, act2) {
+function controller(name, draw3, act2) {
   return function(args, event, data, context) {
     try {
       const { state, models, config } = args;
@@ -510,7 +510,7 @@ function controller(name, draw5, act2) {
       let drawnNow = false;
       const drawn = () => {
         drawnNow = true;
-        draw5(state, models, config);
+        draw3(state, models, config);
         followLink(state, config);
       };
       try {
@@ -520,7 +520,7 @@ function controller(name, draw5, act2) {
         } else if (origin === state) {
           if (quiet) drawn();
           else {
-            drawSoon(state, () => draw5(state, models, config));
+            drawSoon(state, () => draw3(state, models, config));
             followLink(state, config);
           }
         } else act2({ state, models, config, origin, event });
@@ -844,30 +844,6 @@ function choiceFeedback(S, name, prediction, right, revealed, answer) {
   if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
   return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
-}
-function choiceAction({ state, models, config, origin }, predictions, reveal) {
-  const acted = () => {
-    if (models.notice && models.notice.visible) models.notice.visible = false;
-  };
-  if (origin === models.prediction_choice) {
-    const chosen = origin.active === null ? "" : predictions[origin.active + 1];
-    if (chosen !== state.prediction && !state.revealed) {
-      acted();
-      state.prediction = chosen;
-    }
-  } else if (origin === models.predict_check) {
-    if (!state.prediction) {
-      models.notice.text = escapeHtml(config.strings.predict_needed);
-      models.notice.visible = true;
-    } else {
-      acted();
-      reveal(state.prediction);
-    }
-  } else if (origin === models.predict_skip) {
-    acted();
-    reveal("");
-  } else return false;
-  return true;
 }
 
 // node_modules/d3-array/dist/d3-array.mjs
@@ -1443,16 +1419,16 @@ function figureNodes(spec, get) {
   for (const r of spec.renderers) if (r.visible) drawGlyph(frame, r.glyph, get(r.source).data);
   for (const item of spec.annotations) drawAnnotation(frame, item, get);
   const above = spec.x_axis && spec.x_axis.side === "above";
-  const title = spec.title ? get(spec.title).text || "" : "";
+  const title2 = spec.title ? get(spec.title).text || "" : "";
   const xBand = axisBand(xAxis, xTicks, true);
   const left = axisBand(yAxis, yTicks, false) + (spec.min_border_left ?? spec.min_border ?? 5);
   const right = spec.min_border_right ?? spec.min_border ?? 5;
   const square = spec.match_aspect;
-  const rows = [title ? `minmax(${TITLE_PX}px, auto)` : "0", ...above ? [`${xBand}px`] : [], square ? "auto" : "1fr", ...above ? [] : [`${xBand}px`], "auto"];
+  const rows = [title2 ? `minmax(${TITLE_PX}px, auto)` : "0", ...above ? [`${xBand}px`] : [], square ? "auto" : "1fr", ...above ? [] : [`${xBand}px`], "auto"];
   const svg = h("svg", { "font-family": FONT, "aria-hidden": "true" }, frame.parts);
   const xCell = h("div", { style: "grid-column:2;position:relative" }, [axisNode(xAxis, xTicks, above ? "above" : "below")]);
   const cells = [
-    h("div", lang(title, { class: "ae-pic-title", style: "grid-column:2" }), title ? [String(title)] : []),
+    h("div", lang(title2, { class: "ae-pic-title", style: "grid-column:2" }), title2 ? [String(title2)] : []),
     ...above ? [xCell] : [],
     h("div", { style: "grid-column:1;position:relative" }, [axisNode(yAxis, yTicks, "left")]),
     h("div", { class: "ae-pic-frame", style: `grid-column:2${square ? ";aspect-ratio:1" : ""}` }, [svg]),
@@ -1460,7 +1436,7 @@ function figureNodes(spec, get) {
     h("div", { style: "grid-column:1 / span 3" }, legendNodes(spec.legend))
   ];
   const style2 = `grid-template-columns:${left}px 1fr ${right}px;grid-template-rows:${rows.join(" ")};padding:${spec.min_border ?? 5}px 0`;
-  return { cells, style: style2, title };
+  return { cells, style: style2, title: title2 };
 }
 
 // src/attention_explorable/web/explorable.css
@@ -1666,7 +1642,6 @@ function mulberry32(seed, count) {
 }
 
 // src/attention_explorable/web/matrix.js
-var STATE_NAMES3 = ["n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled", "prediction", "revealed"];
 var TOGGLES = ["causal", "scaled"];
 var PREDICTIONS2 = ["", "flatter", "peaked", "same"];
 var RIGHT_PREDICTION2 = "peaked";
@@ -1877,35 +1852,6 @@ function matrixView(st, config) {
     props
   };
 }
-function newSeed(config, seed) {
-  const [lo, hi] = config.sliders.seed;
-  let next = seed;
-  while (next === seed) next = lo + Math.floor(Math.random() * (hi - lo + 1));
-  return next;
-}
-function draw2(state, models, config) {
-  writeViewAnnounced(models, matrixView(readState(state, STATE_NAMES3), config));
-}
-var matrix_default = controller("matrix", draw2, ({ state, models, config, origin }) => {
-  const acted = () => {
-    if (models.notice.visible) models.notice.visible = false;
-  };
-  if (sliderAction({ state, models, config, origin })) return;
-  for (const name of TOGGLES) {
-    if (origin === models[name + "_toggle"]) {
-      if (origin.active === state[name]) return;
-      acted();
-      state[name] = origin.active;
-      return;
-    }
-  }
-  if (origin === models.new_seed) {
-    acted();
-    state.seed = newSeed(config, state.seed);
-  } else {
-    choiceAction({ state, models, config, origin }, PREDICTIONS2, (prediction) => state.setv({ prediction, revealed: true }));
-  }
-});
 
 // src/attention_explorable/web/selfcross.js
 var MODES = ["self_zh", "self_en", "cross"];
@@ -2022,7 +1968,7 @@ function selfcrossView(st, config) {
 }
 
 // src/attention_explorable/web/exercise.js
-var STATE_NAMES4 = ["response", "choice", "checked", "revealed"];
+var STATE_NAMES3 = ["response", "choice", "checked", "revealed"];
 var ECHO_LIMIT2 = 40;
 var TOL_SLACK = 1e-9;
 var STATUS_CSS = { right: "ae-right", wrong: "ae-wrong", invalid: "ae-error" };
@@ -2068,14 +2014,14 @@ function exerciseView(st, config) {
     props
   };
 }
-function draw3(state, models, config) {
-  writeView(models, exerciseView(readState(state, STATE_NAMES4), config));
+function draw2(state, models, config) {
+  writeView(models, exerciseView(readState(state, STATE_NAMES3), config));
 }
 function check(state, config) {
   const submitted = config.kind === "choice" ? state.choice : state.response;
   if (state.checked !== submitted) state.checked = submitted;
 }
-var exercise_default = controller("exercise", draw3, act);
+var exercise_default = controller("exercise", draw2, act);
 function act({ state, models, config, origin, event: obj }) {
   if (origin === models.input) {
     const submit = obj && obj.event_name === "value_submit";
@@ -2098,7 +2044,7 @@ function act({ state, models, config, origin, event: obj }) {
 var PROJECTIONS = ["w_q", "w_k", "w_v"];
 var PREDICTIONS4 = ["", "both", "output", "weights", "nothing"];
 var RIGHT_PREDICTION4 = "output";
-var STATE_NAMES5 = [...PROJECTIONS, "causal", "prediction", "revealed"];
+var STATE_NAMES4 = [...PROJECTIONS, "causal", "prediction", "revealed"];
 var SUB2 = "₁₂₃₄₅₆₇₈₉";
 var matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, k) => s + x * b[k][j], 0)));
 function checkState2(st, config) {
@@ -2164,24 +2110,6 @@ function qkvView(st, config) {
     props
   };
 }
-function draw4(state, models, config) {
-  writeViewAnnounced(models, qkvView(readState(state, STATE_NAMES5), config));
-}
-var qkv_default = controller("qkv", draw4, ({ state, models, config, origin }) => {
-  const presets = Object.keys(config.presets);
-  for (const name of PROJECTIONS) {
-    if (origin === models[name]) {
-      const preset = presets[origin.active];
-      if (preset !== void 0 && preset !== state[name]) state[name] = preset;
-      return;
-    }
-  }
-  if (origin === models.causal) {
-    if (origin.active !== state.causal) state.causal = origin.active;
-    return;
-  }
-  choiceAction({ state, models, config, origin }, PREDICTIONS4, (prediction) => state.setv({ w_v: state.w_v === "identity" ? "swap" : "identity", prediction, revealed: true }));
-});
 
 // src/attention_explorable/web/contexts.js
 var CONTEXTS = ["fruit", "company"];
@@ -2386,9 +2314,9 @@ var Button = class extends Model {
 var RadioButtonGroup = class extends Model {
   attach(el2) {
     el2.addEventListener("click", (event) => {
-      const button = event.target.closest("button");
-      if (!button || button.disabled) return;
-      this.setv({ active: Array.prototype.indexOf.call(el2.children, button) });
+      const button2 = event.target.closest("button");
+      if (!button2 || button2.disabled) return;
+      this.setv({ active: Array.prototype.indexOf.call(el2.children, button2) });
     });
   }
   apply(name, v) {
@@ -2512,13 +2440,13 @@ var Plot = class extends Model {
       this._cells = this._css = this._title = null;
       return;
     }
-    const { cells, style: style2, title } = figureNodes(this.spec, this.get);
+    const { cells, style: style2, title: title2 } = figureNodes(this.spec, this.get);
     const height = (this.spec.match_aspect ? "" : `height:${this.spec.height}px;`) + (this.spec.max_width ? `max-width:${this.spec.max_width}px;` : "");
     const css = height + style2;
     if (css !== this._css) this.el.style.cssText = this._css = css;
     patch(this.el, cells, this._cells);
     this._cells = cells;
-    if (title && title !== this._title) this.el.setAttribute("aria-label", this._title = title);
+    if (title2 && title2 !== this._title) this.el.setAttribute("aria-label", this._title = title2);
   }
   // A tap gives the figure a `tap` event at its data coordinates; with a dragged source
   // (PointDrawTool's), a drag moves its point and the source says `change`, as Bokeh's tool does.
@@ -2751,6 +2679,7 @@ export {
   morph,
   mount,
   mulberry32,
+  onGrid,
   outcome,
   pageWide,
   parseNumber,

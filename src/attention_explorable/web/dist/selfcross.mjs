@@ -1094,6 +1094,12 @@ function figure(cls, spec, { onTap = null, onDrag = null } = {}) {
     spec,
     scales: () => scales(spec, get),
     draw() {
+      if (box.hidden) {
+        if (cells) box.replaceChildren();
+        box.removeAttribute("aria-label");
+        cells = css = title = null;
+        return;
+      }
       const made = figureNodes(spec, get);
       const style2 = (spec.match_aspect ? "" : `height:${spec.height}px;`) + (spec.max_width ? `max-width:${spec.max_width}px;` : "") + made.style;
       if (style2 !== css) box.style.cssText = css = style2;
@@ -1101,6 +1107,10 @@ function figure(cls, spec, { onTap = null, onDrag = null } = {}) {
       cells = made.cells;
       if (made.title && made.title !== title) box.setAttribute("aria-label", title = made.title);
     }
+  };
+  part.figures = [part];
+  part.set = ({ visible } = {}) => {
+    if (visible !== void 0) box.hidden = !visible;
   };
   box.aeScales = part.scales;
   if (onTap || onDrag) {

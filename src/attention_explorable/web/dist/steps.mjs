@@ -176,6 +176,10 @@ function echo(raw, limit = 40) {
   const chars = Array.from(pyStrip(raw));
   return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
 }
+function onGrid(value, step) {
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  return Number(value.toFixed(decimals));
+}
 function typedValue(raw, { lo, hi, toGrid, message, label }) {
   const parsed = parseNumber(raw);
   if (parsed === null) return null;
@@ -406,10 +410,6 @@ function drawSoon(key, draw2) {
       console.error("attention explorable: drawing failed", err);
     }
   });
-}
-function onGrid(value, step) {
-  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-  return Number(value.toFixed(decimals));
 }
 function sliderAction({ state, models, config, origin }, { toGrid = onGrid, beforeChange } = {}) {
   for (const [name, [lo, hi, step]] of Object.entries(config.sliders || {})) {
