@@ -32,15 +32,18 @@ CELLS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """A JupyterLab server on a free port with one notebook (``CELLS``), its settings and workspace in a
-    folder of their own; yields the notebook's address."""
-    root = tmp_path_factory.mktemp("lab")
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
+def _start_lab(root: Path, cells: list[str], dark: bool = False):
+    """A JupyterLab server on a free port serving ``root`` with one notebook (``cells``), its settings
+    and workspace in a folder of their own, in JupyterLab's dark theme if ``dark``; yields the notebook's
+    address, and stops the server after."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, str(root / "explorable.ipynb"))
     home = root / ".home"
+    if dark:
+        themes = home / "settings" / "@jupyterlab" / "apputils-extension"
+        themes.mkdir(parents=True)
+        (themes / "themes.jupyterlab-settings").write_text('{"theme": "JupyterLab Dark"}')
     env = {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(home / "config"),
@@ -73,6 +76,22 @@ def lab(tmp_path_factory):
     out.close()
 
 
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    yield from _start_lab(tmp_path_factory.mktemp("lab"), CELLS)
+
+
+def _open(page, url: str, n_cells: int):
+    """Open the notebook at ``url`` and wait for its cells and its kernel; return its cells."""
+    page.goto(url)
+    cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell")
+    expect(cells).to_have_count(n_cells, timeout=60_000)
+    expect(page.locator(".jp-StatusBar-TextItem").filter(has_text=re.compile("Idle"))).not_to_have_count(
+        0, timeout=60_000
+    )  # the kernel is up
+    return cells
+
+
 def _run_cell(page, n: int) -> None:
     """Run cell ``n`` (from 0) of the open notebook as a reader does: click its input, Shift+Enter."""
     page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell").nth(n).locator(".jp-InputArea-editor").click()
@@ -82,12 +101,7 @@ def _run_cell(page, n: int) -> None:
 def test_python_and_the_page_follow_each_other_in_jupyterlab(lab, student):
     s = student()
     page = s.page
-    page.goto(lab)
-    cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell")
-    expect(cells).to_have_count(len(CELLS), timeout=60_000)
-    expect(page.locator(".jp-StatusBar-TextItem").filter(has_text=re.compile("Idle"))).not_to_have_count(
-        0, timeout=60_000
-    )  # the kernel is up
+    cells = _open(page, lab, len(CELLS))
     _run_cell(page, 0)
     _run_cell(page, 1)
     box = cells.nth(1).locator(".jp-OutputArea .ae-temperature-box input")
@@ -106,3 +120,77 @@ def test_python_and_the_page_follow_each_other_in_jupyterlab(lab, student):
     _run_cell(page, 3)
     expect(cells.nth(3).locator(".jp-OutputArea")).to_contain_text(re.compile(r"T is 2(\.0)?\b"), timeout=30_000)
     s.screenshot("jupyterlab-two-way")
+
+
+WIDGET_CELLS = [
+    "from attention_explorable.widgets import notebook_widget\nw = notebook_widget('vector', language='en')\nw",
+    "w.temperature = 0.5",
+    "print('q is', w.query_x)",
+]
+
+#: The contrast of a text with what is behind it (WCAG 2's ratio), and whether a box is drawn in the
+#: theme's colours: each element's colour against the first opaque background of it or its ancestors.
+_CONTRASTS = """(els) => {
+  const rgb = (c) => c.match(/[0-9.]+/g).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const behind = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = getComputedStyle(e).backgroundColor, v = rgb(c);
+      if (v.length < 4 || v[3] > 0.5) return v.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  return els.map((el) => {
+    const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(behind(el))];
+    return [el.className || el.tagName, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)];
+  });
+}"""
+
+
+@pytest.fixture(scope="module", params=["light", "dark"])
+def widget_lab(request, tmp_path_factory):
+    served = _start_lab(tmp_path_factory.mktemp("widget-lab"), WIDGET_CELLS, request.param == "dark")
+    yield request.param, next(served)
+    next(served, None)  # stops the server
+
+
+def test_an_explorables_notebook_widget_follows_python_and_the_reader_in_both_themes(widget_lab, student):
+    """The explorable's module as an anywidget in JupyterLab: it draws with nothing from the network,
+    a trait set in Python redraws it, the reader's typed number reaches the kernel, and every text and
+    number box reads at 4.5:1 or more in the notebook's theme."""
+    theme, url = widget_lab
+    s = student()
+    page = s.page
+    off_machine = []
+    page.on(
+        "request",
+        lambda r: off_machine.append(r.url) if not r.url.startswith(("http://127.0.0.1", "data:", "blob:")) else None,
+    )
+    cells = _open(page, url, len(WIDGET_CELLS))
+    _run_cell(page, 0)
+    out = cells.nth(0).locator(".jp-OutputArea")
+    expect(out.locator(".ae-vector-output")).to_contain_text("y = [0.845, 0.578]", timeout=60_000)
+    assert out.locator(".ae-x").get_attribute("data-ae-theme") == theme
+
+    # Python -> page: a cell sets the temperature; the page shows it.
+    _run_cell(page, 1)
+    expect(out.locator(".ae-vector-formula")).to_contain_text("/ 0.50)", timeout=30_000)
+    expect(out.locator(".ae-vector-temperature-box input")).to_have_value("0.5")
+
+    # Page -> Python: the reader types the query's first component; the kernel has it.
+    box = out.locator(".ae-query-x-box input")
+    box.fill("-1.5")
+    box.press("Tab")  # the box takes a value as it is left (Enter is JupyterLab's, in an output)
+    expect(out.locator(".ae-vector-scores")).to_contain_text("s₁ = -1.500")
+    _run_cell(page, 2)
+    expect(cells.nth(2).locator(".jp-OutputArea")).to_contain_text("q is -1.5", timeout=30_000)
+
+    texts = out.locator(
+        ".ae-vector-scores td, .ae-vector-formula, .ae-vector-question, .ae-n-slider label, "
+        ".ae-box input, .ae-vector-prediction button"
+    )
+    contrasts = page.evaluate(_CONTRASTS, texts.element_handles())
+    assert contrasts and all(ratio >= 4.5 for _, ratio in contrasts), contrasts
+    s.screenshot(f"jupyterlab-widget-{theme}")
+    assert off_machine == [], off_machine
