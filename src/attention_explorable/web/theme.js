@@ -1,11 +1,16 @@
 // The explorables' theme, light or dark, on an element: as asked, or as what shows behind it (an
 // author's dark page, a notebook's dark theme), followed when the page switches. The colours of each
 // are in web/theme.json (and ui.THEME, which reads it).
-/** WCAG 2's relative luminance of a computed CSS colour ("rgb(…)" / "rgba(…)"), or null when it is mostly transparent. */
+/**
+ * WCAG 2's relative luminance of a computed CSS colour ("rgb(…)", "rgba(…)", or "color(srgb …)" with
+ * channels from 0 to 1, as a color-mix() computes), or null when it is mostly transparent or not one of these.
+ */
 export function luminance(css) {
-  const m = /rgba?\(([^)]+)\)/.exec(String(css || ""));
-  if (!m) return null;
-  const [r, g, b, a = 1] = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+  const text = String(css || "");
+  const m = /rgba?\(([^)]+)\)/.exec(text), srgb = /color\(srgb ([^)]+)\)/.exec(text);
+  if (!m && !srgb) return null;
+  let [r, g, b, a = 1] = (m || srgb)[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+  if (srgb) [r, g, b] = [r * 255, g * 255, b * 255];
   if (!(a >= 0.5)) return null;
   const lin = (c) => ((c /= 255) <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
   return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
@@ -48,6 +53,8 @@ export function watchTheme(host, asked) {
   };
   set();
   if (want === "light" || want === "dark") return;
+  // A host may put the module's element in its place only after render (a notebook's output area).
+  if (typeof requestAnimationFrame === "function") requestAnimationFrame(set);
   const observer = new MutationObserver(set);
   for (const el of [document.documentElement, document.body]) if (el) observer.observe(el, {attributes: true});
   if (window.matchMedia) window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", set);

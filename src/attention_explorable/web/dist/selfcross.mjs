@@ -921,9 +921,11 @@ function figureNodes(spec, get) {
 
 // src/attention_explorable/web/theme.js
 function luminance(css) {
-  const m = /rgba?\(([^)]+)\)/.exec(String(css || ""));
-  if (!m) return null;
-  const [r, g, b, a = 1] = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+  const text = String(css || "");
+  const m = /rgba?\(([^)]+)\)/.exec(text), srgb = /color\(srgb ([^)]+)\)/.exec(text);
+  if (!m && !srgb) return null;
+  let [r, g, b, a = 1] = (m || srgb)[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+  if (srgb) [r, g, b] = [r * 255, g * 255, b * 255];
   if (!(a >= 0.5)) return null;
   const lin = (c) => (c /= 255) <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
@@ -946,6 +948,7 @@ function watchTheme(host, asked) {
   };
   set();
   if (want === "light" || want === "dark") return;
+  if (typeof requestAnimationFrame === "function") requestAnimationFrame(set);
   const observer = new MutationObserver(set);
   for (const el2 of [document.documentElement, document.body]) if (el2) observer.observe(el2, { attributes: true });
   if (window.matchMedia) window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", set);
