@@ -260,18 +260,21 @@ def test_an_author_pastes_the_heads_iframe_and_it_takes_its_contents_height(stat
 def test_an_author_puts_the_head_in_a_page_with_one_tag(static_site, student):
     """``<attention-explorable name="head" d_k="8">`` (and the one-tag form) in an author's page from file://:
     the head in its own shadow root, its state from the markup, a wrong value said as the attribute it is,
-    the host's address left alone."""
+    a misspelled attribute named in the console with the parameter it is closest to, the host's address
+    left alone."""
     host = static_site / "head-tag-test.html"
     one_tag = (static_site / "embed" / "head.html").read_text("utf-8")
     host.write_text(
         "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>host</title></head><body>"
         '<h2>one</h2><script src="attention-explorable.js"></script>'
-        '<attention-explorable name="head" d_k="8" seed="x"></attention-explorable>'
+        '<attention-explorable name="head" d_k="8" seed="x" lerning_rate="0.01"></attention-explorable>'
         f"<h2>two</h2>{one_tag}<p>end</p></body></html>",
         "utf-8",
     )
     try:
         s = student()
+        warnings = []
+        s.page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
         aborted = s.open_offline(host, ".ae-head-readout", "?d_k=32")
         page = s.page
         page.locator(".ae-head-readout").nth(1).wait_for()
@@ -284,6 +287,9 @@ def test_an_author_puts_the_head_in_a_page_with_one_tag(static_site, student):
         assert second.locator(".ae-head-d_k").input_value() == "16"
         notice = first.locator(".ae-input-notice").text_content()
         assert 'seed="x"' in notice or "seed=x" in notice, notice
+        # A misspelled attribute is ignored, and the console says which parameter it may have meant.
+        said = [w for w in warnings if "lerning_rate" in w]
+        assert said and "did you mean learning_rate?" in said[0], warnings
         first.locator(".ae-head-skip").click()
         first.locator(".ae-head-step-button").click()
         assert "1" in first.locator(".ae-head-readout").text_content()

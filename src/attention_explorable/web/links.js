@@ -123,6 +123,31 @@ export function followLink(state, config) {
   }, 150));
 }
 
+/** Levenshtein's edit distance between `a` and `b` (insertions, deletions and substitutions of one character). */
+export function editDistance(a, b) {
+  let row = Array.from({length: b.length + 1}, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next.push(Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    row = next;
+  }
+  return row[b.length];
+}
+
+/**
+ * What the console says of an author's attribute `name` that is none of the explorable's parameters
+ * `known`: that it is ignored, and the known name closest to it (within a third of its length, at least
+ * two edits), or the list of them.
+ */
+export function unknownAttribute(name, known) {
+  const [closest] = known.map((k) => [editDistance(name.toLowerCase(), k), k]).sort((x, y) => x[0] - y[0]);
+  const near = closest && closest[0] <= Math.max(2, Math.floor(name.length / 3));
+  return `attention-explorable: the attribute ${name} is not a parameter of this explorable and is ignored; ` +
+    (near ? `did you mean ${closest[1]}?` : `its parameters are ${known.join(", ")}.`);
+}
+
 /**
  * The query an explorable of this page opens on: `initial` (the author's
  * markup, its parameters behind the explorable's prefix), then, only with deep
@@ -134,7 +159,11 @@ export function followLink(state, config) {
  */
 export function startQuery(link, initial, deepLinks) {
   const params = new URLSearchParams();
-  for (const [name, raw] of Object.entries(initial || {})) params.set((link.prefix || "") + name, raw);
+  const known = link.params.map((p) => p.name);
+  for (const [name, raw] of Object.entries(initial || {})) {
+    if (!known.includes(name)) console.warn(unknownAttribute(name, known));
+    params.set((link.prefix || "") + name, raw);
+  }
   if (deepLinks) for (const [key, raw] of new URLSearchParams(window.location.search)) params.set(key, raw);
   return params.toString();
 }

@@ -390,9 +390,29 @@ function followLink(state, config) {
     }
   }, 150));
 }
+function editDistance(a, b) {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next.push(Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    row = next;
+  }
+  return row[b.length];
+}
+function unknownAttribute(name, known) {
+  const [closest] = known.map((k) => [editDistance(name.toLowerCase(), k), k]).sort((x, y) => x[0] - y[0]);
+  const near = closest && closest[0] <= Math.max(2, Math.floor(name.length / 3));
+  return `attention-explorable: the attribute ${name} is not a parameter of this explorable and is ignored; ` + (near ? `did you mean ${closest[1]}?` : `its parameters are ${known.join(", ")}.`);
+}
 function startQuery(link, initial, deepLinks) {
   const params = new URLSearchParams();
-  for (const [name, raw] of Object.entries(initial || {})) params.set((link.prefix || "") + name, raw);
+  const known = link.params.map((p) => p.name);
+  for (const [name, raw] of Object.entries(initial || {})) {
+    if (!known.includes(name)) console.warn(unknownAttribute(name, known));
+    params.set((link.prefix || "") + name, raw);
+  }
   if (deepLinks) for (const [key, raw] of new URLSearchParams(window.location.search)) params.set(key, raw);
   return params.toString();
 }
@@ -2657,6 +2677,7 @@ export {
   dataTable,
   dotProductScores,
   echo,
+  editDistance,
   escapeHtml,
   exerciseView,
   fill,
@@ -2705,6 +2726,7 @@ export {
   stopReplay,
   typedNumber,
   typedValue,
+  unknownAttribute,
   vectorView,
   votingOpen,
   weightedSum,
