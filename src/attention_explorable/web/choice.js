@@ -1,7 +1,7 @@
-// Predict first with a choice, for the explorables that ask one (matrix, vector,
-// self/cross): the part of their view (twin of attention_explorable/views/choice.py)
-// and the student's actions on the question (an option, "check", "skip").
-import {escapeHtml, fill} from "./shared.js";
+// Predict first with a choice, for the explorables that ask one (vector, matrix, self/cross, qkv,
+// contexts): the part of their view (twin of attention_explorable/views/choice.py). The question's
+// parts and what the student's actions on them do are web/parts.js's choiceParts.
+import {fill} from "./shared.js";
 
 // The models of the question, by the names the views use (views.choice.MODELS).
 export const CHOICE_MODELS = ["question", "prediction_choice", "predict_check", "predict_skip", "feedback"];
@@ -33,37 +33,5 @@ export function choiceFeedback(S, name, prediction, right, revealed, answer) {
   if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
   return fill(S.predict_yours, {choice: S[`${name}_predict_${prediction}`]}) + ` <b>${verdict}</b> ` + answer();
-}
-
-/**
- * A student's action on the question: an option pressed becomes `prediction`; "check" with
- * an option, or "skip", runs `reveal(prediction)` (which sets `revealed` and whatever the
- * answer shows); "check" without one says so in the notice.
- * @param {object} action the controller's `{state, models, config, origin}`
- * @param {string[]} predictions "" then the options, in the order of the buttons
- * @param {function(string): void} reveal
- * @returns {boolean} whether `origin` was one of the question's controls
- */
-export function choiceAction({state, models, config, origin}, predictions, reveal) {
-  const acted = () => { if (models.notice && models.notice.visible) models.notice.visible = false; };
-  if (origin === models.prediction_choice) {
-    const chosen = origin.active === null ? "" : predictions[origin.active + 1];
-    if (chosen !== state.prediction && !state.revealed) {  // else drawn from the state
-      acted();
-      state.prediction = chosen;
-    }
-  } else if (origin === models.predict_check) {
-    if (!state.prediction) {  // nothing chosen: said, as a typed value out of range is
-      models.notice.text = escapeHtml(config.strings.predict_needed);
-      models.notice.visible = true;
-    } else {
-      acted();
-      reveal(state.prediction);
-    }
-  } else if (origin === models.predict_skip) {
-    acted();
-    reveal("");
-  } else return false;
-  return true;
 }
 
