@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shutil
@@ -95,6 +96,14 @@ class ServedApp:
         except BaseException:  # a server that never answered must not outlive the test
             self.close()
             raise
+
+    def serving(self, name: str) -> "ServedApp":
+        """This server, with ``url()`` the address of its app ``name`` (the same process and log)."""
+        if name not in self.names:
+            raise KeyError(f"{name!r} is not served here; these are: {self.names}")
+        view = copy.copy(self)
+        view.names = [name]
+        return view
 
     def url(self, name: str | None = None) -> str:
         return f"http://127.0.0.1:{self.port}/{name or self.names[0]}"

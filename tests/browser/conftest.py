@@ -6,21 +6,28 @@ from ..conftest import ServedApp
 from .mirror import load_module
 
 
-def _server_fixture(app_file: str):
-    """A module-scoped fixture serving ``apps/<app_file>`` with ``panel serve``."""
+@pytest.fixture(scope="session")
+def every_panel_app():
+    """Every Panel app (``apps/<name>.py``) served by one ``panel serve``, started once per test process:
+    each server costs seconds of CPU to start, and a page opened from it is its own session."""
+    app = ServedApp(*(f"apps/{name}.py" for name in APPS))
+    yield app
+    app.close()
 
-    @pytest.fixture(scope="module")
-    def server():
-        app = ServedApp(f"apps/{app_file}")
-        yield app
-        app.close()
+
+def _server_fixture(name: str):
+    """A fixture giving ``apps/<name>.py`` as :func:`every_panel_app` serves it (its ``url()`` is the app's)."""
+
+    @pytest.fixture
+    def server(every_panel_app):
+        return every_panel_app.serving(name)
 
     return server
 
 
 # ``<name>_server`` for the textbook and each explorable with a Panel app (``apps/<name>.py``).
 for _name in APPS:
-    globals()[f"{_name}_server"] = _server_fixture(f"{_name}.py")
+    globals()[f"{_name}_server"] = _server_fixture(_name)
 
 
 @pytest.fixture(scope="session")

@@ -11,12 +11,11 @@ pytestmark = pytest.mark.browser
 APP_FILES = sorted(p.name for p in (Path(__file__).resolve().parents[2] / "apps").glob("*.py"))
 
 
-@pytest.fixture(scope="module")
-def every_app_file():
+@pytest.fixture
+def every_app_file(every_panel_app):
     """``panel serve`` with every file in apps/, as the README runs it."""
-    server = ServedApp(*[f"apps/{name}" for name in APP_FILES])
-    yield server
-    server.close()
+    assert sorted(every_panel_app.names) == sorted(name.removesuffix(".py") for name in APP_FILES)
+    return every_panel_app
 
 
 @pytest.mark.parametrize("app_file", APP_FILES)
