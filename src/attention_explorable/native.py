@@ -992,6 +992,22 @@ def content_security_policy(page: str) -> str:
     )
 
 
+def _first_module_early(body: str, scripts: list[str], names) -> tuple[str, list[str]]:
+    """A long page's first explorable written as one module, live as soon as it is parsed: the modules'
+    script and their host (``web/host.js``), taken out of the page's script, run right after that
+    explorable's element, which they render (a reader's first key need not wait for the rest of the page
+    to be parsed and come to life; the others are rendered with the rest of the page)."""
+    moved = [page_script(name) for name in module_scripts(names)] + [page_script("host")]
+    at = body.find("data-ae-render=")
+    end = body.find("</script></div>", at)
+    if at < 0 or end < 0 or not all(code in scripts for code in moved):
+        return body, scripts
+    end += len("</script></div>")
+    early = "".join(moved) + "window.aeMountModules(window.aeModules, document, null, 1);"
+    script = "<script>" + early.replace("</script", "<\\/script") + "</script>"
+    return body[:end] + script + body[end:], [code for code in scripts if code not in moved]
+
+
 def student_page(build, title: str, lang: str, description: str = "", first_screen_static: bool = False) -> str:
     """``build()`` (a Panel component) as a student page: its elements, its spec and its one script.
 
@@ -1020,6 +1036,9 @@ def student_page(build, title: str, lang: str, description: str = "", first_scre
     """
 
     page, scripts, modules, css = _page_parts(build)
+    body = page.body
+    if first_screen_static and page.modules:
+        body, scripts = _first_module_early(body, scripts, page.modules)
     scripts = [*scripts, page_script("runtime")]
     template = ui.template("student.html")
     css = "\n".join([_PAGE_CSS, css] + ([math_font_face()] if "<math" in page.body else []))
@@ -1029,7 +1048,7 @@ def student_page(build, title: str, lang: str, description: str = "", first_scre
         description=description,
         first_screen_static=first_screen_static,
         css=css,
-        body=page.body,
+        body=body,
         spec=spec_json(page.spec()),
         scripts=[code.replace("</script", "<\\/script") for code in scripts],
         modules={name: code.replace("</script", "<\\/script") for name, code in modules.items()},

@@ -76,15 +76,18 @@ function followAddress(host, model, spec, embed) {
 }
 
 /**
- * Render every `[data-ae-render]` element of `root` with its module from `modules` (name -> module).
+ * Render every `[data-ae-render]` element of `root` with its module from `modules` (name -> module), or
+ * only the first `limit` not rendered yet (in the page's order).
  * `embed` is null on a page of its own (the address is the state's); in an author's page (web/shadow.js)
  * `{deepLinks, initial}`: the element's attributes are its state, the host's address only with deep links.
  */
-export function mountModules(modules, root = document, embed = null) {
+export function mountModules(modules, root = document, embed = null, limit = Infinity) {
+  let left = limit;
   for (const host of root.querySelectorAll("[data-ae-render]")) {
     const module = modules[host.dataset.aeRender];
     const data = host.querySelector('script[type="application/json"]:not([data-ae-link])');
     if (!module || !data || host.dataset.aeMounted) continue;
+    if (left-- <= 0) break;
     host.dataset.aeMounted = "1";
     const target = document.createElement("div");
     host.append(target);

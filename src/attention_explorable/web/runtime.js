@@ -13,7 +13,9 @@ const more = [...document.querySelectorAll("script[data-ae-module]")].map(async 
 
 // A page painted before its script (the textbook) hid itself when opened on a linked state: shown now.
 const show = () => document.documentElement.removeAttribute("data-ae-wait");
-// The explorables written as one module (web/host.js) come to life once the rest of the page is live.
+// The explorables written as one module (web/host.js): the page's first one comes to life before the
+// rest of the page (it is often the first a reader uses: the textbook's 3.7.6), the others once the
+// rest is live.
 const done = () => {
   show();
   window.aeMountModules?.(window.aeModules);
@@ -22,6 +24,7 @@ const done = () => {
 
 function start(extra) {
   performance.mark("ae-page-script");
+  window.aeMountModules?.(window.aeModules, document, null, 1);
   try {
     window.aePage = mount(readSpec(spec.textContent), {...window.aeModules, ...extra}, document, {parts: PART, done});
   } catch (err) {
