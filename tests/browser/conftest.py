@@ -18,7 +18,7 @@ def every_panel_app():
 def _server_fixture(name: str):
     """A fixture giving ``apps/<name>.py`` as :func:`every_panel_app` serves it (its ``url()`` is the app's)."""
 
-    @pytest.fixture
+    @pytest.fixture(scope="session")
     def server(every_panel_app):
         return every_panel_app.serving(name)
 

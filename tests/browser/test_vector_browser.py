@@ -12,7 +12,7 @@ from attention_explorable.views.vector import EXAMPLE_KEYS, EXAMPLE_VALUES
 
 from playwright.sync_api import expect
 
-from .pages import MODES, explorable_page, handle, handle_value, settled, text_of, wait_text
+from .pages import _SHADOW_TEXT, MODES, explorable_page, handle, handle_value, settled, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -199,6 +199,11 @@ def test_student_moves_the_query(vector_page, request):
     drag(page, start, end, hold=look if mode == "static" else None)
     if mode == "static":
         assert moving["q"] == pytest.approx([0.6, -0.7], abs=0.02)  # drawn before the drop
+    else:  # Python's answer to the drop, when it has come
+        page.wait_for_function(
+            f"([el]) => !({_SHADOW_TEXT})(el).includes('s₁ = -0.80×1 + 1.30×0')",
+            arg=[page.locator(".ae-vector-formula").first.element_handle()],
+        )
     wait_tip(page, query(page))
     q = query(page)
     assert q == pytest.approx([0.6, -0.7], abs=0.02)
