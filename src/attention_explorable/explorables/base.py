@@ -405,10 +405,6 @@ class Explorable(pn.viewable.Viewer):
         """Figure ``fig`` in the layout (layout only), stretched to its column."""
         return bokeh_pane(fig)
 
-    def module_state(self) -> dict:
-        """The state of its module's model: the parameters and ``config`` (the view's, as this one has it)."""
-        return {**self.state(), "config": self._config_data}
-
     def save(self, path, title: str | None = None) -> Path:
         """Write this explorable, in its current state, as one HTML file that works offline.
 

@@ -5,7 +5,7 @@ import {scaledDotProductAttention} from "./attention.js";
 import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
 import {drawsFrom, heatmap, source} from "./figures.js";
 import {heatCells} from "./matrix.js";
-import {checkbox, choiceParts, el, figure, moduleRoot, readout, setState, settled, watchState, writeView} from "./parts.js";
+import {checkbox, choiceParts, drawView, el, figure, moduleRoot, noticePart, readout, setState} from "./parts.js";
 import {dataTable, escapeHtml, fill, formatNumber, formatVector} from "./shared.js";
 
 export const CONTEXTS = ["fruit", "company"];
@@ -92,8 +92,7 @@ export function contextsView(st, config) {
 function render({model, el: host}) {
   const config = model.get("config"), S = config.strings;
   const root = moduleRoot(host, "ae-contexts", model.get("lang"), model.get("theme"));
-  const notice = readout("ae-error ae-input-notice", {hidden: true});
-  const say = (html) => { notice.set(html); notice.show(html !== ""); };
+  const notice = noticePart(), say = notice.say;
   const sources = Object.fromEntries(CONTEXTS.map((c) => [`${c}_cells`, source()]));
   const figures = CONTEXTS.map((c) => {
     const {tokens} = config.sentences[c];
@@ -118,11 +117,7 @@ function render({model, el: host}) {
   const right = el("div", {class: "ae-n-col", style: "flex:2 1 420px;min-width:0"},
     parts.input.el, ...figures.map((f) => f.el), parts.rows_data.el, parts.notes.el, parts.outputs.el);
   root.append(el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
-  const state = watchState(model, STATE_NAMES), later = settled();
-  const draw = () => writeView(parts, contextsView(state.read(), config), later);
-  draw();
-  const stop = state.onChange(draw);
-  return () => { stop(); later.cancel(); };
+  return drawView(model, STATE_NAMES, parts, (st) => contextsView(st, config));
 }
 
 export default {render};

@@ -6,8 +6,8 @@
 import {scaledDotProductAttention} from "./attention.js";
 import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
 import {drawsFrom, heatmap, saturationFigure, source} from "./figures.js";
-import {button, checkbox, choiceParts, el, figure, modelSlider, moduleRoot, readout, setState, settled, title,
-        watchState, writeView} from "./parts.js";
+import {button, checkbox, choiceParts, drawView, el, figure, modelSlider, moduleRoot, noticePart, readout,
+        setState, title} from "./parts.js";
 import {dataTable, fill, formatG, formatNumber, onGrid} from "./shared.js";
 import {MULBERRY_INCREMENT, mulberry32} from "./random.js";
 
@@ -283,8 +283,7 @@ const SLIDER_CLASSES = {n_tokens: "ae-matrix-n", d_k: "ae-matrix-dk", seed: "ae-
 function render({model, el: host}) {
   const config = model.get("config"), S = config.strings;
   const root = moduleRoot(host, "ae-matrix", model.get("lang"), model.get("theme"));
-  const notice = readout("ae-error ae-input-notice ae-matrix-notice", {hidden: true});
-  const say = (html) => { notice.set(html); notice.show(html !== ""); };
+  const notice = noticePart("ae-error ae-input-notice ae-matrix-notice"), say = notice.say;
   const act = (changes) => { say(""); setState(model, changes); };
   const sources = {score_cells: source(), weight_cells: source(), highlight: source(), curve: source(), mark: source()};
   const n = model.get("n_tokens"), axes = {xLabel: S.matrix_axis_key, yLabel: S.matrix_axis_query};
@@ -327,11 +326,7 @@ function render({model, el: host}) {
     column("flex:1 1 260px;min-width:0", weights.el, parts.weights_data.el));
   const right = column("flex:3 1 540px;min-width:0", heatmaps, parts.notes.el, curves.el, parts.curve_data.el);
   root.append(el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
-  const state = watchState(model, STATE_NAMES), later = settled();
-  const draw = () => writeView(parts, matrixView(state.read(), config), later);
-  draw();
-  const stop = state.onChange(draw);
-  return () => { stop(); later.cancel(); };
+  return drawView(model, STATE_NAMES, parts, (st) => matrixView(st, config));
 }
 
 export default {render};

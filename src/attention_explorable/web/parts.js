@@ -316,6 +316,26 @@ export function watchState(model, names) {
   }};
 }
 
+/** A module's notice (of class `cls`, hidden while empty); its `say(markup)` shows it, or with "" hides it. */
+export function noticePart(cls = "ae-error ae-input-notice") {
+  const part = readout(cls, {hidden: true});
+  part.say = (html) => { part.set(html); part.show(html !== ""); };
+  return part;
+}
+
+/**
+ * Draw `view(state)` (the model's keys `names` as a plain object) into `parts` now, and again after each
+ * burst of their changes (`watchState`, `writeView`). Returns the module's cleanup, whose `draw()` draws
+ * again at once.
+ */
+export function drawView(model, names, parts, view) {
+  const state = watchState(model, names), later = settled();
+  const draw = () => writeView(parts, view(state.read()), later);
+  draw();
+  const stop = state.onChange(draw);
+  return Object.assign(() => { stop(); later.cancel(); }, {draw});
+}
+
 /** Set the model's keys in `changes` and save them (the host's changes come back as `change:` events). */
 export function setState(model, changes) {
   for (const [k, v] of Object.entries(changes)) model.set(k, v);

@@ -6,8 +6,7 @@ import {scaledDotProductAttention} from "./attention.js";
 import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
 import {drawsFrom, heatmap, source} from "./figures.js";
 import {heatmapSources} from "./matrix.js";
-import {checkbox, choiceParts, el, figure, moduleRoot, options, readout, setState, settled, watchState,
-        writeView} from "./parts.js";
+import {checkbox, choiceParts, drawView, el, figure, moduleRoot, noticePart, options, readout, setState} from "./parts.js";
 import {dataTable, fill, formatNumber, formatVector} from "./shared.js";
 
 export const PROJECTIONS = ["w_q", "w_k", "w_v"];
@@ -112,8 +111,7 @@ export function qkvView(st, config) {
 function render({model, el: host}) {
   const config = model.get("config"), S = config.strings;
   const root = moduleRoot(host, "ae-qkv", model.get("lang"), model.get("theme"));
-  const notice = readout("ae-error ae-input-notice", {hidden: true});
-  const say = (html) => { notice.set(html); notice.show(html !== ""); };
+  const notice = noticePart(), say = notice.say;
   const act = (changes) => { say(""); setState(model, changes); };
   const presets = Object.keys(config.presets), n = config.x.length;
   const sources = {score_cells: source(), weight_cells: source()};
@@ -144,11 +142,7 @@ function render({model, el: host}) {
   const right = column("flex:2 1 440px;min-width:0", parts.inputs.el, parts.projections.el, parts.qkv.el, heatmaps,
     parts.notes.el, parts.output.el);
   root.append(el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
-  const state = watchState(model, STATE_NAMES), later = settled();
-  const draw = () => writeView(parts, qkvView(state.read(), config), later);
-  draw();
-  const stop = state.onChange(draw);
-  return () => { stop(); later.cancel(); };
+  return drawView(model, STATE_NAMES, parts, (st) => qkvView(st, config));
 }
 
 export default {render};

@@ -5,8 +5,7 @@
 import {scaledDotProductAttention} from "./attention.js";
 import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
 import {drawsFrom, heatmap, range, source} from "./figures.js";
-import {axis, checkbox, choiceParts, el, figure, moduleRoot, options, readout, setState, settled, watchState,
-        writeView} from "./parts.js";
+import {axis, checkbox, choiceParts, drawView, el, figure, moduleRoot, noticePart, options, readout, setState} from "./parts.js";
 import {dataTable, escapeHtml, fill, formatNumber} from "./shared.js";
 
 export const MODES = ["self_zh", "self_en", "cross"];
@@ -161,8 +160,7 @@ export function selfcrossView(st, config) {
 function render({model, el: host}) {
   const config = model.get("config"), S = config.strings;
   const root = moduleRoot(host, "ae-selfcross", model.get("lang"), model.get("theme"));
-  const notice = readout("ae-error ae-input-notice", {hidden: true});
-  const say = (html) => { notice.set(html); notice.show(html !== ""); };
+  const notice = noticePart(), say = notice.say;
   const act = (changes) => { say(""); setState(model, changes); };
   const sources = {cells: source(), highlight: source()};
   const ranges = {x_range: range(0.5, 4.5), y_range: range(4.5, 0.5)};
@@ -204,11 +202,7 @@ function render({model, el: host}) {
   const right = el("div", {class: "ae-n-col", style: "flex:1 1 320px;max-width:560px;min-width:0"},
     plot.el, parts.plot_data.el);
   root.append(el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
-  const state = watchState(model, STATE_NAMES), later = settled();
-  const draw = () => writeView(parts, selfcrossView(state.read(), config), later);
-  draw();
-  const stop = state.onChange(draw);
-  return () => { stop(); later.cancel(); };
+  return drawView(model, STATE_NAMES, parts, (st) => selfcrossView(st, config));
 }
 
 export default {render};

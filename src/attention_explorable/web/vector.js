@@ -6,7 +6,7 @@
 import {scaledDotProductAttention} from "./attention.js";
 import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
 import {drawsFrom, planeFigure, source} from "./figures.js";
-import {choiceParts, el, figure, modelSlider, moduleRoot, readout, setState, settled, watchState, writeView} from "./parts.js";
+import {choiceParts, drawView, el, figure, modelSlider, moduleRoot, noticePart, readout, setState} from "./parts.js";
 import {dataTable, fill, formatFixed, formatG, formatNumber, formatVector} from "./shared.js";
 
 export const SLIDERS = ["query_x", "query_y", "temperature"];
@@ -209,8 +209,7 @@ export function vectorView(st, config) {
 function render({model, el: host}) {
   const config = model.get("config"), S = config.strings;
   const root = moduleRoot(host, "ae-vector", model.get("lang"), model.get("theme"));
-  const notice = readout("ae-error ae-input-notice", {hidden: true});
-  const say = (html) => { notice.set(html); notice.show(html !== ""); };
+  const notice = noticePart(), say = notice.say;
   const bounds = config.sliders.query_x.slice(0, 2);
   // While the student drags the tip it is drawn where the pointer holds it; dropped, it snaps to the state.
   let held = false;
@@ -224,7 +223,7 @@ function render({model, el: host}) {
     }
     say("");
     if (q[0] !== model.get("query_x") || q[1] !== model.get("query_y")) setState(model, {query_x: q[0], query_y: q[1]});
-    else if (dropped) draw();
+    else if (dropped) drawing.draw();
   };
   const sources = {query: source(), keys: source(), values: source(), hull: source(), output: source()};
   const legend = Object.fromEntries(["query", "key", "value", "hull", "output"].map((k) => [k, S[`vector_legend_${k}`]]));
@@ -253,15 +252,12 @@ function render({model, el: host}) {
     ...CHOICE_MODELS.map((n) => parts[n].el), ...Object.values(sliders).map((p) => p.el), notice.el,
     parts.scores_readout.el, parts.weights_readout.el, parts.output_readout.el, parts.live.el, parts.formula.el);
   root.append(el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
-  const state = watchState(model, STATE_NAMES), later = settled();
-  const draw = () => {
-    const view = vectorView(state.read(), config);
+  const drawing = drawView(model, STATE_NAMES, parts, (st) => {
+    const view = vectorView(st, config);
     if (held) delete view.sources.query;
-    writeView(parts, view, later);
-  };
-  draw();
-  const stop = state.onChange(draw);
-  return () => { stop(); later.cancel(); };
+    return view;
+  });
+  return drawing;
 }
 
 export default {render};

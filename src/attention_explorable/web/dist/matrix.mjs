@@ -1385,6 +1385,24 @@ function watchState(model, names) {
     };
   } };
 }
+function noticePart(cls = "ae-error ae-input-notice") {
+  const part = readout(cls, { hidden: true });
+  part.say = (html) => {
+    part.set(html);
+    part.show(html !== "");
+  };
+  return part;
+}
+function drawView(model, names, parts, view) {
+  const state = watchState(model, names), later = settled();
+  const draw = () => writeView(parts, view(state.read()), later);
+  draw();
+  const stop = state.onChange(draw);
+  return Object.assign(() => {
+    stop();
+    later.cancel();
+  }, { draw });
+}
 function setState(model, changes) {
   for (const [k, v] of Object.entries(changes)) model.set(k, v);
   model.save_changes();
@@ -1653,11 +1671,7 @@ var SLIDER_CLASSES = { n_tokens: "ae-matrix-n", d_k: "ae-matrix-dk", seed: "ae-m
 function render({ model, el: host }) {
   const config = model.get("config"), S = config.strings;
   const root = moduleRoot(host, "ae-matrix", model.get("lang"), model.get("theme"));
-  const notice = readout("ae-error ae-input-notice ae-matrix-notice", { hidden: true });
-  const say = (html) => {
-    notice.set(html);
-    notice.show(html !== "");
-  };
+  const notice = noticePart("ae-error ae-input-notice ae-matrix-notice"), say = notice.say;
   const act = (changes) => {
     say("");
     setState(model, changes);
@@ -1717,14 +1731,7 @@ function render({ model, el: host }) {
   );
   const right = column2("flex:3 1 540px;min-width:0", heatmaps, parts.notes.el, curves.el, parts.curve_data.el);
   root.append(el("div", { class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px" }, left, right));
-  const state = watchState(model, STATE_NAMES), later = settled();
-  const draw = () => writeView(parts, matrixView(state.read(), config), later);
-  draw();
-  const stop = state.onChange(draw);
-  return () => {
-    stop();
-    later.cancel();
-  };
+  return drawView(model, STATE_NAMES, parts, (st) => matrixView(st, config));
 }
 var matrix_default = { render };
 export {

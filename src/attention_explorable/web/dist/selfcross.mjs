@@ -1207,6 +1207,24 @@ function watchState(model, names) {
     };
   } };
 }
+function noticePart(cls = "ae-error ae-input-notice") {
+  const part = readout(cls, { hidden: true });
+  part.say = (html) => {
+    part.set(html);
+    part.show(html !== "");
+  };
+  return part;
+}
+function drawView(model, names, parts, view) {
+  const state = watchState(model, names), later = settled();
+  const draw = () => writeView(parts, view(state.read()), later);
+  draw();
+  const stop = state.onChange(draw);
+  return Object.assign(() => {
+    stop();
+    later.cancel();
+  }, { draw });
+}
 function setState(model, changes) {
   for (const [k, v] of Object.entries(changes)) model.set(k, v);
   model.save_changes();
@@ -1356,11 +1374,7 @@ function selfcrossView(st, config) {
 function render({ model, el: host }) {
   const config = model.get("config"), S = config.strings;
   const root = moduleRoot(host, "ae-selfcross", model.get("lang"), model.get("theme"));
-  const notice = readout("ae-error ae-input-notice", { hidden: true });
-  const say = (html) => {
-    notice.set(html);
-    notice.show(html !== "");
-  };
+  const notice = noticePart(), say = notice.say;
   const act = (changes) => {
     say("");
     setState(model, changes);
@@ -1426,14 +1440,7 @@ function render({ model, el: host }) {
     parts.plot_data.el
   );
   root.append(el("div", { class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px" }, left, right));
-  const state = watchState(model, STATE_NAMES), later = settled();
-  const draw = () => writeView(parts, selfcrossView(state.read(), config), later);
-  draw();
-  const stop = state.onChange(draw);
-  return () => {
-    stop();
-    later.cancel();
-  };
+  return drawView(model, STATE_NAMES, parts, (st) => selfcrossView(st, config));
 }
 var selfcross_default = { render };
 export {

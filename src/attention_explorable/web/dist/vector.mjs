@@ -1353,6 +1353,24 @@ function watchState(model, names) {
     };
   } };
 }
+function noticePart(cls = "ae-error ae-input-notice") {
+  const part = readout(cls, { hidden: true });
+  part.say = (html) => {
+    part.set(html);
+    part.show(html !== "");
+  };
+  return part;
+}
+function drawView(model, names, parts, view) {
+  const state = watchState(model, names), later = settled();
+  const draw = () => writeView(parts, view(state.read()), later);
+  draw();
+  const stop = state.onChange(draw);
+  return Object.assign(() => {
+    stop();
+    later.cancel();
+  }, { draw });
+}
 function setState(model, changes) {
   for (const [k, v] of Object.entries(changes)) model.set(k, v);
   model.save_changes();
@@ -1522,11 +1540,7 @@ function vectorView(st, config) {
 function render({ model, el: host }) {
   const config = model.get("config"), S = config.strings;
   const root = moduleRoot(host, "ae-vector", model.get("lang"), model.get("theme"));
-  const notice = readout("ae-error ae-input-notice", { hidden: true });
-  const say = (html) => {
-    notice.set(html);
-    notice.show(html !== "");
-  };
+  const notice = noticePart(), say = notice.say;
   const bounds = config.sliders.query_x.slice(0, 2);
   let held = false;
   const moveTip = (x, y, dropped) => {
@@ -1539,7 +1553,7 @@ function render({ model, el: host }) {
     }
     say("");
     if (q[0] !== model.get("query_x") || q[1] !== model.get("query_y")) setState(model, { query_x: q[0], query_y: q[1] });
-    else if (dropped) draw();
+    else if (dropped) drawing.draw();
   };
   const sources = { query: source(), keys: source(), values: source(), hull: source(), output: source() };
   const legend = Object.fromEntries(["query", "key", "value", "hull", "output"].map((k) => [k, S[`vector_legend_${k}`]]));
@@ -1585,18 +1599,12 @@ function render({ model, el: host }) {
     parts.formula.el
   );
   root.append(el("div", { class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px" }, left, right));
-  const state = watchState(model, STATE_NAMES), later = settled();
-  const draw = () => {
-    const view = vectorView(state.read(), config);
+  const drawing = drawView(model, STATE_NAMES, parts, (st) => {
+    const view = vectorView(st, config);
     if (held) delete view.sources.query;
-    writeView(parts, view, later);
-  };
-  draw();
-  const stop = state.onChange(draw);
-  return () => {
-    stop();
-    later.cancel();
-  };
+    return view;
+  });
+  return drawing;
 }
 var vector_default = { render };
 export {
