@@ -178,7 +178,8 @@ def test_state_travels_both_ways(student):
         assert weights_in(text_of(page, ".ae-selfcross-row")) == {
             tok: round(w, 3) for tok, w in zip(ZH_TOKENS, cross[3])
         }
-        assert not page.locator(".ae-selfcross-causal input").is_checked()
+        # (each of the server's models is drawn as its message arrives: waited for, not read at once)
+        expect(page.locator(".ae-selfcross-causal input")).not_to_be_checked()
         assert pressed(page.locator(".ae-selfcross-mode button", has_text="交叉注意力"))
         assert heatmap(page)["row"] == 4 and heatmap(page)["x"]["label"] == "键和值来自：中文句子"
         s.assert_clean()
