@@ -371,7 +371,7 @@ def figure_spec(fig, ref) -> dict:
 
 
 def _value_text(value: float) -> str:
-    """A slider's value as Bokeh's slider says it (twin of ``valueText`` in ``web/native.js``)."""
+    """A slider's value as Bokeh's slider says it (twin of ``valueText`` in ``web/shared.js``)."""
     return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
 
 

@@ -9,6 +9,7 @@
 // of a property calls them with (args, model), an event with (args, event), the
 // document's document_ready with (args, document, event).
 import {anchorId, morph, patch} from "./dom.js";
+import {valueText} from "./shared.js";
 import {figureNodes, scales} from "./svg.js";
 
 const unescapeHtml = (s) => String(s).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"")
@@ -100,8 +101,6 @@ export class Model {
   }
 }
 
-/** A slider's value as Bokeh's slider says it (its format "0[.]00"): 2, 0.50. */
-export const valueText = (v) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
 
 class Slider extends Model {
   attach(el) {

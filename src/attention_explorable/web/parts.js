@@ -4,7 +4,7 @@
 // its nodes, a control's state is set on its element, a figure is patched from its nodes (web/svg.js). Nothing
 // here reads the layout, and nothing here knows a host: the module sets its model, the model tells the module.
 import {morph, patch} from "./dom.js";
-import {escapeHtml, formatG, typedValue} from "./shared.js";
+import {escapeHtml, formatG, typedValue, valueText} from "./shared.js";
 import {figureNodes, scales} from "./svg.js";
 import {watchTheme} from "./theme.js";
 import CSS from "./explorable.css";
@@ -113,9 +113,6 @@ export function options(cls, labels, onPick, {vertical = true} = {}) {
 
 /** Pixels a pointer may move and still tap. */
 const TAP_SLOP = 6;
-
-/** A slider's value as a screen reader says it (Bokeh's slider says the same): 2, or 0.05. */
-export const valueText = (v) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
 
 /**
  * A slider and, beside it, a box to type its value, in a row: the slider in a box of class `cls`

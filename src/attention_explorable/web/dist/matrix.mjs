@@ -179,6 +179,7 @@ function echo(raw, limit = 40) {
   const chars = Array.from(pyStrip(raw));
   return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
 }
+var valueText = (v) => Number.isInteger(v) ? String(v) : v.toFixed(2);
 function onGrid(value, step) {
   const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
   return Number(value.toFixed(decimals));
@@ -1198,7 +1199,6 @@ function options(cls, labels, onPick, { vertical = true } = {}) {
   } };
 }
 var TAP_SLOP = 6;
-var valueText = (v) => Number.isInteger(v) ? String(v) : v.toFixed(2);
 function slider(cls, label, [lo, hi, step], { onSlide, onType }) {
   const id = `ae-x${++ids}`, boxId = `ae-x${++ids}`;
   const range2 = el("input", { type: "range", id, min: lo, max: hi, step });

@@ -228,6 +228,7 @@ function echo(raw, limit = 40) {
   const chars = Array.from(pyStrip(raw));
   return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
 }
+var valueText = (v) => Number.isInteger(v) ? String(v) : v.toFixed(2);
 function onGrid(value, step) {
   const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
   return Number(value.toFixed(decimals));
@@ -2273,7 +2274,6 @@ var Model = class {
     if (name === "visible" && this.el) this.el.hidden = !value;
   }
 };
-var valueText = (v) => Number.isInteger(v) ? String(v) : v.toFixed(2);
 var Slider = class extends Model {
   attach(el2) {
     this._input = el2.querySelector("input[type=range]");
@@ -2727,6 +2727,7 @@ export {
   typedNumber,
   typedValue,
   unknownAttribute,
+  valueText,
   vectorView,
   votingOpen,
   weightedSum,

@@ -182,6 +182,7 @@ function echo(raw, limit = 40) {
   const chars = Array.from(pyStrip(raw));
   return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
 }
+var valueText = (v) => Number.isInteger(v) ? String(v) : v.toFixed(2);
 function typedValue(raw, { lo, hi, toGrid, message, label }) {
   const parsed = parseNumber(raw);
   if (parsed === null) return null;
@@ -1171,7 +1172,6 @@ function options(cls, labels2, onPick, { vertical = true } = {}) {
   } };
 }
 var TAP_SLOP = 6;
-var valueText = (v) => Number.isInteger(v) ? String(v) : v.toFixed(2);
 function slider(cls, label, [lo, hi, step], { onSlide, onType }) {
   const id = `ae-x${++ids}`, boxId = `ae-x${++ids}`;
   const range = el("input", { type: "range", id, min: lo, max: hi, step });
