@@ -573,7 +573,7 @@ def patched_attrs(msg: Received) -> set[tuple[str, str]]:
 
 @dataclass
 class StateTarget:
-    """One property of an explorable's state model, and the bounds of the slider that sets it."""
+    """One property of a model (a slider's value), and the bounds of the slider that sets it."""
 
     model: str
     attr: str
@@ -583,35 +583,26 @@ class StateTarget:
     value: float
 
 
-def state_target(
-    session: BokehSession,
-    explorer: str = "StepsExplorer",
-    attr: str = "score_diff",
-    slider_css: str = "ae-score-diff",
-    scope_css: str | None = None,
+def slider_target(
+    session: BokehSession, slider_css: str = "ae-score-diff", scope_css: str | None = None
 ) -> StateTarget:
-    """The state model of ``explorer`` (type name ``<explorer>State``) and the bounds of its slider.
+    """The slider of CSS class ``slider_css`` (a live explorable's, drawn from Python): its ``value``,
+    bounds and step.
 
-    ``scope_css`` limits the search to the model carrying that class (on the
-    textbook page: ``ae-explorable-steps``).  The slider (CSS class
-    ``slider_css``) is drawn by the browser; its ``start``, ``end`` and
-    ``step`` are the parameter's bounds and step.
+    ``scope_css`` limits the search to the model carrying that class. The browser sends the slider's
+    new value; the explorable's Python sets its parameter and draws the rest.
     """
     within = session.find(scope_css) if scope_css else None
-    ids = session.descendants(within) if within else list(session.models)
-    state = next((mid for mid in ids if session.models[mid]["name"].endswith(f"{explorer}State")), None)
-    if state is None:
-        raise ProtocolError(f"no {explorer}State model in the document")
     slider = session.find(slider_css, within=within, type_name="Slider")
     a = session.models[slider]["attributes"]
-    value = session.value(state, attr)
+    value = a.get("value", 0.0)
     return StateTarget(
-        state,
-        attr,
+        slider,
+        "value",
         float(a.get("start", -10)),
         float(a.get("end", 10)),
         float(a.get("step", 0.1)),
-        float(value if value is not None else a.get("value", 0.0)),
+        float(value if value is not None else 0.0),
     )
 
 

@@ -5,15 +5,14 @@ simulated student is a Bokeh protocol client (``benchlib.BokehSession``: page
 request, its own websocket, ``PULL-DOC``, ``document_ready``) on one asyncio
 loop in this process.  Once a second, at a random phase, each student sends
 what a browser sends when the student presses an arrow key on the
-score-difference slider: the slider and everything on the page are drawn in
-the browser, and the one message is a ``PATCH-DOC`` setting ``score_diff`` of
-the explorable's state model (``StepsExplorerState``, found in the pulled
-document).  The sample is the time until the server's ``OK`` for that message
-(its ``reqid``), which the server writes once it has applied the change and
-run the explorable's callbacks (its parameters follow the browser).
+score-difference slider: the one message is a ``PATCH-DOC`` setting the ``value`` of
+the score-difference slider (found in the pulled document).  The sample is
+the time until the server's ``OK`` for that message (its ``reqid``), which
+the server writes once it has applied the change and run the explorable's
+callbacks (its parameter set, its view drawn from Python).
 
 Errors: a move that is not answered by ``OK`` within 10 s (or answered with
-``ERROR``), a change the server puts back (a ``PATCH-DOC`` of the state model
+``ERROR``), a change the server puts back (a ``PATCH-DOC`` of the slider
 from the server: a value it refused), a session the server closes, and any
 traceback or ``ERROR`` line in the server log.  Server CPU is the server
 process's user + system time (``/proc/PID/stat``) over the measured seconds,
@@ -53,7 +52,7 @@ from benchlib import (
     percentile,
     print_machine,
     proc_cpu_seconds,
-    state_target,
+    slider_target,
     verdict,
 )
 
@@ -67,7 +66,7 @@ class Student:
 
     def __init__(self, session: BokehSession):
         self.session = session
-        self.target = state_target(session, "StepsExplorer", "score_diff", "ae-score-diff")
+        self.target = slider_target(session, "ae-score-diff")
         self.presses = 0
         self.put_back = 0
         session.listeners.append(self._watch)

@@ -239,12 +239,11 @@ def stored(db: str, code: str) -> dict[str, float]:
 
 
 async def instructor_to_step(teacher: InstructorClient, step: int) -> None:
-    """What the instructor's browser sends on key ``2``: the steps explorable's state model's ``step``."""
+    """What the instructor's browser sends on key ``2``: a click of the steps explorable's step button."""
     s = teacher.session
-    state = next((mid for mid, m in s.models.items() if m["name"].endswith("StepsExplorerState")), None)
-    if state is None:
-        raise ProtocolError("no StepsExplorerState in the instructor's page")
-    reply = await s.patch([{"kind": "ModelChanged", "model": {"id": state}, "attr": "step", "new": step}], timeout=30)
+    button = s.find(f"ae-step-{step}", type_name="Button")
+    click = {"type": "event", "name": "button_click", "values": {"type": "map", "entries": [["model", {"id": button}]]}}
+    reply = await s.patch([{"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": click}], timeout=30)
     if reply.header.get("msgtype") != "OK":
         raise ProtocolError(f"the instructor's step change answered {reply.header.get('msgtype')}")
 

@@ -27,10 +27,11 @@ import param
 from panel.custom import AnyWidgetComponent
 
 from . import ui
-from .native import content_security_policy
+from .native import class_config_script, content_security_policy, math_font_face
 from .strings import HTML_LANG, STRINGS, text
 from .explorables import MODULES, ModuleExplorable
-from .views import contexts, head, matrix, qkv, selfcross, vector
+from . import scenarios
+from .views import contexts, head, matrix, qkv, selfcross, steps, vector
 
 __all__ = [
     "MODULES",
@@ -41,6 +42,7 @@ __all__ = [
     "ModuleWidget",
     "QkvWidget",
     "SelfCrossWidget",
+    "StepsWidget",
     "VectorWidget",
     "module_page",
     "module_source",
@@ -107,6 +109,16 @@ def module_page(
     state = json.dumps(opened, ensure_ascii=False).replace("</", "<\\/")
     link = json.dumps(module_widget(name, language).ae_module_link(), ensure_ascii=False).replace("</", "<\\/")
     other = "en" if language == "zh" else "zh"
+    explorable = _get(name)
+    # (A class's questions hold formulas: the page then carries the math font the card shows them in.)
+    class_config = class_config_script(language) if explorable.classroom else ""
+    extra = [*(["classroom"] if explorable.classroom else []), *(["keys"] if explorable.presenter_keys else [])]
+    keys_hint = (
+        f"<label class='ae-keys'><input type='checkbox' class='ae-keys-on' checked>"
+        f"<span>{html.escape(text('keyboard_hint', language))}</span></label>"
+        if explorable.presenter_keys
+        else ""
+    )
     page = ui.template("module-page.html").render(
         lang=HTML_LANG[language],
         title=text(_get(name).key("title"), language) if title is None else title,
@@ -114,10 +126,10 @@ def module_page(
         name=name,
         state=state,
         link=link,
-        scripts=[
-            _page_script(name).replace("</script", "<\\/script"),
-            _page_script("host").replace("</script", "<\\/script"),
-        ],
+        scripts=[_page_script(n).replace("</script", "<\\/script") for n in (name, *extra, "host")],
+        keys_hint=keys_hint,
+        class_config=class_config,
+        math_css=math_font_face() if "<math" in class_config else "",
         switch_href=other_language_href or f"?lang={other}",
         switch_label=text("language_name", other),
         switch_lang=HTML_LANG[other],
@@ -172,7 +184,12 @@ class ModuleWidget(AnyWidgetComponent):
         (``web/host.js``; the rules of :mod:`.views.links`)."""
         from .explorables.base import param_link_spec
 
-        return param_link_spec(self, self.link_params, self.link_prefix, self.language)
+        return param_link_spec(self, self.link_params, self.link_prefix, self.language, self.link_starts())
+
+    @classmethod
+    def link_starts(cls):
+        """For an explorable whose link resets to a start: ``(parameter, {value: start state})``; else None."""
+        return None
 
     def open_link(self, query) -> list[str]:
         """Set the state a deep link names (its names behind ``link_prefix``); return the notices about
@@ -402,6 +419,48 @@ class ContextsWidget(ModuleWidget):
     link_params = ("causal", "prediction", "revealed")
 
 
+class StepsWidget(ModuleWidget):
+    """Predict, then demonstrate (section 3.8) as a Panel component (:class:`ModuleWidget`; ``web/steps.js``).
+
+    Attention over two scalar values in three steps: the student picks a step, predicts the output
+    ``y``, presses "演示本步" and watches the scores, the temperature and the values move from the step's
+    start to its target (:data:`attention_explorable.scenarios.STEPS`), then compares. The numbers are
+    :mod:`attention_explorable.views.steps`'s: ``a = softmax([s_1, s_1 + diff] / T)``, ``y = a_1 v_1 + a_2 v_2``.
+
+    Raises
+    ------
+    ValueError
+        From ``param``, naming the parameter and the value, for a value out of its bounds.
+
+    Examples
+    --------
+    >>> StepsWidget(language="en", step=2).ae_module_state()["step"]
+    2
+    """
+
+    ae_module = "steps"
+
+    step = param.Integer(1, bounds=(1, 3), doc="Current step of section 3.8 (1, 2 or 3).")
+    score_1 = param.Number(0.0, bounds=steps.SLIDERS["score_1"][:2], doc="First score s₁.")
+    score_diff = param.Number(1.0, bounds=steps.SLIDERS["score_diff"][:2], doc="Score difference s₂ − s₁.")
+    temperature = param.Number(1.0, bounds=steps.T_BOUNDS, doc="Softmax temperature T.")
+    value_1 = param.Number(2.0, bounds=steps.SLIDERS["value_1"][:2], doc="First scalar value v₁.")
+    value_2 = param.Number(10.0, bounds=steps.SLIDERS["value_2"][:2], doc="Second scalar value v₂.")
+    prediction_text = param.String("", doc="The student's prediction of the output y, as typed.")
+    revealed = param.Boolean(False, doc="The step has been demonstrated.")
+    animating = param.Boolean(False, doc="The demonstration is replaying.")
+    asked = param.Boolean(False, doc="The demonstration was asked for without a prediction.")
+    config = param.Dict({}, doc="What the view needs besides the state (views.steps.steps_config).")
+
+    #: What a deep link can set (``?step=3&temperature=0.05``; behind ``steps.`` on the textbook).
+    link_params = ("step", *scenarios.STATE_KEYS, "prediction_text")
+
+    @classmethod
+    def link_starts(cls):
+        """A link's step opens at that step's start, as the step buttons do."""
+        return "step", {n: {"step": n, "prediction_text": "", **scenarios.get_step(n).start} for n in (1, 2, 3)}
+
+
 def module_widget(name: str, language: str = "zh", link_prefix: str = ""):
     """The Panel component of module explorable ``name`` in ``language`` (see :class:`HeadWidget`); its
     deep links' names start with ``link_prefix``.
@@ -413,6 +472,7 @@ def module_widget(name: str, language: str = "zh", link_prefix: str = ""):
     """
     _get(name)
     widgets = {
+        "steps": StepsWidget,
         "head": HeadWidget,
         "vector": VectorWidget,
         "matrix": MatrixWidget,

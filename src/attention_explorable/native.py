@@ -422,6 +422,7 @@ class NativePage:
         self._ids = 0
         #: The explorables written as one module that the page holds, by name (``web/dist/page/<name>.js``).
         self.modules: list[str] = []
+        self.classroom: str | None = None  # the language of the class, on a page a class may join
         self.body = self._layout(self.component)
         doc_events = {}
         for event, callbacks in self._doc.callbacks._js_event_callbacks.items():
@@ -620,6 +621,10 @@ class NativePage:
         name = widget.ae_module
         if name not in self.modules:
             self.modules.append(name)
+        from .explorables import MODULES
+
+        if MODULES[name].classroom:  # a class may join it: the page carries the class in its language
+            self.classroom = widget.language
         state = json.dumps(widget.ae_module_state(), ensure_ascii=False).replace("</", "<\\/")
         link = json.dumps(widget.ae_module_link(), ensure_ascii=False).replace("</", "<\\/")
         classes = html.escape(" ".join(["ae-module", *(getattr(widget, "css_classes", None) or [])]))
@@ -773,8 +778,10 @@ main.ae-student-page > .ae-n-col { margin: 0 auto; }
 )
 
 
-def _page_parts(build) -> tuple[NativePage, list[str], dict[str, str], str]:
-    """The page of ``build()``, its scripts (modules then runtime), outside modules by name, its CSS."""
+def _page_parts(build, classroom: bool = True) -> tuple[NativePage, list[str], dict[str, str], str]:
+    """The page of ``build()``, its scripts (modules then runtime), outside modules by name, its CSS.
+    With ``classroom``, a page holding an explorable a class joins (the steps) carries the class's script
+    and config (``web/classroom.js``); an author's embed has no class."""
     page = NativePage(build)
     # The modules the page runs, each once: the package's as scripts, and those of explorables
     # registered from outside the package (their own bundle) as text the runtime loads.
@@ -786,7 +793,19 @@ def _page_parts(build) -> tuple[NativePage, list[str], dict[str, str], str]:
     scripts = [page_script(name) for name in names if name not in own]
     if page.modules:  # the explorables written as one module, and their host (web/host.js)
         scripts += [page_script(name) for name in module_scripts(page.modules)] + [page_script("host")]
+    if classroom and page.classroom:
+        scripts.insert(-1, page_script("classroom"))
+        page.body += class_config_script(page.classroom)
     return page, scripts, modules, "\n".join([_shared_css(), page.css()])
+
+
+def class_config_script(language: str) -> str:
+    """The class's config (``explorables.class_panel.class_config``) as a page holds it, for
+    ``web/classroom.js``: ``<script type="application/json" id="ae-class-config">``."""
+    from .explorables.class_panel import class_config
+
+    data = json.dumps(class_config(language), ensure_ascii=False).replace("</", "<\\/")
+    return f'<script type="application/json" id="ae-class-config">{data}</script>'
 
 
 def _shared_css() -> str:
@@ -810,7 +829,7 @@ _EMBED_CSS = (
 def _embed_parts(build, lang: str, name: str) -> tuple[NativePage, list[str], dict]:
     """The page of ``build()``, the names of the package's page scripts it runs, and its shell (see
     ``web/shadow.js``: its name, language, styles, elements and outside modules)."""
-    page, _, modules, _ = _page_parts(build)
+    page, _, modules, _ = _page_parts(build, classroom=False)
     scripts = sorted({cb["module"] for cb in page.spec()["callbacks"].values()} - set(modules))
     if page.modules:  # an explorable written as one module, rendered by web/host.js in the shadow root
         scripts = sorted({*scripts, *page.modules, "host"})
@@ -998,6 +1017,8 @@ def _first_module_early(body: str, scripts: list[str], names) -> tuple[str, list
     explorable's element, which they render (a reader's first key need not wait for the rest of the page
     to be parsed and come to life; the others are rendered with the rest of the page)."""
     moved = [page_script(name) for name in module_scripts(names)] + [page_script("host")]
+    if page_script("classroom") in scripts:
+        moved.insert(-1, page_script("classroom"))
     at = body.find("data-ae-render=")
     end = body.find("</script></div>", at)
     if at < 0 or end < 0 or not all(code in scripts for code in moved):

@@ -13,7 +13,7 @@ import urllib.parse
 
 import pytest
 
-from attention_explorable.explorables import EXPLORABLES, explorable_class
+from attention_explorable.modules import MODULES, module_widget
 from attention_explorable.views.links import link_values, read_link
 
 from .mirror import differences
@@ -75,13 +75,13 @@ QUERIES = [
 
 def _specs():
     out = []
-    for name in EXPLORABLES:
+    for name in MODULES:
         for language in ("zh", "en"):
             for prefix in ("", f"{name}."):
                 out.append(
                     (
                         f"{name}-{language}-{prefix or 'page'}",
-                        explorable_class(name)(language=language, link_prefix=prefix).link_spec(),
+                        module_widget(name, language, link_prefix=prefix).ae_module_link(),
                     )
                 )
     return out

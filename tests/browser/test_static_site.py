@@ -326,7 +326,9 @@ def test_an_author_writes_explorable_tags_in_a_page_two_folders_deep(static_site
         expect(vector.locator(".ae-vector-output")).to_contain_text("输出")
         # A value out of bounds is clamped and said by the attribute's own name; a wrong name is said
         expect(clamped.locator(".ae-question")).to_contain_text("Step 3")
-        expect(clamped.locator(".ae-input-notice")).to_have_text('The attribute step="9" is outside [1, 3]; set to 3.')
+        expect(clamped.locator(".ae-input-notice[role=alert]")).to_have_text(
+            'The attribute step="9" is outside [1, 3]; set to 3.'
+        )
         expect(bad.locator("[role=alert]")).to_contain_text('name="nope"')
         # Each answers keys, on its own
         before = vector.locator(".ae-vector-weights").text_content()

@@ -127,7 +127,7 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
 
     # The steps explorer works inside the page.
     steps = page.locator(".ae-explorable-steps")
-    handle = steps.locator(".ae-score-diff .noUi-handle").first
+    handle = steps.locator(".ae-score-diff input[type=range]").first  # its module, as on the student page
     handle.scroll_into_view_if_needed()
     handle.focus()
     handle.press("ArrowRight")

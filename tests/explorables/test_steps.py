@@ -5,12 +5,11 @@ from __future__ import annotations
 import panel as pn
 import pytest
 from bokeh.document import Document
+from bokeh.events import ButtonClick, Tap
+from bokeh.models import CustomJS
 
 from attention_explorable import scenarios
 from attention_explorable.explorables.steps import StepsExplorer
-from attention_explorable.views import steps as view
-
-from . import the_module_callback
 
 
 @pytest.fixture
@@ -36,44 +35,60 @@ def test_demonstrate_reaches_the_target_and_keeps_the_prediction(explorer, n):
     assert explorer.revealed and explorer.prediction == 7.5
 
 
-def test_python_changes_reach_the_state_model_and_the_drawn_models(explorer):
+def test_python_changes_reach_the_drawn_models(explorer):
     explorer.go_to_step(3)
-    assert explorer._state.step == 3 and explorer._state.score_1 == 20.0
+    assert explorer._sliders["score_1"][0].value == 20.0
     assert not explorer._curve_fig.visible  # the curve answers step 3: not before the demonstration
     explorer.demonstrate()
     assert explorer._curve_fig.visible and explorer._html["curve_data"].text
     explorer.temperature = 10.0
-    assert explorer._state.temperature == 10.0
     assert explorer._sources["point"].data["t"] == [10.0]
     assert "T = 10.00" in explorer._html["readouts"].text
 
 
-def test_browser_changes_set_the_parameters_without_drawing_on_the_server(explorer):
-    before = explorer._html["readouts"].text
-    explorer._from_browser("temperature", 1.0, 0.25)
-    assert explorer.temperature == 0.25
-    assert explorer._html["readouts"].text == before  # the browser drew it already
+def _click(explorer, model):
+    explorer._acted(model, ButtonClick(model))
 
 
-@pytest.mark.parametrize(
-    "name, bad",
-    [
-        ("temperature", 0.0),
-        ("temperature", 11.0),
-        ("score_diff", float("nan")),
-        ("step", 4),
-        ("step", 1.5),
-        ("revealed", "yes"),
-        ("asked", 1),
-        ("value_1", "3"),
-        ("prediction_text", None),
-        ("temperature", True),
-    ],
-)
-def test_bad_values_from_the_browser_are_refused_and_put_back(explorer, name, bad):
-    good = getattr(explorer, name)
-    explorer._from_browser(name, good, bad)
-    assert getattr(explorer, name) == good and getattr(explorer._state, name) == good
+def test_the_student_steps_predicts_and_demonstrates_through_python(explorer):
+    _click(explorer, explorer._step_buttons[2])
+    assert explorer.step == 2 and explorer.score_diff == scenarios.get_step(2).start["score_diff"]
+    _click(explorer, explorer._demonstrate)  # no prediction: one is asked for, nothing is shown
+    assert explorer.asked and not explorer.revealed and explorer._skip.visible
+    explorer._prediction_input.value_input = "8,5"
+    explorer._acted(explorer._prediction_input)
+    assert explorer.prediction == 8.5
+    _click(explorer, explorer._demonstrate)  # no page: the step's end at once
+    assert explorer.revealed and not explorer.asked
+    assert {k: getattr(explorer, k) for k in scenarios.STATE_KEYS} == dict(scenarios.get_step(2).target)
+    explorer._acted(explorer._line_fig, Tap(explorer._line_fig, x=31.0, y=0.0))
+    assert explorer.prediction_text == "20.00"  # a tap beyond the line is a prediction at its end
+
+
+def test_a_presenters_copy_plays_at_once():
+    ex = StepsExplorer(ask_prediction=False)
+    _click(ex, ex._demonstrate)
+    assert ex.revealed and not ex.asked
+
+
+def test_a_typed_value_is_clamped_with_a_notice_and_junk_is_put_back(explorer):
+    box = explorer._sliders["temperature"][1]
+    box.value = "99"
+    explorer._acted(box)
+    assert explorer.temperature == 10.0 and explorer._html["notice"].visible
+    box.value = "warm"
+    explorer._acted(box)
+    assert explorer.temperature == 10.0 and box.value == "10"
+
+
+def test_what_no_page_of_ours_sends_sets_nothing(explorer):
+    slider = explorer._sliders["temperature"][0]
+    slider.value = float("nan")
+    explorer._acted(slider)
+    assert explorer.temperature == 1.0 and slider.value == 1.0  # put back as the state has it
+    explorer._prediction_input.value_input = "9" * 10_001
+    explorer._acted(explorer._prediction_input)
+    assert explorer.prediction_text == ""
 
 
 @pytest.mark.parametrize(
@@ -116,32 +131,16 @@ def test_layout_renders_and_controls_carry_css_classes(explorer):
     assert "class='ae-output'" in explorer.view()["html"]["readouts"]
 
 
-def test_only_the_state_model_travels_to_the_server(explorer):
+def test_no_javascript_of_the_explorable_runs_in_it(explorer):
     root = pn.panel(explorer).get_root(Document())
-    drawn = [
-        m
-        for m in root.references()
-        if type(m).__name__ in ("ColumnDataSource", "Slider", "TextInput", "Button", "Range1d", "HTML")
-    ]
-    synced = [m for m in drawn if m.syncable and m in explorer._models().values()]
-    assert not synced, synced
-    assert explorer._state.syncable
-
-
-def test_the_module_runs_on_every_state_change_and_every_control(explorer):
-    # The class panel's script follows the step too (web/classroom.js: the confirmation is per step).
-    classroom = explorer._classroom.callback
-    assert classroom.module is True and "class/socket" in str(classroom.args["config"])
-    callback = the_module_callback(explorer, view.STATE_NAMES, "stepsView", others={"step": classroom})
-    assert callback in explorer._demonstrate.js_event_callbacks["button_click"]
-    assert callback in explorer._sliders["temperature"][0].js_property_callbacks["change:value"]
+    assert not [m for m in root.references() if isinstance(m, CustomJS)]
 
 
 def test_each_explorer_has_its_own_models():
     a, b = StepsExplorer(), StepsExplorer()
     a.score_diff = 3.0
     assert b.score_diff == scenarios.get_step(1).start["score_diff"]
-    assert a._state is not b._state and a._sources["weights"] is not b._sources["weights"]
+    assert a._sources["weights"] is not b._sources["weights"]
 
 
 def test_constructed_at_step_3_starts_in_its_situation():

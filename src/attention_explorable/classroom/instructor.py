@@ -389,9 +389,7 @@ class InstructorView(pn.viewable.Viewer):
         # (an exercise, a prediction): its number is no step's.
         asked = get_question(room.step)
         step = room.step if asked is not None and asked.is_step else 1
-        self.explorer = StepsExplorer(
-            language=lang, step=step, class_panel=False, ask_prediction=False, deep_link=False
-        )
+        self.explorer = StepsExplorer(language=lang, step=step, ask_prediction=False, deep_link=False)
         self.explorer.param.watch(self._step_chosen, "step")
         # The join panel (the URLs and the QR code) is for the first minutes: J folds it away, and the
         # round then fits a projector's 1024x768 (the room's code stays, for a latecomer).

@@ -28,7 +28,9 @@ from ..views import head as head_view
 from ..views import matrix as matrix_view
 from ..views import qkv as qkv_view
 from ..views import selfcross as selfcross_view
+from ..views import steps as steps_view
 from ..views import vector as vector_view
+from .. import scenarios
 
 
 @dataclass(frozen=True)
@@ -67,12 +69,7 @@ class Registration:
 
 
 #: The registry: name -> :class:`Registration`, in the order the pages are listed.
-EXPLORABLES: dict[str, Registration] = {
-    r.name: r
-    for r in [
-        Registration("steps", "attention_explorable.explorables.steps:StepsExplorer"),
-    ]
-}
+EXPLORABLES: dict[str, Registration] = {r.name: r for r in []}
 
 
 @dataclass(frozen=True)
@@ -99,6 +96,11 @@ class ModuleExplorable:
     viewer : str
         Its Panel component drawn from Python, as ``"module:Class"`` (``panel serve``, the instructor's
         page); "" for none (its module then serves there too, as an anywidget).
+    classroom : bool
+        Whether a class joins it: a student page that holds it carries the class's script and config
+        (``web/classroom.js``), which builds the class panel in its module's ``.ae-class`` box.
+    presenter_keys : bool
+        Whether its page of its own has the presenter's keys (``web/keys.js``: 1, 2, 3, D).
     """
 
     name: str
@@ -109,6 +111,8 @@ class ModuleExplorable:
     index: str = ""
     intro: str = ""
     viewer: str = ""
+    classroom: bool = False
+    presenter_keys: bool = False
 
     def key(self, what: str) -> str:
         """The string key of its ``title``, ``index`` or ``intro``."""
@@ -117,6 +121,25 @@ class ModuleExplorable:
 
 #: The registry, name -> explorable.
 MODULES: dict[str, ModuleExplorable] = {
+    "steps": ModuleExplorable(
+        "steps",
+        {
+            "step": 1,
+            **scenarios.get_step(1).start,
+            "prediction_text": "",
+            "revealed": False,
+            "animating": False,
+            "asked": False,
+        },
+        "steps_",
+        config=steps_view.steps_config,
+        title="steps_heading",
+        index="index_steps",
+        intro="index_steps",
+        viewer="attention_explorable.explorables.steps:StepsExplorer",
+        classroom=True,
+        presenter_keys=True,
+    ),
     "head": ModuleExplorable(
         "head",
         {
@@ -202,6 +225,8 @@ def register(registration: Registration) -> None:
     name = registration.name
     if not (name.isidentifier() and name.islower()) or name in ("textbook", "instructor", "index", "mirror"):
         raise ValueError(f"registration.name must be a lowercase identifier other than a page's, got {name!r}")
+    if name in MODULES:
+        raise ValueError(f"an explorable named {name!r} is registered already (web/{name}.js)")
     known = EXPLORABLES.get(name)
     if known is not None and known != registration:
         raise ValueError(f"an explorable named {name!r} is registered already ({known.viewer})")

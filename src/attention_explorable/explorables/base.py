@@ -285,18 +285,20 @@ def _redraw_moved_displays(result=None) -> None:
         if explorer is None:
             _SHOWN.remove(entry)
         elif explorer._moved_in_python and shown_in != count and not _page_opened(layout):
-            entry[2] = explorer.__panel__()
+            entry[2] = explorer._notebook_view()
             handle.update(entry[2])
             redrawn.append(explorer)
     for explorer in redrawn:
         explorer._moved_in_python = False
 
 
-def param_link_spec(obj: param.Parameterized, names, prefix: str, language: str) -> dict:
+def param_link_spec(obj: param.Parameterized, names, prefix: str, language: str, starts=None) -> dict:
     """The JSON spec of deep links to parameters ``names`` of ``obj`` (see :mod:`..views.links`).
 
     Each parameter's kind, bounds and choices come from its ``param`` definition; ``defaults`` is
     what a fresh ``obj`` opens with; ``prefix`` goes before each name in the query (``"head."``).
+    ``starts``, for an explorable whose link resets to a start (the steps), is ``(parameter, {value:
+    start state})``: a link's value of that parameter opens at its start, as its buttons do.
 
     Raises
     ------
@@ -321,7 +323,7 @@ def param_link_spec(obj: param.Parameterized, names, prefix: str, language: str)
             )
         else:
             raise ValueError(f"a link cannot carry parameter {name!r} ({type(p).__name__} without bounds)")
-    return {
+    spec = {
         "prefix": prefix,
         "params": params,
         "defaults": {name: obj.param[name].default for name in names},
@@ -332,6 +334,11 @@ def param_link_spec(obj: param.Parameterized, names, prefix: str, language: str)
             "junk": text("attribute_junk", language),
         },
     }
+    if starts:
+        spec["reset"], by_value = starts
+        spec["starts"] = {str(k): {n: v for n, v in start.items() if n in names} for k, start in by_value.items()}
+        spec["defaults"].update(spec["starts"][str(spec["defaults"][spec["reset"]])])
+    return spec
 
 
 class Explorable(pn.viewable.Viewer):
@@ -512,16 +519,7 @@ class Explorable(pn.viewable.Viewer):
         Built from the link parameters' ``param`` definitions: kind, bounds,
         choices, and the state a fresh explorable opens with.
         """
-        spec = param_link_spec(self, self._link_params, self.link_prefix, self.language)
-        defaults = spec["defaults"]
-        reset = self._link_starts()
-        if reset:
-            spec["reset"], starts = reset
-            spec["starts"] = {
-                str(k): {n: v for n, v in start.items() if n in self._link_params} for k, start in starts.items()
-            }
-            defaults.update(spec["starts"][str(defaults[spec["reset"]])])
-        return spec
+        return param_link_spec(self, self._link_params, self.link_prefix, self.language, self._link_starts())
 
     def open_link(self, query) -> list[str]:
         """Set the state a deep link names; return the notices about values it clamped or ignored.
@@ -617,10 +615,16 @@ class Explorable(pn.viewable.Viewer):
         Source: IPython, "Updatable displays" (``display(..., display_id=True)``); nbclient applies
         ``update_display_data`` to the outputs of that display.
         """
+        self._show_in_notebook(self._notebook_view())
+
+    def _notebook_view(self):
+        """What a notebook cell shows of it, drawn in its state now."""
+        return self.__panel__()
+
+    def _show_in_notebook(self, layout) -> None:
         from IPython import get_ipython
         from IPython.display import display
 
-        layout = self.__panel__()
         handle = display(layout, display_id=True)
         shell = get_ipython()
         # (Jupyter's own comms only: where Panel draws through ipywidgets, VS Code's or Colab's, a page's
@@ -678,6 +682,7 @@ class LiveExplorable(Explorable):
 
     def __init__(self, **params):
         pn.viewable.Viewer.__init__(self, **params)
+        self._moved_in_python = False  # since its notebook display was last drawn (_redraw_moved_displays)
         self.param.watch(self._changed, list(self._state_params))
 
     def _changed(self, *events) -> None:
@@ -735,12 +740,13 @@ class LiveExplorable(Explorable):
             return False
         return True
 
-    def _slider_acted(self, origin, to_grid=None) -> bool:
+    def _slider_acted(self, origin, to_grid=None, before=None) -> bool:
         """A slider of ``self._sliders`` moved, or its box typed (``web/parts.js`` ``modelSlider`` in a
         module): the slider's value, on the grid ``to_grid`` puts it on (by default the parameter's step,
         as ``onGrid`` in ``web/shared.js``), becomes the parameter; a typed number too, clamped to the
-        parameter's bounds with a notice that says so; junk puts the box back. Returns whether ``origin``
-        was one of them."""
+        parameter's bounds with a notice that says so; junk puts the box back; ``before()`` is called before
+        a student's change is made (not for the echo of a change drawn from the state). Returns whether
+        ``origin`` was one of them."""
         from ..views.numbers import echo, format_g, parse_number
 
         for name, (slider, box, _row) in getattr(self, "_sliders", {}).items():
@@ -759,6 +765,8 @@ class LiveExplorable(Explorable):
                 value = float(origin.value)
                 if not math.isfinite(value):
                     raise ValueError(f"{name}: a slider's value must be a finite number, got {origin.value!r}")
+                if before is not None:
+                    before()
                 self._say("")
                 setattr(self, name, to_grid(min(max(value, lo), hi)))
                 return True
@@ -769,6 +777,8 @@ class LiveExplorable(Explorable):
             except ValueError:
                 box.value = format_g(now)
                 return True
+            if before is not None:
+                before()
             value = to_grid(min(max(parsed, lo), hi))
             clamped = not lo <= parsed <= hi
             label = self._config_data["labels"][name]
@@ -829,11 +839,31 @@ class LiveExplorable(Explorable):
 
     def _ipython_display_(self) -> None:
         """In a notebook, the explorable's module (its anywidget, :func:`attention_explorable.modules.module_widget`)
-        in this state."""
-        from IPython.display import display
+        in this state, following it both ways: a change in Python reaches the page, the student's change
+        the parameters. A notebook run with no page (``nbclient``) keeps the cell's output at the state Python
+        last gave it, as :class:`Explorable`'s does."""
+        self._show_in_notebook(self._notebook_view())
 
+    def _notebook_view(self):
         from ..modules import module_widget
 
-        widget = module_widget(self._name, self.language)
-        widget.param.update(self.module_state())
-        display(widget)
+        widget = getattr(self, "_widget", None)
+        if widget is None:
+            widget = self._widget = module_widget(self._name, self.language)
+            widget.param.update(self.module_state())
+            names = list(self._state_params)
+
+            def to_widget(*events):
+                changes = {e.name: e.new for e in events if getattr(widget, e.name) != e.new}
+                if changes:
+                    self._moved_in_python = True
+                    widget.param.update(changes)
+
+            def to_self(*events):
+                changes = {e.name: e.new for e in events if getattr(self, e.name) != e.new}
+                if changes:
+                    self.param.update(changes)
+
+            self.param.watch(to_widget, names)
+            widget.param.watch(to_self, names)
+        return widget

@@ -1,12 +1,15 @@
 """The three-step "predict, then demonstrate" explorable of section 3.8.
 
-Its view is :func:`attention_explorable.views.steps.steps_view`; in the
-browser ``web/steps.js`` draws it and handles the student's actions.
+Its view is :func:`attention_explorable.views.steps.steps_view`. Its student
+page, embeds, textbook block and notebook widget are its module
+``web/steps.js``; the Panel component here (``panel serve``, the
+instructor's projected page) is drawn from Python.
 """
 
 from __future__ import annotations
 
 import html
+import math
 
 import panel as pn
 import param
@@ -15,21 +18,21 @@ from bokeh.models import ColumnDataSource
 from .. import plots, scenarios, ui
 from ..strings import DEFAULT_LANGUAGE, text
 from ..views import steps as steps_view
+from ..views.numbers import format_fixed
 from . import controls
-from .base import Explorable, ScriptedPane, Tried, bokeh_pane, html_model, screen_reader_model, state_model_class
-from .class_panel import ClassPanel
+from .base import LiveExplorable, ScriptedPane, Tried, bokeh_pane, html_model, screen_reader_model
 
 
-class StepsExplorer(Explorable):
+class StepsExplorer(LiveExplorable):
     """Attention over two scalar values, replayed in three steps.
 
     A student picks a step, predicts the output ``y``, presses
     "演示本步" and watches the parameters move from the step's start to
     its target state, then compares the result with the prediction. All
     numbers come from :mod:`attention_explorable.core`:
-    ``a = softmax([s_1, s_2], T)``, ``y = a_1 v_1 + a_2 v_2``. Everything a
-    student does runs in the browser (``web/steps.js``), with or without a
-    server; the parameters follow it.
+    ``a = softmax([s_1, s_2], T)``, ``y = a_1 v_1 + a_2 v_2``. As a Panel
+    component its controls call Python, which draws every change (the
+    replay too, a frame each 40 ms); its student page is ``web/steps.js``.
 
     Parameters
     ----------
@@ -55,14 +58,11 @@ class StepsExplorer(Explorable):
     language : {"zh", "en"}
         Language of the interface text.
 
-    On a page opened in a room (``?room=CODE``, served by ``attention-explorable
-    serve``) its class panel (:class:`~attention_explorable.explorables.class_panel.ClassPanel`)
-    appears: "演示本步" and "提交预测" submit the prediction to the room.
-    ``class_panel=False`` (a keyword of the constructor) leaves it out: the
-    instructor's own copy on ``/instructor?room=CODE`` is no student of it.
-    ``ask_prediction=False`` (a keyword too) makes "演示本步" (and the key D)
-    play the step at once, with no prediction asked and no focus moved into
-    the box: for a presenter's copy, the instructor's.
+    The student page opened in a room (``?room=CODE``, served by
+    ``attention-explorable serve``) shows its class panel (``web/classroom.js``).
+    ``ask_prediction=False`` (a keyword of the constructor) makes "演示本步"
+    (and the key D) play the step at once, with no prediction asked: for a
+    presenter's copy, the instructor's.
 
     Raises
     ------
@@ -131,11 +131,11 @@ class StepsExplorer(Explorable):
 
     _link_params = ("step", *scenarios.STATE_KEYS, "prediction_text")
 
-    def __init__(self, class_panel: bool = True, ask_prediction: bool = True, **params):
+    def __init__(self, ask_prediction: bool = True, **params):
         # Start in the chosen step's own situation, except what the caller set.
         start = scenarios.get_step(params.get("step", type(self).param.step.default)).start
         super().__init__(**{**start, **params})
-        self._classroom = ClassPanel(self.language) if class_panel else None
+        self._replay = None  # the periodic callback of a replay under way
         t = self._t
         self._sources = {
             "values": ColumnDataSource({"x": [], "label": []}),
@@ -146,8 +146,6 @@ class StepsExplorer(Explorable):
             "curve": ColumnDataSource({"t": [], "weight": []}),
             "point": ColumnDataSource({"t": [], "weight": []}),
         }
-        for source in self._sources.values():
-            source.syncable = False
         src = self._sources
         self._line_fig = plots.number_line_figure(
             src["values"],
@@ -162,7 +160,6 @@ class StepsExplorer(Explorable):
                 "prediction": t("legend_prediction"),
             },
         )
-        self._line_fig.x_range.syncable = False
         self._line_fig.css_classes = ["ae-number-line"]
         self._weights_fig = plots.weights_figure(src["weights"], t("plot_weights"), t("axis_weight"))
         self._curve_fig = plots.temperature_curve_figure(
@@ -174,8 +171,6 @@ class StepsExplorer(Explorable):
             steps_view.T_BOUNDS,
         )
         self._curve_fig.css_classes = ["ae-temperature-curve"]
-        for fig in (self._line_fig, self._weights_fig, self._curve_fig):
-            fig.syncable = False
 
         self._html = {
             name: html_model(f"ae-{name}")
@@ -200,7 +195,7 @@ class StepsExplorer(Explorable):
         self._prediction_input = controls.text_input(t("prediction"), "ae-prediction", placeholder="?")
 
         # Predict first: "演示本步" without a prediction asks for one (a student); a presenter's plays at once.
-        self._config_data = {**steps_view.steps_config(self.language), "ask_prediction": bool(ask_prediction)}
+        self._config_data = steps_view.steps_config(self.language, ask_prediction)
         self._redraw()
         events = {
             self._line_fig: "tap",
@@ -211,8 +206,6 @@ class StepsExplorer(Explorable):
         events.update({b: "button_click" for b in self._step_buttons.values()})
         events.update(self._slider_events())
         self._attach(events)
-        if self._classroom is not None:
-            self._classroom.attach(self._state, self._demonstrate, self._skip)
 
     # --- the view -------------------------------------------------------------
     @property
@@ -239,6 +232,72 @@ class StepsExplorer(Explorable):
         # A link's step opens at that step's start, as the step buttons do.
         return "step", {n: {"step": n, "prediction_text": "", **scenarios.get_step(n).start} for n in (1, 2, 3)}
 
+    # --- the student's actions (Panel) ------------------------------------------
+    def _act(self, origin, event=None) -> None:
+        if self._slider_acted(origin, before=self._halt):  # a student's move ends a replay where it is
+            return
+        for n, b in self._step_buttons.items():
+            if origin is b:
+                self._say("")
+                self.go_to_step(n)
+                return
+        if origin is self._demonstrate:
+            self._say("")
+            if self.animating:
+                return
+            if self.prediction is None and self._config_data["ask_prediction"]:
+                self.asked = True  # predict first: the view asks for one and offers to skip
+            else:
+                self._play()
+        elif origin is self._skip:
+            self._say("")
+            self._play()
+        elif origin is self._prediction_input:
+            typed = origin.value_input
+            if not isinstance(typed, str) or len(typed) > 10_000:
+                raise ValueError(f"prediction_text must be text, got {typed!r}")
+            if typed != self.prediction_text:
+                self._say("")
+                self.prediction_text = typed
+        elif origin is self._line_fig and event is not None and math.isfinite(event.x):
+            lo, hi = steps_view.PREDICTION_BOUNDS
+            self._say("")
+            self.prediction_text = format_fixed(min(max(event.x, lo), hi), 2)
+
+    def _play(self) -> None:
+        """Replay the step to its target, a frame each ``frame_ms`` (at once where no page shows it)."""
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            self.demonstrate()
+            return
+        self._halt()
+        step = scenarios.get_step(self.step)
+        frames = [
+            scenarios.interpolate(step.start, step.target, i / (self._config_data["frames"] - 1))
+            for i in range(self._config_data["frames"])
+        ]
+        self.param.update(asked=False, revealed=False, animating=True, **frames.pop(0))
+        replayed = self.step
+
+        def frame():
+            if self.step != replayed or not self.animating:
+                return self._halt()
+            if len(frames) > 1:
+                self.param.update(**frames.pop(0))
+            else:
+                self._halt()
+                self.demonstrate()
+
+        self._replay = pn.state.add_periodic_callback(frame, period=self._config_data["frame_ms"])
+
+    def _halt(self) -> None:
+        """Stop a replay under way where it is."""
+        if self._replay is not None:
+            self._replay.stop()
+            self._replay = None
+        if self.animating:
+            self.animating = False
+
     # --- navigation (for notebooks, the class and deep links) --------------------
     def go_to_step(self, number: int) -> None:
         """Go to step ``number`` (1-3) and reset to its start state.
@@ -249,6 +308,7 @@ class StepsExplorer(Explorable):
             If ``number`` is not 1, 2 or 3.
         """
         step = scenarios.get_step(number)
+        self._halt()
         self.param.update(step=number, prediction_text="", revealed=False, animating=False, asked=False, **step.start)
 
     def demonstrate(self) -> None:
@@ -268,7 +328,6 @@ class StepsExplorer(Explorable):
             bokeh_pane(self._html["error"]),
             bokeh_pane(self._demonstrate),
             bokeh_pane(self._skip),
-            *([self._classroom.panel()] if self._classroom is not None else []),
             bokeh_pane(self._html["result"]),
             *(bokeh_pane(row) for _, _, row in self._sliders.values()),
             bokeh_pane(self._html["notice"]),
@@ -290,12 +349,6 @@ class StepsExplorer(Explorable):
         return pn.FlexBox(
             left, right, flex_wrap="wrap", sizing_mode="stretch_width", css_classes=["ae-steps"], styles={"gap": "12px"}
         )
-
-
-# The state model's class exists from import on: Bokeh sends the definitions of
-# data models with a document, so a page that builds this explorable later (the
-# textbook, as the reader scrolls) must have imported it before it was sent.
-state_model_class(StepsExplorer)
 
 
 #: The presenter keys' hint: a check box that switches the keys off, and what they do.

@@ -75,19 +75,24 @@ STRING_KEYS = (
     "legend_prediction",
     "data_name",
     "data_value",
+    "legend_interval",
+    "step_button",
+    "prediction",
+    "prediction_hint",
     *(f"step{n}_{part}" for n in (1, 2, 3) for part in ("title", "question", "explain")),
 )
 
 
-def steps_config(language: str) -> dict:
+def steps_config(language: str, ask_prediction: bool = True) -> dict:
     """What :func:`steps_view` needs besides the state, as JSON-able data.
 
     ``strings`` (the interface text in ``language``), ``steps`` (each step's
     ``start`` and ``target`` state), ``curve_t`` (temperatures of the curve),
     ``prediction_bounds``, ``labels`` (the sliders' names), ``sliders`` (name ->
     ``[low, high, step]``), ``frames`` and
-    ``frame_ms`` (the replay: 24 frames, 40 ms apart). The same dict is sent
-    to the browser once.
+    ``frame_ms`` (the replay: 24 frames, 40 ms apart), ``ask_prediction`` ("演示本步"
+    without a prediction asks for one; False plays at once, for a presenter). The
+    same dict is sent to the browser once.
     """
     return {
         "strings": {key: text(key, language) for key in STRING_KEYS},
@@ -98,6 +103,7 @@ def steps_config(language: str) -> dict:
         "sliders": {name: list(bounds) for name, bounds in SLIDERS.items()},
         "frames": 24,
         "frame_ms": 40,
+        "ask_prediction": bool(ask_prediction),
     }
 
 

@@ -1,17 +1,18 @@
-// A student's page in a room (twin of attention_explorable/classroom/channel.py, the
-// server's end): with ?room=CODE in the address, the class panel shows, the page opens
-// its one class socket (/class/socket), joins the room with the anonymous id the server
-// gave it (kept in localStorage; the first join gets one), submits the prediction when the student presses "演示本步" or "提交预测",
-// and draws the server's receipt as the confirmation "已提交". From the server come only
-// this student's receipts, the room's step (when the students follow the instructor), whether
-// voting on it is closed or its answer revealed, and a new round. While the vote is open, the
-// page's demonstration (the answer) waits (web/shared.js votingOpen). Run by Bokeh's CustomJS on the document's document_ready, on the
-// explorable's step and on the two buttons. Every question the instructor poses is asked on a card of its
-// own at the foot of the screen, wherever the student is; a step's card makes way for the steps explorable
-// while that is on screen. A lost connection is taken up again by the page itself.
-import {classLinks as links, countText, escapeHtml, fill, formatFixed, formatG, goToStepStart, votingOpen} from "./shared.js";
+// A student's page in a room (twin of attention_explorable/classroom/channel.py, the server's end), a
+// host's part beside the steps module (web/steps.js): with ?room=CODE in the address, its class panel shows
+// in the module's `.ae-class` box, the page opens its one class socket (/class/socket), joins the room with
+// the anonymous id the server gave it (kept in localStorage; the first join gets one), submits the
+// prediction when the student presses "演示本步" or "提交预测" (the module's `send({event})`), and draws the
+// server's receipt as the confirmation "已提交". From the server come only this student's receipts, the
+// room's step (when the students follow the instructor), whether voting on it is closed or its answer
+// revealed, and a new round. While the vote is open, the module's demonstration (the answer) waits: the
+// model's `held`. Every question the instructor poses is asked on a card of its own at the foot of the
+// screen, wherever the student is; a step's card makes way for the steps explorable while that is on
+// screen. A lost connection is taken up again by the page itself.
+import {countText, fill, formatFixed, formatG} from "./shared.js";
+import {setState} from "./parts.js";
 import {parsePrediction} from "./prediction.js";
-import {deepQuery} from "./dom.js";
+import {stepStart} from "./steps.js";
 
 const ID_KEY = "attention-explorable-student";
 // The close code of a socket the server refused (an unknown room, a malformed id, too many
@@ -89,11 +90,10 @@ export function classStatus(link, strings, questions = {}) {
   return strings.class_lost_none;
 }
 
-/** Show plain `message` in a Panel HTML model (its text is escaped HTML: escaped once to be text, once for the model). */
-function show(model, message) {
-  const text = escapeHtml(escapeHtml(message));
-  if (model.text !== text) model.text = text;
-  if (model.visible !== (message !== "")) model.visible = message !== "";
+/** Show plain `message` in a line of the class panel (hidden while ""). */
+function show(line, message) {
+  if (line.textContent !== message) line.textContent = message;
+  line.hidden = message === "";
 }
 
 /** The seconds left of the room's countdown, as one line. */
@@ -144,7 +144,9 @@ export function draw(link, state, models, config) {
   let message = link.message;
   if (!message && link.sent && !(link.receipt && link.receipt.seq === link.sent.seq)) message = S.class_pending;
   // The demonstration asked for while the vote is open: said until the vote closes.
-  if (!message && link.waiting === state.step && votingOpen(state)) message = S.class_demo_waits;
+  const open = votingOpen(link, state);
+  if (!message && link.waiting === state.step && open) message = S.class_demo_waits;
+  if (state.model.get("held") !== open) setState(state.model, {held: open});
   if (models.vote) show(models.vote, voteStatus(link, state, S));
   if (models.result) show(models.result, studentResult(link, state, S, config.lang));
   const ok = link.acknowledged;
@@ -153,6 +155,14 @@ export function draw(link, state, models, config) {
     : "");
   show(models.message, message);
   drawQuestion(link, config);
+}
+
+/**
+ * Whether the room's vote on the step on screen is still open: the module's demonstration (which shows the
+ * answer) waits for the instructor's close or reveal.
+ */
+export function votingOpen(link, state) {
+  return Boolean(link.joined && !link.closed && link.roomStep === state.step);
 }
 
 /** Whether the room's question `n` is one of the steps (asked on the explorable), not a card's question. */
@@ -208,10 +218,10 @@ const CARD_CSS = `
 `;
 
 /** An element `tag` with `attrs` (attributes) and plain `text`: nothing here is parsed as HTML. */
-function el(tag, attrs = {}, text = "") {
+function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text) node.textContent = text;
+  node.append(...children.filter((c) => c !== "" && c !== null && c !== undefined));
   return node;
 }
 
@@ -297,7 +307,7 @@ function askQuestion(link, config, number, prediction, newRound) {
 
 /** The steps explorable's prediction box on this page (its host element), or null. */
 function explorableBox() {
-  return typeof document === "undefined" ? null : deepQuery(document, ".ae-prediction");
+  return typeof document === "undefined" ? null : document.querySelector(".ae-steps .ae-prediction");
 }
 
 /**
@@ -322,7 +332,7 @@ function goToExplorable(link) {
   const box = explorableBox();
   if (!box) return;
   box.scrollIntoView({block: "center"});
-  const input = (box.shadowRoot || box).querySelector("input");
+  const input = box.querySelector("input");
   if (input) input.focus({preventScroll: true});
 }
 
@@ -399,7 +409,7 @@ function drawQuestion(link, config) {
 }
 
 function goToStep(state, config, step) {
-  goToStepStart(state, config.steps, step);  // as the step buttons do
+  setState(state.model, stepStart(config, step));  // as the step buttons do
 }
 
 /** Take the stored prediction of the step on screen back into the page, as acknowledged. */
@@ -479,9 +489,9 @@ function lost(link, models, config) {
   if (link.closing) return;
   const S = config.strings;
   const status = classStatus(link, S, config.questions);
-  models.notice.text = escapeHtml(`<div role="status">${escapeHtml(S.class_reconnecting)}` +
-    `<div class="ae-class-status">${escapeHtml(status)}</div></div>`);
-  models.notice.visible = true;
+  models.notice.replaceChildren(el("div", {role: "status"}, S.class_reconnecting),
+                                el("div", {class: "ae-class-status"}, status));
+  models.notice.hidden = false;
 }
 
 /** The wait before the `tries`-th reconnection (ms): quick at first, then every 2 s. */
@@ -509,11 +519,10 @@ function join(state, models, config, code) {
                 roomStep: null, closed: false, revealed: false, waiting: null, result: null, deadline: null,
                 ticking: null};
   link.state = state;
-  links.set(state, link);
+  state.link = link;
   watchExplorable(link, config);
   show(models.room, fill(config.strings.class_room, {code}));
-  models.submit.visible = true;
-  if (models.confidence) models.confidence.visible = models.confidence_label.visible = true;
+  models.panel.hidden = models.submit.hidden = models.confidence.hidden = models.confidence_label.hidden = false;
   const url = socketUrl(window.location, config.socket_path);
   if (url === null) {
     link.message = config.strings.class_needs_server;
@@ -545,7 +554,7 @@ function connect(link, state, models, config, url) {
         link.student = data.student;
         keepStudentId(data.student);
       }
-      if (models.notice.visible) models.notice.visible = false;
+      models.notice.hidden = true;
       resendPending(link);
     }
   });
@@ -571,8 +580,8 @@ function connect(link, state, models, config, url) {
 
 /** What the student said of their answer: "sure", "unsure", or null (nothing pressed). */
 export function confidenceOf(models) {
-  const active = models.confidence ? models.confidence.active : null;
-  return active === 0 ? "sure" : active === 1 ? "unsure" : null;
+  const pressed = models.confidence.querySelector("[aria-pressed=true]");
+  return pressed ? pressed.dataset.value : null;
 }
 
 /**
@@ -584,7 +593,7 @@ export function confidenceOf(models) {
 export function submit(link, state, models, config, demonstrating = false, skipping = false) {
   const S = config.strings;
   const value = skipping ? null : parsePrediction(state.prediction_text, config.prediction_bounds);
-  if (votingOpen(state) && (skipping || (demonstrating && value !== null))) link.waiting = state.step;
+  if (votingOpen(link, state) && (skipping || (demonstrating && value !== null))) link.waiting = state.step;
   if (value === null) {
     link.message = skipping || demonstrating ? "" : S.class_need_prediction;
     return draw(link, state, models, config);
@@ -610,29 +619,79 @@ export function submit(link, state, models, config, demonstrating = false, skipp
   draw(link, state, models, config);
 }
 
+/** An element `tag` of class `cls`, hidden, with `children`. */
+const line = (cls, tag = "div", ...children) => el(tag, {class: cls, hidden: ""}, ...children);
+
 /**
- * The CustomJS entry: join on document_ready, submit on a button, draw on anything else.
- * Bokeh calls it with (args, model) for a change, (args, event) for a model's
- * event and (args, document, event) for the document's own events.
+ * The class panel in `slot` (the steps module's `.ae-class` box): the lost connection's notice, the room's
+ * line, "joined", how sure the student is (two toggle buttons, optional), "提交预测", the confirmation, the
+ * vote's line, the result and the last message; every line plain text.
  */
-export default function classroom(args, obj, data) {
-  try {
-    const {state, models, config} = args;
-    const event = data && data.event_name ? data : obj;
-    if (event && event.event_name === "document_ready") {
-      const code = roomOf(window.location.search, config.room_code);
-      if (code === false) show(models.message, config.strings.class_refused_room);
-      else if (code && !links.has(state)) join(state, models, config, code);
-      return;
-    }
-    const link = links.get(state);
-    if (!link) return;  // not in a room
-    const origin = event && event.origin ? event.origin : event;
-    if (origin === models.submit || origin === models.demonstrate || (models.skip && origin === models.skip)) {
-      return submit(link, state, models, config, origin === models.demonstrate, origin === models.skip);
-    }
-    draw(link, state, models, config);
-  } catch (err) {
-    console.error("attention explorable (class):", err);
+function classPanel(slot, S) {
+  const models = {
+    panel: slot,
+    notice: line("ae-connection-lost"),
+    room: line("ae-room"),
+    joined: line("ae-room-joined"),
+    confidence_label: line("ae-confidence-label", "div", S.class_confidence),
+    confidence: line("ae-confidence ae-n-group", "div"),
+    submit: line("ae-submit-prediction ae-n-btn-host", "div",
+                 el("button", {type: "button", class: "ae-n-primary"}, S.class_submit)),
+    submitted: line("ae-submitted"),
+    vote: line("ae-class-vote"),
+    result: line("ae-student-result"),
+    message: line("ae-class-message ae-error"),
+  };
+  models.confidence.setAttribute("role", "group");
+  models.confidence.setAttribute("aria-label", S.class_confidence);
+  for (const [value, label] of [["sure", S.class_sure], ["unsure", S.class_unsure]]) {
+    const b = el("button", {type: "button", "aria-pressed": "false", "data-value": value}, label);
+    b.addEventListener("click", () => {
+      const on = b.getAttribute("aria-pressed") !== "true";
+      for (const other of models.confidence.children) other.setAttribute("aria-pressed", "false");
+      b.setAttribute("aria-pressed", String(on));
+    });
+    models.confidence.append(b);
   }
+  slot.replaceChildren(...Object.values(models).filter((m) => m !== slot));
+  return models;
 }
+
+/** The steps module's keys the class reads and sets, as properties (`model`: the module's model). */
+function stateOf(model) {
+  return {
+    model,
+    get step() { return model.get("step"); },
+    get prediction_text() { return model.get("prediction_text"); },
+    set prediction_text(text) { setState(model, {prediction_text: text}); },
+  };
+}
+
+/**
+ * Join the room the page's address names (`?room=CODE`) with the steps module in `el` (its model `model`):
+ * its `.ae-class` box becomes the class panel; `config` is the class's (views: explorables/class_panel.py
+ * class_config). Nothing happens on a page with no room in its address, or with no `.ae-class` box.
+ */
+export function joinClass({model, el: root, config}) {
+  const slot = root.querySelector(".ae-class");
+  if (!slot || slot.dataset.aeJoined) return;
+  const code = roomOf(window.location.search, config.room_code);
+  if (code === null) return;
+  slot.dataset.aeJoined = "1";
+  const models = classPanel(slot, config.strings);
+  const state = stateOf(model);
+  if (code === false) {
+    slot.hidden = false;
+    return show(models.message, config.strings.class_refused_room);
+  }
+  join(state, models, config, code);
+  const link = state.link;
+  models.submit.querySelector("button").addEventListener("click", () => submit(link, state, models, config));
+  model.on("msg:sent", (content) => {
+    const event = content && content.event;
+    if (event === "demonstrate" || event === "skip") submit(link, state, models, config, event === "demonstrate", event === "skip");
+  });
+  model.on("change:step", () => draw(link, state, models, config));
+}
+
+export default {joinClass};

@@ -141,3 +141,68 @@ export function saturationFigure(curve, mark, {title, xLabel, yLabel, legend, dM
     {label: legend.current, glyphs: [current]}]};
   return spec;
 }
+
+/** The colours of 3.8's steps (plots.PALETTE). */
+export const STEPS = {value: "#4C72B0", output: "#DD8452", prediction: "#55A868", interval: "#B3CDE3", weight: "#8172B2",
+                      curve: "#4C72B0"};
+const marker = (y, kind, size, color) => ({...scatter(kind, size, color, 1, color, 1), y});
+const above = (src, y, dy, color) => ({...labels(src, {y, dx: 0, dy, align: "center", size: "12px", color}),
+                                       text_baseline: "bottom"});
+
+/**
+ * The number line of 3.8's steps (plots.number_line_figure's picture): the interval between the two values,
+ * the values as dots, the output y above as a downward triangle and the prediction below as an upward one,
+ * each labelled; the y axis hidden; `sources` holds values, interval, output and prediction
+ * (views.steps.steps_view's columns), `x` the range the view writes (x_range); `legend` the four labels.
+ */
+export function numberLineFigure(sources, x, {title, legend}) {
+  const spec = frame({title, height: 250, x, y: range(-2.2, 2.8), minBorderRight: null,
+                      xAxis: axis("", "below"), yAxis: axis("", "left", {visible: false})});
+  spec.grid = {x: "#e5e5e5"};
+  const c = STEPS;
+  const glyphs = {
+    interval: {type: "HBar", y: 0, left: "x0", right: "x1", height: 0.35, fill_color: c.interval, fill_alpha: 1,
+               ...line(c.interval, 1)},
+    value: marker(0, "circle", 14, c.value),
+    output: marker(1.6, "inverted_triangle", 18, c.output),
+    prediction: marker(-0.85, "triangle", 16, c.prediction),
+  };
+  spec.renderers.push(
+    {glyph: glyphs.interval, source: sources.interval, visible: true},
+    {glyph: glyphs.value, source: sources.values, visible: true},
+    {glyph: glyphs.output, source: sources.output, visible: true},
+    {glyph: glyphs.prediction, source: sources.prediction, visible: true});
+  spec.annotations.push(
+    above(sources.values, 0, 12, c.value),
+    above(sources.output, 1.6, 10, c.output),
+    above(sources.prediction, -0.85, -24, c.prediction));
+  spec.legend = {ncols: 2, entries: ["interval", "value", "output", "prediction"].map((k) => ({label: legend[k], glyphs: [glyphs[k]]}))};
+  return spec;
+}
+
+/** The two weights as bars with their numbers above (plots.weights_figure's picture); `weights`: name, weight, label. */
+export function weightsFigure(weights, {title, yLabel}) {
+  const spec = frame({title, height: 200, x: {type: "FactorRange", factors: ["α₁", "α₂"], figures: []}, y: range(0, 1.15),
+                      minBorderRight: null, xAxis: axis("", "below"), yAxis: axis(yLabel, "left")});
+  spec.grid = {y: "#e5e5e5"};
+  spec.renderers.push({glyph: {type: "VBar", x: "name", top: "weight", bottom: 0, width: 0.6, fill_color: STEPS.weight,
+                               fill_alpha: 1, ...line(STEPS.weight, 1)}, source: weights, visible: true});
+  spec.annotations.push({...labels(weights, {x: "name", y: "weight", dx: 0, dy: 4, align: "center", size: "12px",
+                                             color: "#444444"}), text_baseline: "bottom"});
+  return spec;
+}
+
+/**
+ * The weight of the larger score against the temperature, on a log axis (plots.temperature_curve_figure's
+ * picture): `curve` (t, weight) as a line, `point` (t, weight) the present temperature as a dot.
+ */
+export function temperatureFigure(curve, point, {title, xLabel, yLabel, bounds}) {
+  const spec = frame({title, height: 200, x: range(...bounds), y: range(0.4, 1.03), minBorderRight: null,
+                      xAxis: axis(xLabel, "below"), yAxis: axis(yLabel, "left")});
+  spec.x.log = true;
+  spec.grid = {x: "#e5e5e5", y: "#e5e5e5"};
+  spec.renderers.push(
+    {glyph: {type: "Line", x: "t", y: "weight", ...line(STEPS.curve, 2)}, source: curve, visible: true},
+    {glyph: {...scatter("circle", 11, STEPS.output, 1, STEPS.output, 1), x: "t", y: "weight"}, source: point, visible: true});
+  return spec;
+}

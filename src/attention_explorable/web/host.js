@@ -4,11 +4,13 @@
 // (nothing to save: the page is its own host), on and off. `mountModules()` renders each element of
 // the page marked `data-ae-render="NAME"`, whose state is the JSON of its `<script type="application/json">`;
 // a `<script type="application/json" data-ae-link>` beside it is its deep links' spec (views/links.py): the
-// state the address names is set before the module renders, and the address follows the state.
+// state the address names is set before the module renders, and the address follows the state. A page that
+// carries the class (web/classroom.js as `aeModules.classroom`, its config in #ae-class-config) joins the room
+// its address names with each module that leaves a box for the class panel (the steps).
 
 import {reportHeight} from "./dom.js";
 import {followLanguage} from "./language.js";
-import {linkQuery, readLink, startQuery} from "./links.js";
+import {linkQuery, linkValues, readLink, startQuery} from "./links.js";
 
 /** A model object for `render({model, el})`, holding `state` (a plain object of the module's keys). */
 export function createModel(state) {
@@ -29,7 +31,11 @@ export function createModel(state) {
     off(event, fn) {
       if (listeners.has(event)) listeners.get(event).delete(fn);
     },
-    send() {},
+    // What the module tells its host (anywidget's custom message to the kernel): here the page's own
+    // parts hear it, with on("msg:sent", fn).
+    send(content) {
+      for (const fn of [...(listeners.get("msg:sent") || [])]) fn(content);
+    },
   };
 }
 
@@ -39,7 +45,8 @@ const plainText = (html) => new DOMParser().parseFromString(html, "text/html").b
 /**
  * The deep link of a module's page: the state `spec` (views/links.py) reads from the address, said in a
  * notice where a value was clamped or ignored, and the address kept following the model's linked keys
- * (`history.replaceState` once a burst of changes settles; no entry per move).
+ * (`history.replaceState` once a burst of changes settles; no entry per move). A link that set the state
+ * is written again at once in its shortest form (a value equal to the state it opens on is left out).
  */
 function followAddress(host, model, spec, embed) {
   let query = window.location.search, follows = true;
@@ -49,7 +56,10 @@ function followAddress(host, model, spec, embed) {
     follows = Boolean(embed.deepLinks);
   }
   const [values, notices] = readLink(spec, query);
-  for (const [name, value] of Object.entries(values)) model.set(name, value);
+  // (A link's step opens at that step's start, as the step buttons do: linkValues applies the spec's starts.)
+  const now = Object.fromEntries(spec.params.map((p) => [p.name, model.get(p.name)]));
+  const state = Object.keys(values).length ? linkValues(spec, now, values) : {};
+  for (const [name, value] of Object.entries(state)) model.set(name, value);
   if (notices.length) {
     const notice = document.createElement("p");
     notice.className = "ae-error ae-input-notice";
@@ -73,6 +83,7 @@ function followAddress(host, model, spec, embed) {
     }, 150);
   };
   for (const p of spec.params) model.on(`change:${p.name}`, follow);
+  if (values && Object.keys(values).length) follow();  // the address names the view as opened, no more
 }
 
 /**
@@ -96,6 +107,8 @@ export function mountModules(modules, root = document, embed = null, limit = Inf
       const link = host.querySelector("script[data-ae-link]");
       if (link) followAddress(host, model, JSON.parse(link.textContent), embed);
       module.render({model, el: target});
+      const klass = modules.classroom, config = document.getElementById("ae-class-config");
+      if (klass && config && !embed) klass.joinClass({model, el: target, config: JSON.parse(config.textContent)});
     } catch (err) {
       console.error(`attention explorable (${host.dataset.aeRender}):`, err);
     }

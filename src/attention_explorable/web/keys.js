@@ -33,7 +33,7 @@ function onKey(event, targets) {
   // D without a prediction asks for one and puts the cursor in the empty prediction box;
   // D again there is the explicit skip the page shows (a prediction is a number, never "d").
   const skip = event.key.toLowerCase() === "d" ? shownSkip() : null;
-  const owner = origin && origin.getRootNode && origin.getRootNode().host;
+  const owner = origin && ((origin.closest && origin.closest(".ae-prediction")) || (origin.getRootNode && origin.getRootNode().host));
   const emptyPrediction = box && origin.value === "" && owner && owner.classList.contains("ae-prediction");
   if (typing && !(skip && emptyPrediction)) return;
   if (typing) origin.blur();  // the keys work again after the skip: 1, 2, 3 are not typed into the box
@@ -46,19 +46,22 @@ function onKey(event, targets) {
 }
 
 /**
- * The presenter keys (attention_explorable.explorables.steps.presenter_keys), run once the
- * document is ready (the module loads asynchronously: the root element's data-ae-keys="on" says when
- * the keys answer). The hint and its check box are in the page's HTML; an embedded page
- * hides them and keeps the keys.
- * @param {{host: object, targets: Object<string, string>}} args
- *   host: the hint's Bokeh model; targets: more keys, a key (either case) -> a CSS selector
+ * The presenter keys (attention_explorable.explorables.steps.presenter_keys on a Panel page; the steps'
+ * page of its own, attention_explorable.modules.module_page), run once the document is ready (the
+ * root element's data-ae-keys="on" says when the keys answer). The hint and its check box are in the
+ * page's HTML; an embedded page hides them and keeps the keys.
+ * @param {{host?: object, hint?: Element, targets?: Object<string, string>}} args
+ *   host: the hint's Bokeh model (a Panel page), or hint: its element (a module's page); targets: more
+ *   keys, a key (either case) -> a CSS selector
  */
-export default function presenterKeys({host, targets: more}) {
+export default function presenterKeys({host = null, hint = null, targets: more = {}}) {
   const root = document.documentElement;
   if (root.dataset.aeKeys === "on") return;  // once per document: a second listener would press each key twice
-  if (new URLSearchParams(window.location.search).get("embed") === "1") host.visible = false;
-  const view = viewOf(host);
-  const toggle = view ? view.shadow_el.querySelector("input.ae-keys-on") : null;
+  const embedded = new URLSearchParams(window.location.search).get("embed") === "1";
+  if (embedded && host) host.visible = false;
+  if (embedded && hint) hint.hidden = true;
+  const view = host ? viewOf(host) : null;
+  const toggle = view ? view.shadow_el.querySelector("input.ae-keys-on") : hint && hint.querySelector("input.ae-keys-on");
   enabled = toggle ? toggle.checked : true;
   if (toggle) toggle.addEventListener("change", () => { enabled = toggle.checked; });
   const targets = {...TARGETS};

@@ -111,6 +111,23 @@ export function options(cls, labels, onPick, {vertical = true} = {}) {
   }};
 }
 
+/**
+ * A box to type text in, with its label, of class `cls`: `onInput(text)` at each keystroke; `set({value})`
+ * writes it (when it differs: the caret stays where the student types). `attrs` are more of the input's
+ * attributes (a placeholder, an inputmode).
+ */
+export function textInput(cls, label, onInput, attrs = {}) {
+  const id = `ae-x${++ids}`;
+  const input = el("input", {type: "text", id, autocomplete: "off", spellcheck: "false", ...attrs});
+  const box = el("div", {class: `ae-n-input ae-n-text ${cls}`}, el("label", {for: id}, label), input);
+  input.addEventListener("input", () => onInput(input.value));
+  return {el: box, input, set({value, visible, disabled} = {}) {
+    if (value !== undefined && input.value !== value) input.value = value;
+    if (visible !== undefined) box.hidden = !visible;
+    if (disabled !== undefined) input.disabled = Boolean(disabled);
+  }};
+}
+
 /** Pixels a pointer may move and still tap. */
 const TAP_SLOP = 6;
 

@@ -1,15 +1,13 @@
-// The steps explorable of section 3.8 in the browser: its view (twin of
-// attention_explorable/views/steps.py), the replay of a step (twin of
-// scenarios.interpolate), and the controller that turns a student's clicks,
-// keys and taps into state and draws every change of state.
-import {controller, sliderAction} from "./controller.js";
+// The steps explorable of section 3.8 as one module in the anywidget front-end form: its view (twin of
+// attention_explorable/views/steps.py, the oracle), the replay of a step (twin of scenarios.interpolate)
+// and `render({model, el})`, which builds the step buttons, the prediction, the sliders, the readouts and
+// the three figures, turns the student's clicks, keys and taps into the model's state and draws every
+// change of it.
 import {softmax, weightedSum} from "./attention.js";
-import {
-  dataTable, echo, escapeHtml, fill, formatFixed, formatG, formatNumber, goToStepStart, pyStrip, readState, stepReplays,
-  stopReplay, votingOpen, writeViewAnnounced,
-} from "./shared.js";
+import {drawsFrom, numberLineFigure, range, source, temperatureFigure, weightsFigure} from "./figures.js";
+import {button, drawView, el, figure, modelSlider, moduleRoot, noticePart, readout, setState, textInput} from "./parts.js";
+import {dataTable, echo, escapeHtml, fill, formatFixed, formatG, formatNumber, onGrid, pyStrip} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
-import {viewOf} from "./dom.js";
 
 export const STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
 // asked: the demonstration was asked for without a prediction, so the view asks for one.
@@ -171,99 +169,149 @@ export function replayFrames(step, count) {
   return Array.from({length: count}, (_, i) => interpolate(step.start, step.target, i / (count - 1)));
 }
 
-const timers = stepReplays;
+
+/** What going to step `n` (1-3) sets: its start, no prediction, nothing revealed, replayed or asked. */
+export function stepStart(config, n) {
+  return {step: n, ...config.steps[n - 1].start, prediction_text: "", revealed: false, animating: false, asked: false};
+}
 
 // A reader who asks for less motion gets the step's end at once, with no replay.
 const lessMotion = () => typeof window !== "undefined" && window.matchMedia &&
   window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
-function demonstrate(state, config) {
-  if (state.animating) return;
-  const step = config.steps[state.step - 1];
-  const frames = replayFrames(step, lessMotion() ? 1 : config.frames);
-  const last = frames.pop();
-  if (!frames.length) {
-    state.setv({...last, revealed: true, animating: false});
-    return;
-  }
-  state.setv({...frames.shift(), revealed: false, animating: true});
-  const replayed = state.step;
-  const next = () => {
-    if (state.step !== replayed) return timers.delete(state);  // moved to another step meanwhile
-    if (frames.length) {
-      state.setv(frames.shift());
-      timers.set(state, setTimeout(next, config.frame_ms));
-    } else {
-      timers.delete(state);
-      state.setv({...last, revealed: true, animating: false});
+/**
+ * The explorable in `el` (the anywidget front-end form): the three step buttons, the step's question, the
+ * prediction box, "demonstrate" (and, asked for a prediction, "skip"), the result, the five sliders with
+ * their boxes; the readouts, the number line (a tap there is a prediction), the weights' bars, step 3's
+ * temperature curve, the formula and the literal computation. Drawn from `stepsView` on every change of the
+ * model's STATE_NAMES; its model also holds `config` (views.steps.steps_config and `ask_prediction`: false
+ * plays at once, for a presenter) and `lang`.
+ *
+ * A host may hold the answer back (a class whose vote on the step is open): while the model's `held` is
+ * true, "demonstrate" plays nothing. The module tells its host of a press of "demonstrate" or "skip" with
+ * `model.send({event})`, and leaves an empty `.ae-class` box in its column for the host's class panel.
+ */
+function render({model, el: host}) {
+  const config = model.get("config"), S = config.strings;
+  const root = moduleRoot(host, "ae-steps", model.get("lang"), model.get("theme"));
+  const notice = noticePart(), say = notice.say;
+  const set = (changes) => setState(model, changes);
+  let timer = 0;
+  const halt = () => { clearTimeout(timer); timer = 0; };
+  // A student's own move during a replay ends it where it is.
+  const stop = () => { if (model.get("animating")) { halt(); set({animating: false}); } };
+  const goTo = (n) => { say(""); halt(); set(stepStart(config, n)); };
+
+  const replay = () => {
+    if (model.get("animating")) return;
+    const frames = replayFrames(config.steps[model.get("step") - 1], lessMotion() ? 1 : config.frames);
+    const last = frames.pop();
+    if (!frames.length) return set({...last, revealed: true, animating: false});
+    set({...frames.shift(), revealed: false, animating: true});
+    const replayed = model.get("step");
+    const next = () => {
+      if (model.get("step") !== replayed || !model.get("animating")) return halt();
+      if (frames.length) {
+        set(frames.shift());
+        timer = setTimeout(next, config.frame_ms);
+      } else {
+        timer = 0;
+        set({...last, revealed: true, animating: false});
+      }
+    };
+    timer = setTimeout(next, config.frame_ms);
+  };
+  // On a phone the number line is below the fold: it is brought into view to watch the answer arrive.
+  const showNumberLine = () => {
+    const box = line.el.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) {
+      line.el.scrollIntoView({block: "center", behavior: lessMotion() ? "auto" : "smooth"});
     }
   };
-  timers.set(state, setTimeout(next, config.frame_ms));
+  const play = () => {
+    if (model.get("asked")) set({asked: false});
+    showNumberLine();
+    replay();
+  };
+  const tell = (event) => { if (typeof model.send === "function") model.send({event}); };
+  const demonstrate = () => {
+    say("");
+    tell("demonstrate");
+    if (model.get("animating")) return;
+    const unpredicted = parsePrediction(model.get("prediction_text"), config.prediction_bounds) === null;
+    if (unpredicted && config.ask_prediction !== false) {  // predict first: the cursor goes to the box
+      set({asked: true});
+      prediction.input.focus();
+      return;
+    }
+    if (!model.get("held")) play();  // a class's open vote holds the answer until it closes
+  };
+  const skip = () => {
+    say("");
+    tell("skip");
+    if (!model.get("held")) play();
+  };
+
+  const sources = {values: source(), interval: source(), output: source(), prediction: source(), weights: source(),
+                   curve: source(), point: source()};
+  const ranges = {x_range: range(0, 12)};
+  const legend = {interval: S.legend_interval, value: S.legend_value, output: S.legend_output,
+                  prediction: S.legend_prediction};
+  const line = drawsFrom(figure("ae-number-line", numberLineFigure(sources, ranges.x_range, {title: S.plot_number_line, legend}),
+    {onTap: (x) => {
+      if (!Number.isFinite(x)) return;
+      const [lo, hi] = config.prediction_bounds;
+      say("");
+      set({prediction_text: formatFixed(Math.min(Math.max(x, lo), hi), 2)});
+    }}));
+  const weights = drawsFrom(figure("ae-weights", weightsFigure(sources.weights, {title: S.plot_weights, yLabel: S.axis_weight})));
+  const curve = drawsFrom(figure("ae-temperature-curve", temperatureFigure(sources.curve, sources.point, {
+    title: S.plot_temperature_curve, xLabel: S.axis_temperature, yLabel: S.axis_weight,
+    bounds: config.sliders.temperature.slice(0, 2)})));
+  const prediction = textInput("ae-prediction", S.prediction, (text) => {
+    say("");
+    if (text !== model.get("prediction_text")) set({prediction_text: text});
+  }, {placeholder: "?"});
+  const sliders = Object.keys(config.sliders).map((name) =>
+    modelSlider(name, "ae-" + name.replace("_", "-"), config, model, {say, toGrid: onGrid}));
+  const steps = [1, 2, 3].map((n) => {
+    const b = button(`ae-step-${n}`, fill(S.step_button, {n}), () => goTo(n));
+    return {el: b.el, set({button_type}) {
+      b.button.classList.toggle("ae-n-primary", button_type === "primary");
+      b.button.setAttribute("aria-pressed", String(button_type === "primary"));
+    }};
+  });
+  const parts = {
+    sources, ranges, line_fig: line, curve_fig: curve, prediction_input: prediction,
+    ...Object.fromEntries(steps.map((b, i) => [`step_${i + 1}`, b])),
+    ...Object.assign({}, ...sliders),
+    demonstrate: button("ae-demonstrate", S.demonstrate, demonstrate, {primary: true}),
+    skip: button("ae-skip-prediction", S.skip_prediction, skip),
+    question: readout("ae-question"),
+    error: readout("ae-error ae-prediction-error", {hidden: true}),
+    result: readout("ae-result"),
+    readouts: readout("ae-readouts"),
+    formula: readout("ae-formula"),
+    naive: readout("ae-naive"),
+    live: readout("ae-live", {live: true, sr: true}),
+    line_data: readout("ae-line-data", {sr: true}),
+    weights_data: readout("ae-weights-data", {sr: true}),
+    curve_data: readout("ae-curve-data", {sr: true}),
+  };
+  const controls = el("div", {class: "ae-n-col ae-sliders"}, ...sliders.map((p) => p.el));
+  controls.addEventListener("input", stop, true);
+  controls.addEventListener("change", stop, true);
+  const left = el("div", {class: "ae-n-col", style: "flex:1 1 330px;max-width:440px;min-width:0"},
+    el("div", {class: "ae-n-row ae-step-buttons"}, ...steps.map((b) => b.el)),
+    parts.question.el, el("p", {class: "ae-hint"}, S.prediction_hint), prediction.el, parts.error.el,
+    parts.demonstrate.el, parts.skip.el, el("div", {class: "ae-class", hidden: true}), parts.result.el,
+    controls, notice.el);
+  const right = el("div", {class: "ae-n-col", style: "flex:2 1 480px;min-width:0"},
+    parts.readouts.el, parts.live.el, line.el, parts.line_data.el, weights.el, parts.weights_data.el,
+    curve.el, parts.curve_data.el, parts.formula.el, parts.naive.el);
+  root.append(el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
+  const drawing = drawView(model, STATE_NAMES, parts, (st) => stepsView(st, config));
+  return Object.assign(() => { halt(); drawing(); }, {draw: drawing.draw});
 }
 
-function goToStep(state, config, n) {
-  goToStepStart(state, config.steps, n);
-}
-
-// Predict first: "演示本步" without a prediction asks for one and puts the
-// cursor in the box; the skip button (or a prediction) lets the replay run.
-function askForPrediction(state, models) {
-  state.asked = true;
-  const view = viewOf(models.prediction_input);
-  const box = view && (view.input_el || (view.shadow_el || view.el).querySelector("input"));
-  if (box) box.focus();
-}
-
-// On a phone the number line is below the fold: bring it into view to watch the answer arrive.
-function showNumberLine(models) {
-  const view = viewOf(models.line_fig);
-  const el = view && view.el;
-  if (!el || !el.getBoundingClientRect) return;
-  const box = el.getBoundingClientRect();
-  if (box.top >= 0 && box.bottom <= window.innerHeight) return;
-  el.scrollIntoView({block: "center", behavior: lessMotion() ? "auto" : "smooth"});
-}
-
-function play(state, models, config) {
-  if (state.asked) state.asked = false;
-  showNumberLine(models);
-  demonstrate(state, config);
-}
-
-/** Draw the current state into the page's models. */
-export function draw(state, models, config) {
-  writeViewAnnounced(models, stepsView(readState(state, STATE_NAMES), config));
-}
-
-/**
- * The controller, run by Bokeh's CustomJS for every event of the explorable:
- * a change of the state model (from the student or from the server) draws;
- * a student's action on a control changes the state.
- */
-export default controller("steps", draw, ({state, models, config, origin, event}) => {
-  // A student's action: a clamped value's notice lasts until the next one.
-  const acted = () => { if (models.notice.visible) models.notice.visible = false; };
-  const stopped = () => { if (state.animating) stopReplay(state), state.animating = false; };
-  if (sliderAction({state, models, config, origin}, {beforeChange: stopped})) return;
-  for (const n of [1, 2, 3]) if (origin === models["step_" + n]) return acted(), goToStep(state, config, n);
-  if (origin === models.demonstrate) {
-    acted();
-    if (state.animating) return;
-    const unpredicted = parsePrediction(state.prediction_text, config.prediction_bounds) === null;
-    if (unpredicted && config.ask_prediction !== false) return askForPrediction(state, models);
-    // In a room whose vote on this step is open, the answer waits for its close (web/classroom.js says so).
-    if (votingOpen(state)) return;
-    return play(state, models, config);
-  }
-  if (origin === models.skip) return acted(), votingOpen(state) ? undefined : play(state, models, config);
-  if (origin === models.prediction_input) {
-    const text = event.value_input ?? origin.value_input;
-    if (text !== state.prediction_text) acted(), state.prediction_text = text;
-    return;
-  }
-  if (origin === models.line_fig && event && Number.isFinite(event.x)) {
-    acted();
-    const [lo, hi] = config.prediction_bounds;
-    state.prediction_text = formatFixed(Math.min(Math.max(event.x, lo), hi), 2);
-  }
-});
+export default {render};

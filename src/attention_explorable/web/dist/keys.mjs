@@ -36,7 +36,7 @@ function onKey(event, targets) {
   if (event.ctrlKey || event.metaKey || event.altKey || !(event.key in targets)) return;
   if (origin && origin.tagName === "SELECT") event.preventDefault();
   const skip = event.key.toLowerCase() === "d" ? shownSkip() : null;
-  const owner = origin && origin.getRootNode && origin.getRootNode().host;
+  const owner = origin && (origin.closest && origin.closest(".ae-prediction") || origin.getRootNode && origin.getRootNode().host);
   const emptyPrediction = box && origin.value === "" && owner && owner.classList.contains("ae-prediction");
   if (typing && !(skip && emptyPrediction)) return;
   if (typing) origin.blur();
@@ -47,12 +47,14 @@ function onKey(event, targets) {
     event.preventDefault();
   }
 }
-function presenterKeys({ host, targets: more }) {
+function presenterKeys({ host = null, hint = null, targets: more = {} }) {
   const root = document.documentElement;
   if (root.dataset.aeKeys === "on") return;
-  if (new URLSearchParams(window.location.search).get("embed") === "1") host.visible = false;
-  const view = viewOf(host);
-  const toggle = view ? view.shadow_el.querySelector("input.ae-keys-on") : null;
+  const embedded = new URLSearchParams(window.location.search).get("embed") === "1";
+  if (embedded && host) host.visible = false;
+  if (embedded && hint) hint.hidden = true;
+  const view = host ? viewOf(host) : null;
+  const toggle = view ? view.shadow_el.querySelector("input.ae-keys-on") : hint && hint.querySelector("input.ae-keys-on");
   enabled = toggle ? toggle.checked : true;
   if (toggle) toggle.addEventListener("change", () => {
     enabled = toggle.checked;

@@ -425,143 +425,7 @@ function parsePrediction(raw, [lo, hi]) {
   return v !== null && v >= lo && v <= hi ? v : null;
 }
 
-// src/attention_explorable/web/a11y.js
-var watched = pageWide("a11y-watched", () => /* @__PURE__ */ new WeakSet());
-var focused = null;
-function deepActive() {
-  let el2 = document.activeElement;
-  while (el2 && el2.shadowRoot && el2.shadowRoot.activeElement) el2 = el2.shadowRoot.activeElement;
-  return el2;
-}
-function keepFocus() {
-  if (!focused || focused.el.isConnected || !focused.host.isConnected) return;
-  const now = deepActive();
-  if (now && now !== document.body && now !== document.documentElement) return;
-  const again = focused.host.shadowRoot && focused.host.shadowRoot.querySelector(focused.el.tagName);
-  if (again) again.focus({ preventScroll: true });
-}
-function nameControls(root) {
-  for (const handle of root.querySelectorAll(".noUi-handle[role=slider]:not([aria-label])")) {
-    const title2 = root.querySelector(".bk-slider-title");
-    const name = title2 ? title2.textContent.replace(/[:：]\s*$/, "").trim() : "";
-    if (name) handle.setAttribute("aria-label", name);
-  }
-  for (const box of root.querySelectorAll("input[type=checkbox]:not([aria-label])")) {
-    const beside = box.parentNode && box.parentNode.querySelector(".bk-label");
-    const name = beside ? beside.textContent.trim() : "";
-    if (name) box.setAttribute("aria-label", name);
-  }
-}
-function watch(root) {
-  if (watched.has(root)) return;
-  watched.add(root);
-  nameControls(root);
-  for (const el2 of root.querySelectorAll("*")) if (el2.shadowRoot) watch(el2.shadowRoot);
-  new MutationObserver((records) => {
-    for (const record of records) {
-      for (const node of record.addedNodes) {
-        if (node.nodeType !== 1) continue;
-        if (node.shadowRoot) watch(node.shadowRoot);
-        for (const el2 of node.querySelectorAll("*")) if (el2.shadowRoot) watch(el2.shadowRoot);
-      }
-    }
-    nameControls(root);
-    keepFocus();
-  }).observe(root, { childList: true, subtree: true });
-}
-function nameUnnamedControls() {
-  if (typeof window === "undefined" || !window.Bokeh) return;
-  const root = document.documentElement;
-  if (root.hasAttribute("data-ae-controls-named")) return;
-  root.setAttribute("data-ae-controls-named", "");
-  const note = (el2) => {
-    const host = el2 && el2.getRootNode && el2.getRootNode().host;
-    focused = host ? { el: el2, host } : null;
-  };
-  document.addEventListener("keydown", () => note(deepActive()), true);
-  document.addEventListener("focusin", (event) => note(event.composedPath()[0]), true);
-  watch(document);
-}
-
-// src/attention_explorable/web/controller.js
-var pending = pageWide("pending-draws", () => /* @__PURE__ */ new WeakSet());
-function drawSoon(key, draw3) {
-  if (pending.has(key)) return;
-  pending.add(key);
-  queueMicrotask(() => {
-    pending.delete(key);
-    try {
-      draw3();
-    } catch (err) {
-      console.error("attention explorable: drawing failed", err);
-    }
-  });
-}
-function sliderAction({ state, models, config, origin }, { toGrid = onGrid, beforeChange } = {}) {
-  for (const [name, [lo, hi, step]] of Object.entries(config.sliders || {})) {
-    const slider = models[name + "_slider"];
-    if (origin !== slider && origin !== models[name + "_box"]) continue;
-    if (origin.value === (origin === slider ? state[name] : formatG(state[name]))) return true;
-    if (origin !== slider) {
-      typedNumber(state, models, name, {
-        lo,
-        hi,
-        toGrid: (v) => toGrid(v, step),
-        message: config.strings.input_clamped,
-        label: config.labels[name]
-      });
-      return true;
-    }
-    if (models.notice && models.notice.visible) models.notice.visible = false;
-    const value = toGrid(Math.min(Math.max(origin.value, lo), hi), step);
-    if (value !== state[name]) {
-      if (beforeChange) beforeChange();
-      state[name] = value;
-    }
-    return true;
-  }
-  return false;
-}
-function controller(name, draw3, act2) {
-  return function(args, event, data, context) {
-    try {
-      const { state, models, config } = args;
-      const origin = event && event.origin ? event.origin : event;
-      const quiet = Boolean(context && context.changed instanceof Set);
-      let drawnNow = false;
-      const drawn = () => {
-        drawnNow = true;
-        draw3(state, models, config);
-        followLink(state, config);
-      };
-      try {
-        if (data && data.event_name === "document_ready") {
-          applyLink(state, models, config);
-          nameUnnamedControls();
-        } else if (origin === state) {
-          if (quiet) drawn();
-          else {
-            drawSoon(state, () => draw3(state, models, config));
-            followLink(state, config);
-          }
-        } else act2({ state, models, config, origin, event });
-      } finally {
-        if (quiet && !drawnNow && context.changed.has(state)) drawn();
-      }
-    } catch (err) {
-      console.error(`attention explorable (${name}):`, err);
-    }
-  };
-}
-
 // src/attention_explorable/web/dom.js
-function viewOf(model) {
-  if (model && model.el instanceof Element) {
-    return { el: model.el, shadow_el: model.el, input_el: model.el.querySelector("input") };
-  }
-  const index = typeof window !== "undefined" && window.Bokeh && window.Bokeh.index;
-  return index && typeof index.find_one === "function" ? index.find_one(model) : null;
-}
 function anchorId() {
   try {
     return decodeURIComponent(window.location.hash.slice(1));
@@ -645,226 +509,6 @@ function patch(parent, nodes, old, svg = false) {
     el2 = next;
   }
   removeFrom(el2);
-}
-
-// src/attention_explorable/web/steps.js
-var STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
-var STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating", "asked"];
-var ECHO_LIMIT = 40;
-function outcome(st) {
-  const scores = [st.score_1, st.score_1 + st.score_diff];
-  const weights = softmax(scores, st.temperature);
-  const output = weightedSum(weights, [st.value_1, st.value_2]);
-  const exps = scores.map((s) => Math.exp(s / st.temperature));
-  const naive = exps.map((e) => e / (exps[0] + exps[1]));
-  return { scores, weights, output, exps, naive };
-}
-function stepsView(st, config) {
-  const f = formatNumber, S = config.strings;
-  const res = outcome(st);
-  const [s1, s2] = res.scores, [a1, a2] = res.weights, y = res.output;
-  const v1 = st.value_1, v2 = st.value_2, temp = st.temperature, step = st.step;
-  const raw = String(st.prediction_text);
-  const pred = parsePrediction(raw, config.prediction_bounds);
-  const xs = [v1, v2].concat(pred === null ? [] : [pred]);
-  const pad = Math.max(1, 0.12 * (Math.max(...xs) - Math.min(...xs)));
-  const step3 = step === 3;
-  const revealed = Boolean(st.revealed), animating = Boolean(st.animating);
-  const curveShown = step3 && (revealed || animating);
-  const needsPrediction = Boolean(st.asked) && pred === null && !(revealed || animating);
-  const gap = Math.abs(s2 - s1);
-  const invalid = pred === null && pyStrip(raw) !== "";
-  const [lo, hi] = config.prediction_bounds;
-  const curve = curveShown ? config.curve_t.map((t) => softmax([0, gap / t])[1]) : [];
-  const lineRows = [
-    [`${S.legend_value} v₁`, formatG(v1)],
-    [`${S.legend_value} v₂`, formatG(v2)],
-    [S.legend_output, f(y)]
-  ].concat(pred === null ? [] : [[S.legend_prediction, formatG(pred)]]);
-  const last = config.curve_t.length - 1;
-  const curveRows = curve.map((w, i) => [formatG(config.curve_t[i]), f(w)]).filter((_, i) => i % 10 === 0 || i === last);
-  const props = {};
-  for (const name of STATE_KEYS) {
-    props[name + "_slider"] = { value: st[name] };
-    props[name + "_box"] = { value: formatG(st[name]) };
-  }
-  for (const n of [1, 2, 3]) props["step_" + n] = { button_type: n === step ? "primary" : "default" };
-  Object.assign(props, {
-    demonstrate: { label: animating ? S.demonstrating : S.demonstrate },
-    skip: { visible: needsPrediction },
-    prediction_input: { value: raw, value_input: raw },
-    // both: see views/steps.py
-    curve_fig: { visible: curveShown },
-    naive: { visible: step3 },
-    error: { visible: invalid }
-  });
-  return {
-    sources: {
-      values: { x: [v1, v2], label: ["v₁=" + formatG(v1), "v₂=" + formatG(v2)] },
-      interval: { x0: [Math.min(v1, v2)], x1: [Math.max(v1, v2)] },
-      output: { x: [y], label: ["y=" + formatFixed(y, 2)] },
-      prediction: pred === null ? { x: [], label: [] } : { x: [pred], label: [formatG(pred)] },
-      weights: { name: ["α₁", "α₂"], weight: [a1, a2], label: [f(a1, 4, false), f(a2, 4, false)] },
-      curve: curveShown ? { t: config.curve_t.slice(), weight: curve } : { t: [], weight: [] },
-      point: curveShown ? { t: [temp], weight: [s2 >= s1 ? a2 : a1] } : { t: [], weight: [] }
-    },
-    ranges: { x_range: [Math.min(...xs) - pad, Math.max(...xs) + pad] },
-    html: {
-      readouts: `<table><tr><th scope='row' class='ae-kind'>${S.readout_scores}</th><td class='ae-score-1-readout'>s₁ = ${f(s1, 2)}</td><td class='ae-score-2-readout'>s₂ = ${f(s2, 2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_temperature}</th><td class='ae-temperature-readout' colspan='2'>T = ${f(temp, 2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_weights}</th><td class='ae-weight-1'>α₁ = ${f(a1)}</td><td class='ae-weight-2'>α₂ = ${f(a2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_output}</th><td class='ae-output' colspan='2'>y = ${f(y)}</td></tr></table>`,
-      formula: `<div class='ae-kind'>${S.formula_label} · ${S.stable_label}</div>α₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>) = 1 / (1 + e<sup>−(s₂−s₁)/T</sup>) = 1 / (1 + e<sup>−(${f(s2 - s1, 2)})/${f(temp, 2)}</sup>) = ${f(a2)}<br>y = α₁·v₁ + α₂·v₂ = ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)} = ${f(y)}`,
-      naive: step3 ? naiveHtml(res, S) : "",
-      question: questionHtml(step, revealed, S),
-      result: needsPrediction ? `<b>${S.result_label}</b>${S.label_colon}${S.prediction_needed}` : resultHtml(st, pred, config),
-      error: invalid ? fill(S.prediction_invalid, { raw: escapeHtml(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi) }) : "",
-      line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
-      weights_data: dataTable(S.plot_weights, [S.data_name, S.axis_weight], [["α₁", f(a1)], ["α₂", f(a2)]]),
-      curve_data: curveShown ? dataTable(S.plot_temperature_curve, [S.axis_temperature, S.axis_weight], curveRows) : "",
-      // A screen reader hears why the cursor went to the prediction box.
-      live: needsPrediction ? S.prediction_needed : `${S.readout_weights} α₁ = ${f(a1)}, α₂ = ${f(a2)} · ${S.readout_output} y = ${f(y)}`
-    },
-    props
-  };
-}
-function questionHtml(step, revealed, S) {
-  const explain = revealed ? `<p class='ae-explain'>${S[`step${step}_explain`]}</p>` : "";
-  return `<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>${S[`step${step}_title`]}</h2><p>${S[`step${step}_question`]}</p>${explain}`;
-}
-function resultHtml(st, pred, config) {
-  const S = config.strings, f = formatNumber;
-  let msg;
-  if (!st.revealed || st.animating) {
-    msg = S.result_pending;
-  } else {
-    const target = config.steps[st.step - 1].target;
-    const trueY = outcome(target).output;
-    msg = pred !== null ? fill(S.result_with_prediction, { pred: formatG(pred), true: f(trueY, 2), gap: f(Math.abs(pred - trueY), 2) }) : fill(S.result_no_prediction, { true: f(trueY, 2) });
-    if (STATE_KEYS.some((k) => st[k] !== target[k])) msg += S.result_moved;
-  }
-  return `<b>${S.result_label}</b>${S.label_colon}${msg}`;
-}
-function naiveHtml(res, S) {
-  const f = formatNumber, { exps, naive, weights } = res;
-  const status = exps.some((e) => e === Infinity) ? S.naive_overflow : exps.every((e) => e === 0) ? S.naive_underflow : S.naive_ok;
-  const bad = naive.some(Number.isNaN) ? "ae-error" : "";
-  return `<div class='ae-kind'>${S.naive_label}</div>e<sup>s₁/T</sup> = ${f(exps[0], 3)}, e<sup>s₂/T</sup> = ${f(exps[1], 3)} → <span class='${bad}'>α₁ = ${f(naive[0])}, α₂ = ${f(naive[1])}</span> · ${status}<br><span class='ae-kind'>${S.stable_label}</span>: α₁ = ${f(weights[0])}, α₂ = ${f(weights[1])}`;
-}
-function interpolate(start, target, fraction) {
-  let f = Math.min(Math.max(fraction, 0), 1);
-  if (f === 0 || f === 1) return Object.fromEntries(STATE_KEYS.map((k) => [k, (f === 0 ? start : target)[k]]));
-  f = f * f * (3 - 2 * f);
-  const out = {};
-  for (const k of STATE_KEYS) {
-    const a = start[k], b = target[k];
-    out[k] = k === "temperature" ? Math.exp(Math.log(a) + f * (Math.log(b) - Math.log(a))) : a + f * (b - a);
-  }
-  return out;
-}
-function replayFrames(step, count) {
-  if (count <= 1) return [Object.fromEntries(STATE_KEYS.map((k) => [k, step.target[k]]))];
-  return Array.from({ length: count }, (_, i) => interpolate(step.start, step.target, i / (count - 1)));
-}
-var timers2 = stepReplays;
-var lessMotion = () => typeof window !== "undefined" && window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-function demonstrate(state, config) {
-  if (state.animating) return;
-  const step = config.steps[state.step - 1];
-  const frames = replayFrames(step, lessMotion() ? 1 : config.frames);
-  const last = frames.pop();
-  if (!frames.length) {
-    state.setv({ ...last, revealed: true, animating: false });
-    return;
-  }
-  state.setv({ ...frames.shift(), revealed: false, animating: true });
-  const replayed = state.step;
-  const next = () => {
-    if (state.step !== replayed) return timers2.delete(state);
-    if (frames.length) {
-      state.setv(frames.shift());
-      timers2.set(state, setTimeout(next, config.frame_ms));
-    } else {
-      timers2.delete(state);
-      state.setv({ ...last, revealed: true, animating: false });
-    }
-  };
-  timers2.set(state, setTimeout(next, config.frame_ms));
-}
-function goToStep(state, config, n) {
-  goToStepStart(state, config.steps, n);
-}
-function askForPrediction(state, models) {
-  state.asked = true;
-  const view = viewOf(models.prediction_input);
-  const box = view && (view.input_el || (view.shadow_el || view.el).querySelector("input"));
-  if (box) box.focus();
-}
-function showNumberLine(models) {
-  const view = viewOf(models.line_fig);
-  const el2 = view && view.el;
-  if (!el2 || !el2.getBoundingClientRect) return;
-  const box = el2.getBoundingClientRect();
-  if (box.top >= 0 && box.bottom <= window.innerHeight) return;
-  el2.scrollIntoView({ block: "center", behavior: lessMotion() ? "auto" : "smooth" });
-}
-function play(state, models, config) {
-  if (state.asked) state.asked = false;
-  showNumberLine(models);
-  demonstrate(state, config);
-}
-function draw(state, models, config) {
-  writeViewAnnounced(models, stepsView(readState(state, STATE_NAMES), config));
-}
-var steps_default = controller("steps", draw, ({ state, models, config, origin, event }) => {
-  const acted = () => {
-    if (models.notice.visible) models.notice.visible = false;
-  };
-  const stopped = () => {
-    if (state.animating) stopReplay(state), state.animating = false;
-  };
-  if (sliderAction({ state, models, config, origin }, { beforeChange: stopped })) return;
-  for (const n of [1, 2, 3]) if (origin === models["step_" + n]) return acted(), goToStep(state, config, n);
-  if (origin === models.demonstrate) {
-    acted();
-    if (state.animating) return;
-    const unpredicted = parsePrediction(state.prediction_text, config.prediction_bounds) === null;
-    if (unpredicted && config.ask_prediction !== false) return askForPrediction(state, models);
-    if (votingOpen(state)) return;
-    return play(state, models, config);
-  }
-  if (origin === models.skip) return acted(), votingOpen(state) ? void 0 : play(state, models, config);
-  if (origin === models.prediction_input) {
-    const text = event.value_input ?? origin.value_input;
-    if (text !== state.prediction_text) acted(), state.prediction_text = text;
-    return;
-  }
-  if (origin === models.line_fig && event && Number.isFinite(event.x)) {
-    acted();
-    const [lo, hi] = config.prediction_bounds;
-    state.prediction_text = formatFixed(Math.min(Math.max(event.x, lo), hi), 2);
-  }
-});
-
-// src/attention_explorable/web/choice.js
-var CHOICE_MODELS = ["question", "prediction_choice", "predict_check", "predict_skip", "feedback"];
-function checkChoice(st, predictions) {
-  if ("revealed" in st && typeof st.revealed !== "boolean") {
-    throw new Error(`revealed must be true or false, got ${JSON.stringify(st.revealed)}`);
-  }
-  if ("prediction" in st && !predictions.includes(st.prediction)) {
-    throw new Error(`prediction must be one of ${predictions.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
-  }
-}
-function choiceProps(predictions, prediction, revealed) {
-  return {
-    prediction_choice: { active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed) },
-    predict_check: { visible: !revealed },
-    predict_skip: { visible: !revealed }
-  };
-}
-function choiceFeedback(S, name, prediction, right, revealed, answer) {
-  if (!revealed) return "";
-  if (!prediction) return answer();
-  const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
-  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
 }
 
 // node_modules/d3-array/dist/d3-array.mjs
@@ -1513,6 +1157,147 @@ var theme_default = {
 var block = (selector, name) => `${selector} { ${Object.entries(theme_default[name]).map(([k, v]) => `${k}: ${v};`).join(" ")} }`;
 var STYLES = [block(".ae-x", "light"), block(".ae-x[data-ae-theme=dark]", "dark"), explorable_default].join("\n");
 
+// src/attention_explorable/web/steps.js
+var STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
+var STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating", "asked"];
+var ECHO_LIMIT = 40;
+function outcome(st) {
+  const scores = [st.score_1, st.score_1 + st.score_diff];
+  const weights = softmax(scores, st.temperature);
+  const output = weightedSum(weights, [st.value_1, st.value_2]);
+  const exps = scores.map((s) => Math.exp(s / st.temperature));
+  const naive = exps.map((e) => e / (exps[0] + exps[1]));
+  return { scores, weights, output, exps, naive };
+}
+function stepsView(st, config) {
+  const f = formatNumber, S = config.strings;
+  const res = outcome(st);
+  const [s1, s2] = res.scores, [a1, a2] = res.weights, y = res.output;
+  const v1 = st.value_1, v2 = st.value_2, temp = st.temperature, step = st.step;
+  const raw = String(st.prediction_text);
+  const pred = parsePrediction(raw, config.prediction_bounds);
+  const xs = [v1, v2].concat(pred === null ? [] : [pred]);
+  const pad = Math.max(1, 0.12 * (Math.max(...xs) - Math.min(...xs)));
+  const step3 = step === 3;
+  const revealed = Boolean(st.revealed), animating = Boolean(st.animating);
+  const curveShown = step3 && (revealed || animating);
+  const needsPrediction = Boolean(st.asked) && pred === null && !(revealed || animating);
+  const gap = Math.abs(s2 - s1);
+  const invalid = pred === null && pyStrip(raw) !== "";
+  const [lo, hi] = config.prediction_bounds;
+  const curve = curveShown ? config.curve_t.map((t) => softmax([0, gap / t])[1]) : [];
+  const lineRows = [
+    [`${S.legend_value} v₁`, formatG(v1)],
+    [`${S.legend_value} v₂`, formatG(v2)],
+    [S.legend_output, f(y)]
+  ].concat(pred === null ? [] : [[S.legend_prediction, formatG(pred)]]);
+  const last = config.curve_t.length - 1;
+  const curveRows = curve.map((w, i) => [formatG(config.curve_t[i]), f(w)]).filter((_, i) => i % 10 === 0 || i === last);
+  const props = {};
+  for (const name of STATE_KEYS) {
+    props[name + "_slider"] = { value: st[name] };
+    props[name + "_box"] = { value: formatG(st[name]) };
+  }
+  for (const n of [1, 2, 3]) props["step_" + n] = { button_type: n === step ? "primary" : "default" };
+  Object.assign(props, {
+    demonstrate: { label: animating ? S.demonstrating : S.demonstrate },
+    skip: { visible: needsPrediction },
+    prediction_input: { value: raw, value_input: raw },
+    // both: see views/steps.py
+    curve_fig: { visible: curveShown },
+    naive: { visible: step3 },
+    error: { visible: invalid }
+  });
+  return {
+    sources: {
+      values: { x: [v1, v2], label: ["v₁=" + formatG(v1), "v₂=" + formatG(v2)] },
+      interval: { x0: [Math.min(v1, v2)], x1: [Math.max(v1, v2)] },
+      output: { x: [y], label: ["y=" + formatFixed(y, 2)] },
+      prediction: pred === null ? { x: [], label: [] } : { x: [pred], label: [formatG(pred)] },
+      weights: { name: ["α₁", "α₂"], weight: [a1, a2], label: [f(a1, 4, false), f(a2, 4, false)] },
+      curve: curveShown ? { t: config.curve_t.slice(), weight: curve } : { t: [], weight: [] },
+      point: curveShown ? { t: [temp], weight: [s2 >= s1 ? a2 : a1] } : { t: [], weight: [] }
+    },
+    ranges: { x_range: [Math.min(...xs) - pad, Math.max(...xs) + pad] },
+    html: {
+      readouts: `<table><tr><th scope='row' class='ae-kind'>${S.readout_scores}</th><td class='ae-score-1-readout'>s₁ = ${f(s1, 2)}</td><td class='ae-score-2-readout'>s₂ = ${f(s2, 2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_temperature}</th><td class='ae-temperature-readout' colspan='2'>T = ${f(temp, 2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_weights}</th><td class='ae-weight-1'>α₁ = ${f(a1)}</td><td class='ae-weight-2'>α₂ = ${f(a2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_output}</th><td class='ae-output' colspan='2'>y = ${f(y)}</td></tr></table>`,
+      formula: `<div class='ae-kind'>${S.formula_label} · ${S.stable_label}</div>α₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>) = 1 / (1 + e<sup>−(s₂−s₁)/T</sup>) = 1 / (1 + e<sup>−(${f(s2 - s1, 2)})/${f(temp, 2)}</sup>) = ${f(a2)}<br>y = α₁·v₁ + α₂·v₂ = ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)} = ${f(y)}`,
+      naive: step3 ? naiveHtml(res, S) : "",
+      question: questionHtml(step, revealed, S),
+      result: needsPrediction ? `<b>${S.result_label}</b>${S.label_colon}${S.prediction_needed}` : resultHtml(st, pred, config),
+      error: invalid ? fill(S.prediction_invalid, { raw: escapeHtml(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi) }) : "",
+      line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
+      weights_data: dataTable(S.plot_weights, [S.data_name, S.axis_weight], [["α₁", f(a1)], ["α₂", f(a2)]]),
+      curve_data: curveShown ? dataTable(S.plot_temperature_curve, [S.axis_temperature, S.axis_weight], curveRows) : "",
+      // A screen reader hears why the cursor went to the prediction box.
+      live: needsPrediction ? S.prediction_needed : `${S.readout_weights} α₁ = ${f(a1)}, α₂ = ${f(a2)} · ${S.readout_output} y = ${f(y)}`
+    },
+    props
+  };
+}
+function questionHtml(step, revealed, S) {
+  const explain = revealed ? `<p class='ae-explain'>${S[`step${step}_explain`]}</p>` : "";
+  return `<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>${S[`step${step}_title`]}</h2><p>${S[`step${step}_question`]}</p>${explain}`;
+}
+function resultHtml(st, pred, config) {
+  const S = config.strings, f = formatNumber;
+  let msg;
+  if (!st.revealed || st.animating) {
+    msg = S.result_pending;
+  } else {
+    const target = config.steps[st.step - 1].target;
+    const trueY = outcome(target).output;
+    msg = pred !== null ? fill(S.result_with_prediction, { pred: formatG(pred), true: f(trueY, 2), gap: f(Math.abs(pred - trueY), 2) }) : fill(S.result_no_prediction, { true: f(trueY, 2) });
+    if (STATE_KEYS.some((k) => st[k] !== target[k])) msg += S.result_moved;
+  }
+  return `<b>${S.result_label}</b>${S.label_colon}${msg}`;
+}
+function naiveHtml(res, S) {
+  const f = formatNumber, { exps, naive, weights } = res;
+  const status = exps.some((e) => e === Infinity) ? S.naive_overflow : exps.every((e) => e === 0) ? S.naive_underflow : S.naive_ok;
+  const bad = naive.some(Number.isNaN) ? "ae-error" : "";
+  return `<div class='ae-kind'>${S.naive_label}</div>e<sup>s₁/T</sup> = ${f(exps[0], 3)}, e<sup>s₂/T</sup> = ${f(exps[1], 3)} → <span class='${bad}'>α₁ = ${f(naive[0])}, α₂ = ${f(naive[1])}</span> · ${status}<br><span class='ae-kind'>${S.stable_label}</span>: α₁ = ${f(weights[0])}, α₂ = ${f(weights[1])}`;
+}
+function interpolate(start, target, fraction) {
+  let f = Math.min(Math.max(fraction, 0), 1);
+  if (f === 0 || f === 1) return Object.fromEntries(STATE_KEYS.map((k) => [k, (f === 0 ? start : target)[k]]));
+  f = f * f * (3 - 2 * f);
+  const out = {};
+  for (const k of STATE_KEYS) {
+    const a = start[k], b = target[k];
+    out[k] = k === "temperature" ? Math.exp(Math.log(a) + f * (Math.log(b) - Math.log(a))) : a + f * (b - a);
+  }
+  return out;
+}
+function replayFrames(step, count) {
+  if (count <= 1) return [Object.fromEntries(STATE_KEYS.map((k) => [k, step.target[k]]))];
+  return Array.from({ length: count }, (_, i) => interpolate(step.start, step.target, i / (count - 1)));
+}
+
+// src/attention_explorable/web/choice.js
+var CHOICE_MODELS = ["question", "prediction_choice", "predict_check", "predict_skip", "feedback"];
+function checkChoice(st, predictions) {
+  if ("revealed" in st && typeof st.revealed !== "boolean") {
+    throw new Error(`revealed must be true or false, got ${JSON.stringify(st.revealed)}`);
+  }
+  if ("prediction" in st && !predictions.includes(st.prediction)) {
+    throw new Error(`prediction must be one of ${predictions.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
+  }
+}
+function choiceProps(predictions, prediction, revealed) {
+  return {
+    prediction_choice: { active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed) },
+    predict_check: { visible: !revealed },
+    predict_skip: { visible: !revealed }
+  };
+}
+function choiceFeedback(S, name, prediction, right, revealed, answer) {
+  if (!revealed) return "";
+  if (!prediction) return answer();
+  const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
+  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
+}
+
 // src/attention_explorable/web/vector.js
 var SLIDERS = ["query_x", "query_y", "temperature"];
 var PREDICTIONS = ["", "first", "third", "midpoint", "centroid"];
@@ -1988,6 +1773,135 @@ function selfcrossView(st, config) {
   };
 }
 
+// src/attention_explorable/web/a11y.js
+var watched = pageWide("a11y-watched", () => /* @__PURE__ */ new WeakSet());
+var focused = null;
+function deepActive() {
+  let el2 = document.activeElement;
+  while (el2 && el2.shadowRoot && el2.shadowRoot.activeElement) el2 = el2.shadowRoot.activeElement;
+  return el2;
+}
+function keepFocus() {
+  if (!focused || focused.el.isConnected || !focused.host.isConnected) return;
+  const now = deepActive();
+  if (now && now !== document.body && now !== document.documentElement) return;
+  const again = focused.host.shadowRoot && focused.host.shadowRoot.querySelector(focused.el.tagName);
+  if (again) again.focus({ preventScroll: true });
+}
+function nameControls(root) {
+  for (const handle of root.querySelectorAll(".noUi-handle[role=slider]:not([aria-label])")) {
+    const title2 = root.querySelector(".bk-slider-title");
+    const name = title2 ? title2.textContent.replace(/[:：]\s*$/, "").trim() : "";
+    if (name) handle.setAttribute("aria-label", name);
+  }
+  for (const box of root.querySelectorAll("input[type=checkbox]:not([aria-label])")) {
+    const beside = box.parentNode && box.parentNode.querySelector(".bk-label");
+    const name = beside ? beside.textContent.trim() : "";
+    if (name) box.setAttribute("aria-label", name);
+  }
+}
+function watch(root) {
+  if (watched.has(root)) return;
+  watched.add(root);
+  nameControls(root);
+  for (const el2 of root.querySelectorAll("*")) if (el2.shadowRoot) watch(el2.shadowRoot);
+  new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        if (node.nodeType !== 1) continue;
+        if (node.shadowRoot) watch(node.shadowRoot);
+        for (const el2 of node.querySelectorAll("*")) if (el2.shadowRoot) watch(el2.shadowRoot);
+      }
+    }
+    nameControls(root);
+    keepFocus();
+  }).observe(root, { childList: true, subtree: true });
+}
+function nameUnnamedControls() {
+  if (typeof window === "undefined" || !window.Bokeh) return;
+  const root = document.documentElement;
+  if (root.hasAttribute("data-ae-controls-named")) return;
+  root.setAttribute("data-ae-controls-named", "");
+  const note = (el2) => {
+    const host = el2 && el2.getRootNode && el2.getRootNode().host;
+    focused = host ? { el: el2, host } : null;
+  };
+  document.addEventListener("keydown", () => note(deepActive()), true);
+  document.addEventListener("focusin", (event) => note(event.composedPath()[0]), true);
+  watch(document);
+}
+
+// src/attention_explorable/web/controller.js
+var pending = pageWide("pending-draws", () => /* @__PURE__ */ new WeakSet());
+function drawSoon(key, draw2) {
+  if (pending.has(key)) return;
+  pending.add(key);
+  queueMicrotask(() => {
+    pending.delete(key);
+    try {
+      draw2();
+    } catch (err) {
+      console.error("attention explorable: drawing failed", err);
+    }
+  });
+}
+function sliderAction({ state, models, config, origin }, { toGrid = onGrid, beforeChange } = {}) {
+  for (const [name, [lo, hi, step]] of Object.entries(config.sliders || {})) {
+    const slider = models[name + "_slider"];
+    if (origin !== slider && origin !== models[name + "_box"]) continue;
+    if (origin.value === (origin === slider ? state[name] : formatG(state[name]))) return true;
+    if (origin !== slider) {
+      typedNumber(state, models, name, {
+        lo,
+        hi,
+        toGrid: (v) => toGrid(v, step),
+        message: config.strings.input_clamped,
+        label: config.labels[name]
+      });
+      return true;
+    }
+    if (models.notice && models.notice.visible) models.notice.visible = false;
+    const value = toGrid(Math.min(Math.max(origin.value, lo), hi), step);
+    if (value !== state[name]) {
+      if (beforeChange) beforeChange();
+      state[name] = value;
+    }
+    return true;
+  }
+  return false;
+}
+function controller(name, draw2, act2) {
+  return function(args, event, data, context) {
+    try {
+      const { state, models, config } = args;
+      const origin = event && event.origin ? event.origin : event;
+      const quiet = Boolean(context && context.changed instanceof Set);
+      let drawnNow = false;
+      const drawn = () => {
+        drawnNow = true;
+        draw2(state, models, config);
+        followLink(state, config);
+      };
+      try {
+        if (data && data.event_name === "document_ready") {
+          applyLink(state, models, config);
+          nameUnnamedControls();
+        } else if (origin === state) {
+          if (quiet) drawn();
+          else {
+            drawSoon(state, () => draw2(state, models, config));
+            followLink(state, config);
+          }
+        } else act2({ state, models, config, origin, event });
+      } finally {
+        if (quiet && !drawnNow && context.changed.has(state)) drawn();
+      }
+    } catch (err) {
+      console.error(`attention explorable (${name}):`, err);
+    }
+  };
+}
+
 // src/attention_explorable/web/exercise.js
 var STATE_NAMES3 = ["response", "choice", "checked", "revealed"];
 var ECHO_LIMIT2 = 40;
@@ -2035,14 +1949,14 @@ function exerciseView(st, config) {
     props
   };
 }
-function draw2(state, models, config) {
+function draw(state, models, config) {
   writeView(models, exerciseView(readState(state, STATE_NAMES3), config));
 }
 function check(state, config) {
   const submitted = config.kind === "choice" ? state.choice : state.response;
   if (state.checked !== submitted) state.checked = submitted;
 }
-var exercise_default = controller("exercise", draw2, act);
+var exercise_default = controller("exercise", draw, act);
 function act({ state, models, config, origin, event: obj }) {
   if (origin === models.input) {
     const submit = obj && obj.event_name === "value_submit";
