@@ -61,11 +61,14 @@ outputs["runtime.js"] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
   (await build({...page, entryPoints: [join(web, "runtime.js")]})).outputFiles[0].text;
 outputs["element.js"] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
   (await build({...page, stdin: {contents: element, resolveDir: web, sourcefile: "element-page.js", loader: "js"}})).outputFiles[0].text;
+// A page of modules only (web/start.js): its page scripts run, its modules rendered, no emulation of BokehJS.
+outputs["start.js"] = (await build({...page, entryPoints: [join(web, "start.js")]})).outputFiles[0].text;
 // The one-tag embed (web/tag.js): native.embed_script calls window.aePlaceTag.
 outputs["tag.js"] = (await build({...page, stdin: {contents: `import {placeTag} from "./tag.js";\nwindow.aePlaceTag = placeTag;\n`,
                                                    resolveDir: web, sourcefile: "tag-page.js", loader: "js"}})).outputFiles[0].text;
-// A plain page's host of the one-module explorables (web/host.js): window.aeMountModules, window.aeFramePage.
-outputs["host.js"] = (await build({...page, stdin: {contents: `import {framePage, mountModules} from "./host.js";\nwindow.aeMountModules = mountModules;\nwindow.aeFramePage = framePage;\n`,
+// A plain page's host of the one-module explorables (web/host.js): window.aeMountModules, window.aeRunScripts,
+// window.aeFramePage.
+outputs["host.js"] = (await build({...page, stdin: {contents: `import {framePage, mountModules, runScripts} from "./host.js";\nwindow.aeMountModules = mountModules;\nwindow.aeRunScripts = runScripts;\nwindow.aeFramePage = framePage;\n`,
                                                     resolveDir: web, sourcefile: "host-page.js", loader: "js"}})).outputFiles[0].text;
 mkdirSync(join(outdir, "page"), {recursive: true});
 for (const f of readdirSync(join(outdir, "page"))) if (!(f in outputs)) rmSync(join(outdir, "page", f));

@@ -29,13 +29,14 @@ from panel.custom import AnyWidgetComponent
 from . import ui
 from .native import class_config_script, content_security_policy, math_font_face
 from .strings import HTML_LANG, STRINGS, text
-from .explorables import MODULES, ModuleExplorable
+from .explorables import MODULES, TEXT_MODULES, ModuleExplorable
 from . import scenarios
-from .views import contexts, head, matrix, qkv, selfcross, steps, vector
+from .views import contexts, exercise, head, matrix, qkv, selfcross, steps, vector
 
 __all__ = [
     "MODULES",
     "ContextsWidget",
+    "ExerciseWidget",
     "HeadWidget",
     "MatrixWidget",
     "ModuleExplorable",
@@ -78,8 +79,10 @@ def module_state(name: str, language: str) -> dict:
 
 
 def module_source(name: str) -> str:
-    """The module as an anywidget host loads it: ``web/dist/<name>.mjs`` (one file, its imports bundled)."""
-    _get(name)
+    """The module as an anywidget host loads it: ``web/dist/<name>.mjs`` (one file, its imports bundled):
+    an explorable of :data:`MODULES`, or a module of the text (:data:`TEXT_MODULES`: the exercise)."""
+    if name not in TEXT_MODULES:
+        _get(name)
     return resources.files("attention_explorable").joinpath("web", "dist", f"{name}.mjs").read_text("utf-8")
 
 
@@ -93,23 +96,30 @@ def module_page(
     other_language_href: str | None = None,
     state: dict | None = None,
     title: str | None = None,
+    widget: ModuleWidget | None = None,
 ) -> str:
     """The page of explorable ``name`` in ``language``: one HTML file that loads nothing, from ``file://`` too.
 
     ``other_language_href`` is the language switch's target (a file of the other language); None asks the
     server with ``?lang=``. ``state`` (keys of the explorable's model) is the state it opens on, its
-    defaults by default; ``title`` the page's title, its heading by default.
+    defaults by default; ``title`` the page's title, its heading by default. ``widget``, a module of the
+    text (an :class:`ExerciseWidget`), is the module the page holds, in its state, instead.
 
     Raises
     ------
     KeyError
         For an unknown ``name``; ValueError for an unknown ``language`` (each named).
     """
-    opened = {**module_state(name, language), **(state or {})}
+    if widget is None:
+        explorable = _get(name)
+        opened = {**module_state(name, language), **(state or {})}
+        widget = module_widget(name, language)
+    else:  # a module of the text: no heading, no introduction, no class of its own
+        explorable = ModuleExplorable(widget.ae_module, {}, "", title="page_title", intro="page_title")
+        opened = widget.ae_module_state()
     state = json.dumps(opened, ensure_ascii=False).replace("</", "<\\/")
-    link = json.dumps(module_widget(name, language).ae_module_link(), ensure_ascii=False).replace("</", "<\\/")
+    link = json.dumps(widget.ae_module_link(), ensure_ascii=False).replace("</", "<\\/")
     other = "en" if language == "zh" else "zh"
-    explorable = _get(name)
     # (A class's questions hold formulas: the page then carries the math font the card shows them in.)
     class_config = class_config_script(language) if explorable.classroom else ""
     extra = [*(["classroom"] if explorable.classroom else []), *(["keys"] if explorable.presenter_keys else [])]
@@ -121,8 +131,8 @@ def module_page(
     )
     page = ui.template("module-page.html").render(
         lang=HTML_LANG[language],
-        title=text(_get(name).key("title"), language) if title is None else title,
-        intro=text(_get(name).key("intro"), language),
+        title=text(explorable.key("title"), language) if title is None else title,
+        intro=text(explorable.key("intro"), language),
         name=name,
         state=state,
         link=link,
@@ -459,6 +469,69 @@ class StepsWidget(ModuleWidget):
     def link_starts(cls):
         """A link's step opens at that step's start, as the step buttons do."""
         return "step", {n: {"step": n, "prediction_text": "", **scenarios.get_step(n).start} for n in (1, 2, 3)}
+
+
+class ExerciseWidget(ModuleWidget):
+    """An exercise of the course text as a Panel component (:class:`ModuleWidget`; ``web/exercise.js``).
+
+    The student types a number (right within the block's ``tol`` of its ``answer``), picks an option, or
+    writes free text (not graded); "检查" judges what is there (:func:`.views.exercise.judge`: a wrong
+    answer gets the block's hint); "看答案" shows the worked answer.
+
+    Parameters
+    ----------
+    block : Block
+        A parsed ``:::exercise`` block (:mod:`attention_explorable.content`).
+    language : {"zh", "en"}
+        Language of the interface text.
+    link_prefix : str
+        What its parameters are called in a deep link (``q2-alpha2.`` on the textbook).
+
+    Raises
+    ------
+    ValueError
+        If ``block`` is not an exercise block; from ``param`` when ``choice`` is not one of its option
+        letters (or "").
+
+    Examples
+    --------
+    >>> from attention_explorable import content
+    >>> block = next(b for s in content.load_sections() for b in s.exercises() if b.args[0] == "ex-3-8-1")
+    >>> ExerciseWidget(block, language="en").ae_module_state()["config"]["kind"]
+    'number'
+    """
+
+    ae_module = "exercise"
+
+    response = param.String("", doc="The student's typed answer (number and text kinds).")
+    choice = param.String("", doc='Letter of the chosen option, "" for none (choice kind).')
+    checked = param.String(None, allow_None=True, doc="What was submitted at the last check; None before the first.")
+    revealed = param.Boolean(False, doc="The worked answer is shown.")
+    config = param.Dict({}, doc="What the view needs besides the state (views.exercise.exercise_config).")
+
+    #: A reload keeps what the student typed or chose: the address carries it.
+    link_params = ("response", "choice")
+
+    def __init__(self, block, language: str = "zh", link_prefix: str = "", **params):
+        config = exercise.exercise_config(block, language)  # (raises for a block of another kind)
+        letters = "|".join(config["letters"])
+        AnyWidgetComponent.__init__(self, config=config, lang=HTML_LANG[language])
+        if config["kind"] == "choice":  # only an option letter, or "" for none
+            self.param.choice.regex = self.param.checked.regex = rf"^(|{letters})\Z"
+        self.param.update(params)
+        self.language, self.link_prefix, self.block = language, link_prefix, block
+
+    def ae_module_link(self) -> dict:
+        """As :meth:`ModuleWidget.ae_module_link`; a choice is one of the option letters (or "" for none)."""
+        spec = super().ae_module_link()
+        for p in spec["params"]:
+            if p["name"] == "choice":
+                p.update(kind="choice", choices=["", *self.config["letters"]])
+        return spec
+
+    def ae_module_state(self) -> dict:
+        """The model's state as the module reads it: the answer, the check, the reveal, its config."""
+        return {k: getattr(self, k) for k in ("response", "choice", "checked", "revealed", "config", "lang")}
 
 
 def module_widget(name: str, language: str = "zh", link_prefix: str = ""):

@@ -423,12 +423,35 @@ class NativePage:
         #: The explorables written as one module that the page holds, by name (``web/dist/page/<name>.js``).
         self.modules: list[str] = []
         self.classroom: str | None = None  # the language of the class, on a page a class may join
+        #: The page scripts its ScriptedPanes run, by name (``web/dist/page/<name>.js``, run by ``web/start.js``).
+        self.scripts: list[str] = []
         self.body = self._layout(self.component)
         doc_events = {}
         for event, callbacks in self._doc.callbacks._js_event_callbacks.items():
-            doc_events[event] = [self._callback(cb) for cb in callbacks]
+            kept = []
+            for cb in callbacks:
+                if event == "document_ready" and self._plain(cb):  # a page script with JSON arguments
+                    name = web_module_name(cb.code)
+                    self.scripts.append(name)
+                    data = json.dumps(cb.args, ensure_ascii=False).replace("</", "<\\/")
+                    self.body += f"<div hidden data-ae-script='{html.escape(name)}'><script type='application/json'>{data}</script></div>"
+                else:
+                    kept.append(self._callback(cb))
+            if kept:
+                doc_events[event] = kept
         self._doc_events = doc_events
         self._stable_ids()
+
+    @staticmethod
+    def _plain(cb) -> bool:
+        """Whether ``cb`` is a CustomJS of ours whose arguments are plain JSON (no Bokeh model among them)."""
+        if not isinstance(cb, CustomJS):
+            return False
+        try:
+            json.dumps(cb.args)
+        except TypeError:
+            return False
+        return True
 
     def _stable_ids(self) -> None:
         """Name the models ``m1``, ``m2`` ... in the order the page meets them, not by Bokeh's ids, which
@@ -623,7 +646,7 @@ class NativePage:
             self.modules.append(name)
         from .explorables import MODULES
 
-        if MODULES[name].classroom:  # a class may join it: the page carries the class in its language
+        if name in MODULES and MODULES[name].classroom:  # a class may join it: the page carries the class
             self.classroom = widget.language
         state = json.dumps(widget.ae_module_state(), ensure_ascii=False).replace("</", "<\\/")
         link = json.dumps(widget.ae_module_link(), ensure_ascii=False).replace("</", "<\\/")
@@ -663,17 +686,14 @@ class NativePage:
         if isinstance(component, pn.pane.Bokeh):
             return self._model_html(component.object)
         if isinstance(component, ScriptedPane):
-            model = HTMLModel(
-                text=html.escape(component.object or ""),
-                css_classes=list(component.css_classes),
-                stylesheets=[s for s in component.stylesheets if isinstance(s, str)],
-                visible=component.visible,
+            # A page script run by the page itself (web/start.js), its settings the JSON inside it.
+            if component.script not in self.scripts:
+                self.scripts.append(component.script)
+            data = json.dumps(component.settings, ensure_ascii=False).replace("</", "<\\/")
+            return (
+                f"<div class='ae-n-html {classes}' data-ae-script='{html.escape(component.script)}'{hidden}>"
+                f"<script type='application/json'>{data}</script>{component.object or ''}</div>"
             )
-            callback = CustomJS(
-                code=web_module(component.script), module=True, args={"host": model, **component.settings}
-            )
-            self._doc.js_on_event("document_ready", callback)
-            return self._model_html(model)
         if isinstance(component, pn.pane.HTML):
             if not component.object:
                 return ""
@@ -700,13 +720,14 @@ def module_scripts(names) -> list[str]:
     """The page scripts that bring the modules ``names`` (page script names): each its own, except that
     several explorables written as one module come in one script, ``modules`` (their shared parts once).
     """
-    from .explorables import MODULES
+    from .explorables import MODULES, TEXT_MODULES
 
     names = list(dict.fromkeys(names))
-    written = [n for n in names if n in MODULES]
+    one = {*MODULES, *TEXT_MODULES}
+    written = [n for n in names if n in one]
     if len(written) < 2:
         return names
-    return [n for n in names if n not in MODULES] + ["modules"]
+    return [n for n in names if n not in one] + ["modules"]
 
 
 def page_script(name: str) -> str:
@@ -788,10 +809,10 @@ def _page_parts(build, classroom: bool = True) -> tuple[NativePage, list[str], d
     from .explorables import EXPLORABLES
 
     own = {name for name, r in EXPLORABLES.items() if r.bundle is not None}
-    names = sorted({cb["module"] for cb in page.spec()["callbacks"].values()})
+    names = sorted({cb["module"] for cb in page.spec()["callbacks"].values()} | set(page.scripts))
     modules = {name: web_module(name) for name in names if name in own}
     scripts = [page_script(name) for name in names if name not in own]
-    if page.modules:  # the explorables written as one module, and their host (web/host.js)
+    if page.modules or page.scripts:  # the explorables written as one module, and their host (web/host.js)
         scripts += [page_script(name) for name in module_scripts(page.modules)] + [page_script("host")]
     if classroom and page.classroom:
         scripts.insert(-1, page_script("classroom"))
@@ -1060,7 +1081,10 @@ def student_page(build, title: str, lang: str, description: str = "", first_scre
     body = page.body
     if first_screen_static and page.modules:
         body, scripts = _first_module_early(body, scripts, page.modules)
-    scripts = [*scripts, page_script("runtime")]
+    # A page of modules only starts with web/start.js; one that holds an emulated explorable (one registered
+    # from outside the package in the older form) with the emulator, web/runtime.js.
+    emulated = bool(page.spec()["models"])
+    scripts = [*scripts, page_script("runtime" if emulated else "start")]
     template = ui.template("student.html")
     css = "\n".join([_PAGE_CSS, css] + ([math_font_face()] if "<math" in page.body else []))
     out = template.render(
@@ -1070,7 +1094,7 @@ def student_page(build, title: str, lang: str, description: str = "", first_scre
         first_screen_static=first_screen_static,
         css=css,
         body=body,
-        spec=spec_json(page.spec()),
+        spec=spec_json(page.spec()) if emulated else "",
         scripts=[code.replace("</script", "<\\/script") for code in scripts],
         modules={name: code.replace("</script", "<\\/script") for name, code in modules.items()},
     )

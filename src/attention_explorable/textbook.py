@@ -20,8 +20,7 @@ from .content import (
     video_sources,
 )
 from .explorables.base import ScriptedPane
-from .explorables.exercise import Exercise
-from .modules import MODULES, module_widget
+from .modules import MODULES, ExerciseWidget, module_widget
 from .notebooks import notebook_data_url, notebook_filename
 from .explorables import EXPLORABLES, explorable_class
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
@@ -124,6 +123,11 @@ _BOX = {"border": "1px solid var(--ae-rule, #e3e3e3)", "border-radius": "8px", "
 _LOAD_CSS = ".bk-btn { white-space: normal; font-size: 15px; min-height: 40px; }"
 
 
+def _query_value(value) -> str:
+    """A parameter's value as a deep link writes it (``views/links.py``: ``true``, ``0.05``, the text)."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
 def page_scripts(load_on_approach: bool = True) -> ScriptedPane:
     """The textbook page's own scripts (``web/page.js``): an empty pane that runs them once the page is ready.
 
@@ -153,8 +157,8 @@ class TextbookPage(pn.viewable.Viewer):
     ----------
     explorables : dict[str, pn.viewable.Viewer]
         The explorables on the page, by name (one instance each per page).
-    exercises : dict[str, Exercise]
-        The exercises on the page, by id.
+    exercises : dict[str, ExerciseWidget]
+        The exercises on the page, by id (their modules, ``web/exercise.js``).
     modules : dict[str, pn.viewable.Viewable]
         The explorables written as one module on the page, by name (``modules.module_widget``).
 
@@ -186,7 +190,7 @@ class TextbookPage(pn.viewable.Viewer):
             explorable_class(name)
         self.sections = _sections(self.language)
         self.explorables: dict[str, pn.viewable.Viewer] = {}
-        self.exercises: dict[str, Exercise] = {}
+        self.exercises: dict[str, ExerciseWidget] = {}
         self.modules: dict[str, pn.viewable.Viewable] = {}
         self._pending: dict[str, tuple[pn.Column, object]] = {}
         self._defer = self.load == "on_approach" and self._in_server_session()
@@ -260,6 +264,7 @@ class TextbookPage(pn.viewable.Viewer):
         """An explorable written as one module (``modules.py``), in its box like the others."""
         widget = module_widget(name, self.language, link_prefix=f"{name}.")
         widget.open_link(pn.state.session_args or {})
+        self._follow_address(widget)
         self.modules[name] = widget
         return pn.Column(
             self._html(f"<div class='ae-caption'>{caption}</div>") if caption else None,
@@ -269,13 +274,28 @@ class TextbookPage(pn.viewable.Viewer):
             styles=_BOX,
         )
 
+    def _follow_address(self, widget) -> None:
+        """In a server session, the page's address follows what the student sets in ``widget`` (its deep
+        link's names, behind its prefix), so that a reload opens it again (Panel's ``location``)."""
+        location = pn.state.location if self._in_server_session() else None
+        if location is None:
+            return
+        prefix = widget.link_prefix
+
+        def follow(*events):
+            location.update_query(**{prefix + e.name: _query_value(e.new) for e in events})
+
+        widget.param.watch(follow, list(widget.link_params))
+
     def _exercise_key(self, block: Block) -> str:
         return block.args[0] if block.args else f"ex{len(self.exercises) + len(self._pending)}"
 
-    def _new_exercise(self, block: Block, key: str) -> Exercise:
-        # What the student typed comes back after a reload: ?q2-alpha2.response=0.155
-        ex = Exercise(block, language=self.language, link_prefix=f"{key}.")
+    def _new_exercise(self, block: Block, key: str) -> ExerciseWidget:
+        # Its module, as on every student page. What the student typed comes back after a reload:
+        # ?q2-alpha2.response=0.155
+        ex = ExerciseWidget(block, language=self.language, link_prefix=f"{key}.")
         ex.open_link(pn.state.session_args or {})
+        self._follow_address(ex)
         self.exercises[key] = ex
         return ex
 

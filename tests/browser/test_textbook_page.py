@@ -80,8 +80,8 @@ def test_a_deep_link_opens_a_part_on_its_state(static_site, student):
     s.assert_clean()
 
 
-#: What shows a page is live: the textbook's emulated parts, a module page's readouts.
-_LIVE = {"index.html": "[data-ae-model]", "steps.html": ".ae-output"}
+#: What shows a page is live: a module rendered (the textbook's first), a module page's readouts.
+_LIVE = {"index.html": ".ae-module[data-ae-mounted]", "steps.html": ".ae-output"}
 
 
 @pytest.mark.parametrize("page_file", ["index.html", "steps.html"])

@@ -1,14 +1,15 @@
-"""Exercises as Panel components: checking, hints, revealing, the state model and the layout."""
+"""Exercises as Panel components drawn from Python: checking, hints, revealing, the layout."""
 
 import html
 
 import panel as pn
 import pytest
 from bokeh.document import Document
+from bokeh.events import ButtonClick, ValueSubmit
+from bokeh.models import CustomJS
 
 from attention_explorable import content, core
 from attention_explorable.explorables.exercise import Exercise
-from attention_explorable.views import exercise as view
 
 BLOCKS = {b.args[0]: b for s in content.load_sections() for b in s.exercises()}
 
@@ -102,33 +103,37 @@ def test_non_exercise_block_rejected():
         Exercise(content.Block("proof", "x"))
 
 
-def test_browser_changes_set_the_parameters_without_drawing_on_the_server():
+def test_the_students_typing_choosing_and_pressing_reach_python():
     ex = make("q2-alpha2")
-    ex._from_browser("response", "", "0.212")
-    ex._from_browser("checked", None, "0.212")
-    assert ex.response == "0.212" and ex.status == "right"
-    assert ex._feedback.text == ""  # the browser drew it already
+    ex._input.value_input = "0.212"
+    ex._acted(ex._input)
+    assert ex.response == "0.212" and ex.status == "pending"
+    ex._acted(ex._input, ValueSubmit(ex._input, "0.212"))  # Enter checks
+    assert ex.status == "right" and "ae-right" in ex._feedback.text
+    ex._acted(ex._reveal, ButtonClick(ex._reveal))
+    assert ex.revealed and ex._answer.visible
+    choice = make("q3-sqrt-d")
+    choice._choice.active = 2
+    choice._acted(choice._choice)
+    choice._acted(choice._check, ButtonClick(choice._check))
+    assert choice.choice == "C" and choice.checked == "C"
 
 
-@pytest.mark.parametrize(
-    "ex_id, name, bad",
-    [
-        ("q3-sqrt-d", "choice", "Z"),
-        ("q3-sqrt-d", "choice", None),
-        ("q3-sqrt-d", "checked", "E"),
-        ("q3-sqrt-d", "choice", 1),
-        ("q2-alpha2", "response", None),
-        ("q2-alpha2", "response", "9" * 10_001),
-        ("q2-alpha2", "revealed", "yes"),
-        ("q2-alpha2", "checked", 0.212),
-        ("q1-qkv", "revealed", 1),
-    ],
-)
-def test_bad_values_from_the_browser_are_refused_and_put_back(ex_id, name, bad):
-    ex = make(ex_id)
-    good = getattr(ex, name)
-    ex._from_browser(name, good, bad)
-    assert getattr(ex, name) == good and getattr(ex._state, name) == good
+def test_what_no_page_of_ours_sends_sets_nothing():
+    ex = make("q2-alpha2")
+    ex._input.value_input = "9" * 10_001
+    ex._acted(ex._input)
+    assert ex.response == ""
+    choice = make("q3-sqrt-d")
+    choice._choice.active = 7
+    choice._acted(choice._choice)
+    assert choice.choice == "" and choice._choice.active is None  # put back as the state has it
+
+
+@pytest.mark.parametrize("ex_id, name, bad", [("q3-sqrt-d", "choice", "Z"), ("q3-sqrt-d", "checked", "E")])
+def test_a_letter_not_among_the_options_is_refused(ex_id, name, bad):
+    with pytest.raises(ValueError, match=name):
+        setattr(make(ex_id), name, bad)
 
 
 def test_layout_renders_and_carries_the_css_classes():
@@ -156,30 +161,12 @@ def test_layout_renders_and_carries_the_css_classes():
         assert ex.css == f"ae-exercise-{ex_id}"
 
 
-def test_only_the_state_model_travels_to_the_server():
-    ex = make("q3-sqrt-d")
-    root = pn.panel(ex).get_root(Document())
-    synced = [m for m in root.references() if m.syncable and m in ex._models().values()]
-    assert not synced, synced
-    assert ex._state.syncable
-
-
-def test_the_module_runs_on_every_state_change_and_every_control():
-    ex = make("q2-alpha2")
-    callbacks = {name: ex._state.js_property_callbacks.get(f"change:{name}", []) for name in view.STATE_NAMES}
-    assert all(len(cbs) == 1 for cbs in callbacks.values()), callbacks
-    callback = callbacks["response"][0]
-    assert callback.module is True and "as default" in callback.code and "exerciseView" in callback.code
-    assert callback in ex._check.js_event_callbacks["button_click"]
-    assert callback in ex._reveal.js_event_callbacks["button_click"]
-    assert callback in ex._input.js_property_callbacks["change:value_input"]
-    assert callback in ex._input.js_event_callbacks["value_submit"]
-    choice = make("q3-sqrt-d")
-    cb = choice._state.js_property_callbacks["change:choice"][0]
-    assert cb in choice._choice.js_property_callbacks["change:active"]
+def test_no_javascript_of_the_exercise_runs_in_it():
+    root = pn.panel(make("q3-sqrt-d")).get_root(Document())
+    assert not [m for m in root.references() if isinstance(m, CustomJS)]
 
 
 def test_each_exercise_has_its_own_models():
     a, b = make("q2-alpha2"), make("q2-alpha2")
     a.response = "1"
-    assert b.response == "" and a._state is not b._state and a._input is not b._input
+    assert b.response == "" and a._input is not b._input

@@ -212,6 +212,11 @@ MODULES: dict[str, ModuleExplorable] = {
 }
 
 
+#: Modules of the course text that are no explorable of their own (no page, no line on the index): each
+#: exercise block is one (``web/exercise.js``, ``modules.ExerciseWidget``).
+TEXT_MODULES = ("exercise",)
+
+
 def register(registration: Registration) -> None:
     """Add ``registration`` to :data:`EXPLORABLES` (and its strings to the interface strings).
 

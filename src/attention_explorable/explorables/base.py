@@ -39,7 +39,7 @@ from bokeh.models import CustomJS
 from panel.models.markup import HTML as HTMLModel
 
 from .. import ui
-from . import EXPLORABLES
+from . import EXPLORABLES, MODULES
 from ..strings import DEFAULT_LANGUAGE, HTML_LANG, STRINGS, text
 from ..views.links import link_values, read_link
 
@@ -826,6 +826,9 @@ class LiveExplorable(Explorable):
         ValueError
             If ``path`` names a folder, or a folder that does not exist.
         """
+        return self._save_page(path, title)
+
+    def _save_page(self, path, title: str | None) -> Path:
         from ..modules import module_page
 
         target = Path(path)
@@ -833,9 +836,20 @@ class LiveExplorable(Explorable):
             raise ValueError(f"path {str(path)!r} is a folder; give a file name such as 'explorable.html'")
         if not target.parent.is_dir():
             raise ValueError(f"path {str(path)!r}: the folder {str(target.parent)!r} does not exist")
-        page = module_page(self._name, self.language, state=self.module_state(), title=title)
+        if self._name in MODULES:
+            page = module_page(self._name, self.language, state=self.module_state(), title=title)
+        else:  # a module of the text (an exercise): its widget, in this state
+            widget = self._widget_of()
+            widget.param.update(self.module_state())
+            page = module_page(self._name, self.language, title=title, widget=widget)
         target.write_text(page, encoding="utf-8")
         return target
+
+    def _widget_of(self):
+        """A new widget of its module (:func:`attention_explorable.modules.module_widget`), in its defaults."""
+        from ..modules import module_widget
+
+        return module_widget(self._name, self.language)
 
     def _ipython_display_(self) -> None:
         """In a notebook, the explorable's module (its anywidget, :func:`attention_explorable.modules.module_widget`)
@@ -845,11 +859,9 @@ class LiveExplorable(Explorable):
         self._show_in_notebook(self._notebook_view())
 
     def _notebook_view(self):
-        from ..modules import module_widget
-
         widget = getattr(self, "_widget", None)
         if widget is None:
-            widget = self._widget = module_widget(self._name, self.language)
+            widget = self._widget = self._widget_of()
             widget.param.update(self.module_state())
             names = list(self._state_params)
 

@@ -1,8 +1,9 @@
 """Interactive exercises: type or choose, check, get a hint, reveal the answer.
 
-Its view is :func:`attention_explorable.views.exercise.exercise_view`; in the
-browser ``web/exercise.js`` draws it and handles the student's actions, so
-an exercise is checked at once, with or without a server.
+Its view is :func:`attention_explorable.views.exercise.exercise_view`. On a
+student page (the textbook) an exercise is its module ``web/exercise.js``
+(``modules.ExerciseWidget``), checked at once, with or without a server; the
+Panel component here is drawn from Python.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from panel.models.markup import HTML as HTMLModel
 from ..content import PROSE_CSS, Block, math_html
 from ..views import exercise as exercise_view
 from . import controls
-from .base import Explorable, bokeh_pane, state_model_class
+from .base import LiveExplorable, bokeh_pane
 
 #: The feedback wraps anywhere: a long echo of a malformed answer stays within a phone's width.
 FEEDBACK_CSS = ".ae-right, .ae-wrong, .ae-error { overflow-wrap: anywhere; }"
@@ -27,8 +28,8 @@ input[type="radio"] { width: 24px; height: 24px; margin: 0; }
 """
 
 
-class Exercise(Explorable):
-    """One exercise of the course text, checked in the browser.
+class Exercise(LiveExplorable):
+    """One exercise of the course text, checked from Python (its student page is ``web/exercise.js``).
 
     Kinds (from the content block's ``kind=`` option):
 
@@ -119,7 +120,7 @@ class Exercise(Explorable):
             if self.kind == "choice"
             else None
         )
-        common = {"stylesheets": [controls.CSS], "syncable": False}
+        common = {"stylesheets": [controls.CSS]}
         if self.kind == "number":
             self._input = TextInput(
                 value="",
@@ -170,7 +171,7 @@ class Exercise(Explorable):
         self._reveal = Button(
             label=t("exercise_reveal"), width=140, css_classes=["ae-exercise-reveal"], margin=(4, 5), **common
         )
-        prose = {"stylesheets": [PROSE_CSS], "syncable": False, "sizing_mode": "stretch_width", "margin": (0, 5)}
+        prose = {"stylesheets": [PROSE_CSS], "sizing_mode": "stretch_width", "margin": (0, 5)}
         self._feedback = HTMLModel(
             text="",
             css_classes=["ae-exercise-feedback"],
@@ -236,13 +237,40 @@ class Exercise(Explorable):
                 models[name] = model
         return models
 
-    def _copy(self) -> Exercise:
-        return type(self)(self.block, language=self.language, link_prefix=self.link_prefix, **self.state())
+    def _act(self, origin, event=None) -> None:
+        if origin is self._input:
+            typed = event.value if event is not None and hasattr(event, "value") else origin.value_input
+            if not isinstance(typed, str) or len(typed) > 10_000:
+                raise ValueError(f"response must be text, got {typed!r}")
+            if typed != self.response:
+                self.response = typed
+            if event is not None:  # Enter in the number box checks what it holds
+                self.check()
+        elif origin is self._choice:
+            letters = [letter for letter, _ in self.options]
+            chosen = "" if origin.active is None else self._pick(letters, origin.active)
+            if chosen != self.choice:
+                self.choice = chosen
+        elif origin is self._check:
+            self.check()
+        elif origin is self._reveal:
+            self.revealed = not self.revealed
 
-    def _valid(self, name: str, value) -> bool:
-        if name in ("choice", "checked") and self.kind == "choice" and value is not None:
-            return value == "" or value in (letter for letter, _ in self.options)
-        return super()._valid(name, value)
+    def _widget_of(self):
+        from ..modules import ExerciseWidget
+
+        return ExerciseWidget(self.block, language=self.language, link_prefix=self.link_prefix)
+
+    def save(self, path, title: str | None = None):
+        """Write this exercise, in its current state, as one HTML file that works offline: its module on a page
+        of its own (:func:`attention_explorable.modules.module_page`).
+
+        Raises
+        ------
+        ValueError
+            If ``path`` names a folder, or a folder that does not exist.
+        """
+        return self._save_page(path, title if title is not None else self.block.args[0] if self.block.args else "")
 
     # --- layout only ----------------------------------------------------------
     def __panel__(self):
@@ -266,9 +294,3 @@ class Exercise(Explorable):
             sizing_mode="stretch_width",
             styles={"border-left": "4px solid #8172B2", "padding-left": "8px", "margin": "8px 0"},
         )
-
-
-# The state model's class exists from import on: Bokeh sends the definitions of
-# data models with a document, so a page that builds an exercise later (the
-# textbook, as the reader scrolls) must have imported it before it was sent.
-state_model_class(Exercise)

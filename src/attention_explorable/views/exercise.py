@@ -46,6 +46,10 @@ STRING_KEYS = (
     "exercise_choose",
     "exercise_reveal",
     "exercise_hide",
+    "exercise_check",
+    "exercise_answer",
+    "exercise_answer_placeholder",
+    "exercise_your_answer",
 )
 
 _OPTION = re.compile(r"^\s*([A-Z])[.．、]\s*(.*)$")
@@ -95,7 +99,9 @@ def exercise_config(block: Block, language: str) -> dict:
         letter, or None for text); ``tol`` (float, number kind, else None);
         ``letters`` (the option letters, choice kind, else empty);
         ``hint_html`` and ``answer_html`` (rendered, formulas in MathML;
-        ``hint_html`` is ``""`` when the block has no hint); ``strings``.
+        ``hint_html`` is ``""`` when the block has no hint); ``question_html`` and
+        ``options_html`` (:func:`question_html`, :func:`options_html`); ``id`` (the
+        block's id, ``exercise`` for none); ``strings``.
 
     Raises
     ------
@@ -120,6 +126,9 @@ def exercise_config(block: Block, language: str) -> dict:
             f"<div class='ae-answer'><b>{text('exercise_model_answer', language)}</b>"
             f"{markdown_to_html(block.parts.get('answer', ''), language=language)}</div>"
         ),
+        "question_html": question_html(block, language),
+        "options_html": options_html(block, language),
+        "id": block.args[0] if block.args else "exercise",
         "strings": {key: text(key, language) for key in STRING_KEYS},
     }
 

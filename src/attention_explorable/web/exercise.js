@@ -1,9 +1,9 @@
-// An exercise of the course text in the browser: its view (twin of
-// attention_explorable/views/exercise.py) and the controller that turns a
-// student's typing, choosing and pressing into state, and draws every
-// change of state. Everything runs with or without a server.
-import {controller} from "./controller.js";
-import {escapeHtml, fill, parseNumber, pyStrip, readState, writeView} from "./shared.js";
+// An exercise of the course text as one module in the anywidget front-end form: its view (twin of
+// attention_explorable/views/exercise.py, the oracle) and `render({model, el})`, which builds the question,
+// the box (or the options) and the two buttons, turns the student's typing, choosing and pressing into the
+// model's state and draws every change of it. Everything runs with or without a server.
+import {button, drawView, el, moduleRoot, readout, setState} from "./parts.js";
+import {escapeHtml, fill, parseNumber, pyStrip} from "./shared.js";
 
 export const STATE_NAMES = ["response", "choice", "checked", "revealed"];
 export const ECHO_LIMIT = 40;
@@ -70,39 +70,63 @@ export function exerciseView(st, config) {
   };
 }
 
-/** Draw the current state into the page's models. */
-export function draw(state, models, config) {
-  writeView(models, exerciseView(readState(state, STATE_NAMES), config));
-}
-
-// What a press of "检查" submits: the typed answer, or the chosen letter.
-function check(state, config) {
-  const submitted = config.kind === "choice" ? state.choice : state.response;
-  if (state.checked !== submitted) state.checked = submitted;
-}
+let ids = 0;
 
 /**
- * The controller, run by Bokeh's CustomJS for every event of the exercise:
- * a change of the state model (from the student or from the server) draws;
- * a student's action on a control changes the state.
+ * The exercise in `el` (the anywidget front-end form): its question (and options), what the student
+ * answers with (a box to type a number in, where Enter checks; a text area; or a radio button per option),
+ * "检查" and "看答案", the feedback and the worked answer; drawn from `exerciseView` on every change of the
+ * model's `response`, `choice`, `checked` and `revealed`. Its model also holds `config`
+ * (views.exercise.exercise_config: the kind, the answer and its tolerance, the hint, the question's markup)
+ * and `lang`.
  */
-export default controller("exercise", draw, act);
-
-function act({state, models, config, origin, event: obj}) {
-  if (origin === models.input) {
-    // Enter in the number box checks what it holds.
-    const submit = obj && obj.event_name === "value_submit";
-    const typed = submit ? obj.value : (obj.value_input ?? origin.value_input);
-    if (typeof typed === "string" && typed !== state.response) state.response = typed;
-    if (submit) check(state, config);
-    return;
+function render({model, el: host}) {
+  const config = model.get("config"), S = config.strings, kind = config.kind;
+  const root = moduleRoot(host, `ae-exercise ae-exercise-${config.id}`, model.get("lang"), model.get("theme"));
+  const set = (changes) => setState(model, changes);
+  const check = () => {  // what a press of "检查" submits: the typed answer, or the chosen letter
+    const submitted = kind === "choice" ? model.get("choice") : model.get("response");
+    if (model.get("checked") !== submitted) set({checked: submitted});
+  };
+  const id = `ae-ex${++ids}`;
+  const parts = {
+    feedback: readout("ae-exercise-feedback", {live: true, hidden: true}),
+    answer: readout("ae-prose ae-exercise-answer", {hidden: true}),
+    reveal: button("ae-exercise-reveal", S.exercise_reveal, () => set({revealed: !model.get("revealed")})),
+  };
+  const question = readout("ae-prose ae-exercise-question");
+  question.set(config.question_html);
+  const answering = [];
+  if (kind === "choice") {
+    const group = el("div", {class: "ae-n-radios ae-n-inline ae-exercise-choice", role: "radiogroup",
+                             "aria-label": S.exercise_answer});
+    const boxes = config.letters.map((letter) => {
+      const box = el("input", {type: "radio", name: id, value: letter});
+      box.addEventListener("change", () => { if (box.checked && model.get("choice") !== letter) set({choice: letter}); });
+      group.append(el("label", {}, box, letter));
+      return box;
+    });
+    const options = readout("ae-prose ae-exercise-options");
+    options.set(config.options_html);
+    parts.choice = {set({active}) { boxes.forEach((b, i) => { b.checked = i === active; }); }};
+    answering.push(options.el, group);
+  } else {
+    const input = kind === "number"
+      ? el("input", {type: "text", id, autocomplete: "off", spellcheck: "false", placeholder: S.exercise_answer_placeholder})
+      : el("textarea", {id, rows: 3, placeholder: S.exercise_your_answer});
+    input.addEventListener("input", () => { if (input.value !== model.get("response")) set({response: input.value}); });
+    if (kind === "number") input.addEventListener("keydown", (event) => { if (event.key === "Enter") check(); });
+    parts.input = {set({value}) { if (value !== undefined && input.value !== value) input.value = value; }};
+    answering.push(el("div", {class: "ae-n-input ae-exercise-input"}, el("label", {for: id, class: "ae-n-sr"}, S.exercise_answer), input));
   }
-  if (origin === models.choice) {
-    const active = origin.active;
-    const letter = active === null || active === undefined ? "" : config.letters[active] ?? "";
-    if (letter !== state.choice) state.choice = letter;  // else drawn from the state
-    return;
+  const buttons = [parts.reveal.el];
+  if (kind !== "text") {
+    parts.check = button("ae-exercise-check", S.exercise_check, check, {primary: true});
+    buttons.unshift(parts.check.el);
   }
-  if (origin === models.check) return check(state, config);
-  if (origin === models.reveal) state.revealed = !state.revealed;
+  root.append(question.el, ...answering, el("div", {class: "ae-n-row ae-exercise-buttons"}, ...buttons),
+              parts.feedback.el, parts.answer.el);
+  return drawView(model, STATE_NAMES, parts, (st) => exerciseView(st, config));
 }
+
+export default {render};

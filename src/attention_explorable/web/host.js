@@ -116,6 +116,25 @@ export function mountModules(modules, root = document, embed = null, limit = Inf
 }
 
 /**
+ * Run each `[data-ae-script=NAME]` element's page script in `root`: `modules[NAME]({hint: element,
+ * ...settings})`, its settings the JSON inside it (the textbook's video buttons and loading, the presenter
+ * keys: attention_explorable.explorables.base.ScriptedPane on a student page).
+ */
+export function runScripts(modules, root = document) {
+  for (const el of root.querySelectorAll("[data-ae-script]")) {
+    if (el.dataset.aeRan) continue;
+    el.dataset.aeRan = "1";
+    const run = modules && modules[el.dataset.aeScript];
+    const data = el.querySelector('script[type="application/json"]');
+    try {
+      if (run) run({hint: el, ...(data ? JSON.parse(data.textContent) : {})});
+    } catch (err) {
+      console.error(`attention explorable (${el.dataset.aeScript}):`, err);
+    }
+  }
+}
+
+/**
  * The page of one module explorable: its language switch remembers and follows the reader's choice (as
  * every page's does, web/language.js). In an author's iframe (`?embed=1`) its title and language switch
  * give way to the explorable (`ae-embedded` on the root), and inside a frame it tells the host page its

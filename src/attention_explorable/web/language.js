@@ -98,8 +98,9 @@ export function followLanguage({anchor, hide, language, other, target}) {
  * @param {{host: object, language: string, other: string, target: string}} args
  *   host: the switch's Bokeh model; target: the other language's file ('' when served)
  */
-export default function languageSwitch({host, language, other, target}) {
-  const view = viewOf(host);
-  const anchor = view ? view.shadow_el.querySelector("a.ae-language") : null;
-  followLanguage({anchor, hide: () => { host.visible = false; }, language, other, target});
+export default function languageSwitch({host = null, hint = null, language, other, target}) {
+  // (On a Panel page its Bokeh model `host`; on a student page its own element, `hint`: web/host.js runScripts.)
+  const view = host ? viewOf(host) : null;
+  const anchor = view ? view.shadow_el.querySelector("a.ae-language") : hint && hint.querySelector("a.ae-language");
+  followLanguage({anchor, hide: () => { if (host) host.visible = false; else if (hint) hint.hidden = true; }, language, other, target});
 }

@@ -18,6 +18,7 @@ const show = () => document.documentElement.removeAttribute("data-ae-wait");
 // rest is live.
 const done = () => {
   show();
+  window.aeRunScripts?.(window.aeModules);
   window.aeMountModules?.(window.aeModules);
   performance.mark("ae-page-mounted");
 };

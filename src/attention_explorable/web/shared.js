@@ -304,55 +304,11 @@ export function pageWide(name, make) {
   return globalThis[key];
 }
 
-/** The steps explorable's replays under way (web/steps.js runs them), by state model: a timer each. */
-export const stepReplays = pageWide("step-replays", () => new WeakMap());
-
-/** Stop the replay of `state`'s step, if one is under way. */
-export function stopReplay(state) {
-  clearTimeout(stepReplays.get(state));
-  stepReplays.delete(state);
-}
-
 /**
- * Go to step `n` (1-3) of a steps explorable as its step buttons do: the step's start (`steps[n - 1].start`),
- * no prediction, nothing revealed, nothing asked, a replay under way stopped. The one way there, for the
- * buttons and keys (web/steps.js) and for the instructor's step reaching a room's pages (web/classroom.js).
+ * What going to step `n` (1-3) of the steps explorable sets: the step's start (`steps[n - 1].start`), no
+ * prediction, nothing revealed, replayed or asked. The one way there, for its buttons and keys
+ * (web/steps.js) and for the instructor's step reaching a room's pages (web/classroom.js).
  */
-export function goToStepStart(state, steps, n) {
-  stopReplay(state);
-  state.setv({step: n, ...steps[n - 1].start, prediction_text: "", revealed: false, animating: false, asked: false});
-}
-
-/** The class links of the page's steps explorables (web/classroom.js sets them), by state model. */
-export const classLinks = pageWide("class-links", () => new WeakMap());
-
-/**
- * Whether `state`'s explorable is in a room whose voting on the step on screen is still open: its
- * demonstration (which shows the answer) waits for the instructor's close or reveal.
- */
-export function votingOpen(state) {
-  const link = classLinks.get(state);
-  return Boolean(link && link.joined && !link.closed && link.roomStep === state.step);
-}
-
-const settling = pageWide("settling", () => new WeakMap());
-
-/**
- * writeView, except what only a screen reader meets: the view's `html.live`
- * (announced by `models.live`, a polite live region) and the plots' data
- * tables (`html.<plot>_data`, out of sight). They are written once the
- * changes have settled, `delay` ms after the last one, so that a dragged
- * slider or a replay is announced once, at its end, and a key press costs
- * only what the student sees redrawn.
- */
-export function writeViewAnnounced(models, view, delay = 800) {
-  const seen = {}, heard = {};
-  for (const [name, html] of Object.entries(view.html || {})) {
-    if (name === "live" || name.endsWith("_data")) heard[name] = html;
-    else seen[name] = html;
-  }
-  writeView(models, {...view, html: seen});
-  const key = models.live || models;
-  clearTimeout(settling.get(key));
-  settling.set(key, setTimeout(() => writeView(models, {html: heard}), delay));
+export function stepStart({steps}, n) {
+  return {step: n, ...steps[n - 1].start, prediction_text: "", revealed: false, animating: false, asked: false};
 }

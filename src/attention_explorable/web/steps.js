@@ -6,7 +6,7 @@
 import {softmax, weightedSum} from "./attention.js";
 import {drawsFrom, numberLineFigure, range, source, temperatureFigure, weightsFigure} from "./figures.js";
 import {button, drawView, el, figure, modelSlider, moduleRoot, noticePart, readout, setState, textInput} from "./parts.js";
-import {dataTable, echo, escapeHtml, fill, formatFixed, formatG, formatNumber, onGrid, pyStrip} from "./shared.js";
+import {dataTable, echo, escapeHtml, fill, formatFixed, formatG, formatNumber, onGrid, pyStrip, stepStart} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 
 export const STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
@@ -169,11 +169,6 @@ export function replayFrames(step, count) {
   return Array.from({length: count}, (_, i) => interpolate(step.start, step.target, i / (count - 1)));
 }
 
-
-/** What going to step `n` (1-3) sets: its start, no prediction, nothing revealed, replayed or asked. */
-export function stepStart(config, n) {
-  return {step: n, ...config.steps[n - 1].start, prediction_text: "", revealed: false, animating: false, asked: false};
-}
 
 // A reader who asks for less motion gets the step's end at once, with no replay.
 const lessMotion = () => typeof window !== "undefined" && window.matchMedia &&

@@ -123,73 +123,8 @@ function countText(strings, key, n, lang) {
   const form = `${key}_${new Intl.PluralRules(lang).select(n)}`;
   return form in strings ? strings[form] : strings[key];
 }
-function pageWide(name, make) {
-  const key = /* @__PURE__ */ Symbol.for("attention-explorable:" + name);
-  if (!(key in globalThis)) globalThis[key] = make();
-  return globalThis[key];
-}
-var stepReplays = pageWide("step-replays", () => /* @__PURE__ */ new WeakMap());
-var classLinks = pageWide("class-links", () => /* @__PURE__ */ new WeakMap());
-var settling = pageWide("settling", () => /* @__PURE__ */ new WeakMap());
-
-// src/attention_explorable/web/dom.js
-var scratch = typeof document !== "undefined" ? document.createElement("template") : null;
-
-// src/attention_explorable/web/explorable.css
-var explorable_default = "/* The explorable modules' styles (web/parts.js puts them, with the theme's colours, before a module's\n   root `.ae-x`): every rule is scoped to that root, so a module drops into any page, notebook or site and\n   leaves the host's own elements as they were. */\n.ae-x { font-family: 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; font-size: 15px; line-height: 1.42857; color: var(--ae-text);\n  background: var(--ae-background); color-scheme: var(--ae-scheme); text-align: start; }\n.ae-x .ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }\n.ae-x .ae-readout table { border-collapse: collapse; }\n.ae-x .ae-readout sup, .ae-x .ae-readout sub { font-size: 13px; }\n.ae-x .ae-readout td, .ae-x .ae-readout th.ae-kind { padding: 1px 8px 1px 0; }\n/* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see below. */\n.ae-x { --ae-small: 13px; }\n@media (max-width: 600px) { .ae-x { --ae-small: 15px; } }\n.ae-x .ae-kind { color: var(--ae-muted, #555); font-size: var(--ae-small); }\n.ae-x th.ae-kind { font-weight: normal; text-align: left; }\n.ae-x .ae-hint { font-size: var(--ae-small); color: var(--ae-muted, #444); }\n.ae-x .ae-error { color: var(--ae-error, #b00020); font-weight: 600; overflow-wrap: anywhere; }\n.ae-x .ae-qkv-row { display: flex; flex-wrap: wrap; gap: 2px 18px; }\n.ae-x .ae-readout table.ae-qkv-matrix { border-left: 2px solid currentColor; border-right: 2px solid currentColor;\n  margin: 2px 0 8px; }\n.ae-x .ae-readout table.ae-qkv-matrix caption { caption-side: top; text-align: left; white-space: nowrap; }\n.ae-x .ae-readout table.ae-qkv-matrix td { padding: 1px 6px; text-align: right; }\n.ae-x [hidden] { display: none !important; }\n/* The page's text comes in few sizes: 15px (13px small, the headings' own), one family (ui.FONT_FAMILY).\n   Each size and weight of a font is a lookup the browser makes before its first paint (a few ms each on\n   a cold page: benchmarks/RESULTS.md), so a control keeps the text's font rather than the browser's. */\n.ae-x input, .ae-x button, .ae-x select, .ae-x textarea { font: inherit; }\n.ae-x .ae-n-flex, .ae-x .ae-n-col, .ae-x .ae-n-row { display: flex; min-width: 0; box-sizing: border-box; }\n.ae-x .ae-n-col { flex-direction: column; }\n.ae-x .ae-n-row { flex-direction: row; }\n.ae-x .ae-n-col > *, .ae-x .ae-n-row > * { min-width: 0; }\n.ae-x .ae-n-row > .ae-n-btn-host, .ae-x .ae-n-row > .ae-n-slider { flex: 1 1 0; }\n.ae-x .ae-n-html { font-size: 15px; line-height: 1.42857; }\n.ae-x .ae-n-readout { margin: 2px 5px; line-height: 1.42857; }\n.ae-x .ae-n-btn-host { display: flex; margin: 4px 5px; min-width: 0; }\n.ae-x .ae-n-btn-host > button, .ae-x .ae-n-group > button { flex: 1 1 auto; box-sizing: border-box; min-height: 36px;\n  padding: 6px 12px; border: 1px solid var(--ae-border); border-radius: 4px; background: var(--ae-surface);\n  color: var(--ae-text); font: inherit;\n  font-size: 15px; line-height: normal; cursor: pointer; min-width: 0; overflow-wrap: anywhere; }\n.ae-x .ae-n-btn-host > button:hover, .ae-x .ae-n-group > button:hover { background: var(--ae-surface-hover); }\n.ae-x .ae-n-btn-host > button.ae-n-primary, .ae-x .ae-n-group > button[aria-pressed=true] { background: var(--ae-accent);\n  border-color: var(--ae-accent-border); color: #fff; }\n.ae-x .ae-n-btn-host > button.ae-n-success { background: #2e7d32; border-color: #1b5e20; color: #fff; }\n.ae-x .ae-n-btn-host > button:disabled, .ae-x .ae-n-group > button:disabled { opacity: 0.6; cursor: default; }\n.ae-x .ae-n-group { display: flex; margin: 4px 5px; min-width: 0; }\n.ae-x .ae-n-group > button { border-radius: 0; margin: 0 0 0 -1px; }\n.ae-x .ae-n-group > button:first-child { border-radius: 4px 0 0 4px; margin: 0; }\n.ae-x .ae-n-group > button:last-child { border-radius: 0 4px 4px 0; }\n.ae-x .ae-n-group.ae-n-vertical { flex-direction: column; }\n.ae-x .ae-n-group.ae-n-vertical > button { margin: -1px 0 0; border-radius: 0; }\n.ae-x .ae-n-group.ae-n-vertical > button:first-child { border-radius: 4px 4px 0 0; margin: 0; }\n.ae-x .ae-n-group.ae-n-vertical > button:last-child { border-radius: 0 0 4px 4px; }\n.ae-x .ae-n-slider { display: flex; flex-direction: column; flex: 1 1 auto; margin: 4px 8px 4px 5px; min-width: 0; }\n.ae-x .ae-n-slider > label, .ae-x .ae-n-input > label { font-size: 15px; margin: 0 0 2px; line-height: 1.42857; }\n.ae-x .ae-n-slider > input { width: 100%; margin: 6px 0; height: 28px; accent-color: var(--ae-accent); }\n.ae-x .ae-n-input { display: flex; flex-direction: column; margin: 4px 5px; min-width: 0; }\n.ae-x .ae-n-input.ae-box { flex: 0 0 86px; width: 86px; margin: 22px 5px 4px 0; }\n.ae-x .ae-n-input > input { box-sizing: border-box; min-height: 32px; padding: 4px 8px; border: 1px solid var(--ae-border);\n  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 15px;\n  width: 100%; }\n.ae-x .ae-n-input > textarea { box-sizing: border-box; padding: 6px 8px; border: 1px solid var(--ae-border);\n  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 15px;\n  width: 100%; resize: vertical; }\n/* A touch screen's box has 16px text (a phone's browser zooms into a smaller one as it is focused). */\n@media (pointer: coarse) { .ae-x .ae-n-input > input, .ae-x .ae-n-input > textarea { font-size: 16px; } }\n.ae-x .ae-n-radios { display: flex; flex-direction: column; gap: 4px 18px; margin: 4px 5px; font-size: 15px; }\n.ae-x .ae-n-radios.ae-n-inline { flex-direction: row; flex-wrap: wrap; }\n.ae-x .ae-n-radios label { display: flex; align-items: center; gap: 6px; min-height: 32px; cursor: pointer; }\n.ae-x .ae-n-radios input { width: 22px; height: 22px; margin: 0; flex: none; }\n.ae-x .ae-n-check { display: flex; align-items: center; gap: 8px; margin: 4px 5px; font-size: 15px; }\n.ae-x .ae-n-check input { width: 24px; height: 24px; margin: 0; flex: none; }\n.ae-x .ae-n-sr { position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;\n  clip-path: inset(50%); white-space: nowrap; margin: 0 !important; padding: 0 !important; }\n.ae-x button:focus-visible, .ae-x input:focus-visible, .ae-x a:focus-visible, .ae-x .ae-n-plot:focus-visible {\n  outline: 3px solid var(--ae-focus); outline-offset: 2px; }\n.ae-x .ae-n-plot { position: relative; box-sizing: border-box; min-width: 260px; font-family: 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; display: grid;\n  touch-action: pan-y; -webkit-user-select: none; user-select: none; }\n/* A plot's drawing has the light figure's colours: on dark its lightness is turned over, hues kept. */\n.ae-x .ae-n-plot svg { filter: var(--ae-plot-filter); }\n.ae-x .ae-n-plot.ae-n-drag { touch-action: none; }\n/* A title longer than a narrow phone's plot wraps onto a second line (its row grows), never clipped. */\n.ae-x .ae-pic-title { font-size: var(--ae-small); font-weight: bold; color: var(--ae-muted); align-self: end; padding: 0 0 4px 5px;\n  line-height: 1.25; overflow-wrap: anywhere; }\n.ae-x .ae-pic-frame { position: relative; border: 1px solid var(--ae-rule); box-sizing: border-box; overflow: hidden; }\n.ae-x .ae-pic-frame > svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }\n.ae-x .ae-pic-axis { position: relative; font-size: var(--ae-small); color: var(--ae-muted); }\n.ae-x .ae-pic-axis span { position: absolute; white-space: nowrap; line-height: 1; }\n.ae-x .ae-pic-x { border-top: 1px solid var(--ae-text); }\n.ae-x .ae-pic-x.ae-pic-above { border-top: 0; border-bottom: 1px solid var(--ae-text); }\n.ae-x .ae-pic-y { border-right: 1px solid var(--ae-text); }\n.ae-x .ae-pic-legend { display: flex; justify-content: flex-end; align-items: flex-start; padding: 6px 5px 0; }\n.ae-x .ae-pic-legend > div { display: grid; gap: 2px 10px; padding: 2px; border: 1px solid var(--ae-rule);\n  background: var(--ae-background); color: var(--ae-text); font-size: var(--ae-small); }\n.ae-x .ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; white-space: nowrap; }\n.ae-x .ae-pic-legend svg { width: 20px; height: 20px; flex: none; }\n/* A plot's words are small text (ui.CSS's --ae-small: on a phone as large as the text around them). */\n.ae-x .ae-n-plot svg text { font-size: var(--ae-small); }\n";
-
-// src/attention_explorable/web/theme.json
-var theme_default = {
-  light: {
-    "--ae-text": "#1b1b1b",
-    "--ae-muted": "#444",
-    "--ae-background": "#fff",
-    "--ae-surface": "#fff",
-    "--ae-surface-hover": "#f2f2f2",
-    "--ae-border": "#8c8c8c",
-    "--ae-rule": "#ddd",
-    "--ae-accent": "#2f6fad",
-    "--ae-accent-border": "#24578a",
-    "--ae-link": "#1a4f8b",
-    "--ae-focus": "#1a5fb4",
-    "--ae-error": "#b00020",
-    "--ae-right": "#1b7f3b",
-    "--ae-wrong": "#a35200",
-    "--ae-box": "#f7f5ff",
-    "--ae-box-border": "#c9c3e6",
-    "--ae-code": "#f6f8fa",
-    "--ae-plot-filter": "none",
-    "--ae-scheme": "light"
-  },
-  dark: {
-    "--ae-text": "#e8e8e8",
-    "--ae-muted": "#bdbdbd",
-    "--ae-background": "#17191e",
-    "--ae-surface": "#24272e",
-    "--ae-surface-hover": "#30343c",
-    "--ae-border": "#8a909c",
-    "--ae-rule": "#3c4049",
-    "--ae-accent": "#2f6fad",
-    "--ae-accent-border": "#6a9fd6",
-    "--ae-link": "#8ab4f8",
-    "--ae-focus": "#8ab4f8",
-    "--ae-error": "#ff8a80",
-    "--ae-right": "#81c995",
-    "--ae-wrong": "#f6ae6b",
-    "--ae-box": "#231f38",
-    "--ae-box-border": "#5b5391",
-    "--ae-code": "#22262e",
-    "--ae-plot-filter": "invert(1) hue-rotate(180deg)",
-    "--ae-scheme": "dark"
-  }
-};
-
-// src/attention_explorable/web/parts.js
-var block = (selector, name) => `${selector} { ${Object.entries(theme_default[name]).map(([k, v]) => `${k}: ${v};`).join(" ")} }`;
-var STYLES = [block(".ae-x", "light"), block(".ae-x[data-ae-theme=dark]", "dark"), explorable_default].join("\n");
-function setState(model, changes) {
-  for (const [k, v] of Object.entries(changes)) model.set(k, v);
-  model.save_changes();
+function stepStart({ steps }, n) {
+  return { step: n, ...steps[n - 1].start, prediction_text: "", revealed: false, animating: false, asked: false };
 }
 
 // src/attention_explorable/web/prediction.js
@@ -199,14 +134,11 @@ function parsePrediction(raw, [lo, hi]) {
   return v !== null && v >= lo && v <= hi ? v : null;
 }
 
-// src/attention_explorable/web/steps.js
-var STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
-var STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating", "asked"];
-function stepStart(config, n) {
-  return { step: n, ...config.steps[n - 1].start, prediction_text: "", revealed: false, animating: false, asked: false };
-}
-
 // src/attention_explorable/web/classroom.js
+function setState(model, changes) {
+  for (const [k, v] of Object.entries(changes)) model.set(k, v);
+  model.save_changes();
+}
 var ID_KEY = "attention-explorable-student";
 var REFUSED = 4001;
 var SIGNED_ID = /^[0-9a-f]{32}-[A-Za-z0-9_-]{22}$/;
@@ -345,7 +277,7 @@ var CARD_CSS = `
 .ae-cq-text .ae-options { padding-left: 1.2em; margin: 4px 0; }
 .ae-cq-text p { margin: 4px 0; }
 `;
-function el2(tag, attrs = {}, ...children) {
+function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
   node.append(...children.filter((c) => c !== "" && c !== null && c !== void 0));
@@ -355,18 +287,18 @@ function questionCard(link, config) {
   if (link.card) return link.card;
   const S = config.strings;
   if (!document.getElementById("ae-class-question-css")) {
-    document.head.append(el2("style", { id: "ae-class-question-css" }, CARD_CSS));
+    document.head.append(el("style", { id: "ae-class-question-css" }, CARD_CSS));
   }
-  const root = el2("section", { class: "ae-class-question", "aria-labelledby": "ae-cq-title", hidden: "" });
-  const head = el2("div", { class: "ae-cq-head" });
-  const title = el2("strong", { id: "ae-cq-title" }, S.class_question_title);
-  const label = el2("span", { class: "ae-cq-label" });
-  const toggle = el2("button", { type: "button", class: "ae-cq-toggle", "aria-expanded": "true" }, S.class_question_hide);
+  const root = el("section", { class: "ae-class-question", "aria-labelledby": "ae-cq-title", hidden: "" });
+  const head = el("div", { class: "ae-cq-head" });
+  const title = el("strong", { id: "ae-cq-title" }, S.class_question_title);
+  const label = el("span", { class: "ae-cq-label" });
+  const toggle = el("button", { type: "button", class: "ae-cq-toggle", "aria-expanded": "true" }, S.class_question_hide);
   head.append(title, label, toggle);
-  const body = el2("div", { class: "ae-cq-body" });
-  const text = el2("div", { class: "ae-cq-text" });
-  const answer = el2("div", { class: "ae-cq-answer" });
-  const status = el2("p", { class: "ae-cq-status", role: "status" });
+  const body = el("div", { class: "ae-cq-body" });
+  const text = el("div", { class: "ae-cq-text" });
+  const answer = el("div", { class: "ae-cq-answer" });
+  const status = el("p", { class: "ae-cq-status", role: "status" });
   body.append(text, answer, status);
   root.append(head, body);
   toggle.addEventListener("click", () => {
@@ -388,7 +320,7 @@ function askQuestion(link, config, number, prediction, newRound) {
   card.input = null;
   if (!question) {
     card.label.textContent = "";
-    card.text.replaceChildren(el2("p", {}, config.strings.class_question_unknown));
+    card.text.replaceChildren(el("p", {}, config.strings.class_question_unknown));
     return;
   }
   const S = config.strings;
@@ -396,18 +328,18 @@ function askQuestion(link, config, number, prediction, newRound) {
   card.text.innerHTML = question.html;
   const stored = prediction && prediction.step === number ? prediction.value : null;
   if (question.kind === "choice") {
-    const group = el2("div", { class: "ae-cq-choices", role: "radiogroup", "aria-labelledby": "ae-cq-title" });
+    const group = el("div", { class: "ae-cq-choices", role: "radiogroup", "aria-labelledby": "ae-cq-title" });
     question.options.forEach((letter, i) => {
-      const box = el2("input", { type: "radio", name: "ae-cq-choice", value: String(i) });
+      const box = el("input", { type: "radio", name: "ae-cq-choice", value: String(i) });
       if (stored === i) box.checked = true;
-      const row = el2("label", {});
+      const row = el("label", {});
       row.append(box, document.createTextNode(letter));
       group.append(row);
     });
     card.answer.append(group);
     card.input = group;
   } else {
-    const box = el2("input", {
+    const box = el("input", {
       type: "text",
       inputmode: "decimal",
       class: "ae-cq-input",
@@ -422,11 +354,11 @@ function askQuestion(link, config, number, prediction, newRound) {
     card.answer.append(box);
     card.input = box;
   }
-  const send = el2("button", { type: "button", class: "ae-cq-submit" }, S.class_question_submit);
+  const send = el("button", { type: "button", class: "ae-cq-submit" }, S.class_question_submit);
   send.addEventListener("click", () => submitAnswer(link, config));
   card.answer.append(send);
   if (question.step) {
-    const go = el2("button", { type: "button", class: "ae-cq-goto" }, S.class_question_goto);
+    const go = el("button", { type: "button", class: "ae-cq-goto" }, S.class_question_goto);
     go.addEventListener("click", () => goToExplorable(link));
     card.answer.append(go);
   }
@@ -584,8 +516,8 @@ function lost(link, models, config) {
   const S = config.strings;
   const status = classStatus(link, S, config.questions);
   models.notice.replaceChildren(
-    el2("div", { role: "status" }, S.class_reconnecting),
-    el2("div", { class: "ae-class-status" }, status)
+    el("div", { role: "status" }, S.class_reconnecting),
+    el("div", { class: "ae-class-status" }, status)
   );
   models.notice.hidden = false;
 }
@@ -713,7 +645,7 @@ function submit(link, state, models, config, demonstrating = false, skipping = f
   }
   draw(link, state, models, config);
 }
-var line = (cls, tag = "div", ...children) => el2(tag, { class: cls, hidden: "" }, ...children);
+var line = (cls, tag = "div", ...children) => el(tag, { class: cls, hidden: "" }, ...children);
 function classPanel(slot, S) {
   const models = {
     panel: slot,
@@ -725,7 +657,7 @@ function classPanel(slot, S) {
     submit: line(
       "ae-submit-prediction ae-n-btn-host",
       "div",
-      el2("button", { type: "button", class: "ae-n-primary" }, S.class_submit)
+      el("button", { type: "button", class: "ae-n-primary" }, S.class_submit)
     ),
     submitted: line("ae-submitted"),
     vote: line("ae-class-vote"),
@@ -735,7 +667,7 @@ function classPanel(slot, S) {
   models.confidence.setAttribute("role", "group");
   models.confidence.setAttribute("aria-label", S.class_confidence);
   for (const [value, label] of [["sure", S.class_sure], ["unsure", S.class_unsure]]) {
-    const b = el2("button", { type: "button", "aria-pressed": "false", "data-value": value }, label);
+    const b = el("button", { type: "button", "aria-pressed": "false", "data-value": value }, label);
     b.addEventListener("click", () => {
       const on = b.getAttribute("aria-pressed") !== "true";
       for (const other of models.confidence.children) other.setAttribute("aria-pressed", "false");

@@ -6,14 +6,6 @@ var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
-function pageWide(name, make) {
-  const key = /* @__PURE__ */ Symbol.for("attention-explorable:" + name);
-  if (!(key in globalThis)) globalThis[key] = make();
-  return globalThis[key];
-}
-var stepReplays = pageWide("step-replays", () => /* @__PURE__ */ new WeakMap());
-var classLinks = pageWide("class-links", () => /* @__PURE__ */ new WeakMap());
-var settling = pageWide("settling", () => /* @__PURE__ */ new WeakMap());
 
 // src/attention_explorable/web/connection.js
 var RETRY_MS = 1e3;

@@ -127,14 +127,6 @@ function dataTable(caption, header, rows) {
   const body = rows.map((row) => `<tr><th scope='row'>${row[0]}</th>` + row.slice(1).map((c) => `<td>${c}</td>`).join("") + "</tr>").join("");
   return `<table class='ae-data'><caption>${caption}</caption><tr>${head}</tr>${body}</table>`;
 }
-function pageWide(name, make) {
-  const key = /* @__PURE__ */ Symbol.for("attention-explorable:" + name);
-  if (!(key in globalThis)) globalThis[key] = make();
-  return globalThis[key];
-}
-var stepReplays = pageWide("step-replays", () => /* @__PURE__ */ new WeakMap());
-var classLinks = pageWide("class-links", () => /* @__PURE__ */ new WeakMap());
-var settling = pageWide("settling", () => /* @__PURE__ */ new WeakMap());
 
 // src/attention_explorable/web/choice.js
 var CHOICE_MODELS = ["question", "prediction_choice", "predict_check", "predict_skip", "feedback"];
@@ -958,7 +950,120 @@ function watchTheme(host, asked) {
 }
 
 // src/attention_explorable/web/explorable.css
-var explorable_default = "/* The explorable modules' styles (web/parts.js puts them, with the theme's colours, before a module's\n   root `.ae-x`): every rule is scoped to that root, so a module drops into any page, notebook or site and\n   leaves the host's own elements as they were. */\n.ae-x { font-family: 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; font-size: 15px; line-height: 1.42857; color: var(--ae-text);\n  background: var(--ae-background); color-scheme: var(--ae-scheme); text-align: start; }\n.ae-x .ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }\n.ae-x .ae-readout table { border-collapse: collapse; }\n.ae-x .ae-readout sup, .ae-x .ae-readout sub { font-size: 13px; }\n.ae-x .ae-readout td, .ae-x .ae-readout th.ae-kind { padding: 1px 8px 1px 0; }\n/* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see below. */\n.ae-x { --ae-small: 13px; }\n@media (max-width: 600px) { .ae-x { --ae-small: 15px; } }\n.ae-x .ae-kind { color: var(--ae-muted, #555); font-size: var(--ae-small); }\n.ae-x th.ae-kind { font-weight: normal; text-align: left; }\n.ae-x .ae-hint { font-size: var(--ae-small); color: var(--ae-muted, #444); }\n.ae-x .ae-error { color: var(--ae-error, #b00020); font-weight: 600; overflow-wrap: anywhere; }\n.ae-x .ae-qkv-row { display: flex; flex-wrap: wrap; gap: 2px 18px; }\n.ae-x .ae-readout table.ae-qkv-matrix { border-left: 2px solid currentColor; border-right: 2px solid currentColor;\n  margin: 2px 0 8px; }\n.ae-x .ae-readout table.ae-qkv-matrix caption { caption-side: top; text-align: left; white-space: nowrap; }\n.ae-x .ae-readout table.ae-qkv-matrix td { padding: 1px 6px; text-align: right; }\n.ae-x [hidden] { display: none !important; }\n/* The page's text comes in few sizes: 15px (13px small, the headings' own), one family (ui.FONT_FAMILY).\n   Each size and weight of a font is a lookup the browser makes before its first paint (a few ms each on\n   a cold page: benchmarks/RESULTS.md), so a control keeps the text's font rather than the browser's. */\n.ae-x input, .ae-x button, .ae-x select, .ae-x textarea { font: inherit; }\n.ae-x .ae-n-flex, .ae-x .ae-n-col, .ae-x .ae-n-row { display: flex; min-width: 0; box-sizing: border-box; }\n.ae-x .ae-n-col { flex-direction: column; }\n.ae-x .ae-n-row { flex-direction: row; }\n.ae-x .ae-n-col > *, .ae-x .ae-n-row > * { min-width: 0; }\n.ae-x .ae-n-row > .ae-n-btn-host, .ae-x .ae-n-row > .ae-n-slider { flex: 1 1 0; }\n.ae-x .ae-n-html { font-size: 15px; line-height: 1.42857; }\n.ae-x .ae-n-readout { margin: 2px 5px; line-height: 1.42857; }\n.ae-x .ae-n-btn-host { display: flex; margin: 4px 5px; min-width: 0; }\n.ae-x .ae-n-btn-host > button, .ae-x .ae-n-group > button { flex: 1 1 auto; box-sizing: border-box; min-height: 36px;\n  padding: 6px 12px; border: 1px solid var(--ae-border); border-radius: 4px; background: var(--ae-surface);\n  color: var(--ae-text); font: inherit;\n  font-size: 15px; line-height: normal; cursor: pointer; min-width: 0; overflow-wrap: anywhere; }\n.ae-x .ae-n-btn-host > button:hover, .ae-x .ae-n-group > button:hover { background: var(--ae-surface-hover); }\n.ae-x .ae-n-btn-host > button.ae-n-primary, .ae-x .ae-n-group > button[aria-pressed=true] { background: var(--ae-accent);\n  border-color: var(--ae-accent-border); color: #fff; }\n.ae-x .ae-n-btn-host > button.ae-n-success { background: #2e7d32; border-color: #1b5e20; color: #fff; }\n.ae-x .ae-n-btn-host > button:disabled, .ae-x .ae-n-group > button:disabled { opacity: 0.6; cursor: default; }\n.ae-x .ae-n-group { display: flex; margin: 4px 5px; min-width: 0; }\n.ae-x .ae-n-group > button { border-radius: 0; margin: 0 0 0 -1px; }\n.ae-x .ae-n-group > button:first-child { border-radius: 4px 0 0 4px; margin: 0; }\n.ae-x .ae-n-group > button:last-child { border-radius: 0 4px 4px 0; }\n.ae-x .ae-n-group.ae-n-vertical { flex-direction: column; }\n.ae-x .ae-n-group.ae-n-vertical > button { margin: -1px 0 0; border-radius: 0; }\n.ae-x .ae-n-group.ae-n-vertical > button:first-child { border-radius: 4px 4px 0 0; margin: 0; }\n.ae-x .ae-n-group.ae-n-vertical > button:last-child { border-radius: 0 0 4px 4px; }\n.ae-x .ae-n-slider { display: flex; flex-direction: column; flex: 1 1 auto; margin: 4px 8px 4px 5px; min-width: 0; }\n.ae-x .ae-n-slider > label, .ae-x .ae-n-input > label { font-size: 15px; margin: 0 0 2px; line-height: 1.42857; }\n.ae-x .ae-n-slider > input { width: 100%; margin: 6px 0; height: 28px; accent-color: var(--ae-accent); }\n.ae-x .ae-n-input { display: flex; flex-direction: column; margin: 4px 5px; min-width: 0; }\n.ae-x .ae-n-input.ae-box { flex: 0 0 86px; width: 86px; margin: 22px 5px 4px 0; }\n.ae-x .ae-n-input > input { box-sizing: border-box; min-height: 32px; padding: 4px 8px; border: 1px solid var(--ae-border);\n  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 15px;\n  width: 100%; }\n.ae-x .ae-n-input > textarea { box-sizing: border-box; padding: 6px 8px; border: 1px solid var(--ae-border);\n  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 15px;\n  width: 100%; resize: vertical; }\n/* A touch screen's box has 16px text (a phone's browser zooms into a smaller one as it is focused). */\n@media (pointer: coarse) { .ae-x .ae-n-input > input, .ae-x .ae-n-input > textarea { font-size: 16px; } }\n.ae-x .ae-n-radios { display: flex; flex-direction: column; gap: 4px 18px; margin: 4px 5px; font-size: 15px; }\n.ae-x .ae-n-radios.ae-n-inline { flex-direction: row; flex-wrap: wrap; }\n.ae-x .ae-n-radios label { display: flex; align-items: center; gap: 6px; min-height: 32px; cursor: pointer; }\n.ae-x .ae-n-radios input { width: 22px; height: 22px; margin: 0; flex: none; }\n.ae-x .ae-n-check { display: flex; align-items: center; gap: 8px; margin: 4px 5px; font-size: 15px; }\n.ae-x .ae-n-check input { width: 24px; height: 24px; margin: 0; flex: none; }\n.ae-x .ae-n-sr { position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;\n  clip-path: inset(50%); white-space: nowrap; margin: 0 !important; padding: 0 !important; }\n.ae-x button:focus-visible, .ae-x input:focus-visible, .ae-x a:focus-visible, .ae-x .ae-n-plot:focus-visible {\n  outline: 3px solid var(--ae-focus); outline-offset: 2px; }\n.ae-x .ae-n-plot { position: relative; box-sizing: border-box; min-width: 260px; font-family: 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; display: grid;\n  touch-action: pan-y; -webkit-user-select: none; user-select: none; }\n/* A plot's drawing has the light figure's colours: on dark its lightness is turned over, hues kept. */\n.ae-x .ae-n-plot svg { filter: var(--ae-plot-filter); }\n.ae-x .ae-n-plot.ae-n-drag { touch-action: none; }\n/* A title longer than a narrow phone's plot wraps onto a second line (its row grows), never clipped. */\n.ae-x .ae-pic-title { font-size: var(--ae-small); font-weight: bold; color: var(--ae-muted); align-self: end; padding: 0 0 4px 5px;\n  line-height: 1.25; overflow-wrap: anywhere; }\n.ae-x .ae-pic-frame { position: relative; border: 1px solid var(--ae-rule); box-sizing: border-box; overflow: hidden; }\n.ae-x .ae-pic-frame > svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }\n.ae-x .ae-pic-axis { position: relative; font-size: var(--ae-small); color: var(--ae-muted); }\n.ae-x .ae-pic-axis span { position: absolute; white-space: nowrap; line-height: 1; }\n.ae-x .ae-pic-x { border-top: 1px solid var(--ae-text); }\n.ae-x .ae-pic-x.ae-pic-above { border-top: 0; border-bottom: 1px solid var(--ae-text); }\n.ae-x .ae-pic-y { border-right: 1px solid var(--ae-text); }\n.ae-x .ae-pic-legend { display: flex; justify-content: flex-end; align-items: flex-start; padding: 6px 5px 0; }\n.ae-x .ae-pic-legend > div { display: grid; gap: 2px 10px; padding: 2px; border: 1px solid var(--ae-rule);\n  background: var(--ae-background); color: var(--ae-text); font-size: var(--ae-small); }\n.ae-x .ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; white-space: nowrap; }\n.ae-x .ae-pic-legend svg { width: 20px; height: 20px; flex: none; }\n/* A plot's words are small text (ui.CSS's --ae-small: on a phone as large as the text around them). */\n.ae-x .ae-n-plot svg text { font-size: var(--ae-small); }\n";
+var explorable_default = `/* The explorable modules' styles (web/parts.js puts them, with the theme's colours, before a module's
+   root \`.ae-x\`): every rule is scoped to that root, so a module drops into any page, notebook or site and
+   leaves the host's own elements as they were. */
+.ae-x { font-family: 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; font-size: 15px; line-height: 1.42857; color: var(--ae-text);
+  background: var(--ae-background); color-scheme: var(--ae-scheme); text-align: start; }
+.ae-x .ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }
+.ae-x .ae-readout table { border-collapse: collapse; }
+.ae-x .ae-readout sup, .ae-x .ae-readout sub { font-size: 13px; }
+.ae-x .ae-readout td, .ae-x .ae-readout th.ae-kind { padding: 1px 8px 1px 0; }
+/* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see below. */
+.ae-x { --ae-small: 13px; }
+@media (max-width: 600px) { .ae-x { --ae-small: 15px; } }
+.ae-x .ae-kind { color: var(--ae-muted, #555); font-size: var(--ae-small); }
+.ae-x th.ae-kind { font-weight: normal; text-align: left; }
+.ae-x .ae-hint { font-size: var(--ae-small); color: var(--ae-muted, #444); }
+.ae-x .ae-error { color: var(--ae-error, #b00020); font-weight: 600; overflow-wrap: anywhere; }
+.ae-x .ae-qkv-row { display: flex; flex-wrap: wrap; gap: 2px 18px; }
+.ae-x .ae-readout table.ae-qkv-matrix { border-left: 2px solid currentColor; border-right: 2px solid currentColor;
+  margin: 2px 0 8px; }
+.ae-x .ae-readout table.ae-qkv-matrix caption { caption-side: top; text-align: left; white-space: nowrap; }
+.ae-x .ae-readout table.ae-qkv-matrix td { padding: 1px 6px; text-align: right; }
+.ae-x [hidden] { display: none !important; }
+/* The page's text comes in few sizes: 15px (13px small, the headings' own), one family (ui.FONT_FAMILY).
+   Each size and weight of a font is a lookup the browser makes before its first paint (a few ms each on
+   a cold page: benchmarks/RESULTS.md), so a control keeps the text's font rather than the browser's. */
+.ae-x input, .ae-x button, .ae-x select, .ae-x textarea { font: inherit; }
+.ae-x .ae-n-flex, .ae-x .ae-n-col, .ae-x .ae-n-row { display: flex; min-width: 0; box-sizing: border-box; }
+.ae-x .ae-n-col { flex-direction: column; }
+.ae-x .ae-n-row { flex-direction: row; }
+.ae-x .ae-n-col > *, .ae-x .ae-n-row > * { min-width: 0; }
+.ae-x .ae-n-row > .ae-n-btn-host, .ae-x .ae-n-row > .ae-n-slider { flex: 1 1 0; }
+.ae-x .ae-n-html { font-size: 15px; line-height: 1.42857; }
+.ae-x .ae-n-readout { margin: 2px 5px; line-height: 1.42857; }
+.ae-x .ae-n-btn-host { display: flex; margin: 4px 5px; min-width: 0; }
+.ae-x .ae-n-btn-host > button, .ae-x .ae-n-group > button { flex: 1 1 auto; box-sizing: border-box; min-height: 36px;
+  padding: 6px 12px; border: 1px solid var(--ae-border); border-radius: 4px; background: var(--ae-surface);
+  color: var(--ae-text); font: inherit;
+  font-size: 15px; line-height: normal; cursor: pointer; min-width: 0; overflow-wrap: anywhere; }
+.ae-x .ae-n-btn-host > button:hover, .ae-x .ae-n-group > button:hover { background: var(--ae-surface-hover); }
+.ae-x .ae-n-btn-host > button.ae-n-primary, .ae-x .ae-n-group > button[aria-pressed=true] { background: var(--ae-accent);
+  border-color: var(--ae-accent-border); color: #fff; }
+.ae-x .ae-n-btn-host > button.ae-n-success { background: #2e7d32; border-color: #1b5e20; color: #fff; }
+.ae-x .ae-n-btn-host > button:disabled, .ae-x .ae-n-group > button:disabled { opacity: 0.6; cursor: default; }
+.ae-x .ae-n-group { display: flex; margin: 4px 5px; min-width: 0; }
+.ae-x .ae-n-group > button { border-radius: 0; margin: 0 0 0 -1px; }
+.ae-x .ae-n-group > button:first-child { border-radius: 4px 0 0 4px; margin: 0; }
+.ae-x .ae-n-group > button:last-child { border-radius: 0 4px 4px 0; }
+.ae-x .ae-n-group.ae-n-vertical { flex-direction: column; }
+.ae-x .ae-n-group.ae-n-vertical > button { margin: -1px 0 0; border-radius: 0; }
+.ae-x .ae-n-group.ae-n-vertical > button:first-child { border-radius: 4px 4px 0 0; margin: 0; }
+.ae-x .ae-n-group.ae-n-vertical > button:last-child { border-radius: 0 0 4px 4px; }
+.ae-x .ae-n-slider { display: flex; flex-direction: column; flex: 1 1 auto; margin: 4px 8px 4px 5px; min-width: 0; }
+.ae-x .ae-n-slider > label, .ae-x .ae-n-input > label { font-size: 15px; margin: 0 0 2px; line-height: 1.42857; }
+.ae-x .ae-n-slider > input { width: 100%; margin: 6px 0; height: 28px; accent-color: var(--ae-accent); }
+.ae-x .ae-n-input { display: flex; flex-direction: column; margin: 4px 5px; min-width: 0; }
+.ae-x .ae-n-input.ae-box { flex: 0 0 86px; width: 86px; margin: 22px 5px 4px 0; }
+.ae-x .ae-n-input > input { box-sizing: border-box; min-height: 32px; padding: 4px 8px; border: 1px solid var(--ae-border);
+  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 15px;
+  width: 100%; }
+.ae-x .ae-n-input > textarea { box-sizing: border-box; padding: 6px 8px; border: 1px solid var(--ae-border);
+  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 15px;
+  width: 100%; resize: vertical; }
+/* A touch screen's box has 16px text (a phone's browser zooms into a smaller one as it is focused). */
+@media (pointer: coarse) { .ae-x .ae-n-input > input, .ae-x .ae-n-input > textarea { font-size: 16px; } }
+.ae-x .ae-n-radios { display: flex; flex-direction: column; gap: 4px 18px; margin: 4px 5px; font-size: 15px; }
+.ae-x .ae-n-radios.ae-n-inline { flex-direction: row; flex-wrap: wrap; }
+.ae-x .ae-n-radios label { display: flex; align-items: center; gap: 6px; min-height: 32px; cursor: pointer; }
+.ae-x .ae-n-radios input { width: 22px; height: 22px; margin: 0; flex: none; }
+.ae-x .ae-n-check { display: flex; align-items: center; gap: 8px; margin: 4px 5px; font-size: 15px; }
+.ae-x .ae-n-check input { width: 24px; height: 24px; margin: 0; flex: none; }
+.ae-x .ae-n-sr { position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;
+  clip-path: inset(50%); white-space: nowrap; margin: 0 !important; padding: 0 !important; }
+.ae-x button:focus-visible, .ae-x input:focus-visible, .ae-x a:focus-visible, .ae-x .ae-n-plot:focus-visible {
+  outline: 3px solid var(--ae-focus); outline-offset: 2px; }
+.ae-x .ae-n-plot { position: relative; box-sizing: border-box; min-width: 260px; font-family: 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; display: grid;
+  touch-action: pan-y; -webkit-user-select: none; user-select: none; }
+/* A plot's drawing has the light figure's colours: on dark its lightness is turned over, hues kept. */
+.ae-x .ae-n-plot svg { filter: var(--ae-plot-filter); }
+.ae-x .ae-n-plot.ae-n-drag { touch-action: none; }
+/* A title longer than a narrow phone's plot wraps onto a second line (its row grows), never clipped. */
+.ae-x .ae-pic-title { font-size: var(--ae-small); font-weight: bold; color: var(--ae-muted); align-self: end; padding: 0 0 4px 5px;
+  line-height: 1.25; overflow-wrap: anywhere; }
+.ae-x .ae-pic-frame { position: relative; border: 1px solid var(--ae-rule); box-sizing: border-box; overflow: hidden; }
+.ae-x .ae-pic-frame > svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }
+.ae-x .ae-pic-axis { position: relative; font-size: var(--ae-small); color: var(--ae-muted); }
+.ae-x .ae-pic-axis span { position: absolute; white-space: nowrap; line-height: 1; }
+.ae-x .ae-pic-x { border-top: 1px solid var(--ae-text); }
+.ae-x .ae-pic-x.ae-pic-above { border-top: 0; border-bottom: 1px solid var(--ae-text); }
+.ae-x .ae-pic-y { border-right: 1px solid var(--ae-text); }
+.ae-x .ae-pic-legend { display: flex; justify-content: flex-end; align-items: flex-start; padding: 6px 5px 0; }
+.ae-x .ae-pic-legend > div { display: grid; gap: 2px 10px; padding: 2px; border: 1px solid var(--ae-rule);
+  background: var(--ae-background); color: var(--ae-text); font-size: var(--ae-small); }
+.ae-x .ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; white-space: nowrap; }
+.ae-x .ae-pic-legend svg { width: 20px; height: 20px; flex: none; }
+/* A plot's words are small text (ui.CSS's --ae-small: on a phone as large as the text around them). */
+.ae-x .ae-n-plot svg text { font-size: var(--ae-small); }
+/* An exercise of the text (web/exercise.js): its question as prose (formulas in MathML, in the pages' own math
+   font), its feedback, which wraps anywhere (a long echo of a malformed answer stays within a phone). */
+.ae-x.ae-exercise { font-size: 16px; border-left: 4px solid #8172B2; padding-left: 8px; margin: 8px 0; }
+.ae-x .ae-prose, .ae-x .ae-prose p, .ae-x .ae-prose li { line-height: 1.8; font-size: 16px; }
+.ae-x math { font-size: 1.05em; font-family: "Attention Explorable Math", math; }
+.ae-x .ae-math-display { max-width: 100%; overflow-x: auto; overflow-y: hidden; margin: 0.6em 0; }
+.ae-x math[display="block"] { display: block math; margin: 0 auto; }
+.ae-x .ae-nobreak { white-space: nowrap; }
+.ae-x .ae-right { color: var(--ae-right, #1b7f3b); font-weight: 600; }
+.ae-x .ae-wrong { color: var(--ae-wrong, #b35c00); }
+.ae-x .ae-exercise-feedback { overflow-wrap: anywhere; font-size: 16px; }
+.ae-x .ae-exercise-input { max-width: 100%; }
+.ae-x .ae-exercise-input > input { width: 180px; }
+.ae-x .ae-exercise-choice { gap: 4px 20px; }
+.ae-x .ae-exercise-choice label { min-height: 36px; font-size: 16px; }
+.ae-x .ae-exercise-choice input { width: 24px; height: 24px; }
+.ae-x .ae-exercise-buttons > .ae-n-btn-host { flex: 0 0 auto; }
+`;
 
 // src/attention_explorable/web/theme.json
 var theme_default = {

@@ -8,9 +8,6 @@ function pageWide(name, make) {
   if (!(key in globalThis)) globalThis[key] = make();
   return globalThis[key];
 }
-var stepReplays = pageWide("step-replays", () => /* @__PURE__ */ new WeakMap());
-var classLinks = pageWide("class-links", () => /* @__PURE__ */ new WeakMap());
-var settling = pageWide("settling", () => /* @__PURE__ */ new WeakMap());
 
 // src/attention_explorable/web/a11y.js
 var watched = pageWide("a11y-watched", () => /* @__PURE__ */ new WeakSet());

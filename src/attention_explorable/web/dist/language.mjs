@@ -71,11 +71,12 @@ function followLanguage({ anchor, hide, language, other, target }) {
     window.location.assign(languageHref(link, window.location));
   });
 }
-function languageSwitch({ host, language, other, target }) {
-  const view = viewOf(host);
-  const anchor = view ? view.shadow_el.querySelector("a.ae-language") : null;
+function languageSwitch({ host = null, hint = null, language, other, target }) {
+  const view = host ? viewOf(host) : null;
+  const anchor = view ? view.shadow_el.querySelector("a.ae-language") : hint && hint.querySelector("a.ae-language");
   followLanguage({ anchor, hide: () => {
-    host.visible = false;
+    if (host) host.visible = false;
+    else if (hint) hint.hidden = true;
   }, language, other, target });
 }
 export {
