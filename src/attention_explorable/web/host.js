@@ -91,15 +91,17 @@ function followAddress(host, model, spec, embed) {
  * only the first `limit` not rendered yet (in the page's order).
  * `embed` is null on a page of its own (the address is the state's); in an author's page (web/shadow.js)
  * `{deepLinks, initial}`: the element's attributes are its state, the host's address only with deep links.
+ * Returns how many it rendered.
  */
 export function mountModules(modules, root = document, embed = null, limit = Infinity) {
-  let left = limit;
+  let left = limit, mounted = 0;
   for (const host of root.querySelectorAll("[data-ae-render]")) {
     const module = modules[host.dataset.aeRender];
     const data = host.querySelector('script[type="application/json"]:not([data-ae-link])');
     if (!module || !data || host.dataset.aeMounted) continue;
     if (left-- <= 0) break;
     host.dataset.aeMounted = "1";
+    mounted += 1;
     const target = document.createElement("div");
     host.append(target);
     try {
@@ -113,6 +115,7 @@ export function mountModules(modules, root = document, embed = null, limit = Inf
       console.error(`attention explorable (${host.dataset.aeRender}):`, err);
     }
   }
+  return mounted;
 }
 
 /**
