@@ -131,3 +131,9 @@ def interpolate(start, target, fraction: float) -> dict:
         else:
             out[key] = a + f * (b - a)
     return out
+
+
+def link_starts() -> tuple[str, dict]:
+    """What a deep link's ``step`` opens on, as the step buttons do: ``("step", {n: the start of step n,
+    with no prediction})``, for the links' rules (:mod:`attention_explorable.views.links`)."""
+    return "step", {s.number: {"step": s.number, "prediction_text": "", **s.start} for s in STEPS}

@@ -229,8 +229,7 @@ class StepsExplorer(LiveExplorable):
         return models
 
     def _link_starts(self):
-        # A link's step opens at that step's start, as the step buttons do.
-        return "step", {n: {"step": n, "prediction_text": "", **scenarios.get_step(n).start} for n in (1, 2, 3)}
+        return scenarios.link_starts()
 
     # --- the student's actions (Panel) ------------------------------------------
     def _act(self, origin, event=None) -> None:

@@ -9,14 +9,8 @@
 // model's `held`. Every question the instructor poses is asked on a card of its own at the foot of the
 // screen, wherever the student is; a step's card makes way for the steps explorable while that is on
 // screen. A lost connection is taken up again by the page itself.
-import {countText, fill, formatFixed, formatG, stepStart} from "./shared.js";
+import {countText, fill, formatFixed, formatG, setState, stepStart} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
-
-/** Set the module's keys in `changes` (as web/parts.js setState: the page's script carries no part of it). */
-function setState(model, changes) {
-  for (const [k, v] of Object.entries(changes)) model.set(k, v);
-  model.save_changes();
-}
 
 const ID_KEY = "attention-explorable-student";
 // The close code of a socket the server refused (an unknown room, a malformed id, too many

@@ -4,7 +4,7 @@
 // its nodes, a control's state is set on its element, a figure is patched from its nodes (web/svg.js). Nothing
 // here reads the layout, and nothing here knows a host: the module sets its model, the model tells the module.
 import {morph, patch} from "./dom.js";
-import {escapeHtml, formatG, typedValue, valueText} from "./shared.js";
+import {escapeHtml, formatG, setState, typedValue, valueText} from "./shared.js";
 import {figureNodes, scales} from "./svg.js";
 import {watchTheme} from "./theme.js";
 import CSS from "./explorable.css";
@@ -350,11 +350,8 @@ export function drawView(model, names, parts, view) {
   return Object.assign(() => { stop(); later.cancel(); }, {draw});
 }
 
-/** Set the model's keys in `changes` and save them (the host's changes come back as `change:` events). */
-export function setState(model, changes) {
-  for (const [k, v] of Object.entries(changes)) model.set(k, v);
-  model.save_changes();
-}
+// setState (a module's change of its model) is web/shared.js's, here with the other parts.
+export {setState};
 
 /**
  * A module's question asked first (the parts of web/parts.js): the question, its options, "check", "skip"

@@ -312,3 +312,9 @@ export function pageWide(name, make) {
 export function stepStart({steps}, n) {
   return {step: n, ...steps[n - 1].start, prediction_text: "", revealed: false, animating: false, asked: false};
 }
+
+/** Set the model's keys in `changes` and save them (the host's changes come back as `change:` events). */
+export function setState(model, changes) {
+  for (const [k, v] of Object.entries(changes)) model.set(k, v);
+  model.save_changes();
+}

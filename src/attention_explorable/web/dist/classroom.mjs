@@ -126,6 +126,10 @@ function countText(strings, key, n, lang) {
 function stepStart({ steps }, n) {
   return { step: n, ...steps[n - 1].start, prediction_text: "", revealed: false, animating: false, asked: false };
 }
+function setState(model, changes) {
+  for (const [k, v] of Object.entries(changes)) model.set(k, v);
+  model.save_changes();
+}
 
 // src/attention_explorable/web/prediction.js
 function parsePrediction(raw, [lo, hi]) {
@@ -135,10 +139,6 @@ function parsePrediction(raw, [lo, hi]) {
 }
 
 // src/attention_explorable/web/classroom.js
-function setState(model, changes) {
-  for (const [k, v] of Object.entries(changes)) model.set(k, v);
-  model.save_changes();
-}
 var ID_KEY = "attention-explorable-student";
 var REFUSED = 4001;
 var SIGNED_ID = /^[0-9a-f]{32}-[A-Za-z0-9_-]{22}$/;

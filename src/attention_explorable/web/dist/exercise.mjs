@@ -94,6 +94,10 @@ function escapeHtml(s) {
 function fill(template, fields) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => key in fields ? String(fields[key]) : whole);
 }
+function setState(model, changes) {
+  for (const [k, v] of Object.entries(changes)) model.set(k, v);
+  model.save_changes();
+}
 
 // src/attention_explorable/web/theme.js
 function luminance(css) {
@@ -399,10 +403,6 @@ function drawView(model, names, parts, view) {
     stop();
     later.cancel();
   }, { draw });
-}
-function setState(model, changes) {
-  for (const [k, v] of Object.entries(changes)) model.set(k, v);
-  model.save_changes();
 }
 
 // src/attention_explorable/web/exercise.js

@@ -273,6 +273,10 @@ function pageWide(name, make) {
 function stepStart({ steps }, n) {
   return { step: n, ...steps[n - 1].start, prediction_text: "", revealed: false, animating: false, asked: false };
 }
+function setState(model, changes) {
+  for (const [k, v] of Object.entries(changes)) model.set(k, v);
+  model.save_changes();
+}
 
 // src/attention_explorable/web/links.js
 var TEXT_LIMIT = 200;
@@ -2694,6 +2698,7 @@ export {
   scaledDotProductAttention,
   selfcrossView,
   selfcrossWeights,
+  setState,
   sliderAction,
   softmax,
   startQuery,

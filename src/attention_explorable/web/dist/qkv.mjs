@@ -127,6 +127,10 @@ function dataTable(caption, header, rows) {
   const body = rows.map((row) => `<tr><th scope='row'>${row[0]}</th>` + row.slice(1).map((c) => `<td>${c}</td>`).join("") + "</tr>").join("");
   return `<table class='ae-data'><caption>${caption}</caption><tr>${head}</tr>${body}</table>`;
 }
+function setState(model, changes) {
+  for (const [k, v] of Object.entries(changes)) model.set(k, v);
+  model.save_changes();
+}
 
 // src/attention_explorable/web/choice.js
 var CHOICE_MODELS = ["question", "prediction_choice", "predict_check", "predict_skip", "feedback"];
@@ -1326,10 +1330,6 @@ function drawView(model, names, parts, view) {
     stop();
     later.cancel();
   }, { draw });
-}
-function setState(model, changes) {
-  for (const [k, v] of Object.entries(changes)) model.set(k, v);
-  model.save_changes();
 }
 function choiceParts(name, S, predictions, model, { say, reveal = () => ({}) }) {
   const set = (changes) => {

@@ -425,6 +425,10 @@ function dataTable(caption, header, rows) {
 function stepStart({ steps }, n) {
   return { step: n, ...steps[n - 1].start, prediction_text: "", revealed: false, animating: false, asked: false };
 }
+function setState(model, changes) {
+  for (const [k, v] of Object.entries(changes)) model.set(k, v);
+  model.save_changes();
+}
 
 // node_modules/d3-array/dist/d3-array.mjs
 function ascending(a, b) {
@@ -1471,10 +1475,6 @@ function drawView(model, names, parts, view) {
     stop();
     later.cancel();
   }, { draw });
-}
-function setState(model, changes) {
-  for (const [k, v] of Object.entries(changes)) model.set(k, v);
-  model.save_changes();
 }
 
 // src/attention_explorable/web/prediction.js
