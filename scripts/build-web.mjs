@@ -10,8 +10,8 @@ import {fileURLToPath} from "node:url";
 
 const web = join(dirname(fileURLToPath(import.meta.url)), "..", "src", "attention_explorable", "web");
 const outdir = process.argv[2] || join(web, "dist");
-// The entries are the modules Bokeh's CustomJS runs: those with a default export (each
-// explorable's controller, the page's frame, the class panel...); the other modules in
+// The entries are the modules with a default export (each explorable's module, the
+// page's frame, the class panel...); the other modules in
 // web/ are imported by them, or inlined in a page's head (first_paint.js, when_seen.js).
 // A new explorable's
 // twin is picked up by its default export, with no list to edit here.
@@ -34,42 +34,42 @@ await build({
 
 // The student page's scripts (attention_explorable/native.py inlines those a page runs):
 // web/dist/page/<name>.js for each module with a default export, which adds it to
-// window.aeModules by its name, and web/dist/page/runtime.js (web/runtime.js), which mounts the
-// page with them. Their entries are written here, so that a new module needs no list edited.
+// window.aeModules by its name, and web/dist/page/start.js (web/start.js), which starts the page. Their entries are written here, so that a new module needs no list edited.
 const modules = entries.filter((f) => f !== "mirror.js").map((f) => f.replace(/\.js$/, ""));
 const page = {bundle: true, minify: true, format: "iife", target: "es2020", charset: "utf8", loader: {".css": "text"},
-              legalComments: "eof", logLevel: "warning", write: false};
+              legalComments: "eof", logLevel: "warning", write: false, metafile: true};
+// The figures (web/svg.js) hold d3-array's ticks: its licence's notice goes with each script that carries them.
+const d3Licence = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "node_modules", "d3-array", "LICENSE"),
+                               "utf8").trim().split("\n").map((line) => ` * ${line}`.trimEnd()).join("\n");
+const pageScript = async (options) => {
+  const out = await build({...page, ...options});
+  const d3 = Object.keys(out.metafile.inputs).some((input) => input.includes("node_modules/d3-array/"));
+  return (d3 ? `/*! d3-array (its ticks):\n${d3Licence}\n */\n` : "") + out.outputFiles[0].text;
+};
+const entry = (contents, sourcefile) => ({stdin: {contents, resolveDir: web, sourcefile, loader: "js"}});
 const outputs = {};
 for (const m of modules) {
-  const entry = `import m from "./${m}.js";\n(window.aeModules = window.aeModules || {})[${JSON.stringify(m)}] = m;\n`;
-  const out = await build({...page, stdin: {contents: entry, resolveDir: web, sourcefile: `${m}-page.js`, loader: "js"}});
-  outputs[`${m}.js`] = out.outputFiles[0].text;
+  outputs[`${m}.js`] = await pageScript(entry(`import m from "./${m}.js";\n(window.aeModules = window.aeModules || {})[${JSON.stringify(m)}] = m;\n`,
+                                              `${m}-page.js`));
 }
 // The explorables written as one module (a default export `{render}`), all in one script: a page
 // holding several (the textbook, attention-explorable.js) carries their shared parts once.
 const moduleForm = modules.filter((m) => /^export default \{render\}/m.test(readFileSync(join(web, `${m}.js`), "utf8")));
 const every = moduleForm.map((m, i) => `import m${i} from "./${m}.js";\n`).join("") +
   `const all = window.aeModules = window.aeModules || {};\n` + moduleForm.map((m, i) => `all[${JSON.stringify(m)}] = m${i};\n`).join("");
-outputs["modules.js"] = (await build({...page, stdin: {contents: every, resolveDir: web, sourcefile: "modules-page.js", loader: "js"}}))
-  .outputFiles[0].text;
+outputs["modules.js"] = await pageScript(entry(every, "modules-page.js"));
 // <attention-explorable> (web/element.js): native.element_script calls window.aeDefineElement.
-const element = `import {defineElement} from "./element.js";\nwindow.aeDefineElement = defineElement;\n`;
-// The runtime holds d3-array's ticks: its licence's notice goes with it.
-const d3Licence = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "node_modules", "d3-array", "LICENSE"),
-                               "utf8").trim().split("\n").map((line) => ` * ${line}`.trimEnd()).join("\n");
-outputs["runtime.js"] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
-  (await build({...page, entryPoints: [join(web, "runtime.js")]})).outputFiles[0].text;
-outputs["element.js"] = `/*! d3-array (its ticks):\n${d3Licence}\n */\n` +
-  (await build({...page, stdin: {contents: element, resolveDir: web, sourcefile: "element-page.js", loader: "js"}})).outputFiles[0].text;
-// A page of modules only (web/start.js): its page scripts run, its modules rendered, no emulation of BokehJS.
-outputs["start.js"] = (await build({...page, entryPoints: [join(web, "start.js")]})).outputFiles[0].text;
+outputs["element.js"] = await pageScript(entry(`import {defineElement} from "./element.js";\nwindow.aeDefineElement = defineElement;\n`,
+                                               "element-page.js"));
+// A page's start (web/start.js): its page scripts run, its modules rendered.
+outputs["start.js"] = await pageScript({entryPoints: [join(web, "start.js")]});
 // The one-tag embed (web/tag.js): native.embed_script calls window.aePlaceTag.
-outputs["tag.js"] = (await build({...page, stdin: {contents: `import {placeTag} from "./tag.js";\nwindow.aePlaceTag = placeTag;\n`,
-                                                   resolveDir: web, sourcefile: "tag-page.js", loader: "js"}})).outputFiles[0].text;
-// A plain page's host of the one-module explorables (web/host.js): window.aeMountModules, window.aeRunScripts,
-// window.aeFramePage.
-outputs["host.js"] = (await build({...page, stdin: {contents: `import {framePage, mountModules, runScripts} from "./host.js";\nwindow.aeMountModules = mountModules;\nwindow.aeRunScripts = runScripts;\nwindow.aeFramePage = framePage;\n`,
-                                                    resolveDir: web, sourcefile: "host-page.js", loader: "js"}})).outputFiles[0].text;
+outputs["tag.js"] = await pageScript(entry(`import {placeTag} from "./tag.js";\nwindow.aePlaceTag = placeTag;\n`, "tag-page.js"));
+// A plain page's host of the one-module explorables (web/host.js): window.aeImportModules, window.aeMountModules,
+// window.aeRunScripts, window.aeFramePage.
+outputs["host.js"] = await pageScript(entry(
+  `import {framePage, importModules, mountModules, runScripts} from "./host.js";\nwindow.aeImportModules = importModules;\n` +
+  `window.aeMountModules = mountModules;\nwindow.aeRunScripts = runScripts;\nwindow.aeFramePage = framePage;\n`, "host-page.js"));
 mkdirSync(join(outdir, "page"), {recursive: true});
 for (const f of readdirSync(join(outdir, "page"))) if (!(f in outputs)) rmSync(join(outdir, "page", f));
 for (const [f, text] of Object.entries(outputs)) {

@@ -17,7 +17,7 @@ from bokeh.models import CustomJS
 import panel as pn
 
 from . import ui
-from .explorables import EXPLORABLES, MODULES, explorable_class
+from .explorables import MODULES, explorable_class
 from .explorables.base import ScriptedPane, html_model, web_module
 from .strings import DEFAULT_LANGUAGE, HTML_LANG, OTHER_LANGUAGE, STRINGS, text  # noqa: F401  (apps' names)
 
@@ -27,16 +27,12 @@ LANGUAGE_COOKIE = "ae-lang"
 
 def index_key(app: str) -> str:
     """The string key of page ``app``'s line on the index (``index_textbook``, ``index_<name>``)."""
-    if app in MODULES:
-        return MODULES[app].key("index")
-    return "index_textbook" if app == "textbook" else EXPLORABLES[app].index_key
+    return "index_textbook" if app == "textbook" else MODULES[app].key("index")
 
 
 def title_key(app: str) -> str:
     """The string key of the title of page ``app`` (the textbook's, or ``<name>_heading`` of an explorable)."""
-    if app in MODULES:
-        return MODULES[app].key("title")
-    return "page_title" if app == "textbook" else EXPLORABLES[app].heading_key
+    return "page_title" if app == "textbook" else MODULES[app].key("title")
 
 
 def _argument(name: str) -> str | None:
@@ -187,8 +183,8 @@ def textbook_app(language: str | None = None, switch_href: str | None = None) ->
         if in_session
         else "all"
     )
-    page_frame()
     return pn.Column(
+        ScriptedPane(script="frame"),  # (web/frame.js: the anchors, the frame's height, ?embed=1)
         connection_notice(language),
         language_switch(language, switch_href),
         TextbookPage(language=language, load=load),
@@ -278,10 +274,10 @@ def instructor_app(context, language: str | None = None) -> pn.viewable.Viewable
 
 class _Apps(Mapping):
     """App name -> builder(language=None): the textbook, then every registered explorable with a Panel
-    component (all of :data:`EXPLORABLES`, those of :data:`MODULES` with a ``viewer``)."""
+    component drawn from Python (those of :data:`MODULES` with a ``viewer``)."""
 
     def _names(self) -> tuple[str, ...]:
-        return ("textbook", *EXPLORABLES, *(n for n, m in MODULES.items() if m.viewer and n not in EXPLORABLES))
+        return ("textbook", *(n for n, m in MODULES.items() if m.viewer))
 
     def __getitem__(self, name: str) -> Callable[..., pn.viewable.Viewable]:
         if name == "textbook":

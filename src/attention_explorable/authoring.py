@@ -21,7 +21,6 @@ import posixpath
 from collections.abc import Mapping
 from functools import lru_cache
 
-from .explorables import EXPLORABLES, explorable_class
 from .modules import MODULES, module_widget
 from .strings import LANGUAGES
 from .views.links import read_link
@@ -37,8 +36,8 @@ THEMES = ("auto", "light", "dark")
 
 
 def _known(name: str) -> None:
-    if name not in EXPLORABLES and name not in MODULES:
-        raise ValueError(f"name must be one of {sorted([*EXPLORABLES, *MODULES])}, got {name!r}")
+    if name not in MODULES:
+        raise ValueError(f"name must be one of {sorted(MODULES)}, got {name!r}")
 
 
 #: The element's own attributes and the page's: never an explorable's state (``OWN`` in web/element.js).
@@ -83,16 +82,12 @@ def state_names(name: str) -> tuple[str, ...]:
         If no explorable is registered as ``name``.
     """
     _known(name)
-    if name in MODULES:
-        return tuple(type(module_widget(name)).link_params)
-    return tuple(explorable_class(name)._link_params)
+    return tuple(type(module_widget(name)).link_params)
 
 
 @lru_cache(maxsize=None)
 def _link_spec(name: str, language: str) -> dict:
-    if name in MODULES:
-        return module_widget(name, language).ae_module_link()
-    return explorable_class(name)(language=language).link_spec()
+    return module_widget(name, language).ae_module_link()
 
 
 def check_state(name: str, state: Mapping[str, str], language: str = "en") -> list[str]:

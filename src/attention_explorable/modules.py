@@ -9,7 +9,7 @@ anywidget host loads (``web/dist/<name>.mjs``, bundled by
 ``scripts/build-web.mjs``). Its Python twin in ``views/<name>.py`` is the
 oracle its numbers are tested against.
 
-:data:`MODULES` (in :mod:`attention_explorable.explorables`, beside the other registry) is their
+:data:`MODULES` (in :mod:`attention_explorable.explorables`) is their
 registry: the name, the defaults, the strings' prefix, the view's config. Adding one is its two files
 (``views/<name>.py``, ``web/<name>.js``), its widget here, its strings and a line in the registry.
 
@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import html
 import json
+from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 import param
 from panel.custom import AnyWidgetComponent
@@ -29,7 +31,7 @@ from panel.custom import AnyWidgetComponent
 from . import ui
 from .native import class_config_script, content_security_policy, math_font_face
 from .strings import HTML_LANG, STRINGS, text
-from .explorables import MODULES, TEXT_MODULES, ModuleExplorable
+from .explorables import MODULES, TEXT_MODULES, ModuleExplorable, widget_class
 from . import scenarios
 from .views import contexts, exercise, head, matrix, qkv, selfcross, steps, vector
 
@@ -79,11 +81,30 @@ def module_state(name: str, language: str) -> dict:
 
 
 def module_source(name: str) -> str:
-    """The module as an anywidget host loads it: ``web/dist/<name>.mjs`` (one file, its imports bundled):
-    an explorable of :data:`MODULES`, or a module of the text (:data:`TEXT_MODULES`: the exercise)."""
-    if name not in TEXT_MODULES:
-        _get(name)
-    return resources.files("attention_explorable").joinpath("web", "dist", f"{name}.mjs").read_text("utf-8")
+    """The module as an anywidget host loads it: one ES module, its imports bundled. The package's are
+    ``web/dist/<name>.mjs`` (an explorable of :data:`MODULES`, or a module of the text,
+    :data:`TEXT_MODULES`: the exercise); an explorable registered from outside is its ``bundle``.
+
+    Raises
+    ------
+    KeyError
+        For an unknown ``name`` (named).
+    """
+    if name not in TEXT_MODULES and _get(name).bundle is not None:
+        return _read(str(MODULES[name].bundle))
+    return _read(str(resources.files("attention_explorable").joinpath("web", "dist", f"{name}.mjs")))
+
+
+@lru_cache(maxsize=None)
+def _read(path: str) -> str:
+    return Path(path).read_text("utf-8")
+
+
+def outside_modules(names) -> dict[str, str]:
+    """Of the modules ``names``, those of explorables registered from outside the package, name -> source:
+    a page carries each as text (a ``text/plain`` script element marked ``data-ae-module=NAME``), which its host imports
+    (``web/host.js`` ``importModules``; the page's policy then allows ``blob:``)."""
+    return {n: module_source(n) for n in dict.fromkeys(names) if n in MODULES and MODULES[n].bundle is not None}
 
 
 def _page_script(name: str) -> str:
@@ -136,7 +157,12 @@ def module_page(
         name=name,
         state=state,
         link=link,
-        scripts=[_page_script(n).replace("</script", "<\\/script") for n in (name, *extra, "host")],
+        scripts=[
+            _page_script(n).replace("</script", "<\\/script")
+            for n in (name, *extra, "host")
+            if n not in outside_modules([name])
+        ],
+        modules={n: code.replace("</script", "<\\/script") for n, code in outside_modules([name]).items()},
         keys_hint=keys_hint,
         class_config=class_config,
         math_css=math_font_face() if "<math" in class_config else "",
@@ -535,22 +561,12 @@ class ExerciseWidget(ModuleWidget):
 
 
 def module_widget(name: str, language: str = "zh", link_prefix: str = ""):
-    """The Panel component of module explorable ``name`` in ``language`` (see :class:`HeadWidget`); its
-    deep links' names start with ``link_prefix``.
+    """The Panel component of module explorable ``name`` in ``language`` (its registry entry's ``widget``,
+    see :class:`HeadWidget`); its deep links' names start with ``link_prefix``.
 
     Raises
     ------
     KeyError
         For an unknown ``name`` (named).
     """
-    _get(name)
-    widgets = {
-        "steps": StepsWidget,
-        "head": HeadWidget,
-        "vector": VectorWidget,
-        "matrix": MatrixWidget,
-        "qkv": QkvWidget,
-        "selfcross": SelfCrossWidget,
-        "contexts": ContextsWidget,
-    }
-    return widgets[name](language=language, link_prefix=link_prefix)
+    return widget_class(name)(language=language, link_prefix=link_prefix)

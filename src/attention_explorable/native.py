@@ -1,24 +1,15 @@
-"""The student page of an explorable: plain HTML, native controls and SVG plots, no BokehJS.
+"""The student page: a Panel layout written out once as plain HTML, its explorables as modules.
 
 A live Panel component (a notebook, ``panel serve``, the instructor's page)
-is drawn by Bokeh. The page a student opens (``export``, ``serve``) is the
-same component written out once as the browser's own elements:
-
-* each control a native one (a slider ``<input type=range>``, its number
-  box, buttons, the prediction box), each readout a ``<div>`` holding the
-  text the Python view computed, each figure a box the page draws as SVG;
-* beside them, one JSON **spec**: every model the explorable's JavaScript
-  module knows (by the same names as on a Bokeh page: the state model, the
-  sources, ranges and axes, the controls, the readouts), their properties,
-  each figure's glyphs (:func:`figure_spec`) and which ES module runs on
-  which event (the ``CustomJS`` callbacks the Viewer attached, by module
-  name).
-
-``web/native.js`` reads the spec, gives each model an object with the
-properties BokehJS's model has (``value``, ``visible``, ``text``, ``data``,
-``setv`` ...) bound to its element, and runs the same modules as a Bokeh
-page: one module per explorable, whichever renderer draws it
-(``web/svg.js`` draws the figures). Nothing on the page is Bokeh's.
+is drawn by Bokeh. The page a student opens (``export``, ``serve``, an
+author's tag) is the same layout written out once as the browser's own
+elements (:class:`NativePage`): its columns and rows as ``<div>``, its text
+as the HTML it holds, each explorable as an element its module renders
+into (``data-ae-render``, its state as JSON beside it: the anywidget
+front-end form, rendered by the page's small host ``web/host.js``), and each
+page script (the language switch, the frame, the video buttons) as an
+element ``web/host.js`` runs. A part it cannot write (a Bokeh model, a
+widget) is an error naming it: nothing is left out in silence.
 
 References: docs/architecture.md, "The student page".
 """
@@ -27,23 +18,17 @@ from __future__ import annotations
 
 import html
 import json
-import logging
-import math
 import re
 from importlib import resources
 
 import panel as pn
 from bokeh import models as bm
-from bokeh.core.property.vectorization import Field, Value
 from bokeh.document import Document
 from panel.io.state import set_curdoc
-from bokeh.model import DataModel
-from bokeh.models import CustomJS
-from panel.models.markup import HTML as HTMLModel
 
 from . import ui
 from .content import MATH_FONT, math_font_base64, math_font_face
-from .explorables.base import ScriptedPane, web_module, web_module_name
+from .explorables.base import ScriptedPane
 
 __all__ = [
     "CSS",
@@ -52,15 +37,13 @@ __all__ = [
     "element_script",
     "embed_data",
     "embed_script",
-    "figure_spec",
     "page_script",
+    "script_json",
     "student_page",
 ]
 
-_log = logging.getLogger(__name__)
 
-
-#: The page's styles: the controls and plots look as the Bokeh figures and Panel widgets of the live apps.
+#: The rules of a student page's own layout (an explorable's module brings its own, web/explorable.css).
 CSS = """
 [hidden] { display: none !important; }
 /* The page's text comes in few sizes: 15px (13px small, the headings' own), one family (ui.FONT_FAMILY).
@@ -71,308 +54,11 @@ input, button, select, textarea { font: inherit; }
 .ae-n-col { flex-direction: column; }
 .ae-n-row { flex-direction: row; }
 .ae-n-col > *, .ae-n-row > * { min-width: 0; }
-.ae-n-row > .ae-n-btn-host, .ae-n-row > .ae-n-slider { flex: 1 1 0; }
 .ae-n-html { font-size: 15px; line-height: 1.42857; }
-.ae-n-readout { margin: 2px 5px; line-height: 1.42857; }
-.ae-n-btn-host { display: flex; margin: 4px 5px; min-width: 0; }
-.ae-n-btn-host > button, .ae-n-group > button { flex: 1 1 auto; box-sizing: border-box; min-height: 36px;
-  padding: 6px 12px; border: 1px solid var(--ae-border); border-radius: 4px; background: var(--ae-surface);
-  color: var(--ae-text); font: inherit;
-  font-size: 15px; line-height: normal; cursor: pointer; min-width: 0; overflow-wrap: anywhere; }
-.ae-n-btn-host > button:hover, .ae-n-group > button:hover { background: var(--ae-surface-hover); }
-.ae-n-btn-host > button.ae-n-primary, .ae-n-group > button[aria-pressed=true] { background: var(--ae-accent);
-  border-color: var(--ae-accent-border); color: #fff; }
-.ae-n-btn-host > button.ae-n-success { background: #2e7d32; border-color: #1b5e20; color: #fff; }
-.ae-n-btn-host > button:disabled, .ae-n-group > button:disabled { opacity: 0.6; cursor: default; }
-.ae-n-group { display: flex; margin: 4px 5px; min-width: 0; }
-.ae-n-group > button { border-radius: 0; margin: 0 0 0 -1px; }
-.ae-n-group > button:first-child { border-radius: 4px 0 0 4px; margin: 0; }
-.ae-n-group > button:last-child { border-radius: 0 4px 4px 0; }
-.ae-n-group.ae-n-vertical { flex-direction: column; }
-.ae-n-group.ae-n-vertical > button { margin: -1px 0 0; border-radius: 0; }
-.ae-n-group.ae-n-vertical > button:first-child { border-radius: 4px 4px 0 0; margin: 0; }
-.ae-n-group.ae-n-vertical > button:last-child { border-radius: 0 0 4px 4px; }
-.ae-n-slider { display: flex; flex-direction: column; flex: 1 1 auto; margin: 4px 8px 4px 5px; min-width: 0; }
-.ae-n-slider > label, .ae-n-input > label { font-size: 15px; margin: 0 0 2px; line-height: 1.42857; }
-.ae-n-slider > input { width: 100%; margin: 6px 0; height: 28px; accent-color: var(--ae-accent); }
-.ae-n-input { display: flex; flex-direction: column; margin: 4px 5px; min-width: 0; }
-.ae-n-input.ae-box { flex: 0 0 86px; width: 86px; margin: 22px 5px 4px 0; }
-.ae-n-input > input { box-sizing: border-box; min-height: 32px; padding: 4px 8px; border: 1px solid var(--ae-border);
-  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 15px;
-  width: 100%; }
-.ae-n-input > textarea { box-sizing: border-box; padding: 6px 8px; border: 1px solid var(--ae-border);
-  border-radius: 4px; background: var(--ae-surface); color: var(--ae-text); font: inherit; font-size: 15px;
-  width: 100%; resize: vertical; }
-/* A touch screen's box has 16px text (a phone's browser zooms into a smaller one as it is focused). */
-@media (pointer: coarse) { .ae-n-input > input, .ae-n-input > textarea { font-size: 16px; } }
-.ae-n-radios { display: flex; flex-direction: column; gap: 4px 18px; margin: 4px 5px; font-size: 15px; }
-.ae-n-radios.ae-n-inline { flex-direction: row; flex-wrap: wrap; }
-.ae-n-radios label { display: flex; align-items: center; gap: 6px; min-height: 32px; cursor: pointer; }
-.ae-n-radios input { width: 22px; height: 22px; margin: 0; flex: none; }
-.ae-n-check { display: flex; align-items: center; gap: 8px; margin: 4px 5px; font-size: 15px; }
-.ae-n-check input { width: 24px; height: 24px; margin: 0; flex: none; }
 .ae-n-sr { position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;
   clip-path: inset(50%); white-space: nowrap; margin: 0 !important; padding: 0 !important; }
-button:focus-visible, input:focus-visible, a:focus-visible, .ae-n-plot:focus-visible {
-  outline: 3px solid var(--ae-focus); outline-offset: 2px; }
-.ae-n-plot { position: relative; box-sizing: border-box; min-width: 260px; font-family: FONT; display: grid;
-  touch-action: pan-y; -webkit-user-select: none; user-select: none; }
-/* A plot's drawing has the light figure's colours: on dark its lightness is turned over, hues kept. */
-.ae-n-plot svg { filter: var(--ae-plot-filter); }
-.ae-n-plot.ae-n-drag { touch-action: none; }
-/* A title longer than a narrow phone's plot wraps onto a second line (its row grows), never clipped. */
-.ae-pic-title { font-size: var(--ae-small); font-weight: bold; color: var(--ae-muted); align-self: end; padding: 0 0 4px 5px;
-  line-height: 1.25; overflow-wrap: anywhere; }
-.ae-pic-frame { position: relative; border: 1px solid var(--ae-rule); box-sizing: border-box; overflow: hidden; }
-.ae-pic-frame > svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }
-.ae-pic-axis { position: relative; font-size: var(--ae-small); color: var(--ae-muted); }
-.ae-pic-axis span { position: absolute; white-space: nowrap; line-height: 1; }
-.ae-pic-x { border-top: 1px solid var(--ae-text); }
-.ae-pic-x.ae-pic-above { border-top: 0; border-bottom: 1px solid var(--ae-text); }
-.ae-pic-y { border-right: 1px solid var(--ae-text); }
-.ae-pic-legend { display: flex; justify-content: flex-end; align-items: flex-start; padding: 6px 5px 0; }
-.ae-pic-legend > div { display: grid; gap: 2px 10px; padding: 2px; border: 1px solid var(--ae-rule);
-  background: var(--ae-background); color: var(--ae-text); font-size: var(--ae-small); }
-.ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; white-space: nowrap; }
-.ae-pic-legend svg { width: 20px; height: 20px; flex: none; }
-/* A plot's words are small text (ui.CSS's --ae-small: on a phone as large as the text around them). */
-.ae-n-plot svg text { font-size: var(--ae-small); }
-""".replace("FONT", ui.FONT_FAMILY)
-
-#: Properties of a model the page's modules read or write (the rest of a Bokeh model stays in Python).
-_PROPS = {
-    "DataModel": None,  # a state model: every property it has
-    "ColumnDataSource": ("data", "selected"),
-    "Selection": ("indices",),
-    "Range1d": ("start", "end"),
-    "DataRange1d": ("start", "end"),
-    "FactorRange": ("factors",),
-    "Title": ("text",),
-    "Axis": ("axis_label", "major_label_overrides", "visible"),
-    "Slider": ("value", "start", "end", "step", "title", "visible", "disabled"),
-    "TextInput": ("value", "value_input", "placeholder", "title", "visible", "disabled"),
-    "TextAreaInput": ("value", "value_input", "placeholder", "title", "visible", "disabled"),
-    "RadioGroup": ("labels", "active", "visible", "disabled"),
-    "Button": ("label", "button_type", "visible", "disabled"),
-    "RadioButtonGroup": ("labels", "active", "visible", "disabled", "html_attributes"),
-    "Checkbox": ("label", "active", "visible", "disabled"),
-    "HTML": ("text", "visible"),
-    "Plot": ("visible", "css_classes"),
-    "Layout": ("visible",),
-}
-
-
-def _kind(model) -> str:
-    if isinstance(model, DataModel):
-        return "DataModel"
-    if isinstance(model, HTMLModel):
-        return "HTML"
-    if isinstance(model, bm.Plot):
-        return "Plot"
-    if isinstance(model, bm.Axis):
-        return "Axis"
-    if isinstance(model, bm.LayoutDOM) and not isinstance(model, bm.widgets.Widget):
-        return "Layout"
-    return type(model).__name__
-
-
-def _json(value):
-    """A property's value as JSON (a model as a reference)."""
-    if isinstance(value, bm.Model):
-        return {"$ref": value.id}
-    if isinstance(value, dict):
-        return {str(k): _json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json(v) for v in value]
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if isinstance(value, Field):
-        return {"field": value.field}
-    if isinstance(value, Value):
-        return {"value": _json(value.value)}
-    return value
-
-
-def _spec_value(value):
-    """A glyph's property: a column name, a number or string, or Bokeh's field / value."""
-    if isinstance(value, (Field, Value)):
-        return _json(value)
-    if isinstance(value, dict):
-        return {k: _json(v) for k, v in value.items() if k in ("field", "value")}
-    return _json(value)
-
-
-_GLYPHS = {
-    bm.Scatter: ("x", "y", "marker", "size"),
-    bm.HBar: ("y", "left", "right", "height"),
-    bm.VBar: ("x", "top", "bottom", "width"),
-    bm.Rect: ("x", "y", "width", "height"),
-    bm.Segment: ("x0", "y0", "x1", "y1"),
-    bm.Line: ("x", "y"),
-    bm.Patch: ("x", "y"),
-    bm.Text: ("x", "y", "text", "text_color", "text_align", "text_baseline", "text_font_size"),
-}
-_VISUALS = ("fill_color", "fill_alpha", "line_color", "line_alpha", "line_width", "line_dash")
-
-
-def _glyph(glyph) -> dict | None:
-    kind = next((k for k in _GLYPHS if isinstance(glyph, k)), None)
-    if kind is None:
-        _log.warning("attention explorable: the page leaves out a %s glyph", type(glyph).__name__)
-        return None
-    spec = {"type": kind.__name__}
-    for name in (*_GLYPHS[kind], *_VISUALS):
-        if name in glyph.properties():
-            spec[name] = _spec_value(getattr(glyph, name))
-    return spec
-
-
-def figure_spec(fig, ref) -> dict:
-    """What ``web/svg.js`` needs to draw Bokeh figure ``fig``: its frame, axes, glyphs, annotations, legend.
-
-    Parameters
-    ----------
-    fig : bokeh.models.Plot
-        A figure of :mod:`attention_explorable.plots`.
-    ref : callable
-        Turns a model the page keeps live (a source, a range, an axis, the
-        title) into its JSON reference, registering it.
-
-    Returns
-    -------
-    dict
-        JSON: ``height``, ``min_width``, ``max_width``, ``min_border`` (px);
-        ``x``/``y``: the range (a reference), ``log``, and for a
-        ``DataRange1d`` its padding; ``x_axis``/``y_axis``: the axis (a
-        reference), its side, its fixed ticks or desired number of ticks;
-        ``grid``: the grid lines' colours; ``renderers``: each glyph
-        (:data:`_GLYPHS` properties, a column name, a value or Bokeh's
-        ``field``/``value``) with its source; ``annotations``: label sets,
-        spans and arrows; ``legend``: entries (label, swatch glyphs) and
-        columns; ``drag``: the source a pointer drags (PointDrawTool).
-    """
-
-    def dim(rng, scale):
-        out = {"range": ref(rng), "log": isinstance(scale, bm.LogScale)}
-        if isinstance(rng, bm.DataRange1d):
-            out["padding"] = [rng.range_padding or 0, rng.range_padding_units]
-        return out
-
-    def axis(side_axes, side):
-        axes = [a for a in side_axes if isinstance(a, bm.Axis)]
-        if not axes:
-            return None
-        a = axes[0]
-        ticker = a.ticker
-        return {
-            "model": ref(a),
-            "side": side,
-            "ticks": list(ticker.ticks) if isinstance(ticker, bm.FixedTicker) else None,
-            "desired": getattr(ticker, "desired_num_ticks", 6),
-        }
-
-    renderers = []
-    for r in fig.renderers:
-        if isinstance(r, bm.GlyphRenderer):
-            glyph = _glyph(r.glyph)
-            if glyph is not None:
-                renderers.append({"glyph": glyph, "source": ref(r.data_source), "visible": r.visible, "id": r.id})
-    annotations = []
-    for item in fig.center:
-        if isinstance(item, bm.LabelSet):
-            annotations.append(
-                {
-                    "type": "LabelSet",
-                    "source": ref(item.source),
-                    **{
-                        k: _spec_value(getattr(item, k))
-                        for k in (
-                            "x",
-                            "y",
-                            "text",
-                            "x_offset",
-                            "y_offset",
-                            "text_align",
-                            "text_color",
-                            "text_baseline",
-                            "text_font_size",
-                            "text_font_style",
-                        )
-                    },
-                }
-            )
-        elif isinstance(item, bm.Span):
-            annotations.append(
-                {
-                    "type": "Span",
-                    "location": item.location,
-                    "dimension": item.dimension,
-                    "line_color": item.line_color,
-                    "line_alpha": item.line_alpha,
-                    "line_width": item.line_width,
-                    "line_dash": _json(item.line_dash),
-                    "visible": item.visible,
-                }
-            )
-        elif isinstance(item, bm.Arrow):
-            head = item.end
-            annotations.append(
-                {
-                    "type": "Arrow",
-                    "source": ref(item.source),
-                    "id": item.id,
-                    **{k: _spec_value(getattr(item, k)) for k in ("x_start", "y_start", "x_end", "y_end")},
-                    "line_color": item.line_color,
-                    "line_alpha": item.line_alpha,
-                    "line_width": item.line_width,
-                    "line_dash": _json(item.line_dash),
-                    "head": None if head is None else {"size": head.size, "color": head.line_color},
-                }
-            )
-        elif not isinstance(item, (bm.Grid, bm.Legend, bm.Axis)):
-            _log.warning("attention explorable: the page leaves out a %s", type(item).__name__)
-    legend = None
-    legends = [item for item in fig.below if isinstance(item, bm.Legend) and item.visible]
-    if legends:
-        entries = []
-        for item in legends[0].items:
-            label = (
-                item.label.get("value") if isinstance(item.label, dict) else getattr(item.label, "value", item.label)
-            )
-            entries.append({"label": str(label), "glyphs": [g for g in (_glyph(r.glyph) for r in item.renderers) if g]})
-        lg = legends[0]
-        ncols = lg.ncols if lg.ncols != "auto" and lg.ncols else (1 if lg.orientation == "vertical" else len(entries))
-        legend = {"entries": entries, "ncols": ncols}
-    grid = {}
-    for g in fig.center:
-        if isinstance(g, bm.Grid) and g.visible and g.grid_line_color:
-            grid["x" if g.dimension == 0 else "y"] = g.grid_line_color
-    drag = next((t for t in fig.tools if isinstance(t, bm.PointDrawTool)), None)
-    return {
-        "height": fig.height,
-        "match_aspect": bool(fig.match_aspect),
-        "min_width": fig.min_width,
-        "max_width": fig.max_width,
-        "min_border": fig.min_border,
-        "min_border_left": fig.min_border_left,
-        "min_border_right": fig.min_border_right,
-        "title": ref(fig.title) if fig.title is not None else None,
-        "x": dim(fig.x_range, fig.x_scale),
-        "y": dim(fig.y_range, fig.y_scale),
-        "x_axis": axis(fig.above, "above") or axis(fig.below, "below"),
-        "y_axis": axis(fig.left, "left") or axis(fig.right, "right"),
-        "grid": grid,
-        "renderers": renderers,
-        "annotations": annotations,
-        "legend": legend,
-        "drag": ref(drag.renderers[0].data_source) if drag is not None and drag.renderers else None,
-        "tap": "tap" in fig.js_event_callbacks,
-    }
-
-
-def _value_text(value: float) -> str:
-    """A slider's value as Bokeh's slider says it (twin of ``valueText`` in ``web/shared.js``)."""
-    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
+button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid var(--ae-focus); outline-offset: 2px; }
+"""
 
 
 _HOST = re.compile(r":host(\(([^)]*)\))?")
@@ -400,243 +86,35 @@ def _scoped(css: str, scope: str) -> str:
 
 
 class NativePage:
-    """One component written out as a student page's elements and the spec ``web/native.js`` runs.
-
-    Build the component inside :meth:`build` (a document is current, so its
-    callbacks on the document's events are kept), then write it with
-    :meth:`html` and read :meth:`spec`.
+    """One Panel layout written out as a student page's elements.
 
     Parameters
     ----------
     build : callable
-        Returns the component: a Panel layout, pane or Viewer.
+        Returns the component: a Panel layout, pane or Viewer, holding text (HTML and Markdown panes),
+        explorable modules (``modules.ModuleWidget``) and page scripts (``ScriptedPane``), in columns
+        and rows. It is called once, with a fresh document current.
+
+    Raises
+    ------
+    TypeError
+        For a part a student page cannot hold (a Bokeh model, a widget, any other pane), named.
     """
 
     def __init__(self, build):
-        self._doc = Document()
-        with set_curdoc(self._doc):
+        with set_curdoc(Document()):
             self.component = build()
-        self._models: dict[str, dict] = {}
-        self._callbacks: dict[str, dict] = {}
         self._sheets: dict[str, str] = {}
-        self._ids = 0
         #: The explorables written as one module that the page holds, by name (``web/dist/page/<name>.js``).
         self.modules: list[str] = []
         self.classroom: str | None = None  # the language of the class, on a page a class may join
         #: The page scripts its ScriptedPanes run, by name (``web/dist/page/<name>.js``, run by ``web/start.js``).
         self.scripts: list[str] = []
         self.body = self._layout(self.component)
-        doc_events = {}
-        for event, callbacks in self._doc.callbacks._js_event_callbacks.items():
-            kept = []
-            for cb in callbacks:
-                if event == "document_ready" and self._plain(cb):  # a page script with JSON arguments
-                    name = web_module_name(cb.code)
-                    self.scripts.append(name)
-                    data = json.dumps(cb.args, ensure_ascii=False).replace("</", "<\\/")
-                    self.body += f"<div hidden data-ae-script='{html.escape(name)}'><script type='application/json'>{data}</script></div>"
-                else:
-                    kept.append(self._callback(cb))
-            if kept:
-                doc_events[event] = kept
-        self._doc_events = doc_events
-        self._stable_ids()
-
-    @staticmethod
-    def _plain(cb) -> bool:
-        """Whether ``cb`` is a CustomJS of ours whose arguments are plain JSON (no Bokeh model among them)."""
-        if not isinstance(cb, CustomJS):
-            return False
-        try:
-            json.dumps(cb.args)
-        except TypeError:
-            return False
-        return True
-
-    def _stable_ids(self) -> None:
-        """Name the models ``m1``, ``m2`` ... in the order the page meets them, not by Bokeh's ids, which
-        count every model the process made: the same page is then the same file in every process."""
-        names: dict[str, str] = {}
-        for i, key in enumerate([*self._models, *self._callbacks], 1):
-            names[key] = f"m{i}"
-        for spec in self._models.values():
-            for r in spec.get("figure", {}).get("renderers", []) + spec.get("figure", {}).get("annotations", []):
-                if "id" in r:
-                    names.setdefault(r["id"], f"m{len(names) + 1}")
-
-        def rename(value):
-            if isinstance(value, str):
-                return names.get(value, value)
-            if isinstance(value, dict):
-                return {names.get(k, k): rename(v) for k, v in value.items()}
-            if isinstance(value, list):
-                return [rename(v) for v in value]
-            return value
-
-        self._models, self._callbacks = rename(self._models), rename(self._callbacks)
-        self._doc_events = rename(self._doc_events)
-        self.body = re.sub(
-            r"data-ae-model='([^']+)'", lambda m: f"data-ae-model='{names.get(m.group(1), m.group(1))}'", self.body
-        )
-
-    # --- the spec --------------------------------------------------------------
-    def spec(self) -> dict:
-        """The JSON the page's script mounts: ``models`` (id -> type, props, events), ``callbacks``
-        (id -> module, args), ``document`` (event -> callback ids)."""
-        return {"models": self._models, "callbacks": self._callbacks, "document": self._doc_events}
 
     def css(self) -> str:
-        """The models' own stylesheets, each once, scoped to the elements that carry them."""
+        """The panes' own stylesheets, each once, scoped to the elements that carry them."""
         return "\n".join(_scoped(css, scope) for css, scope in self._sheets.items())
-
-    def _callback(self, cb) -> str:
-        if not isinstance(cb, CustomJS):
-            raise TypeError(f"the page runs only the project's ES modules, not a {type(cb).__name__}")
-        if cb.id not in self._callbacks:
-            self._callbacks[cb.id] = {}  # placed first: its args may refer back to models with this callback
-            self._callbacks[cb.id].update(module=web_module_name(cb.code), args=self._args(cb.args))
-        return cb.id
-
-    def _args(self, value):
-        if isinstance(value, bm.Model):
-            return self.ref(value)
-        if isinstance(value, dict):
-            return {str(k): self._args(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [self._args(v) for v in value]
-        return _json(value)
-
-    def ref(self, model) -> dict:
-        """``model``'s JSON reference, its entry in the spec made on first use."""
-        if model.id in self._models:
-            return {"$ref": model.id}
-        kind = _kind(model)
-        entry: dict = {"type": kind}
-        self._models[model.id] = entry
-        names = _PROPS.get(kind, ("visible",))
-        if names is None:
-            names = sorted(model.properties() - bm.Model.properties() - {"name", "tags"})
-        entry["props"] = {n: _json(getattr(model, n)) for n in names if n in model.properties()}
-        for value in entry["props"].values():  # a model a property names (a source's selection)
-            if isinstance(value, dict) and set(value) == {"$ref"}:
-                self.ref(next(m for m in model.references() if m.id == value["$ref"]))
-        if kind == "Plot":
-            entry["figure"] = figure_spec(model, self.ref)
-        if isinstance(model, bm.FactorRange):
-            entry["type"] = "FactorRange"
-        on = {}
-        for event, callbacks in model.js_property_callbacks.items():
-            on[event] = [self._callback(cb) for cb in callbacks]
-        for event, callbacks in model.js_event_callbacks.items():
-            on[event] = [self._callback(cb) for cb in callbacks]
-        if on:
-            entry["on"] = on
-        return {"$ref": model.id}
-
-    # --- the elements ----------------------------------------------------------
-    def _id(self) -> str:
-        self._ids += 1
-        return f"ae-n{self._ids}"
-
-    def _classes(self, model, *extra) -> str:
-        classes = [*extra, *(getattr(model, "css_classes", None) or [])]
-        for sheet in getattr(model, "stylesheets", None) or []:
-            css = getattr(sheet, "css", sheet)
-            if isinstance(css, str) and css.strip() and css != ui.CSS:
-                classes.append(self._sheets.setdefault(css, f"ae-css-{len(self._sheets) + 1}"))
-        return html.escape(" ".join(dict.fromkeys(c for c in classes if c)))
-
-    def _attrs(self, model, *extra, style: str = "") -> str:
-        self.ref(model)
-        hidden = "" if getattr(model, "visible", True) else " hidden"
-        style = f" style='{html.escape(style)}'" if style else ""
-        return f"class='{self._classes(model, *extra)}' data-ae-model='{model.id}'{style}{hidden}"
-
-    def _model_html(self, model) -> str:
-        if isinstance(model, bm.Plot):
-            self.ref(model)
-            spec = self._models[model.id]["figure"]
-            width = f"max-width:{spec['max_width']}px;" if spec["max_width"] else ""
-            drag = " ae-n-drag" if spec["drag"] else ""
-            height = "" if spec["match_aspect"] else f"height:{model.height}px;"
-            # The label is the title the module draws: a part not yet mounted is named already. A hidden
-            # figure has none (its title may be an answer not yet given); the module names it when shown.
-            title = (getattr(model.title, "text", "") or "") if model.visible else ""
-            label = f" aria-label='{html.escape(title)}'" if title else ""
-            return f"<div {self._attrs(model, 'ae-n-plot' + drag, style=f'{height}{width}')} role='img'{label}></div>"
-        if isinstance(model, HTMLModel):
-            attributes = "".join(
-                f" {html.escape(k)}='{html.escape(str(v))}'" for k, v in (model.html_attributes or {}).items()
-            )
-            return f"<div {self._attrs(model, 'ae-n-readout')}{attributes}>{html.unescape(model.text or '')}</div>"
-        if isinstance(model, bm.Row):
-            return f"<div {self._attrs(model, 'ae-n-row')}>{''.join(self._model_html(c) for c in model.children)}</div>"
-        if isinstance(model, bm.Column):
-            return f"<div {self._attrs(model, 'ae-n-col')}>{''.join(self._model_html(c) for c in model.children)}</div>"
-        if isinstance(model, bm.Slider):
-            i = self._id()
-            return (
-                f"<div {self._attrs(model, 'ae-n-slider')}><label for='{i}'>{html.escape(model.title or '')}:</label>"
-                f"<input type='range' id='{i}' min='{model.start!r}' max='{model.end!r}' step='{model.step!r}' "
-                f"value='{model.value!r}' aria-valuetext='{_value_text(model.value)}'"
-                f"{' disabled' if model.disabled else ''}></div>"
-            )
-        if isinstance(model, bm.TextInput):
-            i = self._id()
-            box = "ae-box" in (model.css_classes or [])
-            label = (
-                f"<label for='{i}' class='{'ae-n-sr' if box else ''}'>{html.escape(model.title or '')}</label>"
-                if model.title
-                else ""
-            )
-            mode = " inputmode='decimal'" if box else ""
-            return (
-                f"<div {self._attrs(model, 'ae-n-input')}>{label}<input type='text' id='{i}' "
-                f"value='{html.escape(model.value or '')}' placeholder='{html.escape(model.placeholder or '')}'"
-                f" autocomplete='off'{mode}{' disabled' if model.disabled else ''}></div>"
-            )
-        if isinstance(model, bm.TextAreaInput):
-            i = self._id()
-            label = f"<label for='{i}' class='ae-n-sr'>{html.escape(model.title or '')}</label>" if model.title else ""
-            return (
-                f"<div {self._attrs(model, 'ae-n-input')}>{label}<textarea id='{i}' rows='{int(model.rows)}' "
-                f"placeholder='{html.escape(model.placeholder or '')}'{' disabled' if model.disabled else ''}>"
-                f"{html.escape(model.value or '')}</textarea></div>"
-            )
-        if isinstance(model, bm.RadioGroup):
-            group = self._id()
-            options = "".join(
-                f"<label><input type='radio' name='{group}' value='{i}'{' checked' if i == model.active else ''}"
-                f"{' disabled' if model.disabled else ''}>{html.escape(label)}</label>"
-                for i, label in enumerate(model.labels)
-            )
-            inline = " ae-n-inline" if model.inline else ""
-            return f"<div {self._attrs(model, 'ae-n-radios' + inline)} role='radiogroup'>{options}</div>"
-        if isinstance(model, bm.Button):
-            kind = {"primary": "ae-n-primary", "success": "ae-n-success"}.get(model.button_type, "")
-            return (
-                f"<div {self._attrs(model, 'ae-n-btn-host')}><button type='button' class='{kind}'"
-                f"{' disabled' if model.disabled else ''}>{html.escape(model.label or '')}</button></div>"
-            )
-        if isinstance(model, bm.RadioButtonGroup):
-            buttons = "".join(
-                f"<button type='button' aria-pressed='{'true' if i == model.active else 'false'}'>"
-                f"{html.escape(label)}</button>"
-                for i, label in enumerate(model.labels)
-            )
-            vertical = "ae-n-vertical" if model.orientation == "vertical" else ""
-            lang = (model.html_attributes or {}).get("lang")
-            lang = f" lang='{html.escape(lang)}'" if lang else ""
-            return f"<div {self._attrs(model, 'ae-n-group', vertical)} role='group'{lang}>{buttons}</div>"
-        if isinstance(model, bm.Checkbox):
-            i = self._id()
-            return (
-                f"<div {self._attrs(model, 'ae-n-check')}><input type='checkbox' id='{i}'"
-                f"{' checked' if model.active else ''}{' disabled' if model.disabled else ''}>"
-                f"<label for='{i}'>{html.escape(model.label or '')}</label></div>"
-            )
-        _log.warning("attention explorable: the page leaves out a %s", type(model).__name__)
-        return ""
 
     def _module_html(self, widget) -> str:
         """An explorable written as one module (``modules.py``): an element ``web/host.js`` renders it
@@ -662,8 +140,6 @@ class NativePage:
             return self._layout(component.__panel__())
         if component is None or (isinstance(component, pn.pane.Str) and component.object is None):
             return ""  # a part a page has not (a live app's connection notice)
-        if isinstance(component, bm.Model):
-            return self._model_html(component)
         if callable(getattr(component, "ae_module_state", None)):
             return self._module_html(component)
         hidden = "" if getattr(component, "visible", True) else " hidden"
@@ -683,8 +159,6 @@ class NativePage:
             width = f"width:100%;max-width:{component.max_width}px;" if component.max_width else ""
             inner = "".join(self._layout(o) for o in component.objects)
             return f"<div class='{kind} {classes}' style='{width}{html.escape(styles)}'{hidden}>{inner}</div>"
-        if isinstance(component, pn.pane.Bokeh):
-            return self._model_html(component.object)
         if isinstance(component, ScriptedPane):
             # A page script run by the page itself (web/start.js), its settings the JSON inside it.
             if component.script not in self.scripts:
@@ -694,7 +168,7 @@ class NativePage:
                 f"<div class='ae-n-html {classes}' data-ae-script='{html.escape(component.script)}'{hidden}>"
                 f"<script type='application/json'>{data}</script>{component.object or ''}</div>"
             )
-        if isinstance(component, pn.pane.HTML):
+        if isinstance(component, pn.pane.HTML) and not isinstance(component, pn.pane.Str):
             if not component.object:
                 return ""
             sheets = [s for s in component.stylesheets if isinstance(s, str) and s != ui.CSS]
@@ -712,17 +186,22 @@ class NativePage:
             )
         if isinstance(component, pn.layout.ListLike):
             return "".join(self._layout(o) for o in component.objects)
-        _log.warning("attention explorable: the page leaves out a %s", type(component).__name__)
-        return ""
+        what = type(component.object if isinstance(component, pn.pane.Bokeh) else component).__name__
+        kind = "a Bokeh model" if isinstance(component, (bm.Model, pn.pane.Bokeh)) else "a part"
+        raise TypeError(
+            f"a student page holds text, explorable modules and page scripts in columns and rows; "
+            f"it cannot hold {kind} of type {what}"
+        )
 
 
 def module_scripts(names) -> list[str]:
-    """The page scripts that bring the modules ``names`` (page script names): each its own, except that
-    several explorables written as one module come in one script, ``modules`` (their shared parts once).
-    """
+    """The page scripts that bring the package's modules ``names`` (page script names; an explorable
+    registered from outside the package comes as text instead, ``modules.outside_modules``): each its own,
+    except that several explorables written as one module come in one script, ``modules`` (their shared
+    parts once)."""
     from .explorables import MODULES, TEXT_MODULES
 
-    names = list(dict.fromkeys(names))
+    names = [n for n in dict.fromkeys(names) if n not in MODULES or MODULES[n].bundle is None]
     one = {*MODULES, *TEXT_MODULES}
     written = [n for n in names if n in one]
     if len(written) < 2:
@@ -731,8 +210,8 @@ def module_scripts(names) -> list[str]:
 
 
 def page_script(name: str) -> str:
-    """The student page's script ``web/dist/page/<name>.js``: ``runtime`` (``web/native.js``, which
-    mounts the page) or a module, which adds itself to ``window.aeModules`` by its name.
+    """The student page's script ``web/dist/page/<name>.js``: ``start`` (``web/start.js``, which starts
+    the page), ``host`` (``web/host.js``), or a module, which adds itself to ``window.aeModules`` by its name.
 
     Raises
     ------
@@ -742,43 +221,23 @@ def page_script(name: str) -> str:
     return resources.files("attention_explorable").joinpath("web", "dist", "page", f"{name}.js").read_text("utf-8")
 
 
-def _numbers(value, path: tuple = (), found: list | None = None):
-    """``value`` with each float that JSON cannot hold (nan, ±inf) as ``{"$num": "NaN"}`` and the like;
-    the path (keys and indices) of each is appended to ``found``."""
-    if isinstance(value, float) and not math.isfinite(value):
-        if found is not None:
-            found.append(list(path))
-        return {"$num": "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
-    if isinstance(value, dict):
-        return {k: _numbers(v, (*path, k), found) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_numbers(v, (*path, i), found) for i, v in enumerate(value)]
-    return value
-
-
-def spec_json(spec: dict) -> str:
-    """``spec`` (a JSON object) as JSON that is safe inside a JSON script element.
-
-    A float JSON cannot hold is written ``{"$num": "NaN"}`` (or ``"Infinity"``,
-    ``"-Infinity"``), and the path to each such value is listed under the key
-    ``"$nums"``, which the page's script (``web/native.js``'s ``readSpec``)
-    reads back as the numbers without visiting the rest of the spec.
+def script_json(value: dict) -> str:
+    """``value`` (a JSON object) as JSON that is safe inside a script element.
 
     Every ``<`` is written ``\\u003c``, so no ``</script`` and no ``<!--`` can end
     or change the element it sits in; ``>`` and ``&`` need nothing in a script
     element's text and are written as they are. Source: WHATWG HTML, "Restrictions
     for contents of script elements".
 
-    >>> spec_json({"x": [1.0, float("inf")]})
-    '{"x":[1.0,{"$num":"Infinity"}],"$nums":[["x",1]]}'
-    >>> print(spec_json({"text": "</script><!-- a & b > c"}))
+    Raises
+    ------
+    ValueError
+        For a float JSON cannot hold (nan, ±inf).
+
+    >>> print(script_json({"text": "</script><!-- a & b > c"}))
     {"text":"\\u003c/script>\\u003c!-- a & b > c"}
     """
-    found: list = []
-    out = _numbers(spec, (), found)
-    if found:
-        out["$nums"] = found
-    return json.dumps(out, ensure_ascii=False, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
 
 
 #: The page's own rules, before the models' (the page-wide text; the readouts' rules are ui.CSS).
@@ -800,18 +259,15 @@ main.ae-student-page > .ae-n-col { margin: 0 auto; }
 
 
 def _page_parts(build, classroom: bool = True) -> tuple[NativePage, list[str], dict[str, str], str]:
-    """The page of ``build()``, its scripts (modules then runtime), outside modules by name, its CSS.
+    """The page of ``build()``, its scripts (its page scripts, its modules, their host), the modules of
+    explorables registered from outside the package by name (as text: ``modules.outside_modules``), its CSS.
     With ``classroom``, a page holding an explorable a class joins (the steps) carries the class's script
     and config (``web/classroom.js``); an author's embed has no class."""
-    page = NativePage(build)
-    # The modules the page runs, each once: the package's as scripts, and those of explorables
-    # registered from outside the package (their own bundle) as text the runtime loads.
-    from .explorables import EXPLORABLES
+    from .modules import outside_modules
 
-    own = {name for name, r in EXPLORABLES.items() if r.bundle is not None}
-    names = sorted({cb["module"] for cb in page.spec()["callbacks"].values()} | set(page.scripts))
-    modules = {name: web_module(name) for name in names if name in own}
-    scripts = [page_script(name) for name in names if name not in own]
+    page = NativePage(build)
+    modules = outside_modules(page.modules)
+    scripts = [page_script(name) for name in sorted(page.scripts)]
     if page.modules or page.scripts:  # the explorables written as one module, and their host (web/host.js)
         scripts += [page_script(name) for name in module_scripts(page.modules)] + [page_script("host")]
     if classroom and page.classroom:
@@ -851,9 +307,7 @@ def _embed_parts(build, lang: str, name: str) -> tuple[NativePage, list[str], di
     """The page of ``build()``, the names of the package's page scripts it runs, and its shell (see
     ``web/shadow.js``: its name, language, styles, elements and outside modules)."""
     page, _, modules, _ = _page_parts(build, classroom=False)
-    scripts = sorted({cb["module"] for cb in page.spec()["callbacks"].values()} - set(modules))
-    if page.modules:  # an explorable written as one module, rendered by web/host.js in the shadow root
-        scripts = sorted({*scripts, *page.modules, "host"})
+    scripts = sorted({*page.scripts, *(n for n in page.modules if n not in modules), "host"})
     shell = {
         "name": name,
         "lang": lang,
@@ -902,14 +356,13 @@ def embed_script(name: str, lang: str) -> str:
     ...
     ValueError: name must be one of [...'steps'...], got 'stpes'
     """
-    from .explorables import EXPLORABLES
     from .modules import MODULES
 
-    if name not in EXPLORABLES and name not in MODULES:
-        raise ValueError(f"name must be one of {sorted([*EXPLORABLES, *MODULES])}, got {name!r}")
+    if name not in MODULES:
+        raise ValueError(f"name must be one of {sorted(MODULES)}, got {name!r}")
     if not re.fullmatch(r"(zh|en)(-[A-Za-z0-9]+)*", str(lang)):
         raise ValueError(f"lang must be a Chinese or English language tag ('zh-Hans', 'en'), got {lang!r}")
-    config = spec_json({"name": name, "lang": lang})
+    config = script_json({"name": name, "lang": lang})
     return "\n".join(
         [
             f"// attention-explorable: {name} (made by `attention-explorable export`; docs/embedding.md)",
@@ -936,13 +389,13 @@ def embed_data(build, lang: str, name: str) -> tuple[str, list[str]]:
     -------
     (str, list of str)
         A classic script that puts the explorable's shell (its own styles: the rules every
-        explorable shares are in :func:`element_script`) and page spec in
+        explorable shares are in :func:`element_script`) in
         ``window.aeEmbeds["NAME.LANG"]`` (``LANG`` = ``zh`` or ``en``), and the
         names of the package's page scripts it needs (:func:`element_script` holds them).
     """
     page, scripts, shell = _embed_parts(build, lang, name)
     key = f"{name}.{'zh' if lang.startswith('zh') else 'en'}"
-    data = f'{{"shell":{spec_json(shell)},"spec":{spec_json(page.spec())}}}'
+    data = f'{{"shell":{script_json(shell)}}}'
     return (
         "// attention-explorable data: " + key + " (made by `attention-explorable export`; docs/embedding.md)\n"
         f"(window.aeEmbeds = window.aeEmbeds || {{}})[{json.dumps(key)}] = {data};\n"
@@ -968,7 +421,7 @@ def element_script(modules: list[str], names: list[str], lang: str) -> str:
         explorable's data from its own address, in ``embed/NAME.LANG.js``, and holds
         the styles every explorable's shadow root shares.
     """
-    config = spec_json({"names": list(names), "lang": lang, "css": _EMBED_CSS + _shared_css()})
+    config = script_json({"names": list(names), "lang": lang, "css": _EMBED_CSS + _shared_css()})
     return "\n".join(
         [
             "// attention-explorable: the <attention-explorable> element (made by `attention-explorable export`; "
@@ -981,7 +434,7 @@ def element_script(modules: list[str], names: list[str], lang: str) -> str:
     )
 
 
-#: A script element the page runs (not a data block: its JSON spec, an outside module's text).
+#: A script element the page runs (not a data block: a module's JSON state, an outside module's text).
 _RUN_SCRIPT = re.compile(
     r"<script(?![^>]*\bsrc=)(?![^>]*\btype=[\"'](?:application/json|text/plain))[^>]*>(.*?)</script>", re.S
 )
@@ -1051,7 +504,7 @@ def _first_module_early(body: str, scripts: list[str], names) -> tuple[str, list
 
 
 def student_page(build, title: str, lang: str, description: str = "", first_screen_static: bool = False) -> str:
-    """``build()`` (a Panel component) as a student page: its elements, its spec and its one script.
+    """``build()`` (a Panel component) as a student page: its elements, its modules' states and its scripts.
 
     Parameters
     ----------
@@ -1073,18 +526,15 @@ def student_page(build, title: str, lang: str, description: str = "", first_scre
     -------
     str
         One HTML file that asks nothing of any host: its styles and its
-        scripts (``web/dist/page/``: the modules it runs and the runtime,
-        about 55 KB for the steps) are inside it.
+        scripts (``web/dist/page/``: its page scripts, the modules it runs,
+        their host and the start) are inside it.
     """
 
     page, scripts, modules, css = _page_parts(build)
     body = page.body
     if first_screen_static and page.modules:
         body, scripts = _first_module_early(body, scripts, page.modules)
-    # A page of modules only starts with web/start.js; one that holds an emulated explorable (one registered
-    # from outside the package in the older form) with the emulator, web/runtime.js.
-    emulated = bool(page.spec()["models"])
-    scripts = [*scripts, page_script("runtime" if emulated else "start")]
+    scripts = [*scripts, page_script("start")]
     template = ui.template("student.html")
     css = "\n".join([_PAGE_CSS, css] + ([math_font_face()] if "<math" in page.body else []))
     out = template.render(
@@ -1094,7 +544,6 @@ def student_page(build, title: str, lang: str, description: str = "", first_scre
         first_screen_static=first_screen_static,
         css=css,
         body=body,
-        spec=spec_json(page.spec()) if emulated else "",
         scripts=[code.replace("</script", "<\\/script") for code in scripts],
         modules={name: code.replace("</script", "<\\/script") for name, code in modules.items()},
     )

@@ -50,7 +50,7 @@ from tornado.web import HTTPError, RequestHandler
 
 from . import apps, site
 from .content import CONTENT_DIR
-from .explorables import EXPLORABLES, registering_modules
+from .explorables import registering_modules
 from .modules import MODULES
 from .strings import DEFAULT_LANGUAGE, STRINGS
 
@@ -133,10 +133,10 @@ def build_key() -> str:
     for f in sorted(set(files)):
         digest.update(str(f.relative_to(f.parents[1])).encode())
         digest.update(f.read_bytes())
-    for registration in EXPLORABLES.values():  # the registry, and what an explorable from outside brings
-        digest.update(repr(registration).encode())
-        if registration.bundle is not None:
-            digest.update(Path(registration.bundle).read_bytes())
+    for explorable in MODULES.values():  # the registry, and what an explorable from outside brings
+        digest.update(repr(explorable).encode())
+        if explorable.bundle is not None:
+            digest.update(Path(explorable.bundle).read_bytes())
     return digest.hexdigest()[:24]
 
 

@@ -37,7 +37,6 @@ from pathlib import Path
 import jinja2
 
 from . import apps
-from .explorables import EXPLORABLES, explorable_class
 from .modules import MODULES, module_page, module_widget
 from .native import element_script, embed_data, embed_script, student_page
 from .strings import LANGUAGES, STRINGS, text
@@ -98,8 +97,6 @@ def build_page(app: str, language: str, other_language_href: str | None = None) 
         return module_page(app, language, other_language_href)
     if app == "textbook":
         build = apps.textbook_app
-    elif app in EXPLORABLES:
-        build = lambda *a, **k: apps.explorable_app(app, *a, **k)  # noqa: E731
     else:
         raise KeyError(f"app must be one of {sorted(apps.APPS)}, got {app!r}")
     title = text(apps.title_key(app), language)
@@ -198,7 +195,7 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
     other = apps.OTHER_LANGUAGE[language]
     (out / other).mkdir(exist_ok=True)
     files = {**pages(index), **module_pages()}
-    tell = Progress(2 * len(files) + len(EXPLORABLES) + len(MODULES), progress, "export")
+    tell = Progress(2 * len(files) + len(MODULES), progress, "export")
     for filename, app in files.items():
         write(filename, build_page(app, language, other_language_href=f"{other}/{filename}"))
         tell.step(f"{filename} ({language})")
@@ -206,8 +203,8 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
         tell.step(f"{other}/{filename}")
 
     write("embed/resize.js", resources.files("attention_explorable").joinpath("web", "resize.js").read_text("utf-8"))
-    for name in [*EXPLORABLES, *MODULES]:
-        title = text(apps.title_key(name) if name in EXPLORABLES else MODULES[name].key("title"), language)
+    for name in MODULES:
+        title = text(MODULES[name].key("title"), language)
         # In an author's page: an <attention-explorable> in the export's language (export_element).
         write(f"embed/{name}.js", embed_script(name, apps.HTML_LANG[language]))
         write(f"embed/{name}.html", f'<script src="embed/{name}.js"></script>\n')
@@ -261,15 +258,12 @@ def export_element(directory: str | Path, language: str = "zh") -> list[Path]:
         written.append(path)
 
     modules: set[str] = set()
-    for name in [*EXPLORABLES, *MODULES]:
+    for name in MODULES:
         for each in LANGUAGES:
             # The element's data, beside attention-explorable.js, by language.
-            if name in MODULES:
-                build = lambda each=each: module_widget(name, each, link_prefix=f"{name}.")  # noqa: E731
-            else:
-                build = lambda each=each: explorable_class(name)(language=each, link_prefix=f"{name}.")  # noqa: E731
+            build = lambda each=each: module_widget(name, each, link_prefix=f"{name}.")  # noqa: E731
             data, scripts = embed_data(build, apps.HTML_LANG[each], name)
             write(f"embed/{name}.{each}.js", data)
             modules.update(scripts)
-    write("attention-explorable.js", element_script(sorted(modules), [*EXPLORABLES, *MODULES], language))
+    write("attention-explorable.js", element_script(sorted(modules), list(MODULES), language))
     return written

@@ -22,7 +22,6 @@ from .content import (
 from .explorables.base import ScriptedPane
 from .modules import MODULES, ExerciseWidget, module_widget
 from .notebooks import notebook_data_url, notebook_filename
-from .explorables import EXPLORABLES, explorable_class
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
 
 
@@ -155,8 +154,6 @@ class TextbookPage(pn.viewable.Viewer):
 
     Attributes
     ----------
-    explorables : dict[str, pn.viewable.Viewer]
-        The explorables on the page, by name (one instance each per page).
     exercises : dict[str, ExerciseWidget]
         The exercises on the page, by id (their modules, ``web/exercise.js``).
     modules : dict[str, pn.viewable.Viewable]
@@ -186,10 +183,7 @@ class TextbookPage(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        for name in EXPLORABLES:  # their state models must be defined before the page is sent
-            explorable_class(name)
         self.sections = _sections(self.language)
-        self.explorables: dict[str, pn.viewable.Viewer] = {}
         self.exercises: dict[str, ExerciseWidget] = {}
         self.modules: dict[str, pn.viewable.Viewable] = {}
         self._pending: dict[str, tuple[pn.Column, object]] = {}
@@ -229,36 +223,15 @@ class TextbookPage(pn.viewable.Viewer):
             items.append(self._html("".join(run)))
         return pn.Column(*items, css_classes=["ae-section", f"ae-{section.id}"], sizing_mode="stretch_width")
 
-    def _explorable_of(self, block: Block) -> tuple[str, type | None, str]:
-        """An explorable block's name, class (None for a name no explorable has) and caption as HTML."""
-        name = block.args[0] if block.args else ""
-        try:
-            cls = explorable_class(name)
-        except (KeyError, ImportError):
-            cls = None
-        caption = markdown_to_html(block.body, language=self.language) if block.body.strip() else ""
-        return name, cls, caption
-
     def _unknown_explorable(self, name: str) -> str:
         return f"<p class='ae-error'>{text('unknown_explorable', self.language, name=html.escape(name))}</p>"
 
     def _explorable(self, block: Block):
-        name, cls, caption = self._explorable_of(block)
-        if name in MODULES:  # its module, as on every student page (its Panel component aside)
-            return self._module(name, caption)
-        if cls is None:
+        name = block.args[0] if block.args else ""
+        if name not in MODULES:
             return self._html(self._unknown_explorable(name))
-        box = pn.Column(
-            self._html(f"<div class='ae-caption'>{caption}</div>") if caption else None,
-            css_classes=["ae-explorable", f"ae-explorable-{name}"],
-            sizing_mode="stretch_width",
-            styles=_BOX,
-        )
-        if self._defer and (self.explorables or self.modules):  # the first explorable comes with the page
-            box.append(self._placeholder(name, "explorable", lambda: self._build(cls, name)))
-        else:
-            box.append(self._build(cls, name))
-        return box
+        caption = markdown_to_html(block.body, language=self.language) if block.body.strip() else ""
+        return self._module(name, caption)
 
     def _module(self, name: str, caption: str):
         """An explorable written as one module (``modules.py``), in its box like the others."""
@@ -322,13 +295,6 @@ class TextbookPage(pn.viewable.Viewer):
         self._pending[key] = (button, build)
         return button
 
-    def _build(self, cls: type, name: str):
-        # On this page each explorable reads its link parameters behind its name: ?steps.step=3
-        view = cls(language=self.language, link_prefix=f"{name}.")
-        view.open_link(pn.state.session_args or {})
-        self.explorables[name] = view
-        return view
-
     def build_waiting(self, key: str) -> None:
         """Build the waiting explorable or exercise ``key`` into its place (else nothing).
 
@@ -366,4 +332,4 @@ class TextbookPage(pn.viewable.Viewer):
         )
 
 
-__all__ = ["TextbookPage", "EXPLORABLES", "explorable_class", "anchor"]
+__all__ = ["TextbookPage", "anchor"]

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import math
 
-from attention_explorable.explorables.base import web_module
+from importlib import resources
+
+from attention_explorable.modules import MODULES, module_source
+
+
+def _package_module(name: str) -> str:
+    return resources.files("attention_explorable").joinpath("web", "dist", f"{name}.mjs").read_text("utf-8")
 
 
 def load_module(context, name: str = "mirror"):
@@ -29,7 +35,7 @@ def load_module(context, name: str = "mirror"):
              const url = URL.createObjectURL(new Blob([src], {type: "text/javascript"}));
              window.ae = await import(url);
            }""",
-        web_module(name),
+        module_source(name) if name in MODULES else _package_module(name),
     )
     page.ae_errors = errors
     return page

@@ -1,11 +1,11 @@
 """One registry line adds an explorable: a test-only one goes through every place the explorables are listed.
 
-``tests/example_explorable`` holds ``tempered`` (a view, its JavaScript twin,
-a Viewer, one ``register`` call), defined nowhere in the package. Once its
-module is imported, it has its page in ``attention-explorable list``, the
-index, the served pages (built by the page server's builder process), the
-static export (both languages, its embed), and its twin passes a mirror test
-against its Python view.
+``tests/example_explorable`` holds ``tempered`` (a view, its module in the
+anywidget front-end form, its widget, one ``register`` call), defined nowhere
+in the package. Once its Python module is imported, it has its line on the
+index, its served page (built by the page server's builder process), its
+pages and embeds in the static export (both languages), its notebook widget,
+and its module's view passes a mirror test against its Python view.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import urllib.request
 
 import pytest
 
-from attention_explorable import apps, cli, page_server, site
-from attention_explorable.explorables import EXPLORABLES, unregister
+from attention_explorable import apps, modules, page_server, site
+from attention_explorable.explorables import MODULES, unregister
 from attention_explorable.strings import STRINGS
 
 from ..conftest import ROOT, free_port
@@ -36,7 +36,7 @@ READOUT = ".ae-tempered-readout"
 
 
 def _bundle() -> None:
-    """Bundle the twin with the project's esbuild (as ``npm run build`` does the package's)."""
+    """Bundle its module with the project's esbuild (as ``npm run build`` does the package's)."""
     esbuild = ROOT / "node_modules" / ".bin" / "esbuild"
     if not (shutil.which("node") and esbuild.exists()):
         reason = "Node.js and esbuild (npm ci) are needed to bundle the test explorable"
@@ -69,24 +69,27 @@ def tempered():
         if MODULE in __import__("sys").modules
         else importlib.import_module(MODULE)
     )
-    assert "tempered" in EXPLORABLES
+    assert "tempered" in MODULES
     yield module
     unregister("tempered")
-    assert "tempered" not in EXPLORABLES and "tempered_heading" not in STRINGS["en"]
+    assert "tempered" not in MODULES and "tempered_heading" not in STRINGS["en"]
 
 
 def _expected(module, temperature: float, language: str) -> str:
     return module.tempered_view({"temperature": temperature}, module.tempered_config(language))["html"]["readout"]
 
 
-def test_the_registry_lists_it_everywhere(tempered, capsys):
-    assert "tempered" in apps.APPS and apps.title_key("tempered") == "tempered_heading"
-    assert site.pages()["tempered.html"] == "tempered"
-    assert cli.main(["list"]) == 0
-    assert "/tempered\tThree fixed scores and values under one temperature" in capsys.readouterr().out
+def test_the_registry_lists_it_everywhere(tempered):
+    assert apps.title_key("tempered") == "tempered_heading" and "tempered" not in apps.APPS  # (no Panel app)
+    assert site.module_pages()["tempered.html"] == "tempered"
     index = apps.index_html("en")
     assert 'href="tempered?lang=en"' in index and "Temperature over three scores" in index
-    assert page_server.PageCache().apps[-1] == "tempered"
+    assert "tempered" in page_server.PageCache().apps
+    # Its notebook widget and Panel component: its own bundle, its state bounded by its declaration.
+    widget = modules.module_widget("tempered", "en")
+    assert widget._esm == tempered.BUNDLE.read_text("utf-8") and widget.ae_module_state()["temperature"] == 1.0
+    with pytest.raises(ValueError, match="temperature"):
+        widget.temperature = 99
 
 
 @pytest.mark.parametrize("language", sorted(STRINGS))

@@ -7,7 +7,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from attention_explorable import content, core, scenarios
 from attention_explorable.modules import MODULES
-from attention_explorable.textbook import EXPLORABLES, _sections
+from attention_explorable.textbook import _sections
 
 from .pages import wait_text
 
@@ -68,9 +68,9 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     # The first explorable comes with the page; each further one is built as
     # the reader scrolls near it.
     names = [b.args[0] for sec in _sections() for b in sec.blocks if b.kind == "explorable"]
-    assert sorted(names) == sorted([*EXPLORABLES, *MODULES]) and names.index("steps") > 2
-    # What shows a part is live: a Bokeh figure's canvas; an explorable written as one module, its root.
-    drawn = {name: "canvas" if name in EXPLORABLES else f".ae-{name}" for name in names}
+    assert sorted(names) == sorted(MODULES) and names.index("steps") > 2
+    # What shows a part is live: its module's root.
+    drawn = {name: f".ae-{name}" for name in names}
     page.locator(f".ae-explorable-{names[0]} {drawn[names[0]]}").first.wait_for(state="attached", timeout=30_000)
     # A part the page would build at load comes from the server: a guess at how long to give it, since
     # nothing can be waited for when the right outcome is that nothing comes.
@@ -200,8 +200,6 @@ def test_english_textbook_reads_in_english(textbook_en_server, student):
     assert "注意力" in glossary
 
     # A folded check opens; a step's checked question answers in English.
-    for name in EXPLORABLES:
-        page.locator(f".ae-explorable-{name} canvas").first.wait_for(state="attached", timeout=60_000)
     check = page.locator("details.ae-proof", has_text="Check · Step 2").first
     check.scroll_into_view_if_needed()
     assert not check.evaluate("d => d.open")

@@ -1,24 +1,21 @@
 """``tempered``: three fixed scores and values under one temperature slider (a test-only explorable).
 
-Everything an explorable of the package has, in a few lines: a pure view
-(:func:`tempered_view`, computed with the numpy core), its JavaScript twin
-(``web/tempered.js``, computed with ``web/attention.js``), a Viewer on the
-shared base, and one registration. Importing this module registers it.
+Everything an explorable needs, defined outside the package: a pure view (:func:`tempered_view`, computed
+with the numpy core), its module (``web/tempered.js``, one ES module in the anywidget front-end form,
+whose view is the twin of :func:`tempered_view`), its state declared once (:class:`TemperedWidget`), and
+one :func:`~attention_explorable.explorables.register` call. Importing this module registers it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import panel as pn
 import param
 
 from attention_explorable import core
-from attention_explorable.explorables import Registration, register
-from attention_explorable.explorables import controls
-from attention_explorable.explorables.base import Explorable, html_model, state_model_class
+from attention_explorable.explorables import ModuleExplorable, register
 from attention_explorable.strings import text
-from attention_explorable.views.numbers import format_g, format_number
+from attention_explorable.views.numbers import format_number
 
 NAME = "tempered"
 BUNDLE = Path(__file__).parent / "dist" / f"{NAME}.mjs"
@@ -55,49 +52,34 @@ def tempered_view(state: dict, config: dict) -> dict:
         f"{S['readout_weights']} α = [" + ", ".join(format_number(a, 3) for a in weights) + "] · "
         f"{S['readout_output']} y = {format_number(y, 3)}"
     )
-    t = state["temperature"]
-    return {
-        "sources": {},
-        "ranges": {},
-        "html": {"readout": readout},
-        "props": {"temperature_slider": {"value": t}, "temperature_box": {"value": format_g(t)}},
-    }
+    return {"html": {"readout": readout}}
 
 
-class TemperedExplorer(Explorable):
+register(
+    ModuleExplorable(
+        NAME,
+        {"temperature": 1.0},
+        f"{NAME}_",
+        config=tempered_config,
+        title=f"{NAME}_heading",
+        index=f"index_{NAME}",
+        intro=f"index_{NAME}",
+        widget=f"{__name__}:TemperedWidget",
+        bundle=BUNDLE,
+        strings=STRINGS,
+    )
+)
+
+
+from attention_explorable.modules import ModuleWidget  # noqa: E402  (its class reads the registry)
+
+
+class TemperedWidget(ModuleWidget):
     """Three fixed scores and values under one temperature (a test-only explorable)."""
 
-    temperature = param.Number(
-        1.0, bounds=tuple(SLIDERS["temperature"][:2]), step=SLIDERS["temperature"][2], doc="Softmax temperature T."
-    )
+    ae_module = NAME
 
-    _name = NAME
-    _view_function = staticmethod(tempered_view)
-    _state_params = ("temperature",)
-    _link_params = ("temperature",)
+    temperature = param.Number(1.0, bounds=tuple(SLIDERS["temperature"][:2]), doc="Softmax temperature T.")
+    config = param.Dict({}, doc="What the view needs besides the state (tempered_config).")
 
-    def __init__(self, **params):
-        super().__init__(**params)
-        self._config_data = tempered_config(self.language)
-        self._slider, self._box, self._row = controls.slider(
-            self.param.temperature, self.temperature, self._t("temperature"), "ae-tempered-temperature"
-        )
-        self._html = {
-            "readout": html_model("ae-tempered-readout"),
-            "notice": html_model("ae-input-notice", visible=False),
-        }
-        self._redraw()
-        self._attach({self._slider: "value", self._box: "value"})
-
-    def _models(self) -> dict:
-        return {"temperature_slider": self._slider, "temperature_box": self._box, **self._html}
-
-    def __panel__(self):
-        bokeh = lambda m: pn.pane.Bokeh(m, sizing_mode="stretch_width", margin=0)  # noqa: E731
-        return pn.Column(
-            bokeh(self._row), bokeh(self._html["notice"]), bokeh(self._html["readout"]), sizing_mode="stretch_width"
-        )
-
-
-state_model_class(TemperedExplorer)
-register(Registration(NAME, f"{__name__}:TemperedExplorer", bundle=BUNDLE, strings=STRINGS))
+    link_params = ("temperature",)

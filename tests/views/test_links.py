@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import html
 
 import pytest
@@ -9,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention_explorable import scenarios
-from attention_explorable.explorables import EXPLORABLES, explorable_class
+from attention_explorable.explorables import MODULES, explorable_class
 from attention_explorable.explorables.matrix import MatrixExplorer
 from attention_explorable.explorables.selfcross import SelfCrossExplorer
 from attention_explorable.explorables.steps import StepsExplorer
@@ -18,7 +20,7 @@ from attention_explorable.views.links import TEXT_LIMIT, link_values, read_link
 
 
 def test_a_link_names_the_explorables_own_parameters_with_their_bounds():
-    for name in EXPLORABLES:
+    for name in [n for n, m in MODULES.items() if m.viewer]:
         ex = explorable_class(name)()
         spec = ex.link_spec()
         for p in spec["params"]:
@@ -147,7 +149,8 @@ def test_no_query_raises_or_leaves_the_bounds(pairs):
     for p in _STEPS_SPEC["params"]:
         if p["kind"] in ("number", "integer"):
             assert p["lo"] <= state[p["name"]] <= p["hi"]
-            assert _STEPS._valid(p["name"], state[p["name"]])  # the server would take it
+            assert math.isfinite(state[p["name"]])
+            assert p["kind"] == "number" or isinstance(state[p["name"]], int)
     assert len(notices) <= len(pairs)
 
 

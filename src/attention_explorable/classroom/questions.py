@@ -145,7 +145,7 @@ def prompts() -> dict[str, tuple[str, str, tuple[str, ...], int]]:
     """The explorables' predictions asked with a choice, as class questions: id -> (section, the
     question's string key, the options' string keys, the right option's index from 0).
 
-    Read from the registries (:data:`~attention_explorable.explorables.EXPLORABLES`, then ``MODULES``): every explorable whose view module (``views/<name>.py``) has
+    Read from the registry (:data:`~attention_explorable.explorables.MODULES`): every explorable whose view module (``views/<name>.py``) has
     ``PREDICTIONS`` ("" then the options), ``RIGHT_PREDICTION`` and ``SECTION``
     (``views/choice.py``) asks ``<name>_predict_question``; its id is ``<name>-prediction``. Only
     the pure view modules are imported (numpy, no Panel), so the class server's first answer does
@@ -153,10 +153,10 @@ def prompts() -> dict[str, tuple[str, str, tuple[str, ...], int]]:
     """
     import importlib
 
-    from ..explorables import EXPLORABLES, MODULES
+    from ..explorables import MODULES
 
     out = {}
-    for name in [*EXPLORABLES, *MODULES]:
+    for name in MODULES:
         try:
             view = importlib.import_module(f"{__package__.rsplit('.', 1)[0]}.views.{name}")
         except ModuleNotFoundError:  # an explorable registered from outside: its view lives elsewhere

@@ -1,19 +1,21 @@
-"""The explorables as Panel ``Viewer`` components, and their registry.
+"""The explorables' registry, :data:`MODULES`, and their Panel components drawn from Python.
 
-Each explorable has a pure Python view in :mod:`attention_explorable.views`
-(the oracle), a JavaScript twin and controller in
-``attention_explorable/web/<name>.js``, and a thin ``Viewer`` here that
-builds its Bokeh models once and lays them out.
+Each explorable is one ES module in the anywidget front-end form
+(``web/<name>.js``, ``render({model, el})``), its pure Python view in
+:mod:`attention_explorable.views` (the oracle the module's numbers are
+tested against), its state declared once as the parameters of its
+``ModuleWidget`` (:mod:`attention_explorable.modules`), and, for the live
+apps (``panel serve``, the instructor's page), a ``Viewer`` here drawn from
+Python with Bokeh figures.
 
-:data:`EXPLORABLES` is the one registry of them. Everything that lists the
-explorables is derived from it: the served and exported pages
-(``/<name>``, ``<name>.html``), their titles (the string ``<name>_heading``)
-and index lines (``index_<name>``), the apps of ``attention-explorable
-list``, the embeds, and the tests' lists. ``scripts/build-web.mjs`` bundles
-every module of ``web/`` that has a default export, so a new twin needs no
-line there. Adding an explorable is its view, its twin, its Viewer, its
-content block, its tests and one line below (docs/architecture.md, "Adding an
-explorable").
+:data:`MODULES` is the one registry of them. Everything that lists the
+explorables is derived from it: the served and exported pages (``/<name>``,
+``<name>.html``), their titles and index lines, the embeds, the notebook
+widgets and the tests' lists. ``scripts/build-web.mjs`` bundles every
+module of ``web/`` that has a default export, so a new module needs no line
+there. Adding an explorable is its view, its module, its widget, its
+content block, its tests and one line below (docs/architecture.md, "Adding
+an explorable"); a package of its own adds one with :func:`register`.
 """
 
 from __future__ import annotations
@@ -31,45 +33,6 @@ from ..views import selfcross as selfcross_view
 from ..views import steps as steps_view
 from ..views import vector as vector_view
 from .. import scenarios
-
-
-@dataclass(frozen=True)
-class Registration:
-    """One explorable in the registry.
-
-    Parameters
-    ----------
-    name : str
-        Its name: the page ``/<name>`` and ``<name>.html``, the module
-        ``web/dist/<name>.mjs``, the strings ``<name>_heading`` and ``index_<name>``.
-    viewer : str
-        Its ``Viewer`` class as ``"module:Class"`` (imported on first use).
-    bundle : Path, optional
-        Where its bundled ES module is, when not in this package's
-        ``web/dist/`` (an explorable defined outside the package).
-    strings : dict, optional
-        Interface strings it brings, ``{language: {key: text}}``, added to
-        :data:`attention_explorable.strings.STRINGS` when it is registered.
-    """
-
-    name: str
-    viewer: str
-    bundle: Path | None = None
-    strings: dict = field(default_factory=dict, compare=False)
-
-    @property
-    def heading_key(self) -> str:
-        """The string key of its title: ``<name>_heading``."""
-        return f"{self.name}_heading"
-
-    @property
-    def index_key(self) -> str:
-        """The string key of its line on the index page: ``index_<name>``."""
-        return f"index_{self.name}"
-
-
-#: The registry: name -> :class:`Registration`, in the order the pages are listed.
-EXPLORABLES: dict[str, Registration] = {r.name: r for r in []}
 
 
 @dataclass(frozen=True)
@@ -101,6 +64,16 @@ class ModuleExplorable:
         (``web/classroom.js``), which builds the class panel in its module's ``.ae-class`` box.
     presenter_keys : bool
         Whether its page of its own has the presenter's keys (``web/keys.js``: 1, 2, 3, D).
+    widget : str
+        Its module as a Panel component (a :class:`~attention_explorable.modules.ModuleWidget`, the one
+        declaration of its state's parameters), as ``"module:Class"`` (imported on first use).
+    bundle : Path, optional
+        Where its bundled module is (one ES module, its imports bundled, as ``esbuild --bundle
+        --format=esm`` writes it), for an explorable defined outside this package; the package's own
+        are ``web/dist/<name>.mjs``.
+    strings : dict, optional
+        Interface strings an explorable from outside brings, ``{language: {key: text}}``, added to
+        :data:`attention_explorable.strings.STRINGS` when it is registered (:func:`register`).
     """
 
     name: str
@@ -113,6 +86,9 @@ class ModuleExplorable:
     viewer: str = ""
     classroom: bool = False
     presenter_keys: bool = False
+    widget: str = ""
+    bundle: Path | None = None
+    strings: dict = field(default_factory=dict, compare=False)
 
     def key(self, what: str) -> str:
         """The string key of its ``title``, ``index`` or ``intro``."""
@@ -132,6 +108,7 @@ MODULES: dict[str, ModuleExplorable] = {
             "asked": False,
         },
         "steps_",
+        widget="attention_explorable.modules:StepsWidget",
         config=steps_view.steps_config,
         title="steps_heading",
         index="index_steps",
@@ -150,11 +127,13 @@ MODULES: dict[str, ModuleExplorable] = {
             "own_lookup": "C7 A2 D5 B9 | A",
         },
         "head_",
+        widget="attention_explorable.modules:HeadWidget",
     ),
     "vector": ModuleExplorable(
         "vector",
         {"query_x": 1.0, "query_y": 0.0, "temperature": 1.0, "prediction": "", "revealed": False},
         "vector_",
+        widget="attention_explorable.modules:VectorWidget",
         config=vector_view.vector_config,
         title="vector_heading",
         index="index_vector",
@@ -174,6 +153,7 @@ MODULES: dict[str, ModuleExplorable] = {
             "revealed": False,
         },
         "matrix_",
+        widget="attention_explorable.modules:MatrixWidget",
         config=matrix_view.matrix_config,
         title="matrix_heading",
         index="index_matrix",
@@ -184,6 +164,7 @@ MODULES: dict[str, ModuleExplorable] = {
         "selfcross",
         {"mode": "self_zh", "causal": False, "query": 1, "prediction": "", "revealed": False},
         "selfcross_",
+        widget="attention_explorable.modules:SelfCrossWidget",
         config=selfcross_view.selfcross_config,
         title="selfcross_heading",
         index="index_selfcross",
@@ -194,6 +175,7 @@ MODULES: dict[str, ModuleExplorable] = {
         "qkv",
         {"w_q": "identity", "w_k": "identity", "w_v": "identity", "causal": False, "prediction": "", "revealed": False},
         "qkv_",
+        widget="attention_explorable.modules:QkvWidget",
         config=qkv_view.qkv_config,
         title="qkv_heading",
         index="index_qkv",
@@ -204,6 +186,7 @@ MODULES: dict[str, ModuleExplorable] = {
         "contexts",
         {"causal": False, "prediction": "", "revealed": False},
         "contexts_",
+        widget="attention_explorable.modules:ContextsWidget",
         config=contexts_view.contexts_config,
         title="contexts_heading",
         index="index_contexts",
@@ -217,66 +200,91 @@ MODULES: dict[str, ModuleExplorable] = {
 TEXT_MODULES = ("exercise",)
 
 
-def register(registration: Registration) -> None:
-    """Add ``registration`` to :data:`EXPLORABLES` (and its strings to the interface strings).
+def register(explorable: ModuleExplorable) -> None:
+    """Add ``explorable`` (defined outside this package: its ``widget`` and ``bundle`` its own) to
+    :data:`MODULES`, and the strings it brings to the interface strings.
 
     Raises
     ------
     ValueError
-        If the name is taken by another explorable, or is not a lowercase
-        identifier other than a page's (it becomes a URL path and a file name),
-        or its strings name an unknown language.
+        If the name is taken by another explorable, or is not a lowercase identifier other than a page's
+        (it becomes a URL path and a file name), or it names no ``widget`` or no ``bundle``, or its strings
+        name an unknown language.
     """
-    name = registration.name
-    if not (name.isidentifier() and name.islower()) or name in ("textbook", "instructor", "index", "mirror"):
-        raise ValueError(f"registration.name must be a lowercase identifier other than a page's, got {name!r}")
-    if name in MODULES:
-        raise ValueError(f"an explorable named {name!r} is registered already (web/{name}.js)")
-    known = EXPLORABLES.get(name)
-    if known is not None and known != registration:
-        raise ValueError(f"an explorable named {name!r} is registered already ({known.viewer})")
+    name = explorable.name
+    if not (name.isidentifier() and name.islower()) or name in (
+        "textbook",
+        "instructor",
+        "index",
+        "mirror",
+        *TEXT_MODULES,
+    ):
+        raise ValueError(f"explorable.name must be a lowercase identifier other than a page's, got {name!r}")
+    known = MODULES.get(name)
+    if known is not None and known != explorable:
+        raise ValueError(f"an explorable named {name!r} is registered already ({known.widget})")
+    if ":" not in explorable.widget:
+        raise ValueError(f"explorable.widget must be 'module:Class', got {explorable.widget!r}")
+    if explorable.bundle is None or not Path(explorable.bundle).is_file():
+        raise ValueError(f"explorable.bundle must be its bundled module's file, got {explorable.bundle!r}")
     from ..strings import STRINGS
 
-    for language in registration.strings:
+    for language in explorable.strings:
         if language not in STRINGS:
-            raise ValueError(f"registration.strings: unknown language {language!r}; known: {sorted(STRINGS)}")
-    for language, strings in registration.strings.items():
+            raise ValueError(f"explorable.strings: unknown language {language!r}; known: {sorted(STRINGS)}")
+    for language, strings in explorable.strings.items():
         for key, value in strings.items():
             STRINGS[language].setdefault(key, value)
-    EXPLORABLES[name] = registration
+    MODULES[name] = explorable
 
 
 def unregister(name: str) -> None:
-    """Remove explorable ``name`` from :data:`EXPLORABLES`, with the strings it brought (nothing if not there)."""
-    registration = EXPLORABLES.pop(name, None)
-    if registration is None:
+    """Remove explorable ``name``, registered from outside with :func:`register`, with the strings it
+    brought (nothing if it is not there; the package's own stay)."""
+    explorable = MODULES.get(name)
+    if explorable is None or explorable.bundle is None:
         return
+    del MODULES[name]
     from ..strings import STRINGS
 
-    for language, strings in registration.strings.items():
+    for language, strings in explorable.strings.items():
         for key, value in strings.items():
             if STRINGS.get(language, {}).get(key) == value:
                 del STRINGS[language][key]
 
 
+def _imported(where: str) -> type:
+    module, cls = where.split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
 def explorable_class(name: str) -> type:
-    """The ``Viewer`` class of explorable ``name`` (of either registry).
+    """The Panel component of explorable ``name`` drawn from Python (its ``viewer``).
 
     Raises
     ------
     KeyError
-        If no explorable of that name is registered (the message names it).
+        If no explorable of that name has one (the message names the known ones).
     """
-    registration = EXPLORABLES.get(name) or MODULES.get(name)
-    if registration is None or not registration.viewer:
-        known = sorted([*EXPLORABLES, *(n for n, m in MODULES.items() if m.viewer)])
-        raise KeyError(f"unknown explorable {name!r}; known: {known}")
-    module, cls = registration.viewer.split(":")
-    return getattr(importlib.import_module(module), cls)
+    explorable = MODULES.get(name)
+    if explorable is None or not explorable.viewer:
+        raise KeyError(f"unknown explorable {name!r}; known: {sorted(n for n, m in MODULES.items() if m.viewer)}")
+    return _imported(explorable.viewer)
+
+
+def widget_class(name: str) -> type:
+    """The module of explorable ``name`` as a Panel component (its ``widget``, a ``ModuleWidget``).
+
+    Raises
+    ------
+    KeyError
+        If no explorable of that name is registered (the message names the known ones).
+    """
+    if name not in MODULES:
+        raise KeyError(f"name must be one of {sorted(MODULES)}, got {name!r}")
+    return _imported(MODULES[name].widget)
 
 
 def registering_modules() -> list[str]:
     """The modules outside this package that registered explorables (a page builder imports them too)."""
-    return sorted(
-        {r.viewer.split(":")[0] for r in EXPLORABLES.values() if not r.viewer.startswith("attention_explorable.")}
-    )
+    return sorted({m.widget.split(":")[0] for m in MODULES.values() if m.bundle is not None})

@@ -1,21 +1,13 @@
-"""The base every explorable shares: its state in the browser, and its view drawn there.
+"""The base every explorable's Panel component shares, drawn from Python.
 
-An explorable is a :class:`panel.viewable.Viewer` whose ``param`` parameters
-are its state. This base mirrors the state parameters into one Bokeh
-``DataModel`` (``_state``, made from the parameters), the only model whose
-changes travel between browser and server:
-
-* in the browser, the explorable's ES module (``web/dist/<name>.mjs``, run by
-  Bokeh's ``CustomJS``) turns a student's actions into changes of the state
-  model, and draws every change of it (from the student or from the server)
-  with the JavaScript twin of the Python view: nothing waits for the server,
-  and a saved page works with no server at all;
-* on the server, a change from the browser sets the parameters (validated,
-  so the server log never sees a traceback), and a change made in Python (a
-  deep link, a notebook, the class) reaches the browser as a change of the
-  state model, which the browser draws. Python writes its own view into the
-  models only for changes made in Python, so that the page it builds, or
-  saves, opens with the right picture.
+An explorable's student page, embeds, textbook block and notebook widget are
+its module (``web/<name>.js``, in the anywidget front-end form; see
+:mod:`attention_explorable.modules`). Its Panel component (``panel serve``,
+the instructor's page, ``server_document``) is the classic Panel way: a
+:class:`panel.viewable.Viewer` whose ``param`` parameters are its state, whose
+Bokeh controls call Python back, and whose every change of a parameter
+writes its pure Python view (``views/<name>.py``) into its Bokeh models. No
+JavaScript of the explorable runs in it.
 
 References: docs/architecture.md, "The life of a key press".
 """
@@ -24,7 +16,6 @@ from __future__ import annotations
 
 import html
 import math
-import re
 import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -33,86 +24,24 @@ from pathlib import Path
 
 import panel as pn
 import param
-from bokeh.core.properties import Bool, Float, Int, Nullable, String
-from bokeh.model import DataModel
 from bokeh.models import CustomJS
 from panel.models.markup import HTML as HTMLModel
 
 from .. import ui
-from . import EXPLORABLES, MODULES
-from ..strings import DEFAULT_LANGUAGE, HTML_LANG, STRINGS, text
+from . import MODULES
+from ..strings import DEFAULT_LANGUAGE, STRINGS, text
 from ..views.links import link_values, read_link
 
 
 def web_module(name: str) -> str:
-    """The source of the bundled ES module ``web/dist/<name>.mjs`` (package data).
-
-    For a registered explorable whose :class:`~attention_explorable.explorables.Registration`
-    names a ``bundle``, that file instead.
-    """
-    registration = EXPLORABLES.get(name)
-    if registration is not None and registration.bundle is not None:
-        code = _read(str(registration.bundle))
-    else:
-        code = _read(str(resources.files("attention_explorable").joinpath("web", "dist", f"{name}.mjs")))
-    _MODULE_NAMES[code] = name
-    return code
-
-
-#: The source of each module read by :func:`web_module` -> its name.
-_MODULE_NAMES: dict[str, str] = {}
-
-
-def web_module_name(code: str) -> str:
-    """The name of the module whose source :func:`web_module` returned as ``code``.
-
-    Raises
-    ------
-    KeyError
-        If ``code`` is not a module :func:`web_module` has read.
-    """
-    try:
-        return _MODULE_NAMES[code]
-    except KeyError:
-        raise KeyError(f"code {code[:60]!r}... is not one of the project's ES modules") from None
+    """The source of the package's bundled ES module ``web/dist/<name>.mjs``, which a live Panel page runs
+    through Bokeh's ``CustomJS`` (a page script: ``frame``, ``connection``, ``keys``, ``language`` ...)."""
+    return _read(str(resources.files("attention_explorable").joinpath("web", "dist", f"{name}.mjs")))
 
 
 @lru_cache(maxsize=None)
 def _read(path: str) -> str:
     return Path(path).read_text("utf-8")
-
-
-def push_to_notebook(model, names) -> None:
-    """Send the values of ``model``'s properties ``names``, and the document's other changes, to the
-    notebook page that shows it, now.
-
-    A Panel server sends a document's changes by itself, but in a notebook
-    (JupyterLab, classic, VS Code, Colab) Panel sends only the changes of
-    its own components: a Bokeh model changed directly, as the state model
-    of an explorable is, waits for ``panel.io.push_notebook`` of the
-    displayed object (and the state model's own changes are not among the
-    document's held ones there). An explorable is displayed as a new layout
-    each time, so this finds the display by its document (Panel's record of
-    its displays, ``pn.state._views``: Panel is pinned to the version
-    tested). Nothing happens outside a notebook or before the model is shown.
-
-    Source: Panel, "Notebook" (``push_notebook``: "required when modifying
-    any Bokeh object directly in a notebook session").
-    """
-    doc = model.document
-    if doc is None:
-        return
-    from bokeh.document.events import ModelChangedEvent
-    from panel.io.model import diff
-    from panel.io.notebook import push
-
-    for _, root, shown, comm in list(pn.state._views.values()):
-        if comm is not None and shown is doc and "embedded" not in root.tags:
-            ours = [ModelChangedEvent(doc, model, name, getattr(model, name)) for name in names]
-            message = diff(doc, events=ours + list(doc.callbacks._held_events))
-            if message is not None:
-                push(doc, comm, msg=message)
-            return
 
 
 class ScriptedPane(pn.pane.HTML):
@@ -150,25 +79,6 @@ class ScriptedPane(pn.pane.HTML):
             "document_ready", CustomJS(code=web_module(self.script), module=True, args={"host": model, **self.settings})
         )
         return model
-
-
-# A Selector of strings travels as its string (the browser sends only its objects).
-_PROPERTY = {param.Integer: Int, param.Number: Float, param.Boolean: Bool, param.String: String, param.Selector: String}
-
-
-@lru_cache(maxsize=None)
-def state_model_class(owner: type) -> type:
-    """A Bokeh ``DataModel`` class with one property per state parameter of ``owner``.
-
-    Call it when the explorable's module is imported: Bokeh sends the
-    definitions of the data models that exist when a document is first sent.
-    """
-    props = {}
-    for name in owner._state_params:
-        p = owner.param[name]
-        kind = next(prop for cls, prop in _PROPERTY.items() if isinstance(p, cls))
-        props[name] = Nullable(kind) if p.allow_None else kind()
-    return type(f"{owner.__name__}State", (DataModel,), {"__module__": owner.__module__, **props})
 
 
 def bokeh_pane(model) -> pn.pane.Bokeh:
@@ -271,8 +181,8 @@ def _page_opened(layout) -> bool:
 def _redraw_moved_displays(result=None) -> None:
     """After a notebook cell ran: draw again, in place, each display of an explorable that Python moved,
     which no page has drawn (a notebook run without a browser: ``nbconvert --execute``, nbclient), so that
-    its saved output holds the state now. A display a page shows follows Python by the comm instead
-    (``push_to_notebook``), and one shown by the cell that just ran waits for the next cell (its page may
+    its saved output holds the state now. A display a page shows follows Python by its widget's comm
+    instead, and one shown by the cell that just ran waits for the next cell (its page may
     not have drawn it yet). See ``Explorable._ipython_display_``."""
     from IPython import get_ipython
 
@@ -342,15 +252,17 @@ def param_link_spec(obj: param.Parameterized, names, prefix: str, language: str,
 
 
 class Explorable(pn.viewable.Viewer):
-    """Base of the explorables: language, state in the browser, the view drawn there.
+    """An explorable as a Panel component drawn from Python: language, state, the view written into Bokeh models.
 
-    Subclasses set ``_view_module`` (their pure view's module, whose name is
-    theirs: the module ``web/dist/<name>.mjs``; or ``_name``, ``_view_function``
-    and ``_state_params``, the parameters mirrored into the browser, one by
-    one) and ``_config_data`` (what the view needs
-    besides the state, sent to the browser once), implement :meth:`_models`
-    (the page's models by the names the view uses), and call :meth:`_attach`
-    once their models exist, giving the models whose events the module handles.
+    Its Bokeh controls call Python back (:meth:`_act`, given the model the student used), which sets the
+    parameters, and every change of a parameter writes the Python view into its Bokeh models. Its student
+    page, embeds, textbook block and notebook widget are its module (``web/<name>.js``, registered in
+    :data:`~attention_explorable.explorables.MODULES`).
+
+    Subclasses set ``_view_module`` (their pure view's module, whose name is theirs) and ``_config_data``
+    (what the view needs besides the state), implement :meth:`_models` (the page's models by the names
+    the view uses) and :meth:`_act`, and call :meth:`_attach` once their models exist, giving the models
+    the student uses.
     """
 
     language = param.Selector(
@@ -401,70 +313,12 @@ class Explorable(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._state = state_model_class(type(self))(**self.state())
-        self._browser_change = False
         self._moved_in_python = False  # since its notebook display was last drawn (_redraw_moved_displays)
-        for name in self._state_params:
-            self._state.on_change(name, self._from_browser)
-        self.param.watch(self._to_browser, list(self._state_params))
+        self.param.watch(self._changed, list(self._state_params))
 
     def _plot(self, fig) -> pn.viewable.Viewable:
         """Figure ``fig`` in the layout (layout only), stretched to its column."""
         return bokeh_pane(fig)
-
-    def save(self, path, title: str | None = None) -> Path:
-        """Write this explorable, in its current state, as one HTML file that works offline.
-
-        The file is a student page (:mod:`attention_explorable.native`), as
-        the exported site's: its elements, its styles and its one script
-        inside it (about 150 KB): opened from ``file://`` on a machine with
-        no network, it asks nothing of any host, and everything a student
-        does in it runs in the browser.
-
-        Parameters
-        ----------
-        path : str or Path
-            Where to write (an existing file is replaced; its folder must exist).
-        title : str, optional
-            The page's title; default the explorable's heading in its language.
-
-        Returns
-        -------
-        Path
-            The file written.
-
-        Raises
-        ------
-        ValueError
-            If ``path`` names a folder, or a folder that does not exist.
-
-        Examples
-        --------
-        >>> from attention_explorable import StepsExplorer
-        >>> StepsExplorer(language="en", temperature=0.5).save("steps.html")  # doctest: +SKIP
-        PosixPath('steps.html')
-        """
-        target = Path(path)
-        if target.is_dir():
-            raise ValueError(f"path {str(path)!r} is a folder; give a file name such as 'explorable.html'")
-        if not target.parent.is_dir():
-            raise ValueError(f"path {str(path)!r}: the folder {str(target.parent)!r} does not exist")
-        heading = (
-            title
-            if title is not None
-            else self._t(EXPLORABLES[self._name].heading_key)
-            if self._name in EXPLORABLES
-            else self._name
-        )
-        from ..native import student_page  # (native reads this module)
-
-        lang = HTML_LANG.get(self.language, self.language)
-        target.write_text(student_page(self._copy, heading, lang), encoding="utf-8")
-        return target
-
-    def _copy(self) -> Explorable:
-        """A new explorable in this one's state (a document owns its models: a saved page gets its own)."""
-        return type(self)(language=self.language, link_prefix=self.link_prefix, **self.state())
 
     @classmethod
     def page_parts(cls, language: str) -> tuple:
@@ -493,7 +347,7 @@ class Explorable(pn.viewable.Viewer):
 
     def _slider_models(self) -> dict:
         """``<name>_slider`` and ``<name>_box`` of each of ``self._sliders`` (name -> (slider, box, row),
-        from :func:`controls.slider`), as the view and ``sliderAction`` in ``web/controller.js`` name them."""
+        from :func:`controls.slider`), as the view and ``modelSlider`` in ``web/parts.js`` name them."""
         out = {}
         for name, (slider, box, _row) in getattr(self, "_sliders", {}).items():
             out[f"{name}_slider"], out[f"{name}_box"] = slider, box
@@ -557,70 +411,6 @@ class Explorable(pn.viewable.Viewer):
                 notice.update(text=html.escape(" ".join(notices)), visible=True)
         return notices
 
-    def _valid(self, name: str, value) -> bool:
-        """Whether ``value`` from the browser may become parameter ``name``."""
-        p = self.param[name]
-        if value is None:
-            return bool(p.allow_None)
-        if isinstance(p, param.Boolean):
-            return isinstance(value, bool)
-        if isinstance(p, param.Selector):
-            return isinstance(value, str) and value in p.objects
-        if isinstance(p, param.String):
-            return (
-                isinstance(value, str)
-                and len(value) <= 10_000
-                and (p.regex is None or re.match(p.regex, value) is not None)
-            )
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            return False
-        if isinstance(p, param.Integer) and value != int(value):
-            return False
-        lo, hi = p.bounds or (None, None)
-        return (lo is None or value >= lo) and (hi is None or value <= hi)
-
-    def _from_browser(self, attr, old, new):
-        if new == getattr(self, attr) and type(new) is type(getattr(self, attr)):
-            return  # the echo of a change made in Python (Bokeh calls back for those too)
-        if not self._valid(attr, new):  # never from our page; put the server's value back
-            with pn.io.unlocked():
-                setattr(self._state, attr, getattr(self, attr))
-            return
-        if isinstance(self.param[attr], param.Integer):
-            new = int(new)
-        was, self._browser_change = self._browser_change, True
-        try:
-            self.param.update({attr: new})
-        finally:
-            self._browser_change = was
-
-    def _to_browser(self, *events):
-        with pn.io.unlocked():
-            self._state.update(**{e.name: e.new for e in events})
-            if not self._browser_change:  # the browser draws its own changes
-                self._redraw()
-        if not self._browser_change:
-            push_to_notebook(self._state, [e.name for e in events])
-            self._moved_in_python = True
-
-    def _ipython_display_(self) -> None:
-        """Show the explorable in a notebook cell (IPython's display hook), live as Panel shows it.
-
-        A page that shows it follows Python through the comm (``push_to_notebook``). A notebook run
-        (with Jupyter's own comms, Panel's default) with no page (``jupyter nbconvert --execute``, nbclient) keeps the cell's output at the state
-        Python last gave the explorable instead: after a later cell that moved it from Python
-        (``explorer.temperature = 0.05``), the output is drawn again in place (IPython's
-        ``update_display``), so the executed notebook and its export hold the last state.
-
-        Source: IPython, "Updatable displays" (``display(..., display_id=True)``); nbclient applies
-        ``update_display_data`` to the outputs of that display.
-        """
-        self._show_in_notebook(self._notebook_view())
-
-    def _notebook_view(self):
-        """What a notebook cell shows of it, drawn in its state now."""
-        return self.__panel__()
-
     def _show_in_notebook(self, layout) -> None:
         from IPython import get_ipython
         from IPython.display import display
@@ -637,53 +427,6 @@ class Explorable(pn.viewable.Viewer):
 
     def _redraw(self) -> None:
         write_view(self._models(), self.view())
-
-    def _attach(self, events: dict) -> CustomJS:
-        """Run the explorable's ES module on every change of the state and on ``events``.
-
-        ``events`` maps a model to what to listen to: a property name
-        (``"value"``) or an event name (``"button_click"``, ``"tap"``). Returns the module's
-        callback, for a listener of another kind (a data source's ``change``).
-        """
-        linked = self._link_params and self.deep_link
-        config = {**self._config(), "link": self.link_spec()} if linked else self._config()
-        callback = CustomJS(
-            code=web_module(self._name),
-            module=True,
-            args={"state": self._state, "models": self._models(), "config": config},
-        )
-        doc = pn.state.curdoc
-        if doc is not None and linked:  # a page opened with a link (static pages)
-            doc.js_on_event("document_ready", callback)
-        for name in self._state_params:
-            self._state.js_on_change(name, callback)
-        for model, what in events.items():
-            for item in what if isinstance(what, (list, tuple)) else [what]:
-                if item in model.properties():
-                    model.js_on_change(item, callback)
-                else:
-                    model.js_on_event(item, callback)
-        return callback
-
-
-class LiveExplorable(Explorable):
-    """An explorable whose student page is its module and whose Panel component is drawn from Python.
-
-    Its student page, embeds, textbook block and notebook widget are its module
-    (``web/<name>.js``, registered in :data:`~attention_explorable.explorables.MODULES`); as a
-    Panel component (``panel serve``, the instructor's page, ``server_document``) it is the
-    classic Panel way: its Bokeh controls call Python back (:meth:`_act`, given the model the
-    student used), which sets the parameters, and every change of a parameter writes the
-    Python view into its Bokeh models. No JavaScript of the explorable runs in it.
-
-    Subclasses do as :class:`Explorable`'s (``_view_module``, ``_config_data``, :meth:`_models`,
-    :meth:`_attach` with the models the student uses) and implement :meth:`_act`.
-    """
-
-    def __init__(self, **params):
-        pn.viewable.Viewer.__init__(self, **params)
-        self._moved_in_python = False  # since its notebook display was last drawn (_redraw_moved_displays)
-        self.param.watch(self._changed, list(self._state_params))
 
     def _changed(self, *events) -> None:
         # (Drawn as the change's callback runs: Bokeh sends what it wrote once the callback returns.
@@ -826,9 +569,6 @@ class LiveExplorable(Explorable):
         ValueError
             If ``path`` names a folder, or a folder that does not exist.
         """
-        return self._save_page(path, title)
-
-    def _save_page(self, path, title: str | None) -> Path:
         from ..modules import module_page
 
         target = Path(path)
@@ -854,8 +594,13 @@ class LiveExplorable(Explorable):
     def _ipython_display_(self) -> None:
         """In a notebook, the explorable's module (its anywidget, :func:`attention_explorable.modules.module_widget`)
         in this state, following it both ways: a change in Python reaches the page, the student's change
-        the parameters. A notebook run with no page (``nbclient``) keeps the cell's output at the state Python
-        last gave it, as :class:`Explorable`'s does."""
+        the parameters. A notebook run with no page (``jupyter nbconvert --execute``, nbclient) keeps the
+        cell's output at the state Python last gave it: after a later cell that moved it from Python
+        (``explorer.temperature = 0.05``), the output is drawn again in place (IPython's
+        ``update_display``), so the executed notebook and its export hold the last state.
+
+        Source: IPython, "Updatable displays" (``display(..., display_id=True)``); nbclient applies
+        ``update_display_data`` to the outputs of that display."""
         self._show_in_notebook(self._notebook_view())
 
     def _notebook_view(self):

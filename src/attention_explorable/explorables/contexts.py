@@ -15,10 +15,10 @@ from .. import plots
 from ..views import contexts as contexts_view
 from ..views.contexts import CONTEXTS
 from . import controls
-from .base import LiveExplorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model
+from .base import Explorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model
 
 
-class ContextsExplorer(LiveExplorable):
+class ContextsExplorer(Explorable):
     """The same word in two sentences, read by one self-attention step in each.
 
     苹果 / "apple" has the same toy vector ``[1, 1, 0]`` in 她 削 了 苹果 ("she

@@ -16,7 +16,7 @@ from panel.models.markup import HTML as HTMLModel
 from ..content import PROSE_CSS, Block, math_html
 from ..views import exercise as exercise_view
 from . import controls
-from .base import LiveExplorable, bokeh_pane
+from .base import Explorable, bokeh_pane
 
 #: The feedback wraps anywhere: a long echo of a malformed answer stays within a phone's width.
 FEEDBACK_CSS = ".ae-right, .ae-wrong, .ae-error { overflow-wrap: anywhere; }"
@@ -28,7 +28,7 @@ input[type="radio"] { width: 24px; height: 24px; margin: 0; }
 """
 
 
-class Exercise(LiveExplorable):
+class Exercise(Explorable):
     """One exercise of the course text, checked from Python (its student page is ``web/exercise.js``).
 
     Kinds (from the content block's ``kind=`` option):
@@ -270,7 +270,7 @@ class Exercise(LiveExplorable):
         ValueError
             If ``path`` names a folder, or a folder that does not exist.
         """
-        return self._save_page(path, title if title is not None else self.block.args[0] if self.block.args else "")
+        return super().save(path, title if title is not None else self.block.args[0] if self.block.args else "")
 
     # --- layout only ----------------------------------------------------------
     def __panel__(self):

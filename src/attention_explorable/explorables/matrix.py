@@ -15,12 +15,12 @@ from bokeh.models import ColumnDataSource
 from .. import plots
 from ..views import matrix as matrix_view
 from . import controls
-from .base import LiveExplorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model
+from .base import Explorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model
 
 _SLIDERS = matrix_view.SLIDERS
 
 
-class MatrixExplorer(LiveExplorable):
+class MatrixExplorer(Explorable):
     """Score and weight matrices of scaled dot-product attention (section 3.7.7).
 
     ``n`` tokens get queries, keys and values with approximately standard

@@ -15,10 +15,10 @@ from .. import plots
 from ..views import qkv as qkv_view
 from ..views.qkv import PRESETS, PROJECTIONS
 from . import controls
-from .base import LiveExplorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model
+from .base import Explorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model
 
 
-class QkvExplorer(LiveExplorable):
+class QkvExplorer(Explorable):
     """Three toy inputs projected into queries, keys and values, and every stage to the output.
 
     The inputs ``X`` (rows ``[1, 0]``, ``[0, 1]``, ``[1, 1]``) are fixed toy

@@ -16,7 +16,7 @@ from ..views import selfcross as selfcross_view
 from ..views.selfcross import MODES, N_QUERY
 from . import controls
 from .base import (
-    LiveExplorable,
+    Explorable,
     Tried,
     bokeh_pane,
     html_model,
@@ -26,7 +26,7 @@ from .base import (
 )
 
 
-class SelfCrossExplorer(LiveExplorable):
+class SelfCrossExplorer(Explorable):
     """Self-attention within one sentence, cross-attention between two.
 
     The Chinese sentence ``我 爱 机器 学习`` and its translation ``I love

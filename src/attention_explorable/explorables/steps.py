@@ -20,10 +20,10 @@ from ..strings import DEFAULT_LANGUAGE, text
 from ..views import steps as steps_view
 from ..views.numbers import format_fixed
 from . import controls
-from .base import LiveExplorable, ScriptedPane, Tried, bokeh_pane, html_model, screen_reader_model
+from .base import Explorable, ScriptedPane, Tried, bokeh_pane, html_model, screen_reader_model
 
 
-class StepsExplorer(LiveExplorable):
+class StepsExplorer(Explorable):
     """Attention over two scalar values, replayed in three steps.
 
     A student picks a step, predicts the output ``y``, presses

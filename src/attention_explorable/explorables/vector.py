@@ -15,7 +15,7 @@ from .. import plots
 from ..views import vector as vector_view
 from ..views.vector import EXAMPLE_KEYS, EXAMPLE_VALUES, MAX_POINTS, SLIDERS
 from . import controls
-from .base import LiveExplorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model
+from .base import Explorable, Tried, bokeh_pane, html_model, prediction_models, screen_reader_model
 
 
 class _Points(param.Array):
@@ -26,7 +26,7 @@ class _Points(param.Array):
         vector_view.points(val, self.name)
 
 
-class VectorExplorer(LiveExplorable):
+class VectorExplorer(Explorable):
     """One query against a few keys and values in the plane (section 3.7.6).
 
     The student moves the query ``q`` with two sliders, by typing its

@@ -60,7 +60,7 @@ function watch(root) {
 
 /** Name the page's unnamed controls, now and as new ones appear; keep the focus on controls drawn again. */
 export function nameUnnamedControls() {
-  // Bokeh's widgets only: a student page (web/native.js) has no BokehJS, and its controls carry
+  // Bokeh's widgets only: a student page has no BokehJS, and its controls carry
   // their names in its markup (nothing to watch, no observer on every change of the page).
   if (typeof window === "undefined" || !window.Bokeh) return;
   // Once per page, whichever bundle comes first (each explorable's and the page's carry this module).

@@ -22,15 +22,8 @@ export function deepQueryAll(root, selector, found = []) {
   return found;
 }
 
-/**
- * The view that draws model `model` on the page, if it is drawn (else null):
- * BokehJS's view on a Bokeh page; on a student page (web/native.js) the
- * model's own element, as `el`, `shadow_el` and (a box's) `input_el`.
- */
+/** The view BokehJS draws model `model` with on a live Panel page, if it is drawn (else null). */
 export function viewOf(model) {
-  if (model && model.el instanceof Element) {
-    return {el: model.el, shadow_el: model.el, input_el: model.el.querySelector("input")};
-  }
   const index = typeof window !== "undefined" && window.Bokeh && window.Bokeh.index;
   return index && typeof index.find_one === "function" ? index.find_one(model) : null;
 }

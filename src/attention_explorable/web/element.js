@@ -78,7 +78,7 @@ export function defineElement({script, names, lang, css = ""}) {
         return;
       }
       load(name, language)
-        .then(({shell, spec}) => mountShadow(this, {...shell, css: `${css}\n${shell.css}`}, spec, {
+        .then(({shell}) => mountShadow(this, {...shell, css: `${css}\n${shell.css}`}, {
           deepLinks: this.hasAttribute("deep-links"), initial: initialState(this), theme: this.getAttribute("theme")}))
         .then((models) => {
           this.models = models;

@@ -87,6 +87,26 @@ function followAddress(host, model, spec, embed) {
 }
 
 /**
+ * Add to `modules` (name -> module) each module of an explorable registered from outside the package that
+ * `root` carries as text (`<script type="text/plain" data-ae-module=NAME>`, modules.outside_modules),
+ * imported from a Blob URL (it is one ES module with its imports bundled; the page's policy allows blob:).
+ * Resolves once every one is in; one that does not load is said in the console, the others kept.
+ */
+export async function importModules(modules, root = document) {
+  await Promise.all([...root.querySelectorAll("script[data-ae-module]")].map(async (el) => {
+    const url = URL.createObjectURL(new Blob([el.textContent], {type: "text/javascript"}));
+    try {
+      modules[el.dataset.aeModule] = (await import(url)).default;
+    } catch (err) {
+      console.error(`attention explorable: the module ${el.dataset.aeModule} did not load`, err);
+    } finally {
+      URL.revokeObjectURL(url);
+    }
+  }));
+  return modules;
+}
+
+/**
  * Render every `[data-ae-render]` element of `root` with its module from `modules` (name -> module), or
  * only the first `limit` not rendered yet (in the page's order).
  * `embed` is null on a page of its own (the address is the state's); in an author's page (web/shadow.js)
@@ -105,7 +125,7 @@ export function mountModules(modules, root = document, embed = null, limit = Inf
     const target = document.createElement("div");
     host.append(target);
     try {
-      const model = createModel(JSON.parse(data.textContent));
+      const model = host.aeModel = createModel(JSON.parse(data.textContent));
       const link = host.querySelector("script[data-ae-link]");
       if (link) followAddress(host, model, JSON.parse(link.textContent), embed);
       module.render({model, el: target});

@@ -16,5 +16,3 @@ export {exerciseView, judge} from "./exercise.js";
 export {attendQKV, qkvView} from "./qkv.js";
 export {contextsView, readContext} from "./contexts.js";
 export {h, morph, patch} from "./dom.js";
-export {PART, mount} from "./native.js";
-export {controller, sliderAction} from "./controller.js";

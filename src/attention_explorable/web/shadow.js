@@ -3,8 +3,6 @@
 // scripts (its own Bokeh, MathJax or KaTeX) neither reach it nor are reached
 // by it. Used by the <attention-explorable> element (web/element.js), which
 // the one-tag embed (embed/NAME.js) puts in the page.
-import {startQuery} from "./links.js";
-import {mount, readSpec} from "./native.js";
 import {watchTheme} from "./theme.js";
 
 
@@ -28,14 +26,14 @@ export function addMathFont(font) {
  * Mount one explorable into a new open shadow root of `host`.
  * @param {HTMLElement} host the element that holds it (gets the shadow root)
  * @param {{name: string, lang: string, css: string, html: string, modules: object, math_font?: object}} shell
- *   what native.embed_data wrote: its styles, its elements, outside modules as text, its math font
- * @param {object} spec native.NativePage.spec() (not changed: each mount works on its own copy)
+ *   what native.embed_data wrote: its styles, its elements (the module's element and state), the modules
+ *   of explorables registered from outside the package as text, its math font
  * @param {{deepLinks?: boolean, initial?: Object<string, string>, theme?: string|null}} options
  *   whether the host page's address is the explorable's (read and followed), the author's initial
- *   state, the theme asked for (see watchTheme)
- * @returns {Promise<Map<string, object>>} the models, once mounted
+ *   state (the element's attributes), the theme asked for (see watchTheme)
+ * @returns {Promise<Map<string, object>>} its modules' models by name, once rendered
  */
-export function mountShadow(host, shell, spec, {deepLinks = false, initial = {}, theme = null} = {}) {
+export async function mountShadow(host, shell, {deepLinks = false, initial = {}, theme = null} = {}) {
   host.lang = shell.lang;
   addMathFont(shell.math_font);
   watchTheme(host, theme);
@@ -43,26 +41,16 @@ export function mountShadow(host, shell, spec, {deepLinks = false, initial = {},
   const style = document.createElement("style");
   style.textContent = shell.css;
   root.replaceChildren(style, document.createRange().createContextualFragment(shell.html));
-  const own = readSpec(spec);
-  for (const cb of Object.values(own.callbacks)) {
-    const config = cb.args && cb.args.config;
-    if (!config || !config.link) continue;
-    // The host page's address is the author's: read and followed only when the markup asks (deep links);
-    // otherwise the explorable's parameters are the markup's, by their own names (a notice says step="9").
-    if (!deepLinks) {
-      config.link.prefix = "";
-      // What a notice names is then an attribute of the element (step="9"), not a link's parameter.
-      if (config.link.attribute_messages) config.link.messages = config.link.attribute_messages;
+  const modules = {...window.aeModules};
+  for (const [name, code] of Object.entries(shell.modules || {})) {
+    const url = URL.createObjectURL(new Blob([code], {type: "text/javascript"}));
+    try {
+      modules[name] = (await import(url)).default;
+    } finally {
+      URL.revokeObjectURL(url);
     }
-    config.link.query = startQuery(config.link, initial, deepLinks);
-    config.link.follow = deepLinks;
   }
-  const more = Object.entries(shell.modules || {}).map(async ([name, code]) => [name,
-    (await import(URL.createObjectURL(new Blob([code], {type: "text/javascript"})))).default]);
-  return Promise.all(more).then((extra) => {
-    const models = mount(own, {...window.aeModules, ...Object.fromEntries(extra)}, root);
-    // An explorable written as one module (web/host.js), its link read as the spec's are, above.
-    if (window.aeMountModules) window.aeMountModules(window.aeModules, root, {deepLinks, initial});
-    return models;
-  });
+  // Its link read from the element's attributes (the host's address only with deep links): web/host.js.
+  window.aeMountModules(modules, root, {deepLinks, initial});
+  return new Map([...root.querySelectorAll("[data-ae-render]")].map((el) => [el.dataset.aeRender, el.aeModel]));
 }

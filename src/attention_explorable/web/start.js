@@ -1,13 +1,15 @@
-// A student page's script entry when the page holds no emulated explorable (web/dist/page/start.js, which
+// A student page's script entry (web/dist/page/start.js, which
 // attention_explorable/native.py inlines after the modules' scripts and their host): once the page is
 // parsed, its page scripts run (web/host.js runScripts: the language switch, the video buttons, the
 // frame's anchor and height), then its explorable modules are rendered one task each, in the page's order
 // (a key the reader presses meanwhile is answered between two of them, not after all of them: the
-// textbook holds twenty); `ae-page-mounted` is marked when all of it is live.
+// textbook holds twenty); `ae-page-mounted` is marked when all of it is live. An explorable registered from
+// outside the package brings its module as text, imported first (web/host.js importModules).
 performance.mark("ae-page-script");
 window.aeRunScripts?.(window.aeModules);
+const modules = (window.aeModules = window.aeModules || {});
 const next = () => {
-  if (window.aeMountModules && window.aeMountModules(window.aeModules, document, null, 1)) {
+  if (window.aeMountModules && window.aeMountModules(modules, document, null, 1)) {
     setTimeout(next, 0);
     return;
   }
@@ -15,4 +17,6 @@ const next = () => {
   document.documentElement.removeAttribute("data-ae-wait");
   performance.mark("ae-page-mounted");
 };
-next();
+// (An explorable registered from outside the package brings its module as text: imported first.)
+if (document.querySelector("script[data-ae-module]") && window.aeImportModules) window.aeImportModules(modules).then(next);
+else next();

@@ -1,5 +1,5 @@
-// The student page's figures: a figure spec (attention_explorable.native.figure_spec)
-// and the live models it names (its sources, ranges, axes, title) drawn as HTML
+// The modules' figures: a figure spec (web/figures.js)
+// and the parts it names (its sources, ranges, axes, title) drawn as HTML
 // and SVG elements (described as nodes, web/dom.js's `h`, which `patch` writes
 // into the page, changing only what changed since the last move), laid out as
 // BokehJS lays out the same figure on a live Panel page:
@@ -350,7 +350,7 @@ export function scales(spec, get) {
  * The figure's inside (its grid of title, axes, frame and legend) as nodes
  * (web/dom.js's `h`), in the state of the models `get(ref)` returns; and the
  * grid's CSS.
- * @param {object} spec native.figure_spec(fig)
+ * @param {object} spec a figure's spec (web/figures.js)
  * @param {function(object): object} get a reference -> the live model
  * @returns {{cells: object[], style: string, title: string}} (`cells`: the grid's cells, one
  *   element each, as nodes for web/dom.js's `patch`)

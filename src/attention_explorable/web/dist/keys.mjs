@@ -13,9 +13,6 @@ function deepQuery(root, selector) {
   return null;
 }
 function viewOf(model) {
-  if (model && model.el instanceof Element) {
-    return { el: model.el, shadow_el: model.el, input_el: model.el.querySelector("input") };
-  }
   const index = typeof window !== "undefined" && window.Bokeh && window.Bokeh.index;
   return index && typeof index.find_one === "function" ? index.find_one(model) : null;
 }
