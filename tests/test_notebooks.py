@@ -111,11 +111,15 @@ def test_the_notebook_is_the_section(section_id, language):
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("section_id", SECTIONS)
 def test_the_page_links_the_notebook(section_id, language):
-    link = notebook_link(section_id, language)
-    m = re.search(r"class='ae-notebook' href='data:application/x-ipynb\+json;base64,([^']+)' download='([^']+)'", link)
-    assert m, link
+    inline = notebook_link(section_id, language, inline=True)  # the live textbook: no route for a file
+    m = re.search(
+        r"class='ae-notebook' href='data:application/x-ipynb\+json;base64,([^']+)' download='([^']+)'", inline
+    )
+    assert m, inline
     assert base64.b64decode(m.group(1)).decode("utf-8") == notebooks.notebook_json(section_id, language)
     assert m.group(2) == f"attention-{section_id}-{language}.ipynb"
+    link = notebook_link(section_id, language)  # a student page: the file beside it
+    assert f"class='ae-notebook' href='notebooks/attention-{section_id}-{language}.ipynb' download=" in link
     shown = re.sub(r"<[^>]+>", "", link)  # the words a reader sees (an English word on a Chinese page has its lang)
     assert ("下载本节 Notebook" if language == "zh" else "Download this section as a notebook") in shown
     assert ('<span lang="en">Notebook</span>' in link) == (language == "zh")

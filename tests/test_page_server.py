@@ -64,6 +64,20 @@ def test_each_page_is_a_file_gzipped_with_an_etag_and_revalidated_with_304(serve
     assert get(port, f"/{app}", {"If-None-Match": '"stale"'})[0] == 200
 
 
+def test_the_textbooks_notebooks_are_files_beside_it(server):
+    from attention_explorable import notebooks
+
+    port, _ = server
+    page = get(port, "/textbook?lang=en")[2].decode()
+    href = re.search(r"class='ae-notebook' href='([^']+)'", page).group(1)
+    assert href == notebooks.notebook_href("sec-3-7", "en") and "data:" not in page.split("ae-notebook")[1][:80]
+    status, headers, body = get(port, f"/{href}", {"Accept-Encoding": "gzip"})  # as the browser resolves it
+    assert status == 200 and headers["content-type"] == "application/x-ipynb+json"
+    assert gzip.decompress(body).decode() == notebooks.notebook_json("sec-3-7", "en")
+    assert get(port, "/notebooks/attention-sec-9-9-en.ipynb")[0] == 404
+    assert get(port, "/notebooks/attention-sec-3-7-fr.ipynb")[0] == 404
+
+
 def test_the_language_is_the_query_then_the_cookie_then_chinese(server):
     port, _ = server
 

@@ -358,7 +358,33 @@ def tex_to_mathml(tex: str, display: bool = False) -> str:
         out = _latex2mathml(tex, display="block" if display else "inline")
     except Exception as exc:  # noqa: BLE001 - any converter failure names the formula
         raise ContentError(f"cannot convert the formula {tex!r} to MathML: {exc}") from exc
-    return out.replace("<math ", "<math class='ae-math' ", 1)
+    return _slim(out).replace("<math", "<math class='ae-math'", 1)
+
+
+#: A character reference in latex2mathml's output (``&#x02211;``).
+_CHAR_REF = re.compile(r"&#x([0-9A-Fa-f]+);")
+_MROW = re.compile(r"<mrow>|</mrow>")
+
+
+def _slim(mathml: str) -> str:
+    """``mathml`` as an HTML page needs it, the same formula in fewer bytes: no ``xmlns`` (the HTML parser
+    puts ``<math>`` in MathML's namespace), no ``display="inline"`` (the default), each character reference
+    as its character (``∑``; the five that mark up text stay references), and no ``<mrow>`` around the
+    whole formula (``<math>`` is one row itself). Source: MathML Core, "The top-level math element"."""
+    out = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "").replace(' display="inline"', "")
+    out = _CHAR_REF.sub(lambda m: m.group(0) if chr(int(m.group(1), 16)) in "<>&\"'" else chr(int(m.group(1), 16)), out)
+    open_end = out.find(">") + 1
+    close = out.rfind("</math>")
+    inner = out[open_end:close]
+    if inner.startswith("<mrow>") and inner.endswith("</mrow>"):
+        depth = 0
+        for tag in _MROW.finditer(inner):
+            depth += 1 if tag.group(0) == "<mrow>" else -1
+            if depth == 0:  # the first row closes here: it wraps the whole formula only if this is the end
+                if tag.end() == len(inner):
+                    out = out[:open_end] + inner[len("<mrow>") : -len("</mrow>")] + out[close:]
+                break
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -450,7 +476,7 @@ def mark_languages(source: str, language: str) -> str:
 #: Chinese punctuation that must not begin a line: kept on the line of the formula it follows.
 _CLOSING_PUNCTUATION = "，。、；：？！）》」』"
 _INLINE_MATH_THEN_CLOSING = re.compile(
-    r"(<math class='ae-math'[^>]*display=\"inline\">(?:(?!</math>).)*</math>)([" + _CLOSING_PUNCTUATION + "]+)", re.S
+    r"(<math class='ae-math'>(?:(?!</math>).)*</math>)([" + _CLOSING_PUNCTUATION + "]+)", re.S
 )
 
 

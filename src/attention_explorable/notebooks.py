@@ -10,9 +10,11 @@ so the notebook says what the page says; ``tests/test_notebooks.py`` runs every
 notebook with a real kernel and checks that its cells print the numbers the text
 quotes.
 
-The textbook page links each section's notebook (``ae-notebook``) as a
-``data:`` URL (:func:`notebook_data_url`): the same link works on a served page,
-on an exported one and offline, with nothing for the server to route.
+The textbook's student page (the export, ``serve``) links each section's
+notebook (``ae-notebook``) as a file beside it, ``notebooks/<file>``
+(:func:`notebook_href`; the export writes them, ``serve`` routes them), so the
+page does not carry them; the live textbook (``panel serve``), which has no
+such route, links each as a ``data:`` URL (:func:`notebook_data_url`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ from .content import Block, Section, load_sections
 from .explorables import explorable_class
 from .strings import text
 
-__all__ = ["section_notebook", "notebook_json", "notebook_filename", "notebook_data_url"]
+__all__ = ["section_notebook", "notebook_json", "notebook_filename", "notebook_href", "notebook_data_url", "NOTEBOOKS"]
+
+#: The folder beside a student page that holds its language's notebooks (export, ``serve``).
+NOTEBOOKS = "notebooks"
 
 #: The notebook format written: nbformat 4.4 (cells need no ids).
 NBFORMAT = (4, 4)
@@ -167,6 +172,11 @@ def section_notebook(section_id: str, language: str) -> dict:
 def notebook_filename(section_id: str, language: str) -> str:
     """The file name a downloaded notebook gets, e.g. ``attention-sec-3-7-zh.ipynb``."""
     return f"attention-{section_id}-{language}.ipynb"
+
+
+def notebook_href(section_id: str, language: str) -> str:
+    """The notebook's address relative to a student page of its language: ``notebooks/<file>``."""
+    return f"{NOTEBOOKS}/{notebook_filename(section_id, language)}"
 
 
 @lru_cache(maxsize=None)

@@ -40,6 +40,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import bokeh
@@ -52,6 +53,7 @@ from . import apps, site
 from .content import CONTENT_DIR
 from .explorables import registering_modules
 from .modules import MODULES
+from .notebooks import NOTEBOOKS
 from .strings import DEFAULT_LANGUAGE, STRINGS
 
 log = logging.getLogger(__name__)
@@ -427,7 +429,33 @@ class IndexHandler(_FileHandler):
     head = get
 
 
+class NotebookHandler(_FileHandler):
+    """``/notebooks/attention-sec-3-7-zh.ipynb``: a section's notebook, which the textbook links beside it
+    (:func:`attention_explorable.notebooks.notebook_href`); made once, from the course text."""
+
+    async def get(self, section_id: str, language: str) -> None:
+        from .content import load_sections
+
+        if section_id not in {s.id for s in load_sections(language)}:
+            raise HTTPError(404)
+        self.send(_notebook_file(section_id, language), "no-cache")
+
+    head = get
+
+
+@lru_cache(maxsize=None)
+def _notebook_file(section_id: str, language: str) -> File:
+    from .notebooks import notebook_json
+
+    return File.of(notebook_json(section_id, language).encode("utf-8"), "application/x-ipynb+json")
+
+
 def patterns(pages: PageCache) -> list[tuple]:
-    """The routes of the student pages and the index."""
+    """The routes of the student pages, the index and the textbook's notebooks."""
     names = "|".join(pages.apps)
-    return [(r"/", IndexHandler, {"pages": pages}), (rf"/({names})/?", PageHandler, {"pages": pages})]
+    languages = "|".join(STRINGS)
+    return [
+        (r"/", IndexHandler, {"pages": pages}),
+        (rf"/({names})/?", PageHandler, {"pages": pages}),
+        (rf"/{NOTEBOOKS}/attention-(sec-[0-9]+-[0-9]+)-({languages})\.ipynb", NotebookHandler),
+    ]

@@ -38,7 +38,9 @@ import jinja2
 
 from . import apps
 from .modules import MODULES, module_page, module_widget
+from .content import load_sections
 from .native import element_script, embed_data, embed_script, student_page
+from .notebooks import NOTEBOOKS, notebook_href, notebook_json
 from .strings import LANGUAGES, STRINGS, text
 
 __all__ = ["export_site", "export_element", "build_page", "ExportReport", "pages", "module_pages", "Progress"]
@@ -216,6 +218,12 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
         )
         tell.step(f"embed/{name}")
     report.files.extend(export_element(out, language))
+    # The textbook's notebooks beside each language's pages (notebooks.notebook_href), not inside them.
+    if "textbook" in files.values():
+        for lang, folder in ((language, out), (other, out / other)):
+            (folder / NOTEBOOKS).mkdir(exist_ok=True)
+            for section in load_sections(lang):
+                write(str((folder / notebook_href(section.id, lang)).relative_to(out)), notebook_json(section.id, lang))
 
     report.seconds = time.perf_counter() - started
     return report

@@ -21,7 +21,7 @@ from .content import (
 )
 from .explorables.base import ScriptedPane
 from .modules import MODULES, ExerciseWidget, module_widget
-from .notebooks import notebook_data_url, notebook_filename
+from .notebooks import notebook_data_url, notebook_filename, notebook_href
 from .strings import DEFAULT_LANGUAGE, STRINGS, text
 
 
@@ -100,17 +100,25 @@ def contents_html(language: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def notebook_link(section_id: str, language: str) -> str:
+def notebook_link(section_id: str, language: str, inline: bool = False) -> str:
     """The section's notebook as a download link (``ae-notebook``) with how to open it.
 
-    The link is a ``data:`` URL (:func:`attention_explorable.notebooks.notebook_data_url`),
-    so it works the same on a served page, an exported one and offline.
+    The link is the file beside the page (:func:`attention_explorable.notebooks.notebook_href`:
+    the export writes it, ``serve`` routes it) or, ``inline``, a ``data:`` URL
+    (:func:`attention_explorable.notebooks.notebook_data_url`: the live textbook of ``panel serve``).
     """
     t = lambda key: html.escape(text(key, language))  # noqa: E731
+    href = notebook_data_url(section_id, language) if inline else notebook_href(section_id, language)
+    # (A page opened from a folder on disk shows a file's notebook as text: web/page.js then shows this note.)
+    note = (
+        ""
+        if inline
+        else f" <span class='ae-notebook-file' hidden>{html.escape(text('notebook_file_note', language, file=href))}</span>"
+    )
     line = (
         f"<p class='ae-caption ae-notebook-line'><a class='ae-notebook' "
-        f"href='{notebook_data_url(section_id, language)}' download='{notebook_filename(section_id, language)}' "
-        f"type='application/x-ipynb+json'>{t('notebook_download')}</a> · {t('notebook_how')}</p>"
+        f"href='{href}' download='{notebook_filename(section_id, language)}' "
+        f"type='application/x-ipynb+json'>{t('notebook_download')}</a>{note} · {t('notebook_how')}</p>"
     )
     return mark_languages(line, language)
 
@@ -131,8 +139,9 @@ def page_scripts(load_on_approach: bool = True) -> ScriptedPane:
     """The textbook page's own scripts (``web/page.js``): an empty pane that runs them once the page is ready.
 
     They press each waiting part's load button when the reader comes within
-    about a screen of it (when ``load_on_approach``), and load a lecture
-    video into the page only when its button is clicked.
+    about a screen of it (when ``load_on_approach``), load a lecture
+    video into the page only when its button is clicked, and, on a page opened
+    from disk, show beside each notebook's link which file it is.
     """
     return ScriptedPane(
         "",
@@ -206,7 +215,7 @@ class TextbookPage(pn.viewable.Viewer):
         items: list = []
         run = [
             f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>",
-            notebook_link(section.id, self.language),
+            notebook_link(section.id, self.language, inline=self._in_server_session()),
         ]
         for block in section.blocks:
             if block.kind in ("explorable", "exercise"):

@@ -63,12 +63,17 @@ def test_the_site_holds_what_the_command_promises(static_site):
             f"embed/{name}.zh.js",
             f"embed/{name}.en.js",
         } <= names
-    # every page holds its styles and scripts: no file besides the pages and the embeds, no script
+    # every page holds its styles and scripts: no file besides the pages, the embeds and the notebooks, no script
     # or style by address, no framework
     assert set(module_pages()) <= names  # the explorables written as one module (head.html)
-    assert {n.split("/")[0] for n in names} <= {*PAGES, *module_pages(), "en", "embed", "attention-explorable.js"}, (
-        names
-    )
+    assert {n.split("/")[0] for n in names} <= {
+        *PAGES,
+        *module_pages(),
+        "en",
+        "embed",
+        "notebooks",
+        "attention-explorable.js",
+    }, names
     every = [*PAGES, *module_pages()]
     for page in [*every, *(f"en/{p}" for p in every)]:
         source = (static_site / page).read_text("utf-8")

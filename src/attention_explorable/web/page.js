@@ -1,7 +1,7 @@
-// Scripts of the textbook page (run by a CustomJS once the document is ready):
+// Scripts of the textbook page (run once the document is ready):
 // builds each waiting explorable or exercise as the reader comes within
 // about a screen of it, by pressing its load button; loads a lecture video
-// only when one of its sources is clicked. The page's parts live in Panel's shadow
+// only when one of its sources is clicked; names a notebook's file on a page opened from disk. The page's parts live in Panel's shadow
 // roots, so buttons are found by walking the open shadow roots, and clicks by
 // the composed path of a click on the document.
 
@@ -51,6 +51,14 @@ function onVideoClick(event) {
   else (button.closest(".ae-video-choices") || button).after(frame);
 }
 
+// A section's notebook is a file beside the page (notebooks/...): on a web server its link saves it,
+// but a page opened from a folder on disk (file://) has the browser show it as text instead. There, each
+// link's note (hidden otherwise: textbook.notebook_link) says so and names the file, which the reader has.
+function noteNotebookFiles() {
+  if (window.location.protocol !== "file:") return;
+  for (const note of deepQueryAll(document, ".ae-notebook-file")) note.hidden = false;
+}
+
 /**
  * The textbook page's scripts (attention_explorable.textbook.page_scripts), run once the
  * document is ready.
@@ -59,4 +67,5 @@ function onVideoClick(event) {
 export default function pageScripts({load_on_approach}) {
   if (load_on_approach) loadOnApproach();
   document.addEventListener("click", onVideoClick);
+  noteNotebookFiles();
 }

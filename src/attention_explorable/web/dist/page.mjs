@@ -49,9 +49,14 @@ function onVideoClick(event) {
   if (old) old.replaceWith(frame);
   else (button.closest(".ae-video-choices") || button).after(frame);
 }
+function noteNotebookFiles() {
+  if (window.location.protocol !== "file:") return;
+  for (const note of deepQueryAll(document, ".ae-notebook-file")) note.hidden = false;
+}
 function pageScripts({ load_on_approach }) {
   if (load_on_approach) loadOnApproach();
   document.addEventListener("click", onVideoClick);
+  noteNotebookFiles();
 }
 export {
   pageScripts as default
