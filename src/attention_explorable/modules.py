@@ -176,7 +176,7 @@ def module_page(
         target=other_language_href or "",
         noscript=text("module_noscript", language),
         theme_css=ui.theme_css(":root"),
-        font=ui.FONT_FAMILY,
+        language_fonts=ui.LANGUAGE_FONTS_CSS,
     )
     # The policy first in the head, as on every student page: only the page's own scripts run.
     policy = content_security_policy(page)

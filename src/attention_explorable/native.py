@@ -245,7 +245,7 @@ _PAGE_CSS = (
     ui.theme_css(":root")
     + """
 html, body { box-sizing: border-box; margin: 0; padding: 0; }
-body { font-family: FONT; font-size: 15px; line-height: 1.42857;
+body { font-size: 15px; line-height: 1.42857;
   color: var(--ae-text); background: var(--ae-background); color-scheme: var(--ae-scheme); }
 main.ae-student-page > .ae-n-col { margin: 0 auto; }
 /* The textbook: a part away from the screen is laid out only as it nears it (its size a guess until then,
@@ -254,7 +254,8 @@ main.ae-student-page > .ae-n-col { margin: 0 auto; }
 .ae-section > :not(.ae-prose), .ae-section > .ae-prose > * { content-visibility: auto; }
 .ae-section > :not(.ae-prose) { contain-intrinsic-size: auto 600px; }
 .ae-section > .ae-prose > * { contain-intrinsic-size: auto 90px; }
-""".replace("FONT", ui.FONT_FAMILY)
+"""
+    + ui.LANGUAGE_FONTS_CSS
 )
 
 
@@ -300,6 +301,7 @@ _EMBED_CSS = (
   line-height: 1.42857; color: var(--ae-text); background: var(--ae-background); color-scheme: var(--ae-scheme);
   text-align: start; }
 """.replace("FONT", ui.FONT_FAMILY)
+    + f':host([lang|="en"]) {{ font-family: {ui.LATIN_FONT_FAMILY}; }}\n'
 )
 
 

@@ -99,3 +99,24 @@ def test_every_english_part_of_the_chinese_page_says_so(static_site, student):
     unmarked = [r["run"] for r in found if r["lang"] != "en" and r["run"] not in FORMULA_NAMES]
     assert not unmarked, f"English words without lang: {unmarked[:30]}"
     s.assert_clean()
+
+
+_FIRST_FONT = """(css) => {
+  const el = document.querySelector(css);
+  return getComputedStyle(el).fontFamily.split(",")[0].trim().replace(/["']/g, "");
+}"""
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_each_language_is_set_in_its_own_font_and_a_formula_in_the_math_font(static_site, student, language):
+    """English in a Latin font first (in a CJK font “ ” and ’ take a full-width gap), Chinese in a CJK
+    font first, whichever page holds them; a formula keeps its math font whatever its language."""
+    s = _open_textbook(student, static_site, language)
+    page = s.page
+    page.locator(".ae-vector .ae-vector-scores").first.wait_for(state="attached")
+    own, other = ("Segoe UI", "Noto Sans CJK SC") if language == "en" else ("Noto Sans CJK SC", "Segoe UI")
+    assert page.evaluate(_FIRST_FONT, ".ae-prose p") == own
+    assert page.evaluate(_FIRST_FONT, ".ae-vector .ae-vector-scores") == own  # a module's text
+    assert page.evaluate(_FIRST_FONT, f".ae-prose span[lang|='{'zh' if language == 'en' else 'en'}']") == other
+    assert page.evaluate(_FIRST_FONT, ".ae-prose math") == "Attention Explorable Math"
+    s.assert_clean()

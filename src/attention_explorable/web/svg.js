@@ -12,8 +12,6 @@
 import {ticks as niceTicks} from "d3-array";
 import {h} from "./dom.js";
 
-export const FONT = "'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif";
-
 const pct = (f) => `${(100 * f).toFixed(3)}%`;
 const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : (typeof v === "string" && v.trim() !== "" &&
   Number.isFinite(Number(v)) ? Number(v) : null));
@@ -380,7 +378,7 @@ export function figureNodes(spec, get) {
   // A figure whose data units are as long across as up (match_aspect) is as tall as its square frame.
   const square = spec.match_aspect;
   const rows = [title ? `minmax(${TITLE_PX}px, auto)` : "0", ...(above ? [`${xBand}px`] : []), square ? "auto" : "1fr", ...(above ? [] : [`${xBand}px`]), "auto"];
-  const svg = h("svg", {"font-family": FONT, "aria-hidden": "true"}, frame.parts);
+  const svg = h("svg", {"aria-hidden": "true"}, frame.parts);  // (its words in the module's font)
   const xCell = h("div", {style: "grid-column:2;position:relative"}, [axisNode(xAxis, xTicks, above ? "above" : "below")]);
   const cells = [h("div", lang(title, {class: "ae-pic-title", style: "grid-column:2"}), title ? [String(title)] : []),
     ...(above ? [xCell] : []),

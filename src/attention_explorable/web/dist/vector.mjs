@@ -616,7 +616,6 @@ function shuffler(random) {
 }
 
 // src/attention_explorable/web/svg.js
-var FONT = "'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif";
 var pct = (f) => `${(100 * f).toFixed(3)}%`;
 var num = (v) => typeof v === "number" && Number.isFinite(v) ? v : typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : null;
 var lang = (text, attrs = {}) => /[\u4e00-\u9fff]/.test(String(text)) ? { ...attrs, lang: "zh-Hans" } : attrs;
@@ -996,7 +995,7 @@ function figureNodes(spec, get) {
   const right = spec.min_border_right ?? spec.min_border ?? 5;
   const square = spec.match_aspect;
   const rows = [title ? `minmax(${TITLE_PX}px, auto)` : "0", ...above ? [`${xBand}px`] : [], square ? "auto" : "1fr", ...above ? [] : [`${xBand}px`], "auto"];
-  const svg = h("svg", { "font-family": FONT, "aria-hidden": "true" }, frame2.parts);
+  const svg = h("svg", { "aria-hidden": "true" }, frame2.parts);
   const xCell = h("div", { style: "grid-column:2;position:relative" }, [axisNode(xAxis, xTicks, above ? "above" : "below")]);
   const cells = [
     h("div", lang(title, { class: "ae-pic-title", style: "grid-column:2" }), title ? [String(title)] : []),
@@ -1051,6 +1050,10 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
    leaves the host's own elements as they were. */
 .ae-x { font-family: 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; font-size: 15px; line-height: 1.42857; color: var(--ae-text);
   background: var(--ae-background); color-scheme: var(--ae-scheme); text-align: start; }
+/* English in a Latin font first (a CJK font sets “ ” and ’ full width): the module's language, or a word's. */
+.ae-x[lang|="en"], .ae-x [lang|="en"]:not(math) { font-family: 'Segoe UI', Roboto, 'Noto Sans', 'Helvetica Neue', Arial,
+  'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; }
+.ae-x [lang|="zh"]:not(math) { font-family: 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; }
 .ae-x .ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }
 .ae-x .ae-readout table { border-collapse: collapse; }
 .ae-x .ae-readout sup, .ae-x .ae-readout sub { font-size: 13px; }
@@ -1120,7 +1123,7 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
   clip-path: inset(50%); white-space: nowrap; margin: 0 !important; padding: 0 !important; }
 .ae-x button:focus-visible, .ae-x input:focus-visible, .ae-x a:focus-visible, .ae-x .ae-n-plot:focus-visible {
   outline: 3px solid var(--ae-focus); outline-offset: 2px; }
-.ae-x .ae-n-plot { position: relative; box-sizing: border-box; min-width: 260px; font-family: 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; display: grid;
+.ae-x .ae-n-plot { position: relative; box-sizing: border-box; min-width: 260px; display: grid;
   touch-action: pan-y; -webkit-user-select: none; user-select: none; }
 /* A plot's drawing has the light figure's colours: on dark its lightness is turned over, hues kept. */
 .ae-x .ae-n-plot svg { filter: var(--ae-plot-filter); }
