@@ -74,6 +74,7 @@ def test_the_textbooks_notebooks_are_files_beside_it(server):
     status, headers, body = get(port, f"/{href}", {"Accept-Encoding": "gzip"})  # as the browser resolves it
     assert status == 200 and headers["content-type"] == "application/x-ipynb+json"
     assert gzip.decompress(body).decode() == notebooks.notebook_json("sec-3-7", "en")
+    assert get(port, "/textbook/notebooks/attention-sec-3-7-en.ipynb")[0] == 200  # the link, on /textbook/
     assert get(port, "/notebooks/attention-sec-9-9-en.ipynb")[0] == 404
     assert get(port, "/notebooks/attention-sec-3-7-fr.ipynb")[0] == 404
 
@@ -271,3 +272,12 @@ def test_head_answers_the_headers_of_get_without_a_body(server, path):
     got_status, got_headers, got_body = get(port, path, {"Accept-Encoding": "gzip"})
     assert status == got_status == 200 and body == b""
     assert headers["etag"] == got_headers["etag"] and int(headers["content-length"]) == len(got_body)
+
+
+def test_the_build_key_is_the_same_in_every_process():
+    """Kept pages are found again after a restart, and servers started together share one build: the key
+    of what a page is made from depends on the files, not on the process (no object's address in it)."""
+    code = "from attention_explorable.page_server import build_key; print(build_key())"
+    keys = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()}
+    keys.add(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip())
+    assert keys == {page_server.build_key()}, keys

@@ -187,7 +187,8 @@ def textbook_app(language: str | None = None, switch_href: str | None = None) ->
         ScriptedPane(script="frame"),  # (web/frame.js: the anchors, the frame's height, ?embed=1)
         connection_notice(language),
         language_switch(language, switch_href),
-        TextbookPage(language=language, load=load),
+        # (A student page, built outside a session, links the notebooks as the files beside it.)
+        TextbookPage(language=language, load=load, notebook_files=not in_session),
         sizing_mode="stretch_width",
         margin=0,
     )

@@ -135,9 +135,9 @@ def build_key() -> str:
     for f in sorted(set(files)):
         digest.update(str(f.relative_to(f.parents[1])).encode())
         digest.update(f.read_bytes())
-    for explorable in MODULES.values():  # the registry, and what an explorable from outside brings
-        digest.update(repr(explorable).encode())
+    for name, explorable in MODULES.items():  # what an explorable from outside brings (the package's are above)
         if explorable.bundle is not None:
+            digest.update(f"{name}|{explorable.widget}|{sorted(explorable.strings.items())!r}".encode())
             digest.update(Path(explorable.bundle).read_bytes())
     return digest.hexdigest()[:24]
 
@@ -433,14 +433,19 @@ class NotebookHandler(_FileHandler):
     """``/notebooks/attention-sec-3-7-zh.ipynb``: a section's notebook, which the textbook links beside it
     (:func:`attention_explorable.notebooks.notebook_href`); made once, from the course text."""
 
-    async def get(self, section_id: str, language: str) -> None:
-        from .content import load_sections
-
-        if section_id not in {s.id for s in load_sections(language)}:
+    def get(self, section_id: str, language: str) -> None:
+        if section_id not in _section_ids(language):
             raise HTTPError(404)
         self.send(_notebook_file(section_id, language), "no-cache")
 
     head = get
+
+
+@lru_cache(maxsize=None)
+def _section_ids(language: str) -> frozenset[str]:
+    from .content import load_sections
+
+    return frozenset(s.id for s in load_sections(language))
 
 
 @lru_cache(maxsize=None)
@@ -457,5 +462,6 @@ def patterns(pages: PageCache) -> list[tuple]:
     return [
         (r"/", IndexHandler, {"pages": pages}),
         (rf"/({names})/?", PageHandler, {"pages": pages}),
-        (rf"/{NOTEBOOKS}/attention-(sec-[0-9]+-[0-9]+)-({languages})\.ipynb", NotebookHandler),
+        # (also below a page's own path: a link on /textbook/ resolves there)
+        (rf"/(?:(?:{names})/)?{NOTEBOOKS}/attention-(sec-[0-9]+-[0-9]+)-({languages})\.ipynb", NotebookHandler),
     ]

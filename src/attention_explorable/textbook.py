@@ -190,6 +190,16 @@ class TextbookPage(pn.viewable.Viewer):
         ),
     )
 
+    notebook_files = param.Boolean(
+        False,
+        constant=True,
+        doc=(
+            "Whether each section's notebook is linked as the file beside the page (notebooks/: a student "
+            "page, which the export writes and serve routes) rather than as a data: URL (anywhere else: "
+            "panel serve, a notebook, pn.save)."
+        ),
+    )
+
     def __init__(self, **params):
         super().__init__(**params)
         self.sections = _sections(self.language)
@@ -215,7 +225,7 @@ class TextbookPage(pn.viewable.Viewer):
         items: list = []
         run = [
             f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>",
-            notebook_link(section.id, self.language, inline=self._in_server_session()),
+            notebook_link(section.id, self.language, inline=not self.notebook_files),
         ]
         for block in section.blocks:
             if block.kind in ("explorable", "exercise"):
