@@ -582,6 +582,14 @@ h2 { margin-top: 1.6em; border-bottom: 1px solid var(--ae-rule, #ddd); padding-b
    the reader's machine has; a CJK page's generic math font has no MATH table. */
 math { font-size: 1.05em; font-family: "Attention Explorable Math", math; }
 .ae-math-display { max-width: 100%; overflow-x: auto; overflow-y: hidden; margin: 0.6em 0; }
+/* A box that scrolls sideways (a wide formula, a wide table on a phone) shades the edge where more of it
+   lies: the shades stay with the box (scroll), the covers that hide them at either end move with the
+   content (local), so a shade shows only where something is cut off. */
+.ae-math-display, table {
+  background: linear-gradient(to right, var(--ae-background, #fff) 30%, transparent) left / 28px 100% no-repeat local,
+    linear-gradient(to left, var(--ae-background, #fff) 30%, transparent) right / 28px 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, 0.3), transparent) left / 12px 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, 0.3), transparent) right / 12px 100% no-repeat scroll; }
 .ae-nobreak { white-space: nowrap; }
 /* A wide formula scrolls inside its own box on a narrow screen. */
 math[display="block"] { display: block math; margin: 0 auto; }
@@ -601,10 +609,13 @@ pre.ae-lean, pre.ae-code { background: var(--ae-code, #f6f8fa); padding: 10px; f
 /* A wide table (the glossary on a phone) scrolls inside its own box, not the page. */
 table { border-collapse: collapse; display: block; max-width: 100%; overflow-x: auto; }
 td, th { border: 1px solid var(--ae-rule, #ddd); padding: 2px 6px; }
+/* A Chinese term in a cell (the glossary) is not broken between its characters on a narrow screen. */
+td:lang(zh), th:lang(zh), td [lang|="zh"], th [lang|="zh"] { word-break: keep-all; }
 /* The keyboard sees where it is; a link of the contents is a target of at least 24 px. */
 a:focus-visible, table:focus-visible, summary:focus-visible, button:focus-visible {
   outline: 3px solid var(--ae-focus, #1a5fb4); outline-offset: 2px; }
-.ae-toc a { display: inline-block; min-height: 24px; }
+/* (An inline flex box: its baseline is its first line's, so a long entry's bullet stays by its first line.) */
+.ae-toc a { display: inline-flex; min-height: 24px; }
 /* Titles that fit a phone: smaller on a narrow screen, at most 2em. */
 h1 { font-size: clamp(24px, 7vw, 2em); line-height: 1.25; }
 """

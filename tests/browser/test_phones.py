@@ -69,3 +69,23 @@ def test_page_fits_a_phone(static_site, student, page_file, size, language):
     s.screenshot(f"phone-{name}-{size[0]}-{language}")
     s.assert_clean()
     assert aborted == []
+
+
+def test_the_textbook_on_a_320_px_phone_cuts_no_term_and_shades_what_scrolls(static_site, student):
+    """At 320 px: the glossary's Chinese terms stay whole (no break between their characters), the glossary
+    scrolls sideways in its own box with a shade at the edge where more of it lies, and a contents entry
+    that wraps keeps its bullet by its first line (the link's baseline is its first line's)."""
+    s = student(320, 700)
+    s.open_offline(static_site / "en" / "index.html", ".ae-toc")
+    page = s.page
+    glossary = page.locator("table", has_text="注意力").last
+    glossary.scroll_into_view_if_needed()
+    cells = glossary.evaluate(
+        """(t) => [...t.querySelectorAll("td")].filter((td) => /[\\u4e00-\\u9fff]/.test(td.textContent))
+             .map((td) => [td.textContent.trim(), getComputedStyle(td.querySelector("[lang]") || td).wordBreak])"""
+    )
+    assert cells and all(rule == "keep-all" for _, rule in cells), cells
+    wide = glossary.evaluate("(t) => [t.scrollWidth > t.clientWidth, getComputedStyle(t).backgroundImage]")
+    assert wide[0] and wide[1].count("radial-gradient") == 2, wide  # it scrolls, and its shades are there
+    assert page.locator(".ae-toc a").first.evaluate("(a) => getComputedStyle(a).display") == "inline-flex"
+    s.assert_clean()
