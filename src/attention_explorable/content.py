@@ -598,6 +598,9 @@ details.ae-proof { border-left: 3px solid var(--ae-border, #999); padding-left: 
 details.ae-proof summary { cursor: pointer; color: var(--ae-muted, #444); }
 pre.ae-lean, pre.ae-code { background: var(--ae-code, #f6f8fa); padding: 10px; font-size: 14px;
   white-space: pre-wrap; overflow-wrap: anywhere; }
+/* A code line that wraps goes on four characters right of its own indentation (textbook.code_lines). */
+pre.ae-lean .ae-line, pre.ae-code .ae-line { display: block; min-height: 1lh;
+  padding-left: calc((var(--i, 0) + 4) * 1ch); text-indent: calc((var(--i, 0) + 4) * -1ch); }
 .ae-caption { color: var(--ae-muted, #555); font-size: 0.9em; }
 .ae-video iframe { width: 100%; aspect-ratio: 16 / 9; border: 0; margin-top: 8px; }
 .ae-video-choices { display: flex; flex-wrap: wrap; gap: 8px; }

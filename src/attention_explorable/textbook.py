@@ -55,13 +55,13 @@ def _block_html(section_id: str, block: Block, language: str) -> str:
         )
     if block.kind == "code":
         return (
-            f"<pre class='ae-code'><code>{html.escape(block.body.strip())}</code></pre>"
+            f"<pre class='ae-code'><code>{code_lines(block.body)}</code></pre>"
             f"<p class='ae-caption'>{t('code_note')}</p>"
         )
     if block.kind == "lean":
         return (
             f"<p><b>{html.escape(block.title)}</b></p><p class='ae-caption'>{t('lean_note')}</p>"
-            f"<pre class='ae-lean'><code>{html.escape(block.body.strip())}</code></pre>"
+            f"<pre class='ae-lean'><code>{code_lines(block.body)}</code></pre>"
         )
     if block.kind == "video":
         # One button per source; web/page.js puts the chosen player in only on
@@ -97,6 +97,18 @@ def contents_html(language: str) -> str:
         parts.append(f"<li><a href='#{s.id}'>{html.escape(s.title)}</a><ul>{sub}</ul></li>")
     parts.append("</ul></nav>")
     return mark_languages("".join(parts), language)
+
+
+def code_lines(source: str) -> str:
+    """``source`` (code) as HTML, one ``<span class='ae-line'>`` per line, its indentation as ``--i`` (in
+    characters): on a narrow screen a long line wraps with its continuation indented under the line's own
+    text, not at column 0 (``PROSE_CSS``); the text, and so what a reader copies, is the code as written
+    (an empty line holds a ``<br>``: a line break a copy keeps)."""
+    lines = source.strip("\n").rstrip().split("\n")
+    return "".join(
+        f"<span class='ae-line' style='--i:{len(line) - len(line.lstrip(' '))}'>{html.escape(line) or '<br>'}</span>"
+        for line in lines
+    )
 
 
 @lru_cache(maxsize=None)

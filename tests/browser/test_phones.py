@@ -89,3 +89,42 @@ def test_the_textbook_on_a_320_px_phone_cuts_no_term_and_shades_what_scrolls(sta
     assert wide[0] and wide[1].count("radial-gradient") == 2, wide  # it scrolls, and its shades are there
     assert page.locator(".ae-toc a").first.evaluate("(a) => getComputedStyle(a).display") == "inline-flex"
     s.assert_clean()
+
+
+def test_a_code_line_that_wraps_on_a_phone_goes_on_under_its_own_text_and_copies_as_written(static_site, student):
+    """At 320 px a long code line wraps: its next row starts right of the line's own indentation (not at
+    column 0, which reads as broken Python), and the code a reader selects and copies is the code as written."""
+    from attention_explorable.content import load_sections
+
+    s = student(320, 700)
+    s.open_offline(static_site / "en" / "index.html", ".ae-toc")
+    page = s.page
+    block = page.locator("pre.ae-code").first
+    block.scroll_into_view_if_needed()
+    rows = block.evaluate(
+        """(pre) => [...pre.querySelectorAll(".ae-line")].map((line) => {
+             const range = document.createRange();
+             range.selectNodeContents(line);
+             const starts = {};  // each row (by its top) -> where its first fragment starts
+             for (const r of range.getClientRects()) {
+               if (r.width > 0) starts[Math.round(r.top)] = Math.min(starts[Math.round(r.top)] ?? Infinity, r.left);
+             }
+             const ch = parseFloat(getComputedStyle(line).fontSize) * 0.6;
+             return {text: line.textContent, starts: Object.keys(starts).map(Number).sort((x, y) => x - y)
+                       .map((top) => starts[top]), ch};
+           })"""
+    )
+    wrapped = [r for r in rows if len(r["starts"]) > 1]
+    assert wrapped, "no code line wraps at 320 px"
+    for r in wrapped:
+        indent = len(r["text"]) - len(r["text"].lstrip(" "))
+        first, *later = r["starts"]
+        # each next row starts right of the text's own indentation (the first row starts at its column 0)
+        assert all(x - first > (indent + 1) * r["ch"] * 0.9 for x in later), r
+    copied = block.evaluate(
+        """(pre) => { const sel = getSelection(); sel.selectAllChildren(pre); const text = sel.toString();
+                     sel.removeAllRanges(); return text; }"""
+    )
+    code = next(b for sec in load_sections("en") for b in sec.blocks if b.kind == "code").body.strip("\n").rstrip()
+    assert copied.rstrip("\n") == code
+    s.assert_clean()
