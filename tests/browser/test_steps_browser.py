@@ -136,6 +136,8 @@ def test_presenter_keys_step_and_demonstrate(steps_server, student):
     expected = scenarios.get_step(2).expected_output()
     wait_text(page, ".ae-result", rf"演示结果 y = {expected:.2f}（这次没有先做预测）")
     page.keyboard.press("3")
+    # (Step 2 ends on s₁ = 20 too: the question says the step has changed, on the served page a round trip later.)
+    wait_text(page, ".ae-question", "第 3 步")
     wait_text(page, ".ae-score-1-readout", r"s₁ = 20\.00")
     # Typing in a box is not a shortcut: "1" in the prediction box stays text.
     page.locator(".ae-prediction input").fill("")
