@@ -66,6 +66,24 @@ def settled(page) -> None:
     page.evaluate(_SETTLED)
 
 
+def eventually(page, check, timeout: float = 10_000) -> None:
+    """Call ``check`` (a function that asserts) until it passes; after ``timeout`` ms raise its last failure.
+
+    For readouts that change together but may reach the page one by one (a live Panel page receives each
+    of its panes' changes as its own patch from the server).
+    """
+    waited = 0.0
+    while True:
+        try:
+            check()
+            return
+        except AssertionError:
+            if waited >= timeout:
+                raise
+        page.wait_for_timeout(50)  # the interval between two reads, not the condition
+        waited += 50
+
+
 def wait_text(page, css: str, pattern: str, timeout: float = 15_000) -> None:
     """Wait until an element matching ``css`` shows text matching the regular expression ``pattern``."""
     page.locator(css).filter(has_text=re.compile(pattern)).first.wait_for(timeout=timeout)
