@@ -109,7 +109,7 @@ def test_a_students_page_gets_each_question_but_not_its_answer(language):
                 assert b.parts["answer"].strip()[:40] not in blob
 
 
-@pytest.mark.parametrize("name", ["vector", "matrix", "selfcross", "qkv", "contexts"])
+@pytest.mark.parametrize("name", ["vector", "matrix", "selfcross", "qkv", "contexts", "head"])
 def test_each_explorables_prediction_is_a_question_whose_answer_is_its_views(name):
     import importlib
 
@@ -119,6 +119,12 @@ def test_each_explorables_prediction_is_a_question_whose_answer_is_its_views(nam
     assert options == tuple(f"{name}_predict_{p}" for p in view.PREDICTIONS[1:])
     assert view.PREDICTIONS[1 + right] == view.RIGHT_PREDICTION and q.answer == right
     assert q.kind == "choice" and q.options == tuple("ABCD"[: len(options)])
+    # Its title names the explorable by the heading its page and the index show.
+    from attention_explorable.explorables import MODULES
+    from attention_explorable.strings import text
+
+    for language in ("zh", "en"):
+        assert questions.question_title(q, language).endswith(text(MODULES[name].key("title"), language))
 
 
 def test_a_share_of_the_class_is_rounded_half_up_as_a_count_over_a_count():

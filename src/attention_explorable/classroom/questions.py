@@ -318,11 +318,13 @@ def question_title(question: Question, language: str) -> str:
     if question.is_step:
         return text(scenarios.get_step(question.number).title_key, language)
     if question.key in prompts():  # "3.7 prediction · <the explorable's heading>"
+        from ..explorables import MODULES
+
         return text(
             "question_prompt_title",
             language,
             section=question.section,
-            heading=text(question.key.split("-")[0] + "_heading", language),
+            heading=text(MODULES[question.key.split("-")[0]].key("title"), language),
         )
     return text("question_exercise_title", language, section=question.section, exercise=question.key)
 

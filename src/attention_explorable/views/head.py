@@ -64,6 +64,13 @@ BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 BOUNDS = {"d_k": (2, 64, 1), "learning_rate": (0.001, 0.05, 0.001), "seed": (0, 9999, 1)}
 DEFAULTS = {"d_k": 16, "learning_rate": 0.01, "seed": 0, "scaled": True, "batch": 64}
 LETTERS = "ABCDEFGH"
+#: The first prediction, as a class question (``classroom.questions.prompts``): "" then the options, whose
+#: texts are ``head_predict_a`` ... (the page's ``prediction`` is the option's index from 0).
+PREDICTIONS = ("", "a", "b", "c")
+#: Spread before training, on the matching pair after it.
+RIGHT_PREDICTION = "b"
+#: The section of the course text the head belongs to.
+SECTION = "3.8"
 
 
 def _check_int(name: str, value, lo: int, hi: int) -> int:
