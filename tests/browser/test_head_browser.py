@@ -53,6 +53,59 @@ def test_the_module_trains_the_same_head_as_the_python_oracle(chromium, seed, d_
     np.testing.assert_allclose(js["reads"], head.value_reads(run.params), rtol=1e-7)
 
 
+_JS_CHECKPOINTS = """(states) => states.map(([seed, dK, scaled, lr, checkpoints]) => {
+  const run = ae.startRun({seed, d_k: dK, scaled, learning_rate: lr});
+  const at = {};
+  for (const c of checkpoints) {
+    while (run.t < c) ae.stepRun(run);
+    at[c] = Object.fromEntries(Object.entries(run.params).map(([k, w]) => [k, w.flatMap((r) => Array.from(r))]));
+  }
+  return {losses: run.losses, accuracies: run.accuracies, at};
+})"""
+
+
+def _mirror_states() -> list[tuple[int, int, bool, float, list[int]]]:
+    """(seed, d_k, scaled, learning rate, checkpoints): 240 states drawn over the controls' whole ranges,
+    checked after 1 and 10 steps; 16 of them after 100; the default and two others after 300."""
+    rng = np.random.default_rng(20261206)
+    lo, hi, _ = head.BOUNDS["learning_rate"]
+    states = []
+    for i in range(240):
+        lr = round(float(rng.integers(round(lo * 1000), round(hi * 1000) + 1)) / 1000, 3)
+        seed, d_k = int(rng.integers(0, 10_000)), int(rng.integers(2, 65))
+        states.append((seed, d_k, bool(rng.integers(0, 2)), lr, [1, 10, 100] if i < 16 else [1, 10]))
+    return states + [(0, 16, True, 0.01, [1, 10, 100, 300]), (7, 64, False, 0.01, [300]), (11, 5, True, 0.05, [300])]
+
+
+def test_the_module_trains_as_the_oracle_over_hundreds_of_states(chromium):
+    """Losses and parameters after 1, 10 and 100 steps within 1e-9, after 300 within 1e-6: relative to
+    each matrix's largest entry (an entry near 0 is compared at its matrix's scale), and every batch's
+    accuracy equal. The two sides sum in different orders, so the last bits differ, and training carries
+    that difference forward: more steps, a wider tolerance."""
+    states = _mirror_states()
+    context = chromium.new_context()
+    try:
+        page = load_module(context, "head")
+        js = []
+        for i in range(0, len(states), 30):
+            js += page.evaluate(_JS_CHECKPOINTS, [list(s) for s in states[i : i + 30]])
+        assert page.ae_errors == []
+    finally:
+        context.close()
+    for (seed, d_k, scaled, lr, checkpoints), got in zip(states, js, strict=True):
+        run = head.start(seed=seed, d_k=d_k, scaled=scaled, learning_rate=lr)
+        for c in checkpoints:
+            while run.t < c:
+                run.step()
+            tol = 1e-9 if c <= 100 else 1e-6
+            state = f"seed={seed} d_k={d_k} scaled={scaled} lr={lr} after {c} steps"
+            np.testing.assert_allclose(got["losses"][:c], run.losses, rtol=tol, err_msg=state)
+            for name, w in run.params.items():
+                gap = np.max(np.abs(np.array(got["at"][str(c)][name]) - w.ravel()))
+                assert gap <= tol * np.max(np.abs(w)), f"{name}, {state}: off by {gap:.3g}"
+        assert got["accuracies"] == run.accuracies, (seed, d_k, scaled, lr)
+
+
 def test_a_typed_lookup_is_read_as_python_reads_it(chromium):
     context = chromium.new_context()
     try:
