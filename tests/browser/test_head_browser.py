@@ -160,8 +160,16 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     assert "1" in page.locator(".ae-head-lookup-answer").text_content()
     page.locator(".ae-head-lookup").fill("E4 B8 | H")
     assert page.locator(".ae-head-lookup-answer").text_content() == head_strings(language)["head_lookup_pairs"]
-    # The comparison at d_k = 64: the scaled head's loss at step 50 is below the unscaled one's.
+    # The training record, for a screen reader: a row every 25 steps, the numbers of the readout's steps.
+    rows = page.locator(".ae-head table").nth(3).locator("tbody tr")
+    assert rows.nth(0).locator("th").text_content() == "1" and rows.nth(1).locator("th").text_content() == "25"
+    assert rows.last.locator("th").text_content() == str(paused)
+    # The comparison at d_k = 64 waits for its own prediction; then the scaled head's mean loss over
+    # steps 96-100 is below the unscaled one's.
+    assert page.locator(".ae-head-compare-run").is_disabled()
+    assert page.locator(".ae-head-compare-first").is_visible()
     page.locator("input[name=ae-head-compare-prediction]").nth(0).check()
+    assert not page.locator(".ae-head-compare-first").is_visible()
     page.locator(".ae-head-compare-run").click()
     page.wait_for_function("() => !document.querySelector('.ae-head-compare-run').disabled", timeout=60_000)
     said = page.locator(".ae-head-compare-result").text_content()
@@ -169,9 +177,9 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     oracle = {}
     for flag in (True, False):
         run = head.start(seed=0, d_k=64, scaled=flag)
-        for _ in range(50):
+        for _ in range(100):
             run.step()
-        oracle[flag] = run.losses[-1]
+        oracle[flag] = float(np.mean(run.losses[95:100]))
     assert (scaled, unscaled) == (round(oracle[True], 3), round(oracle[False], 3))
     assert scaled < unscaled
     # A setting starts a new run from step 0.
@@ -234,6 +242,21 @@ def test_a_screen_reader_hears_each_rest_and_reads_the_plots_numbers(student, tm
     for _ in range(3):
         page.locator(".ae-head-step-button").click()
     assert "Step 3" in page.locator(".ae-head-live").text_content()
+    # While it trains, the loss is said now and then (every five seconds), not every frame. (A slow
+    # phone's CPU, emulated: here a whole run of 5,000 steps takes under a second, and its end is said.)
+    page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 20})
+    page.locator(".ae-head-train").click()
+    page.wait_for_function(
+        """(pause) => document.querySelector('.ae-head-live').textContent.match(/Step (\\d+)/)[1] > 3
+                      && document.querySelector('.ae-head-train').textContent === pause""",
+        arg=head_strings("en")["head_pause"],
+        timeout=30_000,
+    )
+    page.locator(".ae-head-train").click()
+    page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 1})
+    page.locator(".ae-head-reset").click()
+    for _ in range(3):
+        page.locator(".ae-head-step-button").click()
     run = head.start(seed=0, d_k=16, scaled=True)
     for _ in range(3):
         run.step()
@@ -352,3 +375,34 @@ def test_an_author_puts_the_head_in_a_page_with_one_tag(static_site, student):
         s.assert_clean()
     finally:
         host.unlink()
+
+
+def test_with_reduced_motion_the_plots_stand_still_while_it_trains_and_are_drawn_at_rest(student, tmp_path):
+    """A reader who asked for reduced motion gets the same training and numbers (the readout moves), but
+    the curves stand still while it plays and are drawn when it rests."""
+    saved = tmp_path / "head.html"
+    saved.write_text(site.build_page("head", "en"), encoding="utf-8")
+    s = student()
+    s.page.emulate_media(reduced_motion="reduce")
+    s.open_offline(saved, ".ae-head-readout")
+    page = s.page
+    page.locator(".ae-head-skip").click()
+    points = "() => document.querySelector('.ae-head svg polyline').getAttribute('points').split(' ').length"
+    page.locator(".ae-head-step-button").click()  # the loss curve exists (one point)
+    # Every redraw of the loss curve while it plays, as the number of steps it shows.
+    page.evaluate("""() => {
+      const line = document.querySelector('.ae-head svg polyline');
+      window.drawn = [];
+      new MutationObserver(() => window.drawn.push(line.getAttribute('points').split(' ').length))
+        .observe(line, {attributes: true, attributeFilter: ['points']});
+    }""")
+    page.locator(".ae-head-train").click()
+    page.wait_for_function(
+        "() => +document.querySelector('.ae-head-readout').textContent.match(/\\d+/)[0] >= 450", timeout=60_000
+    )
+    page.locator(".ae-head-train").click()  # pause: drawn to the step it rests at
+    drawn = page.evaluate("window.drawn")
+    # Not once while it played (a redraw of the step it started from aside); once when it rested.
+    assert set(drawn) == {1, _step_of(page)}, drawn
+    assert page.evaluate(points) == _step_of(page)
+    s.assert_clean()

@@ -287,15 +287,20 @@ function svgEl(tag, attrs = {}) {
 
 const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, k) => (k in values ? String(values[k]) : `{${k}}`));
 
-/** A plot of loss curves (log scale from 0.001 to 5 nats) over `maxSteps` steps; `update(curves)` redraws the lines. */
-function lossPlot(title, maxSteps) {
-  const W = 460, H = 220, L = 46, B = 28, T = 10, R = 10;
+/**
+ * A plot of curves over `maxSteps` steps (more once they grow past it): losses on a log scale from 0.001 to
+ * 5 nats, or (`percent`) shares from 0 to 1 on a linear one; `update(curves, stepsLabel)` redraws the lines.
+ */
+function curvePlot(title, maxSteps, percent = false) {
+  const W = 460, H = percent ? 160 : 220, L = 46, B = 28, T = 10, R = 10;
   const svg = svgEl("svg", {viewBox: `0 0 ${W} ${H}`, width: W, role: "img", "aria-label": title});
-  const y = (loss) => T + (H - T - B) * (Math.log10(5) - Math.log10(Math.max(loss, 1e-3))) / (Math.log10(5) + 3);
-  for (const tick of [0.001, 0.01, 0.1, 1]) {
+  const y = percent
+    ? (share) => T + (H - T - B) * (1 - share)
+    : (loss) => T + (H - T - B) * (Math.log10(5) - Math.log10(Math.max(loss, 1e-3))) / (Math.log10(5) + 3);
+  for (const tick of percent ? [0, 0.5, 1] : [0.001, 0.01, 0.1, 1]) {
     svg.append(svgEl("line", {x1: L, x2: W - R, y1: y(tick), y2: y(tick), stroke: "#ddd", class: "ae-gridline"}));
     const label = svgEl("text", {x: L - 4, y: y(tick) + 4, "text-anchor": "end", "font-size": 14, fill: "#555", class: "ae-tick"});
-    label.textContent = String(tick);
+    label.textContent = percent ? `${100 * tick}%` : String(tick);
     svg.append(label);
   }
   const axis = svgEl("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 14, fill: "#555", class: "ae-tick"});
@@ -372,8 +377,17 @@ function heatmap(label, rows, cols, rowNames, colNames) {
 
 /** Steps a frame may train: as many as fit in this many milliseconds (a key is never kept waiting longer). */
 export const FRAME_BUDGET_MS = 12;
-/** Steps the comparison trains each head. */
-export const COMPARE_STEPS = 100;
+/** Steps the comparison trains each head, and how many of its last batches' losses it averages (one batch's
+ * loss is noisy): the figures of benchmarks/head.py. */
+export const COMPARE_STEPS = 100, COMPARE_WINDOW = 5;
+/** The mean of `losses` over the steps `last - n + 1` ... `last` (1-based). */
+export function windowMean(losses, last, n) {
+  return losses.slice(last - n, last).reduce((a, x) => a + x, 0) / n;
+}
+/** While training plays: said to a screen reader at most this often (a rest is said at once). */
+const SAY_EVERY_MS = 5000;
+/** The training record's table: a row every this many steps (and the last step). */
+const HISTORY_EVERY = 25;
 /** The examples whose weights the page follows while the head trains (fixed: the same three all along). */
 const WATCHED = makeBatch(2024, 1, 3);
 
@@ -433,7 +447,9 @@ function render({model, el: root}) {
   settings.append(scaledLabel);
 
   // --- what it learns ------------------------------------------------------------------------------
-  const curves = lossPlot(t("head_loss_title"), 300);
+  const curves = curvePlot(t("head_loss_title"), 300);
+  const accuracyCurve = curvePlot(t("head_accuracy_title"), 300, true);
+  const history = dataTable(t("head_history_title"), [t("head_history_step"), t("head_history_loss"), t("head_history_accuracy")]);
   const grid = el("div", {class: "ae-grid"});
   const left = el("div"), right = el("div");
   const watched = [0, 1, 2].map((b) => weightBars(t("head_weights_title", {example: lookupText(WATCHED, b)})));
@@ -451,6 +467,7 @@ function render({model, el: root}) {
   left.append(watchedData.table);
   right.insertBefore(tableData.table, table.svg.nextSibling);
   right.append(readsData.table);
+  right.append(history.table);
   grid.append(left, right);
   const live = el("p", {class: "ae-sr ae-head-live", role: "status", "aria-live": "polite"});
 
@@ -471,21 +488,33 @@ function render({model, el: root}) {
   ["head_compare_a", "head_compare_b", "head_compare_c"].forEach((key, i) => {
     const label = el("label");
     const radio = el("input", {type: "radio", name: "ae-head-compare-prediction", value: String(i)});
-    radio.addEventListener("change", () => { model.set("compare_prediction", i); model.save_changes(); });
+    radio.addEventListener("change", () => {
+      model.set("compare_prediction", i);
+      model.save_changes();
+      if (!comparing || comparing.done) compareRun.disabled = false;
+      compareFirst.hidden = true;
+    });
     label.append(radio, document.createTextNode(`${"ABC"[i]}. ${t(key)}`));
     compare.append(label, el("br"));
   });
+  // Predict first here too: the run waits for a choice.
+  const compareFirst = el("p", {class: "ae-note ae-head-compare-first"}, t("head_compare_first"));
   const compareRun = el("button", {type: "button", class: "ae-head-compare-run ae-primary"}, t("head_compare_run"));
-  const compareCurves = lossPlot(t("head_compare_title"), COMPARE_STEPS);
+  const compareCurves = curvePlot(t("head_compare_title"), COMPARE_STEPS);
   compareCurves.svg.hidden = true;
   const compareSays = el("p", {class: "ae-head-compare-result ae-answer", role: "status"});
-  compare.append(compareRun, compareCurves.svg, compareSays);
+  compareRun.disabled = !Number.isInteger(model.get("compare_prediction"));
+  compareFirst.hidden = !compareRun.disabled;
+  compare.append(compareFirst, compareRun, compareCurves.svg, compareSays);
 
-  box.append(el("p", {}, t("head_intro")), predict, controls, readout, live, settings, curves.svg, grid,
+  box.append(el("p", {}, t("head_intro")), predict, controls, readout, live, settings, curves.svg, accuracyCurve.svg, grid,
              el("h3", {}, t("head_lookup_heading")), own, ownAnswer, compare);
 
   // --- the run -------------------------------------------------------------------------------------
-  let run = null, playing = false, frame = 0, comparing = null;
+  let run = null, playing = false, frame = 0, comparing = null, saidAt = 0;
+  // Reduced motion: the same training and numbers (the readout), but the plots stand still while it plays
+  // and are drawn when it rests (a step, a pause, the end).
+  const still = typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
   const settingsNow = () => ({seed: model.get("seed"), d_k: model.get("d_k"), learning_rate: model.get("learning_rate"),
                               scaled: Boolean(model.get("scaled"))});
   const predicted = () => Number.isInteger(model.get("prediction")) || model.get("skipped") === true;
@@ -505,13 +534,19 @@ function render({model, el: root}) {
     ownAnswer.textContent = t("head_lookup_answer", {digit: best, p: (100 * probs[best]).toFixed(0)});
   }
 
-  function draw() {
+  function drawReadout() {
     const last = run.losses.length;
     const loss = last ? run.losses[last - 1] : NaN, acc = last ? run.accuracies[last - 1] : NaN;
     readout.textContent = last
       ? t("head_readout", {step: run.t, loss: loss.toFixed(3), accuracy: (100 * acc).toFixed(0)})
       : t("head_readout_start");
+  }
+
+  function draw() {
+    drawReadout();
+    const last = run.losses.length;
     curves.update({loss: {values: run.losses, color: "#2f6fad"}}, t("head_steps_axis", {steps: run.t}));
+    accuracyCurve.update({accuracy: {values: run.accuracies, color: "#2f6fad"}}, t("head_steps_axis", {steps: run.t}));
     const f = forward(run.params, WATCHED, run.scaled);
     watched.forEach((w, b) => w.update(f.weights[b], WATCHED.keys[b].map((k, p) => LETTERS[k] + WATCHED.values[b][p]), WATCHED.asked[b]));
     const scores = matchTable(run.params, run.scaled), valueRead = valueReads(run.params);
@@ -522,6 +557,13 @@ function render({model, el: root}) {
       watchedData.update([0, 1, 2].map((b) => [lookupText(WATCHED, b), ...Array.from(f.weights[b], two)]));
       tableData.update(scores.map((row, i) => [LETTERS[i], ...Array.from(row, two)]));
       readsData.update([["", ...Array.from(valueRead, two)]]);
+      const rows = [];
+      for (let i = 1; i <= last; i++) {
+        if (i === 1 || i % HISTORY_EVERY === 0 || i === last) {
+          rows.push([String(i), run.losses[i - 1].toFixed(3), (100 * run.accuracies[i - 1]).toFixed(0)]);
+        }
+      }
+      history.update(rows);
     }
     drawOwn();
     const ready = predicted();
@@ -549,13 +591,18 @@ function render({model, el: root}) {
   function tick() {
     const until = performance.now() + FRAME_BUDGET_MS;
     do stepRun(run); while (performance.now() < until && run.t < 5000);
-    draw();
-    if (playing && run.t < 5000) frame = requestAnimationFrame(tick);
-    else { playing = false; draw(); say(); }
+    if (still) drawReadout();
+    else draw();
+    if (playing && run.t < 5000) {
+      frame = requestAnimationFrame(tick);
+      // While it plays, a screen reader hears the loss now and then, not every frame.
+      if (performance.now() - saidAt >= SAY_EVERY_MS) { saidAt = performance.now(); live.textContent = readout.textContent; }
+    } else { playing = false; draw(); say(); }
   }
 
   train.addEventListener("click", () => {
     playing = !playing;
+    saidAt = performance.now();
     if (playing) frame = requestAnimationFrame(tick);
     else cancelAnimationFrame(frame);
     draw();
@@ -569,14 +616,20 @@ function render({model, el: root}) {
     const until = performance.now() + FRAME_BUDGET_MS;
     do { stepRun(comparing.scaled); stepRun(comparing.unscaled); }
     while (performance.now() < until && comparing.scaled.t < COMPARE_STEPS);
-    compareCurves.update({scaled: {values: comparing.scaled.losses, color: "#2f6fad"},
-                          unscaled: {values: comparing.unscaled.losses, color: "#d67828"}},
-                         t("head_compare_axis", {steps: comparing.scaled.t}));
-    if (comparing.scaled.t < COMPARE_STEPS) { comparing.frame = requestAnimationFrame(compareTick); return; }
-    const a = comparing.scaled.losses[49], b = comparing.unscaled.losses[49];
+    const done = comparing.scaled.t >= COMPARE_STEPS;
+    if (!still || done) {
+      compareCurves.update({scaled: {values: comparing.scaled.losses, color: "#2f6fad"},
+                            unscaled: {values: comparing.unscaled.losses, color: "#d67828"}},
+                           t("head_compare_axis", {steps: comparing.scaled.t}));
+    }
+    if (!done) { comparing.frame = requestAnimationFrame(compareTick); return; }
+    const a = windowMean(comparing.scaled.losses, COMPARE_STEPS, COMPARE_WINDOW);
+    const b = windowMean(comparing.unscaled.losses, COMPARE_STEPS, COMPARE_WINDOW);
     const said = model.get("compare_prediction");
-    compareSays.textContent = t("head_compare_says", {scaled: a.toFixed(3), unscaled: b.toFixed(3)}) + " " +
+    compareSays.textContent = t("head_compare_says", {first: COMPARE_STEPS - COMPARE_WINDOW + 1, last: COMPARE_STEPS,
+                                                      scaled: a.toFixed(3), unscaled: b.toFixed(3)}) + " " +
       (Number.isInteger(said) ? t(said === 0 ? "head_compare_right" : "head_compare_wrong") : "");
+    comparing.done = true;
     compareRun.disabled = false;
   }
   compareRun.addEventListener("click", () => {
