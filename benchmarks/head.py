@@ -36,7 +36,6 @@ from attention_explorable.modules import module_source  # noqa: E402
 from attention_explorable.views import head  # noqa: E402
 from benchlib import CHROMIUM, CHROMIUM_ARGS, print_machine  # noqa: E402
 
-FRESH_STEP = 1_000_000  # the examples of a step no run trains on
 
 _JS_TRAIN = """async ([src, steps]) => {
   const url = URL.createObjectURL(new Blob([src], {type: "text/javascript"}));
@@ -52,7 +51,7 @@ def accuracy_after(seed: int, steps: int = 300) -> float:
     run = head.start(seed=seed)
     for _ in range(steps):
         run.step()
-    return head.forward(run.params, head.make_batch(seed, FRESH_STEP, 1024), run.scaled)["accuracy"]
+    return head.evaluate(run, 1024)["accuracy"]
 
 
 def scaling_ratio(seed: int, steps: int = 100) -> float:

@@ -16,6 +16,7 @@ and a change of the core that moves a quoted number fails the first.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -25,7 +26,7 @@ import pytest
 from attention_explorable import content, core, scenarios
 from attention_explorable.explorables.steps import StepsExplorer
 from attention_explorable.explorables.vector import VectorExplorer
-from attention_explorable.views import qkv
+from attention_explorable.views import head, qkv
 
 LANGUAGES = ("zh", "en")
 EDITIONS = {lang: {s.id: s for s in content.load_sections(lang)} for lang in LANGUAGES}
@@ -70,6 +71,35 @@ def sci(x: float, digits: int = 1) -> str:
 #: the product of a query component (one entry of W_Q: variance 1) and a key component (the sum of two
 #: entries of W_K, a letter's and a digit's: variance 2).
 HEAD_SCORE_VARIANCE = 64 * 1.0 * (1.0 + 1.0)
+
+
+@functools.cache
+def head_figures() -> dict:
+    """The head that learns (views/head.py), as the text of 3.8 reports it: a default run, tested on fresh
+    examples before and after 300 steps; the comparison at d_k = 64 (mean loss of steps 96-100) for seed 0
+    and for each seed 0-19 (benchmarks/head.py's figure)."""
+    run = head.start()
+    assert (run.seed, run.d_k, run.learning_rate, run.batch, run.scaled) == (0, 16, 0.01, 64, True)
+    before = head.evaluate(run)
+    for _ in range(300):
+        run.step()
+    after = head.evaluate(run)
+    means = {}
+    for seed in range(20):
+        for scaled in (True, False):
+            r = head.start(seed=seed, d_k=64, scaled=scaled)
+            for _ in range(100):
+                r.step()
+            means[seed, scaled] = float(np.mean(r.losses[95:100]))
+    return {
+        "first": run.losses[0],
+        "at_100": run.losses[99],
+        "before": before,
+        "after": after,
+        "scaled": means[0, True],
+        "unscaled": means[0, False],
+        "seeds_2x": sum(means[seed, False] >= 2 * means[seed, True] for seed in range(20)),
+    }
 
 
 def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
@@ -176,6 +206,7 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
     y_tie_0 = float(core.weighted_sum(core.softmax(tie_scores, temperature=1e-3), tie_values))
     assert y_tie_0 == 3.0
 
+    hf = head_figures()
     fig38 = [
         # Steps: the text describes the scenarios the explorable runs.
         (
@@ -280,6 +311,26 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         # Exercise 3.8.4: the unscaled score's standard deviation at d_k = 64, and the scaled one's.
         ("$11.3$", f"${f(np.sqrt(HEAD_SCORE_VARIANCE), 1)}$"),
         ("$1.4$", f"${f(np.sqrt(HEAD_SCORE_VARIANCE / 64), 1)}$"),
+        # The head that learns: a default run and the comparison.
+        ("$2.310$", f"${f(hf['first'], 3)}$"),
+        ("\\ln 10\\approx2.303", f"\\ln 10\\approx{f(math.log(10), 3)}"),
+        ("$0.011$", f"${f(hf['at_100'], 3)}$"),
+        ("$0.369$", f"${f(hf['before']['weight_on_match'], 3)}$"),
+        ("$9.7\\%$", f"${f(100 * hf['before']['accuracy'], 1)}\\%$"),
+        ("$0.958$", f"${f(hf['after']['weight_on_match'], 3)}$"),
+        (
+            "$1000$ 个例子全部答对" if zh else "all $1000$ examples are answered right",
+            ("${:g}$ 个例子全部答对" if zh else "all ${:g}$ examples are answered right").format(
+                1000 if hf["after"]["accuracy"] == 1.0 else hf["after"]["accuracy"]
+            ),
+        ),
+        ("$0.0017$", f"${f(hf['scaled'], 4)}$"),
+        ("$0.0097$", f"${f(hf['unscaled'], 4)}$"),
+        ("$5.5$", f"${f(hf['unscaled'] / hf['scaled'], 1)}$"),
+        (
+            "$20$ 个种子里" if zh else "for all $20$ seeds",
+            ("${}$ 个种子里" if zh else "for all ${}$ seeds").format(hf["seeds_2x"]),
+        ),
     ]
     assert row.argmax() == 3 and w_row[3] == 0.0  # the largest score is a future position
     assert S[1].argmax() > 1  # the largest score of row 2 is a future position

@@ -330,3 +330,26 @@ def value_reads(params) -> np.ndarray:
     """How much W_V reads of each part of a position, shape (18,): the norm of each input's row of W_V
     (the 8 letters, then the 10 digits). A trained head reads the digit part, not the key part."""
     return np.linalg.norm(params["W_V"], axis=1)
+
+
+#: The step of a seed's stream whose examples serve as fresh ones: no run trains that long (the page stops
+#: at 5,000 steps), so the head has never seen them.
+FRESH_STEP = 1_000_000
+
+
+def evaluate(run: Run, size: int = 1000) -> dict[str, float]:
+    """How ``run``'s head does on ``size`` fresh examples (step :data:`FRESH_STEP` of its seed's stream).
+
+    Returns ``accuracy`` (the share answered right, 0 to 1) and ``weight_on_match`` (the mean weight the
+    query puts on the pair whose key it names; 0.25 would be no preference among the four pairs). The
+    figures the course text quotes for a default run, and those of ``benchmarks/head.py``.
+
+    Raises ValueError if ``size`` is not an integer from 1 to 100,000.
+    """
+    size = _check_int("size", size, 1, 100_000)
+    batch = make_batch(run.seed, FRESH_STEP, size)
+    f = forward(run.params, batch, run.scaled)
+    return {
+        "accuracy": float(f["accuracy"]),
+        "weight_on_match": float(np.mean(f["weights"][np.arange(size), batch.asked])),
+    }
