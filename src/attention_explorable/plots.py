@@ -612,3 +612,44 @@ def histogram_data(bars: dict, drop_empty: bool = False) -> dict:
 def answer_span() -> Span:
     """The revealed answer on :func:`histogram_figure`: hidden, placed nowhere, until the reveal."""
     return Span(location=None, dimension="height", line_color=PALETTE["output"], line_width=5, visible=False)
+
+
+def training_curve_figure(curve: ColumnDataSource, title: str, x_label: str, column: str, log: bool, height: int = 220):
+    """A training curve that grows as the run trains (its source is streamed to).
+
+    Parameters
+    ----------
+    curve : ColumnDataSource
+        Columns ``step`` and ``column`` (one row per step trained).
+    title, x_label : str
+        Figure title and x axis title.
+    column : str
+        The column drawn: ``"loss"`` (nats, on a log axis from 0.001 to 5 when ``log``) or ``"accuracy"``
+        (a share, 0 to 1).
+    log : bool
+        A log y axis (losses) instead of a linear one from 0 to 1.
+    height : int, default 220
+        Figure height in pixels.
+    """
+    fig = _base_figure(
+        title,
+        height=height,
+        y_axis_type="log" if log else "linear",
+        x_range=DataRange1d(start=0, range_padding=0.02, min_interval=300),
+        y_range=Range1d(1e-3, 5) if log else Range1d(0, 1.02),
+    )
+    fig.line("step", column, source=curve, line_color=PALETTE["curve"], line_width=2)
+    fig.xaxis.axis_label = x_label
+    return _slim(fig)
+
+
+def bars_figure(bars: ColumnDataSource, title: str, n: int, height: int = 150):
+    """Bars of weights (0 to 1) with a label under each: columns ``x`` (1 to ``n``), ``top``, ``fill``,
+    ``label``."""
+    fig = _base_figure(title, height=height, x_range=Range1d(0.3, n + 0.7), y_range=Range1d(-0.22, 1.05))
+    fig.vbar("x", top="top", width=0.8, source=bars, fill_color="fill", line_color=None)
+    fig.text("x", -0.04, text="label", source=bars, text_align="center", text_baseline="top", text_font_size="13px")
+    fig.xaxis.visible = False
+    fig.yaxis.ticker = FixedTicker(ticks=[0, 0.5, 1])
+    fig.xgrid.visible = False
+    return _slim(fig)

@@ -52,6 +52,7 @@ def pages(index: bool = True) -> dict[str, str]:
     return {
         "index.html" if index else "textbook.html": "textbook",
         **{f"{n}.html": n for n in apps.APPS if n != "textbook"},
+        **module_pages(),  # the explorables with no live Panel app too (head.html)
     }
 
 

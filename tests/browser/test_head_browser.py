@@ -10,6 +10,7 @@ from attention_explorable import site
 from attention_explorable.views import head
 
 from .mirror import load_module
+from .pages import text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -406,3 +407,41 @@ def test_with_reduced_motion_the_plots_stand_still_while_it_trains_and_are_drawn
     assert set(drawn) == {1, _step_of(page)}, drawn
     assert page.evaluate(points) == _step_of(page)
     s.assert_clean()
+
+
+def test_the_panel_app_trains_the_head_on_the_server_and_its_curves_grow(head_server, student):
+    """``panel serve apps/head.py``: the head is trained in Python (the oracle's numbers), the Train button
+    streams the new points to the curves while it plays, Pause stops it, and a setting starts again."""
+    s = student()
+    s.open(head_server.url() + "?lang=en&d_k=8", ".ae-head-readout")
+    page = s.page
+    wait_text(page, ".ae-head-readout", "choose a prediction")
+    page.locator(".ae-head-prediction button").nth(1).click()  # B: spread, then on the matching pair
+    wait_text(page, ".ae-head-readout", "not trained yet")
+    page.locator(".ae-head-step-button button").click()
+    run = head.start(d_k=8)
+    run.step()
+    wait_text(page, ".ae-head-readout", rf"Step 1: loss on this batch {run.losses[0]:.3f}")
+    page.locator(".ae-head-train button").click()
+    wait_text(page, ".ae-head-train", "Pause")
+    wait_text(page, ".ae-head-readout", r"Step ([3-9]\d\d|\d{4,}):", timeout=60_000)  # 300 steps or more
+    page.locator(".ae-head-train button").click()  # pause
+    wait_text(page, ".ae-head-train", "Train")
+    shown = text_of(page, ".ae-head-readout")
+    steps = int(shown.split()[1].rstrip(":"))
+    while run.t < steps:
+        run.step()
+    assert f"loss on this batch {run.losses[-1]:.3f}" in shown, shown
+    wait_text(page, ".ae-head-verdict", "Right")  # learned, and the prediction was B
+    # The curve holds one point per step trained (streamed while it played).
+    points = page.evaluate(
+        """() => { for (const m of Bokeh.documents[0].all_models) if (m.data && m.data.loss) return m.data.step.length; }"""
+    )
+    assert points == steps
+    s.screenshot("head-panel-app-trained")
+    # A setting starts a new run from step 0.
+    page.locator(".ae-head-seed-box input").fill("7")
+    page.locator(".ae-head-seed-box input").press("Enter")
+    wait_text(page, ".ae-head-readout", "Step 0")
+    s.assert_clean()
+    head_server.assert_clean_log()

@@ -128,6 +128,7 @@ MODULES: dict[str, ModuleExplorable] = {
         },
         "head_",
         widget="attention_explorable.modules:HeadWidget",
+        viewer="attention_explorable.explorables.head:HeadExplorer",
     ),
     "vector": ModuleExplorable(
         "vector",

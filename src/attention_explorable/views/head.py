@@ -353,3 +353,211 @@ def evaluate(run: Run, size: int = 1000) -> dict[str, float]:
         "accuracy": float(f["accuracy"]),
         "weight_on_match": float(np.mean(f["weights"][np.arange(size), batch.asked])),
     }
+
+
+# --- the view of the head's Panel component (explorables/head.py) -------------------------------------
+
+#: The state of the Panel component: the settings, the steps trained so far, whether it plays, and the
+#: prediction asked first (``""`` or an option of :data:`PREDICTIONS`) or skipped.
+STATE_NAMES = ("d_k", "learning_rate", "seed", "scaled", "steps", "playing", "prediction", "skipped")
+#: The most steps a run trains (the page's limit too).
+MAX_STEPS = 5000
+#: The examples whose weights the page follows while the head trains (``WATCHED`` in ``web/head.js``).
+WATCHED = (2024, 1, 3)
+#: A row of the training record every this many steps (and the first and last step).
+HISTORY_EVERY = 25
+#: The text the view shows.
+STRING_KEYS = (
+    "head_readout",
+    "head_readout_start",
+    "head_readout_first",
+    "head_train",
+    "head_pause",
+    "head_predict_right",
+    "head_predict_wrong",
+    "head_predict_answer",
+    "head_weights_heading",
+    "head_table_title",
+    "head_reads_title",
+    "head_history_title",
+    "head_history_step",
+    "head_history_loss",
+    "head_history_accuracy",
+    "head_progress",
+)
+
+
+def head_config(language: str) -> dict:
+    """What :func:`head_view` needs besides the state: ``strings`` (the interface text, by key).
+
+    Raises
+    ------
+    KeyError
+        If ``language`` is unknown.
+    """
+    from ..strings import text
+
+    return {"strings": {key: text(key, language) for key in STRING_KEYS}}
+
+
+#: Runs kept by their settings, each at the step it last reached (a view of a later step trains on).
+_RUNS: dict[tuple, Run] = {}
+
+
+def run_at(seed: int, d_k: int, learning_rate: float, scaled: bool, steps: int) -> Run:
+    """The run of these settings after ``steps`` steps: the same numbers as training from step 0, kept
+    between calls so that a view of the next step trains one more step only.
+
+    Raises
+    ------
+    ValueError
+        For a setting out of its bounds, or ``steps`` not an integer from 0 to :data:`MAX_STEPS`.
+    """
+    steps = _check_int("steps", steps, 0, MAX_STEPS)
+    key = (seed, d_k, float(learning_rate), bool(scaled))
+    run = _RUNS.get(key)
+    if run is None or run.t > steps:
+        run = start(seed=seed, d_k=d_k, learning_rate=learning_rate, scaled=scaled)
+        if len(_RUNS) >= 8:  # a few sessions' runs; the oldest goes
+            _RUNS.pop(next(iter(_RUNS)))
+        _RUNS[key] = run
+    while run.t < steps:
+        run.step()
+    return run
+
+
+def learned(run: Run) -> bool:
+    """Whether ``run`` has learned: the mean accuracy of its last 20 batches over 95 % (the page's test)."""
+    return len(run.accuracies) >= 20 and float(np.mean(run.accuracies[-20:])) > 0.95
+
+
+def head_view(state, config: dict) -> dict:
+    """Everything the head's Panel component displays for one state.
+
+    Parameters
+    ----------
+    state : Mapping
+        :data:`STATE_NAMES`: ``d_k``, ``learning_rate``, ``seed``, ``scaled`` (the run's settings),
+        ``steps`` (trained so far, 0 to :data:`MAX_STEPS`), ``playing`` (bool), ``prediction`` (``""`` or
+        one of :data:`PREDICTIONS`), ``skipped`` (bool).
+    config : dict
+        :func:`head_config` of the interface language.
+
+    Returns
+    -------
+    dict
+        ``sources``: ``curve`` (columns ``step``, ``loss``, ``accuracy``: one row per step trained),
+        ``watched`` (bars of the three watched examples: ``x``, ``top``, ``fill``, ``label``),
+        ``table`` (the 8 x 8 match table's cells: ``x``, ``y``, ``fill``, ``text``, ``text_color``),
+        ``reads`` (W_V's reads, 18 cells); ``html``: ``readout``, ``progress``, ``feedback``, ``live``
+        and the data tables ``watched_data``, ``table_data``, ``reads_data``, ``history_data``;
+        ``props``: the buttons' labels and whether they can be pressed, the prediction's buttons.
+
+    Raises
+    ------
+    ValueError
+        For a setting out of its bounds or a prediction not among :data:`PREDICTIONS` (named).
+    """
+    from .numbers import data_table
+
+    S = config["strings"]
+    if state["prediction"] not in PREDICTIONS:
+        raise ValueError(f"prediction must be one of {list(PREDICTIONS)}, got {state['prediction']!r}")
+    run = run_at(state["seed"], state["d_k"], state["learning_rate"], state["scaled"], state["steps"])
+    ready = bool(state["prediction"]) or bool(state["skipped"])
+    t = run.t
+    if t:
+        readout = S["head_readout"].format(
+            step=t, loss=f"{run.losses[-1]:.3f}", accuracy=f"{100 * run.accuracies[-1]:.0f}"
+        )
+    else:
+        readout = S["head_readout_start" if ready else "head_readout_first"]
+    done = learned(run)
+    if done and state["prediction"]:
+        feedback = S["head_predict_right" if state["prediction"] == RIGHT_PREDICTION else "head_predict_wrong"]
+    else:
+        feedback = S["head_predict_answer"] if done else ""
+
+    f = forward(run.params, make_batch(*WATCHED), run.scaled)
+    batch = make_batch(*WATCHED)
+    bars = {"x": [], "top": [], "fill": [], "label": []}
+    for b in range(WATCHED[2]):
+        for p in range(N_PAIRS):
+            bars["x"].append(b * (N_PAIRS + 1) + p + 1)
+            bars["top"].append(float(f["weights"][b, p]))
+            bars["fill"].append("#2f6fad" if p == batch.asked[b] else "#b8b0d4")
+            bars["label"].append(f"{LETTERS[batch.keys[b, p]]}{batch.values[b, p]}")
+    table = match_table(run.params, run.scaled)
+    reads = value_reads(run.params)
+
+    def cells(matrix: np.ndarray) -> dict:
+        top = max(float(np.max(np.abs(matrix))), 1e-12)
+        out = {"x": [], "y": [], "fill": [], "text": [], "text_color": []}
+        for (i, j), v in np.ndenumerate(matrix):
+            share = v / top  # blue above 0, orange below, as the module draws it
+            rgb = "47,111,173" if share >= 0 else "214,120,40"
+            out["x"].append(j + 1)
+            out["y"].append(i + 1)
+            out["fill"].append(f"rgba({rgb},{abs(share):.3f})")
+            out["text"].append(f"{v:.1f}")
+            out["text_color"].append("#fff" if abs(share) > 0.6 else "#1b1b1b")
+        return out
+
+    history = [
+        [str(i), f"{run.losses[i - 1]:.3f}", f"{100 * run.accuracies[i - 1]:.0f}"]
+        for i in range(1, t + 1)
+        if i == 1 or i % HISTORY_EVERY == 0 or i == t
+    ]
+    examples = [
+        " ".join(f"{LETTERS[k]}{v}" for k, v in zip(batch.keys[b], batch.values[b], strict=True))
+        + f" | {LETTERS[batch.keys[b, batch.asked[b]]]}"
+        for b in range(WATCHED[2])
+    ]
+    digits = list("0123456789")
+    playing = bool(state["playing"])
+    return {
+        "sources": {
+            "curve": {
+                "step": list(range(1, t + 1)),
+                "loss": [float(x) for x in run.losses],
+                "accuracy": [float(x) for x in run.accuracies],
+            },
+            "watched": bars,
+            "table": cells(table),
+            "reads": cells(reads[None, :]),
+        },
+        "ranges": {},
+        "html": {
+            "readout": readout,
+            "progress": S["head_progress"].format(step=t, steps=MAX_STEPS),
+            "feedback": feedback,
+            # Said when training rests, never each tick (the component writes it then).
+            "live": "" if playing or t == 0 else readout + (f" {feedback}" if feedback else ""),
+            "watched_data": data_table(
+                S["head_weights_heading"],
+                ["", "1", "2", "3", "4"],
+                [[e, *(f"{w:.2f}" for w in f["weights"][b])] for b, e in enumerate(examples)],
+            ),
+            "table_data": data_table(
+                S["head_table_title"],
+                ["", *LETTERS],
+                [[a, *(f"{x:.2f}" for x in table[i])] for i, a in enumerate(LETTERS)],
+            ),
+            "reads_data": data_table(
+                S["head_reads_title"], ["", *LETTERS, *digits], [["", *(f"{x:.2f}" for x in reads)]]
+            ),
+            "history_data": data_table(
+                S["head_history_title"],
+                [S["head_history_step"], S["head_history_loss"], S["head_history_accuracy"]],
+                history,
+            ),
+        },
+        "props": {
+            "train": {"label": S["head_pause" if playing else "head_train"], "disabled": not ready or t >= MAX_STEPS},
+            "step_button": {"disabled": not ready or playing or t >= MAX_STEPS},
+            "predict_skip": {"visible": not ready},
+            "prediction_choice": {
+                "active": PREDICTIONS.index(state["prediction"]) - 1 if state["prediction"] else None
+            },
+        },
+    }

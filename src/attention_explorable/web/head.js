@@ -539,7 +539,7 @@ function render({model, el: root}) {
     const loss = last ? run.losses[last - 1] : NaN, acc = last ? run.accuracies[last - 1] : NaN;
     readout.textContent = last
       ? t("head_readout", {step: run.t, loss: loss.toFixed(3), accuracy: (100 * acc).toFixed(0)})
-      : t("head_readout_start");
+      : t(predicted() ? "head_readout_start" : "head_readout_first");
   }
 
   function draw() {

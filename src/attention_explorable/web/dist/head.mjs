@@ -533,7 +533,7 @@ function render({ model, el: root }) {
   function drawReadout() {
     const last = run.losses.length;
     const loss = last ? run.losses[last - 1] : NaN, acc = last ? run.accuracies[last - 1] : NaN;
-    readout.textContent = last ? t("head_readout", { step: run.t, loss: loss.toFixed(3), accuracy: (100 * acc).toFixed(0) }) : t("head_readout_start");
+    readout.textContent = last ? t("head_readout", { step: run.t, loss: loss.toFixed(3), accuracy: (100 * acc).toFixed(0) }) : t(predicted() ? "head_readout_start" : "head_readout_first");
   }
   function draw() {
     drawReadout();
