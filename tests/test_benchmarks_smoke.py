@@ -256,3 +256,6 @@ def test_head_smoke(smoke_runs):
     assert figures["seeds"] == 2 and 0.0 <= figures["min_accuracy"] <= 1.0
     assert figures["min_ratio"] > 0 and 0 < figures["ms_300_steps_1x"] < 60_000, figures
     assert 0 < figures["page_gzip_kb"] < 150, figures
+    assert figures["page_accuracies_equal"] is True, figures
+    assert figures["key_while_training_misses_1x"] == 0 and 0 < figures["key_while_training_p50_ms_1x"] < 5000, figures
+    assert figures["long_tasks_over_50ms_1x"] >= 0, figures

@@ -126,5 +126,14 @@ def test_the_exported_site_holds_both_languages_and_switches_between_them(static
     settled(page)
     assert page.url.endswith("/selfcross.html?embed=1")
     assert not page.locator("a.ae-language").is_visible()
+    # An author asks for English in an iframe's address: the English file opens, still embedded ...
+    page.goto(site + "/selfcross.html?embed=1&lang=en&query=2")
+    page.wait_for_url(lambda url: url == site + "/en/selfcross.html?embed=1&query=2")
+    page.wait_for_selector(".ae-selfcross-row")
+    assert _page_language(page)[0] == "en" and not page.locator("a.ae-language").is_visible()
+    # ... and the reader's own choice (Chinese, above) is not changed by it.
+    page.goto(site + "/vector.html")
+    wait_text(page, ".ae-vector-output", r"[0-9]")
+    assert page.url == site + "/vector.html" and _page_language(page)[0] == "zh-Hans"
     assert aborted == []
     s.assert_clean()

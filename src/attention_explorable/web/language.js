@@ -51,7 +51,7 @@ export function languageHref(link, where) {
 /**
  * A page's language switch, its link `anchor` in the page: keeps the page's query and anchor in the link,
  * remembers the reader's choice, and follows a remembered choice. Embedded (?embed=1, or in an iframe),
- * `hide()` hides it and nothing else is done.
+ * `hide()` hides it; only the address's ?lang= is followed (to the other file), and nothing is remembered.
  * @param {{anchor: HTMLAnchorElement|null, hide: function(): void, language: string, other: string, target: string}} args
  *   language: the page's; other: the link's; target: the other language's file ('' when served)
  */
@@ -63,6 +63,9 @@ export function followLanguage({anchor, hide, language, other, target}) {
   const link = {language: other, target};
   if (embedded) {
     hide();
+    // The embedding page may ask for a language in the frame's address (?lang=en): the other file, with
+    // the rest of the query (?embed=1 too). Not remembered: an author's choice is not the reader's.
+    if (asked === other && !served) window.location.replace(languageHref(link, window.location));
     return;
   }
   if (LANGUAGES.includes(asked)) {

@@ -39,6 +39,7 @@ function followLanguage({ anchor, hide, language, other, target }) {
   const link = { language: other, target };
   if (embedded) {
     hide();
+    if (asked === other && !served) window.location.replace(languageHref(link, window.location));
     return;
   }
   if (LANGUAGES.includes(asked)) {
