@@ -70,6 +70,8 @@ outputs["tag.js"] = await pageScript(entry(`import {placeTag} from "./tag.js";\n
 outputs["host.js"] = await pageScript(entry(
   `import {framePage, importModules, mountModules, runScripts} from "./host.js";\nwindow.aeImportModules = importModules;\n` +
   `window.aeMountModules = mountModules;\nwindow.aeRunScripts = runScripts;\nwindow.aeFramePage = framePage;\n`, "host-page.js"));
+// The host page's side of an iframe (web/resize.js): the export's embed/resize.js.
+outputs["resize.js"] = await pageScript({entryPoints: [join(web, "resize.js")]});
 mkdirSync(join(outdir, "page"), {recursive: true});
 for (const f of readdirSync(join(outdir, "page"))) if (!(f in outputs)) rmSync(join(outdir, "page", f));
 for (const [f, text] of Object.entries(outputs)) {

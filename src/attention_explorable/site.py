@@ -143,9 +143,10 @@ class Progress:
         self.stream.flush()
 
 
-def _iframe_snippet(name: str, title: str) -> str:
+def _iframe_snippet(src: str, title: str) -> str:
+    """The lines an author pastes for an iframe of the page ``src`` (relative to the export's folder)."""
     source = resources.files("attention_explorable").joinpath("templates", "embed-iframe.html").read_text("utf-8")
-    return jinja2.Template(source, autoescape=True).render(name=name, title=title)
+    return jinja2.Template(source, autoescape=True).render(src=src, title=title)
 
 
 def _output_folder(directory: str | Path, language: str) -> Path:
@@ -205,13 +206,18 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
         write(f"{other}/{filename}", build_page(app, other, other_language_href=f"../{filename}"))
         tell.step(f"{other}/{filename}")
 
-    write("embed/resize.js", resources.files("attention_explorable").joinpath("web", "resize.js").read_text("utf-8"))
+    write(
+        "embed/resize.js",
+        resources.files("attention_explorable").joinpath("web", "dist", "page", "resize.js").read_text("utf-8"),
+    )
     for name in MODULES:
-        title = text(MODULES[name].key("title"), language)
+        title, other_title = (text(MODULES[name].key("title"), lang) for lang in (language, other))
         # In an author's page: an <attention-explorable> in the export's language (export_element).
         write(f"embed/{name}.js", embed_script(name, apps.HTML_LANG[language]))
         write(f"embed/{name}.html", f'<script src="embed/{name}.js"></script>\n')
-        write(f"embed/{name}-iframe.html", _iframe_snippet(name, title))
+        # The iframe in each language: the export's pages at the top, the other's in their folder.
+        write(f"embed/{name}-iframe.html", _iframe_snippet(f"{name}.html?embed=1", title))
+        write(f"embed/{name}-iframe.{other}.html", _iframe_snippet(f"{other}/{name}.html?embed=1", other_title))
         write(
             f"embed/{name}-element.html",
             f'<script src="attention-explorable.js"></script>\n'

@@ -25,7 +25,7 @@ from attention_explorable.explorables import MODULES, explorable_class
 from attention_explorable.site import module_pages, pages
 from attention_explorable.strings import text
 
-from .pages import handle, text_of, wait_text
+from .pages import settled, handle, text_of, wait_text
 
 PAGES = pages()
 
@@ -59,6 +59,7 @@ def test_the_site_holds_what_the_command_promises(static_site):
             f"embed/{name}.html",
             f"embed/{name}.js",
             f"embed/{name}-iframe.html",
+            f"embed/{name}-iframe.en.html",  # the other language's page in the frame
             f"embed/{name}-element.html",
             f"embed/{name}.zh.js",
             f"embed/{name}.en.js",
@@ -293,6 +294,52 @@ def test_the_textbook_in_an_iframe_is_whole_and_its_anchor_scrolls_the_host(stat
                 break
             page.wait_for_timeout(100)  # the poll's interval (the host scrolls smoothly)
         assert -5 <= top <= 200, top
+        assert aborted == []
+    finally:
+        host.unlink()
+
+
+def test_a_following_iframe_takes_the_host_pages_language_and_theme_and_only_from_its_host(static_site, student):
+    """``data-ae-follow="lang theme"`` on the pasted iframe: the frame opens in the host's language, turns
+    dark when the host's own toggle makes its page dark (as Furo's or Material's do) and light again, and
+    the explorable's state stays; a frame whose ?host= names another origin takes no message."""
+    host = static_site / "host-follow.html"
+    snippet = (static_site / "embed" / "vector-iframe.html").read_text("utf-8")
+    follow = snippet.replace(' loading="lazy"', ' data-ae-follow="lang theme"').replace(
+        "vector.html?embed=1", "vector.html?embed=1&amp;query_x=-1"
+    )
+    deaf = snippet.replace(' loading="lazy"', ' data-ae-follow="lang theme"').replace(
+        "vector.html?embed=1", "vector.html?embed=1&amp;host=https://course.example"
+    )
+    host.write_text(
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>host</title>"
+        "<style>body[data-theme=dark] { background: #131416; color: #eee; }</style></head>"
+        f"<body data-theme='light'><h1>A lesson</h1>{follow}<p>between</p>{deaf}<p>end</p></body></html>",
+        "utf-8",
+    )
+    try:
+        s, aborted = _open(student, static_site, "host-follow.html", "iframe.ae-embed-frame")
+        page = s.page
+        first, second = (page.frame_locator("iframe.ae-embed-frame").nth(i) for i in range(2))
+        frames = lambda: [f for f in page.frames if f != page.main_frame]  # noqa: E731
+        page.wait_for_function("() => document.querySelectorAll('iframe.ae-embed-frame').length === 2")
+        # The following frame goes to the English page, the state in its address kept.
+        first.locator("html[lang=en]").wait_for()
+        first.locator(".ae-vector-output").wait_for()
+        assert any(f.url.split("?")[0].endswith("/en/vector.html") for f in frames())
+        assert "-1.00" in first.locator(".ae-vector-formula").inner_text()
+        # The host's toggle: dark, then light again.
+        page.evaluate("document.body.dataset.theme = 'dark'")
+        first.locator("html[data-ae-theme=dark]").wait_for()
+        page.evaluate("document.body.dataset.theme = 'light'")
+        first.locator("html[data-ae-theme=light]").wait_for()
+        # The frame that names another host took nothing: still Chinese, no theme set.
+        second.locator(".ae-vector-output").wait_for()
+        settled(page)
+        assert second.locator("html").get_attribute("lang") == "zh-Hans"
+        assert second.locator("html").get_attribute("data-ae-theme") is None
+        assert len(frames()) == 2
+        s.assert_clean()
         assert aborted == []
     finally:
         host.unlink()

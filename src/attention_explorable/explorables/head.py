@@ -107,7 +107,7 @@ class HeadExplorer(Explorable):
 
     _view_module = head_view
     _link_params = SETTINGS
-    tried = Tried(ready=".ae-head-readout", control=".ae-head-skip", press="head_skip")
+    tried = Tried(ready=".ae-head-readout", control=".ae-head-skip", press="head_skip", state={"d_k": 8})
     intro_key = "head_intro_python"
 
     def __init__(self, **params):

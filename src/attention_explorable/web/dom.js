@@ -154,6 +154,24 @@ export function patch(parent, nodes, old, svg = false) {
 }
 
 /**
+ * The embedding page's origin when an iframe's address names it (`?host=https://course.example`): the
+ * frame then takes messages from that origin only and sends its own to it only; null when not named (or
+ * not an address). See docs/embedding.md, "Messages between the host and the frame".
+ * @param {string} search a location's query string
+ * @returns {string|null}
+ */
+export function hostOrigin(search) {
+  const named = new URLSearchParams(search).get("host");
+  if (!named) return null;
+  try {
+    const origin = new URL(named).origin;
+    return origin === "null" ? null : origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * In an iframe: tell the host page the content's height whenever it changes (the message
  * web/resize.js takes). The content's own height (the body's box), not the document's scroll height,
  * which is never less than the iframe's: the iframe then shrinks with its content as well as growing.
@@ -164,7 +182,7 @@ export function reportHeight() {
     const height = Math.ceil(document.body.getBoundingClientRect().height);
     if (Math.abs(height - last) < 2) return;
     last = height;
-    window.parent.postMessage({type: "attention-explorable:height", height}, "*");
+    window.parent.postMessage({type: "attention-explorable:height", height}, hostOrigin(window.location.search) || "*");
   };
   new ResizeObserver(send).observe(document.body);
   send();

@@ -7,7 +7,7 @@
 // Bokeh's unnamed controls get names (web/a11y.js).
 
 import {nameUnnamedControls} from "./a11y.js";
-import {anchorId, deepQuery, reportHeight} from "./dom.js";
+import {anchorId, deepQuery, hostOrigin, reportHeight} from "./dom.js";
 
 const EMBED = "embed";
 
@@ -23,7 +23,7 @@ function goToAnchor() {
       // In an iframe as tall as its content, the host page is what scrolls (web/resize.js).
       if (window.parent !== window) {
         const top = target.getBoundingClientRect().top + window.scrollY;
-        window.parent.postMessage({type: "attention-explorable:anchor", top}, "*");
+        window.parent.postMessage({type: "attention-explorable:anchor", top}, hostOrigin(window.location.search) || "*");
       }
     }
     return target;

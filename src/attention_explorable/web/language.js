@@ -13,7 +13,7 @@
 // Embedded pages (?embed=1, or inside an iframe) keep the language the
 // author chose and show no switch.
 
-import {viewOf} from "./dom.js";
+import {hostOrigin, viewOf} from "./dom.js";
 
 const KEY = "ae-lang";
 const LANGUAGES = ["zh", "en"];
@@ -48,6 +48,44 @@ export function languageHref(link, where) {
   return (link.target || where.pathname) + (query ? "?" + query : "") + where.hash;
 }
 
+/** The themes the embedding page may set: "auto" follows the reader's system, as with no ?theme=. */
+const FRAME_THEMES = ["light", "dark", "auto"];
+
+/**
+ * Set the page's theme (on <html>, as ?theme= does at load): "light", "dark", or "auto" (the reader's system).
+ * @param {string} theme
+ */
+function setTheme(theme) {
+  if (theme === "auto") document.documentElement.removeAttribute("data-ae-theme");
+  else document.documentElement.setAttribute("data-ae-theme", theme);
+}
+
+/**
+ * An embedded page takes `{type: "attention-explorable:set", lang, theme}` from the page that embeds it
+ * (the window's parent only; from the origin its address names in ?host=, when it names one): a theme at
+ * once, the other language by opening its page with the same query (the explorable's state is in it;
+ * the theme set is kept as ?theme=). Anything else in a message is ignored.
+ * @param {{language: string, target: string}} link the other language, and its file ('' when served)
+ * @param {boolean} served
+ */
+function listenToHost(link, served) {
+  const origin = hostOrigin(window.location.search);
+  window.addEventListener("message", (event) => {
+    const data = event.data;
+    if (event.source !== window.parent || (origin && event.origin !== origin)) return;
+    if (!data || data.type !== "attention-explorable:set") return;
+    if (FRAME_THEMES.includes(data.theme)) setTheme(data.theme);
+    if (data.lang !== link.language) return;
+    const params = new URLSearchParams(window.location.search);
+    const theme = document.documentElement.getAttribute("data-ae-theme");
+    if (theme) params.set("theme", theme);
+    else params.delete("theme");
+    if (served) params.set("lang", link.language);
+    const where = {search: "?" + params.toString(), pathname: window.location.pathname, hash: window.location.hash};
+    window.location.replace(served ? where.pathname + where.search + where.hash : languageHref(link, where));
+  });
+}
+
 /**
  * A page's language switch, its link `anchor` in the page: keeps the page's query and anchor in the link,
  * remembers the reader's choice, and follows a remembered choice. Embedded (?embed=1, or in an iframe),
@@ -66,6 +104,7 @@ export function followLanguage({anchor, hide, language, other, target}) {
     // The embedding page may ask for a language in the frame's address (?lang=en): the other file, with
     // the rest of the query (?embed=1 too). Not remembered: an author's choice is not the reader's.
     if (asked === other && !served) window.location.replace(languageHref(link, window.location));
+    else listenToHost(link, served);
     return;
   }
   if (LANGUAGES.includes(asked)) {

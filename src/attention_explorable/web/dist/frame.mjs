@@ -87,13 +87,23 @@ function anchorId() {
   }
 }
 var scratch = typeof document !== "undefined" ? document.createElement("template") : null;
+function hostOrigin(search) {
+  const named = new URLSearchParams(search).get("host");
+  if (!named) return null;
+  try {
+    const origin = new URL(named).origin;
+    return origin === "null" ? null : origin;
+  } catch {
+    return null;
+  }
+}
 function reportHeight() {
   let last = 0;
   const send = () => {
     const height = Math.ceil(document.body.getBoundingClientRect().height);
     if (Math.abs(height - last) < 2) return;
     last = height;
-    window.parent.postMessage({ type: "attention-explorable:height", height }, "*");
+    window.parent.postMessage({ type: "attention-explorable:height", height }, hostOrigin(window.location.search) || "*");
   };
   new ResizeObserver(send).observe(document.body);
   send();
@@ -111,7 +121,7 @@ function goToAnchor() {
       target.scrollIntoView({ block: "start" });
       if (window.parent !== window) {
         const top = target.getBoundingClientRect().top + window.scrollY;
-        window.parent.postMessage({ type: "attention-explorable:anchor", top }, "*");
+        window.parent.postMessage({ type: "attention-explorable:anchor", top }, hostOrigin(window.location.search) || "*");
       }
     }
     return target;

@@ -6,6 +6,16 @@ function viewOf(model) {
   return index && typeof index.find_one === "function" ? index.find_one(model) : null;
 }
 var scratch = typeof document !== "undefined" ? document.createElement("template") : null;
+function hostOrigin(search) {
+  const named = new URLSearchParams(search).get("host");
+  if (!named) return null;
+  try {
+    const origin = new URL(named).origin;
+    return origin === "null" ? null : origin;
+  } catch {
+    return null;
+  }
+}
 
 // src/attention_explorable/web/language.js
 var KEY = "ae-lang";
@@ -31,6 +41,28 @@ function languageHref(link, where) {
   const query = params.toString();
   return (link.target || where.pathname) + (query ? "?" + query : "") + where.hash;
 }
+var FRAME_THEMES = ["light", "dark", "auto"];
+function setTheme(theme) {
+  if (theme === "auto") document.documentElement.removeAttribute("data-ae-theme");
+  else document.documentElement.setAttribute("data-ae-theme", theme);
+}
+function listenToHost(link, served) {
+  const origin = hostOrigin(window.location.search);
+  window.addEventListener("message", (event) => {
+    const data = event.data;
+    if (event.source !== window.parent || origin && event.origin !== origin) return;
+    if (!data || data.type !== "attention-explorable:set") return;
+    if (FRAME_THEMES.includes(data.theme)) setTheme(data.theme);
+    if (data.lang !== link.language) return;
+    const params = new URLSearchParams(window.location.search);
+    const theme = document.documentElement.getAttribute("data-ae-theme");
+    if (theme) params.set("theme", theme);
+    else params.delete("theme");
+    if (served) params.set("lang", link.language);
+    const where = { search: "?" + params.toString(), pathname: window.location.pathname, hash: window.location.hash };
+    window.location.replace(served ? where.pathname + where.search + where.hash : languageHref(link, where));
+  });
+}
 function followLanguage({ anchor, hide, language, other, target }) {
   const served = !target;
   const query = new URLSearchParams(window.location.search);
@@ -40,6 +72,7 @@ function followLanguage({ anchor, hide, language, other, target }) {
   if (embedded) {
     hide();
     if (asked === other && !served) window.location.replace(languageHref(link, window.location));
+    else listenToHost(link, served);
     return;
   }
   if (LANGUAGES.includes(asked)) {
