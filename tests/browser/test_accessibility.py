@@ -160,6 +160,14 @@ def test_on_a_dark_host_every_explorable_is_dark_passes_axe_and_follows_the_host
             "() => [...document.querySelectorAll('attention-explorable')].map((e) => e.dataset.aeTheme)"
         )
         assert themes == ["dark"] * len(names) + ["light"], themes  # the last asked for light
+        # No background of their own: the host's shows through; an author's --ae-background still wins.
+        backgrounds = "() => [...document.querySelectorAll('attention-explorable')].map((e) => getComputedStyle(e).backgroundColor)"
+        assert set(page.evaluate(backgrounds)) == {"rgba(0, 0, 0, 0)"}
+        page.evaluate(
+            "() => document.querySelector('attention-explorable').style.setProperty('--ae-background', '#fffdf5')"
+        )
+        assert page.evaluate(backgrounds)[0] == "rgb(255, 253, 245)"
+        page.evaluate("() => document.querySelector('attention-explorable').style.removeProperty('--ae-background')")
         # A module's own root follows its element's theme (web/theme.js: what shows behind it).
         modules = page.evaluate(
             """() => [...document.querySelectorAll('attention-explorable')].map((e) => e.shadowRoot.querySelector('.ae-x'))

@@ -17,8 +17,8 @@ export function luminance(css) {
 }
 
 /**
- * Whether what shows behind `el` is dark: the first opaque background among its ancestors (across
- * shadow roots), or, with none, the page's canvas (dark only where the page declares a dark
+ * Whether what shows behind `el` is dark: the theme of the nearest ancestor that has decided one
+ * (data-ae-theme), else the first opaque background among its ancestors (across shadow roots), or, with none, the page's canvas (dark only where the page declares a dark
  * color-scheme and the reader's system prefers dark).
  * @param {Element} el
  * @returns {boolean}
@@ -26,6 +26,9 @@ export function luminance(css) {
 export function behindIsDark(el) {
   for (let n = el.parentElement || (el.getRootNode() && el.getRootNode().host); n;
     n = n.parentElement || (n.getRootNode() && n.getRootNode().host)) {
+    // An element that has decided its theme (an <attention-explorable>, whose background is transparent;
+    // a page opened with ?theme=): what is inside it takes that.
+    if (n.dataset && (n.dataset.aeTheme === "dark" || n.dataset.aeTheme === "light")) return n.dataset.aeTheme === "dark";
     const lum = luminance(getComputedStyle(n).backgroundColor);
     // Dark where white text is the better contrast (luminance under about 0.18).
     if (lum !== null) return lum < 0.179;

@@ -930,6 +930,7 @@ function luminance(css) {
 }
 function behindIsDark(el2) {
   for (let n = el2.parentElement || el2.getRootNode() && el2.getRootNode().host; n; n = n.parentElement || n.getRootNode() && n.getRootNode().host) {
+    if (n.dataset && (n.dataset.aeTheme === "dark" || n.dataset.aeTheme === "light")) return n.dataset.aeTheme === "dark";
     const lum = luminance(getComputedStyle(n).backgroundColor);
     if (lum !== null) return lum < 0.179;
   }
