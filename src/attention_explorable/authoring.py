@@ -60,11 +60,15 @@ OWN_ATTRIBUTES = (
 
 
 def _check_names(name: str, state: Mapping[str, str]) -> None:
+    import difflib
+
     names = state_names(name)
     unknown = [key for key in state if key not in names]
     if unknown:
+        close = [difflib.get_close_matches(key, names, n=1) for key in unknown]
+        hints = "".join(f" (did you mean {c[0]!r} for {k!r}?)" for k, c in zip(unknown, close, strict=True) if c)
         raise ValueError(
-            f"{name} has no parameter {', '.join(map(repr, unknown))}; its parameters are {', '.join(names)}"
+            f"{name} has no parameter {', '.join(map(repr, unknown))}{hints}; its parameters are {', '.join(names)}"
         )
 
 

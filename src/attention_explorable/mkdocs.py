@@ -14,9 +14,9 @@ A page with a tag gets the element's script, by a path relative to that
 page (with MkDocs' default ``use_directory_urls`` as without it), and the
 build writes the element's files into ``attention-explorable/`` at the
 site's root (about 0.5 MB). A tag naming no explorable, or an attribute
-the explorable does not take, is a warning naming it (an error under
-``mkdocs build --strict``), and so is a value the page would clamp or
-ignore, in the page's own words.
+the explorable does not take, fails the build, naming it (and the closest
+attribute it takes); a value the page would clamp or ignore is a warning
+in the page's own words (an error under ``mkdocs build --strict``).
 
 References: MkDocs, "Developing Plugins" (``on_page_content``,
 ``on_post_build``); docs/embedding.md.
@@ -82,8 +82,10 @@ class AttentionExplorablePlugin(BasePlugin[_Config]):
             try:
                 notices = check_state(name, state, language)
             except ValueError as err:  # a name that is no explorable's, an attribute it does not take
-                _log.warning("attention-explorable in %s: %s", where, err)
-                continue
+                from mkdocs.exceptions import PluginError
+
+                # The build fails (not only under --strict): the page would hold a hole instead of it.
+                raise PluginError(f"attention-explorable in {where}: {err}") from None
             for notice in notices:
                 _log.warning("attention-explorable %s in %s: %s", name, where, notice)
         return script_tag(page.url or "./") + "\n" + html

@@ -23,7 +23,8 @@ The directive writes ``<attention-explorable name=... ...>`` (see
 :func:`attention_explorable.authoring.element_tag`); its options are the
 explorable's starting state (its deep-link parameters), ``lang``, ``theme``
 and the flag ``deep-links``. An option the explorable does not take is a
-build error naming it; a value the page would clamp or ignore is a warning
+build error naming it and the closest option it takes, and the build fails
+(also without ``-W``); a value the page would clamp or ignore is a warning
 with the page's own words. A page with an explorable gets the element's
 script, by a path relative to that page, and the build copies the
 element's files into ``_static/attention-explorable/`` (about 0.5 MB).
@@ -89,6 +90,8 @@ class ExplorableDirective(SphinxDirective):
             )
             notices = check_state(name, state, lang or _language(self.config))
         except ValueError as err:
+            # Said at its line, and kept: the build fails at its end (build-finished), also without -W.
+            _errors(self.env).setdefault(self.env.docname, []).append(f"{self.env.docname}: {err}")
             raise self.error(f"attention-explorable: {err}") from None
         for notice in notices:
             _log.warning("attention-explorable %s: %s", name, notice, location=self.get_location())
@@ -110,6 +113,33 @@ def _add_script(app, pagename, templatename, context, doctree) -> None:
         app.add_js_file(f"{ASSETS}/{SCRIPT}")
 
 
+def _errors(env) -> dict[str, list[str]]:
+    """The directives' errors by document, kept in the build environment (read in parallel, merged)."""
+    if not hasattr(env, "attention_explorable_errors"):
+        env.attention_explorable_errors = {}
+    return env.attention_explorable_errors
+
+
+def _purge(app, env, docname) -> None:
+    _errors(env).pop(docname, None)  # the document is read again
+
+
+def _merge(app, env, docnames, other) -> None:
+    for docname in docnames:
+        if docname in _errors(other):
+            _errors(env)[docname] = _errors(other)[docname]
+
+
+def _fail_on_errors(app, exception) -> None:
+    """A tag the element cannot take fails the build (exit status 2), not only under ``-W``: the page
+    would hold a hole where the explorable should be."""
+    found = [line for lines in _errors(app.env).values() for line in lines]
+    if exception is None and found:
+        from sphinx.errors import ExtensionError
+
+        raise ExtensionError("attention-explorable: " + "; ".join(found))
+
+
 def _copy_assets(app, exception) -> None:
     """After an HTML build: write the element's files into ``_static/attention-explorable/``."""
     if exception is None and app.builder.format == "html":
@@ -122,6 +152,9 @@ def setup(app) -> dict:
     app.add_directive("attention-explorable", ExplorableDirective)
     app.connect("html-page-context", _add_script)
     app.connect("build-finished", _copy_assets)
+    app.connect("build-finished", _fail_on_errors, priority=900)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
     from . import __version__
 
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -250,7 +250,9 @@ def test_a_typo_in_the_markup_is_said_by_the_build(tmp_path):
         text=True,
         timeout=300,
     )
-    assert "steps has no parameter 'temprature'" in done.stderr, done.stderr
+    # Said with the closest name, and the build fails without -W (a hole in the page otherwise).
+    assert "steps has no parameter 'temprature' (did you mean 'temperature'" in done.stderr, done.stderr
+    assert done.returncode != 0, done.stderr
     _write(tmp_path / "src", {"index.rst": "Home\n====\n\n.. attention-explorable:: steps\n   :temperature: 50\n"})
     done = _run("sphinx", "-b", "html", "-E", "src", "out", cwd=tmp_path)
     assert 'The attribute temperature="50" is outside [0.01, 10]; set to 10' in done.stderr, done.stderr
@@ -262,6 +264,6 @@ def test_a_typo_in_the_markup_is_said_by_the_build(tmp_path):
         },
     )
     done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path, capture_output=True, text=True, timeout=300
-    )
+        [sys.executable, "-m", "mkdocs", "build"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )  # not --strict: the build fails anyway
     assert done.returncode != 0 and "steps has no parameter 'd_k'" in done.stderr, done.stderr
