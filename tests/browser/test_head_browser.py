@@ -137,6 +137,8 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     aborted = s.open_offline(saved, ".ae-head-readout")
     page = s.page
     assert _step_of(page) == 0
+    # Its own headings come right under the page's title (h1 → h2: no level skipped).
+    assert page.locator(".ae-head h2").count() == 4 and page.locator(".ae-head h3").count() == 0
     # Predict first: training waits for a prediction (or the explicit skip).
     assert page.locator(".ae-head-train").is_disabled() and page.locator(".ae-head-step-button").is_disabled()
     page.locator("input[name=ae-head-prediction]").nth(0).check()  # "spread before and after": wrong
@@ -216,6 +218,7 @@ def test_the_textbook_holds_the_head_and_it_trains_there_offline(student, static
     box = page.locator(".ae-explorable-head")
     box.evaluate("e => e.scrollIntoView()")
     assert page.locator(".ae-head").count() == 1  # rendered once, in its box
+    assert box.locator(".ae-head h3").count() == 4  # under the section's h2 ("Try it: train one attention head")
     assert _step_of(page) == 0
     box.locator(".ae-head-skip").click()
     box.locator(".ae-head-step-button").click()

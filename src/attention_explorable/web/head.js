@@ -225,7 +225,7 @@ export function lookupText(batch, b = 0) {
 const SVG = "http://www.w3.org/2000/svg";
 const CSS = `
 .ae-head { font-family: inherit; font-size: inherit; line-height: 1.5; color: var(--ae-text, #1b1b1b); max-width: 980px; }
-.ae-head h3 { font-size: 17px; margin: 14px 0 6px; }
+.ae-head h2, .ae-head h3, .ae-head h4, .ae-head h5, .ae-head h6 { font-size: 17px; margin: 14px 0 6px; }
 .ae-head .ae-row { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin: 6px 0; }
 .ae-head button { font: inherit; min-height: 44px; padding: 4px 14px; border-radius: 6px; cursor: pointer;
   border: 1px solid var(--ae-border, #8c8c8c); background: var(--ae-surface, #fff); color: inherit; }
@@ -391,11 +391,28 @@ const HISTORY_EVERY = 25;
 /** The examples whose weights the page follows while the head trains (fixed: the same three all along). */
 const WATCHED = makeBatch(2024, 1, 3);
 
+/**
+ * The level of the module's own headings: one below the last heading before `node` in its page (across
+ * its shadow root's host, if any): h2 under a page's h1, h3 in the textbook's h2 section; h3 when `node`
+ * is in no page yet (a notebook places it later).
+ */
+function subheadingLevel(node) {
+  const rootNode = node.getRootNode();
+  const anchor = rootNode.host || node;
+  if (!anchor.isConnected) return 3;
+  let level = 1;
+  for (const h of anchor.ownerDocument.querySelectorAll("h1, h2, h3, h4, h5, h6")) {
+    if (h.compareDocumentPosition(anchor) & Node.DOCUMENT_POSITION_FOLLOWING) level = Number(h.tagName[1]);
+  }
+  return Math.min(6, level + 1);
+}
+
 function render({model, el: root}) {
   const S = model.get("strings") || {};
   const t = (key, values) => fill(S[key] || key, values || {});
   const style = el("style", {}, CSS);
   const box = el("div", {class: "ae-head", lang: model.get("lang") || ""});
+  const sub = `h${subheadingLevel(root)}`;
   root.replaceChildren(style, box);
 
   // --- predict first -------------------------------------------------------------------------------
@@ -454,12 +471,12 @@ function render({model, el: root}) {
   const left = el("div"), right = el("div");
   const watched = [0, 1, 2].map((b) => weightBars(t("head_weights_title", {example: lookupText(WATCHED, b)})));
   const watchedLines = [0, 1, 2].map(() => el("div", {class: "ae-row"}));
-  left.append(el("h3", {}, t("head_weights_heading")));
+  left.append(el(sub, {}, t("head_weights_heading")));
   watched.forEach((w, b) => { watchedLines[b].append(el("code", {}, lookupText(WATCHED, b)), w.svg); left.append(watchedLines[b]); });
   const table = heatmap(t("head_table_title"), N_LETTERS, N_LETTERS, [...LETTERS], [...LETTERS]);
   const reads = heatmap(t("head_reads_title"), 1, D_IN, [""], [...LETTERS, ..."0123456789"]);
-  right.append(el("h3", {}, t("head_table_heading")), el("p", {class: "ae-note"}, t("head_table_note")), table.svg,
-               el("h3", {}, t("head_reads_heading")), el("p", {class: "ae-note"}, t("head_reads_note")), reads.svg);
+  right.append(el(sub, {}, t("head_table_heading")), el("p", {class: "ae-note"}, t("head_table_note")), table.svg,
+               el(sub, {}, t("head_reads_heading")), el("p", {class: "ae-note"}, t("head_reads_note")), reads.svg);
   // What the plots show, for a screen reader: tables rewritten whenever training rests (not every frame).
   const watchedData = dataTable(t("head_weights_heading"), ["", "1", "2", "3", "4"]);
   const tableData = dataTable(t("head_table_title"), ["", ...LETTERS]);
@@ -508,7 +525,7 @@ function render({model, el: root}) {
   compare.append(compareFirst, compareRun, compareCurves.svg, compareSays);
 
   box.append(el("p", {}, t("head_intro")), predict, controls, readout, live, settings, curves.svg, accuracyCurve.svg, grid,
-             el("h3", {}, t("head_lookup_heading")), own, ownAnswer, compare);
+             el(sub, {}, t("head_lookup_heading")), own, ownAnswer, compare);
 
   // --- the run -------------------------------------------------------------------------------------
   let run = null, playing = false, frame = 0, comparing = null, saidAt = 0;
