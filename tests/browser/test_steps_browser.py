@@ -8,9 +8,30 @@ from attention_explorable import scenarios
 
 from playwright.sync_api import expect
 
-from .pages import MODES, explorable_page, handle, handle_value, plot_area, settled, text_of, track, wait_text
+from .pages import (
+    eventually,
+    MODES,
+    explorable_page,
+    handle,
+    handle_value,
+    plot_area,
+    settled,
+    text_of,
+    track,
+    wait_text,
+)
 
 pytestmark = pytest.mark.browser
+
+
+def assert_readout(page, css: str, expected: float, tol: float | None = None) -> None:
+    """The number ``css`` shows equals ``expected``, once it has arrived: on the live Panel page each
+    readout is its own patch from the server, so a readout may come a moment after the one waited for."""
+    eventually(page, lambda: _equal(readout_number(page, css), expected, tol))
+
+
+def _equal(got: float, expected: float, tol: float | None) -> None:
+    assert got == pytest.approx(expected, abs=tol), (got, expected)
 
 
 def readout_number(page, css: str) -> float:
@@ -35,14 +56,14 @@ def steps_page(request, steps_server, saved_steps, student):
 def test_student_does_all_three_steps(steps_page, request):
     s, page = steps_page, steps_page.page
     start = scenarios.outcome(scenarios.get_step(1).start)["output"]
-    assert readout_number(page, ".ae-output") == pytest.approx(start, abs=1e-4)  # not yet 6
+    assert_readout(page, ".ae-output", start, tol=1e-4)  # not yet 6
 
     # Step 1: predict the midpoint, demonstrate, read the check.
     page.locator(".ae-prediction input").fill("6")
     page.locator(".ae-demonstrate button").click()
     wait_text(page, ".ae-result", r"演示结果 y = 6\.00；相差 0\.00")
-    assert readout_number(page, ".ae-output") == pytest.approx(6.0)
-    assert readout_number(page, ".ae-weight-1") == pytest.approx(0.5)
+    assert_readout(page, ".ae-output", 6.0)
+    assert_readout(page, ".ae-weight-1", 0.5)
 
     # Step 2: a junk prediction is named, then predict 8, demonstrate.
     page.locator(".ae-step-2 button").click()
@@ -53,8 +74,8 @@ def test_student_does_all_three_steps(steps_page, request):
     page.locator(".ae-demonstrate button").click()
     expected = scenarios.get_step(2).expected_output()
     wait_text(page, ".ae-result", rf"演示结果 y = {expected:.2f}；相差 {abs(8 - expected):.2f}")
-    assert readout_number(page, ".ae-output") == pytest.approx(expected, abs=1e-4)
-    assert readout_number(page, ".ae-weight-2") == pytest.approx(0.8808, abs=1e-4)
+    assert_readout(page, ".ae-output", expected, tol=1e-4)
+    assert_readout(page, ".ae-weight-2", 0.8808, tol=1e-4)
     s.screenshot(f"steps-step2-1280-{request.node.callspec.id}")
 
     # Controls stay free: one key press on the score-difference slider; the box shows 2.1.
@@ -62,7 +83,7 @@ def test_student_does_all_three_steps(steps_page, request):
     knob.focus()
     knob.press("ArrowRight")
     wait_text(page, ".ae-score-2-readout", r"s₂ = 2\.10")
-    assert readout_number(page, ".ae-weight-2") == pytest.approx(0.8909, abs=1e-4)
+    assert_readout(page, ".ae-weight-2", 0.8909, tol=1e-4)
     assert page.locator(".ae-score-diff-box input").input_value() == "2.1"
     assert "滑块已移动" in text_of(page, ".ae-result")  # the result says which state it is of
 
@@ -99,7 +120,7 @@ def test_student_does_all_three_steps(steps_page, request):
     page.mouse.move(bar["x"] + bar["width"] + 40, h["y"] + h["height"] / 2, steps=8)
     page.mouse.up()
     wait_text(page, ".ae-temperature-readout", r"T = 10\.00")
-    assert readout_number(page, ".ae-weight-2") == pytest.approx(0.5498, abs=1e-4)
+    assert_readout(page, ".ae-weight-2", 0.5498, tol=1e-4)
     assert "NaN" not in text_of(page, ".ae-naive").split("\n")[1]
     s.assert_clean()
 

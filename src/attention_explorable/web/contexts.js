@@ -102,7 +102,7 @@ function render({model, el: host}) {
   });
   const parts = {
     sources,
-    ...choiceParts("contexts", S, PREDICTIONS, model, {say}),
+    ...choiceParts("contexts", S, PREDICTIONS, model, {say, right: RIGHT_PREDICTION}),
     causal: checkbox("ae-contexts-causal", S.contexts_causal, (on) => { say(""); setState(model, {causal: on}); }),
     input: readout("ae-contexts-input"),
     outputs: readout("ae-contexts-outputs"),

@@ -2,7 +2,7 @@
 // attention_explorable/views/exercise.py, the oracle) and `render({model, el})`, which builds the question,
 // the box (or the options) and the two buttons, turns the student's typing, choosing and pressing into the
 // model's state and draws every change of it. Everything runs with or without a server.
-import {button, drawView, el, moduleRoot, readout, setState} from "./parts.js";
+import {button, drawView, el, moduleRoot, readout, setState, tell} from "./parts.js";
 import {escapeHtml, fill, parseNumber, pyStrip} from "./shared.js";
 
 export const STATE_NAMES = ["response", "choice", "checked", "revealed"];
@@ -87,6 +87,10 @@ function render({model, el: host}) {
   const check = () => {  // what a press of "检查" submits: the typed answer, or the chosen letter
     const submitted = kind === "choice" ? model.get("choice") : model.get("response");
     if (model.get("checked") !== submitted) set({checked: submitted});
+    const [status] = judge(submitted, config);  // "right", "wrong", "invalid" (nothing to judge) or "pending"
+    if (status === "right" || status === "wrong") {
+      tell(model, {event: "exercise", exercise: config.id, response: submitted, right: status === "right"});
+    }
   };
   const id = `ae-ex${++ids}`;
   const parts = {

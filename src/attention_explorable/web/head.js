@@ -375,6 +375,10 @@ function heatmap(label, rows, cols, rowNames, colNames) {
   };
 }
 
+/** The options of the two predictions as the class and the events name them (views.head.PREDICTIONS[1:]), the
+ * first's right one (B: spread before, on the matching pair after) and the comparison's (A: scaled is faster). */
+const OPTIONS = ["a", "b", "c"], RIGHT = 1, COMPARE_RIGHT = 0;
+
 /** Steps a frame may train: as many as fit in this many milliseconds (a key is never kept waiting longer). */
 export const FRAME_BUDGET_MS = 12;
 /** Steps the comparison trains each head, and how many of its last batches' losses it averages (one batch's
@@ -412,6 +416,9 @@ function render({model, el: root}) {
   const t = (key, values) => fill(S[key] || key, values || {});
   const style = el("style", {}, CSS);
   const box = el("div", {class: "ae-head", lang: model.get("lang") || ""});
+  // The student's activity, told to the host (web/host.js makes it the page's events): each answer once.
+  const tell = (message) => { if (typeof model.send === "function") model.send(message); };
+  const told = new Set();
   const sub = `h${subheadingLevel(root)}`;
   root.replaceChildren(style, box);
 
@@ -423,7 +430,11 @@ function render({model, el: root}) {
     const label = el("label");
     const radio = el("input", {type: "radio", name: "ae-head-prediction", value: String(i)});
     if (model.get("prediction") === i) radio.checked = true;
-    radio.addEventListener("change", () => { model.set("prediction", i); model.save_changes(); });
+    radio.addEventListener("change", () => {
+      model.set("prediction", i);
+      model.save_changes();
+      tell({event: "prediction", question: "weights", prediction: OPTIONS[i]});
+    });
     label.append(radio, document.createTextNode(`${"ABC"[i]}. ${t(key)}`));
     predict.append(label, el("br"));
   });
@@ -508,6 +519,7 @@ function render({model, el: root}) {
     radio.addEventListener("change", () => {
       model.set("compare_prediction", i);
       model.save_changes();
+      tell({event: "prediction", question: "compare", prediction: OPTIONS[i]});
       if (!comparing || comparing.done) compareRun.disabled = false;
       compareFirst.hidden = true;
     });
@@ -590,8 +602,15 @@ function render({model, el: root}) {
     // The answer to the prediction once the head has learned (or the student skipped and trained).
     const learned = last >= 20 && run.accuracies.slice(-20).reduce((a, x) => a + x, 0) / 20 > 0.95;
     if (learned && Number.isInteger(model.get("prediction"))) {
-      verdict.textContent = t(model.get("prediction") === 1 ? "head_predict_right" : "head_predict_wrong");
+      verdict.textContent = t(model.get("prediction") === RIGHT ? "head_predict_right" : "head_predict_wrong");
     } else verdict.textContent = learned ? t("head_predict_answer") : "";
+    if (learned && !told.has("weights")) {  // the answer to the first prediction is on screen
+      told.add("weights");
+      const said = model.get("prediction");
+      tell({event: "checked", question: "weights", prediction: Number.isInteger(said) ? OPTIONS[said] : null,
+            skipped: !Number.isInteger(said), right: Number.isInteger(said) ? said === RIGHT : null, steps: run.t});
+      tell({event: "completed"});
+    }
   }
 
   // Said once training rests (a step, a pause, the end, a new run), never every frame.
@@ -645,9 +664,11 @@ function render({model, el: root}) {
     const said = model.get("compare_prediction");
     compareSays.textContent = t("head_compare_says", {first: COMPARE_STEPS - COMPARE_WINDOW + 1, last: COMPARE_STEPS,
                                                       scaled: a.toFixed(3), unscaled: b.toFixed(3)}) + " " +
-      (Number.isInteger(said) ? t(said === 0 ? "head_compare_right" : "head_compare_wrong") : "");
+      (Number.isInteger(said) ? t(said === COMPARE_RIGHT ? "head_compare_right" : "head_compare_wrong") : "");
     comparing.done = true;
     compareRun.disabled = false;
+    tell({event: "checked", question: "compare", prediction: Number.isInteger(said) ? OPTIONS[said] : null,
+          right: Number.isInteger(said) ? said === COMPARE_RIGHT : null, scaled: a, unscaled: b});
   }
   compareRun.addEventListener("click", () => {
     if (comparing) cancelAnimationFrame(comparing.frame);

@@ -8,7 +8,7 @@
 // carries the class (web/classroom.js as `aeModules.classroom`, its config in #ae-class-config) joins the room
 // its address names with each module that leaves a box for the class panel (the steps).
 
-import {reportHeight} from "./dom.js";
+import {hostOrigin, reportHeight} from "./dom.js";
 import {followLanguage} from "./language.js";
 import {linkQuery, linkValues, readLink, startQuery} from "./links.js";
 
@@ -37,6 +37,28 @@ export function createModel(state) {
       for (const fn of [...(listeners.get("msg:sent") || [])]) fn(content);
     },
   };
+}
+
+/** What a module tells of the student's activity (its `model.send({event, ...})`), and so what an author's
+ * page hears: a DOM event `attention-explorable-<event>` whose `detail` is the rest of the message. */
+export const ACTIVITY = ["prediction", "checked", "exercise", "completed"];
+
+/**
+ * Tell the page around `host` of the student's activity in its module (`message`, from `model.send`):
+ * a CustomEvent `attention-explorable-<event>` (bubbling, across shadow roots: an <attention-explorable>
+ * element hears it) with `detail` = {name, lang, ...the message's other keys}; and, in an iframe, the same
+ * to the embedding page ({type: "attention-explorable:<event>", ...detail}: web/resize.js makes it the
+ * iframe's event). Nothing is sent anywhere else.
+ */
+export function announce(host, message) {
+  if (!message || !ACTIVITY.includes(message.event)) return;
+  const {event, ...rest} = message;
+  const lang = (host.aeModel && host.aeModel.get("lang")) || host.closest("[lang]")?.getAttribute("lang") || "";
+  const detail = {name: host.dataset.aeRender, lang, ...rest};
+  host.dispatchEvent(new CustomEvent(`attention-explorable-${event}`, {detail, bubbles: true, composed: true}));
+  if (window.parent !== window) {
+    window.parent.postMessage({type: `attention-explorable:${event}`, ...detail}, hostOrigin(window.location.search) || "*");
+  }
 }
 
 /** What `html` (text with its characters escaped, as readLink writes notices) says, as plain text. */
@@ -128,6 +150,7 @@ export function mountModules(modules, root = document, embed = null, limit = Inf
       const model = host.aeModel = createModel(JSON.parse(data.textContent));
       const link = host.querySelector("script[data-ae-link]");
       if (link) followAddress(host, model, JSON.parse(link.textContent), embed);
+      model.on("msg:sent", (message) => announce(host, message));
       module.render({model, el: target});
       const klass = modules.classroom, config = document.getElementById("ae-class-config");
       if (klass && config && !embed) klass.joinClass({model, el: target, config: JSON.parse(config.textContent)});

@@ -302,7 +302,7 @@ function render({model, el: host}) {
   const parts = {
     sources,
     ranges: {score_x: scoreSpec.x.range, score_y: scoreSpec.y.range, weight_x: weightSpec.x.range, weight_y: weightSpec.y.range},
-    ...choiceParts("matrix", S, PREDICTIONS, model, {say}),
+    ...choiceParts("matrix", S, PREDICTIONS, model, {say, right: RIGHT_PREDICTION}),
     ...Object.assign({}, ...Object.values(sliders)),
     ...Object.fromEntries(TOGGLES.map((name) => [`${name}_toggle`, toggles[name]])),
     score_title: title(scores),

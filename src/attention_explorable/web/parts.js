@@ -354,6 +354,15 @@ export function drawView(model, names, parts, view) {
 export {setState};
 
 /**
+ * Tell the module's host of the student's activity (anywidget's custom message, `model.send`): `{event,
+ * ...}` with event "prediction", "checked", "exercise" or "completed" (web/host.js makes each a DOM event
+ * of the page; docs/embedding.md lists their payloads). A host with no `send` hears nothing.
+ */
+export function tell(model, message) {
+  if (typeof model.send === "function") model.send(message);
+}
+
+/**
  * A module's question asked first (the parts of web/parts.js): the question, its options, "check", "skip"
  * and the feedback, by the names the views use (CHOICE_MODELS), with CSS classes `ae-<name>-question`,
  * `-prediction`, `-check`, `-skip` and `-feedback`. The student's actions set the model: an option becomes
@@ -364,17 +373,27 @@ export {setState};
  * @param {object} S its strings (`<name>_predict_question`, `<name>_predict_<option>`, `predict_check`...)
  * @param {string[]} predictions "" then the options, in the order of the buttons
  * @param {object} model the module's model
- * @param {{say: function(string): void, reveal?: function(string): object}} hooks
+ * @param {{say: function(string): void, reveal?: function(string): object, right?: string}} hooks `right`: the
+ *   right option (told with the check: whether the prediction was right)
  */
-export function choiceParts(name, S, predictions, model, {say, reveal = () => ({})}) {
+export function choiceParts(name, S, predictions, model, {say, reveal = () => ({}), right = null}) {
   const set = (changes) => { say(""); setState(model, changes); };
-  const show = (prediction) => set({prediction, ...reveal(prediction), revealed: true});
+  const show = (prediction) => {
+    set({prediction, ...reveal(prediction), revealed: true});
+    tell(model, {event: "checked", question: "prediction", prediction: prediction || null, skipped: !prediction,
+                 right: prediction && right ? prediction === right : null});
+    tell(model, {event: "completed"});
+  };
+  const choose = (prediction) => {
+    set({prediction});
+    tell(model, {event: "prediction", question: "prediction", prediction});
+  };
   const question = readout(`ae-${name}-question`);
   question.set(`<b>${escapeHtml(S[`${name}_predict_question`])}</b>`);
   return {
     question,
     prediction_choice: options(`ae-${name}-prediction`, predictions.slice(1).map((p) => S[`${name}_predict_${p}`]),
-      (i) => { if (!model.get("revealed") && model.get("prediction") !== predictions[i + 1]) set({prediction: predictions[i + 1]}); }),
+      (i) => { if (!model.get("revealed") && model.get("prediction") !== predictions[i + 1]) choose(predictions[i + 1]); }),
     predict_check: button(`ae-${name}-check`, S.predict_check,
       () => (model.get("prediction") ? show(model.get("prediction")) : say(escapeHtml(S.predict_needed))), {primary: true}),
     predict_skip: button(`ae-${name}-skip`, S.skip_prediction, () => show("")),

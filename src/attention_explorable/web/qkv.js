@@ -122,7 +122,7 @@ function render({model, el: host}) {
     sources, ranges: {},
     // Checked or skipped: W_V moves from the identity to the swap (or back), so the answer is watched.
     ...choiceParts("qkv", S, PREDICTIONS, model,
-      {say, reveal: () => ({w_v: model.get("w_v") === "identity" ? "swap" : "identity"})}),
+      {say, reveal: () => ({w_v: model.get("w_v") === "identity" ? "swap" : "identity"}), right: RIGHT_PREDICTION}),
     ...Object.fromEntries(PROJECTIONS.map((name) => [name, options(`ae-qkv-${name.replace("_", "-")}`,
       presets.map((p) => S[`qkv_preset_${p}`]), (i) => { if (presets[i] !== model.get(name)) act({[name]: presets[i]}); },
       {vertical: false})])),

@@ -11,10 +11,15 @@
 // (<html lang>, Chinese or English) and its theme (dark where what shows behind the iframe is dark:
 // Furo's, Material's or any toggle that changes the page's colours, and the reader's system where the
 // page follows it), told to the frame whenever they change ({type: "attention-explorable:set"}).
+//
+// What the student does in a frame (a prediction, a check, an exercise answered, the explorable completed)
+// becomes an event of the iframe element, `attention-explorable-<what>`, as on an <attention-explorable>.
 // Pasting the script twice does no harm.
+import {ACTIVITY} from "./host.js";
 import {behindIsDark} from "./theme.js";
 
 const FRAMES = "iframe.ae-embed-frame";
+const PREFIX = "attention-explorable:";
 
 /** The origin of `frame`'s address on the web, or null (a file, or no address): messages are then
  * checked by their window alone. */
@@ -52,6 +57,11 @@ function install() {
       } else if (data.type === "attention-explorable:anchor" && typeof data.top === "number" && isFinite(data.top)
                  && !moved) {
         window.scrollTo(0, frame.getBoundingClientRect().top + window.scrollY + data.top);
+      } else if (ACTIVITY.includes(data.type.slice(PREFIX.length)) && data.type.startsWith(PREFIX)) {
+        // The student's activity in the frame (web/host.js announce): the iframe's own event, as the
+        // element's (attention-explorable-checked ...), its detail the message's data.
+        const {type, ...detail} = data;
+        frame.dispatchEvent(new CustomEvent(`attention-explorable-${type.slice(PREFIX.length)}`, {detail, bubbles: true}));
       }
     }
   });

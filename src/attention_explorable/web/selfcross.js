@@ -175,7 +175,7 @@ function render({model, el: host}) {
   }}));
   const parts = {
     sources, ranges,
-    ...choiceParts("selfcross", S, PREDICTIONS, model, {say, reveal: () => ({mode: "cross"})}),
+    ...choiceParts("selfcross", S, PREDICTIONS, model, {say, reveal: () => ({mode: "cross"}), right: RIGHT_PREDICTION}),
     mode: options("ae-selfcross-mode", MODES.map((m) => S[`selfcross_mode_${m}`]), (i) => {
       const mode = MODES[i];
       if (mode === model.get("mode")) return;

@@ -5,7 +5,7 @@
 // change of it.
 import {softmax, weightedSum} from "./attention.js";
 import {drawsFrom, numberLineFigure, range, source, temperatureFigure, weightsFigure} from "./figures.js";
-import {button, drawView, el, figure, modelSlider, moduleRoot, noticePart, readout, setState, textInput} from "./parts.js";
+import {button, drawView, el, figure, modelSlider, moduleRoot, noticePart, readout, setState, tell, textInput} from "./parts.js";
 import {dataTable, echo, escapeHtml, fill, formatFixed, formatG, formatNumber, onGrid, pyStrip, stepStart} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 
@@ -196,12 +196,24 @@ function render({model, el: host}) {
   // A student's own move during a replay ends it where it is.
   const stop = () => { if (model.get("animating")) { halt(); set({animating: false}); } };
   const goTo = (n) => { say(""); halt(); set(stepStart(config, n)); };
+  const done = new Set();  // the steps whose answer the student has seen (all three: completed)
 
   const replay = () => {
     if (model.get("animating")) return;
     const frames = replayFrames(config.steps[model.get("step") - 1], lessMotion() ? 1 : config.frames);
     const last = frames.pop();
-    if (!frames.length) return set({...last, revealed: true, animating: false});
+    const shown = () => {  // the step's answer is on screen: told with the prediction's distance from it
+      const step = model.get("step"), pred = parsePrediction(model.get("prediction_text"), config.prediction_bounds);
+      const result = outcome(last).output;
+      tell(model, {event: "checked", question: `step${step}`, prediction: pred, skipped: pred === null, result,
+                   difference: pred === null ? null : Math.abs(pred - result)});
+      done.add(step);
+      if (done.size === config.steps.length && !done.told) {
+        done.told = true;
+        tell(model, {event: "completed"});
+      }
+    };
+    if (!frames.length) { set({...last, revealed: true, animating: false}); return shown(); }
     set({...frames.shift(), revealed: false, animating: true});
     const replayed = model.get("step");
     const next = () => {
@@ -212,6 +224,7 @@ function render({model, el: host}) {
       } else {
         timer = 0;
         set({...last, revealed: true, animating: false});
+        shown();
       }
     };
     timer = setTimeout(next, config.frame_ms);
@@ -228,10 +241,10 @@ function render({model, el: host}) {
     showNumberLine();
     replay();
   };
-  const tell = (event) => { if (typeof model.send === "function") model.send({event}); };
+  const told = (event) => tell(model, {event});
   const demonstrate = () => {
     say("");
-    tell("demonstrate");
+    told("demonstrate");
     if (model.get("animating")) return;
     const unpredicted = parsePrediction(model.get("prediction_text"), config.prediction_bounds) === null;
     if (unpredicted && config.ask_prediction !== false) {  // predict first: the cursor goes to the box
@@ -239,11 +252,15 @@ function render({model, el: host}) {
       prediction.input.focus();
       return;
     }
+    if (!unpredicted) {
+      tell(model, {event: "prediction", question: `step${model.get("step")}`,
+                   prediction: parsePrediction(model.get("prediction_text"), config.prediction_bounds)});
+    }
     if (!model.get("held")) play();  // a class's open vote holds the answer until it closes
   };
   const skip = () => {
     say("");
-    tell("skip");
+    told("skip");
     if (!model.get("held")) play();
   };
 

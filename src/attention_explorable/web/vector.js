@@ -237,7 +237,7 @@ function render({model, el: host}) {
   };
   const parts = {
     sources, ranges: {},
-    ...choiceParts("vector", S, PREDICTIONS, model, {say, reveal: () => ({...config.answer_state})}),
+    ...choiceParts("vector", S, PREDICTIONS, model, {say, reveal: () => ({...config.answer_state}), right: RIGHT_PREDICTION}),
     ...Object.assign({}, ...Object.values(sliders)),
     scores_readout: readout("ae-vector-scores"),
     weights_readout: readout("ae-vector-weights"),

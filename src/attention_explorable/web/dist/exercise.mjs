@@ -409,6 +409,9 @@ function drawView(model, names, parts, view) {
     later.cancel();
   }, { draw });
 }
+function tell(model, message) {
+  if (typeof model.send === "function") model.send(message);
+}
 
 // src/attention_explorable/web/exercise.js
 var STATE_NAMES = ["response", "choice", "checked", "revealed"];
@@ -465,6 +468,10 @@ function render({ model, el: host }) {
   const check = () => {
     const submitted = kind === "choice" ? model.get("choice") : model.get("response");
     if (model.get("checked") !== submitted) set({ checked: submitted });
+    const [status] = judge(submitted, config);
+    if (status === "right" || status === "wrong") {
+      tell(model, { event: "exercise", exercise: config.id, response: submitted, right: status === "right" });
+    }
   };
   const id = `ae-ex${++ids}`;
   const parts = {

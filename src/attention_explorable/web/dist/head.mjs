@@ -357,6 +357,9 @@ function heatmap(label, rows, cols, rowNames, colNames) {
     }
   };
 }
+var OPTIONS = ["a", "b", "c"];
+var RIGHT = 1;
+var COMPARE_RIGHT = 0;
 var FRAME_BUDGET_MS = 12;
 var COMPARE_STEPS = 100;
 var COMPARE_WINDOW = 5;
@@ -381,6 +384,10 @@ function render({ model, el: root }) {
   const t = (key, values) => fill(S[key] || key, values || {});
   const style = el("style", {}, CSS);
   const box = el("div", { class: "ae-head", lang: model.get("lang") || "" });
+  const tell = (message) => {
+    if (typeof model.send === "function") model.send(message);
+  };
+  const told = /* @__PURE__ */ new Set();
   const sub = `h${subheadingLevel(root)}`;
   root.replaceChildren(style, box);
   const predict = el("fieldset", { class: "ae-head-prediction" });
@@ -393,6 +400,7 @@ function render({ model, el: root }) {
     radio.addEventListener("change", () => {
       model.set("prediction", i);
       model.save_changes();
+      tell({ event: "prediction", question: "weights", prediction: OPTIONS[i] });
     });
     label.append(radio, document.createTextNode(`${"ABC"[i]}. ${t(key)}`));
     predict.append(label, el("br"));
@@ -489,6 +497,7 @@ function render({ model, el: root }) {
     radio.addEventListener("change", () => {
       model.set("compare_prediction", i);
       model.save_changes();
+      tell({ event: "prediction", question: "compare", prediction: OPTIONS[i] });
       if (!comparing || comparing.done) compareRun.disabled = false;
       compareFirst.hidden = true;
     });
@@ -576,8 +585,21 @@ function render({ model, el: root }) {
     train.textContent = t(playing ? "head_pause" : "head_train");
     const learned = last >= 20 && run.accuracies.slice(-20).reduce((a, x) => a + x, 0) / 20 > 0.95;
     if (learned && Number.isInteger(model.get("prediction"))) {
-      verdict.textContent = t(model.get("prediction") === 1 ? "head_predict_right" : "head_predict_wrong");
+      verdict.textContent = t(model.get("prediction") === RIGHT ? "head_predict_right" : "head_predict_wrong");
     } else verdict.textContent = learned ? t("head_predict_answer") : "";
+    if (learned && !told.has("weights")) {
+      told.add("weights");
+      const said = model.get("prediction");
+      tell({
+        event: "checked",
+        question: "weights",
+        prediction: Number.isInteger(said) ? OPTIONS[said] : null,
+        skipped: !Number.isInteger(said),
+        right: Number.isInteger(said) ? said === RIGHT : null,
+        steps: run.t
+      });
+      tell({ event: "completed" });
+    }
   }
   const say = () => {
     live.textContent = readout.textContent + (verdict.textContent ? ` ${verdict.textContent}` : "");
@@ -657,9 +679,17 @@ function render({ model, el: root }) {
       last: COMPARE_STEPS,
       scaled: a.toFixed(3),
       unscaled: b.toFixed(3)
-    }) + " " + (Number.isInteger(said) ? t(said === 0 ? "head_compare_right" : "head_compare_wrong") : "");
+    }) + " " + (Number.isInteger(said) ? t(said === COMPARE_RIGHT ? "head_compare_right" : "head_compare_wrong") : "");
     comparing.done = true;
     compareRun.disabled = false;
+    tell({
+      event: "checked",
+      question: "compare",
+      prediction: Number.isInteger(said) ? OPTIONS[said] : null,
+      right: Number.isInteger(said) ? said === COMPARE_RIGHT : null,
+      scaled: a,
+      unscaled: b
+    });
   }
   compareRun.addEventListener("click", () => {
     if (comparing) cancelAnimationFrame(comparing.frame);

@@ -1516,12 +1516,29 @@ function drawView(model, names, parts, view) {
     later.cancel();
   }, { draw });
 }
-function choiceParts(name, S, predictions, model, { say, reveal = () => ({}) }) {
+function tell(model, message) {
+  if (typeof model.send === "function") model.send(message);
+}
+function choiceParts(name, S, predictions, model, { say, reveal = () => ({}), right = null }) {
   const set = (changes) => {
     say("");
     setState(model, changes);
   };
-  const show = (prediction) => set({ prediction, ...reveal(prediction), revealed: true });
+  const show = (prediction) => {
+    set({ prediction, ...reveal(prediction), revealed: true });
+    tell(model, {
+      event: "checked",
+      question: "prediction",
+      prediction: prediction || null,
+      skipped: !prediction,
+      right: prediction && right ? prediction === right : null
+    });
+    tell(model, { event: "completed" });
+  };
+  const choose = (prediction) => {
+    set({ prediction });
+    tell(model, { event: "prediction", question: "prediction", prediction });
+  };
   const question = readout(`ae-${name}-question`);
   question.set(`<b>${escapeHtml(S[`${name}_predict_question`])}</b>`);
   return {
@@ -1530,7 +1547,7 @@ function choiceParts(name, S, predictions, model, { say, reveal = () => ({}) }) 
       `ae-${name}-prediction`,
       predictions.slice(1).map((p) => S[`${name}_predict_${p}`]),
       (i) => {
-        if (!model.get("revealed") && model.get("prediction") !== predictions[i + 1]) set({ prediction: predictions[i + 1] });
+        if (!model.get("revealed") && model.get("prediction") !== predictions[i + 1]) choose(predictions[i + 1]);
       }
     ),
     predict_check: button(
@@ -1805,7 +1822,7 @@ function render({ model, el: host }) {
   const parts = {
     sources,
     ranges: { score_x: scoreSpec.x.range, score_y: scoreSpec.y.range, weight_x: weightSpec.x.range, weight_y: weightSpec.y.range },
-    ...choiceParts("matrix", S, PREDICTIONS, model, { say }),
+    ...choiceParts("matrix", S, PREDICTIONS, model, { say, right: RIGHT_PREDICTION }),
     ...Object.assign({}, ...Object.values(sliders)),
     ...Object.fromEntries(TOGGLES.map((name) => [`${name}_toggle`, toggles[name]])),
     score_title: title(scores),

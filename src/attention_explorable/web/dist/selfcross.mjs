@@ -1338,12 +1338,29 @@ function drawView(model, names, parts, view) {
     later.cancel();
   }, { draw });
 }
-function choiceParts(name, S, predictions, model, { say, reveal = () => ({}) }) {
+function tell(model, message) {
+  if (typeof model.send === "function") model.send(message);
+}
+function choiceParts(name, S, predictions, model, { say, reveal = () => ({}), right = null }) {
   const set = (changes) => {
     say("");
     setState(model, changes);
   };
-  const show = (prediction) => set({ prediction, ...reveal(prediction), revealed: true });
+  const show = (prediction) => {
+    set({ prediction, ...reveal(prediction), revealed: true });
+    tell(model, {
+      event: "checked",
+      question: "prediction",
+      prediction: prediction || null,
+      skipped: !prediction,
+      right: prediction && right ? prediction === right : null
+    });
+    tell(model, { event: "completed" });
+  };
+  const choose = (prediction) => {
+    set({ prediction });
+    tell(model, { event: "prediction", question: "prediction", prediction });
+  };
   const question = readout(`ae-${name}-question`);
   question.set(`<b>${escapeHtml(S[`${name}_predict_question`])}</b>`);
   return {
@@ -1352,7 +1369,7 @@ function choiceParts(name, S, predictions, model, { say, reveal = () => ({}) }) 
       `ae-${name}-prediction`,
       predictions.slice(1).map((p) => S[`${name}_predict_${p}`]),
       (i) => {
-        if (!model.get("revealed") && model.get("prediction") !== predictions[i + 1]) set({ prediction: predictions[i + 1] });
+        if (!model.get("revealed") && model.get("prediction") !== predictions[i + 1]) choose(predictions[i + 1]);
       }
     ),
     predict_check: button(
@@ -1501,7 +1518,7 @@ function render({ model, el: host }) {
   const parts = {
     sources,
     ranges,
-    ...choiceParts("selfcross", S, PREDICTIONS, model, { say, reveal: () => ({ mode: "cross" }) }),
+    ...choiceParts("selfcross", S, PREDICTIONS, model, { say, reveal: () => ({ mode: "cross" }), right: RIGHT_PREDICTION }),
     mode: options("ae-selfcross-mode", MODES.map((m) => S[`selfcross_mode_${m}`]), (i) => {
       const mode = MODES[i];
       if (mode === model.get("mode")) return;

@@ -1480,6 +1480,9 @@ function drawView(model, names, parts, view) {
     later.cancel();
   }, { draw });
 }
+function tell(model, message) {
+  if (typeof model.send === "function") model.send(message);
+}
 
 // src/attention_explorable/web/prediction.js
 function parsePrediction(raw, [lo, hi]) {
@@ -1626,11 +1629,32 @@ function render({ model, el: host }) {
     halt();
     set(stepStart(config, n));
   };
+  const done = /* @__PURE__ */ new Set();
   const replay = () => {
     if (model.get("animating")) return;
     const frames = replayFrames(config.steps[model.get("step") - 1], lessMotion() ? 1 : config.frames);
     const last = frames.pop();
-    if (!frames.length) return set({ ...last, revealed: true, animating: false });
+    const shown = () => {
+      const step = model.get("step"), pred = parsePrediction(model.get("prediction_text"), config.prediction_bounds);
+      const result = outcome(last).output;
+      tell(model, {
+        event: "checked",
+        question: `step${step}`,
+        prediction: pred,
+        skipped: pred === null,
+        result,
+        difference: pred === null ? null : Math.abs(pred - result)
+      });
+      done.add(step);
+      if (done.size === config.steps.length && !done.told) {
+        done.told = true;
+        tell(model, { event: "completed" });
+      }
+    };
+    if (!frames.length) {
+      set({ ...last, revealed: true, animating: false });
+      return shown();
+    }
     set({ ...frames.shift(), revealed: false, animating: true });
     const replayed = model.get("step");
     const next = () => {
@@ -1641,6 +1665,7 @@ function render({ model, el: host }) {
       } else {
         timer = 0;
         set({ ...last, revealed: true, animating: false });
+        shown();
       }
     };
     timer = setTimeout(next, config.frame_ms);
@@ -1656,12 +1681,10 @@ function render({ model, el: host }) {
     showNumberLine();
     replay();
   };
-  const tell = (event) => {
-    if (typeof model.send === "function") model.send({ event });
-  };
+  const told = (event) => tell(model, { event });
   const demonstrate = () => {
     say("");
-    tell("demonstrate");
+    told("demonstrate");
     if (model.get("animating")) return;
     const unpredicted = parsePrediction(model.get("prediction_text"), config.prediction_bounds) === null;
     if (unpredicted && config.ask_prediction !== false) {
@@ -1669,11 +1692,18 @@ function render({ model, el: host }) {
       prediction.input.focus();
       return;
     }
+    if (!unpredicted) {
+      tell(model, {
+        event: "prediction",
+        question: `step${model.get("step")}`,
+        prediction: parsePrediction(model.get("prediction_text"), config.prediction_bounds)
+      });
+    }
     if (!model.get("held")) play();
   };
   const skip = () => {
     say("");
-    tell("skip");
+    told("skip");
     if (!model.get("held")) play();
   };
   const sources = {

@@ -1484,12 +1484,29 @@ function drawView(model, names, parts, view) {
     later.cancel();
   }, { draw });
 }
-function choiceParts(name, S, predictions, model, { say, reveal = () => ({}) }) {
+function tell(model, message) {
+  if (typeof model.send === "function") model.send(message);
+}
+function choiceParts(name, S, predictions, model, { say, reveal = () => ({}), right = null }) {
   const set = (changes) => {
     say("");
     setState(model, changes);
   };
-  const show = (prediction) => set({ prediction, ...reveal(prediction), revealed: true });
+  const show = (prediction) => {
+    set({ prediction, ...reveal(prediction), revealed: true });
+    tell(model, {
+      event: "checked",
+      question: "prediction",
+      prediction: prediction || null,
+      skipped: !prediction,
+      right: prediction && right ? prediction === right : null
+    });
+    tell(model, { event: "completed" });
+  };
+  const choose = (prediction) => {
+    set({ prediction });
+    tell(model, { event: "prediction", question: "prediction", prediction });
+  };
   const question = readout(`ae-${name}-question`);
   question.set(`<b>${escapeHtml(S[`${name}_predict_question`])}</b>`);
   return {
@@ -1498,7 +1515,7 @@ function choiceParts(name, S, predictions, model, { say, reveal = () => ({}) }) 
       `ae-${name}-prediction`,
       predictions.slice(1).map((p) => S[`${name}_predict_${p}`]),
       (i) => {
-        if (!model.get("revealed") && model.get("prediction") !== predictions[i + 1]) set({ prediction: predictions[i + 1] });
+        if (!model.get("revealed") && model.get("prediction") !== predictions[i + 1]) choose(predictions[i + 1]);
       }
     ),
     predict_check: button(
@@ -1680,7 +1697,7 @@ function render({ model, el: host }) {
   const parts = {
     sources,
     ranges: {},
-    ...choiceParts("vector", S, PREDICTIONS, model, { say, reveal: () => ({ ...config.answer_state }) }),
+    ...choiceParts("vector", S, PREDICTIONS, model, { say, reveal: () => ({ ...config.answer_state }), right: RIGHT_PREDICTION }),
     ...Object.assign({}, ...Object.values(sliders)),
     scores_readout: readout("ae-vector-scores"),
     weights_readout: readout("ae-vector-weights"),
