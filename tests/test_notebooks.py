@@ -104,7 +104,7 @@ def test_the_notebook_is_the_section(section_id, language):
     markdown = "\n".join(c["source"] for c in nb["cells"] if c["cell_type"] == "markdown")
     for b in section.exercises():
         assert b.parts["question"].strip() in markdown and b.parts["answer"].strip() in markdown
-    assert section.title in markdown and "pip install ." in markdown and "pip wheel --no-deps ." in markdown
+    assert section.title in markdown and "pip install ." in markdown and "python -m build" in markdown
     assert "%pip install attention_explorable-*.whl" in code[0] and "ui.extension()" in code[0]
 
 
