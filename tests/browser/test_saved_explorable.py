@@ -43,6 +43,9 @@ def test_a_saved_explorable_opens_offline_in_its_state_and_answers(name, tmp_pat
     opened = {k: given[k] for k in saved}
     assert opened == saved and opened != {k: v for k, v in cls(language="en").module_state().items() if k != "config"}
     assert page.evaluate("document.documentElement.lang") == "en"
+    # Titled and laid out as the exported page: its heading, the page's title, the page's own margin.
+    assert page.title() == text(MODULES[name].key("title"), "en")
+    assert page.locator("h1").first.inner_text() == text(MODULES[name].key("title"), "en")
     before = text_of(page, readout)
     if tried.press:
         page.locator(control, has_text=text(tried.press, "en")).first.click()
