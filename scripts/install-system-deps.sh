@@ -16,8 +16,13 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
+# The two other engines a class meets (tests/browser/test_engines.py): Firefox, driven over WebDriver BiDi
+# by Puppeteer (npm), and Safari's engine, WebKitGTK's MiniBrowser through its WebDriver, on an Xvfb screen.
+[ -x /usr/bin/firefox-esr ] || need+=(firefox-esr)
+[ -x /usr/bin/WebKitWebDriver ] || need+=(webkit2gtk-driver)
+command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
 if [ ${#need[@]} -eq 0 ]; then
-  echo "system dependencies present: chromium, fonts-noto-cjk, nginx, node, npm, postgresql"
+  echo "system dependencies present: chromium, fonts-noto-cjk, nginx, node, npm, postgresql, firefox-esr, webkit2gtk-driver, xvfb"
   exit 0
 fi
 sudo=""

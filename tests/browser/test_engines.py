@@ -1,0 +1,169 @@
+"""The exported pages in the two other engines a class meets: Firefox (Debian's firefox-esr, driven over
+WebDriver BiDi by Puppeteer) and Safari's engine (WebKitGTK's MiniBrowser, driven by Selenium through
+WebKitWebDriver, on a virtual screen). From ``file://``: the head trains the very numbers of the Python oracle in
+each (float64 arithmetic is the same everywhere), and the textbook answers a key.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from attention_explorable.views import head
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+FIREFOX = shutil.which("firefox-esr") or "/usr/bin/firefox-esr"
+WEBKIT_DRIVER = shutil.which("WebKitWebDriver") or "/usr/bin/WebKitWebDriver"
+MINIBROWSER = next(iter(sorted(glob.glob("/usr/lib/*/webkit2gtk-4.*/MiniBrowser"))), "")
+#: Every resource a page loaded, as the page itself saw it (a page from a file must load nothing else).
+_RESOURCES = "return performance.getEntriesByType('resource').map((e) => e.name)"
+
+
+def _missing(what: str) -> None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{what} is missing; under CI=true the cross-engine tests must run", pytrace=False)
+    pytest.skip(f"{what} is missing")
+
+
+def _readout(text: str) -> tuple[int, str, str]:
+    m = re.search(r"(\d+)\D+?([0-9.]+)\D+?(\d+)%", text)
+    assert m, text
+    return int(m.group(1)), m.group(2), m.group(3)
+
+
+def _oracle(steps: int) -> tuple[int, str, str]:
+    run = head.start()
+    for _ in range(steps):
+        run.step()
+    # (The page writes JavaScript's toFixed: a share of 12.5 % is "13"; Python's format would say "12".)
+    return steps, f"{run.losses[-1]:.3f}", str(math.floor(100 * run.accuracies[-1] + 0.5))
+
+
+def _firefox(url: str, walk: str) -> dict:
+    if not Path(FIREFOX).exists():
+        _missing("Debian's firefox-esr")
+    if not (ROOT / "node_modules" / "puppeteer-core").is_dir() or not shutil.which("node"):
+        _missing("puppeteer-core (npm ci)")
+    done = subprocess.run(
+        ["node", str(Path(__file__).parent / "engines" / "firefox.mjs"), FIREFOX, url, walk],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_head_trains_the_oracles_numbers_in_firefox(static_site):
+    out = _firefox((static_site / "en" / "head.html").resolve().as_uri(), "head")
+    assert out["version"].startswith("firefox/"), out
+    assert _readout(out["after3"]) == _oracle(3), out
+    steps = _readout(out["paused"])[0]
+    assert steps >= 300 and _readout(out["paused"]) == _oracle(steps), out
+    assert out["aborted"] == [] and out["errors"] == [], out
+
+
+def test_the_textbook_answers_a_key_in_firefox(static_site):
+    out = _firefox((static_site / "en" / "index.html").resolve().as_uri(), "vector")
+    assert out["before"] != out["after"] and "α" in out["after"], out
+    assert out["aborted"] == [] and out["errors"] == [], out
+
+
+@pytest.fixture(scope="module")
+def display():
+    """A virtual screen of its own (Xvfb picks a free number): WebKitGTK's MiniBrowser needs one, even
+    when nothing is looked at."""
+    if not shutil.which("Xvfb"):
+        _missing("Xvfb (Debian's xvfb)")
+    read, write = os.pipe()
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+        pass_fds=(write,),
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write)
+    number = os.read(read, 64).decode().strip()
+    os.close(read)
+    yield f":{number}"
+    server.terminate()
+    server.wait(timeout=10)
+
+
+@pytest.fixture
+def webkit(display):
+    if not (Path(WEBKIT_DRIVER).exists() and MINIBROWSER):
+        _missing("WebKitGTK's WebKitWebDriver and MiniBrowser (Debian's webkit2gtk-driver)")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.webkitgtk.options import Options
+        from selenium.webdriver.webkitgtk.service import Service
+    except ImportError:
+        _missing("selenium")
+    options = Options()
+    options.binary_location = MINIBROWSER
+    options.add_argument("--automation")
+    driver = webdriver.WebKitGTK(
+        options=options, service=Service(WEBKIT_DRIVER, env={**os.environ, "DISPLAY": display})
+    )
+    driver.set_window_size(1280, 900)
+    yield driver
+    driver.quit()
+
+
+def _wait(driver, condition, timeout: float = 60.0):
+    """Poll ``condition(driver)`` until it is truthy (WebDriver has no page-side wait); return it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition(driver)
+        if value or time.monotonic() > deadline:
+            assert value, "the page did not get there in time"
+            return value
+        time.sleep(0.05)  # the poll's interval, not the condition
+
+
+def test_the_head_trains_the_oracles_numbers_in_webkit(static_site, webkit):
+    from selenium.webdriver.common.by import By
+
+    webkit.get((static_site / "en" / "head.html").resolve().as_uri())
+    readout = lambda d: d.find_elements(By.CSS_SELECTOR, ".ae-head-readout")  # noqa: E731
+    _wait(webkit, readout)
+    assert "WebKit" in webkit.execute_script("return navigator.userAgent")
+    webkit.find_element(By.CSS_SELECTOR, ".ae-head-skip").click()
+    for _ in range(3):
+        webkit.find_element(By.CSS_SELECTOR, ".ae-head-step-button").click()
+    assert _readout(readout(webkit)[0].text) == _oracle(3)
+    webkit.find_element(By.CSS_SELECTOR, ".ae-head-train").click()
+    _wait(webkit, lambda d: _readout(readout(d)[0].text)[0] >= 300)
+    webkit.find_element(By.CSS_SELECTOR, ".ae-head-train").click()
+    shown = _readout(readout(webkit)[0].text)
+    assert shown == _oracle(shown[0])
+    assert all(n.startswith(("file:", "data:", "blob:")) for n in webkit.execute_script(_RESOURCES))
+
+
+def test_the_textbook_answers_a_key_in_webkit(static_site, webkit):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    webkit.get((static_site / "en" / "index.html").resolve().as_uri())
+    sliders = lambda d: d.find_elements(By.CSS_SELECTOR, ".ae-vector-temperature input[type=range]")  # noqa: E731
+    _wait(webkit, sliders)
+    weights = lambda d: d.find_element(By.CSS_SELECTOR, ".ae-vector-weights").text  # noqa: E731
+    before = weights(webkit)
+    slider = sliders(webkit)[0]
+    webkit.execute_script("arguments[0].scrollIntoView({block: 'center'})", slider)
+    slider.send_keys(Keys.ARROW_RIGHT)
+    _wait(webkit, lambda d: weights(d) != before)
+    assert "α" in weights(webkit)
+    assert all(n.startswith(("file:", "data:", "blob:")) for n in webkit.execute_script(_RESOURCES))
