@@ -81,6 +81,7 @@ def head_figures() -> dict:
     run = head.start()
     assert (run.seed, run.d_k, run.learning_rate, run.batch, run.scaled) == (0, 16, 0.01, 64, True)
     before = head.evaluate(run)
+    other_start = head.evaluate(head.start(seed=7))["weight_on_match"]
     for _ in range(300):
         run.step()
     after = head.evaluate(run)
@@ -95,6 +96,7 @@ def head_figures() -> dict:
         "first": run.losses[0],
         "at_100": run.losses[99],
         "before": before,
+        "other_start": other_start,
         "after": after,
         "scaled": means[0, True],
         "unscaled": means[0, False],
@@ -318,6 +320,7 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("$0.369$", f"${f(hf['before']['weight_on_match'], 3)}$"),
         ("$9.7\\%$", f"${f(100 * hf['before']['accuracy'], 1)}\\%$"),
         ("$0.958$", f"${f(hf['after']['weight_on_match'], 3)}$"),
+        ("$0.216$", f"${f(hf['other_start'], 3)}$"),
         (
             "$1000$ 个例子全部答对" if zh else "all $1000$ examples are answered right",
             ("${:g}$ 个例子全部答对" if zh else "all ${:g}$ examples are answered right").format(

@@ -624,7 +624,7 @@ def training_curve_figure(curve: ColumnDataSource, title: str, x_label: str, col
     title, x_label : str
         Figure title and x axis title.
     column : str
-        The column drawn: ``"loss"`` (nats, on a log axis from 0.001 to 5 when ``log``) or ``"accuracy"``
+        The column drawn: ``"loss"`` (nats, on a log axis from 1e-5 to 5 when ``log``) or ``"accuracy"``
         (a share, 0 to 1).
     log : bool
         A log y axis (losses) instead of a linear one from 0 to 1.
@@ -636,7 +636,7 @@ def training_curve_figure(curve: ColumnDataSource, title: str, x_label: str, col
         height=height,
         y_axis_type="log" if log else "linear",
         x_range=DataRange1d(start=0, range_padding=0.02, min_interval=300),
-        y_range=Range1d(1e-3, 5) if log else Range1d(0, 1.02),
+        y_range=Range1d(1e-5, 5) if log else Range1d(0, 1.02),
     )
     fig.line("step", column, source=curve, line_color=PALETTE["curve"], line_width=2)
     fig.xaxis.axis_label = x_label

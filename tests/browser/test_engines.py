@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor, TimeoutError
 from pathlib import Path
 
 import pytest
@@ -82,21 +83,24 @@ def test_the_textbook_answers_a_key_in_firefox(static_site):
 
 
 @pytest.fixture(scope="module")
-def display():
+def display(tmp_path_factory):
     """A virtual screen of its own (Xvfb picks a free number): WebKitGTK's MiniBrowser needs one, even
     when nothing is looked at."""
     if not shutil.which("Xvfb"):
         _missing("Xvfb (Debian's xvfb)")
     read, write = os.pipe()
-    server = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
-        pass_fds=(write,),
-        stderr=subprocess.DEVNULL,
-    )
+    log = tmp_path_factory.mktemp("xvfb") / "xvfb.log"
+    with open(log, "w") as err:
+        server = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+            pass_fds=(write,),
+            stderr=err,
+        )
     os.close(write)
     number = os.read(read, 64).decode().strip()
     os.close(read)
-    yield f":{number}"
+    server.log = log
+    yield server, f":{number}"
     server.terminate()
     server.wait(timeout=10)
 
@@ -114,9 +118,18 @@ def webkit(display):
     options = Options()
     options.binary_location = MINIBROWSER
     options.add_argument("--automation")
-    driver = webdriver.WebKitGTK(
-        options=options, service=Service(WEBKIT_DRIVER, env={**os.environ, "DISPLAY": display})
-    )
+    server, screen = display
+    assert server.poll() is None, f"Xvfb has stopped: {server.log.read_text()[-2000:]}"
+    service = Service(WEBKIT_DRIVER, env={**os.environ, "DISPLAY": screen})
+    # A browser that cannot start leaves WebKitWebDriver waiting for ever: its start has a minute.
+    with ThreadPoolExecutor(1) as pool:
+        starting = pool.submit(webdriver.WebKitGTK, options=options, service=service)
+        try:
+            driver = starting.result(timeout=60)
+        except TimeoutError:
+            if service.process is not None:
+                service.process.kill()
+            pytest.fail(f"WebKit did not start in 60 s; Xvfb: {server.log.read_text()[-2000:]}")
     driver.set_window_size(1280, 900)
     yield driver
     driver.quit()

@@ -176,14 +176,15 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     page.locator(".ae-head-compare-run").click()
     page.wait_for_function("() => !document.querySelector('.ae-head-compare-run').disabled", timeout=60_000)
     said = page.locator(".ae-head-compare-result").text_content()
-    scaled, unscaled = (float(x) for x in _numbers(said)[-2:])
+    scaled, unscaled, ratio = (float(x) for x in _numbers(said)[-3:])
     oracle = {}
     for flag in (True, False):
         run = head.start(seed=0, d_k=64, scaled=flag)
         for _ in range(100):
             run.step()
         oracle[flag] = float(np.mean(run.losses[95:100]))
-    assert (scaled, unscaled) == (round(oracle[True], 3), round(oracle[False], 3))
+    assert (scaled, unscaled) == (round(oracle[True], 4), round(oracle[False], 4))
+    assert ratio == round(oracle[False] / oracle[True], 1)
     assert scaled < unscaled
     # A setting starts a new run from step 0.
     page.locator(".ae-head-seed").fill("7")

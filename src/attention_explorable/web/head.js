@@ -240,6 +240,8 @@ const CSS = `
 .ae-head .ae-readout { font-variant-numeric: tabular-nums; }
 .ae-head .ae-note { color: var(--ae-muted, #444); font-size: 15px; }
 .ae-head .ae-answer { font-weight: 600; }
+.ae-head figure { margin: 8px 0; }
+.ae-head figcaption { margin: 0 0 2px; }
 .ae-head .ae-grid { display: flex; flex-wrap: wrap; gap: 16px; }
 .ae-head .ae-grid > div { flex: 1 1 300px; min-width: 0; }
 .ae-head svg text { fill: var(--ae-text, #1b1b1b); }
@@ -288,19 +290,22 @@ function svgEl(tag, attrs = {}) {
 const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, k) => (k in values ? String(values[k]) : `{${k}}`));
 
 /**
- * A plot of curves over `maxSteps` steps (more once they grow past it): losses on a log scale from 0.001 to
+ * A plot of curves over `maxSteps` steps (more once they grow past it): losses on a log scale from 1e-5 to
  * 5 nats, or (`percent`) shares from 0 to 1 on a linear one; `update(curves, stepsLabel)` redraws the lines.
+ * `figure` is the plot with its title shown above it (the picture itself is named by it for a screen reader).
  */
 function curvePlot(title, maxSteps, percent = false) {
   const W = 460, H = percent ? 160 : 220, L = 46, B = 28, T = 10, R = 10;
   const svg = svgEl("svg", {viewBox: `0 0 ${W} ${H}`, width: W, role: "img", "aria-label": title});
+  const figure = el("figure", {class: "ae-head-figure"});
+  figure.append(el("figcaption", {class: "ae-note", "aria-hidden": "true"}, title), svg);
   const y = percent
     ? (share) => T + (H - T - B) * (1 - share)
-    : (loss) => T + (H - T - B) * (Math.log10(5) - Math.log10(Math.max(loss, 1e-3))) / (Math.log10(5) + 3);
-  for (const tick of percent ? [0, 0.5, 1] : [0.001, 0.01, 0.1, 1]) {
+    : (loss) => T + (H - T - B) * (Math.log10(5) - Math.log10(Math.max(loss, 1e-5))) / (Math.log10(5) + 5);
+  for (const tick of percent ? [0, 0.5, 1] : [1e-5, 1e-4, 0.001, 0.01, 0.1, 1]) {
     svg.append(svgEl("line", {x1: L, x2: W - R, y1: y(tick), y2: y(tick), stroke: "#ddd", class: "ae-gridline"}));
     const label = svgEl("text", {x: L - 4, y: y(tick) + 4, "text-anchor": "end", "font-size": 14, fill: "#555", class: "ae-tick"});
-    label.textContent = percent ? `${100 * tick}%` : String(tick);
+    label.textContent = percent ? `${100 * tick}%` : tick < 1e-3 ? `1e${Math.round(Math.log10(tick))}` : String(tick);
     svg.append(label);
   }
   const axis = svgEl("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 14, fill: "#555", class: "ae-tick"});
@@ -308,6 +313,7 @@ function curvePlot(title, maxSteps, percent = false) {
   const lines = {};
   return {
     svg,
+    figure,
     update(curves, stepsLabel) {
       axis.textContent = stepsLabel;
       for (const [name, {values, color}] of Object.entries(curves)) {
@@ -530,13 +536,13 @@ function render({model, el: root}) {
   const compareFirst = el("p", {class: "ae-note ae-head-compare-first"}, t("head_compare_first"));
   const compareRun = el("button", {type: "button", class: "ae-head-compare-run ae-primary"}, t("head_compare_run"));
   const compareCurves = curvePlot(t("head_compare_title"), COMPARE_STEPS);
-  compareCurves.svg.hidden = true;
+  compareCurves.figure.hidden = true;
   const compareSays = el("p", {class: "ae-head-compare-result ae-answer", role: "status"});
   compareRun.disabled = !Number.isInteger(model.get("compare_prediction"));
   compareFirst.hidden = !compareRun.disabled;
-  compare.append(compareFirst, compareRun, compareCurves.svg, compareSays);
+  compare.append(compareFirst, compareRun, compareCurves.figure, compareSays);
 
-  box.append(el("p", {}, t("head_intro")), predict, controls, readout, live, settings, curves.svg, accuracyCurve.svg, grid,
+  box.append(el("p", {}, t("head_intro")), predict, controls, readout, live, settings, curves.figure, accuracyCurve.figure, grid,
              el(sub, {}, t("head_lookup_heading")), own, ownAnswer, compare);
 
   // --- the run -------------------------------------------------------------------------------------
@@ -663,7 +669,8 @@ function render({model, el: root}) {
     const b = windowMean(comparing.unscaled.losses, COMPARE_STEPS, COMPARE_WINDOW);
     const said = model.get("compare_prediction");
     compareSays.textContent = t("head_compare_says", {first: COMPARE_STEPS - COMPARE_WINDOW + 1, last: COMPARE_STEPS,
-                                                      scaled: a.toFixed(3), unscaled: b.toFixed(3)}) + " " +
+                                                      scaled: a.toFixed(4), unscaled: b.toFixed(4),
+                                                      ratio: (b / a).toFixed(1)}) + " " +
       (Number.isInteger(said) ? t(said === COMPARE_RIGHT ? "head_compare_right" : "head_compare_wrong") : "");
     comparing.done = true;
     compareRun.disabled = false;
@@ -674,7 +681,7 @@ function render({model, el: root}) {
     if (comparing) cancelAnimationFrame(comparing.frame);
     const base = {seed: model.get("seed"), d_k: 64, learning_rate: model.get("learning_rate")};
     comparing = {scaled: startRun({...base, scaled: true}), unscaled: startRun({...base, scaled: false}), frame: 0};
-    compareCurves.svg.hidden = false;
+    compareCurves.figure.hidden = false;
     compareRun.disabled = true;
     compareSays.textContent = t("head_compare_running");
     comparing.frame = requestAnimationFrame(compareTick);
