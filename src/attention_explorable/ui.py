@@ -32,6 +32,8 @@ CSS = """
 .ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }
 .ae-readout table { border-collapse: collapse; }
 .ae-readout sup, .ae-readout sub { font-size: 13px; }
+/* A power of ten's exponent stays whole on a narrow screen: its minus sign never ends a line. */
+sup, sub { white-space: nowrap; }
 .ae-readout td, .ae-readout th.ae-kind { padding: 1px 8px 1px 0; }
 /* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see native.CSS. */
 :root, :host { --ae-small: 13px; }

@@ -128,3 +128,27 @@ def test_a_code_line_that_wraps_on_a_phone_goes_on_under_its_own_text_and_copies
     code = next(b for sec in load_sections("en") for b in sec.blocks if b.kind == "code").body.strip("\n").rstrip()
     assert copied.rstrip("\n") == code
     s.assert_clean()
+
+
+def test_a_power_of_ten_keeps_its_exponent_whole_on_a_narrow_screen(student):
+    """ "1.0×10⁻⁴⁴" never breaks after its minus sign ("1.0×10⁻" / "⁴⁴"), with the pages' styles and the
+    modules' (each measured at every width from 40 to 200 px)."""
+    from importlib import resources
+
+    from attention_explorable import ui
+
+    module_css = resources.files("attention_explorable").joinpath("web", "explorable.css").read_text("utf-8")
+    s = student(360, 740, mobile=True)
+    for css, wrap in ((ui.CSS, "div"), (module_css, "div class='ae-x'")):
+        split = []
+        for width in range(40, 200, 4):
+            s.page.set_content(
+                f"<style>{css}</style><{wrap} style='width:{width}px'>α₁ = 1.0×10<sup>-44</sup>"
+                " and α₂ = 3.7×10<sup>-9</sup></div>"
+            )
+            pieces = s.page.evaluate(
+                "() => [...document.querySelectorAll('sup')].map((e) => {"
+                " const r = document.createRange(); r.selectNodeContents(e); return r.getClientRects().length; })"
+            )
+            split += [width for n in pieces if n > 1]
+        assert split == [], (wrap, split)

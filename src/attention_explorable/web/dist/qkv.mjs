@@ -966,6 +966,7 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x .ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }
 .ae-x .ae-readout table { border-collapse: collapse; }
 .ae-x .ae-readout sup, .ae-x .ae-readout sub { font-size: 13px; }
+.ae-x sup, .ae-x sub { white-space: nowrap; }
 .ae-x .ae-readout td, .ae-x .ae-readout th.ae-kind { padding: 1px 8px 1px 0; }
 /* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see below. */
 .ae-x { --ae-small: 13px; }
