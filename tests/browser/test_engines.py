@@ -88,17 +88,18 @@ def display(tmp_path_factory):
     when nothing is looked at."""
     if not shutil.which("Xvfb"):
         _missing("Xvfb (Debian's xvfb)")
-    read, write = os.pipe()
     log = tmp_path_factory.mktemp("xvfb") / "xvfb.log"
+    # A display number no X server holds (no lock file); Xvfb is ready once its socket is there.
+    number = next(n for n in range(90, 200) if not Path(f"/tmp/.X{n}-lock").exists())
     with open(log, "w") as err:
         server = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
-            pass_fds=(write,),
-            stderr=err,
+            ["Xvfb", f":{number}", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"], stderr=err
         )
-    os.close(write)
-    number = os.read(read, 64).decode().strip()
-    os.close(read)
+    socket = Path(f"/tmp/.X11-unix/X{number}")
+    deadline = time.monotonic() + 30
+    while not socket.exists() and server.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # the poll's interval: the condition is the socket
+    assert socket.exists(), f"Xvfb did not start: {log.read_text()[-2000:]}"
     server.log = log
     yield server, f":{number}"
     server.terminate()
