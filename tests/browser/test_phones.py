@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from attention_explorable.site import pages
-from .pages import settled
+from .pages import eventually, settled
 
 pytestmark = pytest.mark.browser
 
@@ -85,8 +85,12 @@ def test_the_textbook_on_a_320_px_phone_cuts_no_term_and_shades_what_scrolls(sta
              .map((td) => [td.textContent.trim(), getComputedStyle(td.querySelector("[lang]") || td).wordBreak])"""
     )
     assert cells and all(rule == "keep-all" for _, rule in cells), cells
-    wide = glossary.evaluate("(t) => [t.scrollWidth > t.clientWidth, getComputedStyle(t).backgroundImage]")
-    assert wide[0] and wide[1].count("radial-gradient") == 2, wide  # it scrolls, and its shades are there
+
+    def scrolls_and_shades():  # once laid out (a part of the textbook is laid out as it nears the screen)
+        wide = glossary.evaluate("(t) => [t.scrollWidth > t.clientWidth, getComputedStyle(t).backgroundImage]")
+        assert wide[0] and wide[1].count("radial-gradient") == 2, wide  # it scrolls, and its shades are there
+
+    eventually(page, scrolls_and_shades)
     assert page.locator(".ae-toc a").first.evaluate("(a) => getComputedStyle(a).display") == "inline-flex"
     s.assert_clean()
 
