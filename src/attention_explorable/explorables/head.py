@@ -7,6 +7,7 @@ trains the same head in the browser; this Panel component trains it on the serve
 
 from __future__ import annotations
 
+import html
 import time
 
 import numpy as np
@@ -154,7 +155,7 @@ class HeadExplorer(Explorable):
         self._html["live"] = screen_reader_model("ae-live", live=True)
         self._html["live"].css_classes = [*self._html["live"].css_classes, "ae-head-live"]
         question = html_model("ae-head-question")
-        question.text = self._escaped(f"<b>{self._escaped(t('head_predict_question'))}</b>")
+        question.text = html.escape(f"<b>{html.escape(t('head_predict_question'))}</b>")
         self._controls = {
             "question": question,
             "prediction_choice": controls.choice(
@@ -190,12 +191,6 @@ class HeadExplorer(Explorable):
         }
         events.update(self._slider_events())
         self._attach(events)
-
-    @staticmethod
-    def _escaped(text_: str) -> str:
-        import html
-
-        return html.escape(text_)
 
     # --- what the student does ----------------------------------------------------------
     def _act(self, origin, event=None) -> None:
