@@ -6,7 +6,7 @@ import pytest
 
 from attention_explorable.views import contexts as view
 
-from .pages import MODES, explorable_page, text_of, wait_text
+from .pages import MODES, eventually, explorable_page, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -38,8 +38,14 @@ def test_student_predicts_then_masks_the_second_sentence(contexts_page, request)
     s.screenshot(f"contexts-answered-1280-{request.node.callspec.id}")
     page.locator(".ae-contexts-causal input").click()
     wait_text(page, ".ae-contexts-outputs", r"\[1\.00, 1\.00, 0\.00\]")
-    assert "两边持平" in text_of(page, ".ae-contexts-outputs") and "发布" in text_of(page, ".ae-contexts-notes")
+    # (a live page receives its outputs and its notes as two patches)
+    eventually(page, lambda: _assert_in("两边持平", text_of(page, ".ae-contexts-outputs")))
+    eventually(page, lambda: _assert_in("发布", text_of(page, ".ae-contexts-notes")))
     s.assert_clean()
+
+
+def _assert_in(needle: str, text: str) -> None:
+    assert needle in text, (needle, text)
 
 
 def test_phone_has_no_sideways_scroll(contexts_server, student):

@@ -184,7 +184,7 @@ def test_student_moves_every_control(matrix_page, request):
     st["causal"] = True
     assert_shows(page, st)
     assert re.findall(r"[0-9]\.[0-9]{3}", text_of(page, ".ae-matrix-row-sums")) == ["1.000"] * 4
-    assert STRINGS["zh"]["matrix_masked_note"] in text_of(page, ".ae-matrix-notes")
+    wait_text(page, ".ae-matrix-notes", re.escape(STRINGS["zh"]["matrix_masked_note"]))  # (its own patch)
     assert drawn(page)["weight_text"][1] == "—" and drawn(page)["weight_text"][0] == "1.00"
     s.screenshot(f"matrix-causal-1280-{request.node.callspec.id}")
 

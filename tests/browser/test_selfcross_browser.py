@@ -9,7 +9,7 @@ from attention_explorable import core
 from attention_explorable.views.selfcross import EN_EMBEDDINGS, EN_TOKENS, ZH_EMBEDDINGS, ZH_TOKENS
 
 from ..conftest import ServedApp
-from .pages import MODES, explorable_page, plot_area, pressed, text_of, wait_text
+from .pages import MODES, eventually, explorable_page, plot_area, pressed, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -49,6 +49,10 @@ _HEATMAP = """() => {
 
 def heatmap(page) -> dict:
     return page.evaluate(_HEATMAP)
+
+
+def _assert_equal(got, want) -> None:
+    assert got == want, (got, want)
 
 
 def weights_in(row_text: str) -> dict:
@@ -104,18 +108,24 @@ def test_student_uses_every_control(selfcross_page, request):
     assert f"最关注「爱」（权重 {cross[1].max():.3f}）" in row
     for tok, weight in zip(ZH_TOKENS, cross[1]):
         assert re.search(rf"{tok}\s+{weight:.3f}", row), (tok, row)
-    hm = heatmap(page)
-    assert hm["y"] == {"label": "查询来自：英文句子", "ticks": list(EN_TOKENS)}
-    assert hm["x"] == {"label": "键和值来自：中文句子", "ticks": list(ZH_TOKENS)}
-    assert hm["row"] == 2 and hm["text"] == [f"{w:.2f}" for w in cross.ravel()]
+
+    def cross_heatmap():  # (a live page's figure is its own patch, after the readout's)
+        hm = heatmap(page)
+        assert hm["y"] == {"label": "查询来自：英文句子", "ticks": list(EN_TOKENS)}
+        assert hm["x"] == {"label": "键和值来自：中文句子", "ticks": list(ZH_TOKENS)}
+        assert hm["row"] == 2 and hm["text"] == [f"{w:.2f}" for w in cross.ravel()]
+
+    eventually(page, cross_heatmap)
     s.screenshot(f"selfcross-cross-1280-{flavour}")
 
     # Tap the heatmap's last row: "learning" becomes the query, its button pressed.
     tap_row(page, 4)
     wait_text(page, ".ae-selfcross-row", "查询「learning」的权重")
     assert weights_in(text_of(page, ".ae-selfcross-row")) == {tok: round(w, 3) for tok, w in zip(ZH_TOKENS, cross[3])}
-    assert heatmap(page)["row"] == 4
-    assert pressed(page.locator(".ae-selfcross-query button", has_text="learning"))
+    eventually(page, lambda: _assert_equal(heatmap(page)["row"], 4))
+    eventually(
+        page, lambda: _assert_equal(pressed(page.locator(".ae-selfcross-query button", has_text="learning")), True)
+    )
 
     # English self-attention with the causal mask: "love" sees only "I" and itself.
     page.locator(".ae-selfcross-mode button", has_text="自注意力（英文）").click()
@@ -128,9 +138,13 @@ def test_student_uses_every_control(selfcross_page, request):
     row = text_of(page, ".ae-selfcross-row")
     assert re.search(r"machine\s+0\.000", row) and re.search(r"learning\s+0\.000", row), row
     assert weights_in(row) == {tok: round(w, 3) for tok, w in zip(EN_TOKENS, causal[1])}
-    hm = heatmap(page)
-    assert hm["text"][1] == "—" and hm["text"][4:6] == [f"{causal[1, 0]:.2f}", f"{causal[1, 1]:.2f}"]
-    assert hm["x"]["label"] == "键和值来自：英文句子" and hm["y"]["ticks"] == list(EN_TOKENS)
+
+    def causal_heatmap():
+        hm = heatmap(page)
+        assert hm["text"][1] == "—" and hm["text"][4:6] == [f"{causal[1, 0]:.2f}", f"{causal[1, 1]:.2f}"]
+        assert hm["x"]["label"] == "键和值来自：英文句子" and hm["y"]["ticks"] == list(EN_TOKENS)
+
+    eventually(page, causal_heatmap)
     s.screenshot(f"selfcross-causal-1280-{flavour}")
 
     # The mask off again: the full row comes back.
@@ -138,7 +152,7 @@ def test_student_uses_every_control(selfcross_page, request):
     full = core.scaled_dot_product_attention(EN_EMBEDDINGS, EN_EMBEDDINGS, EN_EMBEDDINGS)[1][1]
     wait_text(page, ".ae-selfcross-row", rf"learning\s*{full[3]:.3f}")
     assert weights_in(text_of(page, ".ae-selfcross-row")) == {tok: round(w, 3) for tok, w in zip(EN_TOKENS, full)}
-    assert "因果掩码" not in text_of(page, ".ae-selfcross-roles")
+    eventually(page, lambda: _assert_equal("因果掩码" in text_of(page, ".ae-selfcross-roles"), False))
     s.assert_clean()
 
 
@@ -180,8 +194,13 @@ def test_state_travels_both_ways(student):
         }
         # (each of the server's models is drawn as its message arrives: waited for, not read at once)
         expect(page.locator(".ae-selfcross-causal input")).not_to_be_checked()
-        assert pressed(page.locator(".ae-selfcross-mode button", has_text="交叉注意力"))
-        assert heatmap(page)["row"] == 4 and heatmap(page)["x"]["label"] == "键和值来自：中文句子"
+        eventually(
+            page, lambda: _assert_equal(pressed(page.locator(".ae-selfcross-mode button", has_text="交叉注意力")), True)
+        )
+        eventually(
+            page,
+            lambda: _assert_equal((heatmap(page)["row"], heatmap(page)["x"]["label"]), (4, "键和值来自：中文句子")),
+        )
         s.assert_clean()
         server.assert_clean_log()
     finally:
