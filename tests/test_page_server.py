@@ -104,14 +104,35 @@ def test_the_index_is_in_the_readers_language_and_remembers_a_chosen_one(server)
 
 @pytest.mark.parametrize("path", ["/steps", "/textbook"])
 def test_a_page_needs_nothing_else(server, path):
-    # A student page is its explorables themselves: its elements, its styles and its one script, inline.
+    # A student page is its explorables themselves: its elements, its styles and its script, inline; the
+    # textbook loads its explorables' modules from one file of this server beside it, and nothing else.
     port, _ = server
     page = get(port, path)[2].decode()
     assert "assets/" not in page and "bokeh" not in page.lower().replace("window.bokeh", "")
     assert re.search(r"""data-ae-render=['"]steps['"]""", page)  # the steps module, rendered by the page's own script
-    assert not re.search(r"<script[^>]* src=", page)
+    loaded = re.findall(r"<script[^>]* src=\"([^\"]*)\"", page)
+    assert loaded == (["textbook.js"] if path == "/textbook" else [])
     assert get(port, "/assets/attention-explorable/bokeh-panel.min.000000000000.js")[0] == 404
     assert get(port, "/nothing-here")[0] == 404
+
+
+def test_the_textbooks_script_is_a_file_beside_it_that_its_policy_allows(server):
+    from attention_explorable.native import textbook_script
+
+    port, _ = server
+    status, headers, page = get(port, "/textbook?lang=en")
+    assert status == 200 and "script-src 'self' 'sha256-" in headers["content-security-policy"]
+    assert len(page) <= 300_000  # the long page stays small: its modules come once, in the script file
+    for path in ("/textbook.js", "/textbook/textbook.js"):  # as the browser resolves it on /textbook and /textbook/
+        status, headers, body = get(port, path, {"Accept-Encoding": "gzip"})
+        assert status == 200 and headers["content-type"] == "text/javascript; charset=utf-8"
+        assert headers["cache-control"] == "no-cache" and headers["x-content-type-options"] == "nosniff"
+        assert gzip.decompress(body).decode() == textbook_script()
+        assert get(port, path, {"If-None-Match": headers["etag"]})[0] == 304
+    assert "window.aeModules" in textbook_script() and textbook_script().rstrip().endswith("null, 1);")
+    assert get(port, "/steps.js")[0] == 404  # only the textbook loads a script file
+    # The other pages need none: their policy keeps to their own inline scripts.
+    assert "'self'" not in get(port, "/steps")[1]["content-security-policy"].split("script-src")[1].split(";")[0]
 
 
 def test_a_lecture_hall_asking_at_the_same_moment_all_get_the_page(server):

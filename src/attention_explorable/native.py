@@ -40,6 +40,8 @@ __all__ = [
     "page_script",
     "script_json",
     "student_page",
+    "textbook_script",
+    "TEXTBOOK_SCRIPT",
 ]
 
 
@@ -446,7 +448,8 @@ _RUN_SCRIPT = re.compile(
 
 
 def content_security_policy(page: str) -> str:
-    """The policy of student page ``page`` (its HTML): it runs its own inline scripts and nothing else.
+    """The policy of student page ``page`` (its HTML): it runs its own inline scripts and nothing else
+    (but the files of its own site, ``'self'``, when it loads one: the textbook's :data:`TEXTBOOK_SCRIPT`).
 
     Each inline script the page runs is allowed by its SHA-256 (an injected
     script has another); ``blob:`` only where the page loads an outside
@@ -474,6 +477,8 @@ def content_security_policy(page: str) -> str:
     )
     if "data-ae-module=" in page:
         hashes.append("blob:")
+    if re.search(r"<script\b[^>]*\bsrc=", page):  # the textbook's script file, beside it (TEXTBOOK_SCRIPT)
+        hashes.insert(0, "'self'")
     frames = sorted({"{0.scheme}://{0.netloc}".format(urlsplit(site.embed)) for site in VIDEO_SOURCES.values()})
     return "; ".join(
         [
@@ -490,11 +495,35 @@ def content_security_policy(page: str) -> str:
     )
 
 
-def _first_module_early(body: str, scripts: list[str], names) -> tuple[str, list[str]]:
+#: The textbook's script file, beside it: its explorables' modules (one script, ``modules``), the class's
+#: script and their host, then the mount of its first explorable (:func:`textbook_script`). The textbook
+#: loads it where its first explorable stands rather than holding it, so that its own file stays small
+#: and a reader's cache keeps the script from one page (and language) to the next.
+TEXTBOOK_SCRIPT = "textbook.js"
+_TEXTBOOK_PARTS = ("modules", "classroom", "host")
+_MOUNT_FIRST = "window.aeMountModules(window.aeModules, document, null, 1);"
+
+
+def textbook_script() -> str:
+    """The text of :data:`TEXTBOOK_SCRIPT` (the export writes it beside the textbook, ``serve`` answers it):
+    a classic script that brings every explorable's module, the class's script and their host
+    (``web/host.js``), then renders the first explorable of the page that ran it.
+
+    Raises
+    ------
+    FileNotFoundError
+        If a page script is missing (``npm run build`` makes them).
+    """
+    return "\n".join([*(page_script(name) for name in _TEXTBOOK_PARTS), _MOUNT_FIRST, ""])
+
+
+def _first_module_early(body: str, scripts: list[str], names, script_href: str | None) -> tuple[str, list[str]]:
     """A long page's first explorable written as one module, live as soon as it is parsed: the modules'
     script and their host (``web/host.js``), taken out of the page's script, run right after that
     explorable's element, which they render (a reader's first key need not wait for the rest of the page
-    to be parsed and come to life; the others are rendered with the rest of the page)."""
+    to be parsed and come to life; the others are rendered with the rest of the page). With
+    ``script_href`` (the textbook's :data:`TEXTBOOK_SCRIPT`, relative to the page) they are loaded from
+    that file when they are the ones it holds; else they are written into the page."""
     moved = [page_script(name) for name in module_scripts(names)] + [page_script("host")]
     if page_script("classroom") in scripts:
         moved.insert(-1, page_script("classroom"))
@@ -503,12 +532,22 @@ def _first_module_early(body: str, scripts: list[str], names) -> tuple[str, list
     if at < 0 or end < 0 or not all(code in scripts for code in moved):
         return body, scripts
     end += len("</script></div>")
-    early = "".join(moved) + "window.aeMountModules(window.aeModules, document, null, 1);"
-    script = "<script>" + early.replace("</script", "<\\/script") + "</script>"
+    if script_href is not None and moved == [page_script(name) for name in _TEXTBOOK_PARTS]:
+        script = f'<script src="{html.escape(script_href)}"></script>'
+    else:
+        early = "".join(moved) + _MOUNT_FIRST
+        script = "<script>" + early.replace("</script", "<\\/script") + "</script>"
     return body[:end] + script + body[end:], [code for code in scripts if code not in moved]
 
 
-def student_page(build, title: str, lang: str, description: str = "", first_screen_static: bool = False) -> str:
+def student_page(
+    build,
+    title: str,
+    lang: str,
+    description: str = "",
+    first_screen_static: bool = False,
+    script_href: str | None = None,
+) -> str:
     """``build()`` (a Panel component) as a student page: its elements, its modules' states and its scripts.
 
     Parameters
@@ -526,19 +565,23 @@ def student_page(build, title: str, lang: str, description: str = "", first_scre
         painted as it is parsed, and its script runs after; opened with a
         query (a linked state) it stays hidden until its script ran. Else the
         first paint waits for the script, plots and linked state drawn.
+    script_href : str, optional
+        With ``first_screen_static``: where the page finds :data:`TEXTBOOK_SCRIPT`
+        (relative to it), which it then loads instead of holding its modules.
 
     Returns
     -------
     str
-        One HTML file that asks nothing of any host: its styles and its
-        scripts (``web/dist/page/``: its page scripts, the modules it runs,
-        their host and the start) are inside it.
+        One HTML file that asks nothing of any host but, with ``script_href``,
+        :data:`TEXTBOOK_SCRIPT`: its styles and its scripts (``web/dist/page/``:
+        its page scripts, the modules it runs, their host and the start) are
+        inside it.
     """
 
     page, scripts, modules, css = _page_parts(build)
     body = page.body
     if first_screen_static and page.modules:
-        body, scripts = _first_module_early(body, scripts, page.modules)
+        body, scripts = _first_module_early(body, scripts, page.modules, script_href)
     scripts = [*scripts, page_script("start")]
     template = ui.template("student.html")
     css = "\n".join([_PAGE_CSS, css] + ([math_font_face()] if "<math" in page.body else []))

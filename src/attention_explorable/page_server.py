@@ -12,7 +12,8 @@ socket only (:mod:`attention_explorable.classroom.channel`).
 The language is the request's ``?lang=zh|en``, else the reader's remembered
 choice (the ``ae-lang`` cookie the language switch sets), else Chinese.
 
-Each page holds its styles and scripts: there is nothing else to serve.
+Each page holds its styles and scripts, but the textbook, which loads its explorables' modules from
+``/textbook.js`` (:data:`attention_explorable.native.TEXTBOOK_SCRIPT`, answered from memory likewise).
 
 :class:`PageCache` builds the pages in a process of its own while the
 server already answers: a request for a page not built yet waits for it.
@@ -441,6 +442,22 @@ class NotebookHandler(_FileHandler):
     head = get
 
 
+class TextbookScriptHandler(_FileHandler):
+    """``/textbook.js`` (also ``/textbook/textbook.js``): the textbook's script file, the same in both languages."""
+
+    def get(self) -> None:
+        self.send(_textbook_script_file(), "no-cache")
+
+    head = get
+
+
+@lru_cache(maxsize=None)
+def _textbook_script_file() -> File:
+    from .native import textbook_script
+
+    return File.of(textbook_script().encode("utf-8"), "text/javascript; charset=utf-8")
+
+
 @lru_cache(maxsize=None)
 def _section_ids(language: str) -> frozenset[str]:
     from .content import load_sections
@@ -464,4 +481,5 @@ def patterns(pages: PageCache) -> list[tuple]:
         (rf"/({names})/?", PageHandler, {"pages": pages}),
         # (also below a page's own path: a link on /textbook/ resolves there)
         (rf"/(?:(?:{names})/)?{NOTEBOOKS}/attention-(sec-[0-9]+-[0-9]+)-({languages})\.ipynb", NotebookHandler),
+        *([(r"/(?:textbook/)?textbook\.js", TextbookScriptHandler)] if "textbook" in pages.apps else []),
     ]

@@ -3,6 +3,7 @@
 ``attention-explorable export DIR`` writes::
 
     DIR/index.html              the textbook page: its text, explorables and exercises
+    DIR/textbook.js             the textbook's script (its explorables' modules), which both languages load
     DIR/steps.html ...          one page per explorable (steps, vector, matrix, selfcross, qkv, contexts)
     DIR/head.html               a head that learns (attention_explorable.modules: one module, its own host)
     DIR/embed/NAME.js           an explorable an author puts in any page with one tag
@@ -22,7 +23,8 @@ Jupyter Book) takes the export without losing it.
 
 Each page is its explorables themselves (:mod:`attention_explorable.native`):
 native controls, readouts and SVG plots, with its styles and scripts inside
-it. Nothing is requested from anywhere, and every page works from ``file://``.
+it (the textbook's modules in ``textbook.js`` beside it, to keep the long page
+small). Nothing is requested from anywhere else, and every page works from ``file://``.
 
 References: docs/architecture.md, "The student page"; docs/embedding.md.
 """
@@ -39,7 +41,7 @@ import jinja2
 from . import apps
 from .modules import MODULES, module_page, module_widget
 from .content import load_sections
-from .native import element_script, embed_data, embed_script, student_page
+from .native import TEXTBOOK_SCRIPT, element_script, embed_data, embed_script, student_page, textbook_script
 from .notebooks import NOTEBOOKS, notebook_href, notebook_json
 from .strings import LANGUAGES, STRINGS, text
 
@@ -75,7 +77,9 @@ class ExportReport:
         return sum(f.stat().st_size for f in self.files)
 
 
-def build_page(app: str, language: str, other_language_href: str | None = None) -> str:
+def build_page(
+    app: str, language: str, other_language_href: str | None = None, script_href: str = TEXTBOOK_SCRIPT
+) -> str:
     """One student page as HTML: the same file for the export and for ``serve``.
 
     Parameters
@@ -87,6 +91,10 @@ def build_page(app: str, language: str, other_language_href: str | None = None) 
     other_language_href : str, optional
         The language switch's target, a file of the other language (static
         site); None: the switch asks the server with ``?lang=``.
+    script_href : str
+        Where the textbook finds its script file (:data:`~attention_explorable.native.TEXTBOOK_SCRIPT`),
+        relative to it: beside it by default (``serve`` answers it there), ``../textbook.js`` from the
+        other language's folder of an export.
 
     Raises
     ------
@@ -109,6 +117,7 @@ def build_page(app: str, language: str, other_language_href: str | None = None) 
         apps.HTML_LANG[language],
         text(apps.index_key(app), language),
         first_screen_static=app == "textbook",
+        script_href=script_href,
     )
 
 
@@ -203,9 +212,11 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
     for filename, app in files.items():
         write(filename, build_page(app, language, other_language_href=f"{other}/{filename}"))
         tell.step(f"{filename} ({language})")
-        write(f"{other}/{filename}", build_page(app, other, other_language_href=f"../{filename}"))
+        write(f"{other}/{filename}", build_page(app, other, f"../{filename}", f"../{TEXTBOOK_SCRIPT}"))
         tell.step(f"{other}/{filename}")
 
+    if "textbook" in files.values():
+        write(TEXTBOOK_SCRIPT, textbook_script())
     write(
         "embed/resize.js",
         resources.files("attention_explorable").joinpath("web", "dist", "page", "resize.js").read_text("utf-8"),

@@ -27,8 +27,13 @@ def test_every_part_is_live_at_once_with_no_framework(static_site, student):
     s = student()
     aborted = s.open_offline(static_site / "index.html", ".ae-toc")
     page = s.page
-    assert page.evaluate("() => window.Bokeh === undefined && document.querySelectorAll('script[src]').length === 0")
-    # The explorables written as one module come in one script (page/modules.js), each rendered.
+    assert aborted == []
+    assert page.evaluate("() => window.Bokeh === undefined")
+    # The explorables written as one module come in one script (page/modules.js) in the one file the page
+    # loads, beside it (textbook.js), each rendered.
+    assert page.evaluate("() => Array.from(document.scripts, (s) => s.getAttribute('src')).filter(Boolean)") == [
+        "textbook.js"
+    ]
     for name in MODULES:
         page.locator(f".ae-explorable-{name} [data-ae-render='{name}'] button").first.wait_for(state="attached")
     assert page.locator(".ae-exercise").count() == EXERCISES
