@@ -264,6 +264,51 @@ def test_phone_has_no_horizontal_scroll_and_a_tap_moves_the_query(source, vector
         vector_server.assert_clean_log()
 
 
+#: Resolves once the page has not scrolled for 10 frames running.
+_SCROLL_STILL = """() => new Promise((done) => {
+  let last = scrollY, still = 0;
+  const frame = () => { still = scrollY === last ? still + 1 : 0; last = scrollY; still >= 10 ? done() : requestAnimationFrame(frame); };
+  requestAnimationFrame(frame);
+})"""
+
+
+def _swipe(page, start, end, steps: int = 8) -> None:
+    """A finger put down at ``start`` (page pixels), moved to ``end`` and lifted (Chromium's touch input)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": start[0], "y": start[1]}]})
+    for i in range(1, steps + 1):
+        x, y = (a + (b - a) * i / steps for a, b in zip(start, end))
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def test_on_a_phone_a_swipe_scrolls_and_a_finger_on_the_tip_drags_it(saved_vector, student):
+    s = student(width=390, height=844, mobile=True)
+    assert s.open_offline(saved_vector, ".ae-vector-output") == []
+    page = s.page
+    page.locator(".ae-vector-plot").first.scroll_into_view_if_needed()
+    settled(page)
+    before, top = query(page), page.evaluate("() => scrollY")
+    # A swipe up from the plane, away from the tip: the page scrolls, the query stays.
+    x, y = page.evaluate(_TO_SCREEN, [-1.5, -1.5])
+    _swipe(page, (x, y), (x, y - 250))
+    page.wait_for_function("(top) => scrollY > top + 100", arg=top)
+    page.evaluate(_SCROLL_STILL)  # (a swipe flings the page on: it is left to stop)
+    settled(page)
+    assert query(page) == before
+    # Back at the plane, a finger put down on the tip drags it, upwards too, and the page stays where it is.
+    page.evaluate("() => document.querySelector('.ae-vector-plot').scrollIntoView({block: 'center'})")
+    page.evaluate(_SCROLL_STILL)
+    top = page.evaluate("() => scrollY")
+    start, end = page.evaluate(_TO_SCREEN, before), page.evaluate(_TO_SCREEN, [-1.0, 0.5])
+    _swipe(page, start, end)
+    wait_query(page, [-1.0, 0.5])
+    assert page.evaluate("() => scrollY") == top
+    assert_consistent(page)
+    s.assert_clean()
+
+
 def test_the_prediction_is_asked_first_and_its_answer_watched(vector_page, request):
     s, page = vector_page, vector_page.page
     wait_text(page, ".ae-vector-output", r"y = \[0\.845, 0\.578\]")

@@ -130,6 +130,8 @@ export function textInput(cls, label, onInput, attrs = {}) {
 
 /** Pixels a pointer may move and still tap. */
 const TAP_SLOP = 6;
+/** How near (CSS px) a finger must come down to a plot's dragged mark to take it rather than scroll. */
+const GRAB_PX = 28;
 
 /**
  * A slider and, beside it, a box to type its value, in a row: the slider in a box of class `cls`
@@ -200,9 +202,11 @@ export function modelSlider(name, cls, config, model, {say, toGrid}) {
  * or hides it. `onTap(x, y)` (data
  * coordinates) makes a tap or click on its frame a student's action; `onDrag(x, y, dropped)` a drag on it,
  * called at each move (`dropped` false) and once at the drop (true). The frame's box is read when the
- * pointer goes down, never on a move.
+ * pointer goes down, never on a move. On a touch screen a finger drags only what `grab()` names (the
+ * [x, y] of the mark it moves, in data coordinates), put down within GRAB_PX of it: a swipe that starts
+ * elsewhere scrolls the page (the plot's `touch-action: pan-y`), and a tap anywhere is still a tap.
  */
-export function figure(cls, spec, {onTap = null, onDrag = null} = {}) {
+export function figure(cls, spec, {onTap = null, onDrag = null, grab = null} = {}) {
   const box = el("div", {class: `ae-n-plot ${cls}${onDrag ? " ae-n-drag" : ""}`, role: "img"});
   const get = (x) => x;
   let cells = null, css = null, title = null;
@@ -231,28 +235,54 @@ export function figure(cls, spec, {onTap = null, onDrag = null} = {}) {
   box.aeScales = part.scales;
   if (onTap || onDrag) {
     let start = null;
-    const at = (event, then) => {
-      const {rect} = start, {x, y} = part.scales();
-      then(x.value((event.clientX - rect.left) / rect.width), y.value(1 - (event.clientY - rect.top) / rect.height));
-    };
-    box.addEventListener("pointerdown", (event) => {
+    const frameOf = (event) => {
       const frame = box.querySelector(".ae-pic-frame");
-      if (!frame || !frame.contains(event.target) || event.button > 0) return;
-      start = {rect: frame.getBoundingClientRect(), x: event.clientX, y: event.clientY, moved: false};
-      if (onDrag) box.setPointerCapture(event.pointerId);
+      return frame && frame.contains(event.target) ? frame : null;
+    };
+    const at = (point, then) => {
+      const {rect} = start, {x, y} = part.scales();
+      then(x.value((point.clientX - rect.left) / rect.width), y.value(1 - (point.clientY - rect.top) / rect.height));
+    };
+    // Whether a finger at (clientX, clientY) comes down on the mark grab() names, in `frame`.
+    const onMark = (frame, clientX, clientY) => {
+      const mark = grab ? grab() : null;
+      if (!mark) return false;
+      const rect = frame.getBoundingClientRect(), {x, y} = part.scales();
+      const fx = x.fraction(mark[0]), fy = y.fraction(mark[1]);
+      if (fx === null || fy === null) return false;
+      return Math.hypot(clientX - (rect.left + fx * rect.width), clientY - (rect.top + (1 - fy) * rect.height)) <= GRAB_PX;
+    };
+    // A finger put down on the mark keeps the page still while it drags it (touchstart's default is the
+    // scroll: cancelled here); put down elsewhere, it scrolls the page or taps, and drags nothing.
+    if (onDrag && grab) {
+      box.addEventListener("touchstart", (event) => {
+        const frame = frameOf(event), touch = event.touches[0];
+        if (frame && event.touches.length === 1 && event.cancelable && onMark(frame, touch.clientX, touch.clientY)) {
+          event.preventDefault();
+        }
+      }, {passive: false});
+    }
+    box.addEventListener("pointerdown", (event) => {
+      const frame = frameOf(event);
+      if (!frame || event.button > 0) return;
+      const drags = Boolean(onDrag) && (event.pointerType !== "touch" || !grab || onMark(frame, event.clientX, event.clientY));
+      start = {rect: frame.getBoundingClientRect(), x: event.clientX, y: event.clientY, moved: false, drags, last: event};
+      if (drags) box.setPointerCapture(event.pointerId);
     });
     box.addEventListener("pointermove", (event) => {
-      if (!start || !onDrag) return;
+      if (!start || !start.drags) return;
       if (!start.moved && Math.hypot(event.clientX - start.x, event.clientY - start.y) <= TAP_SLOP) return;
       start.moved = true;
-      at(event, (x, y) => onDrag(x, y, false));
+      start.last = {clientX: event.clientX, clientY: event.clientY};
+      at(start.last, (x, y) => onDrag(x, y, false));
     });
     const end = (event) => {
       if (!start) return;
+      const up = event.type === "pointerup";
       const moved = start.moved || Math.hypot(event.clientX - start.x, event.clientY - start.y) > TAP_SLOP;
-      const tapped = !moved && event.type === "pointerup";
-      if (start.moved) at(event, (x, y) => onDrag(x, y, true));
-      else if (tapped && onTap) at(event, onTap);
+      // (a cancelled drag, the browser having taken the pointer, is dropped where it was last seen)
+      if (start.moved) at(up ? event : start.last, (x, y) => onDrag(x, y, true));
+      else if (up && !moved && onTap) at(event, onTap);
       start = null;
     };
     box.addEventListener("pointerup", end);

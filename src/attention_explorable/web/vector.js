@@ -228,7 +228,8 @@ function render({model, el: host}) {
   const sources = {query: source(), keys: source(), values: source(), hull: source(), output: source()};
   const legend = Object.fromEntries(["query", "key", "value", "hull", "output"].map((k) => [k, S[`vector_legend_${k}`]]));
   const plot = drawsFrom(figure("ae-vector-plot", planeFigure(sources, {title: S.vector_plot, legend, extent: bounds[1]}),
-                                {onTap: (x, y) => moveTip(x, y, true), onDrag: moveTip}));
+                                {onTap: (x, y) => moveTip(x, y, true), onDrag: moveTip,
+                                 grab: () => [model.get("query_x"), model.get("query_y")]}));
   const toGrid = (v) => roundTo(v, config.decimals);
   const sliders = {
     query_x: modelSlider("query_x", "ae-query-x", config, model, {say, toGrid}),

@@ -1037,7 +1037,9 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
   touch-action: pan-y; -webkit-user-select: none; user-select: none; }
 /* A plot's drawing has the light figure's colours: on dark its lightness is turned over, hues kept. */
 .ae-x .ae-n-plot svg { filter: var(--ae-plot-filter); }
-.ae-x .ae-n-plot.ae-n-drag { touch-action: none; }
+/* A plot one drags on: a vertical swipe still scrolls the page; a finger on the dragged mark holds it
+   (web/parts.js figure's grab). */
+.ae-x .ae-n-plot.ae-n-drag { touch-action: pan-y pinch-zoom; }
 /* A title longer than a narrow phone's plot wraps onto a second line (its row grows), never clipped. */
 .ae-x .ae-pic-title { font-size: var(--ae-small); font-weight: bold; color: var(--ae-muted); align-self: end; padding: 0 0 4px 5px;
   line-height: 1.25; overflow-wrap: anywhere; }
@@ -1205,7 +1207,8 @@ function options(cls, labels, onPick, { vertical = true } = {}) {
   } };
 }
 var TAP_SLOP = 6;
-function figure(cls, spec, { onTap = null, onDrag = null } = {}) {
+var GRAB_PX = 28;
+function figure(cls, spec, { onTap = null, onDrag = null, grab = null } = {}) {
   const box = el("div", { class: `ae-n-plot ${cls}${onDrag ? " ae-n-drag" : ""}`, role: "img" });
   const get = (x) => x;
   let cells = null, css = null, title2 = null;
@@ -1235,28 +1238,50 @@ function figure(cls, spec, { onTap = null, onDrag = null } = {}) {
   box.aeScales = part.scales;
   if (onTap || onDrag) {
     let start = null;
-    const at = (event, then) => {
-      const { rect } = start, { x, y } = part.scales();
-      then(x.value((event.clientX - rect.left) / rect.width), y.value(1 - (event.clientY - rect.top) / rect.height));
-    };
-    box.addEventListener("pointerdown", (event) => {
+    const frameOf = (event) => {
       const frame2 = box.querySelector(".ae-pic-frame");
-      if (!frame2 || !frame2.contains(event.target) || event.button > 0) return;
-      start = { rect: frame2.getBoundingClientRect(), x: event.clientX, y: event.clientY, moved: false };
-      if (onDrag) box.setPointerCapture(event.pointerId);
+      return frame2 && frame2.contains(event.target) ? frame2 : null;
+    };
+    const at = (point, then) => {
+      const { rect } = start, { x, y } = part.scales();
+      then(x.value((point.clientX - rect.left) / rect.width), y.value(1 - (point.clientY - rect.top) / rect.height));
+    };
+    const onMark = (frame2, clientX, clientY) => {
+      const mark = grab ? grab() : null;
+      if (!mark) return false;
+      const rect = frame2.getBoundingClientRect(), { x, y } = part.scales();
+      const fx = x.fraction(mark[0]), fy = y.fraction(mark[1]);
+      if (fx === null || fy === null) return false;
+      return Math.hypot(clientX - (rect.left + fx * rect.width), clientY - (rect.top + (1 - fy) * rect.height)) <= GRAB_PX;
+    };
+    if (onDrag && grab) {
+      box.addEventListener("touchstart", (event) => {
+        const frame2 = frameOf(event), touch = event.touches[0];
+        if (frame2 && event.touches.length === 1 && event.cancelable && onMark(frame2, touch.clientX, touch.clientY)) {
+          event.preventDefault();
+        }
+      }, { passive: false });
+    }
+    box.addEventListener("pointerdown", (event) => {
+      const frame2 = frameOf(event);
+      if (!frame2 || event.button > 0) return;
+      const drags = Boolean(onDrag) && (event.pointerType !== "touch" || !grab || onMark(frame2, event.clientX, event.clientY));
+      start = { rect: frame2.getBoundingClientRect(), x: event.clientX, y: event.clientY, moved: false, drags, last: event };
+      if (drags) box.setPointerCapture(event.pointerId);
     });
     box.addEventListener("pointermove", (event) => {
-      if (!start || !onDrag) return;
+      if (!start || !start.drags) return;
       if (!start.moved && Math.hypot(event.clientX - start.x, event.clientY - start.y) <= TAP_SLOP) return;
       start.moved = true;
-      at(event, (x, y) => onDrag(x, y, false));
+      start.last = { clientX: event.clientX, clientY: event.clientY };
+      at(start.last, (x, y) => onDrag(x, y, false));
     });
     const end = (event) => {
       if (!start) return;
+      const up = event.type === "pointerup";
       const moved = start.moved || Math.hypot(event.clientX - start.x, event.clientY - start.y) > TAP_SLOP;
-      const tapped = !moved && event.type === "pointerup";
-      if (start.moved) at(event, (x, y) => onDrag(x, y, true));
-      else if (tapped && onTap) at(event, onTap);
+      if (start.moved) at(up ? event : start.last, (x, y) => onDrag(x, y, true));
+      else if (up && !moved && onTap) at(event, onTap);
       start = null;
     };
     box.addEventListener("pointerup", end);
