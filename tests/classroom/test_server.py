@@ -240,7 +240,10 @@ def test_a_reload_rejoins_with_the_step_and_prediction_and_a_followed_step_reach
 def test_the_textbook_in_a_room_submits_from_its_steps_explorable(served):
     code = _room(served)
     status, _, page = http_get(f"{served.base}/textbook?room={code}")
-    assert status == 200 and "ae-submit-prediction" in page  # its steps explorable carries the class panel
+    assert status == 200 and 'id="ae-class-config"' in page and '<script src="textbook.js">' in page
+    # its steps explorable carries the class panel: the class's script, in the file the textbook loads
+    status, _, script = http_get(f"{served.base}/textbook.js")
+    assert status == 200 and "ae-submit-prediction" in script
 
     async def run():
         s = await ClassStudent.open(served.base, code, student_id(4, "t"), app="textbook")
