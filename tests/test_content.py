@@ -203,6 +203,23 @@ def test_the_vector_and_matrix_explorables_ask_before_the_text_answers(lang):
         assert not any(answer in between for answer in answers), f"the {name} explorable is answered in open text"
 
 
+#: Words that place a control beside or above another: true on a wide screen, not on a phone, where the
+#: explorable's parts stand one under the other.
+_PLACES = {
+    "zh": ("右侧", "左侧", "左上", "右上", "左下", "右下", "右边的", "左边的"),
+    "en": ("on the right", "on the left", "to the right of", "to the left of", "top left", "top right", "beside the plot"),
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_text_never_places_a_control_by_the_screens_sides(lang):
+    for section in EDITIONS[lang].values():
+        for block in section.blocks:
+            text = re.sub(r"\$[^$]*\$", "", block.body)  # (a formula's words are its own)
+            for word in _PLACES[lang]:
+                assert word not in text, (section.id, word, text[max(0, text.find(word) - 60) :][:140])
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_no_number_exercise_is_answered_in_the_prose(lang):
     """A number exercise asks for a number the section's prose does not already print."""
