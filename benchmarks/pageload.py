@@ -71,7 +71,8 @@ WATCH_JS = (
     const inner = scope.shadowRoot || scope;
     // A Bokeh page's readouts and handle, a student page's, or the hand-written yardstick's.
     const readouts = deepAll(inner, '.ae-readout, .ae-output', []).filter((el) => textOf(el));
-    const found = deepAll(inner, '.noUi-handle, .ae-n-slider input[type=range], .handle', [])[0];
+    // (the head's settings are plain range inputs, each with its value shown as a readout beside it)
+    const found = deepAll(inner, '.noUi-handle, .ae-n-slider input[type=range], .ae-head-settings input[type=range], .handle', [])[0];
     if (readouts.length && w.readout === null) {
       w.readout = performance.now();
       // Any readout of this explorable answering a press counts (the first
