@@ -207,7 +207,15 @@ def test_the_vector_and_matrix_explorables_ask_before_the_text_answers(lang):
 #: explorable's parts stand one under the other.
 _PLACES = {
     "zh": ("右侧", "左侧", "左上", "右上", "左下", "右下", "右边的", "左边的"),
-    "en": ("on the right", "on the left", "to the right of", "to the left of", "top left", "top right", "beside the plot"),
+    "en": (
+        "on the right",
+        "on the left",
+        "to the right of",
+        "to the left of",
+        "top left",
+        "top right",
+        "beside the plot",
+    ),
 }
 
 

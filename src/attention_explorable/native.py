@@ -252,10 +252,15 @@ body { font-size: 15px; line-height: 1.42857;
 main.ae-student-page > .ae-n-col { margin: 0 auto; }
 /* The textbook: a part away from the screen is laid out only as it nears it (its size a guess until then,
    then the size it had), so that the first paint lays out the first screen, not the whole text: each
-   explorable and exercise, and each block of the text between them (a paragraph, a heading, a formula). */
-.ae-section > :not(.ae-prose), .ae-section > .ae-prose > * { content-visibility: auto; }
-.ae-section > :not(.ae-prose) { contain-intrinsic-size: auto 600px; }
-.ae-section > .ae-prose > * { contain-intrinsic-size: auto 90px; }
+   explorable and exercise, and each block of the text between them (a paragraph, a heading, a formula).
+   Only where the browser anchors its scrolling: a guess corrected above the screen would otherwise move
+   the text under the reader (WebKit: 2,400 px over twelve steps up from #sec-3-8, a tap landing 74 px
+   off), so there every part is laid out from the start. */
+@supports (overflow-anchor: auto) {
+  .ae-section > :not(.ae-prose), .ae-section > .ae-prose > * { content-visibility: auto; }
+  .ae-section > :not(.ae-prose) { contain-intrinsic-size: auto 600px; }
+  .ae-section > .ae-prose > * { contain-intrinsic-size: auto 90px; }
+}
 """
     + ui.LANGUAGE_FONTS_CSS
 )

@@ -181,3 +181,27 @@ def test_the_textbook_answers_a_key_in_webkit(static_site, webkit):
     _wait(webkit, lambda d: weights(d) != before)
     assert "α" in weights(webkit)
     assert all(n.startswith(("file:", "data:", "blob:")) for n in webkit.execute_script(_RESOURCES))
+
+
+#: Whether the page has rendered every module and loaded its fonts.
+_MOUNTED = "return performance.getEntriesByName('ae-page-mounted').length > 0 && document.fonts.status === 'loaded'"
+#: The top of the heading of 3.8, where a scroll of the page leaves it.
+_TOP_OF_3_8 = "return document.getElementById('sec-3-8').getBoundingClientRect().top"
+
+
+def test_the_textbook_stays_under_the_reader_scrolling_up_in_webkit(static_site, webkit):
+    """WebKit anchors no scrolling: a part laid out late above the screen must not move the text (each
+    part is laid out from the start there); each scroll of 300 px up moves the heading 300 px down."""
+    webkit.get((static_site / "index.html").resolve().as_uri() + "#sec-3-8")
+    # Landed on its heading once the page has come to life (its parts above it drawn, its fonts in).
+    _wait(webkit, lambda d: d.execute_script(_MOUNTED) and abs(d.execute_script(_TOP_OF_3_8)) < 2)
+    assert webkit.execute_script("return CSS.supports('overflow-anchor', 'auto')") is False  # (what is tested)
+    tops = [webkit.execute_script(_TOP_OF_3_8)]
+    for _ in range(8):
+        # A reader's turn of the wheel (the page then leaves the scrolling to the reader: web/frame.js), 300 px up.
+        webkit.execute_script("window.dispatchEvent(new WheelEvent('wheel', {deltaY: -300})); window.scrollBy(0, -300)")
+        # (a part laid out after the scroll would move the text on a frame or two later: waited for)
+        webkit.execute_script("return new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        tops.append(webkit.execute_script(_TOP_OF_3_8))
+    moves = [round(b - a) for a, b in zip(tops, tops[1:])]
+    assert moves == [300] * 8, tops
