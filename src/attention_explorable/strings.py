@@ -68,7 +68,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "shown_after_demonstration": "演示之后显示",
         # steps
         "step1_title": "第 1 步 · 分数相等",
-        "step1_question": "现在第二个分数比第一个高 1。演示会把两个分数调成相等（s₁ = s₂），值仍为 v₁ = 2、v₂ = 10。那时输出 y 会落在哪里？",
+        "step1_question": "现在第二个分数比第一个高 1。演示会把两个分数调成相等（s₁ = s₂），值仍为 v₁ = {v1}、v₂ = {v2}。那时输出 y 会落在哪里？",
         "step1_explain": "分数相等时两个权重都是 0.5，输出正好是两个值的中点。",
         "step2_title": "第 2 步 · 提高第二个分数",
         "step2_question": "把第二个分数提高 2（分数差从 0 变到 2），输出 y 会移到哪里？",
@@ -507,7 +507,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "prediction_needed": "Write down your prediction first: type the y you expect at the end of the demonstration in the box above (or click the number line). Committing to an answer before you see the result is what shows you where your thinking went wrong. To watch without predicting, press “Skip predicting”.",
         "shown_after_demonstration": "shown after the demonstration",
         "step1_title": "Step 1 · Equal scores",
-        "step1_question": "The second score is now 1 above the first. The demonstration makes the scores equal (s₁ = s₂), with values v₁ = 2 and v₂ = 10. Where does the output y land then?",
+        "step1_question": "The second score is now 1 above the first. The demonstration makes the scores equal (s₁ = s₂), with values v₁ = {v1} and v₂ = {v2}. Where does the output y land then?",
         "step1_explain": "With equal scores both weights are 0.5 and the output is the midpoint of the two values.",
         "step2_title": "Step 2 · Raise the second score",
         "step2_question": "Raise the second score by 2 (the difference goes from 0 to 2). Where does the output y move?",

@@ -35,6 +35,21 @@ def test_demonstrate_reaches_the_target_and_keeps_the_prediction(explorer, n):
     assert explorer.revealed and explorer.prediction == 7.5
 
 
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_an_authors_values_survive_each_step_and_its_demonstration(n):
+    explorer = StepsExplorer(value_2=8.0, language="en")  # as a tag's value_2="8" or save() of that state
+    explorer.go_to_step(n)
+    assert (explorer.value_1, explorer.value_2) == (2.0, 8.0)
+    explorer.prediction_text = "5"
+    explorer.demonstrate()
+    target = {**scenarios.get_step(n).target, "value_2": 8.0}
+    assert {k: getattr(explorer, k) for k in scenarios.STATE_KEYS} == target
+    # the check is against what was demonstrated: the output with v₂ = 8, not the course's 10
+    y = scenarios.outcome(target)["output"]
+    assert f"y = {y:.2f}" in explorer._models()["result"].text
+    assert ("v₁ = 2 and v₂ = 8" in explorer._models()["question"].text) is (n == 1)  # (step 1 names its values)
+
+
 def test_python_changes_reach_the_drawn_models(explorer):
     explorer.go_to_step(3)
     assert explorer._sliders["score_1"][0].value == 20.0

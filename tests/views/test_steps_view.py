@@ -181,8 +181,23 @@ def test_formula_shows_current_numbers():
 def test_each_language_has_its_own_text():
     zh = view.steps_view(state(1), view.steps_config("zh"))
     en = view.steps_view(state(1), view.steps_config("en"))
-    assert STRINGS["zh"]["step1_question"] in zh["html"]["question"]
-    assert STRINGS["en"]["step1_question"] in en["html"]["question"]
+    assert STRINGS["zh"]["step1_question"].format(v1=2, v2=10) in zh["html"]["question"]
+    assert STRINGS["en"]["step1_question"].format(v1=2, v2=10) in en["html"]["question"]
+
+
+def test_an_authors_values_are_every_steps_and_its_question_says_them():
+    config = view.steps_config("en", values={"value_1": -1.5, "value_2": 8})
+    for step in config["steps"]:
+        assert (step["start"]["value_1"], step["start"]["value_2"]) == (-1.5, 8.0)
+        assert (step["target"]["value_1"], step["target"]["value_2"]) == (-1.5, 8.0)
+    v = view.steps_view(state(1, value_1=-1.5, value_2=8.0, revealed=True), config)
+    assert "v₁ = -1.5 and v₂ = 8" in v["html"]["question"]
+    # demonstrated: the check is against that step's own answer, the midpoint of -1.5 and 8
+    assert "3.25" in v["html"]["result"] and view.steps_config("en")["steps"][0]["target"]["value_2"] == 10.0
+    with pytest.raises(ValueError, match="value_3"):
+        view.steps_config("en", values={"value_3": 1.0})
+    with pytest.raises(ValueError, match="value_2 must be a finite number, got nan"):
+        view.steps_config("en", values={"value_2": float("nan")})
 
 
 @pytest.mark.parametrize("language, label", [("zh", "<b>核对</b>："), ("en", "<b>Check</b>: ")])

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from .. import scenarios
 from ..strings import text
+from ..views.numbers import format_g
 from ..views.steps import PREDICTION_BOUNDS
 from . import stats
 from .store import in_bounds
@@ -335,7 +336,9 @@ def question_html(question: Question, language: str) -> str:
     import html
 
     if question.is_step:
-        return f"<p>{html.escape(text(scenarios.get_step(question.number).question_key, language))}</p>"
+        step = scenarios.get_step(question.number)  # (a class asks the course's own step: its own values)
+        asked = text(step.question_key, language).replace("{v1}", format_g(step.target["value_1"]))
+        return f"<p>{html.escape(asked.replace('{v2}', format_g(step.target['value_2'])))}</p>"
     from ..views.exercise import options_html
     from ..views.exercise import question_html as exercise_html
 

@@ -195,7 +195,10 @@ class StepsExplorer(Explorable):
         self._prediction_input = controls.text_input(t("prediction"), "ae-prediction", placeholder="?")
 
         # Predict first: "演示本步" without a prediction asks for one (a student); a presenter's plays at once.
-        self._config_data = steps_view.steps_config(self.language, ask_prediction)
+        # The values it opened with (an author's, a link's) are every step's: demonstrated and checked.
+        self._config_data = steps_view.steps_config(
+            self.language, ask_prediction, values={"value_1": self.value_1, "value_2": self.value_2}
+        )
         self._redraw()
         events = {
             self._line_fig: "tap",
@@ -270,9 +273,9 @@ class StepsExplorer(Explorable):
             self.demonstrate()
             return
         self._halt()
-        step = scenarios.get_step(self.step)
+        step = self._step_states(self.step)
         frames = [
-            scenarios.interpolate(step.start, step.target, i / (self._config_data["frames"] - 1))
+            scenarios.interpolate(step["start"], step["target"], i / (self._config_data["frames"] - 1))
             for i in range(self._config_data["frames"])
         ]
         self.param.update(asked=False, revealed=False, animating=True, **frames.pop(0))
@@ -306,14 +309,25 @@ class StepsExplorer(Explorable):
         ValueError
             If ``number`` is not 1, 2 or 3.
         """
-        step = scenarios.get_step(number)
+        start = self._step_states(number)["start"]
         self._halt()
-        self.param.update(step=number, prediction_text="", revealed=False, animating=False, asked=False, **step.start)
+        self.param.update(step=number, prediction_text="", revealed=False, animating=False, asked=False, **start)
 
     def demonstrate(self) -> None:
         """Show the current step's target state and its result (no replay; the browser replays)."""
-        step = scenarios.get_step(self.step)
-        self.param.update(animating=False, revealed=True, asked=False, **step.target)
+        target = self._step_states(self.step)["target"]
+        self.param.update(animating=False, revealed=True, asked=False, **target)
+
+    def _step_states(self, number: int) -> dict:
+        """Step ``number``'s start and target with this explorable's values (``steps_view.with_values``).
+
+        Raises
+        ------
+        ValueError
+            If ``number`` is not 1, 2 or 3.
+        """
+        scenarios.get_step(number)  # (names a wrong number)
+        return self._config_data["steps"][number - 1]
 
     # --- layout only ----------------------------------------------------------
     def __panel__(self):

@@ -83,7 +83,7 @@ STRING_KEYS = (
 )
 
 
-def steps_config(language: str, ask_prediction: bool = True) -> dict:
+def steps_config(language: str, ask_prediction: bool = True, values: dict | None = None) -> dict:
     """What :func:`steps_view` needs besides the state, as JSON-able data.
 
     ``strings`` (the interface text in ``language``), ``steps`` (each step's
@@ -92,11 +92,13 @@ def steps_config(language: str, ask_prediction: bool = True) -> dict:
     ``[low, high, step]``), ``frames`` and
     ``frame_ms`` (the replay: 24 frames, 40 ms apart), ``ask_prediction`` ("演示本步"
     without a prediction asks for one; False plays at once, for a presenter). The
-    same dict is sent to the browser once.
+    same dict is sent to the browser once. ``values`` (``value_1``, ``value_2``:
+    an author's or a link's) are every step's values, in its start and its target,
+    instead of the scenarios' (:func:`with_values`).
     """
     return {
         "strings": {key: text(key, language) for key in STRING_KEYS},
-        "steps": [{"start": dict(s.start), "target": dict(s.target)} for s in scenarios.STEPS],
+        "steps": with_values([{"start": dict(s.start), "target": dict(s.target)} for s in scenarios.STEPS], values),
         "curve_t": CURVE_T.tolist(),
         "prediction_bounds": list(PREDICTION_BOUNDS),
         "labels": {name: text(name, language) for name in SLIDERS},
@@ -242,7 +244,7 @@ def steps_view(state, config: dict) -> dict:
                 f"y = α₁·v₁ + α₂·v₂ = {f(a1)} × {format_g(v1)} + {f(a2)} × {format_g(v2)} = {f(y)}"
             ),
             "naive": _naive_html(res, temp, S) if step3 else "",
-            "question": _question_html(step, revealed, S),
+            "question": _question_html(step, revealed, S, config["steps"][step - 1]["target"]),
             "result": (
                 f"<b>{S['result_label']}</b>{S['label_colon']}{S['prediction_needed']}"
                 if needs_prediction
@@ -290,11 +292,36 @@ def steps_view(state, config: dict) -> dict:
     return view
 
 
-def _question_html(step: int, revealed: bool, S) -> str:
+def with_values(steps: list[dict], values: dict | None) -> list[dict]:
+    """``steps`` (each a ``start`` and a ``target`` state) with ``values`` (any of ``value_1``, ``value_2``)
+    in both: a step moves the scores and the temperature, never the values, so the values an explorable
+    opened with (an author's tag or saved page, a link) are those each step demonstrates and checks. The
+    twin of ``withValues`` in ``web/steps.js``.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` names another key, or a value that is not a finite number.
+
+    >>> with_values([{"start": {"value_2": 10.0}, "target": {"value_2": 10.0}}], {"value_2": 8})
+    [{'start': {'value_2': 8.0}, 'target': {'value_2': 8.0}}]
+    """
+    kept = {}
+    for key, value in (values or {}).items():
+        if key not in ("value_1", "value_2"):
+            raise ValueError(f"values may hold value_1 and value_2, got {key!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"{key} must be a finite number, got {value!r}")
+        kept[key] = float(value)
+    return [{"start": {**s["start"], **kept}, "target": {**s["target"], **kept}} for s in steps]
+
+
+def _question_html(step: int, revealed: bool, S, target: dict) -> str:
     explain = f"<p class='ae-explain'>{S[f'step{step}_explain']}</p>" if revealed else ""
+    question = S[f"step{step}_question"].replace("{v1}", format_g(target["value_1"]))
     return (
         f"<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>{S[f'step{step}_title']}</h2>"
-        f"<p>{S[f'step{step}_question']}</p>{explain}"
+        f"<p>{question.replace('{v2}', format_g(target['value_2']))}</p>{explain}"
     )
 
 

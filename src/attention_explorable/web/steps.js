@@ -101,7 +101,7 @@ export function stepsView(st, config) {
         ` = 1 / (1 + e<sup>−(${f(s2 - s1, 2)})/${f(temp, 2)}</sup>) = ${f(a2)}<br>` +
         `y = α₁·v₁ + α₂·v₂ = ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)} = ${f(y)}`,
       naive: step3 ? naiveHtml(res, S) : "",
-      question: questionHtml(step, revealed, S),
+      question: questionHtml(step, revealed, S, config.steps[step - 1].target),
       result: needsPrediction ? `<b>${S.result_label}</b>${S.label_colon}${S.prediction_needed}` : resultHtml(st, pred, config),
       error: invalid ? fill(S.prediction_invalid, {raw: escapeHtml(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi)}) : "",
       line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
@@ -115,9 +115,19 @@ export function stepsView(st, config) {
   };
 }
 
-function questionHtml(step, revealed, S) {
+function questionHtml(step, revealed, S, target) {
   const explain = revealed ? `<p class='ae-explain'>${S[`step${step}_explain`]}</p>` : "";
-  return `<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>${S[`step${step}_title`]}</h2><p>${S[`step${step}_question`]}</p>${explain}`;
+  const question = S[`step${step}_question`].replace("{v1}", formatG(target.value_1)).replace("{v2}", formatG(target.value_2));
+  return `<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>${S[`step${step}_title`]}</h2><p>${question}</p>${explain}`;
+}
+
+/**
+ * `steps` (each a `start` and a `target` state) with `values` (value_1, value_2) in both: a step moves the
+ * scores and the temperature, never the values, so the values an explorable opened with (an author's tag
+ * or saved page, a link) are those each step demonstrates and checks. The twin of views.steps.with_values.
+ */
+export function withValues(steps, values) {
+  return steps.map((s) => ({start: {...s.start, ...values}, target: {...s.target, ...values}}));
 }
 
 function resultHtml(st, pred, config) {
@@ -187,7 +197,10 @@ const lessMotion = () => typeof window !== "undefined" && window.matchMedia &&
  * `model.send({event})`, and leaves an empty `.ae-class` box in its column for the host's class panel.
  */
 function render({model, el: host}) {
-  const config = model.get("config"), S = config.strings;
+  // The values it opened with are every step's (an author's value_2="8" is demonstrated and checked as 8).
+  const given = model.get("config");
+  const config = {...given, steps: withValues(given.steps, {value_1: model.get("value_1"), value_2: model.get("value_2")})};
+  const S = config.strings;
   const root = moduleRoot(host, "ae-steps", model.get("lang"), model.get("theme"));
   const notice = noticePart(), say = notice.say;
   const set = (changes) => setState(model, changes);

@@ -724,7 +724,7 @@ function stepsView(st, config) {
       readouts: `<table><tr><th scope='row' class='ae-kind'>${S.readout_scores}</th><td class='ae-score-1-readout'>s₁ = ${f(s1, 2)}</td><td class='ae-score-2-readout'>s₂ = ${f(s2, 2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_temperature}</th><td class='ae-temperature-readout' colspan='2'>T = ${f(temp, 2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_weights}</th><td class='ae-weight-1'>α₁ = ${f(a1)}</td><td class='ae-weight-2'>α₂ = ${f(a2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_output}</th><td class='ae-output' colspan='2'>y = ${f(y)}</td></tr></table>`,
       formula: `<div class='ae-kind'>${S.formula_label} · ${S.stable_label}</div>α₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>) = 1 / (1 + e<sup>−(s₂−s₁)/T</sup>) = 1 / (1 + e<sup>−(${f(s2 - s1, 2)})/${f(temp, 2)}</sup>) = ${f(a2)}<br>y = α₁·v₁ + α₂·v₂ = ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)} = ${f(y)}`,
       naive: step3 ? naiveHtml(res, S) : "",
-      question: questionHtml(step, revealed, S),
+      question: questionHtml(step, revealed, S, config.steps[step - 1].target),
       result: needsPrediction ? `<b>${S.result_label}</b>${S.label_colon}${S.prediction_needed}` : resultHtml(st, pred, config),
       error: invalid ? fill(S.prediction_invalid, { raw: escapeHtml(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi) }) : "",
       line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
@@ -736,9 +736,10 @@ function stepsView(st, config) {
     props
   };
 }
-function questionHtml(step, revealed, S) {
+function questionHtml(step, revealed, S, target) {
   const explain = revealed ? `<p class='ae-explain'>${S[`step${step}_explain`]}</p>` : "";
-  return `<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>${S[`step${step}_title`]}</h2><p>${S[`step${step}_question`]}</p>${explain}`;
+  const question = S[`step${step}_question`].replace("{v1}", formatG(target.value_1)).replace("{v2}", formatG(target.value_2));
+  return `<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>${S[`step${step}_title`]}</h2><p>${question}</p>${explain}`;
 }
 function resultHtml(st, pred, config) {
   const S = config.strings, f = formatNumber;
