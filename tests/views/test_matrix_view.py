@@ -373,3 +373,12 @@ def test_the_default_seed_opens_on_soft_scaled_rows_that_saturate_unscaled():
         view.attention_matrices(state(seed=view.DEFAULT_SEED, d_k=d, scaled=False))["mean_max_weight"] for d in (4, 64)
     ]
     assert unscaled[0] < 0.6 and unscaled[1] > 0.9
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_the_curves_say_they_are_unmasked_when_the_matrix_is_masked(language):
+    config = view.matrix_config(language)
+    note = STRINGS[language]["matrix_curve_unmasked"]
+    masked = view.matrix_view(state(causal=True, revealed=True, prediction="peaked"), config)["html"]["max_weight"]
+    plain = view.matrix_view(state(causal=False, revealed=True, prediction="peaked"), config)["html"]["max_weight"]
+    assert note in masked and note not in plain

@@ -114,6 +114,7 @@ CELL = 0.96
 STRING_KEYS = (
     "matrix_max_weight",
     "matrix_curve_values",
+    "matrix_curve_unmasked",
     "matrix_row_sums",
     "matrix_masked_note",
     "matrix_highlight_note",
@@ -565,7 +566,7 @@ def matrix_view(state, config: dict) -> dict:
     mean_max = res["mean_max_weight"]
     curve_text = S["matrix_curve_values"].format(
         draws=config["curve_draws"], n=n, d=d_k, scaled=f(curve_scaled, 3), unscaled=f(curve_unscaled, 3)
-    )
+    ) + (S["matrix_curve_unmasked"] if state["causal"] else "")
     notes = S["matrix_highlight_note"] + ("<br>" + S["matrix_masked_note"] if state["causal"] else "")
     revealed, prediction = bool(state["revealed"]), state["prediction"]
     props = {}

@@ -1747,7 +1747,7 @@ function matrixView(st, config) {
     d: dK,
     scaled: f(curveScaled, 3),
     unscaled: f(curveUnscaled, 3)
-  });
+  }) + (st.causal ? S.matrix_curve_unmasked : "");
   const notes = S.matrix_highlight_note + (st.causal ? "<br>" + S.matrix_masked_note : "");
   const revealed = Boolean(st.revealed), prediction = st.prediction;
   const props = {};
