@@ -71,7 +71,7 @@ def test_javascript_view_equals_python_view(module_page, language):
     for (config, states), js_views in zip(cases, js):
         for st, js_view in zip(states, js_views):
             py_view = view.selfcross_view(st, config)
-            tiny += "e-" in "".join(py_view["sources"]["cells"]["text"])
+            tiny += "×10⁻" in "".join(py_view["sources"]["cells"]["text"])
             diffs = differences(py_view, js_view)
             if diffs:
                 bad.append((st, diffs[:3]))

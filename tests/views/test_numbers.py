@@ -26,7 +26,9 @@ def test_format_number(x, out):
 
 
 def test_format_number_plain_text_and_other_digits():
-    assert format_number(3.7e-44, html=False) == "3.7e-44"
+    assert (
+        format_number(3.7e-44, html=False) == "3.7×10⁻⁴⁴"
+    )  # a label holds no markup: the power in superscript characters
     assert format_number(0.125, 2) == "0.12" and format_number(0.375, 2) == "0.38"  # half to even, exact binary
 
 

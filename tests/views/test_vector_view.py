@@ -109,7 +109,7 @@ def test_tiny_weights_are_shown_as_such_never_as_zero_or_nan():
     html = v["html"]
     assert "α₃ = 2.1×10<sup>-18</sup>" in html["weights_readout"]
     assert "NaN" not in str(v) and "inf" not in str(v)
-    assert v["sources"]["values"]["label"][2] == "v₃ (2.1e-18)"
+    assert v["sources"]["values"]["label"][2] == "v₃ (2.1×10⁻¹⁸)"
 
 
 def test_hull_patch_is_the_values_triangle():

@@ -14,6 +14,10 @@ import re
 __all__ = ["data_table", "format_fixed", "format_g", "format_number", "parse_number"]
 
 
+#: Digits and the minus sign as superscript characters (a power of ten on a figure's label).
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
 def format_number(x: float, digits: int = 4, html: bool = True) -> str:
     """A readout number: ``digits`` decimals, scientific when tiny or huge.
 
@@ -29,12 +33,15 @@ def format_number(x: float, digits: int = 4, html: bool = True) -> str:
     digits : int
         Decimals of the fixed-point form.
     html : bool
-        Write the exponent as ``×10<sup>e</sup>`` (True) or ``e`` notation.
+        Write the exponent as ``×10<sup>e</sup>`` (True) or in superscript
+        characters, ``×10⁻⁸⁷`` (False: a figure's label, where no markup goes).
 
     Examples
     --------
     >>> format_number(0.42231), format_number(1.4e-87), format_number(-0.00001, 2)
     ('0.4223', '1.4×10<sup>-87</sup>', '-1.0×10<sup>-5</sup>')
+    >>> format_number(3.7e-44, html=False)
+    '3.7×10⁻⁴⁴'
     """
     x = float(x)
     if math.isnan(x):
@@ -44,7 +51,7 @@ def format_number(x: float, digits: int = 4, html: bool = True) -> str:
     if abs(x) >= 1e6 or (x != 0.0 and abs(x) < 0.5 * 10.0 ** (-digits)):
         mantissa, exponent = f"{x:.1e}".split("e")
         if not html:
-            return f"{mantissa}e{int(exponent)}"
+            return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
         return f"{mantissa}×10<sup>{int(exponent)}</sup>"
     s = f"{x:.{digits}f}"
     return "0." + "0" * digits if s.startswith("-") and float(s) == 0.0 else s

@@ -100,13 +100,27 @@ function scientific(x, decimals) {
   }
   return { digits: kept, exp };
 }
+var SUPERSCRIPT = {
+  "0": "⁰",
+  "1": "¹",
+  "2": "²",
+  "3": "³",
+  "4": "⁴",
+  "5": "⁵",
+  "6": "⁶",
+  "7": "⁷",
+  "8": "⁸",
+  "9": "⁹",
+  "-": "⁻"
+};
+var superscript = (s) => Array.from(s, (c) => SUPERSCRIPT[c]).join("");
 function formatNumber(x, digits = 4, html = true) {
   if (Number.isNaN(x)) return "NaN";
   if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
   if (Math.abs(x) >= 1e6 || x !== 0 && Math.abs(x) < Number("5e-" + (digits + 1))) {
     const { digits: m, exp } = scientific(x, 1);
     const mantissa = (isNegative(x) ? "-" : "") + m[0] + "." + m[1];
-    return html ? mantissa + "×10<sup>" + exp + "</sup>" : mantissa + "e" + exp;
+    return html ? mantissa + "×10<sup>" + exp + "</sup>" : mantissa + "×10" + superscript(String(exp));
   }
   const s = formatFixed(x, digits);
   return s.startsWith("-") && Number(s) === 0 ? "0." + "0".repeat(digits) : s;
