@@ -60,6 +60,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections import Counter
 from pathlib import Path
@@ -217,7 +218,7 @@ def check_pages(base: str, paths: list[str]) -> tuple[list[str], int, int]:
         # A page holds its scripts, but the textbook, which loads its modules from the one file beside it:
         # that file comes through the proxy too, the same from every backend.
         scripts = re.findall(r"<script[^>]* src=\"([^\"]*)\"", html)
-        if scripts not in ([], ["textbook.js"]):
+        if scripts not in ([], ["attention-textbook.js"]):
             failures.append(f"page {path}: names scripts to fetch {scripts}")
             continue
         fetched = [fetch(urllib.parse.urljoin(base + path, s), {"Accept-Encoding": "gzip"}) for s in scripts * 2]

@@ -111,7 +111,7 @@ def test_a_page_needs_nothing_else(server, path):
     assert "assets/" not in page and "bokeh" not in page.lower().replace("window.bokeh", "")
     assert re.search(r"""data-ae-render=['"]steps['"]""", page)  # the steps module, rendered by the page's own script
     loaded = re.findall(r"<script[^>]* src=\"([^\"]*)\"", page)
-    assert loaded == (["textbook.js"] if path == "/textbook" else [])
+    assert loaded == (["attention-textbook.js"] if path == "/textbook" else [])
     assert get(port, "/assets/attention-explorable/bokeh-panel.min.000000000000.js")[0] == 404
     assert get(port, "/nothing-here")[0] == 404
 
@@ -123,7 +123,10 @@ def test_the_textbooks_script_is_a_file_beside_it_that_its_policy_allows(server)
     status, headers, page = get(port, "/textbook?lang=en")
     assert status == 200 and "script-src 'self' 'sha256-" in headers["content-security-policy"]
     assert len(page) <= 300_000  # the long page stays small: its modules come once, in the script file
-    for path in ("/textbook.js", "/textbook/textbook.js"):  # as the browser resolves it on /textbook and /textbook/
+    for path in (
+        "/attention-textbook.js",
+        "/textbook/attention-textbook.js",
+    ):  # as the browser resolves it on /textbook and /textbook/
         status, headers, body = get(port, path, {"Accept-Encoding": "gzip"})
         assert status == 200 and headers["content-type"] == "text/javascript; charset=utf-8"
         assert headers["cache-control"] == "no-cache" and headers["x-content-type-options"] == "nosniff"

@@ -454,7 +454,8 @@ _RUN_SCRIPT = re.compile(
 
 def content_security_policy(page: str) -> str:
     """The policy of student page ``page`` (its HTML): it runs its own inline scripts and nothing else
-    (but the files of its own site, ``'self'``, when it loads one: the textbook's :data:`TEXTBOOK_SCRIPT`).
+    but, on a page that loads a script file (the textbook's :data:`TEXTBOOK_SCRIPT`), script files of its
+    own site too (``'self'``: served, any script the server sends; from ``file://``, a file of that disk).
 
     Each inline script the page runs is allowed by its SHA-256 (an injected
     script has another); ``blob:`` only where the page loads an outside
@@ -504,7 +505,7 @@ def content_security_policy(page: str) -> str:
 #: script and their host, then the mount of its first explorable (:func:`textbook_script`). The textbook
 #: loads it where its first explorable stands rather than holding it, so that its own file stays small
 #: and a reader's cache keeps the script from one page (and language) to the next.
-TEXTBOOK_SCRIPT = "textbook.js"
+TEXTBOOK_SCRIPT = "attention-textbook.js"
 _TEXTBOOK_PARTS = ("modules", "classroom", "host")
 _MOUNT_FIRST = "window.aeMountModules(window.aeModules, document, null, 1);"
 

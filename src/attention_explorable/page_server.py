@@ -13,7 +13,7 @@ The language is the request's ``?lang=zh|en``, else the reader's remembered
 choice (the ``ae-lang`` cookie the language switch sets), else Chinese.
 
 Each page holds its styles and scripts, but the textbook, which loads its explorables' modules from
-``/textbook.js`` (:data:`attention_explorable.native.TEXTBOOK_SCRIPT`, answered from memory likewise).
+``/attention-textbook.js`` (:data:`attention_explorable.native.TEXTBOOK_SCRIPT`, answered from memory likewise).
 
 :class:`PageCache` builds the pages in a process of its own while the
 server already answers: a request for a page not built yet waits for it.
@@ -443,7 +443,7 @@ class NotebookHandler(_FileHandler):
 
 
 class TextbookScriptHandler(_FileHandler):
-    """``/textbook.js`` (also ``/textbook/textbook.js``): the textbook's script file, the same in both languages."""
+    """``/attention-textbook.js`` (also ``/textbook/attention-textbook.js``): the textbook's script file, the same in both languages."""
 
     def get(self) -> None:
         self.send(_textbook_script_file(), "no-cache")
@@ -481,5 +481,5 @@ def patterns(pages: PageCache) -> list[tuple]:
         (rf"/({names})/?", PageHandler, {"pages": pages}),
         # (also below a page's own path: a link on /textbook/ resolves there)
         (rf"/(?:(?:{names})/)?{NOTEBOOKS}/attention-(sec-[0-9]+-[0-9]+)-({languages})\.ipynb", NotebookHandler),
-        *([(r"/(?:textbook/)?textbook\.js", TextbookScriptHandler)] if "textbook" in pages.apps else []),
+        *([(r"/(?:textbook/)?attention-textbook\.js", TextbookScriptHandler)] if "textbook" in pages.apps else []),
     ]

@@ -3,7 +3,7 @@
 ``attention-explorable export DIR`` writes::
 
     DIR/index.html              the textbook page: its text, explorables and exercises
-    DIR/textbook.js             the textbook's script (its explorables' modules), which both languages load
+    DIR/attention-textbook.js             the textbook's script (its explorables' modules), which both languages load
     DIR/steps.html ...          one page per explorable (steps, vector, matrix, selfcross, qkv, contexts)
     DIR/head.html               a head that learns (attention_explorable.modules: one module, its own host)
     DIR/embed/NAME.js           an explorable an author puts in any page with one tag
@@ -23,7 +23,7 @@ Jupyter Book) takes the export without losing it.
 
 Each page is its explorables themselves (:mod:`attention_explorable.native`):
 native controls, readouts and SVG plots, with its styles and scripts inside
-it (the textbook's modules in ``textbook.js`` beside it, to keep the long page
+it (the textbook's modules in ``attention-textbook.js`` beside it, to keep the long page
 small). Nothing is requested from anywhere else, and every page works from ``file://``.
 
 References: docs/architecture.md, "The student page"; docs/embedding.md.
@@ -93,7 +93,7 @@ def build_page(
         site); None: the switch asks the server with ``?lang=``.
     script_href : str
         Where the textbook finds its script file (:data:`~attention_explorable.native.TEXTBOOK_SCRIPT`),
-        relative to it: beside it by default (``serve`` answers it there), ``../textbook.js`` from the
+        relative to it: beside it by default (``serve`` answers it there), ``../attention-textbook.js`` from the
         other language's folder of an export.
 
     Raises

@@ -81,8 +81,12 @@ def test_fixed_decimals_as_python_formats_them(module_page, decimals):
 
 def test_g_and_readout_numbers_as_python_formats_them(module_page):
     xs = _numbers()
-    js = module_page.evaluate("(xs) => xs.map((x) => [ae.formatG(x), ae.formatNumber(x), ae.formatNumber(x, 2)])", xs)
-    wrong = [(x, got) for x, got in zip(xs, js) if got != [format(x, "g"), format_number(x), format_number(x, 2)]]
+    js = module_page.evaluate(
+        "(xs) => xs.map((x) => [ae.formatG(x), ae.formatNumber(x), ae.formatNumber(x, 2), ae.formatNumber(x, 2, false)])",
+        xs,
+    )
+    want = lambda x: [format(x, "g"), format_number(x), format_number(x, 2), format_number(x, 2, html=False)]  # noqa: E731
+    wrong = [(x, got) for x, got in zip(xs, js) if got != want(x)]
     assert not wrong, wrong[:10]
 
 

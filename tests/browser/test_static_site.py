@@ -64,7 +64,7 @@ def test_the_site_holds_what_the_command_promises(static_site):
             f"embed/{name}.zh.js",
             f"embed/{name}.en.js",
         } <= names
-    # every page holds its styles and scripts (the textbook loads its modules from textbook.js beside it): no file
+    # every page holds its styles and scripts (the textbook loads its modules from attention-textbook.js beside it): no file
     # besides the pages, the embeds, the notebooks and that script, no other script or style by address, no framework
     assert set(module_pages()) <= names  # the explorables written as one module (head.html)
     assert {n.split("/")[0] for n in names} <= {
@@ -74,13 +74,15 @@ def test_the_site_holds_what_the_command_promises(static_site):
         "embed",
         "notebooks",
         "attention-explorable.js",
-        "textbook.js",
+        "attention-textbook.js",
     }, names
     every = [*PAGES, *module_pages()]
     for page in [*every, *(f"en/{p}" for p in every)]:
         source = (static_site / page).read_text("utf-8")
         loaded = re.findall(r"<script[^>]* src=\"([^\"]*)\"", source)
-        assert loaded == ({"index.html": ["textbook.js"], "en/index.html": ["../textbook.js"]}.get(page, [])), page
+        assert loaded == (
+            {"index.html": ["attention-textbook.js"], "en/index.html": ["../attention-textbook.js"]}.get(page, [])
+        ), page
         assert not re.search(r"<link[^>]* rel=.?stylesheet", source), page
         assert not re.search(
             r"<(script|link|img|iframe|video|audio|source)\b[^>]* (src|href)=[\"']https?://", source

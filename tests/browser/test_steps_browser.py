@@ -249,32 +249,31 @@ def test_the_same_prediction_typed_again_on_the_next_step_is_taken(student, save
     s.assert_clean()
 
 
-def test_an_authors_values_are_the_ones_each_step_demonstrates_and_checks(static_site, student):
+def test_an_authors_values_are_the_ones_each_step_demonstrates_and_checks(static_site, student, tmp_path):
     """A tag with ``value_2="8"``: each step keeps v₂ = 8, and the check is against the output with it."""
-    host = static_site / "host-values.html"
-    script = (static_site / "embed" / "steps-element.html").read_text("utf-8").splitlines()[0]
+    # (the author's page in a folder of its own: the export's folder is shared by the test processes)
+    host = tmp_path / "values.html"
+    element = (static_site / "attention-explorable.js").resolve().as_uri()
     host.write_text(
-        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>values</title>{script}</head><body>"
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>values</title>"
+        f"<script src='{element}'></script></head><body>"
         "<attention-explorable name='steps' value_2='8' lang='en'></attention-explorable></body></html>",
         "utf-8",
     )
-    try:
-        s = student()
-        assert s.open_offline(host, "attention-explorable .ae-demonstrate") == []
-        steps = s.page.locator("attention-explorable")
-        expect(steps.locator(".ae-question")).to_contain_text("v₁ = 2 and v₂ = 8")
-        for n, prediction in ((1, "5"), (2, "5")):  # the same keys typed in a second step are a prediction too
-            if n > 1:
-                steps.locator(f".ae-step-{n} button").click()
-                expect(steps.locator(".ae-result")).not_to_contain_text("demonstration gave")
-            steps.locator(".ae-prediction input").fill(prediction)
-            steps.locator(".ae-demonstrate button").click()
-            target = {**scenarios.get_step(n).target, "value_2": 8.0}
-            y = scenarios.outcome(target)["output"]
-            expect(steps.locator(".ae-result")).to_contain_text(
-                f"You predicted y = 5; the demonstration gave y = {y:.2f}; off by {abs(5 - y):.2f}", timeout=15_000
-            )
-            expect(steps.locator(".ae-value-2-box input")).to_have_value("8")
-        s.assert_clean()
-    finally:
-        host.unlink()
+    s = student()
+    assert s.open_offline(host, "attention-explorable .ae-demonstrate") == []
+    steps = s.page.locator("attention-explorable")
+    expect(steps.locator(".ae-question")).to_contain_text("v₁ = 2 and v₂ = 8")
+    for n, prediction in ((1, "5"), (2, "5")):  # the same keys typed in a second step are a prediction too
+        if n > 1:
+            steps.locator(f".ae-step-{n} button").click()
+            expect(steps.locator(".ae-result")).not_to_contain_text("demonstration gave")
+        steps.locator(".ae-prediction input").fill(prediction)
+        steps.locator(".ae-demonstrate button").click()
+        target = {**scenarios.get_step(n).target, "value_2": 8.0}
+        y = scenarios.outcome(target)["output"]
+        expect(steps.locator(".ae-result")).to_contain_text(
+            f"You predicted y = 5; the demonstration gave y = {y:.2f}; off by {abs(5 - y):.2f}", timeout=15_000
+        )
+        expect(steps.locator(".ae-value-2-box input")).to_have_value("8")
+    s.assert_clean()

@@ -30,9 +30,9 @@ def test_every_part_is_live_at_once_with_no_framework(static_site, student):
     assert aborted == []
     assert page.evaluate("() => window.Bokeh === undefined")
     # The explorables written as one module come in one script (page/modules.js) in the one file the page
-    # loads, beside it (textbook.js), each rendered.
+    # loads, beside it (attention-textbook.js), each rendered.
     assert page.evaluate("() => Array.from(document.scripts, (s) => s.getAttribute('src')).filter(Boolean)") == [
-        "textbook.js"
+        "attention-textbook.js"
     ]
     for name in MODULES:
         page.locator(f".ae-explorable-{name} [data-ae-render='{name}'] button").first.wait_for(state="attached")

@@ -240,9 +240,9 @@ def test_a_reload_rejoins_with_the_step_and_prediction_and_a_followed_step_reach
 def test_the_textbook_in_a_room_submits_from_its_steps_explorable(served):
     code = _room(served)
     status, _, page = http_get(f"{served.base}/textbook?room={code}")
-    assert status == 200 and 'id="ae-class-config"' in page and '<script src="textbook.js">' in page
+    assert status == 200 and 'id="ae-class-config"' in page and '<script src="attention-textbook.js">' in page
     # its steps explorable carries the class panel: the class's script, in the file the textbook loads
-    status, _, script = http_get(f"{served.base}/textbook.js")
+    status, _, script = http_get(f"{served.base}/attention-textbook.js")
     assert status == 200 and "ae-submit-prediction" in script
 
     async def run():

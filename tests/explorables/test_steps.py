@@ -50,6 +50,22 @@ def test_an_authors_values_survive_each_step_and_its_demonstration(n):
     assert ("v₁ = 2 and v₂ = 8" in explorer._models()["question"].text) is (n == 1)  # (step 1 names its values)
 
 
+def test_a_links_values_are_every_steps_too_and_numpy_numbers_are_values():
+    import numpy as np
+
+    linked = StepsExplorer(language="en")
+    linked.open_link("value_2=8&step=1")  # as a live page opened on /steps?value_2=8
+    linked.go_to_step(2)
+    linked.demonstrate()
+    assert linked.value_2 == 8.0 and "v₁ = 2 and v₂ = 8" not in linked._models()["question"].text  # (step 2)
+    linked.go_to_step(1)
+    assert linked.value_2 == 8.0 and "v₁ = 2 and v₂ = 8" in linked._models()["question"].text
+    values = np.array([1, 7])  # an author's numbers from numpy
+    explorer = StepsExplorer(value_1=values[0], value_2=values[1])
+    explorer.go_to_step(3)
+    assert (explorer.value_1, explorer.value_2) == (1.0, 7.0)
+
+
 def test_python_changes_reach_the_drawn_models(explorer):
     explorer.go_to_step(3)
     assert explorer._sliders["score_1"][0].value == 20.0

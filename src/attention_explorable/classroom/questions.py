@@ -31,8 +31,7 @@ from dataclasses import dataclass
 
 from .. import scenarios
 from ..strings import text
-from ..views.numbers import format_g
-from ..views.steps import PREDICTION_BOUNDS
+from ..views.steps import PREDICTION_BOUNDS, step_question
 from . import stats
 from .store import in_bounds
 
@@ -337,8 +336,7 @@ def question_html(question: Question, language: str) -> str:
 
     if question.is_step:
         step = scenarios.get_step(question.number)  # (a class asks the course's own step: its own values)
-        asked = text(step.question_key, language).replace("{v1}", format_g(step.target["value_1"]))
-        return f"<p>{html.escape(asked.replace('{v2}', format_g(step.target['value_2'])))}</p>"
+        return f"<p>{html.escape(step_question(text(step.question_key, language), step.target))}</p>"
     from ..views.exercise import options_html
     from ..views.exercise import question_html as exercise_html
 

@@ -195,7 +195,7 @@ class StepsExplorer(Explorable):
         self._prediction_input = controls.text_input(t("prediction"), "ae-prediction", placeholder="?")
 
         # Predict first: "演示本步" without a prediction asks for one (a student); a presenter's plays at once.
-        # The values it opened with (an author's, a link's) are every step's: demonstrated and checked.
+        # The values it opened with (an author's; a link's, open_link) are every step's: demonstrated and checked.
         self._config_data = steps_view.steps_config(
             self.language, ask_prediction, values={"value_1": self.value_1, "value_2": self.value_2}
         )
@@ -317,6 +317,14 @@ class StepsExplorer(Explorable):
         """Show the current step's target state and its result (no replay; the browser replays)."""
         target = self._step_states(self.step)["target"]
         self.param.update(animating=False, revealed=True, asked=False, **target)
+
+    def open_link(self, query) -> list[str]:
+        """Set the state a deep link names (:meth:`Explorable.open_link`); the values it leaves become every
+        step's, as the module reads them once it has followed its address (``web/steps.js`` render)."""
+        notices = super().open_link(query)
+        steps = [{"start": dict(s.start), "target": dict(s.target)} for s in scenarios.STEPS]
+        self._config_data["steps"] = steps_view.with_values(steps, {"value_1": self.value_1, "value_2": self.value_2})
+        return notices
 
     def _step_states(self, number: int) -> dict:
         """Step ``number``'s start and target with this explorable's values (``steps_view.with_values``).

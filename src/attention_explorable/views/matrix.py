@@ -566,9 +566,10 @@ def matrix_view(state, config: dict) -> dict:
     mean_max = res["mean_max_weight"]
     curve_text = S["matrix_curve_values"].format(
         draws=config["curve_draws"], n=n, d=d_k, scaled=f(curve_scaled, 3), unscaled=f(curve_unscaled, 3)
-    ) + (S["matrix_curve_unmasked"] if state["causal"] else "")
-    notes = S["matrix_highlight_note"] + ("<br>" + S["matrix_masked_note"] if state["causal"] else "")
+    )
     revealed, prediction = bool(state["revealed"]), state["prediction"]
+    notes = S["matrix_highlight_note"] + ("<br>" + S["matrix_masked_note"] if state["causal"] else "")
+    notes += "<br>" + S["matrix_curve_unmasked"] if state["causal"] and revealed else ""  # (once the curves show)
     props = {}
     for name in SLIDERS:
         props[f"{name}_slider"] = {"value": state[name]}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import math
+from numbers import Real
 
 import numpy as np
 
@@ -310,7 +311,7 @@ def with_values(steps: list[dict], values: dict | None) -> list[dict]:
     for key, value in (values or {}).items():
         if key not in ("value_1", "value_2"):
             raise ValueError(f"values may hold value_1 and value_2, got {key!r}")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
             raise ValueError(f"{key} must be a finite number, got {value!r}")
         kept[key] = float(value)
     return [{"start": {**s["start"], **kept}, "target": {**s["target"], **kept}} for s in steps]
@@ -318,11 +319,16 @@ def with_values(steps: list[dict], values: dict | None) -> list[dict]:
 
 def _question_html(step: int, revealed: bool, S, target: dict) -> str:
     explain = f"<p class='ae-explain'>{S[f'step{step}_explain']}</p>" if revealed else ""
-    question = S[f"step{step}_question"].replace("{v1}", format_g(target["value_1"]))
     return (
         f"<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>{S[f'step{step}_title']}</h2>"
-        f"<p>{question.replace('{v2}', format_g(target['value_2']))}</p>{explain}"
+        f"<p>{step_question(S[f'step{step}_question'], target)}</p>{explain}"
     )
+
+
+def step_question(template: str, target: dict) -> str:
+    """A step's question (``step{n}_question``) with the values it names (``{v1}``, ``{v2}``) filled in from
+    its ``target`` state, each as often as it stands there. The twin of the same fill in ``web/steps.js``."""
+    return template.replace("{v1}", format_g(target["value_1"])).replace("{v2}", format_g(target["value_2"]))
 
 
 def _result_html(state, pred: float | None, config: dict) -> str:

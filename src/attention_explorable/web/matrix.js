@@ -206,9 +206,10 @@ export function matrixView(st, config) {
   const curveScaled = curve.scaled[dK - 1], curveUnscaled = curve.unscaled[dK - 1];
   const meanMax = res.meanMaxWeight;
   const curveText = fill(S.matrix_curve_values, {draws: config.curve_draws, n, d: dK,
-    scaled: f(curveScaled, 3), unscaled: f(curveUnscaled, 3)}) + (st.causal ? S.matrix_curve_unmasked : "");
-  const notes = S.matrix_highlight_note + (st.causal ? "<br>" + S.matrix_masked_note : "");
+    scaled: f(curveScaled, 3), unscaled: f(curveUnscaled, 3)});
   const revealed = Boolean(st.revealed), prediction = st.prediction;
+  const notes = S.matrix_highlight_note + (st.causal ? "<br>" + S.matrix_masked_note : "") +
+    (st.causal && revealed ? "<br>" + S.matrix_curve_unmasked : "");  // (once the curves show)
   const props = {};
   for (const name of Object.keys(config.sliders)) {
     props[name + "_slider"] = {value: st[name]};

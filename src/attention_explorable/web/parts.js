@@ -207,7 +207,9 @@ export function modelSlider(name, cls, config, model, {say, toGrid}) {
  * elsewhere scrolls the page (the plot's `touch-action: pan-y`), and a tap anywhere is still a tap.
  */
 export function figure(cls, spec, {onTap = null, onDrag = null, grab = null} = {}) {
-  const box = el("div", {class: `ae-n-plot ${cls}${onDrag ? " ae-n-drag" : ""}`, role: "img"});
+  // (a plot dragged from anywhere takes every touch; one dragged by its mark leaves a swipe to the page)
+  const drag = onDrag ? (grab ? " ae-n-drag" : " ae-n-drag-anywhere") : "";
+  const box = el("div", {class: `ae-n-plot ${cls}${drag}`, role: "img"});
   const get = (x) => x;
   let cells = null, css = null, title = null;
   const part = {
@@ -264,20 +266,22 @@ export function figure(cls, spec, {onTap = null, onDrag = null, grab = null} = {
     }
     box.addEventListener("pointerdown", (event) => {
       const frame = frameOf(event);
-      if (!frame || event.button > 0) return;
-      const drags = Boolean(onDrag) && (event.pointerType !== "touch" || !grab || onMark(frame, event.clientX, event.clientY));
-      start = {rect: frame.getBoundingClientRect(), x: event.clientX, y: event.clientY, moved: false, drags, last: event};
+      if (!frame || event.button > 0 || start) return;  // (one pointer at a time: a second finger is left alone)
+      // A mouse drags from anywhere; a finger or a pen, which also scroll the page, only from the mark.
+      const drags = Boolean(onDrag) && (event.pointerType === "mouse" || !grab || onMark(frame, event.clientX, event.clientY));
+      start = {id: event.pointerId, rect: frame.getBoundingClientRect(), x: event.clientX, y: event.clientY, moved: false,
+               drags, last: event};
       if (drags) box.setPointerCapture(event.pointerId);
     });
     box.addEventListener("pointermove", (event) => {
-      if (!start || !start.drags) return;
+      if (!start || !start.drags || event.pointerId !== start.id) return;
       if (!start.moved && Math.hypot(event.clientX - start.x, event.clientY - start.y) <= TAP_SLOP) return;
       start.moved = true;
       start.last = {clientX: event.clientX, clientY: event.clientY};
       at(start.last, (x, y) => onDrag(x, y, false));
     });
     const end = (event) => {
-      if (!start) return;
+      if (!start || event.pointerId !== start.id) return;
       const up = event.type === "pointerup";
       const moved = start.moved || Math.hypot(event.clientX - start.x, event.clientY - start.y) > TAP_SLOP;
       // (a cancelled drag, the browser having taken the pointer, is dropped where it was last seen)

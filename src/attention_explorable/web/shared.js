@@ -90,15 +90,16 @@ export function formatG(x) {
   return sign + m + "e" + (exp < 0 ? "-" : "+") + (e < 10 ? "0" + e : String(e));
 }
 
-/**
- * A readout number (views.numbers.format_number): `digits` decimals,
- * scientific when tiny or huge; NaN, ∞, −∞ as such.
- */
 const SUPERSCRIPT = {"0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹",
   "-": "⁻"};
 /** An integer's text in superscript characters (a power of ten on a figure's label, where no <sup> goes). */
 const superscript = (s) => Array.from(s, (c) => SUPERSCRIPT[c]).join("");
 
+/**
+ * A readout number (views.numbers.format_number): `digits` decimals,
+ * scientific when tiny or huge (a power of ten as `×10<sup>e</sup>`, or with `html` false, for a figure's
+ * label, in superscript characters: `×10⁻⁴⁴`); NaN, ∞, −∞ as such.
+ */
 export function formatNumber(x, digits = 4, html = true) {
   if (Number.isNaN(x)) return "NaN";
   if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";

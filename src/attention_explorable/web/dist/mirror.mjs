@@ -586,6 +586,7 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 /* A plot one drags on: a vertical swipe still scrolls the page; a finger on the dragged mark holds it
    (web/parts.js figure's grab). */
 .ae-x .ae-n-plot.ae-n-drag { touch-action: pan-y pinch-zoom; }
+.ae-x .ae-n-plot.ae-n-drag-anywhere { touch-action: none; }
 /* A title longer than a narrow phone's plot wraps onto a second line (its row grows), never clipped. */
 .ae-x .ae-pic-title { font-size: var(--ae-small); font-weight: bold; color: var(--ae-muted); align-self: end; padding: 0 0 4px 5px;
   line-height: 1.25; overflow-wrap: anywhere; }
@@ -752,7 +753,7 @@ function stepsView(st, config) {
 }
 function questionHtml(step, revealed, S, target) {
   const explain = revealed ? `<p class='ae-explain'>${S[`step${step}_explain`]}</p>` : "";
-  const question = S[`step${step}_question`].replace("{v1}", formatG(target.value_1)).replace("{v2}", formatG(target.value_2));
+  const question = fill(S[`step${step}_question`], { v1: formatG(target.value_1), v2: formatG(target.value_2) });
   return `<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>${S[`step${step}_title`]}</h2><p>${question}</p>${explain}`;
 }
 function resultHtml(st, pred, config) {
@@ -1108,9 +1109,9 @@ function matrixView(st, config) {
     d: dK,
     scaled: f(curveScaled, 3),
     unscaled: f(curveUnscaled, 3)
-  }) + (st.causal ? S.matrix_curve_unmasked : "");
-  const notes = S.matrix_highlight_note + (st.causal ? "<br>" + S.matrix_masked_note : "");
+  });
   const revealed = Boolean(st.revealed), prediction = st.prediction;
+  const notes = S.matrix_highlight_note + (st.causal ? "<br>" + S.matrix_masked_note : "") + (st.causal && revealed ? "<br>" + S.matrix_curve_unmasked : "");
   const props = {};
   for (const name of Object.keys(config.sliders)) {
     props[name + "_slider"] = { value: st[name] };

@@ -1159,6 +1159,7 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 /* A plot one drags on: a vertical swipe still scrolls the page; a finger on the dragged mark holds it
    (web/parts.js figure's grab). */
 .ae-x .ae-n-plot.ae-n-drag { touch-action: pan-y pinch-zoom; }
+.ae-x .ae-n-plot.ae-n-drag-anywhere { touch-action: none; }
 /* A title longer than a narrow phone's plot wraps onto a second line (its row grows), never clipped. */
 .ae-x .ae-pic-title { font-size: var(--ae-small); font-weight: bold; color: var(--ae-muted); align-self: end; padding: 0 0 4px 5px;
   line-height: 1.25; overflow-wrap: anywhere; }
@@ -1368,7 +1369,8 @@ function modelSlider(name, cls, config, model, { say, toGrid }) {
   return { el: made.el, [`${name}_slider`]: made.slider, [`${name}_box`]: made.box };
 }
 function figure(cls, spec, { onTap = null, onDrag = null, grab = null } = {}) {
-  const box = el("div", { class: `ae-n-plot ${cls}${onDrag ? " ae-n-drag" : ""}`, role: "img" });
+  const drag = onDrag ? grab ? " ae-n-drag" : " ae-n-drag-anywhere" : "";
+  const box = el("div", { class: `ae-n-plot ${cls}${drag}`, role: "img" });
   const get = (x) => x;
   let cells = null, css = null, title = null;
   const part = {
@@ -1423,20 +1425,28 @@ function figure(cls, spec, { onTap = null, onDrag = null, grab = null } = {}) {
     }
     box.addEventListener("pointerdown", (event) => {
       const frame2 = frameOf(event);
-      if (!frame2 || event.button > 0) return;
-      const drags = Boolean(onDrag) && (event.pointerType !== "touch" || !grab || onMark(frame2, event.clientX, event.clientY));
-      start = { rect: frame2.getBoundingClientRect(), x: event.clientX, y: event.clientY, moved: false, drags, last: event };
+      if (!frame2 || event.button > 0 || start) return;
+      const drags = Boolean(onDrag) && (event.pointerType === "mouse" || !grab || onMark(frame2, event.clientX, event.clientY));
+      start = {
+        id: event.pointerId,
+        rect: frame2.getBoundingClientRect(),
+        x: event.clientX,
+        y: event.clientY,
+        moved: false,
+        drags,
+        last: event
+      };
       if (drags) box.setPointerCapture(event.pointerId);
     });
     box.addEventListener("pointermove", (event) => {
-      if (!start || !start.drags) return;
+      if (!start || !start.drags || event.pointerId !== start.id) return;
       if (!start.moved && Math.hypot(event.clientX - start.x, event.clientY - start.y) <= TAP_SLOP) return;
       start.moved = true;
       start.last = { clientX: event.clientX, clientY: event.clientY };
       at(start.last, (x, y) => onDrag(x, y, false));
     });
     const end = (event) => {
-      if (!start) return;
+      if (!start || event.pointerId !== start.id) return;
       const up = event.type === "pointerup";
       const moved = start.moved || Math.hypot(event.clientX - start.x, event.clientY - start.y) > TAP_SLOP;
       if (start.moved) at(up ? event : start.last, (x, y) => onDrag(x, y, true));
@@ -1611,7 +1621,7 @@ function stepsView(st, config) {
 }
 function questionHtml(step, revealed, S, target) {
   const explain = revealed ? `<p class='ae-explain'>${S[`step${step}_explain`]}</p>` : "";
-  const question = S[`step${step}_question`].replace("{v1}", formatG(target.value_1)).replace("{v2}", formatG(target.value_2));
+  const question = fill(S[`step${step}_question`], { v1: formatG(target.value_1), v2: formatG(target.value_2) });
   return `<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>${S[`step${step}_title`]}</h2><p>${question}</p>${explain}`;
 }
 function withValues(steps, values) {

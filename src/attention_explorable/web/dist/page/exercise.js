@@ -100,6 +100,7 @@
 /* A plot one drags on: a vertical swipe still scrolls the page; a finger on the dragged mark holds it
    (web/parts.js figure's grab). */
 .ae-x .ae-n-plot.ae-n-drag { touch-action: pan-y pinch-zoom; }
+.ae-x .ae-n-plot.ae-n-drag-anywhere { touch-action: none; }
 /* A title longer than a narrow phone's plot wraps onto a second line (its row grows), never clipped. */
 .ae-x .ae-pic-title { font-size: var(--ae-small); font-weight: bold; color: var(--ae-muted); align-self: end; padding: 0 0 4px 5px;
   line-height: 1.25; overflow-wrap: anywhere; }
