@@ -588,6 +588,13 @@ def student_page(
     body = page.body
     if first_screen_static and page.modules:
         body, scripts = _first_module_early(body, scripts, page.modules, script_href)
+    if script_href is not None and f'<script src="{html.escape(script_href)}">' in body:
+        # Said at the top of the page should the file not be beside it (web/start.js shows it then).
+        from .strings import HTML_LANG, text
+
+        language = next(code for code, tag in HTML_LANG.items() if tag == lang)
+        missing = text("textbook_script_missing", language).format(file=TEXTBOOK_SCRIPT)
+        body = f'<p class="ae-error ae-script-missing" role="alert" hidden>{html.escape(missing)}</p>\n' + body
     scripts = [*scripts, page_script("start")]
     template = ui.template("student.html")
     css = "\n".join([_PAGE_CSS, css] + ([math_font_face()] if "<math" in page.body else []))

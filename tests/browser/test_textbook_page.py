@@ -11,6 +11,8 @@ import re
 
 import pytest
 
+from playwright.sync_api import expect
+
 from attention_explorable.content import load_sections
 from attention_explorable.explorables import MODULES
 from attention_explorable.strings import text
@@ -137,3 +139,22 @@ def test_no_line_of_the_chinese_text_begins_with_the_punctuation_after_a_formula
     apart = [mark for mark, together, laid_out in lines if laid_out and not together]
     assert not apart, apart
     s.assert_clean()
+
+
+def test_the_textbook_without_its_script_file_says_so_at_its_top(static_site, student, tmp_path):
+    """Copied without ``attention-textbook.js``, the textbook says which file is missing, once, at its top."""
+    from attention_explorable.native import TEXTBOOK_SCRIPT
+
+    alone = tmp_path / "index.html"
+    alone.write_text((static_site / "index.html").read_text("utf-8"), "utf-8")
+    s = student()
+    s.open_offline(alone, ".ae-toc")
+    missing = s.page.locator(".ae-script-missing")
+    expect(missing).to_be_visible()
+    expect(missing).to_contain_text(TEXTBOOK_SCRIPT)
+    assert missing.evaluate("(el) => el.getBoundingClientRect().top < innerHeight")
+    # With the file beside it, the same page says nothing of the kind.
+    s.errors.clear()  # (the missing file is reported in the console)
+    s.page.goto((static_site / "index.html").resolve().as_uri())
+    s.page.wait_for_function("() => performance.getEntriesByName('ae-page-mounted').length > 0")
+    expect(s.page.locator(".ae-script-missing")).to_be_hidden()

@@ -8,6 +8,12 @@
 performance.mark("ae-page-script");
 window.aeRunScripts?.(window.aeModules);
 const modules = (window.aeModules = window.aeModules || {});
+// The textbook's explorables come from a file beside it (native.TEXTBOOK_SCRIPT): when it did not load,
+// the page says so at its top (its text, written by the page's builder) rather than show dead parts.
+if (!window.aeMountModules && document.querySelector("[data-ae-render]")) {
+  const missing = document.querySelector(".ae-script-missing");
+  if (missing) missing.hidden = false;
+}
 const next = () => {
   if (window.aeMountModules && window.aeMountModules(modules, document, null, 1)) {
     setTimeout(next, 0);
