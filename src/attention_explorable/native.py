@@ -593,8 +593,9 @@ def student_page(
         from .strings import HTML_LANG, text
 
         language = next(code for code, tag in HTML_LANG.items() if tag == lang)
-        missing = text("textbook_script_missing", language).format(file=TEXTBOOK_SCRIPT)
-        body = f'<p class="ae-error ae-script-missing" role="alert" hidden>{html.escape(missing)}</p>\n' + body
+        file = f'<code lang="en" translate="no">{html.escape(TEXTBOOK_SCRIPT)}</code>'  # (a name, in any language)
+        missing = html.escape(text("textbook_script_missing", language)).replace("{file}", file)
+        body = f'<p class="ae-error ae-script-missing" role="alert" hidden>{missing}</p>\n' + body
     scripts = [*scripts, page_script("start")]
     template = ui.template("student.html")
     css = "\n".join([_PAGE_CSS, css] + ([math_font_face()] if "<math" in page.body else []))

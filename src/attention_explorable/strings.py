@@ -649,7 +649,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "selfcross_axis_key": "Keys and values from: {source}",
         "selfcross_source_zh": "the Chinese sentence",
         "selfcross_source_en": "the English sentence",
-        "selfcross_roles_self_zh": "Self-attention: queries Q, keys K and values V all come from the Chinese sentence “{zh}”. Each Chinese word looks for related words in the same sentence.",
+        "selfcross_roles_self_zh": "Self-attention: queries Q, keys K and values V all come from the Chinese sentence “{zh}” (word for word, “I love machine learning”). Each Chinese word looks for related words in the same sentence.",
         "selfcross_roles_self_en": "Self-attention: queries Q, keys K and values V all come from the English sentence “{en}”.",
         "selfcross_roles_self_en_causal": "With the causal mask, the i-th English word may only look at words 1 to i (the upper right is masked).",
         "selfcross_roles_cross": "Cross-attention: queries Q come from the English sentence “{en}” (decoder side); keys K and values V come from the Chinese sentence “{zh}” (encoder side). So the rows are English words and the columns Chinese words.",
