@@ -332,7 +332,7 @@ def test_a_following_iframe_takes_the_host_pages_language_and_theme_and_only_fro
         first.locator("html[lang=en]").wait_for()
         first.locator(".ae-vector-output").wait_for()
         assert any(f.url.split("?")[0].endswith("/en/vector.html") for f in frames())
-        assert "-1.00" in first.locator(".ae-vector-formula").inner_text()
+        assert "(−1.00)" in first.locator(".ae-vector-formula").inner_text()
         # The host's toggle: dark, then light again.
         page.evaluate("document.body.dataset.theme = 'dark'")
         first.locator("html[data-ae-theme=dark]").wait_for()

@@ -78,9 +78,9 @@ def output(page) -> list[float]:
 
 def query(page) -> list[float]:
     """The query as the formula shows it (two decimals): s₁ = q_x×1 + q_y×0."""
-    m = re.search(r"s₁ = (-?[0-9.]+)×1 \+ (-?[0-9.]+)×0", text_of(page, ".ae-vector-formula"))
+    m = re.search(r"s₁ = \(?(−?[0-9.]+)\)?×1 \+ \(?(−?[0-9.]+)\)?×0", text_of(page, ".ae-vector-formula"))
     assert m, text_of(page, ".ae-vector-formula")
-    return [float(m.group(1)), float(m.group(2))]
+    return [float(m.group(1).replace("−", "-")), float(m.group(2).replace("−", "-"))]
 
 
 def expected(q, temperature=1.0):
@@ -89,8 +89,9 @@ def expected(q, temperature=1.0):
 
 
 def wait_query(page, q, timeout: float = 10_000) -> None:
-    pattern = rf"s₁ = {q[0]:.2f}×1 \+ {q[1]:.2f}×0 ="
-    wait_text(page, ".ae-vector-formula", pattern.replace("-", r"\-"), timeout)
+    factor = lambda x: f"(−{-x:.2f})" if f"{x:.2f}".startswith("-") else f"{x:.2f}"  # noqa: E731  (as written)
+    pattern = re.escape(f"s₁ = {factor(q[0])}×1 + {factor(q[1])}×0 =")
+    wait_text(page, ".ae-vector-formula", pattern, timeout)
 
 
 def wait_tip(page, q, timeout: float = 10_000) -> None:

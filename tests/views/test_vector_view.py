@@ -166,7 +166,7 @@ def test_other_keys_and_values():
     assert [number(v["html"]["weights_readout"], f"α{i}") for i in "₁₂"] == pytest.approx(weights, abs=5e-4)
     assert v["sources"]["keys"]["label"] == ["k₁", "k₂"]
     assert "·[0, 2] + " in v["html"]["formula"] and "·[0.25, -2.00]" in v["html"]["formula"]
-    assert "s₂ = 1.00×-1 + 0.00×0 = -1.000" in v["html"]["formula"]
+    assert "s₂ = 1.00×(−1) + 0.00×0 = −1.000" in v["html"]["formula"]  # a negative factor in parentheses
     assert v["sources"]["hull"] == {"x": [0.0, 0.25], "y": [2.0, -2.0]}
 
 

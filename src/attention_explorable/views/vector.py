@@ -256,6 +256,17 @@ def _state_number(state, name: str, lo: float, hi: float) -> float:
     return float(value)
 
 
+def _minus(number: str) -> str:
+    """A written number with a true minus sign (−2.00, not -2.00): a formula's result."""
+    return "−" + number[1:] if number.startswith("-") else number
+
+
+def _factor(number: str) -> str:
+    """A written number as a factor of a product: a negative one in parentheses, ``1.00×(−1)``, never
+    ``1.00×-1`` or ``+ -2.00×0``."""
+    return f"({_minus(number)})" if number.startswith("-") else number
+
+
 def _sub(j: int) -> str:
     return "".join(_SUB[int(c)] for c in str(j))
 
@@ -353,7 +364,8 @@ def vector_view(state, config: dict) -> dict:
     hull = convex_hull(v)
 
     dots = "<br>".join(
-        f"s{i} = {f(qx, 2)}×{format_g(kj[0])} + {f(qy, 2)}×{format_g(kj[1])} = {f(s, 3)}"
+        f"s{i} = {_factor(f(qx, 2))}×{_factor(format_g(kj[0]))} + {_factor(f(qy, 2))}×{_factor(format_g(kj[1]))}"
+        f" = {_minus(f(s, 3))}"
         for i, kj, s in zip(idx, k.tolist(), scores)
     )
     terms = " + ".join(

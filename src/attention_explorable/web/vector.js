@@ -85,6 +85,11 @@ export function pointToQuery(x, y, [lo, hi] = [-2, 2], decimals = 2) {
 const sub = (j) => Array.from(String(j), (c) => SUB[Number(c)]).join("");
 
 // `direction` or its opposite, whichever points away from `centre` (ties: the opposite).
+/** A written number with a true minus sign (−2.00): a formula's result (views.vector._minus). */
+const minus = (number) => (number.startsWith("-") ? "−" + number.slice(1) : number);
+/** A negative factor of a written product in parentheses, 1.00×(−1) (views.vector._factor). */
+const factor = (number) => (number.startsWith("-") ? `(${minus(number)})` : number);
+
 function away(point, [dx, dy], centre) {
   const dot = dx * (centre[0] - point[0]) + dy * (centre[1] - point[1]);
   return dot >= 0 ? [-dx, -dy] : [dx, dy];
@@ -141,7 +146,8 @@ export function vectorView(st, config) {
   const hull = convexHull(v);
 
   const dots = k.map((kj, j) =>
-    `s${idx[j]} = ${f(qx, 2)}×${formatG(kj[0])} + ${f(qy, 2)}×${formatG(kj[1])} = ${f(scores[j], 3)}`).join("<br>");
+    `s${idx[j]} = ${factor(f(qx, 2))}×${factor(formatG(kj[0]))} + ${factor(f(qy, 2))}×${factor(formatG(kj[1]))}` +
+    ` = ${minus(f(scores[j], 3))}`).join("<br>");
   const terms = weights.map((w, j) =>
     `${f(w, 3)}·${formatVector(v[j], v[j].every((c) => c === Math.round(c)) ? 0 : 2)}`).join(" + ");
   const row = (kind, cells) => `<table><tr><td class='ae-kind'>${kind}</td>${cells}</tr></table>`;

@@ -15,11 +15,11 @@ function softmax(scores, temperature = 1) {
 }
 function dotProductScores(q, k, scale) {
   const d = q.length ? q[0].length : 0;
-  const factor = scale === void 0 ? 1 / Math.sqrt(d) : scale;
+  const factor2 = scale === void 0 ? 1 / Math.sqrt(d) : scale;
   return q.map((qi) => k.map((kj) => {
     let dot = 0;
     for (let c = 0; c < d; c++) dot += qi[c] * kj[c];
-    return dot * factor;
+    return dot * factor2;
   }));
 }
 function weightedSum(weights, values) {
@@ -581,17 +581,17 @@ var e10 = Math.sqrt(50);
 var e5 = Math.sqrt(10);
 var e2 = Math.sqrt(2);
 function tickSpec(start, stop, count) {
-  const step = (stop - start) / Math.max(0, count), power = Math.floor(Math.log10(step)), error = step / Math.pow(10, power), factor = error >= e10 ? 10 : error >= e5 ? 5 : error >= e2 ? 2 : 1;
+  const step = (stop - start) / Math.max(0, count), power = Math.floor(Math.log10(step)), error = step / Math.pow(10, power), factor2 = error >= e10 ? 10 : error >= e5 ? 5 : error >= e2 ? 2 : 1;
   let i1, i2, inc;
   if (power < 0) {
-    inc = Math.pow(10, -power) / factor;
+    inc = Math.pow(10, -power) / factor2;
     i1 = Math.round(start * inc);
     i2 = Math.round(stop * inc);
     if (i1 / inc < start) ++i1;
     if (i2 / inc > stop) --i2;
     inc = -inc;
   } else {
-    inc = Math.pow(10, power) * factor;
+    inc = Math.pow(10, power) * factor2;
     i1 = Math.round(start / inc);
     i2 = Math.round(stop / inc);
     if (i1 * inc < start) ++i1;
@@ -1616,6 +1616,8 @@ function pointToQuery(x, y, [lo, hi] = [-2, 2], decimals = 2) {
   return [roundTo(Math.min(Math.max(x, lo), hi), decimals), roundTo(Math.min(Math.max(y, lo), hi), decimals)];
 }
 var sub = (j) => Array.from(String(j), (c) => SUB[Number(c)]).join("");
+var minus = (number2) => number2.startsWith("-") ? "−" + number2.slice(1) : number2;
+var factor = (number2) => number2.startsWith("-") ? `(${minus(number2)})` : number2;
 function away(point, [dx, dy], centre) {
   const dot = dx * (centre[0] - point[0]) + dy * (centre[1] - point[1]);
   return dot >= 0 ? [-dx, -dy] : [dx, dy];
@@ -1654,7 +1656,7 @@ function vectorView(st, config) {
   const keyDirs = mids.map((m, j) => away(m, [-k[j][1], k[j][0]], centre));
   const valueDirs = v.map(([vx, vy]) => [vx - centre[0], vy - centre[1]]);
   const hull = convexHull(v);
-  const dots = k.map((kj, j) => `s${idx[j]} = ${f(qx, 2)}×${formatG(kj[0])} + ${f(qy, 2)}×${formatG(kj[1])} = ${f(scores[j], 3)}`).join("<br>");
+  const dots = k.map((kj, j) => `s${idx[j]} = ${factor(f(qx, 2))}×${factor(formatG(kj[0]))} + ${factor(f(qy, 2))}×${factor(formatG(kj[1]))} = ${minus(f(scores[j], 3))}`).join("<br>");
   const terms = weights.map((w, j) => `${f(w, 3)}·${formatVector(v[j], v[j].every((c) => c === Math.round(c)) ? 0 : 2)}`).join(" + ");
   const row = (kind, cells) => `<table><tr><td class='ae-kind'>${kind}</td>${cells}</tr></table>`;
   const pointsRows = [["q", f(qx, 3), f(qy, 3), ""]].concat(k.map(([kx, ky], j) => [`k${idx[j]}`, formatG(kx), formatG(ky), ""])).concat(v.map(([vx, vy], j) => [`v${idx[j]}`, formatG(vx), formatG(vy), f(weights[j], 3)])).concat([["y", f(y[0], 3), f(y[1], 3), ""]]);
