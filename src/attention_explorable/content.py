@@ -10,7 +10,8 @@ blocks open with a line ``:::NAME args`` and close with a line ``:::``:
 
 * ``:::explorable NAME`` - an explorable placed here (body: a caption);
 * ``:::exercise ID kind=number|choice|text answer=... tol=...`` - body: the
-  question, then ``---options`` (choice), ``---hint``, ``---answer``;
+  question, then ``---options`` (choice), ``---hint``, ``---hint-B`` (a choice exercise's hint
+  for a student who chose option B; ``---hint`` for any other wrong choice), ``---answer``;
 * ``:::proof TITLE`` - a collapsible proof;
 * ``:::definition TITLE`` / ``:::proposition TITLE`` - boxed statements;
 * ``:::lean TITLE`` - Lean 4 source, shown as code with a note that this
@@ -275,7 +276,7 @@ def _split_parts(inner: str) -> dict:
     parts = {"question": []}
     current = "question"
     for line in inner.splitlines():
-        m = re.match(r"^---(\w+)\s*$", line)
+        m = re.match(r"^---(\w+(?:-[A-Z])?)\s*$", line)  # (hint-B: the hint for a choice of option B)
         if m:
             current = m.group(1)
             parts[current] = []

@@ -119,7 +119,9 @@ def test_choice_exercise_needs_a_choice_then_judges_it(exercise_page):
     radios.nth(letters.index(wrong)).check()
     ex.locator(".ae-exercise-check button").click()
     wait_text(page, f"{sel} .ae-exercise-feedback", "还不对")
-    assert "想一想" in feedback(page, CHOICE)
+    # the hint about the option chosen (its own ---hint-X), not the exercise's general one
+    own = re.sub(r"\$[^$]*\$", "", block.parts[f"hint-{wrong}"]).split("；")[0]
+    assert own in feedback(page, CHOICE) and "想一想" not in feedback(page, CHOICE)
     radios.nth(letters.index(block.options["answer"])).check()
     settled(page)
     assert "还不对" in feedback(page, CHOICE)  # until checked again

@@ -111,7 +111,7 @@ def test_choice_needs_a_choice_and_a_wrong_one_shows_the_hint():
     assert view.judge("", c) == ("invalid", ZH["exercise_choose"])
     assert view.judge("C", c) == ("right", ZH["exercise_right"])
     status, message = view.judge("A", c)
-    assert status == "wrong" and message.endswith(c["hint_html"]) and c["hint_html"]
+    assert status == "wrong" and message.endswith(c["hints_html"]["A"]) and c["hints_html"]["A"]  # A's own hint
 
 
 def test_text_exercises_are_not_graded():
@@ -166,3 +166,34 @@ def test_parse_number_accepts_common_spellings(raw, value):
 def test_parse_number_rejects_with_the_input_quoted(raw):
     with pytest.raises(ValueError, match="answer must be a .*" + re.escape(repr(raw))):
         parse_number(raw)
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_each_wrong_option_of_a_choice_exercise_has_its_own_hint(language):
+    """A student who chose a wrong option reads a hint about that option, never the same one for all."""
+    for section in content.load_sections(language):
+        for block in section.exercises():
+            if block.options["kind"] != "choice":
+                continue
+            c = view.exercise_config(block, language)
+            wrong = [letter for letter in c["letters"] if letter != c["answer"]]
+            assert sorted(c["hints_html"]) == wrong, (block.args, sorted(c["hints_html"]))
+            said = {letter: view.judge(letter, c) for letter in wrong}
+            for letter, (status, message) in said.items():
+                assert status == "wrong" and message.endswith(c["hints_html"][letter]), (block.args, letter)
+            assert len({message for _, message in said.values()}) == len(wrong)  # one hint each
+            assert view.judge(c["answer"], c)[0] == "right"
+
+
+def test_an_options_hint_falls_back_to_the_exercises_and_must_name_a_wrong_option():
+    body = "Which?\n---options\nA. one\nB. two\nC. three\n---hint\nIn general.\n---hint-A\nAbout A.\n"
+    block = content.Block("exercise", body, ("x",), {"kind": "choice", "answer": "B"}, content._split_parts(body))
+    c = view.exercise_config(block, "en")
+    assert view.judge("A", c)[1].endswith("<p>About A.</p>\n") and view.judge("C", c)[1].endswith(
+        "<p>In general.</p>\n"
+    )
+    for wrong_part in ("hint-B", "hint-E"):  # the right option, and no option at all
+        bad = body + f"---{wrong_part}\nNo.\n"
+        block = content.Block("exercise", bad, ("x",), {"kind": "choice", "answer": "B"}, content._split_parts(bad))
+        with pytest.raises(ValueError, match=f"---{wrong_part} names no wrong option"):
+            view.exercise_config(block, "en")

@@ -99,14 +99,16 @@ def exercise_config(block: Block, language: str) -> dict:
         letter, or None for text); ``tol`` (float, number kind, else None);
         ``letters`` (the option letters, choice kind, else empty);
         ``hint_html`` and ``answer_html`` (rendered, formulas in MathML;
-        ``hint_html`` is ``""`` when the block has no hint); ``question_html`` and
+        ``hint_html`` is ``""`` when the block has no hint); ``hints_html`` (choice kind: wrong
+        option letter -> its own hint, which replaces ``hint_html`` for it); ``question_html`` and
         ``options_html`` (:func:`question_html`, :func:`options_html`); ``id`` (the
         block's id, ``exercise`` for none); ``strings``.
 
     Raises
     ------
     ValueError
-        If ``block`` is not an exercise block, or its kind is unknown.
+        If ``block`` is not an exercise block, or its kind is unknown, or a ``---hint-X`` names
+        no wrong option.
     KeyError
         If ``language`` is unknown.
     """
@@ -116,12 +118,23 @@ def exercise_config(block: Block, language: str) -> dict:
     if kind not in KINDS:
         raise ValueError(f"exercise kind must be one of {KINDS}, got {kind!r}")
     hint = block.parts.get("hint", "")
+    letters = [letter for letter, _ in choice_options(block)] if kind == "choice" else []
+    hints = {}  # a choice exercise's own hint for each wrong option that has one (---hint-B)
+    for name, body in block.parts.items():
+        if name.startswith("hint-"):
+            letter = name.removeprefix("hint-")
+            if letter not in letters or letter == block.options.get("answer"):
+                raise ValueError(
+                    f"exercise {block.args[0] if block.args else ''}: ---{name} names no wrong option of {letters}"
+                )
+            hints[letter] = markdown_to_html(body, language=language)
     return {
         "kind": kind,
         "answer": float(block.options["answer"]) if kind == "number" else block.options.get("answer"),
         "tol": float(block.options.get("tol", 1e-6)) if kind == "number" else None,
-        "letters": [letter for letter, _ in choice_options(block)] if kind == "choice" else [],
+        "letters": letters,
         "hint_html": markdown_to_html(hint, language=language) if hint else "",
+        "hints_html": hints,
         "answer_html": (
             f"<div class='ae-answer'><b>{text('exercise_model_answer', language)}</b>"
             f"{markdown_to_html(block.parts.get('answer', ''), language=language)}</div>"
@@ -169,7 +182,7 @@ def judge(submitted: str, config: dict) -> tuple[str, str]:
             return "invalid", S["exercise_choose"]
         if submitted == config["answer"]:
             return "right", S["exercise_right"]
-        return "wrong", S["exercise_wrong"] + config["hint_html"]
+        return "wrong", S["exercise_wrong"] + config.get("hints_html", {}).get(submitted, config["hint_html"])
     return "pending", ""
 
 

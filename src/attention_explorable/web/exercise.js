@@ -35,7 +35,8 @@ export function judge(submitted, config) {
   if (kind === "choice") {
     if (!submitted) return ["invalid", S.exercise_choose];
     if (submitted === config.answer) return ["right", S.exercise_right];
-    return ["wrong", S.exercise_wrong + config.hint_html];
+    const own = config.hints_html || {};  // a wrong option's own hint, else the exercise's
+    return ["wrong", S.exercise_wrong + (Object.prototype.hasOwnProperty.call(own, submitted) ? own[submitted] : config.hint_html)];
   }
   return ["pending", ""];
 }

@@ -1312,7 +1312,8 @@ function judge(submitted, config) {
   if (kind === "choice") {
     if (!submitted) return ["invalid", S.exercise_choose];
     if (submitted === config.answer) return ["right", S.exercise_right];
-    return ["wrong", S.exercise_wrong + config.hint_html];
+    const own = config.hints_html || {};
+    return ["wrong", S.exercise_wrong + (Object.prototype.hasOwnProperty.call(own, submitted) ? own[submitted] : config.hint_html)];
   }
   return ["pending", ""];
 }
