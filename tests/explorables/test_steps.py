@@ -81,6 +81,19 @@ def _click(explorer, model):
     explorer._acted(model, ButtonClick(model))
 
 
+def test_a_dragged_sliders_float_noise_is_not_written_back_to_the_browser(explorer):
+    """A drag's value off the grid by float noise only becomes the state, and the slider keeps what the
+    browser sent: a write back (7.0) would reach the browser as the drag goes on and pull the handle back."""
+    slider = explorer._sliders["temperature"][0]
+    slider.value = 7.000000000000001  # as a drag in the browser sends it
+    explorer._acted(slider)
+    assert explorer.temperature == 7.0 and "T = 7.00" in explorer._html["readouts"].text
+    assert slider.value == 7.000000000000001
+    slider.value = 8.004  # off the grid by more than noise: the state's value is drawn
+    explorer._acted(slider)
+    assert explorer.temperature == 8.0 and slider.value == 8.0
+
+
 def test_the_student_steps_predicts_and_demonstrates_through_python(explorer):
     _click(explorer, explorer._step_buttons[2])
     assert explorer.step == 2 and explorer.score_diff == scenarios.get_step(2).start["score_diff"]

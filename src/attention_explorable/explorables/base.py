@@ -426,7 +426,22 @@ class Explorable(pn.viewable.Viewer):
             shell.events.register("post_run_cell", _redraw_moved_displays)
 
     def _redraw(self) -> None:
-        write_view(self._models(), self.view())
+        view = self.view()
+        # A slider the browser already holds at the state's value, but for the float noise of its drag
+        # (7.000000000000001 for 7), is not written back: the write would reach the browser a moment
+        # later, when the student's drag may be further on, and put the handle back where it was.
+        props = view.get("props", {})
+        for name, (slider, _box, _row) in getattr(self, "_sliders", {}).items():
+            drawn = props.get(f"{name}_slider", {})
+            want, held = drawn.get("value"), slider.value
+            if (
+                want is not None
+                and held is not None
+                and want != held
+                and math.isclose(held, want, rel_tol=1e-9, abs_tol=1e-12)
+            ):
+                props[f"{name}_slider"] = {k: v for k, v in drawn.items() if k != "value"}
+        write_view(self._models(), view)
 
     def _changed(self, *events) -> None:
         # (Drawn as the change's callback runs: Bokeh sends what it wrote once the callback returns.
