@@ -322,8 +322,8 @@ class StepsExplorer(Explorable):
         """Set the state a deep link names (:meth:`Explorable.open_link`); the values it leaves become every
         step's, as the module reads them once it has followed its address (``web/steps.js`` render)."""
         notices = super().open_link(query)
-        steps = [{"start": dict(s.start), "target": dict(s.target)} for s in scenarios.STEPS]
-        self._config_data["steps"] = steps_view.with_values(steps, {"value_1": self.value_1, "value_2": self.value_2})
+        values = {"value_1": self.value_1, "value_2": self.value_2}
+        self._config_data["steps"] = steps_view.with_values(self._config_data["steps"], values)
         return notices
 
     def _step_states(self, number: int) -> dict:
