@@ -152,3 +152,19 @@ def test_the_question_list_reads_formulas_without_leftover_tex(language):
     assert any("√d_k" in label for label in labels)
     if language == "zh":  # the English line is cut before its formula
         assert any("T→0" in label for label in labels)
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_typed_question_is_written_as_text_everywhere_it_is_shown(language):
+    from attention_explorable.classroom.store import CustomQuestion
+
+    typed = CustomQuestion(100_000_007, 3, "choice", "Is <script>alert(1)</script> & a row a distribution?", 0.0, 0.0,
+                           ("yes <b>always</b>", "no"))  # fmt: skip
+    q = questions.typed_question(typed)
+    assert (q.is_typed, q.is_step, q.key, q.options, q.bounds) == (True, False, "custom-3", ("A", "B"), (0.0, 1.0))
+    shown = questions.question_html(q, language)
+    assert "<script>" not in shown and "&lt;script&gt;" in shown and "yes &lt;b&gt;always&lt;/b&gt;" in shown
+    assert questions.question_title(q, language).endswith("3")
+    assert "<script>alert(1)</script>" in questions.question_label(q, language)  # a list's label is plain text
+    assert questions.typed_for_page(q)["choices"] == ["yes <b>always</b>", "no"]
+    assert "answer" not in questions.typed_for_page(q)

@@ -972,3 +972,59 @@ def test_an_exercise_posed_to_the_room_takes_its_own_answers_and_reveals_its_own
         "percent": 50,
         "within": 0.0,
     }
+
+
+def test_a_question_the_instructor_typed_reaches_every_page_as_text_and_is_answered_revealed_and_exported(served):
+    """A typed choice posed to the room: the pages of the room, and a page joining later, are sent its words
+    as they were typed (never its answer), its options' words and letters; an option's index is stored, an
+    index past the options and a typed number no room showed are refused; the reveal sends its answer; the
+    CSV names it by its key and its words."""
+    code = _room(served)
+    store = Store(served.db)
+    words = "Which <b>row</b> sums to 1? & why"
+    typed = store.add_question(code, "choice", words, 1, options=["the scores", "the <i>weights</i>", "the values"])
+
+    async def until(student, found, seconds=10):
+        deadline = asyncio.get_running_loop().time() + seconds
+        while not any(found(m) for m in student.news):
+            assert asyncio.get_running_loop().time() < deadline, student.news
+            await asyncio.sleep(0.05)  # the poll's interval
+        return next(m for m in student.news if found(m))
+
+    async def run():
+        a = await ClassStudent.open(served.base, code, "typed-a", app="textbook")
+        store.set_step(code, typed.number)
+        told = await until(a, lambda m: m.get("step") == typed.number)
+        b = await ClassStudent.open(served.base, code, "typed-b")
+        joined = b.joined
+        right, _ = await a.submit(typed.number, 1)
+        wrong, _ = await b.submit(typed.number, 0)
+        await asyncio.sleep(1.05)  # one answer a second per student
+        past, _ = await a.submit(typed.number, 3)
+        unknown, _ = await b.submit(typed.number + 999, 0)
+        store.reveal(code, typed.number)
+        result = (await until(a, lambda m: bool(m.get("result"))))["result"]
+        await asyncio.gather(a.close(), b.close())
+        return told, joined, right, wrong, past, unknown, result
+
+    try:
+        told, joined, right, wrong, past, unknown, result = run_coroutine(run())
+        rows = list(csv.DictReader(io.StringIO(store.export_csv(code))))
+    finally:
+        store.close()
+    sent = {
+        "number": typed.number,
+        "ordinal": 1,
+        "kind": "choice",
+        "text": words,
+        "choices": ["the scores", "the <i>weights</i>", "the values"],
+        "options": ["A", "B", "C"],
+        "bounds": [0.0, 2.0],
+    }
+    assert told["question"] == sent and joined["question"] == sent
+    assert right["ok"] and wrong["ok"]
+    assert (past["ok"], past["reason"]) == (False, "value")
+    assert (unknown["ok"], unknown["reason"]) == (False, "step")
+    assert (result["answer"], result["n"], result["percent"]) == (1.0, 2, 50)
+    assert {r["question"] for r in rows} == {f"custom-1: {words}"}
+    assert sorted(float(r["prediction"]) for r in rows) == [0.0, 1.0]

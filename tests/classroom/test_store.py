@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 import sqlite3
 
 import pytest
@@ -505,3 +506,44 @@ def test_no_answer_is_stored_after_the_close_that_refuses_it_returned(db_url):
         assert late == [0] * len(late), late
     finally:
         s.close()
+
+
+def test_typed_questions_are_numbered_apart_from_the_texts_kept_whole_and_listed_per_room(store):
+    first, other = store.create_room(), store.create_room()
+    a = store.add_question(first.code, "number", "  How many rows?  ", 4, within=0.5)
+    b = store.add_question(other.code, "choice", "Which?", 2, options=["x", " ", "y", "z "])
+    c = store.add_question(first.code.lower(), "choice", "Again?", 0, options=["yes", "no"])
+    assert a.number >= 100_000_000 and len({a.number, b.number, c.number}) == 3
+    assert (a.key, a.text, a.answer, a.within, a.options) == ("custom-1", "How many rows?", 4.0, 0.5, ())
+    assert (b.key, b.options, b.answer, b.within) == ("custom-1", ("x", "y", "z"), 2.0, 0.0)  # blank options go
+    assert [q.key for q in store.custom_questions(first.code)] == ["custom-1", "custom-2"]
+    assert store.custom_question(b.number) == b and store.custom_question(3) is None
+    store.set_step(first.code, a.number)
+    assert store.submit(first.code, ALICE, a.number, 4.2, bounds=(-1e15, 1e15)).ok
+    assert store.room(first.code).step == a.number
+
+
+@pytest.mark.parametrize(
+    "kind, text, answer, within, options, says",
+    [
+        ("essay", "Why?", 1, 0, (), "kind must be 'number' or 'choice', got 'essay'"),
+        ("number", "   ", 1, 0, (), "text must be the question's words"),
+        ("number", "x" * 601, 1, 0, (), "text must be at most 600 characters, got 601"),
+        ("number", "Why?", math.nan, 0, (), "answer must be a finite number, got nan"),
+        ("number", "Why?", True, 0, (), "answer must be a finite number, got True"),
+        ("number", "Why?", 1, -0.1, (), "within must be a number from 0 to 1e+15, got -0.1"),
+        ("choice", "Why?", 0, 0, ("only",), "options must be 2 to 8 non-empty texts, got 1"),
+        ("choice", "Why?", 0, 0, "ab", "options must be a list of texts, got 'ab'"),
+        ("choice", "Why?", 2, 0, ("a", "b"), "answer must be the right option's index, 0 to 1, got 2"),
+        ("choice", "Why?", 0.5, 0, ("a", "b"), "answer must be the right option's index, 0 to 1, got 0.5"),
+    ],
+)
+def test_a_typed_question_that_cannot_be_asked_is_refused_naming_its_part(
+    store, kind, text, answer, within, options, says
+):
+    room = store.create_room()
+    with pytest.raises(ValueError, match=re.escape(says)):
+        store.add_question(room.code, kind, text, answer, within=within, options=options)
+    assert store.custom_questions(room.code) == []
+    with pytest.raises(KeyError):
+        store.add_question("NOROOM", "number", "Why?", 1)

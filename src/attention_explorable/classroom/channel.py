@@ -25,6 +25,8 @@ server -> browser
     room's step is revealed, then where the class stood: ``{"step", "answer", "n", "share_within",
     "within"}`` (the question's answer, the number of predictions, the share within ``within`` of it).
     A room's ``step`` is the question it shows: a step, or an exercise the page shows on its own card.
+    ``question`` (in ``joined`` and ``room``) is null, or for a question the instructor typed in the room
+    (:func:`.questions.typed_for_page`) its words, kind, options and bounds, which the page writes as text.
 
 **Ids** are the server's (:class:`StudentIds`): a join without one, or with
 one the server did not sign, is given a new one, at most
@@ -83,7 +85,8 @@ from tornado.web import HTTPError
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
 from . import stats
-from .questions import get_question
+from .questions import Question, get_question, typed_for_page, typed_question
+from .store import CUSTOM_FIRST
 from .context import STORE_TIMEOUT_S, StoreSlow, StoreThreads
 from .limits import RateLimit, SessionCap, log_failure
 from .store import MIN_SUBMIT_INTERVAL_S, RoomState, Store, normalise_code
@@ -229,6 +232,7 @@ class ClassChannel:
         self._missed: dict[str, list[float]] = {}  # per address: when it asked for a room that is not
         self._beat_at = time.monotonic()  # when the open sockets' students were last said to be in their rooms
         self._notes: dict[tuple[str, str], asyncio.Task] = {}  # (room, student): its last presence write
+        self._typed: dict[int, Question] = {}  # the typed questions of the rooms seen (they never change)
 
     # --- the database, off the event loop -------------------------------------------------
     async def call(self, method: str, *args, **kwargs):
@@ -242,6 +246,34 @@ class ClassChannel:
             As the store raises it.
         """
         return await self._threads.call(self.store, method, *args, **kwargs)
+
+    def known_question(self, number) -> Question | None:
+        """The question kept under ``number`` that this process knows without a query: the text's own, or
+        one typed in a room a socket of this process has been shown (:meth:`load_question`); else None."""
+        return get_question(number) or self._typed.get(number)
+
+    async def load_question(self, number: int) -> Question | None:
+        """The question a room shows (``RoomState.step``), reading a typed one from the store the first time
+        (kept after: a typed question never changes). None for a number no question has.
+
+        Raises StoreSlow or SQLAlchemyError as :meth:`call`.
+        """
+        found = self.known_question(number)
+        if found is not None or isinstance(number, bool) or not isinstance(number, int) or number < CUSTOM_FIRST:
+            return found
+        typed = await self.call("custom_question", number)
+        if typed is None:
+            return None
+        if len(self._typed) > 10_000:  # a server up for a term: forget the oldest rooms' questions
+            self._typed.clear()
+        self._typed[number] = typed_question(typed)
+        return self._typed[number]
+
+    async def page_question(self, room: RoomState) -> dict | None:
+        """What a page is sent of ``room``'s question when the instructor typed it (:func:`.questions.typed_for_page`),
+        else None (the page's config holds the text's own). Raises as :meth:`load_question`."""
+        question = await self.load_question(room.step)
+        return typed_for_page(question) if question is not None and question.is_typed else None
 
     def may_submit(self, client: str, code: str, student: str, now: float | None = None) -> bool:
         """Whether a submission of ``student`` in room ``code`` from address ``client`` may go to the store now
@@ -399,6 +431,11 @@ class ClassChannel:
             before = self.seen.get(code)
             if before == room or code not in self.rooms:
                 continue
+            try:
+                question = None if room.ended else await self.page_question(room)
+            except (SQLAlchemyError, StoreSlow) as exc:  # told at the next poll
+                log.warning("class: question of room %s not read: %s", code, type(exc).__name__)
+                continue
             self.seen[code] = room
             if room.ended:
                 for socket in list(self.rooms.get(code, ())):
@@ -407,7 +444,7 @@ class ClassChannel:
             moved = room.follow and (before is None or room.step != before.step or room.round != before.round)
             result = await self.result(room)
             for socket in list(self.rooms.get(code, ())):
-                await socket.tell_room(room, moved, result)
+                await socket.tell_room(room, moved, result, question)
 
     async def result(self, room: RoomState) -> dict | None:
         """Where the class stood on ``room``'s step once it is revealed (see the module docstring), else None.
@@ -421,7 +458,7 @@ class ClassChannel:
         except (SQLAlchemyError, StoreSlow) as exc:
             log.warning("class: predictions of room %s not read: %s", room.code, type(exc).__name__)
             return None
-        question = get_question(room.step)
+        question = self.known_question(room.step)
         if question is None:
             return None
         spread = stats.spread(values, question.answer, question.within)
@@ -531,9 +568,12 @@ class ClassSocket(WebSocketHandler):
         log.info("class: socket from %s closed: %s", self.client, reason)
         self.close(code, reason)
 
-    async def tell_room(self, room: RoomState, moved: bool, result: dict | None = None) -> None:
+    async def tell_room(
+        self, room: RoomState, moved: bool, result: dict | None = None, question: dict | None = None
+    ) -> None:
         """Tell this page of its room's new step, round or vote (with the stored prediction of a step moved
-        to, and ``result`` once the step is revealed)."""
+        to, ``result`` once the step is revealed, and ``question``: a typed question's words,
+        :meth:`ClassChannel.page_question`)."""
         prediction = None
         if moved and self.student:
             try:
@@ -550,6 +590,7 @@ class ClassSocket(WebSocketHandler):
             closes_in=_closes_in(room),
             prediction=prediction,
             result=result,
+            question=question,
         )
 
     # --- receiving ----------------------------------------------------------------------
@@ -593,6 +634,7 @@ class ClassSocket(WebSocketHandler):
                 if room is None or student is None
                 else await _prediction(self.channel, room, student, latest=not room.follow)
             )
+            question = None if room is None or room.ended else await self.channel.page_question(room)
             result = None if room is None or room.ended else await self.channel.result(room)
         except StoreSlow:
             log.warning("class: room %s not read in time", code)
@@ -627,6 +669,7 @@ class ClassSocket(WebSocketHandler):
             closes_in=_closes_in(room),
             prediction=prediction,
             result=result,
+            question=question,
             student=signed,
         )
 
@@ -635,7 +678,7 @@ class ClassSocket(WebSocketHandler):
         if isinstance(seq, bool) or not isinstance(seq, int):
             return self._drop("submission without a sequence number")
         step, value, confidence = data.get("step"), data.get("value"), data.get("confidence")
-        question = get_question(step)
+        question = self.channel.known_question(step)  # no query: a typed question was read with its room
         if question is None:
             return self._send(type="receipt", seq=seq, ok=False, reason="step")
         if not question.accepts(value):

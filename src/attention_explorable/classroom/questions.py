@@ -33,7 +33,7 @@ from .. import scenarios
 from ..strings import text
 from ..views.steps import PREDICTION_BOUNDS, step_question
 from . import stats
-from .store import in_bounds
+from .store import CUSTOM_FIRST, CUSTOM_NUMBER_LIMIT, CustomQuestion, in_bounds
 
 #: Questions whose answer is a number, or an option.
 KINDS = ("number", "choice")
@@ -68,6 +68,10 @@ class Question:
         The answers accepted (a choice: 0 to its last option).
     options : tuple of str
         A choice's option letters (``("A", "B", "C", "D")``); empty for a number.
+    text : str
+        A typed question's words (plain text, :func:`typed_question`); empty for the text's own.
+    choices : tuple of str
+        A typed choice's options' words, in the order of ``options``; empty otherwise.
     """
 
     number: int
@@ -78,11 +82,18 @@ class Question:
     within: float
     bounds: tuple[float, float]
     options: tuple[str, ...] = ()
+    text: str = ""
+    choices: tuple[str, ...] = ()
 
     @property
     def is_step(self) -> bool:
         """Whether this is one of the steps explorable's three (asked on the explorable itself)."""
         return self.number < FIRST_EXERCISE
+
+    @property
+    def is_typed(self) -> bool:
+        """Whether the instructor typed this question in the room (:func:`typed_question`)."""
+        return self.number >= CUSTOM_FIRST
 
     def accepts(self, value) -> bool:
         """Whether ``value`` can be an answer: a finite real number within :attr:`bounds`, and for a choice
@@ -244,6 +255,16 @@ def _registry(language: str) -> tuple[tuple[Question, object | None], ...]:
     return tuple(found)
 
 
+def typed_question(typed: CustomQuestion) -> Question:
+    """The question an instructor typed in a room (:meth:`.store.Store.add_question`), as the class asks it:
+    a choice's options lettered from A, a number's answers taken within ±:data:`.store.CUSTOM_NUMBER_LIMIT`."""
+    letters = tuple("ABCDEFGH"[: len(typed.options)])
+    bounds = (0.0, float(len(letters) - 1)) if typed.kind == "choice" else (-CUSTOM_NUMBER_LIMIT, CUSTOM_NUMBER_LIMIT)
+    return Question(
+        typed.number, typed.key, "", typed.kind, typed.answer, typed.within, bounds, letters, typed.text, typed.options
+    )
+
+
 def _block(question: Question, language: str):
     """The ``:::exercise`` block of ``question`` in ``language``'s edition."""
     return next(b for q, b in _registry(language) if q.key == question.key)
@@ -293,6 +314,14 @@ def _plain(markdown: str, limit: int = 70) -> str:
 
 def question_label(question: Question, language: str) -> str:
     """One line naming ``question`` in a list (plain text): its section, its kind and its first words."""
+    if question.is_typed:
+        start = " ".join(question.text.split())
+        return text(
+            "question_custom_label",
+            language,
+            title=question_title(question, language),
+            start=start[:69] + "…" if len(start) > 70 else start,
+        )
     if question.is_step:
         step = scenarios.get_step(question.number)
         return text("question_step_label", language, section=question.section, title=text(step.title_key, language))
@@ -314,7 +343,10 @@ def question_label(question: Question, language: str) -> str:
 
 
 def question_title(question: Question, language: str) -> str:
-    """A short heading of ``question`` (plain text): "3.8 Step 2 · ...", "3.7 exercise q2-alpha2"."""
+    """A short heading of ``question`` (plain text): "3.8 Step 2 · ...", "3.7 exercise q2-alpha2",
+    "Class question 1"."""
+    if question.is_typed:
+        return text("question_custom_title", language, ordinal=question.key.removeprefix("custom-"))
     if question.is_step:
         return text(scenarios.get_step(question.number).title_key, language)
     if question.key in prompts():  # "3.7 prediction · <the explorable's heading>"
@@ -334,6 +366,14 @@ def question_html(question: Question, language: str) -> str:
     built from the package's own text, never from anything a browser sent."""
     import html
 
+    if question.is_typed:  # the instructor's words, escaped: plain text, never markup
+        items = "".join(
+            f"<li><b>{letter}.</b> {html.escape(words)}</li>"
+            for letter, words in zip(question.options, question.choices)
+        )
+        return f"<p class='ae-typed'>{html.escape(question.text)}</p>" + (
+            f"<ul class='ae-options'>{items}</ul>" if items else ""
+        )
     if question.is_step:
         step = scenarios.get_step(question.number)  # (a class asks the course's own step: its own values)
         return f"<p>{html.escape(step_question(text(step.question_key, language), step.target))}</p>"
@@ -349,6 +389,21 @@ def question_html(question: Question, language: str) -> str:
         return f"<p>{html.escape(text(asked, language))}</p><ul class='ae-options'>{items}</ul>"
     block = _block(question, language)
     return exercise_html(block, language) + options_html(block, language)
+
+
+def typed_for_page(question: Question) -> dict:
+    """What a student's page is sent of a typed question (with the room's news, ``classroom/channel.py``):
+    ``number``, ``ordinal``, ``kind``, ``text`` and ``choices`` (plain text, which the page writes as text),
+    ``options`` (letters) and ``bounds``. No answer; no markup."""
+    return {
+        "number": question.number,
+        "ordinal": int(question.key.removeprefix("custom-")),
+        "kind": question.kind,
+        "text": question.text,
+        "choices": list(question.choices),
+        "options": list(question.options),
+        "bounds": list(question.bounds),
+    }
 
 
 def page_questions(language: str) -> dict[str, dict]:

@@ -61,6 +61,12 @@ Tables
     Random keys the servers of this database share, made by the first that
     asks (:meth:`Store.server_secret`): the one cookies are signed with, so
     that a copy of the ``instructor-key`` file alone signs no cookie.
+``custom_questions``
+    The questions an instructor typed in a room (:meth:`Store.add_question`):
+    a number or a choice, its text, its answer and tolerance, the options'
+    texts. Never changed once added (a page that has read one keeps it), and
+    kept under a number of its own from :data:`CUSTOM_FIRST` (the room's
+    first is ``custom-1``).
 ``instructor_sessions``
     One row per instructor login: a digest (SHA-256) of the random session
     id its cookie carries, and when it was opened. Logging out deletes the
@@ -80,6 +86,7 @@ import csv
 import functools
 import hashlib
 import io
+import json
 import logging
 import math
 import os
@@ -131,6 +138,14 @@ SESSION_S = 12 * 3600.0
 _BROWSER = "browser:"
 #: The numbers a question may be kept under (``classroom/questions.py``: 1-3 the steps, then the exercises).
 QUESTION_NUMBERS = range(1, 2**31)
+#: The first number of a question an instructor typed (:meth:`Store.add_question`): above every exercise's.
+CUSTOM_FIRST = 100_000_000
+#: What a typed question may hold: its text (characters), its options (at most, each of at most these characters).
+CUSTOM_TEXT_LIMIT = 600
+CUSTOM_OPTIONS = (2, 8)
+CUSTOM_OPTION_LIMIT = 160
+#: The largest answer (either sign) of a typed number question, and of its students' answers.
+CUSTOM_NUMBER_LIMIT = 1e15
 #: What a student may say of their answer besides it (or nothing: None).
 CONFIDENCES = ("sure", "unsure")
 #: A room ends by itself this long after it was started (s): a code seen on a projector is not a key for ever.
@@ -270,6 +285,94 @@ class InstructorSession(Base):
     __tablename__ = "instructor_sessions"
     digest: Mapped[str] = mapped_column(String(64), primary_key=True)
     opened_at: Mapped[float] = mapped_column(Float, index=True)
+
+
+class CustomQuestionRow(Base):
+    __tablename__ = "custom_questions"
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), index=True)
+    ordinal: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(8))
+    text: Mapped[str] = mapped_column(String(CUSTOM_TEXT_LIMIT * 4))
+    answer: Mapped[float] = mapped_column(Float)
+    within: Mapped[float] = mapped_column(Float)
+    options: Mapped[str] = mapped_column(String(CUSTOM_OPTIONS[1] * CUSTOM_OPTION_LIMIT * 4 + 16))
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+@dataclass(frozen=True)
+class CustomQuestion:
+    """A question an instructor typed in a room (:meth:`Store.add_question`).
+
+    Attributes
+    ----------
+    number : int
+        What the room's ``step`` and its answers are kept under (from :data:`CUSTOM_FIRST`).
+    ordinal : int
+        Its place among the room's typed questions, from 1 (``custom-1``).
+    kind : {"number", "choice"}
+    text : str
+        The question as the instructor typed it (plain text: never markup).
+    answer : float
+        The right number, or the right option's index (0 for A).
+    within : float
+        A number answer this close to ``answer`` is right (0 for a choice).
+    options : tuple of str
+        A choice's options' texts, in order (empty for a number).
+    """
+
+    number: int
+    ordinal: int
+    kind: str
+    text: str
+    answer: float
+    within: float
+    options: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """``custom-<ordinal>``: what the CSV's ``question`` column says of it."""
+        return f"custom-{self.ordinal}"
+
+
+def _custom(row: CustomQuestionRow) -> CustomQuestion:
+    options = tuple(json.loads(row.options)) if row.kind == "choice" else ()
+    return CustomQuestion(row.number, row.ordinal, row.kind, row.text, row.answer, row.within, options)
+
+
+def check_custom_question(kind, text, answer, within=0.0, options=()) -> tuple:
+    """The typed question's parts, cleaned (text and options stripped; a choice's answer an index), or
+    ValueError naming the part that cannot be one.
+
+    Returns (kind, text, answer, within, options).
+    """
+    if kind not in ("number", "choice"):
+        raise ValueError(f"kind must be 'number' or 'choice', got {kind!r}")
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("text must be the question's words, got nothing")
+    text = text.strip()
+    if len(text) > CUSTOM_TEXT_LIMIT:
+        raise ValueError(f"text must be at most {CUSTOM_TEXT_LIMIT} characters, got {len(text)}")
+    if isinstance(answer, bool) or not isinstance(answer, (int, float)) or not math.isfinite(answer):
+        raise ValueError(f"answer must be a finite number, got {answer!r}")
+    if kind == "number":
+        if abs(answer) > CUSTOM_NUMBER_LIMIT:
+            raise ValueError(f"answer must be within ±{CUSTOM_NUMBER_LIMIT:g}, got {answer!r}")
+        bad = isinstance(within, bool) or not isinstance(within, (int, float))
+        if bad or not math.isfinite(within) or not 0 <= within <= CUSTOM_NUMBER_LIMIT:
+            raise ValueError(f"within must be a number from 0 to {CUSTOM_NUMBER_LIMIT:g}, got {within!r}")
+        return kind, text, float(answer), float(within), ()
+    if isinstance(options, str) or not all(isinstance(o, str) for o in options):
+        raise ValueError(f"options must be a list of texts, got {options!r}")
+    options = tuple(o.strip() for o in options if o.strip())
+    lo, hi = CUSTOM_OPTIONS
+    if not lo <= len(options) <= hi:
+        raise ValueError(f"options must be {lo} to {hi} non-empty texts, got {len(options)}")
+    if too_long := [o for o in options if len(o) > CUSTOM_OPTION_LIMIT]:
+        raise ValueError(f"each option must be at most {CUSTOM_OPTION_LIMIT} characters, got {len(too_long[0])}")
+    if answer != int(answer) or not 0 <= answer < len(options):
+        raise ValueError(f"answer must be the right option's index, 0 to {len(options) - 1}, got {answer!r}")
+    return kind, text, float(int(answer)), 0.0, options
 
 
 class StoreError(ValueError):
@@ -1055,6 +1158,82 @@ class Store:
             )
 
     # --- export -------------------------------------------------------------------------------
+    # --- questions typed by the instructor ---------------------------------------------------------
+    @_writes_room
+    def add_question(self, code: str, kind: str, text: str, answer, within=0.0, options=(), now=None) -> CustomQuestion:
+        """Keep a question the instructor typed in room ``code`` (:func:`check_custom_question` checks its
+        parts); it is asked once the room's step is set to its ``number``.
+
+        Parameters
+        ----------
+        kind : {"number", "choice"}
+        text : str
+            The question (plain text, at most :data:`CUSTOM_TEXT_LIMIT` characters).
+        answer : float
+            The right number; for a choice, the right option's index (0 for A).
+        within : float
+            A number answer this close to ``answer`` counts as right (ignored for a choice).
+        options : sequence of str
+            A choice's options (:data:`CUSTOM_OPTIONS`: 2 to 8).
+
+        Raises
+        ------
+        ValueError
+            A part that cannot be one (the message names it).
+        KeyError
+            If there is no such room.
+        """
+        kind, text, answer, within, options = check_custom_question(kind, text, answer, within, options)
+        now = time.time() if now is None else now
+        code = normalise_code(code) or ""
+        for attempt in range(3):  # PostgreSQL: two windows adding at once may draw the same number
+            with self._writing() as s:
+                room_id = s.scalar(select(Room.id).where(Room.code == code))
+                if room_id is None:
+                    raise KeyError(code)
+                ordinal = 1 + (s.scalar(select(func.count()).where(CustomQuestionRow.room_id == room_id)) or 0)
+                last = s.scalar(select(func.max(CustomQuestionRow.number)))
+                row = CustomQuestionRow(
+                    number=max(CUSTOM_FIRST, (last or 0) + 1),
+                    room_id=room_id,
+                    ordinal=ordinal,
+                    kind=kind,
+                    text=text,
+                    answer=answer,
+                    within=within,
+                    options=json.dumps(list(options), ensure_ascii=False),
+                    created_at=now,
+                )
+                s.add(row)
+                try:
+                    s.commit()
+                except IntegrityError:
+                    if attempt == 2:
+                        raise
+                    s.rollback()
+                    continue
+                return _custom(row)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def custom_question(self, number: int) -> CustomQuestion | None:
+        """The typed question kept under ``number``, or None."""
+        if not _is_question_number(number) or number < CUSTOM_FIRST:
+            return None
+        with Session(self.engine) as s:
+            row = s.get(CustomQuestionRow, number)
+            return None if row is None else _custom(row)
+
+    def custom_questions(self, code: str) -> list[CustomQuestion]:
+        """The questions typed in room ``code``, oldest first."""
+        with Session(self.engine) as s:
+            rows = s.scalars(
+                select(CustomQuestionRow)
+                .join(Room, Room.id == CustomQuestionRow.room_id)
+                .where(Room.code == (normalise_code(code) or ""))
+                .order_by(CustomQuestionRow.ordinal)
+            ).all()
+            return [_custom(r) for r in rows]
+
     def export_rows(self, code: str) -> list[dict]:
         """Every prediction of every round of room ``code``, oldest round first.
 
@@ -1170,6 +1349,8 @@ class Store:
         ]
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(fields)
+        # The questions typed in the room: named by their key and their words (the CSV is read weeks later).
+        questions = {**(questions or {}), **{q.number: f"{q.key}: {q.text}" for q in self.custom_questions(code)}}
         unreadable = 0
         for row in self.export_rows(code):
             read = {  # (stored value, its cell): a cell left empty for a value that is there was not read

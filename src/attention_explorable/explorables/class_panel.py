@@ -79,6 +79,7 @@ BROWSER_STRINGS = (
     "class_question_result_none",
     "class_question_class",
     "class_question_unknown",
+    "question_custom_title",
     "class_lost_received_question",
     "class_lost_not_received_question",
 )
