@@ -674,3 +674,46 @@ def test_a_step_is_asked_on_a_card_where_the_student_is_and_the_keys_act_whateve
             assert not server.log_errors()
         finally:
             store.close()
+
+
+def test_the_instructor_types_a_question_and_every_page_asks_it_as_plain_text(student, tmp_path):
+    """A choice typed on the projector's page (markup in its words) is posed to the room: a phone on the
+    textbook and a laptop that joins afterwards are asked it on the card, its words shown as typed and no
+    element made of them; an answer is counted, and the reveal says the right option."""
+    words = "<img src=x onerror=alert(1)> 哪一个每行加起来是 1？"
+    with ClassServer(f"sqlite:///{tmp_path / 'class.sqlite3'}", ["--max-sessions-per-client", "0"]) as server:
+        teacher = _instructor_in_a_new_room(student(1024, 768), server)
+        code = text_of(teacher.page, ".ae-room-code").strip()
+        phone = student(390, 844, mobile=True)
+        phone.open(f"{server.base}/textbook?room={code}", ".ae-submit-prediction")
+        wait_text(phone.page, ".ae-room-joined", code)
+        form = teacher.page.locator(".ae-typed-question")
+        form.locator(".ae-typed-header").click()  # folded: a projector would show the answer as it is typed
+        form.locator(".ae-typed-text textarea").fill(words)
+        form.locator(".ae-typed-kind button", has_text="选择题").click()
+        form.locator(".ae-typed-options textarea").fill("分数\n权重\n值")
+        form.locator(".ae-typed-right select").select_option("B")
+        form.locator(".ae-typed-pose button").click()
+        wait_text(teacher.page, ".ae-round", "课堂提问 1")
+        wait_text(teacher.page, ".ae-instructor-question", re.escape("<img src=x onerror=alert(1)>"))
+        desk = student(1280, 900)  # joins once the question is posed: told it with the room
+        desk.open(f"{server.base}/steps?room={code}", ".ae-submit-prediction")
+        for s in (phone, desk):
+            s.page.locator(".ae-class-question").wait_for(state="visible")
+            wait_text(s.page, ".ae-cq-label", "课堂提问 1")
+            wait_text(s.page, ".ae-cq-text", re.escape(words))
+            wait_text(s.page, ".ae-cq-text li", "B. 权重")
+            assert s.page.locator(".ae-class-question img").count() == 0
+        phone.page.locator(".ae-class-question").get_by_role("radio", name="B").check()
+        phone.page.locator(".ae-cq-submit").click()
+        wait_text(phone.page, ".ae-cq-status", "已提交：B")
+        wait_text(teacher.page, ".ae-prediction-count", "已收到 1 份预测")
+        teacher.page.keyboard.press("r")
+        wait_text(teacher.page, ".ae-spread", r"答案 B.*100%")
+        wait_text(phone.page, ".ae-cq-status", r"答案是 B；你的答案 B")
+        wait_text(desk.page, ".ae-cq-status", r"答案是 B；你没有作答")
+        phone.page.screenshot(path=str(ARTIFACTS / "classroom-typed-question-phone.png"))
+        teacher.page.screenshot(path=str(ARTIFACTS / "classroom-typed-question-projector.png"))
+        for s in (phone, desk, teacher):
+            s.assert_clean()
+        assert not server.log_errors()

@@ -243,3 +243,42 @@ def test_rounds_are_numbered_per_question(served):
     assert "Against round 1:" in html.unescape(view._spread.object)
     rows = [(r["round"], r["question_round"], r["step"]) for r in store.export_rows(room.code)]
     assert rows == [(1, 1, a.number), (2, 1, 2), (3, 2, a.number)]
+
+
+def test_a_typed_question_is_checked_kept_posed_listed_and_shown_as_text(served):
+    """The form of "ask your own question": a part that cannot be asked is said under it and keeps nothing;
+    a good one is kept, posed to the room, listed, shown escaped, and survives a reload of the page."""
+    store = served
+    room = store.create_room()
+    view = instructor.InstructorView(code=room.code, language="en", store=store)
+    view._typed_text.value = "Which weight is largest <b>now</b>?"
+    view._typed_kind.value = "choice"
+    assert view._typed_options.visible and not view._typed_answer.visible
+    view._typed_options.value = "the first\n\nthe second\n"
+    view._typed_right.value = "C"
+    view.pose_typed()
+    assert "there are only A, B" in view._typed_message.object and store.custom_questions(room.code) == []
+    view._typed_right.value = "B"
+    view.pose_typed()
+    _settled(view)
+    (typed,) = store.custom_questions(room.code)
+    assert (typed.kind, typed.options, typed.answer) == ("choice", ("the first", "the second"), 1.0)
+    assert store.room(room.code).step == typed.number
+    _refreshed(view)
+    assert view._questions.value == typed.number and "class question 1" in view._round.object
+    assert "&lt;b&gt;now&lt;/b&gt;" in view._question.object and "<b>now</b>" not in view._question.object
+    assert view._typed_text.value == "" and view._typed_message.object == ""
+    view._typed_kind.value = "number"
+    view._typed_text.value = "How many rows?"
+    for answer, within, says in [("two", "0", "right answer as a number"), ("2", "-1", "tolerance as a number")]:
+        view._typed_answer.value, view._typed_within.value = answer, within
+        view.pose_typed()
+        assert says in view._typed_message.object
+    view._typed_answer.value, view._typed_within.value = "1/4", "0,01"
+    view.pose_typed()
+    _settled(view)
+    second = store.custom_questions(room.code)[1]
+    assert (second.answer, second.within, second.key) == (0.25, 0.01, "custom-2")
+    again = instructor.InstructorView(code=room.code, language="zh", store=store)  # a reload
+    assert again._questions.value == second.number and "课堂提问 2" in again._question.object
+    assert sum(number >= typed.number for number in again._questions.options.values()) == 2

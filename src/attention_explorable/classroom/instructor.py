@@ -45,17 +45,24 @@ import segno
 from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker
 from sqlalchemy.exc import SQLAlchemyError
 
-from .. import plots
+from .. import plots, scenarios
 
 # Imported with the page, not when a room starts: the explorable's state model must be
 # defined before Bokeh first sends the document (it sends the data models defined then).
 from ..explorables.steps import StepsExplorer, presenter_keys
 from ..strings import DEFAULT_LANGUAGE, STRINGS, text
-from ..views.numbers import format_number
+from ..views.numbers import format_number, parse_number
 from . import stats
 from .context import ClassContext
-from .questions import all_questions, get_question, question_html, question_label, question_title
-from .store import Store, check_seconds
+from .questions import all_questions, get_question, question_html, question_label, question_title, typed_question
+from .store import (
+    CUSTOM_NUMBER_LIMIT,
+    CUSTOM_OPTION_LIMIT,
+    CUSTOM_OPTIONS,
+    CUSTOM_TEXT_LIMIT,
+    Store,
+    check_seconds,
+)
 from .store import normalise_code
 
 log = logging.getLogger(__name__)
@@ -114,6 +121,12 @@ CSS = """
 """
 _BUTTON_CSS = ".bk-btn { font-size: 24px; min-height: 52px; } :host { font-size: 24px; }"
 _CHECK_CSS = ":host { font-size: 24px; } input { width: 24px; height: 24px; }"
+_FIELD_CSS = (
+    ":host { font-size: 24px; } label { font-size: 24px; white-space: normal; } "
+    "input, textarea { font-size: 22px; min-height: 44px; }"
+)
+#: The letters of a typed choice's options (as many as :data:`.store.CUSTOM_OPTIONS` allows).
+LETTERS = "ABCDEFGH"
 _SELECT_CSS = (
     ":host { font-size: 24px; max-width: 100%; min-width: 0; } label { font-size: 24px; white-space: normal; } "
     "select { font-size: 22px; min-height: 44px; width: 100%; max-width: 100%; text-overflow: ellipsis; }"
@@ -339,6 +352,7 @@ class InstructorView(pn.viewable.Viewer):
             align="end",
         )
         pose.on_click(lambda _e: self._question_chosen(self._questions.value))
+        self._typed_form = self._typing_form()
         reveal = pn.widgets.Button(
             label=_t("instructor_reveal", lang),
             color="warning",
@@ -387,8 +401,7 @@ class InstructorView(pn.viewable.Viewer):
         # No student of the room, and a presenter: D demonstrates at once (no prediction asked, no focus taken).
         # The explorable shows the room's step, or step 1 while the room asks a question that is not a step
         # (an exercise, a prediction): its number is no step's.
-        asked = get_question(room.step)
-        step = room.step if asked is not None and asked.is_step else 1
+        step = room.step if 1 <= room.step <= len(scenarios.STEPS) else 1
         self.explorer = StepsExplorer(language=lang, step=step, ask_prediction=False, deep_link=False)
         self.explorer.param.watch(self._step_chosen, "step")
         # The join panel (the URLs and the QR code) is for the first minutes: J folds it away, and the
@@ -465,6 +478,7 @@ class InstructorView(pn.viewable.Viewer):
             _wrapping(self._follow, self._hide_results, self._compare),
             _wrapping(self._countdown, self._timer, self._join_toggle, end),
             _wrapping(self._questions, pose),
+            self._typed_form,
             _html(csv + logout_form_html(lang)),
             _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
             pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
@@ -473,14 +487,14 @@ class InstructorView(pn.viewable.Viewer):
             self._refresh_cb = pn.state.add_periodic_callback(self.refresh, period=REFRESH_MS)
 
     # --- actions (the buttons, and keys R, N, 1-3) -----------------------------------------
-    def _write(self, action, then=None) -> None:
+    def _write(self, action, then=None, failed=None) -> None:
         """``action()`` (a database write), then ``then(result)`` and a redraw.
 
         In a server session the write runs in this module's one writer thread
         (so a slow database stalls no page, and the actions keep their order)
         and ``then`` on the document's next turn; a failed write is one line in
-        the log, and the screen keeps what the database holds. Elsewhere (a
-        notebook, a test) at once.
+        the log (and ``failed(exc)``, given), and the screen keeps what the
+        database holds. Elsewhere (a notebook, a test) at once.
         """
         doc = pn.state.curdoc
         if doc is None or doc.session_context is None:
@@ -495,6 +509,8 @@ class InstructorView(pn.viewable.Viewer):
                 result = future.result()
             except Exception as exc:  # noqa: BLE001 - said once; the next refresh shows what is stored
                 log.warning("class: room %s not changed: %s", self.code or "-", type(exc).__name__)
+                if failed is not None:
+                    failed(exc)
                 return
             if then is not None:
                 then(result)
@@ -522,6 +538,143 @@ class InstructorView(pn.viewable.Viewer):
         self._fold_join(self.join_folded)
         if pn.state.location is not None:
             pn.state.location.update_query(join="folded" if self.join_folded else "shown")
+
+    # --- a question the instructor types ------------------------------------------------------------
+    def _typing_form(self) -> pn.Card:
+        """The form of "ask your own question": its words, a number (answer, tolerance) or a choice
+        (options, the right one), and its button, which keeps it and poses it (:meth:`pose_typed`)."""
+        lang = self.language
+        self._typed_text = pn.widgets.TextAreaInput(
+            label=_t("instructor_custom_text", lang),
+            rows=3,
+            max_length=CUSTOM_TEXT_LIMIT,
+            css_classes=["ae-typed-text"],
+            stylesheets=[_FIELD_CSS],
+            sizing_mode="stretch_width",
+        )
+        self._typed_kind = pn.widgets.RadioButtonGroup(
+            label=_t("instructor_custom_kind", lang),
+            options={_t("instructor_custom_number", lang): "number", _t("instructor_custom_choice", lang): "choice"},
+            value="number",
+            css_classes=["ae-typed-kind"],
+            stylesheets=[_BUTTON_CSS],
+        )
+        self._typed_answer = pn.widgets.TextInput(
+            label=_t("instructor_custom_answer", lang),
+            css_classes=["ae-typed-answer"],
+            stylesheets=[_FIELD_CSS],
+            width=380,
+        )
+        self._typed_within = pn.widgets.TextInput(
+            label=_t("instructor_custom_within", lang),
+            value="0",
+            css_classes=["ae-typed-within"],
+            stylesheets=[_FIELD_CSS],
+            width=260,
+        )
+        self._typed_options = pn.widgets.TextAreaInput(
+            label=_t("instructor_custom_options", lang),
+            rows=4,
+            visible=False,
+            css_classes=["ae-typed-options"],
+            stylesheets=[_FIELD_CSS],
+            sizing_mode="stretch_width",
+        )
+        self._typed_right = pn.widgets.Select(
+            label=_t("instructor_custom_right", lang),
+            options=list(LETTERS),
+            value="A",
+            visible=False,
+            css_classes=["ae-typed-right"],
+            stylesheets=[_SELECT_CSS],
+            width=200,
+        )
+        self._typed_kind.param.watch(lambda e: self._typed_kind_shown(e.new), "value")
+        ask = pn.widgets.Button(
+            label=_t("instructor_custom_pose", lang),
+            css_classes=["ae-typed-pose"],
+            stylesheets=[_BUTTON_CSS],
+            width=260,
+        )
+        ask.on_click(lambda _e: self.pose_typed())
+        self._typed_message = _html("")
+        # Folded until opened: a projected screen would show the answer as it is typed (the hint says so).
+        return pn.Card(
+            _html(f"<p class='ae-label'>{html.escape(_t('instructor_custom_hint', lang))}</p>"),
+            self._typed_text,
+            self._typed_kind,
+            _wrapping(self._typed_answer, self._typed_within),
+            _wrapping(self._typed_options, self._typed_right),
+            _wrapping(ask),
+            self._typed_message,
+            title=_t("instructor_custom_heading", lang),
+            collapsed=True,
+            css_classes=["ae-typed-question"],
+            header_css_classes=["ae-typed-header"],
+            stylesheets=[".card-header, .card-title { font-size: 24px; }"],
+            sizing_mode="stretch_width",
+            margin=(10, 0),
+        )
+
+    def _typed_kind_shown(self, kind: str) -> None:
+        number = kind == "number"
+        self._typed_answer.visible = self._typed_within.visible = number
+        self._typed_options.visible = self._typed_right.visible = not number
+
+    def _typed_problem(self, message: str) -> None:
+        self._typed_message.object = f"<p class='ae-big ae-error' role='alert'>{html.escape(message)}</p>"
+
+    def pose_typed(self) -> None:
+        """Keep the question typed in the form (:meth:`.store.Store.add_question`) and pose it to the room;
+        a part that cannot be asked is said under the form (nothing is kept)."""
+        lang = self.language
+        words, kind = self._typed_text.value.strip(), self._typed_kind.value
+        if not words:
+            return self._typed_problem(_t("instructor_custom_no_text", lang))
+        if len(words) > CUSTOM_TEXT_LIMIT:
+            return self._typed_problem(_t("instructor_custom_too_long", lang, limit=CUSTOM_TEXT_LIMIT, n=len(words)))
+        options: tuple[str, ...] = ()
+        within = 0.0
+        if kind == "number":
+            answer = _number(self._typed_answer.value)
+            if answer is None or abs(answer) > CUSTOM_NUMBER_LIMIT:
+                return self._typed_problem(_t("instructor_custom_bad_answer", lang))
+            within = _number(self._typed_within.value or "0")
+            if within is None or not 0 <= within <= CUSTOM_NUMBER_LIMIT:
+                return self._typed_problem(_t("instructor_custom_bad_within", lang))
+        else:
+            options = tuple(line.strip() for line in self._typed_options.value.splitlines() if line.strip())
+            lo, hi = CUSTOM_OPTIONS
+            if not lo <= len(options) <= hi or any(len(o) > CUSTOM_OPTION_LIMIT for o in options):
+                return self._typed_problem(_t("instructor_custom_bad_options", lang, limit=CUSTOM_OPTION_LIMIT))
+            answer = LETTERS.index(self._typed_right.value)
+            if answer >= len(options):
+                return self._typed_problem(
+                    _t("instructor_custom_bad_right", lang, letters=", ".join(LETTERS[: len(options)]))
+                )
+        self._typed_message.object = ""
+        code = self.code
+
+        def keep_and_pose():
+            typed = self.store.add_question(code, kind, words, answer, within=within, options=options)
+            self.store.set_step(code, typed.number)
+            return typed
+
+        def posed(_typed) -> None:
+            self._typed_text.value = self._typed_answer.value = self._typed_options.value = ""
+            self._typed_within.value, self._typed_right.value = "0", "A"
+
+        self._write(
+            keep_and_pose, then=posed, failed=lambda _exc: self._typed_problem(_t("instructor_custom_not_saved", lang))
+        )
+
+    def _list_typed(self, typed) -> None:
+        """The question list: the text's questions, then those typed in this room (once each is kept)."""
+        lang = self.language
+        options = {question_label(q, lang): q.number for q in all_questions()}
+        options.update({question_label(q, lang): q.number for q in typed})
+        if options != self._questions.options:
+            self._questions.options = options
 
     def _step_chosen(self, event) -> None:
         self._write(functools.partial(self.store.set_step, self.code, event.new))
@@ -691,6 +844,7 @@ class InstructorView(pn.viewable.Viewer):
             pairs = self.store.pairs(self.code, room.step, earlier[-1], room.round) if before else []
             present = self.store.present(self.code) if room else 0
             countdown = self.store.countdown(self.code) if room else None
+            typed = tuple(typed_question(q) for q in self.store.custom_questions(self.code)) if room else ()
         except SQLAlchemyError as exc:
             log.warning("class: room %s not read: %s", self.code, type(exc).__name__)
             return None
@@ -704,6 +858,7 @@ class InstructorView(pn.viewable.Viewer):
             present,
             countdown,
             len(earlier) + 1,
+            typed,
         )
 
     def _show(self, seen, again: bool = False) -> None:
@@ -713,12 +868,13 @@ class InstructorView(pn.viewable.Viewer):
         if seen is None or seen[0] is None or (seen == self._seen and not again):
             return
         self._seen = seen
-        room, values, revealed, before, pairs, sure, present, countdown, asked = seen
+        room, values, revealed, before, pairs, sure, present, countdown, asked, typed = seen
         if room.ended:  # ended in another window, or a day after it started
             self._ended(room.code)
             return
         lang = self.language
-        question = get_question(room.step)
+        self._list_typed(typed)
+        question = get_question(room.step) or next((q for q in typed if q.number == room.step), None)
         if question is None:  # a number no question of this release has (a newer one chose it)
             log.warning("class: room %s shows question %s, which this release does not know", room.code, room.step)
             return
@@ -732,10 +888,12 @@ class InstructorView(pn.viewable.Viewer):
         round_line = (
             _t("instructor_round", lang, round=asked, step=room.step)
             if question.is_step
+            else _t("instructor_round_custom", lang, round=asked, ordinal=question.key.removeprefix("custom-"))
+            if question.is_typed
             else _t("instructor_round_question", lang, round=asked, exercise=question.key)
         )
         self._round.object = f"<div class='ae-round ae-label'>{html.escape(round_line)}</div>"
-        # The package's own text (formulas as MathML), never anything a browser sent.
+        # The package's own text (formulas as MathML), or the instructor's typed words escaped: never markup.
         self._question.object = (
             f"<div class='ae-instructor-question'><h2>{html.escape(question_title(question, lang))}"
             f"</h2>{question_html(question, lang)}</div>"
@@ -878,6 +1036,14 @@ class InstructorView(pn.viewable.Viewer):
             styles={"margin": "0 auto"},
             css_classes=["ae-instructor"],
         )
+
+
+def _number(raw: str) -> float | None:
+    """``raw`` read as the class reads a typed number (:func:`.views.numbers.parse_number`), or None."""
+    try:
+        return parse_number(raw)
+    except ValueError:
+        return None
 
 
 def _argument(name: str) -> str | None:

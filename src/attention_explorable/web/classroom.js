@@ -268,8 +268,13 @@ function askQuestion(link, config, number, prediction, newRound) {
   }
   const S = config.strings;
   card.label.textContent = question.title;
-  // The package's own question text (formulas as MathML), from the page's config: never from a message.
-  card.text.innerHTML = question.html;
+  if (question.typed) {  // the instructor's own words, from a message: written as text, never parsed
+    const items = question.choices.map((words, i) => el("li", {}, el("b", {}, `${question.options[i]}.`), " ", words));
+    card.text.replaceChildren(el("p", {}, question.text), ...(items.length ? [el("ul", {class: "ae-options"}, ...items)] : []));
+  } else {
+    // The package's own question text (formulas as MathML), from the page's config: never from a message.
+    card.text.innerHTML = question.html;
+  }
   const stored = prediction && prediction.step === number ? prediction.value : null;
   if (question.kind === "choice") {
     const group = el("div", {class: "ae-cq-choices", role: "radiogroup", "aria-labelledby": "ae-cq-title"});
@@ -428,10 +433,32 @@ function leave(link) {
   link.ticking = null;
 }
 
+/**
+ * The question the instructor typed, as the server sent it with the room (classroom/questions.py
+ * typed_for_page), checked and put among the config's questions under its number; null for anything else.
+ * Its words stay plain text (askQuestion writes them as text).
+ */
+export function typedQuestion(config, sent) {
+  if (!sent || typeof sent !== "object" || !Number.isInteger(sent.number) || !Number.isInteger(sent.ordinal)) return null;
+  const texts = (list) => Array.isArray(list) && list.length <= 8 && list.every((t) => typeof t === "string");
+  const bounds = Array.isArray(sent.bounds) && sent.bounds.length === 2 && sent.bounds.every(Number.isFinite);
+  if (typeof sent.text !== "string" || !texts(sent.choices) || !texts(sent.options) || !bounds ||
+      sent.options.length !== sent.choices.length) return null;
+  if (!(sent.kind === "number" ? sent.choices.length === 0 : sent.kind === "choice" && sent.choices.length >= 2)) {
+    return null;
+  }
+  const question = {kind: sent.kind, typed: true, step: false, text: sent.text, choices: sent.choices,
+                    options: sent.options, bounds: sent.bounds,
+                    title: fill(config.strings.question_custom_title, {ordinal: sent.ordinal})};
+  config.questions[String(sent.number)] = question;
+  return question;
+}
+
 /** Act on one message of the server (see classroom/channel.py). */
 export function receive(link, state, models, config, data) {
   const S = config.strings;
   if (data.type === "joined" || data.type === "room") {
+    if (data.question && data.question.number === data.step) typedQuestion(config, data.question);
     const newRound = link.round !== null && data.round !== link.round;
     const moved = data.follow && (data.step !== state.step);
     if (data.type === "joined") {

@@ -325,7 +325,12 @@ function askQuestion(link, config, number, prediction, newRound) {
   }
   const S = config.strings;
   card.label.textContent = question.title;
-  card.text.innerHTML = question.html;
+  if (question.typed) {
+    const items = question.choices.map((words, i) => el("li", {}, el("b", {}, `${question.options[i]}.`), " ", words));
+    card.text.replaceChildren(el("p", {}, question.text), ...items.length ? [el("ul", { class: "ae-options" }, ...items)] : []);
+  } else {
+    card.text.innerHTML = question.html;
+  }
   const stored = prediction && prediction.step === number ? prediction.value : null;
   if (question.kind === "choice") {
     const group = el("div", { class: "ae-cq-choices", role: "radiogroup", "aria-labelledby": "ae-cq-title" });
@@ -464,9 +469,31 @@ function leave(link) {
   clearInterval(link.ticking);
   link.ticking = null;
 }
+function typedQuestion(config, sent) {
+  if (!sent || typeof sent !== "object" || !Number.isInteger(sent.number) || !Number.isInteger(sent.ordinal)) return null;
+  const texts = (list) => Array.isArray(list) && list.length <= 8 && list.every((t) => typeof t === "string");
+  const bounds = Array.isArray(sent.bounds) && sent.bounds.length === 2 && sent.bounds.every(Number.isFinite);
+  if (typeof sent.text !== "string" || !texts(sent.choices) || !texts(sent.options) || !bounds || sent.options.length !== sent.choices.length) return null;
+  if (!(sent.kind === "number" ? sent.choices.length === 0 : sent.kind === "choice" && sent.choices.length >= 2)) {
+    return null;
+  }
+  const question = {
+    kind: sent.kind,
+    typed: true,
+    step: false,
+    text: sent.text,
+    choices: sent.choices,
+    options: sent.options,
+    bounds: sent.bounds,
+    title: fill(config.strings.question_custom_title, { ordinal: sent.ordinal })
+  };
+  config.questions[String(sent.number)] = question;
+  return question;
+}
 function receive(link, state, models, config, data) {
   const S = config.strings;
   if (data.type === "joined" || data.type === "room") {
+    if (data.question && data.question.number === data.step) typedQuestion(config, data.question);
     const newRound = link.round !== null && data.round !== link.round;
     const moved = data.follow && data.step !== state.step;
     if (data.type === "joined") {
@@ -731,6 +758,7 @@ export {
   studentId,
   studentResult,
   submit,
+  typedQuestion,
   voteStatus,
   votingOpen,
   waitDelay
