@@ -449,3 +449,15 @@ def test_the_video_loads_nothing_until_chosen(static_site, student):
             break
         page.wait_for_timeout(100)  # the poll's interval: the request follows the frame's insertion
     assert aborted == [embed]  # the chosen player, and nothing else, asked for the network
+
+
+def test_an_embedded_page_shows_the_explorable_alone_its_keys_work_without_their_hint(student, static_site):
+    """``?embed=1`` (an iframe's address): no heading, no language link, no hint of the presenter keys
+    (its label's own display no longer shows it), while the keys still act."""
+    s, _ = _open(student, static_site, "steps.html?embed=1", ".ae-step-2 button")
+    page = s.page
+    page.wait_for_selector("html[data-ae-keys='on']", state="attached")
+    assert page.locator("label.ae-keys").count() == 1 and not page.locator("label.ae-keys").is_visible()
+    assert not page.locator("main.ae-module-page > h1").is_visible()
+    page.locator("body").press("2")
+    wait_text(page, ".ae-question", "第 2 步")
