@@ -13,7 +13,7 @@ In a page (Markdown passes HTML through)::
 A page with a tag gets the element's script, by a path relative to that
 page (with MkDocs' default ``use_directory_urls`` as without it), and the
 build writes the element's files into ``attention-explorable/`` at the
-site's root (about 0.5 MB). A tag naming no explorable, or an attribute
+site's root (about 0.3 MB). A tag naming no explorable, or an attribute
 the explorable does not take, fails the build, naming it (and the closest
 attribute it takes); a value the page would clamp or ignore is a warning
 in the page's own words (an error under ``mkdocs build --strict``).

@@ -118,11 +118,13 @@ def module_page(
     state: dict | None = None,
     title: str | None = None,
     widget: ModuleWidget | None = None,
+    language_switch: bool = True,
 ) -> str:
     """The page of explorable ``name`` in ``language``: one HTML file that loads nothing, from ``file://`` too.
 
     ``other_language_href`` is the language switch's target (a file of the other language); None asks the
-    server with ``?lang=``. ``state`` (keys of the explorable's model) is the state it opens on, its
+    server with ``?lang=``; ``language_switch=False`` leaves the switch out (a saved file has no other
+    language beside it). ``state`` (keys of the explorable's model) is the state it opens on, its
     defaults by default; ``title`` the page's title, its heading by default. ``widget``, a module of the
     text (an :class:`ExerciseWidget`), is the module the page holds, in its state, instead.
 
@@ -166,7 +168,7 @@ def module_page(
         keys_hint=keys_hint,
         class_config=class_config,
         math_css=math_font_face() if "<math" in class_config else "",
-        switch_href=other_language_href or f"?lang={other}",
+        switch_href=(other_language_href or f"?lang={other}") if language_switch else "",
         switch_label=text("language_name", other),
         switch_lang=HTML_LANG[other],
         switch_hint=text("language_switch_to", other),

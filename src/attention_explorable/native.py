@@ -302,11 +302,13 @@ def _shared_css() -> str:
 
 #: An embedded explorable's own rules, inside its shadow root (the host page's rules stay outside it).
 #: Its background is transparent: the author's page shows through (its theme, light or dark, follows what
-#: shows behind it: web/theme.js); an author's ``attention-explorable { --ae-background: #fff; }`` wins.
+#: shows behind it: web/theme.js), unless the author asked for a theme (``theme="light"``), which then paints
+#: its own background (light text never stands on a light page); an author's
+#: ``attention-explorable { --ae-background: #fff; }`` wins, and so does any colour set on the element.
 _EMBED_CSS = (
     ui.theme_css(":host")
     + """
-:host, :host([data-ae-theme=dark]) { --ae-background: transparent; }
+:host(:not([theme=light]):not([theme=dark])) { --ae-background: transparent; }
 :host { display: block; font-family: FONT; font-size: 15px;
   line-height: 1.42857; color: var(--ae-text); background: var(--ae-background); color-scheme: var(--ae-scheme);
   text-align: start; }

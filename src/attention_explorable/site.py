@@ -255,7 +255,7 @@ def export_element(directory: str | Path, language: str = "zh") -> list[Path]:
     explorable) from its own address, so the folder may sit anywhere in a
     site. :func:`export_site` writes these among the rest; the Sphinx
     extension and the MkDocs plugin (:mod:`attention_explorable.sphinx`,
-    :mod:`attention_explorable.mkdocs`) write only these, about 0.5 MB in all
+    :mod:`attention_explorable.mkdocs`) write only these, about 0.3 MB in all
     (docs/embedding.md).
 
     Parameters

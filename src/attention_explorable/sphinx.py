@@ -27,7 +27,7 @@ build error naming it and the closest option it takes, and the build fails
 (also without ``-W``); a value the page would clamp or ignore is a warning
 with the page's own words. A page with an explorable gets the element's
 script, by a path relative to that page, and the build copies the
-element's files into ``_static/attention-explorable/`` (about 0.5 MB).
+element's files into ``_static/attention-explorable/`` (about 0.3 MB).
 Other builders (LaTeX, text) leave the explorable out.
 
 References: Sphinx, "Extension API" (``add_directive``, ``add_js_file``,
@@ -131,13 +131,16 @@ def _merge(app, env, docnames, other) -> None:
 
 
 def _fail_on_errors(app, exception) -> None:
-    """A tag the element cannot take fails the build (exit status 2), not only under ``-W``: the page
-    would hold a hole where the explorable should be."""
+    """A tag the element cannot take fails the build (exit status 1, "build finished with problems"),
+    not only under ``-W``: the page would hold a hole where the explorable should be. Each was said as
+    an error at its line; this says them once more, in one line, and no traceback (a mistake in the
+    markup is not a crash of Sphinx)."""
     found = [line for lines in _errors(app.env).values() for line in lines]
     if exception is None and found:
-        from sphinx.errors import ExtensionError
+        from sphinx.util import logging as sphinx_logging
 
-        raise ExtensionError("attention-explorable: " + "; ".join(found))
+        sphinx_logging.getLogger(__name__).error("attention-explorable: " + "; ".join(found))
+        app.statuscode = 1
 
 
 def _copy_assets(app, exception) -> None:

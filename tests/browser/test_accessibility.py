@@ -160,14 +160,23 @@ def test_on_a_dark_host_every_explorable_is_dark_passes_axe_and_follows_the_host
             "() => [...document.querySelectorAll('attention-explorable')].map((e) => e.dataset.aeTheme)"
         )
         assert themes == ["dark"] * len(names) + ["light"], themes  # the last asked for light
-        # No background of their own: the host's shows through; an author's --ae-background still wins.
-        backgrounds = "() => [...document.querySelectorAll('attention-explorable')].map((e) => getComputedStyle(e).backgroundColor)"
-        assert set(page.evaluate(backgrounds)) == {"rgba(0, 0, 0, 0)"}
-        page.evaluate(
-            "() => document.querySelector('attention-explorable').style.setProperty('--ae-background', '#fffdf5')"
-        )
-        assert page.evaluate(backgrounds)[0] == "rgb(255, 253, 245)"
-        page.evaluate("() => document.querySelector('attention-explorable').style.removeProperty('--ae-background')")
+        # No background of their own, nor their module's root inside: the host's shows through; an author's
+        # colours set on the element win, inside too (the module's root and its primary button).
+        backgrounds = """() => [...document.querySelectorAll('attention-explorable')].flatMap((e) => {
+            const x = e.shadowRoot.querySelector('.ae-x');
+            return [getComputedStyle(e).backgroundColor, ...(x ? [getComputedStyle(x).backgroundColor] : [])];
+        })"""
+        *auto, asked, asked_inside = page.evaluate(backgrounds)  # the last tag asked for light: its own white
+        assert set(auto) == {"rgba(0, 0, 0, 0)"} and asked == asked_inside == "rgb(255, 255, 255)"
+        set_colours = """(on) => { const e = document.querySelector('attention-explorable');
+            for (const [k, v] of [['--ae-background', '#fffdf5'], ['--ae-accent', '#7b1fa2']])
+                on ? e.style.setProperty(k, v) : e.style.removeProperty(k); }"""
+        page.evaluate(set_colours, True)
+        accent = """() => getComputedStyle(document.querySelector('attention-explorable').shadowRoot
+            .querySelector('button.ae-n-primary, .ae-n-group > button[aria-pressed=true]')).backgroundColor"""
+        assert page.evaluate(backgrounds)[:2] == ["rgb(255, 253, 245)"] * 2
+        assert page.evaluate(accent) == "rgb(123, 31, 162)"
+        page.evaluate(set_colours, False)
         # A module's own root follows its element's theme (web/theme.js: what shows behind it).
         modules = page.evaluate(
             """() => [...document.querySelectorAll('attention-explorable')].map((e) => e.shadowRoot.querySelector('.ae-x'))

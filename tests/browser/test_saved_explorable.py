@@ -46,6 +46,7 @@ def test_a_saved_explorable_opens_offline_in_its_state_and_answers(name, tmp_pat
     # Titled and laid out as the exported page: its heading, the page's title, the page's own margin.
     assert page.title() == text(MODULES[name].key("title"), "en")
     assert page.locator("h1").first.inner_text() == text(MODULES[name].key("title"), "en")
+    assert page.locator("a.ae-language").count() == 0  # no other language's file beside it to switch to
     before = text_of(page, readout)
     if tried.press:
         page.locator(control, has_text=text(tried.press, "en")).first.click()

@@ -253,6 +253,7 @@ def test_a_typo_in_the_markup_is_said_by_the_build(tmp_path):
     # Said with the closest name, and the build fails without -W (a hole in the page otherwise).
     assert "steps has no parameter 'temprature' (did you mean 'temperature'" in done.stderr, done.stderr
     assert done.returncode != 0, done.stderr
+    assert "Traceback" not in done.stderr and "Extension error" not in done.stderr, done.stderr  # no crash report
     _write(tmp_path / "src", {"index.rst": "Home\n====\n\n.. attention-explorable:: steps\n   :temperature: 50\n"})
     done = _run("sphinx", "-b", "html", "-E", "src", "out", cwd=tmp_path)
     assert 'The attribute temperature="50" is outside [0.01, 10]; set to 10' in done.stderr, done.stderr

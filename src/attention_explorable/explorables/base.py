@@ -577,7 +577,8 @@ class Explorable(pn.viewable.Viewer):
 
     def save(self, path, title: str | None = None) -> Path:
         """Write this explorable, in its current state, as one HTML file that works offline: its module's
-        page (:func:`attention_explorable.modules.module_page`), opened on this state.
+        page (:func:`attention_explorable.modules.module_page`), opened on this state, in its language (the
+        file has no language switch: no file of the other language is beside it; save one of each for both).
 
         Raises
         ------
@@ -592,11 +593,11 @@ class Explorable(pn.viewable.Viewer):
         if not target.parent.is_dir():
             raise ValueError(f"path {str(path)!r}: the folder {str(target.parent)!r} does not exist")
         if self._name in MODULES:
-            page = module_page(self._name, self.language, state=self.module_state(), title=title)
+            page = module_page(self._name, self.language, state=self.module_state(), title=title, language_switch=False)
         else:  # a module of the text (an exercise): its widget, in this state
             widget = self._widget_of()
             widget.param.update(self.module_state())
-            page = module_page(self._name, self.language, title=title, widget=widget)
+            page = module_page(self._name, self.language, title=title, widget=widget, language_switch=False)
         target.write_text(page, encoding="utf-8")
         return target
 

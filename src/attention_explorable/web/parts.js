@@ -30,7 +30,11 @@ export const STYLES = [block(".ae-x", "light"), block(".ae-x[data-ae-theme=dark]
  */
 export function moduleRoot(host, cls, lang, theme = null) {
   const root = el("div", {class: `ae-x ${cls}`, lang: lang || null});
-  host.replaceChildren(el("style", {}, STYLES), root);
+  // In an <attention-explorable> (its shadow root), the colours are the element's (:host, native.py
+  // _EMBED_CSS): an author's `attention-explorable { --ae-accent: … }` wins there, and the root inherits it.
+  const shell = host.getRootNode && host.getRootNode().host;
+  const inherits = Boolean(shell && (shell.localName === "attention-explorable" || shell.classList.contains("attention-explorable")));
+  host.replaceChildren(el("style", {}, inherits ? CSS : STYLES), root);
   watchTheme(root, theme);
   return root;
 }

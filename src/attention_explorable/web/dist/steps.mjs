@@ -1253,7 +1253,9 @@ var block = (selector, name) => `${selector} { ${Object.entries(theme_default[na
 var STYLES = [block(".ae-x", "light"), block(".ae-x[data-ae-theme=dark]", "dark"), explorable_default].join("\n");
 function moduleRoot(host, cls, lang2, theme = null) {
   const root = el("div", { class: `ae-x ${cls}`, lang: lang2 || null });
-  host.replaceChildren(el("style", {}, STYLES), root);
+  const shell = host.getRootNode && host.getRootNode().host;
+  const inherits = Boolean(shell && (shell.localName === "attention-explorable" || shell.classList.contains("attention-explorable")));
+  host.replaceChildren(el("style", {}, inherits ? explorable_default : STYLES), root);
   watchTheme(root, theme);
   return root;
 }
