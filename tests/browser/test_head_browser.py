@@ -371,6 +371,7 @@ def test_an_author_puts_the_head_in_a_page_with_one_tag(static_site, student):
         # A misspelled attribute is ignored, and the console says which parameter it may have meant.
         said = [w for w in warnings if "lerning_rate" in w]
         assert said and "did you mean learning_rate?" in said[0], warnings
+        assert said[0].startswith('<attention-explorable name="head">: the attribute lerning_rate'), said  # which tag
         first.locator(".ae-head-skip").click()
         first.locator(".ae-head-step-button").click()
         assert "1" in first.locator(".ae-head-readout").text_content()

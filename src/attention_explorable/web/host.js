@@ -74,7 +74,7 @@ function followAddress(host, model, spec, embed) {
   let query = window.location.search, follows = true;
   if (embed) {  // in an author's page (web/shadow.js): the markup's attributes, the address only if asked
     if (!embed.deepLinks) spec = {...spec, prefix: "", messages: spec.attribute_messages || spec.messages};
-    query = startQuery(spec, embed.initial, embed.deepLinks);
+    query = startQuery(spec, embed.initial, embed.deepLinks, host.dataset.aeRender);
     follows = Boolean(embed.deepLinks);
   }
   const [values, notices] = readLink(spec, query);

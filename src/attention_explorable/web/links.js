@@ -141,10 +141,11 @@ export function editDistance(a, b) {
  * `known`: that it is ignored, and the known name closest to it (within a third of its length, at least
  * two edits), or the list of them.
  */
-export function unknownAttribute(name, known) {
+export function unknownAttribute(name, known, explorable = "") {
   const [closest] = known.map((k) => [editDistance(name.toLowerCase(), k), k]).sort((x, y) => x[0] - y[0]);
   const near = closest && closest[0] <= Math.max(2, Math.floor(name.length / 3));
-  return `attention-explorable: the attribute ${name} is not a parameter of this explorable and is ignored; ` +
+  const which = explorable ? ` name="${explorable}"` : "";  // which tag, on a page of several
+  return `<attention-explorable${which}>: the attribute ${name} is not a parameter of this explorable and is ignored; ` +
     (near ? `did you mean ${closest[1]}?` : `its parameters are ${known.join(", ")}.`);
 }
 
@@ -155,13 +156,14 @@ export function unknownAttribute(name, known) {
  * @param {object} link the explorable's link spec (views.links)
  * @param {Object<string, string>} initial parameter name -> raw value, as written by the author
  * @param {boolean} deepLinks whether the host's address is read and written
+ * @param {string} explorable its name, which the console's warning of an unknown attribute names
  * @returns {string}
  */
-export function startQuery(link, initial, deepLinks) {
+export function startQuery(link, initial, deepLinks, explorable = "") {
   const params = new URLSearchParams();
   const known = link.params.map((p) => p.name);
   for (const [name, raw] of Object.entries(initial || {})) {
-    if (!known.includes(name)) console.warn(unknownAttribute(name, known));
+    if (!known.includes(name)) console.warn(unknownAttribute(name, known, explorable));
     params.set((link.prefix || "") + name, raw);
   }
   if (deepLinks) for (const [key, raw] of new URLSearchParams(window.location.search)) params.set(key, raw);

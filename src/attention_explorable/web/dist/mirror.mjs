@@ -397,16 +397,17 @@ function editDistance(a, b) {
   }
   return row[b.length];
 }
-function unknownAttribute(name, known) {
+function unknownAttribute(name, known, explorable = "") {
   const [closest] = known.map((k) => [editDistance(name.toLowerCase(), k), k]).sort((x, y) => x[0] - y[0]);
   const near = closest && closest[0] <= Math.max(2, Math.floor(name.length / 3));
-  return `attention-explorable: the attribute ${name} is not a parameter of this explorable and is ignored; ` + (near ? `did you mean ${closest[1]}?` : `its parameters are ${known.join(", ")}.`);
+  const which = explorable ? ` name="${explorable}"` : "";
+  return `<attention-explorable${which}>: the attribute ${name} is not a parameter of this explorable and is ignored; ` + (near ? `did you mean ${closest[1]}?` : `its parameters are ${known.join(", ")}.`);
 }
-function startQuery(link, initial, deepLinks) {
+function startQuery(link, initial, deepLinks, explorable = "") {
   const params = new URLSearchParams();
   const known = link.params.map((p) => p.name);
   for (const [name, raw] of Object.entries(initial || {})) {
-    if (!known.includes(name)) console.warn(unknownAttribute(name, known));
+    if (!known.includes(name)) console.warn(unknownAttribute(name, known, explorable));
     params.set((link.prefix || "") + name, raw);
   }
   if (deepLinks) for (const [key, raw] of new URLSearchParams(window.location.search)) params.set(key, raw);
