@@ -53,7 +53,8 @@ export const ACTIVITY = ["prediction", "checked", "exercise", "completed"];
 export function announce(host, message) {
   if (!message || !ACTIVITY.includes(message.event)) return;
   const {event, ...rest} = message;
-  const lang = (host.aeModel && host.aeModel.get("lang")) || host.closest("[lang]")?.getAttribute("lang") || "";
+  const tag = ((host.aeModel && host.aeModel.get("lang")) || host.closest("[lang]")?.getAttribute("lang") || "").toLowerCase();
+  const lang = tag.startsWith("zh") ? "zh" : tag.startsWith("en") ? "en" : tag;  // zh-Hans, en-GB: the course's two
   const detail = {name: host.dataset.aeRender, lang, ...rest};
   host.dispatchEvent(new CustomEvent(`attention-explorable-${event}`, {detail, bubbles: true, composed: true}));
   if (window.parent !== window) {
