@@ -653,3 +653,31 @@ def bars_figure(bars: ColumnDataSource, title: str, n: int, height: int = 150):
     fig.yaxis.ticker = FixedTicker(ticks=[0, 0.5, 1])
     fig.xgrid.visible = False
     return _slim(fig)
+
+
+def enlarge(fig, factor: float) -> None:
+    """Draw every text of ``fig`` (its title, axes, legends, labels) and its height ``factor`` times their
+    own size: 1 gives the sizes the figure was made with back (each model keeps its own,
+    ``_ae_font_sizes``). For a page projected in a hall (the instructor's projector mode).
+
+    Raises ValueError for a ``factor`` that is not a positive number.
+    """
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor < 10:
+        raise ValueError(f"factor must be a positive number below 10, got {factor!r}")
+    for model in fig.references():
+        kept = getattr(model, "_ae_font_sizes", None)
+        if kept is None:
+            kept = {}
+            for name in model.properties():
+                if name.endswith("font_size"):
+                    value = getattr(model, name)
+                    size = value.get("value") if isinstance(value, dict) else value
+                    if isinstance(size, str) and size.endswith("px"):
+                        kept[name] = float(size[:-2])
+            model._ae_font_sizes = kept
+        for name, px in kept.items():
+            setattr(model, name, f"{px * factor:g}px")
+    if not hasattr(fig, "_ae_height"):
+        fig._ae_height = fig.height
+    if fig._ae_height:
+        fig.height = round(fig._ae_height * factor)

@@ -29,15 +29,16 @@ LANGUAGE_FONTS_CSS = (
 #: (Bokeh's widgets and plots follow it), readout typography, hints, errors.
 CSS = """
 :root { --bokeh-font-size: 15px; --bokeh-base-font: system-ui, "Noto Sans CJK SC", sans-serif; }
-.ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }
+.ae-readout { font-variant-numeric: tabular-nums; font-size: var(--ae-readout-size, 15px); }
 .ae-readout table { border-collapse: collapse; }
-.ae-readout sup, .ae-readout sub { font-size: 13px; }
+.ae-readout sup, .ae-readout sub { font-size: calc(var(--ae-readout-size, 15px) - 2px); }
 /* A power of ten's exponent stays whole on a narrow screen: its minus sign never ends a line. */
 sup, sub { white-space: nowrap; }
 .ae-readout td, .ae-readout th.ae-kind { padding: 1px 8px 1px 0; }
 /* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see native.CSS. */
-:root, :host { --ae-small: 13px; }
-@media (max-width: 600px) { :root, :host { --ae-small: 15px; } }
+/* (An ancestor's --ae-small-size, the instructor's projector mode, sets it larger.) */
+:root, :host { --ae-small: var(--ae-small-size, 13px); }
+@media (max-width: 600px) { :root, :host { --ae-small: var(--ae-small-size, 15px); } }
 .ae-kind { color: var(--ae-muted, #555); font-size: var(--ae-small); }
 th.ae-kind { font-weight: normal; text-align: left; }
 .ae-hint { font-size: var(--ae-small); color: var(--ae-muted, #444); }

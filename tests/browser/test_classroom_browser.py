@@ -717,3 +717,46 @@ def test_the_instructor_types_a_question_and_every_page_asks_it_as_plain_text(st
         for s in (phone, desk, teacher):
             s.assert_clean()
         assert not server.log_errors()
+
+
+def test_projector_mode_keeps_the_round_in_view_at_1024x768_and_draws_the_explorable_larger(student, tmp_path):
+    """P (or its button): the round alone on a 1024x768 projector (its four buttons, the vote's line with the
+    countdown, the spread, the way back), the explorable's text half as large again and its keys still
+    acting; the mode survives a reload, and P again gives the page back as it was."""
+    round_parts = [".ae-close-voting", ".ae-reveal", ".ae-new-round", ".ae-timer", ".ae-vote-state", ".ae-spread"]
+    with ClassServer(f"sqlite:///{tmp_path / 'class.sqlite3'}", ["--max-sessions-per-client", "0"]) as server:
+        teacher = _instructor_in_a_new_room(student(1024, 768), server)
+        page = teacher.page
+        readout = page.locator(".ae-readout").filter(has_text="y = ").last
+        before = float(readout.evaluate("e => parseFloat(getComputedStyle(e).fontSize)"))
+        page.keyboard.press("p")
+        page.locator(".ae-question-select").wait_for(state="hidden")
+        page.wait_for_function("() => location.search.includes('projector=on')")
+        page.keyboard.press("t")  # a countdown: said in the vote's line, in view
+        wait_text(page, ".ae-vote-state", r"\d+ 秒后自动关闭")
+        for css in [*round_parts, ".ae-projector-toggle"]:
+            box = page.locator(css).first.bounding_box()
+            assert box and box["y"] >= 0 and box["y"] + box["height"] <= 768, (css, box)
+        for hidden in [".ae-typed-question", ".ae-end-room", ".ae-csv", ".ae-follow"]:
+            assert not page.locator(hidden).first.is_visible(), hidden
+        page.wait_for_function(
+            "([e, px]) => parseFloat(getComputedStyle(e).fontSize) >= px",
+            arg=[readout.element_handle(), before * 1.5 - 0.5],
+        )
+        assert _font_px(page, ".ae-step-2 .bk-btn") >= 22
+        page.keyboard.press("2")  # the explorable's keys still act
+        wait_text(page, ".ae-round", "第 2 步")
+        page.screenshot(path=str(ARTIFACTS / "classroom-projector-mode.png"))
+        page.reload()
+        page.wait_for_selector(".ae-room-code", timeout=30_000)
+        _keys_answer(page)
+        assert page.locator(".ae-projector-toggle").first.is_visible()
+        assert not page.locator(".ae-question-select").first.is_visible()  # still projector mode
+        page.keyboard.press("p")
+        page.locator(".ae-question-select").wait_for(state="visible")
+        page.wait_for_function(
+            "([e, px]) => Math.abs(parseFloat(getComputedStyle(e).fontSize) - px) < 0.5",
+            arg=[page.locator(".ae-readout").filter(has_text="y = ").last.element_handle(), before],
+        )
+        teacher.assert_clean()
+        assert not server.log_errors()

@@ -282,3 +282,32 @@ def test_a_typed_question_is_checked_kept_posed_listed_and_shown_as_text(served)
     again = instructor.InstructorView(code=room.code, language="zh", store=store)  # a reload
     assert again._questions.value == second.number and "课堂提问 2" in again._question.object
     assert sum(number >= typed.number for number in again._questions.options.values()) == 2
+
+
+def test_projector_mode_hides_the_setting_up_and_gives_every_size_back_when_left(served):
+    store = served
+    room = store.create_room()
+    view = instructor.InstructorView(code=room.code, language="en", store=store)
+
+    def sizes():
+        return [
+            (type(m).__name__, name, getattr(m, name))
+            for fig in view.explorer.figures
+            for m in fig.references()
+            for name in m.properties()
+            if name.endswith("font_size")
+        ] + [fig.height for fig in view.explorer.figures]
+
+    made = sizes()
+    view.toggle_projector()
+    assert view.projector and view.join_folded and not any(part.visible for part in view._setup)
+    assert view._explorable_box.styles["--ae-readout-size"] == "22.5px"
+    assert view.explorer.figures[0].title.text_font_size == "19.5px"  # 13px, half as large again
+    assert all(instructor._PROJECTED_WIDGET_CSS in w.stylesheets for w in view.explorer.controls)
+    view.toggle_projector()
+    assert not view.projector and all(part.visible for part in view._setup)
+    assert sizes() == made
+    assert not any(instructor._PROJECTED_WIDGET_CSS in w.stylesheets for w in view.explorer.controls)
+    assert set(view._explorable_box.styles.values()) == {"inherit"}
+    with pytest.raises(ValueError, match="factor must be a positive number below 10, got 0"):
+        instructor.plots.enlarge(view.explorer.figures[0], 0)

@@ -97,6 +97,13 @@ def _next_turn(doc, callback) -> None:
         log.debug("class: an instructor page went before its database call returned")
 
 
+#: How much larger projector mode draws the explorable's text (15 px read as 22.5 px).
+PROJECTOR_SCALE = 1.5
+#: A widget's text in projector mode (Bokeh's own rules read --font-size).
+_PROJECTED_WIDGET_CSS = (
+    f":host {{ --font-size: {15 * PROJECTOR_SCALE:g}px; font-size: {15 * PROJECTOR_SCALE:g}px; }} "
+    f".bk-btn, .bk-input, label, .bk-slider-title {{ font-size: {15 * PROJECTOR_SCALE:g}px; }}"
+)
 #: Seconds within which a second press of "end the class" confirms the first.
 END_CONFIRM_S = 8.0
 #: Projector sizes: every text of the class panel is 24 px or more at 1024x768.
@@ -211,6 +218,12 @@ class InstructorView(pn.viewable.Viewer):
     join_folded = param.Boolean(
         False, doc="Whether the room's join panel starts folded (the page's ?join=folded: kept across a reload)."
     )
+    projector = param.Boolean(
+        False,
+        doc="Projector mode: the round alone (its question, histogram, buttons and countdown) above the "
+        "explorable drawn half as large again, the setting-up controls out of sight (their keys still act; "
+        "the page's ?projector=on, kept across a reload).",
+    )
     shared = param.Boolean(
         False,
         constant=True,
@@ -235,6 +248,7 @@ class InstructorView(pn.viewable.Viewer):
                 "c": ".ae-close-voting",
                 "j": ".ae-join-toggle",
                 "t": ".ae-timer",
+                "p": ".ae-projector-toggle",
             },
         )
         self._seen = None
@@ -358,18 +372,18 @@ class InstructorView(pn.viewable.Viewer):
             color="warning",
             css_classes=["ae-reveal"],
             stylesheets=[_BUTTON_CSS],
-            width=260,
+            width=230,
         )
         reveal.on_click(lambda _e: self.reveal())
         self._voting = pn.widgets.Button(
             label=_t("instructor_close_voting", lang),
             css_classes=["ae-close-voting"],
             stylesheets=[_BUTTON_CSS],
-            width=260,
+            width=230,
         )
         self._voting.on_click(lambda _e: self.toggle_voting())
         self._vote_line = _html("")
-        self._timer = pn.widgets.Button(css_classes=["ae-timer"], stylesheets=[_BUTTON_CSS], width=260)
+        self._timer = pn.widgets.Button(css_classes=["ae-timer"], stylesheets=[_BUTTON_CSS], width=230)
         self._timer.on_click(lambda _e: self.close_voting_in(self._countdown.value))
         # How long T counts: the room's choice (kept in the database for its later rounds and other windows).
         self._countdown = pn.widgets.Select(
@@ -379,7 +393,7 @@ class InstructorView(pn.viewable.Viewer):
         self._countdown.param.watch(lambda e: self.set_countdown(e.new), "value")
         self._timed_out = None  # (round, step, closes_at) of the countdown whose end this page has recorded
         new_round = pn.widgets.Button(
-            label=_t("instructor_new_round", lang), css_classes=["ae-new-round"], stylesheets=[_BUTTON_CSS], width=260
+            label=_t("instructor_new_round", lang), css_classes=["ae-new-round"], stylesheets=[_BUTTON_CSS], width=230
         )
         new_round.on_click(lambda _e: self.new_round())
         end = pn.widgets.Button(
@@ -419,6 +433,10 @@ class InstructorView(pn.viewable.Viewer):
         self._join_toggle = pn.widgets.Button(css_classes=["ae-join-toggle"], stylesheets=[_BUTTON_CSS], width=330)
         self._join_toggle.on_click(lambda _e: self._toggle_join())
         self._fold_join(self.join_folded)
+        self._projector_toggle = pn.widgets.Button(
+            css_classes=["ae-projector-toggle"], stylesheets=[_BUTTON_CSS], width=330
+        )
+        self._projector_toggle.on_click(lambda _e: self.toggle_projector())
         self._hide_results = pn.widgets.Checkbox(
             label=_t("instructor_hide_results", lang),
             value=True,
@@ -450,6 +468,20 @@ class InstructorView(pn.viewable.Viewer):
         self._seen = None
         self._read_changes, self._read_at = self.store.changes(self.code), time.monotonic()
         self._show(self._read())
+        # What setting up the room needs and a round does not: out of sight in projector mode.
+        self._setup = [
+            _wrapping(self._follow, self._hide_results, self._compare),
+            self._countdown,
+            end,
+            _wrapping(self._questions, pose),
+            self._typed_form,
+            _html(csv + logout_form_html(lang)),
+            _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
+        ]
+        follow_row, countdown, end_button, question_row, typed_form, links, keys_line = self._setup
+        self._explorable_box = pn.Column(
+            self.explorer, sizing_mode="stretch_width", margin=0, css_classes=["ae-projected-explorable"]
+        )
         self._body[:] = [
             header,
             # The question beside its histogram and the spread where the screen is wide (a projector: the
@@ -473,16 +505,18 @@ class InstructorView(pn.viewable.Viewer):
                 sizing_mode="stretch_width",
             ),
             self._vote_line,
-            # Rows that wrap: the buttons stack on a phone and sit side by side on a projector.
-            _wrapping(self._voting, reveal, new_round),
-            _wrapping(self._follow, self._hide_results, self._compare),
-            _wrapping(self._countdown, self._timer, self._join_toggle, end),
-            _wrapping(self._questions, pose),
-            self._typed_form,
-            _html(csv + logout_form_html(lang)),
-            _html(f"<p class='ae-big'>{html.escape(_t('instructor_keys', lang))}</p>"),
-            pn.Column(self.explorer, sizing_mode="stretch_width", margin=0),
+            # Rows that wrap: the buttons stack on a phone and sit side by side on a projector (the round's
+            # four in one row at 1024 px).
+            _wrapping(self._voting, reveal, new_round, self._timer),
+            follow_row,
+            _wrapping(countdown, self._join_toggle, self._projector_toggle, end_button),
+            question_row,
+            typed_form,
+            links,
+            keys_line,
+            self._explorable_box,
         ]
+        self._show_projector(self.projector)
         if self._refresh_cb is None and pn.state.curdoc is not None and pn.state.curdoc.session_context:
             self._refresh_cb = pn.state.add_periodic_callback(self.refresh, period=REFRESH_MS)
 
@@ -538,6 +572,36 @@ class InstructorView(pn.viewable.Viewer):
         self._fold_join(self.join_folded)
         if pn.state.location is not None:
             pn.state.location.update_query(join="folded" if self.join_folded else "shown")
+
+    def _show_projector(self, on: bool) -> None:
+        """Projector mode (:attr:`projector`) on or off: the setting-up controls hidden or shown, the
+        explorable drawn 1.5 times as large (CSS zoom: it lays itself out as on a screen of two thirds the
+        width, then is drawn larger, legible from the back of a hall), the join panel folded."""
+        for part in self._setup:
+            part.visible = not on
+        # Larger type through the explorable's own sizes: its widgets' font (Bokeh's variable), its readouts
+        # and hints (ui.CSS's), its plots' texts. (CSS zoom or a transform would put Bokeh's layout out: it
+        # measures its boxes as drawn.)
+        # (Off: "inherit", the page's own sizes; an empty dict would leave the browser's styles as they were.)
+        sizes = {"--bokeh-font-size": 15, "--ae-readout-size": 15, "--ae-small-size": 13}
+        self._explorable_box.styles = {k: f"{px * PROJECTOR_SCALE:g}px" if on else "inherit" for k, px in sizes.items()}
+        for fig in self.explorer.figures:
+            plots.enlarge(fig, PROJECTOR_SCALE if on else 1)
+        for widget in self.explorer.controls:
+            kept = [css for css in widget.stylesheets if css != _PROJECTED_WIDGET_CSS]
+            widget.stylesheets = [*kept, _PROJECTED_WIDGET_CSS] if on else kept
+        self._projector_toggle.label = _t(
+            "instructor_projector_off" if on else "instructor_projector_on", self.language
+        )
+        if on and not self.join_folded:
+            self._toggle_join()
+
+    def toggle_projector(self) -> None:
+        """Projector mode on or off (the button, key P), said in the page's address: a reload keeps it."""
+        self.projector = not self.projector
+        self._show_projector(self.projector)
+        if pn.state.location is not None:
+            pn.state.location.update_query(projector="on" if self.projector else "off")
 
     # --- a question the instructor types ------------------------------------------------------------
     def _typing_form(self) -> pn.Card:
@@ -1080,6 +1144,7 @@ def instructor_page(context: ClassContext, language: str = DEFAULT_LANGUAGE) -> 
             store=context.store(),
             shared=context.shared,
             join_folded=_argument("join") == "folded",
+            projector=_argument("projector") == "on",
         )
     except Exception as exc:  # noqa: BLE001 - a page never shows a traceback: one line in the log, a plain page
         log.warning("class: instructor page for room %r not built: %s", room or "-", type(exc).__name__)

@@ -338,6 +338,23 @@ class StepsExplorer(Explorable):
         return self._config_data["steps"][number - 1]
 
     # --- layout only ----------------------------------------------------------
+    @property
+    def figures(self) -> tuple:
+        """The explorable's Bokeh figures: the number line, the weights, the temperature curve."""
+        return (self._line_fig, self._weights_fig, self._curve_fig)
+
+    @property
+    def controls(self) -> tuple:
+        """The explorable's Bokeh widgets: the step buttons, the prediction box, demonstrate and skip, each
+        slider and its number box."""
+        return (
+            *self._step_buttons.values(),
+            self._prediction_input,
+            self._demonstrate,
+            self._skip,
+            *(w for slider, box, _row in self._sliders.values() for w in (slider, box)),
+        )
+
     def __panel__(self):
         t = self._t
         hint = pn.pane.HTML(f"<span class='ae-hint'>{t('prediction_hint')}</span>", margin=(0, 5), stylesheets=[ui.CSS])
