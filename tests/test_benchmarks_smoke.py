@@ -246,6 +246,7 @@ def test_lecture_smoke(smoke_runs):
     assert out["reload"]["answered"] == 3, out
     assert out["check"]["acked_lost"] == 0 and out["check"]["round_1_rows"] == out["check"]["round_2_rows"] == 12, out
     assert 0 <= out["fault"]["reconnect_max_s"] < 60 and out["fault"]["instructor_logged_in"], out
+    assert out["fault"]["projector_back_s"] is not None and 0 <= out["fault"]["projector_back_s"] < 60, out
     assert out["compare"], out
     assert out["check"]["server_log_errors"] == 0, out["check"]["server_log_error_lines"]
 
