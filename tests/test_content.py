@@ -244,13 +244,14 @@ def test_section_3_7_exercises_q1_to_q5_one_question_a_box(lang):
     exercises = blocks("sec-3-7", "exercise", lang)
     assert [b.args[0] for b in exercises] == [
         "q1-qkv",
+        "q2-scores",  # the course's own: the worked example's three scores, and why position 2 weighs least
         "q2-alpha2",
         "q3-sqrt-d",
         "q4-self-cross",
         "q5-entries",
         "q5-memory",
     ]
-    assert [b.options["kind"] for b in exercises] == ["text", "number", "choice", "text", "number", "number"]
+    assert [b.options["kind"] for b in exercises] == ["text", "text", "number", "choice", "text", "number", "number"]
     for b in exercises:
         assert b.parts.get("answer"), b.args
 

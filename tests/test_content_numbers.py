@@ -276,7 +276,7 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
             "0.2\\times 2 + 0.8\\times 10 = 0.4 + 8 = 8.4",
             f"0.2\\times 2 + 0.8\\times 10 = {0.2 * 2:g} + {0.8 * 10:g} = {float(core.weighted_sum([0.2, 0.8], [2, 10])):g}",
         ),
-        # Example 3.8.1: the temperature table, with the step's scores.
+        # Example 3.8.2: the temperature table, with the step's scores.
         *[
             (
                 row,
@@ -290,7 +290,7 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
                 (10.0, "| $10$ | $0.2$ | $0.450$ | $0.550$ | $6.40$ |"),
             ]
         ],
-        # Example 3.8.2: the causal mask over three tokens, row by row.
+        # Example 3.8.3: the causal mask over three tokens, row by row.
         ("$(1, 0, 0)$", "$({:g}, {:g}, {:g})$".format(*masked[0])),
         ("$(0.269, 0.731, 0)$", "$({}, {}, {:g})$".format(f(masked[1, 0], 3), f(masked[1, 1], 3), masked[1, 2])),
         ("$(0.422, 0.155, 0.422)$", "$({}, {}, {})$".format(*(f(x, 3) for x in masked[2]))),

@@ -5,7 +5,7 @@ nbclient, in both languages. Their code cells must run without an error and
 print the numbers the text quotes (3.7.6: the scores, the weights 0.422 /
 0.155 / 0.422 and the output [0.845, 0.578], the tie at a low temperature;
 3.8: the three steps, the literal against the stable softmax, the causal
-mask of Example 3.8.2), each recomputed here by the core.
+mask of Example 3.8.3), each recomputed here by the core.
 """
 
 from __future__ import annotations
