@@ -31,6 +31,7 @@ References: docs/architecture.md, "The student page"; docs/embedding.md.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from importlib import resources
@@ -234,6 +235,10 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
             f'<script src="attention-explorable.js"></script>\n'
             f'<attention-explorable name="{name}"></attention-explorable>\n',
         )
+        # A MyST page (Jupyter Book 2): the {anywidget} directive, in each language (the deployed folder's address
+        # goes where the snippet says; docs/embedding.md).
+        for lang in (language, other):
+            write(f"embed/{name}-myst.{lang}.md", myst_snippet(name, lang))
         tell.step(f"embed/{name}")
     report.files.extend(export_element(out, language))
     # The textbook's notebooks beside each language's pages (notebooks.notebook_href), not inside them.
@@ -245,6 +250,29 @@ def export_site(directory: str | Path, language: str = "zh", progress=None, inde
 
     report.seconds = time.perf_counter() - started
     return report
+
+
+#: Where a MyST snippet says the exported folder is published (the author puts the real address there).
+MYST_FOLDER = "https://YOUR-COURSE-SITE/attention"
+
+
+def myst_snippet(name: str, language: str) -> str:
+    """MyST Markdown that shows explorable ``name`` in ``language`` through the ``{anywidget}`` directive of
+    mystmd (Jupyter Book 2): the exported folder's ``embed/myst.mjs`` (:data:`MYST_FOLDER` stands for its
+    published address), the element's markup as the directive's JSON.
+
+    >>> print(myst_snippet("steps", "en"))
+    ```{anywidget} https://YOUR-COURSE-SITE/attention/embed/myst.mjs
+    {"name": "steps", "lang": "en"}
+    ```
+    <BLANKLINE>
+    """
+    if name not in MODULES:
+        raise KeyError(f"name must be one of {sorted(MODULES)}, got {name!r}")
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {list(LANGUAGES)}, got {language!r}")
+    body = json.dumps({"name": name, "lang": language})
+    return f"```{{anywidget}} {MYST_FOLDER}/embed/myst.mjs\n{body}\n```\n"
 
 
 def export_element(directory: str | Path, language: str = "zh") -> list[Path]:
@@ -292,4 +320,8 @@ def export_element(directory: str | Path, language: str = "zh") -> list[Path]:
             write(f"embed/{name}.{each}.js", data)
             modules.update(scripts)
     write("attention-explorable.js", element_script(sorted(modules), list(MODULES), language))
+    # MyST's {anywidget} directive (Jupyter Book 2): a module that puts the element in the widget's element.
+    write(
+        "embed/myst.mjs", resources.files("attention_explorable").joinpath("web", "dist", "myst.mjs").read_text("utf-8")
+    )
     return written
