@@ -73,6 +73,15 @@ _BARS = """(() => {
 })()"""
 
 
+#: Whether the histogram shows the axis of numbers and not that of a choice's letters (in BokehJS).
+_NUMBER_SCALE = """() => {
+  const roots = Bokeh.index instanceof Map ? [...Bokeh.index.values()] : Object.values(Bokeh.index);
+  const axes = roots.flatMap((root) => [...root.model.document.all_models]).filter((m) => m.type === "LinearAxis");
+  const shown = (label) => axes.some((a) => a.axis_label === label && a.visible);
+  return shown("预测的 y") && !shown("选项");
+}"""
+
+
 def _instructor_in_a_new_room(teacher, server, query: str = ""):
     """``teacher`` (a browser page) logged in at ``/instructor{query}`` with the secret, in a room it started."""
     teacher.open(f"{server.base}/instructor{query}", ".ae-instructor-key")
@@ -714,6 +723,10 @@ def test_the_instructor_types_a_question_and_every_page_asks_it_as_plain_text(st
         wait_text(desk.page, ".ae-cq-status", r"答案是 B；你没有作答")
         phone.page.screenshot(path=str(ARTIFACTS / "classroom-typed-question-phone.png"))
         teacher.page.screenshot(path=str(ARTIFACTS / "classroom-typed-question-projector.png"))
+        # Key 1 poses step 1 again, though the explorable below stood at step 1 all along; its scale is numbers.
+        teacher.page.keyboard.press("1")
+        wait_text(teacher.page, ".ae-round", "第 1 步")
+        teacher.page.wait_for_function(_NUMBER_SCALE)
         for s in (phone, desk, teacher):
             s.assert_clean()
         assert not server.log_errors()

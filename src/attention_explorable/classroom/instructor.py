@@ -42,7 +42,7 @@ from urllib.parse import quote
 import panel as pn
 import param
 import segno
-from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker
+from bokeh.models import ColumnDataSource, FixedTicker, LinearAxis
 from sqlalchemy.exc import SQLAlchemyError
 
 from .. import plots, scenarios
@@ -347,6 +347,17 @@ class InstructorView(pn.viewable.Viewer):
         )
         figure.css_classes = ["ae-histogram"]
         self._figure = figure
+        # A choice's letters on an axis of their own, shown instead of the numbers' (a browser kept the letters
+        # of one axis whose labels were given back to numbers: "C" stood for 2 on a step's scale).
+        numbers = figure.xaxis[0]
+        self._choice_axis = LinearAxis(
+            ticker=FixedTicker(ticks=[0]),
+            visible=False,
+            axis_label=_t("instructor_axis_option", lang),
+            axis_label_text_font_size=numbers.axis_label_text_font_size,
+            major_label_text_font_size=numbers.major_label_text_font_size,
+        )
+        figure.add_layout(self._choice_axis, "below")
         # Any question of the text: the steps (asked on the explorable below), the exercises (asked on a card
         # on every student's page, wherever they are in the text).
         self._questions = pn.widgets.Select(
@@ -1021,20 +1032,23 @@ class InstructorView(pn.viewable.Viewer):
             self.explorer.go_to_step(room.step)
 
     def _draw_scale(self, question) -> None:
-        """The histogram's x axis for ``question``: a letter per option of a choice, else numbers."""
-        lang, axis = self.language, self._figure.xaxis[0]
-        if question.kind == "choice":
+        """The histogram's x axis for ``question``: a letter per option of a choice (an axis of its own), else
+        numbers."""
+        lang, numbers, letters = self.language, self._figure.xaxis[0], self._choice_axis
+        choice = question.kind == "choice"
+        if choice:
             ticks = list(range(len(question.options)))
-            if not isinstance(axis.ticker, FixedTicker) or list(axis.ticker.ticks) != ticks:
-                axis.ticker = FixedTicker(ticks=ticks)
-                axis.major_label_overrides = {i: letter for i, letter in enumerate(question.options)}
-            label = _t("instructor_axis_option", lang)
+            if list(letters.ticker.ticks) != ticks:
+                letters.ticker = FixedTicker(ticks=ticks)
+            labels = {i: letter for i, letter in enumerate(question.options)}
+            if letters.major_label_overrides != labels:
+                letters.major_label_overrides = labels
         else:
-            if isinstance(axis.ticker, FixedTicker):
-                axis.ticker, axis.major_label_overrides = BasicTicker(), {}
             label = _t("instructor_axis" if question.is_step else "instructor_axis_answer", lang)
-        if axis.axis_label != label:
-            axis.axis_label = label
+            if numbers.axis_label != label:
+                numbers.axis_label = label
+        if numbers.visible == choice:
+            numbers.visible, letters.visible = not choice, choice
 
     def _outcome(self, question, asked, values, before, pairs, compared) -> tuple[str, str]:
         """The revealed question's line (its answer, how far the class was, the share right) and the

@@ -241,7 +241,10 @@ class StepsExplorer(Explorable):
         for n, b in self._step_buttons.items():
             if origin is b:
                 self._say("")
+                again = self.step == n
                 self.go_to_step(n)
+                if again:  # the step's own button pressed again: said too (the instructor's page poses it)
+                    self.param.trigger("step")
                 return
         if origin is self._demonstrate:
             self._say("")
