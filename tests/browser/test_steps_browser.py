@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+from attention_explorable.strings import text
 from attention_explorable import scenarios
 
 from playwright.sync_api import expect
@@ -273,7 +274,7 @@ def test_an_authors_values_are_the_ones_each_step_demonstrates_and_checks(static
         target = {**scenarios.get_step(n).target, "value_2": 8.0}
         y = scenarios.outcome(target)["output"]
         expect(steps.locator(".ae-result")).to_contain_text(
-            f"You predicted y = 5; the demonstration gave y = {y:.2f}; off by {abs(5 - y):.2f}", timeout=15_000
+            text("result_with_prediction", "en", pred="5", true=f"{y:.2f}", gap=f"{abs(5 - y):.2f}"), timeout=15_000
         )
         expect(steps.locator(".ae-value-2-box input")).to_have_value("8")
     s.assert_clean()

@@ -4,6 +4,7 @@ module's page saved to a file; by dragging its tip, tapping the plot, slider key
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -99,6 +100,15 @@ def wait_tip(page, q, timeout: float = 10_000) -> None:
     page.wait_for_function(
         f"(want) => JSON.stringify(({_TIP})()) === JSON.stringify(want)", arg=[[q[0]], [q[1]]], timeout=timeout
     )
+
+
+def wait_tip_on_formula(page, timeout: float = 15.0) -> None:
+    """Wait until the plot's query tip stands where the formula says the query is, both read again each
+    time (a live page's formula and tip arrive in patches of their own, in either order)."""
+    deadline = time.monotonic() + timeout
+    while page.evaluate(_TIP) != [[(q := query(page))[0]], [q[1]]]:
+        assert time.monotonic() < deadline, (page.evaluate(_TIP), query(page))
+        page.wait_for_timeout(50)  # the poll's interval
 
 
 def assert_consistent(page) -> None:
@@ -219,7 +229,7 @@ def test_student_moves_the_query(vector_page, request):
             f"([el]) => !({_SHADOW_TEXT})(el).includes('s₁ = -0.80×1 + 1.30×0')",
             arg=[page.locator(".ae-vector-formula").first.element_handle()],
         )
-    wait_tip(page, query(page))
+    wait_tip_on_formula(page)
     q = query(page)
     assert q == pytest.approx([0.6, -0.7], abs=0.02)
     assert page.evaluate(_TIP) == [[q[0]], [q[1]]]  # snapped to the two decimals shown

@@ -527,7 +527,7 @@ class InstructorView(pn.viewable.Viewer):
             keys_line,
             self._explorable_box,
         ]
-        self._show_projector(self.projector)
+        self._show_projector(self.projector, fold_join=False)
         if self._refresh_cb is None and pn.state.curdoc is not None and pn.state.curdoc.session_context:
             self._refresh_cb = pn.state.add_periodic_callback(self.refresh, period=REFRESH_MS)
 
@@ -584,10 +584,10 @@ class InstructorView(pn.viewable.Viewer):
         if pn.state.location is not None:
             pn.state.location.update_query(join="folded" if self.join_folded else "shown")
 
-    def _show_projector(self, on: bool) -> None:
+    def _show_projector(self, on: bool, fold_join: bool = True) -> None:
         """Projector mode (:attr:`projector`) on or off: the setting-up controls hidden or shown, the
-        explorable drawn 1.5 times as large (CSS zoom: it lays itself out as on a screen of two thirds the
-        width, then is drawn larger, legible from the back of a hall), the join panel folded."""
+        explorable's text :data:`PROJECTOR_SCALE` times as large (legible from the back of a hall), and, as
+        the mode is turned on (``fold_join``), the join panel folded (a reload keeps it as the address says)."""
         for part in self._setup:
             part.visible = not on
         # Larger type through the explorable's own sizes: its widgets' font (Bokeh's variable), its readouts
@@ -604,7 +604,7 @@ class InstructorView(pn.viewable.Viewer):
         self._projector_toggle.label = _t(
             "instructor_projector_off" if on else "instructor_projector_on", self.language
         )
-        if on and not self.join_folded:
+        if on and fold_join and not self.join_folded:
             self._toggle_join()
 
     def toggle_projector(self) -> None:

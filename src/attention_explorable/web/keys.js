@@ -42,7 +42,19 @@ function onKey(event, targets) {
   if (button) {
     button.click();
     event.preventDefault();
+    // D on a projector whose demonstration is below the fold: the hall sees it move (the instructor's page
+    // brings its whole explorable up; the other keys' buttons are in view where they are used).
+    if (event.key.toLowerCase() === "d" && !inView(button)) {
+      const box = deepQuery(document, ".ae-projected-explorable");
+      (box || button).scrollIntoView({block: box ? "start" : "center"});
+    }
   }
+}
+
+/** Whether `node` is on screen, wholly. */
+function inView(node) {
+  const box = node.getBoundingClientRect();
+  return box.top >= 0 && box.bottom <= window.innerHeight;
 }
 
 /**

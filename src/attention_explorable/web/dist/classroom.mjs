@@ -260,6 +260,7 @@ var CARD_CSS = `
 .ae-cq-label { color: var(--ae-muted, #444); flex: 1 1 12em; }
 .ae-class-question button { font: inherit; min-height: 44px; padding: 4px 14px; border-radius: 6px; cursor: pointer;
   border: 1px solid var(--ae-border, #8c8c8c); background: var(--ae-surface, #fff); color: var(--ae-text, #1b1b1b); }
+.ae-class-question button:disabled, .ae-class-question input:disabled + * { opacity: 0.55; cursor: not-allowed; }
 .ae-class-question .ae-cq-submit { background: var(--ae-accent, #2f6fad); color: #fff;
   border-color: var(--ae-accent-border, #24578a); }
 .ae-class-question input[type=text] { font: inherit; min-height: 40px; padding: 4px 8px; width: 10em;
@@ -502,6 +503,7 @@ function receive(link, state, models, config, data) {
       show(models.joined, fill(S.class_joined, { code: link.code }));
     }
     if (newRound) {
+      clearConfidence(models);
       link.acknowledged = null;
       link.message = S.class_new_round;
     }
@@ -738,7 +740,14 @@ function joinClass({ model, el: root, config }) {
     const event = content && content.event;
     if (event === "demonstrate" || event === "skip") submit(link, state, models, config, event === "demonstrate", event === "skip");
   });
-  model.on("change:step", () => draw(link, state, models, config));
+  model.on("change:step", () => {
+    clearConfidence(models);
+    draw(link, state, models, config);
+  });
+}
+function clearConfidence(models) {
+  if (!models.confidence) return;
+  for (const b of models.confidence.children) b.setAttribute("aria-pressed", "false");
 }
 var classroom_default = { joinClass };
 export {

@@ -42,7 +42,15 @@ function onKey(event, targets) {
   if (button) {
     button.click();
     event.preventDefault();
+    if (event.key.toLowerCase() === "d" && !inView(button)) {
+      const box2 = deepQuery(document, ".ae-projected-explorable");
+      (box2 || button).scrollIntoView({ block: box2 ? "start" : "center" });
+    }
   }
+}
+function inView(node) {
+  const box = node.getBoundingClientRect();
+  return box.top >= 0 && box.bottom <= window.innerHeight;
 }
 function presenterKeys({ host = null, hint = null, targets: more = {} }) {
   const root = document.documentElement;
