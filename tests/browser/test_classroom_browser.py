@@ -14,6 +14,7 @@ import sys
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from ..conftest import ARTIFACTS, ROOT
 from .pages import SERVER_GONE, text_of, wait_text
@@ -727,6 +728,12 @@ def test_the_instructor_types_a_question_and_every_page_asks_it_as_plain_text(st
         teacher.page.keyboard.press("1")
         wait_text(teacher.page, ".ae-round", "第 1 步")
         teacher.page.wait_for_function(_NUMBER_SCALE)
+        # How sure a student was is said of one answer: a new round starts unsaid.
+        unsure = desk.page.locator(".ae-confidence button", has_text="没把握")
+        unsure.click()
+        expect(unsure).to_have_attribute("aria-pressed", "true")
+        teacher.page.keyboard.press("n")
+        expect(unsure).to_have_attribute("aria-pressed", "false")
         for s in (phone, desk, teacher):
             s.assert_clean()
         assert not server.log_errors()
@@ -760,6 +767,12 @@ def test_projector_mode_keeps_the_round_in_view_at_1024x768_and_draws_the_explor
         page.keyboard.press("2")  # the explorable's keys still act
         wait_text(page, ".ae-round", "第 2 步")
         page.screenshot(path=str(ARTIFACTS / "classroom-projector-mode.png"))
+        page.evaluate("window.scrollTo(0, 0)")
+        page.keyboard.press("d")  # the demonstration below the fold comes into view, the hall sees it move
+        page.wait_for_function(
+            "([e]) => { const r = e.getBoundingClientRect(); return r.top >= -1 && r.top < innerHeight / 2; }",
+            arg=[page.locator(".ae-projected-explorable").first.element_handle()],
+        )
         page.keyboard.press("p")
         page.locator(".ae-question-select").wait_for(state="visible")
         page.wait_for_function(

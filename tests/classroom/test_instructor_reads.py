@@ -312,6 +312,7 @@ def test_projector_mode_hides_the_setting_up_and_gives_every_size_back_when_left
     with pytest.raises(ValueError, match="factor must be a positive number below 10, got 0"):
         instructor.plots.enlarge(view.explorer.figures[0], 0)
     reloaded = instructor.InstructorView(code=room.code, language="en", store=store, projector=True)  # ?projector=on
+    assert not reloaded.join_folded and reloaded._qr.visible  # the join panel as its address says (join=shown)
     assert (
         not any(part.visible for part in reloaded._setup)
         and reloaded.explorer.figures[0].title.text_font_size == "19.5px"
