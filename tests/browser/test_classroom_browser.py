@@ -715,9 +715,18 @@ def test_the_instructor_types_a_question_and_every_page_asks_it_as_plain_text(st
             wait_text(s.page, ".ae-cq-text li", "B. 权重")
             assert s.page.locator(".ae-class-question img").count() == 0
         phone.page.locator(".ae-class-question").get_by_role("radio", name="B").check()
+        phone.page.locator(".ae-cq-confidence button", has_text="有把握").click()  # said with the answer
         phone.page.locator(".ae-cq-submit").click()
         wait_text(phone.page, ".ae-cq-status", "已提交：B")
-        wait_text(teacher.page, ".ae-prediction-count", "已收到 1 份预测")
+        wait_text(teacher.page, ".ae-prediction-count", "已收到 1 份预测（其中 1 份有把握）")
+        from attention_explorable.classroom.store import Store
+
+        store = Store(server.db)
+        try:
+            (typed,) = store.custom_questions(code)
+            assert store.values_with_confidence(code, typed.number) == [(1.0, "sure")]
+        finally:
+            store.close()
         teacher.page.keyboard.press("r")
         wait_text(teacher.page, ".ae-spread", r"答案 B.*100%")
         wait_text(phone.page, ".ae-cq-status", r"答案是 B；你的答案 B")

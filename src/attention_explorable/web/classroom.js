@@ -203,6 +203,9 @@ const CARD_CSS = `
 .ae-class-question input[type=text] { font: inherit; min-height: 40px; padding: 4px 8px; width: 10em;
   background: var(--ae-surface, #fff); color: var(--ae-text, #1b1b1b); border: 1px solid var(--ae-border, #8c8c8c); }
 .ae-cq-answer { display: flex; gap: 10px; align-items: center; flex-wrap: wrap; margin-top: 6px; }
+.ae-cq-confidence { display: flex; gap: 6px; }
+.ae-class-question .ae-cq-confidence button[aria-pressed=true] { background: var(--ae-accent, #2f6fad); color: #fff;
+  border-color: var(--ae-accent-border, #24578a); }
 .ae-cq-choices { display: flex; gap: 6px; flex-wrap: wrap; border: 0; margin: 0; padding: 0; }
 .ae-cq-choices label { display: inline-flex; align-items: center; gap: 4px; min-height: 44px; min-width: 44px;
   padding: 0 10px; border: 1px solid var(--ae-border, #8c8c8c); border-radius: 6px; cursor: pointer; }
@@ -296,9 +299,11 @@ function askQuestion(link, config, number, prediction, newRound) {
     card.answer.append(box);
     card.input = box;
   }
+  // How sure the student is, said with the answer (optional), as beside the explorable's own box.
+  card.confidence = confidenceButtons(el("div", {class: "ae-cq-confidence"}), S);
   const send = el("button", {type: "button", class: "ae-cq-submit"}, S.class_question_submit);
   send.addEventListener("click", () => submitAnswer(link, config));
-  card.answer.append(send);
+  card.answer.append(card.confidence, send);
   if (question.step) {  // a step: the explorable is the full question; a button takes the student there
     const go = el("button", {type: "button", class: "ae-cq-goto"}, S.class_question_goto);
     go.addEventListener("click", () => goToExplorable(link));
@@ -366,10 +371,14 @@ function submitAnswer(link, config) {
   link.cardMessage = "";
   // A step answered on its card is the explorable's prediction too (the same box, should the student go there).
   if (question.step && link.state && link.state.step === card.number) link.state.prediction_text = formatG(value);
+  const pressed = card.confidence && card.confidence.querySelector("[aria-pressed=true]");
+  const confidence = pressed ? pressed.dataset.value : null;
   const ok = link.acknowledged;
-  if (ok && ok.step === card.number && ok.value === value) return drawQuestion(link, config);
+  if (ok && ok.step === card.number && ok.value === value && (ok.confidence ?? null) === confidence) {
+    return drawQuestion(link, config);
+  }
   link.seq += 1;
-  link.sent = {seq: link.seq, step: card.number, value, confidence: null};
+  link.sent = {seq: link.seq, step: card.number, value, confidence};
   if (link.socket && link.socket.readyState === WebSocket.OPEN) {
     link.socket.send(JSON.stringify({type: "submit", ...link.sent}));
   }
@@ -669,19 +678,25 @@ function classPanel(slot, S) {
     result: line("ae-student-result"),
     message: line("ae-class-message ae-error"),
   };
-  models.confidence.setAttribute("role", "group");
-  models.confidence.setAttribute("aria-label", S.class_confidence);
+  confidenceButtons(models.confidence, S);
+  slot.replaceChildren(...Object.values(models).filter((m) => m !== slot));
+  return models;
+}
+
+/** `group` made the two toggle buttons of how sure a student is (one pressed at most; none: not said). */
+function confidenceButtons(group, S) {
+  group.setAttribute("role", "group");
+  group.setAttribute("aria-label", S.class_confidence);
   for (const [value, label] of [["sure", S.class_sure], ["unsure", S.class_unsure]]) {
     const b = el("button", {type: "button", "aria-pressed": "false", "data-value": value}, label);
     b.addEventListener("click", () => {
       const on = b.getAttribute("aria-pressed") !== "true";
-      for (const other of models.confidence.children) other.setAttribute("aria-pressed", "false");
+      for (const other of group.children) other.setAttribute("aria-pressed", "false");
       b.setAttribute("aria-pressed", String(on));
     });
-    models.confidence.append(b);
+    group.append(b);
   }
-  slot.replaceChildren(...Object.values(models).filter((m) => m !== slot));
-  return models;
+  return group;
 }
 
 /** The steps module's keys the class reads and sets, as properties (`model`: the module's model). */
