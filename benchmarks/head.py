@@ -128,7 +128,11 @@ def keys_while_training(throttles: list[int], presses: int) -> dict[str, float]:
             page.locator(".ae-head-skip").click()
             if rate == 1:
                 page.evaluate(_JS_LONG_TASKS)
-                page.locator(".ae-head-train").click()
+                page.locator(".ae-head-train").click()  # a first play rests at step 300 ...
+                page.wait_for_function(
+                    "() => /(^|\\s)300(\\s|:)/.test(document.querySelector('.ae-head-readout').textContent)"
+                )
+                page.locator(".ae-head-train").click()  # ... pressed again, it trains on: 2 s of it
                 page.wait_for_timeout(2000)
                 page.locator(".ae-head-train").click()
                 long_tasks = page.evaluate("window.__aeLong")

@@ -160,11 +160,14 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     page.locator(".ae-head-step-button").click()
     assert _step_of(page) == 1
     page.locator(".ae-head-train").click()
+    # A first play rests by itself at the 300 steps the text asks about (pressed again, it trains on).
     page.wait_for_function(
-        "() => +document.querySelector('.ae-head-readout').textContent.match(/\\d+/)[0] >= 300", timeout=60_000
+        "(train) => document.querySelector('.ae-head-train').textContent === train",
+        arg=head_strings(language)["head_train"],
+        timeout=60_000,
     )
-    page.locator(".ae-head-train").click()  # pause
     paused = _step_of(page)
+    assert paused == head.REST_AT == 300
     # A paused run stays where it is: five frames later (a frame is when a playing run trains) it has not moved.
     page.evaluate(
         "() => new Promise((done) => { let n = 5; const f = () => (--n ? requestAnimationFrame(f) : done()); requestAnimationFrame(f); })"
@@ -264,10 +267,15 @@ def test_a_screen_reader_hears_each_rest_and_reads_the_plots_numbers(student, tm
     assert "Step 3" in page.locator(".ae-head-live").text_content()
     # While it trains, the loss is said now and then (every five seconds), not every frame. (A slow
     # phone's CPU, emulated: here a whole run of 5,000 steps takes under a second, and its end is said.)
+    page.locator(".ae-head-train").click()  # first to the rest at 300, then on
+    page.wait_for_function(
+        "(train) => document.querySelector('.ae-head-train').textContent === train",
+        arg=head_strings("en")["head_train"],
+    )
     page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 20})
     page.locator(".ae-head-train").click()
     page.wait_for_function(
-        """(pause) => document.querySelector('.ae-head-live').textContent.match(/Step (\\d+)/)[1] > 3
+        """(pause) => document.querySelector('.ae-head-live').textContent.match(/Step (\\d+)/)[1] > 300
                       && document.querySelector('.ae-head-train').textContent === pause""",
         arg=head_strings("en")["head_pause"],
         timeout=30_000,
@@ -418,10 +426,11 @@ def test_with_reduced_motion_the_plots_stand_still_while_it_trains_and_are_drawn
         .observe(line, {attributes: true, attributeFilter: ['points']});
     }""")
     page.locator(".ae-head-train").click()
-    page.wait_for_function(
-        "() => +document.querySelector('.ae-head-readout').textContent.match(/\\d+/)[0] >= 450", timeout=60_000
+    page.wait_for_function(  # it rests by itself at 300: drawn to the step it rests at
+        "(train) => document.querySelector('.ae-head-train').textContent === train",
+        arg=head_strings("en")["head_train"],
+        timeout=60_000,
     )
-    page.locator(".ae-head-train").click()  # pause: drawn to the step it rests at
     drawn = page.evaluate("window.drawn")
     # Not once while it played (a redraw of the step it started from aside); once when it rested.
     assert set(drawn) == {1, _step_of(page)}, drawn
@@ -444,8 +453,8 @@ def test_the_panel_app_trains_the_head_on_the_server_and_its_curves_grow(head_se
     wait_text(page, ".ae-head-readout", rf"Step 1: loss on this batch {run.losses[0]:.3f}")
     page.locator(".ae-head-train button").click()
     wait_text(page, ".ae-head-train", "Pause")
-    wait_text(page, ".ae-head-readout", r"Step ([3-9]\d\d|\d{4,}):", timeout=60_000)  # 300 steps or more
-    page.locator(".ae-head-train button").click()  # pause
+    # It rests by itself at the 300 steps the text asks about.
+    wait_text(page, ".ae-head-readout", r"Step 300:", timeout=60_000)
     wait_text(page, ".ae-head-train", "Train")
     shown = text_of(page, ".ae-head-readout")
     steps = int(shown.split()[1].rstrip(":"))

@@ -175,6 +175,7 @@ class HeadExplorer(Explorable):
             for name in ("d_k", "learning_rate", "seed")
         }
         self._callback = None
+        self._rest = head_view.MAX_STEPS
         self._said_at = 0.0
         self._drawn = None  # the settings whose curve the source holds
         self.param.watch(self._new_run, list(SETTINGS))
@@ -220,6 +221,7 @@ class HeadExplorer(Explorable):
 
     def _play(self, event) -> None:
         if event.new and self._callback is None:
+            self._rest = head_view.next_rest(self.steps)  # where this play rests by itself
             self._said_at = time.monotonic()
             self._callback = pn.state.add_periodic_callback(self._tick, period=TICK_PERIOD_MS)
         elif not event.new and self._callback is not None:
@@ -232,9 +234,9 @@ class HeadExplorer(Explorable):
             return
         run = self._run()
         until = time.perf_counter() + TICK_BUDGET_S
-        while run.t < head_view.MAX_STEPS and time.perf_counter() < until:
+        while run.t < self._rest and time.perf_counter() < until:
             run.step()
-        if run.t >= head_view.MAX_STEPS:
+        if run.t >= self._rest:  # at the text's 300 steps (or the end): it rests; pressed again, it trains on
             self.param.update(steps=run.t, playing=False)
         else:
             self.steps = run.t

@@ -362,6 +362,21 @@ def evaluate(run: Run, size: int = 1000) -> dict[str, float]:
 STATE_NAMES = ("d_k", "learning_rate", "seed", "scaled", "steps", "playing", "prediction", "skipped")
 #: The most steps a run trains (the page's limit too).
 MAX_STEPS = 5000
+#: Where a playing run rests by itself the first time (the step the text's prediction asks about); pressed
+#: again, it trains on to :data:`MAX_STEPS`.
+REST_AT = 300
+
+
+def next_rest(t: int) -> int:
+    """The step a run at step ``t`` that starts playing trains to before it rests: :data:`REST_AT`, or once
+    past it :data:`MAX_STEPS` (``web/head.js`` the same).
+
+    >>> next_rest(0), next_rest(299), next_rest(300), next_rest(4000)
+    (300, 300, 5000, 5000)
+    """
+    return REST_AT if t < REST_AT else MAX_STEPS
+
+
 #: The examples whose weights the page follows while the head trains (``WATCHED`` in ``web/head.js``).
 WATCHED = (2024, 1, 3)
 #: A row of the training record every this many steps (and the first and last step).

@@ -14,6 +14,14 @@ export const DRAWS = 2 * N_PAIRS + 1;
 export const DATA_OFFSET = 0x9E3779B9;
 export const LETTERS = "ABCDEFGH";
 const BETA1 = 0.9, BETA2 = 0.999, EPS = 1e-8;
+/** The most steps a run trains, and where a playing run rests by itself the first time (views/head.py). */
+export const MAX_STEPS = 5000, REST_AT = 300;
+
+/** The step a run at step `t` that starts playing trains to before it rests (views.head.next_rest). */
+export function nextRest(t) {
+  return t < REST_AT ? REST_AT : MAX_STEPS;
+}
+
 /** The state a page opens with (views/head.py DEFAULTS). */
 export const DEFAULTS = {d_k: 16, learning_rate: 0.01, seed: 0, scaled: true, batch: 64};
 
@@ -546,7 +554,7 @@ function render({model, el: root}) {
              el(sub, {}, t("head_lookup_heading")), own, ownAnswer, compare);
 
   // --- the run -------------------------------------------------------------------------------------
-  let run = null, playing = false, frame = 0, comparing = null, saidAt = 0;
+  let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS;
   // Reduced motion: the same training and numbers (the readout), but the plots stand still while it plays
   // and are drawn when it rests (a step, a pause, the end).
   const still = typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -632,10 +640,10 @@ function render({model, el: root}) {
 
   function tick() {
     const until = performance.now() + FRAME_BUDGET_MS;
-    do stepRun(run); while (performance.now() < until && run.t < 5000);
+    do stepRun(run); while (performance.now() < until && run.t < rest);
     if (still) drawReadout();
     else draw();
-    if (playing && run.t < 5000) {
+    if (playing && run.t < rest) {
       frame = requestAnimationFrame(tick);
       // While it plays, a screen reader hears the loss now and then, not every frame.
       if (performance.now() - saidAt >= SAY_EVERY_MS) { saidAt = performance.now(); live.textContent = readout.textContent; }
@@ -644,6 +652,7 @@ function render({model, el: root}) {
 
   train.addEventListener("click", () => {
     playing = !playing;
+    rest = nextRest(run.t);  // a first play rests at the text's 300 steps; pressed again, it trains on
     saidAt = performance.now();
     if (playing) frame = requestAnimationFrame(tick);
     else cancelAnimationFrame(frame);

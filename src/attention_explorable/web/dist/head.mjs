@@ -25,6 +25,11 @@ var LETTERS = "ABCDEFGH";
 var BETA1 = 0.9;
 var BETA2 = 0.999;
 var EPS = 1e-8;
+var MAX_STEPS = 5e3;
+var REST_AT = 300;
+function nextRest(t) {
+  return t < REST_AT ? REST_AT : MAX_STEPS;
+}
 var DEFAULTS = { d_k: 16, learning_rate: 0.01, seed: 0, scaled: true, batch: 64 };
 function uniforms(seed, start, count) {
   const first = seed + Math.imul(start, MULBERRY_INCREMENT) >>> 0;
@@ -532,7 +537,7 @@ function render({ model, el: root }) {
     ownAnswer,
     compare
   );
-  let run = null, playing = false, frame = 0, comparing = null, saidAt = 0;
+  let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS;
   const still = typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
   const settingsNow = () => ({
     seed: model.get("seed"),
@@ -620,10 +625,10 @@ function render({ model, el: root }) {
     const until = performance.now() + FRAME_BUDGET_MS;
     do
       stepRun(run);
-    while (performance.now() < until && run.t < 5e3);
+    while (performance.now() < until && run.t < rest);
     if (still) drawReadout();
     else draw();
-    if (playing && run.t < 5e3) {
+    if (playing && run.t < rest) {
       frame = requestAnimationFrame(tick);
       if (performance.now() - saidAt >= SAY_EVERY_MS) {
         saidAt = performance.now();
@@ -637,6 +642,7 @@ function render({ model, el: root }) {
   }
   train.addEventListener("click", () => {
     playing = !playing;
+    rest = nextRest(run.t);
     saidAt = performance.now();
     if (playing) frame = requestAnimationFrame(tick);
     else cancelAnimationFrame(frame);
@@ -737,9 +743,11 @@ export {
   D_IN,
   FRAME_BUDGET_MS,
   LETTERS,
+  MAX_STEPS,
   N_DIGITS,
   N_LETTERS,
   N_PAIRS,
+  REST_AT,
   head_default as default,
   forward,
   gradients,
@@ -747,6 +755,7 @@ export {
   lookupText,
   makeBatch,
   matchTable,
+  nextRest,
   parseLookup,
   startRun,
   stepRun,
