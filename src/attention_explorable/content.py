@@ -594,6 +594,9 @@ math { font-size: 1.05em; font-family: "Attention Explorable Math", math; }
 .ae-nobreak { white-space: nowrap; }
 /* A wide formula scrolls inside its own box on a narrow screen. */
 math[display="block"] { display: block math; margin: 0 auto; }
+/* On a phone a display formula is set a little smaller (at most 4.1 % of the screen's width) so that the
+   section's formulas fit whole from 320 px up; one still wider scrolls and is shaded at its edge. */
+.ae-math-display math { font-size: min(1.05em, 4.1vw); }
 .ae-box { border: 1px solid var(--ae-box-border, #c9c3e6); background: var(--ae-box, #f7f5ff); border-radius: 6px; padding: 4px 12px; }
 details.ae-proof { border-left: 3px solid var(--ae-border, #999); padding-left: 10px; }
 details.ae-proof summary { cursor: pointer; color: var(--ae-muted, #444); }

@@ -95,6 +95,26 @@ def test_the_textbook_on_a_320_px_phone_cuts_no_term_and_shades_what_scrolls(sta
     s.assert_clean()
 
 
+@pytest.mark.parametrize("width", [320, 360, 390])
+def test_every_display_formula_fits_a_phone_whole(static_site, student, width):
+    """No display formula is cut off at 320, 360 or 390 px, in either language: set a little smaller on a
+    phone (never below 4.1 % of the screen's width, never above the desktop's size), each fits its box."""
+    s = student(width, 844, mobile=True)
+    for name in ("index.html", "en/index.html"):
+        s.open_offline(static_site / name, ".ae-toc")
+        page = s.page
+        page.evaluate(  # each part of the textbook is laid out as it nears the screen
+            "async () => { for (let y = 0; y < document.body.scrollHeight; y += 400) "
+            "{ window.scrollTo(0, y); await new Promise((r) => requestAnimationFrame(r)); } }"
+        )
+        widths = page.evaluate(
+            "() => [...document.querySelectorAll('math[display=block]')]"
+            ".map((m) => [m.parentElement.scrollWidth, m.parentElement.clientWidth, m.textContent.slice(0, 30)])"
+        )
+        assert len(widths) >= 15 and all(w <= box + 1 for w, box, _ in widths), (name, widths)
+    s.assert_clean()
+
+
 def test_a_code_line_that_wraps_on_a_phone_goes_on_under_its_own_text_and_copies_as_written(static_site, student):
     """At 320 px a long code line wraps: its next row starts right of the line's own indentation (not at
     column 0, which reads as broken Python), and the code a reader selects and copies is the code as written."""
