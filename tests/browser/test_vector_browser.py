@@ -175,7 +175,8 @@ def test_student_moves_the_query(vector_page, request):
     knob.press("ArrowRight")
     wait_text(page, ".ae-vector-scores", r"s₂ = 0\.050")
     eventually(page, lambda: _assert_weights(page, core.softmax([1.0, 0.05, 1.05])))
-    assert page.locator(".ae-query-y-box input").input_value() == "0.05"
+    # (A live page's box comes in a patch of its own, after the readouts: waited for, not read at once.)
+    expect(page.locator(".ae-query-y-box input")).to_have_value("0.05")
     assert_consistent(page)
 
     # A typed number out of range is clamped, and a notice says so; a decimal comma is a number.
