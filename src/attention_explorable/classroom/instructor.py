@@ -56,11 +56,11 @@ from . import stats
 from .context import ClassContext
 from .questions import all_questions, get_question, question_html, question_label, question_title, typed_question
 from .store import (
-    CUSTOM_NUMBER_LIMIT,
     CUSTOM_OPTION_LIMIT,
-    CUSTOM_OPTIONS,
     CUSTOM_TEXT_LIMIT,
+    CustomQuestionError,
     Store,
+    check_custom_question,
     check_seconds,
 )
 from .store import normalise_code
@@ -360,10 +360,11 @@ class InstructorView(pn.viewable.Viewer):
         figure.add_layout(self._choice_axis, "below")
         # Any question of the text: the steps (asked on the explorable below), the exercises (asked on a card
         # on every student's page, wherever they are in the text).
+        self._text_questions = {question_label(q, lang): q.number for q in all_questions()}  # labelled once
         self._questions = pn.widgets.Select(
             label=_t("instructor_question_list", lang),
             value=room.step if get_question(room.step) else 1,
-            options={question_label(q, lang): q.number for q in all_questions()},
+            options=dict(self._text_questions),
             css_classes=["ae-question-select"],
             stylesheets=[_SELECT_CSS],
             sizing_mode="stretch_width",
@@ -703,30 +704,31 @@ class InstructorView(pn.viewable.Viewer):
         """Keep the question typed in the form (:meth:`.store.Store.add_question`) and pose it to the room;
         a part that cannot be asked is said under the form (nothing is kept)."""
         lang = self.language
-        words, kind = self._typed_text.value.strip(), self._typed_kind.value
-        if not words:
-            return self._typed_problem(_t("instructor_custom_no_text", lang))
-        if len(words) > CUSTOM_TEXT_LIMIT:
-            return self._typed_problem(_t("instructor_custom_too_long", lang, limit=CUSTOM_TEXT_LIMIT, n=len(words)))
-        options: tuple[str, ...] = ()
-        within = 0.0
-        if kind == "number":
+        kind = self._typed_kind.value
+        lines = tuple(line for line in self._typed_options.value.splitlines() if line.strip())
+        if kind == "number":  # a number that does not read as one is no number: the store's check says which
             answer = _number(self._typed_answer.value)
-            if answer is None or abs(answer) > CUSTOM_NUMBER_LIMIT:
-                return self._typed_problem(_t("instructor_custom_bad_answer", lang))
             within = _number(self._typed_within.value or "0")
-            if within is None or not 0 <= within <= CUSTOM_NUMBER_LIMIT:
-                return self._typed_problem(_t("instructor_custom_bad_within", lang))
+            answer, within = (math.nan if x is None else x for x in (answer, within))
         else:
-            options = tuple(line.strip() for line in self._typed_options.value.splitlines() if line.strip())
-            lo, hi = CUSTOM_OPTIONS
-            if not lo <= len(options) <= hi or any(len(o) > CUSTOM_OPTION_LIMIT for o in options):
-                return self._typed_problem(_t("instructor_custom_bad_options", lang, limit=CUSTOM_OPTION_LIMIT))
-            answer = LETTERS.index(self._typed_right.value)
-            if answer >= len(options):
-                return self._typed_problem(
-                    _t("instructor_custom_bad_right", lang, letters=", ".join(LETTERS[: len(options)]))
-                )
+            answer, within = LETTERS.index(self._typed_right.value), 0.0
+        try:
+            kind, words, answer, within, options = check_custom_question(
+                kind, self._typed_text.value, answer, within, lines if kind == "choice" else ()
+            )
+        except CustomQuestionError as problem:  # said in the form's own words
+            text = self._typed_text.value.strip()
+            said = {
+                "text": ("instructor_custom_too_long", {"limit": CUSTOM_TEXT_LIMIT, "n": len(text)})
+                if text
+                else ("instructor_custom_no_text", {}),
+                "answer": ("instructor_custom_bad_answer", {})
+                if kind == "number"
+                else ("instructor_custom_bad_right", {"letters": ", ".join(LETTERS[: len(lines)])}),
+                "within": ("instructor_custom_bad_within", {}),
+                "options": ("instructor_custom_bad_options", {"limit": CUSTOM_OPTION_LIMIT}),
+            }[problem.part]
+            return self._typed_problem(_t(said[0], lang, **said[1]))
         self._typed_message.object = ""
         code = self.code
 
@@ -745,9 +747,7 @@ class InstructorView(pn.viewable.Viewer):
 
     def _list_typed(self, typed) -> None:
         """The question list: the text's questions, then those typed in this room (once each is kept)."""
-        lang = self.language
-        options = {question_label(q, lang): q.number for q in all_questions()}
-        options.update({question_label(q, lang): q.number for q in typed})
+        options = {**self._text_questions, **{question_label(q, self.language): q.number for q in typed}}
         if options != self._questions.options:
             self._questions.options = options
 
@@ -963,7 +963,7 @@ class InstructorView(pn.viewable.Viewer):
         round_line = (
             _t("instructor_round", lang, round=asked, step=room.step)
             if question.is_step
-            else _t("instructor_round_custom", lang, round=asked, ordinal=question.key.removeprefix("custom-"))
+            else _t("instructor_round_custom", lang, round=asked, ordinal=question.ordinal)
             if question.is_typed
             else _t("instructor_round_question", lang, round=asked, exercise=question.key)
         )

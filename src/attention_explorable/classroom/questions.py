@@ -95,6 +95,11 @@ class Question:
         """Whether the instructor typed this question in the room (:func:`typed_question`)."""
         return self.number >= CUSTOM_FIRST
 
+    @property
+    def ordinal(self) -> int | None:
+        """A typed question's place among its room's, from 1 (its key ``custom-<ordinal>``); else None."""
+        return int(self.key.removeprefix("custom-")) if self.is_typed else None
+
     def accepts(self, value) -> bool:
         """Whether ``value`` can be an answer: a finite real number within :attr:`bounds`, and for a choice
         the index of one of its options."""
@@ -346,7 +351,7 @@ def question_title(question: Question, language: str) -> str:
     """A short heading of ``question`` (plain text): "3.8 Step 2 · ...", "3.7 exercise q2-alpha2",
     "Class question 1"."""
     if question.is_typed:
-        return text("question_custom_title", language, ordinal=question.key.removeprefix("custom-"))
+        return text("question_custom_title", language, ordinal=question.ordinal)
     if question.is_step:
         return text(scenarios.get_step(question.number).title_key, language)
     if question.key in prompts():  # "3.7 prediction · <the explorable's heading>"
@@ -397,7 +402,7 @@ def typed_for_page(question: Question) -> dict:
     ``options`` (letters) and ``bounds``. No answer; no markup."""
     return {
         "number": question.number,
-        "ordinal": int(question.key.removeprefix("custom-")),
+        "ordinal": question.ordinal,
         "kind": question.kind,
         "text": question.text,
         "choices": list(question.choices),

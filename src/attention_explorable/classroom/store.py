@@ -340,38 +340,53 @@ def _custom(row: CustomQuestionRow) -> CustomQuestion:
     return CustomQuestion(row.number, row.ordinal, row.kind, row.text, row.answer, row.within, options)
 
 
+class CustomQuestionError(ValueError):
+    """A part of a typed question that cannot be asked; ``part`` names it (``kind``, ``text``, ``answer``,
+    ``within`` or ``options``), for a form that says so in its own words."""
+
+    def __init__(self, part: str, message: str):
+        super().__init__(message)
+        self.part = part
+
+
 def check_custom_question(kind, text, answer, within=0.0, options=()) -> tuple:
     """The typed question's parts, cleaned (text and options stripped; a choice's answer an index), or
-    ValueError naming the part that cannot be one.
+    :class:`CustomQuestionError` (a ValueError) naming the part that cannot be one.
 
     Returns (kind, text, answer, within, options).
     """
     if kind not in ("number", "choice"):
-        raise ValueError(f"kind must be 'number' or 'choice', got {kind!r}")
+        raise CustomQuestionError("kind", f"kind must be 'number' or 'choice', got {kind!r}")
     if not isinstance(text, str) or not text.strip():
-        raise ValueError("text must be the question's words, got nothing")
+        raise CustomQuestionError("text", "text must be the question's words, got nothing")
     text = text.strip()
     if len(text) > CUSTOM_TEXT_LIMIT:
-        raise ValueError(f"text must be at most {CUSTOM_TEXT_LIMIT} characters, got {len(text)}")
+        raise CustomQuestionError("text", f"text must be at most {CUSTOM_TEXT_LIMIT} characters, got {len(text)}")
     if isinstance(answer, bool) or not isinstance(answer, (int, float)) or not math.isfinite(answer):
-        raise ValueError(f"answer must be a finite number, got {answer!r}")
+        raise CustomQuestionError("answer", f"answer must be a finite number, got {answer!r}")
     if kind == "number":
         if abs(answer) > CUSTOM_NUMBER_LIMIT:
-            raise ValueError(f"answer must be within ±{CUSTOM_NUMBER_LIMIT:g}, got {answer!r}")
+            raise CustomQuestionError("answer", f"answer must be within ±{CUSTOM_NUMBER_LIMIT:g}, got {answer!r}")
         bad = isinstance(within, bool) or not isinstance(within, (int, float))
         if bad or not math.isfinite(within) or not 0 <= within <= CUSTOM_NUMBER_LIMIT:
-            raise ValueError(f"within must be a number from 0 to {CUSTOM_NUMBER_LIMIT:g}, got {within!r}")
+            raise CustomQuestionError(
+                "within", f"within must be a number from 0 to {CUSTOM_NUMBER_LIMIT:g}, got {within!r}"
+            )
         return kind, text, float(answer), float(within), ()
     if isinstance(options, str) or not all(isinstance(o, str) for o in options):
-        raise ValueError(f"options must be a list of texts, got {options!r}")
+        raise CustomQuestionError("options", f"options must be a list of texts, got {options!r}")
     options = tuple(o.strip() for o in options if o.strip())
     lo, hi = CUSTOM_OPTIONS
     if not lo <= len(options) <= hi:
-        raise ValueError(f"options must be {lo} to {hi} non-empty texts, got {len(options)}")
+        raise CustomQuestionError("options", f"options must be {lo} to {hi} non-empty texts, got {len(options)}")
     if too_long := [o for o in options if len(o) > CUSTOM_OPTION_LIMIT]:
-        raise ValueError(f"each option must be at most {CUSTOM_OPTION_LIMIT} characters, got {len(too_long[0])}")
+        raise CustomQuestionError(
+            "options", f"each option must be at most {CUSTOM_OPTION_LIMIT} characters, got {len(too_long[0])}"
+        )
     if answer != int(answer) or not 0 <= answer < len(options):
-        raise ValueError(f"answer must be the right option's index, 0 to {len(options) - 1}, got {answer!r}")
+        raise CustomQuestionError(
+            "answer", f"answer must be the right option's index, 0 to {len(options) - 1}, got {answer!r}"
+        )
     return kind, text, float(int(answer)), 0.0, options
 
 
