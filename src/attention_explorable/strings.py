@@ -75,7 +75,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "step2_explain": "分数差拉开到 2，第二个位置分到的份额涨到约九成，y 被拉向 v₂。两个份额都不为负、合计为 1，所以 y 再怎么移动也只是 v₁ 与 v₂ 之间的某一点。",
         "step3_title": "第 3 步 · 调低温度",
         "step3_question": "分数差固定为 2（s₁ = 20，s₂ = 22），把温度从 T = 1 降到 T = 0.02，输出 y 会到哪里？",
-        "step3_explain": "T 变小等于把分数差放大：差 2 在 T = 0.02 时相当于差 100，α₂ 几乎是 1，y 几乎贴在 v₂ 上。α₁ 只是小到约 3.7 × 10⁻⁴⁴，并没有变成 0：softmax 始终是平滑的加权，只会无限逼近“只取最大者”。",
+        "step3_explain": "T 变小等于把分数差放大：差 2 在 T = 0.02 时相当于差 100，α₂ 几乎是 1，y 几乎贴在 v₂ 上。α₁ 只是小到约 3.7×10⁻⁴⁴，并没有变成 0：softmax 始终是平滑的加权，只会无限逼近“只取最大者”。",
         # readouts
         "readout_scores": "分数",
         "readout_temperature": "温度",
@@ -539,7 +539,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "step2_explain": "A score gap of 2 gives the second position about nine tenths of the weight, and y is pulled towards v₂. Neither weight is negative and together they add up to 1, so wherever y moves, it stays between v₁ and v₂.",
         "step3_title": "Step 3 · Lower the temperature",
         "step3_question": "Keep the difference at 2 (s₁ = 20, s₂ = 22) and lower the temperature from T = 1 to T = 0.02. Where does the output y go?",
-        "step3_explain": "Lowering T magnifies the score gap: a gap of 2 at T = 0.02 acts like a gap of 100, so α₂ is almost 1 and y lies almost on v₂. Yet α₁ is merely tiny, about 3.7 × 10⁻⁴⁴, not 0: softmax remains a smooth weighting that gets ever closer to “take the largest” without ever becoming it.",
+        "step3_explain": "Lowering T magnifies the score gap: a gap of 2 at T = 0.02 acts like a gap of 100, so α₂ is almost 1 and y lies almost on v₂. Yet α₁ is merely tiny, about 3.7×10⁻⁴⁴, not 0: softmax remains a smooth weighting that gets ever closer to “take the largest” without ever becoming it.",
         "readout_scores": "Scores",
         "readout_temperature": "Temperature",
         "readout_weights": "Weights",

@@ -33,10 +33,10 @@ def test_bad_values_are_said_and_never_reach_the_log(steps_server, student):
     s.open(steps_server.url() + "?temperature=1e400&value_1=-99&step=%3Cb%3E", ".ae-output")
     page = s.page
     wait_text(page, ".ae-input-notice", r"temperature=1e400 不是可用的值，已忽略")
-    wait_text(page, ".ae-input-notice", r"value_1=-99 超出范围 \[-20, 20\]，已改为 -20")
+    wait_text(page, ".ae-input-notice", r"value_1=-99 超出范围 \[−20, 20\]，已改为 −20")
     wait_text(page, ".ae-input-notice", r"step=<b> 不是可用的值")  # shown as text, not markup
     assert page.locator(".ae-input-notice b").count() == 0
-    assert page.locator(".ae-value-1-box input").input_value() == "-20"
+    assert page.locator(".ae-value-1-box input").input_value() == "−20"
     s.assert_clean()
     steps_server.assert_clean_log()
 
@@ -46,7 +46,7 @@ def test_the_textbook_reads_each_explorables_prefix_and_lands_on_its_anchor(text
     s.open(textbook_server.url() + "?vector.query_x=-1.5&steps.step=3#sec-3-8", ".ae-vector-output")
     page = s.page
     wait_text(page, ".ae-vector-output", r"y = \[")
-    assert page.locator(".ae-query-x-box input").input_value() == "-1.5"
+    assert page.locator(".ae-query-x-box input").input_value() == "−1.5"
     page.wait_for_function("() => window.scrollY > 1000")  # the anchor, although the content came late
     # the steps explorable is built as the reader nears it, with its own link
     page.locator(".ae-explorable-steps").first.scroll_into_view_if_needed()

@@ -13,7 +13,7 @@ import random
 import pytest
 
 from attention_explorable.strings import LANGUAGES, plural_category, plural_forms, text
-from attention_explorable.views.numbers import format_number
+from attention_explorable.views.numbers import format_g, format_number
 
 pytestmark = pytest.mark.browser
 
@@ -85,7 +85,7 @@ def test_g_and_readout_numbers_as_python_formats_them(module_page):
         "(xs) => xs.map((x) => [ae.formatG(x), ae.formatNumber(x), ae.formatNumber(x, 2), ae.formatNumber(x, 2, false)])",
         xs,
     )
-    want = lambda x: [format(x, "g"), format_number(x), format_number(x, 2), format_number(x, 2, html=False)]  # noqa: E731
+    want = lambda x: [format_g(x), format_number(x), format_number(x, 2), format_number(x, 2, html=False)]  # noqa: E731
     wrong = [(x, got) for x, got in zip(xs, js) if got != want(x)]
     assert not wrong, wrong[:10]
 

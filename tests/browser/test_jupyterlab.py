@@ -185,7 +185,7 @@ def test_an_explorables_notebook_widget_follows_python_and_the_reader_in_both_th
     box = out.locator(".ae-query-x-box input")
     box.fill("-1.5")
     box.press("Tab")  # the box takes a value as it is left (Enter is JupyterLab's, in an output)
-    expect(out.locator(".ae-vector-scores")).to_contain_text("s₁ = -1.500")
+    expect(out.locator(".ae-vector-scores")).to_contain_text("s₁ = −1.500")
     _run_cell(page, 2)
     expect(cells.nth(2).locator(".jp-OutputArea")).to_contain_text("q is -1.5", timeout=30_000)
 

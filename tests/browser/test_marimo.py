@@ -95,7 +95,7 @@ def test_an_explorable_in_marimo_follows_the_reader_in_both_themes(marimo_app, s
     box = page.locator(".ae-query-x-box input").first
     box.fill("-1.5")
     box.press("Tab")
-    expect(page.locator(".ae-vector-scores").first).to_contain_text("s₁ = -1.500")
+    expect(page.locator(".ae-vector-scores").first).to_contain_text("s₁ = −1.500")
     expect(page.get_by_text("q is -1.5")).to_be_visible(timeout=30_000)
 
     texts = page.locator(

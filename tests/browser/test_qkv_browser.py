@@ -42,8 +42,8 @@ def qkv_page(request, qkv_server, saved_qkv, student):
 
 
 def output_of(page) -> list[list[float]]:
-    cells = re.findall(r"-?\d+\.\d+", text_of(page, ".ae-qkv-output"))
-    return np.array([float(c) for c in cells]).reshape(-1, 2).tolist()
+    cells = re.findall(r"[−-]?\d+\.\d+", text_of(page, ".ae-qkv-output"))
+    return np.array([float(c.replace("−", "-")) for c in cells]).reshape(-1, 2).tolist()
 
 
 def assert_shows(page, st: dict) -> None:

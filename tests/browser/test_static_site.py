@@ -154,7 +154,7 @@ def test_a_deep_link_opens_its_view_and_the_address_follows_the_controls(static_
 def test_bad_link_values_are_clamped_or_ignored_with_a_notice(static_site, student):
     s, _ = _open(student, static_site, "vector.html?query_x=9&query_y=abc&temperature=0.5", ".ae-vector-output")
     page = s.page
-    wait_text(page, ".ae-input-notice", r"query_x=9 超出范围 \[-2, 2\]，已改为 2")
+    wait_text(page, ".ae-input-notice", r"query_x=9 超出范围 \[−2, 2\]，已改为 2")
     wait_text(page, ".ae-input-notice", r"query_y=abc 不是可用的值，已忽略")
     assert page.locator(".ae-query-x-box input").input_value() == "2"
     assert page.locator(".ae-vector-temperature-box input").input_value() == "0.5"

@@ -43,9 +43,9 @@ def _at_the_left_end(page, css: str) -> None:
 
 def readout_number(page, css: str) -> float:
     txt = text_of(page, css)
-    m = re.search(r"=\s*(-?[0-9.]+)", txt)
+    m = re.search(r"=\s*([−-]?[0-9.]+)", txt)
     assert m, f"no number in {css}: {txt!r}"
-    return float(m.group(1))
+    return float(m.group(1).replace("−", "-"))
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,7 @@ def steps_page(request, steps_server, saved_steps, student):
 def test_student_does_all_three_steps(steps_page, request):
     s, page = steps_page, steps_page.page
     start = scenarios.outcome(scenarios.get_step(1).start)["output"]
-    assert_readout(page, ".ae-output", start, tol=1e-4)  # not yet 6
+    assert_readout(page, ".ae-output", start, tol=5e-4)  # not yet 6
 
     # Step 1: predict the midpoint, demonstrate, read the check.
     page.locator(".ae-prediction input").fill("6")
@@ -76,13 +76,13 @@ def test_student_does_all_three_steps(steps_page, request):
     page.locator(".ae-step-2 button").click()
     wait_text(page, ".ae-result", "先预测")
     page.locator(".ae-prediction input").fill("八")
-    wait_text(page, ".ae-prediction-error", "预测必须是 -20 到 20 之间的数字，收到的是「八」")
+    wait_text(page, ".ae-prediction-error", "预测必须是 −20 到 20 之间的数字，收到的是「八」")
     page.locator(".ae-prediction input").fill("8")
     page.locator(".ae-demonstrate button").click()
     expected = scenarios.get_step(2).expected_output()
     wait_text(page, ".ae-result", rf"演示结果 y = {expected:.2f}；相差 {abs(8 - expected):.2f}")
-    assert_readout(page, ".ae-output", expected, tol=1e-4)
-    assert_readout(page, ".ae-weight-2", 0.8808, tol=1e-4)
+    assert_readout(page, ".ae-output", expected, tol=5e-4)
+    assert_readout(page, ".ae-weight-2", 0.8808, tol=5e-4)
     s.screenshot(f"steps-step2-1280-{request.node.callspec.id}")
 
     # Controls stay free: one key press on the score-difference slider; the box shows 2.1.
@@ -90,7 +90,7 @@ def test_student_does_all_three_steps(steps_page, request):
     knob.focus()
     knob.press("ArrowRight")
     wait_text(page, ".ae-score-2-readout", r"s₂ = 2\.10")
-    assert_readout(page, ".ae-weight-2", 0.8909, tol=1e-4)
+    assert_readout(page, ".ae-weight-2", 0.8909, tol=5e-4)
     assert page.locator(".ae-score-diff-box input").input_value() == "2.1"
     assert "滑块已移动" in text_of(page, ".ae-result")  # the result says which state it is of
 
@@ -131,7 +131,7 @@ def test_student_does_all_three_steps(steps_page, request):
     page.mouse.move(bar["x"] + bar["width"] + 40, h["y"] + h["height"] / 2, steps=8)
     page.mouse.up()
     wait_text(page, ".ae-temperature-readout", r"T = 10\.00")
-    assert_readout(page, ".ae-weight-2", 0.5498, tol=1e-4)
+    assert_readout(page, ".ae-weight-2", 0.5498, tol=5e-4)
     assert "NaN" not in text_of(page, ".ae-naive").split("\n")[1]
     s.assert_clean()
 

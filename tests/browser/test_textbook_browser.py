@@ -133,7 +133,7 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     handle.press("ArrowRight")
     diff = scenarios.get_step(1).start["score_diff"] + 0.1  # one slider step
     a2 = core.softmax([0.0, diff])[1]
-    wait_text(page, ".ae-explorable-steps .ae-weight-2", rf"α₂ = {a2:.4f}")
+    wait_text(page, ".ae-explorable-steps .ae-weight-2", rf"α₂ = {a2:.3f}")
 
     # The video loads nothing until a source is chosen; the click inserts that source's player
     # (tests/browser/test_video_browser.py checks every source).

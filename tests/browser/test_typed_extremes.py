@@ -27,7 +27,7 @@ def test_vector_boxes_take_extremes(vector_server, student):
     page = s.page
     _type(page, ".ae-query-x-box", "99999999999999999999")
     expect(page.locator(".ae-query-x-box input").first).to_have_value("2")
-    wait_text(page, ".ae-input-notice", r"99999999999999999999 超出范围 \[-2, 2\]，已改为 2")
+    wait_text(page, ".ae-input-notice", r"99999999999999999999 超出范围 \[−2, 2\]，已改为 2")
     handle = page.locator(".ae-query-x .noUi-handle").first
     assert float(handle.get_attribute("aria-valuenow")) == 2.0
     wait_text(page, ".ae-vector-scores", r"s₁ = 2\.000")  # q = [2, 0]: s = q·k with k₁ = [1, 0]
@@ -35,7 +35,7 @@ def test_vector_boxes_take_extremes(vector_server, student):
         _type(page, ".ae-query-y-box", junk)
         expect(page.locator(".ae-query-y-box input").first).to_have_value("0")
     _type(page, ".ae-query-y-box", "-99999999999999999999")
-    expect(page.locator(".ae-query-y-box input").first).to_have_value("-2")
+    expect(page.locator(".ae-query-y-box input").first).to_have_value("−2")
     assert "y = [" in text_of(page, ".ae-vector-output")
     s.assert_clean()
     vector_server.assert_clean_log()

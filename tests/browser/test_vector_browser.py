@@ -56,9 +56,9 @@ _TIP = """() => {
 
 
 def labelled(txt: str, label: str) -> float:
-    m = re.search(re.escape(label) + r"\s*=\s*(-?[0-9.]+)", txt)
+    m = re.search(re.escape(label) + r"\s*=\s*([−-]?[0-9.]+)", txt)
     assert m, f"{label!r} not in {txt!r}"
-    return float(m.group(1))
+    return float(m.group(1).replace("−", "-"))
 
 
 def scores(page) -> list[float]:
@@ -72,9 +72,9 @@ def weights(page) -> list[float]:
 
 
 def output(page) -> list[float]:
-    m = re.search(r"y = \[(-?[0-9.]+), (-?[0-9.]+)\]", text_of(page, ".ae-vector-output"))
+    m = re.search(r"y = \[([−-]?[0-9.]+), ([−-]?[0-9.]+)\]", text_of(page, ".ae-vector-output"))
     assert m, text_of(page, ".ae-vector-output")
-    return [float(m.group(1)), float(m.group(2))]
+    return [float(m.group(1).replace("−", "-")), float(m.group(2).replace("−", "-"))]
 
 
 def query(page) -> list[float]:
@@ -184,7 +184,7 @@ def test_student_moves_the_query(vector_page, request):
     box.fill("5")
     box.press("Enter")
     wait_text(page, ".ae-vector-scores", r"s₁ = 2\.000")
-    notice = r"查询 q 的第一个分量：输入的 5 超出范围 \[-2, 2\]，已改为 2"
+    notice = r"查询 q 的第一个分量：输入的 5 超出范围 \[−2, 2\]，已改为 2"
     wait_text(page, ".ae-input-notice", notice)
     assert box.input_value() == "2"
     assert handle_value(handle(page, ".ae-query-x")) == 2.0
@@ -227,7 +227,7 @@ def test_student_moves_the_query(vector_page, request):
         assert moving["q"] == pytest.approx([0.6, -0.7], abs=0.02)  # drawn before the drop
     else:  # Python's answer to the drop, when it has come
         page.wait_for_function(
-            f"([el]) => !({_SHADOW_TEXT})(el).includes('s₁ = -0.80×1 + 1.30×0')",
+            f"([el]) => !({_SHADOW_TEXT})(el).includes('s₁ = (−0.80)×1 + 1.30×0')",
             arg=[page.locator(".ae-vector-formula").first.element_handle()],
         )
     wait_tip_on_formula(page)

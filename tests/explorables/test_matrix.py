@@ -44,7 +44,7 @@ def test_defaults_and_numbers_follow_the_view(explorer):
     np.testing.assert_array_equal(explorer.weights, res["weights"])
     np.testing.assert_array_equal(explorer.scores, res["scores"])
     assert explorer.mean_max_weight == res["mean_max_weight"]
-    assert f"{explorer.mean_max_weight:.4f}" in shown(explorer._html["max_weight"])
+    assert f"{explorer.mean_max_weight:.3f}" in shown(explorer._html["max_weight"])
 
 
 def test_python_changes_reach_the_drawn_models(explorer):

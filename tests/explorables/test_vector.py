@@ -71,10 +71,10 @@ def test_a_students_action_calls_python_which_draws_it(explorer):
     slider, box, _ = explorer._sliders["query_x"]
     slider.value = -0.7  # as the browser sets it
     assert explorer.query_x == -0.7 and explorer.scores[0] == pytest.approx(-0.7)
-    assert box.value == "-0.7" and "s₁ = -0.700" in explorer._html["scores_readout"].text
+    assert box.value == "−0.7" and "s₁ = −0.700" in explorer._html["scores_readout"].text
     box.value = "5"  # typed out of range: clamped, and said
     assert explorer.query_x == 2.0 and box.value == "2" and slider.value == 2.0
-    assert notice(explorer) == "查询 q 的第一个分量：输入的 5 超出范围 [-2, 2]，已改为 2。"
+    assert notice(explorer) == "查询 q 的第一个分量：输入的 5 超出范围 [−2, 2]，已改为 2。"
     box.value = "abc"  # junk: the box shows the value again, nothing else changes
     assert explorer.query_x == 2.0 and box.value == "2"
     t_box = explorer._sliders["temperature"][1]

@@ -8,21 +8,23 @@ from attention_explorable.views.numbers import format_fixed, format_g, format_nu
 @pytest.mark.parametrize(
     "x, out",
     [
-        (0.5, "0.5000"),
-        (1.4e-87, "1.4×10<sup>-87</sup>"),
+        (0.5, "0.500"),  # three decimals (DECIMALS)
+        (1.4e-87, "1.4×10<sup>−87</sup>"),  # a true minus, in the power too
         (float("nan"), "NaN"),
         (float("inf"), "∞"),
         (float("-inf"), "−∞"),
-        (-0.0, "0.0000"),
-        (-0.00004, "-4.0×10<sup>-5</sup>"),
+        (-0.0, "0.000"),
+        (-0.5, "−0.500"),
+        (-0.0004, "−4.0×10<sup>−4</sup>"),
         (2.5e191, "2.5×10<sup>191</sup>"),
-        (999999.9, "999999.9000"),
-        (0.00005, "0.0001"),
-        (0.000049, "4.9×10<sup>-5</sup>"),
+        (999999.9, "999999.900"),
+        (0.0005, "0.001"),
+        (0.00049, "4.9×10<sup>−4</sup>"),
     ],
 )
 def test_format_number(x, out):
     assert format_number(x) == out
+    assert "-" not in out  # a shown number never carries the hyphen
 
 
 def test_format_number_plain_text_and_other_digits():
@@ -33,7 +35,8 @@ def test_format_number_plain_text_and_other_digits():
 
 
 def test_python_formats():
-    assert format_g(1.8000000000000007) == "1.8" and format_g(1e-7) == "1e-07" and format_g(-0.0) == "-0"
+    assert format_g(1.8000000000000007) == "1.8" and format_g(1e-7) == "1e-07" and format_g(-0.0) == "−0"
+    assert format_g(-2.5) == "−2.5" and parse_number(format_g(-2.5)) == -2.5  # a box's true minus reads back
     assert format_fixed(2.675, 2) == "2.67"  # 2.675 is 2.67499999... in binary
 
 

@@ -38,8 +38,8 @@ def number(html: str, label: str) -> float:
 def test_step_1_starts_unequal_so_the_answer_is_not_shown_early():
     v = view.steps_view(state(1), CONFIG)
     a2 = 1 / (1 + np.exp(-1.0))
-    assert number(v["html"]["readouts"], "α₂") == pytest.approx(a2, abs=1e-4)
-    assert number(v["html"]["readouts"], "y") == pytest.approx(2 + 8 * a2, abs=1e-4)
+    assert number(v["html"]["readouts"], "α₂") == pytest.approx(a2, abs=5e-4)
+    assert number(v["html"]["readouts"], "y") == pytest.approx(2 + 8 * a2, abs=5e-4)
     target = view.steps_view({**state(1), **scenarios.get_step(1).target}, CONFIG)
     assert number(target["html"]["readouts"], "α₁") == 0.5 and number(target["html"]["readouts"], "y") == 6.0
     assert target["sources"]["interval"] == {"x0": [2.0], "x1": [10.0]}
@@ -79,7 +79,7 @@ def test_step_3_low_temperature_sharpens_and_the_literal_formula_overflows():
     assert "NaN" in v["html"]["naive"] and "∞" in v["html"]["naive"]
     hot = view.steps_view(state(3, temperature=10.0, revealed=True), CONFIG)  # moved by hand after it
     assert hot["sources"]["weights"]["weight"][1] == pytest.approx(1 / (1 + np.exp(-0.2)))
-    assert number(hot["html"]["readouts"], "y") == pytest.approx(6.3987, abs=1e-4)
+    assert number(hot["html"]["readouts"], "y") == pytest.approx(6.3987, abs=5e-4)
     assert hot["sources"]["point"]["t"] == [10.0]
     curve = hot["sources"]["curve"]
     assert curve["t"][0] == pytest.approx(0.01) and curve["t"][-1] == pytest.approx(10.0)
@@ -149,7 +149,7 @@ def test_the_demonstration_without_a_prediction_asks_for_one():
 @pytest.mark.parametrize("raw", ["abc", "1e999", "21", "nan", "<b>x</b>", "1/0"])
 def test_malformed_prediction_gives_a_clear_message(raw):
     v = view.steps_view(state(1, raw), CONFIG)
-    assert v["props"]["error"]["visible"] and "预测必须是 -20 到 20 之间的数字" in v["html"]["error"]
+    assert v["props"]["error"]["visible"] and "预测必须是 −20 到 20 之间的数字" in v["html"]["error"]
     assert "<b>x" not in v["html"]["error"] and v["sources"]["prediction"]["x"] == []
     ok = view.steps_view(state(1, "5，5"), CONFIG)  # a full-width comma typed as decimal mark
     assert ok["sources"]["prediction"]["x"] == [5.5] and not ok["props"]["error"]["visible"]
@@ -175,7 +175,7 @@ def test_formula_shows_current_numbers():
     v = view.steps_view(state(1, score_diff=1.5, temperature=0.5), CONFIG)
     assert "(1.50)/0.50" in v["html"]["formula"]
     w = core.softmax([0.0, 1.5], temperature=0.5)
-    assert f"{w[1]:.4f}" in v["html"]["formula"]
+    assert f"{w[1]:.3f}" in v["html"]["formula"]
 
 
 def test_each_language_has_its_own_text():
@@ -191,7 +191,7 @@ def test_an_authors_values_are_every_steps_and_its_question_says_them():
         assert (step["start"]["value_1"], step["start"]["value_2"]) == (-1.5, 8.0)
         assert (step["target"]["value_1"], step["target"]["value_2"]) == (-1.5, 8.0)
     v = view.steps_view(state(1, value_1=-1.5, value_2=8.0, revealed=True), config)
-    assert "v₁ = -1.5 and v₂ = 8" in v["html"]["question"]
+    assert "v₁ = −1.5 and v₂ = 8" in v["html"]["question"]
     # demonstrated: the check is against that step's own answer, the midpoint of -1.5 and 8
     assert "3.25" in v["html"]["result"] and view.steps_config("en")["steps"][0]["target"]["value_2"] == 10.0
     with pytest.raises(ValueError, match="value_3"):

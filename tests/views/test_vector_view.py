@@ -22,14 +22,14 @@ def state(query_x=1.0, query_y=0.0, temperature=1.0):
 
 def number(html: str, label: str) -> float:
     """The number after ``label =`` in a readout's HTML."""
-    m = re.search(re.escape(label) + r" = (-?[0-9.]+)", html)
+    m = re.search(re.escape(label) + r" = ([−-]?[0-9.]+)", html)
     assert m, f"{label!r} not found in {html!r}"
-    return float(m.group(1))
+    return float(m.group(1).replace("−", "-"))
 
 
 def _float(s: str) -> float:
-    """A readout number, also in the ``4.3×10<sup>-18</sup>`` form of tiny numbers."""
-    return float(re.sub(r"×10<sup>(-?\d+)</sup>", r"e\1", s))
+    """A readout number (a true minus), also in the ``4.3×10<sup>−18</sup>`` form of tiny numbers."""
+    return float(re.sub(r"×10<sup>(-?\d+)</sup>", r"e\1", s.replace("−", "-")))
 
 
 def vector(html: str, label: str) -> list[float]:
@@ -98,7 +98,7 @@ def test_numbers_follow_core_and_output_stays_in_the_hull(qx, qy, temp):
     shown = [_float(m) for m in re.findall(r"α. = (.+?)</td>", v["html"]["weights_readout"])]
     assert shown == pytest.approx(w[0], abs=5e-4, rel=0.05)
     assert [number(v["html"]["scores_readout"], f"s{i}") for i in "₁₂₃"] == pytest.approx(scores, abs=5e-4)
-    assert f"{qx:.2f}" in v["html"]["formula"] and f"/ {temp:.2f})" in v["html"]["formula"]
+    assert f"{qx:.2f}".replace("-", "−") in v["html"]["formula"] and f"/ {temp:.2f})" in v["html"]["formula"]
     sizes = v["sources"]["values"]["size"]
     assert np.argmax(sizes) == np.argmax(w[0])  # bigger point, bigger weight
     assert sizes == pytest.approx(8.0 + 22.0 * np.sqrt(w[0]))
@@ -107,7 +107,7 @@ def test_numbers_follow_core_and_output_stays_in_the_hull(qx, qy, temp):
 def test_tiny_weights_are_shown_as_such_never_as_zero_or_nan():
     v = view.vector_view(state(-2.0, -2.0, 0.05), CONFIG)  # s₃ - s₁ = -40 at T = 0.05: e^-40 / 2
     html = v["html"]
-    assert "α₃ = 2.1×10<sup>-18</sup>" in html["weights_readout"]
+    assert "α₃ = 2.1×10<sup>−18</sup>" in html["weights_readout"]
     assert "NaN" not in str(v) and "inf" not in str(v)
     assert v["sources"]["values"]["label"][2] == "v₃ (2.1×10⁻¹⁸)"
 
@@ -165,7 +165,7 @@ def test_other_keys_and_values():
     weights = core.softmax([1.0, -1.0])
     assert [number(v["html"]["weights_readout"], f"α{i}") for i in "₁₂"] == pytest.approx(weights, abs=5e-4)
     assert v["sources"]["keys"]["label"] == ["k₁", "k₂"]
-    assert "·[0, 2] + " in v["html"]["formula"] and "·[0.25, -2.00]" in v["html"]["formula"]
+    assert "·[0, 2] + " in v["html"]["formula"] and "·[0.25, −2.00]" in v["html"]["formula"]
     assert "s₂ = 1.00×(−1) + 0.00×0 = −1.000" in v["html"]["formula"]  # a negative factor in parentheses
     assert v["sources"]["hull"] == {"x": [0.0, 0.25], "y": [2.0, -2.0]}
 

@@ -473,7 +473,7 @@ def head_view(state, config: dict) -> dict:
     ValueError
         For a setting out of its bounds or a prediction not among :data:`PREDICTIONS` (named).
     """
-    from .numbers import data_table
+    from .numbers import MINUS, data_table, format_number
 
     S = config["strings"]
     if state["prediction"] not in PREDICTIONS:
@@ -514,7 +514,7 @@ def head_view(state, config: dict) -> dict:
             out["x"].append(j + 1)
             out["y"].append(i + 1)
             out["fill"].append(f"rgba({rgb},{abs(share):.3f})")
-            out["text"].append(f"{v:.1f}")
+            out["text"].append(f"{v:.1f}".replace("-", MINUS))
             out["text_color"].append("#fff" if abs(share) > 0.6 else "#1b1b1b")
         return out
 
@@ -551,15 +551,15 @@ def head_view(state, config: dict) -> dict:
             "watched_data": data_table(
                 S["head_weights_heading"],
                 ["", "1", "2", "3", "4"],
-                [[e, *(f"{w:.2f}" for w in f["weights"][b])] for b, e in enumerate(examples)],
+                [[e, *(format_number(w) for w in f["weights"][b])] for b, e in enumerate(examples)],
             ),
             "table_data": data_table(
                 S["head_table_title"],
                 ["", *LETTERS],
-                [[a, *(f"{x:.2f}" for x in table[i])] for i, a in enumerate(LETTERS)],
+                [[a, *(format_number(x) for x in table[i])] for i, a in enumerate(LETTERS)],
             ),
             "reads_data": data_table(
-                S["head_reads_title"], ["", *LETTERS, *digits], [["", *(f"{x:.2f}" for x in reads)]]
+                S["head_reads_title"], ["", *LETTERS, *digits], [["", *(format_number(x) for x in reads)]]
             ),
             "history_data": data_table(
                 S["head_history_title"],

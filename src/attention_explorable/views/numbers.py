@@ -4,6 +4,20 @@ Each function has a twin of the same name in ``web/shared.js``
 (``formatNumber``, ``formatG``, ``formatFixed``, ``parseNumber``); the
 mirror tests hold them to these. Rounding is Python's: half to even on the
 exact binary value of the float.
+
+The policy every page follows (docs/architecture.md, "Numbers"):
+
+* a score, weight, output or loss read as a number (a readout, a formula, a
+  table, the text) has **three decimals** (:data:`DECIMALS`); a heat map's
+  cell or a bar's label, a small box on a figure, rounds the same number to
+  two, and the figure's data table beside it has the three;
+* a number below 0.0005 (or of a million and more) in size is written one
+  way, ``3.7×10⁻⁴⁴`` (``×10<sup>−44</sup>`` in HTML): never ``3.7e-44``;
+* a negative number carries a true minus, ``−`` (U+2212), in readouts, labels
+  and boxes alike; :func:`parse_number` reads it as it reads ``-``.
+
+:func:`format_fixed` alone is Python's format with its hyphen: a coordinate
+or a value written into the state, not a number shown.
 """
 
 from __future__ import annotations
@@ -11,14 +25,20 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["data_table", "format_fixed", "format_g", "format_number", "parse_number"]
+__all__ = ["DECIMALS", "MINUS", "data_table", "format_fixed", "format_g", "format_number", "parse_number"]
+
+#: Decimals of a score, weight, output or loss read as a number.
+DECIMALS = 3
+
+#: The minus sign of every number shown (U+2212), not the hyphen.
+MINUS = "−"
 
 
 #: Digits and the minus sign as superscript characters (a power of ten on a figure's label).
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
-def format_number(x: float, digits: int = 4, html: bool = True) -> str:
+def format_number(x: float, digits: int = DECIMALS, html: bool = True) -> str:
     """A readout number: ``digits`` decimals, scientific when tiny or huge.
 
     NaN and infinities are written as ``NaN``, ``∞`` and ``−∞``. A weight such
@@ -38,8 +58,8 @@ def format_number(x: float, digits: int = 4, html: bool = True) -> str:
 
     Examples
     --------
-    >>> format_number(0.42231), format_number(1.4e-87), format_number(-0.00001, 2)
-    ('0.4223', '1.4×10<sup>-87</sup>', '-1.0×10<sup>-5</sup>')
+    >>> format_number(0.42231), format_number(1.4e-87), format_number(-0.00001, 2), format_number(-0.5)
+    ('0.422', '1.4×10<sup>−87</sup>', '−1.0×10<sup>−5</sup>', '−0.500')
     >>> format_number(3.7e-44, html=False)
     '3.7×10⁻⁴⁴'
     """
@@ -50,16 +70,24 @@ def format_number(x: float, digits: int = 4, html: bool = True) -> str:
         return "∞" if x > 0 else "−∞"
     if abs(x) >= 1e6 or (x != 0.0 and abs(x) < 0.5 * 10.0 ** (-digits)):
         mantissa, exponent = f"{x:.1e}".split("e")
+        mantissa = mantissa.replace("-", MINUS)
         if not html:
             return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
-        return f"{mantissa}×10<sup>{int(exponent)}</sup>"
+        return f"{mantissa}×10<sup>{str(int(exponent)).replace('-', MINUS)}</sup>"
     s = f"{x:.{digits}f}"
-    return "0." + "0" * digits if s.startswith("-") and float(s) == 0.0 else s
+    if s.startswith("-"):
+        return "0." + "0" * digits if float(s) == 0.0 else MINUS + s[1:]
+    return s
 
 
 def format_g(x: float) -> str:
-    """Python's ``format(x, "g")``: six significant digits, trailing zeros dropped."""
-    return format(float(x), "g")
+    """Python's ``format(x, "g")`` with a true minus: six significant digits, trailing zeros dropped.
+
+    >>> format_g(-2.0), format_g(0.02)
+    ('−2', '0.02')
+    """
+    s = format(float(x), "g")
+    return MINUS + s[1:] if s.startswith("-") else s
 
 
 def format_fixed(x: float, decimals: int) -> str:
@@ -152,7 +180,7 @@ def echo(raw: str, limit: int = 40) -> str:
     return raw if len(raw) <= limit else raw[:limit] + "…"
 
 
-def format_vector(v, digits: int = 3) -> str:
+def format_vector(v, digits: int = DECIMALS) -> str:
     """A vector as the readouts write it, ``[0.845, 0.578]``: each entry by :func:`format_number`.
 
     Twin: ``formatVector`` in ``web/shared.js``.

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import core, scenarios
 from ..strings import text
-from .numbers import data_table, echo, format_fixed, format_g, format_number, parse_number
+from .numbers import data_table, echo, format_g, format_number, parse_number
 
 #: Bounds of the temperature slider; the curve's temperatures are log-spaced over them.
 T_BOUNDS = (0.01, 10.0)
@@ -206,7 +206,7 @@ def steps_view(state, config: dict) -> dict:
         "sources": {
             "values": {"x": [v1, v2], "label": [f"v₁={format_g(v1)}", f"v₂={format_g(v2)}"]},
             "interval": {"x0": [min(v1, v2)], "x1": [max(v1, v2)]},
-            "output": {"x": [y], "label": [f"y={format_fixed(y, 2)}"]},
+            "output": {"x": [y], "label": [f"y={format_number(y, 2, html=False)}"]},
             "prediction": ({"x": [pred], "label": [format_g(pred)]} if pred is not None else {"x": [], "label": []}),
             "weights": {
                 "name": ["α₁", "α₂"],

@@ -33,7 +33,7 @@ from scipy.spatial import ConvexHull, QhullError
 from .. import core
 from ..strings import text
 from . import choice
-from .numbers import data_table, format_g, format_number, format_vector
+from .numbers import MINUS, data_table, format_g, format_number, format_vector
 
 #: Bounds of each component of the query q.
 Q_BOUNDS = (-2.0, 2.0)
@@ -256,15 +256,10 @@ def _state_number(state, name: str, lo: float, hi: float) -> float:
     return float(value)
 
 
-def _minus(number: str) -> str:
-    """A written number with a true minus sign (−2.00, not -2.00): a formula's result."""
-    return "−" + number[1:] if number.startswith("-") else number
-
-
 def _factor(number: str) -> str:
     """A written number as a factor of a product: a negative one in parentheses, ``1.00×(−1)``, never
-    ``1.00×-1`` or ``+ -2.00×0``."""
-    return f"({_minus(number)})" if number.startswith("-") else number
+    ``1.00×−1`` or ``+ −2.00×0``."""
+    return f"({number})" if number.startswith(MINUS) else number
 
 
 def _sub(j: int) -> str:
@@ -365,7 +360,7 @@ def vector_view(state, config: dict) -> dict:
 
     dots = "<br>".join(
         f"s{i} = {_factor(f(qx, 2))}×{_factor(format_g(kj[0]))} + {_factor(f(qy, 2))}×{_factor(format_g(kj[1]))}"
-        f" = {_minus(f(s, 3))}"
+        f" = {f(s, 3)}"
         for i, kj, s in zip(idx, k.tolist(), scores)
     )
     terms = " + ".join(

@@ -9,7 +9,7 @@
 // model's `held`. Every question the instructor poses is asked on a card of its own at the foot of the
 // screen, wherever the student is; a step's card makes way for the steps explorable while that is on
 // screen. A lost connection is taken up again by the page itself.
-import {countText, fill, formatFixed, formatG, setState, stepStart} from "./shared.js";
+import {countText, fill, formatFixed, formatG, formatNumber, setState, stepStart} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 
 const ID_KEY = "attention-explorable-student";
@@ -125,7 +125,7 @@ function tick(link, state, models, config) {
 export function studentResult(link, state, strings, lang) {
   const r = link.result;
   if (!r || r.step !== state.step) return "";
-  const answer = formatFixed(r.answer, 2);
+  const answer = formatNumber(r.answer, 2, false);
   // r.percent: rounded by the server (classroom/stats.py percent), as the projector rounds it.
   const klass = r.n && r.share_within !== null
     ? fill(countText(strings, "class_result_class", r.n, lang), {n: r.n, share: `${r.percent}%`, within: formatG(r.within)})

@@ -8,6 +8,7 @@
 // host (a plain page's web/host.js, a notebook, marimo, MyST). Everything it draws is made with
 // createElement and textContent; nothing typed is ever read as HTML.
 import {MULBERRY_INCREMENT, mulberry32} from "./random.js";
+import {formatNumber} from "./shared.js";
 
 export const N_LETTERS = 8, N_DIGITS = 10, N_PAIRS = 4, D_IN = N_LETTERS + N_DIGITS;
 export const DRAWS = 2 * N_PAIRS + 1;
@@ -596,10 +597,10 @@ function render({model, el: root}) {
     table.update(scores);
     reads.update([valueRead]);
     if (!playing) {
-      const two = (x) => x.toFixed(2);
-      watchedData.update([0, 1, 2].map((b) => [lookupText(WATCHED, b), ...Array.from(f.weights[b], two)]));
-      tableData.update(scores.map((row, i) => [LETTERS[i], ...Array.from(row, two)]));
-      readsData.update([["", ...Array.from(valueRead, two)]]);
+      const shown = (x) => formatNumber(x);  // a table: three decimals (views.numbers.DECIMALS)
+      watchedData.update([0, 1, 2].map((b) => [lookupText(WATCHED, b), ...Array.from(f.weights[b], shown)]));
+      tableData.update(scores.map((row, i) => [LETTERS[i], ...Array.from(row, shown)]));
+      readsData.update([["", ...Array.from(valueRead, shown)]]);
       const rows = [];
       for (let i = 1; i <= last; i++) {
         if (i === 1 || i % HISTORY_EVERY === 0 || i === last) {
@@ -678,7 +679,7 @@ function render({model, el: root}) {
     const b = windowMean(comparing.unscaled.losses, COMPARE_STEPS, COMPARE_WINDOW);
     const said = model.get("compare_prediction");
     compareSays.textContent = t("head_compare_says", {first: COMPARE_STEPS - COMPARE_WINDOW + 1, last: COMPARE_STEPS,
-                                                      scaled: a.toFixed(4), unscaled: b.toFixed(4),
+                                                      scaled: a.toPrecision(3), unscaled: b.toPrecision(3),
                                                       ratio: (b / a).toFixed(1)}) + " " +
       (Number.isInteger(said) ? t(said === COMPARE_RIGHT ? "head_compare_right" : "head_compare_wrong") : "");
     comparing.done = true;

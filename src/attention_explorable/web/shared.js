@@ -73,11 +73,16 @@ function scientific(x, decimals) {
   return {digits: kept, exp};
 }
 
-/** Python's format(x, "g"): six significant digits, trailing zeros dropped. */
+/** The decimals of a score, weight, output or loss read as a number (views.numbers.DECIMALS). */
+export const DECIMALS = 3;
+/** The minus sign of every number shown (U+2212), not the hyphen (views.numbers.MINUS). */
+export const MINUS = "\u2212";
+
+/** Python's format(x, "g") with a true minus: six significant digits, trailing zeros dropped. */
 export function formatG(x) {
   if (Number.isNaN(x)) return "nan";
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  const sign = isNegative(x) ? "-" : "";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : MINUS + "inf";
+  const sign = isNegative(x) ? MINUS : "";
   if (x === 0) return sign + "0";
   const {digits, exp} = scientific(x, 5);
   if (exp >= -4 && exp < 6) {
@@ -100,16 +105,17 @@ const superscript = (s) => Array.from(s, (c) => SUPERSCRIPT[c]).join("");
  * scientific when tiny or huge (a power of ten as `×10<sup>e</sup>`, or with `html` false, for a figure's
  * label, in superscript characters: `×10⁻⁴⁴`); NaN, ∞, −∞ as such.
  */
-export function formatNumber(x, digits = 4, html = true) {
+export function formatNumber(x, digits = DECIMALS, html = true) {
   if (Number.isNaN(x)) return "NaN";
   if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
   if (Math.abs(x) >= 1e6 || (x !== 0 && Math.abs(x) < Number("5e-" + (digits + 1)))) {
     const {digits: m, exp} = scientific(x, 1);
-    const mantissa = (isNegative(x) ? "-" : "") + m[0] + "." + m[1];
-    return html ? mantissa + "×10<sup>" + exp + "</sup>" : mantissa + "×10" + superscript(String(exp));
+    const mantissa = (isNegative(x) ? MINUS : "") + m[0] + "." + m[1];
+    return html ? mantissa + "×10<sup>" + String(exp).replace("-", MINUS) + "</sup>" : mantissa + "×10" + superscript(String(exp));
   }
   const s = formatFixed(x, digits);
-  return s.startsWith("-") && Number(s) === 0 ? "0." + "0".repeat(digits) : s;
+  if (!s.startsWith("-")) return s;
+  return Number(s) === 0 ? "0." + "0".repeat(digits) : MINUS + s.slice(1);
 }
 
 const FULL_WIDTH = {"０": "0", "１": "1", "２": "2", "３": "3", "４": "4", "５": "5", "６": "6",
@@ -153,7 +159,7 @@ export function parseNumber(raw) {
 }
 
 /** A vector as the readouts write it, "[0.845, 0.578]" (views.numbers.format_vector). */
-export function formatVector(v, digits = 3) {
+export function formatVector(v, digits = DECIMALS) {
   return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
 }
 

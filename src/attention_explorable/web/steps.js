@@ -6,7 +6,7 @@
 import {softmax, weightedSum} from "./attention.js";
 import {drawsFrom, numberLineFigure, range, source, temperatureFigure, weightsFigure} from "./figures.js";
 import {button, drawView, el, figure, modelSlider, moduleRoot, noticePart, readout, setState, tell, textInput} from "./parts.js";
-import {dataTable, echo, escapeHtml, fill, formatFixed, formatG, formatNumber, onGrid, pyStrip, stepStart} from "./shared.js";
+import {DECIMALS, dataTable, echo, escapeHtml, fill, formatFixed, formatG, formatNumber, onGrid, pyStrip, stepStart} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 
 export const STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
@@ -74,9 +74,9 @@ export function stepsView(st, config) {
     sources: {
       values: {x: [v1, v2], label: ["v₁=" + formatG(v1), "v₂=" + formatG(v2)]},
       interval: {x0: [Math.min(v1, v2)], x1: [Math.max(v1, v2)]},
-      output: {x: [y], label: ["y=" + formatFixed(y, 2)]},
+      output: {x: [y], label: ["y=" + formatNumber(y, 2, false)]},
       prediction: pred === null ? {x: [], label: []} : {x: [pred], label: [formatG(pred)]},
-      weights: {name: ["α₁", "α₂"], weight: [a1, a2], label: [f(a1, 4, false), f(a2, 4, false)]},
+      weights: {name: ["α₁", "α₂"], weight: [a1, a2], label: [f(a1, DECIMALS, false), f(a2, DECIMALS, false)]},
       curve: curveShown ? {t: config.curve_t.slice(), weight: curve} : {t: [], weight: []},
       point: curveShown ? {t: [temp], weight: [s2 >= s1 ? a2 : a1]} : {t: [], weight: []},
     },

@@ -7,7 +7,7 @@ import {scaledDotProductAttention} from "./attention.js";
 import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
 import {drawsFrom, planeFigure, source} from "./figures.js";
 import {choiceParts, drawView, el, figure, modelSlider, moduleRoot, noticePart, readout, setState} from "./parts.js";
-import {dataTable, fill, formatFixed, formatG, formatNumber, formatVector} from "./shared.js";
+import {MINUS, dataTable, fill, formatFixed, formatG, formatNumber, formatVector} from "./shared.js";
 
 export const SLIDERS = ["query_x", "query_y", "temperature"];
 // The prediction asked first (views.vector.PREDICTIONS), the right one, and the state.
@@ -85,10 +85,8 @@ export function pointToQuery(x, y, [lo, hi] = [-2, 2], decimals = 2) {
 const sub = (j) => Array.from(String(j), (c) => SUB[Number(c)]).join("");
 
 // `direction` or its opposite, whichever points away from `centre` (ties: the opposite).
-/** A written number with a true minus sign (−2.00): a formula's result (views.vector._minus). */
-const minus = (number) => (number.startsWith("-") ? "−" + number.slice(1) : number);
 /** A negative factor of a written product in parentheses, 1.00×(−1) (views.vector._factor). */
-const factor = (number) => (number.startsWith("-") ? `(${minus(number)})` : number);
+const factor = (number) => (number.startsWith(MINUS) ? `(${number})` : number);
 
 function away(point, [dx, dy], centre) {
   const dot = dx * (centre[0] - point[0]) + dy * (centre[1] - point[1]);
@@ -147,7 +145,7 @@ export function vectorView(st, config) {
 
   const dots = k.map((kj, j) =>
     `s${idx[j]} = ${factor(f(qx, 2))}×${factor(formatG(kj[0]))} + ${factor(f(qy, 2))}×${factor(formatG(kj[1]))}` +
-    ` = ${minus(f(scores[j], 3))}`).join("<br>");
+    ` = ${f(scores[j], 3)}`).join("<br>");
   const terms = weights.map((w, j) =>
     `${f(w, 3)}·${formatVector(v[j], v[j].every((c) => c === Math.round(c)) ? 0 : 2)}`).join(" + ");
   const row = (kind, cells) => `<table><tr><td class='ae-kind'>${kind}</td>${cells}</tr></table>`;

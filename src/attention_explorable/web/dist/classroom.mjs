@@ -58,10 +58,12 @@ function scientific(x, decimals) {
   }
   return { digits: kept, exp };
 }
+var DECIMALS = 3;
+var MINUS = "−";
 function formatG(x) {
   if (Number.isNaN(x)) return "nan";
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  const sign = isNegative(x) ? "-" : "";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : MINUS + "inf";
+  const sign = isNegative(x) ? MINUS : "";
   if (x === 0) return sign + "0";
   const { digits, exp } = scientific(x, 5);
   if (exp >= -4 && exp < 6) {
@@ -72,6 +74,32 @@ function formatG(x) {
   const m = (digits[0] + "." + digits.slice(1).join("")).replace(/0+$/, "").replace(/\.$/, "");
   const e = Math.abs(exp);
   return sign + m + "e" + (exp < 0 ? "-" : "+") + (e < 10 ? "0" + e : String(e));
+}
+var SUPERSCRIPT = {
+  "0": "⁰",
+  "1": "¹",
+  "2": "²",
+  "3": "³",
+  "4": "⁴",
+  "5": "⁵",
+  "6": "⁶",
+  "7": "⁷",
+  "8": "⁸",
+  "9": "⁹",
+  "-": "⁻"
+};
+var superscript = (s) => Array.from(s, (c) => SUPERSCRIPT[c]).join("");
+function formatNumber(x, digits = DECIMALS, html = true) {
+  if (Number.isNaN(x)) return "NaN";
+  if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
+  if (Math.abs(x) >= 1e6 || x !== 0 && Math.abs(x) < Number("5e-" + (digits + 1))) {
+    const { digits: m, exp } = scientific(x, 1);
+    const mantissa = (isNegative(x) ? MINUS : "") + m[0] + "." + m[1];
+    return html ? mantissa + "×10<sup>" + String(exp).replace("-", MINUS) + "</sup>" : mantissa + "×10" + superscript(String(exp));
+  }
+  const s = formatFixed(x, digits);
+  if (!s.startsWith("-")) return s;
+  return Number(s) === 0 ? "0." + "0".repeat(digits) : MINUS + s.slice(1);
 }
 var FULL_WIDTH = {
   "０": "0",
@@ -205,7 +233,7 @@ function tick(link, state, models, config) {
 function studentResult(link, state, strings, lang) {
   const r = link.result;
   if (!r || r.step !== state.step) return "";
-  const answer = formatFixed(r.answer, 2);
+  const answer = formatNumber(r.answer, 2, false);
   const klass = r.n && r.share_within !== null ? fill(countText(strings, "class_result_class", r.n, lang), { n: r.n, share: `${r.percent}%`, within: formatG(r.within) }) : strings.class_result_nobody;
   const ok = link.acknowledged;
   if (!ok || ok.step !== r.step) return fill(strings.class_result_no_prediction, { answer, class: klass });

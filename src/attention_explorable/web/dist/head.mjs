@@ -14,6 +14,95 @@ function mulberry32(seed, count) {
   return out;
 }
 
+// src/attention_explorable/web/shared.js
+function decimal(ax) {
+  if (ax === 0) return { digits: "", point: 0 };
+  if (ax < 1e-4) {
+    const [m, e] = ax.toExponential(40).split("e");
+    return { digits: m.replace(".", ""), point: Number(e) + 1 };
+  }
+  const s = ax >= 1e21 ? BigInt(ax).toString() : ax.toFixed(100);
+  const [ip, fp = ""] = s.split(".");
+  const digits = ip + fp;
+  const lead = digits.search(/[1-9]/);
+  return { digits: digits.slice(lead), point: ip.length - lead };
+}
+function roundDigits(digits, p) {
+  const kept = [];
+  for (let i = 0; i < p; i++) kept.push(i < digits.length ? Number(digits[i]) : 0);
+  const next = p < digits.length ? digits[p] : "0";
+  let up = next > "5";
+  if (next === "5") {
+    const tail = /[1-9]/.test(digits.slice(p + 1));
+    up = tail || p > 0 && kept[p - 1] % 2 === 1;
+  }
+  if (up) {
+    let i = kept.length - 1;
+    while (i >= 0 && kept[i] === 9) {
+      kept[i] = 0;
+      i--;
+    }
+    if (i < 0) kept.unshift(1);
+    else kept[i] += 1;
+  }
+  return kept;
+}
+var isNegative = (x) => x < 0 || Object.is(x, -0);
+function formatFixed(x, decimals) {
+  const ax = Math.abs(x);
+  if (ax < 1e21 && x !== 0 && decimals < 100 && !ax.toFixed(decimals + 1).endsWith("5")) {
+    return x.toFixed(decimals);
+  }
+  const d = decimal(ax);
+  const p = d.point + decimals;
+  const kept = p < 0 ? [] : roundDigits(d.digits, p);
+  const intLen = kept.length - decimals;
+  const ip = intLen > 0 ? kept.slice(0, intLen).join("") : "0";
+  const fp = (intLen >= 0 ? kept.slice(intLen) : Array(-intLen).fill(0).concat(kept)).join("").padStart(decimals, "0");
+  return (isNegative(x) ? "-" : "") + ip + (decimals > 0 ? "." + fp : "");
+}
+function scientific(x, decimals) {
+  const d = decimal(Math.abs(x));
+  if (!d.digits) return { digits: Array(decimals + 1).fill(0), exp: 0 };
+  let kept = roundDigits(d.digits, decimals + 1);
+  let exp = d.point - 1;
+  if (kept.length > decimals + 1) {
+    kept = kept.slice(0, decimals + 1);
+    exp += 1;
+  }
+  return { digits: kept, exp };
+}
+var DECIMALS = 3;
+var MINUS = "−";
+var SUPERSCRIPT = {
+  "0": "⁰",
+  "1": "¹",
+  "2": "²",
+  "3": "³",
+  "4": "⁴",
+  "5": "⁵",
+  "6": "⁶",
+  "7": "⁷",
+  "8": "⁸",
+  "9": "⁹",
+  "-": "⁻"
+};
+var superscript = (s) => Array.from(s, (c) => SUPERSCRIPT[c]).join("");
+function formatNumber(x, digits = DECIMALS, html = true) {
+  if (Number.isNaN(x)) return "NaN";
+  if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
+  if (Math.abs(x) >= 1e6 || x !== 0 && Math.abs(x) < Number("5e-" + (digits + 1))) {
+    const { digits: m, exp } = scientific(x, 1);
+    const mantissa = (isNegative(x) ? MINUS : "") + m[0] + "." + m[1];
+    return html ? mantissa + "×10<sup>" + String(exp).replace("-", MINUS) + "</sup>" : mantissa + "×10" + superscript(String(exp));
+  }
+  const s = formatFixed(x, digits);
+  if (!s.startsWith("-")) return s;
+  return Number(s) === 0 ? "0." + "0".repeat(digits) : MINUS + s.slice(1);
+}
+var PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
+
 // src/attention_explorable/web/head.js
 var N_LETTERS = 8;
 var N_DIGITS = 10;
@@ -576,10 +665,10 @@ function render({ model, el: root }) {
     table.update(scores);
     reads.update([valueRead]);
     if (!playing) {
-      const two = (x) => x.toFixed(2);
-      watchedData.update([0, 1, 2].map((b) => [lookupText(WATCHED, b), ...Array.from(f.weights[b], two)]));
-      tableData.update(scores.map((row, i) => [LETTERS[i], ...Array.from(row, two)]));
-      readsData.update([["", ...Array.from(valueRead, two)]]);
+      const shown = (x) => formatNumber(x);
+      watchedData.update([0, 1, 2].map((b) => [lookupText(WATCHED, b), ...Array.from(f.weights[b], shown)]));
+      tableData.update(scores.map((row, i) => [LETTERS[i], ...Array.from(row, shown)]));
+      readsData.update([["", ...Array.from(valueRead, shown)]]);
       const rows = [];
       for (let i = 1; i <= last; i++) {
         if (i === 1 || i % HISTORY_EVERY === 0 || i === last) {
@@ -688,8 +777,8 @@ function render({ model, el: root }) {
     compareSays.textContent = t("head_compare_says", {
       first: COMPARE_STEPS - COMPARE_WINDOW + 1,
       last: COMPARE_STEPS,
-      scaled: a.toFixed(4),
-      unscaled: b.toFixed(4),
+      scaled: a.toPrecision(3),
+      unscaled: b.toPrecision(3),
       ratio: (b / a).toFixed(1)
     }) + " " + (Number.isInteger(said) ? t(said === COMPARE_RIGHT ? "head_compare_right" : "head_compare_wrong") : "");
     comparing.done = true;

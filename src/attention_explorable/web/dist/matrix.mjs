@@ -100,10 +100,12 @@ function scientific(x, decimals) {
   }
   return { digits: kept, exp };
 }
+var DECIMALS = 3;
+var MINUS = "−";
 function formatG(x) {
   if (Number.isNaN(x)) return "nan";
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  const sign = isNegative(x) ? "-" : "";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : MINUS + "inf";
+  const sign = isNegative(x) ? MINUS : "";
   if (x === 0) return sign + "0";
   const { digits, exp } = scientific(x, 5);
   if (exp >= -4 && exp < 6) {
@@ -129,16 +131,17 @@ var SUPERSCRIPT = {
   "-": "⁻"
 };
 var superscript = (s) => Array.from(s, (c) => SUPERSCRIPT[c]).join("");
-function formatNumber(x, digits = 4, html = true) {
+function formatNumber(x, digits = DECIMALS, html = true) {
   if (Number.isNaN(x)) return "NaN";
   if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
   if (Math.abs(x) >= 1e6 || x !== 0 && Math.abs(x) < Number("5e-" + (digits + 1))) {
     const { digits: m, exp } = scientific(x, 1);
-    const mantissa = (isNegative(x) ? "-" : "") + m[0] + "." + m[1];
-    return html ? mantissa + "×10<sup>" + exp + "</sup>" : mantissa + "×10" + superscript(String(exp));
+    const mantissa = (isNegative(x) ? MINUS : "") + m[0] + "." + m[1];
+    return html ? mantissa + "×10<sup>" + String(exp).replace("-", MINUS) + "</sup>" : mantissa + "×10" + superscript(String(exp));
   }
   const s = formatFixed(x, digits);
-  return s.startsWith("-") && Number(s) === 0 ? "0." + "0".repeat(digits) : s;
+  if (!s.startsWith("-")) return s;
+  return Number(s) === 0 ? "0." + "0".repeat(digits) : MINUS + s.slice(1);
 }
 var FULL_WIDTH = {
   "０": "0",

@@ -103,10 +103,12 @@ function scientific(x, decimals) {
   }
   return { digits: kept, exp };
 }
+var DECIMALS = 3;
+var MINUS = "−";
 function formatG(x) {
   if (Number.isNaN(x)) return "nan";
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  const sign = isNegative(x) ? "-" : "";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : MINUS + "inf";
+  const sign = isNegative(x) ? MINUS : "";
   if (x === 0) return sign + "0";
   const { digits, exp } = scientific(x, 5);
   if (exp >= -4 && exp < 6) {
@@ -132,16 +134,17 @@ var SUPERSCRIPT = {
   "-": "⁻"
 };
 var superscript = (s) => Array.from(s, (c) => SUPERSCRIPT[c]).join("");
-function formatNumber(x, digits = 4, html = true) {
+function formatNumber(x, digits = DECIMALS, html = true) {
   if (Number.isNaN(x)) return "NaN";
   if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
   if (Math.abs(x) >= 1e6 || x !== 0 && Math.abs(x) < Number("5e-" + (digits + 1))) {
     const { digits: m, exp } = scientific(x, 1);
-    const mantissa = (isNegative(x) ? "-" : "") + m[0] + "." + m[1];
-    return html ? mantissa + "×10<sup>" + exp + "</sup>" : mantissa + "×10" + superscript(String(exp));
+    const mantissa = (isNegative(x) ? MINUS : "") + m[0] + "." + m[1];
+    return html ? mantissa + "×10<sup>" + String(exp).replace("-", MINUS) + "</sup>" : mantissa + "×10" + superscript(String(exp));
   }
   const s = formatFixed(x, digits);
-  return s.startsWith("-") && Number(s) === 0 ? "0." + "0".repeat(digits) : s;
+  if (!s.startsWith("-")) return s;
+  return Number(s) === 0 ? "0." + "0".repeat(digits) : MINUS + s.slice(1);
 }
 var FULL_WIDTH = {
   "０": "0",
@@ -186,7 +189,7 @@ function parseNumber(raw) {
   }
   return Number.isFinite(value) ? value : null;
 }
-function formatVector(v, digits = 3) {
+function formatVector(v, digits = DECIMALS) {
   return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
 }
 function escapeHtml(s) {
@@ -729,9 +732,9 @@ function stepsView(st, config) {
     sources: {
       values: { x: [v1, v2], label: ["v₁=" + formatG(v1), "v₂=" + formatG(v2)] },
       interval: { x0: [Math.min(v1, v2)], x1: [Math.max(v1, v2)] },
-      output: { x: [y], label: ["y=" + formatFixed(y, 2)] },
+      output: { x: [y], label: ["y=" + formatNumber(y, 2, false)] },
       prediction: pred === null ? { x: [], label: [] } : { x: [pred], label: [formatG(pred)] },
-      weights: { name: ["α₁", "α₂"], weight: [a1, a2], label: [f(a1, 4, false), f(a2, 4, false)] },
+      weights: { name: ["α₁", "α₂"], weight: [a1, a2], label: [f(a1, DECIMALS, false), f(a2, DECIMALS, false)] },
       curve: curveShown ? { t: config.curve_t.slice(), weight: curve } : { t: [], weight: [] },
       point: curveShown ? { t: [temp], weight: [s2 >= s1 ? a2 : a1] } : { t: [], weight: [] }
     },
@@ -853,8 +856,7 @@ function pointToQuery(x, y, [lo, hi] = [-2, 2], decimals = 2) {
   return [roundTo(Math.min(Math.max(x, lo), hi), decimals), roundTo(Math.min(Math.max(y, lo), hi), decimals)];
 }
 var sub = (j) => Array.from(String(j), (c) => SUB[Number(c)]).join("");
-var minus = (number) => number.startsWith("-") ? "−" + number.slice(1) : number;
-var factor = (number) => number.startsWith("-") ? `(${minus(number)})` : number;
+var factor = (number) => number.startsWith(MINUS) ? `(${number})` : number;
 function away(point, [dx, dy], centre) {
   const dot = dx * (centre[0] - point[0]) + dy * (centre[1] - point[1]);
   return dot >= 0 ? [-dx, -dy] : [dx, dy];
@@ -893,7 +895,7 @@ function vectorView(st, config) {
   const keyDirs = mids.map((m, j) => away(m, [-k[j][1], k[j][0]], centre));
   const valueDirs = v.map(([vx, vy]) => [vx - centre[0], vy - centre[1]]);
   const hull = convexHull(v);
-  const dots = k.map((kj, j) => `s${idx[j]} = ${factor(f(qx, 2))}×${factor(formatG(kj[0]))} + ${factor(f(qy, 2))}×${factor(formatG(kj[1]))} = ${minus(f(scores[j], 3))}`).join("<br>");
+  const dots = k.map((kj, j) => `s${idx[j]} = ${factor(f(qx, 2))}×${factor(formatG(kj[0]))} + ${factor(f(qy, 2))}×${factor(formatG(kj[1]))} = ${f(scores[j], 3)}`).join("<br>");
   const terms = weights.map((w, j) => `${f(w, 3)}·${formatVector(v[j], v[j].every((c) => c === Math.round(c)) ? 0 : 2)}`).join(" + ");
   const row = (kind, cells) => `<table><tr><td class='ae-kind'>${kind}</td>${cells}</tr></table>`;
   const pointsRows = [["q", f(qx, 3), f(qy, 3), ""]].concat(k.map(([kx, ky], j) => [`k${idx[j]}`, formatG(kx), formatG(ky), ""])).concat(v.map(([vx, vy], j) => [`v${idx[j]}`, formatG(vx), formatG(vy), f(weights[j], 3)])).concat([["y", f(y[0], 3), f(y[1], 3), ""]]);
@@ -1474,6 +1476,8 @@ function contextsView(st, config) {
   };
 }
 export {
+  DECIMALS,
+  MINUS,
   TEXT_LIMIT,
   applyLink,
   attend,

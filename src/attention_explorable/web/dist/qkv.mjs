@@ -100,6 +100,8 @@ function scientific(x, decimals) {
   }
   return { digits: kept, exp };
 }
+var DECIMALS = 3;
+var MINUS = "−";
 var SUPERSCRIPT = {
   "0": "⁰",
   "1": "¹",
@@ -114,20 +116,21 @@ var SUPERSCRIPT = {
   "-": "⁻"
 };
 var superscript = (s) => Array.from(s, (c) => SUPERSCRIPT[c]).join("");
-function formatNumber(x, digits = 4, html = true) {
+function formatNumber(x, digits = DECIMALS, html = true) {
   if (Number.isNaN(x)) return "NaN";
   if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
   if (Math.abs(x) >= 1e6 || x !== 0 && Math.abs(x) < Number("5e-" + (digits + 1))) {
     const { digits: m, exp } = scientific(x, 1);
-    const mantissa = (isNegative(x) ? "-" : "") + m[0] + "." + m[1];
-    return html ? mantissa + "×10<sup>" + exp + "</sup>" : mantissa + "×10" + superscript(String(exp));
+    const mantissa = (isNegative(x) ? MINUS : "") + m[0] + "." + m[1];
+    return html ? mantissa + "×10<sup>" + String(exp).replace("-", MINUS) + "</sup>" : mantissa + "×10" + superscript(String(exp));
   }
   const s = formatFixed(x, digits);
-  return s.startsWith("-") && Number(s) === 0 ? "0." + "0".repeat(digits) : s;
+  if (!s.startsWith("-")) return s;
+  return Number(s) === 0 ? "0." + "0".repeat(digits) : MINUS + s.slice(1);
 }
 var PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
-function formatVector(v, digits = 3) {
+function formatVector(v, digits = DECIMALS) {
   return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
 }
 function escapeHtml(s) {

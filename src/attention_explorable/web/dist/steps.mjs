@@ -319,10 +319,12 @@ function scientific(x, decimals) {
   }
   return { digits: kept, exp };
 }
+var DECIMALS = 3;
+var MINUS = "−";
 function formatG(x) {
   if (Number.isNaN(x)) return "nan";
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  const sign = isNegative(x) ? "-" : "";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : MINUS + "inf";
+  const sign = isNegative(x) ? MINUS : "";
   if (x === 0) return sign + "0";
   const { digits, exp } = scientific(x, 5);
   if (exp >= -4 && exp < 6) {
@@ -348,16 +350,17 @@ var SUPERSCRIPT = {
   "-": "⁻"
 };
 var superscript = (s) => Array.from(s, (c) => SUPERSCRIPT[c]).join("");
-function formatNumber(x, digits = 4, html = true) {
+function formatNumber(x, digits = DECIMALS, html = true) {
   if (Number.isNaN(x)) return "NaN";
   if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
   if (Math.abs(x) >= 1e6 || x !== 0 && Math.abs(x) < Number("5e-" + (digits + 1))) {
     const { digits: m, exp } = scientific(x, 1);
-    const mantissa = (isNegative(x) ? "-" : "") + m[0] + "." + m[1];
-    return html ? mantissa + "×10<sup>" + exp + "</sup>" : mantissa + "×10" + superscript(String(exp));
+    const mantissa = (isNegative(x) ? MINUS : "") + m[0] + "." + m[1];
+    return html ? mantissa + "×10<sup>" + String(exp).replace("-", MINUS) + "</sup>" : mantissa + "×10" + superscript(String(exp));
   }
   const s = formatFixed(x, digits);
-  return s.startsWith("-") && Number(s) === 0 ? "0." + "0".repeat(digits) : s;
+  if (!s.startsWith("-")) return s;
+  return Number(s) === 0 ? "0." + "0".repeat(digits) : MINUS + s.slice(1);
 }
 var FULL_WIDTH = {
   "０": "0",
@@ -1598,9 +1601,9 @@ function stepsView(st, config) {
     sources: {
       values: { x: [v1, v2], label: ["v₁=" + formatG(v1), "v₂=" + formatG(v2)] },
       interval: { x0: [Math.min(v1, v2)], x1: [Math.max(v1, v2)] },
-      output: { x: [y], label: ["y=" + formatFixed(y, 2)] },
+      output: { x: [y], label: ["y=" + formatNumber(y, 2, false)] },
       prediction: pred === null ? { x: [], label: [] } : { x: [pred], label: [formatG(pred)] },
-      weights: { name: ["α₁", "α₂"], weight: [a1, a2], label: [f(a1, 4, false), f(a2, 4, false)] },
+      weights: { name: ["α₁", "α₂"], weight: [a1, a2], label: [f(a1, DECIMALS, false), f(a2, DECIMALS, false)] },
       curve: curveShown ? { t: config.curve_t.slice(), weight: curve } : { t: [], weight: [] },
       point: curveShown ? { t: [temp], weight: [s2 >= s1 ? a2 : a1] } : { t: [], weight: [] }
     },

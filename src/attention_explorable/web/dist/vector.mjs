@@ -100,10 +100,12 @@ function scientific(x, decimals) {
   }
   return { digits: kept, exp };
 }
+var DECIMALS = 3;
+var MINUS = "−";
 function formatG(x) {
   if (Number.isNaN(x)) return "nan";
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  const sign = isNegative(x) ? "-" : "";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : MINUS + "inf";
+  const sign = isNegative(x) ? MINUS : "";
   if (x === 0) return sign + "0";
   const { digits, exp } = scientific(x, 5);
   if (exp >= -4 && exp < 6) {
@@ -129,16 +131,17 @@ var SUPERSCRIPT = {
   "-": "⁻"
 };
 var superscript = (s) => Array.from(s, (c) => SUPERSCRIPT[c]).join("");
-function formatNumber(x, digits = 4, html = true) {
+function formatNumber(x, digits = DECIMALS, html = true) {
   if (Number.isNaN(x)) return "NaN";
   if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
   if (Math.abs(x) >= 1e6 || x !== 0 && Math.abs(x) < Number("5e-" + (digits + 1))) {
     const { digits: m, exp } = scientific(x, 1);
-    const mantissa = (isNegative(x) ? "-" : "") + m[0] + "." + m[1];
-    return html ? mantissa + "×10<sup>" + exp + "</sup>" : mantissa + "×10" + superscript(String(exp));
+    const mantissa = (isNegative(x) ? MINUS : "") + m[0] + "." + m[1];
+    return html ? mantissa + "×10<sup>" + String(exp).replace("-", MINUS) + "</sup>" : mantissa + "×10" + superscript(String(exp));
   }
   const s = formatFixed(x, digits);
-  return s.startsWith("-") && Number(s) === 0 ? "0." + "0".repeat(digits) : s;
+  if (!s.startsWith("-")) return s;
+  return Number(s) === 0 ? "0." + "0".repeat(digits) : MINUS + s.slice(1);
 }
 var FULL_WIDTH = {
   "０": "0",
@@ -183,7 +186,7 @@ function parseNumber(raw) {
   }
   return Number.isFinite(value) ? value : null;
 }
-function formatVector(v, digits = 3) {
+function formatVector(v, digits = DECIMALS) {
   return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
 }
 function escapeHtml(s) {
@@ -1618,8 +1621,7 @@ function pointToQuery(x, y, [lo, hi] = [-2, 2], decimals = 2) {
   return [roundTo(Math.min(Math.max(x, lo), hi), decimals), roundTo(Math.min(Math.max(y, lo), hi), decimals)];
 }
 var sub = (j) => Array.from(String(j), (c) => SUB[Number(c)]).join("");
-var minus = (number2) => number2.startsWith("-") ? "−" + number2.slice(1) : number2;
-var factor = (number2) => number2.startsWith("-") ? `(${minus(number2)})` : number2;
+var factor = (number2) => number2.startsWith(MINUS) ? `(${number2})` : number2;
 function away(point, [dx, dy], centre) {
   const dot = dx * (centre[0] - point[0]) + dy * (centre[1] - point[1]);
   return dot >= 0 ? [-dx, -dy] : [dx, dy];
@@ -1658,7 +1660,7 @@ function vectorView(st, config) {
   const keyDirs = mids.map((m, j) => away(m, [-k[j][1], k[j][0]], centre));
   const valueDirs = v.map(([vx, vy]) => [vx - centre[0], vy - centre[1]]);
   const hull = convexHull(v);
-  const dots = k.map((kj, j) => `s${idx[j]} = ${factor(f(qx, 2))}×${factor(formatG(kj[0]))} + ${factor(f(qy, 2))}×${factor(formatG(kj[1]))} = ${minus(f(scores[j], 3))}`).join("<br>");
+  const dots = k.map((kj, j) => `s${idx[j]} = ${factor(f(qx, 2))}×${factor(formatG(kj[0]))} + ${factor(f(qy, 2))}×${factor(formatG(kj[1]))} = ${f(scores[j], 3)}`).join("<br>");
   const terms = weights.map((w, j) => `${f(w, 3)}·${formatVector(v[j], v[j].every((c) => c === Math.round(c)) ? 0 : 2)}`).join(" + ");
   const row = (kind, cells) => `<table><tr><td class='ae-kind'>${kind}</td>${cells}</tr></table>`;
   const pointsRows = [["q", f(qx, 3), f(qy, 3), ""]].concat(k.map(([kx, ky], j) => [`k${idx[j]}`, formatG(kx), formatG(ky), ""])).concat(v.map(([vx, vy], j) => [`v${idx[j]}`, formatG(vx), formatG(vy), f(weights[j], 3)])).concat([["y", f(y[0], 3), f(y[1], 3), ""]]);
