@@ -139,6 +139,7 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
     qkv_state = {"w_q": "identity", "w_k": "identity", "w_v": "identity", "causal": False}
     qkv_plain = qkv.attend(qkv_state, qkv.qkv_config("zh"))["weights"][0]
     qkv_double = qkv.attend({**qkv_state, "w_q": "double"}, qkv.qkv_config("zh"))["weights"][0]
+    qkv_out = qkv.attend(qkv_state, qkv.qkv_config("zh"))["output"][0]
     assert np.array_equal(qkv.attend({**qkv_state, "w_v": "swap"}, qkv.qkv_config("zh"))["weights"][0], qkv_plain)
     # Exercise q2: the keys of 3.7.6 with the query [1, 1].
     _, w_q2 = core.scaled_dot_product_attention([[1.0, 1.0]], K, V, scale=1.0)
@@ -174,6 +175,8 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         # The qkv explorable's check: row 1 of the weights, W_Q the identity, then doubled.
         ("$0.401, 0.198, 0.401$", "${}, {}, {}$".format(*(f(x, 3) for x in qkv_plain))),
         ("$0.446, 0.108, 0.446$", "${}, {}, {}$".format(*(f(x, 3) for x in qkv_double))),
+        # ... and its first row's output, scaled by sqrt(2) where 3.7.6 was not.
+        ("$[0.802, 0.599]$", "$[{}, {}]$".format(*(f(x, 3) for x in qkv_out))),
         # Exercises q2 and q5.
         ("1/(2+e)\\approx0.212", f"1/(2+e)\\approx{f(w_q2[0, 1], 3)}"),
         ("\\alpha_3=e/(2+e)\\approx0.576", f"\\alpha_3=e/(2+e)\\approx{f(w_q2[0, 2], 3)}"),

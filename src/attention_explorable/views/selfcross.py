@@ -79,6 +79,7 @@ STRING_KEYS = (
     "selfcross_roles_self_zh",
     "selfcross_roles_self_en",
     "selfcross_roles_self_en_causal",
+    "selfcross_roles_no_mask",
     "selfcross_roles_cross",
     "selfcross_row",
     "selfcross_row_best",
@@ -257,6 +258,8 @@ def selfcross_view(state, config: dict) -> dict:
     roles = S[f"selfcross_roles_{mode}"].format(zh=said("zh", sentence["zh"]), en=said("en", sentence["en"]))
     if causal:
         roles += " " + S["selfcross_roles_self_en_causal"]
+    elif mode != "self_en":  # the causal box is greyed here: say why
+        roles += " " + S["selfcross_roles_no_mask"]
     row = weights[query - 1]
     best = int(np.argmax(row))
     cells = "".join(f"<td>{said(k_side, tok)}</td><td><b>{f(w, 3)}</b></td>" for tok, w in zip(k_tokens, row))

@@ -100,6 +100,7 @@ export function selfcrossView(st, config) {
   const sentence = (side) => config.sentences[side].tokens.join(" ");
   let roles = fill(S[`selfcross_roles_${mode}`], {zh: said("zh", sentence("zh")), en: said("en", sentence("en"))});
   if (causal) roles += " " + S.selfcross_roles_self_en_causal;
+  else if (mode !== "self_en") roles += " " + S.selfcross_roles_no_mask;  // the causal box is greyed here: say why
   const row = weights[query - 1];
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;  // the first largest, as np.argmax

@@ -1241,6 +1241,7 @@ function selfcrossView(st, config) {
   const sentence = (side) => config.sentences[side].tokens.join(" ");
   let roles = fill(S[`selfcross_roles_${mode}`], { zh: said("zh", sentence("zh")), en: said("en", sentence("en")) });
   if (causal) roles += " " + S.selfcross_roles_self_en_causal;
+  else if (mode !== "self_en") roles += " " + S.selfcross_roles_no_mask;
   const row = weights[query - 1];
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
