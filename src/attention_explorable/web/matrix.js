@@ -6,7 +6,7 @@
 import {scaledDotProductAttention} from "./attention.js";
 import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
 import {drawsFrom, heatmap, saturationFigure, source} from "./figures.js";
-import {button, checkbox, choiceParts, drawView, el, figure, modelSlider, moduleRoot, noticePart, readout,
+import {button, checkbox, choiceParts, drawView, el, figure, modelSlider, moduleRoot, noticePart, phoneOrder, readout,
         setState, title} from "./parts.js";
 import {dataTable, fill, formatG, formatNumber, onGrid} from "./shared.js";
 import {MULBERRY_INCREMENT, mulberry32} from "./random.js";
@@ -326,7 +326,10 @@ function render({model, el: host}) {
     column("flex:1 1 260px;min-width:0", scores.el, parts.scores_data.el),
     column("flex:1 1 260px;min-width:0", weights.el, parts.weights_data.el));
   const right = column("flex:3 1 540px;min-width:0", heatmaps, parts.notes.el, curves.el, parts.curve_data.el);
-  root.append(el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
+  phoneOrder("first", ...CHOICE_MODELS.map((name) => parts[name].el), toggles.scaled.el, toggles.causal.el);
+  phoneOrder("figure", heatmaps);
+  phoneOrder("last", parts.notes.el, curves.el, parts.curve_data.el);
+  root.append(el("div", {class: "ae-n-flex ae-n-split", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
   return drawView(model, STATE_NAMES, parts, (st) => matrixView(st, config));
 }
 

@@ -11,6 +11,12 @@ import CSS from "./explorable.css";
 import THEME from "./theme.json";
 
 /** An element `tag` with attributes `attrs` (set as they are: no markup) and children (nodes or text). */
+/** Mark `els` with where a phone puts them once an explorable's columns are one (explorable.css, .ae-n-split):
+ * "first" (the question), "figure", "last". */
+export function phoneOrder(place, ...els) {
+  for (const e of els) e.classList.add(`ae-n-${place}`);
+}
+
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined && v !== false) node.setAttribute(k, v === true ? "" : v);

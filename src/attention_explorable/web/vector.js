@@ -6,7 +6,7 @@
 import {scaledDotProductAttention} from "./attention.js";
 import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
 import {drawsFrom, planeFigure, source} from "./figures.js";
-import {choiceParts, drawView, el, figure, modelSlider, moduleRoot, noticePart, readout, setState} from "./parts.js";
+import {choiceParts, drawView, el, figure, modelSlider, moduleRoot, noticePart, phoneOrder, readout, setState} from "./parts.js";
 import {MINUS, dataTable, fill, formatFixed, formatG, formatNumber, formatVector} from "./shared.js";
 
 export const SLIDERS = ["query_x", "query_y", "temperature"];
@@ -256,7 +256,8 @@ function render({model, el: host}) {
   const right = el("div", {class: "ae-n-col", style: "flex:1 1 300px;max-width:560px;min-width:0"},
     ...CHOICE_MODELS.map((n) => parts[n].el), ...Object.values(sliders).map((p) => p.el), notice.el,
     parts.scores_readout.el, parts.weights_readout.el, parts.output_readout.el, parts.live.el, parts.formula.el);
-  root.append(el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
+  phoneOrder("first", ...CHOICE_MODELS.map((n) => parts[n].el));
+  root.append(el("div", {class: "ae-n-flex ae-n-split", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
   const drawing = drawView(model, STATE_NAMES, parts, (st) => {
     const view = vectorView(st, config);
     if (held) delete view.sources.query;

@@ -1112,6 +1112,16 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x input, .ae-x button, .ae-x select, .ae-x textarea { font: inherit; }
 .ae-x .ae-n-flex, .ae-x .ae-n-col, .ae-x .ae-n-row { display: flex; min-width: 0; box-sizing: border-box; }
 .ae-x .ae-n-col { flex-direction: column; }
+/* On a phone an explorable's two columns (.ae-n-split) become one in the order a student uses them: the
+   question first (.ae-n-first), then the figure (.ae-n-figure), then the controls that move it, right below
+   it (a slider and what it does on one screen), then the rest (.ae-n-last). */
+@media (max-width: 680px) {
+  .ae-x .ae-n-split { flex-direction: column !important; gap: 0 !important; }
+  .ae-x .ae-n-split > .ae-n-col { display: contents; }
+  .ae-x .ae-n-split .ae-n-first { order: -2; }
+  .ae-x .ae-n-split .ae-n-figure { order: -1; }
+  .ae-x .ae-n-split .ae-n-last { order: 1; }
+}
 .ae-x .ae-n-row { flex-direction: row; }
 .ae-x .ae-n-col > *, .ae-x .ae-n-row > * { min-width: 0; }
 .ae-x .ae-n-row > .ae-n-btn-host, .ae-x .ae-n-row > .ae-n-slider { flex: 1 1 0; }
@@ -1249,6 +1259,9 @@ var theme_default = {
 };
 
 // src/attention_explorable/web/parts.js
+function phoneOrder(place, ...els) {
+  for (const e of els) e.classList.add(`ae-n-${place}`);
+}
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== void 0 && v !== false) node.setAttribute(k, v === true ? "" : v);
@@ -1911,7 +1924,10 @@ function render({ model, el: host }) {
     column2("flex:1 1 260px;min-width:0", weights.el, parts.weights_data.el)
   );
   const right = column2("flex:3 1 540px;min-width:0", heatmaps, parts.notes.el, curves.el, parts.curve_data.el);
-  root.append(el("div", { class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px" }, left, right));
+  phoneOrder("first", ...CHOICE_MODELS.map((name) => parts[name].el), toggles.scaled.el, toggles.causal.el);
+  phoneOrder("figure", heatmaps);
+  phoneOrder("last", parts.notes.el, curves.el, parts.curve_data.el);
+  root.append(el("div", { class: "ae-n-flex ae-n-split", style: "flex-direction:row;flex-wrap:wrap;gap:12px" }, left, right));
   return drawView(model, STATE_NAMES, parts, (st) => matrixView(st, config));
 }
 var matrix_default = { render };

@@ -537,6 +537,16 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x input, .ae-x button, .ae-x select, .ae-x textarea { font: inherit; }
 .ae-x .ae-n-flex, .ae-x .ae-n-col, .ae-x .ae-n-row { display: flex; min-width: 0; box-sizing: border-box; }
 .ae-x .ae-n-col { flex-direction: column; }
+/* On a phone an explorable's two columns (.ae-n-split) become one in the order a student uses them: the
+   question first (.ae-n-first), then the figure (.ae-n-figure), then the controls that move it, right below
+   it (a slider and what it does on one screen), then the rest (.ae-n-last). */
+@media (max-width: 680px) {
+  .ae-x .ae-n-split { flex-direction: column !important; gap: 0 !important; }
+  .ae-x .ae-n-split > .ae-n-col { display: contents; }
+  .ae-x .ae-n-split .ae-n-first { order: -2; }
+  .ae-x .ae-n-split .ae-n-figure { order: -1; }
+  .ae-x .ae-n-split .ae-n-last { order: 1; }
+}
 .ae-x .ae-n-row { flex-direction: row; }
 .ae-x .ae-n-col > *, .ae-x .ae-n-row > * { min-width: 0; }
 .ae-x .ae-n-row > .ae-n-btn-host, .ae-x .ae-n-row > .ae-n-slider { flex: 1 1 0; }
