@@ -271,7 +271,9 @@ def test_each_section_opens_with_objectives_and_ends_with_a_summary(lang):
 def test_the_glossary_pairs_each_term_with_its_translation(lang):
     last = EDITIONS[lang]["sec-3-8"].blocks[-1].body
     html = content.markdown_to_html(last)
-    assert '<table tabindex="0">' in html  # scrolls in its own box on a phone: reachable by keyboard
+    # stacked on a phone, each cell after its column's name; its table roles kept for a screen reader
+    assert '<table tabindex="0" class="ae-stack" role="table">' in html
+    assert 'role="cell" data-label="English"' in html or 'role="cell" data-label="中文"' in html
     for zh, en in [
         ("查询", "query"),
         ("键", "key"),
@@ -286,7 +288,7 @@ def test_the_glossary_pairs_each_term_with_its_translation(lang):
         ("交叉注意力", "cross-attention"),
         ("注意力头", "attention head"),
     ]:
-        rows = [r for r in re.findall(r"<tr>(.*?)</tr>", html, flags=re.S) if f"<td>{zh}" in r]
+        rows = [r for r in re.findall(r"<tr[^>]*>(.*?)</tr>", html, flags=re.S) if re.search(f"<td[^>]*>{zh}", r)]
         assert any(en in r for r in rows), (zh, en)
 
 
@@ -367,3 +369,11 @@ def test_an_inline_formula_and_the_punctuation_after_it_are_kept_together_and_no
     # Only "b，" and "1。": a span never reaches back over another formula or the text between.
     assert [k.count("<math ") for k in kept] == [1, 1] and [k[-1] for k in kept] == ["，", "。"], kept
     assert html.count("<math ") == 5
+
+
+def test_a_table_of_numbers_headed_by_formulas_stays_a_grid_and_a_narrow_one_too():
+    numbers = "| $T$ | $2/T$ | $y$ | $x$ |\n|---|---|---|---|\n| 1 | 2 | 3 | 4 |\n"
+    narrow = "| a | b | c |\n|---|---|---|\n| 1 | 2 | 3 |\n"
+    for source in (numbers, narrow):
+        html = content.markdown_to_html(source)
+        assert '<table tabindex="0">' in html and "data-label" not in html and "role=" not in html

@@ -507,10 +507,45 @@ def markdown_to_html(source: str, section_id: str = "", language: str | None = N
             tok.attrSet("id", anchor(section_id, title))
         elif tok.type == "table_open":  # a table that scrolls in its own box: reachable by keyboard
             tok.attrSet("tabindex", "0")
+            _stack_on_a_phone(tokens, i)
     out = _INLINE_MATH_THEN_CLOSING.sub(
         r"<span class='ae-nobreak'>\1\2</span>", md.renderer.render(tokens, md.options, {})
     )
     return mark_languages(out, language) if language else out
+
+
+#: A table of this many columns or more, headed by words, is stacked on a phone (PROSE_CSS, ``ae-stack``).
+STACK_COLUMNS = 4
+
+_TABLE_ROLES = {
+    "table_open": "table",
+    "thead_open": "rowgroup",
+    "tbody_open": "rowgroup",
+    "tr_open": "row",
+    "th_open": "columnheader",
+    "td_open": "cell",
+}
+
+
+def _stack_on_a_phone(tokens: list, start: int) -> None:
+    """Mark the table opening at ``tokens[start]`` to be stacked on a phone, one row a block and one cell a
+    line after its column's name (``data-label``), when it has :data:`STACK_COLUMNS` columns or more and a
+    header of words (a table of numbers headed by formulas, which fits, stays a grid). Its elements get
+    their table roles, which a screen reader would lose once they are blocks."""
+    end = next(j for j in range(start, len(tokens)) if tokens[j].type == "table_close")
+    heads = [tokens[j + 1] for j in range(start, end) if tokens[j].type == "th_open"]
+    if len(heads) < STACK_COLUMNS or any(c.type == "math_inline" for h in heads for c in h.children or []):
+        return
+    tokens[start].attrSet("class", "ae-stack")
+    column = 0
+    for tok in tokens[start:end]:
+        if tok.type in _TABLE_ROLES:
+            tok.attrSet("role", _TABLE_ROLES[tok.type])
+        if tok.type == "tr_open":
+            column = 0
+        elif tok.type == "td_open":
+            tok.attrSet("data-label", heads[column].content if column < len(heads) else "")
+            column += 1
 
 
 #: The family name of the pages' math font (``web/fonts/math.woff2``, see :func:`math_font_face`).
@@ -613,9 +648,23 @@ pre.ae-lean .ae-line, pre.ae-code .ae-line { display: block; min-height: 1lh;
 .ae-right { color: var(--ae-right, #1b7f3b); font-weight: 600; }
 .ae-wrong { color: var(--ae-wrong, #b35c00); }
 .ae-error { color: var(--ae-error, #b00020); font-weight: 600; }
-/* A wide table (the glossary on a phone) scrolls inside its own box, not the page. */
+/* A wide table scrolls inside its own box, not the page. */
 table { border-collapse: collapse; display: block; max-width: 100%; overflow-x: auto; }
 td, th { border: 1px solid var(--ae-rule, #ddd); padding: 2px 6px; }
+/* On a phone a table of words with four columns or more (the glossary, the cost of a layer) is stacked:
+   a row a block, its first cell as its title, each other cell a line after its column's name
+   (content._stack_on_a_phone); nothing scrolls sideways. */
+@media (max-width: 600px) {
+  table.ae-stack, table.ae-stack tbody, table.ae-stack tr, table.ae-stack td { display: block; }
+  table.ae-stack { overflow: visible; background: none; }
+  table.ae-stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  table.ae-stack tr { border-top: 1px solid var(--ae-rule, #ddd); padding: 6px 0; }
+  table.ae-stack td { border: 0; padding: 1px 0; }
+  table.ae-stack td:first-child { font-weight: 600; }
+  table.ae-stack td:empty { display: none; }
+  table.ae-stack td:not(:first-child)::before { content: attr(data-label) ": "; color: var(--ae-muted, #555); }
+  table.ae-stack td:lang(zh):not(:first-child)::before { content: attr(data-label) "："; }
+}
 /* A Chinese term in a cell (the glossary) is not broken between its characters on a narrow screen. */
 td:lang(zh), th:lang(zh), td [lang|="zh"], th [lang|="zh"] { word-break: keep-all; }
 /* The keyboard sees where it is; a link of the contents is a target of at least 24 px. */

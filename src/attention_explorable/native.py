@@ -22,6 +22,7 @@ import re
 from importlib import resources
 
 import panel as pn
+import tinycss2
 from bokeh import models as bm
 from bokeh.document import Document
 from panel.io.state import set_curdoc
@@ -67,24 +68,56 @@ _HOST = re.compile(r":host(\(([^)]*)\))?")
 
 
 def _scoped(css: str, scope: str) -> str:
-    """``css`` (a model's stylesheet, written for its shadow root) with its rules applied under ``.scope``."""
-    out = []
-    for rule in css.split("}"):
-        if "{" not in rule:
-            continue
-        selectors, body = rule.split("{", 1)
+    """``css`` (a model's stylesheet, written for its shadow root) with its rules applied under ``.scope``.
+
+    Parsed by tinycss2 (comments dropped; selectors split at their top-level commas only); a rule inside
+    ``@media``, ``@supports`` or ``@container`` is scoped in place, and the at-rule kept around it.
+    ``:root`` selectors and Bokeh's own (``.bk-``, ``noUi``) are left out: a student page has no Bokeh.
+
+    Raises
+    ------
+    ValueError
+        For an at-rule it cannot scope (``@import``, ``@font-face``, ...) or a parse error, named: a
+        rule a page would drop is never dropped in silence.
+    """
+    rules = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+    return "\n".join(filter(None, (_scoped_rule(rule, scope) for rule in rules)))
+
+
+def _scoped_rule(rule, scope: str) -> str:
+    if rule.type == "qualified-rule":
         parts = []
-        for sel in selectors.split(","):
-            sel = sel.strip()
+        for tokens in _split_commas(rule.prelude):
+            sel = tinycss2.serialize(tokens).strip()
             if not sel or sel.startswith(":root") or ".bk-" in sel or "noUi" in sel:
                 continue
             if ":host" in sel:
                 parts.append(_HOST.sub(lambda m: f".{scope}{m.group(2) or ''}", sel))
             else:
                 parts.append(f".{scope} {sel}")
-        if parts:
-            out.append(f"{', '.join(parts)} {{{body}}}")
-    return "\n".join(out)
+        return f"{', '.join(parts)} {{{tinycss2.serialize(rule.content)}}}" if parts else ""
+    if rule.type == "at-rule" and rule.lower_at_keyword in _NESTING_AT_RULES and rule.content is not None:
+        inner = tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)
+        body = "\n".join(filter(None, (_scoped_rule(r, scope) for r in inner)))
+        return f"@{rule.at_keyword} {tinycss2.serialize(rule.prelude).strip()} {{\n{body}\n}}" if body else ""
+    if rule.type == "error":
+        raise ValueError(f"a stylesheet of the page does not parse: {rule.message}")
+    raise ValueError(f"a pane's stylesheet holds @{getattr(rule, 'at_keyword', rule.type)}, which a page cannot scope")
+
+
+#: The at-rules whose rules :func:`_scoped` scopes in place.
+_NESTING_AT_RULES = ("media", "supports", "container")
+
+
+def _split_commas(tokens) -> list[list]:
+    """A selector list's tokens split at its top-level commas (a comma inside ``:is(...)`` stays)."""
+    out = [[]]
+    for token in tokens:
+        if token.type == "literal" and token.value == ",":
+            out.append([])
+        else:
+            out[-1].append(token)
+    return out
 
 
 class NativePage:

@@ -73,24 +73,27 @@ def test_page_fits_a_phone(static_site, student, page_file, size, language):
 
 def test_the_textbook_on_a_320_px_phone_cuts_no_term_and_shades_what_scrolls(static_site, student):
     """At 320 px: the glossary's Chinese terms stay whole (no break between their characters), the glossary
-    scrolls sideways in its own box with a shade at the edge where more of it lies, and a contents entry
-    that wraps keeps its bullet by its first line (the link's baseline is its first line's)."""
+    is stacked (a row a block: nothing of it scrolls sideways), a display formula's box keeps its shades for
+    what would scroll, and a contents entry that wraps keeps its bullet by its first line (the link's
+    baseline is its first line's)."""
     s = student(320, 700)
     s.open_offline(static_site / "en" / "index.html", ".ae-toc")
     page = s.page
     glossary = page.locator("table", has_text="注意力").last
     glossary.scroll_into_view_if_needed()
     cells = glossary.evaluate(
-        """(t) => [...t.querySelectorAll("td")].filter((td) => /[\\u4e00-\\u9fff]/.test(td.textContent))
+        """(t) => [...t.querySelectorAll("td")].filter((td) => /[\u4e00-\u9fff]/.test(td.textContent))
              .map((td) => [td.textContent.trim(), getComputedStyle(td.querySelector("[lang]") || td).wordBreak])"""
     )
     assert cells and all(rule == "keep-all" for _, rule in cells), cells
 
-    def scrolls_and_shades():  # once laid out (a part of the textbook is laid out as it nears the screen)
-        wide = glossary.evaluate("(t) => [t.scrollWidth > t.clientWidth, getComputedStyle(t).backgroundImage]")
-        assert wide[0] and wide[1].count("radial-gradient") == 2, wide  # it scrolls, and its shades are there
+    def stacked_and_shaded():  # once laid out (a part of the textbook is laid out as it nears the screen)
+        table = glossary.evaluate("(t) => [t.scrollWidth <= t.clientWidth + 1, getComputedStyle(t.rows[1]).display]")
+        assert table == [True, "block"], table
+        shades = page.locator(".ae-math-display").first.evaluate("(m) => getComputedStyle(m).backgroundImage")
+        assert shades.count("radial-gradient") == 2, shades
 
-    eventually(page, scrolls_and_shades)
+    eventually(page, stacked_and_shaded)
     assert page.locator(".ae-toc a").first.evaluate("(a) => getComputedStyle(a).display") == "inline-flex"
     s.assert_clean()
 
@@ -112,6 +115,28 @@ def test_every_display_formula_fits_a_phone_whole(static_site, student, width):
             ".map((m) => [m.parentElement.scrollWidth, m.parentElement.clientWidth, m.textContent.slice(0, 30)])"
         )
         assert len(widths) >= 15 and all(w <= box + 1 for w, box, _ in widths), (name, widths)
+    s.assert_clean()
+
+
+@pytest.mark.parametrize("width", [320, 360])
+def test_on_a_phone_the_glossary_and_the_cost_table_stack_and_nothing_scrolls_sideways(static_site, student, width):
+    """A prose table of four word columns (the glossary, 3.7's cost of a layer) is stacked on a phone: each
+    row a block, each cell a line after its column's name; no table of the text scrolls inside its box."""
+    s = student(width, 844, mobile=True)
+    for name, label in (("index.html", '"English："'), ("en/index.html", '"中文: "')):
+        s.open_offline(static_site / name, ".ae-toc")
+        page = s.page
+        page.evaluate(  # each part of the textbook is laid out as it nears the screen
+            "async () => { for (let y = 0; y < document.body.scrollHeight; y += 400) "
+            "{ window.scrollTo(0, y); await new Promise((r) => requestAnimationFrame(r)); } }"
+        )
+        tables = page.evaluate(
+            "() => [...document.querySelectorAll('.ae-prose table')].map((t) => [t.scrollWidth, t.clientWidth, "
+            "t.classList.contains('ae-stack'), getComputedStyle(t.rows[1].cells[1], '::before').content])"
+        )
+        stacked = [t for t in tables if t[2]]
+        assert len(stacked) == 2 and all(w <= box + 1 for w, box, _, _ in tables), (name, tables)
+        assert stacked[-1][3] == label, (name, stacked[-1])  # the glossary's second cell, after its column's name
     s.assert_clean()
 
 
