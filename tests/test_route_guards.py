@@ -70,3 +70,18 @@ def test_autoload_takes_only_an_element_id(server):
     payload = urllib.parse.quote('x");alert(document.cookie);//')
     assert _get(port, f"/instructor/autoload.js?bokeh-autoload-element={payload}")[0] == 400
     assert "Traceback" not in log.read_text()
+
+
+def test_a_reconnecting_page_asks_the_instructors_route_with_head_and_the_log_stays_quiet(server):
+    """The projector's page, reloading itself after a restart, sends HEAD /instructor until it is answered
+    (web/connection.js): 204, no body, no session, and no "405" line in the server's log."""
+    port, log = server
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        conn.request("HEAD", "/instructor")
+        response = conn.getresponse()
+        assert (response.status, response.read()) == (204, b"")
+    finally:
+        conn.close()
+    time.sleep(0.3)  # a moment for a line the route should not write to reach the log
+    assert "405" not in log.read_text() and "HEAD /instructor" not in log.read_text().replace("204 HEAD", "")

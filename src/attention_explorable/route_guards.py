@@ -171,6 +171,11 @@ def _framed_never(handler: type) -> type:
         def _policy_applies(self) -> bool:
             return _behind_auth(self)
 
+        async def head(self, *args, **kwargs):
+            # A page that reconnects by itself asks with HEAD whether the server is back (web/connection.js):
+            # it gets an answer without a body and without a session built, not a 405 and its log line.
+            self.set_status(204)
+
     FramedNever.__name__ = FramedNever.__qualname__ = f"FramedNever{handler.__name__}"
     return FramedNever
 
