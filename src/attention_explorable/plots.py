@@ -8,6 +8,8 @@ never by building a figure again.
 
 from __future__ import annotations
 
+import math
+
 from bokeh.models import (
     Arrow,
     ColumnDataSource,
@@ -162,10 +164,12 @@ def number_line_figure(
             text_color=PALETTE["output"],
         )
     )
+    fig.scatter("x", -0.85, source=prediction, marker="triangle", size=16, color=PALETTE["prediction"])
+    # The legend's entry has its marker before a prediction too: Bokeh draws an entry's swatch from its
+    # renderer's data, and the prediction's is empty until the student predicts (a point never on the plot).
     fig.scatter(
-        "x",
-        -0.85,
-        source=prediction,
+        [math.nan],
+        [math.nan],
         marker="triangle",
         size=16,
         color=PALETTE["prediction"],

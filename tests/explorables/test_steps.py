@@ -193,3 +193,14 @@ def test_constructed_at_step_3_starts_in_its_situation():
     assert "第 3 步" in ex.view()["html"]["question"] and not ex._curve_fig.visible  # shown once demonstrated
     ex = StepsExplorer(step=3, temperature=0.5)
     assert ex.temperature == 0.5 and ex.score_1 == 20.0
+
+
+def test_every_legend_entry_has_its_marker_before_the_student_predicts(explorer):
+    """Bokeh draws a legend entry's swatch from its renderer's data: the prediction's entry stands on a
+    renderer of its own, with a point (never on the plot), so its triangle shows while no prediction is made."""
+    assert explorer.state()["prediction_text"] == ""
+    legend = explorer._line_fig.legend[0]
+    for item in legend.items:
+        for renderer in item.renderers:
+            data = renderer.data_source.data
+            assert len(next(iter(data.values()))) >= 1, item.label
