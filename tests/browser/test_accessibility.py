@@ -228,3 +228,24 @@ def test_a_page_opened_with_theme_dark_is_dark_and_passes_axe(static_site, stude
     assert not problems, problems
     s.screenshot("dark-steps-390")
     s.assert_clean()
+
+
+@pytest.mark.parametrize("suffix, dark", [("", True), ("?theme=light", False)])
+def test_the_textbook_takes_the_readers_dark_system_or_the_theme_asked_in_every_explorable(
+    static_site, student, suffix, dark
+):
+    """On a student page an explorable is in the page's theme: the one asked by ?theme=, else the reader's
+    system's (here dark), in every explorable of the textbook, and the page's own background agrees."""
+    s = student(1280, 900)
+    s.page.emulate_media(color_scheme="dark")
+    s.open_offline(static_site / "index.html", ".ae-toc", suffix=suffix)
+    page = s.page
+    want = "dark" if dark else "light"
+    page.wait_for_function(
+        "(want) => { const roots = [...document.querySelectorAll('[data-ae-render] .ae-x')];"
+        " return roots.length >= 7 && roots.every((r) => r.dataset.aeTheme === want); }",
+        arg=want,
+    )
+    background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    assert (background == "rgb(23, 25, 30)") == dark, background
+    s.assert_clean()

@@ -946,6 +946,11 @@ function luminance(css) {
   return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
 }
 function behindIsDark(el2) {
+  if (el2.closest && el2.closest("main.ae-student-page")) {
+    const asked = document.documentElement.dataset.aeTheme;
+    if (asked === "dark" || asked === "light") return asked === "dark";
+    return Boolean(window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
+  }
   for (let n = el2.parentElement || el2.getRootNode() && el2.getRootNode().host; n; n = n.parentElement || n.getRootNode() && n.getRootNode().host) {
     if (n.dataset && (n.dataset.aeTheme === "dark" || n.dataset.aeTheme === "light")) return n.dataset.aeTheme === "dark";
     const lum = luminance(getComputedStyle(n).backgroundColor);
