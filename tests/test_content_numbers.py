@@ -81,10 +81,13 @@ def head_figures() -> dict:
     run = head.start()
     assert (run.seed, run.d_k, run.learning_rate, run.batch, run.scaled) == (0, 16, 0.01, 64, True)
     before = head.evaluate(run)
+    reads_before = head.value_reads(run.params)
     other_start = head.evaluate(head.start(seed=7))["weight_on_match"]
     for _ in range(300):
         run.step()
     after = head.evaluate(run)
+    reads = head.value_reads(run.params)  # the 8 letters' rows of W_V, then the 10 digits'
+    table = head.match_table(run.params, run.scaled)
     means = {}
     for seed in range(20):
         for scaled in (True, False):
@@ -97,6 +100,10 @@ def head_figures() -> dict:
         "at_100": run.losses[99],
         "before": before,
         "other_start": other_start,
+        # how much longer W_V's digit rows are than its letter rows, before and after 300 steps
+        "reads_ratio_before": float(reads_before[8:].mean() / reads_before[:8].mean()),
+        "reads_ratio": float(reads[8:].mean() / reads[:8].mean()),
+        "diagonal_strongest": bool(all(table[i].argmax() == i for i in range(len(table)))),
         "after": after,
         "scaled": means[0, True],
         "unscaled": means[0, False],
@@ -330,6 +337,11 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
                 1000 if hf["after"]["accuracy"] == 1.0 else hf["after"]["accuracy"]
             ),
         ),
+        # The two maps, after 300 steps: W_V's digit rows about 4 times its letter rows (about equal before).
+        (
+            "平均约是 $4$ 倍" if zh else "about $4$ times as long",
+            ("平均约是 ${:.0f}$ 倍" if zh else "about ${:.0f}$ times as long").format(hf["reads_ratio"]),
+        ),
         # Three significant figures: their ratio (5.5) is read from the numbers as printed.
         ("$0.00175$", f"${f(hf['scaled'], 5)}$"),
         ("$0.00968$", f"${f(hf['unscaled'], 5)}$"),
@@ -340,6 +352,9 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ),
     ]
     assert row.argmax() == 3 and w_row[3] == 0.0  # the largest score is a future position
+    # the two maps as the fold says them: every row's strongest score on the diagonal, and the digit rows of
+    # W_V about as long as the letter rows before training
+    assert hf["diagonal_strongest"] and 0.8 < hf["reads_ratio_before"] < 1.25, hf
     assert S[1].argmax() > 1  # the largest score of row 2 is a future position
     return {"sec-3-7": fig37, "sec-3-8": fig38}
 

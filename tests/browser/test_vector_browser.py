@@ -334,7 +334,7 @@ def test_the_prediction_is_asked_first_and_its_answer_watched(vector_page, reque
     wait_text(page, ".ae-vector-feedback", "和你的预测不一样")
     wait_text(page, ".ae-vector-output", r"y = \[1\.000, 0\.500\]")
     eventually(page, lambda: _assert_tied_halves(page))
-    assert "[1.00, 0.50]" in text_of(page, ".ae-vector-feedback")
+    assert "[1.000, 0.500]" in text_of(page, ".ae-vector-feedback")
     assert not page.locator(".ae-vector-check button").is_visible()
     assert page.locator(".ae-vector-temperature-box input").first.input_value() == "0.05"
     s.screenshot(f"vector-answered-1280-{request.node.callspec.id}")

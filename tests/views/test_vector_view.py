@@ -278,7 +278,7 @@ def test_the_prediction_waits_and_its_answer_is_the_example_at_the_lowest_temper
     for prediction in view.PREDICTIONS:
         after = view.vector_view({**state(), "prediction": prediction, "revealed": True}, CONFIG)
         feedback = after["html"]["feedback"]
-        assert "[1.00, 0.50]" in feedback and after["props"]["predict_check"] == {"visible": False}
+        assert "[1.000, 0.500]" in feedback and after["props"]["predict_check"] == {"visible": False}
         assert after["props"]["prediction_choice"]["disabled"] is True
         right, wrong = S["predict_right"] in feedback, S["predict_wrong"] in feedback
         assert (right, wrong) == (

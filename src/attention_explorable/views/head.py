@@ -551,15 +551,15 @@ def head_view(state, config: dict) -> dict:
             "watched_data": data_table(
                 S["head_weights_heading"],
                 ["", "1", "2", "3", "4"],
-                [[e, *(format_number(w) for w in f["weights"][b])] for b, e in enumerate(examples)],
+                [[e, *(format_number(w, html=False) for w in f["weights"][b])] for b, e in enumerate(examples)],
             ),
             "table_data": data_table(
                 S["head_table_title"],
                 ["", *LETTERS],
-                [[a, *(format_number(x) for x in table[i])] for i, a in enumerate(LETTERS)],
+                [[a, *(format_number(x, html=False) for x in table[i])] for i, a in enumerate(LETTERS)],
             ),
             "reads_data": data_table(
-                S["head_reads_title"], ["", *LETTERS, *digits], [["", *(format_number(x) for x in reads)]]
+                S["head_reads_title"], ["", *LETTERS, *digits], [["", *(format_number(x, html=False) for x in reads)]]
             ),
             "history_data": data_table(
                 S["head_history_title"],

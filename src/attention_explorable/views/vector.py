@@ -386,7 +386,7 @@ def vector_view(state, config: dict) -> dict:
             asked = config["answer_state"]
             _, a_w, a_y = attend([asked["query_x"], asked["query_y"]], k, v, asked["temperature"])
             return S["vector_predict_answer"].format(
-                t=format_g(asked["temperature"]), w=format_vector(a_w), y=format_vector(a_y, 2)
+                t=format_g(asked["temperature"]), w=format_vector(a_w), y=format_vector(a_y)
             )
 
         asking = choice.choice_props(PREDICTIONS, prediction, revealed)

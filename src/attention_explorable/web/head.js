@@ -8,7 +8,7 @@
 // host (a plain page's web/host.js, a notebook, marimo, MyST). Everything it draws is made with
 // createElement and textContent; nothing typed is ever read as HTML.
 import {MULBERRY_INCREMENT, mulberry32} from "./random.js";
-import {formatNumber} from "./shared.js";
+import {DECIMALS, formatNumber} from "./shared.js";
 
 export const N_LETTERS = 8, N_DIGITS = 10, N_PAIRS = 4, D_IN = N_LETTERS + N_DIGITS;
 export const DRAWS = 2 * N_PAIRS + 1;
@@ -314,7 +314,8 @@ function curvePlot(title, maxSteps, percent = false) {
   for (const tick of percent ? [0, 0.5, 1] : [1e-5, 1e-4, 0.001, 0.01, 0.1, 1]) {
     svg.append(svgEl("line", {x1: L, x2: W - R, y1: y(tick), y2: y(tick), stroke: "#ddd", class: "ae-gridline"}));
     const label = svgEl("text", {x: L - 4, y: y(tick) + 4, "text-anchor": "end", "font-size": 14, fill: "#555", class: "ae-tick"});
-    label.textContent = percent ? `${100 * tick}%` : tick < 1e-3 ? `1e${Math.round(Math.log10(tick))}` : String(tick);
+    // a power of ten as the page writes one (views.numbers): 10⁻⁴, never 1e-4
+    label.textContent = percent ? `${100 * tick}%` : tick < 1e-3 ? `10${formatNumber(tick, 3, false).split("10")[1]}` : String(tick);
     svg.append(label);
   }
   const axis = svgEl("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 14, fill: "#555", class: "ae-tick"});
@@ -551,8 +552,11 @@ function render({model, el: root}) {
   compareFirst.hidden = !compareRun.disabled;
   compare.append(compareFirst, compareRun, compareCurves.figure, compareSays);
 
-  box.append(el("p", {}, t("head_intro")), predict, controls, readout, live, settings, curves.figure, accuracyCurve.figure, grid,
-             el(sub, {}, t("head_lookup_heading")), own, ownAnswer, compare);
+  // The weights, the score table and what W_V reads answer the prediction: shown once it is made (or skipped).
+  const after = el("div", {class: "ae-head-after"});
+  after.append(grid, el(sub, {}, t("head_lookup_heading")), own, ownAnswer);
+  box.append(el("p", {}, t("head_intro")), predict, controls, readout, live, settings, curves.figure, accuracyCurve.figure, after,
+             compare);
 
   // --- the run -------------------------------------------------------------------------------------
   let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS;
@@ -597,7 +601,7 @@ function render({model, el: root}) {
     table.update(scores);
     reads.update([valueRead]);
     if (!playing) {
-      const shown = (x) => formatNumber(x);  // a table: three decimals (views.numbers.DECIMALS)
+      const shown = (x) => formatNumber(x, DECIMALS, false);  // a table: three decimals, its text (no markup)
       watchedData.update([0, 1, 2].map((b) => [lookupText(WATCHED, b), ...Array.from(f.weights[b], shown)]));
       tableData.update(scores.map((row, i) => [LETTERS[i], ...Array.from(row, shown)]));
       readsData.update([["", ...Array.from(valueRead, shown)]]);
@@ -613,6 +617,7 @@ function render({model, el: root}) {
     const ready = predicted();
     train.disabled = step.disabled = !ready;
     skip.hidden = ready;
+    after.hidden = !ready;
     train.textContent = t(playing ? "head_pause" : "head_train");
     // The answer to the prediction once the head has learned (or the student skipped and trained).
     const learned = last >= 20 && run.accuracies.slice(-20).reduce((a, x) => a + x, 0) / 20 > 0.95;

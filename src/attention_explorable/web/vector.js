@@ -165,7 +165,7 @@ export function vectorView(st, config) {
       const asked = config.answer_state;
       const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
       return fill(S.vector_predict_answer,
-        {t: formatG(asked.temperature), w: formatVector(at.weights), y: formatVector(at.output, 2)});
+        {t: formatG(asked.temperature), w: formatVector(at.weights), y: formatVector(at.output)});
     };
     Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
     feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);

@@ -373,7 +373,7 @@ function curvePlot(title, maxSteps, percent = false) {
   for (const tick of percent ? [0, 0.5, 1] : [1e-5, 1e-4, 1e-3, 0.01, 0.1, 1]) {
     svg.append(svgEl("line", { x1: L, x2: W - R, y1: y(tick), y2: y(tick), stroke: "#ddd", class: "ae-gridline" }));
     const label = svgEl("text", { x: L - 4, y: y(tick) + 4, "text-anchor": "end", "font-size": 14, fill: "#555", class: "ae-tick" });
-    label.textContent = percent ? `${100 * tick}%` : tick < 1e-3 ? `1e${Math.round(Math.log10(tick))}` : String(tick);
+    label.textContent = percent ? `${100 * tick}%` : tick < 1e-3 ? `10${formatNumber(tick, 3, false).split("10")[1]}` : String(tick);
     svg.append(label);
   }
   const axis = svgEl("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 14, fill: "#555", class: "ae-tick" });
@@ -611,6 +611,8 @@ function render({ model, el: root }) {
   compareRun.disabled = !Number.isInteger(model.get("compare_prediction"));
   compareFirst.hidden = !compareRun.disabled;
   compare.append(compareFirst, compareRun, compareCurves.figure, compareSays);
+  const after = el("div", { class: "ae-head-after" });
+  after.append(grid, el(sub, {}, t("head_lookup_heading")), own, ownAnswer);
   box.append(
     el("p", {}, t("head_intro")),
     predict,
@@ -620,10 +622,7 @@ function render({ model, el: root }) {
     settings,
     curves.figure,
     accuracyCurve.figure,
-    grid,
-    el(sub, {}, t("head_lookup_heading")),
-    own,
-    ownAnswer,
+    after,
     compare
   );
   let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS;
@@ -665,7 +664,7 @@ function render({ model, el: root }) {
     table.update(scores);
     reads.update([valueRead]);
     if (!playing) {
-      const shown = (x) => formatNumber(x);
+      const shown = (x) => formatNumber(x, DECIMALS, false);
       watchedData.update([0, 1, 2].map((b) => [lookupText(WATCHED, b), ...Array.from(f.weights[b], shown)]));
       tableData.update(scores.map((row, i) => [LETTERS[i], ...Array.from(row, shown)]));
       readsData.update([["", ...Array.from(valueRead, shown)]]);
@@ -681,6 +680,7 @@ function render({ model, el: root }) {
     const ready = predicted();
     train.disabled = step.disabled = !ready;
     skip.hidden = ready;
+    after.hidden = !ready;
     train.textContent = t(playing ? "head_pause" : "head_train");
     const learned = last >= 20 && run.accuracies.slice(-20).reduce((a, x) => a + x, 0) / 20 > 0.95;
     if (learned && Number.isInteger(model.get("prediction"))) {

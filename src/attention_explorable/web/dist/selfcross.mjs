@@ -1153,6 +1153,9 @@ var theme_default = {
 };
 
 // src/attention_explorable/web/parts.js
+function phoneOrder(place, ...els) {
+  for (const e of els) e.classList.add(`ae-n-${place}`);
+}
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== void 0 && v !== false) node.setAttribute(k, v === true ? "" : v);
@@ -1614,11 +1617,12 @@ function render({ model, el: host }) {
     live: readout("ae-live", { live: true, sr: true })
   };
   const label = (key) => el("div", { class: "ae-kind", style: "margin:4px 5px 0" }, S[key]);
+  const modeLabel = label("selfcross_mode");
   const left = el(
     "div",
     { class: "ae-n-col", style: "flex:1 1 300px;max-width:440px;min-width:0" },
     ...CHOICE_MODELS.map((n) => parts[n].el),
-    label("selfcross_mode"),
+    modeLabel,
     parts.mode.el,
     parts.causal.el,
     label("selfcross_query"),
@@ -1636,7 +1640,9 @@ function render({ model, el: host }) {
     plot.el,
     parts.plot_data.el
   );
-  root.append(el("div", { class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px" }, left, right));
+  phoneOrder("first", ...CHOICE_MODELS.map((n) => parts[n].el), modeLabel, parts.mode.el, parts.causal.el);
+  phoneOrder("figure", plot.el, parts.plot_data.el);
+  root.append(el("div", { class: "ae-n-flex ae-n-split", style: "flex-direction:row;flex-wrap:wrap;gap:12px" }, left, right));
   return drawView(model, STATE_NAMES, parts, (st) => selfcrossView(st, config));
 }
 var selfcross_default = { render };

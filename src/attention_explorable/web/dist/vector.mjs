@@ -1697,7 +1697,7 @@ function vectorView(st, config) {
       const at = attend([asked.query_x, asked.query_y], k, v, asked.temperature);
       return fill(
         S.vector_predict_answer,
-        { t: formatG(asked.temperature), w: formatVector(at.weights), y: formatVector(at.output, 2) }
+        { t: formatG(asked.temperature), w: formatVector(at.weights), y: formatVector(at.output) }
       );
     };
     Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
