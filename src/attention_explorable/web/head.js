@@ -315,7 +315,7 @@ function curvePlot(title, maxSteps, percent = false) {
     svg.append(svgEl("line", {x1: L, x2: W - R, y1: y(tick), y2: y(tick), stroke: "#ddd", class: "ae-gridline"}));
     const label = svgEl("text", {x: L - 4, y: y(tick) + 4, "text-anchor": "end", "font-size": 14, fill: "#555", class: "ae-tick"});
     // a power of ten as the page writes one (views.numbers): 10⁻⁴, never 1e-4
-    label.textContent = percent ? `${100 * tick}%` : tick < 1e-3 ? `10${formatNumber(tick, 3, false).split("10")[1]}` : String(tick);
+    label.textContent = percent ? `${100 * tick}%` : tick < 0.005 ? `10${formatNumber(tick, 0, false).split("×10")[1]}` : String(tick);
     svg.append(label);
   }
   const axis = svgEl("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 14, fill: "#555", class: "ae-tick"});

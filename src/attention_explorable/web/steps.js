@@ -5,7 +5,8 @@
 // change of it.
 import {softmax, weightedSum} from "./attention.js";
 import {drawsFrom, numberLineFigure, range, source, temperatureFigure, weightsFigure} from "./figures.js";
-import {button, drawView, el, figure, modelSlider, moduleRoot, noticePart, readout, setState, tell, textInput} from "./parts.js";
+import {button, drawView, el, figure, modelSlider, moduleRoot, noticePart, phoneOrder, readout, setState, tell,
+        textInput} from "./parts.js";
 import {DECIMALS, dataTable, echo, escapeHtml, fill, formatFixed, formatG, formatNumber, onGrid, pyStrip, stepStart} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 
@@ -326,15 +327,20 @@ function render({model, el: host}) {
   const controls = el("div", {class: "ae-n-col ae-sliders"}, ...sliders.map((p) => p.el));
   controls.addEventListener("input", stop, true);
   controls.addEventListener("change", stop, true);
-  const left = el("div", {class: "ae-n-col", style: "flex:1 1 330px;max-width:440px;min-width:0"},
-    el("div", {class: "ae-n-row ae-step-buttons"}, ...steps.map((b) => b.el)),
+  const asking = [el("div", {class: "ae-n-row ae-step-buttons"}, ...steps.map((b) => b.el)),
     parts.question.el, el("p", {class: "ae-hint"}, S.prediction_hint), prediction.el, parts.error.el,
-    parts.demonstrate.el, parts.skip.el, el("div", {class: "ae-class", hidden: true}), parts.result.el,
-    controls, notice.el);
+    parts.demonstrate.el, parts.skip.el, el("div", {class: "ae-class", hidden: true}), parts.result.el];
+  const left = el("div", {class: "ae-n-col", style: "flex:1 1 330px;max-width:440px;min-width:0"},
+    ...asking, controls, notice.el);
   const right = el("div", {class: "ae-n-col", style: "flex:2 1 480px;min-width:0"},
     parts.readouts.el, parts.live.el, line.el, parts.line_data.el, weights.el, parts.weights_data.el,
     curve.el, parts.curve_data.el, parts.formula.el, parts.naive.el);
-  root.append(el("div", {class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
+  // On a phone: the step and its question, then the number line the demonstration moves, right below
+  // its button; the sliders after it, the curve and the formulas last.
+  phoneOrder("first", ...asking);
+  phoneOrder("figure", parts.readouts.el, line.el, parts.line_data.el, weights.el, parts.weights_data.el);
+  phoneOrder("last", curve.el, parts.curve_data.el, parts.formula.el, parts.naive.el);
+  root.append(el("div", {class: "ae-n-flex ae-n-split", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
   const drawing = drawView(model, STATE_NAMES, parts, (st) => stepsView(st, config));
   return Object.assign(() => { halt(); drawing(); }, {draw: drawing.draw});
 }

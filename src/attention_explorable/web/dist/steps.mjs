@@ -1261,6 +1261,9 @@ var theme_default = {
 };
 
 // src/attention_explorable/web/parts.js
+function phoneOrder(place, ...els) {
+  for (const e of els) e.classList.add(`ae-n-${place}`);
+}
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== void 0 && v !== false) node.setAttribute(k, v === true ? "" : v);
@@ -1851,9 +1854,7 @@ function render({ model, el: host }) {
   const controls = el("div", { class: "ae-n-col ae-sliders" }, ...sliders.map((p) => p.el));
   controls.addEventListener("input", stop, true);
   controls.addEventListener("change", stop, true);
-  const left = el(
-    "div",
-    { class: "ae-n-col", style: "flex:1 1 330px;max-width:440px;min-width:0" },
+  const asking = [
     el("div", { class: "ae-n-row ae-step-buttons" }, ...steps.map((b) => b.el)),
     parts.question.el,
     el("p", { class: "ae-hint" }, S.prediction_hint),
@@ -1862,7 +1863,12 @@ function render({ model, el: host }) {
     parts.demonstrate.el,
     parts.skip.el,
     el("div", { class: "ae-class", hidden: true }),
-    parts.result.el,
+    parts.result.el
+  ];
+  const left = el(
+    "div",
+    { class: "ae-n-col", style: "flex:1 1 330px;max-width:440px;min-width:0" },
+    ...asking,
     controls,
     notice.el
   );
@@ -1880,7 +1886,10 @@ function render({ model, el: host }) {
     parts.formula.el,
     parts.naive.el
   );
-  root.append(el("div", { class: "ae-n-flex", style: "flex-direction:row;flex-wrap:wrap;gap:12px" }, left, right));
+  phoneOrder("first", ...asking);
+  phoneOrder("figure", parts.readouts.el, line2.el, parts.line_data.el, weights.el, parts.weights_data.el);
+  phoneOrder("last", curve.el, parts.curve_data.el, parts.formula.el, parts.naive.el);
+  root.append(el("div", { class: "ae-n-flex ae-n-split", style: "flex-direction:row;flex-wrap:wrap;gap:12px" }, left, right));
   const drawing = drawView(model, STATE_NAMES, parts, (st) => stepsView(st, config));
   return Object.assign(() => {
     halt();
