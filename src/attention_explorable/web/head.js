@@ -8,7 +8,7 @@
 // host (a plain page's web/host.js, a notebook, marimo, MyST). Everything it draws is made with
 // createElement and textContent; nothing typed is ever read as HTML.
 import {MULBERRY_INCREMENT, mulberry32} from "./random.js";
-import {DECIMALS, formatNumber} from "./shared.js";
+import {DECIMALS, formatNumber, superscript} from "./shared.js";
 
 export const N_LETTERS = 8, N_DIGITS = 10, N_PAIRS = 4, D_IN = N_LETTERS + N_DIGITS;
 export const DRAWS = 2 * N_PAIRS + 1;
@@ -315,7 +315,7 @@ function curvePlot(title, maxSteps, percent = false) {
     svg.append(svgEl("line", {x1: L, x2: W - R, y1: y(tick), y2: y(tick), stroke: "#ddd", class: "ae-gridline"}));
     const label = svgEl("text", {x: L - 4, y: y(tick) + 4, "text-anchor": "end", "font-size": 14, fill: "#555", class: "ae-tick"});
     // a power of ten as the page writes one (views.numbers): 10⁻⁴, never 1e-4
-    label.textContent = percent ? `${100 * tick}%` : tick < 0.005 ? `10${formatNumber(tick, 0, false).split("×10")[1]}` : String(tick);
+    label.textContent = percent ? `${100 * tick}%` : tick < 0.005 ? `10${superscript(String(Math.round(Math.log10(tick))))}` : String(tick);
     svg.append(label);
   }
   const axis = svgEl("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 14, fill: "#555", class: "ae-tick"});

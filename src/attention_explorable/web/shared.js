@@ -98,7 +98,7 @@ export function formatG(x) {
 const SUPERSCRIPT = {"0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹",
   "-": "⁻"};
 /** An integer's text in superscript characters (a power of ten on a figure's label, where no <sup> goes). */
-const superscript = (s) => Array.from(s, (c) => SUPERSCRIPT[c]).join("");
+export const superscript = (s) => Array.from(s, (c) => SUPERSCRIPT[c]).join("");
 
 /**
  * A readout number (views.numbers.format_number): `digits` decimals,

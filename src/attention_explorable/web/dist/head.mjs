@@ -373,7 +373,7 @@ function curvePlot(title, maxSteps, percent = false) {
   for (const tick of percent ? [0, 0.5, 1] : [1e-5, 1e-4, 1e-3, 0.01, 0.1, 1]) {
     svg.append(svgEl("line", { x1: L, x2: W - R, y1: y(tick), y2: y(tick), stroke: "#ddd", class: "ae-gridline" }));
     const label = svgEl("text", { x: L - 4, y: y(tick) + 4, "text-anchor": "end", "font-size": 14, fill: "#555", class: "ae-tick" });
-    label.textContent = percent ? `${100 * tick}%` : tick < 5e-3 ? `10${formatNumber(tick, 0, false).split("×10")[1]}` : String(tick);
+    label.textContent = percent ? `${100 * tick}%` : tick < 5e-3 ? `10${superscript(String(Math.round(Math.log10(tick))))}` : String(tick);
     svg.append(label);
   }
   const axis = svgEl("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 14, fill: "#555", class: "ae-tick" });

@@ -1547,6 +1547,7 @@ export {
   startQuery,
   stepStart,
   stepsView,
+  superscript,
   typedNumber,
   typedValue,
   unknownAttribute,
