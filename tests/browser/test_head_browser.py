@@ -157,7 +157,9 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     assert page.locator(".ae-head h2").count() == 4 and page.locator(".ae-head h3").count() == 0
     # Predict first: training waits for a prediction (or the explicit skip).
     assert page.locator(".ae-head-train").is_disabled() and page.locator(".ae-head-step-button").is_disabled()
-    page.locator("input[name=ae-head-prediction]").nth(0).check()  # "spread before and after": wrong
+    page.locator(".ae-head-prediction .ae-head-options button").nth(0).click()  # "spread before and after": wrong
+    pressed = page.locator(".ae-head-prediction .ae-head-options button[aria-pressed=true]")
+    assert pressed.count() == 1 and pressed.text_content().startswith("A.")
     page.locator(".ae-head-step-button").click()
     assert _step_of(page) == 1
     page.locator(".ae-head-train").click()
@@ -190,7 +192,7 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     # steps 96-100 is below the unscaled one's.
     assert page.locator(".ae-head-compare-run").is_disabled()
     assert page.locator(".ae-head-compare-first").is_visible()
-    page.locator("input[name=ae-head-compare-prediction]").nth(0).check()
+    page.locator(".ae-head-compare .ae-head-options button").nth(0).click()
     assert not page.locator(".ae-head-compare-first").is_visible()
     page.locator(".ae-head-compare-run").click()
     page.wait_for_function("() => !document.querySelector('.ae-head-compare-run').disabled", timeout=60_000)

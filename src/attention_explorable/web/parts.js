@@ -4,7 +4,7 @@
 // its nodes, a control's state is set on its element, a figure is patched from its nodes (web/svg.js). Nothing
 // here reads the layout, and nothing here knows a host: the module sets its model, the model tells the module.
 import {morph, patch} from "./dom.js";
-import {escapeHtml, formatG, setState, typedValue, valueText} from "./shared.js";
+import {escapeHtml, formatG, setState, subscriptHtml, typedValue, valueText} from "./shared.js";
 import {figureNodes, scales} from "./svg.js";
 import {watchTheme} from "./theme.js";
 import CSS from "./explorable.css";
@@ -433,7 +433,7 @@ export function choiceParts(name, S, predictions, model, {say, reveal = () => ({
     tell(model, {event: "prediction", question: "prediction", prediction});
   };
   const question = readout(`ae-${name}-question`);
-  question.set(`<b>${escapeHtml(S[`${name}_predict_question`])}</b>`);
+  question.set(`<b>${subscriptHtml(escapeHtml(S[`${name}_predict_question`]))}</b>`);
   return {
     question,
     prediction_choice: options(`ae-${name}-prediction`, predictions.slice(1).map((p) => S[`${name}_predict_${p}`]),

@@ -7,7 +7,7 @@ import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.
 import {drawsFrom, heatmap, source} from "./figures.js";
 import {heatmapSources} from "./matrix.js";
 import {checkbox, choiceParts, drawView, el, figure, moduleRoot, noticePart, options, readout, setState} from "./parts.js";
-import {dataTable, fill, formatNumber, formatVector} from "./shared.js";
+import {dataTable, fill, formatNumber, formatVector, subscripted} from "./shared.js";
 
 export const PROJECTIONS = ["w_q", "w_k", "w_v"];
 // The prediction asked first (views.qkv.PREDICTIONS), the right one, and the state.
@@ -132,7 +132,7 @@ function render({model, el: host}) {
     weights_data: readout("ae-qkv-weights-data", {sr: true}),
     live: readout("ae-live", {live: true, sr: true}),
   };
-  const label = (key) => el("div", {class: "ae-kind", style: "margin:4px 5px 0"}, S[key]);
+  const label = (key) => el("div", {class: "ae-kind", style: "margin:4px 5px 0"}, ...subscripted(S[key]));
   const column = (style, ...children) => el("div", {class: "ae-n-col", style}, ...children);
   const left = column("flex:1 1 300px;max-width:440px;min-width:0", ...CHOICE_MODELS.map((name) => parts[name].el),
     ...PROJECTIONS.flatMap((name) => [label(`qkv_${name}`), parts[name].el]), parts.causal.el, notice.el, parts.live.el);

@@ -169,6 +169,24 @@ export function escapeHtml(s) {
     .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
 
+/**
+ * `html` (already escaped: it holds no markup of its own) with a matrix's name `W_Q`, `W_K`, `W_V`, `W_O`
+ * written as W with a subscript (`W<sub>Q</sub>`), as the text's formulas write it.
+ */
+export function subscriptHtml(html) {
+  return String(html).replace(/\bW_([A-Z])\b/g, "W<sub>$1</sub>");
+}
+
+/** `text` as DOM nodes, each `W_Q` (see `subscriptHtml`) a text node "W" and a `<sub>`; nothing read as HTML. */
+export function subscripted(text) {
+  return String(text).split(/\bW_([A-Z])\b/).flatMap((part, i) => {
+    if (i % 2 === 0) return part ? [document.createTextNode(part)] : [];
+    const sub = document.createElement("sub");
+    sub.textContent = part;
+    return [document.createTextNode("W"), sub];
+  });
+}
+
 /** str.format-like: fill `{name}` fields of `template` from `fields`. */
 export function fill(template, fields) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => (key in fields ? String(fields[key]) : whole));

@@ -102,6 +102,14 @@ function formatNumber(x, digits = DECIMALS, html = true) {
 }
 var PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
+function subscripted(text) {
+  return String(text).split(/\bW_([A-Z])\b/).flatMap((part, i) => {
+    if (i % 2 === 0) return part ? [document.createTextNode(part)] : [];
+    const sub = document.createElement("sub");
+    sub.textContent = part;
+    return [document.createTextNode("W"), sub];
+  });
+}
 
 // src/attention_explorable/web/head.js
 var N_LETTERS = 8;
@@ -312,10 +320,17 @@ var CSS = `
   border: 1px solid var(--ae-border, #8c8c8c); background: var(--ae-surface, #fff); color: inherit; }
 .ae-head button:disabled { opacity: 0.55; cursor: default; }
 .ae-head .ae-primary { background: var(--ae-accent, #2f6fad); color: #fff; border-color: var(--ae-accent, #2f6fad); }
-.ae-head fieldset { border: 1px solid var(--ae-border, #8c8c8c); border-radius: 8px; margin: 8px 0; padding: 6px 12px; }
+.ae-head .ae-head-choice { margin: 8px 0; }
+.ae-head .ae-head-question { margin: 4px 0; }
+.ae-head .ae-head-options { display: flex; flex-direction: column; max-width: 640px; }
+.ae-head .ae-head-options > button { text-align: left; border-radius: 0; margin: -1px 0 0; min-height: 44px; }
+.ae-head .ae-head-options > button:first-child { border-radius: 6px 6px 0 0; margin: 0; }
+.ae-head .ae-head-options > button:last-child { border-radius: 0 0 6px 6px; }
+.ae-head .ae-head-options > button[aria-pressed=true] { background: var(--ae-accent, #2f6fad); color: #fff;
+  border-color: var(--ae-accent, #2f6fad); }
 .ae-head label { display: inline-flex; gap: 6px; align-items: center; min-height: 32px; }
 .ae-head input[type=range] { width: 160px; height: 24px; }
-.ae-head input[type=radio], .ae-head input[type=checkbox] { width: 20px; height: 24px; margin: 0; }
+.ae-head input[type=checkbox] { width: 20px; height: 24px; margin: 0; }
 .ae-head input[type=text] { font: 15px ui-monospace, monospace; padding: 6px 8px; width: 15em; max-width: 100%; }
 .ae-head svg { display: block; max-width: 100%; height: auto; background: var(--ae-surface, #fff); }
 .ae-head .ae-readout { font-variant-numeric: tabular-nums; }
@@ -478,6 +493,22 @@ function subheadingLevel(node) {
   }
   return Math.min(6, level + 1);
 }
+function choice(cls, questionKey, keys, chosen, onPick, t) {
+  const box = el("div", { class: `ae-head-choice ${cls}` });
+  const question = el("p", { class: "ae-head-question" });
+  question.append(el("b", {}, t(questionKey)));
+  const group = el("div", { class: "ae-head-options", role: "group", "aria-label": t(questionKey) });
+  const buttons = keys.map((key, i) => el("button", { type: "button", "aria-pressed": "false" }, `${"ABC"[i]}. ${t(key)}`));
+  const mark = (i) => buttons.forEach((b, j) => b.setAttribute("aria-pressed", String(j === i)));
+  buttons.forEach((b, i) => b.addEventListener("click", () => {
+    mark(i);
+    onPick(i);
+  }));
+  group.append(...buttons);
+  box.append(question, group);
+  mark(chosen);
+  return [box, mark];
+}
 function render({ model, el: root }) {
   const S = model.get("strings") || {};
   const t = (key, values) => fill(S[key] || key, values || {});
@@ -489,21 +520,18 @@ function render({ model, el: root }) {
   const told = /* @__PURE__ */ new Set();
   const sub = `h${subheadingLevel(root)}`;
   root.replaceChildren(style, box);
-  const predict = el("fieldset", { class: "ae-head-prediction" });
-  predict.append(el("legend", {}, t("head_predict_question")));
-  const options = ["head_predict_a", "head_predict_b", "head_predict_c"];
-  options.forEach((key, i) => {
-    const label = el("label");
-    const radio = el("input", { type: "radio", name: "ae-head-prediction", value: String(i) });
-    if (model.get("prediction") === i) radio.checked = true;
-    radio.addEventListener("change", () => {
+  const [predict, markPrediction] = choice(
+    "ae-head-prediction",
+    "head_predict_question",
+    ["head_predict_a", "head_predict_b", "head_predict_c"],
+    model.get("prediction"),
+    (i) => {
       model.set("prediction", i);
       model.save_changes();
       tell({ event: "prediction", question: "weights", prediction: OPTIONS[i] });
-    });
-    label.append(radio, document.createTextNode(`${"ABC"[i]}. ${t(key)}`));
-    predict.append(label, el("br"));
-  });
+    },
+    t
+  );
   const verdict = el("p", { class: "ae-head-verdict ae-answer", role: "status" });
   predict.append(verdict);
   const controls = el("div", { class: "ae-row" });
@@ -551,14 +579,24 @@ function render({ model, el: root }) {
     watchedLines[b].append(el("code", {}, lookupText(WATCHED, b)), w.svg);
     left.append(watchedLines[b]);
   });
+  const note = (key, cls = "ae-note") => {
+    const p = el("p", { class: cls });
+    p.append(...subscripted(t(key)));
+    return p;
+  };
+  const heading = (key) => {
+    const h = el(sub);
+    h.append(...subscripted(t(key)));
+    return h;
+  };
   const table = heatmap(t("head_table_title"), N_LETTERS, N_LETTERS, [...LETTERS], [...LETTERS]);
   const reads = heatmap(t("head_reads_title"), 1, D_IN, [""], [...LETTERS, ..."0123456789"]);
   right.append(
     el(sub, {}, t("head_table_heading")),
-    el("p", { class: "ae-note" }, t("head_table_note")),
+    note("head_table_note"),
     table.svg,
-    el(sub, {}, t("head_reads_heading")),
-    el("p", { class: "ae-note" }, t("head_reads_note")),
+    heading("head_reads_heading"),
+    note("head_reads_note"),
     reads.svg
   );
   const watchedData = dataTable(t("head_weights_heading"), ["", "1", "2", "3", "4"]);
@@ -588,21 +626,20 @@ function render({ model, el: root }) {
     model.save_changes();
     drawOwn();
   });
-  const compare = el("fieldset", { class: "ae-head-compare" });
-  compare.append(el("legend", {}, t("head_compare_question")));
-  ["head_compare_a", "head_compare_b", "head_compare_c"].forEach((key, i) => {
-    const label = el("label");
-    const radio = el("input", { type: "radio", name: "ae-head-compare-prediction", value: String(i) });
-    radio.addEventListener("change", () => {
+  const [compare] = choice(
+    "ae-head-compare",
+    "head_compare_question",
+    ["head_compare_a", "head_compare_b", "head_compare_c"],
+    model.get("compare_prediction"),
+    (i) => {
       model.set("compare_prediction", i);
       model.save_changes();
       tell({ event: "prediction", question: "compare", prediction: OPTIONS[i] });
       if (!comparing || comparing.done) compareRun.disabled = false;
       compareFirst.hidden = true;
-    });
-    label.append(radio, document.createTextNode(`${"ABC"[i]}. ${t(key)}`));
-    compare.append(label, el("br"));
-  });
+    },
+    t
+  );
   const compareFirst = el("p", { class: "ae-note ae-head-compare-first" }, t("head_compare_first"));
   const compareRun = el("button", { type: "button", class: "ae-head-compare-run ae-primary" }, t("head_compare_run"));
   const compareCurves = curvePlot(t("head_compare_title"), COMPARE_STEPS);
@@ -614,7 +651,7 @@ function render({ model, el: root }) {
   const after = el("div", { class: "ae-head-after" });
   after.append(grid, el(sub, {}, t("head_lookup_heading")), own, ownAnswer);
   box.append(
-    el("p", {}, t("head_intro")),
+    note("head_intro", ""),
     predict,
     controls,
     readout,
@@ -810,7 +847,10 @@ function render({ model, el: root }) {
   };
   const names = ["d_k", "learning_rate", "seed", "scaled"];
   for (const name of names) model.on(`change:${name}`, onSetting);
-  const onPrediction = () => draw();
+  const onPrediction = () => {
+    markPrediction(model.get("prediction"));
+    draw();
+  };
   model.on("change:prediction", onPrediction);
   model.on("change:skipped", onPrediction);
   restart(false);

@@ -195,6 +195,17 @@ function formatVector(v, digits = DECIMALS) {
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
+function subscriptHtml(html) {
+  return String(html).replace(/\bW_([A-Z])\b/g, "W<sub>$1</sub>");
+}
+function subscripted(text) {
+  return String(text).split(/\bW_([A-Z])\b/).flatMap((part, i) => {
+    if (i % 2 === 0) return part ? [document.createTextNode(part)] : [];
+    const sub2 = document.createElement("sub");
+    sub2.textContent = part;
+    return [document.createTextNode("W"), sub2];
+  });
+}
 function fill(template, fields) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => key in fields ? String(fields[key]) : whole);
 }
@@ -1547,6 +1558,8 @@ export {
   startQuery,
   stepStart,
   stepsView,
+  subscriptHtml,
+  subscripted,
   superscript,
   typedNumber,
   typedValue,

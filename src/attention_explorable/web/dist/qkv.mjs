@@ -136,6 +136,17 @@ function formatVector(v, digits = DECIMALS) {
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
+function subscriptHtml(html) {
+  return String(html).replace(/\bW_([A-Z])\b/g, "W<sub>$1</sub>");
+}
+function subscripted(text) {
+  return String(text).split(/\bW_([A-Z])\b/).flatMap((part, i) => {
+    if (i % 2 === 0) return part ? [document.createTextNode(part)] : [];
+    const sub = document.createElement("sub");
+    sub.textContent = part;
+    return [document.createTextNode("W"), sub];
+  });
+}
 function fill(template, fields) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => key in fields ? String(fields[key]) : whole);
 }
@@ -1429,7 +1440,7 @@ function choiceParts(name, S, predictions, model, { say, reveal = () => ({}), ri
     tell(model, { event: "prediction", question: "prediction", prediction });
   };
   const question = readout(`ae-${name}-question`);
-  question.set(`<b>${escapeHtml(S[`${name}_predict_question`])}</b>`);
+  question.set(`<b>${subscriptHtml(escapeHtml(S[`${name}_predict_question`]))}</b>`);
   return {
     question,
     prediction_choice: options(
@@ -1639,7 +1650,7 @@ function render({ model, el: host }) {
     weights_data: readout("ae-qkv-weights-data", { sr: true }),
     live: readout("ae-live", { live: true, sr: true })
   };
-  const label = (key) => el("div", { class: "ae-kind", style: "margin:4px 5px 0" }, S[key]);
+  const label = (key) => el("div", { class: "ae-kind", style: "margin:4px 5px 0" }, ...subscripted(S[key]));
   const column2 = (style2, ...children) => el("div", { class: "ae-n-col", style: style2 }, ...children);
   const left = column2(
     "flex:1 1 300px;max-width:440px;min-width:0",
