@@ -62,6 +62,11 @@ def test_student_predicts_then_changes_every_projection(qkv_page, request):
     s, page = qkv_page, qkv_page.page
     st = dict(DEFAULT)
     assert_shows(page, st)
+    # The module names the matrices as the text does, W with a subscript, in the question and the labels
+    # (the Panel app's widgets take plain text).
+    if request.node.callspec.id == "static":
+        assert page.locator(".ae-qkv-question sub").all_text_contents() == ["Q", "K", "V"]
+        assert page.locator(".ae-kind sub").all_text_contents() == ["Q", "K", "V"]
     # Predict first: nothing chosen is said; "weights change" is checked, judged, and W_V swapped.
     page.locator(".ae-qkv-check button").click()
     wait_text(page, ".ae-input-notice", "先选一个预测")
