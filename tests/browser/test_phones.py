@@ -190,3 +190,28 @@ def test_a_power_of_ten_keeps_its_exponent_whole_on_a_narrow_screen(student):
             )
             split += [width for n in pieces if n > 1]
         assert split == [], (wrap, split)
+
+
+# What a phone shows right under the button a student presses: the part that answers it.
+@pytest.mark.parametrize(
+    "page_file, pressed, answer, below",
+    [
+        ("matrix.html", ".ae-matrix-skip button", ".ae-matrix-curve", ".ae-matrix-scores"),
+        ("steps.html", ".ae-demonstrate button", ".ae-number-line", ".ae-formula"),
+    ],
+    ids=["matrix", "steps"],
+)
+def test_on_a_phone_the_answer_comes_right_under_its_button(static_site, student, page_file, pressed, answer, below):
+    s = student(width=390, height=844, mobile=True)
+    aborted = s.open_offline(static_site / page_file, ".ae-readout:visible")
+    page = s.page
+    button = page.locator(pressed).bounding_box()  # (a skip button goes once pressed)
+    page.locator(pressed).tap()
+    page.locator(answer).first.wait_for(state="visible")
+    shown = page.locator(answer).first.bounding_box()
+    later = page.locator(below).first.bounding_box()
+    # on the same screen as the button (under it, within half a phone's height), before the rest
+    assert button["y"] < shown["y"] < button["y"] + 420, (button, shown)
+    assert shown["y"] < later["y"], (shown, later)
+    s.screenshot(f"phone-answer-{page_file}")
+    assert aborted == []

@@ -326,9 +326,11 @@ function render({model, el: host}) {
     column("flex:1 1 260px;min-width:0", scores.el, parts.scores_data.el),
     column("flex:1 1 260px;min-width:0", weights.el, parts.weights_data.el));
   const right = column("flex:3 1 540px;min-width:0", heatmaps, parts.notes.el, curves.el, parts.curve_data.el);
-  phoneOrder("first", ...CHOICE_MODELS.map((name) => parts[name].el), toggles.scaled.el, toggles.causal.el);
+  // The curves answer the question: on a phone they come right under it (and its check), once shown.
+  phoneOrder("first", ...CHOICE_MODELS.map((name) => parts[name].el), toggles.scaled.el, toggles.causal.el, curves.el,
+             parts.curve_data.el);
   phoneOrder("figure", heatmaps);
-  phoneOrder("last", parts.notes.el, curves.el, parts.curve_data.el);
+  phoneOrder("last", parts.notes.el);
   root.append(el("div", {class: "ae-n-flex ae-n-split", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
   return drawView(model, STATE_NAMES, parts, (st) => matrixView(st, config));
 }
