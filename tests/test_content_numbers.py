@@ -328,7 +328,7 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("\\ln 10\\approx2.303", f"\\ln 10\\approx{f(math.log(10), 3)}"),
         ("$0.011$", f"${f(hf['at_100'], 3)}$"),
         ("$0.369$", f"${f(hf['before']['weight_on_match'], 3)}$"),
-        ("$9.7\\%$", f"${f(100 * hf['before']['accuracy'], 1)}\\%$"),
+        ("9.7%", f"{f(100 * hf['before']['accuracy'], 1)}%"),
         ("$0.958$", f"${f(hf['after']['weight_on_match'], 3)}$"),
         ("$0.216$", f"${f(hf['other_start'], 3)}$"),
         (
