@@ -14,7 +14,7 @@ from attention_explorable.views import head
 from attention_explorable.views.numbers import format_number
 
 from .mirror import load_module
-from .pages import text_of, wait_text
+from .pages import eventually, text_of, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -296,9 +296,13 @@ def test_a_screen_reader_hears_each_rest_and_reads_the_plots_numbers(student, tm
         run.step()
     table = head.match_table(run.params, True)
     rows = page.locator(".ae-head table").nth(1).locator("tbody tr")
-    assert rows.count() == head.N_LETTERS
-    shown = [rows.nth(i).locator("td").all_text_contents() for i in range(rows.count())]
-    assert shown == [[format_number(x, html=False) for x in row] for row in table]  # three decimals, a true minus
+
+    def shows_the_table():  # written once training rests, a moment after the last step
+        assert rows.count() == head.N_LETTERS
+        shown = [rows.nth(i).locator("td").all_text_contents() for i in range(rows.count())]
+        assert shown == [[format_number(x, html=False) for x in row] for row in table]  # three decimals, a true minus
+
+    eventually(page, shows_the_table)
     caption = page.locator(".ae-head table").nth(1).locator("caption").text_content()
     assert caption == head_strings("en")["head_table_title"]
     s.assert_clean()

@@ -413,6 +413,8 @@ export function windowMean(losses, last, n) {
 }
 /** While training plays: said to a screen reader at most this often (a rest is said at once). */
 const SAY_EVERY_MS = 5000;
+/** How long after the last drawing at rest the screen reader's tables are written. */
+const TABLES_AFTER_MS = 300;
 /** The training record's table: a row every this many steps (and the last step). */
 const HISTORY_EVERY = 25;
 /** The examples whose weights the page follows while the head trains (fixed: the same three all along). */
@@ -571,7 +573,7 @@ function render({model, el: root}) {
              compare);
 
   // --- the run -------------------------------------------------------------------------------------
-  let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS;
+  let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS, tablesLater = 0;
   // Reduced motion: the same training and numbers (the readout), but the plots stand still while it plays
   // and are drawn when it rests (a step, a pause, the end).
   const still = typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -602,6 +604,21 @@ function render({model, el: root}) {
       : t(predicted() ? "head_readout_start" : "head_readout_first");
   }
 
+  function drawTables(f, scores, valueRead) {
+    const last = run.losses.length;
+    const shown = (x) => formatNumber(x, DECIMALS, false);  // a table: three decimals, its text (no markup)
+    watchedData.update([0, 1, 2].map((b) => [lookupText(WATCHED, b), ...Array.from(f.weights[b], shown)]));
+    tableData.update(scores.map((row, i) => [LETTERS[i], ...Array.from(row, shown)]));
+    readsData.update([["", ...Array.from(valueRead, shown)]]);
+    const rows = [];
+    for (let i = 1; i <= last; i++) {
+      if (i === 1 || i % HISTORY_EVERY === 0 || i === last) {
+        rows.push([String(i), run.losses[i - 1].toFixed(3), (100 * run.accuracies[i - 1]).toFixed(0)]);
+      }
+    }
+    history.update(rows);
+  }
+
   function draw() {
     drawReadout();
     const last = run.losses.length;
@@ -612,19 +629,10 @@ function render({model, el: root}) {
     const scores = matchTable(run.params, run.scaled), valueRead = valueReads(run.params);
     table.update(scores);
     reads.update([valueRead]);
-    if (!playing) {
-      const shown = (x) => formatNumber(x, DECIMALS, false);  // a table: three decimals, its text (no markup)
-      watchedData.update([0, 1, 2].map((b) => [lookupText(WATCHED, b), ...Array.from(f.weights[b], shown)]));
-      tableData.update(scores.map((row, i) => [LETTERS[i], ...Array.from(row, shown)]));
-      readsData.update([["", ...Array.from(valueRead, shown)]]);
-      const rows = [];
-      for (let i = 1; i <= last; i++) {
-        if (i === 1 || i % HISTORY_EVERY === 0 || i === last) {
-          rows.push([String(i), run.losses[i - 1].toFixed(3), (100 * run.accuracies[i - 1]).toFixed(0)]);
-        }
-      }
-      history.update(rows);
-    }
+    // The tables a screen reader reads are written once training rests and the page is still (not in the
+    // frame a key or a step paints): their rows are many new elements to lay out.
+    clearTimeout(tablesLater);
+    if (!playing) tablesLater = setTimeout(() => drawTables(f, scores, valueRead), TABLES_AFTER_MS);
     drawOwn();
     const ready = predicted();
     train.disabled = step.disabled = !ready;
@@ -730,6 +738,7 @@ function render({model, el: root}) {
   restart(false);
   return () => {
     cancelAnimationFrame(frame);
+    clearTimeout(tablesLater);
     if (comparing) cancelAnimationFrame(comparing.frame);
     for (const name of names) model.off(`change:${name}`, onSetting);
     model.off("change:prediction", onPrediction);

@@ -481,6 +481,7 @@ function windowMean(losses, last, n) {
   return losses.slice(last - n, last).reduce((a, x) => a + x, 0) / n;
 }
 var SAY_EVERY_MS = 5e3;
+var TABLES_AFTER_MS = 300;
 var HISTORY_EVERY = 25;
 var WATCHED = makeBatch(2024, 1, 3);
 function subheadingLevel(node) {
@@ -662,7 +663,7 @@ function render({ model, el: root }) {
     after,
     compare
   );
-  let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS;
+  let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS, tablesLater = 0;
   const still = typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
   const settingsNow = () => ({
     seed: model.get("seed"),
@@ -690,6 +691,20 @@ function render({ model, el: root }) {
     const loss = last ? run.losses[last - 1] : NaN, acc = last ? run.accuracies[last - 1] : NaN;
     readout.textContent = last ? t("head_readout", { step: run.t, loss: loss.toFixed(3), accuracy: (100 * acc).toFixed(0) }) : t(predicted() ? "head_readout_start" : "head_readout_first");
   }
+  function drawTables(f, scores, valueRead) {
+    const last = run.losses.length;
+    const shown = (x) => formatNumber(x, DECIMALS, false);
+    watchedData.update([0, 1, 2].map((b) => [lookupText(WATCHED, b), ...Array.from(f.weights[b], shown)]));
+    tableData.update(scores.map((row, i) => [LETTERS[i], ...Array.from(row, shown)]));
+    readsData.update([["", ...Array.from(valueRead, shown)]]);
+    const rows = [];
+    for (let i = 1; i <= last; i++) {
+      if (i === 1 || i % HISTORY_EVERY === 0 || i === last) {
+        rows.push([String(i), run.losses[i - 1].toFixed(3), (100 * run.accuracies[i - 1]).toFixed(0)]);
+      }
+    }
+    history.update(rows);
+  }
   function draw() {
     drawReadout();
     const last = run.losses.length;
@@ -700,19 +715,8 @@ function render({ model, el: root }) {
     const scores = matchTable(run.params, run.scaled), valueRead = valueReads(run.params);
     table.update(scores);
     reads.update([valueRead]);
-    if (!playing) {
-      const shown = (x) => formatNumber(x, DECIMALS, false);
-      watchedData.update([0, 1, 2].map((b) => [lookupText(WATCHED, b), ...Array.from(f.weights[b], shown)]));
-      tableData.update(scores.map((row, i) => [LETTERS[i], ...Array.from(row, shown)]));
-      readsData.update([["", ...Array.from(valueRead, shown)]]);
-      const rows = [];
-      for (let i = 1; i <= last; i++) {
-        if (i === 1 || i % HISTORY_EVERY === 0 || i === last) {
-          rows.push([String(i), run.losses[i - 1].toFixed(3), (100 * run.accuracies[i - 1]).toFixed(0)]);
-        }
-      }
-      history.update(rows);
-    }
+    clearTimeout(tablesLater);
+    if (!playing) tablesLater = setTimeout(() => drawTables(f, scores, valueRead), TABLES_AFTER_MS);
     drawOwn();
     const ready = predicted();
     train.disabled = step.disabled = !ready;
@@ -856,6 +860,7 @@ function render({ model, el: root }) {
   restart(false);
   return () => {
     cancelAnimationFrame(frame);
+    clearTimeout(tablesLater);
     if (comparing) cancelAnimationFrame(comparing.frame);
     for (const name of names) model.off(`change:${name}`, onSetting);
     model.off("change:prediction", onPrediction);
