@@ -297,6 +297,11 @@ function el(tag, attrs = {}, text = "") {
   return node;
 }
 
+/** `node`'s text set to `text` only when it differs: an unchanged text is not laid out again. */
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
 function svgEl(tag, attrs = {}) {
   const node = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
@@ -332,7 +337,7 @@ function curvePlot(title, maxSteps, percent = false) {
     svg,
     figure,
     update(curves, stepsLabel) {
-      axis.textContent = stepsLabel;
+      setText(axis, stepsLabel);
       for (const [name, {values, color}] of Object.entries(curves)) {
         if (!lines[name]) svg.append(lines[name] = svgEl("polyline", {fill: "none", stroke: color, "stroke-width": 2}));
         const n = Math.max(maxSteps, values.length);
@@ -363,8 +368,8 @@ function weightBars(label) {
         bars[p].setAttribute("height", h.toFixed(1));
         bars[p].setAttribute("fill", p === match ? "#2f6fad" : "#b8b0d4");
         values[p].setAttribute("y", (74 - h).toFixed(1));  // above its bar, never on it
-        names[p].textContent = pairs[p];
-        values[p].textContent = w.toFixed(2);
+        setText(names[p], pairs[p]);
+        setText(values[p], w.toFixed(2));
       });
     },
   };
@@ -584,7 +589,7 @@ function render({model, el: root}) {
   function drawOwn() {
     const batch = parseLookup(ownBox.value);
     if (batch.error) {
-      ownAnswer.textContent = t(batch.error);
+      setText(ownAnswer, t(batch.error));
       return;
     }
     const f = forward(run.params, batch, run.scaled);
@@ -593,15 +598,15 @@ function render({model, el: root}) {
     const probs = f.probs[0];
     let best = 0;
     for (let c = 1; c < N_DIGITS; c++) if (probs[c] > probs[best]) best = c;
-    ownAnswer.textContent = t("head_lookup_answer", {digit: best, p: (100 * probs[best]).toFixed(0)});
+    setText(ownAnswer, t("head_lookup_answer", {digit: best, p: (100 * probs[best]).toFixed(0)}));
   }
 
   function drawReadout() {
     const last = run.losses.length;
     const loss = last ? run.losses[last - 1] : NaN, acc = last ? run.accuracies[last - 1] : NaN;
-    readout.textContent = last
+    setText(readout, last
       ? t("head_readout", {step: run.t, loss: loss.toFixed(3), accuracy: (100 * acc).toFixed(0)})
-      : t(predicted() ? "head_readout_start" : "head_readout_first");
+      : t(predicted() ? "head_readout_start" : "head_readout_first"));
   }
 
   function drawTables(f, scores, valueRead) {
@@ -638,12 +643,12 @@ function render({model, el: root}) {
     train.disabled = step.disabled = !ready;
     skip.hidden = ready;
     after.hidden = !ready;
-    train.textContent = t(playing ? "head_pause" : "head_train");
+    setText(train, t(playing ? "head_pause" : "head_train"));
     // The answer to the prediction once the head has learned (or the student skipped and trained).
     const learned = last >= 20 && run.accuracies.slice(-20).reduce((a, x) => a + x, 0) / 20 > 0.95;
     if (learned && Number.isInteger(model.get("prediction"))) {
-      verdict.textContent = t(model.get("prediction") === RIGHT ? "head_predict_right" : "head_predict_wrong");
-    } else verdict.textContent = learned ? t("head_predict_answer") : "";
+      setText(verdict, t(model.get("prediction") === RIGHT ? "head_predict_right" : "head_predict_wrong"));
+    } else setText(verdict, learned ? t("head_predict_answer") : "");
     if (learned && !told.has("weights")) {  // the answer to the first prediction is on screen
       told.add("weights");
       const said = model.get("prediction");

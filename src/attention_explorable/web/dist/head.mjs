@@ -373,6 +373,9 @@ function el(tag, attrs = {}, text = "") {
   if (text) node.textContent = text;
   return node;
 }
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
 function svgEl(tag, attrs = {}) {
   const node = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
@@ -398,7 +401,7 @@ function curvePlot(title, maxSteps, percent = false) {
     svg,
     figure,
     update(curves, stepsLabel) {
-      axis.textContent = stepsLabel;
+      setText(axis, stepsLabel);
       for (const [name, { values, color }] of Object.entries(curves)) {
         if (!lines[name]) svg.append(lines[name] = svgEl("polyline", { fill: "none", stroke: color, "stroke-width": 2 }));
         const n = Math.max(maxSteps, values.length);
@@ -427,8 +430,8 @@ function weightBars(label) {
         bars[p].setAttribute("height", h.toFixed(1));
         bars[p].setAttribute("fill", p === match ? "#2f6fad" : "#b8b0d4");
         values[p].setAttribute("y", (74 - h).toFixed(1));
-        names[p].textContent = pairs[p];
-        values[p].textContent = w.toFixed(2);
+        setText(names[p], pairs[p]);
+        setText(values[p], w.toFixed(2));
       });
     }
   };
@@ -675,7 +678,7 @@ function render({ model, el: root }) {
   function drawOwn() {
     const batch = parseLookup(ownBox.value);
     if (batch.error) {
-      ownAnswer.textContent = t(batch.error);
+      setText(ownAnswer, t(batch.error));
       return;
     }
     const f = forward(run.params, batch, run.scaled);
@@ -684,12 +687,12 @@ function render({ model, el: root }) {
     const probs = f.probs[0];
     let best = 0;
     for (let c = 1; c < N_DIGITS; c++) if (probs[c] > probs[best]) best = c;
-    ownAnswer.textContent = t("head_lookup_answer", { digit: best, p: (100 * probs[best]).toFixed(0) });
+    setText(ownAnswer, t("head_lookup_answer", { digit: best, p: (100 * probs[best]).toFixed(0) }));
   }
   function drawReadout() {
     const last = run.losses.length;
     const loss = last ? run.losses[last - 1] : NaN, acc = last ? run.accuracies[last - 1] : NaN;
-    readout.textContent = last ? t("head_readout", { step: run.t, loss: loss.toFixed(3), accuracy: (100 * acc).toFixed(0) }) : t(predicted() ? "head_readout_start" : "head_readout_first");
+    setText(readout, last ? t("head_readout", { step: run.t, loss: loss.toFixed(3), accuracy: (100 * acc).toFixed(0) }) : t(predicted() ? "head_readout_start" : "head_readout_first"));
   }
   function drawTables(f, scores, valueRead) {
     const last = run.losses.length;
@@ -722,11 +725,11 @@ function render({ model, el: root }) {
     train.disabled = step.disabled = !ready;
     skip.hidden = ready;
     after.hidden = !ready;
-    train.textContent = t(playing ? "head_pause" : "head_train");
+    setText(train, t(playing ? "head_pause" : "head_train"));
     const learned = last >= 20 && run.accuracies.slice(-20).reduce((a, x) => a + x, 0) / 20 > 0.95;
     if (learned && Number.isInteger(model.get("prediction"))) {
-      verdict.textContent = t(model.get("prediction") === RIGHT ? "head_predict_right" : "head_predict_wrong");
-    } else verdict.textContent = learned ? t("head_predict_answer") : "";
+      setText(verdict, t(model.get("prediction") === RIGHT ? "head_predict_right" : "head_predict_wrong"));
+    } else setText(verdict, learned ? t("head_predict_answer") : "");
     if (learned && !told.has("weights")) {
       told.add("weights");
       const said = model.get("prediction");
