@@ -76,6 +76,8 @@ def test_student_predicts_then_changes_every_projection(qkv_page, request):
     st.update(w_v="swap", prediction="weights", revealed=True)
     assert_shows(page, st)
     assert "[0.802, 0.599]" in text_of(page, ".ae-qkv-feedback")
+    if request.node.callspec.id == "static":  # the answer's W_V with its subscript, not "W_V"
+        assert "W_V" not in text_of(page, ".ae-qkv-feedback") and page.locator(".ae-qkv-feedback sub").count() >= 2
     s.screenshot(f"qkv-answered-1280-{request.node.callspec.id}")
 
     # W_Q doubled: every score doubles, row 1 sharpens; then the causal mask.

@@ -228,6 +228,6 @@ def test_the_prediction_is_asked_first_and_cross_attention_answers_it(selfcross_
 def test_choosing_cross_attention_before_predicting_shows_the_answer(selfcross_page):
     page = selfcross_page.page
     page.locator(".ae-selfcross-mode button", has_text="交叉注意力").click()
-    wait_text(page, ".ae-selfcross-feedback", "热图现在就是交叉注意力")
+    wait_text(page, ".ae-selfcross-feedback", "在交叉注意力的热图里")
     expect(page.locator(".ae-selfcross-check button")).to_be_hidden()  # (a live page: drawn by the server)
     selfcross_page.assert_clean()

@@ -74,7 +74,7 @@ def test_exercise_3_8_1_accepts_the_core_value():
         ("0.211", "right"),  # exactly tol away (one unit of the third decimal): right
         ("0.2131", "wrong"),
         ("0.2109", "wrong"),  # just beyond
-        ("0.21", "wrong"),  # two decimals are no answer to "three decimals"
+        ("0.21", "wrong"),  # two decimals are no answer to "three decimals" (close, see below)
         ("0,212", "right"),
         ("０.２１２", "right"),
         ("0，212", "right"),
@@ -92,6 +92,26 @@ def test_exercise_3_8_1_accepts_the_core_value():
 )
 def test_number_judging_at_the_tolerance_edge_and_the_spellings(raw, status):
     assert view.judge(raw, config("q2-alpha2"))[0] == status
+
+
+@pytest.mark.parametrize(
+    "raw, close",
+    [
+        ("0.21", True),  # 0.212 to two decimals: close, give more decimals
+        ("0,21", True),
+        ("０.２１", True),
+        ("0.2", True),
+        ("0.22", False),  # not the answer rounded: wrong, with the hint
+        ("0.3", False),
+        ("0.215", False),  # three decimals, as asked: simply wrong
+        ("21/100", False),  # not plain decimals
+    ],
+)
+def test_the_answer_rounded_to_fewer_decimals_than_asked_is_told_so(raw, close):
+    status, message = view.judge(raw, config("q2-alpha2"))
+    assert status == "wrong"
+    assert (message == ZH["exercise_close"]) is close, message
+    assert (BLOCKS["q2-alpha2"].parts["hint"] == "" or ZH["exercise_wrong"] in message) is not close
 
 
 def test_a_long_malformed_echo_is_capped_at_40_characters():

@@ -25,7 +25,7 @@ import re
 
 from ..content import Block, inline_html, mark_languages, markdown_to_html
 from ..strings import text
-from .numbers import echo, parse_number
+from .numbers import echo, normalized_number, parse_number
 
 #: The state of an exercise, as mirrored to the browser.
 STATE_NAMES = ("response", "choice", "checked", "revealed")
@@ -41,6 +41,7 @@ KINDS = ("number", "choice", "text")
 STRING_KEYS = (
     "exercise_right",
     "exercise_wrong",
+    "exercise_close",
     "exercise_malformed",
     "exercise_empty",
     "exercise_choose",
@@ -51,6 +52,26 @@ STRING_KEYS = (
     "exercise_answer_placeholder",
     "exercise_your_answer",
 )
+
+#: A number typed with plain decimals ("0.21", "−0,5", "3"), once normalized: its digits after the point.
+_DECIMALS = re.compile(r"[-+]?[0-9]+(?:\.([0-9]*))?")
+
+
+def typed_decimals(submitted: str) -> int | None:
+    """How many decimals ``submitted`` was typed with (``"0.21"`` and ``"0,21"`` -> 2, ``"3"`` and
+    ``"16,777,216"`` -> 0), or None when it is not written as plain decimals (``"1e-3"``, ``"1/8"``)."""
+    m = _DECIMALS.fullmatch(normalized_number(submitted))
+    return None if m is None else len(m.group(1) or "")
+
+
+def is_close(value: float, submitted: str, config: dict) -> bool:
+    """Whether a wrong ``value`` is the answer rounded to the decimals it was typed with, which are fewer
+    than the exercise's tolerance asks for (0.21 for 0.212 ± 0.001): right, but not precise enough."""
+    d = typed_decimals(submitted)
+    if d is None or 10.0**-d <= config["tol"]:
+        return False
+    return abs(value - config["answer"]) <= 0.5 * 10.0**-d * (1 + TOL_SLACK)
+
 
 _OPTION = re.compile(r"^\s*([A-Z])[.．、]\s*(.*)$")
 
@@ -160,7 +181,8 @@ def judge(submitted: str, config: dict) -> tuple[str, str]:
     Returns
     -------
     (str, str)
-        ``status`` is "right", "wrong" (the message ends with the hint),
+        ``status`` is "right", "wrong" (the message ends with the hint; for the answer rounded to
+        fewer decimals than asked, :func:`is_close`, it says to give more decimals),
         "invalid" (empty, not a number or no option chosen: the message
         says so, quoting a malformed entry, escaped and cut to 40
         characters) or "pending" (text exercises are not graded; empty
@@ -176,6 +198,8 @@ def judge(submitted: str, config: dict) -> tuple[str, str]:
             return "invalid", S["exercise_malformed"].format(raw=html.escape(echo(submitted, ECHO_LIMIT)))
         if abs(value - config["answer"]) <= config["tol"] * (1 + TOL_SLACK):
             return "right", S["exercise_right"]
+        if is_close(value, submitted, config):
+            return "wrong", S["exercise_close"]
         return "wrong", S["exercise_wrong"] + config["hint_html"]
     if kind == "choice":
         if not submitted:

@@ -104,6 +104,13 @@ _NUMBER = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 _THOUSANDS = re.compile(r"^[+-]?[1-9][0-9]{0,2}(,[0-9]{3})+(\.[0-9]+)?$")
 
 
+def normalized_number(raw: str) -> str:
+    """``raw`` as :func:`parse_number` reads it before parsing: half-width, stripped, ``-`` for a minus,
+    a thousands comma dropped and a decimal comma made a point (``" ０,５ "`` -> ``"0.5"``)."""
+    s = str(raw).translate(_FULL_WIDTH).strip().replace("，", ",").replace("−", "-")
+    return s.replace(",", "") if _THOUSANDS.match(s) else s.replace(",", ".")
+
+
 def parse_number(raw: str) -> float:
     """Parse a typed number: a prediction, an exercise answer, a slider's box.
 
@@ -128,8 +135,7 @@ def parse_number(raw: str) -> float:
     >>> parse_number("16,777,216"), parse_number("2^24"), parse_number("1,000")
     (16777216.0, 16777216.0, 1000.0)
     """
-    s = str(raw).translate(_FULL_WIDTH).strip().replace("，", ",").replace("−", "-")
-    s = s.replace(",", "") if _THOUSANDS.match(s) else s.replace(",", ".")
+    s = normalized_number(raw)
     operator = "/" if s.count("/") == 1 and "^" not in s else "^" if s.count("^") == 1 and "/" not in s else None
     parts = [p.strip() for p in s.split(operator)] if operator else [s]
     if not all(_NUMBER.match(p) for p in parts):

@@ -3,7 +3,7 @@
 // the box (or the options) and the two buttons, turns the student's typing, choosing and pressing into the
 // model's state and draws every change of it. Everything runs with or without a server.
 import {button, drawView, el, moduleRoot, readout, setState, tell} from "./parts.js";
-import {escapeHtml, fill, parseNumber, pyStrip} from "./shared.js";
+import {escapeHtml, fill, normalizedNumber, parseNumber, pyStrip} from "./shared.js";
 
 export const STATE_NAMES = ["response", "choice", "checked", "revealed"];
 export const ECHO_LIMIT = 40;
@@ -23,6 +23,19 @@ const echo = (raw) => {
  * @returns {[string, string]} [status, message]: status "right", "wrong" (message ends with
  *   the hint), "invalid" (empty, malformed or nothing chosen) or "pending" (text kind); message HTML
  */
+/** How many decimals `submitted` was typed with, or null when not plain decimals (views.exercise.typed_decimals). */
+export function typedDecimals(submitted) {
+  const m = /^[-+]?[0-9]+(?:\.([0-9]*))?$/.exec(normalizedNumber(submitted));
+  return m === null ? null : (m[1] || "").length;
+}
+
+/** Whether a wrong `value` is the answer rounded to the decimals typed, fewer than asked (views.exercise.is_close). */
+function isClose(value, submitted, config) {
+  const d = typedDecimals(submitted);
+  if (d === null || 10 ** -d <= config.tol) return false;
+  return Math.abs(value - config.answer) <= 0.5 * 10 ** -d * (1 + TOL_SLACK);
+}
+
 export function judge(submitted, config) {
   const S = config.strings, kind = config.kind;
   if (kind === "number") {
@@ -30,6 +43,7 @@ export function judge(submitted, config) {
     const value = parseNumber(submitted);
     if (value === null) return ["invalid", fill(S.exercise_malformed, {raw: escapeHtml(echo(submitted))})];
     if (Math.abs(value - config.answer) <= config.tol * (1 + TOL_SLACK)) return ["right", S.exercise_right];
+    if (isClose(value, submitted, config)) return ["wrong", S.exercise_close];
     return ["wrong", S.exercise_wrong + config.hint_html];
   }
   if (kind === "choice") {

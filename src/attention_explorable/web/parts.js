@@ -57,7 +57,7 @@ export function readout(cls, {live = false, sr = false, hidden = false} = {}) {
     el: node,
     set(html) {
       if (html !== null && typeof html === "object") node.hidden = html.visible === false;  // a view's props
-      else if (html !== now) morph(node, now = html);
+      else if (html !== now) morph(node, subscriptHtml(now = html));  // W_V as the text writes it
     },
     show(on) { node.hidden = !on; },
   };

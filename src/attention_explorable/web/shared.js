@@ -139,10 +139,15 @@ export function pyStrip(s) {
  * and a power a^b. Returns null for anything else (empty, junk, not finite, a
  * zero denominator).
  */
-export function parseNumber(raw) {
+/** `raw` as parseNumber reads it before parsing (views.numbers.normalized_number). */
+export function normalizedNumber(raw) {
   let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
   s = pyStrip(s).replaceAll("，", ",").replaceAll("−", "-");
-  s = THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+  return THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+}
+
+export function parseNumber(raw) {
+  const s = normalizedNumber(raw);
   const count = (c) => s.split(c).length - 1;
   const operator = count("/") === 1 && count("^") === 0 ? "/" : count("^") === 1 && count("/") === 0 ? "^" : null;
   const parts = operator ? s.split(operator).map(pyStrip) : [s];

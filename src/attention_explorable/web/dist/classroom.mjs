@@ -126,10 +126,13 @@ var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 function pyStrip(s) {
   return String(s).replace(PY_STRIP, "");
 }
-function parseNumber(raw) {
+function normalizedNumber(raw) {
   let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
   s = pyStrip(s).replaceAll("，", ",").replaceAll("−", "-");
-  s = THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+  return THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+}
+function parseNumber(raw) {
+  const s = normalizedNumber(raw);
   const count = (c) => s.split(c).length - 1;
   const operator = count("/") === 1 && count("^") === 0 ? "/" : count("^") === 1 && count("/") === 0 ? "^" : null;
   const parts = operator ? s.split(operator).map(pyStrip) : [s];

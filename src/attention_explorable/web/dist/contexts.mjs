@@ -1187,7 +1187,7 @@ function readout(cls, { live = false, sr = false, hidden = false } = {}) {
     el: node,
     set(html) {
       if (html !== null && typeof html === "object") node.hidden = html.visible === false;
-      else if (html !== now) morph(node, now = html);
+      else if (html !== now) morph(node, subscriptHtml(now = html));
     },
     show(on) {
       node.hidden = !on;

@@ -70,10 +70,13 @@ var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 function pyStrip(s) {
   return String(s).replace(PY_STRIP, "");
 }
-function parseNumber(raw) {
+function normalizedNumber(raw) {
   let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
   s = pyStrip(s).replaceAll("，", ",").replaceAll("−", "-");
-  s = THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+  return THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+}
+function parseNumber(raw) {
+  const s = normalizedNumber(raw);
   const count = (c) => s.split(c).length - 1;
   const operator = count("/") === 1 && count("^") === 0 ? "/" : count("^") === 1 && count("/") === 0 ? "^" : null;
   const parts = operator ? s.split(operator).map(pyStrip) : [s];
@@ -90,6 +93,9 @@ function parseNumber(raw) {
 }
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
+}
+function subscriptHtml(html) {
+  return String(html).replace(/\bW_([A-Z])\b/g, "W<sub>$1</sub>");
 }
 function fill(template, fields) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => key in fields ? String(fields[key]) : whole);
@@ -349,7 +355,7 @@ function readout(cls, { live = false, sr = false, hidden = false } = {}) {
     el: node,
     set(html) {
       if (html !== null && typeof html === "object") node.hidden = html.visible === false;
-      else if (html !== now) morph(node, now = html);
+      else if (html !== now) morph(node, subscriptHtml(now = html));
     },
     show(on) {
       node.hidden = !on;
@@ -443,6 +449,15 @@ var echo = (raw) => {
   const chars = Array.from(pyStrip(raw));
   return chars.length <= ECHO_LIMIT ? chars.join("") : chars.slice(0, ECHO_LIMIT).join("") + "…";
 };
+function typedDecimals(submitted) {
+  const m = /^[-+]?[0-9]+(?:\.([0-9]*))?$/.exec(normalizedNumber(submitted));
+  return m === null ? null : (m[1] || "").length;
+}
+function isClose(value, submitted, config) {
+  const d = typedDecimals(submitted);
+  if (d === null || 10 ** -d <= config.tol) return false;
+  return Math.abs(value - config.answer) <= 0.5 * 10 ** -d * (1 + TOL_SLACK);
+}
 function judge(submitted, config) {
   const S = config.strings, kind = config.kind;
   if (kind === "number") {
@@ -450,6 +465,7 @@ function judge(submitted, config) {
     const value = parseNumber(submitted);
     if (value === null) return ["invalid", fill(S.exercise_malformed, { raw: escapeHtml(echo(submitted)) })];
     if (Math.abs(value - config.answer) <= config.tol * (1 + TOL_SLACK)) return ["right", S.exercise_right];
+    if (isClose(value, submitted, config)) return ["wrong", S.exercise_close];
     return ["wrong", S.exercise_wrong + config.hint_html];
   }
   if (kind === "choice") {
@@ -560,5 +576,6 @@ export {
   TOL_SLACK,
   exercise_default as default,
   exerciseView,
-  judge
+  judge,
+  typedDecimals
 };

@@ -171,10 +171,13 @@ var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 function pyStrip(s) {
   return String(s).replace(PY_STRIP, "");
 }
-function parseNumber(raw) {
+function normalizedNumber(raw) {
   let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
   s = pyStrip(s).replaceAll("，", ",").replaceAll("−", "-");
-  s = THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+  return THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+}
+function parseNumber(raw) {
+  const s = normalizedNumber(raw);
   const count = (c) => s.split(c).length - 1;
   const operator = count("/") === 1 && count("^") === 0 ? "/" : count("^") === 1 && count("/") === 0 ? "^" : null;
   const parts = operator ? s.split(operator).map(pyStrip) : [s];
@@ -1325,6 +1328,15 @@ var echo2 = (raw) => {
   const chars = Array.from(pyStrip(raw));
   return chars.length <= ECHO_LIMIT2 ? chars.join("") : chars.slice(0, ECHO_LIMIT2).join("") + "…";
 };
+function typedDecimals(submitted) {
+  const m = /^[-+]?[0-9]+(?:\.([0-9]*))?$/.exec(normalizedNumber(submitted));
+  return m === null ? null : (m[1] || "").length;
+}
+function isClose(value, submitted, config) {
+  const d = typedDecimals(submitted);
+  if (d === null || 10 ** -d <= config.tol) return false;
+  return Math.abs(value - config.answer) <= 0.5 * 10 ** -d * (1 + TOL_SLACK);
+}
 function judge(submitted, config) {
   const S = config.strings, kind = config.kind;
   if (kind === "number") {
@@ -1332,6 +1344,7 @@ function judge(submitted, config) {
     const value = parseNumber(submitted);
     if (value === null) return ["invalid", fill(S.exercise_malformed, { raw: escapeHtml(echo2(submitted)) })];
     if (Math.abs(value - config.answer) <= config.tol * (1 + TOL_SLACK)) return ["right", S.exercise_right];
+    if (isClose(value, submitted, config)) return ["wrong", S.exercise_close];
     return ["wrong", S.exercise_wrong + config.hint_html];
   }
   if (kind === "choice") {
@@ -1535,6 +1548,7 @@ export {
   matrixView,
   morph,
   mulberry32,
+  normalizedNumber,
   onGrid,
   outcome,
   pageWide,

@@ -168,10 +168,13 @@ var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 function pyStrip(s) {
   return String(s).replace(PY_STRIP, "");
 }
-function parseNumber(raw) {
+function normalizedNumber(raw) {
   let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
   s = pyStrip(s).replaceAll("，", ",").replaceAll("−", "-");
-  s = THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+  return THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+}
+function parseNumber(raw) {
+  const s = normalizedNumber(raw);
   const count = (c) => s.split(c).length - 1;
   const operator = count("/") === 1 && count("^") === 0 ? "/" : count("^") === 1 && count("/") === 0 ? "^" : null;
   const parts = operator ? s.split(operator).map(pyStrip) : [s];
@@ -1282,7 +1285,7 @@ function readout(cls, { live = false, sr = false, hidden = false } = {}) {
     el: node,
     set(html) {
       if (html !== null && typeof html === "object") node.hidden = html.visible === false;
-      else if (html !== now) morph(node, now = html);
+      else if (html !== now) morph(node, subscriptHtml(now = html));
     },
     show(on) {
       node.hidden = !on;
