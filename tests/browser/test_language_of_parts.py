@@ -120,4 +120,11 @@ def test_each_language_is_set_in_its_own_font_and_a_formula_in_the_math_font(sta
     assert page.evaluate(_FIRST_FONT, ".ae-vector .ae-vector-scores") == own  # a module's text
     assert page.evaluate(_FIRST_FONT, f".ae-prose span[lang|='{'zh' if language == 'en' else 'en'}']") == other
     assert page.evaluate(_FIRST_FONT, ".ae-prose math") == "Attention Explorable Math"
+    if language == "en":  # and drawn in one: its quotes too, on a machine whose only fonts are DejaVu and Noto CJK
+        cdp = page.context.new_cdp_session(page)
+        root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+        cdp.send("CSS.enable")
+        quoted = cdp.send("DOM.querySelector", {"nodeId": root, "selector": ".ae-prose p"})["nodeId"]
+        used = [f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": quoted})["fonts"]]
+        assert used and not any("CJK" in name for name in used), used
     s.assert_clean()

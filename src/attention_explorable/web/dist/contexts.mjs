@@ -985,7 +985,7 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x { font-family: 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; font-size: 15px; line-height: 1.42857; color: var(--ae-text);
   background: var(--ae-background); color-scheme: var(--ae-scheme); text-align: start; }
 /* English in a Latin font first (a CJK font sets “ ” and ’ full width): the module's language, or a word's. */
-.ae-x[lang|="en"], .ae-x [lang|="en"]:not(math) { font-family: 'Segoe UI', Roboto, 'Noto Sans', 'Helvetica Neue', Arial,
+.ae-x[lang|="en"], .ae-x [lang|="en"]:not(math) { font-family: 'Segoe UI', Roboto, 'Noto Sans', 'Helvetica Neue', Arial, 'Liberation Sans', 'DejaVu Sans',
   'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; }
 .ae-x [lang|="zh"]:not(math) { font-family: 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif; }
 .ae-x .ae-readout { font-variant-numeric: tabular-nums; font-size: 15px; }
