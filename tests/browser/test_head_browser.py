@@ -182,8 +182,11 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     # The student's own lookup: the trained head reads the digit paired with the query.
     page.locator(".ae-head-lookup").fill("E4 B8 H1 C6 | H")
     assert "1" in page.locator(".ae-head-lookup-answer").text_content()
+    own_bars = page.locator(".ae-head-lookup").locator("xpath=../..").locator("svg")
+    assert own_bars.is_visible()
     page.locator(".ae-head-lookup").fill("E4 B8 | H")
     assert page.locator(".ae-head-lookup-answer").text_content() == head_strings(language)["head_lookup_pairs"]
+    assert not own_bars.is_visible()  # no bars of the lookup it no longer holds
     # The training record, for a screen reader: a row every 25 steps, the numbers of the readout's steps.
     rows = page.locator(".ae-head table").nth(3).locator("tbody tr")
     assert rows.nth(0).locator("th").text_content() == "1" and rows.nth(1).locator("th").text_content() == "25"

@@ -233,7 +233,8 @@ export function lookupText(batch, b = 0) {
 
 const SVG = "http://www.w3.org/2000/svg";
 const CSS = `
-.ae-head { font-family: inherit; font-size: inherit; line-height: 1.5; color: var(--ae-text, #1b1b1b); max-width: 980px; }
+.ae-head { font-family: inherit; font-size: inherit; line-height: 1.5; color: var(--ae-text, #1b1b1b); max-width: 980px;
+  padding: 0 8px; box-sizing: border-box; }
 .ae-head h2, .ae-head h3, .ae-head h4, .ae-head h5, .ae-head h6 { font-size: 17px; margin: 14px 0 6px; }
 .ae-head .ae-row { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin: 6px 0; }
 .ae-head button { font: inherit; min-height: 44px; padding: 4px 14px; border-radius: 6px; cursor: pointer;
@@ -588,6 +589,7 @@ function render({model, el: root}) {
 
   function drawOwn() {
     const batch = parseLookup(ownBox.value);
+    ownBars.svg.style.visibility = batch.error ? "hidden" : "";  // no bars of a lookup no longer typed
     if (batch.error) {
       setText(ownAnswer, t(batch.error));
       return;
