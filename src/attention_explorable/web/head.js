@@ -260,7 +260,7 @@ const CSS = `
 .ae-head figure { margin: 8px 0; }
 .ae-head figcaption { margin: 0 0 2px; }
 .ae-head .ae-grid { display: flex; flex-wrap: wrap; gap: 16px; }
-.ae-head .ae-grid > div { flex: 1 1 300px; min-width: 0; }
+.ae-head .ae-grid > div, .ae-head .ae-grid > figure { flex: 1 1 300px; min-width: 0; }
 .ae-head svg text { fill: var(--ae-text, #1b1b1b); }
 .ae-head svg .ae-tick { fill: var(--ae-muted, #444); }
 .ae-head svg .ae-gridline { stroke: var(--ae-rule, #ddd); }
@@ -575,7 +575,9 @@ function render({model, el: root}) {
   // The weights, the score table and what W_V reads answer the prediction: shown once it is made (or skipped).
   const after = el("div", {class: "ae-head-after"});
   after.append(grid, el(sub, {}, t("head_lookup_heading")), own, ownAnswer);
-  box.append(note("head_intro", ""), predict, controls, readout, live, settings, curves.figure, accuracyCurve.figure, after,
+  const growing = el("div", {class: "ae-grid ae-head-curves"});  // the loss and the accuracy side by side, when they fit
+  growing.append(curves.figure, accuracyCurve.figure);
+  box.append(note("head_intro", ""), predict, controls, readout, live, settings, growing, after,
              compare);
 
   // --- the run -------------------------------------------------------------------------------------

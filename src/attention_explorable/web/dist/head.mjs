@@ -340,7 +340,7 @@ var CSS = `
 .ae-head figure { margin: 8px 0; }
 .ae-head figcaption { margin: 0 0 2px; }
 .ae-head .ae-grid { display: flex; flex-wrap: wrap; gap: 16px; }
-.ae-head .ae-grid > div { flex: 1 1 300px; min-width: 0; }
+.ae-head .ae-grid > div, .ae-head .ae-grid > figure { flex: 1 1 300px; min-width: 0; }
 .ae-head svg text { fill: var(--ae-text, #1b1b1b); }
 .ae-head svg .ae-tick { fill: var(--ae-muted, #444); }
 .ae-head svg .ae-gridline { stroke: var(--ae-rule, #ddd); }
@@ -655,6 +655,8 @@ function render({ model, el: root }) {
   compare.append(compareFirst, compareRun, compareCurves.figure, compareSays);
   const after = el("div", { class: "ae-head-after" });
   after.append(grid, el(sub, {}, t("head_lookup_heading")), own, ownAnswer);
+  const growing = el("div", { class: "ae-grid ae-head-curves" });
+  growing.append(curves.figure, accuracyCurve.figure);
   box.append(
     note("head_intro", ""),
     predict,
@@ -662,8 +664,7 @@ function render({ model, el: root }) {
     readout,
     live,
     settings,
-    curves.figure,
-    accuracyCurve.figure,
+    growing,
     after,
     compare
   );
