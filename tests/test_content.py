@@ -162,9 +162,10 @@ def test_every_explorable_placed_and_registered(lang):
 def test_section_3_8_structure(lang):
     assert len(blocks("sec-3-8", "definition", lang)) == 1
     assert len(blocks("sec-3-8", "proposition", lang)) == 1
-    # The proof of Proposition 3.8.1, one folded check per step of the explorable, the contexts' causal
-    # mask, and the head's two maps and its comparison (answers folded, read once the student has run it).
-    assert len(blocks("sec-3-8", "proof", lang)) == 7
+    # The proof of Proposition 3.8.1, one folded check per step of the explorable, the contexts' two words
+    # and causal mask, and the head's two maps and its comparison (answers folded, read once the student
+    # has run it).
+    assert len(blocks("sec-3-8", "proof", lang)) == 8
     lean = blocks("sec-3-8", "lean", lang)
     assert len(lean) == 1 and "theorem" in lean[0].body
     (video,) = blocks("sec-3-8", "video", lang)
