@@ -613,6 +613,9 @@ def math_characters(text: str) -> set[str]:
 PROSE_CSS = """
 :host { font-size: 16px; }
 .ae-prose, .ae-prose p, .ae-prose li { line-height: 1.8; }
+/* A line of text about 40 Chinese characters or 85 Latin ones long, however wide the page: easier to follow
+   from one line to the next (the explorables and the tables keep the page's width). */
+p, ul, ol, details.ae-proof { max-width: 42em; }
 h2 { margin-top: 1.6em; border-bottom: 1px solid var(--ae-rule, #ddd); padding-bottom: 4px; }
 /* The pages' own math font (OpenType MATH: stretchy brackets, radicals with their bar), whatever fonts
    the reader's machine has; a CJK page's generic math font has no MATH table. */

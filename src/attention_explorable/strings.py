@@ -623,7 +623,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "vector_predict_third": "On v₃ = [1, 1]",
         "vector_predict_midpoint": "Halfway between v₁ and v₃",
         "vector_predict_centroid": "At the centre of the triangle (the mean of the three values)",
-        "vector_predict_answer": "The answer: at q = [1, 0] and T = {t}, the weights are {w} and the output is y = {y} (checking moved the plot there). Neither of the two tied scores beats the other, so however low the temperature goes they share the weight equally, while α₂ shrinks towards 0; y therefore comes to rest at the midpoint of v₁ and v₃ and never lands on a single value. Now slowly drag the temperature back up and watch y move into the triangle.",
+        "vector_predict_answer": "The answer: at q = [1, 0] and T = {t}, the weights are {w} and the output is y = {y} (pressing “Check my prediction” moved the plot there). Neither of the two tied scores beats the other, so however low the temperature goes they share the weight equally, while α₂ shrinks towards 0; y therefore comes to rest at the midpoint of v₁ and v₃ and never lands on a single value. Now slowly drag the temperature back up and watch y move into the triangle.",
         # MatrixExplorer (3.7.7 scaled dot-product attention)
         "matrix_heading": "Scaled dot-product attention: score and weight matrices",
         "matrix_intro": "Every entry of Q, K and V is an approximately standard normal random number fixed by the seed (the sum of 12 uniform random numbers between 0 and 1, minus 6). Switch the √dₖ scaling on or off, then drag dₖ and watch how each row of the weight heatmap changes.",
