@@ -158,3 +158,21 @@ def test_the_textbook_without_its_script_file_says_so_at_its_top(static_site, st
     s.page.goto((static_site / "index.html").resolve().as_uri())
     s.page.wait_for_function("() => performance.getEntriesByName('ae-page-mounted').length > 0")
     expect(s.page.locator(".ae-script-missing")).to_be_hidden()
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_line_of_text_stays_short_enough_to_follow_on_a_wide_screen(static_site, student, language):
+    """At 1280 px the text's lines are about 40 Chinese or 80 Latin characters (42em), not the page's
+    width; an explorable keeps the page's width."""
+    s = student(1280, 900)
+    aborted = s.open_offline(static_site / {"zh": "", "en": "en"}[language] / "index.html", ".ae-toc")
+    widths = s.page.evaluate(
+        """() => {
+          const p = [...document.querySelectorAll('.ae-prose p')].find((e) => e.textContent.length > 400);
+          const em = parseFloat(getComputedStyle(p).fontSize);
+          return {p: p.getBoundingClientRect().width / em,
+                  explorable: document.querySelector('[data-ae-render]').getBoundingClientRect().width / em};
+        }"""
+    )
+    assert widths["p"] <= 42.01 and widths["explorable"] > 60, widths
+    assert aborted == []
