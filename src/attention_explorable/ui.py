@@ -16,7 +16,9 @@ import panel as pn
 #: The font of the explorables' text and plots (a CJK font first: the Chinese edition's labels).
 FONT_FAMILY = "'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif"
 #: The font of English text: a Latin font first (a CJK font sets “ ” and ’ full width), the CJK ones after.
-LATIN_FONT_FAMILY = "'Segoe UI', Roboto, 'Noto Sans', 'Helvetica Neue', Arial, 'Liberation Sans', 'DejaVu Sans', " + FONT_FAMILY
+LATIN_FONT_FAMILY = (
+    "'Segoe UI', Roboto, 'Noto Sans', 'Helvetica Neue', Arial, 'Liberation Sans', 'DejaVu Sans', " + FONT_FAMILY
+)
 #: Each language's text in its own font, by the ``lang`` of the element that holds it (the page's ``<html>``,
 #: a module's root, a word of the other language; a formula keeps its math font): CSS Selectors Level 4, the attribute selector ``|=``.
 LANGUAGE_FONTS_CSS = (
