@@ -22,28 +22,15 @@ from benchlib import free_port  # noqa: E402  (one rule for the ports of the tes
 # Apps that browser tests serve; importing one would build and serve it.
 collect_ignore = ["apps"]
 
-#: The longest files, longest first (seconds of one CI run, `--durations=0` summed per file): run before
-#: the rest, in this order. With ``-n 3 --dist loadfile`` a file runs on one worker, and a long file
-#: started last kept one worker busy after the others had finished (the longest-first rule of scheduling).
-SLOW_FILES = (
-    "test_classroom_browser.py",  # 214 s
-    "test_benchmarks_smoke.py",  # 118 s
-    "test_jupyterlab.py",  # 78 s
-    "test_accessibility.py",  # 75 s
-    "test_head_browser.py",  # 64 s
-    "test_faults.py",  # 63 s
-    "test_site_generators.py",  # 52 s
-    "test_steps_browser.py",  # 52 s
-    "test_wheel.py",  # 49 s
-    "test_server.py",  # 48 s
-    "test_textbook_browser.py",  # 46 s
-)
+#: The longest files (a minute or more each), run first. With ``-n 2 --dist loadfile`` a file runs
+#: on one worker, in the order collected: a long file that started last kept one worker busy
+#: after the other had finished.
+SLOW_FILES = ("test_benchmarks_smoke.py", "test_classroom_browser.py")
 
 
 def pytest_collection_modifyitems(config, items):
-    """Put the tests of :data:`SLOW_FILES` first, longest first; the rest keep their order (a stable sort)."""
-    rank = {name: i for i, name in enumerate(SLOW_FILES)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FILES)))
+    """Put the tests of :data:`SLOW_FILES` first; the rest keep their order (a stable sort)."""
+    items.sort(key=lambda item: item.path.name not in SLOW_FILES)
 
 
 CHROMIUM = os.environ.get("AE_CHROMIUM", "/usr/bin/chromium")
