@@ -16,13 +16,6 @@ const echo = (raw) => {
   return chars.length <= ECHO_LIMIT ? chars.join("") : chars.slice(0, ECHO_LIMIT).join("") + "…";
 };
 
-/**
- * The outcome of checking `submitted` (views.exercise.judge), never throwing.
- * @param {string} submitted the typed answer (number kind) or the chosen letter ("" for none)
- * @param {object} config views.exercise.exercise_config(block, language)
- * @returns {[string, string]} [status, message]: status "right", "wrong" (message ends with
- *   the hint), "invalid" (empty, malformed or nothing chosen) or "pending" (text kind); message HTML
- */
 /** How many decimals `submitted` was typed with, or null when not plain decimals (views.exercise.typed_decimals). */
 export function typedDecimals(submitted) {
   const m = /^[-+]?[0-9]+(?:\.([0-9]*))?$/.exec(normalizedNumber(submitted));
@@ -36,6 +29,13 @@ function isClose(value, submitted, config) {
   return Math.abs(value - config.answer) <= 0.5 * 10 ** -d * (1 + TOL_SLACK);
 }
 
+/**
+ * The outcome of checking `submitted` (views.exercise.judge), never throwing.
+ * @param {string} submitted the typed answer (number kind) or the chosen letter ("" for none)
+ * @param {object} config views.exercise.exercise_config(block, language)
+ * @returns {[string, string]} [status, message]: status "right", "wrong" (message ends with
+ *   the hint), "invalid" (empty, malformed or nothing chosen) or "pending" (text kind); message HTML
+ */
 export function judge(submitted, config) {
   const S = config.strings, kind = config.kind;
   if (kind === "number") {

@@ -525,12 +525,13 @@ function render({model, el: root}) {
   const watchedLines = [0, 1, 2].map(() => el("div", {class: "ae-row"}));
   left.append(el(sub, {}, t("head_weights_heading")));
   watched.forEach((w, b) => { watchedLines[b].append(el("code", {}, lookupText(WATCHED, b)), w.svg); left.append(watchedLines[b]); });
-  const note = (key, cls = "ae-note") => { const p = el("p", {class: cls}); p.append(...subscripted(t(key))); return p; };
-  const heading = (key) => { const h = el(sub); h.append(...subscripted(t(key))); return h; };
+  // A text of the strings as an element, W_Q written with its subscript.
+  const written = (tag, key, attrs = {}) => { const e = el(tag, attrs); e.append(...subscripted(t(key))); return e; };
+  const note = (key) => written("p", key, {class: "ae-note"});
   const table = heatmap(t("head_table_title"), N_LETTERS, N_LETTERS, [...LETTERS], [...LETTERS]);
   const reads = heatmap(t("head_reads_title"), 1, D_IN, [""], [...LETTERS, ..."0123456789"]);
   right.append(el(sub, {}, t("head_table_heading")), note("head_table_note"), table.svg,
-               heading("head_reads_heading"), note("head_reads_note"), reads.svg);
+               written(sub, "head_reads_heading"), note("head_reads_note"), reads.svg);
   // What the plots show, for a screen reader: tables rewritten whenever training rests (not every frame).
   const watchedData = dataTable(t("head_weights_heading"), ["", "1", "2", "3", "4"]);
   const tableData = dataTable(t("head_table_title"), ["", ...LETTERS]);
@@ -577,7 +578,7 @@ function render({model, el: root}) {
   after.append(grid, el(sub, {}, t("head_lookup_heading")), own, ownAnswer);
   const growing = el("div", {class: "ae-grid ae-head-curves"});  // the loss and the accuracy side by side, when they fit
   growing.append(curves.figure, accuracyCurve.figure);
-  box.append(note("head_intro", ""), predict, controls, readout, live, settings, growing, after,
+  box.append(written("p", "head_intro"), predict, controls, readout, live, settings, growing, after,
              compare);
 
   // --- the run -------------------------------------------------------------------------------------

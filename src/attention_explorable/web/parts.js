@@ -433,7 +433,7 @@ export function choiceParts(name, S, predictions, model, {say, reveal = () => ({
     tell(model, {event: "prediction", question: "prediction", prediction});
   };
   const question = readout(`ae-${name}-question`);
-  question.set(`<b>${subscriptHtml(escapeHtml(S[`${name}_predict_question`]))}</b>`);
+  question.set(`<b>${escapeHtml(S[`${name}_predict_question`])}</b>`);  // (readout.set writes W_Q's subscript)
   return {
     question,
     prediction_choice: options(`ae-${name}-prediction`, predictions.slice(1).map((p) => S[`${name}_predict_${p}`]),

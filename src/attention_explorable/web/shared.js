@@ -133,12 +133,6 @@ export function pyStrip(s) {
   return String(s).replace(PY_STRIP, "");
 }
 
-/**
- * A typed number (views.numbers.parse_number): full-width digits, a decimal
- * comma, commas between thousands, the minus sign −, exponents, a fraction a/b
- * and a power a^b. Returns null for anything else (empty, junk, not finite, a
- * zero denominator).
- */
 /** `raw` as parseNumber reads it before parsing (views.numbers.normalized_number). */
 export function normalizedNumber(raw) {
   let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
@@ -146,6 +140,12 @@ export function normalizedNumber(raw) {
   return THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
 }
 
+/**
+ * A typed number (views.numbers.parse_number): full-width digits, a decimal
+ * comma, commas between thousands, the minus sign −, exponents, a fraction a/b
+ * and a power a^b. Returns null for anything else (empty, junk, not finite, a
+ * zero denominator).
+ */
 export function parseNumber(raw) {
   const s = normalizedNumber(raw);
   const count = (c) => s.split(c).length - 1;
@@ -174,17 +174,20 @@ export function escapeHtml(s) {
     .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
 
+/** A matrix's name as a string writes it, `W_Q`: its letter captured. */
+const MATRIX_NAME = /\bW_([A-Z])\b/g;
+
 /**
  * `html` (already escaped: it holds no markup of its own) with a matrix's name `W_Q`, `W_K`, `W_V`, `W_O`
  * written as W with a subscript (`W<sub>Q</sub>`), as the text's formulas write it.
  */
 export function subscriptHtml(html) {
-  return String(html).replace(/\bW_([A-Z])\b/g, "W<sub>$1</sub>");
+  return String(html).replace(MATRIX_NAME, "W<sub>$1</sub>");
 }
 
 /** `text` as DOM nodes, each `W_Q` (see `subscriptHtml`) a text node "W" and a `<sub>`; nothing read as HTML. */
 export function subscripted(text) {
-  return String(text).split(/\bW_([A-Z])\b/).flatMap((part, i) => {
+  return String(text).split(MATRIX_NAME).flatMap((part, i) => {
     if (i % 2 === 0) return part ? [document.createTextNode(part)] : [];
     const sub = document.createElement("sub");
     sub.textContent = part;

@@ -136,8 +136,9 @@ function formatVector(v, digits = DECIMALS) {
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
+var MATRIX_NAME = /\bW_([A-Z])\b/g;
 function subscriptHtml(html) {
-  return String(html).replace(/\bW_([A-Z])\b/g, "W<sub>$1</sub>");
+  return String(html).replace(MATRIX_NAME, "W<sub>$1</sub>");
 }
 function fill(template, fields) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => key in fields ? String(fields[key]) : whole);
@@ -1432,7 +1433,7 @@ function choiceParts(name, S, predictions, model, { say, reveal = () => ({}), ri
     tell(model, { event: "prediction", question: "prediction", prediction });
   };
   const question = readout(`ae-${name}-question`);
-  question.set(`<b>${subscriptHtml(escapeHtml(S[`${name}_predict_question`]))}</b>`);
+  question.set(`<b>${escapeHtml(S[`${name}_predict_question`])}</b>`);
   return {
     question,
     prediction_choice: options(

@@ -102,8 +102,9 @@ function formatNumber(x, digits = DECIMALS, html = true) {
 }
 var PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
+var MATRIX_NAME = /\bW_([A-Z])\b/g;
 function subscripted(text) {
-  return String(text).split(/\bW_([A-Z])\b/).flatMap((part, i) => {
+  return String(text).split(MATRIX_NAME).flatMap((part, i) => {
     if (i % 2 === 0) return part ? [document.createTextNode(part)] : [];
     const sub = document.createElement("sub");
     sub.textContent = part;
@@ -584,23 +585,19 @@ function render({ model, el: root }) {
     watchedLines[b].append(el("code", {}, lookupText(WATCHED, b)), w.svg);
     left.append(watchedLines[b]);
   });
-  const note = (key, cls = "ae-note") => {
-    const p = el("p", { class: cls });
-    p.append(...subscripted(t(key)));
-    return p;
+  const written = (tag, key, attrs = {}) => {
+    const e = el(tag, attrs);
+    e.append(...subscripted(t(key)));
+    return e;
   };
-  const heading = (key) => {
-    const h = el(sub);
-    h.append(...subscripted(t(key)));
-    return h;
-  };
+  const note = (key) => written("p", key, { class: "ae-note" });
   const table = heatmap(t("head_table_title"), N_LETTERS, N_LETTERS, [...LETTERS], [...LETTERS]);
   const reads = heatmap(t("head_reads_title"), 1, D_IN, [""], [...LETTERS, ..."0123456789"]);
   right.append(
     el(sub, {}, t("head_table_heading")),
     note("head_table_note"),
     table.svg,
-    heading("head_reads_heading"),
+    written(sub, "head_reads_heading"),
     note("head_reads_note"),
     reads.svg
   );
@@ -658,7 +655,7 @@ function render({ model, el: root }) {
   const growing = el("div", { class: "ae-grid ae-head-curves" });
   growing.append(curves.figure, accuracyCurve.figure);
   box.append(
-    note("head_intro", ""),
+    written("p", "head_intro"),
     predict,
     controls,
     readout,

@@ -198,11 +198,12 @@ function formatVector(v, digits = DECIMALS) {
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
+var MATRIX_NAME = /\bW_([A-Z])\b/g;
 function subscriptHtml(html) {
-  return String(html).replace(/\bW_([A-Z])\b/g, "W<sub>$1</sub>");
+  return String(html).replace(MATRIX_NAME, "W<sub>$1</sub>");
 }
 function subscripted(text) {
-  return String(text).split(/\bW_([A-Z])\b/).flatMap((part, i) => {
+  return String(text).split(MATRIX_NAME).flatMap((part, i) => {
     if (i % 2 === 0) return part ? [document.createTextNode(part)] : [];
     const sub2 = document.createElement("sub");
     sub2.textContent = part;
