@@ -36,7 +36,7 @@ back within 5 s of the restart; the instructor still logged in.
 Usage::
 
     python benchmarks/lecture.py                 # 150 students, 20 of them Chromium pages (~2 min)
-    python benchmarks/lecture.py --smoke         # 12 students, 3 of them pages, a 2 s round
+    python benchmarks/lecture.py --smoke         # 6 students, 2 of them pages, a 2 s round
 
 Exit status 0 when the measurement ran (``--strict``: 1 when a target is
 missed), 2 on a measurement error.
@@ -326,10 +326,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--students", type=int, default=150)
     ap.add_argument("--browsers", type=int, default=20)
-    ap.add_argument("--smoke", action="store_true", help="12 students, 3 of them browser pages, a 2 s round")
+    ap.add_argument("--smoke", action="store_true", help="6 students, 2 of them browser pages, a 2 s round")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = ap.parse_args(argv)
-    n, browsers = (12, 3) if args.smoke else (args.students, args.browsers)
+    n, browsers = (6, 2) if args.smoke else (args.students, args.browsers)
     if not 0 < browsers <= n:
         print(f"lecture.py: --browsers must be from 1 to --students ({n}), got {browsers}", file=sys.stderr)
         return 2

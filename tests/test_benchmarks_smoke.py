@@ -240,11 +240,11 @@ def test_first_frame_smoke(smoke_runs):
 
 def test_lecture_smoke(smoke_runs):
     out = _check(smoke_runs, "lecture")["figures"]
-    assert out["students"] == 12 and out["browser_pages"] == 3, out
-    assert out["round_1"]["acked"] == 12 and 0 < out["round_1"]["receipt_p50_ms"] < 10_000, out
+    assert out["students"] == 6 and out["browser_pages"] == 2, out
+    assert out["round_1"]["acked"] == 6 and 0 < out["round_1"]["receipt_p50_ms"] < 10_000, out
     assert out["close"]["accepted_after_close"] == 0 and out["check"]["after_close"] == 0, out
-    assert out["reload"]["answered"] == 3, out
-    assert out["check"]["acked_lost"] == 0 and out["check"]["round_1_rows"] == out["check"]["round_2_rows"] == 12, out
+    assert out["reload"]["answered"] == 2, out
+    assert out["check"]["acked_lost"] == 0 and out["check"]["round_1_rows"] == out["check"]["round_2_rows"] == 6, out
     assert 0 <= out["fault"]["reconnect_max_s"] < 60 and out["fault"]["instructor_logged_in"], out
     assert out["fault"]["projector_back_s"] is not None and 0 <= out["fault"]["projector_back_s"] < 60, out
     assert out["compare"], out
@@ -254,7 +254,7 @@ def test_lecture_smoke(smoke_runs):
 @pytest.mark.browser
 def test_head_smoke(smoke_runs):
     figures = _check(smoke_runs, "head")
-    assert figures["seeds"] == 2 and 0.0 <= figures["min_accuracy"] <= 1.0
+    assert figures["seeds"] == 1 and 0.0 <= figures["min_accuracy"] <= 1.0
     assert figures["min_ratio"] > 0 and 0 < figures["ms_300_steps_1x"] < 60_000, figures
     assert 0 < figures["page_gzip_kb"] < 150, figures
     assert figures["page_accuracies_equal"] is True, figures
