@@ -26,3 +26,14 @@ def test_a_panes_rules_are_scoped_media_rules_included_and_comments_never_split(
 def test_a_rule_a_page_cannot_scope_is_an_error_named_never_dropped(css):
     with pytest.raises(ValueError, match="@import|@font-face|does not parse"):
         _scoped(css, "ae-css-1")
+
+
+def test_a_page_scripts_own_look_comes_with_it():
+    """The language switch (a page script with its own stylesheet) keeps its look on the student page."""
+    from attention_explorable import apps
+    from attention_explorable.native import NativePage
+
+    page = NativePage(lambda: apps.language_switch("zh", "en/index.html"))
+    (scope,) = page._sheets.values()
+    assert f"ae-language-bar {scope}'" in page.body
+    assert f".{scope} a.ae-language {{" in page.css() and "border-radius: 14px" in page.css()

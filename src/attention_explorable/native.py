@@ -170,6 +170,13 @@ class NativePage:
             f"<script type='application/json' data-ae-link>{link}</script></div>"
         )
 
+    def _with_sheets(self, classes: str, component) -> str:
+        """``classes`` (escaped) and the scope class of each of ``component``'s own stylesheets (each written
+        once, in :attr:`css`): a pane's look comes with it, never dropped."""
+        sheets = [s for s in component.stylesheets if isinstance(s, str) and s != ui.CSS]
+        scopes = (self._sheets.setdefault(s, f"ae-css-{len(self._sheets) + 1}") for s in sheets)
+        return " ".join(filter(None, [classes, *scopes]))
+
     def _layout(self, component) -> str:
         if isinstance(component, pn.viewable.Viewer):
             return self._layout(component.__panel__())
@@ -200,23 +207,19 @@ class NativePage:
                 self.scripts.append(component.script)
             data = json.dumps(component.settings, ensure_ascii=False).replace("</", "<\\/")
             return (
-                f"<div class='ae-n-html {classes}' data-ae-script='{html.escape(component.script)}'{hidden}>"
+                f"<div class='ae-n-html {self._with_sheets(classes, component)}' "
+                f"data-ae-script='{html.escape(component.script)}'{hidden}>"
                 f"<script type='application/json'>{data}</script>{component.object or ''}</div>"
             )
         if isinstance(component, pn.pane.HTML) and not isinstance(component, pn.pane.Str):
             if not component.object:
                 return ""
-            sheets = [s for s in component.stylesheets if isinstance(s, str) and s != ui.CSS]
-            cls = " ".join(
-                filter(
-                    None, [classes, *(self._sheets.setdefault(s, f"ae-css-{len(self._sheets) + 1}") for s in sheets)]
-                )
-            )
+            cls = self._with_sheets(classes, component)
             margin = component.margin
             values = [margin] if isinstance(margin, (int, float)) else list(margin or [])
             margin_css = ("margin:" + " ".join(f"{v}px" for v in values) + ";") if values else ""
             return (
-                f"<div class='ae-n-html {html.escape(cls)}' style='{margin_css}{html.escape(styles)}'{hidden}>"
+                f"<div class='ae-n-html {cls}' style='{margin_css}{html.escape(styles)}'{hidden}>"
                 f"{component.object}</div>"
             )
         if isinstance(component, pn.layout.ListLike):

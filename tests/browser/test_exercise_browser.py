@@ -87,9 +87,8 @@ def test_number_exercise_check_hint_and_reveal(exercise_page, request):
     wait_text(page, f"{sel} .ae-exercise-feedback", "正确")
     assert "先算出" not in feedback(page, "q2-alpha2")
 
+    # A right answer opens the worked answer at once: the student reads why.
     reveal = q2.locator(".ae-exercise-reveal button")
-    assert reveal.inner_text().strip() == "显示解答"
-    reveal.click()
     wait_text(page, f"{sel} .ae-exercise-answer", "参考答案")
     assert "0.212" in text_of(page, f"{sel} .ae-exercise-answer")
     assert reveal.inner_text().strip() == "隐藏解答"
@@ -97,6 +96,8 @@ def test_number_exercise_check_hint_and_reveal(exercise_page, request):
     reveal.click()
     page.locator(f"{sel} .ae-exercise-answer").wait_for(state="hidden", timeout=10_000)
     assert reveal.inner_text().strip() == "显示解答"
+    reveal.click()
+    wait_text(page, f"{sel} .ae-exercise-answer", "参考答案")
     s.assert_clean()
 
 
@@ -122,12 +123,14 @@ def test_choice_exercise_needs_a_choice_then_judges_it(exercise_page):
     # the hint about the option chosen (its own ---hint-X), not the exercise's general one
     own = re.sub(r"\$[^$]*\$", "", block.parts[f"hint-{wrong}"]).split("；")[0]
     assert own in feedback(page, CHOICE) and "想一想" not in feedback(page, CHOICE)
+    assert page.locator(f"{sel} .ae-exercise-answer").is_hidden()  # a wrong choice keeps the answer shut
     radios.nth(letters.index(block.options["answer"])).check()
     settled(page)
     assert "还不对" in feedback(page, CHOICE)  # until checked again
     ex.locator(".ae-exercise-check button").click()
     wait_text(page, f"{sel} .ae-exercise-feedback", "正确")
     assert ex.locator("input[type=radio]:checked").count() == 1
+    wait_text(page, f"{sel} .ae-exercise-answer", "参考答案")  # and why, at once
     s.assert_clean()
 
 

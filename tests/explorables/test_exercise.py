@@ -27,8 +27,11 @@ def test_number_exercise_right_wrong_malformed():
     ex = make("q2-alpha2")
     assert ex.status == "pending" and ex.checked is None and not ex._feedback.visible
     _, w = core.scaled_dot_product_attention([[1, 1]], [[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]], scale=1.0)
+    ex.response = "0.422"
+    assert ex.check() == "wrong" and not ex.revealed  # a wrong answer keeps the worked answer shut
     ex.response = f"{w[0, 1]:.4f}"
     assert ex.check() == "right" and "正确" in shown(ex._feedback) and ex._feedback.visible
+    assert ex.revealed and ex._answer.visible  # a right one opens it
     ex.response = "0.422"
     assert ex.check() == "wrong" and "还不对" in shown(ex._feedback)
     hint = BLOCKS["q2-alpha2"].parts["hint"]
@@ -110,8 +113,9 @@ def test_the_students_typing_choosing_and_pressing_reach_python():
     assert ex.response == "0.212" and ex.status == "pending"
     ex._acted(ex._input, ValueSubmit(ex._input, "0.212"))  # Enter checks
     assert ex.status == "right" and "ae-right" in ex._feedback.text
+    assert ex.revealed and ex._answer.visible  # a right answer opens the worked answer
     ex._acted(ex._reveal, ButtonClick(ex._reveal))
-    assert ex.revealed and ex._answer.visible
+    assert not ex.revealed and not ex._answer.visible
     choice = make("q3-sqrt-d")
     choice._choice.active = 2
     choice._acted(choice._choice)

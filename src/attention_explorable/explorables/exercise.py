@@ -226,8 +226,11 @@ class Exercise(Explorable):
         return spec
 
     def check(self) -> str:
-        """Submit what is typed or chosen now, as "检查" does; return the status."""
+        """Submit what is typed or chosen now, as "检查" does; return the status. A right answer opens the
+        worked answer (``revealed``), so the student reads why at once."""
         self.checked = self._submission()
+        if self.status == "right":
+            self.revealed = True
         return self.status
 
     def _models(self) -> dict:

@@ -101,8 +101,11 @@ function render({model, el: host}) {
   const set = (changes) => setState(model, changes);
   const check = () => {  // what a press of "检查" submits: the typed answer, or the chosen letter
     const submitted = kind === "choice" ? model.get("choice") : model.get("response");
-    if (model.get("checked") !== submitted) set({checked: submitted});
     const [status] = judge(submitted, config);  // "right", "wrong", "invalid" (nothing to judge) or "pending"
+    // A right answer opens the worked answer: the student reads why at once (ExerciseView.check).
+    const changes = status === "right" && !model.get("revealed") ? {revealed: true} : {};
+    if (model.get("checked") !== submitted) changes.checked = submitted;
+    if (Object.keys(changes).length) set(changes);
     if (status === "right" || status === "wrong") {
       tell(model, {event: "exercise", exercise: config.id, response: submitted, right: status === "right"});
     }

@@ -506,8 +506,10 @@ function render({ model, el: host }) {
   const set = (changes) => setState(model, changes);
   const check = () => {
     const submitted = kind === "choice" ? model.get("choice") : model.get("response");
-    if (model.get("checked") !== submitted) set({ checked: submitted });
     const [status] = judge(submitted, config);
+    const changes = status === "right" && !model.get("revealed") ? { revealed: true } : {};
+    if (model.get("checked") !== submitted) changes.checked = submitted;
+    if (Object.keys(changes).length) set(changes);
     if (status === "right" || status === "wrong") {
       tell(model, { event: "exercise", exercise: config.id, response: submitted, right: status === "right" });
     }
