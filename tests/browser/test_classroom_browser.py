@@ -644,6 +644,8 @@ def test_a_step_is_asked_on_a_card_where_the_student_is_and_the_keys_act_whateve
             wait_text(phone.page, ".ae-cq-label", "第 1 步")
 
             select = teacher.page.locator(".ae-question-select select")
+            # (the key presses the projected explorable's button for step 3: drawn after the keys answer)
+            teacher.page.locator(".ae-step-3 button").wait_for(state="attached")
             select.focus()
             teacher.page.keyboard.press("3")
             wait_text(teacher.page, ".ae-round", "第 3 步")
