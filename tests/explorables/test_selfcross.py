@@ -105,7 +105,7 @@ def test_sources_get_fresh_dicts(explorer):
 
 def test_every_ui_string_comes_from_the_table():
     en = SelfCrossExplorer(language="en", mode="cross")
-    assert en._figure.xaxis[0].axis_label == "Keys and values from: the Chinese sentence"
+    assert en._figure.xaxis[0].axis_label == "Keys and values: Chinese words"
     assert en._controls["mode"].labels == [STRINGS["en"][f"selfcross_mode_{m}"] for m in view.MODES]
     assert "hand-made" in shown(en, "note")
     zh = SelfCrossExplorer()

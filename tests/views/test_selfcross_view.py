@@ -134,8 +134,8 @@ def test_page_says_the_vectors_are_hand_made():
 
 def test_every_ui_string_comes_from_the_table():
     en = view.selfcross_view(state("cross"), view.selfcross_config("en"))
-    assert en["props"]["x_axis"]["axis_label"] == "Keys and values from: the Chinese sentence"
-    assert "Queries from: the English sentence" == en["props"]["y_axis"]["axis_label"]
+    assert en["props"]["x_axis"]["axis_label"] == "Keys and values: Chinese words"
+    assert "Queries: English words" == en["props"]["y_axis"]["axis_label"]
     assert "Weights of the query “I”" in en["html"]["row"]
     for language in STRINGS:
         config = view.selfcross_config(language)

@@ -138,8 +138,10 @@ def test_labels_sit_a_fixed_gap_away_from_the_values():
     keys, values = v["sources"]["keys"], v["sources"]["values"]
     assert keys["label"] == ["k₁", "k₂", "k₃"]
     assert keys["lx"] == pytest.approx([0.4, 0.0, 0.4]) and keys["ly"] == pytest.approx([0.0, 0.4, 0.4])
-    for src in (keys, values):
-        assert np.hypot(src["dx"], src["dy"]) == pytest.approx([view.LABEL_GAP] * 3)
+    assert np.hypot(keys["dx"], keys["dy"]) == pytest.approx([view.LABEL_GAP] * 3)
+    # v₂ (0, 1) a gap away; v₁ (1, 0) and v₃ (1, 1), right of the edge, centred under and over their dots.
+    assert np.hypot(values["dx"], values["dy"]) == pytest.approx([view.VALUE_LABEL_DROP, view.LABEL_GAP, 20.0])
+    assert values["dx"][0] == values["dx"][2] == 0 and values["dy"][0] < 0 < values["dy"][2]
     # Key labels beside each arrow (perpendicular to it), away from the values' centre [2/3, 2/3].
     centre = np.array([2 / 3, 2 / 3])
     for kj, lx, ly, dx, dy in zip(KEYS, keys["lx"], keys["ly"], keys["dx"], keys["dy"]):
@@ -148,7 +150,7 @@ def test_labels_sit_a_fixed_gap_away_from_the_values():
     # Value labels along the direction from the centre to the value.
     for vx, vy, dx, dy in zip(values["x"], values["y"], values["dx"], values["dy"]):
         assert np.dot([dx, dy], [vx, vy] - centre) > 0
-    assert keys["align"] == ["center", "right", "left"] and values["align"] == ["left", "right", "left"]
+    assert keys["align"] == ["center", "right", "left"] and values["align"] == ["center", "right", "center"]
 
 
 def test_a_single_value_gets_its_label_at_a_default_direction():

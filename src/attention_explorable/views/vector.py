@@ -67,6 +67,11 @@ EXAMPLE_KEYS = ((1.0, 0.0), (0.0, 1.0), (1.0, 1.0))
 EXAMPLE_VALUES = ((1.0, 0.0), (0.0, 1.0), (1.0, 1.0))
 #: Distance in pixels between a plotted point and its label.
 LABEL_GAP = 13.0
+#: Past this x (data units) a value's label that would run rightwards is centred over or under its point instead.
+VALUE_LABEL_EDGE = 0.5
+#: Where (px, its baseline) such a centred label sits above or below its point: above, clear of the largest
+#: dot (radius 15); below, its letters' tops clear of it too, and under a key's label on the x axis.
+VALUE_LABEL_RISE, VALUE_LABEL_DROP = 20.0, 28.0
 #: Decimals of a query set by a tap or a drag on the plot.
 QUERY_DECIMALS = 2
 
@@ -285,6 +290,22 @@ def _label_offsets(directions, gap: float) -> dict:
     return {"dx": dx, "dy": dy, "align": align}
 
 
+def _value_label_offsets(points, directions, gap: float) -> dict:
+    """The values' label offsets: as :func:`_label_offsets`, except that a label which would run rightwards
+    from a point right of :data:`VALUE_LABEL_EDGE` is centred above or below it (:data:`VALUE_LABEL_RISE`,
+    :data:`VALUE_LABEL_DROP`),
+    so that "v₁ (5.5×10⁻⁵)" stays inside a phone's plot."""
+    out = _label_offsets(directions, gap)
+    for j, ((x, _), (ddx, ddy)) in enumerate(zip(points, directions, strict=True)):
+        if out["align"][j] == "left" and x > VALUE_LABEL_EDGE:
+            out["dx"][j], out["dy"][j], out["align"][j] = (
+                0.0,
+                VALUE_LABEL_RISE if ddy >= 0 else -VALUE_LABEL_DROP,
+                "center",
+            )
+    return out
+
+
 def _query_label(qx: float, qy: float) -> dict:
     """The query's label offsets (px) and alignment: up and to the right of the tip, turned inwards near an edge."""
     right, up = qx <= QUERY_LABEL_EDGE, qy <= QUERY_LABEL_EDGE
@@ -411,7 +432,7 @@ def vector_view(state, config: dict) -> dict:
                 "y": v[:, 1].tolist(),
                 "size": [8.0 + 22.0 * math.sqrt(a) for a in weights.tolist()],
                 "label": [f"v{i} ({f(a, 3, html=False)})" for i, a in zip(idx, weights)],
-                **_label_offsets(value_dirs, gap),
+                **_value_label_offsets(v.tolist(), value_dirs, gap),
             },
             "hull": {"x": hull[:, 0].tolist(), "y": hull[:, 1].tolist()},
             "output": {"x": [float(y[0])], "y": [float(y[1])], "label": ["y"]},

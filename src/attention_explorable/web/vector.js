@@ -111,6 +111,23 @@ export function labelOffsets(directions, gap) {
   return {dx, dy, align};
 }
 
+/** views.vector.VALUE_LABEL_EDGE, VALUE_LABEL_RISE and VALUE_LABEL_DROP: a value's label that would run
+ * rightwards from a point right of the edge is centred above (its baseline RISE px up) or below (DROP px down). */
+const VALUE_LABEL_EDGE = 0.5, VALUE_LABEL_RISE = 20, VALUE_LABEL_DROP = 28;
+
+/** views.vector._value_label_offsets: labelOffsets, with a rightward label near the right edge centred instead. */
+function valueLabelOffsets(points, directions, gap) {
+  const out = labelOffsets(directions, gap);
+  points.forEach(([x], j) => {
+    if (out.align[j] === "left" && x > VALUE_LABEL_EDGE) {
+      out.dx[j] = 0;
+      out.dy[j] = directions[j][1] >= 0 ? VALUE_LABEL_RISE : -VALUE_LABEL_DROP;
+      out.align[j] = "center";
+    }
+  });
+  return out;
+}
+
 /** views.vector._query_label: the label "q" up and to the right of the tip, turned inwards near an edge. */
 function queryLabel(qx, qy) {
   const right = qx <= QUERY_LABEL_EDGE, up = qy <= QUERY_LABEL_EDGE;
@@ -177,7 +194,7 @@ export function vectorView(st, config) {
       keys: {x: k.map((p) => p[0]), y: k.map((p) => p[1]), lx: mids.map((m) => m[0]), ly: mids.map((m) => m[1]),
         label: idx.map((i) => "k" + i), ...labelOffsets(keyDirs, gap)},
       values: {x: v.map((p) => p[0]), y: v.map((p) => p[1]), size: weights.map((a) => 8.0 + 22.0 * Math.sqrt(a)),
-        label: weights.map((a, j) => `v${idx[j]} (${f(a, 3, false)})`), ...labelOffsets(valueDirs, gap)},
+        label: weights.map((a, j) => `v${idx[j]} (${f(a, 3, false)})`), ...valueLabelOffsets(v, valueDirs, gap)},
       hull: {x: hull.map((p) => p[0]), y: hull.map((p) => p[1])},
       output: {x: [y[0]], y: [y[1]], label: ["y"]},
     },

@@ -1105,6 +1105,11 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x .ae-readout sup, .ae-x .ae-readout sub { font-size: 13px; }
 .ae-x sup, .ae-x sub { white-space: nowrap; }
 .ae-x .ae-readout td, .ae-x .ae-readout th.ae-kind { padding: 1px 8px 1px 0; }
+/* The self/cross row's words and weights (one table row of pairs) wrap on a narrow phone, a pair kept whole. */
+.ae-x .ae-selfcross-row table, .ae-x .ae-selfcross-row tbody { display: block; }
+.ae-x .ae-selfcross-row tr { display: flex; flex-wrap: wrap; }
+.ae-x .ae-selfcross-row td:nth-child(odd) { padding-right: 4px; }
+.ae-x .ae-selfcross-row td:nth-child(even) { padding-right: 12px; }
 /* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see below. */
 .ae-x { --ae-small: 13px; }
 @media (max-width: 600px) { .ae-x { --ae-small: 15px; } }
@@ -1198,10 +1203,12 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x .ae-pic-x { border-top: 1px solid var(--ae-text); }
 .ae-x .ae-pic-x.ae-pic-above { border-top: 0; border-bottom: 1px solid var(--ae-text); }
 .ae-x .ae-pic-y { border-right: 1px solid var(--ae-text); }
+/* (a legend wider than a phone wraps its words inside its box: it never reaches past the figure's left edge) */
 .ae-x .ae-pic-legend { display: flex; justify-content: flex-end; align-items: flex-start; padding: 6px 5px 0; }
 .ae-x .ae-pic-legend > div { display: grid; gap: 2px 10px; padding: 2px; border: 1px solid var(--ae-rule);
+  max-width: 100%; box-sizing: border-box;
   background: var(--ae-background); color: var(--ae-text); font-size: var(--ae-small); }
-.ae-x .ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; white-space: nowrap; }
+.ae-x .ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; min-width: 0; }
 .ae-x .ae-pic-legend svg { width: 20px; height: 20px; flex: none; }
 /* A plot's words are small text (ui.CSS's --ae-small: on a phone as large as the text around them). */
 .ae-x .ae-n-plot svg text { font-size: var(--ae-small); }

@@ -1089,6 +1089,11 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x .ae-readout sup, .ae-x .ae-readout sub { font-size: 13px; }
 .ae-x sup, .ae-x sub { white-space: nowrap; }
 .ae-x .ae-readout td, .ae-x .ae-readout th.ae-kind { padding: 1px 8px 1px 0; }
+/* The self/cross row's words and weights (one table row of pairs) wrap on a narrow phone, a pair kept whole. */
+.ae-x .ae-selfcross-row table, .ae-x .ae-selfcross-row tbody { display: block; }
+.ae-x .ae-selfcross-row tr { display: flex; flex-wrap: wrap; }
+.ae-x .ae-selfcross-row td:nth-child(odd) { padding-right: 4px; }
+.ae-x .ae-selfcross-row td:nth-child(even) { padding-right: 12px; }
 /* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see below. */
 .ae-x { --ae-small: 13px; }
 @media (max-width: 600px) { .ae-x { --ae-small: 15px; } }
@@ -1182,10 +1187,12 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x .ae-pic-x { border-top: 1px solid var(--ae-text); }
 .ae-x .ae-pic-x.ae-pic-above { border-top: 0; border-bottom: 1px solid var(--ae-text); }
 .ae-x .ae-pic-y { border-right: 1px solid var(--ae-text); }
+/* (a legend wider than a phone wraps its words inside its box: it never reaches past the figure's left edge) */
 .ae-x .ae-pic-legend { display: flex; justify-content: flex-end; align-items: flex-start; padding: 6px 5px 0; }
 .ae-x .ae-pic-legend > div { display: grid; gap: 2px 10px; padding: 2px; border: 1px solid var(--ae-rule);
+  max-width: 100%; box-sizing: border-box;
   background: var(--ae-background); color: var(--ae-text); font-size: var(--ae-small); }
-.ae-x .ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; white-space: nowrap; }
+.ae-x .ae-pic-legend > div > span { display: flex; align-items: center; gap: 6px; min-width: 0; }
 .ae-x .ae-pic-legend svg { width: 20px; height: 20px; flex: none; }
 /* A plot's words are small text (ui.CSS's --ae-small: on a phone as large as the text around them). */
 .ae-x .ae-n-plot svg text { font-size: var(--ae-small); }
@@ -1662,6 +1669,20 @@ function labelOffsets(directions, gap) {
   }
   return { dx, dy, align };
 }
+var VALUE_LABEL_EDGE = 0.5;
+var VALUE_LABEL_RISE = 20;
+var VALUE_LABEL_DROP = 28;
+function valueLabelOffsets(points, directions, gap) {
+  const out = labelOffsets(directions, gap);
+  points.forEach(([x], j) => {
+    if (out.align[j] === "left" && x > VALUE_LABEL_EDGE) {
+      out.dx[j] = 0;
+      out.dy[j] = directions[j][1] >= 0 ? VALUE_LABEL_RISE : -VALUE_LABEL_DROP;
+      out.align[j] = "center";
+    }
+  });
+  return out;
+}
 function queryLabel(qx, qy) {
   const right = qx <= QUERY_LABEL_EDGE, up = qy <= QUERY_LABEL_EDGE;
   return { dx: [right ? 9 : -9], dy: [up ? 12 : -12], align: [right ? "left" : "right"] };
@@ -1726,7 +1747,7 @@ function vectorView(st, config) {
         y: v.map((p) => p[1]),
         size: weights.map((a) => 8 + 22 * Math.sqrt(a)),
         label: weights.map((a, j) => `v${idx[j]} (${f(a, 3, false)})`),
-        ...labelOffsets(valueDirs, gap)
+        ...valueLabelOffsets(v, valueDirs, gap)
       },
       hull: { x: hull.map((p) => p[0]), y: hull.map((p) => p[1]) },
       output: { x: [y[0]], y: [y[1]], label: ["y"] }
