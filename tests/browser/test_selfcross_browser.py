@@ -57,8 +57,13 @@ def _assert_equal(got, want) -> None:
 
 def weights_in(row_text: str) -> dict:
     """Token -> weight read from the query row's readout."""
-    table = row_text.split("\n")[1] if "\n" in row_text else row_text
-    return {tok: float(w) for tok, w in re.findall(r"(\S+)\s+([0-9]\.[0-9]{3})", table)}
+    # (a token, then its weight: cells a tab apart in a table row, or each on its own line where they wrap)
+    lines = [cell.strip() for line in row_text.split("\n")[1:] for cell in line.split("\t")]
+    return {
+        tok: float(w)
+        for tok, w in zip(lines, lines[1:])
+        if re.fullmatch(r"[0-9]\.[0-9]{3}", w) and not re.search(r"[0-9(（]", tok)
+    }
 
 
 def tap_row(page, row: int, n_rows: int = 4, touch: bool = False) -> None:
