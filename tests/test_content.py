@@ -378,3 +378,14 @@ def test_a_table_of_numbers_headed_by_formulas_stays_a_grid_and_a_narrow_one_too
     for source in (numbers, narrow):
         html = content.markdown_to_html(source)
         assert '<table tabindex="0">' in html and "data-label" not in html and "role=" not in html
+
+
+@pytest.mark.parametrize(
+    ("tex", "sign"),
+    [(r"M_{ij}=-\infty", True), (r"(1, -2)", True), (r"e^{-x}", True), (r"(a)-b", False), (r"a-b", False)],
+)
+def test_a_sign_is_set_as_a_sign_and_an_operation_as_an_operation(tex, sign):
+    """A browser spaces an ``<mo>`` between two others as an operation ("= − ∞"): a sign is marked prefix."""
+    out = content.tex_to_mathml(tex)
+    assert ('<mo form="prefix">−</mo>' in out) is sign, out
+    assert out.count("−") == 1

@@ -14,8 +14,8 @@ blocks open with a line ``:::NAME args`` and close with a line ``:::``:
   for a student who chose option B; ``---hint`` for any other wrong choice), ``---answer``;
 * ``:::proof TITLE`` - a collapsible proof;
 * ``:::definition TITLE`` / ``:::proposition TITLE`` - boxed statements;
-* ``:::lean TITLE`` - Lean 4 source, shown as code with a note that this
-  project does not compile it;
+* ``:::lean TITLE`` - Lean 4 source, shown as code with a note that the page
+  only shows it (a reader checks it in Lean 4 with Mathlib);
 * ``:::code`` - Python source of a worked example: shown as code on the
   page and a code cell of the section's notebook
   (:mod:`attention_explorable.notebooks`), where the tests run it;
@@ -359,7 +359,19 @@ def tex_to_mathml(tex: str, display: bool = False) -> str:
         out = _latex2mathml(tex, display="block" if display else "inline")
     except Exception as exc:  # noqa: BLE001 - any converter failure names the formula
         raise ContentError(f"cannot convert the formula {tex!r} to MathML: {exc}") from exc
-    return _slim(out).replace("<math", "<math class='ae-math'", 1)
+    return _signs(_slim(out)).replace("<math", "<math class='ae-math'", 1)
+
+
+#: A minus or plus sign right after an operator, an opening fence, a comma or the start of a row: a sign, not
+#: an operation (``M_ij = −∞``, ``(1, −2)``). Not after a closing fence (``(a) − b`` is an operation).
+_SIGN = re.compile(r"(<mo(?: [^>]*)?>[^<)\]}|⟩∞!′]*</mo>|<mrow>|<mtd>|<math[^>]*>)<mo>([−+])</mo>")
+
+
+def _signs(mathml: str) -> str:
+    """``mathml`` with each sign that a browser would space as an operation marked ``form="prefix"``: MathML
+    Core takes an ``<mo>`` between two others as infix (spaced on both sides), so ``=−∞`` read "= − ∞".
+    Source: MathML Core, "Dictionary-based attributes" (the form of an operator)."""
+    return _SIGN.sub(lambda m: f'{m.group(1)}<mo form="prefix">{m.group(2)}</mo>', mathml)
 
 
 #: A character reference in latex2mathml's output (``&#x02211;``).

@@ -114,6 +114,15 @@ def test_the_answer_rounded_to_fewer_decimals_than_asked_is_told_so(raw, close):
     assert (BLOCKS["q2-alpha2"].parts["hint"] == "" or ZH["exercise_wrong"] in message) is not close
 
 
+def test_a_whole_number_is_never_close():
+    """8 for 8.4 (exercise 3.8.1) is a wrong answer with its hint, not "give more decimals"; 8.4 is right."""
+    block = next(b for b in BLOCKS.values() if b.options.get("answer") == "8.4")
+    cfg = view.exercise_config(block, "zh")
+    status, message = view.judge("8", cfg)
+    assert status == "wrong" and message != ZH["exercise_close"] and ZH["exercise_wrong"] in message
+    assert view.judge("8.4", cfg)[0] == "right"
+
+
 def test_a_long_malformed_echo_is_capped_at_40_characters():
     status, message = view.judge("x" * 5000, config("q2-alpha2"))
     assert status == "invalid" and "「" + "x" * 40 + "…」" in message and len(message) < 120

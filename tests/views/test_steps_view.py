@@ -61,6 +61,12 @@ def test_result_compares_the_prediction_with_the_target(n):
     result = v["html"]["result"]
     assert "7.5" in result and f"{expected:.2f}" in result and f"{abs(7.5 - expected):.2f}" in result
     assert STRINGS["zh"]["result_moved"] not in result
+    # A verdict when the prediction is within the class's rule of the demonstration (6, 9.05, 10 against 7.5).
+    assert (STRINGS["zh"]["result_right"] in result) is (abs(7.5 - expected) <= scenarios.WITHIN)
+    near = view.steps_view({**state(n, f"{expected + 0.4:.3f}", revealed=True), **step.target}, CONFIG)
+    assert STRINGS["zh"]["result_right"] in near["html"]["result"]
+    far = view.steps_view({**state(n, f"{expected - 0.6:.3f}", revealed=True), **step.target}, CONFIG)
+    assert STRINGS["zh"]["result_right"] not in far["html"]["result"]
     assert STRINGS["zh"][f"step{n}_explain"] in v["html"]["question"]
     pending = view.steps_view(state(n, "7.5"), CONFIG)["html"]["result"]
     assert STRINGS["zh"]["result_pending"] in pending and f"{expected:.2f}" not in pending

@@ -10,10 +10,12 @@ import math
 
 import numpy as np
 
+from .. import scenarios
+
 #: Width of a histogram bar (the predictions' unit: the output y).
 BIN_WIDTH = 0.5
-#: A prediction this close to the answer counts as "within".
-WITHIN = 0.5
+#: A prediction this close to the answer counts as "within" (the steps page's verdict too).
+WITHIN = scenarios.WITHIN
 
 
 def histogram(values, lo: float = 2.0, hi: float = 10.0, width: float = BIN_WIDTH) -> dict[str, list]:

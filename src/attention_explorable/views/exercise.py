@@ -66,9 +66,10 @@ def typed_decimals(submitted: str) -> int | None:
 
 def is_close(value: float, submitted: str, config: dict) -> bool:
     """Whether a wrong ``value`` is the answer rounded to the decimals it was typed with, which are fewer
-    than the exercise's tolerance asks for (0.21 for 0.212 ± 0.001): right, but not precise enough."""
+    than the exercise's tolerance asks for (0.21 for 0.212 ± 0.001): right, but not precise enough. A whole
+    number is never "close" (8 for 8.4 is more likely a wrong answer than a rounded one)."""
     d = typed_decimals(submitted)
-    if d is None or 10.0**-d <= config["tol"]:
+    if d is None or d == 0 or 10.0**-d <= config["tol"]:
         return False
     return abs(value - config["answer"]) <= 0.5 * 10.0**-d * (1 + TOL_SLACK)
 

@@ -57,6 +57,7 @@ STRING_KEYS = (
     "result_label",
     "label_colon",
     "result_with_prediction",
+    "result_right",
     "result_no_prediction",
     "result_pending",
     "result_moved",
@@ -107,6 +108,7 @@ def steps_config(language: str, ask_prediction: bool = True, values: dict | None
         "frames": 24,
         "frame_ms": 40,
         "ask_prediction": bool(ask_prediction),
+        "within": scenarios.WITHIN,
     }
 
 
@@ -339,7 +341,8 @@ def _result_html(state, pred: float | None, config: dict) -> str:
         target = config["steps"][int(state["step"]) - 1]["target"]
         true = scenarios.outcome(target)["output"]
         msg = (
-            S["result_with_prediction"].format(pred=format_g(pred), true=f(true, 2), gap=f(abs(pred - true), 2))
+            (S["result_right"] if abs(pred - true) <= config["within"] else "")
+            + S["result_with_prediction"].format(pred=format_g(pred), true=f(true, 2), gap=f(abs(pred - true), 2))
             if pred is not None
             else S["result_no_prediction"].format(true=f(true, 2))
         )

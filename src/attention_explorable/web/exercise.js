@@ -25,7 +25,7 @@ export function typedDecimals(submitted) {
 /** Whether a wrong `value` is the answer rounded to the decimals typed, fewer than asked (views.exercise.is_close). */
 function isClose(value, submitted, config) {
   const d = typedDecimals(submitted);
-  if (d === null || 10 ** -d <= config.tol) return false;
+  if (d === null || d === 0 || 10 ** -d <= config.tol) return false;  // a whole number is never "close"
   return Math.abs(value - config.answer) <= 0.5 * 10 ** -d * (1 + TOL_SLACK);
 }
 

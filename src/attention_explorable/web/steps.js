@@ -140,7 +140,7 @@ function resultHtml(st, pred, config) {
     const target = config.steps[st.step - 1].target;
     const trueY = outcome(target).output;
     msg = pred !== null
-      ? fill(S.result_with_prediction, {pred: formatG(pred), true: f(trueY, 2), gap: f(Math.abs(pred - trueY), 2)})
+      ? (Math.abs(pred - trueY) <= config.within ? S.result_right : "") + fill(S.result_with_prediction, {pred: formatG(pred), true: f(trueY, 2), gap: f(Math.abs(pred - trueY), 2)})
       : fill(S.result_no_prediction, {true: f(trueY, 2)});
     if (STATE_KEYS.some((k) => st[k] !== target[k])) msg += S.result_moved;
   }

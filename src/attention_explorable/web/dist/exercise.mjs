@@ -463,7 +463,7 @@ function typedDecimals(submitted) {
 }
 function isClose(value, submitted, config) {
   const d = typedDecimals(submitted);
-  if (d === null || 10 ** -d <= config.tol) return false;
+  if (d === null || d === 0 || 10 ** -d <= config.tol) return false;
   return Math.abs(value - config.answer) <= 0.5 * 10 ** -d * (1 + TOL_SLACK);
 }
 function judge(submitted, config) {

@@ -1672,7 +1672,7 @@ function resultHtml(st, pred, config) {
   } else {
     const target = config.steps[st.step - 1].target;
     const trueY = outcome(target).output;
-    msg = pred !== null ? fill(S.result_with_prediction, { pred: formatG(pred), true: f(trueY, 2), gap: f(Math.abs(pred - trueY), 2) }) : fill(S.result_no_prediction, { true: f(trueY, 2) });
+    msg = pred !== null ? (Math.abs(pred - trueY) <= config.within ? S.result_right : "") + fill(S.result_with_prediction, { pred: formatG(pred), true: f(trueY, 2), gap: f(Math.abs(pred - trueY), 2) }) : fill(S.result_no_prediction, { true: f(trueY, 2) });
     if (STATE_KEYS.some((k) => st[k] !== target[k])) msg += S.result_moved;
   }
   return `<b>${S.result_label}</b>${S.label_colon}${msg}`;
