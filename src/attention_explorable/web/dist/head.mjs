@@ -345,6 +345,13 @@ var CSS = `
 .ae-head svg text { fill: var(--ae-text, #1b1b1b); }
 .ae-head svg .ae-tick { fill: var(--ae-muted, #444); }
 .ae-head svg .ae-gridline { stroke: var(--ae-rule, #ddd); }
+/* On a phone each setting takes a line of its own, its slider the line's width and a finger's height. */
+@media (max-width: 600px) {
+  .ae-head .ae-head-settings { flex-direction: column; align-items: stretch; gap: 2px; }
+  .ae-head .ae-head-settings label { display: flex; min-height: 44px; }
+  .ae-head .ae-head-settings input[type=range] { flex: 1 1 auto; width: auto; min-width: 0; height: 44px; }
+  .ae-head .ae-head-settings input[type=checkbox] { width: 24px; height: 24px; }
+}
 .ae-head .ae-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
   clip-path: inset(50%); white-space: nowrap; }
 `;

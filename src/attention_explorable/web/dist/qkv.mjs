@@ -1015,8 +1015,13 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x .ae-hint { font-size: var(--ae-small); color: var(--ae-muted, #444); }
 .ae-x .ae-error { color: var(--ae-error, #b00020); font-weight: 600; overflow-wrap: anywhere; }
 .ae-x .ae-qkv-row { display: flex; flex-wrap: wrap; gap: 2px 18px; }
+/* A matrix between square brackets, as the formulas write it: each side a bar with a short tick at each end. */
 .ae-x .ae-readout table.ae-qkv-matrix { border-left: 2px solid currentColor; border-right: 2px solid currentColor;
-  margin: 2px 0 8px; }
+  margin: 2px 0 8px;
+  background: linear-gradient(currentColor, currentColor) left top / 5px 2px no-repeat,
+    linear-gradient(currentColor, currentColor) left bottom / 5px 2px no-repeat,
+    linear-gradient(currentColor, currentColor) right top / 5px 2px no-repeat,
+    linear-gradient(currentColor, currentColor) right bottom / 5px 2px no-repeat; }
 .ae-x .ae-readout table.ae-qkv-matrix caption { caption-side: top; text-align: left; white-space: nowrap; }
 .ae-x .ae-readout table.ae-qkv-matrix td { padding: 1px 6px; text-align: right; }
 .ae-x [hidden] { display: none !important; }
