@@ -328,7 +328,7 @@ function render({model, el: host}) {
   controls.addEventListener("input", stop, true);
   controls.addEventListener("change", stop, true);
   const asking = [el("div", {class: "ae-n-row ae-step-buttons"}, ...steps.map((b) => b.el)),
-    parts.question.el, el("p", {class: "ae-hint"}, S.prediction_hint), prediction.el, parts.error.el,
+    parts.question.el, el("p", {class: "ae-hint ae-steps-hint"}, S.prediction_hint), prediction.el, parts.error.el,
     parts.demonstrate.el, parts.skip.el, el("div", {class: "ae-class", hidden: true}), parts.result.el];
   const left = el("div", {class: "ae-n-col", style: "flex:1 1 330px;max-width:440px;min-width:0"},
     ...asking, controls, notice.el);

@@ -1113,6 +1113,7 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x .ae-kind { color: var(--ae-muted, #555); font-size: var(--ae-small); }
 .ae-x th.ae-kind { font-weight: normal; text-align: left; }
 .ae-x .ae-hint { font-size: var(--ae-small); color: var(--ae-muted, #444); }
+.ae-x .ae-steps-hint { margin: 8px 5px; }  /* (in line with the parts around it) */
 .ae-x .ae-error { color: var(--ae-error, #b00020); font-weight: 600; overflow-wrap: anywhere; }
 .ae-x .ae-qkv-row { display: flex; flex-wrap: wrap; gap: 2px 18px; }
 /* A matrix between square brackets, as the formulas write it: each side a bar with a short tick at each end. */
@@ -1876,7 +1877,7 @@ function render({ model, el: host }) {
   const asking = [
     el("div", { class: "ae-n-row ae-step-buttons" }, ...steps.map((b) => b.el)),
     parts.question.el,
-    el("p", { class: "ae-hint" }, S.prediction_hint),
+    el("p", { class: "ae-hint ae-steps-hint" }, S.prediction_hint),
     prediction.el,
     parts.error.el,
     parts.demonstrate.el,
