@@ -215,3 +215,15 @@ def test_on_a_phone_the_answer_comes_right_under_its_button(static_site, student
     assert shown["y"] < later["y"], (shown, later)
     s.screenshot(f"phone-answer-{page_file}")
     assert aborted == []
+
+
+def test_on_a_phone_the_matrix_notes_come_right_under_the_heatmaps_they_explain(static_site, student):
+    """The note on the red frames follows the heatmaps, before the sliders (it came after all of them)."""
+    s = student(width=390, height=844, mobile=True)
+    s.open_offline(static_site / "matrix.html", ".ae-readout:visible")
+    page = s.page
+    weights = page.locator(".ae-matrix-weights").first.bounding_box()
+    note = page.locator(".ae-matrix-notes").first.bounding_box()
+    slider = page.locator(".ae-n-slider").first.bounding_box()
+    assert weights["y"] + weights["height"] <= note["y"] < weights["y"] + weights["height"] + 120, (weights, note)
+    assert note["y"] < slider["y"], (note, slider)

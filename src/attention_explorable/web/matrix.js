@@ -329,8 +329,7 @@ function render({model, el: host}) {
   // The curves answer the question: on a phone they come right under it (and its check), once shown.
   phoneOrder("first", ...CHOICE_MODELS.map((name) => parts[name].el), toggles.scaled.el, toggles.causal.el, curves.el,
              parts.curve_data.el);
-  phoneOrder("figure", heatmaps);
-  phoneOrder("last", parts.notes.el);
+  phoneOrder("figure", heatmaps, parts.notes.el);  // (the notes say what the heatmaps' red frames mark)
   root.append(el("div", {class: "ae-n-flex ae-n-split", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
   return drawView(model, STATE_NAMES, parts, (st) => matrixView(st, config));
 }

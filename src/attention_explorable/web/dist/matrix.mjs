@@ -1957,8 +1957,7 @@ function render({ model, el: host }) {
     curves.el,
     parts.curve_data.el
   );
-  phoneOrder("figure", heatmaps);
-  phoneOrder("last", parts.notes.el);
+  phoneOrder("figure", heatmaps, parts.notes.el);
   root.append(el("div", { class: "ae-n-flex ae-n-split", style: "flex-direction:row;flex-wrap:wrap;gap:12px" }, left, right));
   return drawView(model, STATE_NAMES, parts, (st) => matrixView(st, config));
 }
