@@ -22,15 +22,9 @@ from benchlib import free_port  # noqa: E402  (one rule for the ports of the tes
 # Apps that browser tests serve; importing one would build and serve it.
 collect_ignore = ["apps"]
 
-#: The longest files (a minute or more each), run first. With ``-n 2 --dist loadfile`` a file runs
-#: on one worker, in the order collected: a long file that started last kept one worker busy
-#: after the other had finished.
-SLOW_FILES = ("test_benchmarks_smoke.py", "test_classroom_browser.py")
-
-
-def pytest_collection_modifyitems(config, items):
-    """Put the tests of :data:`SLOW_FILES` first; the rest keep their order (a stable sort)."""
-    items.sort(key=lambda item: item.path.name not in SLOW_FILES)
+# (Under ``--dist loadfile`` a file runs on one worker and pytest-xdist hands out the files by their
+# number of tests, whatever the order collected: a long file is split in two rather than ordered first,
+# as the class's browser tests are, test_classroom_browser.py and test_classroom_restarts_browser.py.)
 
 
 CHROMIUM = os.environ.get("AE_CHROMIUM", "/usr/bin/chromium")
