@@ -68,6 +68,10 @@ def test_result_compares_the_prediction_with_the_target(n):
     far = view.steps_view({**state(n, f"{expected - 0.6:.3f}", revealed=True), **step.target}, CONFIG)
     assert STRINGS["zh"]["result_right"] not in far["html"]["result"]
     assert STRINGS["zh"][f"step{n}_explain"] in v["html"]["question"]
+    # A prediction outside [v₁, v₂] is told that y never leaves it; one inside is not.
+    outside = view.steps_view({**state(n, "15", revealed=True), **step.target}, CONFIG)["html"]["result"]
+    assert "注意：y 总落在 v₁ = 2 与 v₂ = 10 之间" in outside
+    assert "注意" not in result
     pending = view.steps_view(state(n, "7.5"), CONFIG)["html"]["result"]
     assert STRINGS["zh"]["result_pending"] in pending and f"{expected:.2f}" not in pending
 

@@ -58,6 +58,7 @@ STRING_KEYS = (
     "label_colon",
     "result_with_prediction",
     "result_right",
+    "result_outside",
     "result_no_prediction",
     "result_pending",
     "result_moved",
@@ -346,6 +347,9 @@ def _result_html(state, pred: float | None, config: dict) -> str:
             if pred is not None
             else S["result_no_prediction"].format(true=f(true, 2))
         )
+        lo, hi = sorted((float(target["value_1"]), float(target["value_2"])))
+        if pred is not None and not lo <= pred <= hi:  # the section's point: y never leaves [v₁, v₂]
+            msg += S["result_outside"].format(v1=format_g(target["value_1"]), v2=format_g(target["value_2"]))
         if any(float(state[k]) != float(target[k]) for k in scenarios.STATE_KEYS):
             msg += S["result_moved"]
     return f"<b>{S['result_label']}</b>{S['label_colon']}{msg}"
