@@ -341,15 +341,16 @@ def _result_html(state, pred: float | None, config: dict) -> str:
     else:
         target = config["steps"][int(state["step"]) - 1]["target"]
         true = scenarios.outcome(target)["output"]
-        msg = (
-            (S["result_right"] if abs(pred - true) <= config["within"] else "")
-            + S["result_with_prediction"].format(pred=format_g(pred), true=f(true, 2), gap=f(abs(pred - true), 2))
-            if pred is not None
-            else S["result_no_prediction"].format(true=f(true, 2))
-        )
-        lo, hi = sorted((float(target["value_1"]), float(target["value_2"])))
-        if pred is not None and not lo <= pred <= hi:  # the section's point: y never leaves [v₁, v₂]
-            msg += S["result_outside"].format(v1=format_g(target["value_1"]), v2=format_g(target["value_2"]))
+        if pred is None:
+            msg = S["result_no_prediction"].format(true=f(true, 2))
+        else:
+            gap = abs(pred - true)
+            msg = (S["result_right"] if gap <= config["within"] else "") + S["result_with_prediction"].format(
+                pred=format_g(pred), true=f(true, 2), gap=f(gap, 2)
+            )
+            lo, hi = sorted((float(target["value_1"]), float(target["value_2"])))
+            if not lo <= pred <= hi:  # the section's point: y never leaves [v₁, v₂]
+                msg += S["result_outside"].format(v1=format_g(target["value_1"]), v2=format_g(target["value_2"]))
         if any(float(state[k]) != float(target[k]) for k in scenarios.STATE_KEYS):
             msg += S["result_moved"]
     return f"<b>{S['result_label']}</b>{S['label_colon']}{msg}"

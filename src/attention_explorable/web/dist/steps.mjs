@@ -1678,10 +1678,15 @@ function resultHtml(st, pred, config) {
   } else {
     const target = config.steps[st.step - 1].target;
     const trueY = outcome(target).output;
-    msg = pred !== null ? (Math.abs(pred - trueY) <= config.within ? S.result_right : "") + fill(S.result_with_prediction, { pred: formatG(pred), true: f(trueY, 2), gap: f(Math.abs(pred - trueY), 2) }) : fill(S.result_no_prediction, { true: f(trueY, 2) });
-    const [lo, hi] = [target.value_1, target.value_2].sort((a, b) => a - b);
-    if (pred !== null && !(lo <= pred && pred <= hi)) {
-      msg += fill(S.result_outside, { v1: formatG(target.value_1), v2: formatG(target.value_2) });
+    if (pred === null) {
+      msg = fill(S.result_no_prediction, { true: f(trueY, 2) });
+    } else {
+      const gap = Math.abs(pred - trueY);
+      msg = (gap <= config.within ? S.result_right : "") + fill(S.result_with_prediction, { pred: formatG(pred), true: f(trueY, 2), gap: f(gap, 2) });
+      const [lo, hi] = [target.value_1, target.value_2].sort((a, b) => a - b);
+      if (!(lo <= pred && pred <= hi)) {
+        msg += fill(S.result_outside, { v1: formatG(target.value_1), v2: formatG(target.value_2) });
+      }
     }
     if (STATE_KEYS.some((k) => st[k] !== target[k])) msg += S.result_moved;
   }
