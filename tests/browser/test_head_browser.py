@@ -216,6 +216,17 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     # A setting starts a new run from step 0.
     page.locator(".ae-head-seed").fill("7")
     assert _step_of(page) == 0
+    # ... and the head's insides follow it (drawn right after the frame that answers the setting): the
+    # score table a screen reader reads is the new, untrained head's.
+    fresh = head.match_table(head.start(seed=7).params, True)
+    want = [[format_number(x, 3, False) for x in row] for row in fresh]
+    table = page.locator(".ae-head table").nth(1).locator("tbody tr")
+
+    def the_new_heads_table():
+        got = [table.nth(i).locator("td").all_text_contents() for i in range(len(want))]
+        assert got == want, (got, want)
+
+    eventually(page, the_new_heads_table)
     s.screenshot(f"head-{language}")
     if language == "en":
         width = page.evaluate("document.documentElement.scrollWidth")

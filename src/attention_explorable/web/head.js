@@ -417,6 +417,12 @@ const OPTIONS = ["a", "b", "c"], RIGHT = 1, COMPARE_RIGHT = 0;
 
 /** Steps a frame may train: as many as fit in this many milliseconds (a key is never kept waiting longer). */
 export const FRAME_BUDGET_MS = 12;
+/** While it plays, the head's insides are drawn at most this often (the curves and the readout every frame). */
+const INSIDE_EVERY_MS = 100;
+/** Whether a key press or a click waits for this frame's training (Chromium's `isInputPending`; elsewhere
+ * never, and the budget alone bounds the wait): training stops early so that the input is handled at once. */
+const inputWaits = globalThis.navigator?.scheduling?.isInputPending
+  ? () => navigator.scheduling.isInputPending() : () => false;
 /** Steps the comparison trains each head, and how many of its last batches' losses it averages (one batch's
  * loss is noisy): the figures of benchmarks/head.py. */
 export const COMPARE_STEPS = 100, COMPARE_WINDOW = 5;
@@ -589,7 +595,8 @@ function render({model, el: root}) {
              compare);
 
   // --- the run -------------------------------------------------------------------------------------
-  let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS, tablesLater = 0;
+  let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS, tablesLater = 0, insideAt = 0;
+  const insideLater = {frame: 0, timer: 0};
   // Reduced motion: the same training and numbers (the readout), but the plots stand still while it plays
   // and are drawn when it rests (a step, a pause, the end).
   const still = typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -636,11 +643,25 @@ function render({model, el: root}) {
     history.update(rows);
   }
 
-  function draw() {
+  /** Everything shown; while it plays, the views of the head's insides (the watched weights, the score and
+   * W_V tables, the own lookup) only every INSIDE_EVERY_MS, so that a frame is short and a key waits less. */
+  function draw(inside = !playing || performance.now() - insideAt >= INSIDE_EVERY_MS) {
     drawReadout();
-    const last = run.losses.length;
     curves.update({loss: {values: run.losses, color: "#2f6fad"}}, t("head_steps_axis", {steps: run.t}));
     accuracyCurve.update({accuracy: {values: run.accuracies, color: "#2f6fad"}}, t("head_steps_axis", {steps: run.t}));
+    if (inside) drawInside();
+    drawState();
+  }
+
+  /** The insides drawn right after the next frame is painted (a key's answer first, then the rest). */
+  function drawInsideAfterPaint() {
+    cancelAnimationFrame(insideLater.frame);
+    clearTimeout(insideLater.timer);
+    insideLater.frame = requestAnimationFrame(() => { insideLater.timer = setTimeout(drawInside, 0); });
+  }
+
+  function drawInside() {
+    insideAt = performance.now();
     const f = forward(run.params, WATCHED, run.scaled);
     watched.forEach((w, b) => w.update(f.weights[b], WATCHED.keys[b].map((k, p) => LETTERS[k] + WATCHED.values[b][p]), WATCHED.asked[b]));
     const scores = matchTable(run.params, run.scaled), valueRead = valueReads(run.params);
@@ -651,6 +672,10 @@ function render({model, el: root}) {
     clearTimeout(tablesLater);
     if (!playing) tablesLater = setTimeout(() => drawTables(f, scores, valueRead), TABLES_AFTER_MS);
     drawOwn();
+  }
+
+  function drawState() {
+    const last = run.losses.length;
     const ready = predicted();
     train.disabled = step.disabled = !ready;
     skip.hidden = ready;
@@ -673,17 +698,22 @@ function render({model, el: root}) {
   // Said once training rests (a step, a pause, the end, a new run), never every frame.
   const say = () => { live.textContent = readout.textContent + (verdict.textContent ? ` ${verdict.textContent}` : ""); };
 
+  /** A new run from step 0: drawn at once when the explorable mounts; after a key or a click, its readout and
+   * curves in the frame that answers it and the insides right after. */
   function restart(announce = true) {
     playing = false;
     cancelAnimationFrame(frame);
     run = startRun(settingsNow());
-    draw();
-    if (announce) say();
+    if (announce) {
+      draw(false);
+      drawInsideAfterPaint();
+      say();
+    } else draw();
   }
 
   function tick() {
     const until = performance.now() + FRAME_BUDGET_MS;
-    do stepRun(run); while (performance.now() < until && run.t < rest);
+    do stepRun(run); while (performance.now() < until && run.t < rest && !inputWaits());
     if (still) drawReadout();
     else draw();
     if (playing && run.t < rest) {
@@ -709,7 +739,7 @@ function render({model, el: root}) {
   function compareTick() {
     const until = performance.now() + FRAME_BUDGET_MS;
     do { stepRun(comparing.scaled); stepRun(comparing.unscaled); }
-    while (performance.now() < until && comparing.scaled.t < COMPARE_STEPS);
+    while (performance.now() < until && comparing.scaled.t < COMPARE_STEPS && !inputWaits());
     const done = comparing.scaled.t >= COMPARE_STEPS;
     if (!still || done) {
       compareCurves.update({scaled: {values: comparing.scaled.losses, color: "#2f6fad"},
@@ -755,6 +785,8 @@ function render({model, el: root}) {
   restart(false);
   return () => {
     cancelAnimationFrame(frame);
+    cancelAnimationFrame(insideLater.frame);
+    clearTimeout(insideLater.timer);
     clearTimeout(tablesLater);
     if (comparing) cancelAnimationFrame(comparing.frame);
     for (const name of names) model.off(`change:${name}`, onSetting);

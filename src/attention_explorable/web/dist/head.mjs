@@ -487,6 +487,8 @@ var OPTIONS = ["a", "b", "c"];
 var RIGHT = 1;
 var COMPARE_RIGHT = 0;
 var FRAME_BUDGET_MS = 12;
+var INSIDE_EVERY_MS = 100;
+var inputWaits = globalThis.navigator?.scheduling?.isInputPending ? () => navigator.scheduling.isInputPending() : () => false;
 var COMPARE_STEPS = 100;
 var COMPARE_WINDOW = 5;
 function windowMean(losses, last, n) {
@@ -672,7 +674,8 @@ function render({ model, el: root }) {
     after,
     compare
   );
-  let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS, tablesLater = 0;
+  let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS, tablesLater = 0, insideAt = 0;
+  const insideLater = { frame: 0, timer: 0 };
   const still = typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
   const settingsNow = () => ({
     seed: model.get("seed"),
@@ -715,11 +718,22 @@ function render({ model, el: root }) {
     }
     history.update(rows);
   }
-  function draw() {
+  function draw(inside = !playing || performance.now() - insideAt >= INSIDE_EVERY_MS) {
     drawReadout();
-    const last = run.losses.length;
     curves.update({ loss: { values: run.losses, color: "#2f6fad" } }, t("head_steps_axis", { steps: run.t }));
     accuracyCurve.update({ accuracy: { values: run.accuracies, color: "#2f6fad" } }, t("head_steps_axis", { steps: run.t }));
+    if (inside) drawInside();
+    drawState();
+  }
+  function drawInsideAfterPaint() {
+    cancelAnimationFrame(insideLater.frame);
+    clearTimeout(insideLater.timer);
+    insideLater.frame = requestAnimationFrame(() => {
+      insideLater.timer = setTimeout(drawInside, 0);
+    });
+  }
+  function drawInside() {
+    insideAt = performance.now();
     const f = forward(run.params, WATCHED, run.scaled);
     watched.forEach((w, b) => w.update(f.weights[b], WATCHED.keys[b].map((k, p) => LETTERS[k] + WATCHED.values[b][p]), WATCHED.asked[b]));
     const scores = matchTable(run.params, run.scaled), valueRead = valueReads(run.params);
@@ -728,6 +742,9 @@ function render({ model, el: root }) {
     clearTimeout(tablesLater);
     if (!playing) tablesLater = setTimeout(() => drawTables(f, scores, valueRead), TABLES_AFTER_MS);
     drawOwn();
+  }
+  function drawState() {
+    const last = run.losses.length;
     const ready = predicted();
     train.disabled = step.disabled = !ready;
     skip.hidden = ready;
@@ -758,14 +775,17 @@ function render({ model, el: root }) {
     playing = false;
     cancelAnimationFrame(frame);
     run = startRun(settingsNow());
-    draw();
-    if (announce) say();
+    if (announce) {
+      draw(false);
+      drawInsideAfterPaint();
+      say();
+    } else draw();
   }
   function tick() {
     const until = performance.now() + FRAME_BUDGET_MS;
     do
       stepRun(run);
-    while (performance.now() < until && run.t < rest);
+    while (performance.now() < until && run.t < rest && !inputWaits());
     if (still) drawReadout();
     else draw();
     if (playing && run.t < rest) {
@@ -807,7 +827,7 @@ function render({ model, el: root }) {
     do {
       stepRun(comparing.scaled);
       stepRun(comparing.unscaled);
-    } while (performance.now() < until && comparing.scaled.t < COMPARE_STEPS);
+    } while (performance.now() < until && comparing.scaled.t < COMPARE_STEPS && !inputWaits());
     const done = comparing.scaled.t >= COMPARE_STEPS;
     if (!still || done) {
       compareCurves.update(
@@ -870,6 +890,8 @@ function render({ model, el: root }) {
   restart(false);
   return () => {
     cancelAnimationFrame(frame);
+    cancelAnimationFrame(insideLater.frame);
+    clearTimeout(insideLater.timer);
     clearTimeout(tablesLater);
     if (comparing) cancelAnimationFrame(comparing.frame);
     for (const name of names) model.off(`change:${name}`, onSetting);
