@@ -14,9 +14,19 @@ if (!window.aeMountModules && document.querySelector("[data-ae-render]")) {
   const missing = document.querySelector(".ae-script-missing");
   if (missing) missing.hidden = false;
 }
+// Rendered one at a time, and none but the page's first before DOMContentLoaded: the browser holds that
+// event back until the tasks queued before it have run, so rendering the textbook's twenty explorables in a
+// row made anything that waits for the page wait for all of them. (The textbook's first explorable is
+// live before this runs: it rendered as it was parsed.)
+const parsed = () =>
+  document.readyState === "complete" || performance.getEntriesByType?.("navigation")?.[0]?.domContentLoadedEventStart > 0;
+const later = (then) => {
+  if (parsed()) setTimeout(then, 0);
+  else document.addEventListener("DOMContentLoaded", () => setTimeout(then, 0), {once: true});
+};
 const next = () => {
   if (window.aeMountModules && window.aeMountModules(modules, document, null, 1)) {
-    setTimeout(next, 0);
+    later(next);
     return;
   }
   // A page painted before its script (the textbook) hid itself when opened on a linked state: shown now.
@@ -25,4 +35,5 @@ const next = () => {
 };
 // (An explorable registered from outside the package brings its module as text: imported first.)
 if (document.querySelector("script[data-ae-module]") && window.aeImportModules) window.aeImportModules(modules).then(next);
+else if (document.querySelector("[data-ae-mounted]")) later(next);
 else next();
