@@ -32,18 +32,15 @@ CELLS = [
 ]
 
 
-def _start_lab(root: Path, cells: list[str], dark: bool = False):
-    """A JupyterLab server on a free port serving ``root`` with one notebook (``cells``), its settings
-    and workspace in a folder of their own, in JupyterLab's dark theme if ``dark``; yields the notebook's
-    address, and stops the server after."""
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, str(root / "explorable.ipynb"))
+def _start_lab(root: Path, notebooks: dict[str, list[str]]):
+    """One JupyterLab server on a free port serving ``root`` with ``notebooks`` (file name -> cells), its
+    settings and workspace in a folder of their own; yields (the address of ``root`` in the lab, the
+    settings folder, where :func:`_theme` writes the theme), and stops the server after."""
+    for name, cells in notebooks.items():
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, str(root / name))
     home = root / ".home"
-    if dark:
-        themes = home / "settings" / "@jupyterlab" / "apputils-extension"
-        themes.mkdir(parents=True)
-        (themes / "themes.jupyterlab-settings").write_text('{"theme": "JupyterLab Dark"}')
     env = {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(home / "config"),
@@ -70,15 +67,26 @@ def _start_lab(root: Path, cells: list[str], dark: bool = False):
         except OSError:
             assert time.monotonic() < deadline, log.read_text()[-3000:]
             time.sleep(0.2)  # the poll's interval, until the server listens
-    yield f"http://127.0.0.1:{port}/lab/tree/explorable.ipynb?reset"
+    yield f"http://127.0.0.1:{port}/lab/tree/", home / "settings"
     proc.terminate()
     proc.wait(timeout=20)
     out.close()
 
 
+def _theme(settings: Path, theme: str) -> None:
+    """JupyterLab's theme for the pages opened from now on (its server reads the settings at each load)."""
+    themes = settings / "@jupyterlab" / "apputils-extension"
+    themes.mkdir(parents=True, exist_ok=True)
+    name = "JupyterLab Dark" if theme == "dark" else "JupyterLab Light"
+    (themes / "themes.jupyterlab-settings").write_text(f'{{"theme": "{name}"}}')
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    yield from _start_lab(tmp_path_factory.mktemp("lab"), CELLS)
+    """One server for the file's tests (a server's start is seconds of CPU): the two-way notebook, and the
+    widget's in a notebook (and kernel) per theme."""
+    notebooks = {"explorable.ipynb": CELLS, **{f"widget-{theme}.ipynb": WIDGET_CELLS for theme in THEMES}}
+    yield from _start_lab(tmp_path_factory.mktemp("lab"), notebooks)
 
 
 def _open(page, url: str, n_cells: int):
@@ -99,9 +107,11 @@ def _run_cell(page, n: int) -> None:
 
 
 def test_python_and_the_page_follow_each_other_in_jupyterlab(lab, student):
+    base, settings = lab
+    _theme(settings, "light")
     s = student()
     page = s.page
-    cells = _open(page, lab, len(CELLS))
+    cells = _open(page, f"{base}explorable.ipynb?reset", len(CELLS))
     _run_cell(page, 0)
     _run_cell(page, 1)
     box = cells.nth(1).locator(".jp-OutputArea .ae-temperature-box input")
@@ -125,6 +135,7 @@ def test_python_and_the_page_follow_each_other_in_jupyterlab(lab, student):
     s.screenshot("jupyterlab-two-way")
 
 
+THEMES = ("light", "dark")
 WIDGET_CELLS = [
     "from attention_explorable.widgets import notebook_widget\nw = notebook_widget('vector', language='en')\nw",
     "w.temperature = 0.5",
@@ -151,18 +162,14 @@ _CONTRASTS = """(els) => {
 }"""
 
 
-@pytest.fixture(scope="module", params=["light", "dark"])
-def widget_lab(request, tmp_path_factory):
-    served = _start_lab(tmp_path_factory.mktemp("widget-lab"), WIDGET_CELLS, request.param == "dark")
-    yield request.param, next(served)
-    next(served, None)  # stops the server
-
-
-def test_an_explorables_notebook_widget_follows_python_and_the_reader_in_both_themes(widget_lab, student):
+@pytest.mark.parametrize("theme", THEMES)
+def test_an_explorables_notebook_widget_follows_python_and_the_reader_in_both_themes(lab, student, theme):
     """The explorable's module as an anywidget in JupyterLab: it draws with nothing from the network,
     a trait set in Python redraws it, the reader's typed number reaches the kernel, and every text and
     number box reads at 4.5:1 or more in the notebook's theme."""
-    theme, url = widget_lab
+    base, settings = lab
+    _theme(settings, theme)
+    url = f"{base}widget-{theme}.ipynb?reset"
     s = student()
     page = s.page
     off_machine = []
