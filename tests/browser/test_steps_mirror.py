@@ -82,7 +82,7 @@ def _states() -> list[dict]:
             }
         )
     for s in scenarios.STEPS:  # the result exactly at the target, with and without a prediction
-        for pred in ("", "9"):
+        for pred in ("", "9", "9.05", "6.004"):  # (9.05 and 6.004: a gap that rounds to 0.00)
             states.append(
                 {
                     **s.target,

@@ -65,6 +65,9 @@ def test_result_compares_the_prediction_with_the_target(n):
     assert (STRINGS["zh"]["result_right"] in result) is (abs(7.5 - expected) <= scenarios.WITHIN)
     near = view.steps_view({**state(n, f"{expected + 0.4:.3f}", revealed=True), **step.target}, CONFIG)
     assert STRINGS["zh"]["result_right"] in near["html"]["result"]
+    # The prediction that is the demonstration's y to two decimals is "0.00" from it, not "3.6×10⁻³".
+    same = view.steps_view({**state(n, f"{expected:.2f}", revealed=True), **step.target}, CONFIG)["html"]["result"]
+    assert "相差 0.00" in same and "10<sup>" not in same, same
     far = view.steps_view({**state(n, f"{expected - 0.6:.3f}", revealed=True), **step.target}, CONFIG)
     assert STRINGS["zh"]["result_right"] not in far["html"]["result"]
     assert STRINGS["zh"][f"step{n}_explain"] in v["html"]["question"]

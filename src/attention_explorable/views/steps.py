@@ -345,8 +345,9 @@ def _result_html(state, pred: float | None, config: dict) -> str:
             msg = S["result_no_prediction"].format(true=f(true, 2))
         else:
             gap = abs(pred - true)
+            # (a gap that rounds to 0.00 is written so: 9.05 beside 9.05 is not "3.6×10⁻³" apart)
             msg = (S["result_right"] if gap <= config["within"] else "") + S["result_with_prediction"].format(
-                pred=format_g(pred), true=f(true, 2), gap=f(gap, 2)
+                pred=format_g(pred), true=f(true, 2), gap=f(gap if gap >= 0.005 else 0.0, 2)
             )
             lo, hi = sorted((float(target["value_1"]), float(target["value_2"])))
             if not lo <= pred <= hi:  # the section's point: y never leaves [v₁, v₂]
