@@ -212,11 +212,15 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
     row = np.array([1.0, 3.0, 4.0, 6.0])
     w_row = core.softmax(np.where(core.causal_mask(4)[2], row, -np.inf))  # (4,), the future entry exactly 0
     exps_row = np.exp(row[:3])
-    # Exercise 3.8.3: a tie at the top; T -> 0 averages the tied values.
+    # Exercise 3.8.3: a tie at the top under T = 3: the weights of 3.7.6; T -> 0 averages the tied values,
+    # T -> infinity all three.
     tie_scores, tie_values = [2.0, 2.0, -1.0], [1.0, 5.0, 9.0]
-    y_tie_1 = float(core.weighted_sum(core.softmax(tie_scores), tie_values))
+    w_tie_3 = core.softmax(tie_scores, temperature=3.0)
+    y_tie_3 = float(core.weighted_sum(w_tie_3, tie_values))
+    assert np.allclose(w_tie_3, [math.e / (2 * math.e + 1)] * 2 + [1 / (2 * math.e + 1)])
     y_tie_0 = float(core.weighted_sum(core.softmax(tie_scores, temperature=1e-3), tie_values))
-    assert y_tie_0 == 3.0
+    y_tie_inf = float(core.weighted_sum(core.softmax(tie_scores, temperature=1e6), tie_values))
+    assert y_tie_0 == 3.0 and round(y_tie_inf, 4) == 5.0
 
     hf = head_figures()
     fig38 = [
@@ -318,8 +322,14 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("$77.402$", f"${f(exps_row.sum(), 3)}$"),
         ("$(0.035, 0.259, 0.705, 0)$", "$({}, {}, {}, {:g})$".format(*(f(x, 3) for x in w_row[:3]), w_row[3])),
         ("\\alpha_{33}\\approx0.705", f"\\alpha_{{33}}\\approx{f(w_row[2], 3)}"),
-        ("\\tfrac12\\times1+\\tfrac12\\times5=3", f"\\tfrac12\\times1+\\tfrac12\\times5={y_tie_0:g}"),
-        ("$3.15$", f"${f(y_tie_1, 2)}$"),
+        ("e/(2e+1)\\approx0.422", f"e/(2e+1)\\approx{f(w_tie_3[0], 3)}"),
+        ("1/(2e+1)\\approx0.155", f"1/(2e+1)\\approx{f(w_tie_3[2], 3)}"),
+        (
+            "y\\approx0.422\\times(1+5)+0.155\\times9\\approx3.93",
+            f"y\\approx{f(w_tie_3[0], 3)}\\times(1+5)+{f(w_tie_3[2], 3)}\\times9\\approx{f(y_tie_3, 2)}",
+        ),
+        ("y\\to3", f"y\\to{y_tie_0:g}"),
+        ("y\\to5", f"y\\to{round(y_tie_inf, 4):g}"),
         # Exercise 3.8.4: the unscaled score's standard deviation at d_k = 64, and the scaled one's.
         ("$11.3$", f"${f(np.sqrt(HEAD_SCORE_VARIANCE), 1)}$"),
         ("$1.4$", f"${f(np.sqrt(HEAD_SCORE_VARIANCE / 64), 1)}$"),
@@ -393,7 +403,7 @@ ANSWERS = {
     "q5-entries": lambda: 4096**2,
     "q5-memory": lambda: 4096**2 * np.dtype(np.float16).itemsize / 2**20,
     "ex-3-8-2": lambda: core.softmax(np.where(core.causal_mask(4)[2], [1.0, 3.0, 4.0, 6.0], -np.inf))[2],
-    "ex-3-8-3": lambda: core.weighted_sum(core.softmax([2.0, 2.0, -1.0], temperature=1e-3), [1.0, 5.0, 9.0]),
+    "ex-3-8-3": lambda: core.weighted_sum(core.softmax([2.0, 2.0, -1.0], temperature=3.0), [1.0, 5.0, 9.0]),
     "step1-check": lambda: core.weighted_sum(core.softmax([7.0, 7.0]), [4.0, 16.0]),
     "step2-check": lambda: two_values(-2.0, 1.0)[1],
     "step3-check": lambda: two_values(2.0, 2.0)[1],
