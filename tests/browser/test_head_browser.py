@@ -213,6 +213,13 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     )  # three significant figures
     assert ratio == round(oracle[False] / oracle[True], 1)
     assert scaled < unscaled
+    # The prediction was how many times as large (A under 1.5, B 1.5 to 10, C 10 or more): the verdict is the
+    # band of the ratio this run measured (seed 0: about 5.5, B), so option A is told where the run lands.
+    band = "ABC"[sum(oracle[False] / oracle[True] >= edge for edge in (1.5, 10))]
+    assert band == "B"
+    strings = head_strings(language)
+    assert strings["head_compare_wrong"].format(option=band) in said, said
+    assert strings["head_compare_why"] in said
     # A setting starts a new run from step 0.
     page.locator(".ae-head-seed").fill("7")
     assert _step_of(page) == 0

@@ -411,9 +411,15 @@ function heatmap(label, rows, cols, rowNames, colNames) {
   };
 }
 
-/** The options of the two predictions as the class and the events name them (views.head.PREDICTIONS[1:]), the
- * first's right one (B: spread before, on the matching pair after) and the comparison's (A: scaled is faster). */
-const OPTIONS = ["a", "b", "c"], RIGHT = 1, COMPARE_RIGHT = 0;
+/** The options of the two predictions as the class and the events name them (views.head.PREDICTIONS[1:]) and
+ * the first's right one (B: spread before, on the matching pair after). */
+const OPTIONS = ["a", "b", "c"], RIGHT = 1;
+/** The comparison asks how many times the scaled run's loss the unscaled run's is after COMPARE_STEPS (3.7 says
+ * that it is larger, not by how much): A under 1.5 times, B from 1.5 to 10 times, C 10 times or more. Its right
+ * option is the one of the ratio the run measured (seeds 0-19 at the defaults: 2.1 to 105 times). */
+export const COMPARE_BANDS = [1.5, 10];
+/** The option (0, 1, 2) of a ratio of the unscaled run's loss to the scaled run's. */
+export const compareOption = (ratio) => COMPARE_BANDS.filter((edge) => ratio >= edge).length;
 
 /** Steps a frame may train: as many as fit in this many milliseconds (a key is never kept waiting longer). */
 export const FRAME_BUDGET_MS = 12;
@@ -749,15 +755,15 @@ function render({model, el: root}) {
     if (!done) { comparing.frame = requestAnimationFrame(compareTick); return; }
     const a = windowMean(comparing.scaled.losses, COMPARE_STEPS, COMPARE_WINDOW);
     const b = windowMean(comparing.unscaled.losses, COMPARE_STEPS, COMPARE_WINDOW);
-    const said = model.get("compare_prediction");
+    const said = model.get("compare_prediction"), ratio = (b / a).toFixed(1), right = compareOption(b / a);
     compareSays.textContent = t("head_compare_says", {first: COMPARE_STEPS - COMPARE_WINDOW + 1, last: COMPARE_STEPS,
-                                                      scaled: a.toPrecision(3), unscaled: b.toPrecision(3),
-                                                      ratio: (b / a).toFixed(1)}) + " " +
-      (Number.isInteger(said) ? t(said === COMPARE_RIGHT ? "head_compare_right" : "head_compare_wrong") : "");
+                                                      scaled: a.toPrecision(3), unscaled: b.toPrecision(3), ratio}) +
+      " " + t(said === right ? "head_compare_right" : "head_compare_wrong", {option: "ABC"[right]}) +
+      (right > 0 ? ` ${t("head_compare_why")}` : "");
     comparing.done = true;
     compareRun.disabled = false;
     tell({event: "checked", question: "compare", prediction: Number.isInteger(said) ? OPTIONS[said] : null,
-          right: Number.isInteger(said) ? said === COMPARE_RIGHT : null, scaled: a, unscaled: b});
+          right: Number.isInteger(said) ? said === right : null, scaled: a, unscaled: b});
   }
   compareRun.addEventListener("click", () => {
     if (comparing) cancelAnimationFrame(comparing.frame);

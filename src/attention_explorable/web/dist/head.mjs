@@ -485,7 +485,8 @@ function heatmap(label, rows, cols, rowNames, colNames) {
 }
 var OPTIONS = ["a", "b", "c"];
 var RIGHT = 1;
-var COMPARE_RIGHT = 0;
+var COMPARE_BANDS = [1.5, 10];
+var compareOption = (ratio) => COMPARE_BANDS.filter((edge) => ratio >= edge).length;
 var FRAME_BUDGET_MS = 12;
 var INSIDE_EVERY_MS = 100;
 var inputWaits = globalThis.navigator?.scheduling?.isInputPending ? () => navigator.scheduling.isInputPending() : () => false;
@@ -844,21 +845,21 @@ function render({ model, el: root }) {
     }
     const a = windowMean(comparing.scaled.losses, COMPARE_STEPS, COMPARE_WINDOW);
     const b = windowMean(comparing.unscaled.losses, COMPARE_STEPS, COMPARE_WINDOW);
-    const said = model.get("compare_prediction");
+    const said = model.get("compare_prediction"), ratio = (b / a).toFixed(1), right2 = compareOption(b / a);
     compareSays.textContent = t("head_compare_says", {
       first: COMPARE_STEPS - COMPARE_WINDOW + 1,
       last: COMPARE_STEPS,
       scaled: a.toPrecision(3),
       unscaled: b.toPrecision(3),
-      ratio: (b / a).toFixed(1)
-    }) + " " + (Number.isInteger(said) ? t(said === COMPARE_RIGHT ? "head_compare_right" : "head_compare_wrong") : "");
+      ratio
+    }) + " " + t(said === right2 ? "head_compare_right" : "head_compare_wrong", { option: "ABC"[right2] }) + (right2 > 0 ? ` ${t("head_compare_why")}` : "");
     comparing.done = true;
     compareRun.disabled = false;
     tell({
       event: "checked",
       question: "compare",
       prediction: Number.isInteger(said) ? OPTIONS[said] : null,
-      right: Number.isInteger(said) ? said === COMPARE_RIGHT : null,
+      right: Number.isInteger(said) ? said === right2 : null,
       scaled: a,
       unscaled: b
     });
@@ -901,6 +902,7 @@ function render({ model, el: root }) {
 }
 var head_default = { render };
 export {
+  COMPARE_BANDS,
   COMPARE_STEPS,
   COMPARE_WINDOW,
   DATA_OFFSET,
@@ -914,6 +916,7 @@ export {
   N_LETTERS,
   N_PAIRS,
   REST_AT,
+  compareOption,
   head_default as default,
   forward,
   gradients,
