@@ -80,6 +80,12 @@ def test_a_students_action_calls_python_which_draws_it(explorer):
     explorer._controls["mode"].active = 1
     explorer._controls["causal"].active = True
     assert explorer.causal and STRINGS["zh"]["selfcross_roles_self_en_causal"] in shown(explorer, "roles")
+    # Elsewhere the box is greyed and shown unticked, and the mask is kept for the English self-attention.
+    explorer._controls["mode"].active = 2
+    assert explorer._controls["causal"].active is False and explorer._controls["causal"].disabled
+    assert explorer.causal
+    explorer._controls["mode"].active = 1
+    assert explorer._controls["causal"].active is True and explorer.causal
 
 
 @pytest.mark.parametrize("control, bad", [("query", 9), ("query", -1), ("mode", 7), ("mode", -1)])

@@ -175,7 +175,10 @@ class SelfCrossExplorer(Explorable):
             # Cross-attention is the prediction's answer: going there checks the prediction (or skips it).
             self.param.update(mode=mode, revealed=True) if mode == "cross" else self.param.update(mode=mode)
         elif origin is c["causal"]:
-            self.causal = bool(origin.active)
+            # The box acts in the English self-attention only: elsewhere it is greyed and shown unticked,
+            # and that drawing must not clear the mask kept for the English self-attention.
+            if self.mode == "self_en":
+                self.causal = bool(origin.active)
         elif origin is c["query"]:
             self.query = self._pick(range(1, N_QUERY + 1), origin.active)
         elif origin is self._figure and event is not None and event.y is not None:

@@ -310,7 +310,7 @@ def selfcross_view(state, config: dict) -> dict:
                 "major_label_overrides": {str(i): tok for i, tok in enumerate(q_tokens, start=1)},
             },
             "mode": {"active": MODES.index(mode)},
-            "causal": {"active": bool(state["causal"]), "disabled": mode != "self_en"},
+            "causal": {"active": causal, "disabled": mode != "self_en"},  # ticked only where it applies
             # The query buttons hold the query tokens: their language for a screen reader.
             "query": {
                 "labels": q_tokens,

@@ -1349,7 +1349,8 @@ function selfcrossView(st, config) {
         major_label_overrides: overrides(qTokens)
       },
       mode: { active: MODES.indexOf(mode) },
-      causal: { active: Boolean(st.causal), disabled: mode !== "self_en" },
+      causal: { active: causal, disabled: mode !== "self_en" },
+      // ticked only where it applies
       // The query buttons hold the query tokens: their language for a screen reader.
       query: { labels: qTokens, active: query - 1, html_attributes: { lang: config.lang_tags[qSide] } },
       ...choiceProps(PREDICTIONS3, prediction, revealed)
