@@ -160,8 +160,17 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     page.locator(".ae-head-prediction .ae-head-options button").nth(0).click()  # "spread before and after": wrong
     pressed = page.locator(".ae-head-prediction .ae-head-options button[aria-pressed=true]")
     assert pressed.count() == 1 and pressed.text_content().startswith("A.")
+    # The untrained head's weights answer half the question: not shown while the choice can still change.
+    after = page.locator(".ae-head-after")
+    assert after.is_hidden()
+    page.locator(".ae-head-prediction .ae-head-options button").nth(2).click()  # a change of mind is taken ...
+    page.locator(".ae-head-prediction .ae-head-options button").nth(0).click()
     page.locator(".ae-head-step-button").click()
     assert _step_of(page) == 1
+    assert after.is_visible()  # ... until the head trains: then the weights show and the choice is kept
+    options = page.locator(".ae-head-prediction .ae-head-options button")
+    assert all(options.nth(i).is_disabled() for i in range(3))
+    assert pressed.text_content().startswith("A.")
     page.locator(".ae-head-train").click()
     # A first play rests by itself at the 300 steps the text asks about (pressed again, it trains on).
     page.wait_for_function(

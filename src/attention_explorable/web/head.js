@@ -259,6 +259,9 @@ const CSS = `
 .ae-head .ae-answer { font-weight: 600; }
 .ae-head figure { margin: 8px 0; }
 .ae-head figcaption { margin: 0 0 2px; }
+.ae-head-legend { margin: 2px 0 0; display: flex; flex-wrap: wrap; gap: 4px 16px; }
+.ae-head-legend span::before { content: ""; display: inline-block; width: 18px; height: 3px; margin: 0 6px 4px 0;
+  vertical-align: middle; background: var(--swatch); }
 .ae-head .ae-grid { display: flex; flex-wrap: wrap; gap: 16px; }
 .ae-head .ae-grid > div, .ae-head .ae-grid > figure { flex: 1 1 300px; min-width: 0; }
 .ae-head svg text { fill: var(--ae-text, #1b1b1b); }
@@ -323,11 +326,16 @@ const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, k) => (k i
  * 5 nats, or (`percent`) shares from 0 to 1 on a linear one; `update(curves, stepsLabel)` redraws the lines.
  * `figure` is the plot with its title shown above it (the picture itself is named by it for a screen reader).
  */
-function curvePlot(title, maxSteps, percent = false) {
+function curvePlot(title, maxSteps, percent = false, legend = null) {
   const W = 460, H = percent ? 160 : 220, L = 46, B = 28, T = 10, R = 10;
   const svg = svgEl("svg", {viewBox: `0 0 ${W} ${H}`, width: W, role: "img", "aria-label": title});
   const figure = el("figure", {class: "ae-head-figure"});
   figure.append(el("figcaption", {class: "ae-note", "aria-hidden": "true"}, title), svg);
+  if (legend) {  // each line's colour named under the plot: [[label, colour], ...]
+    const key = el("p", {class: "ae-note ae-head-legend", "aria-hidden": "true"});
+    for (const [label, color] of legend) key.append(el("span", {style: `--swatch: ${color}`}, label));
+    figure.append(key);
+  }
   const y = percent
     ? (share) => T + (H - T - B) * (1 - share)
     : (loss) => T + (H - T - B) * (Math.log10(5) - Math.log10(Math.max(loss, 1e-5))) / (Math.log10(5) + 5);
@@ -477,7 +485,7 @@ function choice(cls, questionKey, keys, chosen, onPick, t) {
   group.append(...buttons);
   box.append(question, group);
   mark(chosen);
-  return [box, mark];
+  return [box, mark, buttons];
 }
 
 function render({model, el: root}) {
@@ -492,7 +500,7 @@ function render({model, el: root}) {
   root.replaceChildren(style, box);
 
   // --- predict first -------------------------------------------------------------------------------
-  const [predict, markPrediction] = choice("ae-head-prediction", "head_predict_question",
+  const [predict, markPrediction, predictButtons] = choice("ae-head-prediction", "head_predict_question",
     ["head_predict_a", "head_predict_b", "head_predict_c"], model.get("prediction"), (i) => {
       model.set("prediction", i);
       model.save_changes();
@@ -585,14 +593,16 @@ function render({model, el: root}) {
   // Predict first here too: the run waits for a choice.
   const compareFirst = el("p", {class: "ae-note ae-head-compare-first"}, t("head_compare_first"));
   const compareRun = el("button", {type: "button", class: "ae-head-compare-run ae-primary"}, t("head_compare_run"));
-  const compareCurves = curvePlot(t("head_compare_title"), COMPARE_STEPS);
+  const compareCurves = curvePlot(t("head_compare_title"), COMPARE_STEPS, false,
+                                  [[t("head_compare_scaled"), "#2f6fad"], [t("head_compare_unscaled"), "#d67828"]]);
   compareCurves.figure.hidden = true;
   const compareSays = el("p", {class: "ae-head-compare-result ae-answer", role: "status"});
   compareRun.disabled = !Number.isInteger(model.get("compare_prediction"));
   compareFirst.hidden = !compareRun.disabled;
   compare.append(compareFirst, compareRun, compareCurves.figure, compareSays);
 
-  // The weights, the score table and what W_V reads answer the prediction: shown once it is made (or skipped).
+  // The weights, the score table and what W_V reads answer the prediction: shown once it is made (or skipped)
+  // and the head has trained a step, when the prediction can no longer be changed.
   const after = el("div", {class: "ae-head-after"});
   after.append(grid, el(sub, {}, t("head_lookup_heading")), own, ownAnswer);
   const growing = el("div", {class: "ae-grid ae-head-curves"});  // the loss and the accuracy side by side, when they fit
@@ -602,6 +612,7 @@ function render({model, el: root}) {
 
   // --- the run -------------------------------------------------------------------------------------
   let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS, tablesLater = 0, insideAt = 0;
+  let started = false;  // the head has trained (a step or more) since the page opened: the prediction is kept
   const insideLater = {frame: 0, timer: 0};
   // Reduced motion: the same training and numbers (the readout), but the plots stand still while it plays
   // and are drawn when it rests (a step, a pause, the end).
@@ -683,9 +694,11 @@ function render({model, el: root}) {
   function drawState() {
     const last = run.losses.length;
     const ready = predicted();
+    started ||= ready && run.t > 0;
     train.disabled = step.disabled = !ready;
     skip.hidden = ready;
-    after.hidden = !ready;
+    after.hidden = !started;
+    for (const b of predictButtons) b.disabled = started;  // (its answer's first half is on screen from then on)
     setText(train, t(playing ? "head_pause" : "head_train"));
     // The answer to the prediction once the head has learned (or the student skipped and trained).
     const learned = last >= 20 && run.accuracies.slice(-20).reduce((a, x) => a + x, 0) / 20 > 0.95;

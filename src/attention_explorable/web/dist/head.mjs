@@ -340,6 +340,9 @@ var CSS = `
 .ae-head .ae-answer { font-weight: 600; }
 .ae-head figure { margin: 8px 0; }
 .ae-head figcaption { margin: 0 0 2px; }
+.ae-head-legend { margin: 2px 0 0; display: flex; flex-wrap: wrap; gap: 4px 16px; }
+.ae-head-legend span::before { content: ""; display: inline-block; width: 18px; height: 3px; margin: 0 6px 4px 0;
+  vertical-align: middle; background: var(--swatch); }
 .ae-head .ae-grid { display: flex; flex-wrap: wrap; gap: 16px; }
 .ae-head .ae-grid > div, .ae-head .ae-grid > figure { flex: 1 1 300px; min-width: 0; }
 .ae-head svg text { fill: var(--ae-text, #1b1b1b); }
@@ -391,11 +394,16 @@ function svgEl(tag, attrs = {}) {
   return node;
 }
 var fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, k) => k in values ? String(values[k]) : `{${k}}`);
-function curvePlot(title, maxSteps, percent = false) {
+function curvePlot(title, maxSteps, percent = false, legend = null) {
   const W = 460, H = percent ? 160 : 220, L = 46, B = 28, T = 10, R = 10;
   const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, width: W, role: "img", "aria-label": title });
   const figure = el("figure", { class: "ae-head-figure" });
   figure.append(el("figcaption", { class: "ae-note", "aria-hidden": "true" }, title), svg);
+  if (legend) {
+    const key = el("p", { class: "ae-note ae-head-legend", "aria-hidden": "true" });
+    for (const [label, color] of legend) key.append(el("span", { style: `--swatch: ${color}` }, label));
+    figure.append(key);
+  }
   const y = percent ? (share) => T + (H - T - B) * (1 - share) : (loss) => T + (H - T - B) * (Math.log10(5) - Math.log10(Math.max(loss, 1e-5))) / (Math.log10(5) + 5);
   for (const tick of percent ? [0, 0.5, 1] : [1e-5, 1e-4, 1e-3, 0.01, 0.1, 1]) {
     svg.append(svgEl("line", { x1: L, x2: W - R, y1: y(tick), y2: y(tick), stroke: "#ddd", class: "ae-gridline" }));
@@ -523,7 +531,7 @@ function choice(cls, questionKey, keys, chosen, onPick, t) {
   group.append(...buttons);
   box.append(question, group);
   mark(chosen);
-  return [box, mark];
+  return [box, mark, buttons];
 }
 function render({ model, el: root }) {
   const S = model.get("strings") || {};
@@ -536,7 +544,7 @@ function render({ model, el: root }) {
   const told = /* @__PURE__ */ new Set();
   const sub = `h${subheadingLevel(root)}`;
   root.replaceChildren(style, box);
-  const [predict, markPrediction] = choice(
+  const [predict, markPrediction, predictButtons] = choice(
     "ae-head-prediction",
     "head_predict_question",
     ["head_predict_a", "head_predict_b", "head_predict_c"],
@@ -654,7 +662,12 @@ function render({ model, el: root }) {
   );
   const compareFirst = el("p", { class: "ae-note ae-head-compare-first" }, t("head_compare_first"));
   const compareRun = el("button", { type: "button", class: "ae-head-compare-run ae-primary" }, t("head_compare_run"));
-  const compareCurves = curvePlot(t("head_compare_title"), COMPARE_STEPS);
+  const compareCurves = curvePlot(
+    t("head_compare_title"),
+    COMPARE_STEPS,
+    false,
+    [[t("head_compare_scaled"), "#2f6fad"], [t("head_compare_unscaled"), "#d67828"]]
+  );
   compareCurves.figure.hidden = true;
   const compareSays = el("p", { class: "ae-head-compare-result ae-answer", role: "status" });
   compareRun.disabled = !Number.isInteger(model.get("compare_prediction"));
@@ -676,6 +689,7 @@ function render({ model, el: root }) {
     compare
   );
   let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS, tablesLater = 0, insideAt = 0;
+  let started = false;
   const insideLater = { frame: 0, timer: 0 };
   const still = typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
   const settingsNow = () => ({
@@ -747,9 +761,11 @@ function render({ model, el: root }) {
   function drawState() {
     const last = run.losses.length;
     const ready = predicted();
+    started || (started = ready && run.t > 0);
     train.disabled = step.disabled = !ready;
     skip.hidden = ready;
-    after.hidden = !ready;
+    after.hidden = !started;
+    for (const b of predictButtons) b.disabled = started;
     setText(train, t(playing ? "head_pause" : "head_train"));
     const learned = last >= 20 && run.accuracies.slice(-20).reduce((a, x) => a + x, 0) / 20 > 0.95;
     if (learned && Number.isInteger(model.get("prediction"))) {
