@@ -107,8 +107,11 @@ def test_choice_exercise_needs_a_choice_then_judges_it(exercise_page):
     ex = page.locator(sel)
     ex.scroll_into_view_if_needed()
     # The options are shown as rendered text with their formulas; the radios carry the letters.
-    options = text_of(page, f"{sel} .ae-exercise-options")
-    assert all(f"{letter}." in options for letter in "ABCD")
+    # (its text, not its innerText: a part the explorables rendered above it may push out of view is not
+    # laid out, content-visibility: auto, and has no innerText until it comes back)
+    wait_text(page, f"{sel} .ae-exercise-options", r"D\.")
+    options = page.locator(f"{sel} .ae-exercise-options").first.text_content()
+    assert all(f"{letter}." in options for letter in "ABCD"), options
     assert page.locator(f"{sel} .ae-exercise-options math").count() >= 1
     assert ex.locator("input[type=radio]:checked").count() == 0
     ex.locator(".ae-exercise-check button").click()
