@@ -125,7 +125,7 @@ def notebook_link(section_id: str, language: str, inline: bool = False) -> str:
     note = (
         ""
         if inline
-        else f" <span class='ae-notebook-file' hidden>{html.escape(text('notebook_file_note', language, file=href))}</span>"
+        else f"<span class='ae-notebook-file' hidden> · {html.escape(text('notebook_file_note', language, file=href))}</span>"
     )
     line = (
         f"<p class='ae-caption ae-notebook-line'><a class='ae-notebook' "
