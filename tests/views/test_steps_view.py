@@ -70,6 +70,8 @@ def test_result_compares_the_prediction_with_the_target(n):
     assert "相差 0.00" in same and "10<sup>" not in same, same
     far = view.steps_view({**state(n, f"{expected - 0.6:.3f}", revealed=True), **step.target}, CONFIG)
     assert STRINGS["zh"]["result_right"] not in far["html"]["result"]
+    assert STRINGS["zh"]["result_off"] in far["html"]["result"]  # a wrong prediction is told so
+    assert STRINGS["zh"]["result_off"] not in near["html"]["result"]
     assert STRINGS["zh"][f"step{n}_explain"] in v["html"]["question"]
     # A prediction outside [v₁, v₂] is told that y never leaves it; one inside is not.
     outside = view.steps_view({**state(n, "15", revealed=True), **step.target}, CONFIG)["html"]["result"]

@@ -58,6 +58,7 @@ STRING_KEYS = (
     "label_colon",
     "result_with_prediction",
     "result_right",
+    "result_off",
     "result_outside",
     "result_no_prediction",
     "result_pending",
@@ -346,9 +347,9 @@ def _result_html(state, pred: float | None, config: dict) -> str:
         else:
             gap = abs(pred - true)
             # (a gap that rounds to 0.00 is written so: 9.05 beside 9.05 is not "3.6×10⁻³" apart)
-            msg = (S["result_right"] if gap <= config["within"] else "") + S["result_with_prediction"].format(
-                pred=format_g(pred), true=f(true, 2), gap=f(gap if gap >= 0.005 else 0.0, 2)
-            )
+            msg = (S["result_right"] if gap <= config["within"] else S["result_off"]) + S[
+                "result_with_prediction"
+            ].format(pred=format_g(pred), true=f(true, 2), gap=f(gap if gap >= 0.005 else 0.0, 2))
             lo, hi = sorted((float(target["value_1"]), float(target["value_2"])))
             if not lo <= pred <= hi:  # the section's point: y never leaves [v₁, v₂]
                 msg += S["result_outside"].format(v1=format_g(target["value_1"]), v2=format_g(target["value_2"]))

@@ -143,7 +143,7 @@ function resultHtml(st, pred, config) {
       msg = fill(S.result_no_prediction, {true: f(trueY, 2)});
     } else {
       const gap = Math.abs(pred - trueY);
-      msg = (gap <= config.within ? S.result_right : "") +
+      msg = (gap <= config.within ? S.result_right : S.result_off) +
         fill(S.result_with_prediction, {pred: formatG(pred), true: f(trueY, 2), gap: f(gap >= 0.005 ? gap : 0, 2)});
       const [lo, hi] = [target.value_1, target.value_2].sort((a, b) => a - b);
       if (!(lo <= pred && pred <= hi)) {  // the section's point: y never leaves [v₁, v₂]

@@ -1682,7 +1682,7 @@ function resultHtml(st, pred, config) {
       msg = fill(S.result_no_prediction, { true: f(trueY, 2) });
     } else {
       const gap = Math.abs(pred - trueY);
-      msg = (gap <= config.within ? S.result_right : "") + fill(S.result_with_prediction, { pred: formatG(pred), true: f(trueY, 2), gap: f(gap >= 5e-3 ? gap : 0, 2) });
+      msg = (gap <= config.within ? S.result_right : S.result_off) + fill(S.result_with_prediction, { pred: formatG(pred), true: f(trueY, 2), gap: f(gap >= 5e-3 ? gap : 0, 2) });
       const [lo, hi] = [target.value_1, target.value_2].sort((a, b) => a - b);
       if (!(lo <= pred && pred <= hi)) {
         msg += fill(S.result_outside, { v1: formatG(target.value_1), v2: formatG(target.value_2) });
