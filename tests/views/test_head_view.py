@@ -132,3 +132,15 @@ def test_a_typed_lookup_is_read_and_a_malformed_one_is_refused_by_name():
 def test_bad_settings_are_refused_naming_the_parameter(kwargs, says):
     with pytest.raises(ValueError, match=says):
         head.start(**kwargs)
+
+
+def test_the_panel_view_shows_the_heads_insides_once_it_trains_and_keeps_the_prediction_from_then_on():
+    """The untrained weights are half the first prediction's answer (as in web/head.js)."""
+    config = head.head_config("en")
+    state = {**head.DEFAULTS, "steps": 0, "playing": False, "prediction": "c", "skipped": False}
+    state.pop("batch", None)
+    before = head.head_view(state, config)["props"]
+    assert not before["watched_plot"]["visible"] and not before["prediction_choice"]["disabled"]
+    after = head.head_view({**state, "steps": 1}, config)["props"]
+    assert all(after[f"{name}_plot"]["visible"] for name in ("watched", "table", "reads"))
+    assert after["prediction_choice"]["disabled"]

@@ -282,6 +282,7 @@ class HeadExplorer(Explorable):
     def _models(self) -> dict:
         models = {**self._sources, **self._html, **self._controls}
         models.update(self._slider_models())
+        models.update({f"{name}_plot": self._figures[name] for name in ("watched", "table", "reads")})
         return models
 
     def _redraw(self) -> None:

@@ -571,8 +571,12 @@ def head_view(state, config: dict) -> dict:
             "train": {"label": S["head_pause" if playing else "head_train"], "disabled": not ready or t >= MAX_STEPS},
             "step_button": {"disabled": not ready or playing or t >= MAX_STEPS},
             "predict_skip": {"visible": not ready},
+            # The untrained head's weights are half the prediction's answer: its insides are shown once it
+            # has trained a step, and from then on the prediction is kept (as web/head.js does).
             "prediction_choice": {
-                "active": PREDICTIONS.index(state["prediction"]) - 1 if state["prediction"] else None
+                "active": PREDICTIONS.index(state["prediction"]) - 1 if state["prediction"] else None,
+                "disabled": bool(t),
             },
+            **{f"{name}_plot": {"visible": ready and bool(t)} for name in ("watched", "table", "reads")},
         },
     }
