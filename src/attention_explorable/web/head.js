@@ -663,6 +663,7 @@ function render({model, el: root}) {
   /** Everything shown; while it plays, the views of the head's insides (the watched weights, the score and
    * W_V tables, the own lookup) only every INSIDE_EVERY_MS, so that a frame is short and a key waits less. */
   function draw(inside = !playing || performance.now() - insideAt >= INSIDE_EVERY_MS) {
+    started ||= predicted() && run.t > 0;
     drawReadout();
     curves.update({loss: {values: run.losses, color: "#2f6fad"}}, t("head_steps_axis", {steps: run.t}));
     accuracyCurve.update({accuracy: {values: run.accuracies, color: "#2f6fad"}}, t("head_steps_axis", {steps: run.t}));
@@ -678,6 +679,7 @@ function render({model, el: root}) {
   }
 
   function drawInside() {
+    if (!started) return;  // hidden until the head has trained a step: nothing to draw (a cheaper first paint)
     insideAt = performance.now();
     const f = forward(run.params, WATCHED, run.scaled);
     watched.forEach((w, b) => w.update(f.weights[b], WATCHED.keys[b].map((k, p) => LETTERS[k] + WATCHED.values[b][p]), WATCHED.asked[b]));
@@ -694,7 +696,6 @@ function render({model, el: root}) {
   function drawState() {
     const last = run.losses.length;
     const ready = predicted();
-    started ||= ready && run.t > 0;
     train.disabled = step.disabled = !ready;
     skip.hidden = ready;
     after.hidden = !started;

@@ -734,6 +734,7 @@ function render({ model, el: root }) {
     history.update(rows);
   }
   function draw(inside = !playing || performance.now() - insideAt >= INSIDE_EVERY_MS) {
+    started || (started = predicted() && run.t > 0);
     drawReadout();
     curves.update({ loss: { values: run.losses, color: "#2f6fad" } }, t("head_steps_axis", { steps: run.t }));
     accuracyCurve.update({ accuracy: { values: run.accuracies, color: "#2f6fad" } }, t("head_steps_axis", { steps: run.t }));
@@ -748,6 +749,7 @@ function render({ model, el: root }) {
     });
   }
   function drawInside() {
+    if (!started) return;
     insideAt = performance.now();
     const f = forward(run.params, WATCHED, run.scaled);
     watched.forEach((w, b) => w.update(f.weights[b], WATCHED.keys[b].map((k, p) => LETTERS[k] + WATCHED.values[b][p]), WATCHED.asked[b]));
@@ -761,7 +763,6 @@ function render({ model, el: root }) {
   function drawState() {
     const last = run.losses.length;
     const ready = predicted();
-    started || (started = ready && run.t > 0);
     train.disabled = step.disabled = !ready;
     skip.hidden = ready;
     after.hidden = !started;
