@@ -55,6 +55,12 @@ _CLOSED_SOCKET = re.compile(
     re.M,
 )
 
+#: Bokeh's report of a message it took from a connection that had closed meanwhile (a reload, a closed tab, or
+#: a busy machine's backlog of a page's clicks): the connection's session is gone. Not an error of the app.
+_CLOSED_SESSION = "assert self._session is not None"
+#: A record of the server's log starts with its time.
+_RECORD = re.compile(r"^(?=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)", re.M)
+
 
 class ServedApp:
     """A ``panel serve`` subprocess on a free port, stopped on close."""
@@ -120,10 +126,12 @@ class ServedApp:
 
         Tornado's report of a write to a websocket the browser had just closed
         (a reload, a closed tab; its traceback ends in ``WebSocketClosedError``)
-        is not an error of the app and is left out.
+        and Bokeh's of a message taken from such a connection (:data:`_CLOSED_SESSION`)
+        are not errors of the app and are left out.
         """
         self._log_file.flush()
         log = _CLOSED_SOCKET.sub("", self.log.read_text())
+        log = "".join(record for record in _RECORD.split(log) if _CLOSED_SESSION not in record)
         assert "Traceback" not in log and " ERROR " not in log, log[-4000:]
 
     def close(self) -> None:
