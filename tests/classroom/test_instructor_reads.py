@@ -320,3 +320,51 @@ def test_projector_mode_hides_the_setting_up_and_gives_every_size_back_when_left
         not any(part.visible for part in reloaded._setup)
         and reloaded.explorer.figures[0].title.text_font_size == "19.5px"
     )
+
+
+def test_a_read_begun_before_the_instructors_step_never_takes_the_room_back(served, monkeypatch):
+    """Key 2 while a read of the room is under way: that read, answered after the write, saw step 1. Shown,
+    it would look like another window's choice, move the projected explorable back and write step 1 again;
+    it is dropped, and the room is read again once the write is done."""
+    import queue
+    import threading
+
+    store = served
+    room = store.create_room()
+    view = instructor.InstructorView(code=room.code, language="en", store=store)
+    turns = queue.Queue()  # the document's next turns, run here one by one as the server's loop would
+    monkeypatch.setattr(instructor, "_next_turn", lambda _doc, callback: turns.put(callback))
+
+    def run_turns(until, what: str) -> None:
+        deadline = time.monotonic() + 10
+        while not until():
+            try:
+                turns.get(timeout=0.05)()  # the poll's interval
+            except queue.Empty:
+                assert time.monotonic() < deadline, what
+
+    read, gate, began = view._read, threading.Event(), threading.Event()
+
+    def slow_read():
+        seen = read()  # the room as it was before the key
+        began.set()
+        gate.wait(10)
+        return seen
+
+    monkeypatch.setattr(view, "_read", slow_read)
+    assert store.submit(room.code, "student-0001", 1, 6.0).ok  # a change: the next turn reads the room
+    view.refresh()
+    assert began.wait(10), "the read never began"
+    view.explorer.step = 2  # key 2 on the projected explorable
+
+    def settled() -> bool:
+        """No write or read of the page under way, none's end waiting for its turn."""
+        instructor._writer().submit(lambda: None).result(timeout=10)  # the writes before it have queued their ends
+        return not view._reading and turns.empty()
+
+    run_turns(lambda: store.room(room.code).step == 2 and turns.empty(), "step 2 was never written")
+    gate.set()
+    run_turns(settled, "the page never settled")
+    assert store.room(room.code).step == 2, "a stale read took the room back to step 1"
+    assert view.explorer.step == 2
+    assert "step 2" in view._round.object, view._round.object

@@ -256,6 +256,10 @@ class InstructorView(pn.viewable.Viewer):
         self._end_armed = None  # when "end the class" was first pressed (monotonic s), awaiting its second press
         self._reading = False
         self._read_changes = None  # the store's token of the room's changes at the last read
+        # The page's writes, asked for and done (on the document's turns): a read begun before a write of
+        # this page was done is not shown (it would draw the room as it was, and move the explorable back).
+        self._writes_asked = 0
+        self._writes_done = 0
         self._read_at = 0.0
         self._refresh_cb = None
         room = self.store.room(self.code) if self.code else None
@@ -551,6 +555,7 @@ class InstructorView(pn.viewable.Viewer):
             return
 
         def done(future) -> None:
+            self._writes_done += 1
             try:
                 result = future.result()
             except Exception as exc:  # noqa: BLE001 - said once; the next refresh shows what is stored
@@ -562,6 +567,7 @@ class InstructorView(pn.viewable.Viewer):
                 then(result)
             self.refresh()
 
+        self._writes_asked += 1
         future = _writer().submit(action)
         future.add_done_callback(lambda f: _next_turn(doc, functools.partial(done, f)))
 
@@ -887,11 +893,19 @@ class InstructorView(pn.viewable.Viewer):
                 return self._show(self._seen, again=True)  # a countdown's seconds, from what was read
         self._read_changes, self._read_at = changes, now
         self._reading = True
+        asked = self._writes_asked
         future = _reader().submit(self._read)
-        future.add_done_callback(lambda f: _next_turn(doc, functools.partial(self._read_done, f)))
+        future.add_done_callback(lambda f: _next_turn(doc, functools.partial(self._read_done, f, asked)))
 
-    def _read_done(self, future) -> None:
+    def _read_done(self, future, asked: int) -> None:
+        """Show what the read gave, unless this page wrote meanwhile (``asked``: its writes asked for when the
+        read began): then the room is read again once its writes are done."""
         self._reading = False
+        if not asked == self._writes_asked == self._writes_done:
+            self._read_changes = None
+            if self._writes_done == self._writes_asked:  # else the last write's end reads the room
+                self.refresh()
+            return
         try:
             seen = future.result()
         except Exception as exc:  # noqa: BLE001 - one line in the log; the next turn reads again
