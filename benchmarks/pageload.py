@@ -144,7 +144,14 @@ def load_once(context, url: str, timeout_s: float = 60.0, keyed: bool = True, cp
             " return e ? {dcl: e.domContentLoadedEventEnd, load: e.loadEventEnd,"
             " ttfb: e.responseStart} : {}; })()"
         )
-        return {"readout_ms": w["readout"], "interactive_ms": w["interactive"], "errors": errors, **nav}
+        return {
+            "readout_ms": w["readout"],
+            "interactive_ms": w["interactive"],
+            "handle_ms": w["handleAt"],
+            "pressed_ms": w["pressedAt"],
+            "errors": errors,
+            **nav,
+        }
     finally:
         # Leave the page as a reader does (the websocket closes cleanly), so the
         # server does not write into a socket torn down under it.

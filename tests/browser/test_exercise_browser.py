@@ -116,11 +116,13 @@ def test_choice_exercise_needs_a_choice_then_judges_it(exercise_page):
     assert ex.locator("input[type=radio]:checked").count() == 0
     ex.locator(".ae-exercise-check button").click()
     wait_text(page, f"{sel} .ae-exercise-feedback", "请先选择一个选项")
-    letters = [lab.strip() for lab in ex.locator(".ae-exercise-choice label").all_inner_texts()]
+    letters = [box.get_attribute("value") for box in ex.locator(".ae-exercise-choice input[type=radio]").all()]
     assert letters == ["A", "B", "C", "D"]
     radios = ex.locator(".ae-exercise-choice input[type=radio]")
     wrong = next(x for x in letters if x != block.options["answer"])
-    radios.nth(letters.index(wrong)).check()
+    # A tap on an option's words chooses it (not only on its small radio).
+    ex.locator(".ae-exercise-option-text").nth(letters.index(wrong)).click()
+    assert radios.nth(letters.index(wrong)).is_checked()
     ex.locator(".ae-exercise-check button").click()
     wait_text(page, f"{sel} .ae-exercise-feedback", "还不对")
     # the hint about the option chosen (its own ---hint-X), not the exercise's general one

@@ -119,7 +119,7 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     assert q3.locator("input[type=radio]:checked").count() == 0
     q3.locator(".ae-exercise-check button").click()
     wait_text(page, f".ae-exercise-{q3_block.args[0]} .ae-exercise-feedback", "请先选择一个选项")
-    letters = [lab.strip() for lab in q3.locator(".ae-exercise-choice label").all_inner_texts()]
+    letters = [box.get_attribute("value") for box in q3.locator(".ae-exercise-choice input[type=radio]").all()]
     q3.locator(".ae-exercise-choice input[type=radio]").nth(letters.index(q3_block.options["answer"])).check()
     q3.locator(".ae-exercise-check button").click()
     wait_text(page, f".ae-exercise-{q3_block.args[0]} .ae-exercise-feedback", "正确")

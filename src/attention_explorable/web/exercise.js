@@ -120,18 +120,25 @@ function render({model, el: host}) {
   question.set(config.question_html);
   const answering = [];
   if (kind === "choice") {
-    const group = el("div", {class: "ae-n-radios ae-n-inline ae-exercise-choice", role: "radiogroup",
+    // Each option is one label: its radio, its letter and its text with the formulas, so a tap anywhere on
+    // the option chooses it (a finger on a phone need not find a 24 px circle). The text is the package's
+    // own (views/exercise.py options_html), parsed once; nothing typed by anyone is written as HTML here.
+    const group = el("div", {class: "ae-exercise-options ae-exercise-choice", role: "radiogroup",
                              "aria-label": S.exercise_answer});
-    const boxes = config.letters.map((letter) => {
+    const written = document.createElement("template");
+    written.innerHTML = config.options_html;
+    const texts = [...written.content.querySelectorAll("li")];
+    const boxes = config.letters.map((letter, i) => {
       const box = el("input", {type: "radio", name: id, value: letter});
       box.addEventListener("change", () => { if (box.checked && model.get("choice") !== letter) set({choice: letter}); });
-      group.append(el("label", {}, box, letter));
+      const text = el("span", {class: "ae-prose ae-exercise-option-text"});
+      if (texts[i]) text.append(...texts[i].childNodes);
+      else text.append(letter);
+      group.append(el("label", {class: "ae-exercise-option"}, box, text));
       return box;
     });
-    const options = readout("ae-prose ae-exercise-options");
-    options.set(config.options_html);
     parts.choice = {set({active}) { boxes.forEach((b, i) => { b.checked = i === active; }); }};
-    answering.push(options.el, group);
+    answering.push(group);
   } else {
     const input = kind === "number"
       ? el("input", {type: "text", id, autocomplete: "off", spellcheck: "false", placeholder: S.exercise_answer_placeholder})

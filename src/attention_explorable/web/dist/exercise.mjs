@@ -288,9 +288,12 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x .ae-exercise-feedback { overflow-wrap: anywhere; font-size: 16px; }
 .ae-x .ae-exercise-input { max-width: 100%; }
 .ae-x .ae-exercise-input > input { width: 180px; }
-.ae-x .ae-exercise-choice { gap: 4px 20px; }
-.ae-x .ae-exercise-choice label { min-height: 36px; font-size: 16px; }
-.ae-x .ae-exercise-choice input { width: 24px; height: 24px; }
+.ae-x .ae-exercise-choice { display: flex; flex-direction: column; gap: 6px; margin: 4px 0; }
+.ae-x .ae-exercise-option { display: flex; align-items: flex-start; gap: 10px; min-height: 44px; padding: 6px 8px;
+  border: 1px solid var(--ae-border); border-radius: 6px; cursor: pointer; }
+.ae-x .ae-exercise-option:has(input:checked) { border-color: var(--ae-accent); box-shadow: inset 0 0 0 1px var(--ae-accent); }
+.ae-x .ae-exercise-option input { width: 22px; height: 22px; margin: 2px 0 0; flex: none; }
+.ae-x .ae-exercise-option-text { flex: 1 1 auto; min-width: 0; }
 .ae-x .ae-exercise-buttons > .ae-n-btn-host { flex: 0 0 auto; }
 `;
 
@@ -538,26 +541,30 @@ function render({ model, el: host }) {
   const answering = [];
   if (kind === "choice") {
     const group = el("div", {
-      class: "ae-n-radios ae-n-inline ae-exercise-choice",
+      class: "ae-exercise-options ae-exercise-choice",
       role: "radiogroup",
       "aria-label": S.exercise_answer
     });
-    const boxes = config.letters.map((letter) => {
+    const written = document.createElement("template");
+    written.innerHTML = config.options_html;
+    const texts = [...written.content.querySelectorAll("li")];
+    const boxes = config.letters.map((letter, i) => {
       const box = el("input", { type: "radio", name: id, value: letter });
       box.addEventListener("change", () => {
         if (box.checked && model.get("choice") !== letter) set({ choice: letter });
       });
-      group.append(el("label", {}, box, letter));
+      const text = el("span", { class: "ae-prose ae-exercise-option-text" });
+      if (texts[i]) text.append(...texts[i].childNodes);
+      else text.append(letter);
+      group.append(el("label", { class: "ae-exercise-option" }, box, text));
       return box;
     });
-    const options = readout("ae-prose ae-exercise-options");
-    options.set(config.options_html);
     parts.choice = { set({ active }) {
       boxes.forEach((b, i) => {
         b.checked = i === active;
       });
     } };
-    answering.push(options.el, group);
+    answering.push(group);
   } else {
     const input = kind === "number" ? el("input", { type: "text", id, autocomplete: "off", spellcheck: "false", placeholder: S.exercise_answer_placeholder }) : el("textarea", { id, rows: 3, placeholder: S.exercise_your_answer });
     input.addEventListener("input", () => {
