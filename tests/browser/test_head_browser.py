@@ -59,7 +59,7 @@ def test_the_module_trains_the_same_head_as_the_python_oracle(chromium, seed, d_
 
 
 #: The parameters in the order the page hands them over (each row after row, as numpy's ravel).
-_PARAMS = ("W_Q", "W_K", "W_V", "W_O")
+_PARAMS = ("W_Q", "W_K", "W_V", "W_U")
 
 #: Each state trained in the page: its losses and accuracies, and at each checkpoint every parameter as
 #: the bytes of one float64 array (base64): exact, and far quicker to hand over than numbers in JSON.
@@ -356,6 +356,22 @@ def test_a_link_opens_the_head_on_its_settings_and_the_address_follows(student, 
     page.wait_for_function("() => new URLSearchParams(location.search).get('seed') === '7'")
     query = page.evaluate("() => Object.fromEntries(new URLSearchParams(location.search))")
     assert query == {"d_k": "64", "scaled": "false", "seed": "7", "learning_rate": "0.05"}
+    assert page.locator(".ae-head-seed-box").input_value() == "7"  # the box beside the slider follows it
+    # A value typed in a setting's box: on the slider's grid within its bounds; junk keeps the value.
+    page.locator(".ae-head-seed-box").fill("1234.6")
+    page.locator(".ae-head-seed-box").press("Enter")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('seed') === '1235'")
+    assert page.locator(".ae-head-seed").input_value() == "1235"
+    page.locator(".ae-head-d_k-box").fill("20")
+    page.locator(".ae-head-d_k-box").press("Enter")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('d_k') === '20'")
+    page.locator(".ae-head-d_k-box").fill("500")
+    page.locator(".ae-head-d_k-box").press("Enter")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('d_k') === '64'")  # its bound
+    assert page.locator(".ae-head-d_k").input_value() == "64" == page.locator(".ae-head-d_k-box").input_value()
+    page.locator(".ae-head-learning_rate-box").fill("fast")
+    page.locator(".ae-head-learning_rate-box").press("Enter")
+    assert page.locator(".ae-head-learning_rate-box").input_value() == "0.05"
     s.assert_clean()
 
 

@@ -34,11 +34,11 @@ class HeadExplorer(Explorable):
     """One attention head trained on key -> value lookup, in float64, on the server.
 
     An example is four (letter, digit) pairs and a query letter, ``C7 A2 D5 B9 | A -> 2``; the head's
-    W_Q, W_K, W_V and readout W_O start random and learn by Adam on cross-entropy
+    W_Q, W_K, W_V and readout W_U start random and learn by Adam on cross-entropy
     (:mod:`attention_explorable.views.head`)::
 
         weights = softmax(x_query W_Q (X_pairs W_K)^T / sqrt(d_k))   # (4,)
-        logits = (weights X_pairs W_V) W_O                            # (10,)
+        logits = (weights X_pairs W_V) W_U                            # (10,)
 
     The student predicts first where the query's weights go, then presses Train (a periodic callback
     trains a few dozen steps per tick and streams the new points to the curves), Pause, Step or Reset.
@@ -271,7 +271,7 @@ class HeadExplorer(Explorable):
 
     @property
     def params(self) -> dict[str, np.ndarray]:
-        """Copies of the head's parameters now: ``W_Q``, ``W_K``, ``W_V`` (18, d_k) and ``W_O`` (d_k, 10)."""
+        """Copies of the head's parameters now: ``W_Q``, ``W_K``, ``W_V`` (18, d_k) and ``W_U`` (d_k, 10)."""
         return {name: w.copy() for name, w in self._run().params.items()}
 
     def evaluate(self, size: int = 1000) -> dict[str, float]:

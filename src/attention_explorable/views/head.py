@@ -16,7 +16,7 @@ The model, for one example (``P = 4`` positions, ``d_in = 18``)::
     scores = K q / sqrt(d_k)        # (P,); without the scale when ``scaled`` is off
     weights = softmax(scores)       # (P,), sums to 1
     out = weights V                 # (d_v,)
-    logits = out W_O                # (10,): one per digit
+    logits = out W_U                # (10,): one per digit
 
 trained by cross-entropy on the right digit with Adam (Kingma & Ba 2015),
 its gradients written out by hand below. ``d_v = d_k``.
@@ -24,7 +24,7 @@ its gradients written out by hand below. ``d_v = d_k``.
 The premise of section 3.7. W_Q and W_K start with entries of variance 1,
 so that q and k have components of mean 0 and variance 1: the case in which
 the text shows that q . k has variance d_k, and that dividing by sqrt(d_k)
-keeps the softmax from saturating. W_V and W_O start small (variance
+keeps the softmax from saturating. W_V and W_U start small (variance
 1 / fan-in), as usual. Under that premise the unscaled head at d_k = 64
 learns far more slowly (tests/views/test_head_view.py holds it for every
 seed tried); with the small start of W_Q and W_K it would not, and the page
@@ -152,20 +152,20 @@ def make_batch(seed: int, step: int, size: int = DEFAULTS["batch"]) -> Batch:
 
 def init_params(seed: int, d_k: int) -> dict[str, np.ndarray]:
     """The parameters a run starts from: uniform entries from the stream of ``seed``, in the order
-    W_Q, W_K, W_V, W_O, each row by row.
+    W_Q, W_K, W_V, W_U, each row by row.
 
     W_Q, W_K: variance 1 (uniform on [-sqrt 3, sqrt 3]), the premise of 3.7 (see the module docstring).
-    W_V: variance 1 / d_in; W_O: variance 1 / d_v.
+    W_V: variance 1 / d_in; W_U: variance 1 / d_v.
 
     Returns
     -------
     dict
-        ``W_Q`` (d_in, d_k), ``W_K`` (d_in, d_k), ``W_V`` (d_in, d_k), ``W_O`` (d_k, 10).
+        ``W_Q`` (d_in, d_k), ``W_K`` (d_in, d_k), ``W_V`` (d_in, d_k), ``W_U`` (d_k, 10).
     """
     seed = _check_int("seed", seed, 0, 2**32 - 1)
     d_k = _check_int("d_k", d_k, 1, 256)
     shapes = {"W_Q": (D_IN, d_k, 1.0), "W_K": (D_IN, d_k, 1.0), "W_V": (D_IN, d_k, 1.0 / D_IN),
-              "W_O": (d_k, N_DIGITS, 1.0 / d_k)}  # fmt: skip
+              "W_U": (d_k, N_DIGITS, 1.0 / d_k)}  # fmt: skip
     u = uniforms(seed, 0, sum(a * b for a, b, _ in shapes.values()))
     params, at = {}, 0
     for name, (a, b, variance) in shapes.items():
@@ -191,7 +191,7 @@ def forward(params, batch: Batch, scaled: bool = True) -> dict[str, np.ndarray]:
     scores = np.einsum("bd,bpd->bp", q, k) * scale
     weights = _softmax_rows(scores)
     out = np.einsum("bp,bpd->bd", weights, v)  # (B, d_v)
-    logits = out @ params["W_O"]  # (B, 10)
+    logits = out @ params["W_U"]  # (B, 10)
     shifted = logits - logits.max(axis=1, keepdims=True)
     log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
     rows, answers = np.arange(len(batch.asked)), batch.answers
@@ -210,7 +210,7 @@ def gradients(params, batch: Batch, scaled: bool = True) -> tuple[dict, dict[str
     d_logits = f["probs"].copy()
     d_logits[np.arange(b), batch.answers] -= 1.0
     d_logits /= b  # the loss is a mean over the batch
-    d_out = d_logits @ params["W_O"].T  # (B, d_v)
+    d_out = d_logits @ params["W_U"].T  # (B, d_v)
     d_weights = np.einsum("bd,bpd->bp", d_out, f["v"])
     w = f["weights"]
     # softmax's Jacobian: d s_j = w_j (d w_j - sum_i w_i d w_i)
@@ -222,7 +222,7 @@ def gradients(params, batch: Batch, scaled: bool = True) -> tuple[dict, dict[str
         "W_Q": query.T @ d_q,
         "W_K": np.einsum("bpi,bpd->id", pairs, d_k),
         "W_V": np.einsum("bpi,bpd->id", pairs, d_v),
-        "W_O": f["out"].T @ d_logits,
+        "W_U": f["out"].T @ d_logits,
     }
     return f, grads
 

@@ -178,7 +178,7 @@ export function escapeHtml(s) {
 const MATRIX_NAME = /\bW_([A-Z])\b/g;
 
 /**
- * `html` (already escaped: it holds no markup of its own) with a matrix's name `W_Q`, `W_K`, `W_V`, `W_O`
+ * `html` (already escaped: it holds no markup of its own) with a matrix's name `W_Q`, `W_K`, `W_V`, `W_U`
  * written as W with a subscript (`W<sub>Q</sub>`), as the text's formulas write it.
  */
 export function subscriptHtml(html) {

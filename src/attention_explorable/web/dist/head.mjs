@@ -147,7 +147,7 @@ function makeBatch(seed, step, size = DEFAULTS.batch) {
 }
 var zeros = (rows, cols) => Array.from({ length: rows }, () => new Float64Array(cols));
 function initParams(seed, dK) {
-  const shapes = [["W_Q", D_IN, dK, 1], ["W_K", D_IN, dK, 1], ["W_V", D_IN, dK, 1 / D_IN], ["W_O", dK, N_DIGITS, 1 / dK]];
+  const shapes = [["W_Q", D_IN, dK, 1], ["W_K", D_IN, dK, 1], ["W_V", D_IN, dK, 1 / D_IN], ["W_U", dK, N_DIGITS, 1 / dK]];
   const u = uniforms(seed, 0, shapes.reduce((n, [, a, b]) => n + a * b, 0));
   const params = {};
   let at = 0;
@@ -161,7 +161,7 @@ function initParams(seed, dK) {
 }
 function forward(params, batch, scaled, keep = false) {
   const dK = params.W_Q[0].length, scale = scaled ? 1 / Math.sqrt(dK) : 1;
-  const n = batch.asked.length, WK = params.W_K, WV = params.W_V, WO = params.W_O;
+  const n = batch.asked.length, WK = params.W_K, WV = params.W_V, WO = params.W_U;
   const out = { scores: [], weights: [], probs: [], loss: 0, accuracy: 0, scale, q: [], k: [], v: [], o: [] };
   let loss = 0, right = 0;
   for (let b = 0; b < n; b++) {
@@ -226,7 +226,7 @@ function forward(params, batch, scaled, keep = false) {
 function gradients(params, batch, scaled) {
   const f = forward(params, batch, scaled, true);
   const dK = params.W_Q[0].length, n = batch.asked.length;
-  const g = { W_Q: zeros(D_IN, dK), W_K: zeros(D_IN, dK), W_V: zeros(D_IN, dK), W_O: zeros(dK, N_DIGITS) };
+  const g = { W_Q: zeros(D_IN, dK), W_K: zeros(D_IN, dK), W_V: zeros(D_IN, dK), W_U: zeros(dK, N_DIGITS) };
   for (let b = 0; b < n; b++) {
     const keys = batch.keys[b], values = batch.values[b], answer = values[batch.asked[b]];
     const w = f.weights[b], q = f.q[b], k = f.k[b], v = f.v[b], o = f.o[b];
@@ -234,8 +234,8 @@ function gradients(params, batch, scaled) {
     const dOut = new Float64Array(dK);
     for (let j = 0; j < dK; j++) {
       for (let c = 0; c < N_DIGITS; c++) {
-        g.W_O[j][c] += o[j] * dLogits[c];
-        dOut[j] += dLogits[c] * params.W_O[j][c];
+        g.W_U[j][c] += o[j] * dLogits[c];
+        dOut[j] += dLogits[c] * params.W_U[j][c];
       }
     }
     const dWeights = v.map((vp) => {
@@ -334,6 +334,8 @@ var CSS = `
 .ae-head input[type=range] { width: 160px; height: 24px; }
 .ae-head input[type=checkbox] { width: 20px; height: 24px; margin: 0; }
 .ae-head input[type=text] { font: 15px ui-monospace, monospace; padding: 6px 8px; width: 15em; max-width: 100%; }
+.ae-head .ae-head-setting { display: inline-flex; gap: 6px; align-items: center; }
+.ae-head input.ae-head-box { width: 5.5em; min-height: 32px; box-sizing: border-box; }
 .ae-head svg { display: block; max-width: 100%; height: auto; background: var(--ae-surface, #fff); }
 .ae-head .ae-readout { font-variant-numeric: tabular-nums; }
 .ae-head .ae-note { color: var(--ae-muted, #444); font-size: 15px; }
@@ -351,7 +353,9 @@ var CSS = `
 /* On a phone each setting takes a line of its own, its slider the line's width and a finger's height. */
 @media (max-width: 600px) {
   .ae-head .ae-head-settings { flex-direction: column; align-items: stretch; gap: 2px; }
-  .ae-head .ae-head-settings label { display: flex; min-height: 44px; }
+  .ae-head .ae-head-setting { display: flex; }
+  .ae-head .ae-head-settings label { display: flex; flex: 1 1 auto; min-width: 0; min-height: 44px; }
+  .ae-head input.ae-head-box { min-height: 44px; }
   .ae-head .ae-head-settings input[type=range] { flex: 1 1 auto; width: auto; min-width: 0; height: 44px; }
   .ae-head .ae-head-settings input[type=checkbox] { width: 24px; height: 24px; }
 }
@@ -395,7 +399,7 @@ function svgEl(tag, attrs = {}) {
 }
 var fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, k) => k in values ? String(values[k]) : `{${k}}`);
 function curvePlot(title, maxSteps, percent = false, legend = null) {
-  const W = 460, H = percent ? 160 : 220, L = 46, B = 28, T = 10, R = 10;
+  const W = 460, H = percent ? 176 : 236, L = 46, B = 44, T = 10, R = 14;
   const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, width: W, role: "img", "aria-label": title });
   const figure = el("figure", { class: "ae-head-figure" });
   figure.append(el("figcaption", { class: "ae-note", "aria-hidden": "true" }, title), svg);
@@ -413,12 +417,27 @@ function curvePlot(title, maxSteps, percent = false, legend = null) {
   }
   const axis = svgEl("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 14, fill: "#555", class: "ae-tick" });
   svg.append(axis);
+  const stepTicks = [0, 0.5, 1].map((at) => svgEl("text", {
+    x: L + (W - L - R) * at,
+    y: H - B + 16,
+    "font-size": 14,
+    "text-anchor": at === 0 ? "start" : at === 1 ? "end" : "middle",
+    fill: "#555",
+    class: "ae-tick ae-head-step-tick"
+  }));
+  svg.append(...stepTicks);
+  let spanned = null;
   const lines = {};
   return {
     svg,
     figure,
     update(curves, stepsLabel) {
       setText(axis, stepsLabel);
+      const span = Math.max(maxSteps, ...Object.values(curves).map(({ values }) => values.length));
+      if (span !== spanned) {
+        spanned = span;
+        [0, Math.round(span / 2), span].forEach((s, i) => setText(stepTicks[i], String(s)));
+      }
       for (const [name, { values, color }] of Object.entries(curves)) {
         if (!lines[name]) svg.append(lines[name] = svgEl("polyline", { fill: "none", stroke: color, "stroke-width": 2 }));
         const n = Math.max(maxSteps, values.length);
@@ -569,14 +588,43 @@ function render({ model, el: root }) {
   const slider = (name, lo, hi, stepBy) => {
     const label = el("label", {}, t(`head_${name}`));
     const input = el("input", { type: "range", min: lo, max: hi, step: stepBy, value: model.get(name), class: `ae-head-${name}` });
-    const shown = el("span", { class: "ae-readout" }, String(model.get(name)));
-    input.addEventListener("input", () => {
-      shown.textContent = input.value;
-      model.set(name, Number(input.value));
-      model.save_changes();
+    const shown = el("input", {
+      type: "text",
+      inputmode: "decimal",
+      autocomplete: "off",
+      spellcheck: "false",
+      class: `ae-head-box ae-head-${name}-box`,
+      "aria-label": t(`head_${name}`),
+      value: String(model.get(name))
     });
-    label.append(input, shown);
-    settings.append(label);
+    const decimals = String(stepBy).split(".")[1]?.length || 0;
+    const set = (value) => {
+      if (value === model.get(name)) return;
+      model.set(name, value);
+      model.save_changes();
+    };
+    input.addEventListener("input", () => {
+      shown.value = input.value;
+      set(Number(input.value));
+    });
+    const commit = () => {
+      const typed = Number(shown.value.trim().replace(/^[−–]/, "-").replace(/,/, "."));
+      if (shown.value.trim() === "" || !Number.isFinite(typed)) {
+        shown.value = String(model.get(name));
+        return;
+      }
+      const value = Number((Math.round(Math.min(hi, Math.max(lo, typed)) / stepBy) * stepBy).toFixed(decimals));
+      shown.value = input.value = String(value);
+      set(value);
+    };
+    shown.addEventListener("change", commit);
+    shown.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") commit();
+    });
+    label.append(input);
+    const setting = el("div", { class: "ae-head-setting" });
+    setting.append(label, shown);
+    settings.append(setting);
     return [input, shown];
   };
   const [dK, dKShown] = slider("d_k", 2, 64, 1);
@@ -891,9 +939,9 @@ function render({ model, el: root }) {
     comparing.frame = requestAnimationFrame(compareTick);
   });
   const onSetting = () => {
-    dK.value = dKShown.textContent = model.get("d_k");
-    lr.value = lrShown.textContent = model.get("learning_rate");
-    seed.value = seedShown.textContent = model.get("seed");
+    dK.value = dKShown.value = model.get("d_k");
+    lr.value = lrShown.value = model.get("learning_rate");
+    seed.value = seedShown.value = model.get("seed");
     scaled.checked = Boolean(model.get("scaled"));
     restart();
   };
