@@ -650,11 +650,14 @@ math[display="block"] { display: block math; margin: 0 auto; }
 .ae-box { border: 1px solid var(--ae-box-border, #c9c3e6); background: var(--ae-box, #f7f5ff); border-radius: 6px; padding: 4px 12px; }
 details.ae-proof { border-left: 3px solid var(--ae-border, #999); padding-left: 10px; }
 details.ae-proof summary { cursor: pointer; color: var(--ae-muted, #444); }
-pre.ae-lean, pre.ae-code { background: var(--ae-code, #f6f8fa); padding: 10px; font-size: 14px;
-  white-space: pre-wrap; overflow-wrap: anywhere; }
-/* A code line that wraps goes on four characters right of its own indentation (textbook.code_lines). */
-pre.ae-lean .ae-line, pre.ae-code .ae-line { display: block; min-height: 1lh;
-  padding-left: calc((var(--i, 0) + 4) * 1ch); text-indent: calc((var(--i, 0) + 4) * -1ch); }
+/* Code keeps its lines as written: a line wider than the screen scrolls inside its block (shaded at the
+   edge where more of it lies, as a wide formula is), never wraps to look like code of another indentation. */
+pre.ae-lean, pre.ae-code { padding: 10px; font-size: 14px; white-space: pre; overflow-x: auto;
+  background: linear-gradient(to right, var(--ae-code, #f6f8fa) 30%, transparent) left / 28px 100% no-repeat local,
+    linear-gradient(to left, var(--ae-code, #f6f8fa) 30%, transparent) right / 28px 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, 0.3), transparent) left / 12px 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, 0.3), transparent) right / 12px 100% no-repeat scroll,
+    var(--ae-code, #f6f8fa); }
 .ae-caption { color: var(--ae-muted, #555); font-size: 0.9em; }
 .ae-video iframe { width: 100%; aspect-ratio: 16 / 9; border: 0; margin-top: 8px; }
 .ae-video-choices { display: flex; flex-wrap: wrap; gap: 8px; }

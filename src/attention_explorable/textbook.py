@@ -100,15 +100,10 @@ def contents_html(language: str) -> str:
 
 
 def code_lines(source: str) -> str:
-    """``source`` (code) as HTML, one ``<span class='ae-line'>`` per line, its indentation as ``--i`` (in
-    characters): on a narrow screen a long line wraps with its continuation indented under the line's own
-    text, not at column 0 (``PROSE_CSS``); the text, and so what a reader copies, is the code as written
-    (an empty line holds a ``<br>``: a line break a copy keeps)."""
-    lines = source.strip("\n").rstrip().split("\n")
-    return "".join(
-        f"<span class='ae-line' style='--i:{len(line) - len(line.lstrip(' '))}'>{html.escape(line) or '<br>'}</span>"
-        for line in lines
-    )
+    """``source`` (code) as the escaped text of a ``<pre>``, its blank lines at either end dropped: on a
+    narrow screen a long line does not wrap, its block scrolls sideways (``PROSE_CSS``), so every line reads
+    as the code it is, and what a reader copies is the code as written."""
+    return html.escape(source.strip("\n").rstrip())
 
 
 @lru_cache(maxsize=None)

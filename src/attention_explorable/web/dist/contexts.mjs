@@ -1124,7 +1124,7 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x .ae-exercise-option { display: flex; align-items: flex-start; gap: 10px; min-height: 44px; padding: 6px 8px;
   border: 1px solid var(--ae-border); border-radius: 6px; cursor: pointer; }
 .ae-x .ae-exercise-option:has(input:checked) { border-color: var(--ae-accent); box-shadow: inset 0 0 0 1px var(--ae-accent); }
-.ae-x .ae-exercise-option input { width: 22px; height: 22px; margin: 2px 0 0; flex: none; }
+.ae-x .ae-exercise-option input { width: 24px; height: 24px; margin: 1px 0 0; flex: none; }
 .ae-x .ae-exercise-option-text { flex: 1 1 auto; min-width: 0; }
 .ae-x .ae-exercise-buttons > .ae-n-btn-host { flex: 0 0 auto; }
 `;
