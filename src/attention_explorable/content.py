@@ -690,6 +690,11 @@ a:focus-visible, table:focus-visible, summary:focus-visible, button:focus-visibl
   outline: 3px solid var(--ae-focus, #1a5fb4); outline-offset: 2px; }
 /* (An inline flex box: its baseline is its first line's, so a long entry's bullet stays by its first line.) */
 .ae-toc a { display: inline-flex; min-height: 24px; }
+/* Under a finger (a phone, a tablet) the contents' entries and the video's links are taller targets. */
+@media (pointer: coarse) {
+  .ae-toc a { min-height: 36px; align-items: center; }
+  .ae-video .ae-caption a { display: inline-flex; align-items: center; min-height: 36px; padding: 0 4px; }
+}
 /* Titles that fit a phone: smaller on a narrow screen, at most 2em. */
 h1 { font-size: clamp(24px, 7vw, 2em); line-height: 1.25; }
 """

@@ -98,6 +98,20 @@ def test_the_textbook_on_a_320_px_phone_cuts_no_term_and_shades_what_scrolls(sta
     s.assert_clean()
 
 
+def test_under_a_finger_the_contents_and_the_video_links_are_tall_targets(static_site, student):
+    """On a touch screen each entry of the contents and each of the video's links is at least 36 px tall
+    (24 px is the least anywhere)."""
+    s = student(390, 844, mobile=True)
+    s.open_offline(static_site / "index.html", ".ae-toc")
+    heights = s.page.evaluate(
+        """() => [...document.querySelectorAll(".ae-toc a, .ae-video .ae-caption a")]
+             .map((a) => [a.textContent.trim().slice(0, 20), a.getBoundingClientRect().height])"""
+    )
+    assert len(heights) > 10 and any("哔哩" in name for name, _ in heights), heights
+    assert all(h >= 36 for _, h in heights), [x for x in heights if x[1] < 36]
+    s.assert_clean()
+
+
 @pytest.mark.parametrize("width", [320, 360, 390])
 def test_every_display_formula_fits_a_phone_whole(static_site, student, width):
     """No display formula is cut off at 320, 360 or 390 px, in either language: set a little smaller on a
