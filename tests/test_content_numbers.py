@@ -42,7 +42,7 @@ CITATIONS = {"1409.0473", "1706.03762"}
 # Section 3.7.6 (and the vector explorable's default state).
 Q = [[1.0, 0.0]]
 K = V = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
-# Section 3.8, example 3.8.2: scaled scores of three tokens.
+# Section 3.8, example 3.8.3: scaled scores of three tokens.
 S = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [1.0, 0.0, 1.0]])
 
 
@@ -290,7 +290,7 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
             "0.2\\times 2 + 0.8\\times 10 = 0.4 + 8 = 8.4",
             f"0.2\\times 2 + 0.8\\times 10 = {0.2 * 2:g} + {0.8 * 10:g} = {float(core.weighted_sum([0.2, 0.8], [2, 10])):g}",
         ),
-        # Example 3.8.2: the temperature table, with the step's scores.
+        # Example 3.8.2: the temperature's two limits, with one finite row between them, with the step's scores.
         *[
             (
                 row,
@@ -300,8 +300,6 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
             )
             for t, row in [
                 (0.5, "| $0.5$ | $4$ | $0.018$ | $0.982$ | $9.86$ |"),
-                (1.0, "| $1$ | $2$ | $0.119$ | $0.881$ | $9.05$ |"),
-                (10.0, "| $10$ | $0.2$ | $0.450$ | $0.550$ | $6.40$ |"),
             ]
         ],
         # Example 3.8.3: the causal mask over three tokens, row by row.
