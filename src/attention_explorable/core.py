@@ -139,7 +139,7 @@ def softmax(scores, temperature: float = 1.0, axis: int = -1) -> np.ndarray:
     -----
     Empty input gives empty output of the same shape (as in PyTorch).
 
-    Definition 3.8.1 of the course text:
+    The softmax with temperature of the course text (section 3.7.4):
 
     .. math:: a_j = \\frac{e^{s_j / T}}{\\sum_k e^{s_k / T}}
 

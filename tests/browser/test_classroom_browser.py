@@ -329,7 +329,7 @@ def test_the_instructor_poses_an_exercise_and_each_students_page_asks_it_whereve
     """An exercise chosen from the instructor's list reaches a phone on the textbook (at its table of contents)
     and a laptop on the steps page as a card at the foot of the screen: a choice, then a number; the vote's
     close disables the card, the reveal says the answer, the student's own and the class's share right."""
-    from attention_explorable.classroom.questions import all_questions, question_label, question_title
+    from attention_explorable.classroom.questions import all_questions, exercise_name, question_label, question_title
 
     choice = next(q for q in all_questions() if q.kind == "choice")
     number = next(q for q in all_questions() if q.key == "q2-alpha2")
@@ -348,7 +348,7 @@ def test_the_instructor_poses_an_exercise_and_each_students_page_asks_it_whereve
 
         teacher.page.locator(".ae-question-select select").select_option(label=question_label(choice, "zh"))
         teacher.page.locator(".ae-pose-question button").click()  # the list chooses; the button asks
-        wait_text(teacher.page, ".ae-round", f"练习 {choice.key}")
+        wait_text(teacher.page, ".ae-round", re.escape(f"练习 {exercise_name(choice, 'zh')}"))
         wait_text(teacher.page, ".ae-instructor-question", "d_k|dk|√")
         for s in (phone, desk):
             s.page.locator(".ae-class-question").wait_for(state="visible")
@@ -366,7 +366,7 @@ def test_the_instructor_poses_an_exercise_and_each_students_page_asks_it_whereve
 
         teacher.page.locator(".ae-question-select select").select_option(label=question_label(number, "zh"))
         teacher.page.locator(".ae-pose-question button").click()  # the list chooses; the button asks
-        wait_text(desk.page, ".ae-cq-label", re.escape(number.key))
+        wait_text(desk.page, ".ae-cq-label", re.escape(question_title(number, "zh")))
         desk.page.locator(".ae-cq-input").fill("0.5.1")
         desk.page.locator(".ae-cq-input").press("Enter")
         wait_text(desk.page, ".ae-cq-status", "请输入一个数字")
@@ -396,7 +396,7 @@ def test_a_step_is_asked_on_a_card_where_the_student_is_and_the_keys_act_whateve
     "3.8 Step 2") and C: step 3 is posed and its vote closes. A phone on /textbook, far from the steps
     explorable, gets step 3 on a card, answers it there, and the card takes the student to the explorable
     (the card then makes way for it). An exercise posed and the room reloaded: /instructor opens the room."""
-    from attention_explorable.classroom.questions import all_questions, question_label
+    from attention_explorable.classroom.questions import all_questions, exercise_name, question_label
     from attention_explorable.classroom.store import Store
 
     db = f"sqlite:///{tmp_path / 'class.sqlite3'}"
@@ -444,9 +444,9 @@ def test_a_step_is_asked_on_a_card_where_the_student_is_and_the_keys_act_whateve
             select.select_option(label=question_label(exercise, "zh"))
             assert store.room(code).step == 3  # chosen in the list, not asked
             teacher.page.locator(".ae-pose-question button").click()
-            wait_text(teacher.page, ".ae-round", re.escape(exercise.key))
+            wait_text(teacher.page, ".ae-round", re.escape(exercise_name(exercise, "zh")))
             teacher.page.reload()  # the room asks an exercise: the page opens on it, with its buttons
-            wait_text(teacher.page, ".ae-round", re.escape(exercise.key), timeout=30_000)
+            wait_text(teacher.page, ".ae-round", re.escape(exercise_name(exercise, "zh")), timeout=30_000)
             assert "Traceback" not in teacher.page.inner_text("body")
             teacher.page.locator(".ae-close-voting button").click()
             wait_text(teacher.page, ".ae-vote-state", "投票已关闭")

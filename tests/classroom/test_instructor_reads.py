@@ -12,7 +12,7 @@ from sqlalchemy import event
 
 import panel as pn
 
-from attention_explorable.classroom import instructor
+from attention_explorable.classroom import instructor, questions
 from attention_explorable.classroom.store import Store
 
 
@@ -133,7 +133,7 @@ def test_a_room_asking_an_exercise_opens_again_on_the_instructors_page(served):
     exercise = next(q for q in all_questions() if not q.is_step)
     store.set_step(room.code, exercise.number)
     view = instructor.InstructorView(code=room.code, language="en", store=store)
-    assert exercise.key in view._round.object
+    assert questions.exercise_name(exercise, "en") in view._round.object
     assert view._questions.value == exercise.number
     assert view.explorer.step == 1
     view.toggle_voting()  # the room is the instructor's again: its vote closes (in the page's writer thread)
@@ -230,7 +230,7 @@ def test_rounds_are_numbered_per_question(served):
         return html.unescape(view._round.object)
 
     view._question_chosen(a.number)  # the instructor asks A
-    assert f"Round 1 · exercise {a.key}" in round_line()
+    assert f"Round 1 · exercise {questions.exercise_name(a, 'en')}" in round_line()
     answered(a.number, "student-0001")
     view.new_round()
     view._question_chosen(2)  # then B, in the room's round 2
@@ -238,7 +238,7 @@ def test_rounds_are_numbered_per_question(served):
     answered(2, "student-0003")
     view.new_round()
     view._question_chosen(a.number)  # then A again, in the room's round 3
-    assert f"Round 2 · exercise {a.key}" in round_line()
+    assert f"Round 2 · exercise {questions.exercise_name(a, 'en')}" in round_line()
     answered(a.number, "student-0002")
     view.reveal()
     _settled(view)

@@ -114,6 +114,19 @@ def test_the_answer_rounded_to_fewer_decimals_than_asked_is_told_so(raw, close):
     assert (BLOCKS["q2-alpha2"].parts["hint"] == "" or ZH["exercise_wrong"] in message) is not close
 
 
+@pytest.mark.parametrize(
+    "raw, close",
+    [("1.68e7", True), ("1.7E7", True), ("2e7", True), ("1.6e7", False), ("1.6777216e7", None), ("16800000", False)],
+)
+def test_the_answer_in_scientific_notation_to_fewer_digits_is_told_so(raw, close):
+    """16777216 (4096², tolerance 0.5) typed as 1.68e7 is right to three digits: "close", not just wrong."""
+    status, message = view.judge(raw, config("q5-entries"))
+    if close is None:
+        assert status == "right", (raw, status, message)
+        return
+    assert status == "wrong" and (message == ZH["exercise_close"]) is close, (raw, message)
+
+
 def test_a_whole_number_is_never_close():
     """8 for 8.4 (exercise 3.8.1) is a wrong answer with its hint, not "give more decimals"; 8.4 is right."""
     block = next(b for b in BLOCKS.values() if b.options.get("answer") == "8.4")

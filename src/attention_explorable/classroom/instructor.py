@@ -54,7 +54,15 @@ from ..strings import DEFAULT_LANGUAGE, STRINGS, text
 from ..views.numbers import format_number, parse_number
 from . import stats
 from .context import ClassContext
-from .questions import all_questions, get_question, question_html, question_label, question_title, typed_question
+from .questions import (
+    all_questions,
+    exercise_name,
+    get_question,
+    question_html,
+    question_label,
+    question_title,
+    typed_question,
+)
 from .store import (
     CUSTOM_OPTION_LIMIT,
     CUSTOM_TEXT_LIMIT,
@@ -979,7 +987,7 @@ class InstructorView(pn.viewable.Viewer):
             if question.is_step
             else _t("instructor_round_custom", lang, round=asked, ordinal=question.ordinal)
             if question.is_typed
-            else _t("instructor_round_question", lang, round=asked, exercise=question.key)
+            else _t("instructor_round_question", lang, round=asked, exercise=exercise_name(question, lang))
         )
         self._round.object = f"<div class='ae-round ae-label'>{html.escape(round_line)}</div>"
         # The package's own text (formulas as MathML), or the instructor's typed words escaped: never markup.

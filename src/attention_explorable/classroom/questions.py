@@ -338,17 +338,29 @@ def question_label(question: Question, language: str) -> str:
             title=question_title(question, language),
             start=start[:69] + "…" if len(start) > 70 else start,
         )
-    return text(
-        "question_exercise_label",
-        language,
-        section=question.section,
-        exercise=question.key,
-        start=_plain(_block(question, language).parts.get("question", "")),
-    )
+    number, words = _numbered(question, language)
+    return text("question_exercise_label", language, exercise=number, start=_plain(words))
+
+
+#: An exercise's own number at the start of its question ("练习 3.7.2：…", "Exercise 3.8.1: …").
+_EXERCISE_NUMBER = re.compile(r"^\s*(?:练习|Exercise)\s*(\d+(?:\.\d+)+)\s*[：:]\s*")
+
+
+def _numbered(question: Question, language: str) -> tuple[str, str]:
+    """(the exercise's number as its text gives it, "3.7.2"; else its section and key, "3.8 step1-check"),
+    and its question's Markdown without that number."""
+    words = _block(question, language).parts.get("question", "")
+    m = _EXERCISE_NUMBER.match(words)
+    return (m.group(1), words[m.end() :]) if m else (f"{question.section} {question.key}", words)
+
+
+def exercise_name(question: Question, language: str) -> str:
+    """How the instructor's round line names an exercise: its number ("3.7.2"), or its section and key."""
+    return _numbered(question, language)[0]
 
 
 def question_title(question: Question, language: str) -> str:
-    """A short heading of ``question`` (plain text): "3.8 Step 2 · ...", "3.7 exercise q2-alpha2",
+    """A short heading of ``question`` (plain text): "3.8 Step 2 · ...", "Exercise 3.7.3",
     "Class question 1"."""
     if question.is_typed:
         return text("question_custom_title", language, ordinal=question.ordinal)
@@ -363,7 +375,7 @@ def question_title(question: Question, language: str) -> str:
             section=question.section,
             heading=text(MODULES[question.key.split("-")[0]].key("title"), language),
         )
-    return text("question_exercise_title", language, section=question.section, exercise=question.key)
+    return text("question_exercise_title", language, exercise=exercise_name(question, language))
 
 
 def question_html(question: Question, language: str) -> str:
@@ -383,7 +395,6 @@ def question_html(question: Question, language: str) -> str:
         step = scenarios.get_step(question.number)  # (a class asks the course's own step: its own values)
         return f"<p>{html.escape(step_question(text(step.question_key, language), step.target))}</p>"
     from ..views.exercise import options_html
-    from ..views.exercise import question_html as exercise_html
 
     if question.key in prompts():
         _section, asked, options, _right = prompts()[question.key]
@@ -393,7 +404,11 @@ def question_html(question: Question, language: str) -> str:
         )
         return f"<p>{html.escape(text(asked, language))}</p><ul class='ae-options'>{items}</ul>"
     block = _block(question, language)
-    return exercise_html(block, language) + options_html(block, language)
+    # Under its title ("练习 3.7.3"), the question without its number again.
+    _number, words = _numbered(question, language)
+    from ..content import markdown_to_html
+
+    return markdown_to_html(words, language=language) + options_html(block, language)
 
 
 def typed_for_page(question: Question) -> dict:

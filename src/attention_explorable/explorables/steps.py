@@ -72,7 +72,7 @@ class StepsExplorer(Explorable):
 
     References
     ----------
-    Course section 3.8, "一步一步建立直觉"; Definition 3.8.1 and
+    Course section 3.8, "一步一步建立直觉"; the softmax weights of 3.7.4 and
     Proposition 3.8.1.
 
     Examples

@@ -54,22 +54,26 @@ STRING_KEYS = (
 )
 
 #: A number typed with plain decimals ("0.21", "−0,5", "3"), once normalized: its digits after the point.
-_DECIMALS = re.compile(r"[-+]?[0-9]+(?:\.([0-9]*))?")
+_DECIMALS = re.compile(r"[-+]?[0-9]+(?:\.([0-9]*))?(?:[eE]([-+]?[0-9]+))?")
 
 
 def typed_decimals(submitted: str) -> int | None:
     """How many decimals ``submitted`` was typed with (``"0.21"`` and ``"0,21"`` -> 2, ``"3"`` and
-    ``"16,777,216"`` -> 0), or None when it is not written as plain decimals (``"1e-3"``, ``"1/8"``)."""
+    ``"16,777,216"`` -> 0; in scientific notation the place of its last digit, ``"1.68e7"`` -> -5 and
+    ``"2.1e-3"`` -> 4), or None when it is not written as decimals (``"1/8"``, ``"2^24"``)."""
     m = _DECIMALS.fullmatch(normalized_number(submitted))
-    return None if m is None else len(m.group(1) or "")
+    if m is None:
+        return None
+    return len(m.group(1) or "") - int(m.group(2) or 0)
 
 
 def is_close(value: float, submitted: str, config: dict) -> bool:
     """Whether a wrong ``value`` is the answer rounded to the decimals it was typed with, which are fewer
-    than the exercise's tolerance asks for (0.21 for 0.212 ± 0.001): right, but not precise enough. A whole
-    number is never "close" (8 for 8.4 is more likely a wrong answer than a rounded one)."""
+    than the exercise's tolerance asks for (0.21 for 0.212 ± 0.001, 1.68e7 for 16777216 ± 0.5): right, but
+    not precise enough. A whole number written out is never "close" (8 for 8.4 is more likely a wrong
+    answer than a rounded one)."""
     d = typed_decimals(submitted)
-    if d is None or d == 0 or 10.0**-d <= config["tol"]:
+    if d is None or (d == 0 and "e" not in normalized_number(submitted).lower()) or 10.0**-d <= config["tol"]:
         return False
     return abs(value - config["answer"]) <= 0.5 * 10.0**-d * (1 + TOL_SLACK)
 

@@ -9,7 +9,7 @@ comes from :mod:`attention_explorable.core` (through
 :func:`attention_explorable.scenarios.outcome`). Its JavaScript twin is
 ``stepsView`` in ``web/steps.js``.
 
-Reference: course section 3.8, "一步一步建立直觉" (Definition 3.8.1).
+Reference: course section 3.8, "一步一步建立直觉" (the softmax weights of 3.7.4).
 """
 
 from __future__ import annotations

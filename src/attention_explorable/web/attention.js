@@ -7,7 +7,7 @@
 // The inputs come from the explorables' own views (checked there), so these
 // functions do not repeat the core's checks: the core is where bad input is
 // refused with a message. Reference: Vaswani et al., "Attention Is All You
-// Need", 2017; course sections 3.7 and 3.8 (definition 3.8.1).
+// Need", 2017; course sections 3.7 (3.7.4: softmax with temperature) and 3.8.
 
 /**
  * core.softmax of one row: the largest finite score first, then the

@@ -16,16 +16,18 @@ const echo = (raw) => {
   return chars.length <= ECHO_LIMIT ? chars.join("") : chars.slice(0, ECHO_LIMIT).join("") + "…";
 };
 
-/** How many decimals `submitted` was typed with, or null when not plain decimals (views.exercise.typed_decimals). */
+/** How many decimals `submitted` was typed with (in scientific notation the place of its last digit), or
+ * null when not written as decimals (views.exercise.typed_decimals). */
 export function typedDecimals(submitted) {
-  const m = /^[-+]?[0-9]+(?:\.([0-9]*))?$/.exec(normalizedNumber(submitted));
-  return m === null ? null : (m[1] || "").length;
+  const m = /^[-+]?[0-9]+(?:\.([0-9]*))?(?:[eE]([-+]?[0-9]+))?$/.exec(normalizedNumber(submitted));
+  return m === null ? null : (m[1] || "").length - Number(m[2] || 0);
 }
 
 /** Whether a wrong `value` is the answer rounded to the decimals typed, fewer than asked (views.exercise.is_close). */
 function isClose(value, submitted, config) {
   const d = typedDecimals(submitted);
-  if (d === null || d === 0 || 10 ** -d <= config.tol) return false;  // a whole number is never "close"
+  // a whole number written out is never "close"
+  if (d === null || (d === 0 && !/e/i.test(normalizedNumber(submitted))) || 10 ** -d <= config.tol) return false;
   return Math.abs(value - config.answer) <= 0.5 * 10 ** -d * (1 + TOL_SLACK);
 }
 

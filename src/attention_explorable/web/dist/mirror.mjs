@@ -1370,12 +1370,12 @@ var echo2 = (raw) => {
   return chars.length <= ECHO_LIMIT2 ? chars.join("") : chars.slice(0, ECHO_LIMIT2).join("") + "…";
 };
 function typedDecimals(submitted) {
-  const m = /^[-+]?[0-9]+(?:\.([0-9]*))?$/.exec(normalizedNumber(submitted));
-  return m === null ? null : (m[1] || "").length;
+  const m = /^[-+]?[0-9]+(?:\.([0-9]*))?(?:[eE]([-+]?[0-9]+))?$/.exec(normalizedNumber(submitted));
+  return m === null ? null : (m[1] || "").length - Number(m[2] || 0);
 }
 function isClose(value, submitted, config) {
   const d = typedDecimals(submitted);
-  if (d === null || d === 0 || 10 ** -d <= config.tol) return false;
+  if (d === null || d === 0 && !/e/i.test(normalizedNumber(submitted)) || 10 ** -d <= config.tol) return false;
   return Math.abs(value - config.answer) <= 0.5 * 10 ** -d * (1 + TOL_SLACK);
 }
 function judge(submitted, config) {
