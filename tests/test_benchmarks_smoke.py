@@ -41,13 +41,14 @@ SCRIPTS = {  # the longest first
     "first_frame": True,
     "first_paint": True,
     "static_site": True,
+    "textbook_floor": True,
     "classroom": False,
     "classroom_room": False,
     "burst": False,
     "proxy_check": False,
 }
 #: The scripts given the exported site (``--site``).
-ON_THE_EXPORT = ("latency", "first_paint", "static_site", "first_frame")
+ON_THE_EXPORT = ("latency", "first_paint", "static_site", "first_frame", "textbook_floor")
 
 
 def _chromium_available() -> bool:
@@ -230,6 +231,14 @@ def test_first_paint_smoke(smoke_runs):
         row = figures[page]
         assert row["errors"] == 0, row
         assert 0 < row["paint_ms"] < 60_000 and 0 < row["key_ms"] < 60_000, row
+
+
+@pytest.mark.browser
+def test_textbook_floor_smoke(smoke_runs):
+    row = _check(smoke_runs, "textbook_floor")["1x"]
+    assert all(0 < ms < 60_000 for ms in row["dcl"].values()), row
+    assert row["dcl"]["text only"] < row["dcl"]["textbook"], row  # the scripts cost something
+    assert all(0 < ms < 60_000 for ms in row["key"].values()), row
 
 
 def test_first_frame_smoke(smoke_runs):
