@@ -632,7 +632,8 @@ h2 { margin-top: 1.6em; border-bottom: 1px solid var(--ae-rule, #ddd); padding-b
 /* The pages' own math font (OpenType MATH: stretchy brackets, radicals with their bar), whatever fonts
    the reader's machine has; a CJK page's generic math font has no MATH table. */
 math { font-size: 1.05em; font-family: "Attention Explorable Math", math; }
-.ae-math-display { max-width: 100%; overflow-x: auto; overflow-y: hidden; margin: 0.6em 0; }
+/* A display formula is centred over the text's column (42em, as a paragraph), not the page's width. */
+.ae-math-display { max-width: min(100%, 42em); overflow-x: auto; overflow-y: hidden; margin: 0.6em 0; }
 /* A box that scrolls sideways (a wide formula, a wide table on a phone) shades the edge where more of it
    lies: the shades stay with the box (scroll), the covers that hide them at either end move with the
    content (local), so a shade shows only where something is cut off. */

@@ -283,6 +283,8 @@ _PAGE_CSS = (
     ui.theme_css(":root")
     + """
 html, body { box-sizing: border-box; margin: 0; padding: 0; }
+/* An exercise is as wide as the text's column it belongs to (a paragraph's 42em of 16 px). */
+[data-ae-render="exercise"] { max-width: 42rem; }
 body { font-size: 15px; line-height: 1.42857;
   color: var(--ae-text); background: var(--ae-background); color-scheme: var(--ae-scheme); }
 main.ae-student-page > .ae-n-col { margin: 0 auto; }

@@ -168,11 +168,21 @@ def test_a_line_of_text_stays_short_enough_to_follow_on_a_wide_screen(static_sit
     aborted = s.open_offline(static_site / {"zh": "", "en": "en"}[language] / "index.html", ".ae-toc")
     widths = s.page.evaluate(
         """() => {
-          const p = [...document.querySelectorAll('.ae-prose p')].find((e) => e.textContent.length > 400);
+          const p = [...document.querySelectorAll('.ae-prose p:not(.ae-caption)')].find((e) => e.textContent.length > 400);
           const em = parseFloat(getComputedStyle(p).fontSize);
-          return {p: p.getBoundingClientRect().width / em,
-                  explorable: document.querySelector('[data-ae-render]').getBoundingClientRect().width / em};
+          const box = (e) => e.getBoundingClientRect();
+          const display = document.querySelector('.ae-prose > .ae-math-display');
+          let before = display.previousElementSibling;  // the paragraph the formula belongs to
+          while (before && before.tagName !== 'P') before = before.previousElementSibling;
+          const column = box(before), formula = box(display);
+          const exercise = box(document.querySelector('[data-ae-render="exercise"]'));
+          return {p: column.width / em,
+                  explorable: box(document.querySelector('[data-ae-render]')).width / em,
+                  // a display formula is centred over the text's column; an exercise is no wider than it
+                  formula: [formula.left - column.left, formula.right - column.right],
+                  exercise: exercise.right - column.right};
         }"""
     )
     assert widths["p"] <= 42.01 and widths["explorable"] > 60, widths
+    assert all(abs(x) <= 1 for x in widths["formula"]) and widths["exercise"] <= 1, widths
     assert aborted == []
