@@ -163,10 +163,11 @@ def test_section_3_8_structure(lang):
     # No definition block: the weights are 3.7.4's softmax weights, not renamed here.
     assert len(blocks("sec-3-8", "definition", lang)) == 0
     assert len(blocks("sec-3-8", "proposition", lang)) == 1
-    # The proof of Proposition 3.8.1, one folded check per step of the explorable, the contexts' two words
-    # and causal mask, and the head's two maps and its comparison (answers folded, read once the student
-    # has run it).
-    assert len(blocks("sec-3-8", "proof", lang)) == 8
+    # The proof of Proposition 3.8.1, the contexts' two words and causal mask, and the head's two maps and
+    # its comparison (answers folded, read once the student has run it). The steps' three checks are in 3.7.5.
+    assert len(blocks("sec-3-8", "proof", lang)) == 5
+    # 3.7: one folded check per step of the steps explorable, then the vector, matrix and qkv explorables' checks.
+    assert len(blocks("sec-3-7", "proof", lang)) == 6
     lean = blocks("sec-3-8", "lean", lang)
     assert len(lean) == 1 and "theorem" in lean[0].body
     (video,) = blocks("sec-3-8", "video", lang)
@@ -176,10 +177,19 @@ def test_section_3_8_structure(lang):
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_each_step_is_predicted_before_it_is_answered(lang):
-    """The steps' answers come after the explorable, each folded, each followed by a checked question."""
-    kinds = [(b.kind, b.args[0] if b.args else "") for b in EDITIONS[lang]["sec-3-8"].blocks]
+    """The steps' answers come after the explorable, each folded, each followed by a checked question.
+
+    The steps are the smallest case of 3.7 (two scalar values): at the end of 3.7.5, after softmax and the
+    weighted sum are defined and before the vectors of 3.7.6."""
+    (section,) = [
+        s for s in EDITIONS[lang].values() if any(b.kind == "explorable" and b.args[0] == "steps" for b in s.blocks)
+    ]
+    assert section.id == "sec-3-7"
+    kinds = [(b.kind, b.args[0] if b.args else "") for b in section.blocks]
     at = kinds.index(("explorable", "steps"))
-    before = "\n".join(b.body for b in EDITIONS[lang]["sec-3-8"].blocks[:at])
+    before = "\n".join(b.body for b in section.blocks[:at])
+    after_all = "\n".join(b.body for b in section.blocks[at:])
+    assert "\n## 3.7.5 " in before and "\n## 3.7.6 " not in before and "\n## 3.7.6 " in after_all
     for answer in ("0.881", "9.05", "0.450", "6.40", {"zh": "严格大于", "en": "strictly"}[lang]):
         assert answer not in before, f"{answer} is given before the explorable"
     after = [(k, a) for k, a in kinds[at + 1 :] if k != "markdown"][:6]
@@ -248,6 +258,9 @@ def test_no_number_exercise_is_answered_in_the_prose(lang):
 def test_section_3_7_exercises_q1_to_q5_one_question_a_box(lang):
     exercises = blocks("sec-3-7", "exercise", lang)
     assert [b.args[0] for b in exercises] == [
+        "step1-check",  # the steps' three checked questions (3.7.5), before the exercises at the end
+        "step2-check",
+        "step3-check",
         "q1-qkv",
         "q2-scores",  # the course's own: the worked example's three scores, and why position 2 weighs least
         "q2-alpha2",
@@ -256,7 +269,15 @@ def test_section_3_7_exercises_q1_to_q5_one_question_a_box(lang):
         "q5-entries",
         "q5-memory",
     ]
-    assert [b.options["kind"] for b in exercises] == ["text", "text", "number", "choice", "text", "number", "number"]
+    assert [b.options["kind"] for b in exercises] == ["number"] * 3 + [
+        "text",
+        "text",
+        "number",
+        "choice",
+        "text",
+        "number",
+        "number",
+    ]
     for b in exercises:
         assert b.parts.get("answer"), b.args
 

@@ -33,7 +33,7 @@ EDITIONS = {lang: {s.id: s for s in content.load_sections(lang)} for lang in LAN
 
 #: Decimal numbers the text takes as inputs, not results: weights and
 #: temperatures chosen for an example.
-GIVEN = {"sec-3-7": {"0.5"}, "sec-3-8": {"0.75", "0.25", "0.2", "0.8", "0.5", "0.02", "0.01"}}
+GIVEN = {"sec-3-7": {"0.5", "0.02", "0.01"}, "sec-3-8": {"0.75", "0.25", "0.2", "0.8", "0.5", "0.02", "0.01"}}
 #: Section numbers look like decimals; the text refers to these.
 SECTION_REFS = {"3.5", "3.7", "3.8"}
 #: arXiv numbers of the references.
@@ -223,8 +223,8 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
     assert y_tie_0 == 3.0 and round(y_tie_inf, 4) == 5.0
 
     hf = head_figures()
-    fig38 = [
-        # Steps: the text describes the scenarios the explorable runs.
+    # The steps of 3.7.5 (two scalar values): the text describes the scenarios the explorable runs.
+    fig37 += [
         (
             "比第一个高 $1$" if zh else "second score $1$ above",
             ("比第一个高 ${:g}$" if zh else "second score ${:g}$ above").format(step1.start["score_diff"]),
@@ -281,7 +281,9 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
                 step1.start["score_diff"], step1.start["temperature"], f(scenarios.outcome(step1.start)["output"], 2)
             ),
         ),
-        # Two values, exercise 3.8.1.
+    ]
+    fig38 = [
+        # Example 3.8.1 and exercise 3.8.1: two values.
         (
             "0.75\\times 2 + 0.25\\times 10 = 1.5 + 2.5 = 4",
             f"0.75\\times 2 + 0.25\\times 10 = {0.75 * 2:g} + {0.25 * 10:g} = {float(core.weighted_sum([0.75, 0.25], [2, 10])):g}",

@@ -2,10 +2,11 @@
 
 The notebooks of :mod:`attention_explorable.notebooks` are executed with
 nbclient, in both languages. Their code cells must run without an error and
-print the numbers the text quotes (3.7.6: the scores, the weights 0.422 /
-0.155 / 0.422 and the output [0.845, 0.578], the tie at a low temperature;
-3.8: the three steps, the literal against the stable softmax, the causal
-mask of Example 3.8.3), each recomputed here by the core.
+print the numbers the text quotes (3.7.5: the three steps, the literal against
+the stable softmax; 3.7.6: the scores, the weights 0.422 / 0.155 / 0.422 and
+the output [0.845, 0.578], the tie at a low temperature; 3.8: the temperature's
+limits of Example 3.8.2, the causal mask of Example 3.8.3), each recomputed
+here by the core.
 """
 
 from __future__ import annotations
@@ -31,29 +32,33 @@ def expected_prints(section_id: str) -> list[str]:
     """Lines the section's notebook must print, computed here by the core and printed as numpy prints."""
     q, k = np.array([[1.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     if section_id == "sec-3-7":
+        steps = []
+        for step in scenarios.STEPS:
+            result = scenarios.outcome(step.target)
+            # Three significant digits: step 3's first weight (3.7e-44) must not print as 0.
+            weights = ", ".join(f"{w:.3g}" for w in result["weights"])
+            assert step.number != 3 or weights.startswith("3.72e-44"), weights
+            steps.append(f"step {step.number}: weights [{weights}]  y = {result['output']:.2f}")
         y, w = core.scaled_dot_product_attention(q, k, k, scale=1.0)
         y_tie, w_tie = core.scaled_dot_product_attention(q, k, k, scale=1.0, temperature=0.05)
         assert str(w.round(3)) == "[[0.422 0.155 0.422]]" and str(y.round(3)) == "[[0.845 0.578]]"
         return [
+            *steps,
+            "naive  [nan nan]",
+            f"stable {core.softmax([20.0, 22.0], temperature=0.02)}",
             f"scores  {(q @ k.T).round(3)}",
             f"weights {w.round(3)}",
             f"y       {y.round(3)}",
             "True True",
             f"T = 0.05 weights {w_tie.round(3)}  y {y_tie.round(3)}",
         ]
-    steps = []
-    for step in scenarios.STEPS:
-        result = scenarios.outcome(step.target)
-        # Three significant digits: step 3's first weight (3.7e-44) must not print as 0.
-        weights = ", ".join(f"{w:.3g}" for w in result["weights"])
-        assert step.number != 3 or weights.startswith("3.72e-44"), weights
-        steps.append(f"step {step.number}: weights [{weights}]  y = {result['output']:.2f}")
+    # Example 3.8.2: the scores of step 3 from a low temperature to a high one (the table's row T = 0.5).
+    w_half = core.softmax([20.0, 22.0], temperature=0.5)
+    assert str(w_half.round(3)) == "[0.018 0.982]"
     scores = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [1.0, 0.0, 1.0]])
     w = core.softmax(np.where(core.causal_mask(3), scores, -np.inf))
     return [
-        *steps,
-        "naive  [nan nan]",
-        f"stable {core.softmax([20.0, 22.0], temperature=0.02)}",
+        f"T = 0.5   weights {w_half.round(3)}  y = {w_half @ np.array([2.0, 10.0]):.2f}",
         str(w.round(3)),
         f"{w.sum(axis=1)}",
     ]

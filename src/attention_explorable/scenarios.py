@@ -1,4 +1,4 @@
-"""The three "predict, then demonstrate" steps of section 3.8, as data.
+"""The three "predict, then demonstrate" steps of section 3.7.5, as data.
 
 Each step names the state it resets to, the state its demonstration moves
 to, the strings-table keys of its title and question, and which quantity
@@ -41,7 +41,7 @@ class Step:
 
     References
     ----------
-    Course section 3.8, "一步一步建立直觉".
+    Course section 3.7.5, the steps (the source course's 3.8, "一步一步建立直观").
     """
 
     number: int

@@ -393,7 +393,7 @@ def test_the_instructor_poses_an_exercise_and_each_students_page_asks_it_whereve
 
 def test_a_step_is_asked_on_a_card_where_the_student_is_and_the_keys_act_whatever_has_focus(student, tmp_path):
     """The instructor, with the question list focused, presses 3 (the list's type-ahead would pick
-    "3.8 Step 2") and C: step 3 is posed and its vote closes. A phone on /textbook, far from the steps
+    "3.7 Step 2") and C: step 3 is posed and its vote closes. A phone on /textbook, far from the steps
     explorable, gets step 3 on a card, answers it there, and the card takes the student to the explorable
     (the card then makes way for it). An exercise posed and the room reloaded: /instructor opens the room."""
     from attention_explorable.classroom.questions import all_questions, exercise_name, question_label

@@ -243,7 +243,7 @@ def _registry(language: str) -> tuple[tuple[Question, object | None], ...]:
             Question(
                 step.number,
                 f"step-{step.number}",
-                "3.8",
+                "3.7",
                 "number",
                 step.expected_output(),
                 stats.WITHIN,

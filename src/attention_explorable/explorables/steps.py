@@ -1,4 +1,4 @@
-"""The three-step "predict, then demonstrate" explorable of section 3.8.
+"""The three-step "predict, then demonstrate" explorable of section 3.7.5.
 
 Its view is :func:`attention_explorable.views.steps.steps_view`. Its student
 page, embeds, textbook block and notebook widget are its module
@@ -72,7 +72,7 @@ class StepsExplorer(Explorable):
 
     References
     ----------
-    Course section 3.8, "一步一步建立直觉"; the softmax weights of 3.7.4 and
+    Course section 3.7.5, the steps (the source course's 3.8); the softmax weights of 3.7.4 and
     Proposition 3.8.1.
 
     Examples
@@ -83,7 +83,7 @@ class StepsExplorer(Explorable):
     9.05
     """
 
-    step = param.Integer(1, bounds=(1, 3), doc="Current step of section 3.8 (1, 2 or 3).")
+    step = param.Integer(1, bounds=(1, 3), doc="Current step of section 3.7.5 (1, 2 or 3).")
     score_1 = param.Number(
         0.0,
         bounds=steps_view.SLIDERS["score_1"][:2],

@@ -11,7 +11,7 @@ the answer. Its JavaScript twin is ``web/choice.js``.
 
 Reference: the predict-observe-explain cycle (R. White and R. Gunstone,
 "Probing Understanding", 1992); the course's explorables ask as the steps
-explorable of section 3.8 does.
+explorable of section 3.7.5 does.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ and both are said in a notice; names that are not the explorable's (``lang``,
 ``room``, another explorable's) are left alone.
 
 Explorables whose parameters depend on a starting situation (the steps of
-section 3.8) have a *reset* parameter: a link first puts the explorable at
+section 3.7.5) have a *reset* parameter: a link first puts the explorable at
 that parameter's start (``starts[value]``), then applies the other values.
 
 The spec is JSON (it is also the JavaScript twin's configuration)::

@@ -1,4 +1,4 @@
-"""What the steps explorable (section 3.8) displays, as one pure function of its state.
+"""What the steps explorable (section 3.7.5) displays, as one pure function of its state.
 
 :func:`steps_view` turns a state (the step, two scores, a temperature, two
 values, the typed prediction, whether the step was demonstrated) into
@@ -9,7 +9,7 @@ comes from :mod:`attention_explorable.core` (through
 :func:`attention_explorable.scenarios.outcome`). Its JavaScript twin is
 ``stepsView`` in ``web/steps.js``.
 
-Reference: course section 3.8, "一步一步建立直觉" (the softmax weights of 3.7.4).
+Reference: course section 3.7.5, the steps (the softmax weights of 3.7.4; the source course's 3.8).
 """
 
 from __future__ import annotations

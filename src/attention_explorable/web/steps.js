@@ -1,4 +1,4 @@
-// The steps explorable of section 3.8 as one module in the anywidget front-end form: its view (twin of
+// The steps explorable of section 3.7.5 as one module in the anywidget front-end form: its view (twin of
 // attention_explorable/views/steps.py, the oracle), the replay of a step (twin of scenarios.interpolate)
 // and `render({model, el})`, which builds the step buttons, the prediction, the sliders, the readouts and
 // the three figures, turns the student's clicks, keys and taps into the model's state and draws every
