@@ -162,26 +162,28 @@ def test_a_page_is_drawn_in_few_fonts(static_site, chromium, page_file):
 
 
 def test_the_textbooks_first_explorable_is_live_while_the_rest_is_parsed(static_site, student):
-    """The textbook's first explorable (a module, 3.7.6's plane) is rendered as soon as it is parsed,
-    before the rest of the long page is: its slider is on the page before the page's script runs (which
-    waits for the whole page to be parsed), and answers."""
+    """The textbook's first explorable (a module, the steps at the end of 3.7.5) is rendered as soon as it
+    is parsed, before the rest of the long page is: its slider is on the page before the page's script runs
+    (which waits for the whole page to be parsed), and answers."""
     s = student()
     s.page.add_init_script(
         """window.__seen = {};
         new MutationObserver(() => {
-          if (!window.__seen.slider && document.querySelector('.ae-query-x input[type=range]'))
+          if (!window.__seen.slider && document.querySelector('.ae-score-diff input[type=range]'))
             window.__seen.slider = performance.now();
         }).observe(document, {subtree: true, childList: true});
         document.addEventListener('DOMContentLoaded', () => { window.__seen.parsed = performance.now(); });"""
     )
-    s.open_offline(static_site / "index.html", ".ae-vector-output")
+    s.open_offline(static_site / "index.html", ".ae-score-2-readout")
     s.page.wait_for_function("() => window.__seen.parsed")
     seen = s.page.evaluate(
         "() => ({...window.__seen, script: performance.getEntriesByName('ae-page-script')[0].startTime})"
     )
     assert seen.get("slider") is not None and seen["slider"] < seen["script"], seen
-    knob = s.page.locator(".ae-query-x input[type=range]")
+    readout = s.page.locator(".ae-score-2-readout").first
+    before = readout.text_content()
+    knob = s.page.locator(".ae-score-diff input[type=range]").first
     knob.focus()
     knob.press("ArrowRight")
-    s.page.locator(".ae-vector-formula").filter(has_text="s₁ = 1.05×1").wait_for()
+    s.page.wait_for_function("([e, t]) => e.textContent !== t", arg=[readout.element_handle(), before])
     s.assert_clean()
