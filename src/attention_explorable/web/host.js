@@ -153,13 +153,32 @@ export function mountModules(modules, root = document, embed = null, limit = Inf
       if (link) followAddress(host, model, JSON.parse(link.textContent), embed);
       model.on("msg:sent", (message) => announce(host, message));
       module.render({model, el: target});
-      const klass = modules.classroom, config = document.getElementById("ae-class-config");
-      if (klass && config && !embed) klass.joinClass({model, el: target, config: JSON.parse(config.textContent)});
+      const klass = modules.classroom;
+      if (klass && !embed) joinWhenConfigured(klass, model, target, host.dataset.aeRender);
     } catch (err) {
       console.error(`attention explorable (${host.dataset.aeRender}):`, err);
     }
   }
   return mounted;
+}
+
+/**
+ * The class joined with the module just rendered (`web/classroom.js` joinClass), once the class's config
+ * (`#ae-class-config`, written at the page's end) is parsed: a module rendered while the page is still
+ * being parsed (the textbook's first) joins at DOMContentLoaded.
+ */
+function joinWhenConfigured(klass, model, el, name) {
+  const join = () => {
+    const config = document.getElementById("ae-class-config");
+    if (!config) return;
+    try {
+      klass.joinClass({model, el, config: JSON.parse(config.textContent)});
+    } catch (err) {
+      console.error(`attention explorable (${name}):`, err);
+    }
+  };
+  if (document.getElementById("ae-class-config") || document.readyState !== "loading") join();
+  else document.addEventListener("DOMContentLoaded", join, {once: true});
 }
 
 /**
