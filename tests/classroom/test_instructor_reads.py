@@ -368,3 +368,43 @@ def test_a_read_begun_before_the_instructors_step_never_takes_the_room_back(serv
     assert store.room(room.code).step == 2, "a stale read took the room back to step 1"
     assert view.explorer.step == 2
     assert "step 2" in view._round.object, view._round.object
+
+
+def test_a_countdowns_redraw_during_the_instructors_step_never_takes_the_room_back(served, monkeypatch):
+    """While a countdown runs the page redraws its seconds from the room as last read, every turn, without a
+    query. Key 2 pressed meanwhile: until the step is written, that redraw holds step 1, and must not move
+    the projected explorable back (nor write step 1 again)."""
+    import queue
+    import threading
+
+    store = served
+    room = store.create_room()
+    view = instructor.InstructorView(code=room.code, language="en", store=store)
+    turns = queue.Queue()  # the document's next turns, run here one by one as the server's loop would
+    monkeypatch.setattr(instructor, "_next_turn", lambda _doc, callback: turns.put(callback))
+
+    def run_turns(until, what: str) -> None:
+        deadline = time.monotonic() + 10
+        while not until():
+            try:
+                turns.get(timeout=0.05)()  # the poll's interval
+            except queue.Empty:
+                assert time.monotonic() < deadline, what
+
+    def settled() -> bool:
+        instructor._writer().submit(lambda: None).result(timeout=10)
+        return not view._reading and turns.empty()
+
+    view._timer.clicks += 1  # T: the countdown starts
+    run_turns(lambda: settled() and view._seen[0].closes_at is not None, "the countdown never started")
+    gate = threading.Event()
+    instructor._writer().submit(gate.wait, 10)  # the database slow: the step's write waits behind this
+    view.explorer.step = 2  # key 2 on the projected explorable
+    for _ in range(3):
+        view.refresh()  # the countdown's turns while the write waits
+    assert view.explorer.step == 2, "a redraw of the room as read before the key moved the explorable back"
+    gate.set()
+    run_turns(lambda: store.room(room.code).step == 2 and settled(), "step 2 was never written")
+    run_turns(settled, "the page never settled")
+    assert store.room(room.code).step == 2 and view.explorer.step == 2
+    assert "step 2" in view._round.object, view._round.object

@@ -898,6 +898,8 @@ class InstructorView(pn.viewable.Viewer):
             if room is None or room.closes_at is None or room.closed:
                 return  # nothing changed: no query
             if time.time() < room.closes_at:
+                if self._writes_done != self._writes_asked:
+                    return  # a write of this page under way: the room as read before it is not drawn again
                 return self._show(self._seen, again=True)  # a countdown's seconds, from what was read
         self._read_changes, self._read_at = changes, now
         self._reading = True
@@ -1036,7 +1038,10 @@ class InstructorView(pn.viewable.Viewer):
         self._voting.label = _t("instructor_open_voting" if room.closed else "instructor_close_voting", lang)
         self._voting.disabled = room.revealed
         self._timer.disabled = room.closed or room.closes_at is not None
-        if countdown is not None and countdown != self._countdown.value:  # chosen in another window
+        # What another window chose is followed here only while none of this page's own writes is under way:
+        # the room drawn then may be as read before this page's last choice, not a choice made elsewhere.
+        settled = self._writes_done == self._writes_asked
+        if settled and countdown is not None and countdown != self._countdown.value:  # chosen in another window
             self._show_countdown(countdown)
         compare = ""
         if revealed:
@@ -1048,9 +1053,9 @@ class InstructorView(pn.viewable.Viewer):
         self._spread.object = f"<div class='ae-spread'>{html.escape(line)}</div>" + (
             f"<div class='ae-compare ae-big'>{html.escape(compare)}</div>" if compare else ""
         )
-        if self._follow.value != room.follow:
+        if settled and self._follow.value != room.follow:
             self._follow.value = room.follow
-        if question.is_step and self.explorer.step != room.step:  # chosen in another instructor window
+        if settled and question.is_step and self.explorer.step != room.step:  # chosen in another window
             self.explorer.go_to_step(room.step)
 
     def _draw_scale(self, question) -> None:
