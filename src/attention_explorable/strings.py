@@ -204,7 +204,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "matrix_predict_answer": "下面的曲线给出答案（n = {n}）：不缩放时，dₖ 从 1 增大到 64，每行最大权重的平均值从 {u1} 涨到 {u64}，几乎整行的权重都压到了一个位置上；除以 √dₖ 以后，它只从 {s1} 变到 {s64}。现在关掉缩放，亲手把 dₖ 拖大看一看。",
         # SelfCrossExplorer (3.7.8 self- and cross-attention)
         "selfcross_heading": "自注意力与交叉注意力：查询、键、值从哪里来",
-        "selfcross_toy_note": "说明：这里的词向量是为演示手工设定的 4 维玩具向量，不是训练得到的；为简单起见，直接把词向量当作查询、键和值（投影矩阵取单位矩阵），分数除以 √dₖ = 2。",
+        "selfcross_toy_note": "说明：这里的词向量是为演示手工设定的 4 维玩具向量，不是训练得到的；为简单起见，直接把词向量当作查询、键和值，分数除以 √dₖ = 2。",
         "selfcross_mode": "注意力类型",
         "selfcross_mode_self_zh": "自注意力（中文）",
         "selfcross_mode_self_en": "自注意力（英文）",
@@ -672,7 +672,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "matrix_predict_answer": "The curve below gives the answer (n = {n}): without scaling, as dₖ grows from 1 to 64, the mean largest weight of a row climbs from {u1} to {u64}, so nearly all of a row's weight lands on one position; with the division by √dₖ it only goes from {s1} to {s64}. Now switch the scaling off and drag dₖ up yourself.",
         # SelfCrossExplorer (3.7.8 self- and cross-attention)
         "selfcross_heading": "Self- and cross-attention: where queries, keys and values come from",
-        "selfcross_toy_note": "Note: the word vectors here are hand-made 4-dimensional toy vectors for this demonstration, not trained ones; for simplicity they serve directly as queries, keys and values (identity projections), and the scores are divided by √dₖ = 2.",
+        "selfcross_toy_note": "Note: the word vectors here are hand-made 4-dimensional toy vectors for this demonstration, not trained ones; for simplicity they serve directly as queries, keys and values, and the scores are divided by √dₖ = 2.",
         "selfcross_mode": "Kind of attention",
         "selfcross_mode_self_zh": "Self-attention (Chinese)",
         "selfcross_mode_self_en": "Self-attention (English)",
