@@ -440,7 +440,14 @@ def check_proxy(n: int, smoke: bool) -> tuple[list[str], dict | None]:
                 class_fails, class_figures = asyncio.run(run_class(base, db, n, "px", len(backends)))
                 failures += class_fails
                 figures.update(class_figures)
-                time.sleep(0.5)  # nginx writes a websocket's log line when it closes
+                # nginx writes a websocket's line when it closes: wait for the students' and the instructor's
+                # lines (a loaded machine closes them late), at most 30 s, before nginx stops.
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    logged = sum(len(v) for v in sockets_per_backend(tmp / "access.log", n).values())
+                    if logged >= n and all(instructor_backends(tmp / "access.log")):
+                        break
+                    time.sleep(0.1)  # the poll's interval
             pages, sockets = instructor_backends(tmp / "access.log")
             figures["instructor_one_backend"] = len(pages) == 1 and pages == sockets
             if not figures["instructor_one_backend"]:

@@ -91,7 +91,7 @@ def test_student_does_all_three_steps(steps_page, request):
     knob.press("ArrowRight")
     wait_text(page, ".ae-score-2-readout", r"s₂ = 2\.10")
     assert_readout(page, ".ae-weight-2", 0.8909, tol=5e-4)
-    assert page.locator(".ae-score-diff-box input").input_value() == "2.1"
+    expect(page.locator(".ae-score-diff-box input")).to_have_value("2.1")  # (a served page: a turn later)
     assert "滑块已移动" in text_of(page, ".ae-result")  # the result says which state it is of
 
     # A typed temperature out of range is clamped, and the box says so.
