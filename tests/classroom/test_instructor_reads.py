@@ -322,17 +322,12 @@ def test_projector_mode_hides_the_setting_up_and_gives_every_size_back_when_left
     )
 
 
-def test_a_read_begun_before_the_instructors_step_never_takes_the_room_back(served, monkeypatch):
-    """Key 2 while a read of the room is under way: that read, answered after the write, saw step 1. Shown,
-    it would look like another window's choice, move the projected explorable back and write step 1 again;
-    it is dropped, and the room is read again once the write is done."""
+def _turns(monkeypatch):
+    """The document's next turns queued (``instructor._next_turn``), and ``run_turns(until, what)``, which
+    runs them one by one, as the server's loop would, until ``until()`` holds (at most 10 s, else ``what``)."""
     import queue
-    import threading
 
-    store = served
-    room = store.create_room()
-    view = instructor.InstructorView(code=room.code, language="en", store=store)
-    turns = queue.Queue()  # the document's next turns, run here one by one as the server's loop would
+    turns = queue.Queue()
     monkeypatch.setattr(instructor, "_next_turn", lambda _doc, callback: turns.put(callback))
 
     def run_turns(until, what: str) -> None:
@@ -342,6 +337,20 @@ def test_a_read_begun_before_the_instructors_step_never_takes_the_room_back(serv
                 turns.get(timeout=0.05)()  # the poll's interval
             except queue.Empty:
                 assert time.monotonic() < deadline, what
+
+    return turns, run_turns
+
+
+def test_a_read_begun_before_the_instructors_step_never_takes_the_room_back(served, monkeypatch):
+    """Key 2 while a read of the room is under way: that read, answered after the write, saw step 1. Shown,
+    it would look like another window's choice, move the projected explorable back and write step 1 again;
+    it is dropped, and the room is read again once the write is done."""
+    import threading
+
+    store = served
+    room = store.create_room()
+    view = instructor.InstructorView(code=room.code, language="en", store=store)
+    turns, run_turns = _turns(monkeypatch)
 
     read, gate, began = view._read, threading.Event(), threading.Event()
 
@@ -374,22 +383,12 @@ def test_a_countdowns_redraw_during_the_instructors_step_never_takes_the_room_ba
     """While a countdown runs the page redraws its seconds from the room as last read, every turn, without a
     query. Key 2 pressed meanwhile: until the step is written, that redraw holds step 1, and must not move
     the projected explorable back (nor write step 1 again)."""
-    import queue
     import threading
 
     store = served
     room = store.create_room()
     view = instructor.InstructorView(code=room.code, language="en", store=store)
-    turns = queue.Queue()  # the document's next turns, run here one by one as the server's loop would
-    monkeypatch.setattr(instructor, "_next_turn", lambda _doc, callback: turns.put(callback))
-
-    def run_turns(until, what: str) -> None:
-        deadline = time.monotonic() + 10
-        while not until():
-            try:
-                turns.get(timeout=0.05)()  # the poll's interval
-            except queue.Empty:
-                assert time.monotonic() < deadline, what
+    turns, run_turns = _turns(monkeypatch)
 
     def settled() -> bool:
         instructor._writer().submit(lambda: None).result(timeout=10)

@@ -898,7 +898,7 @@ class InstructorView(pn.viewable.Viewer):
             if room is None or room.closes_at is None or room.closed:
                 return  # nothing changed: no query
             if time.time() < room.closes_at:
-                if self._writes_done != self._writes_asked:
+                if self._writing:
                     return  # a write of this page under way: the room as read before it is not drawn again
                 return self._show(self._seen, again=True)  # a countdown's seconds, from what was read
         self._read_changes, self._read_at = changes, now
@@ -907,13 +907,18 @@ class InstructorView(pn.viewable.Viewer):
         future = _reader().submit(self._read)
         future.add_done_callback(lambda f: _next_turn(doc, functools.partial(self._read_done, f, asked)))
 
+    @property
+    def _writing(self) -> bool:
+        """Whether one of this page's writes is asked for and not yet done."""
+        return self._writes_done != self._writes_asked
+
     def _read_done(self, future, asked: int) -> None:
         """Show what the read gave, unless this page wrote meanwhile (``asked``: its writes asked for when the
         read began): then the room is read again once its writes are done."""
         self._reading = False
         if not asked == self._writes_asked == self._writes_done:
             self._read_changes = None
-            if self._writes_done == self._writes_asked:  # else the last write's end reads the room
+            if not self._writing:  # else the last write's end reads the room
                 self.refresh()
             return
         try:
@@ -1040,7 +1045,7 @@ class InstructorView(pn.viewable.Viewer):
         self._timer.disabled = room.closed or room.closes_at is not None
         # What another window chose is followed here only while none of this page's own writes is under way:
         # the room drawn then may be as read before this page's last choice, not a choice made elsewhere.
-        settled = self._writes_done == self._writes_asked
+        settled = not self._writing
         if settled and countdown is not None and countdown != self._countdown.value:  # chosen in another window
             self._show_countdown(countdown)
         compare = ""
