@@ -90,19 +90,20 @@ def wait_text(page, css: str, pattern: str, timeout: float = 15_000) -> None:
 
 
 @contextmanager
-def explorable_page(mode: str, student, *, ready: str, server=None, saved=None):
+def explorable_page(mode: str, student, *, ready: str, server=None, saved=None, suffix: str = ""):
     """A :class:`~tests.conftest.StudentPage` with an explorable's page opened in ``mode``.
 
     ``server`` is the module's running server of ``apps/<name>.py`` (for ``served``), ``saved``
-    the exported page (for ``static``); ``ready`` a selector to wait for. On leaving, the served page's server log must be clean, and the
+    the exported page (for ``static``); ``ready`` a selector to wait for; ``suffix`` follows the
+    address (a deep link's query: ``?revealed=true`` opens a page that asks first on its controls). On leaving, the served page's server log must be clean, and the
     static page must have requested nothing but its own files.
     """
     s = student()
     if mode == "served":
-        s.open(server.url(), ready)
+        s.open(server.url() + suffix, ready)
         yield s
         server.assert_clean_log()
     else:
-        aborted = s.open_offline(saved, ready)
+        aborted = s.open_offline(saved, ready, suffix)
         yield s
         assert aborted == []

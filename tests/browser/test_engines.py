@@ -77,7 +77,8 @@ def test_the_head_trains_the_oracles_numbers_in_firefox(static_site):
 
 
 def test_the_textbook_answers_a_key_in_firefox(static_site):
-    out = _firefox((static_site / "en" / "index.html").resolve().as_uri(), "vector")
+    # (a link past the vector's question: its controls open)
+    out = _firefox((static_site / "en" / "index.html").resolve().as_uri() + "?vector.revealed=true", "vector")
     assert out["before"] != out["after"] and "α" in out["after"], out
     assert out["aborted"] == [] and out["errors"] == [], out
 
@@ -177,6 +178,10 @@ def test_the_textbook_answers_a_key_in_webkit(static_site, webkit):
     webkit.get((static_site / "en" / "index.html").resolve().as_uri())
     sliders = lambda d: d.find_elements(By.CSS_SELECTOR, ".ae-vector-temperature input[type=range]")  # noqa: E731
     _wait(webkit, sliders)
+    skip = webkit.find_element(By.CSS_SELECTOR, ".ae-vector-skip button")  # past the question: its controls open
+    webkit.execute_script("arguments[0].scrollIntoView({block: 'center'})", skip)
+    skip.click()
+    _wait(webkit, lambda d: sliders(d)[0].is_enabled())
     weights = lambda d: d.find_element(By.CSS_SELECTOR, ".ae-vector-weights").text  # noqa: E731
     before = weights(webkit)
     slider = sliders(webkit)[0]

@@ -91,7 +91,13 @@ def test_a_student_works_the_textbook_with_the_keyboard_alone(every_app, student
     passed = tab_to(page, "ae-language")
     assert len(passed) == 1, passed  # the first stop of the page
 
-    # The vector explorable (3.7): its first slider, then every key a slider answers.
+    # The vector explorable (3.7): its question first (its controls wait for it), by the keyboard too...
+    tab_to(page, "ae-vector-prediction")
+    page.keyboard.press("Enter")  # its first option
+    tab_to(page, "ae-vector-check")
+    page.keyboard.press("Enter")
+    expect(page.locator(".ae-vector-check button")).to_be_hidden()
+    # ... then its first slider, and every key a slider answers.
     passed = tab_to(page, "ae-query-x")
     handle = focused(page)
     assert handle["name"] == "查询 q 的第一个分量" and float(handle["value"]) == 1.0, handle

@@ -51,7 +51,7 @@ def test_served_index_and_pages_follow_the_readers_language(every_app, student):
     assert _page_language(page) == ("en", text("steps_heading", "en"))
 
     # A page opened with a state and an anchor: the switch keeps both, in either direction.
-    page.goto(root + "vector?lang=zh&query_x=0.5#top")
+    page.goto(root + "vector?lang=zh&query_x=0.5&revealed=true#top")  # (past its question: its controls open)
     wait_text(page, ".ae-vector-output", r"[0-9]")
     assert _page_language(page) == ("zh-Hans", text("vector_heading", "zh"))
     handle(page, ".ae-query-y").focus()

@@ -156,6 +156,10 @@ def test_student_moves_every_control(matrix_page, request):
     # Predict first: no curve, no curve numbers, until a prediction is checked.
     curve = page.locator(".ae-matrix-curve").first
     assert not curve.is_visible() and "dₖ = 4" not in text_of(page, ".ae-matrix-max-weight")
+    # ... and nothing to try: every control waits for the prediction, as the feedback says.
+    expect(page.locator(".ae-matrix-dk-box input").first).to_be_disabled()
+    expect(page.locator(".ae-matrix-scaled input").first).to_be_disabled()
+    assert text_of(page, ".ae-matrix-feedback") == STRINGS["zh"]["predict_locked"]
     page.locator(".ae-matrix-check button").click()  # nothing chosen: said, nothing shown
     wait_text(page, ".ae-matrix-notice", "先选一个预测")
     assert not curve.is_visible()
@@ -242,9 +246,10 @@ def test_phone_has_no_sideways_scroll_and_taps_work(matrix_server, student):
     page = s.page
     s.open(matrix_server.url(), READY)
     assert_shows(page, DEFAULT)
-    page.locator(".ae-matrix-causal input").tap()
-    assert_shows(page, {**DEFAULT, "causal": True})
+    expect(page.locator(".ae-matrix-causal input").first).to_be_disabled()  # nothing to try before predicting
     page.locator(".ae-matrix-skip button").tap()  # skipping the prediction shows the answer
+    assert_shows(page, {**DEFAULT, "revealed": True})
+    page.locator(".ae-matrix-causal input").tap()
     assert_shows(page, {**DEFAULT, "causal": True, "revealed": True})
     wait_text(page, ".ae-matrix-feedback", "下面的曲线给出答案")
     s.assert_fits_phone("matrix-390")

@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attention_explorable import core
+from attention_explorable.strings import STRINGS
 from attention_explorable.views.selfcross import EN_EMBEDDINGS, EN_TOKENS, ZH_EMBEDDINGS, ZH_TOKENS
 
 from ..conftest import ServedApp
@@ -104,8 +105,9 @@ def test_student_uses_every_control(selfcross_page, request):
     assert hm["text"] == [f"{w:.2f}" for w in zh.ravel()] and hm["row"] == 1
     expect(page.locator(".ae-selfcross-causal input")).to_be_disabled()  # no causal mask in the encoder
 
-    # Cross-attention: English rows, Chinese columns; "love" attends most to 爱.
-    page.locator(".ae-selfcross-mode button", has_text="交叉注意力").click()
+    # Past the question (skipped), its answer: cross-attention, English rows, Chinese columns; "love"
+    # attends most to 爱.
+    page.locator(".ae-selfcross-skip button").click()
     wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
     page.locator(".ae-selfcross-query button", has_text="love").click()
     wait_text(page, ".ae-selfcross-row", "查询「love」的权重")
@@ -165,7 +167,7 @@ def test_phone_has_no_sideways_scroll(selfcross_server, student):
     s = student(width=390, height=844, mobile=True)
     s.open(selfcross_server.url(), READY)
     page = s.page
-    page.locator(".ae-selfcross-mode button", has_text="交叉注意力").tap()
+    page.locator(".ae-selfcross-skip button").tap()  # past the question: its answer, cross-attention
     wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
     plot_area(page, ".ae-selfcross-heatmap").scroll_into_view_if_needed()
     tap_row(page, 3, touch=True)
@@ -183,6 +185,8 @@ def test_state_travels_both_ways(student):
         page = s.page
         s.open(server.url(), READY)
         wait_text(page, ".ae-server-state", "mode=self_zh causal=False query=1")
+        page.locator(".ae-selfcross-skip button").click()  # past the question: its answer, cross-attention
+        wait_text(page, ".ae-server-state", "mode=cross causal=False query=1")
         page.locator(".ae-selfcross-mode button", has_text="自注意力（英文）").click()
         wait_text(page, ".ae-server-state", "mode=self_en causal=False query=1")
         page.locator(".ae-selfcross-causal input").click()
@@ -215,7 +219,8 @@ def test_state_travels_both_ways(student):
 def test_the_prediction_is_asked_first_and_cross_attention_answers_it(selfcross_page, request):
     s, page = selfcross_page, selfcross_page.page
     _, cross = core.scaled_dot_product_attention(EN_EMBEDDINGS, ZH_EMBEDDINGS, ZH_EMBEDDINGS)
-    assert "交叉注意力" in text_of(page, ".ae-selfcross-question") and text_of(page, ".ae-selfcross-feedback") == ""
+    assert "交叉注意力" in text_of(page, ".ae-selfcross-question")
+    assert text_of(page, ".ae-selfcross-feedback") == STRINGS["zh"]["predict_locked"]
     page.locator(".ae-selfcross-check button").click()  # nothing chosen: said, the mode stays
     wait_text(page, ".ae-input-notice", "先选一个预测")
     assert "中文句子「我 爱 机器 学习」" in text_of(page, ".ae-selfcross-roles")
@@ -230,9 +235,15 @@ def test_the_prediction_is_asked_first_and_cross_attention_answers_it(selfcross_
     s.assert_clean()
 
 
-def test_choosing_cross_attention_before_predicting_shows_the_answer(selfcross_page):
+def test_nothing_can_be_tried_before_the_prediction(selfcross_page):
     page = selfcross_page.page
-    page.locator(".ae-selfcross-mode button", has_text="交叉注意力").click()
+    # The kind of attention (cross-attention is the answer), the mask and the query wait for the prediction.
+    for control in (".ae-selfcross-mode button", ".ae-selfcross-query button", ".ae-selfcross-causal input"):
+        expect(page.locator(control).first).to_be_disabled()
+    tap_row(page, 3)  # a tap on the heatmap: said, nothing moves
+    wait_text(page, ".ae-input-notice", STRINGS["zh"]["predict_locked"])
+    assert "查询「我」的权重" in text_of(page, ".ae-selfcross-row")
+    page.locator(".ae-selfcross-skip button").click()  # skipped: the answer, and the controls open
     wait_text(page, ".ae-selfcross-feedback", "在交叉注意力的热图里")
-    expect(page.locator(".ae-selfcross-check button")).to_be_hidden()  # (a live page: drawn by the server)
+    expect(page.locator(".ae-selfcross-mode button").first).to_be_enabled()
     selfcross_page.assert_clean()

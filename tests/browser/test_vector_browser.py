@@ -9,6 +9,7 @@ import time
 import pytest
 
 from attention_explorable import core
+from attention_explorable.strings import text
 from attention_explorable.views.vector import EXAMPLE_KEYS, EXAMPLE_VALUES
 
 from playwright.sync_api import expect
@@ -149,14 +150,24 @@ def saved_vector(static_site):
 
 
 @pytest.fixture(params=MODES)
+def vector_asking(request, vector_server, saved_vector, student):
+    """The vector page as a student gets it (see :func:`pages.explorable_page`): its question first."""
+    with explorable_page(
+        request.param, student, ready=".ae-vector-output", server=vector_server, saved=saved_vector
+    ) as s:
+        yield s
+
+
+@pytest.fixture(params=MODES)
 def vector_page(request, vector_server, saved_vector, student):
-    """The vector page as a student gets it (see :func:`pages.explorable_page`)."""
+    """The vector page past its question (a link's ``?revealed=true``): its controls open."""
     with explorable_page(
         request.param,
         student,
         ready=".ae-vector-output",
         server=vector_server,
         saved=saved_vector,
+        suffix="?revealed=true",
     ) as s:
         yield s
 
@@ -260,10 +271,10 @@ def test_student_moves_the_query(vector_page, request):
 @pytest.mark.parametrize("source", ["served", "static"])
 def test_phone_has_no_horizontal_scroll_and_a_tap_moves_the_query(source, vector_server, saved_vector, student):
     s = student(width=390, height=844, mobile=True)
-    if source == "served":
-        s.open(vector_server.url(), ".ae-vector-output")
+    if source == "served":  # (past the question: its controls open)
+        s.open(vector_server.url() + "?revealed=true", ".ae-vector-output")
     else:
-        assert s.open_offline(saved_vector, ".ae-vector-output") == []
+        assert s.open_offline(saved_vector, ".ae-vector-output", "?revealed=true") == []
     page = s.page
     wait_text(page, ".ae-vector-output", r"y = \[0\.845, 0\.578\]")
     s.assert_fits_phone(f"vector-390-{source}")
@@ -297,7 +308,7 @@ def _swipe(page, start, end, steps: int = 8) -> None:
 
 def test_on_a_phone_a_swipe_scrolls_and_a_finger_on_the_tip_drags_it(saved_vector, student):
     s = student(width=390, height=844, mobile=True)
-    assert s.open_offline(saved_vector, ".ae-vector-output") == []
+    assert s.open_offline(saved_vector, ".ae-vector-output", "?revealed=true") == []  # (past the question)
     page = s.page
     page.locator(".ae-vector-plot").first.scroll_into_view_if_needed()
     settled(page)
@@ -321,10 +332,20 @@ def test_on_a_phone_a_swipe_scrolls_and_a_finger_on_the_tip_drags_it(saved_vecto
     s.assert_clean()
 
 
-def test_the_prediction_is_asked_first_and_its_answer_watched(vector_page, request):
-    s, page = vector_page, vector_page.page
+def test_the_prediction_is_asked_first_and_its_answer_watched(vector_asking, request):
+    s, page = vector_asking, vector_asking.page
     wait_text(page, ".ae-vector-output", r"y = \[0\.845, 0\.578\]")
-    assert "0.05" in text_of(page, ".ae-vector-question") and text_of(page, ".ae-vector-feedback") == ""
+    assert "0.05" in text_of(page, ".ae-vector-question")
+    # Nothing to try before the prediction: the sliders, their boxes and the plane's tip wait for it.
+    assert text_of(page, ".ae-vector-feedback") == text("predict_locked", "zh")
+    for box in ("ae-query-x-box", "ae-query-y-box", "ae-vector-temperature-box"):
+        expect(page.locator(f".{box} input").first).to_be_disabled()
+    knob = handle(page, ".ae-vector-temperature")
+    knob.focus()
+    knob.press("ArrowLeft")
+    page.locator(".ae-vector-plot").first.click()  # (its middle: the plane)
+    wait_text(page, ".ae-input-notice", text("predict_locked", "zh"))
+    assert weights(page) == [0.422, 0.155, 0.422]
     page.locator(".ae-vector-check button").click()  # nothing chosen: said, nothing moves
     wait_text(page, ".ae-input-notice", "先选一个预测")
     assert weights(page) == [0.422, 0.155, 0.422]

@@ -69,6 +69,10 @@ def notice(explorer) -> str:
 
 def test_a_students_action_calls_python_which_draws_it(explorer):
     slider, box, _ = explorer._sliders["d_k"]
+    slider.value = 9  # before the prediction (a page greys it): refused, put back
+    assert explorer.d_k != 9 and slider.value == explorer.d_k and slider.disabled and explorer._new_seed.disabled
+    explorer._acted(explorer._ask["predict_skip"])
+    assert explorer.revealed and explorer._curve_fig.visible and not slider.disabled and not explorer._new_seed.disabled
     slider.value = 9  # as the browser sets it
     assert explorer.d_k == 9 and box.value == "9" and explorer._sources["mark"].data["d"] == [9]
     box.value = "100"  # typed beyond the slider: clamped, and said
@@ -82,14 +86,13 @@ def test_a_students_action_calls_python_which_draws_it(explorer):
     explorer._act(explorer._new_seed)
     assert explorer.seed != seed and 0 <= explorer.seed <= 9999
     assert explorer._sliders["seed"][1].value == str(explorer.seed)
-    explorer._act(explorer._ask["predict_skip"])
-    assert explorer.revealed and explorer._curve_fig.visible
 
 
 @pytest.mark.parametrize(
     "name, bad", [("d_k", float("inf")), ("q1_scale", float("nan")), ("seed", None), ("n_tokens", "3")]
 )
 def test_a_slider_value_no_page_sends_sets_nothing_and_is_put_back(explorer, name, bad):
+    explorer.revealed = True  # (its controls open: what is refused here is the value)
     good = getattr(explorer, name)
     slider = explorer._sliders[name][0]
     try:

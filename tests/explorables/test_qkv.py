@@ -50,6 +50,10 @@ def test_registry_and_app_build_this_explorable():
 
 def test_a_students_action_calls_python_which_draws_it():
     explorer = QkvExplorer()
+    explorer._controls["w_v"].active = 1  # before the prediction (a page greys it): refused, put back
+    assert explorer.w_v == "identity" and explorer._controls["w_v"].active == 0 and explorer._controls["w_v"].disabled
+    explorer._acted(explorer._ask["predict_skip"])  # skipped: the answer is watched, the controls open
+    assert explorer.revealed and not explorer._controls["w_v"].disabled
     explorer._controls["w_v"].active = 1  # as the browser sets it: the swap
     assert explorer.w_v == "swap" and explorer.output[0].round(3).tolist() == [0.599, 0.802]
     assert "0.599" in html.unescape(explorer._html["output"].text)
@@ -57,5 +61,3 @@ def test_a_students_action_calls_python_which_draws_it():
     assert explorer.w_q == "identity" and explorer._controls["w_q"].active == 0
     explorer._controls["causal"].active = True
     assert explorer.causal and explorer.weights[0].tolist() == [1.0, 0.0, 0.0]
-    explorer._act(explorer._ask["predict_skip"])  # skipped: W_V goes back, so the answer is watched
-    assert explorer.revealed and explorer.w_v == "identity"

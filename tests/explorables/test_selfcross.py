@@ -58,6 +58,8 @@ def test_python_changes_reach_the_state_model_and_the_drawn_models(explorer):
     row = core.scaled_dot_product_attention(EN_EMBEDDINGS, ZH_EMBEDDINGS, ZH_EMBEDDINGS)[1][1]
     assert f"最关注「爱」（权重 {row.max():.3f}）" in shown(explorer, "row")
     explorer.param.update(mode="self_en", causal=True)
+    assert explorer._controls["causal"].disabled  # before the prediction
+    explorer.revealed = True
     assert not explorer._controls["causal"].disabled and explorer._controls["causal"].active
     texts = dict(
         zip(
@@ -70,8 +72,12 @@ def test_python_changes_reach_the_state_model_and_the_drawn_models(explorer):
 
 
 def test_a_students_action_calls_python_which_draws_it(explorer):
-    explorer._controls["mode"].active = 2  # as the browser sets it
-    assert explorer.mode == "cross" and explorer.revealed  # cross-attention is the answer
+    explorer._controls["mode"].active = 2  # before the prediction (a page greys it): refused, put back
+    assert explorer.mode == "self_zh" and explorer._controls["mode"].active == 0 and explorer._controls["mode"].disabled
+    explorer._acted(explorer._figure, Tap(explorer._figure, x=2.0, y=2.2))  # nor a tap on a row
+    assert explorer.query == 1 and not explorer.revealed
+    explorer._acted(explorer._ask["predict_skip"])  # skipped: the answer, cross-attention, is shown
+    assert explorer.mode == "cross" and explorer.revealed and not explorer._controls["query"].disabled
     assert "查询 Q 来自英文句子" in shown(explorer, "roles")
     explorer._controls["query"].active = 3
     assert explorer.query == 4 and explorer._sources["highlight"].data["y"] == [4]
@@ -90,6 +96,7 @@ def test_a_students_action_calls_python_which_draws_it(explorer):
 
 @pytest.mark.parametrize("control, bad", [("query", 9), ("query", -1), ("mode", 7), ("mode", -1)])
 def test_a_control_out_of_its_range_sets_nothing_and_is_put_back(explorer, control, bad):
+    explorer.revealed = True  # (its controls open: what is refused here is the value)
     before = explorer.state()
     explorer._controls[control].active = bad
     assert explorer.state() == before

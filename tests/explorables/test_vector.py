@@ -69,6 +69,12 @@ def notice(explorer) -> str:
 
 def test_a_students_action_calls_python_which_draws_it(explorer):
     slider, box, _ = explorer._sliders["query_x"]
+    slider.value = -0.7  # before the prediction (a page greys it): refused, put back
+    assert explorer.query_x == 1.0 and slider.value == 1.0 and slider.disabled and box.disabled
+    explorer._acted(explorer._figure, Tap(explorer._figure, x=-0.8042, y=1.3))  # nor a tap on the plane
+    assert (explorer.query_x, explorer.query_y) == (1.0, 0.0)
+    explorer._acted(explorer._ask["predict_skip"])
+    assert not slider.disabled and not box.disabled
     slider.value = -0.7  # as the browser sets it
     assert explorer.query_x == -0.7 and explorer.scores[0] == pytest.approx(-0.7)
     assert box.value == "−0.7" and "s₁ = −0.700" in explorer._html["scores_readout"].text
@@ -94,6 +100,7 @@ def test_a_students_action_calls_python_which_draws_it(explorer):
     [("query_x", float("nan")), ("query_y", "0.5"), ("temperature", True), ("query_x", None)],
 )
 def test_a_slider_value_no_page_sends_sets_nothing_and_is_put_back(explorer, name, bad):
+    explorer.revealed = True  # (its controls open: what is refused here is the value)
     good = getattr(explorer, name)
     slider = explorer._sliders[name][0]
     try:

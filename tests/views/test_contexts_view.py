@@ -61,11 +61,15 @@ def test_the_outputs_wait_for_the_prediction():
         assert before["sources"][f"{c}_cells"]["text"] == ["?"] * 4
         assert len(set(before["sources"][f"{c}_cells"]["fill"])) == 1
     assert "0.45" not in before["html"]["rows_data"]
+    # Nothing to try before the prediction: the mask's box waits for it, and the feedback says so.
+    assert before["props"]["causal"]["disabled"] is True
+    assert STRINGS["zh"]["predict_locked"] in before["html"]["feedback"]
     for prediction in view.PREDICTIONS:
         after = view.contexts_view(state(prediction=prediction, revealed=True), CONFIG)
         assert after["sources"]["fruit_cells"]["text"] == ["0.11", "0.45", "0.11", "0.34"]
         shown = after["html"]["outputs"]
         assert "[1.46, 0.34, 0.16]" in shown and "[0.29, 1.61, 0.16]" in shown
+        assert after["props"]["causal"]["disabled"] is False
         right = STRINGS["zh"]["predict_right"] in after["html"]["feedback"]
         assert right == (prediction == view.RIGHT_PREDICTION)
 

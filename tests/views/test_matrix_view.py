@@ -290,7 +290,7 @@ def test_colours_run_from_light_to_dark_and_the_text_stays_readable():
 def test_slider_boxes_show_the_value_not_float_noise():
     v = view.matrix_view(state(q1_scale=0.30000000000000004, seed=17), CONFIG)
     assert v["props"]["q1_scale_box"]["value"] == "0.3" and v["props"]["seed_box"]["value"] == "17"
-    assert v["props"]["causal_toggle"] == {"active": False} and v["props"]["scaled_toggle"] == {"active": True}
+    assert v["props"]["causal_toggle"]["active"] is False and v["props"]["scaled_toggle"]["active"] is True
 
 
 @pytest.mark.parametrize(
@@ -329,7 +329,16 @@ def test_the_curves_wait_for_a_prediction_or_a_skip():
     assert before["props"]["curve_plot"] == {"visible": False}
     assert before["props"]["predict_check"] == before["props"]["predict_skip"] == {"visible": True}
     assert before["props"]["prediction_choice"] == {"active": None, "disabled": False}
-    assert before["html"]["feedback"] == "" and before["html"]["curve_data"] == ""
+    S = CONFIG["strings"]
+    assert (
+        before["html"]["feedback"] == f"<span class='ae-hint'>{S['predict_locked']}</span>"
+        and before["html"]["curve_data"] == ""
+    )
+    # Nothing to try before the prediction: the four sliders, their boxes, the two switches, the new seed.
+    controls = [n for n in before["props"] if n.endswith(("_slider", "_box", "_toggle"))] + ["new_seed"]
+    assert len(controls) == 11 and all(before["props"][n]["disabled"] is True for n in controls)
+    opened = view.matrix_view(state(revealed=True), CONFIG)
+    assert all(opened["props"][n]["disabled"] is False for n in controls)
     curve = CONFIG["curves"]["4"]
     for shown in (before["html"]["max_weight"], before["html"]["live"]):  # no number of the curves yet
         assert view.format_number(curve["unscaled"][3], 3) not in shown

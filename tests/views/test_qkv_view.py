@@ -43,7 +43,7 @@ def test_every_stage_follows_the_core(w_q, w_k, w_v, causal):
     shown = view.qkv_view(st, CONFIG)
     texts = shown["sources"]["weight_cells"]["text"]
     assert texts == ["—" if causal and j > i else f"{weights[i, j]:.2f}" for i in range(3) for j in range(3)]
-    assert shown["props"]["w_v"] == {"active": list(view.PRESETS).index(w_v)}
+    assert shown["props"]["w_v"]["active"] == list(view.PRESETS).index(w_v)
 
 
 def test_the_default_reproduces_the_worked_numbers():
@@ -65,8 +65,13 @@ def test_changing_w_v_alone_keeps_every_weight_and_moves_the_output(w_q, w_k):
 def test_the_answer_waits_and_judges_the_prediction(prediction):
     S = CONFIG["strings"]
     before = view.qkv_view(state(prediction=prediction), CONFIG)
-    assert before["html"]["feedback"] == "" and before["props"]["predict_check"] == {"visible": True}
+    assert before["html"]["feedback"] == f"<span class='ae-hint'>{S['predict_locked']}</span>" and before["props"][
+        "predict_check"
+    ] == {"visible": True}
     after = view.qkv_view(state(prediction=prediction, revealed=True, w_v="swap"), CONFIG)
+    # Nothing to try before the prediction: every control waits for it, and opens with the answer.
+    assert view.LOCKED == (*view.PROJECTIONS, "causal")
+    assert all(before["props"][n]["disabled"] is True and after["props"][n]["disabled"] is False for n in view.LOCKED)
     feedback = after["html"]["feedback"]
     assert "[0.802, 0.599]" in feedback and "[0.599, 0.802]" in feedback
     assert (S["predict_right"] in feedback) == (prediction == view.RIGHT_PREDICTION)

@@ -85,7 +85,9 @@ def test_causal_mask_in_english_self_attention_only():
     # Unticked where it does not apply (a ticked, greyed box read as "on"); the state keeps it for the
     # English self-attention.
     assert zh["props"]["causal"] == {"active": False, "disabled": True}
-    en = view.selfcross_view(state("self_en", causal=True), CONFIG)
+    zh = view.selfcross_view({**state(causal=True), "revealed": True}, CONFIG)  # (greyed after the prediction too)
+    assert zh["props"]["causal"] == {"active": False, "disabled": True}
+    en = view.selfcross_view({**state("self_en", causal=True), "revealed": True}, CONFIG)
     assert en["props"]["causal"] == {"active": True, "disabled": False}
     w = view.selfcross_weights(state("self_en", causal=True), CONFIG)[2]
     np.testing.assert_allclose(w, weights(EN_EMBEDDINGS, EN_EMBEDDINGS, core.causal_mask(4)))
@@ -183,7 +185,13 @@ def test_tokens_of_the_other_language_carry_their_lang(language, other, tag):
 
 def test_the_prediction_waits_and_its_answer_is_the_cross_attention_row():
     before = view.selfcross_view({**state(), "prediction": "", "revealed": False}, CONFIG)
-    assert before["html"]["feedback"] == "" and before["props"]["predict_skip"] == {"visible": True}
+    S = CONFIG["strings"]
+    assert before["html"]["feedback"] == f"<span class='ae-hint'>{S['predict_locked']}</span>" and before["props"][
+        "predict_skip"
+    ] == {"visible": True}
+    # Nothing to try before the prediction: the kind of attention, the mask and the query wait for it.
+    assert view.LOCKED == ("mode", "causal", "query")
+    assert all(before["props"][n]["disabled"] is True for n in view.LOCKED)
     cross = weights(EN_EMBEDDINGS, ZH_EMBEDDINGS)
     for query in range(1, 5):
         for prediction in view.PREDICTIONS:
@@ -196,6 +204,7 @@ def test_the_prediction_waits_and_its_answer_is_the_cross_attention_row():
                 f"「{EN_TOKENS[query - 1]}」最关注「{ZH_TOKENS[best]}」（权重 {cross[query - 1, best]:.3f}）"
                 in feedback
             )
+            assert after["props"]["mode"]["disabled"] is after["props"]["query"]["disabled"] is False
             assert after["props"]["prediction_choice"]["disabled"] and after["props"]["predict_check"] == {
                 "visible": False
             }

@@ -270,7 +270,11 @@ def test_the_prediction_waits_and_its_answer_is_the_example_at_the_lowest_temper
     before = view.vector_view({**state(), "prediction": "", "revealed": False}, CONFIG)
     assert before["props"]["prediction_choice"] == {"active": None, "disabled": False}
     assert before["props"]["predict_check"] == before["props"]["predict_skip"] == {"visible": True}
-    assert before["html"]["feedback"] == ""
+    S = CONFIG["strings"]
+    assert before["html"]["feedback"] == f"<span class='ae-hint'>{S['predict_locked']}</span>"
+    # Nothing to try before the prediction: the sliders and their boxes wait for it.
+    controls = [f"{n}_{part}" for n in view.SLIDERS for part in ("slider", "box")]
+    assert len(controls) == 6 and all(before["props"][n]["disabled"] is True for n in controls)
     # The answer, from the core: s₁ = s₃ tie, so at T = 0.05 they split the weight and y is their midpoint.
     _, w, y = view.attend([1.0, 0.0], view.EXAMPLE_KEYS, view.EXAMPLE_VALUES, view.T_BOUNDS[0])
     assert w[0] == pytest.approx(0.5, abs=1e-8) and w[2] == w[0] and w[1] < 1e-8
@@ -282,6 +286,7 @@ def test_the_prediction_waits_and_its_answer_is_the_example_at_the_lowest_temper
         feedback = after["html"]["feedback"]
         assert "[1.000, 0.500]" in feedback and after["props"]["predict_check"] == {"visible": False}
         assert after["props"]["prediction_choice"]["disabled"] is True
+        assert all(after["props"][n]["disabled"] is False for n in controls)
         right, wrong = S["predict_right"] in feedback, S["predict_wrong"] in feedback
         assert (right, wrong) == (
             (prediction == view.RIGHT_PREDICTION, prediction != view.RIGHT_PREDICTION) if prediction else (False, False)
@@ -294,6 +299,7 @@ def test_other_keys_and_values_ask_nothing():
     shown = view.vector_view({**state(), "prediction": "first", "revealed": True}, config)
     assert all(shown["props"][name] == {"visible": False} for name in ("question", "prediction_choice", "feedback"))
     assert shown["html"]["feedback"] == ""
+    assert all("disabled" not in props for props in shown["props"].values())  # nothing waits: nothing is asked
 
 
 @pytest.mark.parametrize("bad", [{"prediction": "middle"}, {"prediction": None}, {"revealed": "yes"}])

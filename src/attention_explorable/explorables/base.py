@@ -297,6 +297,7 @@ class Explorable(pn.viewable.Viewer):
     #: shows numbers once it is drawn; ``control``, what a student uses; ``press``, the string key of
     #: the button pressed on ``control`` (None: an arrow key on it); ``state``, a state other than the
     #: default from which ``press`` also changes ``ready``'s readout (a saved page opens on it).
+    #: (An explorable that asks first is tried past its question: ``revealed`` in ``state``.)
     tried = None
     #: The state parameters a deep link may set (and the address bar keeps); by default every one.
     _link_params: tuple[str, ...] = ()
@@ -425,7 +426,16 @@ class Explorable(pn.viewable.Viewer):
         if _redraw_moved_displays not in shell.events.callbacks["post_run_cell"]:
             shell.events.register("post_run_cell", _redraw_moved_displays)
 
+    _redrawing = False
+
     def _redraw(self) -> None:
+        self._redrawing = True
+        try:
+            self._draw()
+        finally:
+            self._redrawing = False
+
+    def _draw(self) -> None:
         view = self.view()
         # A slider the browser already holds at the state's value, but for the float noise of its drag
         # (7.000000000000001 for 7), is not written back: the write would reach the browser a moment
@@ -468,9 +478,22 @@ class Explorable(pn.viewable.Viewer):
         # What no page of ours sends (a value out of its bounds, of the wrong type) sets nothing and
         # puts the controls back as the state has them: never a traceback in the server's log.
         try:
+            if self._locked() and origin not in self._ask.values():
+                # Predict first: its controls wait (greyed) until the prediction; what a page sent is put
+                # back (not again for what that redraw itself writes), and a tap on a plot is answered.
+                if not self._redrawing:
+                    self._redraw()
+                if event is not None:
+                    self._say(self._t("predict_locked"))
+                return
             self._act(origin, event)
         except (ValueError, TypeError, IndexError):
             self._redraw()
+
+    def _locked(self) -> bool:
+        """Whether the explorable's controls wait for its prediction (``views/choice.py`` ``lock``): it asks
+        one (``_ask``, its question's models) and the answer is not shown yet."""
+        return bool(getattr(self, "_ask", None)) and not self.revealed
 
     def _act(self, origin, event=None) -> None:
         """What the student's use of model ``origin`` does to the state (``event``: the Bokeh event, for

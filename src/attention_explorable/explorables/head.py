@@ -285,7 +285,7 @@ class HeadExplorer(Explorable):
         models.update({f"{name}_plot": self._figures[name] for name in ("watched", "table", "reads")})
         return models
 
-    def _redraw(self) -> None:
+    def _draw(self) -> None:
         view = self.view()
         curve = view["sources"].pop("curve")
         source, key = self._sources["curve"], tuple(getattr(self, n) for n in SETTINGS)

@@ -119,7 +119,7 @@ class MatrixExplorer(Explorable):
     revealed = param.Boolean(False, doc="The saturation curves shown (after a prediction is checked or skipped).")
 
     _view_module = matrix_view
-    tried = Tried(ready=".ae-matrix-max-weight", control=".ae-matrix-q1-scale", state={"d_k": 16})
+    tried = Tried(ready=".ae-matrix-max-weight", control=".ae-matrix-q1-scale", state={"d_k": 16, "revealed": True})
     intro_key = "matrix_intro"
 
     def __init__(self, **params):

@@ -93,7 +93,10 @@ class QkvExplorer(Explorable):
 
     _view_module = qkv_view
     tried = Tried(
-        ready=".ae-qkv-output", control=".ae-qkv-w-v button", press="qkv_preset_double", state={"w_v": "swap"}
+        ready=".ae-qkv-output",
+        control=".ae-qkv-w-v button",
+        press="qkv_preset_double",
+        state={"w_v": "swap", "revealed": True},
     )
     intro_key = "qkv_intro"
 

@@ -115,7 +115,7 @@ class SelfCrossExplorer(Explorable):
         ready=".ae-selfcross-row",
         control=".ae-selfcross-mode button",
         press="selfcross_mode_self_en",
-        state={"mode": "cross"},
+        state={"mode": "cross", "revealed": True},
         readout=".ae-selfcross-roles",
     )
 
@@ -201,7 +201,7 @@ class SelfCrossExplorer(Explorable):
             "y_axis": fig.yaxis[0],
         }
 
-    def _redraw(self) -> None:
+    def _draw(self) -> None:
         view = self.view()
         for axis in ("x_axis", "y_axis"):  # Bokeh keys an axis's tick labels by the number of the tick
             props = view["props"][axis]

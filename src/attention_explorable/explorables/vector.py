@@ -130,7 +130,7 @@ class VectorExplorer(Explorable):
     )
 
     _view_module = vector_view
-    tried = Tried(ready=".ae-vector-output", control=".ae-query-x", state={"query_x": 0.5})
+    tried = Tried(ready=".ae-vector-output", control=".ae-query-x", state={"query_x": 0.5, "revealed": True})
     intro_key = "vector_intro"  # with the course's keys and values; vector_intro_custom with others
 
     def __init__(self, **params):
@@ -196,6 +196,9 @@ class VectorExplorer(Explorable):
         }
         events.update(self._slider_events())
         self._attach(events)
+
+    def _locked(self) -> bool:
+        return bool(self._config_data["asks"]) and super()._locked()
 
     def _act(self, origin, event=None) -> None:
         decimals = self._config_data["decimals"]

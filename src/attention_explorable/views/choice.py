@@ -5,9 +5,11 @@ state entries: ``prediction``, one of its ``predictions`` ("" for none yet),
 and ``revealed``, whether the answer is shown (after the prediction is
 checked, or skipped). The page shows the question, its options as a column
 of buttons (``prediction_choice``), "check" (``predict_check``) and "skip"
-(``predict_skip``) until then; afterwards the options stay, pressed and
-disabled, and ``feedback`` says whether the prediction was right and gives
-the answer. Its JavaScript twin is ``web/choice.js``.
+(``predict_skip``) until then, and the explorable's own controls are
+disabled (``lock``: nothing can be tried before the prediction is made), the
+feedback saying how they open; afterwards the options stay, pressed and
+disabled, the controls open, and ``feedback`` says whether the prediction was
+right and gives the answer. Its JavaScript twin is ``web/choice.js``.
 
 Reference: the predict-observe-explain cycle (R. White and R. Gunstone,
 "Probing Understanding", 1992); the course's explorables ask as the steps
@@ -30,6 +32,7 @@ STRING_KEYS = (
     "predict_wrong",
     "predict_check",
     "skip_prediction",
+    "predict_locked",
 )
 
 
@@ -65,6 +68,22 @@ def choice_props(predictions, prediction: str, revealed: bool) -> dict:
     }
 
 
+def lock(props: dict, names, revealed: bool) -> dict:
+    """Disable the controls ``names`` in a view's ``props`` until the answer shows; return ``props``.
+
+    Each control's entry gets ``disabled``: true before the prediction is
+    checked or skipped, else what the view had said (False when it said
+    nothing), so that a control greyed for its own reason stays greyed.
+
+    >>> lock({"causal": {"active": True}}, ["causal", "mode"], False)
+    {'causal': {'active': True, 'disabled': True}, 'mode': {'disabled': True}}
+    """
+    for name in names:
+        entry = props.setdefault(name, {})
+        entry["disabled"] = bool(entry.get("disabled")) or not revealed
+    return props
+
+
 def choice_feedback(
     strings: dict, name: str, prediction: str, right: str, revealed: bool, answer: Callable[[], str]
 ) -> str:
@@ -79,13 +98,13 @@ def choice_feedback(
     prediction, right : str
         The student's option ("" when skipped) and the right one.
     revealed : bool
-        False: nothing is said yet (returns "").
+        False: only that the controls open once the prediction is checked or skipped.
     answer : callable
         Makes the explorable's answer (HTML), said after the verdict; called only once it shows, so
         a move before then computes nothing for it.
     """
     if not revealed:
-        return ""
+        return f"<span class='ae-hint'>{strings['predict_locked']}</span>"
     if not prediction:
         return answer()
     verdict = strings["predict_right" if prediction == right else "predict_wrong"]

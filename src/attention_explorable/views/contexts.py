@@ -61,6 +61,8 @@ RIGHT_PREDICTION = "differ"
 SECTION = "3.8"
 #: The state: the causal mask, then the prediction and whether its answer shows.
 STATE_NAMES = ("causal", "prediction", "revealed")
+#: The controls that wait for the prediction (``views/choice.py`` ``lock``): nothing to try before it.
+LOCKED = ("causal",)
 
 STRING_KEYS = (
     "contexts_intro",
@@ -235,8 +237,12 @@ def contexts_view(state, config: dict) -> dict:
                 else ""
             ),
         },
-        "props": {
-            "causal": {"active": bool(state["causal"])},
-            **choice.choice_props(PREDICTIONS, prediction, revealed),
-        },
+        "props": choice.lock(
+            {
+                "causal": {"active": bool(state["causal"])},
+                **choice.choice_props(PREDICTIONS, prediction, revealed),
+            },
+            LOCKED,
+            revealed,
+        ),
     }

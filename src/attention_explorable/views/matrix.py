@@ -581,6 +581,8 @@ def matrix_view(state, config: dict) -> dict:
     }
     # Predict first: the question's buttons until a prediction is checked or skipped, then the curves.
     props.update(choice.choice_props(PREDICTIONS, prediction, revealed))
+    locked = [n for n in props if n.endswith(("_slider", "_box", "_toggle"))] + ["new_seed"]
+    choice.lock(props, locked, revealed)  # nothing to try before the prediction
     props["curve_plot"] = {"visible": revealed}
     score_text, weight_text = cells["score_cells"]["text"], cells["weight_cells"]["text"]
     # The plots' data as tables: the two matrices (row = query i, column = key j) and the curves.

@@ -51,6 +51,8 @@ RIGHT_PREDICTION = "output"
 SECTION = "3.7"
 #: The state: the three projections, the causal mask, then the prediction and whether its answer shows.
 STATE_NAMES = (*PROJECTIONS, "causal", "prediction", "revealed")
+#: The controls that wait for the prediction (``views/choice.py`` ``lock``): nothing to try before it.
+LOCKED = (*PROJECTIONS, "causal")
 _SUB = "₁₂₃₄₅₆₇₈₉"
 
 STRING_KEYS = (
@@ -238,9 +240,13 @@ def qkv_view(state, config: dict) -> dict:
             "weights_data": table(S["qkv_plot_weights"], weight_text),
             "live": S["qkv_live"].format(y=format_vector(res["output"][0], 3)),
         },
-        "props": {
-            **{name: {"active": presets.index(state[name])} for name in PROJECTIONS},
-            "causal": {"active": bool(state["causal"])},
-            **choice.choice_props(PREDICTIONS, prediction, revealed),
-        },
+        "props": choice.lock(
+            {
+                **{name: {"active": presets.index(state[name])} for name in PROJECTIONS},
+                "causal": {"active": bool(state["causal"])},
+                **choice.choice_props(PREDICTIONS, prediction, revealed),
+            },
+            LOCKED,
+            revealed,
+        ),
     }

@@ -58,6 +58,8 @@ SECTION = "3.7"
 #: The state of the explorable: the controls, then the prediction and whether its answer shows
 #: (``views/choice.py``).
 STATE_NAMES = ("mode", "causal", "query", "prediction", "revealed")
+#: The controls that wait for the prediction (``views/choice.py`` ``lock``): nothing to try before it.
+LOCKED = ("mode", "causal", "query")
 
 # Ends of Bokeh's Blues256 (ColorBrewer's nine blues, light to dark); the 256
 # colours are their linear interpolation, exactly as Bokeh's palette.
@@ -300,23 +302,27 @@ def selfcross_view(state, config: dict) -> dict:
             "plot_data": data_table(S["selfcross_plot"], ["", *(said(k_side, k) for k in k_tokens)], plot_rows),
             "live": f"{S['selfcross_row'].format(token=said(q_side, q_tokens[query - 1]))}: {best_text}",
         },
-        "props": {
-            "x_axis": {
-                "axis_label": S["selfcross_axis_key"].format(source=S[f"selfcross_source_{k_side}"]),
-                "major_label_overrides": {str(j): tok for j, tok in enumerate(k_tokens, start=1)},
+        "props": choice.lock(
+            {
+                "x_axis": {
+                    "axis_label": S["selfcross_axis_key"].format(source=S[f"selfcross_source_{k_side}"]),
+                    "major_label_overrides": {str(j): tok for j, tok in enumerate(k_tokens, start=1)},
+                },
+                "y_axis": {
+                    "axis_label": S["selfcross_axis_query"].format(source=S[f"selfcross_source_{q_side}"]),
+                    "major_label_overrides": {str(i): tok for i, tok in enumerate(q_tokens, start=1)},
+                },
+                "mode": {"active": MODES.index(mode)},
+                "causal": {"active": causal, "disabled": mode != "self_en"},  # ticked only where it applies
+                # The query buttons hold the query tokens: their language for a screen reader.
+                "query": {
+                    "labels": q_tokens,
+                    "active": query - 1,
+                    "html_attributes": {"lang": config["lang_tags"][q_side]},
+                },
+                **choice.choice_props(PREDICTIONS, prediction, revealed),
             },
-            "y_axis": {
-                "axis_label": S["selfcross_axis_query"].format(source=S[f"selfcross_source_{q_side}"]),
-                "major_label_overrides": {str(i): tok for i, tok in enumerate(q_tokens, start=1)},
-            },
-            "mode": {"active": MODES.index(mode)},
-            "causal": {"active": causal, "disabled": mode != "self_en"},  # ticked only where it applies
-            # The query buttons hold the query tokens: their language for a screen reader.
-            "query": {
-                "labels": q_tokens,
-                "active": query - 1,
-                "html_attributes": {"lang": config["lang_tags"][q_side]},
-            },
-            **choice.choice_props(PREDICTIONS, prediction, revealed),
-        },
+            LOCKED,
+            revealed,
+        ),
     }

@@ -416,6 +416,13 @@ def vector_view(state, config: dict) -> dict:
         asking = {name: {"visible": False} for name in choice.MODELS}
         feedback = ""
 
+    props = {
+        **{f"{name}_slider": {"value": value} for name, value in zip(SLIDERS, (qx, qy, temp))},
+        **{f"{name}_box": {"value": format_g(value)} for name, value in zip(SLIDERS, (qx, qy, temp))},
+        **asking,
+    }
+    if config["asks"]:  # nothing to try before the prediction
+        choice.lock(props, [f"{name}_{part}" for name in SLIDERS for part in ("slider", "box")], revealed)
     return {
         "sources": {
             "query": {"x": [qx], "y": [qy], "label": ["q"], **_query_label(qx, qy)},
@@ -463,9 +470,5 @@ def vector_view(state, config: dict) -> dict:
             ),
             "feedback": feedback,
         },
-        "props": {
-            **{f"{name}_slider": {"value": value} for name, value in zip(SLIDERS, (qx, qy, temp))},
-            **{f"{name}_box": {"value": format_g(value)} for name, value in zip(SLIDERS, (qx, qy, temp))},
-            **asking,
-        },
+        "props": props,
     }

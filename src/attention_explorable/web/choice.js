@@ -26,10 +26,19 @@ export function choiceProps(predictions, prediction, revealed) {
   };
 }
 
-/** What the page says once the answer shows: the prediction, right or not, then `answer()` ("" before; the
- * answer is made only once it shows, so a move before then computes nothing for it). */
+/** Disable the controls `names` in a view's `props` until the answer shows (views.choice.lock); returns `props`. */
+export function lock(props, names, revealed) {
+  for (const name of names) {
+    const entry = props[name] = props[name] || {};
+    entry.disabled = Boolean(entry.disabled) || !revealed;
+  }
+  return props;
+}
+
+/** What the page says once the answer shows: the prediction, right or not, then `answer()` (before: how the
+ * controls open; the answer is made only once it shows, so a move before then computes nothing for it). */
 export function choiceFeedback(S, name, prediction, right, revealed, answer) {
-  if (!revealed) return "";
+  if (!revealed) return `<span class='ae-hint'>${S.predict_locked}</span>`;
   if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
   return fill(S.predict_yours, {choice: S[`${name}_predict_${prediction}`]}) + ` <b>${verdict}</b> ` + answer();

@@ -2,7 +2,7 @@
 // its view (twin of attention_explorable/views/contexts.py, the oracle) and `render({model, el})`, which
 // builds its question, check box and heatmaps and draws every change of its model.
 import {scaledDotProductAttention} from "./attention.js";
-import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
+import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps, lock} from "./choice.js";
 import {drawsFrom, heatmap, source} from "./figures.js";
 import {heatCells} from "./matrix.js";
 import {checkbox, choiceParts, drawView, el, figure, moduleRoot, noticePart, readout, setState} from "./parts.js";
@@ -13,6 +13,8 @@ export const CONTEXTS = ["fruit", "company"];
 export const PREDICTIONS = ["", "same", "differ", "swap"];
 export const RIGHT_PREDICTION = "differ";
 export const STATE_NAMES = ["causal", "prediction", "revealed"];
+// The controls that wait for the prediction (views.*.LOCKED, choice.js lock): nothing to try before it.
+export const LOCKED = ["causal"];
 
 /** Throw unless `causal` is a boolean and the prediction well formed (views.contexts.check_state). */
 export function checkState(st) {
@@ -80,7 +82,7 @@ export function contextsView(st, config) {
       live: revealed
         ? fill(S.contexts_live, {word, a: formatVector(outputs.fruit, 2), b: formatVector(outputs.company, 2)}) : "",
     },
-    props: {causal: {active: Boolean(st.causal)}, ...choiceProps(PREDICTIONS, prediction, revealed)},
+    props: lock({causal: {active: Boolean(st.causal)}, ...choiceProps(PREDICTIONS, prediction, revealed)}, LOCKED, revealed),
   };
 }
 

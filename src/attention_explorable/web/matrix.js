@@ -4,7 +4,7 @@
 // `render({model, el})`, which builds its question, switches, sliders, heatmaps and curves and draws
 // every change of its model.
 import {scaledDotProductAttention} from "./attention.js";
-import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
+import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps, lock} from "./choice.js";
 import {drawsFrom, heatmap, saturationFigure, source} from "./figures.js";
 import {button, checkbox, choiceParts, drawView, el, figure, modelSlider, moduleRoot, noticePart, phoneOrder, readout,
         setState, title} from "./parts.js";
@@ -219,6 +219,8 @@ export function matrixView(st, config) {
   props.score_title = {text: S[st.scaled ? "matrix_plot_scores_scaled" : "matrix_plot_scores_unscaled"]};
   // Predict first: the question's buttons until a prediction is checked or skipped, then the curves.
   Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+  const locked = Object.keys(props).filter((name) => /_(slider|box|toggle)$/.test(name)).concat(["new_seed"]);
+  lock(props, locked, revealed);  // nothing to try before the prediction
   props.curve_plot = {visible: revealed};
   const sums = [];
   for (const row of res.weights) {
@@ -300,8 +302,10 @@ function render({model, el: host}) {
     [name, modelSlider(name, cls, config, model, {say, toGrid: onGrid})]));
   const toggles = Object.fromEntries(TOGGLES.map((name) =>
     [name, checkbox(`ae-matrix-${name}`, S[`matrix_${name}`], (on) => { if (on !== model.get(name)) act({[name]: on}); })]));
+  const newSeedButton = button("ae-matrix-new-seed", S.matrix_new_seed, () => act({seed: newSeed(config, model.get("seed"))}));
   const parts = {
     sources,
+    new_seed: newSeedButton,
     ranges: {score_x: scoreSpec.x.range, score_y: scoreSpec.y.range, weight_x: weightSpec.x.range, weight_y: weightSpec.y.range},
     ...choiceParts("matrix", S, PREDICTIONS, model, {say, right: RIGHT_PREDICTION}),
     ...Object.assign({}, ...Object.values(sliders)),
@@ -316,7 +320,6 @@ function render({model, el: host}) {
     curve_data: readout("ae-matrix-curve-data", {sr: true}),
     live: readout("ae-live", {live: true, sr: true}),
   };
-  const newSeedButton = button("ae-matrix-new-seed", S.matrix_new_seed, () => act({seed: newSeed(config, model.get("seed"))}));
   const column = (style, ...children) => el("div", {class: "ae-n-col", style}, ...children);
   const left = column("flex:1 1 300px;max-width:420px;min-width:0",
     ...CHOICE_MODELS.map((name) => parts[name].el), toggles.scaled.el, toggles.causal.el,

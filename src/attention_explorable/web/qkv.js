@@ -3,7 +3,7 @@
 // its question, the presets of W_Q, W_K and W_V, the causal mask, the stages and the heatmaps, and draws
 // every change of its model.
 import {scaledDotProductAttention} from "./attention.js";
-import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
+import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps, lock} from "./choice.js";
 import {drawsFrom, heatmap, source} from "./figures.js";
 import {heatmapSources} from "./matrix.js";
 import {checkbox, choiceParts, drawView, el, figure, moduleRoot, noticePart, options, readout, setState} from "./parts.js";
@@ -14,6 +14,8 @@ export const PROJECTIONS = ["w_q", "w_k", "w_v"];
 export const PREDICTIONS = ["", "both", "output", "weights", "nothing"];
 export const RIGHT_PREDICTION = "output";
 export const STATE_NAMES = [...PROJECTIONS, "causal", "prediction", "revealed"];
+// The controls that wait for the prediction (views.*.LOCKED, choice.js lock): nothing to try before it.
+export const LOCKED = [...PROJECTIONS, "causal"];
 const SUB = "₁₂₃₄₅₆₇₈₉";
 
 // (n, a) @ (a, b) -> (n, b), summed left to right as numpy's small products are.
@@ -98,7 +100,7 @@ export function qkvView(st, config) {
       weights_data: table(S.qkv_plot_weights, weightText),
       live: fill(S.qkv_live, {y: formatVector(res.output[0], 3)}),
     },
-    props,
+    props: lock(props, LOCKED, revealed),
   };
 }
 

@@ -3,7 +3,7 @@
 // builds its question, mode and query buttons, causal mask and heatmap (a tap on a row picks the query)
 // and draws every change of its model.
 import {scaledDotProductAttention} from "./attention.js";
-import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
+import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps, lock} from "./choice.js";
 import {drawsFrom, heatmap, range, source} from "./figures.js";
 import {axis, checkbox, choiceParts, drawView, el, figure, moduleRoot, noticePart, options, phoneOrder, readout, setState} from "./parts.js";
 import {dataTable, escapeHtml, fill, formatNumber} from "./shared.js";
@@ -15,6 +15,8 @@ export const SIDES = {self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en"
 export const PREDICTIONS = ["", "english", "chinese", "both"];
 export const RIGHT_PREDICTION = "chinese";
 export const STATE_NAMES = ["mode", "causal", "query", "prediction", "revealed"];
+// The controls that wait for the prediction (views.*.LOCKED, choice.js lock): nothing to try before it.
+export const LOCKED = ["mode", "causal", "query"];
 
 /** Python's round(x) for x >= 0: to the nearest integer, ties to even. */
 function roundHalfEven(x) {
@@ -138,7 +140,7 @@ export function selfcrossView(st, config) {
       plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
       live: `${fill(S.selfcross_row, {token: said(qSide, qTokens[query - 1])})}: ${bestText}`,
     },
-    props: {
+    props: lock({
       x_axis: {axis_label: fill(S.selfcross_axis_key, {source: S[`selfcross_source_${kSide}`]}),
         major_label_overrides: overrides(kTokens)},
       y_axis: {axis_label: fill(S.selfcross_axis_query, {source: S[`selfcross_source_${qSide}`]}),
@@ -148,7 +150,7 @@ export function selfcrossView(st, config) {
       // The query buttons hold the query tokens: their language for a screen reader.
       query: {labels: qTokens, active: query - 1, html_attributes: {lang: config.lang_tags[qSide]}},
       ...choiceProps(PREDICTIONS, prediction, revealed),
-    },
+    }, LOCKED, revealed),
   };
 }
 
@@ -172,6 +174,7 @@ function render({model, el: host}) {
   const plot = drawsFrom(figure("ae-selfcross-heatmap", spec, {onTap: (x, y) => {
     // A tap on the heatmap picks the query of the row tapped (rows are 1, 2, ... downwards).
     const query = Math.min(Math.max(Math.round(y), 1), rows());
+    if (!model.get("revealed")) return say(escapeHtml(S.predict_locked));  // predict first: the rows wait too
     if (Number.isFinite(y) && query !== model.get("query")) act({query});
   }}));
   const parts = {

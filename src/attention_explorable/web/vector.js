@@ -4,10 +4,10 @@
 // sliders, typed boxes, readouts and plane (a tap or a drag moves the query's tip) and draws every change
 // of its model.
 import {scaledDotProductAttention} from "./attention.js";
-import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps} from "./choice.js";
+import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps, lock} from "./choice.js";
 import {drawsFrom, planeFigure, source} from "./figures.js";
 import {choiceParts, drawView, el, figure, modelSlider, moduleRoot, noticePart, phoneOrder, readout, setState} from "./parts.js";
-import {MINUS, dataTable, fill, formatFixed, formatG, formatNumber, formatVector} from "./shared.js";
+import {MINUS, dataTable, escapeHtml, fill, formatFixed, formatG, formatNumber, formatVector} from "./shared.js";
 
 export const SLIDERS = ["query_x", "query_y", "temperature"];
 // The prediction asked first (views.vector.PREDICTIONS), the right one, and the state.
@@ -185,6 +185,7 @@ export function vectorView(st, config) {
         {t: formatG(asked.temperature), w: formatVector(at.weights), y: formatVector(at.output)});
     };
     Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+    lock(props, SLIDERS.flatMap((name) => [name + "_slider", name + "_box"]), revealed);  // nothing to try before
     feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
   } else for (const name of CHOICE_MODELS) props[name] = {visible: false};
 
@@ -232,11 +233,16 @@ function render({model, el: host}) {
   const root = moduleRoot(host, "ae-vector", model.get("lang"), model.get("theme"));
   const notice = noticePart(), say = notice.say;
   const bounds = config.sliders.query_x.slice(0, 2);
+  const locked = () => Boolean(config.asks) && !model.get("revealed");
   // While the student drags the tip it is drawn where the pointer holds it; dropped, it snaps to the state.
   let held = false;
   const moveTip = (x, y, dropped) => {
     const q = pointToQuery(x, y, bounds, config.decimals);
     if (q === null) return;
+    if (locked()) {  // predict first: the plot's tip waits with the sliders
+      if (dropped) say(escapeHtml(S.predict_locked));
+      return;
+    }
     held = !dropped;
     if (held) {
       sources.query.data = {...sources.query.data, x: [x], y: [y]};
@@ -250,7 +256,7 @@ function render({model, el: host}) {
   const legend = Object.fromEntries(["query", "key", "value", "hull", "output"].map((k) => [k, S[`vector_legend_${k}`]]));
   const plot = drawsFrom(figure("ae-vector-plot", planeFigure(sources, {title: S.vector_plot, legend, extent: bounds[1]}),
                                 {onTap: (x, y) => moveTip(x, y, true), onDrag: moveTip,
-                                 grab: () => [model.get("query_x"), model.get("query_y")]}));
+                                 grab: () => (locked() ? null : [model.get("query_x"), model.get("query_y")])}));
   const toGrid = (v) => roundTo(v, config.decimals);
   const sliders = {
     query_x: modelSlider("query_x", "ae-query-x", config, model, {say, toGrid}),

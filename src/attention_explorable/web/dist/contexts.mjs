@@ -170,8 +170,15 @@ function choiceProps(predictions, prediction, revealed) {
     predict_skip: { visible: !revealed }
   };
 }
+function lock(props, names, revealed) {
+  for (const name of names) {
+    const entry = props[name] = props[name] || {};
+    entry.disabled = Boolean(entry.disabled) || !revealed;
+  }
+  return props;
+}
 function choiceFeedback(S, name, prediction, right, revealed, answer) {
-  if (!revealed) return "";
+  if (!revealed) return `<span class='ae-hint'>${S.predict_locked}</span>`;
   if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
   return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
@@ -1524,6 +1531,7 @@ var CONTEXTS = ["fruit", "company"];
 var PREDICTIONS = ["", "same", "differ", "swap"];
 var RIGHT_PREDICTION = "differ";
 var STATE_NAMES = ["causal", "prediction", "revealed"];
+var LOCKED = ["causal"];
 function checkState(st) {
   if (typeof st.causal !== "boolean") throw new Error(`causal must be true or false, got ${JSON.stringify(st.causal)}`);
   checkChoice(st, PREDICTIONS);
@@ -1578,7 +1586,7 @@ function contextsView(st, config) {
       rows_data: dataTable(fill(S.contexts_row, { word }), ["", "1", "2", "3", "4"], rows),
       live: revealed ? fill(S.contexts_live, { word, a: formatVector(outputs.fruit, 2), b: formatVector(outputs.company, 2) }) : ""
     },
-    props: { causal: { active: Boolean(st.causal) }, ...choiceProps(PREDICTIONS, prediction, revealed) }
+    props: lock({ causal: { active: Boolean(st.causal) }, ...choiceProps(PREDICTIONS, prediction, revealed) }, LOCKED, revealed)
   };
 }
 function render({ model, el: host }) {
@@ -1632,6 +1640,7 @@ function render({ model, el: host }) {
 var contexts_default = { render };
 export {
   CONTEXTS,
+  LOCKED,
   PREDICTIONS,
   RIGHT_PREDICTION,
   STATE_NAMES,

@@ -249,8 +249,15 @@ function choiceProps(predictions, prediction, revealed) {
     predict_skip: { visible: !revealed }
   };
 }
+function lock(props, names, revealed) {
+  for (const name of names) {
+    const entry = props[name] = props[name] || {};
+    entry.disabled = Boolean(entry.disabled) || !revealed;
+  }
+  return props;
+}
 function choiceFeedback(S, name, prediction, right, revealed, answer) {
-  if (!revealed) return "";
+  if (!revealed) return `<span class='ae-hint'>${S.predict_locked}</span>`;
   if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
   return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
@@ -1828,6 +1835,8 @@ function matrixView(st, config) {
   for (const name of TOGGLES) props[name + "_toggle"] = { active: st[name] };
   props.score_title = { text: S[st.scaled ? "matrix_plot_scores_scaled" : "matrix_plot_scores_unscaled"] };
   Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+  const locked = Object.keys(props).filter((name) => /_(slider|box|toggle)$/.test(name)).concat(["new_seed"]);
+  lock(props, locked, revealed);
   props.curve_plot = { visible: revealed };
   const sums = [];
   for (const row of res.weights) {
@@ -1915,8 +1924,10 @@ function render({ model, el: host }) {
   const toggles = Object.fromEntries(TOGGLES.map((name) => [name, checkbox(`ae-matrix-${name}`, S[`matrix_${name}`], (on) => {
     if (on !== model.get(name)) act({ [name]: on });
   })]));
+  const newSeedButton = button("ae-matrix-new-seed", S.matrix_new_seed, () => act({ seed: newSeed(config, model.get("seed")) }));
   const parts = {
     sources,
+    new_seed: newSeedButton,
     ranges: { score_x: scoreSpec.x.range, score_y: scoreSpec.y.range, weight_x: weightSpec.x.range, weight_y: weightSpec.y.range },
     ...choiceParts("matrix", S, PREDICTIONS, model, { say, right: RIGHT_PREDICTION }),
     ...Object.assign({}, ...Object.values(sliders)),
@@ -1931,7 +1942,6 @@ function render({ model, el: host }) {
     curve_data: readout("ae-matrix-curve-data", { sr: true }),
     live: readout("ae-live", { live: true, sr: true })
   };
-  const newSeedButton = button("ae-matrix-new-seed", S.matrix_new_seed, () => act({ seed: newSeed(config, model.get("seed")) }));
   const column2 = (style2, ...children) => el("div", { class: "ae-n-col", style: style2 }, ...children);
   const left = column2(
     "flex:1 1 300px;max-width:420px;min-width:0",

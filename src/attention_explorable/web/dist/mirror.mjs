@@ -862,8 +862,15 @@ function choiceProps(predictions, prediction, revealed) {
     predict_skip: { visible: !revealed }
   };
 }
+function lock(props, names2, revealed) {
+  for (const name of names2) {
+    const entry = props[name] = props[name] || {};
+    entry.disabled = Boolean(entry.disabled) || !revealed;
+  }
+  return props;
+}
 function choiceFeedback(S, name, prediction, right, revealed, answer) {
-  if (!revealed) return "";
+  if (!revealed) return `<span class='ae-hint'>${S.predict_locked}</span>`;
   if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
   return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
@@ -982,6 +989,7 @@ function vectorView(st, config) {
       );
     };
     Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+    lock(props, SLIDERS.flatMap((name) => [name + "_slider", name + "_box"]), revealed);
     feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
   } else for (const name of CHOICE_MODELS) props[name] = { visible: false };
   return {
@@ -1189,6 +1197,8 @@ function matrixView(st, config) {
   for (const name of TOGGLES) props[name + "_toggle"] = { active: st[name] };
   props.score_title = { text: S[st.scaled ? "matrix_plot_scores_scaled" : "matrix_plot_scores_unscaled"] };
   Object.assign(props, choiceProps(PREDICTIONS2, prediction, revealed));
+  const locked = Object.keys(props).filter((name) => /_(slider|box|toggle)$/.test(name)).concat(["new_seed"]);
+  lock(props, locked, revealed);
   props.curve_plot = { visible: revealed };
   const sums = [];
   for (const row of res.weights) {
@@ -1250,6 +1260,7 @@ var MODES = ["self_zh", "self_en", "cross"];
 var SIDES = { self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"] };
 var PREDICTIONS3 = ["", "english", "chinese", "both"];
 var RIGHT_PREDICTION3 = "chinese";
+var LOCKED = ["mode", "causal", "query"];
 function roundHalfEven(x) {
   const r = Math.round(x);
   return r - x === 0.5 && r % 2 === 1 ? r - 1 : r;
@@ -1342,7 +1353,7 @@ function selfcrossView(st, config) {
       plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
       live: `${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}: ${bestText}`
     },
-    props: {
+    props: lock({
       x_axis: {
         axis_label: fill(S.selfcross_axis_key, { source: S[`selfcross_source_${kSide}`] }),
         major_label_overrides: overrides(kTokens)
@@ -1357,7 +1368,7 @@ function selfcrossView(st, config) {
       // The query buttons hold the query tokens: their language for a screen reader.
       query: { labels: qTokens, active: query - 1, html_attributes: { lang: config.lang_tags[qSide] } },
       ...choiceProps(PREDICTIONS3, prediction, revealed)
-    }
+    }, LOCKED, revealed)
   };
 }
 
@@ -1424,6 +1435,7 @@ var PROJECTIONS = ["w_q", "w_k", "w_v"];
 var PREDICTIONS4 = ["", "both", "output", "weights", "nothing"];
 var RIGHT_PREDICTION4 = "output";
 var STATE_NAMES3 = [...PROJECTIONS, "causal", "prediction", "revealed"];
+var LOCKED2 = [...PROJECTIONS, "causal"];
 var SUB2 = "₁₂₃₄₅₆₇₈₉";
 var matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, k) => s + x * b[k][j], 0)));
 function checkState2(st, config) {
@@ -1486,7 +1498,7 @@ function qkvView(st, config) {
       weights_data: table(S.qkv_plot_weights, weightText),
       live: fill(S.qkv_live, { y: formatVector(res.output[0], 3) })
     },
-    props
+    props: lock(props, LOCKED2, revealed)
   };
 }
 
@@ -1494,6 +1506,7 @@ function qkvView(st, config) {
 var CONTEXTS = ["fruit", "company"];
 var PREDICTIONS5 = ["", "same", "differ", "swap"];
 var RIGHT_PREDICTION5 = "differ";
+var LOCKED3 = ["causal"];
 function checkState3(st) {
   if (typeof st.causal !== "boolean") throw new Error(`causal must be true or false, got ${JSON.stringify(st.causal)}`);
   checkChoice(st, PREDICTIONS5);
@@ -1548,7 +1561,7 @@ function contextsView(st, config) {
       rows_data: dataTable(fill(S.contexts_row, { word }), ["", "1", "2", "3", "4"], rows),
       live: revealed ? fill(S.contexts_live, { word, a: formatVector(outputs.fruit, 2), b: formatVector(outputs.company, 2) }) : ""
     },
-    props: { causal: { active: Boolean(st.causal) }, ...choiceProps(PREDICTIONS5, prediction, revealed) }
+    props: lock({ causal: { active: Boolean(st.causal) }, ...choiceProps(PREDICTIONS5, prediction, revealed) }, LOCKED3, revealed)
   };
 }
 export {

@@ -178,8 +178,15 @@ function choiceProps(predictions, prediction, revealed) {
     predict_skip: { visible: !revealed }
   };
 }
+function lock(props, names, revealed) {
+  for (const name of names) {
+    const entry = props[name] = props[name] || {};
+    entry.disabled = Boolean(entry.disabled) || !revealed;
+  }
+  return props;
+}
 function choiceFeedback(S, name, prediction, right, revealed, answer) {
-  if (!revealed) return "";
+  if (!revealed) return `<span class='ae-hint'>${S.predict_locked}</span>`;
   if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
   return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
@@ -1562,6 +1569,7 @@ var PROJECTIONS = ["w_q", "w_k", "w_v"];
 var PREDICTIONS = ["", "both", "output", "weights", "nothing"];
 var RIGHT_PREDICTION = "output";
 var STATE_NAMES = [...PROJECTIONS, "causal", "prediction", "revealed"];
+var LOCKED = [...PROJECTIONS, "causal"];
 var SUB = "₁₂₃₄₅₆₇₈₉";
 var matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, k) => s + x * b[k][j], 0)));
 function checkState(st, config) {
@@ -1624,7 +1632,7 @@ function qkvView(st, config) {
       weights_data: table(S.qkv_plot_weights, weightText),
       live: fill(S.qkv_live, { y: formatVector(res.output[0], 3) })
     },
-    props
+    props: lock(props, LOCKED, revealed)
   };
 }
 function render({ model, el: host }) {
@@ -1697,6 +1705,7 @@ function render({ model, el: host }) {
 }
 var qkv_default = { render };
 export {
+  LOCKED,
   PREDICTIONS,
   PROJECTIONS,
   RIGHT_PREDICTION,

@@ -167,8 +167,15 @@ function choiceProps(predictions, prediction, revealed) {
     predict_skip: { visible: !revealed }
   };
 }
+function lock(props, names, revealed) {
+  for (const name of names) {
+    const entry = props[name] = props[name] || {};
+    entry.disabled = Boolean(entry.disabled) || !revealed;
+  }
+  return props;
+}
 function choiceFeedback(S, name, prediction, right, revealed, answer) {
-  if (!revealed) return "";
+  if (!revealed) return `<span class='ae-hint'>${S.predict_locked}</span>`;
   if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
   return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
@@ -1482,6 +1489,7 @@ var SIDES = { self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"] 
 var PREDICTIONS = ["", "english", "chinese", "both"];
 var RIGHT_PREDICTION = "chinese";
 var STATE_NAMES = ["mode", "causal", "query", "prediction", "revealed"];
+var LOCKED = ["mode", "causal", "query"];
 function roundHalfEven(x) {
   const r = Math.round(x);
   return r - x === 0.5 && r % 2 === 1 ? r - 1 : r;
@@ -1574,7 +1582,7 @@ function selfcrossView(st, config) {
       plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
       live: `${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}: ${bestText}`
     },
-    props: {
+    props: lock({
       x_axis: {
         axis_label: fill(S.selfcross_axis_key, { source: S[`selfcross_source_${kSide}`] }),
         major_label_overrides: overrides(kTokens)
@@ -1589,7 +1597,7 @@ function selfcrossView(st, config) {
       // The query buttons hold the query tokens: their language for a screen reader.
       query: { labels: qTokens, active: query - 1, html_attributes: { lang: config.lang_tags[qSide] } },
       ...choiceProps(PREDICTIONS, prediction, revealed)
-    }
+    }, LOCKED, revealed)
   };
 }
 function render({ model, el: host }) {
@@ -1608,6 +1616,7 @@ function render({ model, el: host }) {
   const rows = () => config.sentences[SIDES[model.get("mode")][0]].tokens.length;
   const plot = drawsFrom(figure("ae-selfcross-heatmap", spec, { onTap: (x, y) => {
     const query = Math.min(Math.max(Math.round(y), 1), rows());
+    if (!model.get("revealed")) return say(escapeHtml(S.predict_locked));
     if (Number.isFinite(y) && query !== model.get("query")) act({ query });
   } }));
   const parts = {
@@ -1668,6 +1677,7 @@ function render({ model, el: host }) {
 }
 var selfcross_default = { render };
 export {
+  LOCKED,
   MODES,
   PREDICTIONS,
   RIGHT_PREDICTION,

@@ -248,8 +248,15 @@ function choiceProps(predictions, prediction, revealed) {
     predict_skip: { visible: !revealed }
   };
 }
+function lock(props, names, revealed) {
+  for (const name of names) {
+    const entry = props[name] = props[name] || {};
+    entry.disabled = Boolean(entry.disabled) || !revealed;
+  }
+  return props;
+}
 function choiceFeedback(S, name, prediction, right, revealed, answer) {
-  if (!revealed) return "";
+  if (!revealed) return `<span class='ae-hint'>${S.predict_locked}</span>`;
   if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
   return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
@@ -1738,6 +1745,7 @@ function vectorView(st, config) {
       );
     };
     Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+    lock(props, SLIDERS.flatMap((name) => [name + "_slider", name + "_box"]), revealed);
     feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
   } else for (const name of CHOICE_MODELS) props[name] = { visible: false };
   return {
@@ -1779,10 +1787,15 @@ function render({ model, el: host }) {
   const root = moduleRoot(host, "ae-vector", model.get("lang"), model.get("theme"));
   const notice = noticePart(), say = notice.say;
   const bounds = config.sliders.query_x.slice(0, 2);
+  const locked = () => Boolean(config.asks) && !model.get("revealed");
   let held = false;
   const moveTip = (x, y, dropped) => {
     const q = pointToQuery(x, y, bounds, config.decimals);
     if (q === null) return;
+    if (locked()) {
+      if (dropped) say(escapeHtml(S.predict_locked));
+      return;
+    }
     held = !dropped;
     if (held) {
       sources.query.data = { ...sources.query.data, x: [x], y: [y] };
@@ -1800,7 +1813,7 @@ function render({ model, el: host }) {
     {
       onTap: (x, y) => moveTip(x, y, true),
       onDrag: moveTip,
-      grab: () => [model.get("query_x"), model.get("query_y")]
+      grab: () => locked() ? null : [model.get("query_x"), model.get("query_y")]
     }
   ));
   const toGrid = (v) => roundTo(v, config.decimals);
