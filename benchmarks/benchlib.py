@@ -78,6 +78,18 @@ def has_slider(page: Path) -> bool:
     return "type='range'" in Path(page).read_text(encoding="utf-8")
 
 
+#: The explorables whose controls wait for the student's prediction (views/choice.py ``lock``): a benchmark
+#: presses them as a student past the question meets them, opened by a link's ``revealed=true``.
+ASKS_FIRST = ("vector", "matrix", "selfcross", "qkv")
+
+
+def past_question(url: str) -> str:
+    """``url`` with ``revealed=true`` added to its query when its page is one explorable that asks first
+    (``.../vector.html``, a served ``/vector``), else ``url`` as it is."""
+    name = url.split("?")[0].split("#")[0].rstrip("/").rsplit("/", 1)[-1].removesuffix(".html")
+    return url + ("&" if "?" in url else "?") + "revealed=true" if name in ASKS_FIRST else url
+
+
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 

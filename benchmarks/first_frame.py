@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import CHROMIUM, CHROMIUM_ARGS, ROOT, print_machine
+from benchlib import CHROMIUM, CHROMIUM_ARGS, ROOT, past_question, print_machine
 
 #: The main thread's events reported, as Chromium's trace names them.
 EVENTS = (
@@ -104,7 +104,7 @@ def main(argv=None) -> int:
         site = export_site(Path(tmp) / "site").directory if args.site is None else Path(args.site)
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            targets = [(name, (site / name).as_uri()) for name in pages]
+            targets = [(name, past_question((site / name).as_uri())) for name in pages]
             if Path(args.yardstick).is_file() and not args.smoke:
                 targets.append(("yardstick", Path(args.yardstick).as_uri()))
             for label, url in targets:

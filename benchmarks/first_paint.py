@@ -43,7 +43,7 @@ import tempfile
 from pathlib import Path
 
 import pageload
-from benchlib import CHROMIUM, CHROMIUM_ARGS, ROOT, has_slider, print_machine, verdict
+from benchlib import CHROMIUM, CHROMIUM_ARGS, ROOT, has_slider, past_question, print_machine, verdict
 
 TARGET_PAINT_MS = 300.0
 #: A page answers its first key within 1.5x the yardstick's time, measured in the same run.
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         stick = Path(args.yardstick)
         targets = [
-            (f"{lang}{name}", (site / lang / name).as_uri(), has_slider(site / lang / name))
+            (f"{lang}{name}", past_question((site / lang / name).as_uri()), has_slider(site / lang / name))
             for lang in languages
             for name in pages
         ]

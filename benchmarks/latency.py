@@ -58,7 +58,17 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from benchlib import CHROMIUM, CHROMIUM_ARGS, ROOT, Served, percentile, print_machine, verdict
+from benchlib import (
+    ASKS_FIRST,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    Served,
+    past_question,
+    percentile,
+    print_machine,
+    verdict,
+)
 
 #: explorable -> (slider selector, readout selector), or None when it has no slider.
 EXPLORABLES: dict[str, tuple[str, str] | None] = {
@@ -337,7 +347,7 @@ def measure(
     browser,
     name: str,
     url: str,
-    saved: Path,
+    saved: str,
     n: int,
     rounds: int,
     warmup: int,
@@ -351,9 +361,7 @@ def measure(
     pages: dict[str, LatencyPage] = {}
     try:
         pages["served"] = LatencyPage(browser, url, handle, readout, offline=False, buttons=buttons, cpu=cpu)
-        pages["static"] = LatencyPage(
-            browser, saved.resolve().as_uri(), handle, readout, offline=True, buttons=buttons, cpu=cpu
-        )
+        pages["static"] = LatencyPage(browser, saved, handle, readout, offline=True, buttons=buttons, cpu=cpu)
         if yardstick is not None:  # pressed in the same rounds: the same machine at the same moments
             pages["yardstick"] = LatencyPage(
                 browser, yardstick.resolve().as_uri(), *YARDSTICK_SELECTORS, offline=True, cpu=cpu
@@ -414,13 +422,19 @@ def run(
                 for name, path in todo:
                     app = "textbook" if textbook else name
                     with Served([app]) as srv:
-                        url = srv.url(app) + ("?explorables=all" if textbook else "")
+                        # (an explorable that asks first is pressed past its question, as a link opens it)
+                        if textbook:
+                            opened = f"&{name}.revealed=true" if name in ASKS_FIRST else ""
+                            url = srv.url(app) + "?explorables=all" + opened
+                            static = path.resolve().as_uri() + opened.replace("&", "?")
+                        else:
+                            url, static = past_question(srv.url(app)), past_question(path.resolve().as_uri())
                         try:
                             results[name] = measure(
                                 browser,
                                 name,
                                 url,
-                                path,
+                                static,
                                 n,
                                 rounds,
                                 warmup,

@@ -41,7 +41,7 @@ import statistics
 import sys
 import time
 
-from benchlib import CHROMIUM, CHROMIUM_ARGS, Served, print_machine, verdict
+from benchlib import CHROMIUM, CHROMIUM_ARGS, Served, past_question, print_machine, verdict
 
 TARGET_S = 1.0
 
@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 for app in apps:
                     with Served([app]) as srv:
-                        r = measure(browser, srv.url(app), n, smoke=args.smoke)
+                        r = measure(browser, past_question(srv.url(app)), n, smoke=args.smoke)
                         errors += [
                             f"{app}: {e}" for mode in ("cold", "warm") for row in r[mode] for e in row["errors"]
                         ] + [f"{app}: {e}" for e in r["first"]["errors"]]

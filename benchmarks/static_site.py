@@ -37,7 +37,7 @@ import tempfile
 from pathlib import Path
 
 import pageload
-from benchlib import CHROMIUM, CHROMIUM_ARGS, Served, has_slider, print_machine, verdict
+from benchlib import CHROMIUM, CHROMIUM_ARGS, Served, has_slider, past_question, print_machine, verdict
 
 TARGET_INDEX_MS, TARGET_PAGE_MS = 500.0, 300.0
 TARGET_SITE_MB, TARGET_INDEX_MB, TARGET_PAGE_GZIP_KB = 3.0, 4.0, 150.0
@@ -135,7 +135,11 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     for name in pages:
                         rows[name] = measure_page(
-                            browser, (site / name).resolve().as_uri(), n, keyed=has_slider(site / name), offline=True
+                            browser,
+                            past_question((site / name).resolve().as_uri()),
+                            n,
+                            keyed=has_slider(site / name),
+                            offline=True,
                         )
                     server_errors = []
                     if not args.smoke:  # the live Panel app, for comparison (its own server: seconds of CPU)

@@ -413,3 +413,21 @@ def test_a_sign_is_set_as_a_sign_and_an_operation_as_an_operation(tex, sign):
     out = content.tex_to_mathml(tex)
     assert ('<mo form="prefix">−</mo>' in out) is sign, out
     assert out.count("−") == 1
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_the_contents_list_every_heading_and_nest_the_third_level_under_its_second(language):
+    """A ``###`` heading (the steps' "try it" in 3.7.5) is in the contents, under its ``##``; every link
+    of the contents names a heading of the page."""
+    from attention_explorable import textbook
+
+    contents = textbook.contents_html(language)
+    sections = content.load_sections(language)
+    page = "".join(textbook.block_html(s.id, b, language) for s in sections for b in s.blocks if b.kind == "markdown")
+    page_ids = set(re.findall(r"id=['\"]([^'\"]+)['\"]", page)) | {s.id for s in sections}
+    links = re.findall(r"href='#([^']+)'", contents)
+    assert links and set(links) <= page_ids, set(links) - page_ids
+    third = [a for s in sections for a, h in s.headings(depth=3) if h.startswith("### ")]
+    assert third, "the text has a ### heading"
+    for a in third:  # in a list inside the list item of the ## heading before it
+        assert re.search(rf"<ul><li><a href='#{re.escape(a)}'>", contents), a

@@ -147,15 +147,16 @@ class Section:
     blocks: tuple
     path: Path
 
-    def headings(self) -> list[tuple[str, str]]:
-        """``(anchor, text)`` of every ``##`` heading, in order."""
+    def headings(self, depth: int = 2) -> list[tuple[str, str]]:
+        """``(anchor, text)`` of every heading of ``depth`` (2: ``##``, 3: ``###``) or above, in order."""
         out = []
         for block in self.blocks:
             if block.kind == "markdown":
                 for line in block.body.splitlines():
-                    if line.startswith("## "):
-                        title = line[3:].strip()
-                        out.append((anchor(self.id, title), title))
+                    level = len(line) - len(line.lstrip("#"))
+                    if 2 <= level <= depth and line[level : level + 1] == " ":
+                        title = line[level + 1 :].strip()
+                        out.append((anchor(self.id, title), "#" * level + " " + title if depth > 2 else title))
         return out
 
     def exercises(self) -> list[Block]:

@@ -90,11 +90,23 @@ def _block_html(section_id: str, block: Block, language: str) -> str:
 
 
 def contents_html(language: str) -> str:
-    """The textbook's table of contents in ``language``: each section and its ``##`` headings, as links."""
+    """The textbook's table of contents in ``language``: each section, its ``##`` headings and, under each,
+    its ``###`` headings, as links."""
     parts = [f"<nav class='ae-toc'><b>{text('toc', language)}</b><ul>"]
     for s in _sections(language):
-        sub = "".join(f"<li><a href='#{a}'>{html.escape(h)}</a></li>" for a, h in s.headings())
-        parts.append(f"<li><a href='#{s.id}'>{html.escape(s.title)}</a><ul>{sub}</ul></li>")
+        sub = []
+        for a, h in s.headings(depth=3):
+            level, title = h.split(" ", 1)
+            link = f"<a href='#{a}'>{html.escape(title)}</a>"
+            if len(level) == 2:
+                sub.append([link, []])
+            elif sub:  # (a ### before any ## has no place in the contents)
+                sub[-1][1].append(link)
+        items = "".join(
+            f"<li>{link}" + (f"<ul>{''.join(f'<li>{c}</li>' for c in under)}</ul>" if under else "") + "</li>"
+            for link, under in sub
+        )
+        parts.append(f"<li><a href='#{s.id}'>{html.escape(s.title)}</a><ul>{items}</ul></li>")
     parts.append("</ul></nav>")
     return mark_languages("".join(parts), language)
 

@@ -88,7 +88,10 @@ def test_a_move_rewrites_what_changed_and_keeps_the_rest_of_the_picture(static_s
     its SVG, and each readout's element, are the same nodes after the move (their attributes
     and text rewritten), so the browser restyles and lays out only what changed."""
     s = student()
-    s.open_offline(static_site / page_file, ".ae-n-slider input[type=range]")
+    # (the matrix past its question, as a link opens it: its controls open)
+    s.open_offline(
+        static_site / page_file, ".ae-n-slider input[type=range]", "?revealed=true" * (page_file == "matrix.html")
+    )
     s.page.evaluate("""() => { window.__kept = {svg: [...document.querySelectorAll('.ae-pic-frame svg')],
         readouts: [...document.querySelectorAll('.ae-readout *')]};
         window.__drawn = window.__kept.svg.map((el) => el.innerHTML); }""")

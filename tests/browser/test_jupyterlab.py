@@ -137,7 +137,7 @@ def test_python_and_the_page_follow_each_other_in_jupyterlab(lab, student):
 
 THEMES = ("light", "dark")
 WIDGET_CELLS = [
-    "from attention_explorable.widgets import notebook_widget\nw = notebook_widget('vector', language='en')\nw",
+    "from attention_explorable.widgets import notebook_widget\nw = notebook_widget('vector', language='en', revealed=True)\nw",
     "w.temperature = 0.5",
     "print('q is', w.query_x)",
 ]

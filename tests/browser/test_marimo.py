@@ -29,7 +29,7 @@ def _():
     import marimo as mo
     from attention_explorable.widgets import notebook_widget
 
-    w = mo.ui.anywidget(notebook_widget("vector", language="en"))
+    w = mo.ui.anywidget(notebook_widget("vector", language="en", revealed=True))
     w
     return mo, w
 

@@ -55,6 +55,7 @@ Scaled attention
 .. attention-explorable:: matrix
    :d_k: 16
    :seed: 7
+   :revealed: true
 
 The text after the explorable.
 """
@@ -74,6 +75,7 @@ The text between.
 ```{attention-explorable} vector
 :lang: zh
 :temperature: 2
+:revealed: true
 ```
 
 The text after the explorables.
@@ -104,7 +106,7 @@ Predict first.
 
 The text between.
 
-<attention-explorable name="matrix" d_k="16" lang="en"></attention-explorable>
+<attention-explorable name="matrix" d_k="16" revealed="true" lang="en"></attention-explorable>
 
 The text after the explorables.
 """

@@ -220,8 +220,8 @@ def test_an_author_pastes_two_snippets_and_an_iframe(static_site, student):
         assert page.locator(".ae-step-2 button").count() == 1 and page.locator(".ae-page-heading").count() == 0
         assert page.locator(".ae-keys").count() == 0  # no presenter keys taking the host page's keys
         # the snippets' sliders are named for screen readers in the author's page too
-        expect(page.locator(".ae-query-x input[type=range]")).to_have_accessible_name("查询 q 的第一个分量:")
-        expect(page.locator(".ae-temperature input[type=range]").first).to_have_accessible_name("温度 T:")
+        expect(page.locator(".ae-query-x input[type=range]")).to_have_accessible_name("查询 q 的第一个分量：")
+        expect(page.locator(".ae-temperature input[type=range]").first).to_have_accessible_name("温度 T：")
         # each in its own shadow root, in the author's page where its one tag is, with no framework
         hosts = page.evaluate(
             "() => [...document.querySelectorAll('.attention-explorable')].map((h) => "

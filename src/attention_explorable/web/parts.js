@@ -138,6 +138,9 @@ export function textInput(cls, label, onInput, attrs = {}) {
   }};
 }
 
+/** The colon after a label: the full-width one after Chinese text ("温度 T："), else ":". */
+const colon = (label) => (/[\u3400-\u9fff]/.test(label) ? "：" : ":");
+
 /** Pixels a pointer may move and still tap. */
 const TAP_SLOP = 6;
 /** How near (CSS px) a finger must come down to a plot's dragged mark to take it rather than scroll. */
@@ -155,7 +158,7 @@ export function slider(cls, label, [lo, hi, step], {onSlide, onType}) {
   const range = el("input", {type: "range", id, min: lo, max: hi, step});
   const input = el("input", {type: "text", id: boxId, inputmode: "decimal", autocomplete: "off"});
   const row = el("div", {class: "ae-n-row"},
-    el("div", {class: `ae-n-slider ae-slider ${cls}`}, el("label", {for: id}, `${label}:`), range),
+    el("div", {class: `ae-n-slider ae-slider ${cls}`}, el("label", {for: id}, label + colon(label)), range),
     el("div", {class: `ae-n-input ae-box ${cls}-box`, style: "width:86px;margin:22px 5px 4px 0"},
        el("label", {for: boxId, class: "ae-n-sr"}, label), input));
   range.addEventListener("input", () => onSlide(Number(range.value)));

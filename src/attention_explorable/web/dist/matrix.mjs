@@ -1382,6 +1382,7 @@ function options(cls, labels, onPick, { vertical = true } = {}) {
     draw();
   } };
 }
+var colon = (label) => /[\u3400-\u9fff]/.test(label) ? "：" : ":";
 var TAP_SLOP = 6;
 var GRAB_PX = 28;
 function slider(cls, label, [lo, hi, step], { onSlide, onType }) {
@@ -1391,7 +1392,7 @@ function slider(cls, label, [lo, hi, step], { onSlide, onType }) {
   const row = el(
     "div",
     { class: "ae-n-row" },
-    el("div", { class: `ae-n-slider ae-slider ${cls}` }, el("label", { for: id }, `${label}:`), range2),
+    el("div", { class: `ae-n-slider ae-slider ${cls}` }, el("label", { for: id }, label + colon(label)), range2),
     el(
       "div",
       { class: `ae-n-input ae-box ${cls}-box`, style: "width:86px;margin:22px 5px 4px 0" },
