@@ -78,14 +78,17 @@ def has_slider(page: Path) -> bool:
     return "type='range'" in Path(page).read_text(encoding="utf-8")
 
 
-#: The explorables whose controls wait for the student's prediction (views/choice.py ``lock``): a benchmark
-#: presses them as a student past the question meets them, opened by a link's ``revealed=true``.
-ASKS_FIRST = ("vector", "matrix", "selfcross", "qkv")
+#: The explorables whose controls wait for the student's prediction (views/choice.py ``lock``, the steps'
+#: sliders until the step is demonstrated): a benchmark presses them as a student past the question meets
+#: them, opened by a link's ``revealed=true``.
+ASKS_FIRST = ("steps", "vector", "matrix", "selfcross", "qkv")
 
 
 def past_question(url: str) -> str:
     """``url`` with ``revealed=true`` added to its query when its page is one explorable that asks first
-    (``.../vector.html``, a served ``/vector``), else ``url`` as it is."""
+    (``.../vector.html``, a served ``/vector``), else ``url`` as it is. (The textbook is pressed as it opens:
+    its first explorable, the steps, leaves its values' sliders open before the prediction, and a query
+    would keep the page hidden until its script has set the state the query names.)"""
     name = url.split("?")[0].split("#")[0].rstrip("/").rsplit("/", 1)[-1].removesuffix(".html")
     return url + ("&" if "?" in url else "?") + "revealed=true" if name in ASKS_FIRST else url
 

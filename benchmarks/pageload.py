@@ -72,7 +72,9 @@ WATCH_JS = (
     // A Bokeh page's readouts and handle, a student page's, or the hand-written yardstick's.
     const readouts = deepAll(inner, '.ae-readout, .ae-output', []).filter((el) => textOf(el));
     // (the head's settings are plain range inputs, each with its value shown as a readout beside it)
-    const found = deepAll(inner, '.noUi-handle, .ae-n-slider input[type=range], .ae-head-settings input[type=range], .handle', [])[0];
+    // (the first one open: the steps' scores and temperature wait for the prediction, its values do not)
+    const found = deepAll(inner, '.noUi-handle, .ae-n-slider input[type=range], .ae-head-settings input[type=range], .handle', [])
+      .filter((h) => !h.disabled)[0];
     if (readouts.length && w.readout === null) {
       w.readout = performance.now();
       // Any readout of this explorable answering a press counts (the first

@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
                     if not args.smoke:  # the live Panel app, for comparison (its own server: seconds of CPU)
                         with Served(["textbook"]) as srv:
                             rows["served /textbook"] = measure_page(
-                                browser, srv.url("textbook"), n, keyed=True, offline=False
+                                browser, past_question(srv.url("textbook")), n, keyed=True, offline=False
                             )
                             server_errors = srv.log_errors()
                 finally:

@@ -491,7 +491,7 @@ class StepsWidget(ModuleWidget):
     config = param.Dict({}, doc="What the view needs besides the state (views.steps.steps_config).")
 
     #: What a deep link can set (``?step=3&temperature=0.05``; behind ``steps.`` on the textbook).
-    link_params = ("step", *scenarios.STATE_KEYS, "prediction_text")
+    link_params = ("step", *scenarios.STATE_KEYS, "prediction_text", "revealed")
 
     @classmethod
     def link_starts(cls):

@@ -138,5 +138,5 @@ def interpolate(start, target, fraction: float) -> dict:
 
 def link_starts() -> tuple[str, dict]:
     """What a deep link's ``step`` opens on, as the step buttons do: ``("step", {n: the start of step n,
-    with no prediction})``, for the links' rules (:mod:`attention_explorable.views.links`)."""
-    return "step", {s.number: {"step": s.number, "prediction_text": "", **s.start} for s in STEPS}
+    with no prediction, not yet demonstrated})``, for the links' rules (:mod:`attention_explorable.views.links`)."""
+    return "step", {s.number: {"step": s.number, "prediction_text": "", "revealed": False, **s.start} for s in STEPS}

@@ -88,10 +88,8 @@ def test_a_move_rewrites_what_changed_and_keeps_the_rest_of_the_picture(static_s
     its SVG, and each readout's element, are the same nodes after the move (their attributes
     and text rewritten), so the browser restyles and lays out only what changed."""
     s = student()
-    # (the matrix past its question, as a link opens it: its controls open)
-    s.open_offline(
-        static_site / page_file, ".ae-n-slider input[type=range]", "?revealed=true" * (page_file == "matrix.html")
-    )
+    # (past its question, as a link opens it: its controls open)
+    s.open_offline(static_site / page_file, ".ae-n-slider input[type=range]", "?revealed=true")
     s.page.evaluate("""() => { window.__kept = {svg: [...document.querySelectorAll('.ae-pic-frame svg')],
         readouts: [...document.querySelectorAll('.ae-readout *')]};
         window.__drawn = window.__kept.svg.map((el) => el.innerHTML); }""")
@@ -177,7 +175,7 @@ def test_the_textbooks_first_explorable_is_live_while_the_rest_is_parsed(static_
         }).observe(document, {subtree: true, childList: true});
         document.addEventListener('DOMContentLoaded', () => { window.__seen.parsed = performance.now(); });"""
     )
-    s.open_offline(static_site / "index.html", ".ae-score-2-readout")
+    s.open_offline(static_site / "index.html", ".ae-score-2-readout", "?steps.revealed=true")  # (past its question)
     s.page.wait_for_function("() => window.__seen.parsed")
     seen = s.page.evaluate(
         "() => ({...window.__seen, script: performance.getEntriesByName('ae-page-script')[0].startTime})"

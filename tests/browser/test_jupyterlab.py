@@ -26,7 +26,7 @@ nbformat = pytest.importorskip("nbformat")
 
 CELLS = [
     "from attention_explorable import ui\nui.extension(inline=True)",  # (no network here: BokehJS in the page)
-    "from attention_explorable import StepsExplorer\nexplorer = StepsExplorer(language='en', step=3)\nexplorer",
+    "from attention_explorable import StepsExplorer\nexplorer = StepsExplorer(language='en', step=3, ask_prediction=False)\nexplorer",  # (a presenter's: open)
     "explorer.temperature = 0.5",
     "print('T is', explorer.temperature)",
 ]

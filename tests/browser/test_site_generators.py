@@ -26,7 +26,7 @@ pytestmark = pytest.mark.browser
 
 #: A slider of each explorable the sites hold, and the readout an arrow key on it changes.
 KEYED = {
-    "steps": (".ae-temperature", ".ae-temperature-readout"),
+    "steps": (".ae-value-2", ".ae-output"),  # (the scores and the temperature wait for the prediction)
     "vector": (".ae-vector-temperature", ".ae-vector-weights"),
     "matrix": (".ae-matrix-q1-scale", ".ae-matrix-max-weight"),
 }

@@ -40,7 +40,7 @@ READY = {
 INDEX_KEYED = (".ae-vector-temperature", ".ae-vector-weights")
 #: The explorables whose controls wait for the prediction (views/choice.py lock), which a link can open
 #: (the contexts' one tried action is its skip).
-ASKS_FIRST = ("vector", "matrix", "selfcross", "qkv")
+ASKS_FIRST = ("steps", "vector", "matrix", "selfcross", "qkv")
 
 
 def _open(student, site, page_url: str, ready: str, **kw):
@@ -130,14 +130,15 @@ def test_every_page_opens_offline_and_answers_a_key(page_file, static_site, stud
 
 
 def test_a_deep_link_opens_its_view_and_the_address_follows_the_controls(static_site, student):
-    link = "steps.html?step=3&temperature=0.05&score_diff=2&value_1=2&value_2=10"
+    # (past the step's question: its sliders open)
+    link = "steps.html?step=3&temperature=0.05&score_diff=2&value_1=2&value_2=10&revealed=true"
     s, aborted = _open(student, static_site, link, ".ae-output")
     page = s.page
     wait_text(page, ".ae-temperature-readout", r"T = 0\.05")
     assert "第 3 步" in text_of(page, ".ae-question") or "温度" in text_of(page, ".ae-question")
     output = text_of(page, ".ae-readouts")
     # the address already names exactly this view (values equal to step 3's start are left out)
-    page.wait_for_function("() => location.search === '?step=3&temperature=0.05'")
+    page.wait_for_function("() => location.search === '?step=3&temperature=0.05&revealed=true'")
     # a move of the temperature slider follows into the address; the copied URL reopens the view
     handle(page, ".ae-temperature").focus()
     page.keyboard.press("ArrowRight")

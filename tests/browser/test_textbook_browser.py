@@ -4,6 +4,7 @@ import re
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import expect
 
 from attention_explorable import content, core, scenarios
 from attention_explorable.modules import MODULES
@@ -124,13 +125,19 @@ def test_textbook_reads_with_math_exercises_and_explorables(textbook_server, stu
     q3.locator(".ae-exercise-check button").click()
     wait_text(page, f".ae-exercise-{q3_block.args[0]} .ae-exercise-feedback", "正确")
 
-    # The steps explorer works inside the page.
+    # The steps explorer works inside the page: a prediction, the demonstration, then the score's slider
+    # (greyed until then: nothing to try before the prediction).
     steps = page.locator(".ae-explorable-steps")
     handle = steps.locator(".ae-score-diff input[type=range]").first  # its module, as on the student page
     handle.scroll_into_view_if_needed()
+    expect(handle).to_be_disabled()
+    steps.locator(".ae-prediction input").first.fill("6")
+    steps.locator(".ae-demonstrate button").first.click()
+    expect(handle).to_be_enabled()
+    wait_text(page, ".ae-explorable-steps .ae-weight-2", r"α₂ = 0\.500")  # the step's end: equal scores
     handle.focus()
     handle.press("ArrowRight")
-    diff = scenarios.get_step(1).start["score_diff"] + 0.1  # one slider step
+    diff = scenarios.get_step(1).target["score_diff"] + 0.1  # one slider step
     a2 = core.softmax([0.0, diff])[1]
     wait_text(page, ".ae-explorable-steps .ae-weight-2", rf"α₂ = {a2:.3f}")
 

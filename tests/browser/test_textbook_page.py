@@ -44,14 +44,13 @@ def test_every_part_is_live_at_once_with_no_framework(static_site, student):
     readout = page.locator(".ae-temperature-readout").first
     before = readout.text_content()
     assert before.startswith("T = "), before
-    page.locator(".ae-steps input[type=range]").last.focus()
-    handle = page.locator(".ae-steps input[type=range]").last
+    # (v₂'s slider: the scores and the temperature, which the steps move, wait for the prediction)
+    handle = page.locator(".ae-steps .ae-value-2 input[type=range]").first
+    handle.focus()
     start = handle.input_value()
     handle.press("ArrowRight")
     page.wait_for_function(
-        "(v) => document.querySelectorAll('.ae-steps input[type=range]')[document"
-        ".querySelectorAll('.ae-steps input[type=range]').length - 1].value !== v",
-        arg=start,
+        "(v) => document.querySelector('.ae-steps .ae-value-2 input[type=range]').value !== v", arg=start
     )
     assert page.locator(".ae-explorable-vector .ae-n-plot svg").count() > 0
     # An exercise: a choice made and checked.
@@ -59,7 +58,7 @@ def test_every_part_is_live_at_once_with_no_framework(static_site, student):
     exercise.locator(".ae-exercise-choice input[type=radio]").first.check()
     exercise.locator(".ae-exercise-check button").click()
     wait_text(page, ".ae-exercise-feedback:visible", r"\S")
-    assert readout.text_content() == before  # (the last slider is not the temperature)
+    assert readout.text_content() == before  # (v₂'s slider is not the temperature)
     assert aborted == []
     s.assert_clean()
 

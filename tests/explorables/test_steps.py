@@ -84,6 +84,7 @@ def _click(explorer, model):
 def test_a_dragged_sliders_float_noise_is_not_written_back_to_the_browser(explorer):
     """A drag's value off the grid by float noise only becomes the state, and the slider keeps what the
     browser sent: a write back (7.0) would reach the browser as the drag goes on and pull the handle back."""
+    explorer.demonstrate()  # (after the step's demonstration: its sliders open)
     slider = explorer._sliders["temperature"][0]
     slider.value = 7.000000000000001  # as a drag in the browser sends it
     explorer._acted(slider)
@@ -116,6 +117,7 @@ def test_a_presenters_copy_plays_at_once():
 
 
 def test_a_typed_value_is_clamped_with_a_notice_and_junk_is_put_back(explorer):
+    explorer.demonstrate()  # (after the step's demonstration: its sliders open)
     box = explorer._sliders["temperature"][1]
     box.value = "99"
     explorer._acted(box)
@@ -204,3 +206,25 @@ def test_every_legend_entry_has_its_marker_before_the_student_predicts(explorer)
         for renderer in item.renderers:
             data = renderer.data_source.data
             assert len(next(iter(data.values()))) >= 1, item.label
+
+
+def test_the_sliders_wait_for_the_steps_demonstration():
+    """Predict first: before a step is demonstrated (or skipped) the sliders and boxes of what it moves (the
+    scores, the temperature) are greyed and what a
+    page sends is put back; the demonstration opens them, and the next step closes them again. A
+    presenter's explorable (``ask_prediction=False``) has them open from the start."""
+    explorer = StepsExplorer()
+    slider, box, _ = explorer._sliders["temperature"]
+    assert slider.disabled and box.disabled
+    slider.value = 0.5
+    assert explorer.temperature == 1.0 and slider.value == 1.0
+    explorer.prediction_text = "8"
+    explorer.demonstrate()
+    assert not slider.disabled and not box.disabled
+    slider.value = 0.5
+    assert explorer.temperature == 0.5
+    explorer.go_to_step(2)
+    assert slider.disabled and box.disabled
+    assert not explorer._sliders["value_1"][0].disabled  # (no step moves the values)
+    presenter = StepsExplorer(ask_prediction=False)
+    assert not presenter._sliders["score_diff"][0].disabled

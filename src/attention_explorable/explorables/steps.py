@@ -120,16 +120,15 @@ class StepsExplorer(Explorable):
     asked = param.Boolean(False, doc="True once the demonstration was asked for without a prediction.")
 
     _view_module = steps_view
-    tried = Tried(
-        ready=".ae-output", control=".ae-temperature", readout=".ae-temperature-readout", state={"temperature": 0.5}
-    )
+    # (a value's slider: what the steps move, the scores and the temperature, waits for the prediction)
+    tried = Tried(ready=".ae-output", control=".ae-value-1", state={"value_2": 8.0})
 
     @classmethod
     def page_parts(cls, language: str) -> tuple:
         """The steps' page of its own has the presenter's keys (1, 2, 3 for the steps, D to demonstrate)."""
         return (presenter_keys(language),)
 
-    _link_params = ("step", *scenarios.STATE_KEYS, "prediction_text")
+    _link_params = ("step", *scenarios.STATE_KEYS, "prediction_text", "revealed")
 
     def __init__(self, ask_prediction: bool = True, **params):
         # Start in the chosen step's own situation, except what the caller set.
@@ -236,6 +235,10 @@ class StepsExplorer(Explorable):
 
     # --- the student's actions (Panel) ------------------------------------------
     def _act(self, origin, event=None) -> None:
+        moved = [m for n in steps_view.MOVED for m in self._sliders[n][:2]]
+        if origin in moved and self._config_data["ask_prediction"] and not (self.revealed or self.animating):
+            self._redraw()  # predict first: what the step moves waits for its demonstration (a page greys it)
+            return
         if self._slider_acted(origin, before=self._halt):  # a student's move ends a replay where it is
             return
         for n, b in self._step_buttons.items():

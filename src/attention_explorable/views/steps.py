@@ -42,6 +42,9 @@ SLIDERS = {
 #: The state of the explorable: the numbers of :data:`scenarios.STATE_KEYS` plus these.
 #: ``asked``: the demonstration was asked for without a prediction, so the view asks for one.
 STATE_NAMES = ("step", *scenarios.STATE_KEYS, "prediction_text", "revealed", "animating", "asked")
+#: What the steps move (the scores and the temperature): their sliders and boxes wait for the step's
+#: demonstration, as nothing can be tried before the prediction; the values v₁, v₂ (which no step moves) do not.
+MOVED = ("score_diff", "temperature", "score_1")
 
 STRING_KEYS = (
     "readout_scores",
@@ -184,6 +187,8 @@ def steps_view(state, config: dict) -> dict:
     curve_shown = step3 and (revealed or animating)
     # "演示本步" without a prediction asks for one, and offers to skip it.
     needs_prediction = bool(state.get("asked", False)) and pred is None and not (revealed or animating)
+    # Predict first: what a step moves waits for its demonstration (or its skip), except on a presenter's page.
+    locked = bool(config.get("ask_prediction", True)) and not (revealed or animating)
 
     gap = abs(s2 - s1)
     curve = (
@@ -281,8 +286,14 @@ def steps_view(state, config: dict) -> dict:
             ),
         },
         "props": {
-            **{f"{name}_slider": {"value": float(state[name])} for name in SLIDERS},
-            **{f"{name}_box": {"value": format_g(state[name])} for name in SLIDERS},
+            **{
+                f"{name}_slider": {"value": float(state[name]), "disabled": locked and name in MOVED}
+                for name in SLIDERS
+            },
+            **{
+                f"{name}_box": {"value": format_g(state[name]), "disabled": locked and name in MOVED}
+                for name in SLIDERS
+            },
             **{f"step_{n}": {"button_type": "primary" if n == step else "default"} for n in (1, 2, 3)},
             "demonstrate": {"label": S["demonstrating"] if animating else S["demonstrate"]},
             "skip": {"visible": needs_prediction},

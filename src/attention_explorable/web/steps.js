@@ -13,6 +13,8 @@ import {parsePrediction} from "./prediction.js";
 export const STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
 // asked: the demonstration was asked for without a prediction, so the view asks for one.
 export const STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating", "asked"];
+// What the steps move (views.steps.MOVED): its sliders wait for the step's demonstration; the values do not.
+export const MOVED = ["score_diff", "temperature", "score_1"];
 const ECHO_LIMIT = 40;
 
 /** scenarios.outcome: scores (2), weights (2), output y, literal weights (2); and the exponentials. */
@@ -57,10 +59,13 @@ export function stepsView(st, config) {
     [S.legend_output, f(y)]].concat(pred === null ? [] : [[S.legend_prediction, formatG(pred)]]);
   const last = config.curve_t.length - 1;
   const curveRows = curve.map((w, i) => [formatG(config.curve_t[i]), f(w)]).filter((_, i) => i % 10 === 0 || i === last);
+  // Predict first: what a step moves waits for its demonstration (or its skip), except on a presenter's page.
+  const locked = config.ask_prediction !== false && !(revealed || animating);
   const props = {};
   for (const name of STATE_KEYS) {
-    props[name + "_slider"] = {value: st[name]};
-    props[name + "_box"] = {value: formatG(st[name])};
+    const disabled = locked && MOVED.includes(name);
+    props[name + "_slider"] = {value: st[name], disabled};
+    props[name + "_box"] = {value: formatG(st[name]), disabled};
   }
   for (const n of [1, 2, 3]) props["step_" + n] = {button_type: n === step ? "primary" : "default"};
   Object.assign(props, {

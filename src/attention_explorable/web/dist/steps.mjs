@@ -1591,6 +1591,7 @@ function parsePrediction(raw, [lo, hi]) {
 // src/attention_explorable/web/steps.js
 var STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
 var STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating", "asked"];
+var MOVED = ["score_diff", "temperature", "score_1"];
 var ECHO_LIMIT = 40;
 function outcome(st) {
   const scores = [st.score_1, st.score_1 + st.score_diff];
@@ -1624,10 +1625,12 @@ function stepsView(st, config) {
   ].concat(pred === null ? [] : [[S.legend_prediction, formatG(pred)]]);
   const last = config.curve_t.length - 1;
   const curveRows = curve.map((w, i) => [formatG(config.curve_t[i]), f(w)]).filter((_, i) => i % 10 === 0 || i === last);
+  const locked = config.ask_prediction !== false && !(revealed || animating);
   const props = {};
   for (const name of STATE_KEYS) {
-    props[name + "_slider"] = { value: st[name] };
-    props[name + "_box"] = { value: formatG(st[name]) };
+    const disabled = locked && MOVED.includes(name);
+    props[name + "_slider"] = { value: st[name], disabled };
+    props[name + "_box"] = { value: formatG(st[name]), disabled };
   }
   for (const n of [1, 2, 3]) props["step_" + n] = { button_type: n === step ? "primary" : "default" };
   Object.assign(props, {
@@ -1931,6 +1934,7 @@ function render({ model, el: host }) {
 }
 var steps_default = { render };
 export {
+  MOVED,
   STATE_KEYS,
   STATE_NAMES,
   steps_default as default,
