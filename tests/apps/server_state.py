@@ -11,7 +11,7 @@ from attention_explorable import ui
 from attention_explorable.explorables.steps import StepsExplorer
 
 ui.extension()
-explorer = StepsExplorer()
+explorer = StepsExplorer(ask_prediction=False)  # (a presenter's: its sliders open before a prediction)
 held = pn.pane.Str(
     pn.bind(
         lambda step, t, diff, pred: f"server: step={step} T={t:g} diff={diff:g} pred=[{pred}]",

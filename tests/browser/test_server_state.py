@@ -19,7 +19,7 @@ def server():
 def test_state_travels_both_ways(server, student):
     s = student()
     page = s.page
-    s.open(server.url() + "?revealed=true", ".ae-output")  # (past the step's question: its sliders open)
+    s.open(server.url(), ".ae-output")
     wait_text(page, ".ae-server-state", r"step=1 T=1 diff=1 pred=\[\]")
 
     handle = page.locator(".ae-score-diff .noUi-handle").first
