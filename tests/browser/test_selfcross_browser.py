@@ -186,11 +186,11 @@ def test_state_travels_both_ways(student):
         s.open(server.url(), READY)
         wait_text(page, ".ae-server-state", "mode=self_zh causal=False query=1")
         page.locator(".ae-selfcross-skip button").click()  # past the question: its answer, cross-attention
-        wait_text(page, ".ae-server-state", "mode=cross causal=False query=1")
+        wait_text(page, ".ae-server-state", "mode=cross causal=False query=2")  # (the question's "love")
         page.locator(".ae-selfcross-mode button", has_text="自注意力（英文）").click()
-        wait_text(page, ".ae-server-state", "mode=self_en causal=False query=1")
+        wait_text(page, ".ae-server-state", "mode=self_en causal=False query=2")
         page.locator(".ae-selfcross-causal input").click()
-        wait_text(page, ".ae-server-state", "mode=self_en causal=True query=1")
+        wait_text(page, ".ae-server-state", "mode=self_en causal=True query=2")
         tap_row(page, 3)
         wait_text(page, ".ae-server-state", "mode=self_en causal=True query=3")
 
@@ -224,12 +224,13 @@ def test_the_prediction_is_asked_first_and_cross_attention_answers_it(selfcross_
     page.locator(".ae-selfcross-check button").click()  # nothing chosen: said, the mode stays
     wait_text(page, ".ae-input-notice", "先选一个预测")
     assert "中文句子「我 爱 机器 学习」" in text_of(page, ".ae-selfcross-roles")
-    page.locator(".ae-selfcross-prediction button", has_text="中文句子里的词").click()
+    page.locator(".ae-selfcross-prediction button", has_text="爱").click()
     page.locator(".ae-selfcross-check button").click()
-    # Checked: cross-attention is drawn, and the verdict names the row of the highlighted query ("I").
+    # Checked: cross-attention is drawn on the asked query's row ("love"), and the verdict names it.
     wait_text(page, ".ae-selfcross-feedback", "预测对了")
     wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
-    assert f"「I」最关注「我」（权重 {cross[0].max():.3f}）" in text_of(page, ".ae-selfcross-feedback")
+    wait_text(page, ".ae-selfcross-row", "查询「love」的权重")
+    assert f"分到最多的是「爱」（权重 {cross[1].max():.3f}）" in text_of(page, ".ae-selfcross-feedback")
     expect(page.locator(".ae-selfcross-skip button")).to_be_hidden()
     s.screenshot(f"selfcross-answered-1280-{request.node.callspec.id}")
     s.assert_clean()

@@ -161,9 +161,9 @@ def test_each_explorer_has_its_own_models():
 def test_a_prediction_checked_says_whether_it_was_right():
     explorer = SelfCrossExplorer(language="en")
     assert explorer.state()["prediction"] == "" and explorer._ask["predict_check"].visible
-    explorer.param.update(mode="cross", prediction="english", revealed=True)
+    explorer.param.update(mode="cross", prediction="even", revealed=True)
     said = html.unescape(explorer._ask["feedback"].text)
-    assert "The words of the English sentence" in said and "That is not what happens." in said
+    assert "All four get about the same" in said and "That is not what happens." in said
     assert not explorer._ask["predict_skip"].visible
     with pytest.raises(ValueError, match="prediction"):
         explorer.prediction = "chinese!"

@@ -184,7 +184,7 @@ class SelfCrossExplorer(Explorable):
         elif origin is self._figure and event is not None and event.y is not None:
             self.query = min(max(round(event.y), 1), len(self.query_tokens))  # the row tapped
         else:
-            self._choice_acted(origin, selfcross_view.PREDICTIONS, mode="cross")
+            self._choice_acted(origin, selfcross_view.PREDICTIONS, mode="cross", query=selfcross_view.ASKED_QUERY)
 
     # --- the view -------------------------------------------------------------
     def _models(self) -> dict:

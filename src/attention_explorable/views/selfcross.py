@@ -50,9 +50,11 @@ SIDES = {"self_zh": ("zh", "zh"), "self_en": ("en", "en"), "cross": ("en", "zh")
 N_QUERY = min(len(ZH_TOKENS), len(EN_TOKENS))
 #: The student's prediction, asked first: which words one English query's row of weights is shared among
 #: in cross-attention (none yet, the English sentence's, the Chinese sentence's, both sentences').
-PREDICTIONS = ("", "english", "chinese", "both")
+PREDICTIONS = ("", "wo", "ai", "jiqi", "xuexi", "even")
 #: The right one: in cross-attention the keys and values are the Chinese sentence's words only.
-RIGHT_PREDICTION = "chinese"
+RIGHT_PREDICTION = "ai"
+#: The query the question names: the English word "love" (its row is the answer, whatever row is shown).
+ASKED_QUERY = 2
 #: The course section it belongs to: its prediction is a class question of that section.
 SECTION = "3.7"
 #: The state of the explorable: the controls, then the prediction and whether its answer shows
@@ -278,11 +280,12 @@ def selfcross_view(state, config: dict) -> dict:
 
     def answer() -> str:
         cross_q, cross_k, cross_w, _ = selfcross_weights({"mode": "cross", "causal": False}, config)
-        cross_row = cross_w[min(query, len(cross_q)) - 1]
+        asked = min(ASKED_QUERY, len(cross_q)) - 1  # (a page's own sentences may be shorter)
+        cross_row = cross_w[asked]
         cross_best = int(np.argmax(cross_row))
         return S["selfcross_predict_answer"].format(
             n=len(cross_k),
-            token=said("en", cross_q[min(query, len(cross_q)) - 1]),
+            token=said("en", cross_q[asked]),
             best=said("zh", cross_k[cross_best]),
             weight=f(cross_row[cross_best], 3),
         )

@@ -12,8 +12,10 @@ export const MODES = ["self_zh", "self_en", "cross"];
 /** Mode -> [sentence of the queries, sentence of the keys and values]. */
 export const SIDES = {self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"]};
 // The prediction asked first (views.selfcross.PREDICTIONS), the right one, and the state.
-export const PREDICTIONS = ["", "english", "chinese", "both"];
-export const RIGHT_PREDICTION = "chinese";
+export const PREDICTIONS = ["", "wo", "ai", "jiqi", "xuexi", "even"];
+export const RIGHT_PREDICTION = "ai";
+// The query the question names (views.selfcross.ASKED_QUERY): the English word "love".
+export const ASKED_QUERY = 2;
 export const STATE_NAMES = ["mode", "causal", "query", "prediction", "revealed"];
 // The controls that wait for the prediction (views.*.LOCKED, choice.js lock): nothing to try before it.
 export const LOCKED = ["mode", "causal", "query"];
@@ -119,7 +121,7 @@ export function selfcrossView(st, config) {
   const prediction = st.prediction || "", revealed = Boolean(st.revealed);
   const answer = () => {
     const cross = selfcrossWeights({mode: "cross", causal: false}, config);
-    const crossQuery = Math.min(query, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
+    const crossQuery = Math.min(ASKED_QUERY, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
     let crossBest = 0;
     for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
     return fill(S.selfcross_predict_answer, {n: cross.kTokens.length, token: said("en", cross.qTokens[crossQuery]),
@@ -179,7 +181,7 @@ function render({model, el: host}) {
   }}));
   const parts = {
     sources, ranges,
-    ...choiceParts("selfcross", S, PREDICTIONS, model, {say, reveal: () => ({mode: "cross"}), right: RIGHT_PREDICTION}),
+    ...choiceParts("selfcross", S, PREDICTIONS, model, {say, reveal: () => ({mode: "cross", query: ASKED_QUERY}), right: RIGHT_PREDICTION}),
     mode: options("ae-selfcross-mode", MODES.map((m) => S[`selfcross_mode_${m}`]), (i) => {
       const mode = MODES[i];
       if (mode === model.get("mode")) return;

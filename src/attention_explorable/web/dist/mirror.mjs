@@ -1261,8 +1261,9 @@ function matrixView(st, config) {
 // src/attention_explorable/web/selfcross.js
 var MODES = ["self_zh", "self_en", "cross"];
 var SIDES = { self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"] };
-var PREDICTIONS3 = ["", "english", "chinese", "both"];
-var RIGHT_PREDICTION3 = "chinese";
+var PREDICTIONS3 = ["", "wo", "ai", "jiqi", "xuexi", "even"];
+var RIGHT_PREDICTION3 = "ai";
+var ASKED_QUERY = 2;
 var LOCKED = ["mode", "causal", "query"];
 function roundHalfEven(x) {
   const r = Math.round(x);
@@ -1331,7 +1332,7 @@ function selfcrossView(st, config) {
   const prediction = st.prediction || "", revealed = Boolean(st.revealed);
   const answer = () => {
     const cross2 = selfcrossWeights({ mode: "cross", causal: false }, config);
-    const crossQuery = Math.min(query, cross2.qTokens.length) - 1, crossRow = cross2.weights[crossQuery];
+    const crossQuery = Math.min(ASKED_QUERY, cross2.qTokens.length) - 1, crossRow = cross2.weights[crossQuery];
     let crossBest = 0;
     for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
     return fill(S.selfcross_predict_answer, {

@@ -1486,8 +1486,9 @@ function choiceParts(name, S, predictions, model, { say, reveal = () => ({}), ri
 // src/attention_explorable/web/selfcross.js
 var MODES = ["self_zh", "self_en", "cross"];
 var SIDES = { self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"] };
-var PREDICTIONS = ["", "english", "chinese", "both"];
-var RIGHT_PREDICTION = "chinese";
+var PREDICTIONS = ["", "wo", "ai", "jiqi", "xuexi", "even"];
+var RIGHT_PREDICTION = "ai";
+var ASKED_QUERY = 2;
 var STATE_NAMES = ["mode", "causal", "query", "prediction", "revealed"];
 var LOCKED = ["mode", "causal", "query"];
 function roundHalfEven(x) {
@@ -1557,7 +1558,7 @@ function selfcrossView(st, config) {
   const prediction = st.prediction || "", revealed = Boolean(st.revealed);
   const answer = () => {
     const cross = selfcrossWeights({ mode: "cross", causal: false }, config);
-    const crossQuery = Math.min(query, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
+    const crossQuery = Math.min(ASKED_QUERY, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
     let crossBest = 0;
     for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
     return fill(S.selfcross_predict_answer, {
@@ -1622,7 +1623,7 @@ function render({ model, el: host }) {
   const parts = {
     sources,
     ranges,
-    ...choiceParts("selfcross", S, PREDICTIONS, model, { say, reveal: () => ({ mode: "cross" }), right: RIGHT_PREDICTION }),
+    ...choiceParts("selfcross", S, PREDICTIONS, model, { say, reveal: () => ({ mode: "cross", query: ASKED_QUERY }), right: RIGHT_PREDICTION }),
     mode: options("ae-selfcross-mode", MODES.map((m) => S[`selfcross_mode_${m}`]), (i) => {
       const mode = MODES[i];
       if (mode === model.get("mode")) return;
@@ -1677,6 +1678,7 @@ function render({ model, el: host }) {
 }
 var selfcross_default = { render };
 export {
+  ASKED_QUERY,
   LOCKED,
   MODES,
   PREDICTIONS,
