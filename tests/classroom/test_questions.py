@@ -120,7 +120,7 @@ def test_each_explorables_prediction_is_a_question_whose_answer_is_its_views(nam
     _section, _asked, options, right = questions.prompts()[q.key]
     assert options == tuple(f"{name}_predict_{p}" for p in view.PREDICTIONS[1:])
     assert view.PREDICTIONS[1 + right] == view.RIGHT_PREDICTION and q.answer == right
-    assert q.kind == "choice" and q.options == tuple("ABCD"[: len(options)])
+    assert q.kind == "choice" and q.options == tuple("ABCDEFGH"[: len(options)])
     # Its title names the explorable by the heading its page and the index show.
     from attention_explorable.explorables import MODULES
     from attention_explorable.strings import text
