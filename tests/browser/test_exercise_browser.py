@@ -2,6 +2,8 @@
 and on the served textbook."""
 
 import re
+
+from attention_explorable.strings import STRINGS
 import urllib.request
 
 import pytest
@@ -70,7 +72,8 @@ def test_number_exercise_check_hint_and_reveal(exercise_page, request):
     wait_text(page, f"{sel} .ae-exercise-feedback", "请先输入答案")
     box.fill("零点一<b>")
     check.click()
-    wait_text(page, f"{sel} .ae-exercise-feedback", "请输入一个数字（例如 0.5），收到的是「零点一<b>」")
+    said = STRINGS["zh"]["exercise_malformed"].format(raw="零点一<b>")  # (the forms it takes, and the echo)
+    wait_text(page, f"{sel} .ae-exercise-feedback", re.escape(said))
     assert page.locator(f"{sel} .ae-exercise-feedback b").count() == 0  # the echo is text, not markup
 
     box.fill("0.422")

@@ -170,6 +170,17 @@ def test_replay_frames_equal_python_interpolation(module_page):
         "0^-1",
         "2^3^4",
         "2^3/4",
+        "1.28×10²",
+        "1.28*10^2",
+        "3.7 x 10⁻⁴⁴",
+        "10²",
+        "4096*4096",
+        "4096 × 4096",
+        "16 777 216",
+        "16\u2009777\u2009216",
+        "2*3*4",
+        "1.2e3×10^2",
+        "32 MiB",
     ],
 )
 def test_javascript_parser_equals_python_parser(module_page, raw):

@@ -59,6 +59,15 @@ def test_python_formats():
         ("2^24", 16_777_216),  # a power
         ("2^-1", 0.5),
         ("-2^2", -4.0),  # the sign after the power, as written
+        ("1.28×10²", 128.0),  # scientific notation as the page writes it
+        ("1.28×10^2", 128.0),
+        ("1.28*10^2", 128.0),
+        ("3.7 x 10⁻⁴⁴", 3.7e-44),
+        ("10²", 100.0),
+        ("4096*4096", 16_777_216),  # a product
+        ("4096 × 4096", 16_777_216),
+        ("16 777 216", 16_777_216),  # thousands grouped by spaces
+        ("16\u2009777\u2009216", 16_777_216),
     ],
 )
 def test_parse_number_accepts_what_a_student_types(raw, value):
@@ -68,7 +77,8 @@ def test_parse_number_accepts_what_a_student_types(raw, value):
 @pytest.mark.parametrize(
     "raw",
     ["", "  ", "abc", "inf", "nan", "0x10", "1_000", "1e999", "1/0", "2/3/4", "٣", "- 5", "\ufeff8.4"]
-    + ["10^400", "0^-1", "2^", "^2", "2^3^4", "2^3/4", "1,00,000", "(-2)^2"],
+    + ["10^400", "0^-1", "2^", "^2", "2^3^4", "2^3/4", "1,00,000", "(-2)^2"]
+    + ["2*3*4", "2*3^2", "1 2", "16 77 216", "×10^2", "1.2e3×10^2", "2×", "32 MiB", "70%"],
 )
 def test_parse_number_refuses_the_rest_quoting_it(raw):
     with pytest.raises(ValueError, match="answer must be a"):

@@ -102,13 +102,29 @@ _NUMBER = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 #: Thousands grouped by commas: a first group of 1-3 digits that is not 0, then groups of three.
 #: "16,777,216" and "1,000" are thousands; "0,212" and "1,5" keep the comma as a decimal point.
 _THOUSANDS = re.compile(r"^[+-]?[1-9][0-9]{0,2}(,[0-9]{3})+(\.[0-9]+)?$")
+#: Thousands grouped by spaces ("16 777 216"; a thin or a no-break space too).
+_SPACED = re.compile(r"^[+-]?[1-9][0-9]{0,2}([ \u00a0\u2009\u202f][0-9]{3})+(\.[0-9]+)?$")
+#: A power written with superscripts at the end ("10²", "10⁻⁴⁴"): read as "^".
+_SUPERSCRIPTS = re.compile(r"[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+$")
+_FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
+#: Scientific notation as written by hand: "1.28×10^2", "1.28*10^2", "1.28 x 10^-3" (after superscripts).
+_SCIENTIFIC = re.compile(r"^(.*[0-9.]) *[×xX*·] *10 *\^ *([+-]?[0-9]+)$")
 
 
 def normalized_number(raw: str) -> str:
     """``raw`` as :func:`parse_number` reads it before parsing: half-width, stripped, ``-`` for a minus,
-    a thousands comma dropped and a decimal comma made a point (``" ０,５ "`` -> ``"0.5"``)."""
+    a thousands comma or space dropped, a decimal comma made a point (``" ０,５ "`` -> ``"0.5"``), a power
+    in superscripts made ``^`` and scientific notation written by hand made ``e``
+    (``"1.28×10²"`` -> ``"1.28e2"``), another ``×`` a ``*``."""
     s = str(raw).translate(_FULL_WIDTH).strip().replace("，", ",").replace("−", "-")
-    return s.replace(",", "") if _THOUSANDS.match(s) else s.replace(",", ".")
+    s = _SUPERSCRIPTS.sub(lambda m: "^" + m.group(0).translate(_FROM_SUPERSCRIPT), s)
+    if _SPACED.match(s):
+        s = re.sub(r"[ \u00a0\u2009\u202f]", "", s)
+    s = s.replace(",", "") if _THOUSANDS.match(s) else s.replace(",", ".")
+    m = _SCIENTIFIC.match(s)
+    if m and _NUMBER.match(m.group(1).strip()) and "e" not in m.group(1).lower():
+        return f"{m.group(1).strip()}e{m.group(2)}"
+    return s.replace("×", "*")
 
 
 def parse_number(raw: str) -> float:
@@ -117,8 +133,10 @@ def parse_number(raw: str) -> float:
     Accepts full-width digits and signs, a decimal comma (``0,155``), commas
     between thousands (``16,777,216``: a first group of one to three digits
     that is not ``0``, then groups of three), the minus sign ``−``,
-    surrounding spaces, exponents (``1e-3``), a simple fraction ``a/b`` and a
-    power ``a^b`` (its sign applies after the power: ``-2^2`` is -4). Nothing
+    surrounding spaces, exponents (``1e-3``, also as written by hand: ``1.28×10²``,
+    ``1.28*10^2``), a simple fraction ``a/b``, a product ``a*b`` (``4096×4096``), a
+    power ``a^b`` (its sign applies after the power: ``-2^2`` is -4) and thousands
+    grouped by spaces (``16 777 216``). Nothing
     else: no ``inf``, ``nan``, ``0x10`` or ``1_000``, which Python's ``float``
     would take but a student does not mean.
 
@@ -136,7 +154,8 @@ def parse_number(raw: str) -> float:
     (16777216.0, 16777216.0, 1000.0)
     """
     s = normalized_number(raw)
-    operator = "/" if s.count("/") == 1 and "^" not in s else "^" if s.count("^") == 1 and "/" not in s else None
+    ops = [c for c in "/^*" if c in s]
+    operator = ops[0] if len(ops) == 1 and s.count(ops[0]) == 1 else None
     parts = [p.strip() for p in s.split(operator)] if operator else [s]
     if not all(_NUMBER.match(p) for p in parts):
         raise ValueError(f"answer must be a number, got {raw!r}")
@@ -146,6 +165,8 @@ def parse_number(raw: str) -> float:
         if den == 0:
             raise ValueError(f"answer must be a number, got {raw!r}")
         value /= den
+    elif operator == "*":
+        value *= float(parts[1])
     elif operator == "^":  # the sign goes with the power, as in writing: -2^2 is -4
         try:
             value = math.copysign(abs(value) ** float(parts[1]), -1.0 if parts[0].startswith("-") else 1.0)

@@ -123,6 +123,12 @@ const FULL_WIDTH = {"０": "0", "１": "1", "２": "2", "３": "3", "４": "4", 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 // views.numbers._THOUSANDS: "16,777,216" and "1,000" are thousands; "0,212" and "1,5" decimals.
 const THOUSANDS = /^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?$/;
+// views.numbers._SPACED, _SUPERSCRIPTS, _SCIENTIFIC: "16 777 216", "10²", "1.28×10^2".
+const SPACED = /^[+-]?[1-9]\d{0,2}([ \u00a0\u2009\u202f]\d{3})+(\.\d+)?$/;
+const SUPERSCRIPTS = /[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+$/;
+const FROM_SUPERSCRIPT = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8",
+  "⁹": "9", "⁺": "+", "⁻": "-"};
+const SCIENTIFIC = /^(.*[0-9.]) *[×xX*·] *10 *\^ *([+-]?[0-9]+)$/;
 // The characters Python's str.strip() removes (str.isspace), which are not
 // those of JavaScript's \s or trim(): no U+FEFF, but U+001C-U+001F and U+0085.
 const PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
@@ -137,19 +143,25 @@ export function pyStrip(s) {
 export function normalizedNumber(raw) {
   let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
   s = pyStrip(s).replaceAll("，", ",").replaceAll("−", "-");
-  return THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+  s = s.replace(SUPERSCRIPTS, (m) => "^" + Array.from(m, (c) => FROM_SUPERSCRIPT[c]).join(""));
+  if (SPACED.test(s)) s = s.replace(/[ \u00a0\u2009\u202f]/g, "");
+  s = THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+  const m = SCIENTIFIC.exec(s);
+  if (m && NUMBER.test(pyStrip(m[1])) && !/e/i.test(m[1])) return `${pyStrip(m[1])}e${m[2]}`;
+  return s.replaceAll("×", "*");
 }
 
 /**
  * A typed number (views.numbers.parse_number): full-width digits, a decimal
- * comma, commas between thousands, the minus sign −, exponents, a fraction a/b
- * and a power a^b. Returns null for anything else (empty, junk, not finite, a
+ * comma, commas or spaces between thousands, the minus sign −, exponents (also
+ * 1.28×10² and 1.28*10^2), a fraction a/b, a product a*b and a power a^b. Returns null for anything else (empty, junk, not finite, a
  * zero denominator).
  */
 export function parseNumber(raw) {
   const s = normalizedNumber(raw);
   const count = (c) => s.split(c).length - 1;
-  const operator = count("/") === 1 && count("^") === 0 ? "/" : count("^") === 1 && count("/") === 0 ? "^" : null;
+  const ops = ["/", "^", "*"].filter((c) => count(c) > 0);
+  const operator = ops.length === 1 && count(ops[0]) === 1 ? ops[0] : null;
   const parts = operator ? s.split(operator).map(pyStrip) : [s];
   if (!parts.every((p) => NUMBER.test(p))) return null;
   let value = Number(parts[0]);
@@ -157,6 +169,8 @@ export function parseNumber(raw) {
     const den = Number(parts[1]);
     if (den === 0) return null;
     value /= den;
+  } else if (operator === "*") {
+    value *= Number(parts[1]);
   } else if (operator === "^") {  // the sign goes with the power, as in writing: -2^2 is -4
     value = (parts[0].startsWith("-") ? -1 : 1) * Math.pow(Math.abs(value), Number(parts[1]));
   }

@@ -121,6 +121,23 @@ var FULL_WIDTH = {
 };
 var NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 var THOUSANDS = /^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?$/;
+var SPACED = /^[+-]?[1-9]\d{0,2}([ \u00a0\u2009\u202f]\d{3})+(\.\d+)?$/;
+var SUPERSCRIPTS = /[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+$/;
+var FROM_SUPERSCRIPT = {
+  "⁰": "0",
+  "¹": "1",
+  "²": "2",
+  "³": "3",
+  "⁴": "4",
+  "⁵": "5",
+  "⁶": "6",
+  "⁷": "7",
+  "⁸": "8",
+  "⁹": "9",
+  "⁺": "+",
+  "⁻": "-"
+};
+var SCIENTIFIC = /^(.*[0-9.]) *[×xX*·] *10 *\^ *([+-]?[0-9]+)$/;
 var PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 function pyStrip(s) {
@@ -129,12 +146,18 @@ function pyStrip(s) {
 function normalizedNumber(raw) {
   let s = Array.from(String(raw), (c) => FULL_WIDTH[c] ?? c).join("");
   s = pyStrip(s).replaceAll("，", ",").replaceAll("−", "-");
-  return THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+  s = s.replace(SUPERSCRIPTS, (m2) => "^" + Array.from(m2, (c) => FROM_SUPERSCRIPT[c]).join(""));
+  if (SPACED.test(s)) s = s.replace(/[ \u00a0\u2009\u202f]/g, "");
+  s = THOUSANDS.test(s) ? s.replaceAll(",", "") : s.replaceAll(",", ".");
+  const m = SCIENTIFIC.exec(s);
+  if (m && NUMBER.test(pyStrip(m[1])) && !/e/i.test(m[1])) return `${pyStrip(m[1])}e${m[2]}`;
+  return s.replaceAll("×", "*");
 }
 function parseNumber(raw) {
   const s = normalizedNumber(raw);
   const count = (c) => s.split(c).length - 1;
-  const operator = count("/") === 1 && count("^") === 0 ? "/" : count("^") === 1 && count("/") === 0 ? "^" : null;
+  const ops = ["/", "^", "*"].filter((c) => count(c) > 0);
+  const operator = ops.length === 1 && count(ops[0]) === 1 ? ops[0] : null;
   const parts = operator ? s.split(operator).map(pyStrip) : [s];
   if (!parts.every((p) => NUMBER.test(p))) return null;
   let value = Number(parts[0]);
@@ -142,6 +165,8 @@ function parseNumber(raw) {
     const den = Number(parts[1]);
     if (den === 0) return null;
     value /= den;
+  } else if (operator === "*") {
+    value *= Number(parts[1]);
   } else if (operator === "^") {
     value = (parts[0].startsWith("-") ? -1 : 1) * Math.pow(Math.abs(value), Number(parts[1]));
   }
