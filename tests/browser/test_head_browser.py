@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from attention_explorable import site
 from attention_explorable.views import head
@@ -362,6 +363,11 @@ def test_a_link_opens_the_head_on_its_settings_and_the_address_follows(student, 
     page.locator(".ae-head-seed-box").press("Enter")
     page.wait_for_function("() => new URLSearchParams(location.search).get('seed') === '1235'")
     assert page.locator(".ae-head-seed").input_value() == "1235"
+    # d_k and the scaling wait for the comparison's own question, which asks what they do.
+    expect(page.locator(".ae-head-d_k-box")).to_be_disabled()
+    expect(page.locator(".ae-head-scaled")).to_be_disabled()
+    page.locator(".ae-head-compare .ae-head-options button").first.click()
+    expect(page.locator(".ae-head-d_k-box")).to_be_enabled()
     page.locator(".ae-head-d_k-box").fill("20")
     page.locator(".ae-head-d_k-box").press("Enter")
     page.wait_for_function("() => new URLSearchParams(location.search).get('d_k') === '20'")

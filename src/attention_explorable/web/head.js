@@ -627,6 +627,7 @@ function render({model, el: root}) {
       tell({event: "prediction", question: "compare", prediction: OPTIONS[i]});
       if (!comparing || comparing.done) compareRun.disabled = false;
       compareFirst.hidden = true;
+      drawState();
     }, t);
   // Predict first here too: the run waits for a choice.
   const compareFirst = el("p", {class: "ae-note ae-head-compare-first"}, t("head_compare_first"));
@@ -735,6 +736,8 @@ function render({model, el: root}) {
     const last = run.losses.length;
     const ready = predicted();
     train.disabled = step.disabled = !ready;
+    // The comparison asks what d_k = 64 without the scaling does: d_k and the switch wait for its answer.
+    dK.disabled = dKShown.disabled = scaled.disabled = !Number.isInteger(model.get("compare_prediction"));
     skip.hidden = ready;
     after.hidden = !started;
     for (const b of predictButtons) b.disabled = started;  // (its answer's first half is on screen from then on)

@@ -705,6 +705,7 @@ function render({ model, el: root }) {
       tell({ event: "prediction", question: "compare", prediction: OPTIONS[i] });
       if (!comparing || comparing.done) compareRun.disabled = false;
       compareFirst.hidden = true;
+      drawState();
     },
     t
   );
@@ -812,6 +813,7 @@ function render({ model, el: root }) {
     const last = run.losses.length;
     const ready = predicted();
     train.disabled = step.disabled = !ready;
+    dK.disabled = dKShown.disabled = scaled.disabled = !Number.isInteger(model.get("compare_prediction"));
     skip.hidden = ready;
     after.hidden = !started;
     for (const b of predictButtons) b.disabled = started;
