@@ -217,7 +217,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "selfcross_axis_key": "键和值来自：{source}",
         "selfcross_source_zh": "中文句子",
         "selfcross_source_en": "英文句子",
-        "selfcross_roles_self_zh": "自注意力：查询 Q、键 K、值 V 都来自中文句子「{zh}」。每个中文词都在同一句话里找相关的词。",
+        "selfcross_roles_self_zh": "自注意力：查询 Q、键 K、值 V 都来自中文句子「{zh}」（英文译文「{en}」）。每个中文词都在同一句话里找相关的词。",
         "selfcross_roles_self_en": "自注意力：查询 Q、键 K、值 V 都来自英文句子「{en}」。",
         "selfcross_roles_self_en_causal": "加了因果掩码：生成第 i 个英文词时只能看第 1 到第 i 个词（右上角被屏蔽）。",
         "selfcross_roles_no_mask": "因果掩码开关在这里不可用（灰色）：它只用在英文自注意力里。解码器一个词一个词地生成英文，每个英文词只能读它自己和前面的词；训练时整句虽然都在，也要这样挡住后面的词，训练才和生成一致。这个模式里的键是已经完整读过的句子里的词，没有需要挡住的。",

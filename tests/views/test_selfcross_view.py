@@ -38,6 +38,8 @@ def test_default_is_chinese_self_attention():
     assert v["props"]["x_axis"]["axis_label"] == ZH["selfcross_axis_key"].format(source=ZH["selfcross_source_zh"])
     assert v["props"]["y_axis"]["axis_label"] == ZH["selfcross_axis_query"].format(source=ZH["selfcross_source_zh"])
     assert "Q、键 K、值 V 都来自中文句子「我 爱 机器 学习」" in v["html"]["roles"]
+    # (the English sentence too, in its language: the question asks about its second word)
+    assert "（英文译文「<span lang='en'>I love machine learning</span>」）" in v["html"]["roles"]
     # 机器 and 学习 attend to each other: a sensible toy pattern.
     assert w[2, 3] > 0.3 and w[3, 2] > 0.3
     assert cell_texts(v)[(3, 4)] == f"{w[2, 3]:.2f}"
