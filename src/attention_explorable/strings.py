@@ -688,7 +688,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "selfcross_axis_key": "Keys and values: {source} words",
         "selfcross_source_zh": "Chinese",
         "selfcross_source_en": "English",
-        "selfcross_roles_self_zh": "Self-attention: queries Q, keys K and values V all come from the Chinese sentence “{zh}” (word for word, “I love machine learning”). Each Chinese word looks for related words in the same sentence.",
+        "selfcross_roles_self_zh": "Self-attention: queries Q, keys K and values V all come from the Chinese sentence “{zh}” (word for word, “{en}”). Each Chinese word looks for related words in the same sentence.",
         "selfcross_roles_self_en": "Self-attention: queries Q, keys K and values V all come from the English sentence “{en}”.",
         "selfcross_roles_self_en_causal": "With the causal mask, the i-th English word may only look at words 1 to i (the upper-right triangle is masked).",
         "selfcross_roles_no_mask": "The causal mask is greyed out here: it applies only to English self-attention. The decoder writes the English sentence one word at a time, so each English word may read only itself and the words before it; in training the whole sentence is there, and the mask hides the later words so that training matches generation. In this mode the keys come from a sentence read in full, so there is nothing to hide.",
