@@ -147,17 +147,21 @@ class Section:
     blocks: tuple
     path: Path
 
-    def headings(self, depth: int = 2) -> list[tuple[str, str]]:
-        """``(anchor, text)`` of every heading of ``depth`` (2: ``##``, 3: ``###``) or above, in order."""
+    def outline(self) -> list[tuple[int, str, str]]:
+        """``(level, anchor, text)`` of every ``##`` (level 2) and ``###`` (level 3) heading, in order."""
         out = []
         for block in self.blocks:
             if block.kind == "markdown":
                 for line in block.body.splitlines():
                     level = len(line) - len(line.lstrip("#"))
-                    if 2 <= level <= depth and line[level : level + 1] == " ":
+                    if level in (2, 3) and line[level : level + 1] == " ":
                         title = line[level + 1 :].strip()
-                        out.append((anchor(self.id, title), "#" * level + " " + title if depth > 2 else title))
+                        out.append((level, anchor(self.id, title), title))
         return out
+
+    def headings(self) -> list[tuple[str, str]]:
+        """``(anchor, text)`` of every ``##`` heading, in order."""
+        return [(a, title) for level, a, title in self.outline() if level == 2]
 
     def exercises(self) -> list[Block]:
         return [b for b in self.blocks if b.kind == "exercise"]

@@ -95,10 +95,9 @@ def contents_html(language: str) -> str:
     parts = [f"<nav class='ae-toc'><b>{text('toc', language)}</b><ul>"]
     for s in _sections(language):
         sub = []
-        for a, h in s.headings(depth=3):
-            level, title = h.split(" ", 1)
+        for level, a, title in s.outline():
             link = f"<a href='#{a}'>{html.escape(title)}</a>"
-            if len(level) == 2:
+            if level == 2:
                 sub.append([link, []])
             elif sub:  # (a ### before any ## has no place in the contents)
                 sub[-1][1].append(link)

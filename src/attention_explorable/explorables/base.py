@@ -478,7 +478,7 @@ class Explorable(pn.viewable.Viewer):
         # What no page of ours sends (a value out of its bounds, of the wrong type) sets nothing and
         # puts the controls back as the state has them: never a traceback in the server's log.
         try:
-            if self._locked() and origin not in self._ask.values():
+            if self._waits(origin):
                 # Predict first: its controls wait (greyed) until the prediction; what a page sent is put
                 # back (not again for what that redraw itself writes), and a tap on a plot is answered.
                 if not self._redrawing:
@@ -490,10 +490,12 @@ class Explorable(pn.viewable.Viewer):
         except (ValueError, TypeError, IndexError):
             self._redraw()
 
-    def _locked(self) -> bool:
-        """Whether the explorable's controls wait for its prediction (``views/choice.py`` ``lock``): it asks
-        one (``_ask``, its question's models) and the answer is not shown yet."""
-        return bool(getattr(self, "_ask", None)) and not self.revealed
+    def _waits(self, origin) -> bool:
+        """Whether the student's use of model ``origin`` waits for the prediction (``views/choice.py``
+        ``lock``): the explorable asks one (``_ask``, its question's models), the answer is not shown yet,
+        and ``origin`` is not one of the question's own models."""
+        ask = getattr(self, "_ask", None)
+        return bool(ask) and not self.revealed and origin not in ask.values()
 
     def _act(self, origin, event=None) -> None:
         """What the student's use of model ``origin`` does to the state (``event``: the Bokeh event, for

@@ -234,11 +234,13 @@ class StepsExplorer(Explorable):
         return scenarios.link_starts()
 
     # --- the student's actions (Panel) ------------------------------------------
+    def _waits(self, origin) -> bool:
+        # Predict first: what the step moves waits for its demonstration (a page greys it), but on a presenter's.
+        if not self._config_data["ask_prediction"] or self.revealed or self.animating:
+            return False
+        return any(origin is m for n in steps_view.MOVED for m in self._sliders[n][:2])
+
     def _act(self, origin, event=None) -> None:
-        moved = [m for n in steps_view.MOVED for m in self._sliders[n][:2]]
-        if origin in moved and self._config_data["ask_prediction"] and not (self.revealed or self.animating):
-            self._redraw()  # predict first: what the step moves waits for its demonstration (a page greys it)
-            return
         if self._slider_acted(origin, before=self._halt):  # a student's move ends a replay where it is
             return
         for n, b in self._step_buttons.items():

@@ -197,8 +197,8 @@ class VectorExplorer(Explorable):
         events.update(self._slider_events())
         self._attach(events)
 
-    def _locked(self) -> bool:
-        return bool(self._config_data["asks"]) and super()._locked()
+    def _waits(self, origin) -> bool:
+        return bool(self._config_data["asks"]) and super()._waits(origin)
 
     def _act(self, origin, event=None) -> None:
         decimals = self._config_data["decimals"]
