@@ -430,7 +430,7 @@ class ContextsWidget(ModuleWidget):
     """One word, two contexts (section 3.8.1) as a Panel component (:class:`ModuleWidget`; ``web/contexts.js``).
 
     The same word in two sentences, read by one self-attention step in each
-    (:mod:`attention_explorable.views.contexts`); the student predicts first whether its two outputs differ.
+    (:mod:`attention_explorable.views.contexts`); the student predicts first which word it weighs most.
 
     Raises
     ------
@@ -449,7 +449,7 @@ class ContextsWidget(ModuleWidget):
     prediction = param.Selector(
         default="",
         objects=list(contexts.PREDICTIONS),
-        doc="What the student predicts of the word's two outputs: '' (none), 'same', 'differ' (right) or 'swap'.",
+        doc="Which word of the second sentence the student predicts the word weighs most: '' (none), 'itself', 'verb' (right), 'phone' or 'even'.",
     )
     revealed = param.Boolean(False, doc="The two outputs shown (after the prediction is checked or skipped).")
     config = param.Dict({}, doc="What the view needs besides the state (views.contexts.contexts_config).")

@@ -28,7 +28,7 @@ def test_student_predicts_then_masks_the_second_sentence(contexts_page, request)
     s, page = contexts_page, contexts_page.page
     wait_text(page, READY, r"\[1\.00, 1\.00, 0\.00\]")
     assert "[1.46" not in text_of(page, ".ae-contexts-outputs")  # the answer waits
-    page.locator(".ae-contexts-prediction button", has_text="第一句偏向水果").click()
+    page.locator(".ae-contexts-prediction button", has_text="动词“发布”").click()
     page.locator(".ae-contexts-check button").click()
     wait_text(page, ".ae-contexts-feedback", "预测对了")
     fruit, company = (view.read({"causal": False}, view.contexts_config("zh"), c)[2] for c in view.CONTEXTS)

@@ -18,9 +18,10 @@ def test_its_numbers_and_its_answer_follow_the_view():
     assert explorer.state() == {"causal": False, "prediction": "", "revealed": False}
     assert explorer.weights["fruit"].argmax() == 1 and explorer.weights["company"].argmax() == 1  # the verbs
     assert "[1.46" not in html.unescape(explorer._html["outputs"].text)
-    explorer.param.update(prediction="same", revealed=True)
+    explorer.param.update(prediction="itself", revealed=True)
     said = html.unescape(explorer._ask["feedback"].text)
-    assert "Still exactly the same" in said and "That is not what happens." in said
+    assert "Itself: a vector is most like itself" in said and "That is not what happens." in said
+    assert "“released” gets the most (0.39), more than “apple” itself (0.29)" in said
     assert "[1.46, 0.34, 0.16]" in html.unescape(explorer._html["outputs"].text)
     explorer.causal = True
     assert explorer.outputs["company"].tolist() == [1.0, 1.0, 0.0]

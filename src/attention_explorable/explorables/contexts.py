@@ -39,8 +39,8 @@ class ContextsExplorer(Explorable):
     ----------
     causal : bool
         Causal mask (each word sees itself and the words before it); default False.
-    prediction : {"", "same", "differ", "swap"}
-        What the student predicts of the word's two outputs; "" for none.
+    prediction : {"", "itself", "verb", "phone", "even"}
+        Which word of the second sentence the student predicts the word weighs most; "" for none.
     revealed : bool
         Whether the two outputs (the answer) are shown.
     language : {"zh", "en"}
@@ -74,7 +74,7 @@ class ContextsExplorer(Explorable):
     prediction = param.Selector(
         default="",
         objects=list(contexts_view.PREDICTIONS),
-        doc=("What the student predicts of the word's two outputs: '' (none), 'same', 'differ' (right) or 'swap'."),
+        doc="Which word of the second sentence the student predicts the word weighs most: '' (none), 'itself', 'verb' (right), 'phone' or 'even'.",
     )
     revealed = param.Boolean(False, doc="The two outputs shown (after the prediction is checked or skipped).")
 

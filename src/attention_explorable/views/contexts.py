@@ -13,7 +13,9 @@ explorable)::
     y = a X                       (3,): the word's output in that sentence
 
 gives the word two different rows of weights and two different outputs: the
-first leans to "fruit", the second to "company". With the causal mask the
+first leans to "fruit", the second to "company". The page asks first which
+word of the second sentence the word weighs most: not itself (dot product 2)
+but the verb "released" (2.5), since a query need not match its own key best. With the causal mask the
 word opening the second sentence sees itself only, and its output is its own
 vector: the ambiguity stays until later words read it. The page asks first
 (``views/choice.py``); its JavaScript twin is ``contextsView`` in
@@ -53,10 +55,10 @@ VECTORS = {
 ROLES = {"fruit": ("subject", "peel", "filler", "word"), "company": ("word", "release", "filler", "phone")}
 #: The two contexts, in the order they are shown.
 CONTEXTS = ("fruit", "company")
-#: The student's prediction: the word's two outputs after one read.
-PREDICTIONS = ("", "same", "differ", "swap")
-#: The right one: each context pulls the word its own way.
-RIGHT_PREDICTION = "differ"
+#: The student's prediction: which word of the second sentence the shared word weighs most (unmasked).
+PREDICTIONS = ("", "itself", "verb", "phone", "even")
+#: The right one: its dot product with "released" (2.5) beats its dot product with itself (2).
+RIGHT_PREDICTION = "verb"
 #: The course section it belongs to: its prediction is a class question of that section.
 SECTION = "3.8"
 #: The state: the causal mask, then the prediction and whether its answer shows.
@@ -207,9 +209,21 @@ def contexts_view(state, config: dict) -> dict:
     )
 
     def answer() -> str:  # the question's read: without the mask
-        unmasked = {c: read({**state, "causal": False}, config, c)[2] for c in CONTEXTS}
+        unmasked = {c: read({**state, "causal": False}, config, c) for c in CONTEXTS}
+        second = config["sentences"]["company"]
+        weights, x = unmasked["company"][0], np.asarray(second["vectors"], dtype=np.float64)
+        at = second["at"]
         return S["contexts_predict_answer"].format(
-            word=word, a=format_vector(unmasked["fruit"], 2), b=format_vector(unmasked["company"], 2)
+            word=word,
+            verb=html.escape(second["tokens"][1]),
+            x=format_vector(x[at], 2),
+            x_verb=format_vector(x[1], 2),
+            dot_verb=f(float(x[at] @ x[1]), 2),
+            dot_self=f(float(x[at] @ x[at]), 2),
+            w_verb=f(weights[1], 2),
+            w_self=f(weights[second["at"]], 2),
+            a=format_vector(unmasked["fruit"][2], 2),
+            b=format_vector(unmasked["company"][2], 2),
         )
 
     notes = S["contexts_causal_note"].format(word=word) if state["causal"] else ""

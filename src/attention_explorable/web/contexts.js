@@ -10,8 +10,8 @@ import {dataTable, escapeHtml, fill, formatNumber, formatVector} from "./shared.
 
 export const CONTEXTS = ["fruit", "company"];
 // The prediction asked first (views.contexts.PREDICTIONS), the right one, and the state.
-export const PREDICTIONS = ["", "same", "differ", "swap"];
-export const RIGHT_PREDICTION = "differ";
+export const PREDICTIONS = ["", "itself", "verb", "phone", "even"];
+export const RIGHT_PREDICTION = "verb";
 export const STATE_NAMES = ["causal", "prediction", "revealed"];
 // The controls that wait for the prediction (views.*.LOCKED, choice.js lock): nothing to try before it.
 export const LOCKED = ["causal"];
@@ -64,9 +64,15 @@ export function contextsView(st, config) {
   const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td>` +
     `<td><b>${formatVector(outputs[c], 2)}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
   const answer = () => {  // the question's read: without the mask
-    const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({...st, causal: false}, config, c).output]));
-    return fill(S.contexts_predict_answer,
-      {word, a: formatVector(unmasked.fruit, 2), b: formatVector(unmasked.company, 2)});
+    const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({...st, causal: false}, config, c)]));
+    const second = config.sentences.company;
+    const weights = unmasked.company.weights, x = second.vectors, at = second.at;
+    const dot = (a, b) => a.reduce((sum, v, i) => sum + v * b[i], 0);
+    return fill(S.contexts_predict_answer, {word, verb: escapeHtml(second.tokens[1]), w_verb: f(weights[1], 2),
+      x: formatVector(x[at], 2), x_verb: formatVector(x[1], 2), dot_verb: f(dot(x[at], x[1]), 2),
+      dot_self: f(dot(x[at], x[at]), 2),
+      w_self: f(weights[at], 2), a: formatVector(unmasked.fruit.output, 2),
+      b: formatVector(unmasked.company.output, 2)});
   };
   const notes = st.causal ? fill(S.contexts_causal_note, {word}) : "";
   return {
