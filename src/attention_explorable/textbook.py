@@ -241,10 +241,7 @@ class TextbookPage(pn.viewable.Viewer):
         # proofs, Lean, video) share one HTML pane: a pane costs a Panel object
         # and Bokeh models per session, whether it holds a line or a page.
         items: list = []
-        run = [
-            f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>",
-            notebook_link(section.id, self.language, inline=not self.notebook_files),
-        ]
+        run = [f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>"]
         for block in section.blocks:
             if block.kind in ("explorable", "exercise"):
                 if run:
@@ -256,8 +253,9 @@ class TextbookPage(pn.viewable.Viewer):
                     items.append(self._exercise(block))
             else:
                 run.append(block_html(section.id, block, self.language))
-        if run:
-            items.append(self._html("".join(run)))
+        # The section's notebook closes it: the reader meets the text first, the download once it is read.
+        run.append(notebook_link(section.id, self.language, inline=not self.notebook_files))
+        items.append(self._html("".join(run)))
         return pn.Column(*items, css_classes=["ae-section", f"ae-{section.id}"], sizing_mode="stretch_width")
 
     def _unknown_explorable(self, name: str) -> str:

@@ -167,7 +167,7 @@ def test_a_line_of_text_stays_short_enough_to_follow_on_a_wide_screen(static_sit
     aborted = s.open_offline(static_site / {"zh": "", "en": "en"}[language] / "index.html", ".ae-toc")
     widths = s.page.evaluate(
         """() => {
-          const p = [...document.querySelectorAll('.ae-prose p:not(.ae-caption)')].find((e) => e.textContent.length > 400);
+          const p = [...document.querySelectorAll('.ae-prose p:not(.ae-caption)')].find((e) => e.textContent.length > 200);
           const em = parseFloat(getComputedStyle(p).fontSize);
           const box = (e) => e.getBoundingClientRect();
           const display = document.querySelector('.ae-prose > .ae-math-display');

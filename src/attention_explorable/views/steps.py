@@ -335,7 +335,7 @@ def with_values(steps: list[dict], values: dict | None) -> list[dict]:
 def _question_html(step: int, revealed: bool, S, target: dict) -> str:
     explain = f"<p class='ae-explain'>{S[f'step{step}_explain']}</p>" if revealed else ""
     return (
-        f"<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>{S[f'step{step}_title']}</h2>"
+        f"<p class='ae-step-title' style='margin:4px 0; font-size:1.17em'><b>{S[f'step{step}_title']}</b></p>"
         f"<p>{step_question(S[f'step{step}_question'], target)}</p>{explain}"
     )
 

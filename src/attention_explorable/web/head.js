@@ -673,7 +673,7 @@ function render({model, el: root}) {
     const probs = f.probs[0];
     let best = 0;
     for (let c = 1; c < N_DIGITS; c++) if (probs[c] > probs[best]) best = c;
-    setText(ownAnswer, t("head_lookup_answer", {digit: best, p: (100 * probs[best]).toFixed(0)}));
+    setText(ownAnswer, t("head_lookup_answer", {digit: best, p: (100 * probs[best]).toFixed(1)}));
   }
 
   function drawReadout() {

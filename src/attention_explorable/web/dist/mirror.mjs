@@ -827,7 +827,7 @@ function stepsView(st, config) {
 function questionHtml(step, revealed, S, target) {
   const explain = revealed ? `<p class='ae-explain'>${S[`step${step}_explain`]}</p>` : "";
   const question = fill(S[`step${step}_question`], { v1: formatG(target.value_1), v2: formatG(target.value_2) });
-  return `<h2 style='margin:4px 0; padding:0; border:0; font-size:1.17em'>${S[`step${step}_title`]}</h2><p>${question}</p>${explain}`;
+  return `<p class='ae-step-title' style='margin:4px 0; font-size:1.17em'><b>${S[`step${step}_title`]}</b></p><p>${question}</p>${explain}`;
 }
 function resultHtml(st, pred, config) {
   const S = config.strings, f = formatNumber;
