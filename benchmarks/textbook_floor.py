@@ -8,9 +8,11 @@ fresh context each, at each CPU slowdown, one after the other in turns:
 * the textbook with every script taken out (its explorables' JSON states kept): what parsing and laying
   out its text costs, the floor under any script;
 * the textbook as exported;
+* the textbook cut after its first explorable (its first part, with the script that part loads): what a
+  small first document would leave, the rest of the text brought in later;
 
 and prints the median ``DOMContentLoaded`` of each and its ratio to the yardstick's, and the exported
-textbook's first answered key beside the yardstick's.
+textbook's first answered key (and its first part's) beside the yardstick's.
 
 Usage::
 
@@ -37,6 +39,12 @@ from first_paint import DESKTOP
 YARDSTICK = ROOT.parent / "shared" / "bench" / "limit_page.html"
 #: A script the page runs (a JSON state is data: kept).
 _SCRIPT = re.compile(r"<script(?![^>]*application/json)[^>]*>.*?</script>", re.S)
+
+
+def first_part(page: str) -> str:
+    """The exported textbook up to the heading after its first explorable, closed: its first part only."""
+    at = page.index("<div class='ae-module' data-ae-render=")
+    return page[: page.index("<h2", at)] + page[page.rindex("</body>") :]
 
 
 def dcl(browser, url: str, cpu: float) -> float:
@@ -83,13 +91,15 @@ def main(argv: list[str] | None = None) -> int:
         (site / "text-only.html").write_text(_SCRIPT.sub("", page), encoding="utf-8")
         pages = {"yardstick": YARDSTICK.as_uri(), "text only": (site / "text-only.html").as_uri()}
         pages["textbook"] = (site / "index.html").as_uri()
+        (site / "first-part.html").write_text(first_part(page), encoding="utf-8")
+        pages["first part"] = (site / "first-part.html").as_uri()
         figures = {}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 for cpu in rates:
                     loads = {name: [] for name in pages}
-                    keys = {"yardstick": [], "textbook": []}
+                    keys = {"yardstick": [], "textbook": [], "first part": []}
                     for _ in range(n):
                         for name, url in pages.items():
                             loads[name].append(dcl(browser, url, cpu))
@@ -104,6 +114,10 @@ def main(argv: list[str] | None = None) -> int:
                         f"  first answered key: textbook {keyed['textbook']:.1f} ms, yardstick "
                         f"{keyed['yardstick']:.1f} ms ({keyed['textbook'] / keyed['yardstick']:.2f}x); the text "
                         f"alone is parsed at {med['text only'] / keyed['yardstick']:.2f}x the yardstick's first key"
+                    )
+                    print(
+                        f"  the first part alone: first key {keyed['first part']:.1f} ms "
+                        f"({keyed['first part'] / keyed['yardstick']:.2f}x the yardstick's)"
                     )
                     figures[f"{cpu:g}x"] = {"dcl": med, "key": keyed}
             finally:
