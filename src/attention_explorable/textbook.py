@@ -31,6 +31,11 @@ def _sections(language: str = DEFAULT_LANGUAGE) -> tuple[Section, ...]:
 
 
 @lru_cache(maxsize=None)
+def open_hint(language: str) -> str:
+    """How a folded box opens ("(tap or click to open)"), said after its title: the textbook says it once."""
+    return f"<span class='ae-open-hint'>{text('proof_summary', language)}</span>"
+
+
 def block_html(section_id: str, block: Block, language: str) -> str:
     """HTML of a non-interactive block (cached: the text is the same for every session).
 
@@ -51,7 +56,7 @@ def _block_html(section_id: str, block: Block, language: str) -> str:
     if block.kind == "proof":
         return (
             f"<details class='ae-proof'><summary><b>{html.escape(block.title)}</b>"
-            f"{t('proof_summary')}</summary>{markdown_to_html(block.body, section_id)}</details>"
+            f"{open_hint(language)}</summary>{markdown_to_html(block.body, section_id)}</details>"
         )
     if block.kind == "code":
         return (
@@ -225,6 +230,7 @@ class TextbookPage(pn.viewable.Viewer):
         self.modules: dict[str, pn.viewable.Viewable] = {}
         self._pending: dict[str, tuple[pn.Column, object]] = {}
         self._defer = self.load == "on_approach" and self._in_server_session()
+        self._hinted = False  # how a folded box opens is said at the first one only
         self._body = [self._section_view(s) for s in self.sections]
 
     @staticmethod
@@ -252,7 +258,12 @@ class TextbookPage(pn.viewable.Viewer):
                 else:
                     items.append(self._exercise(block))
             else:
-                run.append(block_html(section.id, block, self.language))
+                written = block_html(section.id, block, self.language)
+                hint = open_hint(self.language)
+                if self._hinted:
+                    written = written.replace(hint, "")
+                self._hinted = self._hinted or hint in written
+                run.append(written)
         # The section's notebook closes it: the reader meets the text first, the download once it is read.
         run.append(notebook_link(section.id, self.language, inline=not self.notebook_files))
         items.append(self._html("".join(run)))

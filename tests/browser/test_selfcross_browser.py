@@ -186,13 +186,13 @@ def test_state_travels_both_ways(student):
         s.open(server.url(), READY)
         wait_text(page, ".ae-server-state", "mode=self_zh causal=False query=1")
         page.locator(".ae-selfcross-skip button").click()  # past the question: its answer, cross-attention
-        wait_text(page, ".ae-server-state", "mode=cross causal=False query=2")  # (the question's "love")
+        wait_text(page, ".ae-server-state", "mode=cross causal=False query=3")  # (the question's "machine")
         page.locator(".ae-selfcross-mode button", has_text="自注意力（英文）").click()
-        wait_text(page, ".ae-server-state", "mode=self_en causal=False query=2")
+        wait_text(page, ".ae-server-state", "mode=self_en causal=False query=3")
         page.locator(".ae-selfcross-causal input").click()
-        wait_text(page, ".ae-server-state", "mode=self_en causal=True query=2")
-        tap_row(page, 3)
         wait_text(page, ".ae-server-state", "mode=self_en causal=True query=3")
+        tap_row(page, 2)
+        wait_text(page, ".ae-server-state", "mode=self_en causal=True query=2")
 
         page.locator(".ae-server-jump button").click()  # the server changes the state
         wait_text(page, ".ae-selfcross-row", "查询「learning」的权重")
@@ -224,13 +224,14 @@ def test_the_prediction_is_asked_first_and_cross_attention_answers_it(selfcross_
     page.locator(".ae-selfcross-check button").click()  # nothing chosen: said, the mode stays
     wait_text(page, ".ae-input-notice", "先选一个预测")
     assert "中文句子「我 爱 机器 学习」" in text_of(page, ".ae-selfcross-roles")
-    page.locator(".ae-selfcross-prediction button", has_text="爱").click()
+    page.locator(".ae-selfcross-prediction button", has_text="主要分给").click()
     page.locator(".ae-selfcross-check button").click()
-    # Checked: cross-attention is drawn on the asked query's row ("love"), and the verdict names it.
+    # Checked: cross-attention is drawn on the asked query's row ("machine"), and the verdict names it.
     wait_text(page, ".ae-selfcross-feedback", "预测对了")
     wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
-    wait_text(page, ".ae-selfcross-row", "查询「love」的权重")
-    assert f"分到最多的是「爱」（权重 {cross[1].max():.3f}）" in text_of(page, ".ae-selfcross-feedback")
+    wait_text(page, ".ae-selfcross-row", "查询「machine」的权重")
+    said = text_of(page, ".ae-selfcross-feedback")
+    assert f"「机器」分到 {cross[2, 2]:.3f}，「学习」也分到 {cross[2, 3]:.3f}" in said, said
     expect(page.locator(".ae-selfcross-skip button")).to_be_hidden()
     s.screenshot(f"selfcross-answered-1280-{request.node.callspec.id}")
     s.assert_clean()

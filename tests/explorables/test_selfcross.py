@@ -163,7 +163,7 @@ def test_a_prediction_checked_says_whether_it_was_right():
     assert explorer.state()["prediction"] == "" and explorer._ask["predict_check"].visible
     explorer.param.update(mode="cross", prediction="even", revealed=True)
     said = html.unescape(explorer._ask["feedback"].text)
-    assert "All four get about the same" in said and "That is not what happens." in said
+    assert "About the same on all four" in said and "That is not what happens." in said
     assert not explorer._ask["predict_skip"].visible
     with pytest.raises(ValueError, match="prediction"):
         explorer.prediction = "chinese!"

@@ -57,9 +57,9 @@ class SelfCrossExplorer(Explorable):
         so far); ignored in the other modes. Default False.
     query : int
         Query row to highlight and read out, 1-based, 1-4; default 1.
-    prediction : {"", "english", "chinese", "both"}
-        Which words one English query's weights are shared among in cross-attention, as the
-        student predicts it before seeing it; "" for none.
+    prediction : {"", "jiqi", "split", "xuexi", "even"}
+        How the cross-attention row of the English word "machine" shares its weight among the Chinese
+        words, as the student predicts it before seeing it; "" for none.
     revealed : bool
         Whether the answer is shown: set, with ``mode="cross"``, when the prediction is checked or
         skipped, or cross-attention is chosen.
@@ -102,8 +102,8 @@ class SelfCrossExplorer(Explorable):
         default="",
         objects=list(selfcross_view.PREDICTIONS),
         doc=(
-            "Which words one English query's weights are shared among in cross-attention, as the student "
-            "predicts: '' (none), 'english', 'chinese' (right) or 'both'."
+            "How the cross-attention row of 'machine' shares its weight, as the student predicts: '' (none), "
+            "'jiqi' (nearly all on 机器), 'split' (right: between 机器 and 学习), 'xuexi' or 'even'."
         ),
     )
     revealed = param.Boolean(

@@ -48,13 +48,13 @@ MODES = ("self_zh", "self_en", "cross")
 SIDES = {"self_zh": ("zh", "zh"), "self_en": ("en", "en"), "cross": ("en", "zh")}
 #: Highest query row: the shorter sentence's length (the row exists in every mode).
 N_QUERY = min(len(ZH_TOKENS), len(EN_TOKENS))
-#: The student's prediction, asked first: which words one English query's row of weights is shared among
-#: in cross-attention (none yet, the English sentence's, the Chinese sentence's, both sentences').
-PREDICTIONS = ("", "wo", "ai", "jiqi", "xuexi", "even")
-#: The right one: in cross-attention the keys and values are the Chinese sentence's words only.
-RIGHT_PREDICTION = "ai"
-#: The query the question names: the English word "love" (its row is the answer, whatever row is shown).
-ASKED_QUERY = 2
+#: The student's prediction, asked first: how the cross-attention row of the English word "machine" shares
+#: its weight (nearly all on 机器, between 机器 and 学习, mostly on 学习, about evenly).
+PREDICTIONS = ("", "jiqi", "split", "xuexi", "even")
+#: The right one: 机器 and 学习 overlap in the toy vectors, so "machine" shares its weight between them.
+RIGHT_PREDICTION = "split"
+#: The query the question names: the English word "machine" (its row is the answer, whatever row is shown).
+ASKED_QUERY = 3
 #: The course section it belongs to: its prediction is a class question of that section.
 SECTION = "3.7"
 #: The state of the explorable: the controls, then the prediction and whether its answer shows
@@ -282,12 +282,15 @@ def selfcross_view(state, config: dict) -> dict:
         cross_q, cross_k, cross_w, _ = selfcross_weights({"mode": "cross", "causal": False}, config)
         asked = min(ASKED_QUERY, len(cross_q)) - 1  # (a page's own sentences may be shorter)
         cross_row = cross_w[asked]
-        cross_best = int(np.argmax(cross_row))
+        order = [int(j) for j in np.argsort(-cross_row, kind="stable")]
+        cross_best, cross_next = order[0], order[min(1, len(order) - 1)]  # (a one-word sentence: itself twice)
         return S["selfcross_predict_answer"].format(
             n=len(cross_k),
             token=said("en", cross_q[asked]),
             best=said("zh", cross_k[cross_best]),
             weight=f(cross_row[cross_best], 3),
+            second=said("zh", cross_k[cross_next]),
+            weight2=f(cross_row[cross_next], 3),
         )
 
     return {

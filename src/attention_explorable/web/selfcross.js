@@ -12,10 +12,10 @@ export const MODES = ["self_zh", "self_en", "cross"];
 /** Mode -> [sentence of the queries, sentence of the keys and values]. */
 export const SIDES = {self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"]};
 // The prediction asked first (views.selfcross.PREDICTIONS), the right one, and the state.
-export const PREDICTIONS = ["", "wo", "ai", "jiqi", "xuexi", "even"];
-export const RIGHT_PREDICTION = "ai";
-// The query the question names (views.selfcross.ASKED_QUERY): the English word "love".
-export const ASKED_QUERY = 2;
+export const PREDICTIONS = ["", "jiqi", "split", "xuexi", "even"];
+export const RIGHT_PREDICTION = "split";
+// The query the question names (views.selfcross.ASKED_QUERY): the English word "machine".
+export const ASKED_QUERY = 3;
 export const STATE_NAMES = ["mode", "causal", "query", "prediction", "revealed"];
 // The controls that wait for the prediction (views.*.LOCKED, choice.js lock): nothing to try before it.
 export const LOCKED = ["mode", "causal", "query"];
@@ -122,10 +122,12 @@ export function selfcrossView(st, config) {
   const answer = () => {
     const cross = selfcrossWeights({mode: "cross", causal: false}, config);
     const crossQuery = Math.min(ASKED_QUERY, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
-    let crossBest = 0;
-    for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
+    // the two largest shares, the first of equal ones first (numpy's stable argsort of the negated row)
+    const order = crossRow.map((w, j) => j).sort((a, b) => crossRow[b] - crossRow[a] || a - b);
+    const crossBest = order[0], crossNext = order[Math.min(1, order.length - 1)];  // (a one-word sentence: itself twice)
     return fill(S.selfcross_predict_answer, {n: cross.kTokens.length, token: said("en", cross.qTokens[crossQuery]),
-      best: said("zh", cross.kTokens[crossBest]), weight: f(crossRow[crossBest], 3)});
+      best: said("zh", cross.kTokens[crossBest]), weight: f(crossRow[crossBest], 3),
+      second: said("zh", cross.kTokens[crossNext]), weight2: f(crossRow[crossNext], 3)});
   };
   return {
     sources: {

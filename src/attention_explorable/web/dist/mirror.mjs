@@ -1286,9 +1286,9 @@ function matrixView(st, config) {
 // src/attention_explorable/web/selfcross.js
 var MODES = ["self_zh", "self_en", "cross"];
 var SIDES = { self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"] };
-var PREDICTIONS3 = ["", "wo", "ai", "jiqi", "xuexi", "even"];
-var RIGHT_PREDICTION3 = "ai";
-var ASKED_QUERY = 2;
+var PREDICTIONS3 = ["", "jiqi", "split", "xuexi", "even"];
+var RIGHT_PREDICTION3 = "split";
+var ASKED_QUERY = 3;
 var LOCKED = ["mode", "causal", "query"];
 function roundHalfEven(x) {
   const r = Math.round(x);
@@ -1358,13 +1358,15 @@ function selfcrossView(st, config) {
   const answer = () => {
     const cross2 = selfcrossWeights({ mode: "cross", causal: false }, config);
     const crossQuery = Math.min(ASKED_QUERY, cross2.qTokens.length) - 1, crossRow = cross2.weights[crossQuery];
-    let crossBest = 0;
-    for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
+    const order = crossRow.map((w, j) => j).sort((a, b) => crossRow[b] - crossRow[a] || a - b);
+    const crossBest = order[0], crossNext = order[Math.min(1, order.length - 1)];
     return fill(S.selfcross_predict_answer, {
       n: cross2.kTokens.length,
       token: said("en", cross2.qTokens[crossQuery]),
       best: said("zh", cross2.kTokens[crossBest]),
-      weight: f(crossRow[crossBest], 3)
+      weight: f(crossRow[crossBest], 3),
+      second: said("zh", cross2.kTokens[crossNext]),
+      weight2: f(crossRow[crossNext], 3)
     });
   };
   return {

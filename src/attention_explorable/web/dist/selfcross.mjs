@@ -1486,9 +1486,9 @@ function choiceParts(name, S, predictions, model, { say, reveal = () => ({}), ri
 // src/attention_explorable/web/selfcross.js
 var MODES = ["self_zh", "self_en", "cross"];
 var SIDES = { self_zh: ["zh", "zh"], self_en: ["en", "en"], cross: ["en", "zh"] };
-var PREDICTIONS = ["", "wo", "ai", "jiqi", "xuexi", "even"];
-var RIGHT_PREDICTION = "ai";
-var ASKED_QUERY = 2;
+var PREDICTIONS = ["", "jiqi", "split", "xuexi", "even"];
+var RIGHT_PREDICTION = "split";
+var ASKED_QUERY = 3;
 var STATE_NAMES = ["mode", "causal", "query", "prediction", "revealed"];
 var LOCKED = ["mode", "causal", "query"];
 function roundHalfEven(x) {
@@ -1559,13 +1559,15 @@ function selfcrossView(st, config) {
   const answer = () => {
     const cross = selfcrossWeights({ mode: "cross", causal: false }, config);
     const crossQuery = Math.min(ASKED_QUERY, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
-    let crossBest = 0;
-    for (let j = 1; j < crossRow.length; j++) if (crossRow[j] > crossRow[crossBest]) crossBest = j;
+    const order = crossRow.map((w, j) => j).sort((a, b) => crossRow[b] - crossRow[a] || a - b);
+    const crossBest = order[0], crossNext = order[Math.min(1, order.length - 1)];
     return fill(S.selfcross_predict_answer, {
       n: cross.kTokens.length,
       token: said("en", cross.qTokens[crossQuery]),
       best: said("zh", cross.kTokens[crossBest]),
-      weight: f(crossRow[crossBest], 3)
+      weight: f(crossRow[crossBest], 3),
+      second: said("zh", cross.kTokens[crossNext]),
+      weight2: f(crossRow[crossNext], 3)
     });
   };
   return {
