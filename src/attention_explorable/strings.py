@@ -276,7 +276,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "qkv_predict_weights": "权重变，输出不变",
         "qkv_predict_nothing": "什么都不变",
         "qkv_predict_answer": "权重只由查询和键算出来，W_V 不参与，所以换掉 W_V 之后分数和权重一格都不变；变的是每个位置交出去的内容 vⱼ，输出因此跟着变。以第 1 行为例：W_V 取单位矩阵时输出是 {a}，取“交换两维”时是 {b}。查询和键一起决定“读哪里”，值决定“读到什么”：键和值分开，模型就能按一种特征去找，却读出另一种特征。现在亲手在两个 W_V 之间切换看看。",
-        "selfcross_predict_question": "先预测：切换到交叉注意力以后，英文词「machine」那一行的权重会怎样分给四个中文词？",
+        "selfcross_predict_question": "先预测：切换到交叉注意力以后，英文句子第三个词（「机器」的译文）那一行的权重，会怎样分给四个中文词？",
         "selfcross_predict_jiqi": "几乎全给「机器」",
         "selfcross_predict_split": "主要分给「机器」和「学习」两个词",
         "selfcross_predict_xuexi": "大部分给「学习」",
