@@ -366,8 +366,10 @@ def test_a_link_opens_the_head_on_its_settings_and_the_address_follows(student, 
     # d_k and the scaling wait for the comparison's own question, which asks what they do.
     expect(page.locator(".ae-head-d_k-box")).to_be_disabled()
     expect(page.locator(".ae-head-scaled")).to_be_disabled()
+    expect(page.locator(".ae-head-settings-wait")).to_be_visible()  # and the page says why
     page.locator(".ae-head-compare .ae-head-options button").first.click()
     expect(page.locator(".ae-head-d_k-box")).to_be_enabled()
+    expect(page.locator(".ae-head-settings-wait")).to_be_hidden()
     page.locator(".ae-head-d_k-box").fill("20")
     page.locator(".ae-head-d_k-box").press("Enter")
     page.wait_for_function("() => new URLSearchParams(location.search).get('d_k') === '20'")

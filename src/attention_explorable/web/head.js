@@ -579,6 +579,9 @@ function render({model, el: root}) {
   scaled.addEventListener("change", () => { model.set("scaled", scaled.checked); model.save_changes(); });
   scaledLabel.append(scaled, document.createTextNode(t("head_scaled")));
   settings.append(scaledLabel);
+  // Why d_k and the switch are greyed: they would answer the comparison's question (said, not left to guess).
+  const settingsWait = el("p", {class: "ae-note ae-head-settings-wait"});
+  settingsWait.append(...subscripted(t("head_settings_wait")));
 
   // --- what it learns ------------------------------------------------------------------------------
   const curves = curvePlot(t("head_loss_title"), 300);
@@ -646,7 +649,7 @@ function render({model, el: root}) {
   after.append(grid, el(sub, {}, t("head_lookup_heading")), own, ownAnswer);
   const growing = el("div", {class: "ae-grid ae-head-curves"});  // the loss and the accuracy side by side, when they fit
   growing.append(curves.figure, accuracyCurve.figure);
-  box.append(written("p", "head_intro"), predict, controls, readout, live, settings, growing, after,
+  box.append(written("p", "head_intro"), predict, controls, readout, live, settings, settingsWait, growing, after,
              compare);
 
   // --- the run -------------------------------------------------------------------------------------
@@ -738,6 +741,7 @@ function render({model, el: root}) {
     train.disabled = step.disabled = !ready;
     // The comparison asks what d_k = 64 without the scaling does: d_k and the switch wait for its answer.
     dK.disabled = dKShown.disabled = scaled.disabled = !Number.isInteger(model.get("compare_prediction"));
+    settingsWait.hidden = !dK.disabled;
     skip.hidden = ready;
     after.hidden = !started;
     for (const b of predictButtons) b.disabled = started;  // (its answer's first half is on screen from then on)

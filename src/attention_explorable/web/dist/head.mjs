@@ -639,6 +639,8 @@ function render({ model, el: root }) {
   });
   scaledLabel.append(scaled, document.createTextNode(t("head_scaled")));
   settings.append(scaledLabel);
+  const settingsWait = el("p", { class: "ae-note ae-head-settings-wait" });
+  settingsWait.append(...subscripted(t("head_settings_wait")));
   const curves = curvePlot(t("head_loss_title"), 300);
   const accuracyCurve = curvePlot(t("head_accuracy_title"), 300, true);
   const history = dataTable(t("head_history_title"), [t("head_history_step"), t("head_history_loss"), t("head_history_accuracy")]);
@@ -733,6 +735,7 @@ function render({ model, el: root }) {
     readout,
     live,
     settings,
+    settingsWait,
     growing,
     after,
     compare
@@ -814,6 +817,7 @@ function render({ model, el: root }) {
     const ready = predicted();
     train.disabled = step.disabled = !ready;
     dK.disabled = dKShown.disabled = scaled.disabled = !Number.isInteger(model.get("compare_prediction"));
+    settingsWait.hidden = !dK.disabled;
     skip.hidden = ready;
     after.hidden = !started;
     for (const b of predictButtons) b.disabled = started;

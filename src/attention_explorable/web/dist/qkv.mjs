@@ -1065,6 +1065,11 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x .ae-n-btn-host > button.ae-n-success { background: #2e7d32; border-color: #1b5e20; color: #fff; }
 .ae-x .ae-n-btn-host > button:disabled, .ae-x .ae-n-group > button:disabled { opacity: 0.6; cursor: default; }
 .ae-x .ae-n-group { display: flex; margin: 4px 5px; min-width: 0; }
+/* A row of buttons breaks between its buttons, never inside a word ("Identit|y"): on a narrow phone it
+   takes a second row, its buttons with less padding. */
+.ae-x .ae-n-group:not(.ae-n-vertical) { flex-wrap: wrap; }
+.ae-x .ae-n-group:not(.ae-n-vertical) > button { overflow-wrap: normal; }
+@media (max-width: 400px) { .ae-x .ae-n-group:not(.ae-n-vertical) > button { padding: 6px 8px; } }
 .ae-x .ae-n-group > button { border-radius: 0; margin: 0 0 0 -1px; }
 .ae-x .ae-n-group > button:first-child { border-radius: 4px 0 0 4px; margin: 0; }
 .ae-x .ae-n-group > button:last-child { border-radius: 0 4px 4px 0; }
