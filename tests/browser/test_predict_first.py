@@ -98,6 +98,8 @@ def test_no_step_shows_its_answer_before_a_prediction_or_a_skip(mode, steps_serv
             # "演示本步" without a prediction asks for one, says why, and keeps the answer back.
             page.locator(".ae-demonstrate button").click()
             wait_text(page, ".ae-result", ZH["prediction_needed"][:12])
+            # (a live page's skip button is its own patch, after the message's: waited for, not read at once)
+            expect(page.locator(".ae-skip-prediction").first).to_be_visible()
             settled(page)  # no replay starts (one would have drawn its first frame by now)
             asked = read_all(page)
             # (the student page puts the cursor in the box; Panel's live app, drawn from Python, cannot)
