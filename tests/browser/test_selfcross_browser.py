@@ -97,12 +97,12 @@ def test_student_uses_every_control(selfcross_page, request):
     # Chinese self-attention: the heatmap says both roles come from the Chinese sentence.
     assert "中文句子「我 爱 机器 学习」" in text_of(page, ".ae-selfcross-roles")
     row = text_of(page, ".ae-selfcross-row")
-    assert "查询「我」的权重" in row
-    assert weights_in(row) == {tok: round(w, 3) for tok, w in zip(ZH_TOKENS, zh[0])}
+    # Before the prediction no weight is shown: the words' likeness would answer it.
+    assert "查询「我」的权重" in row and STRINGS["zh"]["selfcross_hidden"] in row and not weights_in(row)
     hm = heatmap(page)
     assert hm["x"] == {"label": "键和值来自：中文句子", "ticks": list(ZH_TOKENS)}
     assert hm["y"] == {"label": "查询来自：中文句子", "ticks": list(ZH_TOKENS)}
-    assert hm["text"] == [f"{w:.2f}" for w in zh.ravel()] and hm["row"] == 1
+    assert hm["text"] == ["?"] * 16 and hm["row"] == 1
     expect(page.locator(".ae-selfcross-causal input")).to_be_disabled()  # no causal mask in the encoder
 
     # Past the question (skipped), its answer: cross-attention, English rows, Chinese columns; "love"
@@ -160,6 +160,18 @@ def test_student_uses_every_control(selfcross_page, request):
     wait_text(page, ".ae-selfcross-row", rf"learning\s*{full[3]:.3f}")
     assert weights_in(text_of(page, ".ae-selfcross-row")) == {tok: round(w, 3) for tok, w in zip(EN_TOKENS, full)}
     eventually(page, lambda: _assert_equal("因果掩码" in text_of(page, ".ae-selfcross-roles"), False))
+
+    # Chinese self-attention, past the question: its weights now shown.
+    page.locator(".ae-selfcross-mode button", has_text="自注意力（中文）").click()
+    page.locator(".ae-selfcross-query button", has_text="我").click()
+    wait_text(page, ".ae-selfcross-row", "查询「我」的权重")
+    eventually(
+        page,
+        lambda: _assert_equal(
+            weights_in(text_of(page, ".ae-selfcross-row")), {tok: round(w, 3) for tok, w in zip(ZH_TOKENS, zh[0])}
+        ),
+    )
+    eventually(page, lambda: _assert_equal(heatmap(page)["text"], [f"{w:.2f}" for w in zh.ravel()]))
     s.assert_clean()
 
 

@@ -17,7 +17,8 @@ ZH = STRINGS["zh"]
 
 
 def state(mode="self_zh", causal=False, query=1):
-    return {"mode": mode, "causal": causal, "query": query}
+    """A state past the question (its weights shown); the question's own test starts before it."""
+    return {"mode": mode, "causal": causal, "query": query, "revealed": True}
 
 
 def weights(q, kv, mask=None):
@@ -194,6 +195,10 @@ def test_the_prediction_waits_and_its_answer_is_the_cross_attention_row():
     # Nothing to try before the prediction: the kind of attention, the mask and the query wait for it.
     assert view.LOCKED == ("mode", "causal", "query")
     assert all(before["props"][n]["disabled"] is True for n in view.LOCKED)
+    # Nor any weight to read: the self-attention map would show how alike the words are, which answers it.
+    assert set(before["sources"]["cells"]["text"]) == {"?"}
+    assert S["selfcross_hidden"] in before["html"]["row"] and not re.search(r"\d\.\d", before["html"]["row"])
+    assert before["html"]["live"] == "" and not re.search(r"\d\.\d", before["html"]["plot_data"])
     cross = weights(EN_EMBEDDINGS, ZH_EMBEDDINGS)
     asked = cross[view.ASKED_QUERY - 1]
     best, second = np.argsort(-asked)[:2]

@@ -72,6 +72,7 @@ STRING_KEYS = (
     "contexts_predict_question",
     "contexts_toy_note",
     "contexts_axes",
+    "contexts_vectors",
     "contexts_row",
     "contexts_input",
     "contexts_output",
@@ -227,6 +228,19 @@ def contexts_view(state, config: dict) -> dict:
         )
 
     notes = S["contexts_causal_note"].format(word=word) if state["causal"] else ""
+    # Every word's vector, shown before the question: the dot products can be worked out, not guessed.
+    vectors = "".join(
+        "<div class='ae-hint ae-contexts-vectors'>"
+        + S["contexts_vectors"].format(
+            sentence=S[f"contexts_sentence_{c}"],
+            vectors=" · ".join(
+                f"{html.escape(t)} {format_vector(v, 2)}"
+                for t, v in zip(config["sentences"][c]["tokens"], config["sentences"][c]["vectors"])
+            ),
+        )
+        + "</div>"
+        for c in CONTEXTS
+    )
     return {
         "sources": sources,
         "ranges": {},
@@ -235,7 +249,8 @@ def contexts_view(state, config: dict) -> dict:
                 word=word,
                 x=format_vector(config["sentences"]["fruit"]["vectors"][config["sentences"]["fruit"]["at"]], 2),
             )
-            + f"<div class='ae-hint'>{S['contexts_axes']}</div>",
+            + f"<div class='ae-hint'>{S['contexts_axes']}</div>"
+            + vectors,
             "outputs": (
                 f"<div class='ae-kind'>{S['contexts_output'].format(word=word)}</div>"
                 + (f"<table>{shown}</table>" if revealed else f"<div class='ae-hint'>{S['contexts_hidden']}</div>")

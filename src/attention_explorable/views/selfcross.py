@@ -76,6 +76,7 @@ STRING_KEYS = (
     "selfcross_query",
     "selfcross_predict_question",
     "selfcross_toy_note",
+    "selfcross_hidden",
     "selfcross_axis_query",
     "selfcross_axis_key",
     "selfcross_source_zh",
@@ -235,6 +236,9 @@ def selfcross_view(state, config: dict) -> dict:
     mode = state["mode"]
     causal = bool(state["causal"]) and mode == "self_en"
 
+    # Predict first: the answer is the cross-attention row of the asked English query; before it the
+    # weights are not shown in any mode (the self-attention map would show how alike the words are).
+    prediction, revealed = state.get("prediction", ""), bool(state.get("revealed", False))
     xs, ys, fill, text_color, texts = [], [], [], [], []
     palette, (masked_fill, masked_text) = config["palette"], config["masked"]
     for i in range(n_q):
@@ -246,6 +250,11 @@ def selfcross_view(state, config: dict) -> dict:
                 fill.append(masked_fill)
                 text_color.append(masked_text)
                 texts.append("—")
+                continue
+            if not revealed:
+                fill.append(masked_fill)
+                text_color.append(masked_text)
+                texts.append("?")
                 continue
             # Darker for more weight (Bokeh's Blues256, darkest first); white text on the dark half.
             fill.append(palette[round((1.0 - min(max(w, 0.0), 1.0)) * 255)])
@@ -273,10 +282,13 @@ def selfcross_view(state, config: dict) -> dict:
         f"{S['selfcross_row_best'].format(token=said(k_side, k_tokens[best]), weight=f(row[best], 3))}"
     )
     best_text = S["selfcross_row_best"].format(token=said(k_side, k_tokens[best]), weight=f(row[best], 3))
+    if not revealed:
+        row_html = (
+            f"<div class='ae-kind'>{S['selfcross_row'].format(token=said(q_side, q_tokens[query - 1]))}</div>"
+            f"<div class='ae-hint'>{S['selfcross_hidden']}</div>"
+        )
     # The heatmap's data: a row per query token, a column per key token.
     plot_rows = [[said(q_side, q), *texts[i * n_k : (i + 1) * n_k]] for i, q in enumerate(q_tokens)]
-    # Predict first: the answer is the cross-attention row of the highlighted English query.
-    prediction, revealed = state.get("prediction", ""), bool(state.get("revealed", False))
 
     def answer() -> str:
         cross_q, cross_k, cross_w, _ = selfcross_weights({"mode": "cross", "causal": False}, config)
@@ -306,7 +318,9 @@ def selfcross_view(state, config: dict) -> dict:
             "feedback": choice.choice_feedback(S, "selfcross", prediction, RIGHT_PREDICTION, revealed, answer),
             "note": f"<div class='ae-hint'>{S['selfcross_toy_note']}</div>",
             "plot_data": data_table(S["selfcross_plot"], ["", *(said(k_side, k) for k in k_tokens)], plot_rows),
-            "live": f"{S['selfcross_row'].format(token=said(q_side, q_tokens[query - 1]))}: {best_text}",
+            "live": f"{S['selfcross_row'].format(token=said(q_side, q_tokens[query - 1]))}: {best_text}"
+            if revealed
+            else "",
         },
         "props": choice.lock(
             {

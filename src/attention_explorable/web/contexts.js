@@ -75,11 +75,17 @@ export function contextsView(st, config) {
       b: formatVector(unmasked.company.output, 2)});
   };
   const notes = st.causal ? fill(S.contexts_causal_note, {word}) : "";
+  // Every word's vector, shown before the question: the dot products can be worked out, not guessed.
+  const vectors = CONTEXTS.map((c) => "<div class='ae-hint ae-contexts-vectors'>" + fill(S.contexts_vectors, {
+    sentence: S[`contexts_sentence_${c}`],
+    vectors: config.sentences[c].tokens.map((t, j) => `${escapeHtml(t)} ${formatVector(config.sentences[c].vectors[j], 2)}`).join(" · "),
+  }) + "</div>").join("");
   return {
     sources,
     ranges: {},
     html: {
-      input: fill(S.contexts_input, {word, x: formatVector(first.vectors[first.at], 2)}) + `<div class='ae-hint'>${S.contexts_axes}</div>`,
+      input: fill(S.contexts_input, {word, x: formatVector(first.vectors[first.at], 2)}) + `<div class='ae-hint'>${S.contexts_axes}</div>` +
+        vectors,
       outputs: `<div class='ae-kind'>${fill(S.contexts_output, {word})}</div>` +
         (revealed ? `<table>${shown}</table>` : `<div class='ae-hint'>${S.contexts_hidden}</div>`),
       notes: notes ? `<span class='ae-hint'>${notes}</span>` : "",

@@ -77,6 +77,9 @@ export function selfcrossView(st, config) {
   const mode = st.mode;
   const causal = Boolean(st.causal) && mode === "self_en";
 
+  // Predict first: the answer is the cross-attention row of the asked English query; before it the
+  // weights are not shown in any mode (the self-attention map would show how alike the words are).
+  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
   const cells = {x: [], y: [], fill: [], text: [], text_color: []};
   const [maskedFill, maskedText] = config.masked;
   for (let i = 0; i < nQ; i++) {
@@ -88,6 +91,12 @@ export function selfcrossView(st, config) {
         cells.fill.push(maskedFill);
         cells.text_color.push(maskedText);
         cells.text.push("—");
+        continue;
+      }
+      if (!revealed) {
+        cells.fill.push(maskedFill);
+        cells.text_color.push(maskedText);
+        cells.text.push("?");
         continue;
       }
       // Darker for more weight (Bokeh's Blues256, darkest first); white text on the dark half.
@@ -111,14 +120,13 @@ export function selfcrossView(st, config) {
   const tds = kTokens.map((tok, j) => `<td>${said(kSide, tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
   const rowHtml =
     `<div class='ae-kind'>${fill(S.selfcross_row, {token: said(qSide, qTokens[query - 1])})}</div>` +
-    `<table><tr>${tds}</tr></table>` +
-    fill(S.selfcross_row_best, {token: said(kSide, kTokens[best]), weight: f(row[best], 3)});
+    (revealed ? `<table><tr>${tds}</tr></table>` +
+      fill(S.selfcross_row_best, {token: said(kSide, kTokens[best]), weight: f(row[best], 3)})
+      : `<div class='ae-hint'>${S.selfcross_hidden}</div>`);
   const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
   const bestText = fill(S.selfcross_row_best, {token: said(kSide, kTokens[best]), weight: f(row[best], 3)});
   // The heatmap's data: a row per query token, a column per key token.
   const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
-  // Predict first: the answer is the cross-attention row of the highlighted English query.
-  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
   const answer = () => {
     const cross = selfcrossWeights({mode: "cross", causal: false}, config);
     const crossQuery = Math.min(ASKED_QUERY, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
@@ -142,7 +150,7 @@ export function selfcrossView(st, config) {
       feedback: choiceFeedback(S, "selfcross", prediction, RIGHT_PREDICTION, revealed, answer),
       note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
       plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
-      live: `${fill(S.selfcross_row, {token: said(qSide, qTokens[query - 1])})}: ${bestText}`,
+      live: revealed ? `${fill(S.selfcross_row, {token: said(qSide, qTokens[query - 1])})}: ${bestText}` : "",
     },
     props: lock({
       x_axis: {axis_label: fill(S.selfcross_axis_key, {source: S[`selfcross_source_${kSide}`]}),

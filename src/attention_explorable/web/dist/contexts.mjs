@@ -1591,11 +1591,15 @@ function contextsView(st, config) {
     });
   };
   const notes = st.causal ? fill(S.contexts_causal_note, { word }) : "";
+  const vectors = CONTEXTS.map((c) => "<div class='ae-hint ae-contexts-vectors'>" + fill(S.contexts_vectors, {
+    sentence: S[`contexts_sentence_${c}`],
+    vectors: config.sentences[c].tokens.map((t, j) => `${escapeHtml(t)} ${formatVector(config.sentences[c].vectors[j], 2)}`).join(" · ")
+  }) + "</div>").join("");
   return {
     sources,
     ranges: {},
     html: {
-      input: fill(S.contexts_input, { word, x: formatVector(first.vectors[first.at], 2) }) + `<div class='ae-hint'>${S.contexts_axes}</div>`,
+      input: fill(S.contexts_input, { word, x: formatVector(first.vectors[first.at], 2) }) + `<div class='ae-hint'>${S.contexts_axes}</div>` + vectors,
       outputs: `<div class='ae-kind'>${fill(S.contexts_output, { word })}</div>` + (revealed ? `<table>${shown}</table>` : `<div class='ae-hint'>${S.contexts_hidden}</div>`),
       notes: notes ? `<span class='ae-hint'>${notes}</span>` : "",
       feedback: choiceFeedback(S, "contexts", prediction, RIGHT_PREDICTION, revealed, answer),

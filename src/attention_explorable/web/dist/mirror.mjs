@@ -1327,6 +1327,7 @@ function selfcrossView(st, config) {
   checkChoice(st, PREDICTIONS3);
   const mode = st.mode;
   const causal = Boolean(st.causal) && mode === "self_en";
+  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
   const cells = { x: [], y: [], fill: [], text: [], text_color: [] };
   const [maskedFill, maskedText] = config.masked;
   for (let i = 0; i < nQ; i++) {
@@ -1338,6 +1339,12 @@ function selfcrossView(st, config) {
         cells.fill.push(maskedFill);
         cells.text_color.push(maskedText);
         cells.text.push("—");
+        continue;
+      }
+      if (!revealed) {
+        cells.fill.push(maskedFill);
+        cells.text_color.push(maskedText);
+        cells.text.push("?");
         continue;
       }
       cells.fill.push(config.palette[roundHalfEven((1 - Math.min(Math.max(w, 0), 1)) * 255)]);
@@ -1355,11 +1362,10 @@ function selfcrossView(st, config) {
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
   const tds = kTokens.map((tok, j) => `<td>${said(kSide, tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
-  const rowHtml = `<div class='ae-kind'>${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}</div><table><tr>${tds}</tr></table>` + fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
+  const rowHtml = `<div class='ae-kind'>${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}</div>` + (revealed ? `<table><tr>${tds}</tr></table>` + fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) }) : `<div class='ae-hint'>${S.selfcross_hidden}</div>`);
   const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
   const bestText = fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
   const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
-  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
   const answer = () => {
     const cross2 = selfcrossWeights({ mode: "cross", causal: false }, config);
     const crossQuery = Math.min(ASKED_QUERY, cross2.qTokens.length) - 1, crossRow = cross2.weights[crossQuery];
@@ -1387,7 +1393,7 @@ function selfcrossView(st, config) {
       feedback: choiceFeedback(S, "selfcross", prediction, RIGHT_PREDICTION3, revealed, answer),
       note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
       plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
-      live: `${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}: ${bestText}`
+      live: revealed ? `${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}: ${bestText}` : ""
     },
     props: lock({
       x_axis: {
@@ -1597,11 +1603,15 @@ function contextsView(st, config) {
     });
   };
   const notes = st.causal ? fill(S.contexts_causal_note, { word }) : "";
+  const vectors = CONTEXTS.map((c) => "<div class='ae-hint ae-contexts-vectors'>" + fill(S.contexts_vectors, {
+    sentence: S[`contexts_sentence_${c}`],
+    vectors: config.sentences[c].tokens.map((t, j) => `${escapeHtml(t)} ${formatVector(config.sentences[c].vectors[j], 2)}`).join(" · ")
+  }) + "</div>").join("");
   return {
     sources,
     ranges: {},
     html: {
-      input: fill(S.contexts_input, { word, x: formatVector(first.vectors[first.at], 2) }) + `<div class='ae-hint'>${S.contexts_axes}</div>`,
+      input: fill(S.contexts_input, { word, x: formatVector(first.vectors[first.at], 2) }) + `<div class='ae-hint'>${S.contexts_axes}</div>` + vectors,
       outputs: `<div class='ae-kind'>${fill(S.contexts_output, { word })}</div>` + (revealed ? `<table>${shown}</table>` : `<div class='ae-hint'>${S.contexts_hidden}</div>`),
       notes: notes ? `<span class='ae-hint'>${notes}</span>` : "",
       feedback: choiceFeedback(S, "contexts", prediction, RIGHT_PREDICTION5, revealed, answer),

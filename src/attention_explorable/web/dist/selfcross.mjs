@@ -1528,6 +1528,7 @@ function selfcrossView(st, config) {
   checkChoice(st, PREDICTIONS);
   const mode = st.mode;
   const causal = Boolean(st.causal) && mode === "self_en";
+  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
   const cells = { x: [], y: [], fill: [], text: [], text_color: [] };
   const [maskedFill, maskedText] = config.masked;
   for (let i = 0; i < nQ; i++) {
@@ -1539,6 +1540,12 @@ function selfcrossView(st, config) {
         cells.fill.push(maskedFill);
         cells.text_color.push(maskedText);
         cells.text.push("—");
+        continue;
+      }
+      if (!revealed) {
+        cells.fill.push(maskedFill);
+        cells.text_color.push(maskedText);
+        cells.text.push("?");
         continue;
       }
       cells.fill.push(config.palette[roundHalfEven((1 - Math.min(Math.max(w, 0), 1)) * 255)]);
@@ -1556,11 +1563,10 @@ function selfcrossView(st, config) {
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
   const tds = kTokens.map((tok, j) => `<td>${said(kSide, tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
-  const rowHtml = `<div class='ae-kind'>${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}</div><table><tr>${tds}</tr></table>` + fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
+  const rowHtml = `<div class='ae-kind'>${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}</div>` + (revealed ? `<table><tr>${tds}</tr></table>` + fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) }) : `<div class='ae-hint'>${S.selfcross_hidden}</div>`);
   const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
   const bestText = fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
   const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
-  const prediction = st.prediction || "", revealed = Boolean(st.revealed);
   const answer = () => {
     const cross = selfcrossWeights({ mode: "cross", causal: false }, config);
     const crossQuery = Math.min(ASKED_QUERY, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
@@ -1588,7 +1594,7 @@ function selfcrossView(st, config) {
       feedback: choiceFeedback(S, "selfcross", prediction, RIGHT_PREDICTION, revealed, answer),
       note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
       plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
-      live: `${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}: ${bestText}`
+      live: revealed ? `${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}: ${bestText}` : ""
     },
     props: lock({
       x_axis: {
