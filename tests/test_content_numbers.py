@@ -163,8 +163,6 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("\\approx 0.155", f"\\approx {f(w[0, 1], 3)}"),
         ("$0.999$", f"${f(sum(rounded_w), 3)}$"),
         ("y \\approx [0.845, 0.578]", f"y \\approx [{f(out[0, 0], 3)}, {f(out[0, 1], 3)}]"),
-        ("$0.844$", f"${f(rounded_w[0] + rounded_w[2], 3)}$"),
-        ("$0.577$", f"${f(rounded_w[1] + rounded_w[2], 3)}$"),
         ("$0.063$", f"${f(w_cold[0, 1], 3)}$"),
         ("$0.233$", f"${f(w_warm[0, 1], 3)}$"),
         ("$[0.845, 0.578]$", f"$[{f(out_perm[0, 0], 3)}, {f(out_perm[0, 1], 3)}]$"),

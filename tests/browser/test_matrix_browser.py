@@ -251,6 +251,6 @@ def test_phone_has_no_sideways_scroll_and_taps_work(matrix_server, student):
     assert_shows(page, {**DEFAULT, "revealed": True})
     page.locator(".ae-matrix-causal input").tap()
     assert_shows(page, {**DEFAULT, "causal": True, "revealed": True})
-    wait_text(page, ".ae-matrix-feedback", "下面的曲线给出答案")
+    wait_text(page, ".ae-matrix-feedback", "曲线给出答案")
     s.assert_fits_phone("matrix-390")
     matrix_server.assert_clean_log()

@@ -29,7 +29,7 @@ import numpy as np
 from .. import core
 from ..strings import HTML_LANG, text
 from . import choice
-from .numbers import data_table, format_number
+from .numbers import data_table, format_number, format_vector
 
 #: The source sentence and its translation, one token per entry.
 ZH_TOKENS = ("我", "爱", "机器", "学习")
@@ -77,6 +77,7 @@ STRING_KEYS = (
     "selfcross_predict_question",
     "selfcross_toy_note",
     "selfcross_hidden",
+    "selfcross_vectors",
     "selfcross_axis_query",
     "selfcross_axis_key",
     "selfcross_source_zh",
@@ -268,6 +269,19 @@ def selfcross_view(state, config: dict) -> dict:
         return s if side == config["language"] else f"<span lang='{config['lang_tags'][side]}'>{s}</span>"
 
     sentence = {side: " ".join(config["sentences"][side]["tokens"]) for side in ("zh", "en")}
+    # Every word's vector, on screen before the question: the likeness it asks about can be worked out.
+    vectors = "".join(
+        "<div class='ae-hint ae-selfcross-vectors'>"
+        + S["selfcross_vectors"].format(
+            sentence=S[f"selfcross_source_{side}"],
+            vectors=" · ".join(
+                f"{said(side, t)} {format_vector(v, 2)}"
+                for t, v in zip(config["sentences"][side]["tokens"], config["sentences"][side]["embeddings"])
+            ),
+        )
+        + "</div>"
+        for side in ("zh", "en")
+    )
     roles = S[f"selfcross_roles_{mode}"].format(zh=said("zh", sentence["zh"]), en=said("en", sentence["en"]))
     if causal:
         roles += " " + S["selfcross_roles_self_en_causal"]
@@ -316,7 +330,7 @@ def selfcross_view(state, config: dict) -> dict:
             "row": row_html,
             "hint": f"<div class='ae-hint'>{S['selfcross_query_hint']}</div>",
             "feedback": choice.choice_feedback(S, "selfcross", prediction, RIGHT_PREDICTION, revealed, answer),
-            "note": f"<div class='ae-hint'>{S['selfcross_toy_note']}</div>",
+            "note": f"<div class='ae-hint'>{S['selfcross_toy_note']}</div>" + vectors,
             "plot_data": data_table(S["selfcross_plot"], ["", *(said(k_side, k) for k in k_tokens)], plot_rows),
             "live": f"{S['selfcross_row'].format(token=said(q_side, q_tokens[query - 1]))}: {best_text}"
             if revealed

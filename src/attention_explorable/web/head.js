@@ -446,6 +446,9 @@ export const compareOption = (ratio) => COMPARE_BANDS.filter((edge) => ratio >= 
 
 /** Steps a frame may train: as many as fit in this many milliseconds (a key is never kept waiting longer). */
 export const FRAME_BUDGET_MS = 12;
+/** And at most this many: the 300 steps of a first play take about 2.5 s at 60 frames a second, slow enough
+ * to watch the query's weights find the matching pair (around step 40 to 60), not a blink. */
+export const STEPS_PER_FRAME = 2;
 /** While it plays, the head's insides are drawn at most this often (the curves and the readout every frame). */
 const INSIDE_EVERY_MS = 100;
 /** Whether a key press or a click waits for this frame's training (Chromium's `isInputPending`; elsewhere
@@ -778,7 +781,8 @@ function render({model, el: root}) {
 
   function tick() {
     const until = performance.now() + FRAME_BUDGET_MS;
-    do stepRun(run); while (performance.now() < until && run.t < rest && !inputWaits());
+    let steps = 0;
+    do { stepRun(run); steps += 1; } while (steps < STEPS_PER_FRAME && performance.now() < until && run.t < rest && !inputWaits());
     if (still) drawReadout();
     else draw();
     if (playing && run.t < rest) {

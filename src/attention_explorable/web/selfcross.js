@@ -6,7 +6,7 @@ import {scaledDotProductAttention} from "./attention.js";
 import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps, lock} from "./choice.js";
 import {drawsFrom, heatmap, range, source} from "./figures.js";
 import {axis, checkbox, choiceParts, drawView, el, figure, moduleRoot, noticePart, options, phoneOrder, readout, setState} from "./parts.js";
-import {dataTable, escapeHtml, fill, formatNumber} from "./shared.js";
+import {dataTable, escapeHtml, fill, formatNumber, formatVector} from "./shared.js";
 
 export const MODES = ["self_zh", "self_en", "cross"];
 /** Mode -> [sentence of the queries, sentence of the keys and values]. */
@@ -111,6 +111,11 @@ export function selfcrossView(st, config) {
   const said = (side, s) => side === config.language ? escapeHtml(s)
     : `<span lang='${config.lang_tags[side]}'>${escapeHtml(s)}</span>`;
   const sentence = (side) => config.sentences[side].tokens.join(" ");
+  // Every word's vector, on screen before the question: the likeness it asks about can be worked out.
+  const vectors = ["zh", "en"].map((side) => "<div class='ae-hint ae-selfcross-vectors'>" +
+    fill(S.selfcross_vectors, {sentence: S[`selfcross_source_${side}`], vectors: config.sentences[side].tokens
+      .map((t, j) => `${said(side, t)} ${formatVector(config.sentences[side].embeddings[j], 2)}`).join(" · ")}) +
+    "</div>").join("");
   let roles = fill(S[`selfcross_roles_${mode}`], {zh: said("zh", sentence("zh")), en: said("en", sentence("en"))});
   if (causal) roles += " " + S.selfcross_roles_self_en_causal;
   else if (mode !== "self_en") roles += " " + S.selfcross_roles_no_mask;  // the causal box is greyed here: say why
@@ -148,7 +153,7 @@ export function selfcrossView(st, config) {
       row: rowHtml,
       hint: `<div class='ae-hint'>${S.selfcross_query_hint}</div>`,
       feedback: choiceFeedback(S, "selfcross", prediction, RIGHT_PREDICTION, revealed, answer),
-      note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
+      note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>` + vectors,
       plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
       live: revealed ? `${fill(S.selfcross_row, {token: said(qSide, qTokens[query - 1])})}: ${bestText}` : "",
     },

@@ -374,7 +374,11 @@ export function figureNodes(spec, get) {
   const title = spec.title ? get(spec.title).text || "" : "";
   const xBand = axisBand(xAxis, xTicks, true);
   const left = axisBand(yAxis, yTicks, false) + (spec.min_border_left ?? spec.min_border ?? 5);
-  const right = spec.min_border_right ?? spec.min_border ?? 5;
+  // A tick label at the frame's right end (a log axis's last decade, "10") is centred on it: the figure
+  // keeps room for its right half rather than clipping it.
+  const lastHalf = xTicks.filter(([f]) => f !== null && f > 1 - 1e-6 && f < 1 + 1e-9)
+    .map(([, label]) => Math.ceil(textPx(label, TICK_LABEL_PX) / 2) + 1);
+  const right = Math.max(spec.min_border_right ?? spec.min_border ?? 5, ...lastHalf);
   // A figure whose data units are as long across as up (match_aspect) is as tall as its square frame.
   const square = spec.match_aspect;
   const rows = [title ? `minmax(${TITLE_PX}px, auto)` : "0", ...(above ? [`${xBand}px`] : []), square ? "auto" : "1fr", ...(above ? [] : [`${xBand}px`]), "auto"];

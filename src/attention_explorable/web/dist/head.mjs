@@ -515,6 +515,7 @@ var RIGHT = 1;
 var COMPARE_BANDS = [1.5, 10];
 var compareOption = (ratio) => COMPARE_BANDS.filter((edge) => ratio >= edge).length;
 var FRAME_BUDGET_MS = 12;
+var STEPS_PER_FRAME = 2;
 var INSIDE_EVERY_MS = 100;
 var inputWaits = globalThis.navigator?.scheduling?.isInputPending ? () => navigator.scheduling.isInputPending() : () => false;
 var COMPARE_STEPS = 100;
@@ -855,9 +856,11 @@ function render({ model, el: root }) {
   }
   function tick() {
     const until = performance.now() + FRAME_BUDGET_MS;
-    do
+    let steps = 0;
+    do {
       stepRun(run);
-    while (performance.now() < until && run.t < rest && !inputWaits());
+      steps += 1;
+    } while (steps < STEPS_PER_FRAME && performance.now() < until && run.t < rest && !inputWaits());
     if (still) drawReadout();
     else draw();
     if (playing && run.t < rest) {
@@ -987,6 +990,7 @@ export {
   N_LETTERS,
   N_PAIRS,
   REST_AT,
+  STEPS_PER_FRAME,
   compareOption,
   head_default as default,
   forward,

@@ -936,7 +936,8 @@ function figureNodes(spec, get) {
   const title2 = spec.title ? get(spec.title).text || "" : "";
   const xBand = axisBand(xAxis, xTicks, true);
   const left = axisBand(yAxis, yTicks, false) + (spec.min_border_left ?? spec.min_border ?? 5);
-  const right = spec.min_border_right ?? spec.min_border ?? 5;
+  const lastHalf = xTicks.filter(([f]) => f !== null && f > 1 - 1e-6 && f < 1 + 1e-9).map(([, label]) => Math.ceil(textPx(label, TICK_LABEL_PX) / 2) + 1);
+  const right = Math.max(spec.min_border_right ?? spec.min_border ?? 5, ...lastHalf);
   const square = spec.match_aspect;
   const rows = [title2 ? `minmax(${TITLE_PX}px, auto)` : "0", ...above ? [`${xBand}px`] : [], square ? "auto" : "1fr", ...above ? [] : [`${xBand}px`], "auto"];
   const svg = h("svg", { "aria-hidden": "true" }, frame2.parts);

@@ -130,6 +130,9 @@ function formatNumber(x, digits = DECIMALS, html = true) {
 }
 var PY_SPACE = "\\t\\n\\v\\f\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
+function formatVector(v, digits = DECIMALS) {
+  return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
+}
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
@@ -925,7 +928,8 @@ function figureNodes(spec, get) {
   const title = spec.title ? get(spec.title).text || "" : "";
   const xBand = axisBand(xAxis, xTicks, true);
   const left = axisBand(yAxis, yTicks, false) + (spec.min_border_left ?? spec.min_border ?? 5);
-  const right = spec.min_border_right ?? spec.min_border ?? 5;
+  const lastHalf = xTicks.filter(([f]) => f !== null && f > 1 - 1e-6 && f < 1 + 1e-9).map(([, label]) => Math.ceil(textPx(label, TICK_LABEL_PX) / 2) + 1);
+  const right = Math.max(spec.min_border_right ?? spec.min_border ?? 5, ...lastHalf);
   const square = spec.match_aspect;
   const rows = [title ? `minmax(${TITLE_PX}px, auto)` : "0", ...above ? [`${xBand}px`] : [], square ? "auto" : "1fr", ...above ? [] : [`${xBand}px`], "auto"];
   const svg = h("svg", { "aria-hidden": "true" }, frame2.parts);
@@ -1556,6 +1560,7 @@ function selfcrossView(st, config) {
   const [qSide, kSide] = SIDES[mode];
   const said = (side, s) => side === config.language ? escapeHtml(s) : `<span lang='${config.lang_tags[side]}'>${escapeHtml(s)}</span>`;
   const sentence = (side) => config.sentences[side].tokens.join(" ");
+  const vectors = ["zh", "en"].map((side) => "<div class='ae-hint ae-selfcross-vectors'>" + fill(S.selfcross_vectors, { sentence: S[`selfcross_source_${side}`], vectors: config.sentences[side].tokens.map((t, j) => `${said(side, t)} ${formatVector(config.sentences[side].embeddings[j], 2)}`).join(" · ") }) + "</div>").join("");
   let roles = fill(S[`selfcross_roles_${mode}`], { zh: said("zh", sentence("zh")), en: said("en", sentence("en")) });
   if (causal) roles += " " + S.selfcross_roles_self_en_causal;
   else if (mode !== "self_en") roles += " " + S.selfcross_roles_no_mask;
@@ -1592,7 +1597,7 @@ function selfcrossView(st, config) {
       row: rowHtml,
       hint: `<div class='ae-hint'>${S.selfcross_query_hint}</div>`,
       feedback: choiceFeedback(S, "selfcross", prediction, RIGHT_PREDICTION, revealed, answer),
-      note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>`,
+      note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>` + vectors,
       plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
       live: revealed ? `${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}: ${bestText}` : ""
     },
