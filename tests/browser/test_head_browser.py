@@ -169,6 +169,9 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     page.locator(".ae-head-step-button").click()
     assert _step_of(page) == 1
     assert after.is_visible()  # ... until the head trains: then the weights show and the choice is kept
+    # Beside each bar, dashed, the same weight before training: what the question's first half asks about.
+    # (the three watched examples' four bars each; the student's own lookup has no "before")
+    assert page.locator(".ae-head-after svg line[stroke-dasharray][visibility=visible]").count() == 12
     options = page.locator(".ae-head-prediction .ae-head-options button")
     assert all(options.nth(i).is_disabled() for i in range(3))
     assert pressed.text_content().startswith("A.")

@@ -382,23 +382,32 @@ function curvePlot(title, maxSteps, percent = false, legend = null) {
 function weightBars(label) {
   const W = 240, H = 110;
   const svg = svgEl("svg", {viewBox: `0 0 ${W} ${H}`, width: W, role: "img", "aria-label": label});
-  const bars = [], names = [], values = [];
+  const bars = [], names = [], values = [], before = [];
   for (let p = 0; p < N_PAIRS; p++) {
     const x = 10 + p * 57;
     bars.push(svgEl("rect", {x, width: 44, y: 80, height: 0, fill: "#7f6fb0"}));
     names.push(svgEl("text", {x: x + 22, y: 100, "text-anchor": "middle", "font-size": 15}));
     values.push(svgEl("text", {x: x + 22, y: 74, "text-anchor": "middle", "font-size": 14, fill: "#333", class: "ae-tick"}));
-    svg.append(bars[p], names[p], values[p]);
+    // the same weight before training: a dashed line across the bar
+    before.push(svgEl("line", {x1: x - 3, x2: x + 47, y1: 80, y2: 80, stroke: "#222", "stroke-width": 1.5,
+                               "stroke-dasharray": "4 3", visibility: "hidden"}));
+    svg.append(bars[p], before[p], names[p], values[p]);
   }
   return {
     svg,
-    update(weights, pairs, match) {
+    /** `start`: the weights before training (drawn dashed), or nothing. */
+    update(weights, pairs, match, start = null) {
       weights.forEach((w, p) => {
+        const y = start ? (80 - 60 * start[p]).toFixed(1) : "80";
+        before[p].setAttribute("y1", y);
+        before[p].setAttribute("y2", y);
+        before[p].setAttribute("visibility", start ? "visible" : "hidden");
         const h = 60 * w;
         bars[p].setAttribute("y", (80 - h).toFixed(1));
         bars[p].setAttribute("height", h.toFixed(1));
         bars[p].setAttribute("fill", p === match ? "#2f6fad" : "#b8b0d4");
-        values[p].setAttribute("y", (74 - h).toFixed(1));  // above its bar, never on it
+        // above its bar and above the dashed line, never on either
+        values[p].setAttribute("y", Math.min(74 - h, start ? 76 - 60 * start[p] : Infinity).toFixed(1));
         setText(names[p], pairs[p]);
         setText(values[p], w.toFixed(2));
       });
@@ -446,8 +455,9 @@ export const compareOption = (ratio) => COMPARE_BANDS.filter((edge) => ratio >= 
 
 /** Steps a frame may train: as many as fit in this many milliseconds (a key is never kept waiting longer). */
 export const FRAME_BUDGET_MS = 12;
-/** And at most this many: the 300 steps of a first play take about 2.5 s at 60 frames a second, slow enough
- * to watch the query's weights find the matching pair (around step 40 to 60), not a blink. */
+/** And, up to the first rest (REST_AT), at most this many: the 300 steps of a first play take about 2.5 s at
+ * 60 frames a second, slow enough to watch the query's weights find the matching pair (around step 40 to
+ * 60), not a blink. Trained on past the rest, a frame takes as many as its budget allows. */
 export const STEPS_PER_FRAME = 2;
 /** While it plays, the head's insides are drawn at most this often (the curves and the readout every frame). */
 const INSIDE_EVERY_MS = 100;
@@ -656,7 +666,7 @@ function render({model, el: root}) {
              compare);
 
   // --- the run -------------------------------------------------------------------------------------
-  let run = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS, tablesLater = 0, insideAt = 0;
+  let run = null, atStart = null, playing = false, frame = 0, comparing = null, saidAt = 0, rest = MAX_STEPS, tablesLater = 0, insideAt = 0;
   let started = false;  // the head has trained (a step or more) since the page opened: the prediction is kept
   const insideLater = {frame: 0, timer: 0};
   // Reduced motion: the same training and numbers (the readout), but the plots stand still while it plays
@@ -693,7 +703,9 @@ function render({model, el: root}) {
   function drawTables(f, scores, valueRead) {
     const last = run.losses.length;
     const shown = (x) => formatNumber(x, DECIMALS, false);  // a table: three decimals, its text (no markup)
-    watchedData.update([0, 1, 2].map((b) => [lookupText(WATCHED, b), ...Array.from(f.weights[b], shown)]));
+    // each weight with the same weight before training beside it, as the bars' dashed lines show it
+    watchedData.update([0, 1, 2].map((b) => [lookupText(WATCHED, b),
+      ...Array.from(f.weights[b], (w, p) => `${shown(w)} (${t("head_weights_before", {w: shown(atStart[b][p])})})`)]));
     tableData.update(scores.map((row, i) => [LETTERS[i], ...Array.from(row, shown)]));
     readsData.update([["", ...Array.from(valueRead, shown)]]);
     const rows = [];
@@ -727,7 +739,8 @@ function render({model, el: root}) {
     if (!started) return;  // hidden until the head has trained a step: nothing to draw (a cheaper first paint)
     insideAt = performance.now();
     const f = forward(run.params, WATCHED, run.scaled);
-    watched.forEach((w, b) => w.update(f.weights[b], WATCHED.keys[b].map((k, p) => LETTERS[k] + WATCHED.values[b][p]), WATCHED.asked[b]));
+    watched.forEach((w, b) => w.update(f.weights[b], WATCHED.keys[b].map((k, p) => LETTERS[k] + WATCHED.values[b][p]), WATCHED.asked[b],
+                                       atStart[b]));
     const scores = matchTable(run.params, run.scaled), valueRead = valueReads(run.params);
     table.update(scores);
     reads.update([valueRead]);
@@ -772,6 +785,7 @@ function render({model, el: root}) {
     playing = false;
     cancelAnimationFrame(frame);
     run = startRun(settingsNow());
+    atStart = forward(run.params, WATCHED, run.scaled).weights;  // the watched weights before training
     if (announce) {
       draw(false);
       drawInsideAfterPaint();
@@ -781,8 +795,9 @@ function render({model, el: root}) {
 
   function tick() {
     const until = performance.now() + FRAME_BUDGET_MS;
+    const most = run.t < REST_AT ? STEPS_PER_FRAME : Infinity;
     let steps = 0;
-    do { stepRun(run); steps += 1; } while (steps < STEPS_PER_FRAME && performance.now() < until && run.t < rest && !inputWaits());
+    do { stepRun(run); steps += 1; } while (steps < most && performance.now() < until && run.t < rest && !inputWaits());
     if (still) drawReadout();
     else draw();
     if (playing && run.t < rest) {
