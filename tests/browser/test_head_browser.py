@@ -158,10 +158,10 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     assert page.locator(".ae-head h2").count() == 4 and page.locator(".ae-head h3").count() == 0
     # Predict first: training waits for a prediction (or the explicit skip).
     assert page.locator(".ae-head-train").is_disabled() and page.locator(".ae-head-step-button").is_disabled()
-    page.locator(".ae-head-prediction .ae-head-options button").nth(0).click()  # "spread before and after": wrong
+    page.locator(".ae-head-prediction .ae-head-options button").nth(0).click()  # "the letter": wrong
     pressed = page.locator(".ae-head-prediction .ae-head-options button[aria-pressed=true]")
     assert pressed.count() == 1 and pressed.text_content().startswith("A.")
-    # The untrained head's weights answer half the question: not shown while the choice can still change.
+    # The head's insides (what W_V reads) answer the question: not shown while the choice can still change.
     after = page.locator(".ae-head-after")
     assert after.is_hidden()
     page.locator(".ae-head-prediction .ae-head-options button").nth(2).click()  # a change of mind is taken ...

@@ -271,7 +271,7 @@ def selfcross_view(state, config: dict) -> dict:
     sentence = {side: " ".join(config["sentences"][side]["tokens"]) for side in ("zh", "en")}
     # Every word's vector, on screen before the question: the likeness it asks about can be worked out.
     vectors = "".join(
-        "<div class='ae-hint ae-selfcross-vectors'>"
+        "<div class='ae-selfcross-vectors'>"
         + S["selfcross_vectors"].format(
             sentence=S[f"selfcross_source_{side}"],
             vectors=" · ".join(

@@ -760,7 +760,7 @@ function render({model, el: root}) {
     settingsWait.hidden = !dK.disabled;
     skip.hidden = ready;
     after.hidden = !started;
-    for (const b of predictButtons) b.disabled = started;  // (its answer's first half is on screen from then on)
+    for (const b of predictButtons) b.disabled = started;  // (what W_V reads, its answer, is on screen from then on)
     setText(train, t(playing ? "head_pause" : "head_train"));
     // The answer to the prediction once the head has learned (or the student skipped and trained).
     const learned = last >= 20 && run.accuracies.slice(-20).reduce((a, x) => a + x, 0) / 20 > 0.95;

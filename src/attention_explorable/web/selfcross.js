@@ -112,7 +112,7 @@ export function selfcrossView(st, config) {
     : `<span lang='${config.lang_tags[side]}'>${escapeHtml(s)}</span>`;
   const sentence = (side) => config.sentences[side].tokens.join(" ");
   // Every word's vector, on screen before the question: the likeness it asks about can be worked out.
-  const vectors = ["zh", "en"].map((side) => "<div class='ae-hint ae-selfcross-vectors'>" +
+  const vectors = ["zh", "en"].map((side) => "<div class='ae-selfcross-vectors'>" +
     fill(S.selfcross_vectors, {sentence: S[`selfcross_source_${side}`], vectors: config.sentences[side].tokens
       .map((t, j) => `${said(side, t)} ${formatVector(config.sentences[side].embeddings[j], 2)}`).join(" · ")}) +
     "</div>").join("");

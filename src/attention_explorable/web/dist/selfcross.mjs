@@ -1560,7 +1560,7 @@ function selfcrossView(st, config) {
   const [qSide, kSide] = SIDES[mode];
   const said = (side, s) => side === config.language ? escapeHtml(s) : `<span lang='${config.lang_tags[side]}'>${escapeHtml(s)}</span>`;
   const sentence = (side) => config.sentences[side].tokens.join(" ");
-  const vectors = ["zh", "en"].map((side) => "<div class='ae-hint ae-selfcross-vectors'>" + fill(S.selfcross_vectors, { sentence: S[`selfcross_source_${side}`], vectors: config.sentences[side].tokens.map((t, j) => `${said(side, t)} ${formatVector(config.sentences[side].embeddings[j], 2)}`).join(" · ") }) + "</div>").join("");
+  const vectors = ["zh", "en"].map((side) => "<div class='ae-selfcross-vectors'>" + fill(S.selfcross_vectors, { sentence: S[`selfcross_source_${side}`], vectors: config.sentences[side].tokens.map((t, j) => `${said(side, t)} ${formatVector(config.sentences[side].embeddings[j], 2)}`).join(" · ") }) + "</div>").join("");
   let roles = fill(S[`selfcross_roles_${mode}`], { zh: said("zh", sentence("zh")), en: said("en", sentence("en")) });
   if (causal) roles += " " + S.selfcross_roles_self_en_causal;
   else if (mode !== "self_en") roles += " " + S.selfcross_roles_no_mask;
