@@ -375,8 +375,12 @@ _SIGN = re.compile(r"(<mo(?: [^>]*)?>[^<)\]}|⟩∞!′]*</mo>|<mrow>|<mtd>|<mat
 def _signs(mathml: str) -> str:
     """``mathml`` with each sign that a browser would space as an operation marked ``form="prefix"``: MathML
     Core takes an ``<mo>`` between two others as infix (spaced on both sides), so ``=−∞`` read "= − ∞".
-    Source: MathML Core, "Dictionary-based attributes" (the form of an operator)."""
-    return _SIGN.sub(lambda m: f'{m.group(1)}<mo form="prefix">{m.group(2)}</mo>', mathml)
+    ∞, which latex2mathml writes as an operator that no dictionary knows (spaced 0.2777em on each side, "− ∞"),
+    is an identifier. Source: MathML Core, "Dictionary-based attributes" (the form of an operator, the default
+    spacing of an operator not in the dictionary)."""
+    return _SIGN.sub(lambda m: f'{m.group(1)}<mo form="prefix">{m.group(2)}</mo>', mathml).replace(
+        "<mo>∞</mo>", "<mi>∞</mi>"
+    )
 
 
 #: A character reference in latex2mathml's output (``&#x02211;``).
