@@ -52,5 +52,9 @@ def test_steps_temperature_box_takes_extremes(steps_server, student):
     wait_text(page, ".ae-temperature-readout", r"T = 0\.01")
     _type(page, ".ae-temperature-box", "nan")
     expect(page.locator(".ae-temperature-box input").first).to_have_value("0.01")
+    wait_text(page, ".ae-input-notice", "nan 不是一个数，仍为 0.01")  # junk is said, the value kept
+    _type(page, ".ae-temperature-box", "<i>warm</i>")
+    wait_text(page, ".ae-input-notice", "<i>warm</i> 不是一个数")  # (said as text: no markup made of it)
+    assert page.locator(".ae-input-notice i").count() == 0
     s.assert_clean()
     steps_server.assert_clean_log()

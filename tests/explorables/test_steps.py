@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import panel as pn
 import pytest
 from bokeh.document import Document
@@ -122,9 +124,16 @@ def test_a_typed_value_is_clamped_with_a_notice_and_junk_is_put_back(explorer):
     box.value = "99"
     explorer._acted(box)
     assert explorer.temperature == 10.0 and explorer._html["notice"].visible
-    box.value = "warm"
+    box.value = "<b>warm</b>"
     explorer._acted(box)
     assert explorer.temperature == 10.0 and box.value == "10"
+    # junk is said (as text, never markup) and the value kept
+    said = html.unescape(html.unescape(explorer._html["notice"].text))
+    assert explorer._html["notice"].visible and "<b>warm</b> 不是一个数，仍为 10" in said, said
+    assert "<b>" not in explorer._html["notice"].text
+    box.value = ""
+    explorer._acted(box)
+    assert not explorer._html["notice"].visible and box.value == "10"  # an emptied box just shows the value
 
 
 def test_what_no_page_of_ours_sends_sets_nothing(explorer):

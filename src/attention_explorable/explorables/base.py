@@ -557,8 +557,11 @@ class Explorable(pn.viewable.Viewer):
                 return True
             try:
                 parsed = parse_number(origin.value)
-            except ValueError:
+            except ValueError:  # junk is said and the value kept; an emptied box just shows the value again
+                raw, label = origin.value, self._config_data["labels"][name]
                 box.value = format_g(now)
+                said = self._t("input_not_number").format(name=label, raw=echo(raw), value=format_g(now))
+                self._say(said if raw.strip() else "")
                 return True
             if before is not None:
                 before()

@@ -121,6 +121,7 @@ STRING_KEYS = (
     "matrix_plot_scores_scaled",
     "matrix_plot_scores_unscaled",
     "input_clamped",
+    "input_not_number",
     "matrix_plot_weights",
     "matrix_plot_saturation",
     "matrix_axis_query",

@@ -70,6 +70,7 @@ STRING_KEYS = (
     "demonstrate",
     "demonstrating",
     "input_clamped",
+    "input_not_number",
     "skip_prediction",
     "prediction_needed",
     "plot_number_line",

@@ -86,6 +86,7 @@ STRING_KEYS = (
     "vector_formula_weights",
     "vector_formula_output",
     "input_clamped",
+    "input_not_number",
     "vector_plot",
     *(f"vector_legend_{part}" for part in ("query", "key", "value", "hull", "output")),
     "data_name",

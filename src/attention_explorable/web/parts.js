@@ -4,7 +4,7 @@
 // its nodes, a control's state is set on its element, a figure is patched from its nodes (web/svg.js). Nothing
 // here reads the layout, and nothing here knows a host: the module sets its model, the model tells the module.
 import {morph, patch} from "./dom.js";
-import {escapeHtml, formatG, setState, subscriptHtml, typedValue, valueText} from "./shared.js";
+import {echo, escapeHtml, fill, formatG, setState, subscriptHtml, typedValue, valueText} from "./shared.js";
 import {figureNodes, scales} from "./svg.js";
 import {watchTheme} from "./theme.js";
 import CSS from "./explorable.css";
@@ -200,7 +200,10 @@ export function modelSlider(name, cls, config, model, {say, toGrid}) {
     onType(raw) {
       const typed = typedValue(raw, {lo, hi, toGrid: (v) => toGrid(v, step), message: config.strings.input_clamped,
                                      label: config.labels[name]});
+      // junk is said and the value kept; an emptied box just shows the value again
       if (typed !== null) say(typed.notice);
+      else say(raw.trim() ? fill(config.strings.input_not_number,
+                                 {name: config.labels[name], raw: escapeHtml(echo(raw)), value: formatG(model.get(name))}) : "");
       made.box.set({value: formatG(typed === null ? model.get(name) : typed.value)});
       if (typed !== null) set(typed.value);
     },

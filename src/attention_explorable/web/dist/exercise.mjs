@@ -492,7 +492,7 @@ var STATE_NAMES = ["response", "choice", "checked", "revealed"];
 var ECHO_LIMIT = 40;
 var TOL_SLACK = 1e-9;
 var STATUS_CSS = { right: "ae-right", wrong: "ae-wrong", invalid: "ae-error" };
-var echo = (raw) => {
+var echo2 = (raw) => {
   const chars = Array.from(pyStrip(raw));
   return chars.length <= ECHO_LIMIT ? chars.join("") : chars.slice(0, ECHO_LIMIT).join("") + "…";
 };
@@ -510,7 +510,7 @@ function judge(submitted, config) {
   if (kind === "number") {
     if (!pyStrip(submitted)) return ["invalid", S.exercise_empty];
     const value = parseNumber(submitted);
-    if (value === null) return ["invalid", fill(S.exercise_malformed, { raw: escapeHtml(echo(submitted)) })];
+    if (value === null) return ["invalid", fill(S.exercise_malformed, { raw: escapeHtml(echo2(submitted)) })];
     if (Math.abs(value - config.answer) <= config.tol * (1 + TOL_SLACK)) return ["right", S.exercise_right];
     if (isClose(value, submitted, config)) return ["wrong", S.exercise_close];
     return ["wrong", S.exercise_wrong + config.hint_html];

@@ -1440,6 +1440,10 @@ function modelSlider(name, cls, config, model, { say, toGrid }) {
         label: config.labels[name]
       });
       if (typed !== null) say(typed.notice);
+      else say(raw.trim() ? fill(
+        config.strings.input_not_number,
+        { name: config.labels[name], raw: escapeHtml(echo(raw)), value: formatG(model.get(name)) }
+      ) : "");
       made.box.set({ value: formatG(typed === null ? model.get(name) : typed.value) });
       if (typed !== null) set(typed.value);
     }
