@@ -342,8 +342,8 @@ def question_label(question: Question, language: str) -> str:
     return text("question_exercise_label", language, exercise=number, start=_plain(words))
 
 
-#: An exercise's own number at the start of its question ("练习 3.7.2：…", "Exercise 3.8.1: …").
-_EXERCISE_NUMBER = re.compile(r"^\s*(?:练习|Exercise)\s*(\d+(?:\.\d+)+)\s*[：:]\s*")
+#: An exercise's own number at the start of its question ("练习 3.7.2：…", "Exercise 3.8.1. …").
+_EXERCISE_NUMBER = re.compile(r"^\s*(?:练习|Exercise)\s*(\d+(?:\.\d+)+)\s*[：:.]\s*")
 
 
 def _numbered(question: Question, language: str) -> tuple[str, str]:

@@ -317,6 +317,14 @@ function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
 
+/** `text` into `node` with its matrix names subscripted (W_V as W with V below), rewritten only when it changes. */
+function setSubscripted(node, text) {
+  if (node.dataset.said !== text) {
+    node.dataset.said = text;
+    node.replaceChildren(...subscripted(text));
+  }
+}
+
 function svgEl(tag, attrs = {}) {
   const node = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
@@ -505,9 +513,15 @@ function subheadingLevel(node) {
 function choice(cls, questionKey, keys, chosen, onPick, t) {
   const box = el("div", {class: `ae-head-choice ${cls}`});
   const question = el("p", {class: "ae-head-question"});
-  question.append(el("b", {}, t(questionKey)));
-  const group = el("div", {class: "ae-head-options", role: "group", "aria-label": t(questionKey)});
-  const buttons = keys.map((key, i) => el("button", {type: "button", "aria-pressed": "false"}, `${"ABC"[i]}. ${t(key)}`));
+  const bold = el("b");
+  bold.append(...subscripted(t(questionKey)));  // (W_V as W with V below, as the page writes it)
+  question.append(bold);
+  const group = el("div", {class: "ae-head-options", role: "group", "aria-label": question.textContent});
+  const buttons = keys.map((key, i) => {
+    const button = el("button", {type: "button", "aria-pressed": "false"});
+    button.append(`${"ABC"[i]}. `, ...subscripted(t(key)));
+    return button;
+  });
   const mark = (i) => buttons.forEach((b, j) => b.setAttribute("aria-pressed", String(j === i)));
   buttons.forEach((b, i) => b.addEventListener("click", () => { mark(i); onPick(i); }));
   group.append(...buttons);
@@ -765,8 +779,8 @@ function render({model, el: root}) {
     // The answer to the prediction once the head has learned (or the student skipped and trained).
     const learned = last >= 20 && run.accuracies.slice(-20).reduce((a, x) => a + x, 0) / 20 > 0.95;
     if (learned && Number.isInteger(model.get("prediction"))) {
-      setText(verdict, t(model.get("prediction") === RIGHT ? "head_predict_right" : "head_predict_wrong"));
-    } else setText(verdict, learned ? t("head_predict_answer") : "");
+      setSubscripted(verdict, t(model.get("prediction") === RIGHT ? "head_predict_right" : "head_predict_wrong"));
+    } else setSubscripted(verdict, learned ? t("head_predict_answer") : "");
     if (learned && !told.has("weights")) {  // the answer to the first prediction is on screen
       told.add("weights");
       const said = model.get("prediction");

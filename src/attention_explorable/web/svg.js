@@ -286,12 +286,15 @@ function dataValues(spec, get, dim) {
 }
 
 const TITLE_PX = 24, TICK_LABEL_PX = 11, AXIS_LABEL_PX = 13;
-const textPx = (text, size) => Array.from(String(text)).reduce((w, ch) => w + (ch.codePointAt(0) >= 0x2E80 ? size : 0.55 * size), 0);
+/** The largest size a tick label is drawn at (explorable.css's --ae-small: 13 px, 15 px on a phone): a
+ * vertical axis keeps room for its longest label at that size, so "machine" never runs into the axis title. */
+const TICK_LABEL_MAX_PX = 15;
+const textPx = (text, size) => Array.from(String(text)).reduce((w, ch) => w + (ch.codePointAt(0) >= 0x2E80 ? size : 0.6 * size), 0);
 
 function axisBand(axis, ticks, horizontal) {
   if (!axis || axis.visible === false) return 0;
   let depth = 6 + 5 + (horizontal ? TICK_LABEL_PX + 3
-    : Math.ceil(Math.max(7, ...ticks.map(([, label]) => textPx(label, TICK_LABEL_PX)))));
+    : Math.ceil(Math.max(7, ...ticks.map(([, label]) => textPx(label, TICK_LABEL_MAX_PX)))));
   if (axis.axis_label) depth += AXIS_LABEL_PX + 12;
   return depth;
 }

@@ -849,10 +849,11 @@ function dataValues(spec, get, dim) {
 var TITLE_PX = 24;
 var TICK_LABEL_PX = 11;
 var AXIS_LABEL_PX = 13;
-var textPx = (text, size) => Array.from(String(text)).reduce((w, ch) => w + (ch.codePointAt(0) >= 11904 ? size : 0.55 * size), 0);
+var TICK_LABEL_MAX_PX = 15;
+var textPx = (text, size) => Array.from(String(text)).reduce((w, ch) => w + (ch.codePointAt(0) >= 11904 ? size : 0.6 * size), 0);
 function axisBand(axis2, ticks2, horizontal) {
   if (!axis2 || axis2.visible === false) return 0;
-  let depth = 6 + 5 + (horizontal ? TICK_LABEL_PX + 3 : Math.ceil(Math.max(7, ...ticks2.map(([, label]) => textPx(label, TICK_LABEL_PX)))));
+  let depth = 6 + 5 + (horizontal ? TICK_LABEL_PX + 3 : Math.ceil(Math.max(7, ...ticks2.map(([, label]) => textPx(label, TICK_LABEL_MAX_PX)))));
   if (axis2.axis_label) depth += AXIS_LABEL_PX + 12;
   return depth;
 }
