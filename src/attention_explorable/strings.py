@@ -165,7 +165,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "vector_predict_third": "停在 v₃ = [1, 1] 上",
         "vector_predict_midpoint": "停在 v₁ 和 v₃ 的正中间",
         "vector_predict_centroid": "停在三角形的中心（三个值的平均）",
-        "vector_predict_answer": "答案：q = [1, 0]、T = {t} 时，权重是 {w}，输出 y = {y}（核对时图显示的就是这个状态）。两个并列最高的分数不分高下，温度再低，它们也只能平分权重，α₂ 则趋于 0；所以 y 停在 v₁ 和 v₃ 的中点，落不到任何一个值上。现在把温度慢慢往上拖，看 y 怎样向三角形内部移动。",
+        "vector_predict_answer": "答案：q = [1, 0]、T = {t} 时，权重是 {w}，输出 y = {y}（答案出现时，图设到了这个状态）。两个并列最高的分数不分高下，温度再低，它们也只能平分权重，α₂ 则趋于 0；所以 y 停在 v₁ 和 v₃ 的中点，落不到任何一个值上。现在把温度慢慢往上拖，看 y 怎样向三角形内部移动。",
         # MatrixExplorer (3.7.7 scaled dot-product attention)
         "matrix_heading": "缩放点积注意力：分数矩阵与权重矩阵",
         "matrix_intro": "Q、K、V 的每个分量都是由随机种子决定的近似标准正态随机数（12 个 0 到 1 之间的均匀随机数之和减 6）。打开或关闭 √dₖ 缩放，再拖动 dₖ，观察权重热图的每一行怎样变化。",
@@ -642,7 +642,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "vector_predict_third": "On v₃ = [1, 1]",
         "vector_predict_midpoint": "Halfway between v₁ and v₃",
         "vector_predict_centroid": "At the centre of the triangle (the mean of the three values)",
-        "vector_predict_answer": "The answer: at q = [1, 0] and T = {t}, the weights are {w} and the output is y = {y} (the plot showed this state when you checked). Neither of the two tied scores beats the other, so however low the temperature goes they share the weight equally, while α₂ shrinks towards 0; y therefore comes to rest at the midpoint of v₁ and v₃ and never lands on a single value. Now slowly drag the temperature back up and watch y move into the triangle.",
+        "vector_predict_answer": "The answer: at q = [1, 0] and T = {t}, the weights are {w} and the output is y = {y} (the plot was set to this state when the answer appeared). Neither of the two tied scores beats the other, so however low the temperature goes they share the weight equally, while α₂ shrinks towards 0; y therefore comes to rest at the midpoint of v₁ and v₃ and never lands on a single value. Now slowly drag the temperature slider back up and watch y move into the triangle.",
         # MatrixExplorer (3.7.7 scaled dot-product attention)
         "matrix_heading": "Scaled dot-product attention: score and weight matrices",
         "matrix_intro": "Every entry of Q, K and V is an approximately standard normal random number fixed by the seed (the sum of 12 uniform random numbers between 0 and 1, minus 6). Switch the √dₖ scaling on or off, then drag dₖ and watch how each row of the weight heatmap changes.",
