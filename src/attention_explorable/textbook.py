@@ -248,6 +248,7 @@ class TextbookPage(pn.viewable.Viewer):
         # and Bokeh models per session, whether it holds a line or a page.
         items: list = []
         run = [f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>"]
+        hint = open_hint(self.language)
         for block in section.blocks:
             if block.kind in ("explorable", "exercise"):
                 if run:
@@ -259,7 +260,6 @@ class TextbookPage(pn.viewable.Viewer):
                     items.append(self._exercise(block))
             else:
                 written = block_html(section.id, block, self.language)
-                hint = open_hint(self.language)
                 if self._hinted:
                     written = written.replace(hint, "")
                 self._hinted = self._hinted or hint in written

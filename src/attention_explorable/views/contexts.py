@@ -35,7 +35,7 @@ from .. import core
 from ..strings import text
 from . import choice
 from .matrix import heat_cells
-from .numbers import data_table, format_number, format_vector
+from .numbers import data_table, format_number, format_vector, vector_list
 
 #: The two sentences in each language: tokens, and where the shared word stands (0-based).
 SENTENCES = {
@@ -222,7 +222,7 @@ def contexts_view(state, config: dict) -> dict:
             dot_verb=f(float(x[at] @ x[1]), 2),
             dot_self=f(float(x[at] @ x[at]), 2),
             w_verb=f(weights[1], 2),
-            w_self=f(weights[second["at"]], 2),
+            w_self=f(weights[at], 2),
             a=format_vector(unmasked["fruit"][2], 2),
             b=format_vector(unmasked["company"][2], 2),
         )
@@ -233,9 +233,8 @@ def contexts_view(state, config: dict) -> dict:
         "<div class='ae-hint ae-contexts-vectors'>"
         + S["contexts_vectors"].format(
             sentence=S[f"contexts_sentence_{c}"],
-            vectors=" · ".join(
-                f"{html.escape(t)} {format_vector(v, 2)}"
-                for t, v in zip(config["sentences"][c]["tokens"], config["sentences"][c]["vectors"])
+            vectors=vector_list(
+                [html.escape(t) for t in config["sentences"][c]["tokens"]], config["sentences"][c]["vectors"]
             ),
         )
         + "</div>"

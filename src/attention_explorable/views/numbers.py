@@ -207,6 +207,18 @@ def echo(raw: str, limit: int = 40) -> str:
     return raw if len(raw) <= limit else raw[:limit] + "…"
 
 
+def vector_list(labels, vectors, digits: int = 2) -> str:
+    """Each label (HTML, escaped by the caller) followed by its vector, the pairs joined by " · ":
+    ``我 [2.00, 1.00] · 爱 [1.00, 2.00]``; the word vectors an explorable lists before its question.
+
+    Twin: ``vectorList`` in ``web/shared.js``.
+
+    >>> vector_list(["a", "b"], [[1.0, 0.0], [0.5, 2.0]])
+    'a [1.00, 0.00] · b [0.50, 2.00]'
+    """
+    return " · ".join(f"{label} {format_vector(v, digits)}" for label, v in zip(labels, vectors))
+
+
 def format_vector(v, digits: int = DECIMALS) -> str:
     """A vector as the readouts write it, ``[0.845, 0.578]``: each entry by :func:`format_number`.
 

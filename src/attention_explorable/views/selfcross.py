@@ -29,7 +29,7 @@ import numpy as np
 from .. import core
 from ..strings import HTML_LANG, text
 from . import choice
-from .numbers import data_table, format_number, format_vector
+from .numbers import data_table, format_number, vector_list
 
 #: The source sentence and its translation, one token per entry.
 ZH_TOKENS = ("我", "爱", "机器", "学习")
@@ -274,9 +274,8 @@ def selfcross_view(state, config: dict) -> dict:
         "<div class='ae-selfcross-vectors'>"
         + S["selfcross_vectors"].format(
             sentence=S[f"selfcross_source_{side}"],
-            vectors=" · ".join(
-                f"{said(side, t)} {format_vector(v, 2)}"
-                for t, v in zip(config["sentences"][side]["tokens"], config["sentences"][side]["embeddings"])
+            vectors=vector_list(
+                [said(side, t) for t in config["sentences"][side]["tokens"]], config["sentences"][side]["embeddings"]
             ),
         )
         + "</div>"

@@ -6,7 +6,7 @@ import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps, lock} from "./c
 import {drawsFrom, heatmap, source} from "./figures.js";
 import {heatCells} from "./matrix.js";
 import {checkbox, choiceParts, drawView, el, figure, moduleRoot, noticePart, readout, setState} from "./parts.js";
-import {dataTable, escapeHtml, fill, formatNumber, formatVector} from "./shared.js";
+import {dataTable, escapeHtml, fill, formatNumber, formatVector, vectorList} from "./shared.js";
 
 export const CONTEXTS = ["fruit", "company"];
 // The prediction asked first (views.contexts.PREDICTIONS), the right one, and the state.
@@ -78,7 +78,7 @@ export function contextsView(st, config) {
   // Every word's vector, shown before the question: the dot products can be worked out, not guessed.
   const vectors = CONTEXTS.map((c) => "<div class='ae-hint ae-contexts-vectors'>" + fill(S.contexts_vectors, {
     sentence: S[`contexts_sentence_${c}`],
-    vectors: config.sentences[c].tokens.map((t, j) => `${escapeHtml(t)} ${formatVector(config.sentences[c].vectors[j], 2)}`).join(" · "),
+    vectors: vectorList(config.sentences[c].tokens.map(escapeHtml), config.sentences[c].vectors),
   }) + "</div>").join("");
   return {
     sources,

@@ -6,7 +6,7 @@ import {scaledDotProductAttention} from "./attention.js";
 import {CHOICE_MODELS, checkChoice, choiceFeedback, choiceProps, lock} from "./choice.js";
 import {drawsFrom, heatmap, range, source} from "./figures.js";
 import {axis, checkbox, choiceParts, drawView, el, figure, moduleRoot, noticePart, options, phoneOrder, readout, setState} from "./parts.js";
-import {dataTable, escapeHtml, fill, formatNumber, formatVector} from "./shared.js";
+import {dataTable, escapeHtml, fill, formatNumber, vectorList} from "./shared.js";
 
 export const MODES = ["self_zh", "self_en", "cross"];
 /** Mode -> [sentence of the queries, sentence of the keys and values]. */
@@ -113,8 +113,8 @@ export function selfcrossView(st, config) {
   const sentence = (side) => config.sentences[side].tokens.join(" ");
   // Every word's vector, on screen before the question: the likeness it asks about can be worked out.
   const vectors = ["zh", "en"].map((side) => "<div class='ae-selfcross-vectors'>" +
-    fill(S.selfcross_vectors, {sentence: S[`selfcross_source_${side}`], vectors: config.sentences[side].tokens
-      .map((t, j) => `${said(side, t)} ${formatVector(config.sentences[side].embeddings[j], 2)}`).join(" · ")}) +
+    fill(S.selfcross_vectors, {sentence: S[`selfcross_source_${side}`],
+      vectors: vectorList(config.sentences[side].tokens.map((t) => said(side, t)), config.sentences[side].embeddings)}) +
     "</div>").join("");
   let roles = fill(S[`selfcross_roles_${mode}`], {zh: said("zh", sentence("zh")), en: said("en", sentence("en"))});
   if (causal) roles += " " + S.selfcross_roles_self_en_causal;

@@ -182,6 +182,12 @@ export function formatVector(v, digits = DECIMALS) {
   return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
 }
 
+/** Each label (HTML, escaped by the caller) followed by its vector, the pairs joined by " · "; the twin of
+ * views.numbers.vector_list. */
+export function vectorList(labels, vectors, digits = 2) {
+  return labels.map((label, j) => `${label} ${formatVector(vectors[j], digits)}`).join(" · ");
+}
+
 /** Python's html.escape(s) (quote=True). */
 export function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")

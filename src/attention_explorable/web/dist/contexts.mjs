@@ -133,6 +133,9 @@ var PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 function formatVector(v, digits = DECIMALS) {
   return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
 }
+function vectorList(labels, vectors, digits = 2) {
+  return labels.map((label, j) => `${label} ${formatVector(vectors[j], digits)}`).join(" · ");
+}
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
@@ -1595,7 +1598,7 @@ function contextsView(st, config) {
   const notes = st.causal ? fill(S.contexts_causal_note, { word }) : "";
   const vectors = CONTEXTS.map((c) => "<div class='ae-hint ae-contexts-vectors'>" + fill(S.contexts_vectors, {
     sentence: S[`contexts_sentence_${c}`],
-    vectors: config.sentences[c].tokens.map((t, j) => `${escapeHtml(t)} ${formatVector(config.sentences[c].vectors[j], 2)}`).join(" · ")
+    vectors: vectorList(config.sentences[c].tokens.map(escapeHtml), config.sentences[c].vectors)
   }) + "</div>").join("");
   return {
     sources,

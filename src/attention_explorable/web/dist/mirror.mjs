@@ -220,6 +220,9 @@ function parseNumber(raw) {
 function formatVector(v, digits = DECIMALS) {
   return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
 }
+function vectorList(labels, vectors, digits = 2) {
+  return labels.map((label, j) => `${label} ${formatVector(vectors[j], digits)}`).join(" · ");
+}
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
@@ -1355,7 +1358,10 @@ function selfcrossView(st, config) {
   const [qSide, kSide] = SIDES[mode];
   const said = (side, s) => side === config.language ? escapeHtml(s) : `<span lang='${config.lang_tags[side]}'>${escapeHtml(s)}</span>`;
   const sentence = (side) => config.sentences[side].tokens.join(" ");
-  const vectors = ["zh", "en"].map((side) => "<div class='ae-selfcross-vectors'>" + fill(S.selfcross_vectors, { sentence: S[`selfcross_source_${side}`], vectors: config.sentences[side].tokens.map((t, j) => `${said(side, t)} ${formatVector(config.sentences[side].embeddings[j], 2)}`).join(" · ") }) + "</div>").join("");
+  const vectors = ["zh", "en"].map((side) => "<div class='ae-selfcross-vectors'>" + fill(S.selfcross_vectors, {
+    sentence: S[`selfcross_source_${side}`],
+    vectors: vectorList(config.sentences[side].tokens.map((t) => said(side, t)), config.sentences[side].embeddings)
+  }) + "</div>").join("");
   let roles = fill(S[`selfcross_roles_${mode}`], { zh: said("zh", sentence("zh")), en: said("en", sentence("en")) });
   if (causal) roles += " " + S.selfcross_roles_self_en_causal;
   else if (mode !== "self_en") roles += " " + S.selfcross_roles_no_mask;
@@ -1606,7 +1612,7 @@ function contextsView(st, config) {
   const notes = st.causal ? fill(S.contexts_causal_note, { word }) : "";
   const vectors = CONTEXTS.map((c) => "<div class='ae-hint ae-contexts-vectors'>" + fill(S.contexts_vectors, {
     sentence: S[`contexts_sentence_${c}`],
-    vectors: config.sentences[c].tokens.map((t, j) => `${escapeHtml(t)} ${formatVector(config.sentences[c].vectors[j], 2)}`).join(" · ")
+    vectors: vectorList(config.sentences[c].tokens.map(escapeHtml), config.sentences[c].vectors)
   }) + "</div>").join("");
   return {
     sources,
@@ -1691,6 +1697,7 @@ export {
   typedValue,
   unknownAttribute,
   valueText,
+  vectorList,
   vectorView,
   weightedSum,
   writeView
