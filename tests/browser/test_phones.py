@@ -155,13 +155,16 @@ def test_code_on_a_phone_keeps_its_lines_scrolls_in_its_block_and_copies_as_writ
     block = page.locator("pre.ae-code").first
     block.scroll_into_view_if_needed()
     shape = block.evaluate(
-        # (two frames first: the block was off screen, its contents not laid out, content-visibility: auto)
-        """async (pre) => { for (const _ of [1, 2]) await new Promise(requestAnimationFrame);
-                     const line = parseFloat(getComputedStyle(pre).lineHeight);
-                     const pad = parseFloat(getComputedStyle(pre).paddingTop) + parseFloat(getComputedStyle(pre).paddingBottom);
-                     return {rows: Math.round((pre.clientHeight - pad) / line), lines: pre.textContent.split("\\n").length,
-                             scroll: pre.scrollWidth, box: pre.clientWidth, page: document.documentElement.scrollWidth,
-                             screen: innerWidth}; }"""
+        # (frames until its rows are laid out: the block was off screen, its section skipped while it was,
+        # content-visibility: auto; at most 200 frames, then what there is is measured)
+        """async (pre) => { const shape = () => {
+                         const line = parseFloat(getComputedStyle(pre).lineHeight);
+                         const pad = parseFloat(getComputedStyle(pre).paddingTop) + parseFloat(getComputedStyle(pre).paddingBottom);
+                         return {rows: Math.round((pre.clientHeight - pad) / line), lines: pre.textContent.split("\\n").length,
+                                 scroll: pre.scrollWidth, box: pre.clientWidth, page: document.documentElement.scrollWidth,
+                                 screen: innerWidth}; };
+                     for (let i = 0; i < 200 && shape().rows < shape().lines; i++) await new Promise(requestAnimationFrame);
+                     return shape(); }"""
     )
     assert shape["scroll"] > shape["box"], ("no line of the first code block is wider than 320 px", shape)
     assert shape["rows"] <= shape["lines"], ("a code line wrapped", shape)
