@@ -189,6 +189,10 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("2^{25}/2^{20}=32", f"2^{{{round(math.log2(entries * 2))}}}/2^{{20}}={mib:g}"),
         ("$8192$", f"${2 * n_mem}$"),
         ("$128$ MiB", f"${(2 * n_mem) ** 2 * 2 / 2**20:g}$ MiB"),
+        # ... and the mistakes that have a hint of their own: megabytes for MiB, 4 bytes an entry for 2.
+        ("---hint-33.55", f"---hint-{f(entries * np.dtype(np.float16).itemsize / 10**6, 2)}"),
+        ("---hint-64\n", f"---hint-{entries * np.dtype(np.float32).itemsize / 2**20:g}\n"),
+        ("---hint-4096\n", f"---hint-{n_mem}\n"),
     ]
 
     step1, step2, step3 = scenarios.STEPS
@@ -327,6 +331,13 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
             f"y\\approx{f(w_tie_3[0], 3)}\\times(1+5)+{f(w_tie_3[2], 3)}\\times9\\approx{f(y_tie_3, 2)}",
         ),
         ("y\\to3", f"y\\to{y_tie_0:g}"),
+        # The mistakes of exercises 3.8.1 to 3.8.4 that have a hint of their own: the weights paired with
+        # the other values; the row without its mask; the temperature left out; keys of variance 1.
+        ("---hint-3.6", f"---hint-{float(core.weighted_sum([0.8, 0.2], [2, 10])):g}"),
+        ("---hint-0.114", f"---hint-{f(core.softmax(row)[2], 3)}"),
+        ("---hint-3.15", f"---hint-{f(core.weighted_sum(core.softmax(tie_scores), tie_values), 2)}"),
+        ("---hint-64\n", f"---hint-{HEAD_SCORE_VARIANCE / 2:g}\n"),  # a key component of variance 1, not 2
+        ("---hint-11.3", f"---hint-{f(np.sqrt(HEAD_SCORE_VARIANCE), 1)}"),
         ("y\\to5", f"y\\to{round(y_tie_inf, 4):g}"),
         # Exercise 3.8.4: the unscaled score's standard deviation at d_k = 64, and the scaled one's.
         ("$11.3$", f"${f(np.sqrt(HEAD_SCORE_VARIANCE), 1)}$"),

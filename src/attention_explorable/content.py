@@ -11,7 +11,8 @@ blocks open with a line ``:::NAME args`` and close with a line ``:::``:
 * ``:::explorable NAME`` - an explorable placed here (body: a caption);
 * ``:::exercise ID kind=number|choice|text answer=... tol=...`` - body: the
   question, then ``---options`` (choice), ``---hint``, ``---hint-B`` (a choice exercise's hint
-  for a student who chose option B; ``---hint`` for any other wrong choice), ``---answer``;
+  for a student who chose option B; ``---hint`` for any other wrong choice), ``---hint-33.55``
+  (a number exercise's hint for a student who typed that wrong answer), ``---answer``;
 * ``:::proof TITLE`` - a collapsible proof;
 * ``:::definition TITLE`` / ``:::proposition TITLE`` - boxed statements;
 * ``:::lean TITLE`` - Lean 4 source, shown as code with a note that the page
@@ -281,7 +282,8 @@ def _split_parts(inner: str) -> dict:
     parts = {"question": []}
     current = "question"
     for line in inner.splitlines():
-        m = re.match(r"^---(\w+(?:-[A-Z])?)\s*$", line)  # (hint-B: the hint for a choice of option B)
+        # (hint-B: the hint for a choice of option B; hint-33.55: for the typed answer 33.55)
+        m = re.match(r"^---(\w+(?:-(?:[A-Z]|-?[0-9]+(?:\.[0-9]+)?))?)\s*$", line)
         if m:
             current = m.group(1)
             parts[current] = []

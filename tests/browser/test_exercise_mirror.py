@@ -96,6 +96,21 @@ TYPED = [
     "😀" * 45,
     "{raw}",
     "$5",
+    # the known mistakes of the course's number exercises, exactly and as a student rounds them
+    "33.55",
+    "33.6",
+    "34",
+    "64",
+    "9.05",
+    "9.0",
+    "0.576",
+    "0.11",
+    "0.114",
+    "3.15",
+    "3.146",
+    "11.3",
+    "4096",
+    "3.6",
 ]
 CHOICES = ["", "A", "B", "C", "D"]
 

@@ -239,3 +239,50 @@ def test_an_options_hint_falls_back_to_the_exercises_and_must_name_a_wrong_optio
         block = content.Block("exercise", bad, ("x",), {"kind": "choice", "answer": "B"}, content._split_parts(bad))
         with pytest.raises(ValueError, match=f"---{wrong_part} names no wrong option"):
             view.exercise_config(block, "en")
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_known_mistake_gets_its_own_hint_typed_exactly_or_rounded(language):
+    """33.55 for 32 MiB (megabytes), 0.114 for 0.705 (the mask forgotten): the hint is about that slip, not
+    the exercise's general one, also when the slip is typed rounded; another wrong number gets the general one."""
+    seen = 0
+    for section in content.load_sections(language):
+        for block in section.exercises():
+            c = view.exercise_config(block, language)
+            for wrong, hint in c.get("mistakes", []):
+                seen += 1
+                assert hint and hint != c["hint_html"], (block.args, wrong)
+                places = len(f"{wrong:g}".partition(".")[2])
+                # as written, and with one decimal less where one is left (a whole number is held to the
+                # tolerance: 4 for the slip 3.6 may as well be any other)
+                for typed in (f"{wrong:g}", f"{wrong:.{places - 1}f}") if places > 1 else (f"{wrong:g}",):
+                    status, message = view.judge(typed, c)
+                    if view.is_close(float(typed), typed, c):  # (0.2 is the answer 0.212 too: "more digits")
+                        assert message == STRINGS[language]["exercise_close"], (block.args, typed)
+                        continue
+                    assert status == "wrong" and message.endswith(hint), (block.args, typed)
+            if c["kind"] == "number" and c["mistakes"]:
+                far = c["answer"] * 7 + 1000  # no slip anyone makes
+                assert view.judge(f"{far:g}", c)[1].endswith(c["hint_html"]), block.args
+    assert seen >= 10
+
+
+def test_a_mistakes_hint_must_name_a_number_away_from_the_answer():
+    body = "How many?\n---hint\nIn general.\n---hint-33.55\nMegabytes.\n"
+    parts = content._split_parts(body)
+    block = content.Block("exercise", body, ("x",), {"kind": "number", "answer": "32", "tol": "0.5"}, parts)
+    c = view.exercise_config(block, "en")
+    assert view.judge("33.6", c)[1].endswith("<p>Megabytes.</p>\n")
+    assert view.judge("40", c)[1].endswith("<p>In general.</p>\n")
+    assert view.judge("32.4", c)[0] == "right"  # the answer's tolerance comes first
+    for bad, says in (("---hint-32.3\nNo.\n", "within the tolerance 0.5 of the answer 32"),):
+        text = body + bad
+        block = content.Block(
+            "exercise", text, ("x",), {"kind": "number", "answer": "32", "tol": "0.5"}, content._split_parts(text)
+        )
+        with pytest.raises(ValueError, match=re.escape(says)):
+            view.exercise_config(block, "en")
+    text = "Which?\n---options\nA. one\nB. two\n---hint-3.5\nNo.\n"
+    block = content.Block("exercise", text, ("x",), {"kind": "choice", "answer": "B"}, content._split_parts(text))
+    with pytest.raises(ValueError, match="---hint-3.5 names no wrong option"):
+        view.exercise_config(block, "en")

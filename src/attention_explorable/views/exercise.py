@@ -78,6 +78,21 @@ def is_close(value: float, submitted: str, config: dict) -> bool:
     return abs(value - config["answer"]) <= 0.5 * 10.0**-d * (1 + TOL_SLACK)
 
 
+def mistake_hint(value: float, submitted: str, config: dict) -> str | None:
+    """The hint written for a known wrong answer that ``value`` is (a ``---hint-33.55`` part), or None.
+
+    ``value`` is that wrong answer when it lies within the exercise's tolerance of it, or within half a
+    unit of the last decimal typed (``"0.11"`` is 0.114 to two decimals); a whole number is held to the
+    tolerance alone. The first such mistake of ``config["mistakes"]`` wins.
+    """
+    d = typed_decimals(submitted)
+    spread = max(config["tol"], 0.5 * 10.0**-d) if d is not None and d > 0 else config["tol"]
+    for wrong, hint in config.get("mistakes", ()):
+        if abs(value - wrong) <= spread * (1 + TOL_SLACK):
+            return hint
+    return None
+
+
 _OPTION = re.compile(r"^\s*([A-Z])[.．、]\s*(.*)$")
 
 
@@ -126,7 +141,9 @@ def exercise_config(block: Block, language: str) -> dict:
         ``letters`` (the option letters, choice kind, else empty);
         ``hint_html`` and ``answer_html`` (rendered, formulas in MathML;
         ``hint_html`` is ``""`` when the block has no hint); ``hints_html`` (choice kind: wrong
-        option letter -> its own hint, which replaces ``hint_html`` for it); ``question_html`` and
+        option letter -> its own hint, which replaces ``hint_html`` for it); ``mistakes`` (number
+        kind: ``[wrong answer, its hint]`` for each ``---hint-<number>`` part, in order, see
+        :func:`mistake_hint`); ``question_html`` and
         ``options_html`` (:func:`question_html`, :func:`options_html`); ``id`` (the
         block's id, ``exercise`` for none); ``strings``.
 
@@ -134,7 +151,8 @@ def exercise_config(block: Block, language: str) -> dict:
     ------
     ValueError
         If ``block`` is not an exercise block, or its kind is unknown, or a ``---hint-X`` names
-        no wrong option.
+        no wrong option of a choice exercise, or a ``---hint-<number>`` is on another kind or lies
+        within the tolerance of the answer (it would never be shown).
     KeyError
         If ``language`` is unknown.
     """
@@ -145,22 +163,37 @@ def exercise_config(block: Block, language: str) -> dict:
         raise ValueError(f"exercise kind must be one of {KINDS}, got {kind!r}")
     hint = block.parts.get("hint", "")
     letters = [letter for letter, _ in choice_options(block)] if kind == "choice" else []
+    answer = float(block.options["answer"]) if kind == "number" else block.options.get("answer")
+    tol = float(block.options.get("tol", 1e-6)) if kind == "number" else None
+    where = f"exercise {block.args[0] if block.args else ''}"
     hints = {}  # a choice exercise's own hint for each wrong option that has one (---hint-B)
+    mistakes = []  # a number exercise's hint for each known wrong answer (---hint-33.55)
     for name, body in block.parts.items():
-        if name.startswith("hint-"):
-            letter = name.removeprefix("hint-")
-            if letter not in letters or letter == block.options.get("answer"):
+        if not name.startswith("hint-"):
+            continue
+        key = name.removeprefix("hint-")
+        if kind == "number":
+            try:
+                wrong = float(key)
+            except ValueError:
                 raise ValueError(
-                    f"exercise {block.args[0] if block.args else ''}: ---{name} names no wrong option of {letters}"
-                )
-            hints[letter] = markdown_to_html(body, language=language)
+                    f"{where}: ---{name} names no number (a number exercise's own hints name wrong answers)"
+                ) from None
+            if abs(wrong - answer) <= tol * (1 + TOL_SLACK):
+                raise ValueError(f"{where}: ---{name} lies within the tolerance {tol:g} of the answer {answer:g}")
+            mistakes.append([wrong, markdown_to_html(body, language=language)])
+            continue
+        if key not in letters or key == answer:
+            raise ValueError(f"{where}: ---{name} names no wrong option of {letters}")
+        hints[key] = markdown_to_html(body, language=language)
     return {
         "kind": kind,
-        "answer": float(block.options["answer"]) if kind == "number" else block.options.get("answer"),
-        "tol": float(block.options.get("tol", 1e-6)) if kind == "number" else None,
+        "answer": answer,
+        "tol": tol,
         "letters": letters,
         "hint_html": markdown_to_html(hint, language=language) if hint else "",
         "hints_html": hints,
+        "mistakes": mistakes,
         "answer_html": (
             f"<div class='ae-answer'><b>{text('exercise_model_answer', language)}</b>"
             f"{markdown_to_html(block.parts.get('answer', ''), language=language)}</div>"
@@ -186,7 +219,8 @@ def judge(submitted: str, config: dict) -> tuple[str, str]:
     Returns
     -------
     (str, str)
-        ``status`` is "right", "wrong" (the message ends with the hint; for the answer rounded to
+        ``status`` is "right", "wrong" (the message ends with the hint, a known mistake's own where one
+        is written, :func:`mistake_hint`; for the answer rounded to
         fewer decimals than asked, :func:`is_close`, it says to give more decimals),
         "invalid" (empty, not a number or no option chosen: the message
         says so, quoting a malformed entry, escaped and cut to 40
@@ -205,7 +239,8 @@ def judge(submitted: str, config: dict) -> tuple[str, str]:
             return "right", S["exercise_right"]
         if is_close(value, submitted, config):
             return "wrong", S["exercise_close"]
-        return "wrong", S["exercise_wrong"] + config["hint_html"]
+        own = mistake_hint(value, submitted, config)  # a known mistake's own hint, else the exercise's
+        return "wrong", S["exercise_wrong"] + (config["hint_html"] if own is None else own)
     if kind == "choice":
         if not submitted:
             return "invalid", S["exercise_choose"]

@@ -31,6 +31,14 @@ function isClose(value, submitted, config) {
   return Math.abs(value - config.answer) <= 0.5 * 10 ** -d * (1 + TOL_SLACK);
 }
 
+/** The hint written for a known wrong answer that `value` is, or null (views.exercise.mistake_hint). */
+export function mistakeHint(value, submitted, config) {
+  const d = typedDecimals(submitted);
+  const spread = d !== null && d > 0 ? Math.max(config.tol, 0.5 * 10 ** -d) : config.tol;
+  const found = (config.mistakes || []).find(([wrong]) => Math.abs(value - wrong) <= spread * (1 + TOL_SLACK));
+  return found === undefined ? null : found[1];
+}
+
 /**
  * The outcome of checking `submitted` (views.exercise.judge), never throwing.
  * @param {string} submitted the typed answer (number kind) or the chosen letter ("" for none)
@@ -46,7 +54,8 @@ export function judge(submitted, config) {
     if (value === null) return ["invalid", fill(S.exercise_malformed, {raw: escapeHtml(echo(submitted))})];
     if (Math.abs(value - config.answer) <= config.tol * (1 + TOL_SLACK)) return ["right", S.exercise_right];
     if (isClose(value, submitted, config)) return ["wrong", S.exercise_close];
-    return ["wrong", S.exercise_wrong + config.hint_html];
+    const own = mistakeHint(value, submitted, config);  // a known mistake's own hint, else the exercise's
+    return ["wrong", S.exercise_wrong + (own === null ? config.hint_html : own)];
   }
   if (kind === "choice") {
     if (!submitted) return ["invalid", S.exercise_choose];

@@ -505,6 +505,12 @@ function isClose(value, submitted, config) {
   if (d === null || d === 0 && !/e/i.test(normalizedNumber(submitted)) || 10 ** -d <= config.tol) return false;
   return Math.abs(value - config.answer) <= 0.5 * 10 ** -d * (1 + TOL_SLACK);
 }
+function mistakeHint(value, submitted, config) {
+  const d = typedDecimals(submitted);
+  const spread = d !== null && d > 0 ? Math.max(config.tol, 0.5 * 10 ** -d) : config.tol;
+  const found = (config.mistakes || []).find(([wrong]) => Math.abs(value - wrong) <= spread * (1 + TOL_SLACK));
+  return found === void 0 ? null : found[1];
+}
 function judge(submitted, config) {
   const S = config.strings, kind = config.kind;
   if (kind === "number") {
@@ -513,7 +519,8 @@ function judge(submitted, config) {
     if (value === null) return ["invalid", fill(S.exercise_malformed, { raw: escapeHtml(echo2(submitted)) })];
     if (Math.abs(value - config.answer) <= config.tol * (1 + TOL_SLACK)) return ["right", S.exercise_right];
     if (isClose(value, submitted, config)) return ["wrong", S.exercise_close];
-    return ["wrong", S.exercise_wrong + config.hint_html];
+    const own = mistakeHint(value, submitted, config);
+    return ["wrong", S.exercise_wrong + (own === null ? config.hint_html : own)];
   }
   if (kind === "choice") {
     if (!submitted) return ["invalid", S.exercise_choose];
@@ -630,5 +637,6 @@ export {
   exercise_default as default,
   exerciseView,
   judge,
+  mistakeHint,
   typedDecimals
 };
