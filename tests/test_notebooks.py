@@ -44,12 +44,11 @@ def expected_prints(section_id: str) -> list[str]:
         assert str(w.round(3)) == "[[0.422 0.155 0.422]]" and str(y.round(3)) == "[[0.845 0.578]]"
         return [
             *steps,
-            "naive  [nan nan]",
-            f"stable {core.softmax([20.0, 22.0], temperature=0.02)}",
+            "literal [nan nan]",
+            f"stable  {core.softmax([20.0, 22.0], temperature=0.02)}",
             f"scores  {(q @ k.T).round(3)}",
             f"weights {w.round(3)}",
             f"y       {y.round(3)}",
-            "True True",
             f"T = 0.05 weights {w_tie.round(3)}  y {y_tie.round(3)}",
         ]
     # Example 3.8.2: the scores of step 3 from a low temperature to a high one (the table's row T = 0.5).
