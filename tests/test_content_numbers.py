@@ -193,6 +193,8 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("---hint-33.55", f"---hint-{f(entries * np.dtype(np.float16).itemsize / 10**6, 2)}"),
         ("---hint-64\n", f"---hint-{entries * np.dtype(np.float32).itemsize / 2**20:g}\n"),
         ("---hint-4096\n", f"---hint-{n_mem}\n"),
+        ("---hint-16\n", f"---hint-{entries * np.dtype(np.int8).itemsize / 2**20:g}\n"),  # one byte an entry
+        ("---hint-33554432\n", f"---hint-{entries * np.dtype(np.float16).itemsize}\n"),  # bytes, not MiB
     ]
 
     step1, step2, step3 = scenarios.STEPS

@@ -123,6 +123,12 @@ def test_the_textbooks_script_is_a_file_beside_it_that_its_policy_allows(server)
     status, headers, page = get(port, "/textbook?lang=en")
     assert status == 200 and "script-src 'self' 'sha256-" in headers["content-security-policy"]
     assert len(page) <= 300_000  # the long page stays small: its modules come once, in the script file
+    # How a folded box opens is said at the first box; that code runs in the notebook, under each section's
+    # first code block (two sections): not under every one.
+    from attention_explorable.textbook import code_note, open_hint
+
+    assert page.count(open_hint("en").encode()) == 1 and page.count(b"ae-open-hint") == 1
+    assert page.count(code_note("en").encode()) == 2 and page.count(b"<pre class='ae-code'>") >= 5
     for path in (
         "/attention-textbook.js",
         "/textbook/attention-textbook.js",

@@ -31,6 +31,11 @@ def _sections(language: str = DEFAULT_LANGUAGE) -> tuple[Section, ...]:
 
 
 @lru_cache(maxsize=None)
+def code_note(language: str) -> str:
+    """The caption under a code block saying it runs in the section's notebook (said under a section's first)."""
+    return f"<p class='ae-caption'>{text('code_note', language)}</p>"
+
+
 def open_hint(language: str) -> str:
     """How a folded box opens ("(tap or click to open)"), said after its title: the textbook says it once."""
     return f"<span class='ae-open-hint'>{text('proof_summary', language)}</span>"
@@ -59,10 +64,7 @@ def _block_html(section_id: str, block: Block, language: str) -> str:
             f"{open_hint(language)}</summary>{markdown_to_html(block.body, section_id)}</details>"
         )
     if block.kind == "code":
-        return (
-            f"<pre class='ae-code'><code>{code_lines(block.body)}</code></pre>"
-            f"<p class='ae-caption'>{t('code_note')}</p>"
-        )
+        return f"<pre class='ae-code'><code>{code_lines(block.body)}</code></pre>{code_note(language)}"
     if block.kind == "lean":
         return (
             f"<p><b>{html.escape(block.title)}</b></p><p class='ae-caption'>{t('lean_note')}</p>"
@@ -248,7 +250,8 @@ class TextbookPage(pn.viewable.Viewer):
         # and Bokeh models per session, whether it holds a line or a page.
         items: list = []
         run = [f"<h1 id='{section.id}' class='ae-section-title'>{html.escape(section.title)}</h1>"]
-        hint = open_hint(self.language)
+        hint, note = open_hint(self.language), code_note(self.language)
+        noted = False  # that code runs in the notebook is said under the section's first code block only
         for block in section.blocks:
             if block.kind in ("explorable", "exercise"):
                 if run:
@@ -263,6 +266,9 @@ class TextbookPage(pn.viewable.Viewer):
                 if self._hinted:
                     written = written.replace(hint, "")
                 self._hinted = self._hinted or hint in written
+                if noted:
+                    written = written.replace(note, "")
+                noted = noted or note in written
                 run.append(written)
         # The section's notebook closes it: the reader meets the text first, the download once it is read.
         run.append(notebook_link(section.id, self.language, inline=not self.notebook_files))

@@ -252,10 +252,10 @@ def test_a_known_mistake_gets_its_own_hint_typed_exactly_or_rounded(language):
             for wrong, hint in c.get("mistakes", []):
                 seen += 1
                 assert hint and hint != c["hint_html"], (block.args, wrong)
-                places = len(f"{wrong:g}".partition(".")[2])
+                places = len(f"{wrong:.12g}".partition(".")[2])
                 # as written, and with one decimal less where one is left (a whole number is held to the
                 # tolerance: 4 for the slip 3.6 may as well be any other)
-                for typed in (f"{wrong:g}", f"{wrong:.{places - 1}f}") if places > 1 else (f"{wrong:g}",):
+                for typed in (f"{wrong:.12g}", f"{wrong:.{places - 1}f}") if places > 1 else (f"{wrong:.12g}",):
                     status, message = view.judge(typed, c)
                     if view.is_close(float(typed), typed, c):  # (0.2 is the answer 0.212 too: "more digits")
                         assert message == STRINGS[language]["exercise_close"], (block.args, typed)
