@@ -230,26 +230,22 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
     # The steps of 3.7.5 (two scalar values): the text describes the scenarios the explorable runs.
     fig37 += [
         (
-            "比第一个高 $1$" if zh else "second score $1$ above",
-            ("比第一个高 ${:g}$" if zh else "second score ${:g}$ above").format(step1.start["score_diff"]),
-        ),
-        (
-            "从 $0$ 提高到 $2$" if zh else "from $0$ to $2$",
-            ("从 ${:g}$ 提高到 ${:g}$" if zh else "from ${:g}$ to ${:g}$").format(
-                step2.start["score_diff"], step2.target["score_diff"]
+            "把第二个分数提高 $2$" if zh else "a second score raised by $2$",
+            ("把第二个分数提高 ${:g}$" if zh else "a second score raised by ${:g}$").format(
+                step2.target["score_diff"] - step2.start["score_diff"]
             ),
         ),
         (
-            "两个分数取 $20$ 和 $22$" if zh else "The two scores are $20$ and $22$",
-            ("两个分数取 ${:g}$ 和 ${:g}$" if zh else "The two scores are ${:g}$ and ${:g}$").format(s1, s2),
+            "两个分数取 $20$ 和 $22$" if zh else "with the scores at $20$ and $22$",
+            ("两个分数取 ${:g}$ 和 ${:g}$" if zh else "with the scores at ${:g}$ and ${:g}$").format(s1, s2),
         ),
         (
             "从 $1$ 降到 $0.02$" if zh else "from $1$ to $0.02$",
             ("从 ${:g}$ 降到 ${:g}$" if zh else "from ${:g}$ to ${:g}$").format(step3.start["temperature"], t_low),
         ),
         (
-            "在 $0.01$ 到 $10$ 之间" if zh else "between $0.01$ and $10$",
-            ("在 ${:g}$ 到 ${:g}$ 之间" if zh else "between ${:g}$ and ${:g}$").format(*t_bounds),
+            "在 $0.01$ 到 $10$ 之间" if zh else "anywhere from $0.01$ to $10$",
+            ("在 ${:g}$ 到 ${:g}$ 之间" if zh else "anywhere from ${:g}$ to ${:g}$").format(*t_bounds),
         ),
         ("$e^{1100}$", f"$e^{{{s2 / t_low:g}}}$"),
         ("1.8\\times10^{308}", sci(big)),
