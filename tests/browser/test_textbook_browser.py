@@ -206,7 +206,7 @@ def test_english_textbook_reads_in_english(textbook_en_server, student):
     assert "注意力" in glossary
 
     # A folded check opens; a step's checked question answers in English.
-    check = page.locator("details.ae-proof", has_text="Check · Step 2").first
+    check = page.locator("details.ae-proof", has_text="Answer · Step 2").first
     check.scroll_into_view_if_needed()
     assert not check.evaluate("d => d.open")
     check.locator("summary").click()
