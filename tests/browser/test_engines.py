@@ -177,7 +177,7 @@ def test_the_textbook_answers_a_key_in_webkit(static_site, webkit):
 
     webkit.get((static_site / "en" / "index.html").resolve().as_uri())
     sliders = lambda d: d.find_elements(By.CSS_SELECTOR, ".ae-vector-temperature input[type=range]")  # noqa: E731
-    _wait(webkit, sliders)
+    _wait(webkit, lambda d: d.execute_script(_MOUNTED))  # (painted before its script: live once mounted)
     skip = webkit.find_element(By.CSS_SELECTOR, ".ae-vector-skip button")  # past the question: its controls open
     webkit.execute_script("arguments[0].scrollIntoView({block: 'center'})", skip)
     skip.click()

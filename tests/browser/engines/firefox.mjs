@@ -15,6 +15,8 @@ try {
     else { out.aborted.push(request.url()); request.abort(); }
   });
   await page.goto(url);
+  // The textbook is painted before its script: its parts answer once every module is mounted, not when they show.
+  await page.waitForFunction(() => performance.getEntriesByName("ae-page-mounted").length > 0, {timeout: 60000});
   const text = (css) => page.$eval(css, (e) => e.textContent);
   if (walk === "head") {
     await page.waitForSelector(".ae-head-readout");
