@@ -87,7 +87,8 @@ def _block_html(section_id: str, block: Block, language: str) -> str:
             for site, _, page in sources
         )
         return (
-            f"<div class='ae-video'>{markdown_to_html(block.body, section_id)}"
+            f"<div class='ae-video' data-offline='{html.escape(t('video_offline'))}'>"
+            f"{markdown_to_html(block.body, section_id)}"
             f"<p class='ae-caption'>{t('video_note')}</p>"
             f"<div class='ae-video-choices' role='group' aria-label='{html.escape(t('video_choose'))}'>"
             f"{buttons}</div>"

@@ -56,3 +56,33 @@ def test_each_source_loads_only_when_chosen(video_server, student, language):
         assert pressed.count() == 1 and f"ae-video-{site}" in pressed.get_attribute("class")
     s.assert_clean()
     video_server.assert_clean_log()
+
+
+def test_an_offline_device_is_told_the_video_needs_a_connection_and_gets_it_once_online(video_server, student):
+    """A device that knows it is offline gets a sentence instead of a player showing the browser's error page;
+    back online, the same button plays."""
+    from attention_explorable.strings import STRINGS
+
+    s = student()
+    page = s.page
+    requested = []
+
+    def outside(route):
+        requested.append(route.request.url)
+        route.abort()
+
+    page.route(lambda url: not url.startswith(("http://127.0.0.1", "data:", "blob:")), outside)
+    s.errors_to_ignore = ("Failed to load resource",)  # the aborted player, once online
+    s.open(video_server.url() + "?lang=en", ".ae-video-load")
+    (site, embed, _), *_ = _sources("en")
+    page.context.set_offline(True)
+    page.locator(f".ae-video-{site}").click()
+    note = page.locator("p.ae-video-frame[role=status]")
+    note.wait_for(state="attached", timeout=10_000)
+    assert note.inner_text() == STRINGS["en"]["video_offline"]
+    assert page.locator("iframe").count() == 0 and requested == []
+    page.context.set_offline(False)
+    page.locator(f".ae-video-{site}").click()
+    page.locator("iframe.ae-video-frame").wait_for(state="attached", timeout=10_000)
+    assert page.locator(".ae-video-frame").count() == 1  # the player replaced the note
+    s.assert_clean()

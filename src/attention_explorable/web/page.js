@@ -33,7 +33,8 @@ function loadOnApproach() {
 // A video block offers one button per source (YouTube, Bilibili, ...): the
 // click puts that source's player below the buttons, replacing a player
 // chosen before, so a reader whose first choice does not load can take
-// another. Nothing is fetched from a video site before such a click.
+// another. Nothing is fetched from a video site before such a click; a device that knows it is offline gets
+// the block's note (data-offline) instead of a player that would show the browser's error page.
 function onVideoClick(event) {
   const button = event.composedPath().find((el) => el.classList && el.classList.contains("ae-video-load"));
   if (!button) return;
@@ -41,12 +42,21 @@ function onVideoClick(event) {
   for (const other of block.querySelectorAll(".ae-video-load")) {
     other.setAttribute("aria-pressed", other === button ? "true" : "false");
   }
+  const old = block.querySelector(".ae-video-frame");
+  if (navigator.onLine === false && block.dataset.offline) {
+    const note = document.createElement("p");
+    note.className = "ae-video-frame ae-error";
+    note.setAttribute("role", "status");
+    note.textContent = block.dataset.offline;
+    if (old) old.replaceWith(note);
+    else (button.closest(".ae-video-choices") || button).after(note);
+    return;
+  }
   const frame = document.createElement("iframe");
   frame.src = button.dataset.src;
   frame.allow = "fullscreen";
   frame.title = button.dataset.title || "";
   frame.className = "ae-video-frame";
-  const old = block.querySelector("iframe.ae-video-frame");
   if (old) old.replaceWith(frame);
   else (button.closest(".ae-video-choices") || button).after(frame);
 }

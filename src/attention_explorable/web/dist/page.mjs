@@ -40,12 +40,21 @@ function onVideoClick(event) {
   for (const other of block.querySelectorAll(".ae-video-load")) {
     other.setAttribute("aria-pressed", other === button ? "true" : "false");
   }
+  const old = block.querySelector(".ae-video-frame");
+  if (navigator.onLine === false && block.dataset.offline) {
+    const note = document.createElement("p");
+    note.className = "ae-video-frame ae-error";
+    note.setAttribute("role", "status");
+    note.textContent = block.dataset.offline;
+    if (old) old.replaceWith(note);
+    else (button.closest(".ae-video-choices") || button).after(note);
+    return;
+  }
   const frame = document.createElement("iframe");
   frame.src = button.dataset.src;
   frame.allow = "fullscreen";
   frame.title = button.dataset.title || "";
   frame.className = "ae-video-frame";
-  const old = block.querySelector("iframe.ae-video-frame");
   if (old) old.replaceWith(frame);
   else (button.closest(".ae-video-choices") || button).after(frame);
 }
