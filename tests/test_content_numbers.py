@@ -24,7 +24,6 @@ import numpy as np
 import pytest
 
 from attention_explorable import content, core, scenarios
-from attention_explorable.explorables.steps import StepsExplorer
 from attention_explorable.explorables.vector import VectorExplorer
 from attention_explorable.views import head, qkv
 
@@ -204,7 +203,6 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         step3.target["score_1"] + step3.target["score_diff"],
         step3.target["temperature"],
     )
-    t_bounds = StepsExplorer.param.temperature.bounds
     w_neg, y_neg = two_values(-2.0, 1.0)
     w_t2, y_t2 = two_values(s2 - s1, 2.0)
     w_equal, y_equal = two_values(0.0, 1.0, values=(4.0, 16.0))
@@ -229,24 +227,6 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
     hf = head_figures()
     # The steps of 3.7.5 (two scalar values): the text describes the scenarios the explorable runs.
     fig37 += [
-        (
-            "把第二个分数提高 $2$" if zh else "a second score raised by $2$",
-            ("把第二个分数提高 ${:g}$" if zh else "a second score raised by ${:g}$").format(
-                step2.target["score_diff"] - step2.start["score_diff"]
-            ),
-        ),
-        (
-            "两个分数取 $20$ 和 $22$" if zh else "with the scores at $20$ and $22$",
-            ("两个分数取 ${:g}$ 和 ${:g}$" if zh else "with the scores at ${:g}$ and ${:g}$").format(s1, s2),
-        ),
-        (
-            "从 $1$ 降到 $0.02$" if zh else "from $1$ to $0.02$",
-            ("从 ${:g}$ 降到 ${:g}$" if zh else "from ${:g}$ to ${:g}$").format(step3.start["temperature"], t_low),
-        ),
-        (
-            "在 $0.01$ 到 $10$ 之间" if zh else "anywhere from $0.01$ to $10$",
-            ("在 ${:g}$ 到 ${:g}$ 之间" if zh else "anywhere from ${:g}$ to ${:g}$").format(*t_bounds),
-        ),
         ("$e^{1100}$", f"$e^{{{s2 / t_low:g}}}$"),
         ("1.8\\times10^{308}", sci(big)),
         ("e^{709.8}", f"e^{{{f(math.log(big), 1)}}}"),

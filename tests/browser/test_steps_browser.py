@@ -65,9 +65,9 @@ def test_student_does_all_three_steps(steps_page, request):
     start = scenarios.outcome(scenarios.get_step(1).start)["output"]
     assert_readout(page, ".ae-output", start, tol=5e-4)  # not yet 6
 
-    # Step 1: predict the midpoint, demonstrate, read the check.
+    # Step 1: predict the midpoint, demonstrate (Enter in the box, as in an exercise's), read the check.
     page.locator(".ae-prediction input").fill("6")
-    page.locator(".ae-demonstrate button").click()
+    page.locator(".ae-prediction input").press("Enter")
     wait_text(page, ".ae-result", r"演示结果 y = 6\.00；相差 0\.00")
     assert_readout(page, ".ae-output", 6.0)
     assert_readout(page, ".ae-weight-1", 0.5)

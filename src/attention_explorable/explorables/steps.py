@@ -203,7 +203,7 @@ class StepsExplorer(Explorable):
             self._line_fig: "tap",
             self._demonstrate: "button_click",
             self._skip: "button_click",
-            self._prediction_input: "value_input",
+            self._prediction_input: ["value_input", "value_submit"],  # (Enter demonstrates, as on a page)
         }
         events.update({b: "button_click" for b in self._step_buttons.values()})
         events.update(self._slider_events())
@@ -251,7 +251,12 @@ class StepsExplorer(Explorable):
                 if again:  # the step's own button pressed again: said too (the instructor's page poses it)
                     self.param.trigger("step")
                 return
-        if origin is self._demonstrate:
+        submitted = origin is self._prediction_input and getattr(event, "event_name", "") == "value_submit"
+        if submitted:  # Enter in the box: what it holds is the prediction, then the step is demonstrated
+            typed = origin.value
+            if isinstance(typed, str) and len(typed) <= 10_000 and typed != self.prediction_text:
+                self.prediction_text = typed
+        if origin is self._demonstrate or submitted:
             self._say("")
             if self.animating:
                 return

@@ -311,6 +311,12 @@ function render({model, el: host}) {
     say("");
     if (text !== model.get("prediction_text")) set({prediction_text: text});
   }, {placeholder: "?"});
+  // Enter in the box demonstrates, as Enter in an exercise's box checks (not while an input method composes).
+  prediction.input.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.isComposing) return;
+    event.preventDefault();
+    demonstrate();
+  });
   const sliders = Object.keys(config.sliders).map((name) =>
     modelSlider(name, "ae-" + name.replace("_", "-"), config, model, {say, toGrid: onGrid}));
   const steps = [1, 2, 3].map((n) => {

@@ -1894,6 +1894,11 @@ function render({ model, el: host }) {
     say("");
     if (text !== model.get("prediction_text")) set({ prediction_text: text });
   }, { placeholder: "?" });
+  prediction.input.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.isComposing) return;
+    event.preventDefault();
+    demonstrate();
+  });
   const sliders = Object.keys(config.sliders).map((name) => modelSlider(name, "ae-" + name.replace("_", "-"), config, model, { say, toGrid: onGrid }));
   const steps = [1, 2, 3].map((n) => {
     const b = button(`ae-step-${n}`, fill(S.step_button, { n }), () => goTo(n));
