@@ -81,7 +81,6 @@ def head_figures() -> dict:
     assert (run.seed, run.d_k, run.learning_rate, run.batch, run.scaled) == (0, 16, 0.01, 64, True)
     before = head.evaluate(run)
     reads_before = head.value_reads(run.params)
-    other_start = head.evaluate(head.start(seed=7))["weight_on_match"]
     for _ in range(300):
         run.step()
     after = head.evaluate(run)
@@ -98,7 +97,6 @@ def head_figures() -> dict:
         "first": run.losses[0],
         "at_100": run.losses[99],
         "before": before,
-        "other_start": other_start,
         # how much longer W_V's digit rows are than its letter rows, before and after 300 steps
         "reads_ratio_before": float(reads_before[8:].mean() / reads_before[:8].mean()),
         "reads_ratio": float(reads[8:].mean() / reads[:8].mean()),
@@ -327,7 +325,6 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("$0.369$", f"${f(hf['before']['weight_on_match'], 3)}$"),
         ("9.7%", f"{f(100 * hf['before']['accuracy'], 1)}%"),
         ("$0.958$", f"${f(hf['after']['weight_on_match'], 3)}$"),
-        ("$0.216$", f"${f(hf['other_start'], 3)}$"),
         (
             "$1000$ 个例子全部答对" if zh else "all $1000$ examples are answered right",
             ("${:g}$ 个例子全部答对" if zh else "all ${:g}$ examples are answered right").format(
