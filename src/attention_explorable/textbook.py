@@ -67,8 +67,10 @@ def _block_html(section_id: str, block: Block, language: str) -> str:
         return f"<pre class='ae-code'><code>{code_lines(block.body)}</code></pre>{code_note(language)}"
     if block.kind == "lean":
         return (
-            f"<p><b>{html.escape(block.title)}</b></p><p class='ae-caption'>{t('lean_note')}</p>"
-            f"<pre class='ae-lean'><code>{code_lines(block.body)}</code></pre>"
+            # folded like a proof: a reader who wants the machine-checked statement opens it
+            f"<details class='ae-proof ae-lean-box'><summary><b>{html.escape(block.title)}</b>"
+            f"{open_hint(language)}</summary><p class='ae-caption'>{t('lean_note')}</p>"
+            f"<pre class='ae-lean'><code>{code_lines(block.body)}</code></pre></details>"
         )
     if block.kind == "video":
         # One button per source; web/page.js puts the chosen player in only on
