@@ -248,11 +248,26 @@ def steps_view(state, config: dict) -> dict:
                 "</table>"
             ),
             "formula": (
+                # (each side of an "=" kept on one line: a narrow screen breaks the chain between them)
                 f"<div class='ae-kind'>{S['formula_label']} · {S['stable_label']}</div>"
-                "α₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)"
-                " = 1 / (1 + e<sup>−(s₂−s₁)/T</sup>)"
-                f" = 1 / (1 + e<sup>−({f(s2 - s1, 2)})/{f(temp, 2)}</sup>) = {f(a2)}<br>"
-                f"y = α₁·v₁ + α₂·v₂ = {f(a1)} × {format_g(v1)} + {f(a2)} × {format_g(v2)} = {f(y)}"
+                + " ".join(
+                    _NOBREAK.format(part)
+                    for part in (
+                        "α₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)",
+                        "= 1 / (1 + e<sup>−(s₂−s₁)/T</sup>)",
+                        f"= 1 / (1 + e<sup>−({f(s2 - s1, 2)})/{f(temp, 2)}</sup>)",
+                        f"= {f(a2)}",
+                    )
+                )
+                + "<br>"
+                + " ".join(
+                    _NOBREAK.format(part)
+                    for part in (
+                        "y = α₁·v₁ + α₂·v₂",
+                        f"= {f(a1)} × {format_g(v1)} + {f(a2)} × {format_g(v2)}",
+                        f"= {f(y)}",
+                    )
+                )
             ),
             "naive": _naive_html(res, temp, S) if step3 else "",
             "question": _question_html(step, revealed, S, config["steps"][step - 1]["target"]),
@@ -368,6 +383,10 @@ def _result_html(state, pred: float | None, config: dict) -> str:
         if any(float(state[k]) != float(target[k]) for k in scenarios.STATE_KEYS):
             msg += S["result_moved"]
     return f"<b>{S['result_label']}</b>{S['label_colon']}{msg}"
+
+
+#: A piece of a readout's formula that a narrow screen does not break inside.
+_NOBREAK = "<span class='ae-nobreak'>{}</span>"
 
 
 def _naive_html(res, temp: float, S) -> str:
