@@ -386,7 +386,7 @@ def _result_html(state, pred: float | None, config: dict) -> str:
 
 
 #: A piece of a readout's formula that a narrow screen does not break inside.
-_NOBREAK = "<span class='ae-nobreak'>{}</span>"
+_NOBREAK = "<span class='ae-formula-piece'>{}</span>"
 
 
 def _naive_html(res, temp: float, S) -> str:

@@ -17,7 +17,7 @@ export const STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed"
 export const MOVED = ["score_diff", "temperature", "score_1"];
 const ECHO_LIMIT = 40;
 /** A piece of a readout's formula that a narrow screen does not break inside (views.steps._NOBREAK). */
-const nobreak = (part) => `<span class='ae-nobreak'>${part}</span>`;
+const nobreak = (part) => `<span class='ae-formula-piece'>${part}</span>`;
 
 /** scenarios.outcome: scores (2), weights (2), output y, literal weights (2); and the exponentials. */
 export function outcome(st) {

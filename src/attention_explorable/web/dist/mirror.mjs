@@ -686,7 +686,7 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x math { font-size: 1.05em; font-family: "Attention Explorable Math", math; }
 .ae-x .ae-math-display { max-width: 100%; overflow-x: auto; overflow-y: hidden; margin: 0.6em 0; }
 .ae-x math[display="block"] { display: block math; margin: 0 auto; }
-.ae-x .ae-nobreak { white-space: nowrap; }
+.ae-x .ae-nobreak, .ae-x .ae-formula-piece { white-space: nowrap; }
 .ae-x .ae-right { color: var(--ae-right, #1b7f3b); font-weight: 600; }
 .ae-x .ae-wrong { color: var(--ae-wrong, #b35c00); }
 .ae-x .ae-exercise-feedback { overflow-wrap: anywhere; font-size: 16px; }
@@ -756,7 +756,7 @@ var STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
 var STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating", "asked"];
 var MOVED = ["score_diff", "temperature", "score_1"];
 var ECHO_LIMIT = 40;
-var nobreak = (part) => `<span class='ae-nobreak'>${part}</span>`;
+var nobreak = (part) => `<span class='ae-formula-piece'>${part}</span>`;
 function outcome(st) {
   const scores = [st.score_1, st.score_1 + st.score_diff];
   const weights = softmax(scores, st.temperature);

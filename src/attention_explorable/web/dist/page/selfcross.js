@@ -153,7 +153,7 @@
 .ae-x math { font-size: 1.05em; font-family: "Attention Explorable Math", math; }
 .ae-x .ae-math-display { max-width: 100%; overflow-x: auto; overflow-y: hidden; margin: 0.6em 0; }
 .ae-x math[display="block"] { display: block math; margin: 0 auto; }
-.ae-x .ae-nobreak { white-space: nowrap; }
+.ae-x .ae-nobreak, .ae-x .ae-formula-piece { white-space: nowrap; }
 .ae-x .ae-right { color: var(--ae-right, #1b7f3b); font-weight: 600; }
 .ae-x .ae-wrong { color: var(--ae-wrong, #b35c00); }
 .ae-x .ae-exercise-feedback { overflow-wrap: anywhere; font-size: 16px; }
