@@ -351,7 +351,8 @@ function curvePlot(title, maxSteps, percent = false, legend = null) {
   const y = percent
     ? (share) => T + (H - T - B) * (1 - share)
     : (loss) => T + (H - T - B) * (Math.log10(5) - Math.log10(Math.max(loss, 1e-5))) / (Math.log10(5) + 5);
-  for (const tick of percent ? [0, 0.5, 1] : [1e-5, 1e-4, 0.001, 0.01, 0.1, 1]) {
+  // (the loss's top tick, 5, above ln 10 ≈ 2.3 where every run starts: the first steps are on the scale)
+  for (const tick of percent ? [0, 0.5, 1] : [1e-5, 1e-4, 0.001, 0.01, 0.1, 1, 5]) {
     svg.append(svgEl("line", {x1: L, x2: W - R, y1: y(tick), y2: y(tick), stroke: "#ddd", class: "ae-gridline"}));
     const label = svgEl("text", {x: L - 4, y: y(tick) + 4, "text-anchor": "end", "font-size": 14, fill: "#555", class: "ae-tick"});
     // a power of ten as the page writes one (views.numbers): 10⁻⁴, never 1e-4
@@ -423,11 +424,14 @@ function weightBars(label) {
   };
 }
 
-/** A grid of cells (rows x cols) coloured by value; `update(matrix)` recolours them. */
-function heatmap(label, rows, cols, rowNames, colNames) {
-  const C = 26, L = 22, T = 20;
-  const svg = svgEl("svg", {viewBox: `0 0 ${L + C * cols + 4} ${T + C * rows + 4}`, width: L + C * cols + 4, role: "img",
-                            "aria-label": label});
+/** A grid of cells (rows x cols) coloured by value; `update(matrix)` recolours them and says, under the grid,
+ * the value of the deepest colour (`scale(top)`: its text). */
+function heatmap(label, rows, cols, rowNames, colNames, scale) {
+  const C = 26, L = 22, T = 20, S = 20;
+  const svg = svgEl("svg", {viewBox: `0 0 ${L + C * cols + 4} ${T + C * rows + 4 + S}`, width: L + C * cols + 4,
+                            role: "img", "aria-label": label});
+  const key = svgEl("text", {x: L, y: T + C * rows + S - 2, "font-size": 14, fill: "#555", class: "ae-tick"});
+  svg.append(key);
   const cells = [];
   colNames.forEach((n, j) => { const t = svgEl("text", {x: L + C * j + C / 2, y: 14, "text-anchor": "middle", "font-size": 14}); t.textContent = n; svg.append(t); });
   rowNames.forEach((n, i) => { const t = svgEl("text", {x: 14, y: T + C * i + C / 2 + 4, "text-anchor": "middle", "font-size": 14}); t.textContent = n; svg.append(t); });
@@ -443,6 +447,8 @@ function heatmap(label, rows, cols, rowNames, colNames) {
     svg,
     update(matrix) {
       const top = Math.max(1e-12, ...matrix.flat().map(Math.abs));
+      const signed = matrix.flat().some((x) => x < 0);
+      setText(key, scale(`${signed ? "±" : ""}${Number(top.toPrecision(2))}`));
       matrix.forEach((row, i) => row.forEach((x, j) => {
         const t = x / top;  // blue above 0, orange below
         cells[i][j].setAttribute("fill", t >= 0 ? `rgba(47,111,173,${t.toFixed(3)})` : `rgba(214,120,40,${(-t).toFixed(3)})`);
@@ -623,8 +629,9 @@ function render({model, el: root}) {
   // A text of the strings as an element, W_Q written with its subscript.
   const written = (tag, key, attrs = {}) => { const e = el(tag, attrs); e.append(...subscripted(t(key))); return e; };
   const note = (key) => written("p", key, {class: "ae-note"});
-  const table = heatmap(t("head_table_title"), N_LETTERS, N_LETTERS, [...LETTERS], [...LETTERS]);
-  const reads = heatmap(t("head_reads_title"), 1, D_IN, [""], [...LETTERS, ..."0123456789"]);
+  const scale = (x) => t("head_scale", {x});
+  const table = heatmap(t("head_table_title"), N_LETTERS, N_LETTERS, [...LETTERS], [...LETTERS], scale);
+  const reads = heatmap(t("head_reads_title"), 1, D_IN, [""], [...LETTERS, ..."0123456789"], scale);
   right.append(el(sub, {}, t("head_table_heading")), note("head_table_note"), table.svg,
                written(sub, "head_reads_heading"), note("head_reads_note"), reads.svg);
   // What the plots show, for a screen reader: tables rewritten whenever training rests (not every frame).

@@ -415,7 +415,7 @@ function curvePlot(title, maxSteps, percent = false, legend = null) {
     figure.append(key);
   }
   const y = percent ? (share) => T + (H - T - B) * (1 - share) : (loss) => T + (H - T - B) * (Math.log10(5) - Math.log10(Math.max(loss, 1e-5))) / (Math.log10(5) + 5);
-  for (const tick of percent ? [0, 0.5, 1] : [1e-5, 1e-4, 1e-3, 0.01, 0.1, 1]) {
+  for (const tick of percent ? [0, 0.5, 1] : [1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 5]) {
     svg.append(svgEl("line", { x1: L, x2: W - R, y1: y(tick), y2: y(tick), stroke: "#ddd", class: "ae-gridline" }));
     const label = svgEl("text", { x: L - 4, y: y(tick) + 4, "text-anchor": "end", "font-size": 14, fill: "#555", class: "ae-tick" });
     label.textContent = percent ? `${100 * tick}%` : tick < 5e-3 ? `10${superscript(String(Math.round(Math.log10(tick))))}` : String(tick);
@@ -493,14 +493,16 @@ function weightBars(label) {
     }
   };
 }
-function heatmap(label, rows, cols, rowNames, colNames) {
-  const C = 26, L = 22, T = 20;
+function heatmap(label, rows, cols, rowNames, colNames, scale) {
+  const C = 26, L = 22, T = 20, S = 20;
   const svg = svgEl("svg", {
-    viewBox: `0 0 ${L + C * cols + 4} ${T + C * rows + 4}`,
+    viewBox: `0 0 ${L + C * cols + 4} ${T + C * rows + 4 + S}`,
     width: L + C * cols + 4,
     role: "img",
     "aria-label": label
   });
+  const key = svgEl("text", { x: L, y: T + C * rows + S - 2, "font-size": 14, fill: "#555", class: "ae-tick" });
+  svg.append(key);
   const cells = [];
   colNames.forEach((n, j) => {
     const t = svgEl("text", { x: L + C * j + C / 2, y: 14, "text-anchor": "middle", "font-size": 14 });
@@ -524,6 +526,8 @@ function heatmap(label, rows, cols, rowNames, colNames) {
     svg,
     update(matrix) {
       const top = Math.max(1e-12, ...matrix.flat().map(Math.abs));
+      const signed = matrix.flat().some((x) => x < 0);
+      setText(key, scale(`${signed ? "±" : ""}${Number(top.toPrecision(2))}`));
       matrix.forEach((row, i) => row.forEach((x, j) => {
         const t = x / top;
         cells[i][j].setAttribute("fill", t >= 0 ? `rgba(47,111,173,${t.toFixed(3)})` : `rgba(214,120,40,${(-t).toFixed(3)})`);
@@ -687,8 +691,9 @@ function render({ model, el: root }) {
     return e;
   };
   const note = (key) => written("p", key, { class: "ae-note" });
-  const table = heatmap(t("head_table_title"), N_LETTERS, N_LETTERS, [...LETTERS], [...LETTERS]);
-  const reads = heatmap(t("head_reads_title"), 1, D_IN, [""], [...LETTERS, ..."0123456789"]);
+  const scale = (x) => t("head_scale", { x });
+  const table = heatmap(t("head_table_title"), N_LETTERS, N_LETTERS, [...LETTERS], [...LETTERS], scale);
+  const reads = heatmap(t("head_reads_title"), 1, D_IN, [""], [...LETTERS, ..."0123456789"], scale);
   right.append(
     el(sub, {}, t("head_table_heading")),
     note("head_table_note"),
