@@ -49,6 +49,22 @@ def f(x: float, decimals: int) -> str:
     return f"{float(x):.{decimals}f}"
 
 
+def _layer_sizes() -> list[tuple[str, str]]:
+    d, h = TRANSFORMER_D_MODEL, TRANSFORMER_HEADS
+    d_v = d // h
+    w_o = np.zeros((h * d_v, d)).size  # the concatenated heads' outputs -> d_model
+    projection = np.zeros((d, d_v)).size  # one head's W_Q (or W_K, W_V)
+    return [
+        (f"d_v={d}/{h}={d_v}", f"d_v={d}/{h}={d // h}"),
+        ("512\\times512=262144", f"{h * d_v}\\times{d}={w_o}"),
+        ("3\\times8\\times512\\times64=786432", f"3\\times{h}\\times{d}\\times{d_v}={3 * h * projection}"),
+        ("4\\times262144=1048576", f"4\\times{w_o}={4 * w_o}"),
+        ("---hint-32768", f"---hint-{projection}"),
+        ("---hint-4096\n", f"---hint-{d_v * d_v}\n"),
+        ("---hint-2097152", f"---hint-{h * d * d}"),
+    ]
+
+
 def section_source(lang: str, section_id: str) -> str:
     section = EDITIONS[lang][section_id]
     return "\n".join(b.body + "\n" + "\n".join(b.parts.values()) for b in section.blocks)
@@ -70,6 +86,8 @@ def sci(x: float, digits: int = 1) -> str:
 #: the product of a query component (one entry of W_Q: variance 1) and a key component (the sum of two
 #: entries of W_K, a letter's and a digit's: variance 2).
 HEAD_SCORE_VARIANCE = 64 * 1.0 * (1.0 + 1.0)
+#: Exercise 3.8.6 and 3.8.3's sizes: the original Transformer's d_model and number of heads.
+TRANSFORMER_D_MODEL, TRANSFORMER_HEADS = 512, 8
 
 
 @functools.cache
@@ -317,6 +335,9 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
         ("---hint-3.15", f"---hint-{f(core.weighted_sum(core.softmax(tie_scores), tie_values), 2)}"),
         ("---hint-64\n", f"---hint-{HEAD_SCORE_VARIANCE / 2:g}\n"),  # a key component of variance 1, not 2
         ("---hint-11.3", f"---hint-{f(np.sqrt(HEAD_SCORE_VARIANCE), 1)}"),
+        # Exercise 3.8.6: the sizes of a layer of the original Transformer, and the slips with a hint of
+        # their own (one head's projection, one head's output squared, a W_O for each head).
+        *_layer_sizes(),
         ("y\\to5", f"y\\to{round(y_tie_inf, 4):g}"),
         # Exercise 3.8.4: the unscaled score's standard deviation at d_k = 64, and the scaled one's.
         ("$11.3$", f"${f(np.sqrt(HEAD_SCORE_VARIANCE), 1)}$"),
@@ -395,6 +416,8 @@ ANSWERS = {
     "step2-check": lambda: two_values(-2.0, 1.0)[1],
     "step3-check": lambda: two_values(2.0, 2.0)[1],
     "ex-3-8-1": lambda: core.weighted_sum([0.2, 0.8], [2.0, 10.0]),
+    # W_O maps the h heads' outputs (d_v = d_model / h each), concatenated, to d_model entries
+    "ex-3-8-6": lambda: (TRANSFORMER_HEADS * (TRANSFORMER_D_MODEL // TRANSFORMER_HEADS)) * TRANSFORMER_D_MODEL,
 }
 
 
