@@ -54,11 +54,10 @@ def _layer_sizes() -> list[tuple[str, str]]:
     d_v = d // h
     w_o = np.zeros((h * d_v, d)).size  # the concatenated heads' outputs -> d_model
     projection = np.zeros((d, d_v)).size  # one head's W_Q (or W_K, W_V)
+    assert 3 * h * projection == 3 * w_o  # the heads' three projections: three times W_O, as the answer says
     return [
         (f"d_v={d}/{h}={d_v}", f"d_v={d}/{h}={d // h}"),
         ("512\\times512=262144", f"{h * d_v}\\times{d}={w_o}"),
-        ("3\\times8\\times512\\times64=786432", f"3\\times{h}\\times{d}\\times{d_v}={3 * h * projection}"),
-        ("4\\times262144=1048576", f"4\\times{w_o}={4 * w_o}"),
         ("---hint-32768", f"---hint-{projection}"),
         ("---hint-4096\n", f"---hint-{d_v * d_v}\n"),
         ("---hint-2097152", f"---hint-{h * d * d}"),

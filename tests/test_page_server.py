@@ -123,6 +123,7 @@ def test_the_textbooks_script_is_a_file_beside_it_that_its_policy_allows(server)
     status, headers, page = get(port, "/textbook?lang=en")
     assert status == 200 and "script-src 'self' 'sha256-" in headers["content-security-policy"]
     assert len(page) <= 300_000  # the long page stays small: its modules come once, in the script file
+    assert len(get(port, "/textbook")[2]) <= 300_000  # the Chinese edition, the longer, too
     # How a folded box opens is said at the first box; that code runs in the notebook, under each section's
     # first code block (two sections): not under every one.
     from attention_explorable.textbook import code_note, open_hint
