@@ -54,7 +54,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "value_2": "值 v₂",
         "prediction": "你的预测：输出 y ≈",
         "prediction_invalid": "预测必须是 {lo} 到 {hi} 之间的数字，收到的是「{raw}」。",
-        "prediction_hint": "输入一个数字（或点击数轴）来预测演示结束时的输出 y，然后点「演示本步」。本步要移动的分数和温度，演示之后才可以调。",
+        "prediction_hint": "输入一个数字（或点击数轴）来预测演示结束时的输出 y，然后点「演示本步」。这一步要改变的分数和温度，演示之后才能调。",
         "skip_prediction": "不预测，直接看",
         "notebook_download": "下载本节 Notebook",
         "notebook_file_note": "如果是从文件夹里打开本页，请直接打开同一文件夹里的 {file}。",
