@@ -36,6 +36,7 @@ def code_note(language: str) -> str:
     return f"<p class='ae-caption'>{text('code_note', language)}</p>"
 
 
+@lru_cache(maxsize=None)
 def open_hint(language: str) -> str:
     """How a folded box opens ("(tap or click to open)"), said after its title: the textbook says it once."""
     return f"<span class='ae-open-hint'>{text('proof_summary', language)}</span>"
