@@ -250,24 +250,14 @@ def steps_view(state, config: dict) -> dict:
             "formula": (
                 # (each side of an "=" kept on one line: a narrow screen breaks the chain between them)
                 f"<div class='ae-kind'>{S['formula_label']} · {S['stable_label']}</div>"
-                + " ".join(
-                    _NOBREAK.format(part)
-                    for part in (
-                        "α₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)",
-                        "= 1 / (1 + e<sup>−(s₂−s₁)/T</sup>)",
-                        f"= 1 / (1 + e<sup>−({f(s2 - s1, 2)})/{f(temp, 2)}</sup>)",
-                        f"= {f(a2)}",
-                    )
+                + _pieces(
+                    "α₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)",
+                    "= 1 / (1 + e<sup>−(s₂−s₁)/T</sup>)",
+                    f"= 1 / (1 + e<sup>−({f(s2 - s1, 2)})/{f(temp, 2)}</sup>)",
+                    f"= {f(a2)}",
                 )
                 + "<br>"
-                + " ".join(
-                    _NOBREAK.format(part)
-                    for part in (
-                        "y = α₁·v₁ + α₂·v₂",
-                        f"= {f(a1)} × {format_g(v1)} + {f(a2)} × {format_g(v2)}",
-                        f"= {f(y)}",
-                    )
-                )
+                + _pieces("y = α₁·v₁ + α₂·v₂", f"= {f(a1)} × {format_g(v1)} + {f(a2)} × {format_g(v2)}", f"= {f(y)}")
             ),
             "naive": _naive_html(res, temp, S) if step3 else "",
             "question": _question_html(step, revealed, S, config["steps"][step - 1]["target"]),
@@ -385,8 +375,9 @@ def _result_html(state, pred: float | None, config: dict) -> str:
     return f"<b>{S['result_label']}</b>{S['label_colon']}{msg}"
 
 
-#: A piece of a readout's formula that a narrow screen does not break inside.
-_NOBREAK = "<span class='ae-formula-piece'>{}</span>"
+def _pieces(*parts: str) -> str:
+    """A readout's chain of equations, a narrow screen breaking it between its pieces, never inside one."""
+    return " ".join(f"<span class='ae-formula-piece'>{part}</span>" for part in parts)
 
 
 def _naive_html(res, temp: float, S) -> str:

@@ -16,8 +16,8 @@ export const STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed"
 // What the steps move (views.steps.MOVED): its sliders wait for the step's demonstration; the values do not.
 export const MOVED = ["score_diff", "temperature", "score_1"];
 const ECHO_LIMIT = 40;
-/** A piece of a readout's formula that a narrow screen does not break inside (views.steps._NOBREAK). */
-const nobreak = (part) => `<span class='ae-formula-piece'>${part}</span>`;
+/** A readout's chain of equations, a narrow screen breaking it between its pieces (views.steps._pieces). */
+const pieces = (...parts) => parts.map((part) => `<span class='ae-formula-piece'>${part}</span>`).join(" ");
 
 /** scenarios.outcome: scores (2), weights (2), output y, literal weights (2); and the exponentials. */
 export function outcome(st) {
@@ -105,9 +105,9 @@ export function stepsView(st, config) {
       formula:
         // (each side of an "=" kept on one line: a narrow screen breaks the chain between them)
         `<div class='ae-kind'>${S.formula_label} · ${S.stable_label}</div>` +
-        ["α₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)", "= 1 / (1 + e<sup>−(s₂−s₁)/T</sup>)",
-         `= 1 / (1 + e<sup>−(${f(s2 - s1, 2)})/${f(temp, 2)}</sup>)`, `= ${f(a2)}`].map(nobreak).join(" ") + "<br>" +
-        ["y = α₁·v₁ + α₂·v₂", `= ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)}`, `= ${f(y)}`].map(nobreak).join(" "),
+        pieces("α₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)", "= 1 / (1 + e<sup>−(s₂−s₁)/T</sup>)",
+               `= 1 / (1 + e<sup>−(${f(s2 - s1, 2)})/${f(temp, 2)}</sup>)`, `= ${f(a2)}`) + "<br>" +
+        pieces("y = α₁·v₁ + α₂·v₂", `= ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)}`, `= ${f(y)}`),
       naive: step3 ? naiveHtml(res, S) : "",
       question: questionHtml(step, revealed, S, config.steps[step - 1].target),
       result: needsPrediction ? `<b>${S.result_label}</b>${S.label_colon}${S.prediction_needed}` : resultHtml(st, pred, config),

@@ -40,23 +40,22 @@ function onVideoClick(event) {
   for (const other of block.querySelectorAll(".ae-video-load")) {
     other.setAttribute("aria-pressed", other === button ? "true" : "false");
   }
-  const old = block.querySelector(".ae-video-frame");
+  let shown;
   if (navigator.onLine === false && block.dataset.offline) {
-    const note = document.createElement("p");
-    note.className = "ae-video-frame ae-error";
-    note.setAttribute("role", "status");
-    note.textContent = block.dataset.offline;
-    if (old) old.replaceWith(note);
-    else (button.closest(".ae-video-choices") || button).after(note);
-    return;
+    shown = document.createElement("p");
+    shown.className = "ae-video-frame ae-error";
+    shown.setAttribute("role", "status");
+    shown.textContent = block.dataset.offline;
+  } else {
+    shown = document.createElement("iframe");
+    shown.src = button.dataset.src;
+    shown.allow = "fullscreen";
+    shown.title = button.dataset.title || "";
+    shown.className = "ae-video-frame";
   }
-  const frame = document.createElement("iframe");
-  frame.src = button.dataset.src;
-  frame.allow = "fullscreen";
-  frame.title = button.dataset.title || "";
-  frame.className = "ae-video-frame";
-  if (old) old.replaceWith(frame);
-  else (button.closest(".ae-video-choices") || button).after(frame);
+  const old = block.querySelector(".ae-video-frame");
+  if (old) old.replaceWith(shown);
+  else (button.closest(".ae-video-choices") || button).after(shown);
 }
 function noteNotebookFiles() {
   if (window.location.protocol !== "file:") return;

@@ -1629,7 +1629,7 @@ var STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
 var STATE_NAMES = ["step", ...STATE_KEYS, "prediction_text", "revealed", "animating", "asked"];
 var MOVED = ["score_diff", "temperature", "score_1"];
 var ECHO_LIMIT = 40;
-var nobreak = (part) => `<span class='ae-formula-piece'>${part}</span>`;
+var pieces = (...parts) => parts.map((part) => `<span class='ae-formula-piece'>${part}</span>`).join(" ");
 function outcome(st) {
   const scores = [st.score_1, st.score_1 + st.score_diff];
   const weights = softmax(scores, st.temperature);
@@ -1694,12 +1694,12 @@ function stepsView(st, config) {
       readouts: `<table><tr><th scope='row' class='ae-kind'>${S.readout_scores}</th><td class='ae-score-1-readout'>s₁ = ${f(s1, 2)}</td><td class='ae-score-2-readout'>s₂ = ${f(s2, 2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_temperature}</th><td class='ae-temperature-readout' colspan='2'>T = ${f(temp, 2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_weights}</th><td class='ae-weight-1'>α₁ = ${f(a1)}</td><td class='ae-weight-2'>α₂ = ${f(a2)}</td></tr><tr><th scope='row' class='ae-kind'>${S.readout_output}</th><td class='ae-output' colspan='2'>y = ${f(y)}</td></tr></table>`,
       formula: (
         // (each side of an "=" kept on one line: a narrow screen breaks the chain between them)
-        `<div class='ae-kind'>${S.formula_label} · ${S.stable_label}</div>` + [
+        `<div class='ae-kind'>${S.formula_label} · ${S.stable_label}</div>` + pieces(
           "α₂ = e<sup>s₂/T</sup> / (e<sup>s₁/T</sup> + e<sup>s₂/T</sup>)",
           "= 1 / (1 + e<sup>−(s₂−s₁)/T</sup>)",
           `= 1 / (1 + e<sup>−(${f(s2 - s1, 2)})/${f(temp, 2)}</sup>)`,
           `= ${f(a2)}`
-        ].map(nobreak).join(" ") + "<br>" + ["y = α₁·v₁ + α₂·v₂", `= ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)}`, `= ${f(y)}`].map(nobreak).join(" ")
+        ) + "<br>" + pieces("y = α₁·v₁ + α₂·v₂", `= ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)}`, `= ${f(y)}`)
       ),
       naive: step3 ? naiveHtml(res, S) : "",
       question: questionHtml(step, revealed, S, config.steps[step - 1].target),
