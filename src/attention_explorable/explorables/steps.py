@@ -251,12 +251,17 @@ class StepsExplorer(Explorable):
                 if again:  # the step's own button pressed again: said too (the instructor's page poses it)
                     self.param.trigger("step")
                 return
-        submitted = origin is self._prediction_input and getattr(event, "event_name", "") == "value_submit"
-        if submitted:  # Enter in the box: what it holds is the prediction, then the step is demonstrated
-            typed = origin.value
-            if isinstance(typed, str) and len(typed) <= 10_000 and typed != self.prediction_text:
+        if origin is self._prediction_input:
+            typed = origin.value_input
+            if not isinstance(typed, str) or len(typed) > 10_000:
+                raise ValueError(f"prediction_text must be text, got {typed!r}")
+            if typed != self.prediction_text:
+                self._say("")
                 self.prediction_text = typed
-        if origin is self._demonstrate or submitted:
+            if getattr(event, "event_name", "") != "value_submit":
+                return
+            # Enter in the box: what it holds is the prediction, and the step is demonstrated as by the button
+        if origin is self._demonstrate or origin is self._prediction_input:
             self._say("")
             if self.animating:
                 return
@@ -267,13 +272,6 @@ class StepsExplorer(Explorable):
         elif origin is self._skip:
             self._say("")
             self._play()
-        elif origin is self._prediction_input:
-            typed = origin.value_input
-            if not isinstance(typed, str) or len(typed) > 10_000:
-                raise ValueError(f"prediction_text must be text, got {typed!r}")
-            if typed != self.prediction_text:
-                self._say("")
-                self.prediction_text = typed
         elif origin is self._line_fig and event is not None and math.isfinite(event.x):
             lo, hi = steps_view.PREDICTION_BOUNDS
             self._say("")
