@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import secrets
 from importlib import resources
 
 import panel as pn
@@ -63,6 +64,10 @@ input, button, select, textarea { font: inherit; }
 button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid var(--ae-focus); outline-offset: 2px; }
 """
 
+
+#: A part of the modules' states (a JSON object) written once in the page's table when two or more share it
+#: and it is at least this long (UTF-8 bytes): below that a reference saves too little to be worth reading.
+SHARED_MIN_BYTES = 100
 
 _HOST = re.compile(r":host(\(([^)]*)\))?")
 
@@ -145,7 +150,9 @@ class NativePage:
         self.classroom: str | None = None  # the language of the class, on a page a class may join
         #: The page scripts its ScriptedPanes run, by name (``web/dist/page/<name>.js``, run by ``web/start.js``).
         self.scripts: list[str] = []
-        self.body = self._layout(self.component)
+        self._states: list[tuple[dict, dict]] = []  # each module's state and link spec, in the page's order
+        self._mark = f"ae-state-{secrets.token_hex(8)}-"  # where each goes, until written (no text has it)
+        self.body = self._with_states(self._layout(self.component))
 
     def css(self) -> str:
         """The panes' own stylesheets, each once, scoped to the elements that carry them."""
@@ -161,14 +168,52 @@ class NativePage:
 
         if name in MODULES and MODULES[name].classroom:  # a class may join it: the page carries the class
             self.classroom = widget.language
-        state = json.dumps(widget.ae_module_state(), ensure_ascii=False).replace("</", "<\\/")
-        link = json.dumps(widget.ae_module_link(), ensure_ascii=False).replace("</", "<\\/")
+        # Written once the whole page is laid out (:meth:`_states`): what its states share goes in once.
+        self._states.append((widget.ae_module_state(), widget.ae_module_link()))
         classes = html.escape(" ".join(["ae-module", *(getattr(widget, "css_classes", None) or [])]))
         return (
             f"<div class='{classes}' data-ae-render='{html.escape(name)}'>"
-            f"<script type='application/json'>{state}</script>"
-            f"<script type='application/json' data-ae-link>{link}</script></div>"
+            f"<script type='application/json'>{self._mark}{2 * len(self._states) - 2}.</script>"
+            f"<script type='application/json' data-ae-link>{self._mark}{2 * len(self._states) - 1}.</script></div>"
         )
+
+    def _with_states(self, body: str) -> str:
+        """``body`` with its modules' states and link specs written in, and before them, when two or more
+        share a part (an exercise's interface strings, the link messages: an object of
+        :data:`SHARED_MIN_BYTES` or more, written alike in two places or more), the page's table of those
+        parts (``<script type="application/json" id="ae-shared">``, key -> part): each place then holds
+        ``{"$shared": key}``, which ``web/host.js`` (``sharedParts``) puts back before a module sees it."""
+        documents = [part for pair in self._states for part in pair]
+        seen: dict[str, int] = {}
+
+        def count(value) -> None:
+            for item in value.values() if isinstance(value, dict) else ():
+                if isinstance(item, dict):
+                    text = json.dumps(item, ensure_ascii=False, sort_keys=True)
+                    if len(text.encode()) >= SHARED_MIN_BYTES:
+                        seen[text] = seen.get(text, 0) + 1
+                    count(item)
+
+        for document in documents:
+            count(document)
+        keys = {text: f"s{i}" for i, text in enumerate(t for t, n in seen.items() if n > 1)}
+
+        def shared(value):
+            if not isinstance(value, dict):
+                return value
+            out = {}
+            for name, item in value.items():
+                text = json.dumps(item, ensure_ascii=False, sort_keys=True) if isinstance(item, dict) else None
+                out[name] = {"$shared": keys[text]} if text in keys else shared(item)
+            return out
+
+        written = [json.dumps(shared(d), ensure_ascii=False).replace("</", "<\\/") for d in documents]
+        body = re.sub(f"{self._mark}(\\d+)\\.", lambda m: written[int(m.group(1))], body)
+        if not keys:
+            return body
+        table = json.dumps({key: json.loads(text) for text, key in keys.items()}, ensure_ascii=False)
+        table = table.replace("</", "<\\/")
+        return f"<script type='application/json' id='ae-shared'>{table}</script>{body}"
 
     def _with_sheets(self, classes: str, component) -> str:
         """``classes`` (escaped) and the scope class of each of ``component``'s own stylesheets (each written

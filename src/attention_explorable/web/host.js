@@ -130,6 +130,37 @@ export async function importModules(modules, root = document) {
 }
 
 /**
+ * `value` (a module's state or link spec, parsed) with each `{"$shared": key}` among its objects replaced by
+ * that part of the page's table (`<script type="application/json" id="ae-shared">`, written once before
+ * the page's modules: the parts their states share, native.NativePage). Arrays are not looked into: no
+ * part of one is ever shared. A key the table lacks is an error naming it.
+ */
+function sharedParts(value, root) {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  if (typeof value.$shared === "string") {
+    const table = sharedTable(root);
+    if (!table || !Object.hasOwn(table, value.$shared)) throw new Error(`no shared part ${value.$shared} in the page`);
+    return table[value.$shared];
+  }
+  for (const name of Object.keys(value)) value[name] = sharedParts(value[name], root);
+  return value;
+}
+
+const sharedTables = new WeakMap();
+const deepFreeze = (value) => {
+  if (value && typeof value === "object") for (const item of Object.values(Object.freeze(value))) deepFreeze(item);
+  return value;
+};
+function sharedTable(root) {
+  if (!sharedTables.has(root)) {
+    const script = root.querySelector("script#ae-shared");
+    // (Frozen: one object serves every module that shares it, so none may change it for the others.)
+    sharedTables.set(root, script ? deepFreeze(JSON.parse(script.textContent)) : null);
+  }
+  return sharedTables.get(root);
+}
+
+/**
  * Render every `[data-ae-render]` element of `root` with its module from `modules` (name -> module), or
  * only the first `limit` not rendered yet (in the page's order).
  * `embed` is null on a page of its own (the address is the state's); in an author's page (web/shadow.js)
@@ -148,9 +179,9 @@ export function mountModules(modules, root = document, embed = null, limit = Inf
     const target = document.createElement("div");
     host.append(target);
     try {
-      const model = host.aeModel = createModel(JSON.parse(data.textContent));
+      const model = host.aeModel = createModel(sharedParts(JSON.parse(data.textContent), root));
       const link = host.querySelector("script[data-ae-link]");
-      if (link) followAddress(host, model, JSON.parse(link.textContent), embed);
+      if (link) followAddress(host, model, sharedParts(JSON.parse(link.textContent), root), embed);
       model.on("msg:sent", (message) => announce(host, message));
       module.render({model, el: target});
       const klass = modules.classroom;
