@@ -36,6 +36,16 @@ STRING_KEYS = (
 )
 
 
+def why_keys(name: str, predictions, right: str) -> tuple[str, ...]:
+    """The keys of the sentences said to a wrong prediction, one per wrong option: why that one is not what
+    happens (``<name>_predict_<option>_why``).
+
+    >>> why_keys("matrix", ("", "flatter", "peaked", "same"), "peaked")
+    ('matrix_predict_flatter_why', 'matrix_predict_same_why')
+    """
+    return tuple(f"{name}_predict_{p}_why" for p in predictions if p and p != right)
+
+
 def check_choice(state, predictions) -> None:
     """Raise unless ``state``'s ``prediction`` is one of ``predictions`` and ``revealed`` a bool.
 
@@ -87,12 +97,14 @@ def lock(props: dict, names, revealed: bool) -> dict:
 def choice_feedback(
     strings: dict, name: str, prediction: str, right: str, revealed: bool, answer: Callable[[], str]
 ) -> str:
-    """What the page says once the answer shows: the prediction, right or not, then ``answer``.
+    """What the page says once the answer shows: the prediction, right or not (if not, why not: the
+    option's sentence of :func:`why_keys`), then ``answer``.
 
     Parameters
     ----------
     strings : dict
-        The explorable's interface text: :data:`STRING_KEYS` and ``<name>_predict_<option>``.
+        The explorable's interface text: :data:`STRING_KEYS`, ``<name>_predict_<option>`` and
+        :func:`why_keys`.
     name : str
         The explorable's name (the prefix of its options' keys).
     prediction, right : str
@@ -107,9 +119,10 @@ def choice_feedback(
         return f"<span class='ae-hint'>{strings['predict_locked']}</span>"
     if not prediction:
         return answer()
-    verdict = strings["predict_right" if prediction == right else "predict_wrong"]
+    verdict = strings["predict_right"] if prediction == right else strings["predict_wrong"]
+    why = "" if prediction == right else " " + strings[f"{name}_predict_{prediction}_why"]
     return (
         strings["predict_yours"].format(choice=strings[f"{name}_predict_{prediction}"])
-        + f" <b>{verdict}</b> "
+        + f" <b>{verdict}</b>{why} "
         + answer()
     )

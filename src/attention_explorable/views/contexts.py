@@ -86,6 +86,7 @@ STRING_KEYS = (
     "contexts_sentence_fruit",
     "contexts_sentence_company",
     *(f"contexts_predict_{p}" for p in PREDICTIONS[1:]),
+    *choice.why_keys("contexts", PREDICTIONS, RIGHT_PREDICTION),
     *choice.STRING_KEYS,
 )
 

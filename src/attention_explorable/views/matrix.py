@@ -139,6 +139,7 @@ STRING_KEYS = (
     "matrix_predict_flatter",
     "matrix_predict_peaked",
     "matrix_predict_same",
+    *choice.why_keys("matrix", PREDICTIONS, RIGHT_PREDICTION),
     *choice.STRING_KEYS,
 )
 

@@ -74,6 +74,7 @@ STRING_KEYS = (
     "qkv_w_v",
     "qkv_causal",
     *(f"qkv_predict_{p}" for p in PREDICTIONS[1:]),
+    *choice.why_keys("qkv", PREDICTIONS, RIGHT_PREDICTION),
     *choice.STRING_KEYS,
     *(f"qkv_preset_{p}" for p in PRESETS),
 )

@@ -93,6 +93,7 @@ STRING_KEYS = (
     "selfcross_plot",
     "selfcross_predict_answer",
     *(f"selfcross_predict_{p}" for p in PREDICTIONS[1:]),
+    *choice.why_keys("selfcross", PREDICTIONS, RIGHT_PREDICTION),
     *choice.STRING_KEYS,
 )
 

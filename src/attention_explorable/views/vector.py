@@ -93,6 +93,7 @@ STRING_KEYS = (
     "vector_predict_question",
     "vector_predict_answer",
     *(f"vector_predict_{p}" for p in PREDICTIONS[1:]),
+    *choice.why_keys("vector", PREDICTIONS, RIGHT_PREDICTION),
     *choice.STRING_KEYS,
 )
 

@@ -35,12 +35,14 @@ export function lock(props, names, revealed) {
   return props;
 }
 
-/** What the page says once the answer shows: the prediction, right or not, then `answer()` (before: how the
+/** What the page says once the answer shows: the prediction, right or not (if not, why not: the option's
+ * `<name>_predict_<option>_why`), then `answer()` (before: how the
  * controls open; the answer is made only once it shows, so a move before then computes nothing for it). */
 export function choiceFeedback(S, name, prediction, right, revealed, answer) {
   if (!revealed) return `<span class='ae-hint'>${S.predict_locked}</span>`;
   if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
-  return fill(S.predict_yours, {choice: S[`${name}_predict_${prediction}`]}) + ` <b>${verdict}</b> ` + answer();
+  const why = prediction === right ? "" : " " + S[`${name}_predict_${prediction}_why`];
+  return fill(S.predict_yours, {choice: S[`${name}_predict_${prediction}`]}) + ` <b>${verdict}</b>${why} ` + answer();
 }
 

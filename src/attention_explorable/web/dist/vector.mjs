@@ -284,7 +284,8 @@ function choiceFeedback(S, name, prediction, right, revealed, answer) {
   if (!revealed) return `<span class='ae-hint'>${S.predict_locked}</span>`;
   if (!prediction) return answer();
   const verdict = S[prediction === right ? "predict_right" : "predict_wrong"];
-  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b> ` + answer();
+  const why = prediction === right ? "" : " " + S[`${name}_predict_${prediction}_why`];
+  return fill(S.predict_yours, { choice: S[`${name}_predict_${prediction}`] }) + ` <b>${verdict}</b>${why} ` + answer();
 }
 
 // src/attention_explorable/web/figures.js
