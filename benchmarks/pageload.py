@@ -51,8 +51,11 @@ HANDLE_FOCUSED = "ae-watch: handle focused"
 WATCH_JS = (
     """
 (() => {
+  // (While the page is still being parsed, only its own elements are looked at: a search of every
+  // element for shadow roots each tick would slow the parsing it measures.)
   const deepAll = (root, sel, out) => {
     for (const el of root.querySelectorAll(sel)) out.push(el);
+    if (document.readyState === 'loading') return out;
     for (const el of root.querySelectorAll('*')) if (el.shadowRoot) deepAll(el.shadowRoot, sel, out);
     return out;
   };
@@ -103,22 +106,29 @@ WATCH_JS = (
   const HANDLE_FOCUSED = '"""
     + HANDLE_FOCUSED
     + """';
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', tick); else tick();
+  if (document.readyState === 'loading' && !window.__aeWatchFromStart) document.addEventListener('DOMContentLoaded', tick);
+  else tick();
 })();
 """
 )
 
 
-def load_once(context, url: str, timeout_s: float = 60.0, keyed: bool = True, cpu: float = 1.0) -> dict:
+def load_once(
+    context, url: str, timeout_s: float = 60.0, keyed: bool = True, cpu: float = 1.0, from_start: bool = False
+) -> dict:
     """One load of ``url``: readout and interactive times (ms); a page with no slider (``keyed=False``)
     counts as interactive when its first readout has text. ``cpu``: Chromium's CPU slowed down so many
-    times (4: a mid-range phone), set before the page loads."""
+    times (4: a mid-range phone), set before the page loads. ``from_start``: the watcher looks for the
+    handle from the page's start, not from ``DOMContentLoaded`` on (a page that renders its first
+    explorable while the rest is still being parsed, the textbook, may then answer before it is parsed)."""
     page = context.new_page()
     if cpu != 1:
         throttle(context, page, cpu)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
+        if from_start:
+            page.add_init_script("window.__aeWatchFromStart = true;")
         page.add_init_script(WATCH_JS)
         if not keyed:
             page.goto(url, wait_until="commit", timeout=timeout_s * 1000)

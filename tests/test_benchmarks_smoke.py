@@ -241,6 +241,8 @@ def test_textbook_floor_smoke(smoke_runs):
         row
     )  # (one load each: no ordering of times)
     assert all(0 < ms < 60_000 for ms in row["key"].values()), row
+    assert set(row["key_from_start"]) == {"yardstick", "textbook"}, row
+    assert all(0 < ms < 60_000 for ms in row["key_from_start"].values()), row
 
 
 def test_first_frame_smoke(smoke_runs):
