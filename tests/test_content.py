@@ -166,8 +166,9 @@ def test_section_3_8_structure(lang):
     # The proof of Proposition 3.8.1, the contexts' two words and causal mask, and the head's two maps and
     # its comparison (answers folded, read once the student has run it). The steps' three checks are in 3.7.5.
     assert len(blocks("sec-3-8", "proof", lang)) == 5
-    # 3.7: one folded check per step of the steps explorable, then the vector, matrix and qkv explorables' checks.
-    assert len(blocks("sec-3-7", "proof", lang)) == 6
+    # 3.7: one folded check per step of the steps explorable, then the vector, matrix and qkv explorables' checks,
+    # and why √dₖ (it answers the matrix's question, so it waits, folded, below it).
+    assert len(blocks("sec-3-7", "proof", lang)) == 7
     lean = blocks("sec-3-8", "lean", lang)
     assert len(lean) == 1 and "theorem" in lean[0].body
     (video,) = blocks("sec-3-8", "video", lang)

@@ -82,7 +82,8 @@ def _states() -> list[dict]:
             }
         )
     for s in scenarios.STEPS:  # the result exactly at the target, with and without a prediction
-        for pred in ("", "9", "9.05", "6.004"):  # (9.05 and 6.004: a gap that rounds to 0.00)
+        # (9.05 and 6.004: a gap that rounds to 0.00; 10, 6, 3, 2 and 9 the usual slips at some step)
+        for pred in ("", "9", "9.05", "6.004", "10", "6", "3", "2"):
             states.append(
                 {
                     **s.target,

@@ -66,6 +66,7 @@ STRING_KEYS = (
     "result_no_prediction",
     "result_pending",
     "result_moved",
+    *(f"slip_{name}" for name in ("equal", "all", "swapped", "temperature")),
     "prediction_invalid",
     "demonstrate",
     "demonstrating",
@@ -352,6 +353,32 @@ def step_question(template: str, target: dict) -> str:
     return template.replace("{v1}", format_g(target["value_1"])).replace("{v2}", format_g(target["value_2"]))
 
 
+#: How near a prediction must come to a slip's output to be taken for that slip (units of y).
+SLIP_NEAR = 0.1
+
+
+def slips(target) -> list[tuple[str, float]]:
+    """The outputs that the usual slips give at a step's ``target`` state, each only where it differs from the
+    true output by more than ``within`` would forgive (0.5), in the order they are looked for: ``equal``
+    (equal weights: the midpoint of the two values), ``all`` (all the weight on the larger score),
+    ``swapped`` (the two weights swapped), ``temperature`` (the temperature left out: ``T = 1``).
+    The twin of ``slips`` in ``web/steps.js``.
+
+    >>> [(name, round(y, 2)) for name, y in slips(scenarios.STEPS[1].target)]
+    [('equal', 6.0), ('all', 10.0), ('swapped', 2.95)]
+    """
+    res = scenarios.outcome(target)
+    v1, v2, diff, t = (float(target[k]) for k in ("value_1", "value_2", "score_diff", "temperature"))
+    w = [float(x) for x in res["weights"]]
+    found = [("equal", (v1 + v2) / 2)]
+    if diff != 0:
+        found.append(("all", v2 if diff > 0 else v1))
+    found.append(("swapped", w[1] * v1 + w[0] * v2))
+    if t != 1:
+        found.append(("temperature", scenarios.outcome({**target, "temperature": 1.0})["output"]))
+    return [(name, y) for name, y in found if abs(y - res["output"]) > 0.5]
+
+
 def _result_html(state, pred: float | None, config: dict) -> str:
     S, f = config["strings"], format_number
     if not state["revealed"] or state["animating"]:
@@ -367,6 +394,11 @@ def _result_html(state, pred: float | None, config: dict) -> str:
             msg = (S["result_right"] if gap <= config["within"] else S["result_off"]) + S[
                 "result_with_prediction"
             ].format(pred=format_g(pred), true=f(true, 2), gap=f(gap if gap >= 0.005 else 0.0, 2))
+            # A prediction off by a usual slip is told which (the first that it comes near).
+            near = [(n, y) for n, y in slips(target) if gap > config["within"] and abs(pred - y) <= SLIP_NEAR]
+            if near:
+                name, y = near[0]
+                msg += " " + S[f"slip_{name}"].format(y=f(y, 2), t=format_g(target["temperature"]))
             lo, hi = sorted((float(target["value_1"]), float(target["value_2"])))
             if not lo <= pred <= hi:  # the section's point: y never leaves [v₁, v₂]
                 msg += S["result_outside"].format(v1=format_g(target["value_1"]), v2=format_g(target["value_2"]))

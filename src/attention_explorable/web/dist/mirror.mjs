@@ -846,6 +846,16 @@ function questionHtml(step, revealed, S, target) {
   const question = fill(S[`step${step}_question`], { v1: formatG(target.value_1), v2: formatG(target.value_2) });
   return `<p class='ae-step-title' style='margin:4px 0; font-size:1.17em'><b>${S[`step${step}_title`]}</b></p><p>${question}</p>${explain}`;
 }
+var SLIP_NEAR = 0.1;
+function slips(target) {
+  const res = outcome(target), w = res.weights;
+  const { value_1: v1, value_2: v2, score_diff: diff, temperature: t } = target;
+  const found = [["equal", (v1 + v2) / 2]];
+  if (diff !== 0) found.push(["all", diff > 0 ? v2 : v1]);
+  found.push(["swapped", w[1] * v1 + w[0] * v2]);
+  if (t !== 1) found.push(["temperature", outcome({ ...target, temperature: 1 }).output]);
+  return found.filter(([, y]) => Math.abs(y - res.output) > 0.5);
+}
 function resultHtml(st, pred, config) {
   const S = config.strings, f = formatNumber;
   let msg;
@@ -859,6 +869,8 @@ function resultHtml(st, pred, config) {
     } else {
       const gap = Math.abs(pred - trueY);
       msg = (gap <= config.within ? S.result_right : S.result_off) + fill(S.result_with_prediction, { pred: formatG(pred), true: f(trueY, 2), gap: f(gap >= 5e-3 ? gap : 0, 2) });
+      const near = slips(target).filter(([, y]) => gap > config.within && Math.abs(pred - y) <= SLIP_NEAR);
+      if (near.length) msg += " " + fill(S[`slip_${near[0][0]}`], { y: f(near[0][1], 2), t: formatG(target.temperature) });
       const [lo, hi] = [target.value_1, target.value_2].sort((a, b) => a - b);
       if (!(lo <= pred && pred <= hi)) {
         msg += fill(S.result_outside, { v1: formatG(target.value_1), v2: formatG(target.value_2) });
