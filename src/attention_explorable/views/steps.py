@@ -398,7 +398,7 @@ def _result_html(state, pred: float | None, config: dict) -> str:
             near = [(n, y) for n, y in slips(target) if gap > config["within"] and abs(pred - y) <= SLIP_NEAR]
             if near:
                 name, y = near[0]
-                msg += " " + S[f"slip_{name}"].format(y=f(y, 2), t=format_g(target["temperature"]))
+                msg += S[f"slip_{name}"].format(y=f(y, 2), t=format_g(target["temperature"]))
             lo, hi = sorted((float(target["value_1"]), float(target["value_2"])))
             if not lo <= pred <= hi:  # the section's point: y never leaves [v₁, v₂]
                 msg += S["result_outside"].format(v1=format_g(target["value_1"]), v2=format_g(target["value_2"]))

@@ -168,7 +168,7 @@ function resultHtml(st, pred, config) {
         fill(S.result_with_prediction, {pred: formatG(pred), true: f(trueY, 2), gap: f(gap >= 0.005 ? gap : 0, 2)});
       // A prediction off by a usual slip is told which (the first that it comes near).
       const near = slips(target).filter(([, y]) => gap > config.within && Math.abs(pred - y) <= SLIP_NEAR);
-      if (near.length) msg += " " + fill(S[`slip_${near[0][0]}`], {y: f(near[0][1], 2), t: formatG(target.temperature)});
+      if (near.length) msg += fill(S[`slip_${near[0][0]}`], {y: f(near[0][1], 2), t: formatG(target.temperature)});
       const [lo, hi] = [target.value_1, target.value_2].sort((a, b) => a - b);
       if (!(lo <= pred && pred <= hi)) {  // the section's point: y never leaves [v₁, v₂]
         msg += fill(S.result_outside, {v1: formatG(target.value_1), v2: formatG(target.value_2)});
