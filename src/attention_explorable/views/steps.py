@@ -66,7 +66,7 @@ STRING_KEYS = (
     "result_no_prediction",
     "result_pending",
     "result_moved",
-    *(f"slip_{name}" for name in ("equal", "all", "swapped", "temperature")),
+    *(f"slip_{name}" for name in ("equal", "value", "all", "swapped", "temperature")),
     "prediction_invalid",
     "demonstrate",
     "demonstrating",
@@ -360,7 +360,8 @@ SLIP_NEAR = 0.1
 def slips(target) -> list[tuple[str, float]]:
     """The outputs that the usual slips give at a step's ``target`` state, each only where it differs from the
     true output by more than ``within`` would forgive (0.5), in the order they are looked for: ``equal``
-    (equal weights: the midpoint of the two values), ``all`` (all the weight on the larger score),
+    (equal weights: the midpoint of the two values), ``value`` (with equal scores, one of the two values, as
+    if one of them took all the weight), ``all`` (all the weight on the larger score),
     ``swapped`` (the two weights swapped), ``temperature`` (the temperature left out: ``T = 1``).
     The twin of ``slips`` in ``web/steps.js``.
 
@@ -371,7 +372,9 @@ def slips(target) -> list[tuple[str, float]]:
     v1, v2, diff, t = (float(target[k]) for k in ("value_1", "value_2", "score_diff", "temperature"))
     w = [float(x) for x in res["weights"]]
     found = [("equal", (v1 + v2) / 2)]
-    if diff != 0:
+    if diff == 0:
+        found += [("value", v1), ("value", v2)]
+    else:
         found.append(("all", v2 if diff > 0 else v1))
     found.append(("swapped", w[1] * v1 + w[0] * v2))
     if t != 1:
