@@ -471,3 +471,41 @@ def test_an_embedded_page_shows_the_explorable_alone_its_keys_work_without_their
     assert not page.locator("main.ae-module-page > h1").is_visible()
     page.locator("body").press("2")
     wait_text(page, ".ae-question", "第 2 步")
+
+
+def test_a_slow_device_without_scroll_anchoring_stays_on_the_anchor_once_the_page_is_live(
+    static_site, chromium, tmp_path
+):
+    """Safari's engine anchors no scrolling, so each explorable that comes to life above #sec-3-8 moves the
+    heading; on a slow device they come to life long after the page opened. The page lands on the anchor
+    again once all of it is live (unless the reader has moved). Chromium stands in, its scroll anchoring and
+    deferred layout switched off, its CPU ten times slower."""
+    for name in ("index.html", "attention-textbook.js"):
+        shutil.copy(static_site / name, tmp_path / name)
+    page_html = (tmp_path / "index.html").read_text("utf-8")
+    like_webkit = (
+        "<style>html, body { overflow-anchor: none !important; } "
+        ".ae-section > *, .ae-section > .ae-prose > * { content-visibility: visible !important; }</style>"
+    )
+    (tmp_path / "index.html").write_text(page_html.replace("</head>", like_webkit + "</head>", 1), "utf-8")
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.route(
+            "**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:", "blob:")) else r.abort()
+        )
+        context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 10})
+        page.goto((tmp_path / "index.html").as_uri() + "#sec-3-8")
+        live = "() => performance.getEntriesByName('ae-page-mounted').length > 0 && document.fonts.status === 'loaded'"
+        deadline = time.monotonic() + 120
+        while not page.evaluate(live):
+            assert time.monotonic() < deadline, "the page did not come to life"
+            page.wait_for_timeout(100)  # the poll's interval
+        took = page.evaluate("() => performance.getEntriesByName('ae-page-mounted')[0].startTime")
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        top = page.evaluate("() => document.getElementById('sec-3-8').getBoundingClientRect().top")
+        assert abs(top) < 2, (
+            f"the heading of 3.8 at {top:.0f} px once the page was live ({took:.0f} ms after it opened)"
+        )
+    finally:
+        context.close()

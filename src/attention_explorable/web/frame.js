@@ -29,8 +29,14 @@ function goToAnchor() {
     return target;
   };
   land();
-  // The page still settles (plots, fonts) after it is ready: land again unless the reader has moved.
+  // The page still settles (plots, fonts) after it is ready: land again unless the reader has moved, and
+  // once all of it is live (web/start.js): on a slow device the explorables above the anchor come to life
+  // seconds later, and where the browser anchors no scrolling (Safari's engine) each of them moves the text.
   for (const delay of [200, 600, 1500]) setTimeout(land, delay);
+  if (!performance.getEntriesByName("ae-page-mounted").length) {
+    document.addEventListener("ae-page-mounted", land, {once: true});
+    document.fonts?.ready.then(land);
+  }
 }
 
 function onContentsClick(event) {

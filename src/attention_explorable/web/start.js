@@ -32,6 +32,8 @@ const next = () => {
   // A page painted before its script (the textbook) hid itself when opened on a linked state: shown now.
   document.documentElement.removeAttribute("data-ae-wait");
   performance.mark("ae-page-mounted");
+  // (Said to the page's scripts too: the frame lands on the address's anchor again, web/frame.js.)
+  document.dispatchEvent(new Event("ae-page-mounted"));
 };
 // (An explorable registered from outside the package brings its module as text: imported first.)
 if (document.querySelector("script[data-ae-module]") && window.aeImportModules) window.aeImportModules(modules).then(next);

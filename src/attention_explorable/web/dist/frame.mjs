@@ -128,6 +128,10 @@ function goToAnchor() {
   };
   land();
   for (const delay of [200, 600, 1500]) setTimeout(land, delay);
+  if (!performance.getEntriesByName("ae-page-mounted").length) {
+    document.addEventListener("ae-page-mounted", land, { once: true });
+    document.fonts?.ready.then(land);
+  }
 }
 function onContentsClick(event) {
   const link = event.composedPath().find((el) => el.tagName === "A" && (el.getAttribute("href") || "").startsWith("#"));
