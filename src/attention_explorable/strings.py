@@ -735,7 +735,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "selfcross_roles_no_mask": "The causal mask is greyed out here: it applies only to English self-attention, because the English is generated word by word (3.7.7). Here the keys come from the Chinese sentence, which has been read in full, so none of its words needs hiding.",
         "selfcross_roles_cross": "Cross-attention: queries Q come from the English sentence “{en}” (decoder side); keys K and values V come from the Chinese sentence “{zh}” (encoder side). So the rows are English words and the columns Chinese words.",
         "selfcross_row": "Weights of the query “{token}”",
-        "selfcross_row_best": "attends most to “{token}” (weight {weight})",
+        "selfcross_row_best": "largest on “{token}” (weight {weight})",
         "selfcross_predict_question": "Predict first (both sentences' word vectors are listed below): after you switch to cross-attention, how does the row of the English word “machine” share its weight among the four Chinese words?",
         "selfcross_predict_jiqi": "Nearly all on one word, the one for ‘machine’",
         "selfcross_predict_split": "Mostly on two words, those for ‘machine’ and ‘learning’",
