@@ -109,10 +109,12 @@ def assert_shows(page, st: dict, timeout: float = 10_000) -> None:
             arg=[readout.element_handle(), readout_text(v["html"][name])],
             timeout=timeout,
         )
+    # (a served page's boxes and switches may come a message after its figures: waited for, as the readouts)
     for name in view.SLIDERS:
-        assert page.locator(f".ae-matrix-{_CSS[name]}-box input").input_value() == v["props"][f"{name}_box"]["value"]
+        box = page.locator(f".ae-matrix-{_CSS[name]}-box input")
+        expect(box).to_have_value(v["props"][f"{name}_box"]["value"], timeout=timeout)
     for name in view.TOGGLES:
-        assert page.locator(f".ae-matrix-{name} input").is_checked() is st[name]
+        expect(page.locator(f".ae-matrix-{name} input")).to_be_checked(checked=st[name], timeout=timeout)
 
 
 _CSS = {"n_tokens": "n", "d_k": "dk", "seed": "seed", "q1_scale": "q1-scale"}
