@@ -168,7 +168,7 @@ class NativePage:
 
         if name in MODULES and MODULES[name].classroom:  # a class may join it: the page carries the class
             self.classroom = widget.language
-        # Written once the whole page is laid out (:meth:`_states`): what its states share goes in once.
+        # Written once the whole page is laid out (:meth:`_with_states`): what its states share goes in once.
         self._states.append((widget.ae_module_state(), widget.ae_module_link()))
         classes = html.escape(" ".join(["ae-module", *(getattr(widget, "css_classes", None) or [])]))
         return (
