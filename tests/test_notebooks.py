@@ -12,13 +12,14 @@ here by the core.
 from __future__ import annotations
 
 import base64
+import html
 import json
 import re
 
 import numpy as np
 import pytest
 
-from attention_explorable import content, core, notebooks, scenarios
+from attention_explorable import content, core, notebooks, scenarios, textbook
 from attention_explorable.textbook import notebook_link
 
 nbformat = pytest.importorskip("nbformat")
@@ -132,3 +133,35 @@ def test_the_page_links_the_notebook(section_id, language):
 def test_an_unknown_section_is_named():
     with pytest.raises(ValueError, match="sec-9-9"):
         notebooks.section_notebook("sec-9-9", "zh")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("section_id", SECTIONS)
+def test_the_page_shows_what_the_code_prints_folded(section_id, language):
+    """Under each code block the page holds what it prints (run as the notebook runs it, every number the
+    text quotes among it), in a fold that starts closed and names no number: under the steps it would
+    otherwise show the answers to their predictions."""
+    section = next(s for s in content.load_sections(language) if s.id == section_id)
+    pages = [textbook.block_html(section_id, b, language) for b in section.blocks if b.kind == "code"]
+    folds = [re.search(r"<details class='ae-output'>(.*?)</details>", page, re.S) for page in pages]
+    assert all(folds), pages
+    for fold in folds:
+        summary = re.search(r"<summary>(.*?)</summary>", fold.group(1), re.S).group(1)
+        assert not re.search(r"\d", summary), summary
+    printed = html.unescape("".join(re.sub(r"<[^>]+>", "", f.group(1).split("</summary>", 1)[1]) for f in folds))
+    for piece in expected_prints(section_id):
+        assert piece in printed, f"{piece!r} not on the {section_id} page:\n{printed}"
+
+
+def test_a_code_block_that_raises_is_named(monkeypatch):
+    """The export stops on text whose code fails, naming the section and the block; nothing half-printed."""
+    bad = content.Section(
+        "sec-9-9", "t", 9, (content.Block("code", body="# a broken example\nx = 1 / 0\n"),), path=None
+    )
+    monkeypatch.setattr(textbook, "_sections", lambda language="zh": (bad,))
+    textbook.code_outputs.cache_clear()
+    try:
+        with pytest.raises(textbook.CodeError, match=r"sec-9-9 .*'# a broken example'.*ZeroDivisionError"):
+            textbook.code_output("sec-9-9", bad.blocks[0].body)
+    finally:
+        textbook.code_outputs.cache_clear()

@@ -664,12 +664,16 @@ details.ae-proof { border-left: 3px solid var(--ae-border, #999); padding-left: 
 details.ae-proof summary { cursor: pointer; color: var(--ae-muted, #444); }
 /* Code keeps its lines as written: a line wider than the screen scrolls inside its block (shaded at the
    edge where more of it lies, as a wide formula is), never wraps to look like code of another indentation. */
-pre.ae-lean, pre.ae-code { padding: 10px; font-size: 14px; white-space: pre; overflow-x: auto;
+pre.ae-lean, pre.ae-code, pre.ae-output { padding: 10px; font-size: 14px; white-space: pre; overflow-x: auto;
   background: linear-gradient(to right, var(--ae-code, #f6f8fa) 30%, transparent) left / 28px 100% no-repeat local,
     linear-gradient(to left, var(--ae-code, #f6f8fa) 30%, transparent) right / 28px 100% no-repeat local,
     radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, 0.3), transparent) left / 12px 100% no-repeat scroll,
     radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, 0.3), transparent) right / 12px 100% no-repeat scroll,
     var(--ae-code, #f6f8fa); }
+/* What a code block prints: folded under it, set as the code is, with a rule at its left. */
+details.ae-output { margin: -4px 0 4px; }
+details.ae-output summary { cursor: pointer; color: var(--ae-muted, #444); font-size: 0.9em; }
+pre.ae-output { margin: 4px 0; border-left: 3px solid var(--ae-border, #999); }
 .ae-caption { color: var(--ae-muted, #555); font-size: 0.9em; }
 .ae-video iframe { width: 100%; aspect-ratio: 16 / 9; border: 0; margin-top: 8px; }
 .ae-video-choices { display: flex; flex-wrap: wrap; gap: 8px; }

@@ -64,6 +64,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "notebook_hint": "提示",
         "notebook_answer": "解答",
         "code_note": "这段代码在本节的 Notebook 里可以直接运行。",
+        "code_output": "这段代码的输出",
         "prediction_needed": "先写下你的预测：在上面的框里输入演示结束时的 y（或点击数轴）。先把答案定下来再看结果，才看得出自己哪里想得不对。不想预测，可以点「不预测，直接看」。",
         "shown_after_demonstration": "演示之后显示",
         # steps
@@ -567,6 +568,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "notebook_hint": "Hint",
         "notebook_answer": "Answer",
         "code_note": "This code runs unchanged in the section's notebook.",
+        "code_output": "What this code prints",
         "prediction_needed": "Write down your prediction first: type the y you expect at the end of the demonstration in the box above (or tap or click the number line). Committing to an answer before you see the result is what reveals where your thinking went wrong. To watch without predicting, press “Skip predicting”.",
         "shown_after_demonstration": "shown after the demonstration",
         "step1_title": "Step 1 · Equal scores",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import warnings
 from functools import lru_cache
 
 import panel as pn
@@ -65,7 +66,15 @@ def _block_html(section_id: str, block: Block, language: str) -> str:
             f"{open_hint(language)}</summary>{markdown_to_html(block.body, section_id)}</details>"
         )
     if block.kind == "code":
-        return f"<pre class='ae-code'><code>{code_lines(block.body)}</code></pre>{code_note(language)}"
+        printed = code_output(section_id, block.body, language)
+        # What the code prints is folded: under an explorable it holds the answers to its questions.
+        output = (
+            f"<details class='ae-output'><summary>{t('code_output')}{open_hint(language)}</summary>"
+            f"<pre class='ae-output'><samp>{code_lines(printed)}</samp></pre></details>"
+            if printed.strip()
+            else ""
+        )
+        return f"<pre class='ae-code'><code>{code_lines(block.body)}</code></pre>{output}{code_note(language)}"
     if block.kind == "lean":
         return (
             # folded like a proof: a reader who wants the machine-checked statement opens it
@@ -119,6 +128,57 @@ def contents_html(language: str) -> str:
         parts.append(f"<li><a href='#{s.id}'>{html.escape(s.title)}</a><ul>{items}</ul></li>")
     parts.append("</ul></nav>")
     return mark_languages("".join(parts), language)
+
+
+class CodeError(RuntimeError):
+    """A code block of the text raised an error when run (the message names the section and the block)."""
+
+
+@lru_cache(maxsize=None)
+def code_outputs(section_id: str, language: str = DEFAULT_LANGUAGE) -> dict[str, str]:
+    """What each code block of a section prints, run in order in one namespace, as the section's notebook
+    runs them.
+
+    Returns
+    -------
+    dict
+        The block's source → its printed text (``print``'s lines, then any warning it raised, as a
+        notebook shows them: ``RuntimeWarning: overflow encountered in exp``).
+
+    Raises
+    ------
+    KeyError
+        No section has the id ``section_id``.
+    CodeError
+        A block raised: the message names the section, the block's first line and the error.
+    """
+    section = next((s for s in _sections(language) if s.id == section_id), None)
+    if section is None:
+        raise KeyError(f"section_id={section_id!r} is no section of the text ({language})")
+    namespace: dict = {"__name__": f"{section_id}_code"}
+    outputs: dict[str, str] = {}
+    for block in section.blocks:
+        if block.kind != "code":
+            continue
+        lines: list[str] = []
+        # The block's own ``print`` writes here: nothing global (``sys.stdout``) is swapped.
+        namespace["print"] = lambda *a, sep=" ", end="\n", **_: lines.append(sep.join(map(str, a)) + end)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                exec(compile(block.body, f"<{section_id} code>", "exec"), namespace)  # noqa: S102 (the text's own code)
+            except Exception as error:
+                first = block.body.strip().splitlines()[0]
+                raise CodeError(f"{section_id} ({language}): the code block {first!r} raised {error!r}") from error
+        seen = dict.fromkeys(f"{w.category.__name__}: {w.message}\n" for w in caught)
+        outputs[block.body] = "".join(lines) + "".join(seen)
+    return outputs
+
+
+def code_output(section_id: str, source: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """What the code block ``source`` of the section prints (:func:`code_outputs`); ``""`` for code that is
+    not one of the section's blocks."""
+    return code_outputs(section_id, language).get(source, "")
 
 
 def code_lines(source: str) -> str:
