@@ -5,7 +5,7 @@ nbclient, in both languages. Their code cells must run without an error and
 print the numbers the text quotes (3.7.5: the three steps, the literal against
 the stable softmax; 3.7.6: the scores, the weights 0.422 / 0.155 / 0.422 and
 the output [0.845, 0.578], the tie at a low temperature; 3.8: the temperature's
-limits of Example 3.8.2, the causal mask of Example 3.8.3), each recomputed
+limits of Example 3.8.2, two heads' weights, the causal mask of Example 3.8.3), each recomputed
 here by the core.
 """
 
@@ -57,7 +57,13 @@ def expected_prints(section_id: str) -> list[str]:
     assert str(w_half.round(3)) == "[0.018 0.982]"
     scores = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [1.0, 0.0, 1.0]])
     w = core.softmax(np.where(core.causal_mask(3), scores, -np.inf))
+    # Two heads over three tokens: head 1 compares features 1-2 and reads 3-4, head 2 the reverse.
+    x, first, last = np.array([[2.0, 0, 0, 2], [2, 0, 2, 0], [0, 2, 0, 2]]), slice(0, 2), slice(2, 4)
+    heads = [core.scaled_dot_product_attention(x[:, a], x[:, a], x[:, b])[1] for a, b in ((first, last), (last, first))]
+    assert heads[0][0, 2] < 0.05 < heads[0][0, 1] and heads[1][0, 1] < 0.05 < heads[1][0, 2]  # token 1 differs
     return [
+        *(f"head {h} weights\n{w.round(3)}" for h, w in enumerate(heads, start=1)),
+        "layer output (3, 4)",
         f"T = 0.5   weights {w_half.round(3)}  y = {w_half @ np.array([2.0, 10.0]):.2f}",
         str(w.round(3)),
         f"{w.sum(axis=1)}",
