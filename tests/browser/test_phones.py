@@ -228,12 +228,17 @@ def test_on_a_phone_the_answer_comes_right_under_its_button(static_site, student
 
 
 def test_on_a_phone_the_matrix_notes_come_right_under_the_heatmaps_they_explain(static_site, student):
-    """The note on the red frames follows the heatmaps, before the sliders (it came after all of them)."""
+    """The note on the red frames follows the heatmaps, before the other sliders (it came after all of them);
+    the slider of d_k, which the question is about, sits right above the heatmaps it moves (it sat below them
+    and the note, about 400 px from the weights)."""
     s = student(width=390, height=844, mobile=True)
     s.open_offline(static_site / "matrix.html", ".ae-readout:visible")
     page = s.page
+    scores = page.locator(".ae-matrix-scores").first.bounding_box()
     weights = page.locator(".ae-matrix-weights").first.bounding_box()
     note = page.locator(".ae-matrix-notes").first.bounding_box()
-    slider = page.locator(".ae-n-slider").first.bounding_box()
+    d_k, n_tokens = (page.locator(f".ae-matrix-{name}").first.bounding_box() for name in ("dk", "n"))
     assert weights["y"] + weights["height"] <= note["y"] < weights["y"] + weights["height"] + 120, (weights, note)
-    assert note["y"] < slider["y"], (note, slider)
+    assert note["y"] < n_tokens["y"], (note, n_tokens)
+    assert d_k["y"] + d_k["height"] <= scores["y"] < d_k["y"] + d_k["height"] + 40, (d_k, scores)
+    assert weights["y"] + weights["height"] - d_k["y"] < 844, "d_k's slider and the weights on one screen"

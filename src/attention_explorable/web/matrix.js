@@ -329,9 +329,10 @@ function render({model, el: host}) {
     column("flex:1 1 260px;min-width:0", scores.el, parts.scores_data.el),
     column("flex:1 1 260px;min-width:0", weights.el, parts.weights_data.el));
   const right = column("flex:3 1 540px;min-width:0", heatmaps, parts.notes.el, curves.el, parts.curve_data.el);
-  // The curves answer the question: on a phone they come right under it (and its check), once shown.
-  phoneOrder("first", ...CHOICE_MODELS.map((name) => parts[name].el), toggles.scaled.el, toggles.causal.el, curves.el,
-             parts.curve_data.el);
+  // The curves answer the question: on a phone they come right under it (and its check), once shown; the
+  // slider of d_k, which the question is about, right above the heatmaps it moves.
+  phoneOrder("first", ...CHOICE_MODELS.map((name) => parts[name].el), toggles.scaled.el, toggles.causal.el,
+             sliders.d_k.el, curves.el, parts.curve_data.el);
   phoneOrder("figure", heatmaps, parts.notes.el);  // (the notes say what the heatmaps' red frames mark)
   root.append(el("div", {class: "ae-n-flex ae-n-split", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
   return drawView(model, STATE_NAMES, parts, (st) => matrixView(st, config));

@@ -2005,6 +2005,7 @@ function render({ model, el: host }) {
     ...CHOICE_MODELS.map((name) => parts[name].el),
     toggles.scaled.el,
     toggles.causal.el,
+    sliders.d_k.el,
     curves.el,
     parts.curve_data.el
   );
