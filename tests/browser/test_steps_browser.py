@@ -278,3 +278,26 @@ def test_an_authors_values_are_the_ones_each_step_demonstrates_and_checks(static
         )
         expect(steps.locator(".ae-value-2-box input")).to_have_value("8")
     s.assert_clean()
+
+
+def test_values_a_student_sets_before_predicting_are_demonstrated_and_checked(student, saved_steps):
+    """v₁ typed as 4 before predicting: the question names it, the demonstration keeps it, the check grades 7 (the
+    midpoint of 4 and 10) as right at step 1, and step 2 keeps it too (demonstrate put v₁ back to 2)."""
+    s = student()
+    s.open_offline(saved_steps, ".ae-output")
+    page = s.page
+    value_1 = page.locator(".ae-value-1-box input")
+    value_1.fill("4")
+    value_1.press("Enter")
+    expect(page.locator(".ae-question")).to_contain_text("v₁ = 4")
+    for n in (1, 2):
+        if n > 1:
+            page.locator(f".ae-step-{n} button").click()
+            wait_text(page, ".ae-question", f"第 {n} 步")
+        y = scenarios.outcome({**scenarios.get_step(n).target, "value_1": 4.0})["output"]
+        page.locator(".ae-prediction input").fill(f"{y:.2f}")
+        page.locator(".ae-demonstrate button").click()
+        expect(page.locator(".ae-result")).to_contain_text(text("result_right", "zh"), timeout=15_000)
+        expect(page.locator(".ae-result")).to_contain_text(f"y = {y:.2f}")
+        expect(value_1).to_have_value("4")
+    s.assert_clean()

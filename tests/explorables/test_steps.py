@@ -11,6 +11,7 @@ from bokeh.events import ButtonClick, Tap
 from bokeh.models import CustomJS
 
 from attention_explorable import scenarios
+from attention_explorable.strings import STRINGS
 from attention_explorable.explorables.steps import StepsExplorer
 
 
@@ -20,12 +21,27 @@ def explorer():
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
-def test_each_step_resets_to_its_start(explorer, n):
+def test_each_step_resets_to_its_start_and_keeps_the_values_on_screen(explorer, n):
     explorer.param.update(score_diff=-3.0, temperature=5.0, value_1=-4.0, prediction_text="1", revealed=True)
     explorer.go_to_step(n)
     for key, value in scenarios.get_step(n).start.items():
-        assert getattr(explorer, key) == value
+        assert getattr(explorer, key) == (-4.0 if key == "value_1" else value), key
     assert explorer.step == n and explorer.prediction is None and not explorer.revealed
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_values_a_student_moves_before_predicting_are_demonstrated_and_checked(explorer, n):
+    """v₁ set to 4 before the prediction: the step shows and grades y with v₁ = 4 (demonstrate reset it to 2
+    and graded a right prediction, 7 at step 1, as wrong)."""
+    explorer.go_to_step(n)
+    explorer.value_1 = 4.0
+    target = {**scenarios.get_step(n).target, "value_1": 4.0}
+    y = scenarios.outcome(target)["output"]
+    explorer.prediction_text = f"{y:.2f}"
+    explorer.demonstrate()
+    assert {k: getattr(explorer, k) for k in scenarios.STATE_KEYS} == target
+    result = explorer._models()["result"].text
+    assert f"y = {y:.2f}" in result and STRINGS["zh"]["result_right"] in result, result
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])

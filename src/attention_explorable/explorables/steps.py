@@ -338,7 +338,7 @@ class StepsExplorer(Explorable):
         return notices
 
     def _step_states(self, number: int) -> dict:
-        """Step ``number``'s start and target with this explorable's values (``steps_view.with_values``).
+        """Step ``number``'s start and target with the values on screen (``steps_view.with_values``).
 
         Raises
         ------
@@ -346,7 +346,8 @@ class StepsExplorer(Explorable):
             If ``number`` is not 1, 2 or 3.
         """
         scenarios.get_step(number)  # (names a wrong number)
-        return self._config_data["steps"][number - 1]
+        values = {"value_1": self.value_1, "value_2": self.value_2}  # the values on screen, kept
+        return steps_view.with_values([self._config_data["steps"][number - 1]], values)[0]
 
     # --- layout only ----------------------------------------------------------
     @property

@@ -261,7 +261,7 @@ def steps_view(state, config: dict) -> dict:
                 + _pieces("y = α₁·v₁ + α₂·v₂", f"= {f(a1)} × {format_g(v1)} + {f(a2)} × {format_g(v2)}", f"= {f(y)}")
             ),
             "naive": _naive_html(res, temp, S) if step3 else "",
-            "question": _question_html(step, revealed, S, config["steps"][step - 1]["target"]),
+            "question": _question_html(step, revealed, S, step_target(state, config)),
             "result": (
                 f"<b>{S['result_label']}</b>{S['label_colon']}{S['prediction_needed']}"
                 if needs_prediction
@@ -313,6 +313,14 @@ def steps_view(state, config: dict) -> dict:
         },
     }
     return view
+
+
+def step_target(state: dict, config: dict) -> dict:
+    """The target of ``state``'s step (``config["steps"]``) with the values on screen (``state``'s
+    ``value_1``, ``value_2``): a student who moves v₁ or v₂ before predicting is asked, shown and graded
+    with those values, not the step's own."""
+    values = {k: float(state[k]) for k in ("value_1", "value_2")}
+    return with_values([config["steps"][int(state["step"]) - 1]], values)[0]["target"]
 
 
 def with_values(steps: list[dict], values: dict | None) -> list[dict]:
@@ -387,7 +395,7 @@ def _result_html(state, pred: float | None, config: dict) -> str:
     if not state["revealed"] or state["animating"]:
         msg = S["result_pending"]
     else:
-        target = config["steps"][int(state["step"]) - 1]["target"]
+        target = step_target(state, config)
         true = scenarios.outcome(target)["output"]
         if pred is None:
             msg = S["result_no_prediction"].format(true=f(true, 2))

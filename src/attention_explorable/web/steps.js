@@ -109,7 +109,7 @@ export function stepsView(st, config) {
                `= 1 / (1 + e<sup>−(${f(s2 - s1, 2)})/${f(temp, 2)}</sup>)`, `= ${f(a2)}`) + "<br>" +
         pieces("y = α₁·v₁ + α₂·v₂", `= ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)}`, `= ${f(y)}`),
       naive: step3 ? naiveHtml(res, S) : "",
-      question: questionHtml(step, revealed, S, config.steps[step - 1].target),
+      question: questionHtml(step, revealed, S, stepTarget(st, config)),
       result: needsPrediction ? `<b>${S.result_label}</b>${S.label_colon}${S.prediction_needed}` : resultHtml(st, pred, config),
       error: invalid ? fill(S.prediction_invalid, {raw: escapeHtml(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi)}) : "",
       line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
@@ -134,6 +134,11 @@ function questionHtml(step, revealed, S, target) {
  * scores and the temperature, never the values, so the values an explorable opened with (an author's tag
  * or saved page, a link) are those each step demonstrates and checks. The twin of views.steps.with_values.
  */
+/** The target of `st`'s step with the values on screen (views.steps.step_target). */
+export function stepTarget(st, config) {
+  return withValues([config.steps[st.step - 1]], {value_1: Number(st.value_1), value_2: Number(st.value_2)})[0].target;
+}
+
 export function withValues(steps, values) {
   return steps.map((s) => ({start: {...s.start, ...values}, target: {...s.target, ...values}}));
 }
@@ -159,7 +164,7 @@ function resultHtml(st, pred, config) {
   if (!st.revealed || st.animating) {
     msg = S.result_pending;
   } else {
-    const target = config.steps[st.step - 1].target;
+    const target = stepTarget(st, config);
     const trueY = outcome(target).output;
     if (pred === null) {
       msg = fill(S.result_no_prediction, {true: f(trueY, 2)});
@@ -242,12 +247,15 @@ function render({model, el: host}) {
   const halt = () => { clearTimeout(timer); timer = 0; };
   // A student's own move during a replay ends it where it is.
   const stop = () => { if (model.get("animating")) { halt(); set({animating: false}); } };
-  const goTo = (n) => { say(""); halt(); set(stepStart(config, n)); };
+  // A step keeps the values on screen (a student's v₁, v₂, moved before predicting, are demonstrated and checked).
+  const shownValues = () => ({value_1: model.get("value_1"), value_2: model.get("value_2")});
+  const goTo = (n) => { say(""); halt(); set({...stepStart(config, n), ...shownValues()}); };
   const done = new Set();  // the steps whose answer the student has seen (all three: completed)
 
   const replay = () => {
     if (model.get("animating")) return;
-    const frames = replayFrames(config.steps[model.get("step") - 1], lessMotion() ? 1 : config.frames);
+    const frames = replayFrames(withValues([config.steps[model.get("step") - 1]], shownValues())[0],
+                                lessMotion() ? 1 : config.frames);
     const last = frames.pop();
     const shown = () => {  // the step's answer is on screen: told with the prediction's distance from it
       const step = model.get("step"), pred = parsePrediction(model.get("prediction_text"), config.prediction_bounds);

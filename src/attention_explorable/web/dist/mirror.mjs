@@ -829,7 +829,7 @@ function stepsView(st, config) {
         ) + "<br>" + pieces("y = α₁·v₁ + α₂·v₂", `= ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)}`, `= ${f(y)}`)
       ),
       naive: step3 ? naiveHtml(res, S) : "",
-      question: questionHtml(step, revealed, S, config.steps[step - 1].target),
+      question: questionHtml(step, revealed, S, stepTarget(st, config)),
       result: needsPrediction ? `<b>${S.result_label}</b>${S.label_colon}${S.prediction_needed}` : resultHtml(st, pred, config),
       error: invalid ? fill(S.prediction_invalid, { raw: escapeHtml(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi) }) : "",
       line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
@@ -845,6 +845,12 @@ function questionHtml(step, revealed, S, target) {
   const explain = revealed ? `<p class='ae-explain'>${S[`step${step}_explain`]}</p>` : "";
   const question = fill(S[`step${step}_question`], { v1: formatG(target.value_1), v2: formatG(target.value_2) });
   return `<p class='ae-step-title' style='margin:4px 0; font-size:1.17em'><b>${S[`step${step}_title`]}</b></p><p>${question}</p>${explain}`;
+}
+function stepTarget(st, config) {
+  return withValues([config.steps[st.step - 1]], { value_1: Number(st.value_1), value_2: Number(st.value_2) })[0].target;
+}
+function withValues(steps, values) {
+  return steps.map((s) => ({ start: { ...s.start, ...values }, target: { ...s.target, ...values } }));
 }
 var SLIP_NEAR = 0.1;
 function slips(target) {
@@ -863,7 +869,7 @@ function resultHtml(st, pred, config) {
   if (!st.revealed || st.animating) {
     msg = S.result_pending;
   } else {
-    const target = config.steps[st.step - 1].target;
+    const target = stepTarget(st, config);
     const trueY = outcome(target).output;
     if (pred === null) {
       msg = fill(S.result_no_prediction, { true: f(trueY, 2) });

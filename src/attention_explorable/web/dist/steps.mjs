@@ -1702,7 +1702,7 @@ function stepsView(st, config) {
         ) + "<br>" + pieces("y = α₁·v₁ + α₂·v₂", `= ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)}`, `= ${f(y)}`)
       ),
       naive: step3 ? naiveHtml(res, S) : "",
-      question: questionHtml(step, revealed, S, config.steps[step - 1].target),
+      question: questionHtml(step, revealed, S, stepTarget(st, config)),
       result: needsPrediction ? `<b>${S.result_label}</b>${S.label_colon}${S.prediction_needed}` : resultHtml(st, pred, config),
       error: invalid ? fill(S.prediction_invalid, { raw: escapeHtml(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi) }) : "",
       line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
@@ -1718,6 +1718,9 @@ function questionHtml(step, revealed, S, target) {
   const explain = revealed ? `<p class='ae-explain'>${S[`step${step}_explain`]}</p>` : "";
   const question = fill(S[`step${step}_question`], { v1: formatG(target.value_1), v2: formatG(target.value_2) });
   return `<p class='ae-step-title' style='margin:4px 0; font-size:1.17em'><b>${S[`step${step}_title`]}</b></p><p>${question}</p>${explain}`;
+}
+function stepTarget(st, config) {
+  return withValues([config.steps[st.step - 1]], { value_1: Number(st.value_1), value_2: Number(st.value_2) })[0].target;
 }
 function withValues(steps, values) {
   return steps.map((s) => ({ start: { ...s.start, ...values }, target: { ...s.target, ...values } }));
@@ -1739,7 +1742,7 @@ function resultHtml(st, pred, config) {
   if (!st.revealed || st.animating) {
     msg = S.result_pending;
   } else {
-    const target = config.steps[st.step - 1].target;
+    const target = stepTarget(st, config);
     const trueY = outcome(target).output;
     if (pred === null) {
       msg = fill(S.result_no_prediction, { true: f(trueY, 2) });
@@ -1797,15 +1800,19 @@ function render({ model, el: host }) {
       set({ animating: false });
     }
   };
+  const shownValues = () => ({ value_1: model.get("value_1"), value_2: model.get("value_2") });
   const goTo = (n) => {
     say("");
     halt();
-    set(stepStart(config, n));
+    set({ ...stepStart(config, n), ...shownValues() });
   };
   const done = /* @__PURE__ */ new Set();
   const replay = () => {
     if (model.get("animating")) return;
-    const frames = replayFrames(config.steps[model.get("step") - 1], lessMotion() ? 1 : config.frames);
+    const frames = replayFrames(
+      withValues([config.steps[model.get("step") - 1]], shownValues())[0],
+      lessMotion() ? 1 : config.frames
+    );
     const last = frames.pop();
     const shown = () => {
       const step = model.get("step"), pred = parsePrediction(model.get("prediction_text"), config.prediction_bounds);
@@ -2005,6 +2012,7 @@ export {
   outcome,
   replayFrames,
   slips,
+  stepTarget,
   stepsView,
   withValues
 };
