@@ -242,3 +242,29 @@ def test_on_a_phone_the_matrix_notes_come_right_under_the_heatmaps_they_explain(
     assert note["y"] < n_tokens["y"], (note, n_tokens)
     assert d_k["y"] + d_k["height"] <= scores["y"] < d_k["y"] + d_k["height"] + 40, (d_k, scores)
     assert weights["y"] + weights["height"] - d_k["y"] < 844, "d_k's slider and the weights on one screen"
+
+
+@pytest.mark.parametrize("width", [320, 360, 390])
+def test_the_vectors_readouts_never_leave_an_equals_sign_at_a_lines_end(static_site, student, width):
+    """Each "α₁ = 0.422" of the vector's readouts and each result of its formulas stays whole: a line never
+    ends on "=" with its number on the next (at 320 px "α₁ =" / "0.422" did)."""
+    s = student(width=width, height=740, mobile=True)
+    s.open_offline(static_site / "en" / "vector.html", ".ae-vector-weights:visible")
+    split = s.page.locator("[data-ae-render=vector]").first.evaluate(
+        """(root) => {
+          const out = [], walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            const t = n.textContent;
+            for (let i = t.indexOf("="); i >= 0 && i + 2 < t.length; i = t.indexOf("=", i + 1)) {
+              const r = document.createRange();
+              r.setStart(n, i); r.setEnd(n, i + 1);
+              const sign = r.getBoundingClientRect();
+              r.setStart(n, i + 2); r.setEnd(n, i + 3);
+              const next = r.getBoundingClientRect();
+              if (sign.height && next.height && next.top >= sign.bottom - 2) out.push(t.slice(Math.max(0, i - 12), i + 10));
+            }
+          }
+          return out.filter((t) => !t.includes("bigger = more"));  // (a legend's words, not a readout)
+        }"""
+    )
+    assert split == [], split

@@ -460,9 +460,10 @@ def vector_view(state, config: dict) -> dict:
                 f"<div class='ae-kind'>{S['vector_formula_scores']}</div>{dots}"
                 f"<div class='ae-kind'>{S['vector_formula_weights']}</div>"
                 f"α = softmax([{', '.join(f(s, 3) for s in scores)}] / {f(temp, 2)})"
-                f" = [{', '.join(f(a, 3) for a in weights)}]"
+                # (a result kept whole with its "=": a narrow screen breaks the line before it, not after)
+                f" <span class='ae-nobreak'>= [{', '.join(f(a, 3) for a in weights)}]</span>"
                 f"<div class='ae-kind'>{S['vector_formula_output']}</div>"
-                f"y = {terms} = {format_vector(y)}"
+                f"y = {terms} <span class='ae-nobreak'>= {format_vector(y)}</span>"
             ),
             "plot_data": data_table(S["vector_plot"], [S["data_name"], "x", "y", S["readout_weights"]], points_rows),
             "live": (

@@ -209,9 +209,10 @@ export function vectorView(st, config) {
         `<div class='ae-kind'>${S.vector_formula_scores}</div>${dots}` +
         `<div class='ae-kind'>${S.vector_formula_weights}</div>` +
         `α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)})` +
-        ` = [${weights.map((a) => f(a, 3)).join(", ")}]` +
+        // (a result kept whole with its "=": a narrow screen breaks the line before it, not after)
+        ` <span class='ae-nobreak'>= [${weights.map((a) => f(a, 3)).join(", ")}]</span>` +
         `<div class='ae-kind'>${S.vector_formula_output}</div>` +
-        `y = ${terms} = ${formatVector(y)}`,
+        `y = ${terms} <span class='ae-nobreak'>= ${formatVector(y)}</span>`,
       plot_data: dataTable(S.vector_plot, [S.data_name, "x", "y", S.readout_weights], pointsRows),
       live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") +
         ` · ${S.readout_output} y = ${formatVector(y)}`,

@@ -190,6 +190,10 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 /* The self/cross row's words and weights (one table row of pairs) wrap on a narrow phone, a pair kept whole. */
 .ae-x .ae-selfcross-row table, .ae-x .ae-selfcross-row tbody { display: block; }
 .ae-x .ae-selfcross-row tr { display: flex; flex-wrap: wrap; }
+/* So do the vector's scores and weights: each "s₁ = 1.000" whole, never "s₁ =" on one line and its number on the next. */
+.ae-x :is(.ae-vector-scores, .ae-vector-weights) :is(table, tbody) { display: block; }
+.ae-x :is(.ae-vector-scores, .ae-vector-weights) tr { display: flex; flex-wrap: wrap; }
+.ae-x :is(.ae-vector-scores, .ae-vector-weights) td { white-space: nowrap; }
 .ae-x .ae-selfcross-row td:nth-child(odd) { padding-right: 4px; }
 .ae-x .ae-selfcross-row td:nth-child(even) { padding-right: 12px; }
 /* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see below. */

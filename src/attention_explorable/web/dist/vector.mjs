@@ -1127,6 +1127,10 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 /* The self/cross row's words and weights (one table row of pairs) wrap on a narrow phone, a pair kept whole. */
 .ae-x .ae-selfcross-row table, .ae-x .ae-selfcross-row tbody { display: block; }
 .ae-x .ae-selfcross-row tr { display: flex; flex-wrap: wrap; }
+/* So do the vector's scores and weights: each "s₁ = 1.000" whole, never "s₁ =" on one line and its number on the next. */
+.ae-x :is(.ae-vector-scores, .ae-vector-weights) :is(table, tbody) { display: block; }
+.ae-x :is(.ae-vector-scores, .ae-vector-weights) tr { display: flex; flex-wrap: wrap; }
+.ae-x :is(.ae-vector-scores, .ae-vector-weights) td { white-space: nowrap; }
 .ae-x .ae-selfcross-row td:nth-child(odd) { padding-right: 4px; }
 .ae-x .ae-selfcross-row td:nth-child(even) { padding-right: 12px; }
 /* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see below. */
@@ -1812,7 +1816,7 @@ function vectorView(st, config) {
       scores_readout: row(S.readout_scores, scores.map((s, j) => `<td>s${idx[j]} = ${f(s, 3)}</td>`).join("")),
       weights_readout: row(S.readout_weights, weights.map((a, j) => `<td>α${idx[j]} = ${f(a, 3)}</td>`).join("")),
       output_readout: row(S.readout_output, `<td>y = ${formatVector(y)}</td>`),
-      formula: `<div class='ae-kind'>${S.formula_label}</div><div class='ae-kind'>${S.vector_formula_scores}</div>${dots}<div class='ae-kind'>${S.vector_formula_weights}</div>α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)}) = [${weights.map((a) => f(a, 3)).join(", ")}]<div class='ae-kind'>${S.vector_formula_output}</div>y = ${terms} = ${formatVector(y)}`,
+      formula: `<div class='ae-kind'>${S.formula_label}</div><div class='ae-kind'>${S.vector_formula_scores}</div>${dots}<div class='ae-kind'>${S.vector_formula_weights}</div>α = softmax([${scores.map((s) => f(s, 3)).join(", ")}] / ${f(temp, 2)}) <span class='ae-nobreak'>= [${weights.map((a) => f(a, 3)).join(", ")}]</span><div class='ae-kind'>${S.vector_formula_output}</div>y = ${terms} <span class='ae-nobreak'>= ${formatVector(y)}</span>`,
       plot_data: dataTable(S.vector_plot, [S.data_name, "x", "y", S.readout_weights], pointsRows),
       live: `${S.readout_weights} ` + weights.map((a, j) => `α${idx[j]} = ${f(a, 3)}`).join(", ") + ` · ${S.readout_output} y = ${formatVector(y)}`,
       feedback
