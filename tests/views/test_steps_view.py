@@ -111,6 +111,14 @@ def test_temperature_views_only_in_step_3_once_demonstrated():
         assert len(v["sources"]["curve"]["t"]) == len(CONFIG["curve_t"]) and v["sources"]["point"]["t"]
 
 
+def test_a_replays_number_boxes_read_as_their_sliders_step_then_exactly_once_it_ends():
+    """A frame on the way reads T = 0.98 (not 0.978688) and s₂ − s₁ = 1.3; the end state reads exactly."""
+    frame = view.steps_view(state(3, animating=True, temperature=0.978688, score_diff=1.2637), CONFIG)["props"]
+    assert (frame["temperature_box"]["value"], frame["score_diff_box"]["value"]) == ("0.98", "1.3")
+    ended = view.steps_view(state(3, revealed=True, temperature=0.978688), CONFIG)["props"]
+    assert ended["temperature_box"]["value"] == "0.978688"
+
+
 def shown_text(v: dict) -> str:
     """Every text a view puts on the screen or in a screen-reader table, and every label of its plots."""
     labels = [str(x) for src in v["sources"].values() for col in ("label", "name") for x in src.get(col, [])]

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import core, scenarios
 from ..strings import text
-from .numbers import data_table, echo, format_g, format_number, parse_number
+from .numbers import data_table, echo, format_fixed, format_g, format_number, parse_number
 
 #: Bounds of the temperature slider; the curve's temperatures are log-spaced over them.
 T_BOUNDS = (0.01, 10.0)
@@ -298,7 +298,10 @@ def steps_view(state, config: dict) -> dict:
                 for name in SLIDERS
             },
             **{
-                f"{name}_box": {"value": format_g(state[name]), "disabled": locked and name in MOVED}
+                f"{name}_box": {
+                    "value": box_text(state[name], SLIDERS[name][2], animating),
+                    "disabled": locked and name in MOVED,
+                }
                 for name in SLIDERS
             },
             **{f"step_{n}": {"button_type": "primary" if n == step else "default"} for n in (1, 2, 3)},
@@ -313,6 +316,19 @@ def steps_view(state, config: dict) -> dict:
         },
     }
     return view
+
+
+def box_text(value: float, step: float, animating: bool) -> str:
+    """A number box's text: ``value``; while a demonstration replays, rounded to the decimals of its slider's
+    ``step`` (a frame on the way reads 0.98, not 0.978688: the box is read as the slider is).
+
+    >>> box_text(0.978688, 0.01, True), box_text(0.978688, 0.01, False), box_text(-0.001, 0.1, True)
+    ('0.98', '0.978688', '0')
+    """
+    if not animating:
+        return format_g(value)
+    decimals = max(0, -math.floor(math.log10(step)))
+    return format_g(float(format_fixed(value, decimals)) + 0.0)  # (+ 0.0: a rounded −0.001 reads 0, not −0)
 
 
 def step_target(state: dict, config: dict) -> dict:

@@ -67,7 +67,7 @@ export function stepsView(st, config) {
   for (const name of STATE_KEYS) {
     const disabled = locked && MOVED.includes(name);
     props[name + "_slider"] = {value: st[name], disabled};
-    props[name + "_box"] = {value: formatG(st[name]), disabled};
+    props[name + "_box"] = {value: boxText(st[name], config.sliders[name][2], animating), disabled};
   }
   for (const n of [1, 2, 3]) props["step_" + n] = {button_type: n === step ? "primary" : "default"};
   Object.assign(props, {
@@ -134,6 +134,13 @@ function questionHtml(step, revealed, S, target) {
  * scores and the temperature, never the values, so the values an explorable opened with (an author's tag
  * or saved page, a link) are those each step demonstrates and checks. The twin of views.steps.with_values.
  */
+/** A number box's text: the value; while a demonstration replays, to its slider's step's decimals (views.steps.box_text). */
+export function boxText(value, step, animating) {
+  if (!animating) return formatG(value);
+  const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+  return formatG(Number(formatFixed(value, decimals)) + 0);  // (+ 0: a rounded −0.001 reads 0, not −0)
+}
+
 /** The target of `st`'s step with the values on screen (views.steps.step_target). */
 export function stepTarget(st, config) {
   return withValues([config.steps[st.step - 1]], {value_1: Number(st.value_1), value_2: Number(st.value_2)})[0].target;

@@ -1671,7 +1671,7 @@ function stepsView(st, config) {
   for (const name of STATE_KEYS) {
     const disabled = locked && MOVED.includes(name);
     props[name + "_slider"] = { value: st[name], disabled };
-    props[name + "_box"] = { value: formatG(st[name]), disabled };
+    props[name + "_box"] = { value: boxText(st[name], config.sliders[name][2], animating), disabled };
   }
   for (const n of [1, 2, 3]) props["step_" + n] = { button_type: n === step ? "primary" : "default" };
   Object.assign(props, {
@@ -1722,6 +1722,11 @@ function questionHtml(step, revealed, S, target) {
   const explain = revealed ? `<p class='ae-explain'>${S[`step${step}_explain`]}</p>` : "";
   const question = fill(S[`step${step}_question`], { v1: formatG(target.value_1), v2: formatG(target.value_2) });
   return `<p class='ae-step-title' style='margin:4px 0; font-size:1.17em'><b>${S[`step${step}_title`]}</b></p><p>${question}</p>${explain}`;
+}
+function boxText(value, step, animating) {
+  if (!animating) return formatG(value);
+  const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+  return formatG(Number(formatFixed(value, decimals)) + 0);
 }
 function stepTarget(st, config) {
   return withValues([config.steps[st.step - 1]], { value_1: Number(st.value_1), value_2: Number(st.value_2) })[0].target;
@@ -2011,6 +2016,7 @@ export {
   MOVED,
   STATE_KEYS,
   STATE_NAMES,
+  boxText,
   steps_default as default,
   interpolate,
   outcome,
