@@ -95,10 +95,10 @@ def test_student_uses_every_control(selfcross_page, request):
     causal = core.scaled_dot_product_attention(EN_EMBEDDINGS, EN_EMBEDDINGS, EN_EMBEDDINGS, mask=core.causal_mask(4))[1]
 
     # Chinese self-attention: the heatmap says both roles come from the Chinese sentence.
-    assert "中文句子「我 爱 机器 学习」" in text_of(page, ".ae-selfcross-roles")
+    assert "中文句子“我 爱 机器 学习”" in text_of(page, ".ae-selfcross-roles")
     row = text_of(page, ".ae-selfcross-row")
     # Before the prediction no weight is shown: the words' likeness would answer it.
-    assert "查询「我」的权重" in row and STRINGS["zh"]["selfcross_hidden"] in row and not weights_in(row)
+    assert "查询“我”的权重" in row and STRINGS["zh"]["selfcross_hidden"] in row and not weights_in(row)
     hm = heatmap(page)
     assert hm["x"] == {"label": "键和值来自：中文句子", "ticks": list(ZH_TOKENS)}
     assert hm["y"] == {"label": "查询来自：中文句子", "ticks": list(ZH_TOKENS)}
@@ -110,9 +110,9 @@ def test_student_uses_every_control(selfcross_page, request):
     page.locator(".ae-selfcross-skip button").click()
     wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
     page.locator(".ae-selfcross-query button", has_text="love").click()
-    wait_text(page, ".ae-selfcross-row", "查询「love」的权重")
+    wait_text(page, ".ae-selfcross-row", "查询“love”的权重")
     row = text_of(page, ".ae-selfcross-row")
-    assert f"最关注「爱」（权重 {cross[1].max():.3f}）" in row
+    assert f"最关注“爱”（权重 {cross[1].max():.3f}）" in row
     for tok, weight in zip(ZH_TOKENS, cross[1]):
         assert re.search(rf"{tok}\s+{weight:.3f}", row), (tok, row)
 
@@ -127,7 +127,7 @@ def test_student_uses_every_control(selfcross_page, request):
 
     # Tap the heatmap's last row: "learning" becomes the query, its button pressed.
     tap_row(page, 4)
-    wait_text(page, ".ae-selfcross-row", "查询「learning」的权重")
+    wait_text(page, ".ae-selfcross-row", "查询“learning”的权重")
     assert weights_in(text_of(page, ".ae-selfcross-row")) == {tok: round(w, 3) for tok, w in zip(ZH_TOKENS, cross[3])}
     eventually(page, lambda: _assert_equal(heatmap(page)["row"], 4))
     eventually(
@@ -136,12 +136,12 @@ def test_student_uses_every_control(selfcross_page, request):
 
     # English self-attention with the causal mask: "love" sees only "I" and itself.
     page.locator(".ae-selfcross-mode button", has_text="自注意力（英文）").click()
-    wait_text(page, ".ae-selfcross-roles", "英文句子「I love machine learning」")
+    wait_text(page, ".ae-selfcross-roles", "英文句子“I love machine learning”")
     expect(page.locator(".ae-selfcross-causal input")).to_be_enabled()  # (a live page: drawn by the server)
     page.locator(".ae-selfcross-query button", has_text="love").click()
     page.locator(".ae-selfcross-causal input").click()
     wait_text(page, ".ae-selfcross-roles", "因果掩码")
-    wait_text(page, ".ae-selfcross-row", "查询「love」的权重")
+    wait_text(page, ".ae-selfcross-row", "查询“love”的权重")
     row = text_of(page, ".ae-selfcross-row")
     assert re.search(r"machine\s+0\.000", row) and re.search(r"learning\s+0\.000", row), row
     assert weights_in(row) == {tok: round(w, 3) for tok, w in zip(EN_TOKENS, causal[1])}
@@ -164,7 +164,7 @@ def test_student_uses_every_control(selfcross_page, request):
     # Chinese self-attention, past the question: its weights now shown.
     page.locator(".ae-selfcross-mode button", has_text="自注意力（中文）").click()
     page.locator(".ae-selfcross-query button", has_text="我").click()
-    wait_text(page, ".ae-selfcross-row", "查询「我」的权重")
+    wait_text(page, ".ae-selfcross-row", "查询“我”的权重")
     eventually(
         page,
         lambda: _assert_equal(
@@ -183,7 +183,7 @@ def test_phone_has_no_sideways_scroll(selfcross_server, student):
     wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
     plot_area(page, ".ae-selfcross-heatmap").scroll_into_view_if_needed()
     tap_row(page, 3, touch=True)
-    wait_text(page, ".ae-selfcross-row", "查询「machine」的权重")
+    wait_text(page, ".ae-selfcross-row", "查询“machine”的权重")
     assert heatmap(page)["row"] == 3
     s.assert_fits_phone("selfcross-390")
     selfcross_server.assert_clean_log()
@@ -207,7 +207,7 @@ def test_state_travels_both_ways(student):
         wait_text(page, ".ae-server-state", "mode=self_en causal=True query=2")
 
         page.locator(".ae-server-jump button").click()  # the server changes the state
-        wait_text(page, ".ae-selfcross-row", "查询「learning」的权重")
+        wait_text(page, ".ae-selfcross-row", "查询“learning”的权重")
         wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
         cross = core.scaled_dot_product_attention(EN_EMBEDDINGS, ZH_EMBEDDINGS, ZH_EMBEDDINGS)[1]
         assert weights_in(text_of(page, ".ae-selfcross-row")) == {
@@ -235,15 +235,15 @@ def test_the_prediction_is_asked_first_and_cross_attention_answers_it(selfcross_
     assert text_of(page, ".ae-selfcross-feedback") == STRINGS["zh"]["predict_locked"]
     page.locator(".ae-selfcross-check button").click()  # nothing chosen: said, the mode stays
     wait_text(page, ".ae-input-notice", "先选一个预测")
-    assert "中文句子「我 爱 机器 学习」" in text_of(page, ".ae-selfcross-roles")
+    assert "中文句子“我 爱 机器 学习”" in text_of(page, ".ae-selfcross-roles")
     page.locator(".ae-selfcross-prediction button", has_text="主要分给").click()
     page.locator(".ae-selfcross-check button").click()
     # Checked: cross-attention is drawn on the asked query's row ("machine"), and the verdict names it.
     wait_text(page, ".ae-selfcross-feedback", "预测对了")
     wait_text(page, ".ae-selfcross-roles", "查询 Q 来自英文句子")
-    wait_text(page, ".ae-selfcross-row", "查询「machine」的权重")
+    wait_text(page, ".ae-selfcross-row", "查询“machine”的权重")
     said = text_of(page, ".ae-selfcross-feedback")
-    assert f"「机器」分到 {cross[2, 2]:.3f}，「学习」也分到 {cross[2, 3]:.3f}" in said, said
+    assert f"“机器”分到 {cross[2, 2]:.3f}，“学习”也分到 {cross[2, 3]:.3f}" in said, said
     expect(page.locator(".ae-selfcross-skip button")).to_be_hidden()
     s.screenshot(f"selfcross-answered-1280-{request.node.callspec.id}")
     s.assert_clean()
@@ -256,7 +256,7 @@ def test_nothing_can_be_tried_before_the_prediction(selfcross_page):
         expect(page.locator(control).first).to_be_disabled()
     tap_row(page, 3)  # a tap on the heatmap: said, nothing moves
     wait_text(page, ".ae-input-notice", STRINGS["zh"]["predict_locked"])
-    assert "查询「我」的权重" in text_of(page, ".ae-selfcross-row")
+    assert "查询“我”的权重" in text_of(page, ".ae-selfcross-row")
     page.locator(".ae-selfcross-skip button").click()  # skipped: the answer, and the controls open
     wait_text(page, ".ae-selfcross-feedback", "在交叉注意力的热图里")
     expect(page.locator(".ae-selfcross-mode button").first).to_be_enabled()

@@ -76,7 +76,7 @@ def test_student_does_all_three_steps(steps_page, request):
     page.locator(".ae-step-2 button").click()
     wait_text(page, ".ae-result", "先预测")
     page.locator(".ae-prediction input").fill("八")
-    wait_text(page, ".ae-prediction-error", "预测必须是 −20 到 20 之间的数字，收到的是「八」")
+    wait_text(page, ".ae-prediction-error", "预测必须是 −20 到 20 之间的数字，收到的是“八”")
     page.locator(".ae-prediction input").fill("8")
     page.locator(".ae-demonstrate button").click()
     expected = scenarios.get_step(2).expected_output()

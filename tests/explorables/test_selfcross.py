@@ -42,7 +42,7 @@ def test_default_draws_chinese_self_attention(explorer):
     assert fig.xaxis[0].axis_label == "键和值来自：中文句子" and fig.yaxis[0].axis_label == "查询来自：中文句子"
     assert fig.xaxis[0].major_label_overrides == dict(enumerate(ZH_TOKENS, start=1))  # keyed by the tick number
     assert "Q、键 K、值 V 都来自中文句子" in shown(explorer, "roles")
-    assert "查询「我」的权重" in shown(explorer, "row") and "手工设定" in shown(explorer, "note")
+    assert "查询“我”的权重" in shown(explorer, "row") and "手工设定" in shown(explorer, "note")
     assert explorer._controls["query"].labels == list(ZH_TOKENS)
     assert explorer._controls["causal"].disabled
 

@@ -57,7 +57,7 @@ def test_number_right_wrong_malformed_empty():
     hint = content.markdown_to_html(BLOCKS["q2-alpha2"].parts["hint"])
     assert wrong == f"<div class='ae-wrong'>{ZH['exercise_wrong']}{hint}</div>"
     bad = feedback("q2-alpha2", "零点一五<script>")
-    assert "请输入一个数字" in bad and "「零点一五&lt;script&gt;」" in bad and "<script>" not in bad
+    assert "请输入一个数字" in bad and "“零点一五&lt;script&gt;”" in bad and "<script>" not in bad
     assert "class='ae-error'" in bad
     assert ZH["exercise_empty"] in feedback("q2-alpha2", "  ") and ZH["exercise_empty"] in feedback("q2-alpha2", "")
 
@@ -138,9 +138,9 @@ def test_a_whole_number_is_never_close():
 
 def test_a_long_malformed_echo_is_capped_at_40_characters():
     status, message = view.judge("x" * 5000, config("q2-alpha2"))
-    assert status == "invalid" and "「" + "x" * 40 + "…」" in message and len(message) < 120
+    assert status == "invalid" and "“" + "x" * 40 + "…”" in message and len(message) < 120
     forty = view.judge(" " + "y" * 40 + " ", config("q2-alpha2"))[1]
-    assert "「" + "y" * 40 + "」" in forty  # stripped, exactly 40: not cut
+    assert "“" + "y" * 40 + "”" in forty  # stripped, exactly 40: not cut
 
 
 def test_the_echo_is_escaped_after_cutting():

@@ -38,9 +38,9 @@ def test_default_is_chinese_self_attention():
     assert tuple(q_tokens) == tuple(k_tokens) == ZH_TOKENS and mask.all()
     assert v["props"]["x_axis"]["axis_label"] == ZH["selfcross_axis_key"].format(source=ZH["selfcross_source_zh"])
     assert v["props"]["y_axis"]["axis_label"] == ZH["selfcross_axis_query"].format(source=ZH["selfcross_source_zh"])
-    assert "Q、键 K、值 V 都来自中文句子「我 爱 机器 学习」" in v["html"]["roles"]
+    assert "Q、键 K、值 V 都来自中文句子“我 爱 机器 学习”" in v["html"]["roles"]
     # (the English sentence too, in its language: the question asks about its second word)
-    assert "（英文译文「<span lang='en'>I love machine learning</span>」）" in v["html"]["roles"]
+    assert "（英文译文“<span lang='en'>I love machine learning</span>”）" in v["html"]["roles"]
     # 机器 and 学习 attend to each other: a sensible toy pattern.
     assert w[2, 3] > 0.3 and w[3, 2] > 0.3
     assert cell_texts(v)[(3, 4)] == f"{w[2, 3]:.2f}"
@@ -70,14 +70,14 @@ def test_query_row_readout_and_highlight():
     v = view.selfcross_view(state("cross", query=2), CONFIG)
     row = weights(EN_EMBEDDINGS, ZH_EMBEDDINGS)[1]
     html = v["html"]["row"]
-    assert "查询「<span lang='en'>love</span>」的权重" in html  # an English token on a Chinese page says so
+    assert "查询“<span lang='en'>love</span>”的权重" in html  # an English token on a Chinese page says so
     for tok, w in zip(ZH_TOKENS, row):
         assert f"<td>{tok}</td><td><b>{w:.3f}</b></td>" in html
-    assert f"最关注「爱」（权重 {row.max():.3f}）" in html
+    assert f"最关注“爱”（权重 {row.max():.3f}）" in html
     assert v["sources"]["highlight"] == {"x": [2.5], "y": [2], "width": [3.98], "height": [0.98]}
     assert v["props"]["query"]["active"] == 1
     v = view.selfcross_view(state("cross", query=4), CONFIG)
-    assert "查询「<span lang='en'>learning</span>」的权重" in v["html"]["row"] and v["sources"]["highlight"]["y"] == [4]
+    assert "查询“<span lang='en'>learning</span>”的权重" in v["html"]["row"] and v["sources"]["highlight"]["y"] == [4]
 
 
 def test_causal_mask_in_english_self_attention_only():
@@ -211,8 +211,8 @@ def test_the_prediction_waits_and_its_answer_is_the_cross_attention_row():
                 {**state("cross", query=query), "prediction": prediction, "revealed": True}, CONFIG
             )
             feedback = re.sub(r"<[^>]+>", "", after["html"]["feedback"])  # the English token in its lang span
-            assert "「machine」那一行" in feedback
-            assert f"「机器」分到 {asked[best]:.3f}，「学习」也分到 {asked[second]:.3f}" in feedback
+            assert "“machine”那一行" in feedback
+            assert f"“机器”分到 {asked[best]:.3f}，“学习”也分到 {asked[second]:.3f}" in feedback
             assert after["props"]["mode"]["disabled"] is after["props"]["query"]["disabled"] is False
             assert after["props"]["prediction_choice"]["disabled"] and after["props"]["predict_check"] == {
                 "visible": False
