@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 import warnings
 from functools import lru_cache
 
@@ -46,9 +47,64 @@ def open_hint(language: str) -> str:
 def block_html(section_id: str, block: Block, language: str) -> str:
     """HTML of a non-interactive block (cached: the text is the same for every session).
 
-    Runs of the other language carry their ``lang`` (:func:`~attention_explorable.content.mark_languages`).
+    Each subsection number in its text links to that subsection (:func:`link_subsections`); runs of the
+    other language carry their ``lang`` (:func:`~attention_explorable.content.mark_languages`).
     """
-    return mark_languages(_block_html(section_id, block, language), language)
+    return mark_languages(link_subsections(_block_html(section_id, block, language), language), language)
+
+
+@lru_cache(maxsize=None)
+def subsection_anchors(language: str = DEFAULT_LANGUAGE) -> dict[str, str]:
+    """Each subsection's number (``"3.7.5"``) → its heading's id, from the text's ``##`` headings."""
+    found = {}
+    for section in _sections(language):
+        for level, a, title in section.outline():
+            number = title.split(" ", 1)[0]
+            if level == 2 and re.fullmatch(r"\d+\.\d+\.\d+", number):
+                found[number] = a
+    return found
+
+
+#: A subsection's number in running text, unless it numbers an example, exercise, proposition or definition
+#: of that subsection (its name right before it: "Example 3.8.2", "练习 3.8.1").
+_SUBSECTION_REF = re.compile(
+    r"(?P<kind>(?:Examples?|Exercises?|Propositions?|Definitions?|例|练习|命题|定义)\s*)?(?<![\d.])(?P<n>\d+\.\d+\.\d+)(?![\d])"
+)
+#: Elements whose text is not linked: links, headings, formulas, code and scripts.
+_NO_LINKS = ("a", "h1", "h2", "h3", "summary", "math", "code", "pre", "script", "style")
+
+
+def link_subsections(source: str, language: str) -> str:
+    """``source`` (HTML of the text) with each subsection number ("3.7.5") in its running text a link to that
+    subsection's heading: on one long page "see 3.7.5" is a tap away. A number of an example, an exercise,
+    a proposition or a definition ("Example 3.8.2"), a number with no subsection, and the text of links,
+    headings, summaries, formulas and code are left as they are.
+
+    >>> link_subsections("<p>the steps of 3.7.5; Example 3.8.2</p>", "en")  # doctest: +ELLIPSIS
+    "<p>the steps of <a class='ae-ref' href='#sec-3-7--3-7-5-...'>3.7.5</a>; Example 3.8.2</p>"
+    """
+    anchors = subsection_anchors(language)
+
+    def link(m: re.Match) -> str:
+        a = anchors.get(m.group("n"))
+        if m.group("kind") or a is None:
+            return m.group(0)
+        return f"<a class='ae-ref' href='#{html.escape(a)}'>{m.group('n')}</a>"
+
+    out, skip = [], []
+    for part in re.split(r"(<[^>]+>)", source):
+        if part.startswith("<"):
+            name = re.match(r"</?\s*([A-Za-z0-9]+)", part)
+            name = name.group(1).lower() if name else ""
+            if name in _NO_LINKS and not part.endswith("/>"):
+                if not part.startswith("</"):
+                    skip.append(name)
+                elif name in skip:
+                    skip.remove(name)
+            out.append(part)
+        else:
+            out.append(part if skip or not part else _SUBSECTION_REF.sub(link, part))
+    return "".join(out)
 
 
 def _block_html(section_id: str, block: Block, language: str) -> str:

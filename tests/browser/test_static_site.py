@@ -25,7 +25,7 @@ from attention_explorable.explorables import MODULES, explorable_class
 from attention_explorable.site import module_pages, pages
 from attention_explorable.strings import text
 
-from .pages import settled, handle, text_of, wait_text
+from .pages import eventually, settled, handle, text_of, wait_text
 
 PAGES = pages()
 
@@ -509,3 +509,22 @@ def test_a_slow_device_without_scroll_anchoring_stays_on_the_anchor_once_the_pag
         )
     finally:
         context.close()
+
+
+def test_a_subsection_number_in_the_text_takes_the_reader_to_it(static_site, student):
+    """ "the steps of 3.7.5", read in 3.8, is a link: a click lands on 3.7.5's heading and Back returns."""
+    s, _ = _open(student, static_site, "en/index.html", ".ae-toc")
+    page = s.page
+    ref = page.locator("#sec-3-8 ~ * a.ae-ref[href*='--3-7-5-'], .ae-sec-3-8 a.ae-ref[href*='--3-7-5-']").first
+    ref.scroll_into_view_if_needed()
+    target = ref.get_attribute("href")[1:]
+    ref.click()
+    heading = page.locator(f"[id='{target}']")
+
+    def landed():
+        top = heading.evaluate("(h) => h.getBoundingClientRect().top")
+        assert -5 <= top <= 150, top
+
+    eventually(page, landed)
+    assert page.evaluate("() => location.hash") == f"#{target}"
+    s.assert_clean()
