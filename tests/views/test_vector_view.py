@@ -308,3 +308,14 @@ def test_other_keys_and_values_ask_nothing():
 def test_a_malformed_prediction_is_named(bad):
     with pytest.raises(ValueError, match=next(iter(bad))):
         view.vector_view({**state(), **bad}, CONFIG)
+
+
+def test_the_outputs_label_moves_right_when_the_star_sits_on_a_value_labelled_to_its_left():
+    """q = (−1, 2) at T = 0.05 puts y on v₂ = (0, 1), whose label runs to the left: "y" goes right of the star
+    (it ran into "v₂ (1.000)"); at the worked example's default the star is clear and "y" stays on its left."""
+    on_v2 = view.vector_view(state(-1.0, 2.0, 0.05), CONFIG)["sources"]
+    assert math.dist((on_v2["output"]["x"][0], on_v2["output"]["y"][0]), (0.0, 1.0)) < 0.01
+    assert on_v2["values"]["align"][1] == "right"
+    assert (on_v2["output"]["dx"], on_v2["output"]["align"]) == ([20.0], ["left"])
+    default = view.vector_view(state(), CONFIG)["sources"]["output"]
+    assert (default["dx"], default["dy"], default["align"]) == ([-12.0], [0.0], ["right"])

@@ -149,7 +149,7 @@ class VectorExplorer(Explorable):
             ),
             "values": ColumnDataSource({"x": [], "y": [], "size": [], "label": [], "dx": [], "dy": [], "align": []}),
             "hull": ColumnDataSource({"x": [], "y": []}),
-            "output": ColumnDataSource({"x": [], "y": [], "label": []}),
+            "output": ColumnDataSource({"x": [], "y": [], "label": [], "dx": [], "dy": [], "align": []}),
         }
         src = self._sources
         self._figure = plots.vector_figure(

@@ -72,6 +72,9 @@ VALUE_LABEL_EDGE = 0.5
 #: Where (px, its baseline) such a centred label sits above or below its point: above, clear of the largest
 #: dot (radius 15); below, its letters' tops clear of it too, and under a key's label on the x axis.
 VALUE_LABEL_RISE, VALUE_LABEL_DROP = 20.0, 28.0
+#: Within this distance (data units) of a value whose label runs to its left, the output's label "y" goes to
+#: the star's right instead of its left, so that "y" and "v₂ (1.000)" do not run into each other.
+OUTPUT_LABEL_NEAR = 0.3
 #: Decimals of a query set by a tap or a drag on the plot.
 QUERY_DECIMALS = 2
 
@@ -308,6 +311,18 @@ def _value_label_offsets(points, directions, gap: float) -> dict:
     return out
 
 
+def _output_label(y, values, value_offsets: dict) -> dict:
+    """The output's label offsets (px) and alignment: left of the star, or right of it where the star sits
+    within :data:`OUTPUT_LABEL_NEAR` of a value whose own label runs to the left (20 px: clear of that
+    value's dot, 15 px in radius at full weight)."""
+    near = [
+        j
+        for j, (vx, vy) in enumerate(values)
+        if math.hypot(y[0] - vx, y[1] - vy) < OUTPUT_LABEL_NEAR and value_offsets["align"][j] == "right"
+    ]
+    return {"dx": [20.0], "dy": [0.0], "align": ["left"]} if near else {"dx": [-12.0], "dy": [0.0], "align": ["right"]}
+
+
 def _query_label(qx: float, qy: float) -> dict:
     """The query's label offsets (px) and alignment: up and to the right of the tip, turned inwards near an edge."""
     right, up = qx <= QUERY_LABEL_EDGE, qy <= QUERY_LABEL_EDGE
@@ -379,6 +394,7 @@ def vector_view(state, config: dict) -> dict:
     mids = [(0.4 * kx, 0.4 * ky) for kx, ky in k.tolist()]
     key_dirs = [_away(m, (-ky, kx), centre) for m, (kx, ky) in zip(mids, k.tolist())]
     value_dirs = [(vx - centre[0], vy - centre[1]) for vx, vy in v.tolist()]
+    value_offsets = _value_label_offsets(v.tolist(), value_dirs, gap)
     hull = convex_hull(v)
 
     dots = "<br>".join(
@@ -441,10 +457,15 @@ def vector_view(state, config: dict) -> dict:
                 "y": v[:, 1].tolist(),
                 "size": [8.0 + 22.0 * math.sqrt(a) for a in weights.tolist()],
                 "label": [f"v{i} ({f(a, 3, html=False)})" for i, a in zip(idx, weights)],
-                **_value_label_offsets(v.tolist(), value_dirs, gap),
+                **value_offsets,
             },
             "hull": {"x": hull[:, 0].tolist(), "y": hull[:, 1].tolist()},
-            "output": {"x": [float(y[0])], "y": [float(y[1])], "label": ["y"]},
+            "output": {
+                "x": [float(y[0])],
+                "y": [float(y[1])],
+                "label": ["y"],
+                **_output_label([float(y[0]), float(y[1])], v.tolist(), value_offsets),
+            },
         },
         "ranges": {},
         "html": {

@@ -108,7 +108,7 @@ export function planeFigure(sources, {title, legend, extent = 2}) {
     arrow(sources.keys, `${id}-key`, c.key, 2, 10),
     labels(sources.keys, {x: "lx", y: "ly", size: "12px", color: "#555"}),
     labels(sources.values, {size: "12px", color: c.value}),
-    labels(sources.output, {dx: -12, dy: 0, align: "right", size: "13px", color: "#8a4a12", bold: true}),
+    labels(sources.output, {size: "13px", color: "#8a4a12", bold: true}),
     arrow(sources.query, `${id}-query`, c.query, 3, 12),
     labels(sources.query, {size: "14px", color: c.query, bold: true}));
   spec.legend = {ncols: 2, entries: ["hull", "key", "value", "output", "query"].map((k) => ({label: legend[k], glyphs: [glyphs[k]]}))};

@@ -128,6 +128,14 @@ function valueLabelOffsets(points, directions, gap) {
   return out;
 }
 
+/** views.vector.OUTPUT_LABEL_NEAR and _output_label: "y" left of the star, or right of it near a value whose
+ * label runs to the left. */
+const OUTPUT_LABEL_NEAR = 0.3;
+function outputLabel([yx, yy], values, valueOffsets) {
+  const near = values.some(([vx, vy], j) => Math.hypot(yx - vx, yy - vy) < OUTPUT_LABEL_NEAR && valueOffsets.align[j] === "right");
+  return near ? {dx: [20], dy: [0], align: ["left"]} : {dx: [-12], dy: [0], align: ["right"]};
+}
+
 /** views.vector._query_label: the label "q" up and to the right of the tip, turned inwards near an edge. */
 function queryLabel(qx, qy) {
   const right = qx <= QUERY_LABEL_EDGE, up = qy <= QUERY_LABEL_EDGE;
@@ -158,6 +166,7 @@ export function vectorView(st, config) {
   const mids = k.map(([kx, ky]) => [0.4 * kx, 0.4 * ky]);
   const keyDirs = mids.map((m, j) => away(m, [-k[j][1], k[j][0]], centre));
   const valueDirs = v.map(([vx, vy]) => [vx - centre[0], vy - centre[1]]);
+  const valueOffsets = valueLabelOffsets(v, valueDirs, gap);
   const hull = convexHull(v);
 
   const dots = k.map((kj, j) =>
@@ -195,9 +204,9 @@ export function vectorView(st, config) {
       keys: {x: k.map((p) => p[0]), y: k.map((p) => p[1]), lx: mids.map((m) => m[0]), ly: mids.map((m) => m[1]),
         label: idx.map((i) => "k" + i), ...labelOffsets(keyDirs, gap)},
       values: {x: v.map((p) => p[0]), y: v.map((p) => p[1]), size: weights.map((a) => 8.0 + 22.0 * Math.sqrt(a)),
-        label: weights.map((a, j) => `v${idx[j]} (${f(a, 3, false)})`), ...valueLabelOffsets(v, valueDirs, gap)},
+        label: weights.map((a, j) => `v${idx[j]} (${f(a, 3, false)})`), ...valueOffsets},
       hull: {x: hull.map((p) => p[0]), y: hull.map((p) => p[1])},
-      output: {x: [y[0]], y: [y[1]], label: ["y"]},
+      output: {x: [y[0]], y: [y[1]], label: ["y"], ...outputLabel(y, v, valueOffsets)},
     },
     ranges: {},
     html: {

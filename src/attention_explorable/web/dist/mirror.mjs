@@ -1017,6 +1017,11 @@ function valueLabelOffsets(points, directions, gap) {
   });
   return out;
 }
+var OUTPUT_LABEL_NEAR = 0.3;
+function outputLabel([yx, yy], values, valueOffsets) {
+  const near = values.some(([vx, vy], j) => Math.hypot(yx - vx, yy - vy) < OUTPUT_LABEL_NEAR && valueOffsets.align[j] === "right");
+  return near ? { dx: [20], dy: [0], align: ["left"] } : { dx: [-12], dy: [0], align: ["right"] };
+}
 function queryLabel(qx, qy) {
   const right = qx <= QUERY_LABEL_EDGE, up = qy <= QUERY_LABEL_EDGE;
   return { dx: [right ? 9 : -9], dy: [up ? 12 : -12], align: [right ? "left" : "right"] };
@@ -1039,6 +1044,7 @@ function vectorView(st, config) {
   const mids = k.map(([kx, ky]) => [0.4 * kx, 0.4 * ky]);
   const keyDirs = mids.map((m, j) => away(m, [-k[j][1], k[j][0]], centre));
   const valueDirs = v.map(([vx, vy]) => [vx - centre[0], vy - centre[1]]);
+  const valueOffsets = valueLabelOffsets(v, valueDirs, gap);
   const hull = convexHull(v);
   const dots = k.map((kj, j) => `s${idx[j]} = ${factor(f(qx, 2))}×${factor(formatG(kj[0]))} + ${factor(f(qy, 2))}×${factor(formatG(kj[1]))} = ${f(scores[j], 3)}`).join("<br>");
   const terms = weights.map((w, j) => `${f(w, 3)}·${formatVector(v[j], v[j].every((c) => c === Math.round(c)) ? 0 : 2)}`).join(" + ");
@@ -1082,10 +1088,10 @@ function vectorView(st, config) {
         y: v.map((p) => p[1]),
         size: weights.map((a) => 8 + 22 * Math.sqrt(a)),
         label: weights.map((a, j) => `v${idx[j]} (${f(a, 3, false)})`),
-        ...valueLabelOffsets(v, valueDirs, gap)
+        ...valueOffsets
       },
       hull: { x: hull.map((p) => p[0]), y: hull.map((p) => p[1]) },
-      output: { x: [y[0]], y: [y[1]], label: ["y"] }
+      output: { x: [y[0]], y: [y[1]], label: ["y"], ...outputLabel(y, v, valueOffsets) }
     },
     ranges: {},
     html: {
