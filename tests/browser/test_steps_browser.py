@@ -301,3 +301,27 @@ def test_values_a_student_sets_before_predicting_are_demonstrated_and_checked(st
         expect(page.locator(".ae-result")).to_contain_text(f"y = {y:.2f}")
         expect(value_1).to_have_value("4")
     s.assert_clean()
+
+
+def test_the_temperature_slider_runs_along_its_logarithm(student, saved_steps):
+    """T = 1 stands two thirds along the track (0.01 to 10: three decades; on a straight track it stood at 10 %),
+    the slider says T itself (aria-valuenow), and at the low end each key press still moves T one step."""
+    s = student()
+    s.open_offline(saved_steps, ".ae-output")
+    page = s.page
+    page.locator(".ae-prediction input").fill("6")
+    page.locator(".ae-demonstrate button").click()  # (the temperature waits for the step's demonstration)
+    wait_text(page, ".ae-result", "你的预测 y = 6")
+    knob = handle(page, ".ae-temperature")
+    expect(knob).to_be_enabled()
+    assert knob.get_attribute("aria-valuenow") == "1"
+    assert float(knob.input_value()) == pytest.approx(0.0, abs=0.011)  # log10(1), on a hundredth-decade grid
+    box = page.locator(".ae-temperature-box input")
+    box.fill("0.03")
+    box.press("Enter")
+    wait_text(page, ".ae-temperature-readout", r"T = 0\.03")
+    for shown in ("0.02", "0.01", "0.01"):  # (10^(log10 0.03 − 0.01) rounds back to 0.03: still a step down)
+        knob.press("ArrowLeft")
+        wait_text(page, ".ae-temperature-readout", rf"T = {re.escape(shown)}")
+        expect(knob).to_have_attribute("aria-valuenow", shown)
+    s.assert_clean()

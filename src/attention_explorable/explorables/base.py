@@ -451,6 +451,12 @@ class Explorable(pn.viewable.Viewer):
                 and math.isclose(held, want, rel_tol=1e-9, abs_tol=1e-12)
             ):
                 props[f"{name}_slider"] = {k: v for k, v in drawn.items() if k != "value"}
+        # What each box was given to show (a replay's frame reads 0.98 for 0.978688): its echo is no typing.
+        self._box_drawn = {
+            name: props[f"{name}_box"]["value"]
+            for name in getattr(self, "_sliders", {})
+            if "value" in props.get(f"{name}_box", {})
+        }
         write_view(self._models(), view)
 
     def _changed(self, *events) -> None:
@@ -553,7 +559,7 @@ class Explorable(pn.viewable.Viewer):
                 self._say("")
                 setattr(self, name, to_grid(min(max(value, lo), hi)))
                 return True
-            if origin.value == format_g(now):  # the box shows the state (drawn from it)
+            if origin.value in (format_g(now), getattr(self, "_box_drawn", {}).get(name)):  # drawn from the state
                 return True
             try:
                 parsed = parse_number(origin.value)

@@ -151,17 +151,23 @@ const GRAB_PX = 28;
  * (its label `label`), the typed box of class `cls-box` (the same label, for a screen reader only).
  * `bounds` is [low, high, step]. `onSlide(value)` is called for each move of the slider; `onType(raw)`
  * for a typed text committed (Enter, or leaving the box). The two parts, `slider` and `box`, take
- * `set({value, disabled})`: the slider a number, the box its text.
+ * `set({value, disabled})`: the slider a number, the box its text. With `log` the slider runs along log10
+ * of the value (low > 0), a hundredth of a decade a step.
  */
-export function slider(cls, label, [lo, hi, step], {onSlide, onType}) {
+export function slider(cls, label, [lo, hi, step], {onSlide, onType, log = false}) {
   const id = `ae-x${++ids}`, boxId = `ae-x${++ids}`;
-  const range = el("input", {type: "range", id, min: lo, max: hi, step});
+  // A log slider (a temperature over three decades) runs along log10 of its value, a hundredth of a decade a
+  // key press; it says its value itself (aria-valuenow), not the logarithm its input holds.
+  const [toTrack, fromTrack] = log ? [Math.log10, (x) => 10 ** x] : [(x) => x, (x) => x];
+  const range = el("input", log ? {type: "range", id, min: Math.log10(lo), max: Math.log10(hi), step: 0.01,
+                                   "aria-valuemin": lo, "aria-valuemax": hi}
+                                 : {type: "range", id, min: lo, max: hi, step});
   const input = el("input", {type: "text", id: boxId, inputmode: "decimal", autocomplete: "off"});
   const row = el("div", {class: "ae-n-row"},
     el("div", {class: `ae-n-slider ae-slider ${cls}`}, el("label", {for: id}, label + colon(label)), range),
     el("div", {class: `ae-n-input ae-box ${cls}-box`, style: "width:86px;margin:22px 5px 4px 0"},
        el("label", {for: boxId, class: "ae-n-sr"}, label), input));
-  range.addEventListener("input", () => onSlide(Number(range.value)));
+  range.addEventListener("input", () => onSlide(fromTrack(Number(range.value))));
   let committed = null;  // Enter, then leaving the box: one commit
   const commit = () => { if (input.value !== committed) onType(committed = input.value); };
   input.addEventListener("change", commit);
@@ -171,8 +177,9 @@ export function slider(cls, label, [lo, hi, step], {onSlide, onType}) {
   return {
     el: row,
     slider: {set({value, disabled} = {}) {
-      if (value !== undefined && Number(range.value) !== value) range.value = String(value);
+      if (value !== undefined && fromTrack(Number(range.value)) !== value) range.value = String(toTrack(value));
       if (value !== undefined) range.setAttribute("aria-valuetext", valueText(value));
+      if (value !== undefined && log) range.setAttribute("aria-valuenow", String(value));
       disable(range, disabled);
     }},
     box: {set({value, disabled} = {}) {
@@ -187,15 +194,21 @@ export function slider(cls, label, [lo, hi, step], {onSlide, onType}) {
  * `<name>_slider` and `<name>_box`: a moved slider sets the key on its grid (`toGrid(value, step)`); a typed
  * number sets it clamped to its bounds, and `say(markup)` says when it was clamped ("" when not); junk, or
  * a number that changes nothing, puts the key's value back in the box. `config` is the view's:
- * `sliders[name]` [low, high, step], `labels[name]`, `strings.input_clamped`.
+ * `sliders[name]` [low, high, step], `labels[name]`, `strings.input_clamped`. `log`: the slider runs along
+ * the value's logarithm (a temperature, whose 0.02 and 1 would sit at 0.1 % and 10 % of a straight track).
  */
-export function modelSlider(name, cls, config, model, {say, toGrid}) {
+export function modelSlider(name, cls, config, model, {say, toGrid, log = false}) {
   const [lo, hi, step] = config.sliders[name];
   const set = (value) => { if (value !== model.get(name)) setState(model, {[name]: value}); };
   const made = slider(cls, config.labels[name], [lo, hi, step], {
+    log,
     onSlide(value) {
       say("");
-      set(toGrid(Math.min(Math.max(value, lo), hi), step));
+      const now = model.get(name);
+      let next = toGrid(Math.min(Math.max(value, lo), hi), step);
+      // (on a log slider near its low end a key's move is less than a step of the grid: it takes one whole)
+      if (log && next === now && value !== now) next = toGrid(Math.min(Math.max(now + Math.sign(value - now) * step, lo), hi), step);
+      set(next);
     },
     onType(raw) {
       const typed = typedValue(raw, {lo, hi, toGrid: (v) => toGrid(v, step), message: config.strings.input_clamped,

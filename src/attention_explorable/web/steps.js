@@ -353,7 +353,7 @@ function render({model, el: host}) {
     demonstrate();
   });
   const sliders = Object.keys(config.sliders).map((name) =>
-    modelSlider(name, "ae-" + name.replace("_", "-"), config, model, {say, toGrid: onGrid}));
+    modelSlider(name, "ae-" + name.replace("_", "-"), config, model, {say, toGrid: onGrid, log: name === "temperature"}));
   const steps = [1, 2, 3].map((n) => {
     const b = button(`ae-step-${n}`, fill(S.step_button, {n}), () => goTo(n));
     return {el: b.el, set({button_type}) {

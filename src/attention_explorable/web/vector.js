@@ -271,7 +271,7 @@ function render({model, el: host}) {
   const sliders = {
     query_x: modelSlider("query_x", "ae-query-x", config, model, {say, toGrid}),
     query_y: modelSlider("query_y", "ae-query-y", config, model, {say, toGrid}),
-    temperature: modelSlider("temperature", "ae-vector-temperature", config, model, {say, toGrid}),
+    temperature: modelSlider("temperature", "ae-vector-temperature", config, model, {say, toGrid, log: true}),
   };
   const parts = {
     sources, ranges: {},

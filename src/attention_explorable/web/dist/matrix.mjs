@@ -1422,9 +1422,18 @@ function options(cls, labels, onPick, { vertical = true } = {}) {
 var colon = (label) => /[\u3400-\u9fff]/.test(label) ? "：" : ":";
 var TAP_SLOP = 6;
 var GRAB_PX = 28;
-function slider(cls, label, [lo, hi, step], { onSlide, onType }) {
+function slider(cls, label, [lo, hi, step], { onSlide, onType, log = false }) {
   const id = `ae-x${++ids}`, boxId = `ae-x${++ids}`;
-  const range2 = el("input", { type: "range", id, min: lo, max: hi, step });
+  const [toTrack, fromTrack] = log ? [Math.log10, (x) => 10 ** x] : [(x) => x, (x) => x];
+  const range2 = el("input", log ? {
+    type: "range",
+    id,
+    min: Math.log10(lo),
+    max: Math.log10(hi),
+    step: 0.01,
+    "aria-valuemin": lo,
+    "aria-valuemax": hi
+  } : { type: "range", id, min: lo, max: hi, step });
   const input = el("input", { type: "text", id: boxId, inputmode: "decimal", autocomplete: "off" });
   const row = el(
     "div",
@@ -1437,7 +1446,7 @@ function slider(cls, label, [lo, hi, step], { onSlide, onType }) {
       input
     )
   );
-  range2.addEventListener("input", () => onSlide(Number(range2.value)));
+  range2.addEventListener("input", () => onSlide(fromTrack(Number(range2.value))));
   let committed = null;
   const commit = () => {
     if (input.value !== committed) onType(committed = input.value);
@@ -1455,8 +1464,9 @@ function slider(cls, label, [lo, hi, step], { onSlide, onType }) {
   return {
     el: row,
     slider: { set({ value, disabled } = {}) {
-      if (value !== void 0 && Number(range2.value) !== value) range2.value = String(value);
+      if (value !== void 0 && fromTrack(Number(range2.value)) !== value) range2.value = String(toTrack(value));
       if (value !== void 0) range2.setAttribute("aria-valuetext", valueText(value));
+      if (value !== void 0 && log) range2.setAttribute("aria-valuenow", String(value));
       disable(range2, disabled);
     } },
     box: { set({ value, disabled } = {}) {
@@ -1465,15 +1475,19 @@ function slider(cls, label, [lo, hi, step], { onSlide, onType }) {
     } }
   };
 }
-function modelSlider(name, cls, config, model, { say, toGrid }) {
+function modelSlider(name, cls, config, model, { say, toGrid, log = false }) {
   const [lo, hi, step] = config.sliders[name];
   const set = (value) => {
     if (value !== model.get(name)) setState(model, { [name]: value });
   };
   const made = slider(cls, config.labels[name], [lo, hi, step], {
+    log,
     onSlide(value) {
       say("");
-      set(toGrid(Math.min(Math.max(value, lo), hi), step));
+      const now = model.get(name);
+      let next = toGrid(Math.min(Math.max(value, lo), hi), step);
+      if (log && next === now && value !== now) next = toGrid(Math.min(Math.max(now + Math.sign(value - now) * step, lo), hi), step);
+      set(next);
     },
     onType(raw) {
       const typed = typedValue(raw, {

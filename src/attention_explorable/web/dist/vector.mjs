@@ -1395,9 +1395,18 @@ function options(cls, labels2, onPick, { vertical = true } = {}) {
 var colon = (label) => /[\u3400-\u9fff]/.test(label) ? "：" : ":";
 var TAP_SLOP = 6;
 var GRAB_PX = 28;
-function slider(cls, label, [lo, hi, step], { onSlide, onType }) {
+function slider(cls, label, [lo, hi, step], { onSlide, onType, log = false }) {
   const id = `ae-x${++ids}`, boxId = `ae-x${++ids}`;
-  const range = el("input", { type: "range", id, min: lo, max: hi, step });
+  const [toTrack, fromTrack] = log ? [Math.log10, (x) => 10 ** x] : [(x) => x, (x) => x];
+  const range = el("input", log ? {
+    type: "range",
+    id,
+    min: Math.log10(lo),
+    max: Math.log10(hi),
+    step: 0.01,
+    "aria-valuemin": lo,
+    "aria-valuemax": hi
+  } : { type: "range", id, min: lo, max: hi, step });
   const input = el("input", { type: "text", id: boxId, inputmode: "decimal", autocomplete: "off" });
   const row = el(
     "div",
@@ -1410,7 +1419,7 @@ function slider(cls, label, [lo, hi, step], { onSlide, onType }) {
       input
     )
   );
-  range.addEventListener("input", () => onSlide(Number(range.value)));
+  range.addEventListener("input", () => onSlide(fromTrack(Number(range.value))));
   let committed = null;
   const commit = () => {
     if (input.value !== committed) onType(committed = input.value);
@@ -1428,8 +1437,9 @@ function slider(cls, label, [lo, hi, step], { onSlide, onType }) {
   return {
     el: row,
     slider: { set({ value, disabled } = {}) {
-      if (value !== void 0 && Number(range.value) !== value) range.value = String(value);
+      if (value !== void 0 && fromTrack(Number(range.value)) !== value) range.value = String(toTrack(value));
       if (value !== void 0) range.setAttribute("aria-valuetext", valueText(value));
+      if (value !== void 0 && log) range.setAttribute("aria-valuenow", String(value));
       disable(range, disabled);
     } },
     box: { set({ value, disabled } = {}) {
@@ -1438,15 +1448,19 @@ function slider(cls, label, [lo, hi, step], { onSlide, onType }) {
     } }
   };
 }
-function modelSlider(name, cls, config, model, { say, toGrid }) {
+function modelSlider(name, cls, config, model, { say, toGrid, log = false }) {
   const [lo, hi, step] = config.sliders[name];
   const set = (value) => {
     if (value !== model.get(name)) setState(model, { [name]: value });
   };
   const made = slider(cls, config.labels[name], [lo, hi, step], {
+    log,
     onSlide(value) {
       say("");
-      set(toGrid(Math.min(Math.max(value, lo), hi), step));
+      const now = model.get(name);
+      let next = toGrid(Math.min(Math.max(value, lo), hi), step);
+      if (log && next === now && value !== now) next = toGrid(Math.min(Math.max(now + Math.sign(value - now) * step, lo), hi), step);
+      set(next);
     },
     onType(raw) {
       const typed = typedValue(raw, {
@@ -1868,7 +1882,7 @@ function render({ model, el: host }) {
   const sliders = {
     query_x: modelSlider("query_x", "ae-query-x", config, model, { say, toGrid }),
     query_y: modelSlider("query_y", "ae-query-y", config, model, { say, toGrid }),
-    temperature: modelSlider("temperature", "ae-vector-temperature", config, model, { say, toGrid })
+    temperature: modelSlider("temperature", "ae-vector-temperature", config, model, { say, toGrid, log: true })
   };
   const parts = {
     sources,
