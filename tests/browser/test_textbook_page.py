@@ -125,7 +125,7 @@ def test_no_line_of_the_chinese_text_begins_with_the_punctuation_after_a_formula
     lines = s.page.evaluate("""() => {
       const spans = [];
       const walk = (root) => { for (const el of root.querySelectorAll('*')) {
-        if (el.classList.contains('ae-nobreak')) spans.push(el);
+        if (el.classList.contains('ae-nobreak') && el.querySelector('math')) spans.push(el);  // (a formula and its mark)
         if (el.shadowRoot) walk(el.shadowRoot); } };
       walk(document);
       for (const el of document.querySelectorAll('.ae-section > *')) el.style.contentVisibility = 'visible';
