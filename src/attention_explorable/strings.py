@@ -65,6 +65,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "notebook_answer": "解答",
         "code_note": "这段代码在本节的 Notebook 里可以直接运行。",
         "code_output": "这段代码的输出",
+        "prediction_fix": "上面框里的预测用不了（框下写着原因）：改成 {lo} 到 {hi} 之间的一个数，再点“演示本步”；不想预测，可以点“不预测，直接看”。",
         "prediction_needed": "先写下你的预测：在上面的框里输入演示结束时的 y（或点击数轴）。先把答案定下来再看结果，才看得出自己哪里想得不对。不想预测，可以点“不预测，直接看”。",
         "shown_after_demonstration": "演示之后显示",
         # steps
@@ -569,6 +570,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "notebook_answer": "Answer",
         "code_note": "This code runs unchanged in the section's notebook.",
         "code_output": "What this code prints",
+        "prediction_fix": "The prediction in the box above cannot be used (the note under it says why): change it to a number from {lo} to {hi} and press “Demonstrate this step” again, or press “Skip predicting”.",
         "prediction_needed": "Write down your prediction first: type the y you expect at the end of the demonstration in the box above (or tap or click the number line). Committing to an answer before you see the result is what reveals where your thinking went wrong. To watch without predicting, press “Skip predicting”.",
         "shown_after_demonstration": "shown after the demonstration",
         "step1_title": "Step 1 · Equal scores",

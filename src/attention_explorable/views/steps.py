@@ -68,6 +68,7 @@ STRING_KEYS = (
     "result_moved",
     *(f"slip_{name}" for name in ("equal", "value", "all", "swapped", "temperature")),
     "prediction_invalid",
+    "prediction_fix",
     "demonstrate",
     "demonstrating",
     "input_clamped",
@@ -189,6 +190,10 @@ def steps_view(state, config: dict) -> dict:
     curve_shown = step3 and (revealed or animating)
     # "演示本步" without a prediction asks for one, and offers to skip it.
     needs_prediction = bool(state.get("asked", False)) and pred is None and not (revealed or animating)
+    # Asked for a prediction while the box holds one that cannot be used (50, "abc"): it is to be mended, not
+    # written (the note under the box says why).
+    lo, hi = (format_g(b) for b in config["prediction_bounds"])
+    needed = S["prediction_fix"].format(lo=lo, hi=hi) if raw.strip() else S["prediction_needed"]
     # Predict first: what a step moves waits for its demonstration (or its skip), except on a presenter's page.
     locked = bool(config.get("ask_prediction", True)) and not (revealed or animating)
 
@@ -263,7 +268,7 @@ def steps_view(state, config: dict) -> dict:
             "naive": _naive_html(res, temp, S) if step3 else "",
             "question": _question_html(step, revealed, S, step_target(state, config)),
             "result": (
-                f"<b>{S['result_label']}</b>{S['label_colon']}{S['prediction_needed']}"
+                f"<b>{S['result_label']}</b>{S['label_colon']}{needed}"
                 if needs_prediction
                 else _result_html(state, pred, config)
             ),
@@ -287,7 +292,7 @@ def steps_view(state, config: dict) -> dict:
             ),
             # A screen reader hears why the cursor went to the prediction box.
             "live": (
-                S["prediction_needed"]
+                needed
                 if needs_prediction
                 else f"{S['readout_weights']} α₁ = {f(a1)}, α₂ = {f(a2)} · {S['readout_output']} y = {f(y)}"
             ),

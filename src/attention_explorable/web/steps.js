@@ -56,6 +56,8 @@ export function stepsView(st, config) {
   const gap = Math.abs(s2 - s1);
   const invalid = pred === null && pyStrip(raw) !== "";
   const [lo, hi] = config.prediction_bounds;
+  // Asked for a prediction while the box holds one that cannot be used: to be mended (views.steps).
+  const needed = invalid ? fill(S.prediction_fix, {lo: formatG(lo), hi: formatG(hi)}) : S.prediction_needed;
   const curve = curveShown ? config.curve_t.map((t) => softmax([0, gap / t])[1]) : [];
   const lineRows = [[`${S.legend_value} v₁`, formatG(v1)], [`${S.legend_value} v₂`, formatG(v2)],
     [S.legend_output, f(y)]].concat(pred === null ? [] : [[S.legend_prediction, formatG(pred)]]);
@@ -110,13 +112,13 @@ export function stepsView(st, config) {
         pieces("y = α₁·v₁ + α₂·v₂", `= ${f(a1)} × ${formatG(v1)} + ${f(a2)} × ${formatG(v2)}`, `= ${f(y)}`),
       naive: step3 ? naiveHtml(res, S) : "",
       question: questionHtml(step, revealed, S, stepTarget(st, config)),
-      result: needsPrediction ? `<b>${S.result_label}</b>${S.label_colon}${S.prediction_needed}` : resultHtml(st, pred, config),
+      result: needsPrediction ? `<b>${S.result_label}</b>${S.label_colon}${needed}` : resultHtml(st, pred, config),
       error: invalid ? fill(S.prediction_invalid, {raw: escapeHtml(echo(raw, ECHO_LIMIT)), lo: formatG(lo), hi: formatG(hi)}) : "",
       line_data: dataTable(S.plot_number_line, [S.data_name, S.data_value], lineRows),
       weights_data: dataTable(S.plot_weights, [S.data_name, S.axis_weight], [["α₁", f(a1)], ["α₂", f(a2)]]),
       curve_data: curveShown ? dataTable(S.plot_temperature_curve, [S.axis_temperature, S.axis_weight], curveRows) : "",
       // A screen reader hears why the cursor went to the prediction box.
-      live: needsPrediction ? S.prediction_needed
+      live: needsPrediction ? needed
         : `${S.readout_weights} α₁ = ${f(a1)}, α₂ = ${f(a2)} · ${S.readout_output} y = ${f(y)}`,
     },
     props,
