@@ -528,7 +528,7 @@ def test_the_panel_app_trains_the_head_on_the_server_and_its_curves_grow(head_se
     while run.t < steps:
         run.step()
     assert f"loss on this batch {run.losses[-1]:.3f}" in shown, shown
-    wait_text(page, ".ae-head-verdict", "Right")  # learned, and the prediction was B
+    wait_text(page, ".ae-head-verdict", "That is right")  # learned, and the prediction was B
     # The curve holds one point per step trained (streamed while it played).
     points = page.evaluate(
         """() => { for (const m of Bokeh.documents[0].all_models) if (m.data && m.data.loss) return m.data.step.length; }"""
