@@ -261,7 +261,7 @@ def test_a_prediction_off_by_a_usual_slip_is_told_which(n, language):
 
 @pytest.mark.parametrize("typed", ["50", "abc"])
 def test_asked_with_a_prediction_that_cannot_be_used_it_says_to_mend_it_not_to_write_one(typed):
-    """"Demonstrate" with 50 in the box (outside −20 to 20): the result says to change it, beside the note under
+    """ "Demonstrate" with 50 in the box (outside −20 to 20): the result says to change it, beside the note under
     the box, instead of "write down your prediction first" as if nothing had been typed."""
     v = view.steps_view(state(2, prediction_text=typed, asked=True), CONFIG)
     S = CONFIG["strings"]
