@@ -430,5 +430,10 @@ def test_the_contents_list_every_heading_and_nest_the_third_level_under_its_seco
     assert links and set(links) <= page_ids, set(links) - page_ids
     third = [a for s in sections for level, a, _ in s.outline() if level == 3]
     assert third, "the text has a ### heading"
-    for a in third:  # in a list inside the list item of the ## heading before it
-        assert re.search(rf"<ul><li><a href='#{re.escape(a)}'>", contents), a
+    for a in third:  # in a list inside the list item of the ## heading before it: three lists deep
+        at = contents.index(f"<a href='#{a}'>")
+        assert contents[:at].count("<ul>") - contents[:at].count("</ul>") == 3, a
+    seconds = [a for s in sections for a, _ in s.headings()]
+    for a in seconds:  # (and each ## two lists deep)
+        at = contents.index(f"<a href='#{a}'>")
+        assert contents[:at].count("<ul>") - contents[:at].count("</ul>") == 2, a
