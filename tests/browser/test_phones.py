@@ -14,6 +14,8 @@ from __future__ import annotations
 import pytest
 
 from attention_explorable.site import pages
+from playwright.sync_api import expect
+
 from .pages import eventually, settled
 
 pytestmark = pytest.mark.browser
@@ -268,3 +270,18 @@ def test_the_vectors_readouts_never_leave_an_equals_sign_at_a_lines_end(static_s
         }"""
     )
     assert split == [], split
+
+
+@pytest.mark.parametrize("width", [320, 360, 390])
+def test_the_two_apple_outputs_keep_each_vector_on_one_line(static_site, student, width):
+    """Each output vector of the "apple" explorable stays whole (it broke as "[1.46, 0.34," / "0.16]"), and the
+    page still fits the phone: a row wraps between its sentence, its vector and its lean instead."""
+    s = student(width=width, height=740, mobile=True)
+    s.open_offline(static_site / "en" / "contexts.html", ".ae-contexts-outputs")
+    page = s.page
+    page.locator(".ae-contexts-skip button").click()
+    vectors = page.locator(".ae-contexts-outputs b")
+    expect(vectors).to_have_count(2)
+    lines = vectors.evaluate_all("(bs) => bs.map((b) => b.getClientRects().length)")
+    assert lines == [1, 1], lines
+    assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")

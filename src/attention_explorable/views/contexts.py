@@ -206,7 +206,7 @@ def contexts_view(state, config: dict) -> dict:
     word = html.escape(config["sentences"]["fruit"]["tokens"][config["sentences"]["fruit"]["at"]])
     shown = "".join(
         f"<tr><td class='ae-kind'>{S[f'contexts_sentence_{c}']}</td>"
-        f"<td><b>{format_vector(outputs[c], 2)}</b></td><td>{S[leans[c]]}</td></tr>"
+        f"<td class='ae-nobreak'><b>{format_vector(outputs[c], 2)}</b></td><td>{S[leans[c]]}</td></tr>"
         for c in CONTEXTS
     )
 

@@ -62,7 +62,7 @@ export function contextsView(st, config) {
   const first = config.sentences.fruit;
   const word = escapeHtml(first.tokens[first.at]);
   const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td>` +
-    `<td><b>${formatVector(outputs[c], 2)}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
+    `<td class='ae-nobreak'><b>${formatVector(outputs[c], 2)}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
   const answer = () => {  // the question's read: without the mask
     const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({...st, causal: false}, config, c)]));
     const second = config.sentences.company;

@@ -568,6 +568,9 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x :is(.ae-vector-scores, .ae-vector-weights) :is(table, tbody) { display: block; }
 .ae-x :is(.ae-vector-scores, .ae-vector-weights) tr { display: flex; flex-wrap: wrap; }
 .ae-x :is(.ae-vector-scores, .ae-vector-weights) td { white-space: nowrap; }
+/* And the two "apple" outputs: sentence, vector (kept whole), lean, each row wrapping between them. */
+.ae-x .ae-contexts-outputs :is(table, tbody) { display: block; }
+.ae-x .ae-contexts-outputs tr { display: flex; flex-wrap: wrap; margin-bottom: 4px; }
 .ae-x .ae-selfcross-row td:nth-child(odd) { padding-right: 4px; }
 .ae-x .ae-selfcross-row td:nth-child(even) { padding-right: 12px; }
 /* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see below. */
@@ -1642,7 +1645,7 @@ function contextsView(st, config) {
   }
   const first = config.sentences.fruit;
   const word = escapeHtml(first.tokens[first.at]);
-  const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td><td><b>${formatVector(outputs[c], 2)}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
+  const shown = CONTEXTS.map((c) => `<tr><td class='ae-kind'>${S[`contexts_sentence_${c}`]}</td><td class='ae-nobreak'><b>${formatVector(outputs[c], 2)}</b></td><td>${S[leans[c]]}</td></tr>`).join("");
   const answer = () => {
     const unmasked = Object.fromEntries(CONTEXTS.map((c) => [c, readContext({ ...st, causal: false }, config, c)]));
     const second = config.sentences.company;

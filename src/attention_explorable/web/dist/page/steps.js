@@ -35,6 +35,9 @@
 .ae-x :is(.ae-vector-scores, .ae-vector-weights) :is(table, tbody) { display: block; }
 .ae-x :is(.ae-vector-scores, .ae-vector-weights) tr { display: flex; flex-wrap: wrap; }
 .ae-x :is(.ae-vector-scores, .ae-vector-weights) td { white-space: nowrap; }
+/* And the two "apple" outputs: sentence, vector (kept whole), lean, each row wrapping between them. */
+.ae-x .ae-contexts-outputs :is(table, tbody) { display: block; }
+.ae-x .ae-contexts-outputs tr { display: flex; flex-wrap: wrap; margin-bottom: 4px; }
 .ae-x .ae-selfcross-row td:nth-child(odd) { padding-right: 4px; }
 .ae-x .ae-selfcross-row td:nth-child(even) { padding-right: 12px; }
 /* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see below. */
