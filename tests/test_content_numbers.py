@@ -244,7 +244,7 @@ def figures(lang: str) -> dict[str, list[tuple[str, str]]]:
     fig37 += [
         ("$e^{1100}$", f"$e^{{{s2 / t_low:g}}}$"),
         ("1.8\\times10^{308}", sci(big)),
-        ("e^{709.8}", f"e^{{{f(math.log(big), 1)}}}"),
+        ("e^{709.78}", f"e^{{{f(math.log(big), 2)}}}"),
         # Checks of the three steps.
         ("0.5\\times2+0.5\\times10=6", f"{r1['weights'][0]:g}\\times2+{r1['weights'][1]:g}\\times10={r1['output']:g}"),
         ("0.5\\times4+0.5\\times16=10", f"{w_equal[0]:g}\\times4+{w_equal[1]:g}\\times16={y_equal:g}"),
