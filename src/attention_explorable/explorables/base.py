@@ -536,14 +536,13 @@ class Explorable(pn.viewable.Viewer):
         parameter's bounds with a notice that says so; junk puts the box back; ``before()`` is called before
         a student's change is made (not for the echo of a change drawn from the state). Returns whether
         ``origin`` was one of them."""
-        from ..views.numbers import echo, format_g, parse_number
+        from ..views.numbers import echo, format_g, parse_number, step_decimals
 
         for name, (slider, box, _row) in getattr(self, "_sliders", {}).items():
             if origin is not slider and origin is not box:
                 continue
             if to_grid is None:
-                step = self.param[name].step
-                decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+                decimals = step_decimals(self.param[name].step)
                 integer = isinstance(self.param[name], param.Integer)
                 to_grid = (lambda v: int(round(v))) if integer else (lambda v: round(v, decimals) + 0.0)
             lo, hi = self.param[name].bounds

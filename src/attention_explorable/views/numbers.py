@@ -25,7 +25,16 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["DECIMALS", "MINUS", "data_table", "format_fixed", "format_g", "format_number", "parse_number"]
+__all__ = [
+    "DECIMALS",
+    "MINUS",
+    "data_table",
+    "format_fixed",
+    "format_g",
+    "format_number",
+    "parse_number",
+    "step_decimals",
+]
 
 #: Decimals of a score, weight, output or loss read as a number.
 DECIMALS = 3
@@ -88,6 +97,16 @@ def format_g(x: float) -> str:
     """
     s = format(float(x), "g")
     return MINUS + s[1:] if s.startswith("-") else s
+
+
+def step_decimals(step: float) -> int:
+    """The decimals of a slider's grid ``step`` (0.01 → 2, 0.5 → 1, 1 → 0): a value on its grid, or a box that
+    shows one, has no more (the twin of ``stepDecimals`` in ``web/shared.js``).
+
+    >>> step_decimals(0.01), step_decimals(0.5), step_decimals(1)
+    (2, 1, 0)
+    """
+    return max(0, -math.floor(math.log10(step) + 1e-9))
 
 
 def format_fixed(x: float, decimals: int) -> str:

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import core, scenarios
 from ..strings import text
-from .numbers import data_table, echo, format_fixed, format_g, format_number, parse_number
+from .numbers import data_table, echo, format_fixed, format_g, format_number, parse_number, step_decimals
 
 #: Bounds of the temperature slider; the curve's temperatures are log-spaced over them.
 T_BOUNDS = (0.01, 10.0)
@@ -332,8 +332,7 @@ def box_text(value: float, step: float, animating: bool) -> str:
     """
     if not animating:
         return format_g(value)
-    decimals = max(0, -math.floor(math.log10(step)))
-    return format_g(float(format_fixed(value, decimals)) + 0.0)  # (+ 0.0: a rounded −0.001 reads 0, not −0)
+    return format_g(float(format_fixed(value, step_decimals(step))) + 0.0)  # (+ 0.0: a rounded −0.001 reads 0, not −0)
 
 
 def step_target(state: dict, config: dict) -> dict:

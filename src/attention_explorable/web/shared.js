@@ -288,10 +288,14 @@ export function echo(raw, limit = 40) {
 /** A slider's value as a screen reader is told it (Bokeh's slider's format "0[.]00"): 2, 0.50. */
 export const valueText = (v) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
 
+/** The decimals of a slider's grid `step` (0.01 → 2, 0.5 → 1; views.numbers.step_decimals). */
+export function stepDecimals(step) {
+  return Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+}
+
 /** A slider's value on its own grid: 1.8, not 1.8000000000000007 (`step` 0.1). */
 export function onGrid(value, step) {
-  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-  return Number(value.toFixed(decimals));
+  return Number(value.toFixed(stepDecimals(step)));
 }
 
 /**

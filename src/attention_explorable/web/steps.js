@@ -7,7 +7,8 @@ import {softmax, weightedSum} from "./attention.js";
 import {drawsFrom, numberLineFigure, range, source, temperatureFigure, weightsFigure} from "./figures.js";
 import {button, drawView, el, figure, modelSlider, moduleRoot, noticePart, phoneOrder, readout, setState, tell,
         textInput} from "./parts.js";
-import {DECIMALS, dataTable, echo, escapeHtml, fill, formatFixed, formatG, formatNumber, onGrid, pyStrip, stepStart} from "./shared.js";
+import {DECIMALS, dataTable, echo, escapeHtml, fill, formatFixed, formatG, formatNumber, onGrid, pyStrip, stepDecimals,
+  stepStart} from "./shared.js";
 import {parsePrediction} from "./prediction.js";
 
 export const STATE_KEYS = ["score_1", "score_diff", "temperature", "value_1", "value_2"];
@@ -139,8 +140,7 @@ function questionHtml(step, revealed, S, target) {
 /** A number box's text: the value; while a demonstration replays, to its slider's step's decimals (views.steps.box_text). */
 export function boxText(value, step, animating) {
   if (!animating) return formatG(value);
-  const decimals = Math.max(0, -Math.floor(Math.log10(step)));
-  return formatG(Number(formatFixed(value, decimals)) + 0);  // (+ 0: a rounded −0.001 reads 0, not −0)
+  return formatG(Number(formatFixed(value, stepDecimals(step))) + 0);  // (+ 0: a rounded −0.001 reads 0, not −0)
 }
 
 /** The target of `st`'s step with the values on screen (views.steps.step_target). */

@@ -229,9 +229,11 @@ function echo(raw, limit = 40) {
   return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
 }
 var valueText = (v) => Number.isInteger(v) ? String(v) : v.toFixed(2);
+function stepDecimals(step) {
+  return Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+}
 function onGrid(value, step) {
-  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-  return Number(value.toFixed(decimals));
+  return Number(value.toFixed(stepDecimals(step)));
 }
 function typedValue(raw, { lo, hi, toGrid, message, label }) {
   const parsed = parseNumber(raw);

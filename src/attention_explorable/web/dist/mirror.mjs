@@ -289,9 +289,11 @@ function echo(raw, limit = 40) {
   return chars.length <= limit ? chars.join("") : chars.slice(0, limit).join("") + "…";
 }
 var valueText = (v) => Number.isInteger(v) ? String(v) : v.toFixed(2);
+function stepDecimals(step) {
+  return Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+}
 function onGrid(value, step) {
-  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-  return Number(value.toFixed(decimals));
+  return Number(value.toFixed(stepDecimals(step)));
 }
 function typedValue(raw, { lo, hi, toGrid, message, label }) {
   const parsed = parseNumber(raw);
@@ -856,8 +858,7 @@ function questionHtml(step, revealed, S, target) {
 }
 function boxText(value, step, animating) {
   if (!animating) return formatG(value);
-  const decimals = Math.max(0, -Math.floor(Math.log10(step)));
-  return formatG(Number(formatFixed(value, decimals)) + 0);
+  return formatG(Number(formatFixed(value, stepDecimals(step))) + 0);
 }
 function stepTarget(st, config) {
   return withValues([config.steps[st.step - 1]], { value_1: Number(st.value_1), value_2: Number(st.value_2) })[0].target;
@@ -1743,6 +1744,7 @@ export {
   setState,
   softmax,
   startQuery,
+  stepDecimals,
   stepStart,
   stepsView,
   subscriptHtml,
