@@ -476,24 +476,34 @@ def mark_languages(source: str, language: str) -> str:
             return f'<span lang="{tag}">{m.group(0)}</span>'
         return m.group(0)
 
-    out, keep = [], []
+    return map_text(
+        source,
+        lambda text: "".join(
+            piece if _ENTITY.fullmatch(piece) else run.sub(wrap, piece) for piece in _ENTITY.split(text)
+        ),
+    )
+
+
+def map_text(source: str, change, keep: tuple[str, ...] = _KEEP) -> str:
+    """``source`` (HTML) with ``change(text)`` in place of each run of text between its tags, except inside the
+    elements ``keep`` names (by default formulas, code and scripts); tags are left as they are.
+
+    >>> map_text("<p>ab<code>ab</code></p>", str.upper)
+    '<p>AB<code>ab</code></p>'
+    """
+    out, inside = [], []
     for part in _TAG.split(source):
         if part.startswith("<"):
             name = re.match(r"</?\s*([A-Za-z0-9]+)", part)
             name = name.group(1).lower() if name else ""
-            if name in _KEEP and not part.endswith("/>"):
-                if part.startswith("</"):
-                    if name in keep:
-                        keep.remove(name)
-                else:
-                    keep.append(name)
-            out.append(part)
-        elif keep or not part:
+            if name in keep and not part.endswith("/>"):
+                if not part.startswith("</"):
+                    inside.append(name)
+                elif name in inside:
+                    inside.remove(name)
             out.append(part)
         else:
-            out.append(
-                "".join(piece if _ENTITY.fullmatch(piece) else run.sub(wrap, piece) for piece in _ENTITY.split(part))
-            )
+            out.append(part if inside or not part else change(part))
     return "".join(out)
 
 

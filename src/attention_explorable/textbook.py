@@ -16,6 +16,7 @@ from .content import (
     Section,
     anchor,
     load_sections,
+    map_text,
     mark_languages,
     markdown_to_html,
     math_html,
@@ -91,20 +92,7 @@ def link_subsections(source: str, language: str) -> str:
             return m.group(0)
         return f"<a class='ae-ref' href='#{html.escape(a)}'>{m.group('n')}</a>"
 
-    out, skip = [], []
-    for part in re.split(r"(<[^>]+>)", source):
-        if part.startswith("<"):
-            name = re.match(r"</?\s*([A-Za-z0-9]+)", part)
-            name = name.group(1).lower() if name else ""
-            if name in _NO_LINKS and not part.endswith("/>"):
-                if not part.startswith("</"):
-                    skip.append(name)
-                elif name in skip:
-                    skip.remove(name)
-            out.append(part)
-        else:
-            out.append(part if skip or not part else _SUBSECTION_REF.sub(link, part))
-    return "".join(out)
+    return map_text(source, lambda text: _SUBSECTION_REF.sub(link, text), keep=_NO_LINKS)
 
 
 def _block_html(section_id: str, block: Block, language: str) -> str:
