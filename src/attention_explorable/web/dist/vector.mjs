@@ -1124,16 +1124,13 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x .ae-readout sup, .ae-x .ae-readout sub { font-size: 13px; }
 .ae-x sup, .ae-x sub { white-space: nowrap; }
 .ae-x .ae-readout td, .ae-x .ae-readout th.ae-kind { padding: 1px 8px 1px 0; }
-/* The self/cross row's words and weights (one table row of pairs) wrap on a narrow phone, a pair kept whole. */
-.ae-x .ae-selfcross-row table, .ae-x .ae-selfcross-row tbody { display: block; }
-.ae-x .ae-selfcross-row tr { display: flex; flex-wrap: wrap; }
-/* So do the vector's scores and weights: each "s₁ = 1.000" whole, never "s₁ =" on one line and its number on the next. */
-.ae-x :is(.ae-vector-scores, .ae-vector-weights) :is(table, tbody) { display: block; }
-.ae-x :is(.ae-vector-scores, .ae-vector-weights) tr { display: flex; flex-wrap: wrap; }
+/* Readout rows that wrap between their cells on a narrow phone, never inside one: the self/cross row's words
+   and weights (a pair kept whole), the vector's "s₁ = 1.000" (never "s₁ =" on one line and its number on the
+   next), the two "apple" outputs (sentence, vector kept whole, lean). */
+.ae-x :is(.ae-selfcross-row, .ae-vector-scores, .ae-vector-weights, .ae-contexts-outputs) :is(table, tbody) { display: block; }
+.ae-x :is(.ae-selfcross-row, .ae-vector-scores, .ae-vector-weights, .ae-contexts-outputs) tr { display: flex; flex-wrap: wrap; }
 .ae-x :is(.ae-vector-scores, .ae-vector-weights) td { white-space: nowrap; }
-/* And the two "apple" outputs: sentence, vector (kept whole), lean, each row wrapping between them. */
-.ae-x .ae-contexts-outputs :is(table, tbody) { display: block; }
-.ae-x .ae-contexts-outputs tr { display: flex; flex-wrap: wrap; margin-bottom: 4px; }
+.ae-x .ae-contexts-outputs tr { margin-bottom: 4px; }
 .ae-x .ae-selfcross-row td:nth-child(odd) { padding-right: 4px; }
 .ae-x .ae-selfcross-row td:nth-child(even) { padding-right: 12px; }
 /* Small text is 13px (on a phone as large as the text around it): the page's few sizes, see below. */
