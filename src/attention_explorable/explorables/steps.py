@@ -329,14 +329,6 @@ class StepsExplorer(Explorable):
         target = self._step_states(self.step)["target"]
         self.param.update(animating=False, revealed=True, asked=False, **target)
 
-    def open_link(self, query) -> list[str]:
-        """Set the state a deep link names (:meth:`Explorable.open_link`); the values it leaves become every
-        step's, as the module reads them once it has followed its address (``web/steps.js`` render)."""
-        notices = super().open_link(query)
-        values = {"value_1": self.value_1, "value_2": self.value_2}
-        self._config_data["steps"] = steps_view.with_values(self._config_data["steps"], values)
-        return notices
-
     def _step_states(self, number: int) -> dict:
         """Step ``number``'s start and target with the values on screen (``steps_view.with_values``).
 

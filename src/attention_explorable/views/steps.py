@@ -275,8 +275,8 @@ def steps_view(state, config: dict) -> dict:
             "error": (
                 S["prediction_invalid"].format(
                     raw=html.escape(echo(raw, ECHO_LIMIT)),
-                    lo=format_g(config["prediction_bounds"][0]),
-                    hi=format_g(config["prediction_bounds"][1]),
+                    lo=lo,
+                    hi=hi,
                 )
                 if pred is None and raw.strip()
                 else ""
