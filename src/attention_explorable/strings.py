@@ -216,6 +216,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "predict_yours": "你的预测：{choice}。",
         "predict_right": "预测对了。",
         "predict_wrong": "和你的预测不一样。",
+        "predict_right_mark": "　✓ 实际如此",
         "matrix_predict_answer": "曲线给出答案（n = {n}）：不缩放时，dₖ 从 1 增大到 64，每行最大权重的平均值从 {u1} 涨到 {u64}，几乎整行的权重都压到了一个位置上；除以 √dₖ 以后，它只从 {s1} 变到 {s64}。现在关掉缩放，亲手把 dₖ 拖大看一看。",
         # SelfCrossExplorer (3.7.8 self- and cross-attention)
         "selfcross_heading": "自注意力与交叉注意力：查询、键、值从哪里来",
@@ -716,6 +717,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "predict_yours": "Your prediction: {choice}.",
         "predict_right": "That is right.",
         "predict_wrong": "That is not what happens.",
+        "predict_right_mark": " ✓ what happens",
         "matrix_predict_answer": "The curve gives the answer (n = {n}): without scaling, as dₖ grows from 1 to 64, the mean largest weight of a row climbs from {u1} to {u64}, so nearly all of a row's weight lands on one position; with the division by √dₖ it only goes from {s1} to {s64}. Now switch the scaling off and drag dₖ up yourself.",
         # SelfCrossExplorer (3.7.8 self- and cross-attention)
         "selfcross_heading": "Self- and cross-attention: where queries, keys and values come from",

@@ -356,6 +356,10 @@ def test_the_prediction_is_asked_first_and_its_answer_watched(vector_asking, req
     wait_text(page, ".ae-vector-output", r"y = \[1\.000, 0\.500\]")
     eventually(page, lambda: _assert_tied_halves(page))
     assert "[1.000, 0.500]" in text_of(page, ".ae-vector-feedback")
+    # The option that happens is marked where the student chose; the wrong pick stays pressed.
+    options = page.locator(".ae-vector-prediction button")
+    expect(options.nth(2)).to_have_text(text("vector_predict_midpoint", "zh") + text("predict_right_mark", "zh"))
+    expect(options.nth(3)).to_have_text(text("vector_predict_centroid", "zh"))
     assert not page.locator(".ae-vector-check button").is_visible()
     assert page.locator(".ae-vector-temperature-box input").first.input_value() == "0.05"
     s.screenshot(f"vector-answered-1280-{request.node.callspec.id}")

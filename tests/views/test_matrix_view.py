@@ -328,8 +328,9 @@ def test_the_curves_wait_for_a_prediction_or_a_skip():
     before = view.matrix_view(state(revealed=False), CONFIG)
     assert before["props"]["curve_plot"] == {"visible": False}
     assert before["props"]["predict_check"] == before["props"]["predict_skip"] == {"visible": True}
-    assert before["props"]["prediction_choice"] == {"active": None, "disabled": False}
     S = CONFIG["strings"]
+    labels = [S[f"matrix_predict_{p}"] for p in view.PREDICTIONS[1:]]
+    assert before["props"]["prediction_choice"] == {"labels": labels, "active": None, "disabled": False}
     assert (
         before["html"]["feedback"] == f"<span class='ae-hint'>{S['predict_locked']}</span>"
         and before["html"]["curve_data"] == ""
@@ -344,6 +345,11 @@ def test_the_curves_wait_for_a_prediction_or_a_skip():
         assert view.format_number(curve["unscaled"][3], 3) not in shown
     chosen = view.matrix_view(state(prediction="same", revealed=False), CONFIG)
     assert chosen["props"]["prediction_choice"]["active"] == 2 and chosen["props"]["curve_plot"]["visible"] is False
+    # Once the answer shows, after a wrong pick, the option that happens is marked where the student chose.
+    wrong = view.matrix_view(state(prediction="same", revealed=True), CONFIG)["props"]["prediction_choice"]
+    right = view.PREDICTIONS.index(view.RIGHT_PREDICTION) - 1
+    assert wrong["labels"][right] == labels[right] + S["predict_right_mark"]
+    assert [x for i, x in enumerate(wrong["labels"]) if i != right] == [x for i, x in enumerate(labels) if i != right]
 
 
 @pytest.mark.parametrize("prediction", view.PREDICTIONS)

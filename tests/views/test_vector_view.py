@@ -270,9 +270,10 @@ def test_the_config_is_json_able_and_carries_the_example():
 
 def test_the_prediction_waits_and_its_answer_is_the_example_at_the_lowest_temperature():
     before = view.vector_view({**state(), "prediction": "", "revealed": False}, CONFIG)
-    assert before["props"]["prediction_choice"] == {"active": None, "disabled": False}
-    assert before["props"]["predict_check"] == before["props"]["predict_skip"] == {"visible": True}
     S = CONFIG["strings"]
+    labels = [S[f"vector_predict_{p}"] for p in view.PREDICTIONS[1:]]
+    assert before["props"]["prediction_choice"] == {"labels": labels, "active": None, "disabled": False}
+    assert before["props"]["predict_check"] == before["props"]["predict_skip"] == {"visible": True}
     assert before["html"]["feedback"] == f"<span class='ae-hint'>{S['predict_locked']}</span>"
     # Nothing to try before the prediction: the sliders and their boxes wait for it.
     controls = [f"{n}_{part}" for n in view.SLIDERS for part in ("slider", "box")]

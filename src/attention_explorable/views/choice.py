@@ -33,6 +33,7 @@ STRING_KEYS = (
     "predict_check",
     "skip_prediction",
     "predict_locked",
+    "predict_right_mark",
 )
 
 
@@ -62,14 +63,19 @@ def check_choice(state, predictions) -> None:
         raise ValueError(f"prediction must be one of {', '.join(map(repr, predictions))}, got {state['prediction']!r}")
 
 
-def choice_props(predictions, prediction: str, revealed: bool) -> dict:
-    """The question's controls for one state: the pressed option (index from 0, None), check and skip.
+def choice_props(name: str, S, predictions, prediction: str, revealed: bool, right: str) -> dict:
+    """The question's controls for one state: the options' labels, the pressed one (index from 0, None),
+    check and skip. Once the answer shows, the ``right`` option's label ends in ``predict_right_mark``, so
+    that after a wrong pick (or a skip) the option that happens is marked where the student chose.
 
-    >>> choice_props(("", "a", "b"), "b", False)["prediction_choice"]
-    {'active': 1, 'disabled': False}
+    >>> S = {"m_predict_a": "A", "m_predict_b": "B", "predict_right_mark": " ✓"}
+    >>> choice_props("m", S, ("", "a", "b"), "a", True, "b")["prediction_choice"]
+    {'labels': ['A', 'B ✓'], 'active': 0, 'disabled': True}
     """
+    mark = S["predict_right_mark"] if revealed else ""
     return {
         "prediction_choice": {
+            "labels": [S[f"{name}_predict_{p}"] + (mark if p == right else "") for p in predictions[1:]],
             "active": list(predictions).index(prediction) - 1 if prediction else None,
             "disabled": bool(revealed),
         },

@@ -269,7 +269,7 @@ def contexts_view(state, config: dict) -> dict:
         "props": choice.lock(
             {
                 "causal": {"active": bool(state["causal"])},
-                **choice.choice_props(PREDICTIONS, prediction, revealed),
+                **choice.choice_props("contexts", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION),
             },
             LOCKED,
             revealed,

@@ -582,7 +582,7 @@ def matrix_view(state, config: dict) -> dict:
         "text": S["matrix_plot_scores_scaled" if state["scaled"] else "matrix_plot_scores_unscaled"]
     }
     # Predict first: the question's buttons until a prediction is checked or skipped, then the curves.
-    props.update(choice.choice_props(PREDICTIONS, prediction, revealed))
+    props.update(choice.choice_props("matrix", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION))
     locked = [n for n in props if n.endswith(("_slider", "_box", "_toggle"))] + ["new_seed"]
     choice.lock(props, locked, revealed)  # nothing to try before the prediction
     props["curve_plot"] = {"visible": revealed}

@@ -245,7 +245,7 @@ def qkv_view(state, config: dict) -> dict:
             {
                 **{name: {"active": presets.index(state[name])} for name in PROJECTIONS},
                 "causal": {"active": bool(state["causal"])},
-                **choice.choice_props(PREDICTIONS, prediction, revealed),
+                **choice.choice_props("qkv", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION),
             },
             LOCKED,
             revealed,

@@ -354,7 +354,7 @@ def selfcross_view(state, config: dict) -> dict:
                     "active": query - 1,
                     "html_attributes": {"lang": config["lang_tags"][q_side]},
                 },
-                **choice.choice_props(PREDICTIONS, prediction, revealed),
+                **choice.choice_props("selfcross", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION),
             },
             LOCKED,
             revealed,

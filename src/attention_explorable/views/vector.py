@@ -428,7 +428,7 @@ def vector_view(state, config: dict) -> dict:
                 t=format_g(asked["temperature"]), w=format_vector(a_w), y=format_vector(a_y)
             )
 
-        asking = choice.choice_props(PREDICTIONS, prediction, revealed)
+        asking = choice.choice_props("vector", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION)
         feedback = choice.choice_feedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer)
     else:
         asking = {name: {"visible": False} for name in choice.MODELS}

@@ -17,10 +17,16 @@ export function checkChoice(st, predictions) {
   }
 }
 
-/** The question's controls for one state: the pressed option (index from 0, null), check and skip. */
-export function choiceProps(predictions, prediction, revealed) {
+/** The question's controls for one state (views.choice.choice_props): the options' labels (the `right` one
+ * marked with `predict_right_mark` once the answer shows), the pressed one (index from 0, null), check, skip. */
+export function choiceProps(name, S, predictions, prediction, revealed, right) {
+  const mark = revealed ? S.predict_right_mark : "";
   return {
-    prediction_choice: {active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed)},
+    prediction_choice: {
+      labels: predictions.slice(1).map((p) => S[`${name}_predict_${p}`] + (p === right ? mark : "")),
+      active: prediction ? predictions.indexOf(prediction) - 1 : null,
+      disabled: Boolean(revealed),
+    },
     predict_check: {visible: !revealed},
     predict_skip: {visible: !revealed},
   };

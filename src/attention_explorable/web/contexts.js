@@ -94,7 +94,7 @@ export function contextsView(st, config) {
       live: revealed
         ? fill(S.contexts_live, {word, a: formatVector(outputs.fruit, 2), b: formatVector(outputs.company, 2)}) : "",
     },
-    props: lock({causal: {active: Boolean(st.causal)}, ...choiceProps(PREDICTIONS, prediction, revealed)}, LOCKED, revealed),
+    props: lock({causal: {active: Boolean(st.causal)}, ...choiceProps("contexts", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION)}, LOCKED, revealed),
   };
 }
 

@@ -218,7 +218,7 @@ export function matrixView(st, config) {
   for (const name of TOGGLES) props[name + "_toggle"] = {active: st[name]};
   props.score_title = {text: S[st.scaled ? "matrix_plot_scores_scaled" : "matrix_plot_scores_unscaled"]};
   // Predict first: the question's buttons until a prediction is checked or skipped, then the curves.
-  Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+  Object.assign(props, choiceProps("matrix", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION));
   const locked = Object.keys(props).filter((name) => /_(slider|box|toggle)$/.test(name)).concat(["new_seed"]);
   lock(props, locked, revealed);  // nothing to try before the prediction
   props.curve_plot = {visible: revealed};

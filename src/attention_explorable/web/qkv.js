@@ -82,7 +82,7 @@ export function qkvView(st, config) {
   const props = {};
   for (const name of PROJECTIONS) props[name] = {active: presets.indexOf(st[name])};
   props.causal = {active: Boolean(st.causal)};
-  Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+  Object.assign(props, choiceProps("qkv", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION));
   return {
     sources: cells,
     ranges: {},

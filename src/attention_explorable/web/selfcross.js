@@ -166,7 +166,7 @@ export function selfcrossView(st, config) {
       causal: {active: causal, disabled: mode !== "self_en"},  // ticked only where it applies
       // The query buttons hold the query tokens: their language for a screen reader.
       query: {labels: qTokens, active: query - 1, html_attributes: {lang: config.lang_tags[qSide]}},
-      ...choiceProps(PREDICTIONS, prediction, revealed),
+      ...choiceProps("selfcross", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION),
     }, LOCKED, revealed),
   };
 }

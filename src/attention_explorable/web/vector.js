@@ -193,7 +193,7 @@ export function vectorView(st, config) {
       return fill(S.vector_predict_answer,
         {t: formatG(asked.temperature), w: formatVector(at.weights), y: formatVector(at.output)});
     };
-    Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+    Object.assign(props, choiceProps("vector", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION));
     lock(props, SLIDERS.flatMap((name) => [name + "_slider", name + "_box"]), revealed);  // nothing to try before
     feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
   } else for (const name of CHOICE_MODELS) props[name] = {visible: false};

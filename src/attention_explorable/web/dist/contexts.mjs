@@ -166,9 +166,14 @@ function checkChoice(st, predictions) {
     throw new Error(`prediction must be one of ${predictions.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
   }
 }
-function choiceProps(predictions, prediction, revealed) {
+function choiceProps(name, S, predictions, prediction, revealed, right) {
+  const mark = revealed ? S.predict_right_mark : "";
   return {
-    prediction_choice: { active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed) },
+    prediction_choice: {
+      labels: predictions.slice(1).map((p) => S[`${name}_predict_${p}`] + (p === right ? mark : "")),
+      active: prediction ? predictions.indexOf(prediction) - 1 : null,
+      disabled: Boolean(revealed)
+    },
     predict_check: { visible: !revealed },
     predict_skip: { visible: !revealed }
   };
@@ -1616,7 +1621,7 @@ function contextsView(st, config) {
       rows_data: dataTable(fill(S.contexts_row, { word }), ["", "1", "2", "3", "4"], rows),
       live: revealed ? fill(S.contexts_live, { word, a: formatVector(outputs.fruit, 2), b: formatVector(outputs.company, 2) }) : ""
     },
-    props: lock({ causal: { active: Boolean(st.causal) }, ...choiceProps(PREDICTIONS, prediction, revealed) }, LOCKED, revealed)
+    props: lock({ causal: { active: Boolean(st.causal) }, ...choiceProps("contexts", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION) }, LOCKED, revealed)
   };
 }
 function render({ model, el: host }) {

@@ -269,9 +269,14 @@ function checkChoice(st, predictions) {
     throw new Error(`prediction must be one of ${predictions.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
   }
 }
-function choiceProps(predictions, prediction, revealed) {
+function choiceProps(name, S, predictions, prediction, revealed, right) {
+  const mark = revealed ? S.predict_right_mark : "";
   return {
-    prediction_choice: { active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed) },
+    prediction_choice: {
+      labels: predictions.slice(1).map((p) => S[`${name}_predict_${p}`] + (p === right ? mark : "")),
+      active: prediction ? predictions.indexOf(prediction) - 1 : null,
+      disabled: Boolean(revealed)
+    },
     predict_check: { visible: !revealed },
     predict_skip: { visible: !revealed }
   };
@@ -1892,7 +1897,7 @@ function matrixView(st, config) {
   }
   for (const name of TOGGLES) props[name + "_toggle"] = { active: st[name] };
   props.score_title = { text: S[st.scaled ? "matrix_plot_scores_scaled" : "matrix_plot_scores_unscaled"] };
-  Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+  Object.assign(props, choiceProps("matrix", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION));
   const locked = Object.keys(props).filter((name) => /_(slider|box|toggle)$/.test(name)).concat(["new_seed"]);
   lock(props, locked, revealed);
   props.curve_plot = { visible: revealed };

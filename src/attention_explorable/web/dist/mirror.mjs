@@ -930,9 +930,14 @@ function checkChoice(st, predictions) {
     throw new Error(`prediction must be one of ${predictions.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
   }
 }
-function choiceProps(predictions, prediction, revealed) {
+function choiceProps(name, S, predictions, prediction, revealed, right) {
+  const mark = revealed ? S.predict_right_mark : "";
   return {
-    prediction_choice: { active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed) },
+    prediction_choice: {
+      labels: predictions.slice(1).map((p) => S[`${name}_predict_${p}`] + (p === right ? mark : "")),
+      active: prediction ? predictions.indexOf(prediction) - 1 : null,
+      disabled: Boolean(revealed)
+    },
     predict_check: { visible: !revealed },
     predict_skip: { visible: !revealed }
   };
@@ -1070,7 +1075,7 @@ function vectorView(st, config) {
         { t: formatG(asked.temperature), w: formatVector(at.weights), y: formatVector(at.output) }
       );
     };
-    Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+    Object.assign(props, choiceProps("vector", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION));
     lock(props, SLIDERS.flatMap((name) => [name + "_slider", name + "_box"]), revealed);
     feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
   } else for (const name of CHOICE_MODELS) props[name] = { visible: false };
@@ -1278,7 +1283,7 @@ function matrixView(st, config) {
   }
   for (const name of TOGGLES) props[name + "_toggle"] = { active: st[name] };
   props.score_title = { text: S[st.scaled ? "matrix_plot_scores_scaled" : "matrix_plot_scores_unscaled"] };
-  Object.assign(props, choiceProps(PREDICTIONS2, prediction, revealed));
+  Object.assign(props, choiceProps("matrix", S, PREDICTIONS2, prediction, revealed, RIGHT_PREDICTION2));
   const locked = Object.keys(props).filter((name) => /_(slider|box|toggle)$/.test(name)).concat(["new_seed"]);
   lock(props, locked, revealed);
   props.curve_plot = { visible: revealed };
@@ -1462,7 +1467,7 @@ function selfcrossView(st, config) {
       // ticked only where it applies
       // The query buttons hold the query tokens: their language for a screen reader.
       query: { labels: qTokens, active: query - 1, html_attributes: { lang: config.lang_tags[qSide] } },
-      ...choiceProps(PREDICTIONS3, prediction, revealed)
+      ...choiceProps("selfcross", S, PREDICTIONS3, prediction, revealed, RIGHT_PREDICTION3)
     }, LOCKED, revealed)
   };
 }
@@ -1585,7 +1590,7 @@ function qkvView(st, config) {
   const props = {};
   for (const name of PROJECTIONS) props[name] = { active: presets.indexOf(st[name]) };
   props.causal = { active: Boolean(st.causal) };
-  Object.assign(props, choiceProps(PREDICTIONS4, prediction, revealed));
+  Object.assign(props, choiceProps("qkv", S, PREDICTIONS4, prediction, revealed, RIGHT_PREDICTION4));
   return {
     sources: cells,
     ranges: {},
@@ -1678,7 +1683,7 @@ function contextsView(st, config) {
       rows_data: dataTable(fill(S.contexts_row, { word }), ["", "1", "2", "3", "4"], rows),
       live: revealed ? fill(S.contexts_live, { word, a: formatVector(outputs.fruit, 2), b: formatVector(outputs.company, 2) }) : ""
     },
-    props: lock({ causal: { active: Boolean(st.causal) }, ...choiceProps(PREDICTIONS5, prediction, revealed) }, LOCKED3, revealed)
+    props: lock({ causal: { active: Boolean(st.causal) }, ...choiceProps("contexts", S, PREDICTIONS5, prediction, revealed, RIGHT_PREDICTION5) }, LOCKED3, revealed)
   };
 }
 export {

@@ -171,9 +171,14 @@ function checkChoice(st, predictions) {
     throw new Error(`prediction must be one of ${predictions.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
   }
 }
-function choiceProps(predictions, prediction, revealed) {
+function choiceProps(name, S, predictions, prediction, revealed, right) {
+  const mark = revealed ? S.predict_right_mark : "";
   return {
-    prediction_choice: { active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed) },
+    prediction_choice: {
+      labels: predictions.slice(1).map((p) => S[`${name}_predict_${p}`] + (p === right ? mark : "")),
+      active: prediction ? predictions.indexOf(prediction) - 1 : null,
+      disabled: Boolean(revealed)
+    },
     predict_check: { visible: !revealed },
     predict_skip: { visible: !revealed }
   };
@@ -1629,7 +1634,7 @@ function qkvView(st, config) {
   const props = {};
   for (const name of PROJECTIONS) props[name] = { active: presets.indexOf(st[name]) };
   props.causal = { active: Boolean(st.causal) };
-  Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+  Object.assign(props, choiceProps("qkv", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION));
   return {
     sources: cells,
     ranges: {},

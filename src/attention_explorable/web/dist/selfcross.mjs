@@ -166,9 +166,14 @@ function checkChoice(st, predictions) {
     throw new Error(`prediction must be one of ${predictions.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
   }
 }
-function choiceProps(predictions, prediction, revealed) {
+function choiceProps(name, S, predictions, prediction, revealed, right) {
+  const mark = revealed ? S.predict_right_mark : "";
   return {
-    prediction_choice: { active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed) },
+    prediction_choice: {
+      labels: predictions.slice(1).map((p) => S[`${name}_predict_${p}`] + (p === right ? mark : "")),
+      active: prediction ? predictions.indexOf(prediction) - 1 : null,
+      disabled: Boolean(revealed)
+    },
     predict_check: { visible: !revealed },
     predict_skip: { visible: !revealed }
   };
@@ -1627,7 +1632,7 @@ function selfcrossView(st, config) {
       // ticked only where it applies
       // The query buttons hold the query tokens: their language for a screen reader.
       query: { labels: qTokens, active: query - 1, html_attributes: { lang: config.lang_tags[qSide] } },
-      ...choiceProps(PREDICTIONS, prediction, revealed)
+      ...choiceProps("selfcross", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION)
     }, LOCKED, revealed)
   };
 }

@@ -266,9 +266,14 @@ function checkChoice(st, predictions) {
     throw new Error(`prediction must be one of ${predictions.map((p) => `'${p}'`).join(", ")}, got ${JSON.stringify(st.prediction)}`);
   }
 }
-function choiceProps(predictions, prediction, revealed) {
+function choiceProps(name, S, predictions, prediction, revealed, right) {
+  const mark = revealed ? S.predict_right_mark : "";
   return {
-    prediction_choice: { active: prediction ? predictions.indexOf(prediction) - 1 : null, disabled: Boolean(revealed) },
+    prediction_choice: {
+      labels: predictions.slice(1).map((p) => S[`${name}_predict_${p}`] + (p === right ? mark : "")),
+      active: prediction ? predictions.indexOf(prediction) - 1 : null,
+      disabled: Boolean(revealed)
+    },
     predict_check: { visible: !revealed },
     predict_skip: { visible: !revealed }
   };
@@ -1806,7 +1811,7 @@ function vectorView(st, config) {
         { t: formatG(asked.temperature), w: formatVector(at.weights), y: formatVector(at.output) }
       );
     };
-    Object.assign(props, choiceProps(PREDICTIONS, prediction, revealed));
+    Object.assign(props, choiceProps("vector", S, PREDICTIONS, prediction, revealed, RIGHT_PREDICTION));
     lock(props, SLIDERS.flatMap((name) => [name + "_slider", name + "_box"]), revealed);
     feedback = choiceFeedback(S, "vector", prediction, RIGHT_PREDICTION, revealed, answer);
   } else for (const name of CHOICE_MODELS) props[name] = { visible: false };
