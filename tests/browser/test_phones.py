@@ -285,3 +285,25 @@ def test_the_two_apple_outputs_keep_each_vector_on_one_line(static_site, student
     lines = vectors.evaluate_all("(bs) => bs.map((b) => b.getClientRects().length)")
     assert lines == [1, 1], lines
     assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
+
+
+@pytest.mark.parametrize("width", [320, 360, 390])
+def test_a_heatmaps_column_words_never_run_together(static_site, student, width):
+    """The English words over the self/cross heatmap's columns stand apart (at 390 px "machine" and "learning"
+    ran together, at 320 px the axis title went past the page): a horizontal axis's words are drawn at most at
+    the size that fits their share of the plot."""
+    s = student(width=width, height=740, mobile=True)
+    s.open_offline(static_site / "en" / "selfcross.html", ".ae-selfcross-skip button")
+    page = s.page
+    page.locator(".ae-selfcross-skip button").click()
+    page.locator(".ae-selfcross-mode button").nth(1).click()  # self-attention over the English words
+    words = page.locator("[data-ae-render=selfcross] .ae-pic-above span:not(.ae-pic-axis-label)")
+    expect(words).to_have_text(["I", "love", "machine", "learning"])
+    boxes = words.evaluate_all(
+        "(spans) => spans.map((s) => { const r = s.getBoundingClientRect(); return [r.left, r.right]; })"
+    )
+    gaps = [b[0] - a[1] for a, b in zip(boxes, boxes[1:])]
+    assert min(gaps) > 0, (gaps, boxes)
+    title = page.locator("[data-ae-render=selfcross] .ae-pic-above .ae-pic-axis-label").first
+    assert title.evaluate("(t) => t.getBoundingClientRect().right <= innerWidth")
+    assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")

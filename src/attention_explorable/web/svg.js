@@ -299,19 +299,30 @@ function axisBand(axis, ticks, horizontal) {
   return depth;
 }
 
+/** A horizontal axis's words never run into each other or past the frame on a narrow screen: a text of
+ * `em` widths (textPx at 1 px) that has `share` of the frame's width to itself is drawn at most at the size
+ * that fills that share, in container units of the axis (`cqw`, its width a hundredth), so the browser
+ * sizes it at every width with no layout read. */
+const fitted = (em, share) => (em > 0 ? `;font-size:min(1em,${((100 * share) / em).toFixed(2)}cqw)` : "");
+
 function axisNode(axis, ticks, side) {
   if (!axis || axis.visible === false) return h("div");
   const spans = [];
-  for (const [f, label] of ticks) {
-    if (f === null || f < -1e-9 || f > 1 + 1e-9) continue;
-    const where = side === "below" ? `left:${pct(f)};top:11px;transform:translateX(-50%)`
-      : side === "above" ? `left:${pct(f)};bottom:11px;transform:translateX(-50%)`
+  const shown = ticks.filter(([f]) => f !== null && f >= -1e-9 && f <= 1 + 1e-9);
+  const across = side === "below" || side === "above";
+  // Each tick label has the gap to its nearest neighbour (the whole width when it stands alone).
+  const gaps = shown.map(([f]) => Math.min(1, ...shown.map(([g]) => Math.abs(g - f)).filter((d) => d > 1e-9)));
+  const size = across ? fitted(Math.max(0, ...shown.map(([, label]) => textPx(label, 1))), Math.min(1, ...gaps)) : "";
+  for (const [f, label] of shown) {
+    const where = side === "below" ? `left:${pct(f)};top:11px;transform:translateX(-50%)${size}`
+      : side === "above" ? `left:${pct(f)};bottom:11px;transform:translateX(-50%)${size}`
         : `top:${pct(1 - f)};right:11px;transform:translateY(-50%)`;
     spans.push(h("span", lang(label, {style: where}), [String(label)]));
   }
   if (axis.axis_label) {
-    const where = side === "below" ? "left:50%;bottom:2px;transform:translateX(-50%)"
-      : side === "above" ? "left:50%;top:2px;transform:translateX(-50%)"
+    const fit = across ? fitted(textPx(axis.axis_label, 1), 1) : "";
+    const where = side === "below" ? `left:50%;bottom:2px;transform:translateX(-50%)${fit}`
+      : side === "above" ? `left:50%;top:2px;transform:translateX(-50%)${fit}`
         : `left:${AXIS_LABEL_PX / 2 + 1}px;top:50%;transform:translate(-50%,-50%) rotate(-90deg)`;
     spans.push(h("span", {class: "ae-pic-axis-label", ...lang(axis.axis_label, {style: where})}, [String(axis.axis_label)]));
   }

@@ -673,7 +673,7 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x .ae-pic-frame > svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }
 .ae-x .ae-pic-axis { position: relative; font-size: var(--ae-small); color: var(--ae-muted); }
 .ae-x .ae-pic-axis span { position: absolute; white-space: nowrap; line-height: 1; }
-.ae-x .ae-pic-x { border-top: 1px solid var(--ae-text); }
+.ae-x .ae-pic-x { border-top: 1px solid var(--ae-text); container-type: inline-size; }
 .ae-x .ae-pic-x.ae-pic-above { border-top: 0; border-bottom: 1px solid var(--ae-text); }
 .ae-x .ae-pic-y { border-right: 1px solid var(--ae-text); }
 /* (a legend wider than a phone wraps its words inside its box: it never reaches past the figure's left edge) */

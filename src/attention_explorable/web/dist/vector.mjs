@@ -983,16 +983,21 @@ function axisBand(axis2, ticks2, horizontal) {
   if (axis2.axis_label) depth += AXIS_LABEL_PX + 12;
   return depth;
 }
+var fitted = (em, share) => em > 0 ? `;font-size:min(1em,${(100 * share / em).toFixed(2)}cqw)` : "";
 function axisNode(axis2, ticks2, side) {
   if (!axis2 || axis2.visible === false) return h("div");
   const spans = [];
-  for (const [f, label] of ticks2) {
-    if (f === null || f < -1e-9 || f > 1 + 1e-9) continue;
-    const where = side === "below" ? `left:${pct(f)};top:11px;transform:translateX(-50%)` : side === "above" ? `left:${pct(f)};bottom:11px;transform:translateX(-50%)` : `top:${pct(1 - f)};right:11px;transform:translateY(-50%)`;
+  const shown = ticks2.filter(([f]) => f !== null && f >= -1e-9 && f <= 1 + 1e-9);
+  const across = side === "below" || side === "above";
+  const gaps = shown.map(([f]) => Math.min(1, ...shown.map(([g]) => Math.abs(g - f)).filter((d) => d > 1e-9)));
+  const size = across ? fitted(Math.max(0, ...shown.map(([, label]) => textPx(label, 1))), Math.min(1, ...gaps)) : "";
+  for (const [f, label] of shown) {
+    const where = side === "below" ? `left:${pct(f)};top:11px;transform:translateX(-50%)${size}` : side === "above" ? `left:${pct(f)};bottom:11px;transform:translateX(-50%)${size}` : `top:${pct(1 - f)};right:11px;transform:translateY(-50%)`;
     spans.push(h("span", lang(label, { style: where }), [String(label)]));
   }
   if (axis2.axis_label) {
-    const where = side === "below" ? "left:50%;bottom:2px;transform:translateX(-50%)" : side === "above" ? "left:50%;top:2px;transform:translateX(-50%)" : `left:${AXIS_LABEL_PX / 2 + 1}px;top:50%;transform:translate(-50%,-50%) rotate(-90deg)`;
+    const fit = across ? fitted(textPx(axis2.axis_label, 1), 1) : "";
+    const where = side === "below" ? `left:50%;bottom:2px;transform:translateX(-50%)${fit}` : side === "above" ? `left:50%;top:2px;transform:translateX(-50%)${fit}` : `left:${AXIS_LABEL_PX / 2 + 1}px;top:50%;transform:translate(-50%,-50%) rotate(-90deg)`;
     spans.push(h("span", { class: "ae-pic-axis-label", ...lang(axis2.axis_label, { style: where }) }, [String(axis2.axis_label)]));
   }
   const cls = { below: "ae-pic-x", above: "ae-pic-x ae-pic-above", left: "ae-pic-y", right: "ae-pic-y" }[side];
@@ -1239,7 +1244,7 @@ var explorable_default = `/* The explorable modules' styles (web/parts.js puts t
 .ae-x .ae-pic-frame > svg { position: absolute; inset: 0; width: 100%; height: 100%; overflow: visible; }
 .ae-x .ae-pic-axis { position: relative; font-size: var(--ae-small); color: var(--ae-muted); }
 .ae-x .ae-pic-axis span { position: absolute; white-space: nowrap; line-height: 1; }
-.ae-x .ae-pic-x { border-top: 1px solid var(--ae-text); }
+.ae-x .ae-pic-x { border-top: 1px solid var(--ae-text); container-type: inline-size; }
 .ae-x .ae-pic-x.ae-pic-above { border-top: 0; border-bottom: 1px solid var(--ae-text); }
 .ae-x .ae-pic-y { border-right: 1px solid var(--ae-text); }
 /* (a legend wider than a phone wraps its words inside its box: it never reaches past the figure's left edge) */
