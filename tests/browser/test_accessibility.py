@@ -23,7 +23,7 @@ from attention_explorable.apps import APPS
 from attention_explorable.explorables import MODULES, explorable_class
 from attention_explorable.site import pages
 
-from .pages import settled
+from .pages import handle, settled
 
 
 pytestmark = pytest.mark.browser
@@ -251,3 +251,28 @@ def test_the_textbook_takes_the_readers_dark_system_or_the_theme_asked_in_every_
     background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
     assert (background == "rgb(23, 25, 30)") == dark, background
     s.assert_clean()
+
+
+def test_a_plots_table_is_current_before_the_move_is_said(static_site, student):
+    """The plots' tables are read, not said: after a key press they are written a moment after the move
+    (``parts.TABLES_AFTER_MS``), before the live region says the settled move, not with it 800 ms on (a
+    reader who went from the slider to the table at once found last move's numbers)."""
+    s = student()
+    s.open_offline(static_site / "en" / "matrix.html", ".ae-matrix-max-weight", "?revealed=true")
+    page = s.page
+    settled(page)
+    page.evaluate(
+        """() => {
+          window.aeOrder = [];
+          const watch = (sel, name) => new MutationObserver(() => window.aeOrder.includes(name)
+            || window.aeOrder.push(name)).observe(document.querySelector(sel),
+                                                  {childList: true, subtree: true, characterData: true});
+          watch('.ae-matrix-weights-data', 'table');
+          watch('.ae-live', 'live');
+        }"""
+    )
+    knob = handle(page, ".ae-matrix-dk")
+    knob.focus()
+    knob.press("ArrowRight")
+    page.wait_for_function("() => window.aeOrder.length === 2")
+    assert page.evaluate("() => window.aeOrder") == ["table", "live"]

@@ -340,10 +340,11 @@ export function axis(fig, which) {
  * `sources[name]` into the data of the source of that name in `parts.sources`, `ranges[name]` into
  * `parts.ranges[name]`, `html[name]` into readout `parts[name]`, `props[name]` into part `parts[name]`;
  * then each figure that draws what changed (a part's `figures`) is redrawn once. What only a screen
- * reader meets (`html.live` and the plots' tables, `html.*_data`) waits until the moves settle, through
- * `later(fn)` (see `settled`): a drag is said once, at its end.
+ * reader meets waits until the moves settle (see `settled`): what is said (`html.live`) through `later(fn)`,
+ * so a drag is said once, at its end; the plots' tables (`html.*_data`), which are read, not said, through
+ * `soon(fn)`, a moment after the last move, so they are current by the time a reader gets to them.
  */
-export function writeView(parts, view, later) {
+export function writeView(parts, view, later, soon) {
   const redraw = new Set();
   const wrote = (part) => { for (const f of part.figures || []) redraw.add(f); };
   for (const [name, data] of Object.entries(view.sources || {})) {
@@ -354,9 +355,10 @@ export function writeView(parts, view, later) {
     Object.assign(parts.ranges[name], {start, end});
     wrote(parts.ranges[name]);
   }
-  const heard = {};
+  const heard = {}, read = {};
   for (const [name, html] of Object.entries(view.html || {})) {
-    if (name === "live" || name.endsWith("_data")) heard[name] = html;
+    if (name === "live") heard[name] = html;
+    else if (name.endsWith("_data")) read[name] = html;
     else parts[name].set(html);
   }
   for (const [name, props] of Object.entries(view.props || {})) {
@@ -365,7 +367,12 @@ export function writeView(parts, view, later) {
   }
   for (const f of redraw) f.draw();
   later(() => { for (const [name, html] of Object.entries(heard)) parts[name].set(html); });
+  soon(() => { for (const [name, html] of Object.entries(read)) parts[name].set(html); });
 }
+
+/** How long after the last move the plots' tables are written (`writeView`'s `soon`): longer than the gap
+ * between two frames of a drag, shorter than a reader takes to get from the control to a table. */
+export const TABLES_AFTER_MS = 150;
 
 /** `later(fn)`: run only the last `fn` given, `delay` ms after it was given (what a screen reader hears). */
 export function settled(delay = 800) {
@@ -406,11 +413,11 @@ export function noticePart(cls = "ae-error ae-input-notice") {
  * again at once.
  */
 export function drawView(model, names, parts, view) {
-  const state = watchState(model, names), later = settled();
-  const draw = () => writeView(parts, view(state.read()), later);
+  const state = watchState(model, names), later = settled(), soon = settled(TABLES_AFTER_MS);
+  const draw = () => writeView(parts, view(state.read()), later, soon);
   draw();
   const stop = state.onChange(draw);
-  return Object.assign(() => { stop(); later.cancel(); }, {draw});
+  return Object.assign(() => { stop(); later.cancel(); soon.cancel(); }, {draw});
 }
 
 // setState (a module's change of its model) is web/shared.js's, here with the other parts.

@@ -1581,7 +1581,7 @@ function figure(cls, spec, { onTap = null, onDrag = null, grab = null } = {}) {
   }
   return part;
 }
-function writeView(parts, view, later) {
+function writeView(parts, view, later, soon) {
   const redraw = /* @__PURE__ */ new Set();
   const wrote = (part) => {
     for (const f of part.figures || []) redraw.add(f);
@@ -1594,9 +1594,10 @@ function writeView(parts, view, later) {
     Object.assign(parts.ranges[name], { start, end });
     wrote(parts.ranges[name]);
   }
-  const heard = {};
+  const heard = {}, read = {};
   for (const [name, html] of Object.entries(view.html || {})) {
-    if (name === "live" || name.endsWith("_data")) heard[name] = html;
+    if (name === "live") heard[name] = html;
+    else if (name.endsWith("_data")) read[name] = html;
     else parts[name].set(html);
   }
   for (const [name, props] of Object.entries(view.props || {})) {
@@ -1607,7 +1608,11 @@ function writeView(parts, view, later) {
   later(() => {
     for (const [name, html] of Object.entries(heard)) parts[name].set(html);
   });
+  soon(() => {
+    for (const [name, html] of Object.entries(read)) parts[name].set(html);
+  });
 }
+var TABLES_AFTER_MS = 150;
 function settled(delay = 800) {
   let timer = 0;
   const later = (fn) => {
@@ -1644,13 +1649,14 @@ function noticePart(cls = "ae-error ae-input-notice") {
   return part;
 }
 function drawView(model, names, parts, view) {
-  const state = watchState(model, names), later = settled();
-  const draw = () => writeView(parts, view(state.read()), later);
+  const state = watchState(model, names), later = settled(), soon = settled(TABLES_AFTER_MS);
+  const draw = () => writeView(parts, view(state.read()), later, soon);
   draw();
   const stop = state.onChange(draw);
   return Object.assign(() => {
     stop();
     later.cancel();
+    soon.cancel();
   }, { draw });
 }
 function tell(model, message) {
