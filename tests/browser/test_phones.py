@@ -307,3 +307,18 @@ def test_a_heatmaps_column_words_never_run_together(static_site, student, width)
     title = page.locator("[data-ae-render=selfcross] .ae-pic-above .ae-pic-axis-label").first
     assert title.evaluate("(t) => t.getBoundingClientRect().right <= innerWidth")
     assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
+
+
+@pytest.mark.parametrize(
+    "page_file, ready", [("contexts.html", ".ae-contexts-input"), ("selfcross.html", ".ae-selfcross-vectors")]
+)
+def test_word_vectors_listed_before_a_question_stay_whole_at_320_px(static_site, student, page_file, ready):
+    """Each "word [a, b, c, d]" an explorable lists before its question, and the "apple"'s "x = [1.00, 1.00,
+    0.00]", keeps its vector on one line on the narrowest phone: a line breaks between pairs, not in one."""
+    s = student(width=320, height=740, mobile=True)
+    s.open_offline(static_site / "en" / page_file, ready)
+    pieces = s.page.locator("[data-ae-render] .ae-nobreak:has-text('[')")
+    assert pieces.count() >= 4
+    lines = pieces.evaluate_all("(els) => els.map((e) => [e.textContent, e.getClientRects().length])")
+    assert all(n == 1 for _, n in lines), lines
+    assert s.page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")

@@ -247,7 +247,9 @@ def contexts_view(state, config: dict) -> dict:
         "html": {
             "input": S["contexts_input"].format(
                 word=word,
-                x=format_vector(config["sentences"]["fruit"]["vectors"][config["sentences"]["fruit"]["at"]], 2),
+                x="<span class='ae-nobreak'>x = "
+                + format_vector(config["sentences"]["fruit"]["vectors"][config["sentences"]["fruit"]["at"]], 2)
+                + "</span>",
             )
             + f"<div class='ae-hint'>{S['contexts_axes']}</div>"
             + vectors,

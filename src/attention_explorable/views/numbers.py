@@ -228,14 +228,17 @@ def echo(raw: str, limit: int = 40) -> str:
 
 def vector_list(labels, vectors, digits: int = 2) -> str:
     """Each label (HTML, escaped by the caller) followed by its vector, the pairs joined by " · ":
-    ``我 [2.00, 1.00] · 爱 [1.00, 2.00]``; the word vectors an explorable lists before its question.
+    ``我 [2.00, 1.00] · 爱 [1.00, 2.00]``; the word vectors an explorable lists before its question. A
+    line breaks between the pairs, never inside one (``ae-nobreak``: a phone broke "[0.00, 0.00," / "2.00]").
 
     Twin: ``vectorList`` in ``web/shared.js``.
 
     >>> vector_list(["a", "b"], [[1.0, 0.0], [0.5, 2.0]])
-    'a [1.00, 0.00] · b [0.50, 2.00]'
+    "<span class='ae-nobreak'>a [1.00, 0.00]</span> · <span class='ae-nobreak'>b [0.50, 2.00]</span>"
     """
-    return " · ".join(f"{label} {format_vector(v, digits)}" for label, v in zip(labels, vectors))
+    return " · ".join(
+        f"<span class='ae-nobreak'>{label} {format_vector(v, digits)}</span>" for label, v in zip(labels, vectors)
+    )
 
 
 def format_vector(v, digits: int = DECIMALS) -> str:

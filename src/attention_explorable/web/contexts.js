@@ -84,7 +84,7 @@ export function contextsView(st, config) {
     sources,
     ranges: {},
     html: {
-      input: fill(S.contexts_input, {word, x: formatVector(first.vectors[first.at], 2)}) + `<div class='ae-hint'>${S.contexts_axes}</div>` +
+      input: fill(S.contexts_input, {word, x: `<span class='ae-nobreak'>x = ${formatVector(first.vectors[first.at], 2)}</span>`}) + `<div class='ae-hint'>${S.contexts_axes}</div>` +
         vectors,
       outputs: `<div class='ae-kind'>${fill(S.contexts_output, {word})}</div>` +
         (revealed ? `<table>${shown}</table>` : `<div class='ae-hint'>${S.contexts_hidden}</div>`),

@@ -185,7 +185,7 @@ export function formatVector(v, digits = DECIMALS) {
 /** Each label (HTML, escaped by the caller) followed by its vector, the pairs joined by " · "; the twin of
  * views.numbers.vector_list. */
 export function vectorList(labels, vectors, digits = 2) {
-  return labels.map((label, j) => `${label} ${formatVector(vectors[j], digits)}`).join(" · ");
+  return labels.map((label, j) => `<span class='ae-nobreak'>${label} ${formatVector(vectors[j], digits)}</span>`).join(" · ");
 }
 
 /** Python's html.escape(s) (quote=True). */

@@ -134,7 +134,7 @@ function formatVector(v, digits = DECIMALS) {
   return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
 }
 function vectorList(labels, vectors, digits = 2) {
-  return labels.map((label, j) => `${label} ${formatVector(vectors[j], digits)}`).join(" · ");
+  return labels.map((label, j) => `<span class='ae-nobreak'>${label} ${formatVector(vectors[j], digits)}</span>`).join(" · ");
 }
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
@@ -1625,7 +1625,7 @@ function contextsView(st, config) {
     sources,
     ranges: {},
     html: {
-      input: fill(S.contexts_input, { word, x: formatVector(first.vectors[first.at], 2) }) + `<div class='ae-hint'>${S.contexts_axes}</div>` + vectors,
+      input: fill(S.contexts_input, { word, x: `<span class='ae-nobreak'>x = ${formatVector(first.vectors[first.at], 2)}</span>` }) + `<div class='ae-hint'>${S.contexts_axes}</div>` + vectors,
       outputs: `<div class='ae-kind'>${fill(S.contexts_output, { word })}</div>` + (revealed ? `<table>${shown}</table>` : `<div class='ae-hint'>${S.contexts_hidden}</div>`),
       notes: notes ? `<span class='ae-hint'>${notes}</span>` : "",
       feedback: choiceFeedback(S, "contexts", prediction, RIGHT_PREDICTION, revealed, answer),

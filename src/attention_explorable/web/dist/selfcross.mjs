@@ -134,7 +134,7 @@ function formatVector(v, digits = DECIMALS) {
   return "[" + Array.from(v, (x) => formatNumber(x, digits)).join(", ") + "]";
 }
 function vectorList(labels, vectors, digits = 2) {
-  return labels.map((label, j) => `${label} ${formatVector(vectors[j], digits)}`).join(" · ");
+  return labels.map((label, j) => `<span class='ae-nobreak'>${label} ${formatVector(vectors[j], digits)}</span>`).join(" · ");
 }
 function escapeHtml(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
