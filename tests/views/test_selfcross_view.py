@@ -227,3 +227,15 @@ def test_the_prediction_waits_and_its_answer_is_the_cross_attention_row():
 def test_a_malformed_prediction_is_named(bad):
     with pytest.raises(ValueError, match=next(iter(bad))):
         view.selfcross_view({**state(), **bad}, CONFIG)
+
+
+@pytest.mark.parametrize("mode", view.MODES)
+def test_self_attention_says_why_each_row_leans_on_itself_and_it_does(mode):
+    """With no projections a word is its own query and key: in both self-attention modes every row's
+    largest weight is on the diagonal, as the sentence the self modes add says; cross-attention has none."""
+    roles = view.selfcross_view({**state(mode), "revealed": True}, CONFIG)["html"]["roles"]
+    said = ZH["selfcross_roles_self_diagonal"] in roles
+    assert said == (mode != "cross")
+    if said:
+        w = view.selfcross_weights(state(mode), CONFIG)[2]
+        assert list(np.argmax(w, axis=1)) == list(range(len(w)))

@@ -84,6 +84,7 @@ STRING_KEYS = (
     "selfcross_source_en",
     "selfcross_roles_self_zh",
     "selfcross_roles_self_en",
+    "selfcross_roles_self_diagonal",
     "selfcross_roles_self_en_causal",
     "selfcross_roles_no_mask",
     "selfcross_roles_cross",
@@ -283,6 +284,8 @@ def selfcross_view(state, config: dict) -> dict:
         for side in ("zh", "en")
     )
     roles = S[f"selfcross_roles_{mode}"].format(zh=said("zh", sentence["zh"]), en=said("en", sentence["en"]))
+    if mode != "cross":  # why one word's row leans on itself (no projections here)
+        roles += " " + S["selfcross_roles_self_diagonal"]
     if causal:
         roles += " " + S["selfcross_roles_self_en_causal"]
     elif mode != "self_en":  # the causal box is greyed here: say why

@@ -1414,6 +1414,7 @@ function selfcrossView(st, config) {
     vectors: vectorList(config.sentences[side].tokens.map((t) => said(side, t)), config.sentences[side].embeddings)
   }) + "</div>").join("");
   let roles = fill(S[`selfcross_roles_${mode}`], { zh: said("zh", sentence("zh")), en: said("en", sentence("en")) });
+  if (mode !== "cross") roles += " " + S.selfcross_roles_self_diagonal;
   if (causal) roles += " " + S.selfcross_roles_self_en_causal;
   else if (mode !== "self_en") roles += " " + S.selfcross_roles_no_mask;
   const row = weights[query - 1];
