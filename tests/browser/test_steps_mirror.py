@@ -182,6 +182,9 @@ def test_replay_frames_equal_python_interpolation(module_page):
         "2*3*4",
         "1.2e3×10^2",
         "32 MiB",
+        "8。4",
+        "8。",
+        "1。2。3",
     ],
 )
 def test_javascript_parser_equals_python_parser(module_page, raw):

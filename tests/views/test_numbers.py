@@ -45,6 +45,7 @@ def test_python_formats():
     [
         ("0,155", 0.155),
         ("０.１５５", 0.155),
+        ("8。4", 8.4),  # a Chinese input method's full stop for "."
         ("42/5", 8.4),
         (" −2 ", -2.0),
         ("1e-3", 0.001),

@@ -114,7 +114,9 @@ def format_fixed(x: float, decimals: int) -> str:
     return format(float(x), f".{decimals}f")
 
 
-_FULL_WIDTH = str.maketrans("０１２３４５６７８９．，－＋／　", "0123456789.,-+/ ")
+#: Full-width digits and signs as half-width; the ideographic full stop "。" (what a Chinese input method types
+#: for ".") as a decimal point.
+_FULL_WIDTH = str.maketrans("０１２３４５６７８９．。｡，－＋／　", "0123456789...,-+/ ")
 _NUMBER = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 
 
@@ -149,7 +151,7 @@ def normalized_number(raw: str) -> str:
 def parse_number(raw: str) -> float:
     """Parse a typed number: a prediction, an exercise answer, a slider's box.
 
-    Accepts full-width digits and signs, a decimal comma (``0,155``), commas
+    Accepts full-width digits and signs, a decimal comma (``0,155``) or ideographic full stop (``8。4``), commas
     between thousands (``16,777,216``: a first group of one to three digits
     that is not ``0``, then groups of three), the minus sign ``−``,
     surrounding spaces, exponents (``1e-3``, also as written by hand: ``1.28×10²``,
@@ -167,8 +169,8 @@ def parse_number(raw: str) -> float:
 
     Examples
     --------
-    >>> parse_number(" 0,155 "), parse_number("42/5"), parse_number("０.１５５")
-    (0.155, 8.4, 0.155)
+    >>> parse_number(" 0,155 "), parse_number("42/5"), parse_number("０.１５５"), parse_number("8。4")
+    (0.155, 8.4, 0.155, 8.4)
     >>> parse_number("16,777,216"), parse_number("2^24"), parse_number("1,000")
     (16777216.0, 16777216.0, 1000.0)
     """
