@@ -233,13 +233,14 @@ def test_the_result_label_is_followed_by_its_languages_colon(language, label):
 @pytest.mark.parametrize("language", sorted(STRINGS))
 @pytest.mark.parametrize("n", [s.number for s in scenarios.STEPS])
 def test_a_prediction_off_by_a_usual_slip_is_told_which(n, language):
-    """Equal weights (the midpoint), one of the values under equal scores, all the weight on one score, the weights swapped, the temperature left
+    """Equal weights (the midpoint; at step 3's low temperature, said as the temperature's direction), one of the values under equal scores, all the weight on one score, the weights swapped, the temperature left
     out: a prediction that comes near what one of them gives, and is wrong, is told that slip; a right one,
     and one near none of them, are told none."""
     config = view.steps_config(language)
     S, step = config["strings"], scenarios.get_step(n)
     said = {
-        name: S[f"slip_{name}"].split("{y}")[1][:25] for name in ("equal", "value", "all", "swapped", "temperature")
+        name: S[f"slip_{name}"].split("{y}")[1][:25]
+        for name in ("equal", "cold", "value", "all", "swapped", "temperature")
     }
 
     def told(pred: str) -> set:
@@ -250,12 +251,12 @@ def test_a_prediction_off_by_a_usual_slip_is_told_which(n, language):
     assert all(abs(y - step.expected_output()) > config["within"] for _, y in found)
     for name, y in found:
         assert told(f"{y:.2f}") == {name} and told(f"{y + 0.08:.2f}") == {name}, (name, y)
-        assert told(f"{y + 0.2:.2f}") <= {"all", "equal", "value", "swapped", "temperature"} - {name}
+        assert told(f"{y + 0.2:.2f}") <= {"all", "equal", "cold", "value", "swapped", "temperature"} - {name}
     assert told(f"{step.expected_output():.2f}") == set() and told("-15") == set()
     assert {name for name, _ in found} == {
         1: {"value"},
         2: {"equal", "all", "swapped"},
-        3: {"equal", "swapped", "temperature"},
+        3: {"cold", "swapped", "temperature"},
     }[n]
 
 

@@ -66,7 +66,7 @@ STRING_KEYS = (
     "result_no_prediction",
     "result_pending",
     "result_moved",
-    *(f"slip_{name}" for name in ("equal", "value", "all", "swapped", "temperature")),
+    *(f"slip_{name}" for name in ("equal", "cold", "value", "all", "swapped", "temperature")),
     "prediction_invalid",
     "prediction_fix",
     "demonstrate",
@@ -390,7 +390,9 @@ def slips(target) -> list[tuple[str, float]]:
     true output by more than ``within`` would forgive (0.5), in the order they are looked for: ``equal``
     (equal weights: the midpoint of the two values), ``value`` (with equal scores, one of the two values, as
     if one of them took all the weight), ``all`` (all the weight on the larger score),
-    ``swapped`` (the two weights swapped), ``temperature`` (the temperature left out: ``T = 1``).
+    ``swapped`` (the two weights swapped), ``temperature`` (the temperature left out: ``T = 1``). Below
+    ``T = 1`` with unequal scores the midpoint is ``cold`` instead of ``equal``: the slip is then the
+    temperature's direction (a low one taken to even the weights out, as a high one does).
     The twin of ``slips`` in ``web/steps.js``.
 
     >>> [(name, round(y, 2)) for name, y in slips(scenarios.STEPS[1].target)]
@@ -399,7 +401,7 @@ def slips(target) -> list[tuple[str, float]]:
     res = scenarios.outcome(target)
     v1, v2, diff, t = (float(target[k]) for k in ("value_1", "value_2", "score_diff", "temperature"))
     w = [float(x) for x in res["weights"]]
-    found = [("equal", (v1 + v2) / 2)]
+    found = [("cold" if t < 1 and diff != 0 else "equal", (v1 + v2) / 2)]
     if diff == 0:
         found += [("value", v1), ("value", v2)]
     else:

@@ -869,7 +869,7 @@ var SLIP_NEAR = 0.1;
 function slips(target) {
   const res = outcome(target), w = res.weights;
   const { value_1: v1, value_2: v2, score_diff: diff, temperature: t } = target;
-  const found = [["equal", (v1 + v2) / 2]];
+  const found = [[t < 1 && diff !== 0 ? "cold" : "equal", (v1 + v2) / 2]];
   if (diff === 0) found.push(["value", v1], ["value", v2]);
   else found.push(["all", diff > 0 ? v2 : v1]);
   found.push(["swapped", w[1] * v1 + w[0] * v2]);
