@@ -239,3 +239,15 @@ def test_self_attention_says_why_each_row_leans_on_itself_and_it_does(mode):
     if said:
         w = view.selfcross_weights(state(mode), CONFIG)[2]
         assert list(np.argmax(w, axis=1)) == list(range(len(w)))
+
+
+def test_on_the_english_page_a_chinese_word_is_named_with_its_english():
+    """A reader of English alone follows the Chinese keys: each Chinese word the readouts, the table and the
+    answer name carries its English word beside it on the English page ("机器 (machine)"), not on the Chinese."""
+    st = {**state("cross", query=3), "revealed": True}
+    en = view.selfcross_view(st, view.selfcross_config("en"))
+    zh = view.selfcross_view(st, CONFIG)
+    glossed = "<span lang='zh-Hans'>机器</span> (machine)"
+    for part in ("row", "plot_data", "feedback", "note"):
+        assert glossed in en["html"][part], part
+        assert "(machine)" not in zh["html"][part], part

@@ -270,6 +270,15 @@ def selfcross_view(state, config: dict) -> dict:
         s = html.escape(s)
         return s if side == config["language"] else f"<span lang='{config['lang_tags'][side]}'>{s}</span>"
 
+    def word(side: str, token: str) -> str:
+        """One word as the readouts name it: a Chinese word on the English page with its English word beside it
+        ("机器 (machine)"; the two sentences go word for word), so a reader of English alone can follow."""
+        zh, en = config["sentences"]["zh"]["tokens"], config["sentences"]["en"]["tokens"]
+        if side != "zh" or config["language"] == "zh" or len(zh) != len(en):  # (a page's own may not align)
+            return said(side, token)
+        gloss = en[zh.index(token)]
+        return f"{said(side, token)} ({html.escape(gloss)})"
+
     sentence = {side: " ".join(config["sentences"][side]["tokens"]) for side in ("zh", "en")}
     # Every word's vector, on screen before the question: the likeness it asks about can be worked out.
     vectors = "".join(
@@ -277,7 +286,7 @@ def selfcross_view(state, config: dict) -> dict:
         + S["selfcross_vectors"].format(
             sentence=S[f"selfcross_source_{side}"],
             vectors=vector_list(
-                [said(side, t) for t in config["sentences"][side]["tokens"]], config["sentences"][side]["embeddings"]
+                [word(side, t) for t in config["sentences"][side]["tokens"]], config["sentences"][side]["embeddings"]
             ),
         )
         + "</div>"
@@ -292,20 +301,20 @@ def selfcross_view(state, config: dict) -> dict:
         roles += " " + S["selfcross_roles_no_mask"]
     row = weights[query - 1]
     best = int(np.argmax(row))
-    cells = "".join(f"<td>{said(k_side, tok)}</td><td><b>{f(w, 3)}</b></td>" for tok, w in zip(k_tokens, row))
+    cells = "".join(f"<td>{word(k_side, tok)}</td><td><b>{f(w, 3)}</b></td>" for tok, w in zip(k_tokens, row))
     row_html = (
-        f"<div class='ae-kind'>{S['selfcross_row'].format(token=said(q_side, q_tokens[query - 1]))}</div>"
+        f"<div class='ae-kind'>{S['selfcross_row'].format(token=word(q_side, q_tokens[query - 1]))}</div>"
         f"<table><tr>{cells}</tr></table>"
-        f"{S['selfcross_row_best'].format(token=said(k_side, k_tokens[best]), weight=f(row[best], 3))}"
+        f"{S['selfcross_row_best'].format(token=word(k_side, k_tokens[best]), weight=f(row[best], 3))}"
     )
-    best_text = S["selfcross_row_best"].format(token=said(k_side, k_tokens[best]), weight=f(row[best], 3))
+    best_text = S["selfcross_row_best"].format(token=word(k_side, k_tokens[best]), weight=f(row[best], 3))
     if not revealed:
         row_html = (
-            f"<div class='ae-kind'>{S['selfcross_row'].format(token=said(q_side, q_tokens[query - 1]))}</div>"
+            f"<div class='ae-kind'>{S['selfcross_row'].format(token=word(q_side, q_tokens[query - 1]))}</div>"
             f"<div class='ae-hint'>{S['selfcross_hidden']}</div>"
         )
     # The heatmap's data: a row per query token, a column per key token.
-    plot_rows = [[said(q_side, q), *texts[i * n_k : (i + 1) * n_k]] for i, q in enumerate(q_tokens)]
+    plot_rows = [[word(q_side, q), *texts[i * n_k : (i + 1) * n_k]] for i, q in enumerate(q_tokens)]
 
     def answer() -> str:
         cross_q, cross_k, cross_w, _ = selfcross_weights({"mode": "cross", "causal": False}, config)
@@ -316,9 +325,9 @@ def selfcross_view(state, config: dict) -> dict:
         return S["selfcross_predict_answer"].format(
             n=len(cross_k),
             token=said("en", cross_q[asked]),
-            best=said("zh", cross_k[cross_best]),
+            best=word("zh", cross_k[cross_best]),
             weight=f(cross_row[cross_best], 3),
-            second=said("zh", cross_k[cross_next]),
+            second=word("zh", cross_k[cross_next]),
             weight2=f(cross_row[cross_next], 3),
         )
 
@@ -334,8 +343,8 @@ def selfcross_view(state, config: dict) -> dict:
             "hint": f"<div class='ae-hint'>{S['selfcross_query_hint']}</div>",
             "feedback": choice.choice_feedback(S, "selfcross", prediction, RIGHT_PREDICTION, revealed, answer),
             "note": f"<div class='ae-hint'>{S['selfcross_toy_note']}</div>" + vectors,
-            "plot_data": data_table(S["selfcross_plot"], ["", *(said(k_side, k) for k in k_tokens)], plot_rows),
-            "live": f"{S['selfcross_row'].format(token=said(q_side, q_tokens[query - 1]))}: {best_text}"
+            "plot_data": data_table(S["selfcross_plot"], ["", *(word(k_side, k) for k in k_tokens)], plot_rows),
+            "live": f"{S['selfcross_row'].format(token=word(q_side, q_tokens[query - 1]))}: {best_text}"
             if revealed
             else "",
         },

@@ -110,11 +110,15 @@ export function selfcrossView(st, config) {
   // Escaped; in its own language's span when it is not the page's (WCAG 3.1.2).
   const said = (side, s) => side === config.language ? escapeHtml(s)
     : `<span lang='${config.lang_tags[side]}'>${escapeHtml(s)}</span>`;
+  // One word as the readouts name it (views.selfcross word): a Chinese word on the English page with its English.
+  const [zhWords, enWords] = [config.sentences.zh.tokens, config.sentences.en.tokens];
+  const word = (side, token) => side !== "zh" || config.language === "zh" || zhWords.length !== enWords.length
+    ? said(side, token) : `${said(side, token)} (${escapeHtml(enWords[zhWords.indexOf(token)])})`;
   const sentence = (side) => config.sentences[side].tokens.join(" ");
   // Every word's vector, on screen before the question: the likeness it asks about can be worked out.
   const vectors = ["zh", "en"].map((side) => "<div class='ae-selfcross-vectors'>" +
     fill(S.selfcross_vectors, {sentence: S[`selfcross_source_${side}`],
-      vectors: vectorList(config.sentences[side].tokens.map((t) => said(side, t)), config.sentences[side].embeddings)}) +
+      vectors: vectorList(config.sentences[side].tokens.map((t) => word(side, t)), config.sentences[side].embeddings)}) +
     "</div>").join("");
   let roles = fill(S[`selfcross_roles_${mode}`], {zh: said("zh", sentence("zh")), en: said("en", sentence("en"))});
   if (mode !== "cross") roles += " " + S.selfcross_roles_self_diagonal;  // why a row leans on itself
@@ -123,16 +127,16 @@ export function selfcrossView(st, config) {
   const row = weights[query - 1];
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;  // the first largest, as np.argmax
-  const tds = kTokens.map((tok, j) => `<td>${said(kSide, tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
+  const tds = kTokens.map((tok, j) => `<td>${word(kSide, tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
   const rowHtml =
-    `<div class='ae-kind'>${fill(S.selfcross_row, {token: said(qSide, qTokens[query - 1])})}</div>` +
+    `<div class='ae-kind'>${fill(S.selfcross_row, {token: word(qSide, qTokens[query - 1])})}</div>` +
     (revealed ? `<table><tr>${tds}</tr></table>` +
-      fill(S.selfcross_row_best, {token: said(kSide, kTokens[best]), weight: f(row[best], 3)})
+      fill(S.selfcross_row_best, {token: word(kSide, kTokens[best]), weight: f(row[best], 3)})
       : `<div class='ae-hint'>${S.selfcross_hidden}</div>`);
   const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
-  const bestText = fill(S.selfcross_row_best, {token: said(kSide, kTokens[best]), weight: f(row[best], 3)});
+  const bestText = fill(S.selfcross_row_best, {token: word(kSide, kTokens[best]), weight: f(row[best], 3)});
   // The heatmap's data: a row per query token, a column per key token.
-  const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
+  const plotRows = qTokens.map((q, i) => [word(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
   const answer = () => {
     const cross = selfcrossWeights({mode: "cross", causal: false}, config);
     const crossQuery = Math.min(ASKED_QUERY, cross.qTokens.length) - 1, crossRow = cross.weights[crossQuery];
@@ -140,8 +144,8 @@ export function selfcrossView(st, config) {
     const order = crossRow.map((w, j) => j).sort((a, b) => crossRow[b] - crossRow[a] || a - b);
     const crossBest = order[0], crossNext = order[Math.min(1, order.length - 1)];  // (a one-word sentence: itself twice)
     return fill(S.selfcross_predict_answer, {n: cross.kTokens.length, token: said("en", cross.qTokens[crossQuery]),
-      best: said("zh", cross.kTokens[crossBest]), weight: f(crossRow[crossBest], 3),
-      second: said("zh", cross.kTokens[crossNext]), weight2: f(crossRow[crossNext], 3)});
+      best: word("zh", cross.kTokens[crossBest]), weight: f(crossRow[crossBest], 3),
+      second: word("zh", cross.kTokens[crossNext]), weight2: f(crossRow[crossNext], 3)});
   };
   return {
     sources: {
@@ -155,8 +159,8 @@ export function selfcrossView(st, config) {
       hint: `<div class='ae-hint'>${S.selfcross_query_hint}</div>`,
       feedback: choiceFeedback(S, "selfcross", prediction, RIGHT_PREDICTION, revealed, answer),
       note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>` + vectors,
-      plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
-      live: revealed ? `${fill(S.selfcross_row, {token: said(qSide, qTokens[query - 1])})}: ${bestText}` : "",
+      plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => word(kSide, k))), plotRows),
+      live: revealed ? `${fill(S.selfcross_row, {token: word(qSide, qTokens[query - 1])})}: ${bestText}` : "",
     },
     props: lock({
       x_axis: {axis_label: fill(S.selfcross_axis_key, {source: S[`selfcross_source_${kSide}`]}),

@@ -1410,10 +1410,12 @@ function selfcrossView(st, config) {
   }
   const [qSide, kSide] = SIDES[mode];
   const said = (side, s) => side === config.language ? escapeHtml(s) : `<span lang='${config.lang_tags[side]}'>${escapeHtml(s)}</span>`;
+  const [zhWords, enWords] = [config.sentences.zh.tokens, config.sentences.en.tokens];
+  const word = (side, token) => side !== "zh" || config.language === "zh" || zhWords.length !== enWords.length ? said(side, token) : `${said(side, token)} (${escapeHtml(enWords[zhWords.indexOf(token)])})`;
   const sentence = (side) => config.sentences[side].tokens.join(" ");
   const vectors = ["zh", "en"].map((side) => "<div class='ae-selfcross-vectors'>" + fill(S.selfcross_vectors, {
     sentence: S[`selfcross_source_${side}`],
-    vectors: vectorList(config.sentences[side].tokens.map((t) => said(side, t)), config.sentences[side].embeddings)
+    vectors: vectorList(config.sentences[side].tokens.map((t) => word(side, t)), config.sentences[side].embeddings)
   }) + "</div>").join("");
   let roles = fill(S[`selfcross_roles_${mode}`], { zh: said("zh", sentence("zh")), en: said("en", sentence("en")) });
   if (mode !== "cross") roles += " " + S.selfcross_roles_self_diagonal;
@@ -1422,11 +1424,11 @@ function selfcrossView(st, config) {
   const row = weights[query - 1];
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
-  const tds = kTokens.map((tok, j) => `<td>${said(kSide, tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
-  const rowHtml = `<div class='ae-kind'>${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}</div>` + (revealed ? `<table><tr>${tds}</tr></table>` + fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) }) : `<div class='ae-hint'>${S.selfcross_hidden}</div>`);
+  const tds = kTokens.map((tok, j) => `<td>${word(kSide, tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
+  const rowHtml = `<div class='ae-kind'>${fill(S.selfcross_row, { token: word(qSide, qTokens[query - 1]) })}</div>` + (revealed ? `<table><tr>${tds}</tr></table>` + fill(S.selfcross_row_best, { token: word(kSide, kTokens[best]), weight: f(row[best], 3) }) : `<div class='ae-hint'>${S.selfcross_hidden}</div>`);
   const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
-  const bestText = fill(S.selfcross_row_best, { token: said(kSide, kTokens[best]), weight: f(row[best], 3) });
-  const plotRows = qTokens.map((q, i) => [said(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
+  const bestText = fill(S.selfcross_row_best, { token: word(kSide, kTokens[best]), weight: f(row[best], 3) });
+  const plotRows = qTokens.map((q, i) => [word(qSide, q), ...cells.text.slice(i * nK, (i + 1) * nK)]);
   const answer = () => {
     const cross2 = selfcrossWeights({ mode: "cross", causal: false }, config);
     const crossQuery = Math.min(ASKED_QUERY, cross2.qTokens.length) - 1, crossRow = cross2.weights[crossQuery];
@@ -1435,9 +1437,9 @@ function selfcrossView(st, config) {
     return fill(S.selfcross_predict_answer, {
       n: cross2.kTokens.length,
       token: said("en", cross2.qTokens[crossQuery]),
-      best: said("zh", cross2.kTokens[crossBest]),
+      best: word("zh", cross2.kTokens[crossBest]),
       weight: f(crossRow[crossBest], 3),
-      second: said("zh", cross2.kTokens[crossNext]),
+      second: word("zh", cross2.kTokens[crossNext]),
       weight2: f(crossRow[crossNext], 3)
     });
   };
@@ -1453,8 +1455,8 @@ function selfcrossView(st, config) {
       hint: `<div class='ae-hint'>${S.selfcross_query_hint}</div>`,
       feedback: choiceFeedback(S, "selfcross", prediction, RIGHT_PREDICTION3, revealed, answer),
       note: `<div class='ae-hint'>${S.selfcross_toy_note}</div>` + vectors,
-      plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => said(kSide, k))), plotRows),
-      live: revealed ? `${fill(S.selfcross_row, { token: said(qSide, qTokens[query - 1]) })}: ${bestText}` : ""
+      plot_data: dataTable(S.selfcross_plot, [""].concat(kTokens.map((k) => word(kSide, k))), plotRows),
+      live: revealed ? `${fill(S.selfcross_row, { token: word(qSide, qTokens[query - 1]) })}: ${bestText}` : ""
     },
     props: lock({
       x_axis: {
