@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 from attention_explorable import content, core, scenarios
+from attention_explorable.strings import text
 from attention_explorable.explorables.vector import VectorExplorer
 from attention_explorable.views import head, qkv
 
@@ -122,6 +123,7 @@ def head_figures() -> dict:
         "scaled": means[0, True],
         "unscaled": means[0, False],
         "seeds_2x": sum(means[seed, False] >= 2 * means[seed, True] for seed in range(20)),
+        "ratios": [means[seed, False] / means[seed, True] for seed in range(20)],
     }
 
 
@@ -434,3 +436,14 @@ def test_number_exercise_answers_are_the_core_values(lang):
             n = {"两": 2, "三": 3, "Two": 2, "Three": 3}[asked.group(1) or asked.group(2)]
             assert float(b.options["tol"]) <= 10.0**-n, (b.args, b.options["tol"], n)
         assert answer in b.parts["answer"], f"{b.args[0]}: the worked answer does not state {answer}"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_heads_comparison_says_the_seeds_ratios_and_that_each_lands_in_c(lang):
+    """The comparison's feedback quotes the range of seeds 0-19's ratios (unscaled to scaled loss at d_k = 64)
+    and says each lands in option C (1.5 times or more, ``web/head.js`` COMPARE_BANDS), so that the question
+    asks what the seed does not decide."""
+    ratios = head_figures()["ratios"]
+    said = text("head_compare_why", lang)
+    assert f"{min(ratios):.1f}" in said and f"{max(ratios):.0f}" in said, (said, min(ratios), max(ratios))
+    assert min(ratios) >= 1.5

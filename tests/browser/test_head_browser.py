@@ -213,7 +213,7 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     page.locator(".ae-head-compare-run").click()
     page.wait_for_function("() => !document.querySelector('.ae-head-compare-run').disabled", timeout=60_000)
     said = page.locator(".ae-head-compare-result").text_content()
-    scaled, unscaled, ratio = (float(x) for x in _numbers(said)[-3:])
+    scaled, unscaled, ratio = (float(x) for x in _numbers(said)[:3])  # (the figures of the run, then of the seeds)
     oracle = {}
     for flag in (True, False):
         run = head.start(seed=0, d_k=64, scaled=flag)
@@ -226,10 +226,11 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     )  # three significant figures
     assert ratio == round(oracle[False] / oracle[True], 1)
     assert scaled < unscaled
-    # The prediction was how many times as large (A under 1.5, B 1.5 to 10, C 10 or more): the verdict is the
-    # band of the ratio this run measured (seed 0: about 5.5, B), so option A is told where the run lands.
-    band = "ABC"[sum(oracle[False] / oracle[True] >= edge for edge in (1.5, 10))]
-    assert band == "B"
+    # The prediction was how the unscaled loss stands to the scaled one (A lower, under 2/3 of it; B about the
+    # same; C 1.5 times or more): the verdict is the band of the ratio this run measured (seed 0: about 5.5, C),
+    # so option A is told where the run lands.
+    band = "ABC"[sum(oracle[False] / oracle[True] >= edge for edge in (2 / 3, 1.5))]
+    assert band == "C"
     strings = head_strings(language)
     assert strings["head_compare_wrong"].format(option=band) in said, said
     assert strings["head_compare_why"] in said

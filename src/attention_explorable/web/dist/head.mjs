@@ -537,7 +537,7 @@ function heatmap(label, rows, cols, rowNames, colNames, scale) {
 }
 var OPTIONS = ["a", "b", "c"];
 var RIGHT = 1;
-var COMPARE_BANDS = [1.5, 10];
+var COMPARE_BANDS = [2 / 3, 1.5];
 var compareOption = (ratio) => COMPARE_BANDS.filter((edge) => ratio >= edge).length;
 var FRAME_BUDGET_MS = 12;
 var STEPS_PER_FRAME = 2;
@@ -968,7 +968,7 @@ function render({ model, el: root }) {
       scaled: a.toPrecision(3),
       unscaled: b.toPrecision(3),
       ratio
-    }) + " " + t(said === right2 ? "head_compare_right" : "head_compare_wrong", { option: "ABC"[right2] }) + (right2 > 0 ? ` ${t("head_compare_why")}` : "");
+    }) + " " + t(said === right2 ? "head_compare_right" : "head_compare_wrong", { option: "ABC"[right2] }) + (right2 === 2 ? ` ${t("head_compare_why")}` : "");
     comparing.done = true;
     compareRun.disabled = false;
     tell({
