@@ -163,7 +163,7 @@ def test_student_moves_every_control(matrix_page, request):
     expect(page.locator(".ae-matrix-scaled input").first).to_be_disabled()
     assert text_of(page, ".ae-matrix-feedback") == STRINGS["zh"]["predict_locked"]
     page.locator(".ae-matrix-check button").click()  # nothing chosen: said, nothing shown
-    wait_text(page, ".ae-matrix-notice", "先选一个预测")
+    wait_text(page, ".ae-input-notice", "先选一个预测")
     assert not curve.is_visible()
     page.locator(".ae-matrix-prediction button", has_text=STRINGS["zh"]["matrix_predict_peaked"]).click()
     page.locator(".ae-matrix-check button").click()

@@ -348,6 +348,10 @@ def test_the_prediction_is_asked_first_and_its_answer_watched(vector_asking, req
     assert weights(page) == [0.422, 0.155, 0.422]
     page.locator(".ae-vector-check button").click()  # nothing chosen: said, nothing moves
     wait_text(page, ".ae-input-notice", "先选一个预测")
+    if request.node.callspec.id == "static":  # said right under the button pressed, not a screen away
+        said = page.locator(".ae-input-notice", has_text="先选一个预测").first.bounding_box()
+        check = page.locator(".ae-vector-check button").bounding_box()
+        assert 0 <= said["y"] - (check["y"] + check["height"]) < 40, (said, check)
     assert weights(page) == [0.422, 0.155, 0.422]
     page.locator(".ae-vector-prediction button", has_text="三角形的中心").click()
     page.locator(".ae-vector-check button").click()

@@ -432,6 +432,15 @@ export function tell(model, message) {
   if (typeof model.send === "function") model.send(message);
 }
 
+/** A button `part` with `notice` (a readout) right under it, hidden and shown with it. */
+function withNotice(part, notice) {
+  const box = el("div", {}, part.el, notice.el);
+  return {...part, el: box, set(props = {}) {
+    part.set(props);
+    if (props.visible !== undefined) box.hidden = !props.visible;
+  }};
+}
+
 /**
  * A module's question asked first (the parts of web/parts.js): the question, its options, "check", "skip"
  * and the feedback, by the names the views use (CHOICE_MODELS), with CSS classes `ae-<name>-question`,
@@ -447,7 +456,10 @@ export function tell(model, message) {
  *   right option (told with the check: whether the prediction was right)
  */
 export function choiceParts(name, S, predictions, model, {say, reveal = () => ({}), right = null}) {
-  const set = (changes) => { say(""); setState(model, changes); };
+  // "Check" with nothing chosen is answered right under the button (the module's notice may be a screen away).
+  const needed = readout("ae-error ae-input-notice", {live: true, hidden: true});
+  const unsay = () => { needed.show(false); say(""); };
+  const set = (changes) => { unsay(); setState(model, changes); };
   const show = (prediction) => {
     set({prediction, ...reveal(prediction), revealed: true});
     tell(model, {event: "checked", question: "prediction", prediction: prediction || null, skipped: !prediction,
@@ -464,8 +476,11 @@ export function choiceParts(name, S, predictions, model, {say, reveal = () => ({
     question,
     prediction_choice: options(`ae-${name}-prediction`, predictions.slice(1).map((p) => S[`${name}_predict_${p}`]),
       (i) => { if (!model.get("revealed") && model.get("prediction") !== predictions[i + 1]) choose(predictions[i + 1]); }),
-    predict_check: button(`ae-${name}-check`, S.predict_check,
-      () => (model.get("prediction") ? show(model.get("prediction")) : say(escapeHtml(S.predict_needed))), {primary: true}),
+    predict_check: withNotice(button(`ae-${name}-check`, S.predict_check, () => {
+      if (model.get("prediction")) return show(model.get("prediction"));
+      needed.set(escapeHtml(S.predict_needed));
+      needed.show(true);
+    }, {primary: true}), needed),
     predict_skip: button(`ae-${name}-skip`, S.skip_prediction, () => show("")),
     feedback: readout(`ae-${name}-feedback`),
   };

@@ -1471,9 +1471,21 @@ function drawView(model, names, parts, view) {
 function tell(model, message) {
   if (typeof model.send === "function") model.send(message);
 }
+function withNotice(part, notice) {
+  const box = el("div", {}, part.el, notice.el);
+  return { ...part, el: box, set(props = {}) {
+    part.set(props);
+    if (props.visible !== void 0) box.hidden = !props.visible;
+  } };
+}
 function choiceParts(name, S, predictions, model, { say, reveal = () => ({}), right = null }) {
-  const set = (changes) => {
+  const needed = readout("ae-error ae-input-notice", { live: true, hidden: true });
+  const unsay = () => {
+    needed.show(false);
     say("");
+  };
+  const set = (changes) => {
+    unsay();
     setState(model, changes);
   };
   const show = (prediction) => {
@@ -1502,12 +1514,11 @@ function choiceParts(name, S, predictions, model, { say, reveal = () => ({}), ri
         if (!model.get("revealed") && model.get("prediction") !== predictions[i + 1]) choose(predictions[i + 1]);
       }
     ),
-    predict_check: button(
-      `ae-${name}-check`,
-      S.predict_check,
-      () => model.get("prediction") ? show(model.get("prediction")) : say(escapeHtml(S.predict_needed)),
-      { primary: true }
-    ),
+    predict_check: withNotice(button(`ae-${name}-check`, S.predict_check, () => {
+      if (model.get("prediction")) return show(model.get("prediction"));
+      needed.set(escapeHtml(S.predict_needed));
+      needed.show(true);
+    }, { primary: true }), needed),
     predict_skip: button(`ae-${name}-skip`, S.skip_prediction, () => show("")),
     feedback: readout(`ae-${name}-feedback`)
   };
