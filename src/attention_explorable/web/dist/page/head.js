@@ -19,9 +19,10 @@
 .ae-head label { display: inline-flex; gap: 6px; align-items: center; min-height: 32px; }
 .ae-head input[type=range] { width: 160px; height: 24px; }
 .ae-head input[type=checkbox] { width: 20px; height: 24px; margin: 0; }
+/* The lookup box reads as code ("C7 A2 D5 B9 | A"); a setting's box as the other explorables' boxes. */
 .ae-head input[type=text] { font: 15px ui-monospace, monospace; padding: 6px 8px; width: 15em; max-width: 100%; }
 .ae-head .ae-head-setting { display: inline-flex; gap: 6px; align-items: center; }
-.ae-head input.ae-head-box { width: 5.5em; min-height: 32px; box-sizing: border-box; }
+.ae-head input.ae-head-box { font: inherit; width: 5.5em; min-height: 32px; box-sizing: border-box; }
 .ae-head svg { display: block; max-width: 100%; height: auto; background: var(--ae-surface, #fff); }
 .ae-head .ae-readout { font-variant-numeric: tabular-nums; }
 .ae-head .ae-note { color: var(--ae-muted, #444); font-size: 15px; }
