@@ -269,3 +269,19 @@ def test_asked_with_a_prediction_that_cannot_be_used_it_says_to_mend_it_not_to_w
     assert S["prediction_fix"].format(lo="−20", hi="20") in v["html"]["result"]
     assert S["prediction_needed"] not in v["html"]["result"] and v["html"]["error"]
     assert S["prediction_needed"] in view.steps_view(state(2, asked=True), CONFIG)["html"]["result"]
+
+
+@pytest.mark.parametrize("language", sorted(STRINGS))
+def test_a_wrong_prediction_no_slip_explains_is_shown_the_working(language):
+    """Off by more than the tolerance and near no usual slip (8 at step 2): the result works the step out with its
+    own numbers (α₂ = 1/(1 + e^(−Δ/T)), then y), the numbers those of the step's outcome; a slip is told instead."""
+    config = view.steps_config(language)
+    S, step = config["strings"], scenarios.get_step(2)
+    working = S["result_working"].split("{d}")[0]
+    result = view.steps_view({**state(2, "8", revealed=True), **step.target}, config)["html"]["result"]
+    w = scenarios.outcome(step.target)["weights"]
+    assert working in result and view.format_number(w[1], 3) in result and "9.05" in result
+    slip = view.steps_view({**state(2, "2.95", revealed=True), **step.target}, config)["html"]["result"]
+    assert working not in slip
+    right = view.steps_view({**state(2, "9", revealed=True), **step.target}, config)["html"]["result"]
+    assert working not in right

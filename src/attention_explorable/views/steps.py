@@ -63,6 +63,7 @@ STRING_KEYS = (
     "result_right",
     "result_off",
     "result_outside",
+    "result_working",
     "result_no_prediction",
     "result_pending",
     "result_moved",
@@ -432,6 +433,17 @@ def _result_html(state, pred: float | None, config: dict) -> str:
             if near:
                 name, y = near[0]
                 msg += S[f"slip_{name}"].format(y=f(y, 2), t=format_g(target["temperature"]))
+            elif gap > config["within"]:  # no slip to name: the computation itself, with this step's numbers
+                w = scenarios.outcome(target)["weights"]
+                msg += S["result_working"].format(
+                    d=format_g(target["score_diff"]),
+                    t=format_g(target["temperature"]),
+                    a1=f(w[0], 3),
+                    a2=f(w[1], 3),
+                    v1=format_g(target["value_1"]),
+                    v2=format_g(target["value_2"]),
+                    y=f(true, 2),
+                )
             lo, hi = sorted((float(target["value_1"]), float(target["value_2"])))
             if not lo <= pred <= hi:  # the section's point: y never leaves [v₁, v₂]
                 msg += S["result_outside"].format(v1=format_g(target["value_1"]), v2=format_g(target["value_2"]))

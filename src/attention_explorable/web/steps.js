@@ -184,6 +184,11 @@ function resultHtml(st, pred, config) {
       // A prediction off by a usual slip is told which (the first that it comes near).
       const near = slips(target).filter(([, y]) => gap > config.within && Math.abs(pred - y) <= SLIP_NEAR);
       if (near.length) msg += fill(S[`slip_${near[0][0]}`], {y: f(near[0][1], 2), t: formatG(target.temperature)});
+      else if (gap > config.within) {  // no slip to name: the computation itself, with this step's numbers
+        const w = outcome(target).weights;
+        msg += fill(S.result_working, {d: formatG(target.score_diff), t: formatG(target.temperature), a1: f(w[0], 3),
+          a2: f(w[1], 3), v1: formatG(target.value_1), v2: formatG(target.value_2), y: f(trueY, 2)});
+      }
       const [lo, hi] = [target.value_1, target.value_2].sort((a, b) => a - b);
       if (!(lo <= pred && pred <= hi)) {  // the section's point: y never leaves [v₁, v₂]
         msg += fill(S.result_outside, {v1: formatG(target.value_1), v2: formatG(target.value_2)});
