@@ -322,3 +322,13 @@ def test_word_vectors_listed_before_a_question_stay_whole_at_320_px(static_site,
     lines = pieces.evaluate_all("(els) => els.map((e) => [e.textContent, e.getClientRects().length])")
     assert all(n == 1 for _, n in lines), lines
     assert s.page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
+
+
+def test_the_self_cross_word_vectors_sit_right_under_the_question_about_them(static_site, student):
+    """The question asks about the listed word vectors: on a phone they come right after its buttons, not
+    1,500 px further down after the controls, the heatmap and the readouts."""
+    s = student(width=390, height=844, mobile=True)
+    s.open_offline(static_site / "selfcross.html", ".ae-selfcross-vectors")
+    skip = s.page.locator(".ae-selfcross-skip button").bounding_box()
+    vectors = s.page.locator(".ae-selfcross-vectors").first.bounding_box()
+    assert 0 < vectors["y"] - skip["y"] < 400, (skip, vectors)

@@ -232,6 +232,7 @@ class SelfCrossExplorer(Explorable):
         c = self._controls
         left = pn.Column(
             *(bokeh_pane(m) for m in self._ask.values()),
+            bokeh_pane(self._html["note"]),  # the word vectors, right under the question about them
             label("selfcross_mode"),
             bokeh_pane(c["mode"]),
             bokeh_pane(c["causal"]),
@@ -242,7 +243,6 @@ class SelfCrossExplorer(Explorable):
             bokeh_pane(self._html["roles"]),
             bokeh_pane(self._html["row"]),
             bokeh_pane(self._html["live"]),
-            bokeh_pane(self._html["note"]),
             styles={"flex": "1 1 300px", "max-width": "440px", "min-width": "0"},
         )
         right = pn.Column(

@@ -223,13 +223,15 @@ function render({model, el: host}) {
   const label = (key) => el("div", {class: "ae-kind", style: "margin:4px 5px 0"}, S[key]);
   const modeLabel = label("selfcross_mode");
   const left = el("div", {class: "ae-n-col", style: "flex:1 1 300px;max-width:440px;min-width:0"},
-    ...CHOICE_MODELS.map((n) => parts[n].el), modeLabel, parts.mode.el, parts.causal.el,
+    ...CHOICE_MODELS.map((n) => parts[n].el), parts.note.el, modeLabel, parts.mode.el, parts.causal.el,
     label("selfcross_query"), parts.query.el, parts.hint.el, notice.el, parts.roles.el, parts.row.el,
-    parts.live.el, parts.note.el);
+    parts.live.el);
   const right = el("div", {class: "ae-n-col", style: "flex:1 1 320px;max-width:560px;min-width:0"},
     plot.el, parts.plot_data.el);
-  // On a phone: the question and the kind of attention, the heatmap, then the rows to pick right below it.
-  phoneOrder("first", ...CHOICE_MODELS.map((n) => parts[n].el), modeLabel, parts.mode.el, parts.causal.el);
+  // The word vectors right under the question that asks about them (a phone put them 1,500 px below).
+  // On a phone: the question, its vectors and the kind of attention, the heatmap, then the rows to pick.
+  phoneOrder("first", ...CHOICE_MODELS.map((n) => parts[n].el), parts.note.el, modeLabel, parts.mode.el,
+    parts.causal.el);
   phoneOrder("figure", plot.el, parts.plot_data.el);
   root.append(el("div", {class: "ae-n-flex ae-n-split", style: "flex-direction:row;flex-wrap:wrap;gap:12px"}, left, right));
   return drawView(model, STATE_NAMES, parts, (st) => selfcrossView(st, config));

@@ -1713,6 +1713,7 @@ function render({ model, el: host }) {
     "div",
     { class: "ae-n-col", style: "flex:1 1 300px;max-width:440px;min-width:0" },
     ...CHOICE_MODELS.map((n) => parts[n].el),
+    parts.note.el,
     modeLabel,
     parts.mode.el,
     parts.causal.el,
@@ -1722,8 +1723,7 @@ function render({ model, el: host }) {
     notice.el,
     parts.roles.el,
     parts.row.el,
-    parts.live.el,
-    parts.note.el
+    parts.live.el
   );
   const right = el(
     "div",
@@ -1731,7 +1731,14 @@ function render({ model, el: host }) {
     plot.el,
     parts.plot_data.el
   );
-  phoneOrder("first", ...CHOICE_MODELS.map((n) => parts[n].el), modeLabel, parts.mode.el, parts.causal.el);
+  phoneOrder(
+    "first",
+    ...CHOICE_MODELS.map((n) => parts[n].el),
+    parts.note.el,
+    modeLabel,
+    parts.mode.el,
+    parts.causal.el
+  );
   phoneOrder("figure", plot.el, parts.plot_data.el);
   root.append(el("div", { class: "ae-n-flex ae-n-split", style: "flex-direction:row;flex-wrap:wrap;gap:12px" }, left, right));
   return drawView(model, STATE_NAMES, parts, (st) => selfcrossView(st, config));
