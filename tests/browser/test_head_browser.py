@@ -189,6 +189,22 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
         "() => new Promise((done) => { let n = 5; const f = () => (--n ? requestAnimationFrame(f) : done()); requestAnimationFrame(f); })"
     )
     assert _step_of(page) == paused
+    # Each trained weight's number sits on its bar, clear of the dashed line of the weight before training;
+    # above that line only where the line runs just over the bar (a number over a line far above its bar
+    # read as the old weight).
+    placed = page.evaluate(
+        """() => [...document.querySelectorAll('.ae-head-after svg')].flatMap((svg) => {
+          const rects = [...svg.querySelectorAll('rect')], lines = [...svg.querySelectorAll('line[stroke-dasharray]')];
+          const numbers = [...svg.querySelectorAll('text.ae-tick')];
+          return lines.filter((l) => l.getAttribute('visibility') === 'visible').map((l, p) =>
+            [+rects[p].getAttribute('y'), +l.getAttribute('y1'), +numbers[p].getAttribute('y')]);
+        })"""
+    )
+    assert len(placed) == 12, placed
+    for top, line, number in placed:
+        assert not (number - 12 <= line <= number + 2), (top, line, number)  # (a 14 px number, baseline y)
+        if top - line >= 18:
+            assert line < number < top, (top, line, number)
     assert "100%" in page.locator(".ae-head-readout").text_content()
     verdict = page.locator(".ae-head-verdict").text_content()
     assert ("答案 B" in verdict) if language == "zh" else ("answer B" in verdict), verdict

@@ -416,8 +416,10 @@ function weightBars(label) {
         bars[p].setAttribute("y", (80 - h).toFixed(1));
         bars[p].setAttribute("height", h.toFixed(1));
         bars[p].setAttribute("fill", p === match ? "#2f6fad" : "#b8b0d4");
-        // above its bar and above the dashed line, never on either
-        values[p].setAttribute("y", Math.min(74 - h, start ? 76 - 60 * start[p] : Infinity).toFixed(1));
+        // On its bar; where the dashed line runs just above the bar (less than a label's height), above the
+        // line instead, never on either (a label above a line far over its bar read as the old weight).
+        const line = start ? 80 - 60 * start[p] : Infinity, top = 80 - h;
+        values[p].setAttribute("y", (line < top && top - line < 18 ? line - 4 : top - 6).toFixed(1));
         setText(names[p], pairs[p]);
         setText(values[p], w.toFixed(2));
       });
