@@ -366,7 +366,7 @@ def tex_to_mathml(tex: str, display: bool = False) -> str:
         out = _latex2mathml(tex, display="block" if display else "inline")
     except Exception as exc:  # noqa: BLE001 - any converter failure names the formula
         raise ContentError(f"cannot convert the formula {tex!r} to MathML: {exc}") from exc
-    return _signs(_slim(out)).replace("<math", "<math class='ae-math'", 1)
+    return _signs(_slim(out))
 
 
 #: A minus or plus sign right after an operator, an opening fence, a comma or the start of a row: a sign, not
@@ -510,7 +510,8 @@ def map_text(source: str, change, keep: tuple[str, ...] = _KEEP) -> str:
 #: Chinese punctuation that must not begin a line: kept on the line of the formula it follows.
 _CLOSING_PUNCTUATION = "，。、；：？！）》」』"
 _INLINE_MATH_THEN_CLOSING = re.compile(
-    r"(<math class='ae-math'>(?:(?!</math>).)*</math>)([" + _CLOSING_PUNCTUATION + "]+)", re.S
+    r"(<math>(?:(?!</math>).)*</math>)([" + _CLOSING_PUNCTUATION + "]+)",
+    re.S,  # (inline: no display="block")
 )
 
 
@@ -525,9 +526,9 @@ def markdown_to_html(source: str, section_id: str = "", language: str | None = N
 
     Examples
     --------
-    >>> markdown_to_html("权重 $a_j$ 之和为 $1$。").count("<math ")
+    >>> markdown_to_html("权重 $a_j$ 之和为 $1$。").count("<math>")
     2
-    >>> markdown_to_html("权重 $a_j$，和为 $1$。").count("<span class='ae-nobreak'><math ")
+    >>> markdown_to_html("权重 $a_j$，和为 $1$。").count("<span class='ae-nobreak'><math>")
     2
     >>> markdown_to_html("It costs $5 and $10.")
     '<p>It costs $5 and $10.</p>\\n'
@@ -740,7 +741,7 @@ def inline_html(source: str) -> str:
 
     Examples
     --------
-    >>> inline_html("weights sum to $1$").startswith("weights sum to <math ")
+    >>> inline_html("weights sum to $1$").startswith("weights sum to <math>")
     True
     """
     return _parser().renderInline(source)
