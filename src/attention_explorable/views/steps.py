@@ -419,7 +419,8 @@ def _result_html(state, pred: float | None, config: dict) -> str:
         msg = S["result_pending"]
     else:
         target = step_target(state, config)
-        true = scenarios.outcome(target)["output"]
+        outcome = scenarios.outcome(target)
+        true = outcome["output"]
         if pred is None:
             msg = S["result_no_prediction"].format(true=f(true, 2))
         else:
@@ -434,7 +435,7 @@ def _result_html(state, pred: float | None, config: dict) -> str:
                 name, y = near[0]
                 msg += S[f"slip_{name}"].format(y=f(y, 2), t=format_g(target["temperature"]))
             elif gap > config["within"]:  # no slip to name: the computation itself, with this step's numbers
-                w = scenarios.outcome(target)["weights"]
+                w = outcome["weights"]
                 msg += S["result_working"].format(
                     d=format_g(target["score_diff"]),
                     t=format_g(target["temperature"]),

@@ -174,7 +174,7 @@ function resultHtml(st, pred, config) {
     msg = S.result_pending;
   } else {
     const target = stepTarget(st, config);
-    const trueY = outcome(target).output;
+    const res = outcome(target), trueY = res.output;
     if (pred === null) {
       msg = fill(S.result_no_prediction, {true: f(trueY, 2)});
     } else {
@@ -185,7 +185,7 @@ function resultHtml(st, pred, config) {
       const near = slips(target).filter(([, y]) => gap > config.within && Math.abs(pred - y) <= SLIP_NEAR);
       if (near.length) msg += fill(S[`slip_${near[0][0]}`], {y: f(near[0][1], 2), t: formatG(target.temperature)});
       else if (gap > config.within) {  // no slip to name: the computation itself, with this step's numbers
-        const w = outcome(target).weights;
+        const w = res.weights;
         msg += fill(S.result_working, {d: formatG(target.score_diff), t: formatG(target.temperature), a1: f(w[0], 3),
           a2: f(w[1], 3), v1: formatG(target.value_1), v2: formatG(target.value_2), y: f(trueY, 2)});
       }

@@ -310,9 +310,10 @@ function axisNode(axis, ticks, side) {
   const spans = [];
   const shown = ticks.filter(([f]) => f !== null && f >= -1e-9 && f <= 1 + 1e-9);
   const across = side === "below" || side === "above";
-  // Each tick label has the gap to its nearest neighbour (the whole width when it stands alone).
-  const gaps = shown.map(([f]) => Math.min(1, ...shown.map(([g]) => Math.abs(g - f)).filter((d) => d > 1e-9)));
-  const size = across ? fitted(Math.max(0, ...shown.map(([, label]) => textPx(label, 1))), Math.min(1, ...gaps)) : "";
+  // Each label has at least the narrowest gap between two neighbouring ticks (the whole width when alone).
+  const at = shown.map(([f]) => f).sort((a, b) => a - b);
+  const gap = Math.min(1, ...at.slice(1).map((f, i) => f - at[i]).filter((d) => d > 1e-9));
+  const size = across ? fitted(Math.max(0, ...shown.map(([, label]) => textPx(label, 1))), gap) : "";
   for (const [f, label] of shown) {
     const where = side === "below" ? `left:${pct(f)};top:11px;transform:translateX(-50%)${size}`
       : side === "above" ? `left:${pct(f)};bottom:11px;transform:translateX(-50%)${size}`

@@ -872,8 +872,9 @@ function axisNode(axis3, ticks2, side) {
   const spans = [];
   const shown = ticks2.filter(([f]) => f !== null && f >= -1e-9 && f <= 1 + 1e-9);
   const across = side === "below" || side === "above";
-  const gaps = shown.map(([f]) => Math.min(1, ...shown.map(([g]) => Math.abs(g - f)).filter((d) => d > 1e-9)));
-  const size = across ? fitted(Math.max(0, ...shown.map(([, label]) => textPx(label, 1))), Math.min(1, ...gaps)) : "";
+  const at = shown.map(([f]) => f).sort((a, b) => a - b);
+  const gap = Math.min(1, ...at.slice(1).map((f, i) => f - at[i]).filter((d) => d > 1e-9));
+  const size = across ? fitted(Math.max(0, ...shown.map(([, label]) => textPx(label, 1))), gap) : "";
   for (const [f, label] of shown) {
     const where = side === "below" ? `left:${pct(f)};top:11px;transform:translateX(-50%)${size}` : side === "above" ? `left:${pct(f)};bottom:11px;transform:translateX(-50%)${size}` : `top:${pct(1 - f)};right:11px;transform:translateY(-50%)`;
     spans.push(h("span", lang(label, { style: where }), [String(label)]));

@@ -993,8 +993,9 @@ function axisNode(axis2, ticks2, side) {
   const spans = [];
   const shown = ticks2.filter(([f]) => f !== null && f >= -1e-9 && f <= 1 + 1e-9);
   const across = side === "below" || side === "above";
-  const gaps = shown.map(([f]) => Math.min(1, ...shown.map(([g]) => Math.abs(g - f)).filter((d) => d > 1e-9)));
-  const size = across ? fitted(Math.max(0, ...shown.map(([, label]) => textPx(label, 1))), Math.min(1, ...gaps)) : "";
+  const at = shown.map(([f]) => f).sort((a, b) => a - b);
+  const gap = Math.min(1, ...at.slice(1).map((f, i) => f - at[i]).filter((d) => d > 1e-9));
+  const size = across ? fitted(Math.max(0, ...shown.map(([, label]) => textPx(label, 1))), gap) : "";
   for (const [f, label] of shown) {
     const where = side === "below" ? `left:${pct(f)};top:11px;transform:translateX(-50%)${size}` : side === "above" ? `left:${pct(f)};bottom:11px;transform:translateX(-50%)${size}` : `top:${pct(1 - f)};right:11px;transform:translateY(-50%)`;
     spans.push(h("span", lang(label, { style: where }), [String(label)]));
@@ -1781,7 +1782,7 @@ function resultHtml(st, pred, config) {
     msg = S.result_pending;
   } else {
     const target = stepTarget(st, config);
-    const trueY = outcome(target).output;
+    const res = outcome(target), trueY = res.output;
     if (pred === null) {
       msg = fill(S.result_no_prediction, { true: f(trueY, 2) });
     } else {
@@ -1790,7 +1791,7 @@ function resultHtml(st, pred, config) {
       const near = slips(target).filter(([, y]) => gap > config.within && Math.abs(pred - y) <= SLIP_NEAR);
       if (near.length) msg += fill(S[`slip_${near[0][0]}`], { y: f(near[0][1], 2), t: formatG(target.temperature) });
       else if (gap > config.within) {
-        const w = outcome(target).weights;
+        const w = res.weights;
         msg += fill(S.result_working, {
           d: formatG(target.score_diff),
           t: formatG(target.temperature),
