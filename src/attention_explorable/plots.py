@@ -319,6 +319,21 @@ def vector_figure(
         line_dash="dashed",
         legend_label=labels["hull"],
     )
+    # The query's arrow wide and see-through, under the keys' thin ones: a query on a key (the worked
+    # example opens on q = k₁) leaves the key in sight inside it.
+    fig.add_layout(
+        Arrow(
+            end=VeeHead(size=14, fill_color=c["query"], line_color=c["query"]),
+            x_start=0,
+            y_start=0,
+            x_end="x",
+            y_end="y",
+            source=query,
+            line_color=c["query"],
+            line_alpha=0.8,
+            line_width=5,
+        )
+    )
     fig.add_layout(
         Arrow(
             end=VeeHead(size=10, fill_color=c["key"], line_color=c["key"]),
@@ -384,18 +399,6 @@ def vector_figure(
             text_font_size="13px",
             text_color="#8a4a12",
             text_font_style="bold",
-        )
-    )
-    fig.add_layout(
-        Arrow(
-            end=VeeHead(size=12, fill_color=c["query"], line_color=c["query"]),
-            x_start=0,
-            y_start=0,
-            x_end="x",
-            y_end="y",
-            source=query,
-            line_color=c["query"],
-            line_width=3,
         )
     )
     tip = fig.scatter(

@@ -287,6 +287,24 @@ def test_phone_has_no_horizontal_scroll_and_a_tap_moves_the_query(source, vector
         vector_server.assert_clean_log()
 
 
+# Each arrow of the plane on a module's page: its end, its stroke and width, in the order drawn (later on top).
+_ARROWS = """() => [...document.querySelectorAll('.ae-vector-plot line[marker-end]')].map((l) =>
+  [l.getAttribute('x2'), l.getAttribute('y2'), l.getAttribute('stroke'), parseFloat(l.getAttribute('stroke-width'))])"""
+
+
+def test_the_opening_query_on_k1_leaves_the_key_in_sight(saved_vector, student):
+    """The worked example opens on q = k₁ = [1, 0]: the key's thin grey arrow is drawn over the query's
+    wide one, not hidden under it."""
+    s = student()
+    assert s.open_offline(saved_vector, ".ae-vector-output") == []
+    arrows = s.page.evaluate(_ARROWS)
+    (query,) = [a for a in arrows if a[2] == "#C44E52"]
+    on_query = [i for i, a in enumerate(arrows) if a[2] == "#7F7F7F" and a[:2] == query[:2]]
+    assert len(on_query) == 1, arrows  # k₁, where q is
+    assert on_query[0] > arrows.index(query) and arrows[on_query[0]][3] < query[3], arrows
+    s.screenshot("vector-opening-q-on-k1")
+
+
 #: Resolves once the page has not scrolled for 10 frames running.
 _SCROLL_STILL = """() => new Promise((done) => {
   let last = scrollY, still = 0;

@@ -100,10 +100,10 @@ def test_causal_mask_in_english_self_attention_only():
     fills = dict(zip(zip(en["sources"]["cells"]["y"], en["sources"]["cells"]["x"]), en["sources"]["cells"]["fill"]))
     assert fills[(1, 2)] == view.MASKED_FILL and fills[(2, 1)] != view.MASKED_FILL
     assert ZH["selfcross_roles_self_en_causal"] in en["html"]["roles"]
-    # "I" sees only itself; the masked keys read 0.000 in the row readout.
+    # "I" sees only itself; a masked key reads "—" in the row readout, as in its heatmap cell.
     first = view.selfcross_view(state("self_en", causal=True, query=1), CONFIG)["html"]["row"]
     assert "<td><span lang='en'>I</span></td><td><b>1.000</b></td>" in first
-    assert "<td><span lang='en'>love</span></td><td><b>0.000</b></td>" in first
+    assert "<td><span lang='en'>love</span></td><td><b>—</b></td>" in first
     cross = view.selfcross_view(state("cross", causal=True), CONFIG)
     assert np.all(view.selfcross_weights(state("cross", causal=True), CONFIG)[2] > 0)
     assert ZH["selfcross_roles_self_en_causal"] not in cross["html"]["roles"]

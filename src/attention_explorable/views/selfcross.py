@@ -301,7 +301,11 @@ def selfcross_view(state, config: dict) -> dict:
         roles += " " + S["selfcross_roles_no_mask"]
     row = weights[query - 1]
     best = int(np.argmax(row))
-    cells = "".join(f"<td>{word(k_side, tok)}</td><td><b>{f(w, 3)}</b></td>" for tok, w in zip(k_tokens, row))
+    # A masked key is "—" here as in its heatmap cell (its weight is exactly 0: it is not looked at).
+    cells = "".join(
+        f"<td>{word(k_side, tok)}</td><td><b>{f(w, 3) if m else '—'}</b></td>"
+        for tok, w, m in zip(k_tokens, row, mask[query - 1])
+    )
     row_html = (
         f"<div class='ae-kind'>{S['selfcross_row'].format(token=word(q_side, q_tokens[query - 1]))}</div>"
         f"<table><tr>{cells}</tr></table>"

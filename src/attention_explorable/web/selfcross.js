@@ -127,7 +127,9 @@ export function selfcrossView(st, config) {
   const row = weights[query - 1];
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;  // the first largest, as np.argmax
-  const tds = kTokens.map((tok, j) => `<td>${word(kSide, tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
+  // A masked key is "—" here as in its heatmap cell (its weight is exactly 0: it is not looked at).
+  const tds = kTokens.map((tok, j) =>
+    `<td>${word(kSide, tok)}</td><td><b>${mask[query - 1][j] ? f(row[j], 3) : "—"}</b></td>`).join("");
   const rowHtml =
     `<div class='ae-kind'>${fill(S.selfcross_row, {token: word(qSide, qTokens[query - 1])})}</div>` +
     (revealed ? `<table><tr>${tds}</tr></table>` +

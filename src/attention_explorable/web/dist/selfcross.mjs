@@ -1610,7 +1610,7 @@ function selfcrossView(st, config) {
   const row = weights[query - 1];
   let best = 0;
   for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
-  const tds = kTokens.map((tok, j) => `<td>${word(kSide, tok)}</td><td><b>${f(row[j], 3)}</b></td>`).join("");
+  const tds = kTokens.map((tok, j) => `<td>${word(kSide, tok)}</td><td><b>${mask[query - 1][j] ? f(row[j], 3) : "—"}</b></td>`).join("");
   const rowHtml = `<div class='ae-kind'>${fill(S.selfcross_row, { token: word(qSide, qTokens[query - 1]) })}</div>` + (revealed ? `<table><tr>${tds}</tr></table>` + fill(S.selfcross_row_best, { token: word(kSide, kTokens[best]), weight: f(row[best], 3) }) : `<div class='ae-hint'>${S.selfcross_hidden}</div>`);
   const overrides = (tokens) => Object.fromEntries(tokens.map((tok, i) => [String(i + 1), tok]));
   const bestText = fill(S.selfcross_row_best, { token: word(kSide, kTokens[best]), weight: f(row[best], 3) });

@@ -391,11 +391,13 @@ function planeFigure(sources, { title, legend, extent = 2 }) {
   spec.annotations.push(
     { type: "Span", location: 0, dimension: "width", ...line("#999", 1), visible: true },
     { type: "Span", location: 0, dimension: "height", ...line("#999", 1), visible: true },
+    // The query's arrow wide and see-through, under the keys' thin ones: a query on a key (the worked
+    // example opens on q = k₁) leaves the key in sight inside it.
+    { ...arrow(sources.query, `${id}-query`, c.query, 5, 14), line_alpha: 0.8 },
     arrow(sources.keys, `${id}-key`, c.key, 2, 10),
     labels(sources.keys, { x: "lx", y: "ly", size: "12px", color: "#555" }),
     labels(sources.values, { size: "12px", color: c.value }),
     labels(sources.output, { size: "13px", color: "#8a4a12", bold: true }),
-    arrow(sources.query, `${id}-query`, c.query, 3, 12),
     labels(sources.query, { size: "14px", color: c.query, bold: true })
   );
   spec.legend = { ncols: 2, entries: ["hull", "key", "value", "output", "query"].map((k) => ({ label: legend[k], glyphs: [glyphs[k]] })) };
