@@ -17,7 +17,7 @@ from bokeh.models import CustomJS
 import panel as pn
 
 from . import ui
-from .explorables import MODULES, explorable_class
+from .explorables import MODULES, app_names, explorable_class
 from .explorables.base import ScriptedPane, html_model, web_module
 from .strings import DEFAULT_LANGUAGE, HTML_LANG, OTHER_LANGUAGE, STRINGS, text  # noqa: F401  (apps' names)
 
@@ -278,7 +278,7 @@ class _Apps(Mapping):
     component drawn from Python (those of :data:`MODULES` with a ``viewer``)."""
 
     def _names(self) -> tuple[str, ...]:
-        return ("textbook", *(n for n, m in MODULES.items() if m.viewer))
+        return app_names()
 
     def __getitem__(self, name: str) -> Callable[..., pn.viewable.Viewable]:
         if name == "textbook":

@@ -24,7 +24,7 @@ import functools
 import socket
 import sys
 
-from .apps import APPS, app_summary
+from .explorables import app_names  # (not Panel: a usage error is said at once)
 
 PROG = "attention-explorable"
 #: The environment variables ``serve`` reads for its options' defaults (the person starting it sets
@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
         prog=PROG, description="Interactive attention explorables (course sections 3.7 and 3.8)."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="serve every app: " + ", ".join(APPS))
+    serve = sub.add_parser("serve", help="serve every app: " + ", ".join(app_names()))
     serve.add_argument("--port", type=int, default=5006, help="port to listen on (default 5006)")
     serve.add_argument(
         "--address", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for a classroom)"
@@ -285,7 +285,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "export":
         return _export(args.directory, args.language, args.index)
     if args.command == "list":
-        for name in APPS:
+        from .apps import app_summary
+
+        for name in app_names():
             print(f"/{name}\t{app_summary(name)}")
         return 0
 
@@ -331,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         new_per_minute=args.max_new_students_per_minute,
     )
     bases = [f"http://{h}:{args.port}" for h in served["hosts"]]
-    print(f"{PROG}: serving " + ", ".join(f"{bases[0]}/{n}" for n in APPS), flush=True)
+    print(f"{PROG}: serving " + ", ".join(f"{bases[0]}/{n}" for n in app_names()), flush=True)
     for base in bases[1:]:
         print(f"{PROG}: also at {base}/textbook", flush=True)
     print(f"{PROG}: instructor: {bases[0]}/instructor (class database: {context.database_url})", flush=True)

@@ -27,8 +27,6 @@ import threading
 import time
 from collections import Counter
 
-import panel as pn
-
 from ..strings import text
 
 #: Default sessions per client (``--max-sessions-per-client``; 0: no cap).
@@ -37,6 +35,8 @@ DEFAULT_LIMIT = 20
 
 def client_address() -> str:
     """The address of the client whose session is being built ('' outside a server session)."""
+    import panel as pn  # (here, not above: the command line reads this module's defaults at once)
+
     doc = pn.state.curdoc
     if doc is None or doc.session_context is None:
         return ""
@@ -75,6 +75,8 @@ class SessionCap:
 
     def guard(self, builder, language: str = "zh"):
         """``builder`` wrapped: a refused client gets a page with the reason (class ``ae-session-refused``)."""
+
+        import panel as pn
 
         @functools.wraps(builder)
         def guarded(*args, **kwargs):

@@ -259,6 +259,12 @@ def _imported(where: str) -> type:
     return getattr(importlib.import_module(module), cls)
 
 
+def app_names() -> tuple[str, ...]:
+    """The pages ``serve`` runs as live Panel apps, in order: the textbook, then each explorable with a
+    Panel component drawn from Python (a ``viewer``). Read without importing Panel."""
+    return ("textbook", *(n for n, m in MODULES.items() if m.viewer))
+
+
 def explorable_class(name: str) -> type:
     """The Panel component of explorable ``name`` drawn from Python (its ``viewer``).
 
