@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import copy
 import os
 import re
@@ -22,9 +23,31 @@ from benchlib import free_port  # noqa: E402  (one rule for the ports of the tes
 # Apps that browser tests serve; importing one would build and serve it.
 collect_ignore = ["apps"]
 
-# (Under ``--dist loadfile`` a file runs on one worker and pytest-xdist hands out the files by their
-# number of tests, whatever the order collected: a long file is split in two rather than ordered first,
-# as the class's browser tests are, test_classroom_browser.py and test_classroom_restarts_browser.py.)
+#: The files that take longest (seconds summed over their tests, ``--durations=0`` on two cores), handed
+#: out first. Under ``--dist loadfile`` a file runs on one worker; the README's command passes
+#: ``--no-loadscopereorder``, so pytest-xdist hands the files out in the order collected, which
+#: :func:`pytest_collection_modifyitems` makes these first, then the rest by their number of tests (as
+#: pytest-xdist would): a long file of few tests, left to the end, kept one worker busy alone for half a minute.
+LONGEST_FIRST = (
+    "tests/test_benchmarks_smoke.py",
+    "tests/browser/test_classroom_browser.py",
+    "tests/browser/test_head_browser.py",
+    "tests/browser/test_classroom_restarts_browser.py",
+    "tests/browser/test_steps_browser.py",
+    "tests/browser/test_accessibility.py",
+    "tests/classroom/test_faults.py",
+    "tests/classroom/test_server.py",
+    "tests/browser/test_jupyterlab.py",
+    "tests/browser/test_textbook_browser.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    files = [item.nodeid.split("::")[0] for item in items]
+    counts = collections.Counter(files)
+    order = {id(item): (rank.get(f, len(rank)), -counts[f], f) for item, f in zip(items, files)}
+    items.sort(key=lambda item: order[id(item)])  # (stable: a file's tests keep their order)
 
 
 CHROMIUM = os.environ.get("AE_CHROMIUM", "/usr/bin/chromium")

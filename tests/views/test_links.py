@@ -136,7 +136,7 @@ _STEPS = StepsExplorer()
 _STEPS_SPEC = _STEPS.link_spec()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     st.lists(
         st.tuples(st.sampled_from(["step", "temperature", "value_1", "prediction_text", "x"]), st.text(max_size=30)),

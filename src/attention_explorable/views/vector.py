@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.spatial import ConvexHull, QhullError
 
 from .. import core
 from ..strings import text
@@ -195,6 +194,9 @@ def convex_hull(pts) -> np.ndarray:
     >>> convex_hull([[1, 0], [0, 1], [1, 1], [0.5, 0.5]]).tolist()
     [[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
     """
+    # (Imported here: scipy.spatial is a quarter of a second of every process's start that draws no hull.)
+    from scipy.spatial import ConvexHull, QhullError
+
     unique = np.unique(np.asarray(pts, dtype=np.float64).reshape(-1, 2), axis=0)  # sorted rows
     if len(unique) >= 3:
         try:
