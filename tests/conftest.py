@@ -25,7 +25,7 @@ collect_ignore = ["apps"]
 
 #: The files that take longest (seconds summed over their tests, ``--durations=0`` on two cores), handed
 #: out first. Under ``--dist loadfile`` a file runs on one worker; the README's command passes
-#: ``--no-loadscopereorder``, so pytest-xdist hands the files out in the order collected, which
+#: ``--no-loadscope-reorder``, so pytest-xdist hands the files out in the order collected, which
 #: :func:`pytest_collection_modifyitems` makes these first, then the rest by their number of tests (as
 #: pytest-xdist would): a long file of few tests, left to the end, kept one worker busy alone for half a minute.
 LONGEST_FIRST = (
