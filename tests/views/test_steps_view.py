@@ -274,7 +274,7 @@ def test_asked_with_a_prediction_that_cannot_be_used_it_says_to_mend_it_not_to_w
 @pytest.mark.parametrize("language", sorted(STRINGS))
 def test_a_wrong_prediction_no_slip_explains_is_shown_the_working(language):
     """Off by more than the tolerance and near no usual slip (8 at step 2): the result works the step out with its
-    own numbers (α₂ = 1/(1 + e^(−Δ/T)), then y), the numbers those of the step's outcome; a slip is told instead."""
+    own numbers (α₂ = 1/(1 + e<sup>−Δ/T</sup>), then y), the numbers those of the step's outcome; a slip is told instead."""
     config = view.steps_config(language)
     S, step = config["strings"], scenarios.get_step(2)
     working = S["result_working"].split("{d}")[0]
