@@ -24,7 +24,7 @@ from benchlib import free_port  # noqa: E402  (one rule for the ports of the tes
 collect_ignore = ["apps"]
 
 #: The files that take longest (seconds summed over their tests, ``--durations=0`` on two cores), handed
-#: out first. Under ``--dist loadfile`` a file runs on one worker; the README's command passes
+#: out first (kept by hand: a file renamed drops out of the order, and only the time shows it). Under ``--dist loadfile`` a file runs on one worker; the README's command passes
 #: ``--no-loadscope-reorder``, so pytest-xdist hands the files out in the order collected, which
 #: :func:`pytest_collection_modifyitems` makes these first, then the rest by their number of tests (as
 #: pytest-xdist would): a long file of few tests, left to the end, kept one worker busy alone for half a minute.

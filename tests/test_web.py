@@ -41,7 +41,7 @@ def test_bundles_are_built_from_the_current_sources(tmp_path):
     assert built == shipped
     # (Names only: a diff of two bundles would take pytest minutes to write.)
     stale = [name for name in built if (tmp_path / name).read_bytes() != (WEB / "dist" / name).read_bytes()]
-    assert stale == [], f"web/dist/{stale} out of date: run `npm run build`"
+    assert stale == [], ", ".join(f"web/dist/{name}" for name in stale) + " out of date: run `npm run build`"
 
 
 def test_no_eval_or_function_constructor_in_our_javascript():

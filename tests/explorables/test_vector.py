@@ -36,6 +36,17 @@ def test_default_state_reproduces_the_worked_example(explorer):
     assert explorer._sources["hull"].data == {"x": [0.0, 1.0, 1.0], "y": [1.0, 0.0, 1.0]}
 
 
+def test_the_opening_query_on_k1_leaves_the_key_in_sight(explorer):
+    """The worked example opens on q = k₁: the query's wide arrow is drawn first, the keys' thin ones over it."""
+    from bokeh.models import Arrow
+
+    arrows = [m for m in explorer._figure.center if isinstance(m, Arrow)]
+    sources = [a.source for a in arrows]
+    query, keys = explorer._sources["query"], explorer._sources["keys"]
+    assert sources.index(query) < sources.index(keys)
+    assert arrows[sources.index(query)].line_width > arrows[sources.index(keys)].line_width
+
+
 @pytest.mark.parametrize("qx, qy, temp", [(-1.5, 0.5, 1.0), (0.3, -2.0, 0.05), (2.0, 2.0, 5.0)])
 def test_numbers_follow_core(explorer, qx, qy, temp):
     explorer.param.update(query_x=qx, query_y=qy, temperature=temp)
