@@ -319,33 +319,26 @@ def vector_figure(
         line_dash="dashed",
         legend_label=labels["hull"],
     )
+
+    def from_origin(source: ColumnDataSource, color: str, width: float, head: int, alpha: float = 1.0) -> Arrow:
+        """Arrows from the origin to each point of ``source`` (as figures.js ``arrow``)."""
+        end = VeeHead(size=head, fill_color=color, line_color=color)
+        return Arrow(
+            end=end,
+            x_start=0,
+            y_start=0,
+            x_end="x",
+            y_end="y",
+            source=source,
+            line_color=color,
+            line_alpha=alpha,
+            line_width=width,
+        )
+
     # The query's arrow wide and see-through, under the keys' thin ones: a query on a key (the worked
     # example opens on q = k₁) leaves the key in sight inside it.
-    fig.add_layout(
-        Arrow(
-            end=VeeHead(size=14, fill_color=c["query"], line_color=c["query"]),
-            x_start=0,
-            y_start=0,
-            x_end="x",
-            y_end="y",
-            source=query,
-            line_color=c["query"],
-            line_alpha=0.8,
-            line_width=5,
-        )
-    )
-    fig.add_layout(
-        Arrow(
-            end=VeeHead(size=10, fill_color=c["key"], line_color=c["key"]),
-            x_start=0,
-            y_start=0,
-            x_end="x",
-            y_end="y",
-            source=keys,
-            line_color=c["key"],
-            line_width=2,
-        )
-    )
+    fig.add_layout(from_origin(query, c["query"], 5, 14, alpha=0.8))
+    fig.add_layout(from_origin(keys, c["key"], 2, 10))
     fig.line([0, 0], [0, 0], color=c["key"], line_width=2, legend_label=labels["key"])  # legend entry only
     fig.add_layout(
         LabelSet(
