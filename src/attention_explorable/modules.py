@@ -275,7 +275,9 @@ class HeadWidget(ModuleWidget):
     batch = param.Integer(head.DEFAULTS["batch"], bounds=(1, 1024), doc="Examples per training step.")
     prediction = param.Integer(None, bounds=(0, 2), allow_None=True, doc="The option the student predicted (0-2).")
     skipped = param.Boolean(False, doc="The student went on without a prediction.")
-    compare_prediction = param.Integer(None, bounds=(0, 2), allow_None=True, doc="The comparison's predicted option.")
+    compare_prediction = param.Integer(
+        None, bounds=(0, 3), allow_None=True, doc="The comparison's predicted option (0-3, A-D)."
+    )
     own_lookup = param.String(MODULES["head"].defaults["own_lookup"], doc="The student's own lookup, as typed.")
 
     #: What a deep link can set (``?d_k=64&scaled=false``; behind ``head.`` on the textbook).

@@ -124,6 +124,38 @@ def test_the_module_trains_as_the_oracle_over_hundreds_of_states(chromium):
         assert got["accuracies"] == run.accuracies, (seed, d_k, scaled, lr)
 
 
+def _compare_cases() -> list[tuple[list[float], list[float]]]:
+    """Pairs of loss curves (scaled, unscaled) that reach each outcome of the comparison, and its edges."""
+    rng = np.random.default_rng(20261208)
+    steps = np.arange(head.COMPARE_STEPS)
+    cases = []
+    for _ in range(120):
+        start_s, start_u = 2.3 + rng.normal(0, 0.3, 2)
+        rate_s, rate_u = rng.choice([0.0, 0.003, 0.02, 0.08], 2)
+        s = start_s * np.exp(-rate_s * steps) + rng.uniform(0, 0.01, steps.size)
+        u = start_u * np.exp(-rate_u * steps) + rng.uniform(0, 0.01, steps.size)
+        cases.append((s.tolist(), u.tolist()))
+    flat = [2.3] * head.COMPARE_STEPS
+    cases.append((flat, flat))  # the scaled head has not fallen: neither
+    return cases
+
+
+def test_the_comparisons_outcome_is_the_oracles(chromium):
+    """``compareOutcome`` (web/head.js) names the option a pair of runs bears out as
+    ``views.head.compare_outcome`` does, over curves that reach every outcome."""
+    cases = _compare_cases()
+    want = [head.compare_outcome(s, u) for s, u in cases]
+    assert set(want) == {None, 0, 1, 2, 3}, want  # every outcome is reached
+    context = chromium.new_context()
+    try:
+        page = load_module(context, "head")
+        got = page.evaluate("(cases) => cases.map(([s, u]) => ae.compareOutcome(s, u))", cases)
+        assert page.ae_errors == []
+    finally:
+        context.close()
+    assert got == want
+
+
 def test_a_typed_lookup_is_read_as_python_reads_it(chromium):
     context = chromium.new_context()
     try:
@@ -220,36 +252,39 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     rows = page.locator(".ae-head table").nth(3).locator("tbody tr")
     assert rows.nth(0).locator("th").text_content() == "1" and rows.nth(1).locator("th").text_content() == "25"
     assert rows.last.locator("th").text_content() == str(paused)
-    # The comparison at d_k = 64 waits for its own prediction; then the scaled head's mean loss over
-    # steps 96-100 is below the unscaled one's.
+    # The comparison at d_k = 64 waits for its own prediction (A here, on purpose); then it reports each head's
+    # first loss and its mean loss over steps 96-100, and the option the run bears out.
     assert page.locator(".ae-head-compare-run").is_disabled()
     assert page.locator(".ae-head-compare-first").is_visible()
-    page.locator(".ae-head-compare .ae-head-options button").nth(0).click()
+    options = page.locator(".ae-head-compare .ae-head-options button")
+    assert options.count() == 4 and options.nth(3).text_content().startswith("D. ")
+    options.nth(0).click()
     assert not page.locator(".ae-head-compare-first").is_visible()
     page.locator(".ae-head-compare-run").click()
     page.wait_for_function("() => !document.querySelector('.ae-head-compare-run').disabled", timeout=60_000)
     said = page.locator(".ae-head-compare-result").text_content()
-    scaled, unscaled, ratio = (float(x) for x in _numbers(said)[:3])  # (the figures of the run, then of the seeds)
     oracle = {}
     for flag in (True, False):
-        run = head.start(seed=0, d_k=64, scaled=flag)
-        for _ in range(100):
+        run = head.start(seed=0, d_k=head.COMPARE_D_K, scaled=flag)
+        for _ in range(head.COMPARE_STEPS):
             run.step()
-        oracle[flag] = float(np.mean(run.losses[95:100]))
-    assert (scaled, unscaled) == (
-        float(f"{oracle[True]:.3g}"),
-        float(f"{oracle[False]:.3g}"),
-    )  # three significant figures
-    assert ratio == round(oracle[False] / oracle[True], 1)
-    assert scaled < unscaled
-    # The prediction was how the unscaled loss stands to the scaled one (A lower, under 2/3 of it; B about the
-    # same; C 1.5 times or more): the verdict is the band of the ratio this run measured (seed 0: about 5.5, C),
-    # so option A is told where the run lands.
-    band = "ABC"[sum(oracle[False] / oracle[True] >= edge for edge in (2 / 3, 1.5))]
-    assert band == "C"
+        oracle[flag] = run.losses
+    first_s, first_u, _ln10, scaled, unscaled, ratio = (float(x) for x in _numbers(said)[:6])
+    assert (first_s, first_u) == (round(oracle[True][0], 3), round(oracle[False][0], 3))
+    means = {flag: float(np.mean(oracle[flag][95:100])) for flag in (True, False)}
+    assert (scaled, unscaled) == (float(f"{means[True]:.3g}"), float(f"{means[False]:.3g}"))  # three figures
+    assert ratio == round(means[False] / means[True], 1)
+    # Seed 0 bears out B (both start near ln 10, the unscaled head falls, slower), so A is told where it lands.
+    right = head.compare_outcome(oracle[True], oracle[False])
+    assert right == 1
     strings = head_strings(language)
-    assert strings["head_compare_wrong"].format(option=band) in said, said
-    assert strings["head_compare_why"] in said
+    assert strings["head_compare_wrong"].format(option="B") in said, said
+    assert strings["head_compare_why"].replace("W_V", "WV") in said  # (W_V written as W with V below)
+    assert page.locator(".ae-head-compare-result sub").first.text_content() == "V"
+    # Run again: the same runs, the same report (not left at "Training…").
+    page.locator(".ae-head-compare-run").click()
+    page.wait_for_function("() => !document.querySelector('.ae-head-compare-run').disabled", timeout=60_000)
+    assert page.locator(".ae-head-compare-result").text_content() == said
     # A setting starts a new run from step 0.
     page.locator(".ae-head-seed").fill("7")
     assert _step_of(page) == 0

@@ -446,6 +446,60 @@ def learned(run: Run) -> bool:
     return len(run.accuracies) >= 20 and float(np.mean(run.accuracies[-20:])) > 0.95
 
 
+#: The comparison (d_k = 64, one head scaled and one not, trained side by side): steps each head trains,
+#: how many of its first and last batches' losses are averaged (one batch's loss is noisy), and the
+#: prediction's options, by what the two loss curves do (texts ``head_compare_a`` ... ``head_compare_d``):
+#: A the unscaled curve starts far above ln 10; B both start near it and the unscaled one falls, but
+#: slower; C the unscaled one stays flat; D the unscaled one falls faster at first.
+COMPARE_D_K, COMPARE_STEPS, COMPARE_FIRST, COMPARE_WINDOW = 64, 100, 20, 5
+COMPARE_OPTIONS = ("a", "b", "c", "d")
+#: "Far above ln 10" (A); "fallen" (below this share of its first batch's loss, not C); "slower" (B: the
+#: unscaled head's last losses at least this many times the scaled head's).
+COMPARE_ABOVE, COMPARE_FALLEN, COMPARE_SLOWER = 0.5, 0.5, 1.5
+
+
+def compare_outcome(scaled_losses, unscaled_losses) -> int | None:
+    """Which option of the comparison a pair of runs bears out: 0 (A) to 3 (D), or None for neither.
+
+    Parameters
+    ----------
+    scaled_losses, unscaled_losses : sequence of float, length >= COMPARE_STEPS
+        Each head's batch loss at steps 1, 2, ... (nats).
+
+    Returns
+    -------
+    int or None
+        None when the scaled head itself has not fallen (``COMPARE_FALLEN``: the learning rate is too
+        small for 100 steps to tell the options apart) or when the two end within ``COMPARE_SLOWER`` of
+        each other with none of A, C, D true. Otherwise, checked in this order: A if the unscaled head's
+        first loss is over ln 10 + ``COMPARE_ABOVE``; C if its last losses have not fallen below
+        ``COMPARE_FALLEN`` of its first; D if its mean loss over the first ``COMPARE_FIRST`` steps is below
+        the scaled head's; B if its last losses are ``COMPARE_SLOWER`` times the scaled head's or more.
+        The twin of ``web/head.js`` ``compareOutcome``.
+
+    Raises
+    ------
+    ValueError
+        If either run has fewer than ``COMPARE_STEPS`` losses.
+    """
+    s = np.asarray(scaled_losses, dtype=float)
+    u = np.asarray(unscaled_losses, dtype=float)
+    for name, losses in (("scaled_losses", s), ("unscaled_losses", u)):
+        if losses.ndim != 1 or len(losses) < COMPARE_STEPS:
+            raise ValueError(f"{name} must hold at least {COMPARE_STEPS} losses, got shape {losses.shape}")
+    last = slice(COMPARE_STEPS - COMPARE_WINDOW, COMPARE_STEPS)
+    s_last, u_last = float(np.mean(s[last])), float(np.mean(u[last]))
+    if s_last > COMPARE_FALLEN * s[0]:
+        return None
+    if u[0] > math.log(N_DIGITS) + COMPARE_ABOVE:
+        return 0
+    if u_last > COMPARE_FALLEN * u[0]:
+        return 2
+    if np.mean(u[:COMPARE_FIRST]) < np.mean(s[:COMPARE_FIRST]):
+        return 3
+    return 1 if u_last >= COMPARE_SLOWER * s_last else None
+
+
 def head_view(state, config: dict) -> dict:
     """Everything the head's Panel component displays for one state.
 

@@ -460,16 +460,25 @@ function heatmap(label, rows, cols, rowNames, colNames, scale) {
   };
 }
 
-/** The options of the two predictions as the class and the events name them (views.head.PREDICTIONS[1:]) and
- * the first's right one (B: spread before, on the matching pair after). */
+/** The options of the first prediction as the class and the events name them (views.head.PREDICTIONS[1:]) and
+ * its right one (B: spread before, on the matching pair after). */
 const OPTIONS = ["a", "b", "c"], RIGHT = 1;
-/** The comparison asks how the unscaled run's loss after COMPARE_STEPS stands to the scaled run's: A lower (under
- * 2/3 of it), B about the same (2/3 to 1.5 times), C higher (1.5 times or more). Its right option is the one of
- * the ratio the run measured; the ratio itself moves with the seed (seeds 0-19 at the defaults: 2.1 to 105
- * times), the option does not (C for each of them), so the question asks what the seed does not decide. */
-export const COMPARE_BANDS = [2 / 3, 1.5];
-/** The option (0, 1, 2) of a ratio of the unscaled run's loss to the scaled run's. */
-export const compareOption = (ratio) => COMPARE_BANDS.filter((edge) => ratio >= edge).length;
+/** The comparison (d_k = 64, a head scaled and one not, side by side) and its prediction, by what the two loss
+ * curves do: A the unscaled one starts far above ln 10, B both start near it and the unscaled one falls but
+ * slower, C the unscaled one stays flat, D it falls faster at first (views.head.COMPARE_*, the oracle's). */
+export const COMPARE_D_K = 64, COMPARE_FIRST = 20, COMPARE_ABOVE = 0.5, COMPARE_FALLEN = 0.5, COMPARE_SLOWER = 1.5;
+const COMPARE_OPTIONS = ["a", "b", "c", "d"];
+/** Which option a pair of runs bears out, 0 (A) to 3 (D), or null for neither: the twin of
+ * views.head.compare_outcome (its docstring says the order of the checks). */
+export function compareOutcome(scaled, unscaled) {
+  const mean = (xs, from, to) => xs.slice(from, to).reduce((a, x) => a + x, 0) / (to - from);
+  const sLast = windowMean(scaled, COMPARE_STEPS, COMPARE_WINDOW), uLast = windowMean(unscaled, COMPARE_STEPS, COMPARE_WINDOW);
+  if (sLast > COMPARE_FALLEN * scaled[0]) return null;
+  if (unscaled[0] > Math.log(10) + COMPARE_ABOVE) return 0;
+  if (uLast > COMPARE_FALLEN * unscaled[0]) return 2;
+  if (mean(unscaled, 0, COMPARE_FIRST) < mean(scaled, 0, COMPARE_FIRST)) return 3;
+  return uLast >= COMPARE_SLOWER * sLast ? 1 : null;
+}
 
 /** Steps a frame may train: as many as fit in this many milliseconds (a key is never kept waiting longer). */
 export const FRAME_BUDGET_MS = 12;
@@ -529,7 +538,7 @@ function choice(cls, questionKey, keys, chosen, onPick, t) {
   const group = el("div", {class: "ae-head-options", role: "group", "aria-label": question.textContent});
   const buttons = keys.map((key, i) => {
     const button = el("button", {type: "button", "aria-pressed": "false"});
-    button.append(`${"ABC"[i]}. `, ...subscripted(t(key)));
+    button.append(`${"ABCD"[i]}. `, ...subscripted(t(key)));
     return button;
   });
   const mark = (i) => buttons.forEach((b, j) => b.setAttribute("aria-pressed", String(j === i)));
@@ -661,11 +670,11 @@ function render({model, el: root}) {
   ownBox.addEventListener("input", () => { model.set("own_lookup", ownBox.value); model.save_changes(); drawOwn(); });
 
   // --- the comparison ------------------------------------------------------------------------------
-  const [compare] = choice("ae-head-compare", "head_compare_question", ["head_compare_a", "head_compare_b", "head_compare_c"],
+  const [compare] = choice("ae-head-compare", "head_compare_question", COMPARE_OPTIONS.map((o) => `head_compare_${o}`),
     model.get("compare_prediction"), (i) => {
       model.set("compare_prediction", i);
       model.save_changes();
-      tell({event: "prediction", question: "compare", prediction: OPTIONS[i]});
+      tell({event: "prediction", question: "compare", prediction: COMPARE_OPTIONS[i]});
       if (!comparing || comparing.done) compareRun.disabled = false;
       compareFirst.hidden = true;
       drawState();
@@ -856,25 +865,28 @@ function render({model, el: root}) {
                            t("head_compare_axis", {steps: comparing.scaled.t}));
     }
     if (!done) { comparing.frame = requestAnimationFrame(compareTick); return; }
-    const a = windowMean(comparing.scaled.losses, COMPARE_STEPS, COMPARE_WINDOW);
-    const b = windowMean(comparing.unscaled.losses, COMPARE_STEPS, COMPARE_WINDOW);
-    const said = model.get("compare_prediction"), ratio = (b / a).toFixed(1), right = compareOption(b / a);
-    compareSays.textContent = t("head_compare_says", {first: COMPARE_STEPS - COMPARE_WINDOW + 1, last: COMPARE_STEPS,
-                                                      scaled: a.toPrecision(3), unscaled: b.toPrecision(3), ratio}) +
-      " " + t(said === right ? "head_compare_right" : "head_compare_wrong", {option: "ABC"[right]}) +
-      (right === 2 ? ` ${t("head_compare_why")}` : "");
+    const sl = comparing.scaled.losses, ul = comparing.unscaled.losses;
+    const a = windowMean(sl, COMPARE_STEPS, COMPARE_WINDOW), b = windowMean(ul, COMPARE_STEPS, COMPARE_WINDOW);
+    const said = model.get("compare_prediction"), right = compareOutcome(sl, ul);
+    const verdict = right === null
+      ? t(a > COMPARE_FALLEN * sl[0] ? "head_compare_none_slow" : "head_compare_none_close")
+      : t(said === right ? "head_compare_right" : "head_compare_wrong", {option: "ABCD"[right]});
+    setSubscripted(compareSays, t("head_compare_says", {
+      scaled_first: sl[0].toFixed(3), unscaled_first: ul[0].toFixed(3), first: COMPARE_STEPS - COMPARE_WINDOW + 1,
+      last: COMPARE_STEPS, scaled: a.toPrecision(3), unscaled: b.toPrecision(3), ratio: (b / a).toFixed(1)}) +
+      ` ${verdict}` + (right === 1 ? ` ${t("head_compare_why")}` : ""));  // (W_V as W with V below)
     comparing.done = true;
     compareRun.disabled = false;
-    tell({event: "checked", question: "compare", prediction: Number.isInteger(said) ? OPTIONS[said] : null,
-          right: Number.isInteger(said) ? said === right : null, scaled: a, unscaled: b});
+    tell({event: "checked", question: "compare", prediction: Number.isInteger(said) ? COMPARE_OPTIONS[said] : null,
+          right: Number.isInteger(said) && right !== null ? said === right : null, scaled: a, unscaled: b});
   }
   compareRun.addEventListener("click", () => {
     if (comparing) cancelAnimationFrame(comparing.frame);
-    const base = {seed: model.get("seed"), d_k: 64, learning_rate: model.get("learning_rate")};
+    const base = {seed: model.get("seed"), d_k: COMPARE_D_K, learning_rate: model.get("learning_rate")};
     comparing = {scaled: startRun({...base, scaled: true}), unscaled: startRun({...base, scaled: false}), frame: 0};
     compareCurves.figure.hidden = false;
     compareRun.disabled = true;
-    compareSays.textContent = t("head_compare_running");
+    setSubscripted(compareSays, t("head_compare_running"));
     comparing.frame = requestAnimationFrame(compareTick);
   });
 

@@ -539,8 +539,21 @@ function heatmap(label, rows, cols, rowNames, colNames, scale) {
 }
 var OPTIONS = ["a", "b", "c"];
 var RIGHT = 1;
-var COMPARE_BANDS = [2 / 3, 1.5];
-var compareOption = (ratio) => COMPARE_BANDS.filter((edge) => ratio >= edge).length;
+var COMPARE_D_K = 64;
+var COMPARE_FIRST = 20;
+var COMPARE_ABOVE = 0.5;
+var COMPARE_FALLEN = 0.5;
+var COMPARE_SLOWER = 1.5;
+var COMPARE_OPTIONS = ["a", "b", "c", "d"];
+function compareOutcome(scaled, unscaled) {
+  const mean = (xs, from, to) => xs.slice(from, to).reduce((a, x) => a + x, 0) / (to - from);
+  const sLast = windowMean(scaled, COMPARE_STEPS, COMPARE_WINDOW), uLast = windowMean(unscaled, COMPARE_STEPS, COMPARE_WINDOW);
+  if (sLast > COMPARE_FALLEN * scaled[0]) return null;
+  if (unscaled[0] > Math.log(10) + COMPARE_ABOVE) return 0;
+  if (uLast > COMPARE_FALLEN * unscaled[0]) return 2;
+  if (mean(unscaled, 0, COMPARE_FIRST) < mean(scaled, 0, COMPARE_FIRST)) return 3;
+  return uLast >= COMPARE_SLOWER * sLast ? 1 : null;
+}
 var FRAME_BUDGET_MS = 12;
 var STEPS_PER_FRAME = 2;
 var INSIDE_EVERY_MS = 100;
@@ -573,7 +586,7 @@ function choice(cls, questionKey, keys, chosen, onPick, t) {
   const group = el("div", { class: "ae-head-options", role: "group", "aria-label": question.textContent });
   const buttons = keys.map((key, i) => {
     const button = el("button", { type: "button", "aria-pressed": "false" });
-    button.append(`${"ABC"[i]}. `, ...subscripted(t(key)));
+    button.append(`${"ABCD"[i]}. `, ...subscripted(t(key)));
     return button;
   });
   const mark = (i) => buttons.forEach((b, j) => b.setAttribute("aria-pressed", String(j === i)));
@@ -734,12 +747,12 @@ function render({ model, el: root }) {
   const [compare] = choice(
     "ae-head-compare",
     "head_compare_question",
-    ["head_compare_a", "head_compare_b", "head_compare_c"],
+    COMPARE_OPTIONS.map((o) => `head_compare_${o}`),
     model.get("compare_prediction"),
     (i) => {
       model.set("compare_prediction", i);
       model.save_changes();
-      tell({ event: "prediction", question: "compare", prediction: OPTIONS[i] });
+      tell({ event: "prediction", question: "compare", prediction: COMPARE_OPTIONS[i] });
       if (!comparing || comparing.done) compareRun.disabled = false;
       compareFirst.hidden = true;
       drawState();
@@ -961,34 +974,37 @@ function render({ model, el: root }) {
       comparing.frame = requestAnimationFrame(compareTick);
       return;
     }
-    const a = windowMean(comparing.scaled.losses, COMPARE_STEPS, COMPARE_WINDOW);
-    const b = windowMean(comparing.unscaled.losses, COMPARE_STEPS, COMPARE_WINDOW);
-    const said = model.get("compare_prediction"), ratio = (b / a).toFixed(1), right2 = compareOption(b / a);
-    compareSays.textContent = t("head_compare_says", {
+    const sl = comparing.scaled.losses, ul = comparing.unscaled.losses;
+    const a = windowMean(sl, COMPARE_STEPS, COMPARE_WINDOW), b = windowMean(ul, COMPARE_STEPS, COMPARE_WINDOW);
+    const said = model.get("compare_prediction"), right2 = compareOutcome(sl, ul);
+    const verdict2 = right2 === null ? t(a > COMPARE_FALLEN * sl[0] ? "head_compare_none_slow" : "head_compare_none_close") : t(said === right2 ? "head_compare_right" : "head_compare_wrong", { option: "ABCD"[right2] });
+    setSubscripted(compareSays, t("head_compare_says", {
+      scaled_first: sl[0].toFixed(3),
+      unscaled_first: ul[0].toFixed(3),
       first: COMPARE_STEPS - COMPARE_WINDOW + 1,
       last: COMPARE_STEPS,
       scaled: a.toPrecision(3),
       unscaled: b.toPrecision(3),
-      ratio
-    }) + " " + t(said === right2 ? "head_compare_right" : "head_compare_wrong", { option: "ABC"[right2] }) + (right2 === 2 ? ` ${t("head_compare_why")}` : "");
+      ratio: (b / a).toFixed(1)
+    }) + ` ${verdict2}` + (right2 === 1 ? ` ${t("head_compare_why")}` : ""));
     comparing.done = true;
     compareRun.disabled = false;
     tell({
       event: "checked",
       question: "compare",
-      prediction: Number.isInteger(said) ? OPTIONS[said] : null,
-      right: Number.isInteger(said) ? said === right2 : null,
+      prediction: Number.isInteger(said) ? COMPARE_OPTIONS[said] : null,
+      right: Number.isInteger(said) && right2 !== null ? said === right2 : null,
       scaled: a,
       unscaled: b
     });
   }
   compareRun.addEventListener("click", () => {
     if (comparing) cancelAnimationFrame(comparing.frame);
-    const base = { seed: model.get("seed"), d_k: 64, learning_rate: model.get("learning_rate") };
+    const base = { seed: model.get("seed"), d_k: COMPARE_D_K, learning_rate: model.get("learning_rate") };
     comparing = { scaled: startRun({ ...base, scaled: true }), unscaled: startRun({ ...base, scaled: false }), frame: 0 };
     compareCurves.figure.hidden = false;
     compareRun.disabled = true;
-    compareSays.textContent = t("head_compare_running");
+    setSubscripted(compareSays, t("head_compare_running"));
     comparing.frame = requestAnimationFrame(compareTick);
   });
   const onSetting = () => {
@@ -1020,7 +1036,11 @@ function render({ model, el: root }) {
 }
 var head_default = { render };
 export {
-  COMPARE_BANDS,
+  COMPARE_ABOVE,
+  COMPARE_D_K,
+  COMPARE_FALLEN,
+  COMPARE_FIRST,
+  COMPARE_SLOWER,
   COMPARE_STEPS,
   COMPARE_WINDOW,
   DATA_OFFSET,
@@ -1035,7 +1055,7 @@ export {
   N_PAIRS,
   REST_AT,
   STEPS_PER_FRAME,
-  compareOption,
+  compareOutcome,
   head_default as default,
   forward,
   gradients,
