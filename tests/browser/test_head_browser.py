@@ -281,6 +281,10 @@ def test_a_student_predicts_trains_and_sees_the_head_learn_offline(student, tmp_
     assert strings["head_compare_wrong"].format(option="B") in said, said
     assert strings["head_compare_why"].replace("W_V", "WV") in said  # (W_V written as W with V below)
     assert page.locator(".ae-head-compare-result sub").first.text_content() == "V"
+    # The option the run bore out is marked, as in the other explorables, and the prediction is kept.
+    assert options.nth(1).text_content().endswith(strings["head_right_mark"])
+    assert [options.nth(i).is_disabled() for i in range(4)] == [True] * 4
+    assert not options.nth(0).text_content().endswith(strings["head_right_mark"])
     # Run again: the same runs, the same report (not left at "Training…").
     page.locator(".ae-head-compare-run").click()
     page.wait_for_function("() => !document.querySelector('.ae-head-compare-run').disabled", timeout=60_000)

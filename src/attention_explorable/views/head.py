@@ -450,8 +450,8 @@ def learned(run: Run) -> bool:
 #: The comparison (d_k = 64, one head scaled and one not, trained side by side): steps each head trains,
 #: how many of its first and last batches' losses are averaged (one batch's loss is noisy), and the
 #: prediction's options, by what the two loss curves do (texts ``head_compare_a`` ... ``head_compare_d``):
-#: A the unscaled curve starts far above ln 10; B both start near it and the unscaled one falls, but
-#: slower; C the unscaled one stays flat; D the unscaled one falls faster at first.
+#: A the unscaled curve starts far above ln 10 (and falls more slowly); B both start near it and the
+#: unscaled one falls more slowly; C the unscaled one stays flat; D it falls faster at first.
 COMPARE_D_K, COMPARE_STEPS, COMPARE_FIRST, COMPARE_WINDOW = 64, 100, 20, 5
 COMPARE_OPTIONS = ("a", "b", "c", "d")
 #: "Far above ln 10" (A); "fallen" (below this share of its first batch's loss, not C); "slower" (B: the

@@ -670,7 +670,7 @@ function render({model, el: root}) {
   ownBox.addEventListener("input", () => { model.set("own_lookup", ownBox.value); model.save_changes(); drawOwn(); });
 
   // --- the comparison ------------------------------------------------------------------------------
-  const [compare] = choice("ae-head-compare", "head_compare_question", COMPARE_OPTIONS.map((o) => `head_compare_${o}`),
+  const [compare, , compareOptions] = choice("ae-head-compare", "head_compare_question", COMPARE_OPTIONS.map((o) => `head_compare_${o}`),
     model.get("compare_prediction"), (i) => {
       model.set("compare_prediction", i);
       model.save_changes();
@@ -686,6 +686,8 @@ function render({model, el: root}) {
                                   [[t("head_compare_scaled"), "#2f6fad"], [t("head_compare_unscaled"), "#d67828"]]);
   compareCurves.figure.hidden = true;
   const compareSays = el("p", {class: "ae-head-compare-result ae-answer", role: "status"});
+  // Once a run has answered it: the option it bears out is marked, and the prediction is kept.
+  const compareMark = el("span", {class: "ae-head-right-mark"}, t("head_right_mark"));
   compareRun.disabled = !Number.isInteger(model.get("compare_prediction"));
   compareFirst.hidden = !compareRun.disabled;
   compare.append(compareFirst, compareRun, compareCurves.figure, compareSays);
@@ -875,6 +877,9 @@ function render({model, el: root}) {
       scaled_first: sl[0].toFixed(3), unscaled_first: ul[0].toFixed(3), first: COMPARE_STEPS - COMPARE_WINDOW + 1,
       last: COMPARE_STEPS, scaled: a.toPrecision(3), unscaled: b.toPrecision(3), ratio: (b / a).toFixed(1)}) +
       ` ${verdict}` + (right === 1 ? ` ${t("head_compare_why")}` : ""));  // (W_V as W with V below)
+    for (const option of compareOptions) option.disabled = true;
+    if (right === null) compareMark.remove();
+    else compareOptions[right].append(compareMark);
     comparing.done = true;
     compareRun.disabled = false;
     tell({event: "checked", question: "compare", prediction: Number.isInteger(said) ? COMPARE_OPTIONS[said] : null,

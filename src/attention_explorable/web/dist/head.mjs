@@ -744,7 +744,7 @@ function render({ model, el: root }) {
     model.save_changes();
     drawOwn();
   });
-  const [compare] = choice(
+  const [compare, , compareOptions] = choice(
     "ae-head-compare",
     "head_compare_question",
     COMPARE_OPTIONS.map((o) => `head_compare_${o}`),
@@ -769,6 +769,7 @@ function render({ model, el: root }) {
   );
   compareCurves.figure.hidden = true;
   const compareSays = el("p", { class: "ae-head-compare-result ae-answer", role: "status" });
+  const compareMark = el("span", { class: "ae-head-right-mark" }, t("head_right_mark"));
   compareRun.disabled = !Number.isInteger(model.get("compare_prediction"));
   compareFirst.hidden = !compareRun.disabled;
   compare.append(compareFirst, compareRun, compareCurves.figure, compareSays);
@@ -987,6 +988,9 @@ function render({ model, el: root }) {
       unscaled: b.toPrecision(3),
       ratio: (b / a).toFixed(1)
     }) + ` ${verdict2}` + (right2 === 1 ? ` ${t("head_compare_why")}` : ""));
+    for (const option of compareOptions) option.disabled = true;
+    if (right2 === null) compareMark.remove();
+    else compareOptions[right2].append(compareMark);
     comparing.done = true;
     compareRun.disabled = false;
     tell({
