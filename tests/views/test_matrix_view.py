@@ -320,7 +320,7 @@ def test_each_language_has_its_own_text():
     en = view.matrix_view(state(), view.matrix_config("en"))
     assert STRINGS["zh"]["matrix_row_sums"] in zh["html"]["row_sums"]
     assert STRINGS["en"]["matrix_row_sums"] in en["html"]["row_sums"]
-    assert "Curves: mean over 200 random Q, K (n = 4)" in en["html"]["max_weight"]
+    assert "Curves: mean over 2000 random Q, K (n = 4)" in en["html"]["max_weight"]
     assert en["props"]["score_title"]["text"] == STRINGS["en"]["matrix_plot_scores_scaled"]
 
 

@@ -81,7 +81,7 @@ STATE_NAMES = ("n_tokens", "d_k", "seed", "q1_scale", "causal", "scaled", "predi
 #: Largest d_k: the right end of the saturation curve.
 D_MAX = SLIDERS["d_k"][1]
 #: Random draws behind each point of the saturation curve, and their seed (numpy's generator).
-CURVE_DRAWS = 200
+CURVE_DRAWS = 2000
 CURVE_SEED = 2017
 
 #: mulberry32's Weyl increment and the 32-bit mask.
@@ -259,7 +259,7 @@ def saturation_curve(n: int, draws: int = CURVE_DRAWS, seed: int = CURVE_SEED):
     ----------
     n : int
         Number of queries and keys, ``>= 1``.
-    draws : int, default 200
+    draws : int, default 2000
         Random draws per ``d_k``, ``>= 1``.
     seed : int, default 2017
         Seed of :func:`numpy.random.default_rng`.
