@@ -63,8 +63,16 @@ def test_result_compares_the_prediction_with_the_target(n):
     assert STRINGS["zh"]["result_moved"] not in result
     # A verdict when the prediction is within the class's rule of the demonstration (6, 9.05, 10 against 7.5).
     assert (STRINGS["zh"]["result_right"] in result) is (abs(7.5 - expected) <= scenarios.WITHIN)
-    near = view.steps_view({**state(n, f"{expected + 0.4:.3f}", revealed=True), **step.target}, CONFIG)
+    lo, hi = sorted((step.target["value_1"], step.target["value_2"]))
+    close = expected + 0.4 if expected + 0.4 <= hi else expected - 0.4  # within the rule and inside [v₁, v₂]
+    near = view.steps_view({**state(n, f"{close:.3f}", revealed=True), **step.target}, CONFIG)
     assert STRINGS["zh"]["result_right"] in near["html"]["result"]
+    # Within the rule but outside [v₁, v₂] (10.3 at step 3, where y = 10.00) is not right: y never leaves it.
+    if expected + 0.3 > hi:
+        beyond = view.steps_view({**state(n, f"{expected + 0.3:.3f}", revealed=True), **step.target}, CONFIG)
+        said = beyond["html"]["result"]
+        assert STRINGS["zh"]["result_right"] not in said and STRINGS["zh"]["result_near_outside"] in said, said
+        assert "注意：y 总落在" in said
     # The prediction that is the demonstration's y to two decimals is "0.00" from it, not "3.6×10⁻³".
     same = view.steps_view({**state(n, f"{expected:.2f}", revealed=True), **step.target}, CONFIG)["html"]["result"]
     assert "相差 0.00" in same and "10<sup>" not in same, same

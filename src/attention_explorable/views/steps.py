@@ -61,6 +61,7 @@ STRING_KEYS = (
     "label_colon",
     "result_with_prediction",
     "result_right",
+    "result_near_outside",
     "result_off",
     "result_outside",
     "result_working",
@@ -425,10 +426,13 @@ def _result_html(state, pred: float | None, config: dict) -> str:
             msg = S["result_no_prediction"].format(true=f(true, 2))
         else:
             gap = abs(pred - true)
+            lo, hi = sorted((float(target["value_1"]), float(target["value_2"])))
+            inside = lo <= pred <= hi  # the section's point: y never leaves [v₁, v₂], so nothing outside is right
+            lead = "result_off" if gap > config["within"] else "result_right" if inside else "result_near_outside"
             # (a gap that rounds to 0.00 is written so: 9.05 beside 9.05 is not "3.6×10⁻³" apart)
-            msg = (S["result_right"] if gap <= config["within"] else S["result_off"]) + S[
-                "result_with_prediction"
-            ].format(pred=format_g(pred), true=f(true, 2), gap=f(gap if gap >= 0.005 else 0.0, 2))
+            msg = S[lead] + S["result_with_prediction"].format(
+                pred=format_g(pred), true=f(true, 2), gap=f(gap if gap >= 0.005 else 0.0, 2)
+            )
             # A prediction off by a usual slip is told which (the first that it comes near).
             near = [(n, y) for n, y in slips(target) if gap > config["within"] and abs(pred - y) <= SLIP_NEAR]
             if near:
@@ -445,8 +449,7 @@ def _result_html(state, pred: float | None, config: dict) -> str:
                     v2=format_g(target["value_2"]),
                     y=f(true, 2),
                 )
-            lo, hi = sorted((float(target["value_1"]), float(target["value_2"])))
-            if not lo <= pred <= hi:  # the section's point: y never leaves [v₁, v₂]
+            if not inside:
                 msg += S["result_outside"].format(v1=format_g(target["value_1"]), v2=format_g(target["value_2"]))
         if any(float(state[k]) != float(target[k]) for k in scenarios.STATE_KEYS):
             msg += S["result_moved"]

@@ -179,7 +179,9 @@ function resultHtml(st, pred, config) {
       msg = fill(S.result_no_prediction, {true: f(trueY, 2)});
     } else {
       const gap = Math.abs(pred - trueY);
-      msg = (gap <= config.within ? S.result_right : S.result_off) +
+      const [lo, hi] = [target.value_1, target.value_2].sort((a, b) => a - b);
+      const inside = lo <= pred && pred <= hi;  // the section's point: y never leaves [v₁, v₂], so nothing outside is right
+      msg = (gap > config.within ? S.result_off : inside ? S.result_right : S.result_near_outside) +
         fill(S.result_with_prediction, {pred: formatG(pred), true: f(trueY, 2), gap: f(gap >= 0.005 ? gap : 0, 2)});
       // A prediction off by a usual slip is told which (the first that it comes near).
       const near = slips(target).filter(([, y]) => gap > config.within && Math.abs(pred - y) <= SLIP_NEAR);
@@ -189,8 +191,7 @@ function resultHtml(st, pred, config) {
         msg += fill(S.result_working, {d: formatG(target.score_diff), t: formatG(target.temperature), a1: f(w[0], 3),
           a2: f(w[1], 3), v1: formatG(target.value_1), v2: formatG(target.value_2), y: f(trueY, 2)});
       }
-      const [lo, hi] = [target.value_1, target.value_2].sort((a, b) => a - b);
-      if (!(lo <= pred && pred <= hi)) {  // the section's point: y never leaves [v₁, v₂]
+      if (!inside) {
         msg += fill(S.result_outside, {v1: formatG(target.value_1), v2: formatG(target.value_2)});
       }
     }
