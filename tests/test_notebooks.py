@@ -103,6 +103,28 @@ def test_the_explorables_show_up_live(executed):
         ), cell.source
 
 
+@pytest.mark.parametrize("section_id", SECTIONS)
+def test_without_the_package_every_other_cell_runs_on_numpy_alone(section_id):
+    """A student with NumPy but not this package: the first cell says so, the explorables' cells are skipped
+    and every other cell runs and prints the worked examples' numbers."""
+    from attention_explorable.strings import text
+
+    nb = nbformat.reads(notebooks.notebook_json(section_id, "en"), as_version=4)
+    # The package hidden from the kernel: importing it raises ImportError, as where it was never installed.
+    nb.cells.insert(0, nbformat.v4.new_code_cell("import sys\nsys.modules['attention_explorable'] = None"))
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3").execute()
+    outputs = [o for cell in nb.cells for o in cell.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    printed = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+    assert "attention-explorable is not installed" in printed and "attention-explorable is not installed" in text(
+        "notebook_setup", "en"
+    )
+    for piece in expected_prints(section_id):
+        assert piece in printed, f"{piece!r} not printed by the {section_id} notebook without the package"
+    skipped = [c for c in nb.cells if c.cell_type == "code" and "(language=" in c.source]
+    assert skipped and all(not c.outputs for c in skipped)
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("section_id", SECTIONS)
 def test_the_notebook_is_the_section(section_id, language):

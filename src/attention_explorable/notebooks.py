@@ -5,7 +5,8 @@ into a notebook a student can run: the section's text as Markdown cells (Jupyter
 renders its ``$...$`` formulas), every ``:::code`` block as a code cell (the worked
 examples, calling :mod:`attention_explorable.core`), and every ``:::explorable``
 as a cell that shows the live explorable (Panel's extension, loaded by the first
-cell). Exercises keep their hints and answers folded. Nothing is written by hand,
+cell; where the package is not installed, the first cell says so and these cells
+are skipped, while every other cell needs NumPy alone). Exercises keep their hints and answers folded. Nothing is written by hand,
 so the notebook says what the page says; ``tests/test_notebooks.py`` runs every
 notebook with a real kernel and checks that its cells print the numbers the text
 quotes.
@@ -81,8 +82,12 @@ def _cells(block: Block, language: str) -> list[dict]:
             else explorable_class(block.args[0])
         )
         caption = [_markdown(block.body)] if block.body.strip() else []
+        # (skipped, not an error, where the package is not installed: the first cell set ui to None)
         return caption + [
-            _code(f"from {cls.__module__} import {cls.__name__}\n\n{cls.__name__}(language={language!r})")
+            _code(
+                f"if ui is not None:\n    from {cls.__module__} import {cls.__name__}\n\n"
+                f"    display({cls.__name__}(language={language!r}))"
+            )
         ]
     if kind in ("definition", "proposition"):
         return [_markdown(f"**{block.title}**\n\n{block.body}")]
