@@ -18,7 +18,7 @@ from . import core
 
 #: A prediction of the output y this close to a demonstration's counts as right: the page's verdict and the
 #: class's share of right answers (``classroom.stats``) use the same rule.
-WITHIN = 0.5
+WITHIN = 0.25
 #: Names of the state variables a step sets, in the order they are shown.
 STATE_KEYS = ("score_1", "score_diff", "temperature", "value_1", "value_2")
 

@@ -185,11 +185,13 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         wait_text(phone.page, ".ae-class-vote", "老师已揭晓")
         # Each page shows where its student stood: the answer, their own prediction, the class near it.
         wait_text(
-            desk.page, ".ae-student-result", r"答案 y = 6\.00；你的预测 6\.5，相差 0\.50。全班 2 份预测里，100% 落在"
+            desk.page,
+            ".ae-student-result",
+            r"答案 y = 6\.00；你的预测 6\.5，相差 0\.50。全班 2 份预测里，0% 落在答案 ±0\.25 以内",
         )
         wait_text(phone.page, ".ae-student-result", r"你的预测 5\.5，相差 0\.50")
         wait_text(teacher.page, ".ae-vote-state", "已揭晓")
-        wait_text(teacher.page, ".ae-spread", r"答案 y = 6\.00.*中位绝对差 0\.50.*100%")
+        wait_text(teacher.page, ".ae-spread", r"答案 y = 6\.00.*中位绝对差 0\.50.*在 ±0\.25 以内：0%")
         for css in PROJECTOR_TEXT:
             assert _font_px(teacher.page, css) >= 24, css
         teacher.screenshot("classroom-instructor-revealed")
@@ -246,9 +248,7 @@ def test_a_lesson_from_login_to_reveal_and_a_new_round(student, tmp_path):
         assert "已收到 1 份预测" in text_of(teacher.page, ".ae-prediction-count")
         # The two votes compared: round 1 outlined behind round 2, and, revealed, who came closer.
         teacher.page.keyboard.press("r")
-        wait_text(
-            teacher.page, ".ae-compare", r"与第 1 轮比：±0\.5 以内 100% → 100%；两轮都答的 1 人中，1 人更接近答案"
-        )
+        wait_text(teacher.page, ".ae-compare", r"与第 1 轮比：±0\.25 以内 0% → 100%；两轮都答的 1 人中，1 人更接近答案")
         teacher.screenshot("classroom-instructor-compare")
 
         teacher.page.keyboard.press("2")  # the students follow the instructor's step

@@ -297,7 +297,9 @@ def test_values_a_student_sets_before_predicting_are_demonstrated_and_checked(st
         y = scenarios.outcome({**scenarios.get_step(n).target, "value_1": 4.0})["output"]
         page.locator(".ae-prediction input").fill(f"{y:.2f}")
         page.locator(".ae-demonstrate button").click()
-        expect(page.locator(".ae-result")).to_contain_text(text("result_right", "zh"), timeout=15_000)
+        expect(page.locator(".ae-result")).to_contain_text(
+            text("result_right", "zh").format(within=f"{scenarios.WITHIN:g}"), timeout=15_000
+        )
         expect(page.locator(".ae-result")).to_contain_text(f"y = {y:.2f}")
         expect(value_1).to_have_value("4")
     s.assert_clean()

@@ -82,9 +82,9 @@ def _states() -> list[dict]:
             }
         )
     for s in scenarios.STEPS:  # the result exactly at the target, with and without a prediction
-        # (9.05 and 6.004: a gap that rounds to 0.00; 10, 6, 3, 2 and 9 the usual slips at some step; 10.3
+        # (9.05 and 6.004: a gap that rounds to 0.00; 10, 6, 3, 2 and 9 the usual slips at some step; 10.2
         # within the rule of step 3's y, 10, but outside [v₁, v₂], so not right)
-        for pred in ("", "9", "9.05", "6.004", "10", "6", "3", "2", "10.3"):
+        for pred in ("", "9", "9.05", "6.004", "10", "6", "3", "2", "10.2"):
             states.append(
                 {
                     **s.target,

@@ -90,8 +90,10 @@ def test_session_cap_counts_per_client_and_zero_means_none():
 
 
 def test_spread_and_histogram():
-    s = stats.spread([5.5, 6.0, 6.5, 9.0], answer=6.0)
+    s = stats.spread([5.5, 6.0, 6.5, 9.0], answer=6.0, within=0.5)
     assert s == {"n": 4, "median_gap": 0.5, "share_within": 0.75}
+    # The steps' own rule (0.25, the page's verdict): 5.5 and 6.5 are out; 6.2 is in.
+    assert stats.spread([5.5, 6.0, 6.2, 6.5], answer=6.0)["share_within"] == 0.5 == 2 / 4
     assert stats.spread([], 6.0)["median_gap"] is None
     h = stats.histogram([6.0, 6.2, 6.25, 9.05, -20.0, 20.0, 19.0])
     assert sum(h["count"]) == 7

@@ -41,7 +41,9 @@ def test_values_a_student_moves_before_predicting_are_demonstrated_and_checked(e
     explorer.demonstrate()
     assert {k: getattr(explorer, k) for k in scenarios.STATE_KEYS} == target
     result = explorer._models()["result"].text
-    assert f"y = {y:.2f}" in result and STRINGS["zh"]["result_right"] in result, result
+    assert (
+        f"y = {y:.2f}" in result and STRINGS["zh"]["result_right"].format(within=f"{scenarios.WITHIN:g}") in result
+    ), result
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])

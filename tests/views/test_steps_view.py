@@ -48,6 +48,8 @@ def test_step_1_starts_unequal_so_the_answer_is_not_shown_early():
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_result_compares_the_prediction_with_the_target(n):
     step = scenarios.get_step(n)
+    within = f"{scenarios.WITHIN:g}"
+    right, off = (STRINGS["zh"][k].format(within=within) for k in ("result_right", "result_off"))
     expected = float(
         core.weighted_sum(
             core.softmax(
@@ -62,24 +64,26 @@ def test_result_compares_the_prediction_with_the_target(n):
     assert "7.5" in result and f"{expected:.2f}" in result and f"{abs(7.5 - expected):.2f}" in result
     assert STRINGS["zh"]["result_moved"] not in result
     # A verdict when the prediction is within the class's rule of the demonstration (6, 9.05, 10 against 7.5).
-    assert (STRINGS["zh"]["result_right"] in result) is (abs(7.5 - expected) <= scenarios.WITHIN)
+    assert (right in result) is (abs(7.5 - expected) <= scenarios.WITHIN)
     lo, hi = sorted((step.target["value_1"], step.target["value_2"]))
-    close = expected + 0.4 if expected + 0.4 <= hi else expected - 0.4  # within the rule and inside [v₁, v₂]
+    step_in = 0.8 * scenarios.WITHIN
+    close = expected + step_in if expected + step_in <= hi else expected - step_in  # within the rule, inside [v₁, v₂]
     near = view.steps_view({**state(n, f"{close:.3f}", revealed=True), **step.target}, CONFIG)
-    assert STRINGS["zh"]["result_right"] in near["html"]["result"]
-    # Within the rule but outside [v₁, v₂] (10.3 at step 3, where y = 10.00) is not right: y never leaves it.
-    if expected + 0.3 > hi:
-        beyond = view.steps_view({**state(n, f"{expected + 0.3:.3f}", revealed=True), **step.target}, CONFIG)
+    assert right in near["html"]["result"]
+    # Within the rule but outside [v₁, v₂] (10.2 at step 3, where y = 10.00) is not right: y never leaves it.
+    if expected + step_in > hi:
+        beyond = view.steps_view({**state(n, f"{expected + step_in:.3f}", revealed=True), **step.target}, CONFIG)
         said = beyond["html"]["result"]
-        assert STRINGS["zh"]["result_right"] not in said and STRINGS["zh"]["result_near_outside"] in said, said
+        assert right not in said and STRINGS["zh"]["result_near_outside"] in said, said
         assert "注意：y 总落在" in said
     # The prediction that is the demonstration's y to two decimals is "0.00" from it, not "3.6×10⁻³".
     same = view.steps_view({**state(n, f"{expected:.2f}", revealed=True), **step.target}, CONFIG)["html"]["result"]
     assert "相差 0.00" in same and "10<sup>" not in same, same
     far = view.steps_view({**state(n, f"{expected - 0.6:.3f}", revealed=True), **step.target}, CONFIG)
-    assert STRINGS["zh"]["result_right"] not in far["html"]["result"]
-    assert STRINGS["zh"]["result_off"] in far["html"]["result"]  # a wrong prediction is told so
-    assert STRINGS["zh"]["result_off"] not in near["html"]["result"]
+    assert right not in far["html"]["result"]
+    assert off in far["html"]["result"]  # a wrong prediction is told so
+    assert off not in near["html"]["result"]
+    assert f"相差不超过 {within}）" in right  # the rule said is the rule applied
     assert STRINGS["zh"][f"step{n}_explain"] in v["html"]["question"]
     # A prediction outside [v₁, v₂] is told that y never leaves it; one inside is not.
     outside = view.steps_view({**state(n, "15", revealed=True), **step.target}, CONFIG)["html"]["result"]

@@ -1096,6 +1096,7 @@ class InstructorView(pn.viewable.Viewer):
                     lang,
                     answer=answer,
                     gap=format_number(spread["median_gap"], 2, False),
+                    within=f"{question.within:g}",
                     share=share(spread["share_within"]),
                 )
                 if spread["n"]
@@ -1125,6 +1126,7 @@ class InstructorView(pn.viewable.Viewer):
                 after=share(moved["share_after"]),
                 closer=moved["closer"],
                 paired=moved["paired"],
+                within=f"{question.within:g}",
             )
         right = lambda v: abs(v - question.answer) <= question.within + 1e-12  # noqa: E731
         return line, _t(

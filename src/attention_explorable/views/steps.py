@@ -430,7 +430,7 @@ def _result_html(state, pred: float | None, config: dict) -> str:
             inside = lo <= pred <= hi  # the section's point: y never leaves [v₁, v₂], so nothing outside is right
             lead = "result_off" if gap > config["within"] else "result_right" if inside else "result_near_outside"
             # (a gap that rounds to 0.00 is written so: 9.05 beside 9.05 is not "3.6×10⁻³" apart)
-            msg = S[lead] + S["result_with_prediction"].format(
+            msg = S[lead].format(within=format_g(config["within"])) + S["result_with_prediction"].format(
                 pred=format_g(pred), true=f(true, 2), gap=f(gap if gap >= 0.005 else 0.0, 2)
             )
             # A prediction off by a usual slip is told which (the first that it comes near).

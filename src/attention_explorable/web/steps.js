@@ -181,7 +181,8 @@ function resultHtml(st, pred, config) {
       const gap = Math.abs(pred - trueY);
       const [lo, hi] = [target.value_1, target.value_2].sort((a, b) => a - b);
       const inside = lo <= pred && pred <= hi;  // the section's point: y never leaves [v₁, v₂], so nothing outside is right
-      msg = (gap > config.within ? S.result_off : inside ? S.result_right : S.result_near_outside) +
+      msg = fill(gap > config.within ? S.result_off : inside ? S.result_right : S.result_near_outside,
+                 {within: formatG(config.within)}) +
         fill(S.result_with_prediction, {pred: formatG(pred), true: f(trueY, 2), gap: f(gap >= 0.005 ? gap : 0, 2)});
       // A prediction off by a usual slip is told which (the first that it comes near).
       const near = slips(target).filter(([, y]) => gap > config.within && Math.abs(pred - y) <= SLIP_NEAR);

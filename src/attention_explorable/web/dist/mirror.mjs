@@ -890,7 +890,10 @@ function resultHtml(st, pred, config) {
       const gap = Math.abs(pred - trueY);
       const [lo, hi] = [target.value_1, target.value_2].sort((a, b) => a - b);
       const inside = lo <= pred && pred <= hi;
-      msg = (gap > config.within ? S.result_off : inside ? S.result_right : S.result_near_outside) + fill(S.result_with_prediction, { pred: formatG(pred), true: f(trueY, 2), gap: f(gap >= 5e-3 ? gap : 0, 2) });
+      msg = fill(
+        gap > config.within ? S.result_off : inside ? S.result_right : S.result_near_outside,
+        { within: formatG(config.within) }
+      ) + fill(S.result_with_prediction, { pred: formatG(pred), true: f(trueY, 2), gap: f(gap >= 5e-3 ? gap : 0, 2) });
       const near = slips(target).filter(([, y]) => gap > config.within && Math.abs(pred - y) <= SLIP_NEAR);
       if (near.length) msg += fill(S[`slip_${near[0][0]}`], { y: f(near[0][1], 2), t: formatG(target.temperature) });
       else if (gap > config.within) {
