@@ -125,7 +125,7 @@ def test_the_module_trains_as_the_oracle_over_hundreds_of_states(chromium):
 
 
 def _compare_cases() -> list[tuple[list[float], list[float]]]:
-    """Pairs of loss curves (scaled, unscaled) that reach each outcome of the comparison, and its edges."""
+    """Pairs of loss curves (scaled, unscaled) that reach each outcome of the comparison, and its thresholds."""
     rng = np.random.default_rng(20261208)
     steps = np.arange(head.COMPARE_STEPS)
     cases = []
@@ -137,6 +137,16 @@ def _compare_cases() -> list[tuple[list[float], list[float]]]:
         cases.append((s.tolist(), u.tolist()))
     flat = [2.3] * head.COMPARE_STEPS
     cases.append((flat, flat))  # the scaled head has not fallen: neither
+    # Each threshold met exactly and just missed (sums of quarters: exact in both languages' floats).
+    learned = [2.5] * 95 + [0.25] * 5
+    cases += [
+        (learned, [2.0] * 95 + [0.375] * 5),  # last exactly COMPARE_SLOWER times the scaled head's: B
+        (learned, [2.0] * 95 + [0.37] * 5),  # just under it, not faster at first either: neither
+        (learned, [2.5] + [2.3] * 94 + [2.25] * 5),  # last exactly COMPARE_FLAT of the first: not flat (B)
+        (learned, [2.5] + [2.3] * 94 + [2.26] * 5),  # just over it: C
+        (learned, [2.25] * 20 + [0.25] * 80),  # early exactly COMPARE_FASTER of the scaled head's: neither
+        (learned, [2.25] * 19 + [2.0] + [0.25] * 80),  # just under it: D
+    ]
     return cases
 
 

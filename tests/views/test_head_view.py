@@ -103,6 +103,23 @@ def test_at_d_k_64_the_scaled_head_learns_faster_than_the_unscaled_one(seed):
     assert losses[True] * 5 < losses[False], losses
 
 
+@pytest.mark.parametrize("learning_rate", [0.002, 0.003, 0.005, 0.01, 0.05])
+def test_the_comparison_never_marks_a_misconception_across_the_learning_rates(learning_rate):
+    """Wherever the learning-rate slider stands, the runs the comparison trains bear out B (the unscaled head
+    falls, more slowly) or, where the scaled head itself has not learned in 100 steps, no option: never C
+    (flat, no gradient) for a falling curve, nor D by a hair of noise."""
+    for seed in range(8):
+        runs = {}
+        for scaled in (True, False):
+            run = head.start(seed=seed, d_k=head.COMPARE_D_K, scaled=scaled, learning_rate=learning_rate)
+            for _ in range(head.COMPARE_STEPS):
+                run.step()
+            runs[scaled] = run.losses
+        outcome = head.compare_outcome(runs[True], runs[False])
+        learned = np.mean(runs[True][-head.COMPARE_WINDOW :]) <= head.COMPARE_LEARNED * runs[True][0]
+        assert outcome == (1 if learned else None), (learning_rate, seed, outcome)
+
+
 def test_a_typed_lookup_is_read_and_a_malformed_one_is_refused_by_name():
     batch = head.parse_lookup("C7 A2 D5 B9 | A")
     assert batch.keys.tolist() == [[2, 0, 3, 1]] and batch.answers.tolist() == [2]

@@ -68,7 +68,7 @@ LETTERS = "ABCDEFGH"
 #: The first prediction, as a class question (``classroom.questions.prompts``): "" then the options, whose
 #: texts are ``head_predict_a`` ... (the page's ``prediction`` is the option's index from 0).
 PREDICTIONS = ("", "a", "b", "c")
-#: Spread before training, on the matching pair after it.
+#: The first prediction's right option: W_V mostly reads the digit.
 RIGHT_PREDICTION = "b"
 #: The section of the course text the head belongs to.
 SECTION = "3.8"
@@ -454,9 +454,11 @@ def learned(run: Run) -> bool:
 #: unscaled one falls more slowly; C the unscaled one stays flat; D it falls faster at first.
 COMPARE_D_K, COMPARE_STEPS, COMPARE_FIRST, COMPARE_WINDOW = 64, 100, 20, 5
 COMPARE_OPTIONS = ("a", "b", "c", "d")
-#: "Far above ln 10" (A); "fallen" (below this share of its first batch's loss, not C); "slower" (B: the
-#: unscaled head's last losses at least this many times the scaled head's).
-COMPARE_ABOVE, COMPARE_FALLEN, COMPARE_SLOWER = 0.5, 0.5, 1.5
+#: "Far above ln 10" (A: its first loss over ln 10 plus this); "learned" (the scaled head's last losses under
+#: this share of its first: else the run cannot tell the options apart); "flat" (C: the unscaled head's last
+#: losses still over this share of its first); "faster at first" (D: its mean loss over the first steps under
+#: this share of the scaled head's); "slower" (B: its last losses at least this many times the scaled head's).
+COMPARE_ABOVE, COMPARE_LEARNED, COMPARE_FLAT, COMPARE_FASTER, COMPARE_SLOWER = 0.5, 0.5, 0.9, 0.9, 1.5
 
 
 def compare_outcome(scaled_losses, unscaled_losses) -> int | None:
@@ -470,12 +472,18 @@ def compare_outcome(scaled_losses, unscaled_losses) -> int | None:
     Returns
     -------
     int or None
-        None when the scaled head itself has not fallen (``COMPARE_FALLEN``: the learning rate is too
-        small for 100 steps to tell the options apart) or when the two end within ``COMPARE_SLOWER`` of
-        each other with none of A, C, D true. Otherwise, checked in this order: A if the unscaled head's
-        first loss is over ln 10 + ``COMPARE_ABOVE``; C if its last losses have not fallen below
-        ``COMPARE_FALLEN`` of its first; D if its mean loss over the first ``COMPARE_FIRST`` steps is below
-        the scaled head's; B if its last losses are ``COMPARE_SLOWER`` times the scaled head's or more.
+        Checked in this order, on the mean of each head's last ``COMPARE_WINDOW`` losses (``last``) and of
+        its first ``COMPARE_FIRST`` (``early``):
+
+        - None if the scaled head has not learned (``last`` over ``COMPARE_LEARNED`` of its first loss: the
+          learning rate is too small for 100 steps to tell the options apart);
+        - A if the unscaled head's first loss is over ln 10 + ``COMPARE_ABOVE``;
+        - C if its ``last`` is still over ``COMPARE_FLAT`` of its first loss (it has hardly moved);
+        - B if its ``last`` is ``COMPARE_SLOWER`` times the scaled head's or more;
+        - D if its ``early`` is under ``COMPARE_FASTER`` of the scaled head's (and, not B, the scaled head
+          has caught up by the end);
+        - None otherwise: the unscaled head neither ends clearly higher nor falls clearly faster at first.
+
         The twin of ``web/head.js`` ``compareOutcome``.
 
     Raises
@@ -490,15 +498,17 @@ def compare_outcome(scaled_losses, unscaled_losses) -> int | None:
             raise ValueError(f"{name} must hold at least {COMPARE_STEPS} losses, got shape {losses.shape}")
     last = slice(COMPARE_STEPS - COMPARE_WINDOW, COMPARE_STEPS)
     s_last, u_last = float(np.mean(s[last])), float(np.mean(u[last]))
-    if s_last > COMPARE_FALLEN * s[0]:
+    if s_last > COMPARE_LEARNED * s[0]:
         return None
     if u[0] > math.log(N_DIGITS) + COMPARE_ABOVE:
         return 0
-    if u_last > COMPARE_FALLEN * u[0]:
+    if u_last > COMPARE_FLAT * u[0]:
         return 2
-    if np.mean(u[:COMPARE_FIRST]) < np.mean(s[:COMPARE_FIRST]):
+    if u_last >= COMPARE_SLOWER * s_last:
+        return 1
+    if np.mean(u[:COMPARE_FIRST]) < COMPARE_FASTER * np.mean(s[:COMPARE_FIRST]):
         return 3
-    return 1 if u_last >= COMPARE_SLOWER * s_last else None
+    return None
 
 
 def head_view(state, config: dict) -> dict:

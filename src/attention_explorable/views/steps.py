@@ -387,9 +387,9 @@ def step_question(template: str, target: dict) -> str:
 SLIP_NEAR = 0.1
 
 
-def slips(target) -> list[tuple[str, float]]:
+def slips(target, within: float = scenarios.WITHIN) -> list[tuple[str, float]]:
     """The outputs that the usual slips give at a step's ``target`` state, each only where it differs from the
-    true output by more than ``within`` would forgive (0.5), in the order they are looked for: ``equal``
+    true output by more than ``within`` would forgive (the steps' rule, :data:`scenarios.WITHIN`), in the order they are looked for: ``equal``
     (equal weights: the midpoint of the two values), ``value`` (with equal scores, one of the two values, as
     if one of them took all the weight), ``all`` (all the weight on the larger score),
     ``swapped`` (the two weights swapped), ``temperature`` (the temperature left out: ``T = 1``). Below
@@ -411,7 +411,7 @@ def slips(target) -> list[tuple[str, float]]:
     found.append(("swapped", w[1] * v1 + w[0] * v2))
     if t != 1:
         found.append(("temperature", scenarios.outcome({**target, "temperature": 1.0})["output"]))
-    return [(name, y) for name, y in found if abs(y - res["output"]) > 0.5]
+    return [(name, y) for name, y in found if abs(y - res["output"]) > within]
 
 
 def _result_html(state, pred: float | None, config: dict) -> str:
@@ -434,7 +434,11 @@ def _result_html(state, pred: float | None, config: dict) -> str:
                 pred=format_g(pred), true=f(true, 2), gap=f(gap if gap >= 0.005 else 0.0, 2)
             )
             # A prediction off by a usual slip is told which (the first that it comes near).
-            near = [(n, y) for n, y in slips(target) if gap > config["within"] and abs(pred - y) <= SLIP_NEAR]
+            near = [
+                (n, y)
+                for n, y in slips(target, config["within"])
+                if gap > config["within"] and abs(pred - y) <= SLIP_NEAR
+            ]
             if near:
                 name, y = near[0]
                 msg += S[f"slip_{name}"].format(y=f(y, 2), t=format_g(target["temperature"]))

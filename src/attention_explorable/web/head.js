@@ -461,23 +461,25 @@ function heatmap(label, rows, cols, rowNames, colNames, scale) {
 }
 
 /** The options of the first prediction as the class and the events name them (views.head.PREDICTIONS[1:]) and
- * its right one (B: spread before, on the matching pair after). */
+ * its right one (B: mostly the digit). */
 const OPTIONS = ["a", "b", "c"], RIGHT = 1;
 /** The comparison (d_k = 64, a head scaled and one not, side by side) and its prediction, by what the two loss
  * curves do: A the unscaled one starts far above ln 10, B both start near it and the unscaled one falls but
  * slower, C the unscaled one stays flat, D it falls faster at first (views.head.COMPARE_*, the oracle's). */
-export const COMPARE_D_K = 64, COMPARE_FIRST = 20, COMPARE_ABOVE = 0.5, COMPARE_FALLEN = 0.5, COMPARE_SLOWER = 1.5;
+export const COMPARE_D_K = 64, COMPARE_FIRST = 20, COMPARE_ABOVE = 0.5, COMPARE_LEARNED = 0.5, COMPARE_FLAT = 0.9,
+  COMPARE_FASTER = 0.9, COMPARE_SLOWER = 1.5;
 const COMPARE_OPTIONS = ["a", "b", "c", "d"];
 /** Which option a pair of runs bears out, 0 (A) to 3 (D), or null for neither: the twin of
  * views.head.compare_outcome (its docstring says the order of the checks). */
 export function compareOutcome(scaled, unscaled) {
   const mean = (xs, from, to) => xs.slice(from, to).reduce((a, x) => a + x, 0) / (to - from);
   const sLast = windowMean(scaled, COMPARE_STEPS, COMPARE_WINDOW), uLast = windowMean(unscaled, COMPARE_STEPS, COMPARE_WINDOW);
-  if (sLast > COMPARE_FALLEN * scaled[0]) return null;
+  if (sLast > COMPARE_LEARNED * scaled[0]) return null;
   if (unscaled[0] > Math.log(10) + COMPARE_ABOVE) return 0;
-  if (uLast > COMPARE_FALLEN * unscaled[0]) return 2;
-  if (mean(unscaled, 0, COMPARE_FIRST) < mean(scaled, 0, COMPARE_FIRST)) return 3;
-  return uLast >= COMPARE_SLOWER * sLast ? 1 : null;
+  if (uLast > COMPARE_FLAT * unscaled[0]) return 2;
+  if (uLast >= COMPARE_SLOWER * sLast) return 1;
+  if (mean(unscaled, 0, COMPARE_FIRST) < COMPARE_FASTER * mean(scaled, 0, COMPARE_FIRST)) return 3;
+  return null;
 }
 
 /** Steps a frame may train: as many as fit in this many milliseconds (a key is never kept waiting longer). */
@@ -871,7 +873,7 @@ function render({model, el: root}) {
     const a = windowMean(sl, COMPARE_STEPS, COMPARE_WINDOW), b = windowMean(ul, COMPARE_STEPS, COMPARE_WINDOW);
     const said = model.get("compare_prediction"), right = compareOutcome(sl, ul);
     const verdict = right === null
-      ? t(a > COMPARE_FALLEN * sl[0] ? "head_compare_none_slow" : "head_compare_none_close")
+      ? t(a > COMPARE_LEARNED * sl[0] ? "head_compare_none_slow" : "head_compare_none_close")
       : t(said === right ? "head_compare_right" : "head_compare_wrong", {option: "ABCD"[right]});
     setSubscripted(compareSays, t("head_compare_says", {
       scaled_first: sl[0].toFixed(3), unscaled_first: ul[0].toFixed(3), first: COMPARE_STEPS - COMPARE_WINDOW + 1,

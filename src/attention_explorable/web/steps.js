@@ -155,8 +155,9 @@ export function withValues(steps, values) {
 // How near a prediction must come to a slip's output to be taken for that slip (views.steps.SLIP_NEAR).
 const SLIP_NEAR = 0.1;
 
-/** The outputs the usual slips give at a step's `target`, each only where it is wrong (views.steps.slips). */
-export function slips(target) {
+/** The outputs the usual slips give at a step's `target`, each only where it is further than `within` from the true one
+ * (views.steps.slips). */
+export function slips(target, within) {
   const res = outcome(target), w = res.weights;
   const {value_1: v1, value_2: v2, score_diff: diff, temperature: t} = target;
   const found = [[t < 1 && diff !== 0 ? "cold" : "equal", (v1 + v2) / 2]];
@@ -164,7 +165,7 @@ export function slips(target) {
   else found.push(["all", diff > 0 ? v2 : v1]);
   found.push(["swapped", w[1] * v1 + w[0] * v2]);
   if (t !== 1) found.push(["temperature", outcome({...target, temperature: 1}).output]);
-  return found.filter(([, y]) => Math.abs(y - res.output) > 0.5);
+  return found.filter(([, y]) => Math.abs(y - res.output) > within);
 }
 
 function resultHtml(st, pred, config) {
@@ -185,7 +186,7 @@ function resultHtml(st, pred, config) {
                  {within: formatG(config.within)}) +
         fill(S.result_with_prediction, {pred: formatG(pred), true: f(trueY, 2), gap: f(gap >= 0.005 ? gap : 0, 2)});
       // A prediction off by a usual slip is told which (the first that it comes near).
-      const near = slips(target).filter(([, y]) => gap > config.within && Math.abs(pred - y) <= SLIP_NEAR);
+      const near = slips(target, config.within).filter(([, y]) => gap > config.within && Math.abs(pred - y) <= SLIP_NEAR);
       if (near.length) msg += fill(S[`slip_${near[0][0]}`], {y: f(near[0][1], 2), t: formatG(target.temperature)});
       else if (gap > config.within) {  // no slip to name: the computation itself, with this step's numbers
         const w = res.weights;

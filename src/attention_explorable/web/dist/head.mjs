@@ -542,17 +542,20 @@ var RIGHT = 1;
 var COMPARE_D_K = 64;
 var COMPARE_FIRST = 20;
 var COMPARE_ABOVE = 0.5;
-var COMPARE_FALLEN = 0.5;
+var COMPARE_LEARNED = 0.5;
+var COMPARE_FLAT = 0.9;
+var COMPARE_FASTER = 0.9;
 var COMPARE_SLOWER = 1.5;
 var COMPARE_OPTIONS = ["a", "b", "c", "d"];
 function compareOutcome(scaled, unscaled) {
   const mean = (xs, from, to) => xs.slice(from, to).reduce((a, x) => a + x, 0) / (to - from);
   const sLast = windowMean(scaled, COMPARE_STEPS, COMPARE_WINDOW), uLast = windowMean(unscaled, COMPARE_STEPS, COMPARE_WINDOW);
-  if (sLast > COMPARE_FALLEN * scaled[0]) return null;
+  if (sLast > COMPARE_LEARNED * scaled[0]) return null;
   if (unscaled[0] > Math.log(10) + COMPARE_ABOVE) return 0;
-  if (uLast > COMPARE_FALLEN * unscaled[0]) return 2;
-  if (mean(unscaled, 0, COMPARE_FIRST) < mean(scaled, 0, COMPARE_FIRST)) return 3;
-  return uLast >= COMPARE_SLOWER * sLast ? 1 : null;
+  if (uLast > COMPARE_FLAT * unscaled[0]) return 2;
+  if (uLast >= COMPARE_SLOWER * sLast) return 1;
+  if (mean(unscaled, 0, COMPARE_FIRST) < COMPARE_FASTER * mean(scaled, 0, COMPARE_FIRST)) return 3;
+  return null;
 }
 var FRAME_BUDGET_MS = 12;
 var STEPS_PER_FRAME = 2;
@@ -978,7 +981,7 @@ function render({ model, el: root }) {
     const sl = comparing.scaled.losses, ul = comparing.unscaled.losses;
     const a = windowMean(sl, COMPARE_STEPS, COMPARE_WINDOW), b = windowMean(ul, COMPARE_STEPS, COMPARE_WINDOW);
     const said = model.get("compare_prediction"), right2 = compareOutcome(sl, ul);
-    const verdict2 = right2 === null ? t(a > COMPARE_FALLEN * sl[0] ? "head_compare_none_slow" : "head_compare_none_close") : t(said === right2 ? "head_compare_right" : "head_compare_wrong", { option: "ABCD"[right2] });
+    const verdict2 = right2 === null ? t(a > COMPARE_LEARNED * sl[0] ? "head_compare_none_slow" : "head_compare_none_close") : t(said === right2 ? "head_compare_right" : "head_compare_wrong", { option: "ABCD"[right2] });
     setSubscripted(compareSays, t("head_compare_says", {
       scaled_first: sl[0].toFixed(3),
       unscaled_first: ul[0].toFixed(3),
@@ -1042,8 +1045,10 @@ var head_default = { render };
 export {
   COMPARE_ABOVE,
   COMPARE_D_K,
-  COMPARE_FALLEN,
+  COMPARE_FASTER,
   COMPARE_FIRST,
+  COMPARE_FLAT,
+  COMPARE_LEARNED,
   COMPARE_SLOWER,
   COMPARE_STEPS,
   COMPARE_WINDOW,

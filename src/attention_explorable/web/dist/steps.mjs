@@ -1765,7 +1765,7 @@ function withValues(steps, values) {
   return steps.map((s) => ({ start: { ...s.start, ...values }, target: { ...s.target, ...values } }));
 }
 var SLIP_NEAR = 0.1;
-function slips(target) {
+function slips(target, within) {
   const res = outcome(target), w = res.weights;
   const { value_1: v1, value_2: v2, score_diff: diff, temperature: t } = target;
   const found = [[t < 1 && diff !== 0 ? "cold" : "equal", (v1 + v2) / 2]];
@@ -1773,7 +1773,7 @@ function slips(target) {
   else found.push(["all", diff > 0 ? v2 : v1]);
   found.push(["swapped", w[1] * v1 + w[0] * v2]);
   if (t !== 1) found.push(["temperature", outcome({ ...target, temperature: 1 }).output]);
-  return found.filter(([, y]) => Math.abs(y - res.output) > 0.5);
+  return found.filter(([, y]) => Math.abs(y - res.output) > within);
 }
 function resultHtml(st, pred, config) {
   const S = config.strings, f = formatNumber;
@@ -1793,7 +1793,7 @@ function resultHtml(st, pred, config) {
         gap > config.within ? S.result_off : inside ? S.result_right : S.result_near_outside,
         { within: formatG(config.within) }
       ) + fill(S.result_with_prediction, { pred: formatG(pred), true: f(trueY, 2), gap: f(gap >= 5e-3 ? gap : 0, 2) });
-      const near = slips(target).filter(([, y]) => gap > config.within && Math.abs(pred - y) <= SLIP_NEAR);
+      const near = slips(target, config.within).filter(([, y]) => gap > config.within && Math.abs(pred - y) <= SLIP_NEAR);
       if (near.length) msg += fill(S[`slip_${near[0][0]}`], { y: f(near[0][1], 2), t: formatG(target.temperature) });
       else if (gap > config.within) {
         const w = res.weights;
