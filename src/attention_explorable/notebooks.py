@@ -3,11 +3,11 @@
 :func:`section_notebook` turns a section (one Markdown file of ``content/<language>``)
 into a notebook a student can run: the section's text as Markdown cells (Jupyter
 renders its ``$...$`` formulas), every ``:::code`` block as a code cell (the worked
-examples, calling :mod:`attention_explorable.core`), and every ``:::explorable``
+examples, in NumPy alone), and every ``:::explorable``
 as a cell that shows the live explorable (Panel's extension, loaded by the first
 cell; where the package is not installed, the first cell says so and these cells
-are skipped, while every other cell needs NumPy alone). Exercises keep their hints and answers folded. Nothing is written by hand,
-so the notebook says what the page says; ``tests/test_notebooks.py`` runs every
+are skipped, while every other cell needs NumPy alone). Exercises keep their hints and answers
+folded. Nothing is written by hand, so the notebook says what the page says; ``tests/test_notebooks.py`` runs every
 notebook with a real kernel and checks that its cells print the numbers the text
 quotes.
 
@@ -142,7 +142,7 @@ def section_notebook(section_id: str, language: str) -> dict:
     """Section ``section_id`` of the ``language`` edition as a notebook (a JSON-able dict, nbformat 4).
 
     The first cells give the title and how to open the notebook, then load
-    numpy, the core and Panel's extension; each block of the section follows in
+    numpy and, where the package is installed, Panel's extension; each block of the section follows in
     order (see the module's docstring).
 
     Raises

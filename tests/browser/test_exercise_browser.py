@@ -87,10 +87,10 @@ def test_number_exercise_check_hint_and_reveal(exercise_page, request):
     assert "先算出三个分数" not in feedback(page, "q2-alpha2")
 
     # Typing alone changes nothing shown: the feedback is that of the last check.
-    box.fill("0.213")
+    box.fill("0.2115")
     settled(page)
     assert "还不对" in feedback(page, "q2-alpha2")
-    box.press("Enter")  # Enter checks too; 0.213 is exactly the tolerance away
+    box.press("Enter")  # Enter checks too; 0.2115 is exactly the tolerance away
     wait_text(page, f"{sel} .ae-exercise-feedback", "正确")
     assert "先算出" not in feedback(page, "q2-alpha2")
 
