@@ -101,6 +101,11 @@ def test_student_does_all_three_steps(steps_page, request):
     wait_text(page, ".ae-temperature-readout", r"T = 10\.00")
     wait_text(page, ".ae-input-notice", r"输入的 50 超出范围 \[0\.01, 10\]，已改为 10")
     assert box.input_value() == "10"
+    # ... on the page's module, right under the slider typed into, not below the other sliders (the Panel
+    # app keeps its notice under all its sliders)
+    if request.node.callspec.params["steps_page"] == "static":
+        said, typed = page.locator(".ae-input-notice").bounding_box(), box.bounding_box()
+        assert 0 <= said["y"] - (typed["y"] + typed["height"]) <= 40, (said, typed)
     assert handle_value(handle(page, ".ae-temperature")) == 10.0
     box.fill("")
     box.press("Enter")

@@ -192,7 +192,8 @@ export function slider(cls, label, [lo, hi, step], {onSlide, onType, log = false
 /**
  * The slider of the model's key `name` and its typed box (`slider`, of class `cls`), by the view's names
  * `<name>_slider` and `<name>_box`: a moved slider sets the key on its grid (`toGrid(value, step)`); a typed
- * number sets it clamped to its bounds, and `say(markup)` says when it was clamped ("" when not); junk, or
+ * number sets it clamped to its bounds, and `say(markup, under)` says when it was clamped ("" when not), `under`
+ * the slider's element (a noticePart shows it right under it); junk, or
  * a number that changes nothing, puts the key's value back in the box. `config` is the view's:
  * `sliders[name]` [low, high, step], `labels[name]`, `strings.input_clamped`. `log`: the slider runs along
  * the value's logarithm (a temperature, whose 0.02 and 1 would sit at 0.1 % and 10 % of a straight track).
@@ -214,9 +215,10 @@ export function modelSlider(name, cls, config, model, {say, toGrid, log = false}
       const typed = typedValue(raw, {lo, hi, toGrid: (v) => toGrid(v, step), message: config.strings.input_clamped,
                                      label: config.labels[name]});
       // junk is said and the value kept; an emptied box just shows the value again
-      if (typed !== null) say(typed.notice);
+      if (typed !== null) say(typed.notice, made.el);
       else say(raw.trim() ? fill(config.strings.input_not_number,
-                                 {name: config.labels[name], raw: escapeHtml(echo(raw)), value: formatG(model.get(name))}) : "");
+                                 {name: config.labels[name], raw: escapeHtml(echo(raw)), value: formatG(model.get(name))}) : "",
+               made.el);
       made.box.set({value: formatG(typed === null ? model.get(name) : typed.value)});
       if (typed !== null) set(typed.value);
     },
@@ -400,10 +402,21 @@ export function watchState(model, names) {
   }};
 }
 
-/** A module's notice (of class `cls`, hidden while empty); its `say(markup)` shows it, or with "" hides it. */
+/** A module's notice (of class `cls`, hidden while empty); its `say(markup, under)` shows it (right under the
+ * element `under` when given), or with "" hides it. */
 export function noticePart(cls = "ae-error ae-input-notice") {
   const part = readout(cls, {hidden: true});
-  part.say = (html) => { part.set(html); part.show(html !== ""); };
+  // (said about a control: shown right under it, where the eyes are, not at the end of the controls; said
+  // about nothing in particular: in its own place again, which a comment keeps once it has moved)
+  let home = null;
+  part.say = (html, under = null) => {
+    if (html && under && under.nextElementSibling !== part.el) {
+      if (!home && part.el.parentNode) part.el.before((home = document.createComment("ae-notice")));
+      under.after(part.el);
+    } else if (html && !under && home && home.nextSibling !== part.el) home.after(part.el);
+    part.set(html);
+    part.show(html !== "");
+  };
   return part;
 }
 

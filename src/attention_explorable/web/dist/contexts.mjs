@@ -1447,7 +1447,12 @@ function watchState(model, names) {
 }
 function noticePart(cls = "ae-error ae-input-notice") {
   const part = readout(cls, { hidden: true });
-  part.say = (html) => {
+  let home = null;
+  part.say = (html, under = null) => {
+    if (html && under && under.nextElementSibling !== part.el) {
+      if (!home && part.el.parentNode) part.el.before(home = document.createComment("ae-notice"));
+      under.after(part.el);
+    } else if (html && !under && home && home.nextSibling !== part.el) home.after(part.el);
     part.set(html);
     part.show(html !== "");
   };

@@ -1468,11 +1468,14 @@ function modelSlider(name, cls, config, model, { say, toGrid, log = false }) {
         message: config.strings.input_clamped,
         label: config.labels[name]
       });
-      if (typed !== null) say(typed.notice);
-      else say(raw.trim() ? fill(
-        config.strings.input_not_number,
-        { name: config.labels[name], raw: escapeHtml(echo(raw)), value: formatG(model.get(name)) }
-      ) : "");
+      if (typed !== null) say(typed.notice, made.el);
+      else say(
+        raw.trim() ? fill(
+          config.strings.input_not_number,
+          { name: config.labels[name], raw: escapeHtml(echo(raw)), value: formatG(model.get(name)) }
+        ) : "",
+        made.el
+      );
       made.box.set({ value: formatG(typed === null ? model.get(name) : typed.value) });
       if (typed !== null) set(typed.value);
     }
@@ -1630,7 +1633,12 @@ function watchState(model, names) {
 }
 function noticePart(cls = "ae-error ae-input-notice") {
   const part = readout(cls, { hidden: true });
-  part.say = (html) => {
+  let home = null;
+  part.say = (html, under = null) => {
+    if (html && under && under.nextElementSibling !== part.el) {
+      if (!home && part.el.parentNode) part.el.before(home = document.createComment("ae-notice"));
+      under.after(part.el);
+    } else if (html && !under && home && home.nextSibling !== part.el) home.after(part.el);
     part.set(html);
     part.show(html !== "");
   };
