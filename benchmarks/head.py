@@ -63,14 +63,9 @@ def accuracy_after(seed: int, steps: int = 300) -> float:
     return head.evaluate(run, 1024)["accuracy"]
 
 
-def scaling_ratio(seed: int, steps: int = 100) -> float:
-    losses = {}
-    for scaled in (True, False):
-        run = head.start(seed=seed, d_k=64, scaled=scaled)
-        for _ in range(steps):
-            run.step()
-        losses[scaled] = float(np.mean(run.losses[-5:]))
-    return losses[False] / losses[True]
+def scaling_ratio(seed: int) -> float:
+    scaled, unscaled = head.compare_losses(seed)  # d_k = 64, 100 steps
+    return float(np.mean(unscaled[-5:])) / float(np.mean(scaled[-5:]))
 
 
 _JS_ACCURACY = """async ([src, seeds, fresh]) => {

@@ -109,14 +109,9 @@ def test_the_comparison_never_marks_a_misconception_across_the_learning_rates(le
     falls, more slowly) or, where the scaled head itself has not learned in 100 steps, no option: never C
     (flat, no gradient) for a falling curve, nor D by a hair of noise."""
     for seed in range(8):
-        runs = {}
-        for scaled in (True, False):
-            run = head.start(seed=seed, d_k=head.COMPARE_D_K, scaled=scaled, learning_rate=learning_rate)
-            for _ in range(head.COMPARE_STEPS):
-                run.step()
-            runs[scaled] = run.losses
-        outcome = head.compare_outcome(runs[True], runs[False])
-        learned = np.mean(runs[True][-head.COMPARE_WINDOW :]) <= head.COMPARE_LEARNED * runs[True][0]
+        scaled, unscaled = head.compare_losses(seed, learning_rate)
+        outcome = head.compare_outcome(scaled, unscaled)
+        learned = np.mean(scaled[-head.COMPARE_WINDOW :]) <= head.COMPARE_LEARNED * scaled[0]
         assert outcome == (1 if learned else None), (learning_rate, seed, outcome)
 
 

@@ -461,6 +461,24 @@ COMPARE_OPTIONS = ("a", "b", "c", "d")
 COMPARE_ABOVE, COMPARE_LEARNED, COMPARE_FLAT, COMPARE_FASTER, COMPARE_SLOWER = 0.5, 0.5, 0.9, 0.9, 1.5
 
 
+def compare_losses(seed: int, learning_rate: float = DEFAULTS["learning_rate"]) -> tuple[list, list]:
+    """The comparison's two runs (``COMPARE_D_K``, ``COMPARE_STEPS`` steps, from the same ``seed``): the scaled
+    head's batch losses and the unscaled head's, as the page trains them.
+
+    Raises
+    ------
+    ValueError
+        For a ``seed`` or ``learning_rate`` out of its bounds (:func:`start`).
+    """
+    losses = []
+    for scaled in (True, False):
+        run = start(seed=seed, d_k=COMPARE_D_K, learning_rate=learning_rate, scaled=scaled)
+        for _ in range(COMPARE_STEPS):
+            run.step()
+        losses.append(run.losses)
+    return losses[0], losses[1]
+
+
 def compare_outcome(scaled_losses, unscaled_losses) -> int | None:
     """Which option of the comparison a pair of runs bears out: 0 (A) to 3 (D), or None for neither.
 

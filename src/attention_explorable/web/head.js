@@ -472,15 +472,17 @@ const COMPARE_OPTIONS = ["a", "b", "c", "d"];
 /** Which option a pair of runs bears out, 0 (A) to 3 (D), or null for neither: the twin of
  * views.head.compare_outcome (its docstring says the order of the checks). */
 export function compareOutcome(scaled, unscaled) {
-  const mean = (xs, from, to) => xs.slice(from, to).reduce((a, x) => a + x, 0) / (to - from);
   const sLast = windowMean(scaled, COMPARE_STEPS, COMPARE_WINDOW), uLast = windowMean(unscaled, COMPARE_STEPS, COMPARE_WINDOW);
-  if (sLast > COMPARE_LEARNED * scaled[0]) return null;
+  if (!scaledLearned(scaled)) return null;
   if (unscaled[0] > Math.log(10) + COMPARE_ABOVE) return 0;
   if (uLast > COMPARE_FLAT * unscaled[0]) return 2;
   if (uLast >= COMPARE_SLOWER * sLast) return 1;
-  if (mean(unscaled, 0, COMPARE_FIRST) < COMPARE_FASTER * mean(scaled, 0, COMPARE_FIRST)) return 3;
+  const early = (losses) => windowMean(losses, COMPARE_FIRST, COMPARE_FIRST);
+  if (early(unscaled) < COMPARE_FASTER * early(scaled)) return 3;
   return null;
 }
+/** Whether the comparison's scaled head has learned in its steps (else the run tells no option apart). */
+const scaledLearned = (scaled) => windowMean(scaled, COMPARE_STEPS, COMPARE_WINDOW) <= COMPARE_LEARNED * scaled[0];
 
 /** Steps a frame may train: as many as fit in this many milliseconds (a key is never kept waiting longer). */
 export const FRAME_BUDGET_MS = 12;
@@ -873,7 +875,7 @@ function render({model, el: root}) {
     const a = windowMean(sl, COMPARE_STEPS, COMPARE_WINDOW), b = windowMean(ul, COMPARE_STEPS, COMPARE_WINDOW);
     const said = model.get("compare_prediction"), right = compareOutcome(sl, ul);
     const verdict = right === null
-      ? t(a > COMPARE_LEARNED * sl[0] ? "head_compare_none_slow" : "head_compare_none_close")
+      ? t(scaledLearned(sl) ? "head_compare_none_close" : "head_compare_none_slow")
       : t(said === right ? "head_compare_right" : "head_compare_wrong", {option: "ABCD"[right]});
     setSubscripted(compareSays, t("head_compare_says", {
       scaled_first: sl[0].toFixed(3), unscaled_first: ul[0].toFixed(3), first: COMPARE_STEPS - COMPARE_WINDOW + 1,

@@ -548,15 +548,16 @@ var COMPARE_FASTER = 0.9;
 var COMPARE_SLOWER = 1.5;
 var COMPARE_OPTIONS = ["a", "b", "c", "d"];
 function compareOutcome(scaled, unscaled) {
-  const mean = (xs, from, to) => xs.slice(from, to).reduce((a, x) => a + x, 0) / (to - from);
   const sLast = windowMean(scaled, COMPARE_STEPS, COMPARE_WINDOW), uLast = windowMean(unscaled, COMPARE_STEPS, COMPARE_WINDOW);
-  if (sLast > COMPARE_LEARNED * scaled[0]) return null;
+  if (!scaledLearned(scaled)) return null;
   if (unscaled[0] > Math.log(10) + COMPARE_ABOVE) return 0;
   if (uLast > COMPARE_FLAT * unscaled[0]) return 2;
   if (uLast >= COMPARE_SLOWER * sLast) return 1;
-  if (mean(unscaled, 0, COMPARE_FIRST) < COMPARE_FASTER * mean(scaled, 0, COMPARE_FIRST)) return 3;
+  const early = (losses) => windowMean(losses, COMPARE_FIRST, COMPARE_FIRST);
+  if (early(unscaled) < COMPARE_FASTER * early(scaled)) return 3;
   return null;
 }
+var scaledLearned = (scaled) => windowMean(scaled, COMPARE_STEPS, COMPARE_WINDOW) <= COMPARE_LEARNED * scaled[0];
 var FRAME_BUDGET_MS = 12;
 var STEPS_PER_FRAME = 2;
 var INSIDE_EVERY_MS = 100;
@@ -981,7 +982,7 @@ function render({ model, el: root }) {
     const sl = comparing.scaled.losses, ul = comparing.unscaled.losses;
     const a = windowMean(sl, COMPARE_STEPS, COMPARE_WINDOW), b = windowMean(ul, COMPARE_STEPS, COMPARE_WINDOW);
     const said = model.get("compare_prediction"), right2 = compareOutcome(sl, ul);
-    const verdict2 = right2 === null ? t(a > COMPARE_LEARNED * sl[0] ? "head_compare_none_slow" : "head_compare_none_close") : t(said === right2 ? "head_compare_right" : "head_compare_wrong", { option: "ABCD"[right2] });
+    const verdict2 = right2 === null ? t(scaledLearned(sl) ? "head_compare_none_close" : "head_compare_none_slow") : t(said === right2 ? "head_compare_right" : "head_compare_wrong", { option: "ABCD"[right2] });
     setSubscripted(compareSays, t("head_compare_says", {
       scaled_first: sl[0].toFixed(3),
       unscaled_first: ul[0].toFixed(3),
